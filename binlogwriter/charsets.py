@@ -1,0 +1,166 @@
+"""Collation ids <-> charsets, mbmaxlen and Python codecs.
+
+Binlogs never name a charset, only a collation id (Query ``Q_CHARSET_CODE``, Table_map
+DEFAULT/COLUMN_CHARSET). Rules implemented here are those of
+``../shared/format/charsets.md``: ids are keyed per flavor family (MySQL 8.0.30+ names,
+MariaDB 10.11 names incl. its uca1400 ids >= 2048); ``mbmaxlen`` is per charset; the
+``utf8``/``utf8mb3`` spelling is normalised to ``utf8mb3``; MySQL's utf8mb4 default is
+255 (utf8mb4_0900_ai_ci), MariaDB's is 45 (utf8mb4_general_ci).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from binlogwriter import _collations as _data
+from binlogwriter.errors import SchemaError
+
+__all__ = [
+    "Collation",
+    "collation",
+    "collation_by_name",
+    "default_collation",
+    "charset_mbmaxlen",
+    "charset_codec",
+    "BINARY_COLLATION",
+]
+
+BINARY_COLLATION = 63
+
+
+@dataclass(frozen=True, slots=True)
+class Collation:
+    """One collation: its id, name, charset, the charset's mbmaxlen and Python codec."""
+
+    id: int
+    name: str
+    charset: str
+    mbmaxlen: int
+    codec: str | None
+    is_default: bool
+
+    @property
+    def is_binary(self) -> bool:
+        return self.charset == "binary"
+
+    def encode(self, text: str) -> bytes:
+        """Encode ``text`` in this charset (latin1 = cp1252 with its 5 holes kept, L1)."""
+        if self.codec is None:
+            raise UnicodeEncodeError(self.charset, text, 0, len(text), "no Python codec for charset")
+        if self.charset == "latin1":
+            return _latin1_encode(text)
+        return text.encode(self.codec)
+
+    def decode(self, data: bytes) -> str:
+        """Decode bytes stored in this charset to text."""
+        if self.codec is None:
+            raise UnicodeDecodeError(self.charset, bytes(data), 0, len(data), "no Python codec for charset")
+        if self.charset == "latin1":
+            return _latin1_decode(data)
+        return bytes(data).decode(self.codec)
+
+
+_LATIN1_HOLES = {0x81, 0x8D, 0x8F, 0x90, 0x9D}
+
+
+def _latin1_decode(data: bytes) -> str:
+    # MySQL latin1 = cp1252 plus the 5 undefined positions mapped to U+0081... (charsets.md L1)
+    return "".join(chr(b) if b in _LATIN1_HOLES else bytes((b,)).decode("cp1252") for b in data) \
+        if any(b in _LATIN1_HOLES for b in data) else bytes(data).decode("cp1252")
+
+
+def _latin1_encode(text: str) -> bytes:
+    try:
+        return text.encode("cp1252")
+    except UnicodeEncodeError:
+        out = bytearray()
+        for i, ch in enumerate(text):
+            if ord(ch) in _LATIN1_HOLES:
+                out.append(ord(ch))
+            else:
+                try:
+                    out += ch.encode("cp1252")
+                except UnicodeEncodeError as exc:
+                    raise UnicodeEncodeError("latin1", text, i, i + 1, exc.reason) from None
+        return bytes(out)
+
+
+def _family(flavor: str) -> str:
+    return "mariadb" if flavor.startswith("mariadb") else "mysql"
+
+
+def _normalise(name: str) -> str:
+    name = name.lower()
+    if name == "utf8":
+        return "utf8mb3"
+    if name.startswith("utf8_"):
+        return "utf8mb3_" + name[5:]
+    return name
+
+
+@lru_cache(maxsize=None)
+def _tables(family: str) -> tuple[dict[int, Collation], dict[str, Collation]]:
+    ids = _data.MARIADB1011 if family == "mariadb" else _data.MYSQL80
+    defaults = _data.MARIADB1011_DEFAULTS if family == "mariadb" else _data.MYSQL80_DEFAULTS
+    by_id: dict[int, Collation] = {}
+    by_name: dict[str, Collation] = {}
+    for cid, (name, cs) in ids.items():
+        mb, codec = _data.CHARSETS[cs]
+        c = Collation(cid, name, cs, mb, codec, defaults.get(cs) == name)
+        by_id[cid] = c
+        by_name.setdefault(name, c)
+    return by_id, by_name
+
+
+def collation(cid: int, flavor: str = "mysql80") -> Collation:
+    """The collation with id ``cid`` for ``flavor``; falls back to the other family's table.
+
+    Raises ``SchemaError`` for an id neither server knows.
+    """
+    fam = _family(flavor)
+    for f in (fam, "mysql" if fam == "mariadb" else "mariadb"):
+        c = _tables(f)[0].get(cid)
+        if c is not None:
+            return c
+    raise SchemaError(f"unknown collation id {cid}")
+
+
+def find_collation(cid: int, flavor: str = "mysql80") -> Collation | None:
+    """Like :func:`collation` but returns None for an unknown id."""
+    try:
+        return collation(cid, flavor)
+    except SchemaError:
+        return None
+
+
+def collation_by_name(name: str, flavor: str = "mysql80") -> Collation:
+    """The collation called ``name`` (``utf8_*`` accepted as ``utf8mb3_*``)."""
+    n = _normalise(name)
+    c = _tables(_family(flavor))[1].get(n)
+    if c is None:
+        raise SchemaError(f"unknown collation {name!r} for {flavor}")
+    return c
+
+
+def default_collation(charset: str, flavor: str = "mysql80") -> Collation:
+    """The default collation of ``charset`` on ``flavor`` (utf8mb4: 255 MySQL, 45 MariaDB)."""
+    cs = _normalise(charset)
+    defaults = _data.MARIADB1011_DEFAULTS if _family(flavor) == "mariadb" else _data.MYSQL80_DEFAULTS
+    name = defaults.get(cs)
+    if name is None:
+        raise SchemaError(f"unknown character set {charset!r} for {flavor}")
+    return collation_by_name(name, flavor)
+
+
+def charset_mbmaxlen(charset: str) -> int:
+    """Maximum bytes per character of ``charset``."""
+    cs = _normalise(charset)
+    if cs not in _data.CHARSETS:
+        raise SchemaError(f"unknown character set {charset!r}")
+    return _data.CHARSETS[cs][0]
+
+
+def charset_codec(charset: str) -> str | None:
+    """The Python codec of ``charset`` (None: no codec, raw bytes only)."""
+    return _data.CHARSETS[_normalise(charset)][1]

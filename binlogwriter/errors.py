@@ -1,0 +1,112 @@
+"""One exception hierarchy for the whole codec (ARCHITECTURE.md principle 6).
+
+Every message ends with *where*: ``... - at binlog.000001:4711 (WRITE_ROWS_EVENT) -> rows[3].c``
+for decoding errors, ``... - at db.t.c row 3`` for value errors.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BinlogError",
+    "DecodeError",
+    "ChecksumError",
+    "TruncatedError",
+    "EncodeError",
+    "ValueEncodeError",
+    "SchemaError",
+    "SpecError",
+]
+
+
+class BinlogError(Exception):
+    """Root of every error binlogwriter raises on purpose."""
+
+
+class DecodeError(BinlogError):
+    """Bytes that do not decode. Carries file, absolute offset, event type and field path."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        offset: int | None = None,
+        event_type: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.reason = message
+        self.file = file
+        self.offset = offset
+        self.event_type = event_type
+        self.path = path
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.file is not None or self.offset is not None:
+            where.append(f"{self.file or '<bytes>'}:{self.offset if self.offset is not None else '?'}")
+        if self.event_type:
+            where.append(f"({self.event_type})")
+        if self.path:
+            where.append(f"-> {self.path}")
+        return self.reason + (" - at " + " ".join(where) if where else "")
+
+    def located(
+        self,
+        *,
+        file: str | None = None,
+        offset: int | None = None,
+        event_type: str | None = None,
+        path: str | None = None,
+    ) -> DecodeError:
+        """A copy of this error with missing location parts filled in."""
+        return type(self)(
+            self.reason,
+            file=self.file if self.file is not None else file,
+            offset=self.offset if self.offset is not None else offset,
+            event_type=self.event_type or event_type,
+            path=self.path or path,
+        )
+
+
+class ChecksumError(DecodeError):
+    """A CRC32 footer that does not match the event bytes."""
+
+
+class TruncatedError(DecodeError):
+    """A file or event that ends before its declared length."""
+
+
+class EncodeError(BinlogError):
+    """An event or value that cannot be encoded as asked."""
+
+
+class ValueEncodeError(EncodeError, ValueError):
+    """A value that does not fit its column: names table.column, row and the rule broken."""
+
+    def __init__(self, message: str, *, table: str | None = None, column: str | None = None,
+                 row: int | None = None) -> None:
+        self.reason = message
+        self.table = table
+        self.column = column
+        self.row = row
+        where = ".".join(p for p in (table, column) if p)
+        loc = []
+        if where:
+            loc.append(where)
+        if row is not None:
+            loc.append(f"row {row}")
+        super().__init__(message + (" - at " + " ".join(loc) if loc else ""))
+
+    def located(self, *, table: str | None = None, column: str | None = None,
+                row: int | None = None) -> ValueEncodeError:
+        return ValueEncodeError(self.reason, table=self.table or table, column=self.column or column,
+                                row=self.row if self.row is not None else row)
+
+
+class SchemaError(BinlogError, ValueError):
+    """A table or column definition that no server would accept (names table and column)."""
+
+
+class SpecError(BinlogError, ValueError):
+    """A workload spec or command-line option that is invalid."""

@@ -1,0 +1,51 @@
+"""construct declarations of every event layout, built per :class:`BinlogFormat` (cached).
+
+``body_layout(type_code, fmt)`` returns the Struct of an event's post-header + body (the
+part between the 19-byte header and the CRC footer), or None for a type kept as raw bytes.
+When the FDE declares a longer post-header than the declaration knows, the unknown bytes
+are kept as ``post_header_extra`` so the event re-encodes exactly (format.md §4; EDGE_CASES
+19). Layout families register in :data:`REGISTRY`; Table_map and rows events register
+through :func:`register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import construct as cs
+
+from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts import control, mariadb, query
+
+__all__ = ["body_layout", "register", "REGISTRY"]
+
+# type code -> (fields or factory(fmt) -> fields, known post-header length or None, n post fields)
+REGISTRY: dict[int, tuple[list | Callable[[BinlogFormat], list | None], int | None, int]] = {}
+REGISTRY.update(control.LAYOUTS)
+REGISTRY.update(query.LAYOUTS)
+REGISTRY.update(mariadb.LAYOUTS)
+
+
+def register(type_code: int, fields, known: int | None, n_post: int) -> None:
+    """Add a layout family (``fields`` may be a factory taking the format)."""
+    REGISTRY[type_code] = (fields, known, n_post)
+    body_layout.cache_clear()
+
+
+@lru_cache(maxsize=1024)
+def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
+    entry = REGISTRY.get(type_code)
+    if entry is None:
+        return None
+    fields, known, n_post = entry
+    if callable(fields):
+        fields = fields(fmt)
+        if fields is None:
+            return None
+    fields = list(fields)
+    if known is not None:
+        declared = fmt.post_header_len(type_code)
+        if declared > known:
+            fields.insert(n_post, "post_header_extra" / cs.Bytes(declared - known))
+    return cs.Struct(*fields)

@@ -1,0 +1,421 @@
+"""Control events: FDE, ROTATE, STOP, XID, INTVAR, RAND, USER_VAR, INCIDENT, ROWS_QUERY,
+heartbeats, XA_PREPARE, LOAD DATA events, PREVIOUS_GTIDS, GTID / ANONYMOUS_GTID / tagged GTID,
+TRANSACTION_PAYLOAD (format.md §4–§11, §15–§17).
+
+Each entry of :data:`LAYOUTS` maps an event type to a factory ``fmt -> (fields, known)``:
+construct fields of post-header + body, and the post-header length this declaration knows.
+A longer post-header in the FDE is kept as ``post_header_extra`` (layouts/__init__.py).
+"""
+
+from __future__ import annotations
+
+import construct as cs
+from construct import this
+
+from binlogwriter.format import version_tuple
+from binlogwriter.layouts.primitives import (
+    IfMore,
+    NulPadded,
+    PackedInt,
+    SText,
+    Uuid,
+    encode_packed_int,
+    packed_int_size,
+)
+
+# ---------------------------------------------------------------------------------- FDE §4
+
+
+def _fde_table_len(ctx) -> int:
+    # N = body - 57 - (1 alg byte if the server is >= 5.6.1); the 4-byte checksum field is
+    # cut off as the footer before parsing (format.md §4, the self-describing N rule).
+    alg = 1 if version_tuple(ctx.server_version) >= (5, 6, 1) else 0
+    return ctx._.body_size - 57 - alg
+
+
+def _has_alg(ctx) -> bool:
+    return version_tuple(ctx.server_version) >= (5, 6, 1)
+
+
+FDE_FIELDS = [
+    "binlog_version" / cs.Int16ul,
+    "server_version" / NulPadded(50),
+    "create_timestamp" / cs.Int32ul,
+    "header_length" / cs.Int8ul,
+    "post_header_lengths" / cs.Array(
+        lambda ctx: _fde_table_len(ctx) if ctx._parsing else len(ctx.post_header_lengths), cs.Int8ul),
+    "checksum_alg" / cs.If(_has_alg, cs.Int8ul),
+]
+
+# ------------------------------------------------------------------------------ simple ones
+
+ROTATE_FIELDS = ["position" / cs.Int64ul, "next_file" / SText(cs.GreedyBytes)]
+STOP_FIELDS: list = []
+XID_FIELDS = ["xid" / cs.Int64ul]
+INTVAR_FIELDS = ["type" / cs.Int8ul, "value" / cs.Int64ul]
+RAND_FIELDS = ["seed1" / cs.Int64ul, "seed2" / cs.Int64ul]
+INCIDENT_FIELDS = ["incident" / cs.Int16ul, "message" / SText(cs.Prefixed(cs.Int8ul, cs.GreedyBytes))]
+HEARTBEAT_FIELDS = ["log_filename" / SText(cs.GreedyBytes)]
+XA_PREPARE_FIELDS = [
+    "one_phase" / cs.Flag,
+    "format_id" / cs.Int32sl,
+    "_gtrid_length" / cs.Rebuild(cs.Int32ul, cs.len_(this.gtrid)),
+    "_bqual_length" / cs.Rebuild(cs.Int32ul, cs.len_(this.bqual)),
+    "gtrid" / cs.Bytes(this._gtrid_length),
+    "bqual" / cs.Bytes(this._bqual_length),
+]
+
+# ROWS_QUERY §11: the length byte holds only the low 8 bits; readers ignore it.
+ROWS_QUERY_FIELDS = [
+    "length_byte" / cs.Rebuild(
+        cs.Int8ul,
+        lambda ctx: ctx.length_byte if ctx.get("length_byte") is not None
+        else len(ctx.query.encode("utf-8", "surrogateescape")) & 0xFF),
+    "query" / SText(cs.GreedyBytes),
+]
+
+# USER_VAR §10: name, is_null; then type, charset, value, optional flags.
+USER_VAR_FIELDS = [
+    "name" / SText(cs.Prefixed(cs.Int32ul, cs.GreedyBytes)),
+    "is_null" / cs.Flag,
+    "value_type" / cs.If(~this.is_null, cs.Int8ul),
+    "charset" / cs.If(~this.is_null, cs.Int32ul),
+    "value" / cs.If(~this.is_null, cs.Prefixed(cs.Int32ul, cs.GreedyBytes)),
+    "value_flags" / cs.If(~this.is_null, IfMore(cs.Int8ul)),
+]
+
+# LOAD DATA family §17.
+BEGIN_LOAD_QUERY_FIELDS = ["file_id" / cs.Int32ul, "block" / cs.GreedyBytes]
+APPEND_BLOCK_FIELDS = BEGIN_LOAD_QUERY_FIELDS
+DELETE_FILE_FIELDS = ["file_id" / cs.Int32ul]
+
+# ------------------------------------------------------------------- heartbeat v2 §16
+
+
+class _HeartbeatV2Body(cs.Construct):
+    """TLV body: 1 LOG_FILENAME (bytes), 2 LOG_POSITION (packed int filling its length), 0 end."""
+
+    def _parse(self, stream, context, path):
+        name = None
+        pos = None
+        while True:
+            t = PackedInt._parsereport(stream, context, path)
+            if t == 0:
+                break
+            n = PackedInt._parsereport(stream, context, path)
+            data = cs.stream_read(stream, n, path)
+            if t == 1:
+                name = data.decode("utf-8", "surrogateescape")
+            elif t == 2:
+                v = PackedInt.parse(data)
+                if packed_int_size(v) != n:
+                    raise cs.ExplicitError("LOG_POSITION length does not match its packed value", path=path)
+                pos = v
+            else:
+                raise cs.ExplicitError(f"unknown heartbeat v2 field type {t}", path=path)
+        return cs.Container(log_filename=name, log_position=pos)
+
+    def _build(self, obj, stream, context, path):
+        out = b""
+        if obj.get("log_filename") is not None:
+            raw = obj["log_filename"].encode("utf-8", "surrogateescape")
+            out += b"\x01" + encode_packed_int(len(raw)) + raw
+        if obj.get("log_position") is not None:
+            raw = encode_packed_int(obj["log_position"])
+            out += b"\x02" + encode_packed_int(len(raw)) + raw
+        out += b"\x00"
+        cs.stream_write(stream, out, len(out), path)
+        return obj
+
+
+HEARTBEAT_V2_FIELDS = ["heartbeat" / _HeartbeatV2Body()]
+
+# -------------------------------------------------------------------- GTID sets §7
+
+
+class _GtidSet(cs.Construct):
+    """``Gtid_set::encode``: n_sids (plain, or tagged format ``1<<56 | n<<8 | 1``), then per
+    TSID: uuid, [tag], n_intervals, [start, end) pairs. Value: dict with ``tagged`` and
+    ``sids``: list of (uuid text, tag, [(start, end_exclusive), ...])."""
+
+    def _parse(self, stream, context, path):
+        head = int.from_bytes(cs.stream_read(stream, 8, path), "little")
+        tagged = (head & 0xFF) == 1 and (head >> 56) == 1
+        n = (head >> 8) & ((1 << 48) - 1) if tagged else head
+        sids = []
+        for _ in range(n):
+            uuid = Uuid._parsereport(stream, context, path)
+            tag = ""
+            if tagged:
+                ln = _varlen_uint(stream, path) >> 1
+                tag = cs.stream_read(stream, ln, path).decode("ascii")
+            k = int.from_bytes(cs.stream_read(stream, 8, path), "little")
+            ivs = []
+            for _ in range(k):
+                a = int.from_bytes(cs.stream_read(stream, 8, path), "little", signed=True)
+                b = int.from_bytes(cs.stream_read(stream, 8, path), "little", signed=True)
+                ivs.append((a, b))
+            sids.append((uuid, tag, ivs))
+        return cs.Container(tagged=tagged, sids=sids)
+
+    def _build(self, obj, stream, context, path):
+        tagged = bool(obj.get("tagged"))
+        sids = obj["sids"]
+        n = len(sids)
+        head = (1 << 56) | (n << 8) | 1 if tagged else n
+        out = bytearray(head.to_bytes(8, "little"))
+        for uuid, tag, ivs in sids:
+            out += Uuid.build(uuid)
+            if tagged:
+                t = tag.encode("ascii")
+                out += _varlen_uint_bytes(len(t) << 1) + t
+            out += len(ivs).to_bytes(8, "little")
+            for a, b in ivs:
+                out += a.to_bytes(8, "little", signed=True) + b.to_bytes(8, "little", signed=True)
+        cs.stream_write(stream, bytes(out), len(out), path)
+        return obj
+
+
+def gtid_set_text(value) -> str:
+    """``uuid:1-4:tag:7`` text of a decoded GTID set (intervals [start, end) → start-(end-1))."""
+    parts = []
+    for uuid, tag, ivs in value["sids"]:
+        rng = ":".join(f"{a}" if b - 1 == a else f"{a}-{b - 1}" for a, b in ivs)
+        parts.append(f"{uuid}" + (f":{tag}" if tag else "") + (f":{rng}" if rng else ""))
+    merged: list[str] = []
+    # tags of the same uuid print as uuid:ranges:tag:ranges
+    for p in parts:
+        if merged and p.split(":", 1)[0] == merged[-1].split(":", 1)[0] and ":" in p:
+            merged[-1] += ":" + p.split(":", 1)[1]
+        else:
+            merged.append(p)
+    return ",".join(merged)
+
+
+PREVIOUS_GTIDS_FIELDS = ["gtid_set" / _GtidSet()]
+
+# ---------------------------------------------------------- mysql::serialization varlen
+
+
+def _varlen_uint(stream, path) -> int:
+    """SER varlen: bytes = 1 + trailing one-bits of the first byte; 9-byte form for ≥ 2^56."""
+    first = cs.stream_read(stream, 1, path)[0]
+    n = 1
+    while n < 9 and (first >> (n - 1)) & 1:
+        n += 1
+    if n == 1:
+        return first >> 1
+    rest = cs.stream_read(stream, n - 1, path)
+    if n == 9:
+        return int.from_bytes(rest, "little")
+    v = int.from_bytes(bytes((first,)) + rest, "little")
+    return v >> n
+
+
+def _varlen_uint_bytes(v: int) -> bytes:
+    if v < 0:
+        raise cs.IntegerError(f"varlen needs an unsigned value, got {v}")
+    for n in range(1, 9):
+        if v < 1 << (7 * n):
+            raw = (v << n) | ((1 << (n - 1)) - 1)
+            return raw.to_bytes(n, "little")
+    return b"\xff" + v.to_bytes(8, "little")
+
+
+def _zigzag(v: int) -> int:
+    return v << 1 if v >= 0 else ((-(v + 1)) << 1) | 1
+
+
+def _unzigzag(v: int) -> int:
+    return -((v >> 1) + 1) if v & 1 else v >> 1
+
+
+class _VarlenUint(cs.Construct):
+    def _parse(self, stream, context, path):
+        return _varlen_uint(stream, path)
+
+    def _build(self, obj, stream, context, path):
+        raw = _varlen_uint_bytes(obj)
+        cs.stream_write(stream, raw, len(raw), path)
+        return obj
+
+
+VarlenUint = _VarlenUint()
+VarlenInt = cs.ExprAdapter(VarlenUint, lambda obj, ctx: _unzigzag(obj), lambda obj, ctx: _zigzag(obj))
+
+# ----------------------------------------------------------------------- GTID 8.0 §8
+
+
+class _Flagged(cs.Construct):
+    """An integer of ``size`` bytes whose top bit says "an original value follows" (format.md
+    §8: commit timestamps 7 bytes / bit 55, server versions 4 bytes / bit 31). Value:
+    (immediate, original or None when not written)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+        self.bit = 1 << (8 * size - 1)
+
+    def _parse(self, stream, context, path):
+        v = int.from_bytes(cs.stream_read(stream, self.size, path), "little")
+        if v & self.bit:
+            o = int.from_bytes(cs.stream_read(stream, self.size, path), "little")
+            return (v & ~self.bit, o)
+        return (v, None)
+
+    def _build(self, obj, stream, context, path):
+        imm, orig = obj
+        if orig is None:
+            raw = imm.to_bytes(self.size, "little")
+        else:
+            raw = (imm | self.bit).to_bytes(self.size, "little") + orig.to_bytes(self.size, "little")
+        cs.stream_write(stream, raw, len(raw), path)
+        return obj
+
+
+GTID_FIELDS = [
+    "gtid_flags" / cs.Int8ul,
+    "sid" / Uuid,
+    "gno" / cs.Int64sl,
+    "lt_typecode" / IfMore(cs.Int8ul),
+    "last_committed" / IfMore(cs.Int64sl),
+    "sequence_number" / IfMore(cs.Int64sl),
+    "commit_timestamps" / IfMore(_Flagged(7)),
+    "transaction_length" / IfMore(PackedInt),
+    "server_versions" / IfMore(_Flagged(4)),
+    "commit_group_ticket" / IfMore(cs.Int64ul),
+]
+GTID_KNOWN_POST_HEADER = 42
+
+
+# ------------------------------------------------------------------ tagged GTID (42) §8
+
+# Field ids of Gtid_event::define_fields; every field a varlen (signed ones zig-zag).
+TAGGED_GTID_FIELD_IDS = (
+    ("gtid_flags", 0, "u"), ("sid", 1, "uuid"), ("gno", 2, "s"), ("tag", 3, "str"),
+    ("last_committed", 4, "s"), ("sequence_number", 5, "s"),
+    ("immediate_commit_timestamp", 6, "u"), ("original_commit_timestamp", 7, "u"),
+    ("transaction_length", 8, "u"), ("immediate_server_version", 9, "u"),
+    ("original_server_version", 10, "u"), ("commit_group_ticket", 11, "u"),
+)
+
+
+class _TaggedGtidMessage(cs.Construct):
+    """A ``mysql::serialization`` message: version, message_size (whole message, bytes),
+    last_non_ignorable_field_id, then (field_id, data) pairs (format.md §8, UNVERIFIED by
+    bytes). Value: Container of the named fields present (absent optional ones are None)."""
+
+    def _parse(self, stream, context, path):
+        start = stream.tell()
+        version = _varlen_uint(stream, path)
+        size = _varlen_uint(stream, path)
+        last_id = _varlen_uint(stream, path)
+        by_id = {fid: (name, kind) for name, fid, kind in TAGGED_GTID_FIELD_IDS}
+        out = cs.Container(version=version, last_non_ignorable_field_id=last_id)
+        for name, _, _ in TAGGED_GTID_FIELD_IDS:
+            out[name] = None
+        while stream.tell() - start < size:
+            fid = _varlen_uint(stream, path)
+            if fid not in by_id:
+                raise cs.ExplicitError(f"unknown tagged GTID field id {fid}", path=path)
+            name, kind = by_id[fid]
+            if kind == "uuid":
+                out[name] = Uuid.parse(bytes(_varlen_uint(stream, path) for _ in range(16)))
+            elif kind == "str":
+                n = _varlen_uint(stream, path)
+                out[name] = cs.stream_read(stream, n, path).decode("ascii")
+            elif kind == "s":
+                out[name] = _unzigzag(_varlen_uint(stream, path))
+            else:
+                out[name] = _varlen_uint(stream, path)
+        return out
+
+    def _build(self, obj, stream, context, path):
+        body = bytearray()
+        for name, fid, kind in TAGGED_GTID_FIELD_IDS:
+            v = obj.get(name)
+            if v is None:
+                continue
+            body += _varlen_uint_bytes(fid)
+            if kind == "uuid":
+                body += b"".join(_varlen_uint_bytes(b) for b in Uuid.build(v))
+            elif kind == "str":
+                t = v.encode("ascii")
+                body += _varlen_uint_bytes(len(t)) + t
+            elif kind == "s":
+                body += _varlen_uint_bytes(_zigzag(v))
+            else:
+                body += _varlen_uint_bytes(v)
+        version = _varlen_uint_bytes(obj.get("version") or 0)
+        last = _varlen_uint_bytes(obj.get("last_non_ignorable_field_id", 8))
+        # message_size counts the whole message including its own encoding
+        size = len(version) + len(last) + len(body) + 1
+        while True:
+            enc = _varlen_uint_bytes(size)
+            total = len(version) + len(enc) + len(last) + len(body)
+            if total == size:
+                break
+            size = total
+        raw = version + enc + last + bytes(body)
+        cs.stream_write(stream, raw, len(raw), path)
+        return obj
+
+
+TAGGED_GTID_FIELDS = ["message" / _TaggedGtidMessage()]
+
+# ---------------------------------------------------------- TRANSACTION_PAYLOAD (40) §15
+
+
+class _PayloadHeader(cs.Construct):
+    """TLV header fields until the END_MARK: (type, value) pairs in written order; each value
+    is a packed int inside ``length`` bytes (format.md §15)."""
+
+    def _parse(self, stream, context, path):
+        fields = []
+        while True:
+            t = PackedInt._parsereport(stream, context, path)
+            if t == 0:
+                break
+            n = PackedInt._parsereport(stream, context, path)
+            data = cs.stream_read(stream, n, path)
+            fields.append((t, PackedInt.parse(data)))
+        return fields
+
+    def _build(self, obj, stream, context, path):
+        out = b""
+        for t, v in obj:
+            raw = encode_packed_int(v)
+            out += encode_packed_int(t) + encode_packed_int(len(raw)) + raw
+        out += b"\x00"
+        cs.stream_write(stream, out, len(out), path)
+        return obj
+
+
+TRANSACTION_PAYLOAD_FIELDS = ["header_fields" / _PayloadHeader(), "payload" / cs.GreedyBytes]
+
+# ------------------------------------------------------------------------- registry
+
+LAYOUTS = {
+    15: (FDE_FIELDS, None, 0),  # the FDE describes itself (format.md §4)
+    4: (ROTATE_FIELDS, 8, 1),
+    3: (STOP_FIELDS, 0, 0),
+    16: (XID_FIELDS, 0, 0),
+    5: (INTVAR_FIELDS, 0, 0),
+    13: (RAND_FIELDS, 0, 0),
+    14: (USER_VAR_FIELDS, 0, 0),
+    26: (INCIDENT_FIELDS, 2, 1),
+    27: (HEARTBEAT_FIELDS, 0, 0),
+    41: (HEARTBEAT_V2_FIELDS, 0, 0),
+    29: (ROWS_QUERY_FIELDS, 0, 0),
+    38: (XA_PREPARE_FIELDS, 0, 0),
+    17: (BEGIN_LOAD_QUERY_FIELDS, 4, 1),
+    9: (APPEND_BLOCK_FIELDS, 4, 1),
+    11: (DELETE_FILE_FIELDS, 4, 1),
+    35: (PREVIOUS_GTIDS_FIELDS, 0, 0),
+    33: (GTID_FIELDS, GTID_KNOWN_POST_HEADER, 6),
+    34: (GTID_FIELDS, GTID_KNOWN_POST_HEADER, 6),
+    42: (TAGGED_GTID_FIELDS, 0, 0),
+    40: (TRANSACTION_PAYLOAD_FIELDS, None, 0),  # the FDE's 40 is a frozen bug: ignore it
+}
+"""type code -> (fields of post-header + body, post-header length the declaration knows
+(None: ignore the FDE's value), number of leading fields that form the post-header)."""

@@ -1,0 +1,231 @@
+"""BinlogWriter: the only stateful part of the codec (ARCHITECTURE.md principle 4).
+
+It appends encoded events to ``<basename>.NNNNNN`` files, fills ``log_pos`` (= offset +
+event_length, format.md §18.1) and CRC32s, opens every file with the magic, an FDE and the
+flavor's second event (PREVIOUS_GTIDS for MySQL, GTID_LIST + BINLOG_CHECKPOINT for MariaDB),
+rotates after a transaction group once a file reaches ``max_binlog_size`` (ROTATE naming the
+next file), keeps ``binlog.index`` and ends the last file with STOP.
+
+Files are written under a temporary name and renamed when complete, so a reader never sees
+a half-written file under its final name (OUTPUT.md). While a file is open its FDE carries
+``LOG_EVENT_BINLOG_IN_USE_F``; closing clears it in place (the FDE's CRC was computed with
+it cleared, format.md §3). The clock is explicit: ``start_time`` then :meth:`advance`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from binlogwriter.errors import BinlogError
+from binlogwriter.events import (
+    BinlogCheckpointEvent,
+    Event,
+    FormatDescriptionEvent,
+    MariadbGtidListEvent,
+    PreviousGtidsEvent,
+    RotateEvent,
+    StopEvent,
+    encode_event,
+)
+from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, MAGIC
+
+__all__ = ["BinlogWriter", "DEFAULT_START_TIME"]
+
+DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
+_TMP_SUFFIX = ".part"
+
+
+class BinlogWriter:
+    """Write a sequence of binlog files.
+
+    >>> with BinlogWriter("out", BinlogFormat.mysql80()) as w:   # doctest: +SKIP
+    ...     w.write(QueryEvent(query="CREATE DATABASE d", db="d"))
+    """
+
+    def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
+                 server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
+                 first_index: int = 1, write_index: bool = True, stop_event: bool = True) -> None:
+        if max_binlog_size < 4096:
+            raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
+        self.directory = Path(directory)
+        self.fmt = fmt
+        self.basename = basename
+        self.server_id = server_id
+        self.max_binlog_size = max_binlog_size
+        self.now = start_time
+        self.write_index = write_index
+        self.stop_event = stop_event
+        self._next_index = first_index
+        self._fh = None
+        self._offset = 0
+        self._name: str | None = None
+        self._previous: str | None = None
+        self.files: list[Path] = []
+        # GTID state carried into the header of each new file
+        self.mysql_gtids: dict[str, list[tuple[int, int]]] = {}
+        self.mariadb_gtids: dict[int, tuple[int, int]] = {}  # domain -> (server_id, seq_no)
+        self.events_in_file = 0
+        self.closed = False
+
+    # clock ---------------------------------------------------------------------------------
+    def advance(self, seconds: int = 1) -> int:
+        """Move the writer's clock forward; returns the new time."""
+        self.now += seconds
+        return self.now
+
+    # GTID bookkeeping ------------------------------------------------------------------------
+    def note_mysql_gtid(self, sid: str, gno: int) -> None:
+        """Record that ``sid:gno`` was written (for later PREVIOUS_GTIDS events)."""
+        ivs = self.mysql_gtids.setdefault(sid, [])
+        if ivs and ivs[-1][1] == gno:
+            ivs[-1] = (ivs[-1][0], gno + 1)
+        else:
+            ivs.append((gno, gno + 1))
+
+    def note_mariadb_gtid(self, domain_id: int, server_id: int, seq_no: int) -> None:
+        self.mariadb_gtids[domain_id] = (server_id, seq_no)
+
+    # files ---------------------------------------------------------------------------------
+    @property
+    def current_file(self) -> str | None:
+        return self._name
+
+    @property
+    def position(self) -> int:
+        """Offset where the next event will go."""
+        return self._offset
+
+    def _open(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._name = f"{self.basename}.{self._next_index:06d}"
+        self._next_index += 1
+        self._fh = open(self.directory / (self._name + _TMP_SUFFIX), "wb")
+        self._fh.write(MAGIC)
+        self._offset = 4
+        self.events_in_file = 0
+        first = not self.files
+        fde = FormatDescriptionEvent.for_format(self.fmt, server_id=self.server_id, flags=FLAG_IN_USE,
+                                                create_timestamp=self.now if first else 0)
+        self._write(fde)
+        if self.fmt.is_mariadb:
+            gtids = [{"domain_id": d, "server_id": s, "seq_no": q}
+                     for d, (s, q) in sorted(self.mariadb_gtids.items())]
+            self._write(MariadbGtidListEvent(server_id=self.server_id, gtids=gtids))
+            if self._previous is not None:
+                self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._previous))
+            self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._name))
+        else:
+            sids = [(sid, "", list(ivs)) for sid, ivs in sorted(self.mysql_gtids.items())]
+            self._write(PreviousGtidsEvent(server_id=self.server_id, flags=FLAG_IGNORABLE,
+                                           gtid_set={"tagged": False, "sids": sids}))
+
+    def _write(self, event: Event) -> int:
+        offset = self._offset
+        data = encode_event(event, self.fmt, offset=offset,
+                            timestamp=self.now if event.timestamp is None else event.timestamp)
+        self._fh.write(data)
+        self._offset += len(data)
+        self.events_in_file += 1
+        return offset
+
+    def _finish(self, last: Event) -> None:
+        self._write(last)
+        fh = self._fh
+        fh.flush()
+        fh.seek(4 + 17)
+        fh.write(b"\0\0")  # clear LOG_EVENT_BINLOG_IN_USE_F in place (format.md §3)
+        fh.close()
+        self._fh = None
+        final = self.directory / self._name
+        os.replace(self.directory / (self._name + _TMP_SUFFIX), final)
+        self.files.append(final)
+        self._previous = self._name
+        if self.write_index:
+            self._write_index()
+
+    def _write_index(self) -> None:
+        tmp = self.directory / (self.basename + ".index" + _TMP_SUFFIX)
+        tmp.write_text("".join(f"./{p.name}\n" for p in self.files))
+        os.replace(tmp, self.directory / (self.basename + ".index"))
+
+    # public --------------------------------------------------------------------------------
+    def open(self) -> BinlogWriter:
+        if self._fh is None and not self.closed:
+            self._open()
+        return self
+
+    def __enter__(self) -> BinlogWriter:
+        return self.open()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def write(self, event: Event) -> int:
+        """Append one event; returns its offset. ``timestamp`` None = the writer's clock."""
+        if self.closed:
+            raise BinlogError("writer is closed")
+        self.open()
+        if event.server_id is None:
+            event.server_id = self.server_id
+        return self._write(event)
+
+    def write_group(self, events: Iterable[Event]) -> int:
+        """Append a transaction group, then rotate if the file reached max_binlog_size
+        (servers rotate only between transactions). Returns the group's first offset."""
+        first = None
+        for ev in events:
+            off = self.write(ev)
+            first = off if first is None else first
+        self.maybe_rotate()
+        return first if first is not None else self._offset
+
+    def maybe_rotate(self) -> bool:
+        if self._fh is not None and self._offset >= self.max_binlog_size:
+            self.rotate()
+            return True
+        return False
+
+    def rotate(self) -> None:
+        """Close the current file with a ROTATE naming the next one and open that one."""
+        self.open()
+        nxt = f"{self.basename}.{self._next_index:06d}"
+        self._finish(RotateEvent(server_id=self.server_id, position=4, next_file=nxt))
+        self._open()
+
+    def close(self) -> list[Path]:
+        """End the last file with STOP (unless ``stop_event=False``) and close it."""
+        if self.closed:
+            return self.files
+        self.open()
+        if self.stop_event:
+            self._finish(StopEvent(server_id=self.server_id))
+        else:
+            self._fh.flush()
+            self._fh.seek(4 + 17)
+            self._fh.write(b"\0\0")
+            self._fh.close()
+            self._fh = None
+            final = self.directory / self._name
+            os.replace(self.directory / (self._name + _TMP_SUFFIX), final)
+            self.files.append(final)
+            if self.write_index:
+                self._write_index()
+        self.closed = True
+        return self.files
+
+    def abort(self) -> None:
+        """Drop the file being written (nothing half-written stays under a final name)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+            try:
+                os.unlink(self.directory / (self._name + _TMP_SUFFIX))
+            except FileNotFoundError:
+                pass
+        self.closed = True

@@ -1,0 +1,1 @@
+"""Synthetic workloads for binlogwriter (issue: `binlogwriter generate`)."""

@@ -1,0 +1,1 @@
+"""Distributed generation of binlogs on Spark."""
