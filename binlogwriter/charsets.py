@@ -11,7 +11,7 @@ MariaDB 10.11 names incl. its uca1400 ids >= 2048); ``mbmaxlen`` is per charset;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from binlogwriter import _collations as _data
 from binlogwriter.errors import SchemaError
@@ -99,7 +99,7 @@ def _normalise(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tables(family: str) -> tuple[dict[int, Collation], dict[str, Collation]]:
     ids = _data.MARIADB1011 if family == "mariadb" else _data.MYSQL80
     defaults = _data.MARIADB1011_DEFAULTS if family == "mariadb" else _data.MYSQL80_DEFAULTS

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import construct as cs
 
-from binlogwriter.errors import ChecksumError, DecodeError, EncodeError, TruncatedError
+from binlogwriter.errors import BinlogError, ChecksumError, DecodeError, EncodeError, TruncatedError
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts import body_layout
 from binlogwriter.layouts.control import gtid_set_text
@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _HEADER_FIELDS = ("timestamp", "server_id", "flags", "log_pos")
+_ROWS_TYPES = frozenset((23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,10 @@ class Event:
     @property
     def type_code(self) -> int:
         return self.TYPE
+
+    def build_context(self) -> dict[str, Any]:
+        """Extra construct context the layout needs to build this event (rows: columns)."""
+        return {}
 
     @property
     def type_name(self) -> str:
@@ -422,8 +427,9 @@ def encode_body(event: Event, fmt: BinlogFormat) -> bytes:
     obj = event.to_layout()
     extra = obj.get("post_header_extra", b"")
     declared = fmt.post_header_len(event.type_code)
+    ctx = event.build_context()
     try:
-        return layout.build(obj, body_size=None)
+        return layout.build(obj, body_size=None, **ctx)
     except cs.ConstructError as exc:
         if "post_header_extra" in str(exc) and not extra:
             raise EncodeError(f"{event.type_name}: the format declares a {declared}-byte post-header; "
@@ -463,27 +469,42 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
 
 
 def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict | None = None,
-                file: str | None = None, offset: int | None = None) -> Event:
-    """Decode post-header + body bytes of an event of ``type_code`` under ``fmt``."""
+                file: str | None = None, offset: int | None = None,
+                columns_for: Any = None) -> Event:
+    """Decode post-header + body bytes of an event of ``type_code`` under ``fmt``.
+
+    ``columns_for(table_id)`` returns the ColumnDesc list of a table (from its Table_map) so
+    that rows events decode their row images; without it rows stay raw."""
     header = dict(header or {})
     layout = body_layout(type_code, fmt)
     cls = _CLASSES.get(type_code)
     if layout is None or cls is None:
         return RawEvent(raw_type=type_code, body=bytes(body), **header)
+    columns = None
+    if columns_for is not None and type_code in _ROWS_TYPES and len(body) >= fmt.table_id_size:
+        columns = columns_for(int.from_bytes(body[:fmt.table_id_size], "little"))
     try:
-        c = layout.parse(body, body_size=len(body))
+        c = layout.parse(body, body_size=len(body), columns=columns)
+    except BinlogError as exc:
+        if isinstance(exc, DecodeError):
+            raise exc.located(file=file, offset=offset, event_type=type_name(type_code)) from None
+        raise DecodeError(str(exc), file=file, offset=offset, event_type=type_name(type_code)) from None
     except cs.ConstructError as exc:
         path = getattr(exc, "path", None)
         path = path.replace("(parsing) -> ", "").replace("(parsing)", "") if path else None
         raise DecodeError(f"malformed event body: {_construct_error(exc)}", file=file, offset=offset,
                           event_type=type_name(type_code), path=path or None) from None
     ev = cls.from_layout(c, **header)
+    if "flavor" in getattr(ev, "__dataclass_fields__", {}):
+        ev.flavor = fmt.flavor  # type: ignore[attr-defined]
+    if columns is not None:
+        ev.columns = columns  # type: ignore[attr-defined]
     return ev
 
 
 def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | None = None,
                  offset: int | None = None, verify_checksum: bool = True,
-                 footer: bool | None = None) -> Event:
+                 footer: bool | None = None, columns_for: Any = None) -> Event:
     """Decode one whole event (header · body · optional CRC32)."""
     data = bytes(data)
     if len(data) < HEADER_SIZE:
@@ -511,7 +532,30 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
             raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{actual:08x}",
                                 file=file, offset=offset, event_type=tname)
     header = {"timestamp": h.timestamp, "server_id": h.server_id, "flags": h.flags, "log_pos": h.log_pos}
-    ev = decode_body(h.type_code, data[HEADER_SIZE:end], fmt, header=header, file=file, offset=offset)
+    ev = decode_body(h.type_code, data[HEADER_SIZE:end], fmt, header=header, file=file, offset=offset,
+                     columns_for=columns_for)
     if offset is not None:
         ev.origin = EventPosition(file, offset, len(data))
     return ev
+
+
+def relocate(data: bytes, fmt: BinlogFormat, offset: int) -> bytes:
+    """The same encoded event placed at ``offset``: ``log_pos = offset + length`` and the
+    CRC32 recomputed (format.md §18.1–2). Lets a writer encode first and place later."""
+    buf = bytearray(data)
+    buf[13:17] = (offset + len(buf)).to_bytes(4, "little")
+    tcode = buf[4]
+    sv = None
+    if tcode == EventType.FORMAT_DESCRIPTION_EVENT:
+        sv = bytes(buf[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
+    if _has_footer(tcode, fmt, sv):
+        src = bytes(buf[:-4])
+        flags = int.from_bytes(buf[17:19], "little")
+        if tcode == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
+            src = src[:17] + (flags & ~FLAG_IN_USE).to_bytes(2, "little") + src[19:]
+        buf[-4:] = zlib.crc32(src).to_bytes(4, "little")
+    return bytes(buf)
+
+
+from binlogwriter import rows_events as _rows_events  # noqa: E402,F401  (registers rows classes)
+from binlogwriter import table_map_event as _table_map_event  # noqa: E402,F401

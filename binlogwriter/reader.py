@@ -18,6 +18,7 @@ from binlogwriter.errors import DecodeError, TruncatedError
 from binlogwriter.events import Event, FormatDescriptionEvent, decode_event
 from binlogwriter.format import BinlogFormat, EventType, type_name
 from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
+from binlogwriter.text_state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
 
@@ -97,7 +98,7 @@ class BinlogReader:
 
     def __init__(self, paths: Iterable[str | os.PathLike] | str | os.PathLike, *,
                  verify_checksum: bool = True, start_position: int | None = None,
-                 stop_position: int | None = None) -> None:
+                 stop_position: int | None = None, schemas: dict | None = None) -> None:
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -105,9 +106,12 @@ class BinlogReader:
         self.start_position = start_position
         self.stop_position = stop_position
         self.fmt: BinlogFormat | None = None
+        self.schemas = schemas
+        self.state = ReadState(schemas)
 
     def records(self) -> Iterator[RawRecord]:
         for p in self.paths:
+            self.state = ReadState(self.schemas)
             for rec in iter_raw(p, verify_checksum=self.verify_checksum):
                 self.fmt = rec.fmt
                 if self.start_position is not None and rec.offset < self.start_position \
@@ -118,8 +122,11 @@ class BinlogReader:
                 yield rec
 
     def decode(self, rec: RawRecord) -> Event:
-        return decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
-                            verify_checksum=self.verify_checksum)
+        """Decode one record; Table_maps are remembered so later rows events decode."""
+        ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
+                          verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
+        self.state.observe(ev)
+        return ev
 
     def __iter__(self) -> Iterator[Event]:
         for rec in self.records():

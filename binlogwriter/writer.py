@@ -20,17 +20,23 @@ from pathlib import Path
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
+    AnonymousGtidEvent,
     BinlogCheckpointEvent,
     Event,
     FormatDescriptionEvent,
+    GtidEvent,
+    MariadbGtidEvent,
     MariadbGtidListEvent,
     PreviousGtidsEvent,
     RotateEvent,
     StopEvent,
     encode_event,
+    relocate,
 )
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, MAGIC
+from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
+from binlogwriter.layouts.primitives import packed_int_size
+from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
 __all__ = ["BinlogWriter", "DEFAULT_START_TIME"]
 
@@ -47,7 +53,8 @@ class BinlogWriter:
 
     def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
-                 first_index: int = 1, write_index: bool = True, stop_event: bool = True) -> None:
+                 first_index: int = 1, write_index: bool = True, stop_event: bool = True,
+                 settings: SessionSettings | None = None) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -69,6 +76,23 @@ class BinlogWriter:
         self.mariadb_gtids: dict[int, tuple[int, int]] = {}  # domain -> (server_id, seq_no)
         self.events_in_file = 0
         self.closed = False
+        self.settings = settings or SessionSettings()
+        st = self.settings
+        self.row_metadata = (st.row_metadata or ("NO_LOG" if fmt.is_mariadb else "MINIMAL")).upper()
+        if self.row_metadata not in ("NO_LOG", "MINIMAL", "FULL"):
+            raise BinlogError(f"unknown binlog_row_metadata {st.row_metadata!r}; expected NO_LOG, MINIMAL or FULL")
+        if self.row_metadata == "NO_LOG" and not fmt.is_mariadb:
+            raise BinlogError("binlog_row_metadata=NO_LOG exists only in MariaDB; MySQL has MINIMAL and FULL")
+        self.rows_query = fmt.is_mariadb if st.rows_query is None else st.rows_query
+        self._tables: dict[tuple[str, str], tuple[object, int]] = {}
+        self._next_table_id = st.first_table_id
+        self._descs: dict[int, list] = {}
+        self._xid = 0
+        self._gno = 0
+        self._seq_in_file = 0
+        self._mariadb_seq = 0
+        self.transactions = 0
+        self.last_gtid: str | None = None
 
     # clock ---------------------------------------------------------------------------------
     def advance(self, seconds: int = 1) -> int:
@@ -110,6 +134,7 @@ class BinlogWriter:
         fde = FormatDescriptionEvent.for_format(self.fmt, server_id=self.server_id, flags=FLAG_IN_USE,
                                                 create_timestamp=self.now if first else 0)
         self._write(fde)
+        self._seq_in_file = 0
         if self.fmt.is_mariadb:
             gtids = [{"domain_id": d, "server_id": s, "seq_no": q}
                      for d, (s, q) in sorted(self.mariadb_gtids.items())]
@@ -177,13 +202,40 @@ class BinlogWriter:
 
     def write_group(self, events: Iterable[Event]) -> int:
         """Append a transaction group, then rotate if the file reached max_binlog_size
-        (servers rotate only between transactions). Returns the group's first offset."""
-        first = None
+        (servers rotate only between transactions). Returns the group's first offset.
+
+        Everything is encoded before anything is written (an encoding error leaves the
+        file as it was). A leading GTID / anonymous GTID event gets its self-inclusive
+        ``transaction_length`` (format.md §8)."""
+        events = list(events)
+        if self.closed:
+            raise BinlogError("writer is closed")
+        self.open()
+        ts = self.now
+        encoded = []
         for ev in events:
-            off = self.write(ev)
-            first = off if first is None else first
+            if ev.server_id is None:
+                ev.server_id = self.server_id
+            encoded.append(encode_event(ev, self.fmt, log_pos=0,
+                                        timestamp=ts if ev.timestamp is None else ev.timestamp))
+        if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent) \
+                and events[0].transaction_length is not None:
+            g = events[0]
+            rest = sum(len(b) for b in encoded[1:])
+            base = len(encoded[0]) - packed_int_size(g.transaction_length)
+            total = base + rest + 1
+            while base + rest + packed_int_size(total) != total:
+                total = base + rest + packed_int_size(total)
+            g.transaction_length = total
+            encoded[0] = encode_event(g, self.fmt, log_pos=0, timestamp=ts if g.timestamp is None else g.timestamp)
+        first = self._offset
+        for data in encoded:
+            data = relocate(data, self.fmt, self._offset)
+            self._fh.write(data)
+            self._offset += len(data)
+            self.events_in_file += 1
         self.maybe_rotate()
-        return first if first is not None else self._offset
+        return first
 
     def maybe_rotate(self) -> bool:
         if self._fh is not None and self._offset >= self.max_binlog_size:
@@ -229,3 +281,89 @@ class BinlogWriter:
             except FileNotFoundError:
                 pass
         self.closed = True
+
+
+    # transactions ---------------------------------------------------------------------------
+    def column_descs(self, table) -> list:
+        key = id(table)
+        d = self._descs.get(key)
+        if d is None or d[0] is not table:
+            d = (table, table.column_descs(self.fmt.flavor))
+            self._descs[key] = d
+        return d[1]
+
+    def table_id(self, table) -> int:
+        """A table keeps its id while its definition is unchanged; a changed definition
+        gets a new one (mariadb.md "Table ids")."""
+        key = (table.database, table.name)
+        cur = self._tables.get(key)
+        if cur is not None and (cur[0] is table or cur[0] == table):
+            return cur[1]
+        tid = self._next_table_id
+        self._next_table_id += 1
+        self._tables[key] = (table, tid)
+        return tid
+
+    def table_map_event(self, table, table_id: int) -> Event:
+        from binlogwriter.table_map_event import TableMapEvent
+
+        return TableMapEvent.from_table(table, table_id, self.fmt, self.row_metadata,
+                                        server_id=self.server_id)
+
+    def next_xid(self) -> int:
+        self._xid += 1
+        return self._xid
+
+    def next_mysql_gtid(self, may_have_sbr: bool = False) -> Event:
+        self._seq_in_file += 1
+        seq = self._seq_in_file
+        common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=seq - 1,
+                      sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
+                      transaction_length=0, immediate_server_version=self.fmt.server_version_number,
+                      server_id=self.server_id)
+        if self.settings.gtid.lower() == "anonymous":
+            self.last_gtid = None
+            return AnonymousGtidEvent(sid="00000000-0000-0000-0000-000000000000", gno=0, **common)
+        self._gno += 1
+        sid = self.settings.gtid.lower()
+        self.note_mysql_gtid(sid, self._gno)
+        self.last_gtid = f"{sid}:{self._gno}"
+        return GtidEvent(sid=sid, gno=self._gno, **common)
+
+    def next_mariadb_gtid(self, flags2: int = 0x0C) -> Event:
+        self._mariadb_seq += 1
+        d = self.settings.domain_id
+        self.note_mariadb_gtid(d, self.server_id, self._mariadb_seq)
+        self.last_gtid = f"{d}-{self.server_id}-{self._mariadb_seq}"
+        return MariadbGtidEvent(seq_no=self._mariadb_seq, domain_id=d, flags2=flags2,
+                                flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
+
+    def transaction(self) -> _TxContext:
+        """``with writer.transaction() as tx: tx.insert(t, rows); tx.update(...)`` — the
+        group is encoded and written when the block ends without an exception."""
+        return _TxContext(self)
+
+    def commit(self, tx: Transaction) -> int | None:
+        events = transaction_events(self, tx)
+        if not events:
+            return None
+        self.transactions += 1
+        return self.write_group(events)
+
+    def ddl(self, sql: str, db: str = "") -> int:
+        """A DDL statement as its own group: ``GTID · QUERY``."""
+        self.transactions += 1
+        return self.write_group(ddl_events(self, sql, db))
+
+
+class _TxContext:
+    def __init__(self, writer: BinlogWriter) -> None:
+        self.writer = writer
+        self.tx = Transaction(writer)
+
+    def __enter__(self) -> Transaction:
+        return self.tx
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.writer.commit(self.tx)

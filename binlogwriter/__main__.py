@@ -1,0 +1,3 @@
+from binlogwriter.cli import main
+
+main()

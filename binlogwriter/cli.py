@@ -1,0 +1,117 @@
+"""The ``binlogwriter`` command: inspect, verify (and generate, see generators/)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from binlogwriter import __version__
+from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.events import decode_event, encode_event
+from binlogwriter.reader import BinlogReader, iter_raw
+from binlogwriter.text import RenderOptions, render_event
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="binlogwriter")
+def main() -> None:
+    """Write, read, verify and generate MySQL 8.0/8.4 and MariaDB 10.11 binary logs."""
+
+
+def _crc_of(rec) -> int | None:
+    fmt = rec.fmt
+    if rec.type_code == 15:
+        return int.from_bytes(rec.data[-4:], "little") if fmt.has_checksum_alg else None
+    return int.from_bytes(rec.data[-4:], "little") if fmt.footer_size else None
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--start-position", type=click.IntRange(min=0), default=None,
+              help="Show events at offsets >= N.")
+@click.option("--stop-position", type=click.IntRange(min=0), default=None,
+              help="Stop at the first event at an offset >= N.")
+@click.option("-v", "--verbose", count=True, help="-v: rows as pseudo-SQL; -vv: with column types.")
+@click.option("--print-table-metadata", is_flag=True, help="Print Table_map column metadata.")
+def inspect(files: tuple[str, ...], start_position: int | None, stop_position: int | None,
+            verbose: int, print_table_metadata: bool) -> None:
+    """List the events of FILES in mysqlbinlog's style."""
+    opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
+    reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
+    out = click.get_text_stream("stdout")
+    try:
+        for rec in reader.records():
+            e = reader.decode(rec)
+            state = reader.state
+            if start_position is not None and rec.offset < start_position:
+                continue
+            out.write("\n".join(render_event(e, opts, state, crc=_crc_of(rec))) + "\n")
+    except BinlogError as exc:
+        click.echo(f"binlogwriter: {exc}", err=True)
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--roundtrip", is_flag=True, help="Also decode and re-encode every event; bytes must be identical.")
+def verify(files: tuple[str, ...], roundtrip: bool) -> None:
+    """Check magic, FDE, event lengths, the log_pos chain and every CRC32 of FILES.
+
+    Exit 0 only if everything holds. The last line is one summary line:
+    ``N files, M events: OK`` or what failed and where (file:offset).
+    """
+    from binlogwriter import text_state
+
+    n_events = 0
+    failures: list[str] = []
+    for f in files:
+        if not Path(f).is_file():
+            failures.append(f"{f}: no such file")
+            continue
+        state = text_state.new_state()
+        try:
+            for rec in iter_raw(f):
+                n_events += 1
+                length = len(rec.data)
+                if rec.log_pos not in (0, rec.offset + length):
+                    failures.append(f"log_pos {rec.log_pos} != offset + event_length "
+                                    f"{rec.offset + length} - at {rec.file}:{rec.offset}")
+                ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
+                                  **text_state.decode_kwargs(state))
+                text_state.observe(state, ev)
+                if roundtrip:
+                    again = encode_event(ev, rec.fmt, **text_state.encode_kwargs(state, ev))
+                    if again != rec.data:
+                        diff = next((i for i, (a, b) in enumerate(zip(again, rec.data, strict=False)) if a != b),
+                                    min(len(again), len(rec.data)))
+                        failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
+                                        f"({len(again)} vs {len(rec.data)} bytes) - at {rec.file}:{rec.offset}")
+        except DecodeError as exc:
+            failures.append(str(exc))
+        except BinlogError as exc:
+            failures.append(f"{exc} - in {f}")
+    for line in failures[:-1]:
+        click.echo(f"FAIL {line}")
+    if failures:
+        more = f" (+{len(failures) - 1} more above)" if len(failures) > 1 else ""
+        click.echo(f"{len(files)} files, {n_events} events: FAILED {failures[-1] if len(failures) == 1 else failures[0]}{more}")
+        sys.exit(1)
+    click.echo(f"{len(files)} files, {n_events} events: OK")
+
+
+def _register_optional_commands() -> None:
+    try:
+        from generators.cli import generate
+    except ImportError:  # pragma: no cover - generators not installed
+        return
+    main.add_command(generate)
+
+
+_register_optional_commands()
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,99 @@
+"""Which columns go in a rows event's before and after images (WL#5092 binlog_row_image).
+
+PKE ("primary key equivalent"): the PRIMARY KEY, else the first UNIQUE key whose columns
+are all NOT NULL, else none (then the before image holds every column) — format.md §12.1
+promotion rule, mariadb.md "Row images" table, EDGE_CASES 6–8.
+
+| image   | INSERT (after)                       | UPDATE before / after                 | DELETE (before) |
+| FULL    | all                                  | all / all                             | all             |
+| MINIMAL | given columns + generated auto-inc   | PKE / assigned columns                | PKE             |
+| NOBLOB  | non-blob columns + given blobs       | non-blob + PKE / same + assigned blobs | non-blob + PKE |
+
+Without a PKE, MINIMAL and NOBLOB fall back to all columns for before images; MariaDB also
+writes all columns as the after image of an UPDATE (mariadb.md: "MINIMAL, no PKE: all / all";
+"NOBLOB, no PKE: all"). "Blob" = binlog type 252 (TEXT/BLOB, MariaDB's JSON); GEOMETRY and
+MySQL's JSON (245) are kept by NOBLOB in MariaDB's table, while MySQL's NOBLOB drops JSON too
+(its JSON is a blob field): we follow each flavor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from binlogwriter.errors import BinlogError
+
+__all__ = ["ROW_IMAGES", "pke_columns", "insert_columns", "update_columns", "delete_columns", "is_blob"]
+
+ROW_IMAGES = ("FULL", "MINIMAL", "NOBLOB")
+
+
+def _check(image: str) -> str:
+    im = image.upper()
+    if im not in ROW_IMAGES:
+        raise BinlogError(f"unknown binlog_row_image {image!r}; expected FULL, MINIMAL or NOBLOB")
+    return im
+
+
+def pke_columns(table) -> list[int] | None:
+    """Column indexes of the primary key equivalent, or None when the table has none."""
+    pk = table.effective_primary_key()
+    return sorted(i for i, _ in pk) if pk else None
+
+
+def is_blob(table, index: int, flavor: str) -> bool:
+    """A BLOB/TEXT column for NOBLOB purposes (binlog type 252, MySQL JSON 245 too)."""
+    code = table.columns[index].binlog_type(flavor)
+    return code == 252 or (code == 245 and not flavor.startswith("mariadb"))
+
+
+def _mask(n: int, idx: Iterable[int]) -> tuple[bool, ...]:
+    s = set(idx)
+    return tuple(i in s for i in range(n))
+
+
+def insert_columns(table, image: str, given: Iterable[int], flavor: str) -> tuple[bool, ...]:
+    """After-image columns of an INSERT; ``given`` = columns the statement gives values to
+    (plus any auto-increment value it generated)."""
+    im = _check(image)
+    n = len(table.columns)
+    given = set(given)
+    if im == "FULL":
+        return (True,) * n
+    auto = {i for i, c in enumerate(table.columns) if c.auto_increment}
+    if im == "MINIMAL":
+        return _mask(n, given | auto)
+    if pke_columns(table) is None:
+        return (True,) * n
+    return _mask(n, {i for i in range(n) if not is_blob(table, i, flavor)} | given)
+
+
+def update_columns(table, image: str, assigned: Iterable[int],
+                   flavor: str) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """(before, after) image columns of an UPDATE assigning ``assigned`` columns."""
+    im = _check(image)
+    n = len(table.columns)
+    assigned = set(assigned)
+    if im == "FULL":
+        return (True,) * n, (True,) * n
+    pke = pke_columns(table)
+    mariadb = flavor.startswith("mariadb")
+    if pke is None:
+        if im == "NOBLOB" or mariadb:
+            return (True,) * n, (True,) * n
+        return (True,) * n, _mask(n, assigned)
+    if im == "MINIMAL":
+        return _mask(n, pke), _mask(n, assigned)
+    base = {i for i in range(n) if not is_blob(table, i, flavor)} | set(pke)
+    return _mask(n, base), _mask(n, base | assigned)
+
+
+def delete_columns(table, image: str, flavor: str) -> tuple[bool, ...]:
+    """Before-image columns of a DELETE."""
+    im = _check(image)
+    n = len(table.columns)
+    pke = pke_columns(table)
+    if im == "FULL" or pke is None:
+        return (True,) * n
+    if im == "MINIMAL":
+        return _mask(n, pke)
+    return _mask(n, {i for i in range(n) if not is_blob(table, i, flavor)} | set(pke))

@@ -1,0 +1,145 @@
+"""WRITE/UPDATE/DELETE rows events: v1 (23–25), v2 (30–32), PARTIAL_UPDATE (39) and
+MariaDB's compressed variants (166–171) — format.md §13, §13.1, §14; mariadb.md.
+
+Post-header: table_id (6 bytes; 4 for a 6-byte Table_map post-header), flags, and for v2
+``var_header_len`` (counting itself) + extra row info. Body: width (packed), the columns
+bitmap(s), then the row images (values/row.py). Row images need the table's columns: the
+layout takes them from the build/parse context key ``columns`` (a list of ColumnDesc) —
+without it, rows stay raw bytes. MariaDB's compressed events compress only the rows part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import construct as cs
+from construct import this
+
+from binlogwriter.compression import mariadb_compress, mariadb_decompress
+from binlogwriter.layouts.primitives import Bitmap, Int48ul, PackedInt
+
+__all__ = ["RowsPayload", "rows_fields", "ROWS_TYPES", "UPDATE_TYPES", "V2_TYPES", "COMPRESSED_TYPES"]
+
+WRITE_TYPES = (23, 30, 166, 169)
+UPDATE_TYPES = (24, 31, 39, 167, 170)
+DELETE_TYPES = (25, 32, 168, 171)
+V2_TYPES = (30, 31, 32, 39, 169, 170, 171)
+COMPRESSED_TYPES = (166, 167, 168, 169, 170, 171)
+ROWS_TYPES = WRITE_TYPES + UPDATE_TYPES + DELETE_TYPES
+
+STMT_END_F = 0x1
+NO_FOREIGN_KEY_CHECKS_F = 0x2
+RELAXED_UNIQUE_CHECKS_F = 0x4
+COMPLETE_ROWS_F = 0x8
+
+
+@dataclass
+class RowsPayload:
+    """The rows part of a rows event.
+
+    ``rows``: for WRITE/DELETE a list of full-width value tuples (``ABSENT`` for columns not
+    in the image, None for SQL NULL); for UPDATE a list of (before, after) tuples.
+    ``null_pads``: per row the raw padding bits of its null bitmap(s) as read (None: the
+    flavor's default — ones for MariaDB/5.x, zeros for MySQL 8). ``raw``: the undecoded
+    rows bytes when no column information was available (then ``rows`` is None).
+    """
+
+    rows: list[Any] | None = None
+    null_pads: list[Any] | None = None
+    raw: bytes | None = None
+    default_pad: int = field(default=0, repr=False)
+
+
+class _RowsData(cs.Construct):
+    def __init__(self, update: bool, compressed: bool, partial: bool):
+        super().__init__()
+        self.update = update
+        self.compressed = compressed
+        self.partial = partial
+
+    def _parse(self, stream, context, path):
+        data = cs.stream_read_entire(stream, path)
+        blob = data
+        if self.compressed:
+            blob = mariadb_decompress(data)
+        cols = context._.get("columns") if "_" in context else None
+        if cols is None or self.partial:
+            return RowsPayload(raw=data)
+        from binlogwriter.values.row import decode_row_image
+
+        before = context.columns_present
+        after = context.get("columns_after")
+        rows, pads = [], []
+        pos = 0
+        n = len(blob)
+        while pos < n:
+            vals, pad, pos = decode_row_image(cols, before, blob, pos)
+            if self.update:
+                avals, apad, pos = decode_row_image(cols, after, blob, pos)
+                rows.append((vals, avals))
+                pads.append((pad, apad))
+            else:
+                rows.append(vals)
+                pads.append(pad)
+        return RowsPayload(rows=rows, null_pads=pads)
+
+    def _build(self, obj, stream, context, path):
+        if obj.rows is None:
+            data = obj.raw or b""
+        else:
+            cols = context._.get("columns")
+            if cols is None:
+                raise cs.ExplicitError("rows need the table's columns (context 'columns')", path=path)
+            from binlogwriter.values.row import encode_row_image
+
+            before = context.columns_present
+            after = context.get("columns_after")
+            out = bytearray()
+            pads = obj.null_pads or [None] * len(obj.rows)
+            dflt = obj.default_pad
+            for i, (row, pad) in enumerate(zip(obj.rows, pads, strict=True)):
+                try:
+                    if self.update:
+                        b, a = row
+                        pb, pa = pad if pad is not None else (dflt, dflt)
+                        out += encode_row_image(cols, before, b, pb)
+                        out += encode_row_image(cols, after, a, pa)
+                    else:
+                        out += encode_row_image(cols, before, row, dflt if pad is None else pad)
+                except Exception as exc:  # ValueEncodeError: add the row index
+                    located = getattr(exc, "located", None)
+                    if located is not None:
+                        raise located(row=i) from None
+                    raise
+            data = bytes(out)
+            if self.compressed:
+                data = mariadb_compress(data)
+        cs.stream_write(stream, data, len(data), path)
+        return obj
+
+    def _sizeof(self, context, path):
+        raise cs.SizeofError("rows have variable size", path=path)
+
+
+def rows_fields(type_code: int, table_id_size: int = 6) -> list:
+    """Fields of a rows event of ``type_code`` (format.md §13)."""
+    v2 = type_code in V2_TYPES
+    update = type_code in UPDATE_TYPES
+    fields = [
+        "table_id" / (Int48ul if table_id_size == 6 else cs.Int32ul),
+        "rows_flags" / cs.Int16ul,
+    ]
+    if v2:
+        fields += [
+            "_var_header_len" / cs.Rebuild(cs.Int16ul, lambda c: len(c.extra_info) + 2),
+            "extra_info" / cs.Bytes(this._var_header_len - 2),
+        ]
+    fields += [
+        "width" / PackedInt,
+        "columns_present" / Bitmap(this.width),
+    ]
+    if update:
+        fields.append("columns_after" / Bitmap(this.width))
+    fields.append("rows" / _RowsData(update, type_code in COMPRESSED_TYPES, type_code == 39))
+    return fields

@@ -1,0 +1,224 @@
+"""mysqlbinlog-style rendering of events (the ``binlogwriter inspect`` listing).
+
+Each event is a block: ``# at POS``, then the header line
+``#YYMMDD HH:MM:SS server id N  end_log_pos P CRC32 0x…\t<summary>`` as mysqlbinlog prints it
+(times in UTC), then the event's fields: the SQL of Query events, GTIDs, XIDs, …. Rows and
+Table_map details (``-v``/``-vv``, ``--print-table-metadata``) are rendered by the renderers
+registered in :data:`DETAIL_RENDERERS`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from binlogwriter import events as ev
+from binlogwriter.format import EventType
+from binlogwriter.layouts.query import (
+    Q_AUTO_INCREMENT,
+    Q_CHARSET_CODE,
+    Q_DDL_LOGGED_WITH_XID,
+    Q_LC_TIME_NAMES_CODE,
+    Q_SQL_MODE_CODE,
+    Q_XID,
+)
+
+__all__ = ["render_event", "format_time", "DETAIL_RENDERERS", "RenderOptions"]
+
+
+class RenderOptions:
+    """What to print: ``verbose`` 0/1/2 (pseudo-SQL of rows, with type comments),
+    ``print_table_metadata`` (Table_map column lines)."""
+
+    def __init__(self, verbose: int = 0, print_table_metadata: bool = False) -> None:
+        self.verbose = verbose
+        self.print_table_metadata = print_table_metadata
+
+
+def format_time(ts: int) -> str:
+    """``YYMMDD HH:MM:SS`` with a space-padded hour, as mysqlbinlog prints (UTC)."""
+    t = _dt.datetime.fromtimestamp(ts, _dt.UTC)
+    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+
+
+def _summary(e: ev.Event) -> str:  # noqa: C901 - one branch per event type
+    t = e.type_code
+    if isinstance(e, ev.FormatDescriptionEvent):
+        s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(e.create_timestamp)}"
+        return s + (" at startup" if e.create_timestamp else "")
+    if isinstance(e, ev.ExecuteLoadQueryEvent):
+        return (f"Execute_load_query\tthread_id={e.thread_id}\texec_time={e.exec_time}\t"
+                f"error_code={e.error_code}\tfile_id={e.file_id}")
+    if isinstance(e, ev._QueryBase):
+        s = f"Query\tthread_id={e.thread_id}\texec_time={e.exec_time}\terror_code={e.error_code}"
+        xid = e.status(Q_XID, e.status(Q_DDL_LOGGED_WITH_XID))
+        if xid is not None:
+            s += f"\txid={xid}"
+        return s
+    if isinstance(e, ev.XidEvent):
+        return f"Xid = {e.xid}"
+    if isinstance(e, ev.RotateEvent):
+        return f"Rotate to {e.next_file}  pos: {e.position}"
+    if isinstance(e, ev.StopEvent):
+        return "Stop"
+    if isinstance(e, ev.PreviousGtidsEvent):
+        return "Previous-GTIDs"
+    if isinstance(e, ev._GtidBase):
+        kind = "GTID" if t == EventType.GTID_LOG_EVENT else "Anonymous_GTID"
+        s = f"{kind}\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
+        s += f"\trbr_only={'no' if e.gtid_flags & 1 else 'yes'}"
+        if e.immediate_commit_timestamp is not None:
+            s += f"\toriginal_committed_timestamp={e.original_commit_timestamp or e.immediate_commit_timestamp}"
+            s += f"\timmediate_commit_timestamp={e.immediate_commit_timestamp}"
+        if e.transaction_length is not None:
+            s += f"\ttransaction_length={e.transaction_length}"
+        return s
+    if isinstance(e, ev.GtidTaggedEvent):
+        return (f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
+                f"\ttransaction_length={e.transaction_length}")
+    if isinstance(e, ev.MariadbGtidEvent):
+        kind = "ddl" if e.flags2 & 1 else "trans"
+        s = f"GTID {e.domain_id}-{e.server_id}-{e.seq_no} {kind}"
+        if e.commit_id is not None:
+            s += f" cid={e.commit_id}"
+        return s
+    if isinstance(e, ev.MariadbGtidListEvent):
+        return "Gtid list [" + ",\n# ".join(
+            f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in e.gtids) + "]"
+    if isinstance(e, ev.BinlogCheckpointEvent):
+        return f"Binlog checkpoint {e.log_file}"
+    if isinstance(e, ev.AnnotateRowsEvent):
+        return "Annotate_rows:"
+    if isinstance(e, ev.RowsQueryEvent):
+        return "Rows_query"
+    if isinstance(e, ev.IntvarEvent):
+        return "Intvar"
+    if isinstance(e, ev.RandEvent):
+        return "Rand"
+    if isinstance(e, ev.UserVarEvent):
+        return "User_var"
+    if isinstance(e, ev.IncidentEvent):
+        return f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"
+    if isinstance(e, ev.XaPrepareEvent):
+        return "XA PREPARE"
+    if isinstance(e, ev.BeginLoadQueryEvent):
+        return f"Begin_load_query\tfile_id={e.file_id}\tblock_len={len(e.block)}"
+    if isinstance(e, ev.AppendBlockEvent):
+        return f"Append_block\tfile_id={e.file_id}\tblock_len={len(e.block)}"
+    if isinstance(e, ev.DeleteFileEvent):
+        return f"Delete_file\tfile_id={e.file_id}"
+    if isinstance(e, ev.TransactionPayloadEvent):
+        fields = dict(e.header_fields)
+        comp = {0: "ZSTD", 255: "NONE"}.get(fields.get(2), fields.get(2))
+        return (f"Transaction_Payload\tpayload_size={fields.get(1)}\tcompression_type={comp}"
+                f"\tuncompressed_size={fields.get(3)}")
+    if isinstance(e, ev.HeartbeatEvent | ev.HeartbeatV2Event):
+        return f"Heartbeat {e.log_filename}"
+    return e.type_name
+
+
+def _quote_sql_value(raw: bytes, charset: int | None) -> str:
+    try:
+        return "'" + raw.decode("utf-8").replace("\\", "\\\\").replace("'", "\\'") + "'"
+    except UnicodeDecodeError:
+        return "0x" + raw.hex()
+
+
+def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
+    if isinstance(e, ev._QueryBase):
+        if e.db:
+            yield f"use `{e.db}`/*!*/;"
+        yield f"SET TIMESTAMP={e.timestamp}/*!*/;"
+        sql_mode = e.status(Q_SQL_MODE_CODE)
+        if sql_mode is not None:
+            yield f"SET @@session.sql_mode={sql_mode}/*!*/;"
+        ai = e.status(Q_AUTO_INCREMENT)
+        if ai is not None:
+            yield (f"SET @@session.auto_increment_increment={ai['increment']}, "
+                   f"@@session.auto_increment_offset={ai['offset']}/*!*/;")
+        chs = e.status(Q_CHARSET_CODE)
+        if chs is not None:
+            yield (f"SET @@session.character_set_client={chs['client']},@@session.collation_connection="
+                   f"{chs['connection']},@@session.collation_server={chs['server']}/*!*/;")
+        lc = e.status(Q_LC_TIME_NAMES_CODE)
+        if lc is not None:
+            yield f"SET @@session.lc_time_names={lc}/*!*/;"
+        q = e.text if isinstance(e, ev.QueryCompressedEvent) else e.query
+        yield q
+        yield "/*!*/;"
+    elif isinstance(e, ev.XidEvent):
+        yield "COMMIT/*!*/;"
+    elif isinstance(e, ev._GtidBase | ev.GtidTaggedEvent):
+        if e.type_code == EventType.ANONYMOUS_GTID_LOG_EVENT:
+            yield "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
+        else:
+            yield f"SET @@SESSION.GTID_NEXT= '{e.gtid}'/*!*/;"
+    elif isinstance(e, ev.MariadbGtidEvent):
+        yield f"/*M!100001 SET @@session.gtid_seq_no={e.seq_no}*//*!*/;"
+        if not e.flags2 & 1:
+            yield "START TRANSACTION"
+            yield "/*!*/;"
+    elif isinstance(e, ev.PreviousGtidsEvent):
+        yield f"# {e.text}"
+    elif isinstance(e, ev.AnnotateRowsEvent | ev.RowsQueryEvent):
+        for line in e.query.splitlines() or [""]:
+            yield f"#Q> {line}" if isinstance(e, ev.AnnotateRowsEvent) else f"# {line}"
+    elif isinstance(e, ev.IntvarEvent):
+        name = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}.get(e.type, str(e.type))
+        yield f"SET {name}={e.value}/*!*/;"
+    elif isinstance(e, ev.RandEvent):
+        yield f"SET @@RAND_SEED1={e.seed1}, @@RAND_SEED2={e.seed2}/*!*/;"
+    elif isinstance(e, ev.UserVarEvent):
+        yield f"SET @`{e.name}`:={_user_var_value(e)}/*!*/;"
+    elif isinstance(e, ev.IncidentEvent):
+        yield f"# Incident: {e.message}"
+    elif isinstance(e, ev.XaPrepareEvent):
+        yield f"XA PREPARE X'{e.gtrid.hex()}',X'{e.bqual.hex()}',{e.format_id}"
+        yield "/*!*/;"
+    elif isinstance(e, ev.RawEvent):
+        yield f"# {len(e.body)} body bytes (not decoded)"
+
+
+def _user_var_value(e: Any) -> str:
+    if e.is_null:
+        return "NULL"
+    v = e.value or b""
+    if e.value_type == 2 and len(v) == 8:
+        return str(int.from_bytes(v, "little", signed=not (e.value_flags or 0) & 1))
+    if e.value_type == 1 and len(v) == 8:
+        import struct
+
+        return repr(struct.unpack("<d", v)[0])
+    if e.value_type == 4:
+        try:
+            from binlogwriter.values import ColumnDesc, decode_value
+
+            col = ColumnDesc(246, bytes(v[:2]))
+            return str(decode_value(col, v, 2)[0])
+        except Exception:  # noqa: BLE001 - best-effort display only
+            return "0x" + v.hex()
+    return _quote_sql_value(v, e.charset)
+
+
+DETAIL_RENDERERS: dict[int, Callable[[ev.Event, RenderOptions, Any], Iterator[str]]] = {}
+"""type code -> renderer(event, options, state) for Table_map / rows events."""
+
+
+def render_event(e: ev.Event, opts: RenderOptions | None = None, state: Any = None,
+                 crc: int | None = None) -> list[str]:
+    """The lines of one event block (``crc``: the stored CRC32 footer, if any)."""
+    opts = opts or RenderOptions()
+    o = e.origin
+    lines = []
+    if o is not None:
+        lines.append(f"# at {o.offset}")
+    crc_text = "" if crc is None else f" CRC32 0x{crc:08x}"
+    lines.append(f"#{format_time(e.timestamp or 0)} server id {e.server_id}  end_log_pos {e.log_pos}{crc_text} \t"
+                 f"{_summary(e)}")
+    renderer = DETAIL_RENDERERS.get(e.type_code)
+    if renderer is not None:
+        lines.extend(renderer(e, opts, state))
+    else:
+        lines.extend(_body(e, opts))
+    return lines

@@ -1,0 +1,50 @@
+"""State carried across the events of a file while reading it: the Table_map of each table
+id, so that rows events can be decoded (format.md §12–§13: a rows event is meaningless
+without the Table_map that precedes it in its statement). A schema (``Table`` objects by
+``db.table``) may be supplied to fill in what MINIMAL / NO_LOG metadata leave out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from binlogwriter.events import Event
+
+__all__ = ["new_state", "observe", "decode_kwargs", "encode_kwargs", "ReadState"]
+
+
+class ReadState:
+    """Table maps seen so far (by table id) and their ColumnDesc lists."""
+
+    def __init__(self, schemas: dict[str, Any] | None = None) -> None:
+        self.tables: dict[int, Any] = {}
+        self.columns: dict[int, list] = {}
+        self.schemas = schemas or {}
+
+    def observe(self, event: Event) -> None:
+        if event.type_code == 19:
+            self.tables[event.table_id] = event
+            schema = self.schemas.get(f"{event.schema}.{event.table}")
+            try:
+                self.columns[event.table_id] = event.column_descs(schema)
+            except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
+                self.columns.pop(event.table_id, None)
+
+    def columns_for(self, table_id: int) -> list | None:
+        return self.columns.get(table_id)
+
+
+def new_state(schemas: dict[str, Any] | None = None) -> ReadState:
+    return ReadState(schemas)
+
+
+def observe(state: ReadState, event: Event) -> None:
+    state.observe(event)
+
+
+def decode_kwargs(state: ReadState) -> dict[str, Any]:
+    return {"columns_for": state.columns_for}
+
+
+def encode_kwargs(state: ReadState, event: Event) -> dict[str, Any]:
+    return {}
