@@ -51,6 +51,13 @@ class RowsPayload:
     default_pad: int = field(default=0, repr=False)
 
 
+def _unsized(col) -> bool:
+    """Old TIME/DATETIME/TIMESTAMP (11/12/7) carry no fsp in the binlog; MariaDB's hires
+    variants (fsp 1–6) have other sizes (values.md §4.1). Without the fsp from a schema the
+    rows cannot be sized: they stay raw bytes (nothing lost, nothing guessed)."""
+    return col.type_code in (7, 11, 12) and col.fsp is None
+
+
 class _RowsData(cs.Construct):
     def __init__(self, update: bool, compressed: bool, partial: bool):
         super().__init__()
@@ -64,7 +71,7 @@ class _RowsData(cs.Construct):
         if self.compressed:
             blob = mariadb_decompress(data)
         cols = context._.get("columns") if "_" in context else None
-        if cols is None or self.partial:
+        if cols is None or self.partial or any(_unsized(c) for c in cols):
             return RowsPayload(raw=data)
         from binlogwriter.values.row import decode_row_image
 
