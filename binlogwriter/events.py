@@ -494,6 +494,10 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         path = path.replace("(parsing) -> ", "").replace("(parsing)", "") if path else None
         raise DecodeError(f"malformed event body: {_construct_error(exc)}", file=file, offset=offset,
                           event_type=type_name(type_code), path=path or None) from None
+    except (ValueError, UnicodeError, IndexError, OverflowError, KeyError, TypeError) as exc:
+        # the one choke point: nothing but BinlogError leaves the decoder (STYLE.md)
+        raise DecodeError(f"malformed event body: {exc.__class__.__name__}: {exc}", file=file,
+                          offset=offset, event_type=type_name(type_code)) from None
     ev = cls.from_layout(c, **header)
     if "flavor" in getattr(ev, "__dataclass_fields__", {}):
         ev.flavor = fmt.flavor  # type: ignore[attr-defined]

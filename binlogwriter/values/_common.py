@@ -1,0 +1,120 @@
+"""Machinery shared by every codec module: bound column codecs, errors, the registry.
+
+A codec (one per type family) declares its metadata layout with construct (``meta_layout``)
+and, given a :class:`~binlogwriter.values.base.ColumnDesc`, builds a :class:`Bound`: two plain
+closures ``encode(value) -> bytes`` and ``decode(buf, pos) -> (value, pos)`` with the
+metadata already parsed, so that per-value work is plain ``struct``/``int`` code
+(values.md §1; ARCHITECTURE.md principle 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import construct as cs
+
+from binlogwriter.errors import DecodeError, SchemaError, ValueEncodeError
+from binlogwriter.values.base import ColumnDesc
+
+__all__ = ["Bound", "Codec", "REGISTRY", "register", "value_error", "decode_error", "describe",
+           "type_name"]
+
+Encoder = Callable[[Any], bytes]
+Decoder = Callable[[Any, int], tuple[Any, int]]
+
+#: MySQL type names by binlog type code, for messages.
+TYPE_NAMES: dict[int, str] = {
+    0: "DECIMAL", 1: "TINYINT", 2: "SMALLINT", 3: "INT", 4: "FLOAT", 5: "DOUBLE", 6: "NULL",
+    7: "TIMESTAMP", 8: "BIGINT", 9: "MEDIUMINT", 10: "DATE", 11: "TIME", 12: "DATETIME",
+    13: "YEAR", 14: "NEWDATE", 15: "VARCHAR", 16: "BIT", 17: "TIMESTAMP", 18: "DATETIME",
+    19: "TIME", 242: "VECTOR", 243: "BOOL", 244: "TYPED_ARRAY", 245: "JSON", 246: "DECIMAL",
+    247: "ENUM", 248: "SET", 249: "TINYBLOB", 250: "MEDIUMBLOB", 251: "LONGBLOB", 252: "BLOB",
+    253: "VAR_STRING", 254: "STRING", 255: "GEOMETRY",
+}
+
+
+def type_name(code: int) -> str:
+    return TYPE_NAMES.get(code, f"type {code}")
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A codec bound to one column: metadata parsed, closures ready.
+
+    ``sql_type`` is the column's SQL spelling used in messages (``VARCHAR(10) utf8mb4``);
+    ``fixed_size`` is the value's byte size when it does not depend on the value, else None.
+    """
+
+    col: ColumnDesc
+    sql_type: str
+    encode: Encoder
+    decode: Decoder
+    fixed_size: int | None = None
+    python_type: str = ""
+
+
+def value_error(col: ColumnDesc, sql_type: str, rule: str) -> ValueEncodeError:
+    """``ValueEncodeError`` naming table.column, the SQL type and the rule broken."""
+    return ValueEncodeError(f"{sql_type}: {rule}", table=col.table, column=col.name)
+
+
+def decode_error(col: ColumnDesc, message: str) -> DecodeError:
+    path = ".".join(p for p in (col.table, col.name) if p) or None
+    return DecodeError(message, path=path)
+
+
+def describe(value: Any) -> str:
+    """Short description of a value for messages: its type and a clipped repr."""
+    r = repr(value)
+    if len(r) > 40:
+        r = r[:37] + "..."
+    return f"{type(value).__name__} {r}"
+
+
+class Codec:
+    """Base of all codecs; subclasses set ``type_codes``, ``meta_layout`` and implement ``bind``.
+
+    ``encode``/``decode`` satisfy the :class:`~binlogwriter.values.base.ValueCodec` protocol;
+    they go through a cached :meth:`bind` so repeated calls for the same column are cheap.
+    """
+
+    type_codes: ClassVar[tuple[int, ...]] = ()
+    meta_layout: ClassVar[cs.Construct] = cs.Struct()
+
+    def parse_meta(self, col: ColumnDesc) -> Any:
+        """Parse ``col.meta`` with ``meta_layout``; wrong size -> SchemaError naming the column."""
+        meta = bytes(col.meta)
+        size = self.meta_layout.sizeof()
+        if len(meta) != size:
+            where = ".".join(p for p in (col.table, col.name) if p)
+            raise SchemaError(f"{type_name(col.type_code)} column metadata must be {size} bytes, "
+                              f"got {meta.hex() or 'none'}" + (f" - at {where}" if where else ""))
+        return self.meta_layout.parse(meta)
+
+    def bind(self, col: ColumnDesc) -> Bound:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def encode(self, col: ColumnDesc, value: Any) -> bytes:
+        from binlogwriter.values.registry import bind_column
+
+        return bind_column(col).encode(value)
+
+    def decode(self, col: ColumnDesc, buf: bytes | memoryview, pos: int) -> tuple[Any, int]:
+        from binlogwriter.values.registry import bind_column
+
+        return bind_column(col).decode(buf, pos)
+
+
+REGISTRY: dict[int, Codec] = {}
+
+
+def register(codec_cls: type[Codec]) -> type[Codec]:
+    """Class decorator: one instance of the codec registered for each of its type codes."""
+    inst = codec_cls()
+    for code in codec_cls.type_codes:
+        if code in REGISTRY:
+            raise RuntimeError(f"type code {code} registered twice")
+        REGISTRY[code] = inst
+    return codec_cls
