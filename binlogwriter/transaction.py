@@ -58,6 +58,9 @@ class SessionSettings:
     sql_mode: int = 0x45A00020 & ~0  # ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,… (8.0 default bits)
     charset: tuple[int, int, int] = (45, 45, 45)
     first_table_id: int = 100
+    transaction_compression: bool = False
+    """MySQL ``binlog_transaction_compression``: DML after the GTID goes into one zstd
+    TRANSACTION_PAYLOAD event (format.md §15). DDL is never compressed; MariaDB ignores it."""
 
 
 def query_status_vars(fmt, settings: SessionSettings, *, ddl_xid: int | None = None,
@@ -301,6 +304,11 @@ def transaction_events(writer: Any, tx: Transaction) -> list[Event]:
                                  status_vars=query_status_vars(fmt, st), server_id=writer.server_id))
     events.extend(body)
     events.append(XidEvent(xid=xid, server_id=writer.server_id))
+    if st.transaction_compression and not fmt.is_mariadb:
+        from binlogwriter.payload import compress_transaction
+
+        events = [events[0], compress_transaction(events[1:], fmt, timestamp=writer.now,
+                                                  server_id=writer.server_id)]
     return events
 
 

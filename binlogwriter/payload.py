@@ -1,0 +1,94 @@
+"""MySQL 8 compressed transactions: TRANSACTION_PAYLOAD_EVENT (40), format.md §15.
+
+The payload is a zstd stream (standard frame, streaming: no content size) of the
+transaction's events after its GTID — ``QUERY BEGIN · TABLE_MAP … · ROWS … · XID`` —
+encoded without CRC footers and with ``log_pos`` 0. Header fields are written in the
+servers' order: COMPRESSION_TYPE (2), UNCOMPRESSED_SIZE (3), PAYLOAD_SIZE (1), END (0).
+Re-compressing never reproduces a server's bytes (the vector note in format.md §15), so a
+decoded payload event keeps its compressed bytes; :func:`inner_events` decodes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import zstandard
+
+from binlogwriter.errors import DecodeError
+from binlogwriter.events import Event, TransactionPayloadEvent, decode_event, encode_event
+from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import HEADER_SIZE
+
+__all__ = ["compress_transaction", "inner_events", "inner_event_bytes", "PAYLOAD_SIZE",
+           "COMPRESSION_TYPE", "UNCOMPRESSED_SIZE", "ZSTD", "NONE"]
+
+PAYLOAD_SIZE = 1
+COMPRESSION_TYPE = 2
+UNCOMPRESSED_SIZE = 3
+ZSTD = 0
+NONE = 255
+_MAX_PAYLOAD = 1 << 30
+
+
+def compress_transaction(events: list[Event], fmt: BinlogFormat, *, level: int = 3,
+                         timestamp: int | None = None, server_id: int | None = None) -> TransactionPayloadEvent:
+    """One TRANSACTION_PAYLOAD event holding ``events`` (everything after the GTID)."""
+    raw = b"".join(encode_event(e, fmt, log_pos=0, footer=False,
+                                timestamp=timestamp if e.timestamp is None else e.timestamp) for e in events)
+    comp = zstandard.ZstdCompressor(level=level, write_content_size=False,
+                                    write_checksum=False).compress(raw)
+    kw: dict[str, Any] = {}
+    if server_id is not None:
+        kw["server_id"] = server_id
+    return TransactionPayloadEvent(
+        header_fields=[(COMPRESSION_TYPE, ZSTD), (UNCOMPRESSED_SIZE, len(raw)), (PAYLOAD_SIZE, len(comp))],
+        payload=comp, **kw)
+
+
+def inner_event_bytes(event: TransactionPayloadEvent) -> bytes:
+    """The decompressed payload: inner events back to back."""
+    fields = dict(event.header_fields)
+    ctype = fields.get(COMPRESSION_TYPE, ZSTD)
+    if ctype == NONE:
+        return bytes(event.payload)
+    if ctype != ZSTD:
+        raise DecodeError(f"unknown compression type {ctype}")
+    size = fields.get(UNCOMPRESSED_SIZE)
+    try:
+        dctx = zstandard.ZstdDecompressor()
+        with dctx.stream_reader(event.payload) as reader:
+            out = reader.read(_MAX_PAYLOAD if size is None else size + 1)
+    except zstandard.ZstdError as exc:
+        raise DecodeError(f"corrupt zstd payload: {exc}") from None
+    if size is not None and len(out) != size:
+        raise DecodeError(f"payload decompressed to {len(out)} bytes, header says {size}")
+    return out
+
+
+def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
+                 columns_for: Callable[[int], Any] | None = None,
+                 observe: Callable[[Event], None] | None = None) -> Iterator[tuple[int, bytes, Event]]:
+    """Yield (offset in payload, bytes, event) for each inner event (no footer, log_pos 0).
+
+    ``observe`` is called on each event so Table_maps inside the payload can serve the rows
+    events that follow them."""
+    data = inner_event_bytes(event)
+    where = event.origin
+    pos = 0
+    while pos < len(data):
+        if len(data) - pos < HEADER_SIZE:
+            raise DecodeError("payload ends inside an event header", file=where and where.file,
+                              offset=where and where.offset, event_type="TRANSACTION_PAYLOAD_EVENT")
+        length = int.from_bytes(data[pos + 9:pos + 13], "little")
+        if length < HEADER_SIZE or pos + length > len(data):
+            raise DecodeError(f"inner event at payload byte {pos} has event_length {length}",
+                              file=where and where.file, offset=where and where.offset,
+                              event_type="TRANSACTION_PAYLOAD_EVENT")
+        chunk = data[pos:pos + length]
+        ev = decode_event(chunk, fmt, footer=False, columns_for=columns_for,
+                          file=where and where.file, offset=where and where.offset)
+        if observe is not None:
+            observe(ev)
+        yield pos, chunk, ev
+        pos += length
