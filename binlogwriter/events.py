@@ -55,10 +55,11 @@ class Event:
 
     TYPE: ClassVar[int] = -1
     timestamp: int | None = None
-    server_id: int = 1
+    server_id: int | None = None
     flags: int = 0
     log_pos: int = 0
     post_header_extra: bytes = b""
+    unparsed: bytes = b""
     origin: EventPosition | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -244,12 +245,13 @@ class HeartbeatV2Event(Event):
 
     def to_layout(self) -> dict[str, Any]:
         return {"heartbeat": {"log_filename": self.log_filename, "log_position": self.log_position},
-                "post_header_extra": self.post_header_extra}
+                "post_header_extra": self.post_header_extra, "unparsed": self.unparsed}
 
     @classmethod
     def from_layout(cls, c: Any, **header: Any) -> Event:
         return cls(log_filename=c.heartbeat.log_filename, log_position=c.heartbeat.log_position,
-                   post_header_extra=c.get("post_header_extra", b""), **header)
+                   post_header_extra=c.get("post_header_extra", b""), unparsed=c.get("unparsed", b""),
+                   **header)
 
 
 @dataclass(kw_only=True)
@@ -333,11 +335,14 @@ class GtidTaggedEvent(Event):
     def to_layout(self) -> dict[str, Any]:
         d = super().to_layout()
         extra = d.pop("post_header_extra")
-        return {"message": d, "post_header_extra": extra}
+        rest = d.pop("unparsed")
+        return {"message": d, "post_header_extra": extra, "unparsed": rest}
 
     @classmethod
     def from_layout(cls, c: Any, **header: Any) -> Event:
-        return super().from_layout(c.message, **header)
+        ev = super().from_layout(c.message, **header)
+        ev.unparsed = c.get("unparsed", b"")
+        return ev
 
 
 @dataclass(kw_only=True)
@@ -451,7 +456,8 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
     if offset is not None:
         log_pos = offset + length
     ts = timestamp if timestamp is not None else event.timestamp
-    header = {"timestamp": ts or 0, "type_code": event.type_code, "server_id": event.server_id,
+    header = {"timestamp": ts or 0, "type_code": event.type_code,
+              "server_id": 1 if event.server_id is None else event.server_id,
               "event_length": length, "log_pos": event.log_pos if log_pos is None else log_pos,
               "flags": event.flags}
     try:

@@ -147,7 +147,21 @@ class BinlogWriter:
             self._write(PreviousGtidsEvent(server_id=self.server_id, flags=FLAG_IGNORABLE,
                                            gtid_set={"tagged": False, "sids": sids}))
 
-    def _write(self, event: Event) -> int:
+    def _own(self, event: Event) -> Event:
+        """Events the writer makes itself get zero bytes for any post-header the format
+        declares longer than our declarations know (EDGE_CASES 19)."""
+        from binlogwriter.layouts import REGISTRY
+
+        entry = REGISTRY.get(event.type_code)
+        if entry is not None and entry[1] is not None:
+            extra = self.fmt.post_header_len(event.type_code) - entry[1]
+            if extra > 0 and len(event.post_header_extra) != extra:
+                event.post_header_extra = b"\0" * extra
+        return event
+
+    def _write(self, event: Event, own: bool = True) -> int:
+        if own:
+            event = self._own(event)
         offset = self._offset
         data = encode_event(event, self.fmt, offset=offset,
                             timestamp=self.now if event.timestamp is None else event.timestamp)
@@ -198,7 +212,7 @@ class BinlogWriter:
         self.open()
         if event.server_id is None:
             event.server_id = self.server_id
-        return self._write(event)
+        return self._write(event, own=False)
 
     def write_group(self, events: Iterable[Event]) -> int:
         """Append a transaction group, then rotate if the file reached max_binlog_size
@@ -216,6 +230,7 @@ class BinlogWriter:
         for ev in events:
             if ev.server_id is None:
                 ev.server_id = self.server_id
+            self._own(ev)
             encoded.append(encode_event(ev, self.fmt, log_pos=0,
                                         timestamp=ts if ev.timestamp is None else ev.timestamp))
         if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent) \

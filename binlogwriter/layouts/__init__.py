@@ -33,6 +33,9 @@ def register(type_code: int, fields, known: int | None, n_post: int) -> None:
     body_layout.cache_clear()
 
 
+_GREEDY_LAST = {"next_file", "query", "block", "log_filename", "trailing", "payload", "rows", None}
+
+
 @lru_cache(maxsize=1024)
 def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
     entry = REGISTRY.get(type_code)
@@ -44,6 +47,11 @@ def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
         if fields is None:
             return None
     fields = list(fields)
+    last = getattr(fields[-1], "name", None) if fields else None
+    if (not fields or last not in _GREEDY_LAST) and not any(getattr(f, "name", None) == "unparsed" for f in fields):
+        # bytes after the last declared field (a newer server's additions) are kept, never
+        # dropped: "nothing is lost" (ARCHITECTURE.md principle 3)
+        fields.append("unparsed" / cs.GreedyBytes)
     if known is not None:
         declared = fmt.post_header_len(type_code)
         if declared > known:

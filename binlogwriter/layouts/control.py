@@ -147,7 +147,7 @@ class _GtidSet(cs.Construct):
             uuid = Uuid._parsereport(stream, context, path)
             tag = ""
             if tagged:
-                ln = _varlen_uint(stream, path) >> 1
+                ln = _varlen_uint(stream, path)  # serialization string: varlen length
                 tag = cs.stream_read(stream, ln, path).decode("ascii")
             k = int.from_bytes(cs.stream_read(stream, 8, path), "little")
             ivs = []
@@ -168,7 +168,7 @@ class _GtidSet(cs.Construct):
             out += Uuid.build(uuid)
             if tagged:
                 t = tag.encode("ascii")
-                out += _varlen_uint_bytes(len(t) << 1) + t
+                out += _varlen_uint_bytes(len(t)) + t
             out += len(ivs).to_bytes(8, "little")
             for a, b in ivs:
                 out += a.to_bytes(8, "little", signed=True) + b.to_bytes(8, "little", signed=True)

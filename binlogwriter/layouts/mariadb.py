@@ -37,8 +37,8 @@ def _gtid_trailing(ctx) -> bytes:
     size = 8 + 4 + 1
     if ctx.flags2 & FL_GROUP_COMMIT_ID:
         size += 8
-    if ctx.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
-        size += 4 + 2 + len(ctx.xid.gtrid) + len(ctx.xid.bqual)
+    if ctx.get("xid") is not None:
+        size += 4 + 2 + len(ctx.xid["gtrid"]) + len(ctx.xid["bqual"])
     fe = ctx.get("flags_extra") or 0
     if fe:
         size += 1
@@ -74,12 +74,36 @@ _XidPart = cs.Struct(
     "bqual" / cs.Bytes(this._bqual_len),
 )
 
+class _XaPart(cs.Construct):
+    """The XA xid of a GTID with FL_PREPARED_XA/FL_COMPLETED_XA: parsed only when its bytes are
+    all there (a hand-made flags2 0xff without them keeps the rest as ``trailing``)."""
+
+    def _parse(self, stream, context, path):
+        if not context.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
+            return None
+        here = stream.tell()
+        head = stream.read(6)
+        if len(head) == 6:
+            need = head[4] + head[5]
+            rest = stream.read(need)
+            if len(rest) == need:
+                stream.seek(here)
+                return _XidPart._parsereport(stream, context, path)
+        stream.seek(here)
+        return None
+
+    def _build(self, obj, stream, context, path):
+        if obj is not None:
+            _XidPart._build(obj, stream, context, path)
+        return obj
+
+
 GTID_FIELDS = [
     "seq_no" / cs.Int64ul,
     "domain_id" / cs.Int32ul,
     "flags2" / cs.Int8ul,
     "commit_id" / cs.If(this.flags2 & FL_GROUP_COMMIT_ID, cs.Int64ul),
-    "xid" / cs.If(this.flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA), _XidPart),
+    "xid" / _XaPart(),
     "flags_extra" / _FlagsExtra(),
     "extra_engines" / cs.If(lambda c: (c.flags_extra or 0) & FL_EXTRA_MULTI_ENGINE, cs.Int8ul),
     "sa_seq_no" / cs.If(lambda c: (c.flags_extra or 0) & (FL_COMMIT_ALTER | FL_ROLLBACK_ALTER), cs.Int64ul),

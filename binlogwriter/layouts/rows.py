@@ -54,8 +54,9 @@ class RowsPayload:
 def _unsized(col) -> bool:
     """Old TIME/DATETIME/TIMESTAMP (11/12/7) carry no fsp in the binlog; MariaDB's hires
     variants (fsp 1–6) have other sizes (values.md §4.1). Without the fsp from a schema the
-    rows cannot be sized: they stay raw bytes (nothing lost, nothing guessed)."""
-    return col.type_code in (7, 11, 12) and col.fsp is None
+    rows cannot be sized: they stay raw bytes (nothing lost, nothing guessed). MySQL's old
+    types have no fractional variant: always fsp 0."""
+    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
 
 
 class _RowsData(cs.Construct):
