@@ -13,6 +13,7 @@ computed with ``LOG_EVENT_BINLOG_IN_USE_F`` cleared.
 from __future__ import annotations
 
 import dataclasses
+import struct
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -422,10 +423,19 @@ def _construct_error(exc: Exception) -> str:
     return msg[-1] if msg else exc.__class__.__name__
 
 
-def encode_body(event: Event, fmt: BinlogFormat) -> bytes:
-    """The post-header + body bytes of ``event`` under ``fmt`` (no header, no footer)."""
+def encode_body(event: Event, fmt: BinlogFormat, *, fast: bool = True) -> bytes:
+    """The post-header + body bytes of ``event`` under ``fmt`` (no header, no footer).
+
+    ``fast`` lets :mod:`binlogwriter.fastpath` encode the hot events; its bytes equal the
+    declarative path's (property-tested)."""
     if isinstance(event, RawEvent):
         return bytes(event.body)
+    if fast:
+        from binlogwriter.fastpath import fast_body
+
+        body = fast_body(event, fmt, lambda e: encode_body(e, fmt, fast=False))
+        if body is not None:
+            return body
     layout = body_layout(event.type_code, fmt)
     if layout is None:
         raise EncodeError(f"no layout for {event.type_name} in format {fmt.flavor}")
@@ -444,12 +454,12 @@ def encode_body(event: Event, fmt: BinlogFormat) -> bytes:
 
 def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
                  footer: bool | None = None, timestamp: int | None = None,
-                 offset: int | None = None) -> bytes:
+                 offset: int | None = None, fast: bool = True) -> bytes:
     """Encode one whole event: header with ``event_length`` and ``log_pos`` filled in, body,
     CRC32 footer when the format says CRC32 (always for a ≥ 5.6.1 FDE). ``footer=False``
     encodes an event as it sits inside a TRANSACTION_PAYLOAD (no CRC, format.md §15).
     ``offset`` (the event's position in its file) sets ``log_pos = offset + event_length``."""
-    body = encode_body(event, fmt)
+    body = encode_body(event, fmt, fast=fast)
     sv = event.server_version if isinstance(event, FormatDescriptionEvent) else None
     has_footer = _has_footer(event.type_code, fmt, sv) if footer is None else footer
     length = HEADER_SIZE + len(body) + (4 if has_footer else 0)
@@ -461,8 +471,14 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
               "event_length": length, "log_pos": event.log_pos if log_pos is None else log_pos,
               "flags": event.flags}
     try:
-        head = Header.build(header)
-    except cs.ConstructError as exc:
+        if fast:
+            from binlogwriter.fastpath import header_bytes
+
+            head = header_bytes(header["timestamp"], header["type_code"], header["server_id"],
+                                header["event_length"], header["log_pos"], header["flags"])
+        else:
+            head = Header.build(header)
+    except (cs.ConstructError, struct.error) as exc:
         raise EncodeError(f"cannot encode {event.type_name} header: {_construct_error(exc)}") from None
     data = head + body
     if not has_footer:

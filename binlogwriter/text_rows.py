@@ -48,7 +48,7 @@ from binlogwriter.metadata import META_SIZE
 
 __all__ = [
     "field_metadata", "quote_bytes", "bit_string", "format_value", "decimal_text",
-    "render_row_image", "render_rows", "rows_bytes", "RowCount",
+    "render_row_image", "render_rows", "rows_lines", "rows_bytes", "RowCount",
 ]
 
 _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
@@ -444,6 +444,8 @@ def render_row_image(types: Sequence[int], metas: Sequence[int], nullable: Seque
         text, typestr, size = format_value(_table_def_type(t, meta), meta, None if is_null else buf,
                                            pos, family)
         pos += size
+        if pos > len(buf):
+            raise ValueError(f"column @{i + 1} runs past the end of the rows data")
         line = f"###   @{i + 1}={text}"
         if verbose > 1:
             line += f" /* {typestr} meta={meta} nullable={int(bool(nullable[i]))} is_null={is_null} */"
@@ -506,46 +508,67 @@ def _flavor_of(state: Any, table_id: int) -> str | None:
     return next((t.flavor for t in tables.values()), None)
 
 
-def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
-    """``DETAIL_RENDERERS`` entry for rows events: ``###`` lines with ``-v``/``-vv``, and
-    MariaDB's ``# Number of rows: N`` at the end of a statement."""
-    tables = getattr(state, "tables", None) or {}
-    tm = tables.get(e.table_id)
-    family = _family(_flavor_of(state, e.table_id))
-    verbose = getattr(opts, "verbose", 0)
-    kind = "UPDATE" if e.type_code in UPDATE_TYPES else "DELETE" if e.type_code in DELETE_TYPES else "INSERT"
-    if tm is None:
-        if verbose:
-            yield f"### Row event for unknown table #{e.table_id}"
-    else:
-        types = list(tm.column_types)
-        metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
-        nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
+def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[list[str], int]:
+    """(``###`` lines, number of rows) of one rows event whose Table_map is ``tm``
+    (``Rows_log_event::print_verbose``). ValueError when the row images cannot be walked
+    (mariadb-binlog stops with exit status 1 there)."""
+    types = list(tm.column_types)
+    metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
+    nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
+    try:
         buf = rows_bytes(e)
-        target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
-        command, clause1, clause2 = {
-            "INSERT": ("INSERT INTO", "### SET", None),
-            "DELETE": ("DELETE FROM", "### WHERE", None),
-            "UPDATE": ("UPDATE", "### WHERE", "### SET"),
-        }[kind]
-        if kind == "INSERT" and not buf:
-            if verbose:
-                yield f"### INSERT INTO {target} VALUES ()"
-        pos, n = 0, 0
+    except Exception as exc:  # noqa: BLE001 - a value the codecs cannot re-encode
+        raise ValueError(f"cannot re-encode the rows: {exc}") from exc
+    target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+    if e.type_code in UPDATE_TYPES:
+        command, clause1, clause2 = "UPDATE", "### WHERE", "### SET"
+    elif e.type_code in DELETE_TYPES:
+        command, clause1, clause2 = "DELETE FROM", "### WHERE", None
+    else:
+        command, clause1, clause2 = "INSERT INTO", "### SET", None
+    out: list[str] = []
+    if not buf and clause2 is None and command == "INSERT INTO":
+        return [f"### INSERT INTO {target} VALUES ()"], 0
+    pos, n = 0, 0
+    try:
         while pos < len(buf):
             n += 1
             lines, pos = render_row_image(types, metas, nullable, e.columns_present, buf, pos,
                                           verbose=verbose, family=family)
-            if verbose:
-                yield f"### {command} {target}"
-                yield clause1
-                yield from lines
+            out += [f"### {command} {target}", clause1, *lines]
             if clause2 is not None:
                 lines, pos = render_row_image(types, metas, nullable, e.columns_after, buf, pos,
                                               verbose=verbose, family=family)
-                if verbose:
-                    yield clause2
-                    yield from lines
+                out += [clause2, *lines]
+    except (IndexError, struct.error) as exc:
+        raise ValueError(f"row {n} runs past the end of the event ({exc})") from None
+    if pos != len(buf):
+        raise ValueError(f"row {n} runs past the end of the event")
+    return out, n
+
+
+def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
+    """``DETAIL_RENDERERS`` entry for rows events: ``###`` lines with ``-v``/``-vv``, and
+    MariaDB's ``# Number of rows: N`` at the end of a statement.
+
+    Rows that cannot be walked with the Table_map alone (MariaDB "hires" old temporals,
+    values.md §4.1) give one ``### Row event … not printable`` line where mariadb-binlog
+    prints nothing and exits 1.
+    """
+    tables = getattr(state, "tables", None) or {}
+    tm = tables.get(e.table_id)
+    family = _family(_flavor_of(state, e.table_id))
+    verbose = getattr(opts, "verbose", 0)
+    if tm is None:
+        if verbose:
+            yield f"### Row event for unknown table #{e.table_id}"
+    else:
+        try:
+            lines, n = rows_lines(e, tm, verbose, family)
+        except ValueError as exc:
+            lines, n = [f"### Row event for `{tm.schema}`.`{tm.table}` not printable: {exc}"], 0
+        if verbose:
+            yield from lines
         RowCount.add(state, n)
     if e.rows_flags & STMT_END_F:
         total = RowCount.take(state)

@@ -26,7 +26,7 @@ class ReadState:
             self.tables[event.table_id] = event
             schema = self.schemas.get(f"{event.schema}.{event.table}")
             try:
-                self.columns[event.table_id] = event.column_descs(schema)
+                self.columns[event.table_id] = tuple(event.column_descs(schema))
             except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
                 self.columns.pop(event.table_id, None)
 

@@ -14,6 +14,7 @@ it cleared, format.md §3). The clock is explicit: ``start_time`` then :meth:`ad
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -87,6 +88,7 @@ class BinlogWriter:
         self._tables: dict[tuple[str, str], tuple[object, int]] = {}
         self._next_table_id = st.first_table_id
         self._descs: dict[int, list] = {}
+        self._tm_cache: dict[int, tuple[object, Event]] = {}
         self._xid = 0
         self._gno = 0
         self._seq_in_file = 0
@@ -303,7 +305,7 @@ class BinlogWriter:
         key = id(table)
         d = self._descs.get(key)
         if d is None or d[0] is not table:
-            d = (table, table.column_descs(self.fmt.flavor))
+            d = (table, tuple(table.column_descs(self.fmt.flavor)))  # a tuple: row codecs cache by it
             self._descs[key] = d
         return d[1]
 
@@ -320,10 +322,15 @@ class BinlogWriter:
         return tid
 
     def table_map_event(self, table, table_id: int) -> Event:
+        """The Table_map of ``table`` (built once per table id and definition, then reused)."""
         from binlogwriter.table_map_event import TableMapEvent
 
-        return TableMapEvent.from_table(table, table_id, self.fmt, self.row_metadata,
-                                        server_id=self.server_id)
+        cached = self._tm_cache.get(table_id)
+        if cached is None or cached[0] is not table:
+            ev = TableMapEvent.from_table(table, table_id, self.fmt, self.row_metadata, server_id=self.server_id)
+            cached = (table, ev)
+            self._tm_cache[table_id] = cached
+        return dataclasses.replace(cached[1], timestamp=None)
 
     def next_xid(self) -> int:
         self._xid += 1
