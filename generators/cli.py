@@ -1,0 +1,146 @@
+"""``binlogwriter generate``: synthetic workloads with ground truth (docs/generate.md).
+
+Settings come from ``--spec FILE`` (YAML/JSON, or a previous run's manifest.json) and are
+overridden by the options given on the command line; whatever is left unset takes the
+workload's default. Bad options, a bad spec or bad DDL print one line on stderr and exit
+with status 2, and no output directory is created.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from binlogwriter.errors import BinlogError, SchemaError, SpecError
+
+__all__ = ["generate"]
+
+_EXIT_USAGE = 2
+
+
+class _OneLineError(click.ClickException):
+    exit_code = _EXIT_USAGE
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"binlogwriter generate: error: {self.format_message()}", err=True)
+
+
+class _Command(click.Command):
+    """Usage errors as one line (no usage block), exit status 2."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[override]
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as e:
+            msg = e.format_message().replace("\n", " ")
+            raise _OneLineError(msg) from None
+
+
+def _opt(*names: str, **kw: Any):
+    return click.option(*names, default=None, show_default=False, **kw)
+
+
+@click.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output directory (must not exist, or be empty).")
+@_opt("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path),
+      help="YAML/JSON spec (or a manifest.json) with the same settings plus per-column generators.")
+@_opt("--workload", type=click.Choice(["sysbench", "ecommerce", "alltypes"]), help="Built-in workload [sysbench].")
+@_opt("--schema", "schema", type=click.Path(dir_okay=False, path_type=Path),
+      help="A .sql file of CREATE TABLE statements instead of a built-in workload.")
+@_opt("--database", help="Database name [test].")
+@_opt("--tables", type=int, help="sysbench: number of sbtest tables [1].")
+@_opt("--seed", type=int, help="Seed of every random choice [1].")
+@_opt("--transactions", type=int, help="Number of planned transactions [2000 unless --size].")
+@_opt("--size", help="Stop once the binlogs reach this size (500MB, 1G).")
+@_opt("--initial-rows", type=int, help="Rows per table before the first event [1000].")
+@click.option("--ddl-in-binlog", is_flag=True, default=None,
+              help="Put CREATE DATABASE/TABLE and the initial rows into the binlog.")
+@_opt("--mix", help="Operation weights, e.g. insert=0.5,update=0.3,delete=0.2.")
+@_opt("--key-dist", help="uniform | zipf:S | hotspot:FRACTION:PROBABILITY | latest [uniform].")
+@_opt("--rows-per-txn", help="Row operations per transaction: N or A-B (mix template).")
+@_opt("--flavor", type=click.Choice(["mysql80", "mysql84", "mariadb1011"]), help="[mysql80]")
+@_opt("--row-metadata", type=click.Choice(["NO_LOG", "MINIMAL", "FULL"], case_sensitive=False), help="[FULL]")
+@_opt("--row-image", type=click.Choice(["FULL", "MINIMAL", "NOBLOB"], case_sensitive=False), help="[FULL]")
+@click.option("--rows-query/--no-rows-query", default=None,
+              help="ROWS_QUERY (MySQL) / ANNOTATE_ROWS (MariaDB) events [off].")
+@_opt("--checksum", type=click.Choice(["CRC32", "NONE"], case_sensitive=False), help="[CRC32]")
+@_opt("--max-binlog-size", help="Rotate after a transaction once a file reaches this size [1G].")
+@_opt("--gtid", help="MySQL: anonymous or a server UUID [3e11fa47-…]; MariaDB: a domain id [0].")
+@_opt("--server-id", type=int, help="[1]")
+@_opt("--start-time", help="Clock of the first event, ISO 8601 or epoch seconds [2026-01-01T00:00:00Z].")
+@_opt("--ddl-every", type=int, help="ALTER TABLE ADD/DROP COLUMN after every N transactions [0 = never].")
+@_opt("--basename", help="Binlog file base name [binlog].")
+@_opt("--row-event-max-size", help="Split rows events above this size [8192].")
+@_opt("--exclude-types", help="Built-in workloads: leave out columns of these types (JSON,GEOMETRY).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar [on when stderr is a terminal].")
+def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
+             **options: Any) -> None:
+    """Generate binlogs of a synthetic workload with its ground truth (OUTPUT.md layout)."""
+    from generators.engine import generate as run_generate
+    from generators.spec import Spec, load_spec_file, resolve
+
+    try:
+        data: dict[str, Any] = load_spec_file(spec_file) if spec_file is not None else {}
+        given = {k: v for k, v in options.items() if v is not None}
+        if schema is not None:
+            try:
+                text = schema.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise SpecError(f"--schema: cannot read {schema}: {getattr(e, 'strerror', None) or e}") from None
+            given["schema_sql"] = text
+            given["schema_file"] = str(schema)
+            given.setdefault("workload", None)
+            if options.get("workload") is not None:
+                raise SpecError("--workload and --schema are exclusive")
+        elif "workload" in given:
+            data.pop("schema_sql", None)
+            data.pop("schema_file", None)
+        if "transactions" in given:
+            data.pop("size", None)
+        if "size" in given:
+            data.pop("transactions", None)
+        if "mix" in given and "template" not in given:
+            data.pop("template", None)
+        data.update(given)
+        if data.get("schema_sql") is None and data.get("schema_file") and "schema_sql" not in data:
+            p = Path(data["schema_file"])
+            try:
+                data["schema_sql"] = p.read_text(encoding="utf-8")
+            except OSError as e:
+                raise SpecError(f"spec schema: cannot read {p}: {e.strerror or e}") from None
+        if data.get("schema_sql") is not None and "workload" not in data:
+            data["workload"] = None
+        spec = resolve(Spec.from_dict(data))
+        show = sys.stderr.isatty() if progress is None else progress
+        if show:
+            _run_with_progress(run_generate, spec, out)
+        else:
+            run_generate(spec, out)
+    except (SpecError, SchemaError) as e:
+        raise _OneLineError(str(e).replace("\n", " ")) from None
+    except BinlogError as e:
+        click.echo(f"binlogwriter generate: failed: {e}", err=True)
+        sys.exit(1)
+
+
+def _run_with_progress(run_generate, spec, out: Path) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if spec.size is not None:
+        total, unit = spec.size, "bytes"
+    else:
+        total, unit = spec.transactions or 1, "txns"
+    with Progress(TextColumn("[bold]generate"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), transient=True,
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task("generate", total=total, info="")
+
+        def report(txns: int, nbytes: int) -> None:
+            done = nbytes if unit == "bytes" else txns
+            bar.update(task, completed=min(done, total), info=f"{txns} txns, {nbytes / 1e6:.1f} MB")
+        run_generate(spec, out, progress=report)

@@ -1,0 +1,147 @@
+"""Transaction planning: a pure function of (spec, transaction number).
+
+:func:`plan_transaction` gives transaction ``i``'s operations — kind, table, how its key is
+addressed, and the 64-bit draw that picks the key — from ``Stream(hash64(salt(seed,
+"txn"), i))`` alone. No state is shared between transactions, so a range of transaction
+numbers can be planned anywhere (the Spark job plans partitions independently). Turning
+a draw into a concrete live key (:func:`pick_index` over the keys that exist at that
+point) is the engine's job: that is the one place where the history of a key matters.
+
+Key addressing (``Op.addr``):
+
+``pick``      a live key chosen by ``--key-dist`` (UPDATE, DELETE)
+``new``       a fresh key (INSERT; never collides with a live key)
+``same``      the key of op ``ref`` (sysbench's DELETE + INSERT of the same id)
+``child``     ``key(ref) * 16 + line`` (ecommerce order_items of an order)
+``children``  every live ``key(ref) * 16 + line`` (deleting an order's items)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from generators.hashing import Stream, hash64, salt, unit
+from generators.spec import Spec
+
+__all__ = ["Op", "TxnPlan", "plan_transaction", "pick_index", "ddl_after", "iter_plans"]
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    kind: str  # insert | update | delete | select (resolve a key only)
+    table: int
+    addr: str = "pick"
+    ref: int = -1
+    line: int = 0
+    draw: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TxnPlan:
+    index: int
+    ops: tuple[Op, ...]
+    advance: int  # seconds the clock moves before this transaction
+
+
+def ddl_after(spec: Spec, i: int) -> int | None:
+    """The DDL number (1, 2, …) that follows transaction ``i``, or None."""
+    if spec.ddl_every and (i + 1) % spec.ddl_every == 0:
+        return (i + 1) // spec.ddl_every
+    return None
+
+
+def _mix_kind(mix: tuple[tuple[str, float], ...], u: float) -> str:
+    acc = 0.0
+    for k, w in mix:
+        acc += w
+        if u < acc:
+            return k
+    return next(k for k, w in reversed(mix) if w > 0)
+
+
+def plan_transaction(spec: Spec, ntables: int, i: int) -> TxnPlan:
+    """Transaction ``i`` of ``spec`` (resolved) over ``ntables`` tables."""
+    st = Stream(hash64(salt(spec.seed, "txn"), i))
+    advance = 1 if st.below(4) == 0 else 0
+    tpl = spec.template
+    ops: list[Op] = []
+    if tpl == "oltp_write_only":
+        t = st.below(ntables)
+        ops = [Op("update", t, draw=st.next()), Op("update", t, draw=st.next()),
+               Op("delete", t, draw=st.next()), Op("insert", t, "same", ref=2)]
+    elif tpl == "ecommerce":
+        ops = _ecommerce_ops(spec, st)
+    else:
+        a, b = spec.rows_per_txn or (1, 1)
+        for _ in range(st.between(a, b)):
+            kind = _mix_kind(spec.mix or (("insert", 1.0),), st.u())
+            t = st.below(ntables)
+            ops.append(Op(kind, t, "new" if kind == "insert" else "pick", draw=st.next()))
+    return TxnPlan(i, tuple(ops), advance)
+
+
+# ecommerce tables: 0 customers, 1 products, 2 orders, 3 order_items
+def _ecommerce_ops(spec: Spec, st: Stream) -> list[Op]:
+    kind = _mix_kind(spec.mix or (("insert", 1.0),), st.u())
+    u = st.u()
+    if kind == "insert":
+        if u < 0.8:  # place an order: the order, its lines, stock updates of its products
+            ops = [Op("insert", 2, "new")]
+            for line in range(1 + st.below(4)):
+                ops.append(Op("insert", 3, "child", ref=0, line=line))
+            ops.append(Op("update", 1, draw=st.next()))
+            return ops
+        return [Op("insert", 0 if u < 0.95 else 1, "new")]
+    if kind == "update":
+        if u < 0.6:
+            return [Op("update", 2, draw=st.next())]
+        if u < 0.8:
+            return [Op("update", 1, draw=st.next())]
+        if u < 0.9:
+            return [Op("update", 3, draw=st.next())]
+        return [Op("update", 0, draw=st.next())]
+    # cancel an order: find it ("select" resolves a key, writes nothing), its items, the order
+    return [Op("select", 2, "pick", draw=st.next()), Op("delete", 3, "children", ref=0),
+            Op("delete", 2, "same", ref=0)]
+
+
+def pick_index(dist: str, draw: int, n: int) -> int:
+    """Index in [0, n) for a draw under ``--key-dist`` (rank 0 = hottest)."""
+    if n <= 1:
+        return 0
+    u = unit(draw)
+    if dist == "uniform":
+        return min(n - 1, int(u * n))
+    if dist == "latest":
+        r = _zipf_rank(1.0, u, n)
+        return n - 1 - r
+    if dist.startswith("zipf:"):
+        return _zipf_rank(float(dist[5:]), u, n)
+    if dist.startswith("hotspot:"):
+        _, f, p = dist.split(":")
+        hot = max(1, int(n * float(f)))
+        u2 = unit(hash64(draw, 1))
+        if u2 < float(p):
+            return min(hot - 1, int(u * hot))
+        return hot + min(n - hot - 1, int(u * (n - hot))) if n > hot else min(n - 1, int(u * n))
+    raise ValueError(dist)
+
+
+def _zipf_rank(s: float, u: float, n: int) -> int:
+    """Inverse CDF of a continuous power law on [1, n+1): rank in [0, n)."""
+    if abs(s - 1.0) < 1e-9:
+        r = math.exp(u * math.log(n + 1)) - 1
+    else:
+        a = 1.0 - s
+        r = ((((n + 1) ** a - 1) * u + 1) ** (1 / a)) - 1
+    return min(n - 1, max(0, int(r)))
+
+
+def iter_plans(spec: Spec, ntables: int, start: int = 0, stop: int | None = None) -> Iterator[TxnPlan]:
+    """Plans of transactions ``start .. stop-1`` (``stop`` None: without end)."""
+    i = start
+    while stop is None or i < stop:
+        yield plan_transaction(spec, ntables, i)
+        i += 1

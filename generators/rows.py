@@ -1,0 +1,288 @@
+"""Rows of one table: key state and the pure row function.
+
+A row is identified by an integer *key* (0, 1, 2 …) and a *version* ``gen << 32 | n``:
+``gen`` counts the key's incarnations (DELETE then INSERT again gives gen + 1), ``n``
+its UPDATEs since the INSERT. Column values are pure functions of (seed, table, column,
+key, version) (generators/values.py):
+
+* key columns (primary key and UNIQUE parts, workload-derived columns such as foreign
+  keys) depend on the key only, so they never change and stay unique;
+* an UPDATE to version ``n`` assigns the column group ``update_columns(key, version)``
+  (a pure choice among the table's update groups) with values made at that version;
+* the value of a mutable column at version ``n`` is therefore the one made at the last
+  version ``m <= n`` whose group contained it (``m = 0``: the INSERT) — found by walking
+  back from ``n`` (the expected walk is short: every group is drawn often);
+* a column added by ``--ddl-every`` is NULL for rows inserted before the ALTER and is
+  never updated.
+
+:class:`TableRows` holds the only state the engine needs per table: for every key whether
+it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes per key),
+plus a bounded cache of recently computed rows (a memo of the pure function; clearing it
+changes nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.schema import Column, Table
+from generators.hashing import hash64, salt
+from generators.plan import pick_index
+from generators.spec import ColumnGen, Spec, SpecError
+from generators.values import column_generator, key_capacity, key_generator
+from generators.workloads import TableDef
+
+__all__ = ["TableRows", "DDL_TYPES"]
+
+_CACHE_MAX = 20_000
+DDL_TYPES = ("INT NULL", "VARCHAR(40) NULL", "DATETIME(3) NULL", "DECIMAL(10,2) NULL")
+_DDL_COLS = {
+    "INT NULL": dict(type="INT"),
+    "VARCHAR(40) NULL": dict(type="VARCHAR", length=40),
+    "DATETIME(3) NULL": dict(type="DATETIME", fsp=3),
+    "DECIMAL(10,2) NULL": dict(type="DECIMAL", precision=10, scale=2),
+}
+
+
+def ver_of(gen: int, n: int) -> int:
+    return (gen << 32) | n
+
+
+class TableRows:
+    """State and row function of one table (see module docstring)."""
+
+    def __init__(self, tdef: TableDef, spec: Spec, overrides: dict[str, ColumnGen]) -> None:
+        self.tdef = tdef
+        self.spec = spec
+        self.flavor = spec.flavor
+        self.seed = spec.seed
+        self.table: Table = tdef.table
+        self.user_overrides = overrides
+        self.ddl_epoch: dict[str, int] = {}  # added column -> DDL epoch that added it
+        self.usalt = salt(spec.seed, self.table.name, "update-columns")
+        cap = 1024
+        self.live = np.zeros(cap, dtype=bool)
+        self.ver = np.zeros(cap, dtype=np.int64)
+        self.born = np.full(cap, -1, dtype=np.int32)  # DDL epoch of the INSERT; -1 = never inserted
+        self.next_key = 0
+        self.live_count = 0
+        self.cache: dict[int, tuple[int, tuple]] = {}
+        self.build()
+
+    # -- compile the row function for the current table definition -------------------
+    def build(self) -> None:
+        t = self.table
+        fl = self.flavor
+        tname = t.name
+        idx = {c.name: i for i, c in enumerate(t.columns)}
+        pk = t.effective_primary_key()
+        key_cols: dict[int, Callable[[int], Any]] = {}
+        caps: list[int] = []
+        keys = ([list(pk)] if pk else []) + [
+            [(t.index_of(p.column), p.prefix or 0) for p in k.parts] for k in t.unique_keys]
+        for parts in keys:
+            cap_k = 0
+            for ci, prefix in parts:
+                col = t.columns[ci]
+                if col.name in self.tdef.key_fns:
+                    cap_k = 1 << 62
+                    continue
+                if ci not in key_cols:
+                    primary = len(parts) == 1 and pk and ci == pk[0][0]
+                    key_cols[ci] = key_generator(col, fl, tname, bool(primary))
+                cap_k = max(cap_k, key_capacity(col, fl, prefix or None))
+            caps.append(cap_k)
+        for name, fn in self.tdef.key_fns.items():
+            if name in idx:
+                key_cols[idx[name]] = fn
+        self.capacity = min(caps) if caps else 1 << 62
+        if self.capacity < 1:
+            raise SpecError(f"table {t.database}.{tname}: its keys cannot hold any generated row")
+        self.key_cols = key_cols
+        gens: dict[int, Callable[[int, int], Any]] = {}
+        for i, col in enumerate(t.columns):
+            if i in key_cols:
+                continue
+            ov = self.user_overrides.get(col.name) or self.tdef.overrides.get(col.name)
+            gens[i] = column_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
+                                       start_time=self.spec.start_time)
+        self.gens = gens
+        ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}
+        self.ddl_idx = ddl
+        fixed_names = set(self.tdef.immutable)
+        candidates = [i for i in gens if i not in ddl and t.columns[i].name not in fixed_names]
+        groups = None
+        if self.tdef.update_groups:
+            groups = []
+            for g in self.tdef.update_groups:
+                gi = tuple(sorted(idx[n] for n in g if n in idx and idx[n] in candidates))
+                if gi:
+                    groups.append(gi)
+            groups = groups or None
+        self.groups = groups
+        if groups is not None:
+            self.mutable = sorted({i for g in groups for i in g})
+        else:
+            self.mutable = candidates
+        mut = set(self.mutable)
+        self.fixed = [i for i in gens if i not in mut and i not in ddl]
+        self.ncols = len(t.columns)
+        self.cache.clear()
+
+    # -- the pure row function -------------------------------------------------------
+    def update_columns(self, key: int, version: int) -> tuple[int, ...]:
+        """Columns an UPDATE to ``version`` assigns (pure)."""
+        h = hash64(self.usalt, key, version)
+        if self.groups is not None:
+            return self.groups[h % len(self.groups)]
+        m = len(self.mutable)
+        if m == 0:
+            return ()
+        cnt = 1 + (h >> 48) % min(3, m)
+        return tuple(sorted({self.mutable[(h >> (16 * j)) % m] for j in range(cnt)}))
+
+    def compute(self, key: int, version: int, born: int) -> tuple:
+        gen0 = version & ~0xFFFFFFFF
+        n = version & 0xFFFFFFFF
+        vals: list[Any] = [None] * self.ncols
+        for i, fn in self.key_cols.items():
+            vals[i] = fn(key)
+        gens = self.gens
+        for i in self.fixed:
+            vals[i] = gens[i](key, gen0)
+        for i, e in self.ddl_idx.items():
+            vals[i] = gens[i](key, gen0) if born >= e else None
+        needed = set(self.mutable)
+        m = n
+        while needed and m > 0:
+            for i in self.update_columns(key, gen0 | m):
+                if i in needed:
+                    vals[i] = gens[i](key, gen0 | m)
+                    needed.discard(i)
+            m -= 1
+        for i in needed:
+            vals[i] = gens[i](key, gen0)
+        return tuple(vals)
+
+    def row(self, key: int) -> tuple:
+        """The current row of live ``key``."""
+        v = int(self.ver[key])
+        c = self.cache.get(key)
+        if c is not None and c[0] == v:
+            return c[1]
+        r = self.compute(key, v, int(self.born[key]))
+        self._remember(key, v, r)
+        return r
+
+    def _remember(self, key: int, v: int, r: tuple) -> None:
+        if len(self.cache) >= _CACHE_MAX:
+            self.cache.clear()
+        self.cache[key] = (v, r)
+
+    # -- state -------------------------------------------------------------------------
+    def _grow(self, key: int) -> None:
+        cap = len(self.live)
+        if key < cap:
+            return
+        new = max(cap * 2, key + 1)
+        self.live = np.concatenate([self.live, np.zeros(new - cap, dtype=bool)])
+        self.ver = np.concatenate([self.ver, np.zeros(new - cap, dtype=np.int64)])
+        self.born = np.concatenate([self.born, np.full(new - cap, -1, dtype=np.int32)])
+
+    def is_live(self, key: int) -> bool:
+        return key < self.next_key and bool(self.live[key])
+
+    def load_initial(self, keys) -> int:
+        """Mark the initial keys live at version 0 (their rows are snapshot.sql's)."""
+        count = 0
+        for k in keys:
+            self._grow(k)
+            self.live[k] = True
+            self.ver[k] = 0
+            self.born[k] = 0
+            self.next_key = max(self.next_key, k + 1)
+            count += 1
+        self.live_count = count
+        return count
+
+    def pick_live(self, draw: int) -> int | None:
+        if self.live_count == 0:
+            return None
+        n = self.next_key
+        i = pick_index(self.spec.key_dist, draw, n)
+        live = self.live
+        for j in range(i, min(n, i + 32)):
+            if live[j]:
+                return j
+        nz = np.flatnonzero(live[i:n])
+        if len(nz):
+            return i + int(nz[0])
+        nz = np.flatnonzero(live[:i])
+        return int(nz[0]) if len(nz) else None
+
+    def new_key(self, draw: int) -> int | None:
+        """A key that is not live: the next fresh one, or a dead one once the key space is full."""
+        if self.next_key < self.capacity:
+            return self.next_key
+        n = self.next_key
+        i = pick_index("uniform", draw, n)
+        nz = np.flatnonzero(~self.live[i:n])
+        if len(nz):
+            return i + int(nz[0])
+        nz = np.flatnonzero(~self.live[:i])
+        return int(nz[0]) if len(nz) else None
+
+    def insert(self, key: int, epoch: int) -> tuple:
+        if key >= self.capacity:
+            raise SpecError(f"table {self.table.name}: key {key} beyond what its key columns can hold")
+        self._grow(key)
+        gen = 0 if self.born[key] < 0 else (int(self.ver[key]) >> 32) + 1
+        v = ver_of(gen, 0)
+        self.live[key] = True
+        self.ver[key] = v
+        self.born[key] = epoch
+        self.next_key = max(self.next_key, key + 1)
+        self.live_count += 1
+        r = self.compute(key, v, epoch)
+        self._remember(key, v, r)
+        return r
+
+    def update(self, key: int) -> tuple[tuple, dict[int, Any]]:
+        """(before row, {column index: new value}) and the key moves to its next version."""
+        before = self.row(key)
+        v = int(self.ver[key]) + 1
+        cols = self.update_columns(key, v)
+        assigned = {i: self.gens[i](key, v) for i in cols}
+        after = list(before)
+        for i, x in assigned.items():
+            after[i] = x
+        self.ver[key] = v
+        self._remember(key, v, tuple(after))
+        return before, assigned
+
+    def delete(self, key: int) -> tuple:
+        before = self.row(key)
+        self.live[key] = False
+        self.live_count -= 1
+        self.cache.pop(key, None)
+        return before
+
+    # -- DDL ----------------------------------------------------------------------------
+    def add_column(self, name: str, typedef: str, epoch: int) -> None:
+        col = Column(name=name, nullable=True, **_DDL_COLS[typedef])
+        self.table = replace(self.table, columns=self.table.columns + (col,))
+        self.ddl_epoch[name] = epoch
+        self.build()
+
+    def drop_column(self, name: str) -> None:
+        self.table = replace(self.table, columns=tuple(c for c in self.table.columns if c.name != name))
+        self.ddl_epoch.pop(name, None)
+        self.build()
+
+    def live_keys(self):
+        """Live keys in ascending order."""
+        return (int(k) for k in np.flatnonzero(self.live[:self.next_key]))

@@ -1,0 +1,465 @@
+"""The workload spec: frozen, validated, serialisable (ARCHITECTURE.md "Data flow").
+
+A :class:`Spec` holds every setting of a run — the command-line options of
+``binlogwriter generate`` and per-column value generators — fully resolved: workload
+defaults are filled in by :func:`resolve`, so ``Spec.to_dict()`` (recorded as
+``manifest.json["spec"]``) regenerates the run byte-identically on its own.
+
+Loading (:func:`load_spec_file`) takes YAML or JSON; a ``manifest.json`` is accepted too
+(its ``spec`` member is used). Every invalid value raises :class:`SpecError` with one line
+naming the setting.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from binlogwriter.errors import SpecError
+
+__all__ = [
+    "Spec",
+    "ColumnGen",
+    "SpecError",
+    "WORKLOADS",
+    "FLAVORS",
+    "DEFAULT_UUID",
+    "DEFAULT_START_TIME",
+    "parse_size",
+    "parse_mix",
+    "parse_key_dist",
+    "parse_range",
+    "parse_start_time",
+    "load_spec_file",
+    "resolve",
+]
+
+WORKLOADS = ("sysbench", "ecommerce", "alltypes")
+FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+ROW_METADATA = ("NO_LOG", "MINIMAL", "FULL")
+ROW_IMAGE = ("FULL", "MINIMAL", "NOBLOB")
+CHECKSUMS = ("CRC32", "NONE")
+OP_KINDS = ("insert", "update", "delete")
+DEFAULT_UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z
+DEFAULT_TRANSACTIONS = 2000
+TEMPLATES = ("mix", "oltp_write_only", "ecommerce")
+GEN_KINDS = ("default", "int", "float", "decimal", "choice", "faker", "text", "const",
+             "datetime", "sequence", "json", "digits")
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+_IDENT_RE = re.compile(r"^[A-Za-z0-9_$]{1,64}$")
+
+
+def parse_size(text: str | int, what: str = "size") -> int:
+    """``500MB``, ``1G``, ``64k``, ``4096`` -> bytes (K/M/G/T are powers of 1024, as MySQL's)."""
+    if isinstance(text, bool):
+        raise SpecError(f"{what}: expected a size like 500MB, got {text!r}")
+    if isinstance(text, int):
+        n = text
+    else:
+        m = _SIZE_RE.match(str(text))
+        if not m:
+            raise SpecError(f"{what}: expected a size like 500MB or 1G, got {text!r}")
+        mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+        n = int(float(m.group(1)) * mult)
+    if n <= 0:
+        raise SpecError(f"{what}: must be positive, got {text!r}")
+    return n
+
+
+def parse_mix(text: str | Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    """``insert=0.5,update=0.3,delete=0.2`` -> normalised ((kind, weight), ...) in kind order."""
+    if isinstance(text, Mapping):
+        items = [(str(k), v) for k, v in text.items()]
+    elif isinstance(text, list | tuple):
+        items = [tuple(x) for x in text]
+    else:
+        items = []
+        for part in str(text).split(","):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise SpecError(f"--mix: expected kind=weight, got {part.strip()!r}")
+            k, v = part.split("=", 1)
+            items.append((k.strip(), v.strip()))
+    out: dict[str, float] = {}
+    for k, v in items:
+        k = k.lower()
+        if k not in OP_KINDS:
+            raise SpecError(f"--mix: unknown operation {k!r} (insert, update, delete)")
+        try:
+            w = float(v)
+        except (TypeError, ValueError):
+            raise SpecError(f"--mix: weight of {k} is not a number: {v!r}") from None
+        if not (w >= 0) or w == float("inf"):
+            raise SpecError(f"--mix: weight of {k} must be >= 0, got {v!r}")
+        out[k] = w
+    total = sum(out.values())
+    if total <= 0:
+        raise SpecError("--mix: weights must add up to more than 0")
+    return tuple((k, round(out.get(k, 0.0) / total, 12)) for k in OP_KINDS)
+
+
+def parse_key_dist(text: str) -> str:
+    """Validate ``uniform | zipf:S | hotspot:FRACTION:PROBABILITY | latest``; returns it normalised."""
+    t = str(text).strip().lower()
+    parts = t.split(":")
+    name = parts[0]
+    try:
+        if name in ("uniform", "latest") and len(parts) == 1:
+            return name
+        if name == "zipf" and len(parts) == 2:
+            s = float(parts[1])
+            if not 0 < s <= 10:
+                raise SpecError(f"--key-dist zipf exponent must be in (0, 10], got {parts[1]}")
+            return f"zipf:{parts[1]}"
+        if name == "hotspot" and len(parts) == 3:
+            f, p = float(parts[1]), float(parts[2])
+            if not (0 < f < 1 and 0 <= p <= 1):
+                raise SpecError("--key-dist hotspot:FRACTION:PROBABILITY needs 0<FRACTION<1, 0<=PROBABILITY<=1")
+            return f"hotspot:{parts[1]}:{parts[2]}"
+    except ValueError:
+        pass
+    raise SpecError(f"--key-dist: expected uniform, zipf:S, hotspot:F:P or latest, got {text!r}")
+
+
+def parse_range(text: str | int | list | tuple, what: str = "--rows-per-txn") -> tuple[int, int]:
+    """``N`` or ``A-B`` -> (A, B), 1 <= A <= B."""
+    if isinstance(text, list | tuple):
+        if len(text) != 2:
+            raise SpecError(f"{what}: expected N or A-B, got {text!r}")
+        a, b = text
+    elif isinstance(text, int) and not isinstance(text, bool):
+        a = b = text
+    else:
+        m = re.match(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$", str(text))
+        if not m:
+            raise SpecError(f"{what}: expected N or A-B, got {text!r}")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) else a
+    if not (isinstance(a, int) and isinstance(b, int)) or not 1 <= a <= b or b > 100_000:
+        raise SpecError(f"{what}: expected 1 <= A <= B <= 100000, got {text!r}")
+    return (a, b)
+
+
+def parse_start_time(text: str | int) -> int:
+    """ISO 8601 (``2026-01-01T00:00:00Z``; no zone = UTC) or epoch seconds -> epoch seconds."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        n = text
+    else:
+        s = str(text).strip()
+        if re.fullmatch(r"\d+", s):
+            n = int(s)
+        else:
+            try:
+                d = _dt.datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
+            except ValueError:
+                raise SpecError(f"--start-time: not an ISO 8601 time: {text!r}") from None
+            if d.tzinfo is None:
+                d = d.replace(tzinfo=_dt.UTC)
+            n = int(d.timestamp())
+    if not 0 < n < 2**31 - 1:
+        raise SpecError(f"--start-time: must be between 1970 and 2038, got {text!r}")
+    return n
+
+
+@dataclass(frozen=True)
+class ColumnGen:
+    """A per-column value generator from a spec file: ``table.column: {gen: ..., ...}``.
+
+    ``gen`` is one of GEN_KINDS; ``params`` the other settings, as sorted (key, value) pairs
+    (JSON-compatible values). ``null`` (a probability) applies to every kind.
+    """
+
+    target: str
+    gen: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def param(self, name: str, default: Any = None) -> Any:
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gen": self.gen, **{k: _thaw(v) for k, v in self.params}}
+
+
+def _freeze(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return tuple(sorted((str(k), _freeze(x)) for k, x in v.items()))
+    if isinstance(v, list | tuple):
+        return tuple(_freeze(x) for x in v)
+    return v
+
+
+def _thaw(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_thaw(x) for x in v]
+    return v
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Every setting of one generation run (see docs/generate.md for each one)."""
+
+    workload: str | None = "sysbench"
+    schema_sql: str | None = None
+    schema_file: str | None = None
+    database: str = "test"
+    tables: int = 1
+    seed: int = 1
+    transactions: int | None = None
+    size: int | None = None
+    initial_rows: int = 1000
+    ddl_in_binlog: bool = False
+    mix: tuple[tuple[str, float], ...] | None = None
+    key_dist: str = "uniform"
+    rows_per_txn: tuple[int, int] | None = None
+    flavor: str = "mysql80"
+    row_metadata: str = "FULL"
+    row_image: str = "FULL"
+    rows_query: bool = False
+    checksum: str = "CRC32"
+    max_binlog_size: int = 1 << 30
+    gtid: str | None = None
+    server_id: int = 1
+    start_time: int = DEFAULT_START_TIME
+    ddl_every: int = 0
+    basename: str = "binlog"
+    row_event_max_size: int = 8192
+    template: str | None = None
+    exclude_types: tuple[str, ...] = ()
+    columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
+
+    # -- serialisation ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "columns":
+                d[f.name] = {c.target: c.to_dict() for c in v}
+            elif f.name == "mix":
+                d[f.name] = None if v is None else {k: w for k, w in v}
+            elif f.name == "exclude_types":
+                d[f.name] = list(v)
+            elif f.name == "rows_per_txn":
+                d[f.name] = None if v is None else list(v)
+            else:
+                d[f.name] = v
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Spec:
+        """Build and validate a spec from a mapping (option names with ``-`` or ``_``)."""
+        if not isinstance(data, Mapping):
+            raise SpecError("spec: expected a mapping of settings")
+        known = {f.name for f in fields(cls)}
+        kw: dict[str, Any] = {}
+        for k, v in data.items():
+            name = str(k).replace("-", "_")
+            if name == "schema":
+                name = "schema_file"
+            if name not in known:
+                raise SpecError(f"spec: unknown setting {k!r}")
+            kw[name] = v
+        return validate(_coerce(kw))
+
+    def replace(self, **changes: Any) -> Spec:
+        return validate(replace(self, **changes))
+
+
+def _coerce(kw: dict[str, Any]) -> Spec:
+    """Turn loose values (strings from a file or the command line) into typed fields."""
+    out: dict[str, Any] = {}
+    for k, v in kw.items():
+        if v is None:
+            out[k] = None
+            continue
+        if k in ("size", "max_binlog_size", "row_event_max_size"):
+            out[k] = parse_size(v, "--" + k.replace("_", "-"))
+        elif k == "mix":
+            out[k] = parse_mix(v)
+        elif k == "rows_per_txn":
+            out[k] = parse_range(v)
+        elif k == "start_time":
+            out[k] = parse_start_time(v)
+        elif k == "key_dist":
+            out[k] = parse_key_dist(v)
+        elif k == "columns":
+            out[k] = _parse_columns(v)
+        elif k == "exclude_types":
+            items = v.split(",") if isinstance(v, str) else list(v)
+            out[k] = tuple(sorted({str(x).strip().upper() for x in items if str(x).strip()}))
+        elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables"):
+            if isinstance(v, bool) or not isinstance(v, int | str):
+                raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}")
+            try:
+                out[k] = int(v)
+            except ValueError:
+                raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
+        elif k in ("ddl_in_binlog", "rows_query"):
+            if not isinstance(v, bool):
+                raise SpecError(f"--{k.replace('_', '-')}: expected true or false, got {v!r}")
+            out[k] = v
+        elif k in ("row_metadata", "row_image", "checksum"):
+            out[k] = str(v).upper()
+        else:
+            out[k] = v if not isinstance(v, str) else v.strip()
+    try:
+        return Spec(**out)
+    except TypeError as e:  # pragma: no cover - guarded by from_dict
+        raise SpecError(f"spec: {e}") from None
+
+
+def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
+    if isinstance(v, list | tuple) and all(isinstance(c, ColumnGen) for c in v):
+        return tuple(v)
+    if not isinstance(v, Mapping):
+        raise SpecError("spec columns: expected a mapping table.column -> {gen: ...}")
+    out = []
+    for target, conf in v.items():
+        if isinstance(conf, str):
+            conf = {"gen": conf}
+        if not isinstance(conf, Mapping):
+            raise SpecError(f"spec columns.{target}: expected a mapping with 'gen'")
+        if "." not in str(target):
+            raise SpecError(f"spec columns: {target!r} must be table.column")
+        gen = str(conf.get("gen", "default"))
+        if gen not in GEN_KINDS:
+            raise SpecError(f"spec columns.{target}: unknown gen {gen!r} (one of {', '.join(GEN_KINDS)})")
+        params = tuple(sorted((str(k), _freeze(x)) for k, x in conf.items() if k != "gen"))
+        nullp = conf.get("null", 0)
+        if not isinstance(nullp, int | float) or not 0 <= nullp <= 1:
+            raise SpecError(f"spec columns.{target}: null must be a probability, got {nullp!r}")
+        out.append(ColumnGen(str(target), gen, params))
+    return tuple(sorted(out, key=lambda c: c.target))
+
+
+def validate(s: Spec) -> Spec:
+    """Check every field; raise SpecError naming the option. Returns ``s`` unchanged."""
+    def bad(msg: str) -> SpecError:
+        return SpecError(msg)
+
+    if s.workload is not None and s.workload not in WORKLOADS:
+        raise bad(f"--workload: unknown workload {s.workload!r} (one of {', '.join(WORKLOADS)})")
+    if s.workload is not None and s.schema_sql is not None:
+        raise bad("--workload and --schema are exclusive")
+    if s.workload is None and s.schema_sql is None:
+        raise bad("either --workload or --schema is needed")
+    if s.schema_sql is not None and not isinstance(s.schema_sql, str):
+        raise bad("spec schema_sql: expected the text of CREATE TABLE statements")
+    if not isinstance(s.database, str) or not _IDENT_RE.match(s.database):
+        raise bad(f"--database: not a valid database name: {s.database!r}")
+    if not 1 <= s.tables <= 1000:
+        raise bad(f"--tables: expected 1..1000, got {s.tables}")
+    if not 0 <= s.seed < 2**63:
+        raise bad(f"--seed: expected 0 <= N < 2^63, got {s.seed}")
+    if s.transactions is not None and s.size is not None:
+        raise bad("--transactions and --size are exclusive")
+    if s.transactions is not None and not 0 <= s.transactions <= 10**10:
+        raise bad(f"--transactions: expected 0..10^10, got {s.transactions}")
+    if not 0 <= s.initial_rows <= 10**8:
+        raise bad(f"--initial-rows: expected 0..10^8, got {s.initial_rows}")
+    if s.flavor not in FLAVORS:
+        raise bad(f"--flavor: unknown flavor {s.flavor!r} (one of {', '.join(FLAVORS)})")
+    if s.row_metadata not in ROW_METADATA:
+        raise bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
+    if s.row_metadata == "NO_LOG" and not s.flavor.startswith("mariadb"):
+        raise bad("--row-metadata NO_LOG exists only in MariaDB (MySQL has MINIMAL and FULL)")
+    if s.row_image not in ROW_IMAGE:
+        raise bad(f"--row-image: expected FULL, MINIMAL or NOBLOB, got {s.row_image!r}")
+    if s.checksum not in CHECKSUMS:
+        raise bad(f"--checksum: expected CRC32 or NONE, got {s.checksum!r}")
+    if not 4096 <= s.max_binlog_size <= 1 << 40:
+        raise bad(f"--max-binlog-size: expected 4K..1T, got {s.max_binlog_size}")
+    if not 1024 <= s.row_event_max_size <= 1 << 30:
+        raise bad(f"--row-event-max-size: expected 1K..1G, got {s.row_event_max_size}")
+    if not 1 <= s.server_id < 2**32:
+        raise bad(f"--server-id: expected 1..4294967295, got {s.server_id}")
+    if not 0 <= s.ddl_every <= 10**9:
+        raise bad(f"--ddl-every: expected N >= 0, got {s.ddl_every}")
+    if not isinstance(s.basename, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", s.basename) \
+            or s.basename.startswith("."):
+        raise bad(f"--basename: not a valid file base name: {s.basename!r}")
+    if s.gtid is not None:
+        g = s.gtid
+        if s.flavor.startswith("mariadb"):
+            if not (isinstance(g, str) and g.isdigit() and int(g) < 2**32):
+                raise bad("--gtid: MariaDB always writes GTIDs; give a domain id (0..4294967295) or leave it out")
+        elif g != "anonymous":
+            try:
+                uuid.UUID(str(g))
+            except ValueError:
+                raise bad(f"--gtid: expected 'anonymous' or a server UUID, got {g!r}") from None
+    if s.template is not None and s.template not in TEMPLATES:
+        raise bad(f"spec template: unknown template {s.template!r} (one of {', '.join(TEMPLATES)})")
+    if s.template == "oltp_write_only" and s.workload != "sysbench":
+        raise bad("spec template oltp_write_only needs --workload sysbench")
+    if s.template == "ecommerce" and s.workload != "ecommerce":
+        raise bad("spec template ecommerce needs --workload ecommerce")
+    if s.workload == "ecommerce" and s.initial_rows < 1:
+        raise bad("--initial-rows: the ecommerce workload needs at least 1 (orders refer to existing customers and products)")
+    parse_key_dist(s.key_dist)
+    return s
+
+
+def resolve(s: Spec) -> Spec:
+    """Fill in what defaults to "the workload's choice" so the spec is fully explicit."""
+    from generators.workloads import workload_defaults
+
+    changes: dict[str, Any] = {}
+    d = workload_defaults(s.workload)
+    if s.template is None:
+        changes["template"] = d["template"] if s.mix is None or s.workload == "ecommerce" else "mix"
+    if s.mix is None:
+        changes["mix"] = parse_mix(d["mix"])
+    if s.rows_per_txn is None:
+        changes["rows_per_txn"] = parse_range(d["rows_per_txn"])
+    if s.transactions is None and s.size is None:
+        changes["transactions"] = DEFAULT_TRANSACTIONS
+    if s.gtid is None:
+        changes["gtid"] = "0" if s.flavor.startswith("mariadb") else DEFAULT_UUID
+    elif s.gtid != "anonymous" and not s.flavor.startswith("mariadb"):
+        changes["gtid"] = str(uuid.UUID(s.gtid))
+    return validate(replace(s, **changes)) if changes else s
+
+
+def load_spec_file(path: str | Path) -> dict[str, Any]:
+    """Settings from a YAML or JSON file (a manifest.json: its ``spec`` member)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(f"--spec: cannot read {path}: {e.strerror or e}") from None
+    try:
+        if p.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except Exception as e:  # noqa: BLE001 - any parser error is a bad spec file
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SpecError(f"--spec: {path} is not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}: {first}") from None
+    if not isinstance(data, Mapping):
+        raise SpecError(f"--spec: {path} must hold a mapping of settings")
+    if "spec" in data and "generator" in data:
+        data = data["spec"]
+        if not isinstance(data, Mapping):
+            raise SpecError(f"--spec: {path}: manifest has no spec mapping")
+    return dict(data)
+
+
+def spec_as_json(s: Spec) -> str:
+    return json.dumps(s.to_dict(), sort_keys=True, ensure_ascii=False)
+
+
+__all__ += ["spec_as_json", "validate"]

@@ -1,0 +1,770 @@
+"""Pure value generation: every value is a function of (seed, table, column, key, version).
+
+:func:`column_generator` compiles one column into ``fn(key, version) -> value`` (the Python
+types of ``docs/python-types.md``: int, Decimal, float, date/datetime/timedelta, Mysql*
+for zero dates, str, bytes, ENUM str, SET frozenset, JSON objects, Geometry). It draws
+from a :class:`~generators.hashing.Stream` seeded by ``hash64(salt(seed, table, column),
+key, version)`` and from the Faker pools of :mod:`generators.pools`; numbers and times
+come from inverse-CDF transforms (uniform, normal, log-normal) of those hashes — no
+sequential RNG anywhere, so any partition of the keys gives the same values.
+
+Every value fits its column (values.md §1): integers in range, DECIMAL rounded to its
+scale and below its precision, FLOAT exactly representable in float32 with a short decimal
+form, strings at most the declared characters and the byte limit in the column's charset
+(characters the charset cannot hold are dropped), ENUM/SET members, temporal fsp.
+
+Key columns (PRIMARY KEY and UNIQUE parts) are derived from the key alone
+(:func:`key_generator`): ``id = key + 1`` for an integer primary key, a bijective scramble
+for other integer keys, the key's digits inside strings — so they stay unique whatever
+the row's version.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import struct
+from collections.abc import Callable
+from decimal import Context, Decimal
+from typing import Any
+
+from binlogwriter.schema import Column, Table
+from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
+from generators.hashing import Stream, hash64, salt
+from generators.pools import pool
+from generators.spec import ColumnGen, SpecError
+
+__all__ = ["column_generator", "key_generator", "key_capacity", "int_range", "mysql_json_text",
+           "ValueFn", "EDGE_P"]
+
+ValueFn = Callable[[int, int], Any]
+EDGE_P = 0.25  # share of edge values in "edge" mode (alltypes)
+
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
+_TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LONGTEXT": (1 << 32) - 1,
+               "TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": (1 << 24) - 1, "LONGBLOB": (1 << 32) - 1}
+_UTC = dt.UTC
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
+_TS_MAX = 2**31 - 1
+
+
+def int_range(col: Column) -> tuple[int, int]:
+    """(min, max) of an integer / YEAR / BIT column."""
+    if col.type in _INT_BITS:
+        b = _INT_BITS[col.type]
+        return (0, (1 << b) - 1) if col.unsigned else (-(1 << (b - 1)), (1 << (b - 1)) - 1)
+    if col.type == "BIT":
+        return (0, (1 << (col.length or 1)) - 1)
+    if col.type == "YEAR":
+        return (1901, 2155)
+    raise ValueError(col.type)
+
+
+def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
+    """(max characters, max bytes) of a character column."""
+    mb = col.mbmaxlen(flavor)
+    if col.type in ("CHAR", "VARCHAR"):
+        n = col.char_length() or 0
+        return n, n * mb
+    lim = _TEXT_LIMIT[col.type]
+    return lim, lim
+
+
+def _fit_text(s: str, col: Column, flavor: str) -> str:
+    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+    nchars, nbytes = _char_limit(col, flavor)
+    coll = col.collation_obj(flavor)
+    if len(s) > nchars:
+        s = s[:nchars]
+    if coll is not None and coll.charset not in ("utf8mb4", "binary"):
+        try:
+            coll.encode(s)
+        except (UnicodeError, LookupError, ValueError):
+            s = "".join(ch for ch in s if _encodable(ch, coll))
+    if coll is not None and coll.charset == "utf8mb3":
+        s = "".join(ch for ch in s if ord(ch) < 0x10000)
+    if nbytes < nchars * 4:
+        while len(_enc(s, coll)) > nbytes:
+            s = s[:-1]
+    if col.type == "CHAR":
+        s = s.rstrip(" ")
+    return s
+
+
+def _encodable(ch: str, coll) -> bool:
+    try:
+        coll.encode(ch)
+        return True
+    except (UnicodeError, LookupError, ValueError):
+        return False
+
+
+def _enc(s: str, coll) -> bytes:
+    if coll is None or coll.charset == "binary":
+        return s.encode("utf-8")
+    try:
+        return coll.encode(s)
+    except (UnicodeError, LookupError, ValueError):
+        return s.encode("utf-8")
+
+
+# ------------------------------------------------------------------------------------
+# MySQL's JSON text form (OUTPUT.md: keys by length then bytes, ", " and ": ")
+# ------------------------------------------------------------------------------------
+
+def _json_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def mysql_json_text(v: Any) -> str:
+    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return _json_str(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(mysql_json_text(x) for x in v) + "]"
+    if isinstance(v, dict):
+        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
+        return "{" + ", ".join(f"{_json_str(k)}: {mysql_json_text(v[k])}" for k in keys) + "}"
+    raise TypeError(f"not a JSON value: {v!r}")
+
+
+# ------------------------------------------------------------------------------------
+# key-derived (unique) values
+# ------------------------------------------------------------------------------------
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column."""
+    t = col.type
+    if t in _INT_BITS or t in ("BIT", "YEAR"):
+        lo, hi = int_range(col)
+        return hi - max(lo, 0) if t in _INT_BITS else hi - lo + 1
+    if t == "DECIMAL":
+        p, s = col.precision or 10, col.scale or 0
+        return 10 ** min(p - s, 18) if p > s else 1
+    if t == "FLOAT":
+        return 1 << 24
+    if t == "DOUBLE":
+        return 1 << 53
+    if t in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
+        n = _char_limit(col, flavor)[0]
+        if prefix:
+            n = min(n, prefix)
+        return 10 ** max(0, min(n - 1, 18))
+    if t in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):
+        n = col.char_length() or _TEXT_LIMIT[t]
+        if prefix:
+            n = min(n, prefix)
+        return 1 << (8 * min(n, 8))
+    if t == "DATE":
+        return 3_000_000
+    if t in ("DATETIME", "TIMESTAMP"):
+        return 2_000_000_000
+    if t == "TIME":
+        return 3_000_000
+    if t == "ENUM":
+        return len(col.members)
+    if t == "SET":
+        return 1 << min(len(col.members), 62)
+    return 1
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``, injective in ``key`` below :func:`key_capacity`."""
+    t = col.type
+    if t in _INT_BITS:
+        lo, hi = int_range(col)
+        if primary:
+            return lambda k: k + 1
+        span = hi - max(lo, 0)
+        mult = 0x9E3779B97F4A7C15 | 1
+        base = max(lo, 0) + 1
+        if span & (span + 1) == 0:  # 2^b - 1: scramble inside the range
+            return lambda k: base + ((k * mult) & span) if span > 1 else base + k
+        return lambda k: base + k
+    if t in ("BIT", "YEAR"):
+        lo = int_range(col)[0]
+        return lambda k: lo + k
+    if t == "DECIMAL":
+        s = col.scale or 0
+        return lambda k: _q(Decimal(k + 1), s)
+    if t in ("FLOAT", "DOUBLE"):
+        return lambda k: float(k + 1)
+    if t in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
+        words = pool("word")
+        nchars = _char_limit(col, flavor)[0]
+        low = col.name.lower()
+        if "email" in low:
+            firsts, lasts, doms = pool("first_name"), pool("last_name"), pool("email_domain")
+
+            def email(k: int) -> str:
+                h = hash64(salt("key", table, col.name), k)
+                tail = f"{k}@{doms[h % 1024]}"
+                local = f"{firsts[(h >> 10) % 1024]}.{lasts[(h >> 20) % 1024]}".lower()
+                room = nchars - len(tail)
+                if room <= 0:
+                    return str(k)[:nchars]
+                return (local[:room] + tail)[:nchars]
+            return email
+
+        def text_key(k: int) -> str:
+            h = hash64(salt("key", table, col.name), k)
+            s = f"{k}-{words[h % 1024]}-{words[(h >> 10) % 1024]}"
+            return s[:nchars].rstrip(" ")
+        return text_key
+    if t in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):
+        n = col.char_length() or 8
+        w = min(n, 8)
+        if t == "BINARY":
+            return lambda k: (k + 1).to_bytes(w, "big") + bytes(n - w)
+        return lambda k: (k + 1).to_bytes(w, "big")
+    if t == "DATE":
+        base = dt.date(2000, 1, 1).toordinal()
+        return lambda k: dt.date.fromordinal(base + k)
+    if t == "DATETIME":
+        b = dt.datetime(2000, 1, 1)
+        return lambda k: b + dt.timedelta(seconds=k)
+    if t == "TIMESTAMP":
+        return lambda k: dt.datetime.fromtimestamp(946684800 + k, _UTC)
+    if t == "TIME":
+        return lambda k: dt.timedelta(seconds=k)
+    if t == "ENUM":
+        return lambda k: col.members[k]
+    if t == "SET":
+        return lambda k: frozenset(m for i, m in enumerate(col.members) if (k >> i) & 1)
+    raise SpecError(f"column {table}.{col.name}: type {t} cannot be part of a generated key")
+
+
+# ------------------------------------------------------------------------------------
+# type generators: fn(stream, key) -> value
+# ------------------------------------------------------------------------------------
+
+_CTX = Context(prec=100)
+
+
+def _q(d: Decimal, s: int) -> Decimal:
+    return d.quantize(Decimal(1).scaleb(-s), context=_CTX)
+
+
+def _normal(st: Stream) -> float:
+    u1 = st.u() or 1e-12
+    u2 = st.u()
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2 * math.pi * u2)
+
+
+def _lognormal_price(st: Stream) -> float:
+    return math.exp(3.0 + 1.1 * _normal(st))  # median ~20, long tail
+
+
+def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]:
+    lo, hi = int_range(col)
+    if col.type == "BIT":
+        edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
+        return _with_edges(lambda st, k: st.between(lo, hi), edges, edge)
+    if col.type == "YEAR":
+        return _with_edges(lambda st, k: st.between(1990, 2030), [1901, 2155, 0, 2000], edge)
+    a, b = max(lo, 0), min(hi, 1_000_000)
+    if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
+        def gen(st, k):
+            return min(hi, max(a, int(_lognormal_price(st) * 100)))
+    elif any(w in name for w in ("qty", "quantity", "stock", "count")):
+        top = min(hi, 500)
+
+        def gen(st, k):
+            return st.between(a, top)
+    elif name == "age":
+        def gen(st, k):
+            return st.between(max(a, min(18, hi)), min(hi, 90))
+    else:
+        def gen(st, k):
+            return st.between(a, b)
+    edges = sorted({lo, hi, 0, 1} | ({-1} if lo < 0 else set()))
+    return _with_edges(gen, edges, edge)
+
+
+def _with_edges(gen, edges, edge: bool):
+    if not edge:
+        return gen
+    edges = list(edges)
+
+    def g(st: Stream, k: int):
+        if st.chance(EDGE_P):
+            return edges[st.below(len(edges))]
+        return gen(st, k)
+    return g
+
+
+def _decimal_gen(col: Column, name: str, edge: bool):
+    p, s = col.precision or 10, col.scale or 0
+    unit = Decimal(1).scaleb(-s)
+    maxv = _CTX.subtract(_CTX.power(Decimal(10), p - s), unit)
+    maxmag = min(p - s, 6)
+    neg_ok = not col.unsigned
+    money = any(w in name for w in ("price", "amount", "total", "cost", "balance", "salary"))
+
+    def gen(st: Stream, k: int) -> Decimal:
+        if money:
+            v = Decimal(repr(round(_lognormal_price(st), 4)))
+        else:
+            units = st.below(10 ** (maxmag + s)) if maxmag + s > 0 else 0
+            v = Decimal(units).scaleb(-s)
+            if neg_ok and units and st.chance(0.2):
+                v = v.copy_negate()
+        v = _q(v, s)
+        if v > maxv:
+            v = maxv
+        return v
+    edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
+    return _with_edges(gen, [_q(e, s) for e in edges], edge)
+
+
+def _float_gen(col: Column, name: str, edge: bool):
+    if col.type == "FLOAT":
+        # n/16 with |n| < 2^20: exact in float32 and printed short by every server
+        def gen(st: Stream, k: int) -> float:
+            n = st.below(1 << 20)
+            if not col.unsigned and n and st.chance(0.2):
+                n = -n
+            return n / 16
+        edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
+        if not col.unsigned:
+            edges += [-3.4028234663852886e38, -1.5]
+        return _with_edges(gen, edges, edge)
+
+    def dgen(st: Stream, k: int) -> float:
+        v = _lognormal_price(st)
+        if not col.unsigned and st.chance(0.2):
+            v = -v
+        return float(f"{v:.8g}")
+    edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
+    if not col.unsigned:
+        edges += [-1.7976931348623157e308, -2.5]
+    return _with_edges(dgen, edges, edge)
+
+
+def _frac(st: Stream, fsp: int) -> int:
+    if not fsp:
+        return 0
+    return st.below(10 ** fsp) * 10 ** (6 - fsp)
+
+
+def _max_frac(fsp: int) -> int:
+    return (10 ** fsp - 1) * 10 ** (6 - fsp) if fsp else 0
+
+
+def _temporal_gen(col: Column, name: str, edge: bool, start_time: int):
+    t = col.type
+    fsp = col.fsp or 0
+    span = 3 * 365 * 86400
+    if t == "DATE":
+        base = dt.datetime.fromtimestamp(start_time, _UTC).date().toordinal()
+
+        def gen(st, k):
+            return dt.date.fromordinal(base - st.below(3650))
+        edges = [dt.date(1000, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 2, 29), MysqlDate(0, 0, 0)]
+        return _with_edges(gen, edges, edge)
+    if t == "DATETIME":
+        def gen(st, k):
+            sec = start_time - st.below(span)
+            d = dt.datetime.fromtimestamp(sec, _UTC).replace(tzinfo=None)
+            return d.replace(microsecond=_frac(st, fsp))
+        edges = [dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, _max_frac(fsp)),
+                 dt.datetime(2024, 2, 29, 12, 34, 56, _max_frac(fsp)), MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
+        return _with_edges(gen, edges, edge)
+    if t == "TIMESTAMP":
+        def gen(st, k):
+            sec = max(1, min(_TS_MAX, start_time - st.below(span)))
+            return dt.datetime.fromtimestamp(sec, _UTC).replace(microsecond=_frac(st, fsp))
+        edges = [dt.datetime.fromtimestamp(1, _UTC),
+                 dt.datetime.fromtimestamp(_TS_MAX, _UTC).replace(microsecond=_max_frac(fsp)),
+                 MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
+        return _with_edges(gen, edges, edge)
+    if t == "TIME":
+        def gen(st, k):
+            us = st.below(48 * 3600) * 1_000_000 + _frac(st, fsp)
+            return dt.timedelta(microseconds=-us if st.chance(0.1) else us)
+        edges = [dt.timedelta(hours=838, minutes=59, seconds=59),
+                 -dt.timedelta(hours=838, minutes=59, seconds=59), dt.timedelta(0)]
+        if fsp:
+            edges.append(-dt.timedelta(microseconds=10 ** (6 - fsp)))
+            edges.append(-dt.timedelta(hours=15, minutes=4, seconds=5, microseconds=_max_frac(fsp)))
+        return _with_edges(gen, edges, edge)
+    raise ValueError(t)
+
+
+def _words(st: Stream, n: int) -> str:
+    words = pool("word")
+    return " ".join(words[st.below(1024)] for _ in range(n))
+
+
+def _text_of_length(st: Stream, target: int) -> str:
+    paras = pool("paragraph")
+    out: list[str] = []
+    size = 0
+    while size < target:
+        p = paras[st.below(1024)]
+        out.append(p)
+        size += len(p) + 1
+    return " ".join(out)[:target]
+
+
+def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
+    def pick(pool_name: str):
+        pl = pool(pool_name)
+        return lambda st, k: pl[st.below(1024)]
+    if "email" in name:
+        fn, ln, dm = pool("first_name"), pool("last_name"), pool("email_domain")
+        return lambda st, k: f"{fn[st.below(1024)]}.{ln[st.below(1024)]}{st.below(100)}@{dm[st.below(1024)]}".lower()
+    for words, pname in ((("first_name", "firstname", "fname", "given_name"), "first_name"),
+                         (("last_name", "lastname", "surname", "lname"), "last_name"),
+                         (("username", "user_name", "login", "nick"), "user_name"),
+                         (("city", "town"), "city"), (("country_code",), "country_code"),
+                         (("country",), "country"), (("state", "region"), "state"),
+                         (("zip", "postcode", "postal"), "postcode"),
+                         (("street", "address", "addr"), "street_address"),
+                         (("phone", "mobile", "tel"), "phone"), (("company", "employer"), "company"),
+                         (("job", "occupation"), "job"), (("url", "website", "homepage", "link"), "url"),
+                         (("ip",), "ipv4"), (("color", "colour"), "color"), (("currency",), "currency_code"),
+                         (("agent",), "user_agent"), (("slogan", "tagline", "title"), "catch_phrase")):
+        if any(name == w or name.endswith("_" + w) or name.startswith(w) for w in words):
+            return pick(pname)
+    if name in ("name", "full_name", "fullname", "customer_name", "contact"):
+        if "product" in table or "item" in table:
+            ws, cs = pool("word"), pool("color")
+            return lambda st, k: f"{cs[st.below(1024)]} {ws[st.below(1024)]} {ws[st.below(1024)]}".title()
+        return pick("name")
+    if name in ("sku", "code", "ref", "reference"):
+        return lambda st, k: f"{chr(65 + st.below(26))}{chr(65 + st.below(26))}-{st.below(10**6):06d}"
+    if any(w in name for w in ("description", "comment", "body", "text", "note", "bio", "content",
+                               "message", "review", "summary")):
+        return lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))
+    return None
+
+
+def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
+    nchars, nbytes = _char_limit(col, flavor)
+    base = _string_by_name(col, name, table)
+    if base is None:
+        if col.type in ("CHAR", "VARCHAR"):
+            top = min(nchars, 60)
+
+            def base(st, k):
+                return _words(st, 1 + st.below(max(1, top // 6)))
+        else:
+            def base(st, k):
+                return _text_of_length(st, max(10, int(st.exp(400))))
+    cap = min(nchars, nbytes)
+
+    def gen(st, k):
+        s = base(st, k)
+        if len(s) > cap:
+            s = s[:cap]
+        return _fit_text(s, col, flavor)
+    if not edge:
+        return gen
+    wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
+    edges = ["", _fit_text("x" * min(nchars, 400), col, flavor), wide or "",
+             _fit_text("O'Brien \"quoted\" back\\slash\ttab", col, flavor)]
+    return _with_edges(gen, edges, edge)
+
+
+def _bytes_gen(col: Column, name: str, edge: bool):
+    t = col.type
+    if t == "BINARY":
+        n = col.char_length() or 1
+
+        def gen(st, k):
+            return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+        edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
+        return _with_edges(gen, edges, edge)
+    limit = col.char_length() if t == "VARBINARY" else _TEXT_LIMIT[t]
+    mean = 16 if t == "VARBINARY" else 200
+
+    def vgen(st, k):
+        n = min(limit, int(st.exp(mean)))
+        return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+    edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
+    return _with_edges(vgen, edges, edge)
+
+
+def _enum_gen(col: Column, edge: bool):
+    members = col.members
+    n = len(members)
+    if col.type == "ENUM":
+        def gen(st, k):
+            # geometric-ish weights: the first members are the common ones (statuses)
+            i = min(n - 1, int(st.exp(max(1.0, n / 3))))
+            return members[i]
+        return _with_edges(gen, [members[0], members[-1], ""], edge)
+
+    def sgen(st, k):
+        bits = st.next()
+        return frozenset(m for i, m in enumerate(members) if (bits >> (i % 64)) & 1 and (i < 64))
+    return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
+
+
+def _json_doc(st: Stream, k: int, table: str) -> Any:
+    words = pool("word")
+    colors = pool("color")
+    doc: dict[str, Any] = {
+        "id": k + 1,
+        "tags": [words[st.below(1024)] for _ in range(st.below(4))],
+        "active": st.chance(0.7),
+        "score": st.below(1000),
+    }
+    if st.chance(0.5):
+        doc["attrs"] = {"color": colors[st.below(1024)], "size": ["S", "M", "L", "XL"][st.below(4)],
+                        "weight_g": st.between(10, 5000)}
+    if st.chance(0.3):
+        doc["note"] = None
+    if st.chance(0.2):
+        doc["name"] = "Zoë \"Q\" Ünïcode ✓"
+    return doc
+
+
+def _json_gen(col: Column, table: str, flavor: str, edge: bool):
+    as_text = flavor.startswith("mariadb")
+
+    def gen(st, k):
+        d = _json_doc(st, k, table)
+        return mysql_json_text(d) if as_text else d
+    edges_obj = [{}, [], "a string", 12345, True, None, [1, [2, [3, {"deep": "x"}]]]]
+    edges = [mysql_json_text(e) if as_text else e for e in edges_obj]
+    if not as_text:
+        edges = [e for e in edges if e is not None]  # a JSON null document is fine but ambiguous in truth
+    else:
+        edges = [e for e in edges if e != "null"]
+    return _with_edges(gen, edges, edge)
+
+
+_GEOM_CODE = {"POINT": 1, "LINESTRING": 2, "POLYGON": 3, "MULTIPOINT": 4, "MULTILINESTRING": 5,
+              "MULTIPOLYGON": 6, "GEOMETRYCOLLECTION": 7}
+
+
+def _pt(st: Stream) -> tuple[float, float]:
+    return (round(st.u() * 360 - 180, 6), round(st.u() * 180 - 90, 6))
+
+
+def _wkb(kind: str, st: Stream) -> bytes:
+    if kind == "POINT":
+        x, y = _pt(st)
+        return struct.pack("<BIdd", 1, 1, x, y)
+    if kind == "LINESTRING":
+        pts = [_pt(st) for _ in range(2 + st.below(3))]
+        return struct.pack("<BII", 1, 2, len(pts)) + b"".join(struct.pack("<dd", *p) for p in pts)
+    if kind == "POLYGON":
+        x, y = _pt(st)
+        d = 0.01 + st.u()
+        ring = [(x, y), (x + d, y), (x + d, y + d), (x, y + d), (x, y)]
+        return struct.pack("<BIII", 1, 3, 1, len(ring)) + b"".join(struct.pack("<dd", *p) for p in ring)
+    inner = {"MULTIPOINT": "POINT", "MULTILINESTRING": "LINESTRING", "MULTIPOLYGON": "POLYGON"}.get(kind)
+    if inner is not None:
+        parts = [_wkb(inner, st) for _ in range(1 + st.below(2))]
+        return struct.pack("<BII", 1, _GEOM_CODE[kind], len(parts)) + b"".join(parts)
+    if kind == "GEOMETRYCOLLECTION":
+        parts = [_wkb("POINT", st), _wkb("LINESTRING", st)]
+        return struct.pack("<BII", 1, 7, len(parts)) + b"".join(parts)
+    return _wkb("POINT", st)  # GEOMETRY
+
+
+def _geom_gen(col: Column, edge: bool):
+    def gen(st, k):
+        return Geometry(0, _wkb(col.type, st))
+    return gen
+
+
+def type_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                   start_time: int = 1767225600) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name (see module docstring)."""
+    t = col.type
+    name = col.name.lower()
+    if t in _INT_BITS or t in ("BIT", "YEAR"):
+        return _int_gen(col, name, edge)
+    if t == "DECIMAL":
+        return _decimal_gen(col, name, edge)
+    if t in ("FLOAT", "DOUBLE"):
+        return _float_gen(col, name, edge)
+    if t in ("DATE", "DATETIME", "TIMESTAMP", "TIME"):
+        return _temporal_gen(col, name, edge, start_time)
+    if t in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
+        return _string_gen(col, name, table, flavor, edge)
+    if t in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):
+        return _bytes_gen(col, name, edge)
+    if t in ("ENUM", "SET"):
+        return _enum_gen(col, edge)
+    if t == "JSON":
+        return _json_gen(col, table, flavor, edge)
+    if col.geometry_type is not None:
+        return _geom_gen(col, edge)
+    raise SpecError(f"column {table}.{col.name}: no value generator for type {t}")
+
+
+# ------------------------------------------------------------------------------------
+# spec-file overrides
+# ------------------------------------------------------------------------------------
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    """A spec-file literal as the column's Python type."""
+    if v is None:
+        return None
+    t = col.type
+    try:
+        if t in _INT_BITS or t in ("BIT", "YEAR"):
+            return int(v)
+        if t == "DECIMAL":
+            return _q(Decimal(str(v)), col.scale or 0)
+        if t in ("FLOAT", "DOUBLE"):
+            return float(v)
+        if t == "DATE":
+            return dt.date.fromisoformat(str(v))
+        if t == "DATETIME":
+            return dt.datetime.fromisoformat(str(v)).replace(tzinfo=None)
+        if t == "TIMESTAMP":
+            d = dt.datetime.fromisoformat(str(v).replace("Z", "+00:00"))
+            return d.replace(tzinfo=_UTC) if d.tzinfo is None else d.astimezone(_UTC)
+        if t == "TIME":
+            s = str(v)
+            neg = s.startswith("-")
+            hh, mm, ss = s.lstrip("-").split(":")
+            us = round((int(hh) * 3600 + int(mm) * 60 + float(ss)) * 1_000_000)
+            return dt.timedelta(microseconds=-us if neg else us)
+        if t == "SET":
+            return frozenset(v if isinstance(v, list | tuple) else str(v).split(",")) - {""}
+        if t in ("BINARY", "VARBINARY") or t.endswith("BLOB"):
+            return bytes.fromhex(v[2:]) if isinstance(v, str) and v.startswith("0x") else str(v).encode()
+        if t == "JSON":
+            return v
+        return str(v)
+    except (ValueError, TypeError, ArithmeticError) as e:
+        raise SpecError(f"spec columns.{where}: value {v!r} does not suit {t}: {e}") from None
+
+
+def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
+                       start_time: int) -> Callable[[Stream, int], Any]:
+    where = cg.target
+    g = cg.gen
+    if g == "default":
+        return type_generator(col, table, flavor, start_time=start_time)
+    if g == "const":
+        v = coerce(col, cg.param("value"), where)
+        return lambda st, k: v
+    if g == "choice":
+        vals = [coerce(col, x, where) for x in (cg.param("values") or ())]
+        if not vals:
+            raise SpecError(f"spec columns.{where}: choice needs a non-empty 'values' list")
+        w = cg.param("weights")
+        if w is not None:
+            if len(w) != len(vals) or any(not isinstance(x, int | float) or x < 0 for x in w) or sum(w) <= 0:
+                raise SpecError(f"spec columns.{where}: weights must be {len(vals)} numbers >= 0")
+            cum, tot = [], 0.0
+            for x in w:
+                tot += x
+                cum.append(tot)
+
+            def choice(st, k):
+                u = st.u() * tot
+                for i, c in enumerate(cum):
+                    if u < c:
+                        return vals[i]
+                return vals[-1]
+            return choice
+        return lambda st, k: vals[st.below(len(vals))]
+    if g in ("int", "float", "decimal"):
+        lo, hi = cg.param("min", 0), cg.param("max", 1000)
+        if not isinstance(lo, int | float) or not isinstance(hi, int | float) or lo > hi:
+            raise SpecError(f"spec columns.{where}: needs numeric min <= max")
+        dist = cg.param("dist", "uniform")
+        if dist not in ("uniform", "normal", "lognormal"):
+            raise SpecError(f"spec columns.{where}: dist must be uniform, normal or lognormal")
+
+        def draw(st):
+            if dist == "uniform":
+                x = lo + st.u() * (hi - lo)
+            elif dist == "normal":
+                x = (lo + hi) / 2 + _normal(st) * (hi - lo) / 6
+            else:
+                x = lo + math.exp(_normal(st)) / math.e ** 2 * (hi - lo) / 4
+            return min(hi, max(lo, x))
+        if g == "int":
+            return lambda st, k: coerce(col, int(math.floor(draw(st))), where)
+        if g == "decimal":
+            s = col.scale or 0
+            return lambda st, k: coerce(col, _q(Decimal(repr(draw(st))), s), where)
+        if col.type == "FLOAT":
+            return lambda st, k: round(draw(st) * 16) / 16
+        return lambda st, k: coerce(col, float(f"{draw(st):.8g}"), where)
+    if g == "faker":
+        name = cg.param("provider", "word")
+        try:
+            pl = pool(name)
+        except KeyError:
+            from generators.pools import POOL_NAMES
+            raise SpecError(f"spec columns.{where}: unknown faker pool {name!r} "
+                            f"(one of {', '.join(POOL_NAMES)})") from None
+        return lambda st, k: coerce(col, pl[st.below(len(pl))], where)
+    if g == "text":
+        a, b = cg.param("min_len", 10), cg.param("max_len", 200)
+        if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b):
+            raise SpecError(f"spec columns.{where}: text needs integers 0 <= min_len <= max_len")
+        if col.type in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
+            return lambda st, k: _fit_text(_text_of_length(st, st.between(a, b)), col, flavor)
+        return lambda st, k: coerce(col, _text_of_length(st, st.between(a, b)), where)
+    if g == "digits":
+        groups = cg.param("groups", 10)
+        return lambda st, k: "-".join(f"{st.below(10**11):011d}" for _ in range(groups))
+    if g == "datetime":
+        s0 = coerce(col, cg.param("start", "2020-01-01 00:00:00"), where)
+        s1 = coerce(col, cg.param("end", "2025-12-31 23:59:59"), where)
+        if not hasattr(s0, "__sub__"):
+            raise SpecError(f"spec columns.{where}: datetime needs a temporal column")
+        span = int((s1 - s0).total_seconds()) if hasattr(s1 - s0, "total_seconds") else (s1 - s0).days
+        if span < 0:
+            raise SpecError(f"spec columns.{where}: start after end")
+        if col.type == "DATE":
+            return lambda st, k: s0 + dt.timedelta(days=st.below(span + 1))
+        return lambda st, k: s0 + dt.timedelta(seconds=st.below(span + 1))
+    if g == "sequence":
+        start, step = cg.param("start", 1), cg.param("step", 1)
+        return lambda st, k: coerce(col, start + k * step, where)
+    if g == "json":
+        return _json_gen(col, table, flavor, False)
+    raise SpecError(f"spec columns.{where}: unknown gen {g!r}")
+
+
+def column_generator(table: Table, col: Column, flavor: str, seed: int, *,
+                     override: ColumnGen | None = None, edge: bool = False,
+                     null_p: float | None = None, start_time: int = 1767225600) -> ValueFn:
+    """``fn(key, version) -> value`` for one non-key column (pure; see module docstring)."""
+    base = salt(seed, table.name, col.name)
+    if override is not None:
+        gen = override_generator(override, col, table.name, flavor, start_time)
+        p = override.param("null", None)
+        if p is not None:
+            null_p = float(p)
+    else:
+        gen = type_generator(col, table.name, flavor, edge=edge, start_time=start_time)
+    if null_p is None:
+        null_p = (0.1 if edge else 0.03) if col.nullable else 0.0
+    if not col.nullable:
+        null_p = 0.0
+
+    if null_p > 0:
+        def fn(key: int, version: int) -> Any:
+            st = Stream(hash64(base, key, version))
+            if st.u() < null_p:
+                return None
+            return gen(st, key)
+    else:
+        def fn(key: int, version: int) -> Any:
+            return gen(Stream(hash64(base, key, version)), key)
+    return fn

@@ -1,0 +1,81 @@
+"""``--schema FILE.sql``: any CREATE TABLE statements (other statements are ignored).
+
+The statements are kept as written for ``truth/snapshot.sql``; a ``USE db`` or a
+qualified name places a table in another database. Values follow the column types and
+names (generators/values.py) and the spec's per-column generators. FOREIGN KEY
+constraints are not followed (keep them out, or use the ecommerce workload).
+"""
+
+from __future__ import annotations
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema import parse_tables
+from generators.spec import Spec
+from generators.workloads import TableDef, WorkloadDef
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script at top-level ``;`` (quotes, backticks and comments respected)."""
+    out, buf, i, n = [], [], 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if sql[j] == ch:
+                    if j + 1 < n and sql[j + 1] == ch:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            buf.append(sql[i:j + 1])
+            i = j + 1
+            continue
+        if sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\n\r") or ch == "#":
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+            buf.append(" ")
+            continue
+        if sql.startswith("/*", i) and not sql.startswith("/*!", i):
+            j = sql.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            buf.append(" ")
+            continue
+        if ch == ";":
+            s = "".join(buf).strip()
+            if s:
+                out.append(s)
+            buf = []
+            i += 1
+            continue
+        buf.append(ch)
+        i += 1
+    s = "".join(buf).strip()
+    if s:
+        out.append(s)
+    return out
+
+
+def custom(spec: Spec) -> WorkloadDef:
+    assert spec.schema_sql is not None
+    tables = parse_tables(spec.schema_sql, spec.database, spec.flavor)
+    if not tables:
+        raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
+    stmts = [s for s in split_statements(spec.schema_sql)
+             if s.split(None, 1)[0].upper() == "CREATE" and " TABLE " in " " + " ".join(s.upper().split()[:4]) + " "]
+    if len(stmts) != len(tables):
+        raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
+    seen = set()
+    defs = []
+    for t, sql in zip(tables, stmts, strict=True):
+        if (t.database, t.name) in seen:
+            raise SchemaError(f"table {t.database}.{t.name} is defined twice - at {t.database}.{t.name}")
+        seen.add((t.database, t.name))
+        if any(c.generated for c in t.columns):
+            col = next(c for c in t.columns if c.generated)
+            raise SchemaError(f"generated columns are not supported by the generator - at {t.database}.{t.name}.{col.name}")
+        defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
+    return WorkloadDef("custom", spec.database, defs)

@@ -1,0 +1,125 @@
+"""``ecommerce``: customers, products, orders, order_items with consistent foreign keys.
+
+Key model (all pure functions of the key): ``id = key + 1`` everywhere;
+``orders.customer_id`` and ``order_items.product_id`` point at initial customers /
+products, which are never deleted; an order with key ``o`` owns the order_items keys
+``o*16 + line`` (``order_items.order_id = key // 16 + 1``), inserted in the order's own
+transaction and deleted with it; ``order_items.unit_price`` is the product's initial
+price. So every foreign key holds after every transaction, in any replay order the
+server applies (the binlog writes parents first, deletes children first).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from generators.hashing import hash64, salt
+from generators.spec import ColumnGen, Spec
+from generators.values import column_generator
+from generators.workloads import TableDef, WorkloadDef
+from generators.workloads._ddl import create_table, parse_one
+
+LINES = 16  # order_items keys per order
+
+
+def lines_of_initial_order(seed: int, o: int) -> int:
+    return 1 + hash64(salt(seed, "ecommerce", "lines"), o) % 4
+
+
+def ecommerce(spec: Spec) -> WorkloadDef:
+    n = spec.initial_rows
+    seed = spec.seed
+    customers_sql = create_table("customers", [
+        ("id", "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT"),
+        ("email", "VARCHAR(255) NOT NULL"),
+        ("first_name", "VARCHAR(64) NOT NULL"),
+        ("last_name", "VARCHAR(64) NOT NULL"),
+        ("phone", "VARCHAR(32) NULL"),
+        ("street_address", "VARCHAR(255) NULL"),
+        ("city", "VARCHAR(100) NULL"),
+        ("country_code", "CHAR(2) NULL"),
+        ("created_at", "DATETIME(6) NOT NULL"),
+        ("updated_at", "TIMESTAMP(3) NULL"),
+    ], ["PRIMARY KEY (`id`)", "UNIQUE KEY `uk_email` (`email`)"], spec)
+    products_sql = create_table("products", [
+        ("id", "INT UNSIGNED NOT NULL AUTO_INCREMENT"),
+        ("sku", "VARCHAR(32) NOT NULL"),
+        ("name", "VARCHAR(200) NOT NULL"),
+        ("description", "TEXT NULL"),
+        ("price", "DECIMAL(10,2) NOT NULL"),
+        ("stock", "INT NOT NULL"),
+        ("attributes", "JSON NULL"),
+        ("created_at", "DATETIME NOT NULL"),
+    ], ["PRIMARY KEY (`id`)", "UNIQUE KEY `uk_sku` (`sku`)"], spec)
+    orders_sql = create_table("orders", [
+        ("id", "BIGINT UNSIGNED NOT NULL AUTO_INCREMENT"),
+        ("customer_id", "BIGINT UNSIGNED NOT NULL"),
+        ("status", "ENUM('pending','paid','shipped','delivered','cancelled','refunded') NOT NULL DEFAULT 'pending'"),
+        ("total", "DECIMAL(12,2) NOT NULL"),
+        ("currency", "CHAR(3) NOT NULL DEFAULT 'USD'"),
+        ("placed_at", "DATETIME(3) NOT NULL"),
+        ("updated_at", "TIMESTAMP NULL"),
+    ], ["PRIMARY KEY (`id`)", "KEY `idx_customer` (`customer_id`)",
+        "CONSTRAINT `fk_orders_customer` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`)"], spec)
+    items_sql = create_table("order_items", [
+        ("id", "BIGINT UNSIGNED NOT NULL"),
+        ("order_id", "BIGINT UNSIGNED NOT NULL"),
+        ("product_id", "INT UNSIGNED NOT NULL"),
+        ("quantity", "SMALLINT UNSIGNED NOT NULL"),
+        ("unit_price", "DECIMAL(10,2) NOT NULL"),
+    ], ["PRIMARY KEY (`id`)", "KEY `idx_order` (`order_id`)",
+        "CONSTRAINT `fk_items_order` FOREIGN KEY (`order_id`) REFERENCES `orders` (`id`)",
+        "CONSTRAINT `fk_items_product` FOREIGN KEY (`product_id`) REFERENCES `products` (`id`)"], spec)
+
+    customers = parse_one(customers_sql, spec)
+    products = parse_one(products_sql, spec)
+    orders = parse_one(orders_sql, spec)
+    items = parse_one(items_sql, spec)
+
+    price_fn = column_generator(products, products.column("price"), spec.flavor, seed,
+                                start_time=spec.start_time)
+    fk_c = salt(seed, "fk", "orders.customer_id")
+    fk_p = salt(seed, "fk", "order_items.product_id")
+
+    def customer_of(k: int) -> int:
+        return 1 + hash64(fk_c, k) % n
+
+    def product_of(k: int) -> int:
+        return 1 + hash64(fk_p, k) % n
+
+    def unit_price(k: int) -> Decimal:
+        return price_fn(product_of(k) - 1, 0)
+
+    def initial_items():
+        for o in range(n):
+            for line in range(lines_of_initial_order(seed, o)):
+                yield o * LINES + line
+
+    item_count = sum(lines_of_initial_order(seed, o) for o in range(n))
+    status = ColumnGen("orders.status", "choice",
+                       (("values", ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")),
+                        ("weights", (2, 3, 3, 6, 1, 0.5))))
+    tables = [
+        TableDef(customers, customers_sql, initial_count=n,
+                 update_groups=[("phone", "updated_at"), ("street_address", "city", "country_code", "updated_at"),
+                                ("last_name", "updated_at")],
+                 overrides={"country_code": ColumnGen("customers.country_code", "faker",
+                                                      (("provider", "country_code"),))},
+                 immutable=("created_at",)),
+        TableDef(products, products_sql, initial_count=n,
+                 update_groups=[("stock",), ("stock",), ("description",), ("attributes",), ("name",)],
+                 overrides={"stock": ColumnGen("products.stock", "int", (("max", 500), ("min", 0)))},
+                 immutable=("price", "created_at")),
+        TableDef(orders, orders_sql, key_fns={"customer_id": customer_of}, initial_count=n,
+                 overrides={"status": status,
+                            "currency": ColumnGen("orders.currency", "choice",
+                                                  (("values", ("USD", "EUR", "GBP")), ("weights", (6, 3, 1)))),
+                            "total": ColumnGen("orders.total", "decimal", (("max", 2000), ("min", 5)))},
+                 update_groups=[("status", "updated_at")], immutable=("placed_at",)),
+        TableDef(items, items_sql, initial_count=item_count, initial_keys=initial_items,
+                 key_fns={"id": lambda k: k + 1, "order_id": lambda k: k // LINES + 1,
+                          "product_id": product_of, "unit_price": unit_price},
+                 overrides={"quantity": ColumnGen("order_items.quantity", "int", (("max", 5), ("min", 1)))},
+                 update_groups=[("quantity",)]),
+    ]
+    return WorkloadDef("ecommerce", spec.database, tables)
