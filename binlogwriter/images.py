@@ -1,19 +1,20 @@
 """Which columns go in a rows event's before and after images (WL#5092 binlog_row_image).
 
 PKE ("primary key equivalent"): the PRIMARY KEY, else the first UNIQUE key whose columns
-are all NOT NULL, else none (then the before image holds every column) — format.md §12.1
-promotion rule, mariadb.md "Row images" table, EDGE_CASES 6–8.
+are all NOT NULL, else none — format.md §12.1 promotion rule, mariadb.md "Row images"
+table, EDGE_CASES 6–8.
 
-| image   | INSERT (after)                       | UPDATE before / after                 | DELETE (before) |
-| FULL    | all                                  | all / all                             | all             |
-| MINIMAL | given columns + generated auto-inc   | PKE / assigned columns                | PKE             |
-| NOBLOB  | non-blob columns + given blobs       | non-blob + PKE / same + assigned blobs | non-blob + PKE |
+| image   | INSERT (after)                       | UPDATE before / after                  | DELETE (before) |
+| FULL    | all                                  | all / all                              | all             |
+| MINIMAL | given columns + generated auto-inc   | PKE / assigned columns                 | PKE             |
+| NOBLOB  | non-blob columns + given blobs       | non-blob + PKE / same + assigned blobs | non-blob + PKE  |
 
-Without a PKE, MINIMAL and NOBLOB fall back to all columns for before images; MariaDB also
-writes all columns as the after image of an UPDATE (mariadb.md: "MINIMAL, no PKE: all / all";
-"NOBLOB, no PKE: all"). "Blob" = binlog type 252 (TEXT/BLOB, MariaDB's JSON); GEOMETRY and
-MySQL's JSON (245) are kept by NOBLOB in MariaDB's table, while MySQL's NOBLOB drops JSON too
-(its JSON is a blob field): we follow each flavor.
+Without a PKE the before image holds every column. MariaDB then also writes every column
+as the after image of MINIMAL and NOBLOB UPDATEs and INSERTs under NOBLOB (mariadb.md:
+"MINIMAL, no PKE: all / all"; "NOBLOB, no PKE: all"); MySQL keeps its after-image rule
+(``TABLE::mark_columns_per_binlog_row_image`` widens only the read set). "Blob" is binlog
+type 252 — TEXT/BLOB, and MariaDB's JSON (a LONGTEXT); MySQL's JSON (245) reports
+MYSQL_TYPE_JSON and is kept, like GEOMETRY.
 """
 
 from __future__ import annotations
@@ -41,9 +42,8 @@ def pke_columns(table) -> list[int] | None:
 
 
 def is_blob(table, index: int, flavor: str) -> bool:
-    """A BLOB/TEXT column for NOBLOB purposes (binlog type 252, MySQL JSON 245 too)."""
-    code = table.columns[index].binlog_type(flavor)
-    return code == 252 or (code == 245 and not flavor.startswith("mariadb"))
+    """A BLOB/TEXT column for NOBLOB purposes: binlog type 252 (MySQL's JSON 245 is kept)."""
+    return table.columns[index].binlog_type(flavor) == 252
 
 
 def _mask(n: int, idx: Iterable[int]) -> tuple[bool, ...]:
@@ -62,7 +62,7 @@ def insert_columns(table, image: str, given: Iterable[int], flavor: str) -> tupl
     auto = {i for i, c in enumerate(table.columns) if c.auto_increment}
     if im == "MINIMAL":
         return _mask(n, given | auto)
-    if pke_columns(table) is None:
+    if pke_columns(table) is None and flavor.startswith("mariadb"):
         return (True,) * n
     return _mask(n, {i for i in range(n) if not is_blob(table, i, flavor)} | given)
 
@@ -78,9 +78,11 @@ def update_columns(table, image: str, assigned: Iterable[int],
     pke = pke_columns(table)
     mariadb = flavor.startswith("mariadb")
     if pke is None:
-        if im == "NOBLOB" or mariadb:
+        if mariadb:
             return (True,) * n, (True,) * n
-        return (True,) * n, _mask(n, assigned)
+        if im == "MINIMAL":
+            return (True,) * n, _mask(n, assigned)
+        return (True,) * n, _mask(n, {i for i in range(n) if not is_blob(table, i, flavor)} | assigned)
     if im == "MINIMAL":
         return _mask(n, pke), _mask(n, assigned)
     base = {i for i in range(n) if not is_blob(table, i, flavor)} | set(pke)

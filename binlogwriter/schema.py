@@ -295,6 +295,7 @@ class Column:
             name=self.name,
             table=table,
             flavor=flavor,
+            json_text=self.type == "JSON" and _is_mariadb(flavor),
         )
 
 

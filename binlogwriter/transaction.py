@@ -226,7 +226,8 @@ def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | N
                 _check_present(table, where, vals, bits, i, image)
                 add(bits, None, encode_row_image(cols, bits, vals, pad))
         except ValueEncodeError as exc:
-            raise exc.located(table=where, row=i) from None
+            # name the place as db.table.column, row N (ARCHITECTURE.md principle 6)
+            raise ValueEncodeError(exc.reason, table=where, column=exc.column, row=i) from None
     return groups
 
 
@@ -242,25 +243,20 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
     out: list[Event] = []
     for bbits, abits, rows in groups:
         overhead = post + packed_int_size(width) + nbm * (2 if abits is not None else 1)
-        pending: list[bytes] = []
+        present = _present_bitmap(bbits, fmt)
+        after = _present_bitmap(abits, fmt) if abits is not None else None
+        chunks: list[list[bytes]] = [[]]
         size = 0
-
-        def close(pending=pending, bbits=bbits, abits=abits):
-            ev = cls(table_id=table_id, rows_flags=0, width=width,
-                     columns_present=_present_bitmap(bbits, fmt),
-                     columns_after=_present_bitmap(abits, fmt) if abits is not None else None,
-                     rows=None, rows_raw=b"".join(pending), server_id=writer.server_id)
-            out.append(ev)
-
         for r in rows:
-            if pending and overhead + size + len(r) > limit:
-                close()
-                pending = []
+            if chunks[-1] and overhead + size + len(r) > limit:
+                chunks.append([])
                 size = 0
-            pending.append(r)
+            chunks[-1].append(r)
             size += len(r)
-        if pending:
-            close(pending)
+        for chunk in chunks:
+            out.append(cls(table_id=table_id, rows_flags=0, width=width, columns_present=present,
+                           columns_after=after, rows=None, rows_raw=b"".join(chunk),
+                           server_id=writer.server_id))
     if out:
         out[-1].rows_flags |= STMT_END_F
     return out
@@ -297,7 +293,7 @@ def transaction_events(writer: Any, tx: Transaction) -> list[Event]:
     xid = writer.next_xid()
     events: list[Event] = []
     if fmt.is_mariadb:
-        events.append(writer.next_mariadb_gtid(flags2=0x0C if not may_have_sbr else 0x0C))
+        events.append(writer.next_mariadb_gtid(flags2=0x0C))  # TRANSACTIONAL | ALLOW_PARALLEL
     else:
         events.append(writer.next_mysql_gtid(may_have_sbr))
         events.append(QueryEvent(thread_id=st.thread_id, db="", query="BEGIN", flags=FLAG_SUPPRESS_USE,

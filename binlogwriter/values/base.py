@@ -61,6 +61,9 @@ class ColumnDesc:
     name: str | None = None
     table: str | None = None
     flavor: str = "mysql80"
+    json_text: bool = False
+    """MariaDB JSON: a LONGTEXT utf8mb4_bin column (mariadb.md); Python JSON values (dict,
+    list, numbers, bools) are accepted and stored as JSON text."""
 
 
 class ValueCodec(Protocol):

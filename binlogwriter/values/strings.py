@@ -411,6 +411,23 @@ def _length_prefixed(col: ColumnDesc, sql: str, lb: int):
     return read
 
 
+def _json_text(col: ColumnDesc, sql: str, value: Any) -> str:
+    """A Python JSON value as the text a MariaDB JSON (LONGTEXT) column stores."""
+    import json
+    from decimal import Decimal
+
+    def default(o: Any) -> Any:
+        if isinstance(o, Decimal):
+            return float(o)
+        raise TypeError(f"{type(o).__name__} is not JSON")
+
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=default,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise value_error(col, sql, f"not a JSON value: {exc}") from None
+
+
 @register
 class BlobCodec(Codec):
     """BLOB/TEXT (252): metadata = number of length bytes 1–4; LE length + bytes (values.md §6)."""
@@ -428,6 +445,8 @@ class BlobCodec(Codec):
         read = _length_prefixed(col, sql, lb)
 
         def encode(value: Any) -> bytes:
+            if col.json_text and not isinstance(value, str | bytes | bytearray | memoryview):
+                value = _json_text(col, sql, value)
             try:
                 data, _ = t.to_bytes(value)
             except ValueError as exc:
