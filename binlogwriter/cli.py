@@ -42,7 +42,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
     """List the events of FILES in mysqlbinlog's style."""
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
-    out = click.get_text_stream("stdout")
+    out = click.get_text_stream("stdout", errors="surrogateescape")
     try:
         for rec in reader.records():
             e = reader.decode(rec)

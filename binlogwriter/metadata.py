@@ -478,7 +478,7 @@ class TableMap:
                 set_values=d.set_values if d.set_values is not None else sc.set_values,
                 fsp=d.fsp if d.fsp is not None else (sc.fsp if rt in (7, 11, 12) else None),
                 nullable=d.nullable, name=d.name if d.name is not None else sc.name,
-                table=self.table, flavor=self.flavor))
+                table=self.table, flavor=self.flavor, json_text=sc.json_text))
         return out
 
 

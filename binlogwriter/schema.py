@@ -580,8 +580,9 @@ def _validate_column(t: Table, c: Column) -> None:
         s = c.scale or 0
         if not 1 <= p <= 65:
             raise bad(f"DECIMAL precision {p} out of range 1..65")
-        if s > 30:
-            raise bad(f"DECIMAL scale {s} out of range 0..30")
+        max_scale = 38 if _is_mariadb(t.flavor) else 30  # MariaDB allows 38 fraction digits
+        if s > max_scale:
+            raise bad(f"DECIMAL scale {s} out of range 0..{max_scale}")
         if s > p:
             raise bad(f"DECIMAL scale {s} larger than precision {p}")
     if ty in _TEMPORAL_FSP and c.fsp is not None and not 0 <= c.fsp <= 6:

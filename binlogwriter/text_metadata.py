@@ -185,7 +185,7 @@ def render_columns(tm: TableMap, flavor: str | None = None) -> list[str]:
         if i != n - 1:
             out += b",\n#         "
     out += b")"
-    return out.decode("utf-8", "replace").split("\n")
+    return out.decode("utf-8", "surrogateescape").split("\n")
 
 
 def render_primary_key(tm: TableMap) -> list[str]:
