@@ -50,6 +50,8 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
             if start_position is not None and rec.offset < start_position:
                 continue
             out.write("\n".join(render_event(e, opts, state, crc=_crc_of(rec))) + "\n")
+            if e.type_code == 40:
+                _render_payload(out, e, rec, opts)
     except BinlogError as exc:
         click.echo(f"binlogwriter: {exc}", err=True)
         sys.exit(1)
@@ -103,6 +105,17 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
         click.echo(f"{len(files)} files, {n_events} events: FAILED {failures[-1] if len(failures) == 1 else failures[0]}{more}")
         sys.exit(1)
     click.echo(f"{len(files)} files, {n_events} events: OK")
+
+
+def _render_payload(out, ev, rec, opts) -> None:
+    """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
+    mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""
+    from binlogwriter.payload import inner_events
+    from binlogwriter.text_state import ReadState
+
+    st = ReadState()
+    for _pos, _chunk, inner in inner_events(ev, rec.fmt, columns_for=st.columns_for, observe=st.observe):
+        out.write("\n".join(render_event(inner, opts, st)) + "\n")
 
 
 def _check_payload(ev, rec) -> list[str]:
