@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from binlogwriter.events import (
     Event,
     FormatDescriptionEvent,
     GtidEvent,
+    GtidTaggedEvent,
     MariadbGtidEvent,
     MariadbGtidListEvent,
     PreviousGtidsEvent,
@@ -34,9 +36,8 @@ from binlogwriter.events import (
     encode_event,
     relocate,
 )
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
-from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
 __all__ = ["BinlogWriter", "DEFAULT_START_TIME"]
@@ -73,7 +74,7 @@ class BinlogWriter:
         self._previous: str | None = None
         self.files: list[Path] = []
         # GTID state carried into the header of each new file
-        self.mysql_gtids: dict[str, list[tuple[int, int]]] = {}
+        self.mysql_gtids: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (sid, tag) -> intervals
         self.mariadb_gtids: dict[int, tuple[int, int]] = {}  # domain -> (server_id, seq_no)
         self.events_in_file = 0
         self.closed = False
@@ -95,6 +96,7 @@ class BinlogWriter:
         self._mariadb_seq = 0
         self.transactions = 0
         self.last_gtid: str | None = None
+        self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
 
     # clock ---------------------------------------------------------------------------------
     def advance(self, seconds: int = 1) -> int:
@@ -103,9 +105,9 @@ class BinlogWriter:
         return self.now
 
     # GTID bookkeeping ------------------------------------------------------------------------
-    def note_mysql_gtid(self, sid: str, gno: int) -> None:
-        """Record that ``sid:gno`` was written (for later PREVIOUS_GTIDS events)."""
-        ivs = self.mysql_gtids.setdefault(sid, [])
+    def note_mysql_gtid(self, sid: str, gno: int, tag: str = "") -> None:
+        """Record that ``sid[:tag]:gno`` was written (for later PREVIOUS_GTIDS events)."""
+        ivs = self.mysql_gtids.setdefault((sid, tag), [])
         if ivs and ivs[-1][1] == gno:
             ivs[-1] = (ivs[-1][0], gno + 1)
         else:
@@ -145,9 +147,10 @@ class BinlogWriter:
                 self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._previous))
             self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._name))
         else:
-            sids = [(sid, "", list(ivs)) for sid, ivs in sorted(self.mysql_gtids.items())]
+            sids = [(sid, tag, list(ivs)) for (sid, tag), ivs in sorted(self.mysql_gtids.items())]
+            tagged = any(tag for _, tag, _ in sids)  # 8.3+: tagged format only when a tag exists
             self._write(PreviousGtidsEvent(server_id=self.server_id, flags=FLAG_IGNORABLE,
-                                           gtid_set={"tagged": False, "sids": sids}))
+                                           gtid_set={"tagged": tagged, "sids": sids}))
 
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
@@ -235,16 +238,17 @@ class BinlogWriter:
             self._own(ev)
             encoded.append(encode_event(ev, self.fmt, log_pos=0,
                                         timestamp=ts if ev.timestamp is None else ev.timestamp))
-        if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent) \
+        if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent | GtidTaggedEvent) \
                 and events[0].transaction_length is not None:
+            # transaction_length includes its own encoding: iterate to the fixed point
             g = events[0]
             rest = sum(len(b) for b in encoded[1:])
-            base = len(encoded[0]) - packed_int_size(g.transaction_length)
-            total = base + rest + 1
-            while base + rest + packed_int_size(total) != total:
-                total = base + rest + packed_int_size(total)
-            g.transaction_length = total
-            encoded[0] = encode_event(g, self.fmt, log_pos=0, timestamp=ts if g.timestamp is None else g.timestamp)
+            total = len(encoded[0]) + rest
+            while total != g.transaction_length:
+                g.transaction_length = total
+                encoded[0] = encode_event(g, self.fmt, log_pos=0,
+                                          timestamp=ts if g.timestamp is None else g.timestamp)
+                total = len(encoded[0]) + rest
         first = self._offset
         for data in encoded:
             data = relocate(data, self.fmt, self._offset)
@@ -343,12 +347,17 @@ class BinlogWriter:
                       sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
                       transaction_length=0, immediate_server_version=self.fmt.server_version_number,
                       server_id=self.server_id)
-        if self.settings.gtid.lower() == "anonymous":
+        if not self._sid:
             self.last_gtid = None
             return AnonymousGtidEvent(sid="00000000-0000-0000-0000-000000000000", gno=0, **common)
         self._gno += 1
-        sid = self.settings.gtid.lower()
-        self.note_mysql_gtid(sid, self._gno)
+        sid, tag = self._sid, self._tag
+        self.note_mysql_gtid(sid, self._gno, tag)
+        if tag:
+            # 8.3+: a tagged GTID is a GTID_TAGGED_LOG_EVENT (format.md §8)
+            self.last_gtid = f"{sid}:{tag}:{self._gno}"
+            common.pop("lt_typecode")
+            return GtidTaggedEvent(sid=sid, tag=tag, gno=self._gno, **common)
         self.last_gtid = f"{sid}:{self._gno}"
         return GtidEvent(sid=sid, gno=self._gno, **common)
 
@@ -376,6 +385,26 @@ class BinlogWriter:
         """A DDL statement as its own group: ``GTID · QUERY``."""
         self.transactions += 1
         return self.write_group(ddl_events(self, sql, db))
+
+
+_TAG_RE = re.compile(r"^[a-z_][a-z0-9_]{0,31}$")
+_UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def parse_gtid_setting(value: str, fmt: BinlogFormat) -> tuple[str, str]:
+    """``anonymous``, ``UUID`` or (MySQL 8.3+) ``UUID:tag`` -> (sid, tag)."""
+    v = value.strip().lower()
+    if v == "anonymous":
+        return "", ""
+    sid, _, tag = v.partition(":")
+    if not _UUID_RE.match(sid):
+        raise BinlogError(f"gtid must be 'anonymous', a server UUID or UUID:tag, got {value!r}")
+    if tag:
+        if not _TAG_RE.match(tag):
+            raise BinlogError(f"GTID tag {tag!r}: 1-32 letters, digits or '_', not starting with a digit")
+        if fmt.is_mariadb or version_tuple(fmt.server_version) < (8, 3, 0):
+            raise BinlogError(f"tagged GTIDs exist from MySQL 8.3 on (flavor mysql84), not in {fmt.flavor}")
+    return sid, tag
 
 
 class _TxContext:
