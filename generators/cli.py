@@ -77,8 +77,12 @@ def _opt(*names: str, **kw: Any):
 @_opt("--row-event-max-size", help="Split rows events above this size [8192].")
 @_opt("--exclude-types", help="Built-in workloads: leave out columns of these types (JSON,GEOMETRY).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar [on when stderr is a terminal].")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="local: one process; spark: the same bytes generated on Spark (docs/spark.md).")
+@click.option("--partitions", type=int, default=None,
+              help="--engine spark: transaction ranges (tasks) [the session's default parallelism].")
 def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
-             **options: Any) -> None:
+             engine: str, partitions: int | None, **options: Any) -> None:
     """Generate binlogs of a synthetic workload with its ground truth (OUTPUT.md layout)."""
     from generators.engine import generate as run_generate
     from generators.spec import Spec, load_spec_file, resolve
@@ -115,8 +119,16 @@ def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: b
         if data.get("schema_sql") is not None and "workload" not in data:
             data["workload"] = None
         spec = resolve(Spec.from_dict(data))
+        if partitions is not None and engine != "spark":
+            raise SpecError("--partitions needs --engine spark")
         show = sys.stderr.isatty() if progress is None else progress
-        if show:
+        if engine == "spark":
+            try:
+                from spark_gen.job import generate_spark
+            except ImportError as e:  # pragma: no cover - pyspark missing
+                raise SpecError(f"--engine spark: {e} (pip install 'binlogwriter[spark]')") from None
+            generate_spark(spec, out, partitions=partitions)
+        elif show:
             _run_with_progress(run_generate, spec, out)
         else:
             run_generate(spec, out)

@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,15 +25,15 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import BinlogWriter
 from generators.hashing import hash64, salt
+from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.pools import faker_version
 from generators.rows import DDL_TYPES, TableRows
 from generators.spec import Spec, SpecError, resolve
 from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
-from generators.workloads.ecommerce import LINES
 
-__all__ = ["generate", "Run", "RunResult"]
+__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry"]
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
@@ -85,6 +85,8 @@ class Run:
             overrides.setdefault(tname, {})[col.name] = cg
         self.rows = [TableRows(td, self.spec, overrides.get(td.name, {})) for td in self.work.tables]
         self.fmt = BinlogFormat.preset(self.spec.flavor, checksum=self.spec.checksum)
+        self.infos = [rt.info() for rt in self.rows]
+        self.cursor = KeyCursor.start(self.infos)
         self.ddl_epoch = 0
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
@@ -147,53 +149,49 @@ class Run:
         return s
 
     # -- one transaction ----------------------------------------------------------------------
-    def _apply(self, plan: TxnPlan) -> list[tuple[int, str, list]]:
-        stmts: list[tuple[int, str, list]] = []
-        keys: list[int | None] = []
+    def _apply(self, plan: TxnPlan) -> list[Applied]:
+        """Resolve the plan's keys (generators/keys.py) and apply them to the key state."""
+        applied: list[Applied] = []
+        for op in resolve_ops(self.spec, self.infos, self.cursor, plan):
+            rt = self.rows[op.table]
+            res = step(rt.state(op.key), op.kind, op.epoch)
+            if res is None:
+                continue
+            st, vb, va = res
+            rt.set_state(op.key, st)
+            applied.append(Applied(op.seq, op.kind, op.table, op.key, vb, va, st[2]))
+        return applied
 
-        def add(tidx: int, kind: str, row: Any) -> None:
-            if stmts and stmts[-1][0] == tidx and stmts[-1][1] == kind:
+    def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
+        """Applied ops (in seq order) -> statements: consecutive ops of one table and kind
+        form one statement; rows are pure functions of (key, version, born)."""
+        stmts: list[tuple[int, str, list]] = []
+        for a in applied:
+            row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born)
+            if stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
                 stmts[-1][2].append(row)
             else:
-                stmts.append((tidx, kind, [row]))
-
-        for op in plan.ops:
-            rt = self.rows[op.table]
-            k: int | None
-            if op.addr == "pick":
-                k = rt.pick_live(op.draw)
-            elif op.addr == "new":
-                k = rt.new_key(op.draw)
-            elif op.addr == "same":
-                k = keys[op.ref]
-            elif op.addr in ("child", "children"):
-                base = keys[op.ref]
-                k = None if base is None else base * LINES + op.line
-            else:  # pragma: no cover - plan.py defines the modes
-                raise AssertionError(op.addr)
-            keys.append(k)
-            if k is None or op.kind == "select":
-                continue
-            if op.addr == "children":
-                for line in range(LINES):
-                    ck = base * LINES + line
-                    if rt.is_live(ck):
-                        add(op.table, "delete", rt.delete(ck))
-                continue
-            if op.kind == "insert":
-                if rt.is_live(k) or k >= rt.capacity:
-                    continue
-                add(op.table, "insert", rt.insert(k, self.ddl_epoch))
-            elif op.kind == "update":
-                if not rt.is_live(k) or not rt.mutable:
-                    continue
-                before, assigned = rt.update(k)
-                add(op.table, "update", (before, assigned))
-            elif op.kind == "delete":
-                if not rt.is_live(k):
-                    continue
-                add(op.table, "delete", rt.delete(k))
+                stmts.append((a.table, a.kind, [row]))
         return stmts
+
+    def transaction(self, writer: BinlogWriter, plan: TxnPlan, applied: list[Applied]) -> None:
+        """Write transaction ``plan.index`` (clock, its rows, the DDL that follows it)."""
+        if plan.advance:
+            writer.advance(plan.advance)
+        self._write_stmts(writer, self.statements(applied))
+        d = ddl_after(self.spec, plan.index)
+        if d is not None:
+            self._do_ddl(writer, d)
+
+    def set_ddl_state(self, i: int) -> None:
+        """Put the tables in the DDL state in force at transaction ``i`` (a fresh Run only):
+        DDL ``d`` odd adds ``ddl_P`` (P = (d+1)//2), the next one drops it again."""
+        d = epoch_at(self.spec, i)
+        self.ddl_epoch = d
+        if d % 2 == 1:
+            p = (d + 1) // 2
+            rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
+            rt.add_column(f"ddl_{p}", DDL_TYPES[p % len(DDL_TYPES)], d)
 
     def _write_stmts(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]]) -> None:
         if not stmts:
@@ -245,39 +243,47 @@ class Run:
                           for r in rows)
         return f"INSERT INTO {_qi(t.database)}.{_qi(t.name)} ({cols}) VALUES\n{vals};\n"
 
-    def write_snapshot(self, path: Path, writer: BinlogWriter) -> None:
+    def snapshot_head(self) -> str:
+        """``snapshot.sql`` up to the initial rows (comments, session settings, CREATEs)."""
         s = self.spec
-        header = [
-            "-- binlogwriter generate: the state before the first event of the first binlog (OUTPUT.md).",
-            f"-- workload {self.work.name}, flavor {s.flavor}, seed {s.seed}",
+        out = [
+            "-- binlogwriter generate: the state before the first event of the first binlog (OUTPUT.md).\n",
+            f"-- workload {self.work.name}, flavor {s.flavor}, seed {s.seed}\n",
         ]
+        if s.ddl_in_binlog:
+            out.append("-- --ddl-in-binlog: CREATE DATABASE, CREATE TABLE and the initial rows are in the binlog.\n")
+            return "".join(out)
+        out.append("SET NAMES utf8mb4;\nSET SESSION time_zone = '+00:00';\n"
+                   "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nSET SESSION foreign_key_checks = 0;\n")
+        for db in self._databases():
+            out.append(f"CREATE DATABASE IF NOT EXISTS {_qi(db)};\n")
+        for rt in self.rows:
+            create = rt.tdef.create_sql.strip().rstrip(";")
+            out.append(f"USE {_qi(rt.table.database)};\n{create};\n")
+        return "".join(out)
+
+    def snapshot_tail(self) -> str:
+        return "" if self.spec.ddl_in_binlog else "SET SESSION foreign_key_checks = 1;\n"
+
+    def snapshot_inserts(self, rt: TableRows, keys) -> Iterator[str]:
+        """INSERT statements of ``keys`` (initial rows), SNAPSHOT_ROWS_PER_INSERT per statement."""
+        batch: list[tuple] = []
+        for k in keys:
+            batch.append(rt.compute(k, 0, 0))
+            if len(batch) >= SNAPSHOT_ROWS_PER_INSERT:
+                yield self._insert_sql(rt.table, batch)
+                batch = []
+        if batch:
+            yield self._insert_sql(rt.table, batch)
+
+    def write_snapshot(self, path: Path, writer: BinlogWriter | None = None) -> None:
         with open(path, "w", encoding="utf-8", newline="\n") as f:
-            for line in header:
-                f.write(line + "\n")
-            if s.ddl_in_binlog:
-                f.write("-- --ddl-in-binlog: CREATE DATABASE, CREATE TABLE and the initial rows are in the binlog.\n")
-            else:
-                f.write("SET NAMES utf8mb4;\nSET SESSION time_zone = '+00:00';\n"
-                        "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nSET SESSION foreign_key_checks = 0;\n")
-                for db in self._databases():
-                    f.write(f"CREATE DATABASE IF NOT EXISTS {_qi(db)};\n")
-            for rt in self.rows:
-                t = rt.table
-                create = rt.tdef.create_sql.strip().rstrip(";")
-                if s.ddl_in_binlog:
-                    continue
-                f.write(f"USE {_qi(t.database)};\n{create};\n")
-            if not s.ddl_in_binlog:
+            f.write(self.snapshot_head())
+            if not self.spec.ddl_in_binlog:
                 for rt in self.rows:
-                    batch: list[tuple] = []
-                    for k in self._initial_keys(rt):
-                        batch.append(rt.compute(k, 0, 0))
-                        if len(batch) >= SNAPSHOT_ROWS_PER_INSERT:
-                            f.write(self._insert_sql(rt.table, batch))
-                            batch = []
-                    if batch:
-                        f.write(self._insert_sql(rt.table, batch))
-                f.write("SET SESSION foreign_key_checks = 1;\n")
+                    for text in self.snapshot_inserts(rt, self._initial_keys(rt)):
+                        f.write(text)
+            f.write(self.snapshot_tail())
 
     def _initial_in_binlog(self, writer: BinlogWriter) -> None:
         for db in self._databases():
@@ -337,12 +343,7 @@ class Run:
             if s.size is not None and self._bytes(writer, closed) >= s.size:
                 break
             plan = plan_transaction(s, n, i)
-            if plan.advance:
-                writer.advance(plan.advance)
-            self._write_stmts(writer, self._apply(plan))
-            d = ddl_after(s, i)
-            if d is not None:
-                self._do_ddl(writer, d)
+            self.transaction(writer, plan, self._apply(plan))
             i += 1
             if self.progress is not None and (i - last_report >= 256):
                 last_report = i
@@ -361,45 +362,54 @@ class Run:
             write_sorted_jsonl(final_dir / f"{t.database}.{t.name}.jsonl", names, rows)
 
     def manifest(self, writer: BinlogWriter) -> dict[str, Any]:
-        s = self.spec
         files = []
-        tot_events = tot_bytes = 0
         for p in writer.files:
             info = _scan_file(p, self.fmt)
             fi = self.file_info.get(p.name, _FileInfo())
-            files.append({"name": p.name, "bytes": info["bytes"], "sha256": info["sha256"],
-                          "events": info["events"], "transactions": fi.transactions,
-                          "first_gtid": fi.first_gtid, "last_gtid": fi.last_gtid,
-                          "first_timestamp": info["first_timestamp"], "last_timestamp": info["last_timestamp"]})
-            tot_events += info["events"]
-            tot_bytes += info["bytes"]
-        mariadb = s.flavor.startswith("mariadb")
-        if mariadb:
-            gtid_mode = f"mariadb:domain {int(s.gtid or 0)}"
-            last = writer.last_gtid
-            executed = last or ""
-        elif s.gtid == "anonymous":
-            gtid_mode = "anonymous"
-            executed = ""
-        else:
-            gtid_mode = f"uuid:{s.gtid.upper()}"
-            last = writer.last_gtid
-            executed = f"{s.gtid}:1-{last.rsplit(':', 1)[1]}" if last else ""
-        return {
-            "generator": {"name": "binlogwriter", "version": __version__, "faker": faker_version()},
-            "seed": s.seed,
-            "spec": s.to_dict(),
-            "format": {"flavor": s.flavor, "server_version": self.fmt.server_version, "checksum": s.checksum,
-                       "row_metadata": s.row_metadata, "row_image": s.row_image, "rows_query": s.rows_query,
-                       "server_id": s.server_id, "gtid_mode": gtid_mode},
-            "files": files,
-            "totals": {"events": tot_events, "transactions": writer.transactions, "bytes": tot_bytes,
-                       "planned_transactions": self.planned, "rows": self.counts},
-            "gtid_executed": executed,
-            "tables": [{"database": rt.table.database, "name": rt.table.name,
-                        "columns": [c.name for c in rt.table.columns],
-                        "live_rows": int(rt.live_count)} for rt in self.rows],
-        }
+            files.append(file_entry(p.name, info, fi))
+        tables = [(rt.table, int(rt.live_count)) for rt in self.rows]
+        return build_manifest(self.spec, self.fmt, files, writer.transactions, writer.last_gtid,
+                              self.planned, self.counts, tables)
+
+
+def file_entry(name: str, info: dict[str, Any], fi: _FileInfo) -> dict[str, Any]:
+    """One ``manifest.json`` ``files`` entry from a scan of the file and its GTID bookkeeping."""
+    return {"name": name, "bytes": info["bytes"], "sha256": info["sha256"],
+            "events": info["events"], "transactions": fi.transactions,
+            "first_gtid": fi.first_gtid, "last_gtid": fi.last_gtid,
+            "first_timestamp": info["first_timestamp"], "last_timestamp": info["last_timestamp"]}
+
+
+def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], transactions: int,
+                   last_gtid: str | None, planned: int, counts: dict[str, dict[str, int]],
+                   tables: list[tuple[Table, int]]) -> dict[str, Any]:
+    """``manifest.json`` (OUTPUT.md) — shared by the single-process engine and spark_gen."""
+    tot_events = sum(f["events"] for f in files)
+    tot_bytes = sum(f["bytes"] for f in files)
+    mariadb = s.flavor.startswith("mariadb")
+    if mariadb:
+        gtid_mode = f"mariadb:domain {int(s.gtid or 0)}"
+        executed = last_gtid or ""
+    elif s.gtid == "anonymous":
+        gtid_mode = "anonymous"
+        executed = ""
+    else:
+        gtid_mode = f"uuid:{s.gtid.upper()}"
+        executed = f"{s.gtid}:1-{last_gtid.rsplit(':', 1)[1]}" if last_gtid else ""
+    return {
+        "generator": {"name": "binlogwriter", "version": __version__, "faker": faker_version()},
+        "seed": s.seed,
+        "spec": s.to_dict(),
+        "format": {"flavor": s.flavor, "server_version": fmt.server_version, "checksum": s.checksum,
+                   "row_metadata": s.row_metadata, "row_image": s.row_image, "rows_query": s.rows_query,
+                   "server_id": s.server_id, "gtid_mode": gtid_mode},
+        "files": files,
+        "totals": {"events": tot_events, "transactions": transactions, "bytes": tot_bytes,
+                   "planned_transactions": planned, "rows": counts},
+        "gtid_executed": executed,
+        "tables": [{"database": t.database, "name": t.name, "columns": [c.name for c in t.columns],
+                    "live_rows": live} for t, live in tables],
+    }
 
 
 def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:

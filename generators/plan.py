@@ -4,13 +4,15 @@
 addressed, and the 64-bit draw that picks the key — from ``Stream(hash64(salt(seed,
 "txn"), i))`` alone. No state is shared between transactions, so a range of transaction
 numbers can be planned anywhere (the Spark job plans partitions independently). Turning
-a draw into a concrete live key (:func:`pick_index` over the keys that exist at that
-point) is the engine's job: that is the one place where the history of a key matters.
+a draw into a concrete key (:func:`pick_index` over the keys ever inserted) and finding
+out what the operation does to it is generators/keys.py's job: only prefix counters and
+the history of that one key matter.
 
 Key addressing (``Op.addr``):
 
-``pick``      a live key chosen by ``--key-dist`` (UPDATE, DELETE)
-``new``       a fresh key (INSERT; never collides with a live key)
+``pick``      a key below the high-water mark chosen by ``--key-dist`` (UPDATE, DELETE;
+              nothing happens if it is not live)
+``new``       a fresh key (INSERT)
 ``same``      the key of op ``ref`` (sysbench's DELETE + INSERT of the same id)
 ``child``     ``key(ref) * 16 + line`` (ecommerce order_items of an order)
 ``children``  every live ``key(ref) * 16 + line`` (deleting an order's items)

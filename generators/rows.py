@@ -31,7 +31,7 @@ import numpy as np
 
 from binlogwriter.schema import Column, Table
 from generators.hashing import hash64, salt
-from generators.plan import pick_index
+from generators.keys import NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError
 from generators.values import column_generator, key_capacity, key_generator
 from generators.workloads import TableDef
@@ -209,67 +209,88 @@ class TableRows:
         self.live_count = count
         return count
 
-    def pick_live(self, draw: int) -> int | None:
-        if self.live_count == 0:
-            return None
-        n = self.next_key
-        i = pick_index(self.spec.key_dist, draw, n)
-        live = self.live
-        for j in range(i, min(n, i + 32)):
-            if live[j]:
-                return j
-        nz = np.flatnonzero(live[i:n])
-        if len(nz):
-            return i + int(nz[0])
-        nz = np.flatnonzero(live[:i])
-        return int(nz[0]) if len(nz) else None
+    # -- key state (generators/keys.py: the engine applies keys.step over these arrays) ------
+    def info(self) -> TableInfo:
+        """What key resolution needs (pure: from the workload, not from the state)."""
+        return TableInfo(self.first_fresh, self.capacity, bool(self.mutable))
 
-    def new_key(self, draw: int) -> int | None:
-        """A key that is not live: the next fresh one, or a dead one once the key space is full."""
-        if self.next_key < self.capacity:
-            return self.next_key
-        n = self.next_key
-        i = pick_index("uniform", draw, n)
-        nz = np.flatnonzero(~self.live[i:n])
-        if len(nz):
-            return i + int(nz[0])
-        nz = np.flatnonzero(~self.live[:i])
-        return int(nz[0]) if len(nz) else None
+    @property
+    def first_fresh(self) -> int:
+        """One past the highest initial key."""
+        td = self.tdef
+        if td.initial_next is not None:
+            return td.initial_next
+        return td.initial_count if td.initial_keys is None else max(td.initial_keys(), default=-1) + 1
+
+    def is_initial(self, key: int) -> bool:
+        """Whether ``key`` is one of the initial rows (pure)."""
+        td = self.tdef
+        if td.is_initial is not None:
+            return td.is_initial(key)
+        if td.initial_keys is None:
+            return 0 <= key < td.initial_count
+        raise SpecError(f"table {self.table.name}: initial_keys without is_initial")
+
+    def state(self, key: int) -> tuple[bool, int, int]:
+        if key >= len(self.live):
+            return NEVER
+        return bool(self.live[key]), int(self.ver[key]), int(self.born[key])
+
+    def set_state(self, key: int, st: tuple[bool, int, int]) -> None:
+        self._grow(key)
+        live, ver, born = st
+        if bool(self.live[key]) != live:
+            self.live_count += 1 if live else -1
+        self.live[key] = live
+        self.ver[key] = ver
+        self.born[key] = born
+        self.next_key = max(self.next_key, key + 1)
+
+    def row_at(self, key: int, version: int, born: int) -> tuple:
+        """The row of ``key`` at ``version`` (memoised compute)."""
+        c = self.cache.get(key)
+        if c is not None and c[0] == version:
+            return c[1]
+        r = self.compute(key, version, born)
+        self._remember(key, version, r)
+        return r
+
+    def change(self, kind: str, key: int, ver_before: int, ver_after: int, born: int) -> Any:
+        """The statement row of an applied op: the inserted row, the deleted row, or an
+        UPDATE's (before row, {column index: new value})."""
+        if kind == "insert":
+            return self.row_at(key, ver_after, born)
+        before = self.row_at(key, ver_before, born)
+        if kind == "delete":
+            self.cache.pop(key, None)
+            return before
+        cols = self.update_columns(key, ver_after)
+        assigned = {i: self.gens[i](key, ver_after) for i in cols}
+        after = list(before)
+        for i, x in assigned.items():
+            after[i] = x
+        self._remember(key, ver_after, tuple(after))
+        return before, assigned
 
     def insert(self, key: int, epoch: int) -> tuple:
         if key >= self.capacity:
             raise SpecError(f"table {self.table.name}: key {key} beyond what its key columns can hold")
-        self._grow(key)
-        gen = 0 if self.born[key] < 0 else (int(self.ver[key]) >> 32) + 1
-        v = ver_of(gen, 0)
-        self.live[key] = True
-        self.ver[key] = v
-        self.born[key] = epoch
-        self.next_key = max(self.next_key, key + 1)
-        self.live_count += 1
-        r = self.compute(key, v, epoch)
-        self._remember(key, v, r)
-        return r
+        res = step(self.state(key), "insert", epoch)
+        assert res is not None, "insert of a live key"
+        st, vb, va = res
+        self.set_state(key, st)
+        return self.change("insert", key, vb, va, epoch)
 
     def update(self, key: int) -> tuple[tuple, dict[int, Any]]:
         """(before row, {column index: new value}) and the key moves to its next version."""
-        before = self.row(key)
-        v = int(self.ver[key]) + 1
-        cols = self.update_columns(key, v)
-        assigned = {i: self.gens[i](key, v) for i in cols}
-        after = list(before)
-        for i, x in assigned.items():
-            after[i] = x
-        self.ver[key] = v
-        self._remember(key, v, tuple(after))
-        return before, assigned
+        st, vb, va = step(self.state(key), "update", 0)
+        self.set_state(key, st)
+        return self.change("update", key, vb, va, st[2])
 
     def delete(self, key: int) -> tuple:
-        before = self.row(key)
-        self.live[key] = False
-        self.live_count -= 1
-        self.cache.pop(key, None)
-        return before
+        st, vb, va = step(self.state(key), "delete", 0)
+        self.set_state(key, st)
+        return self.change("delete", key, vb, va, st[2])
 
     # -- DDL ----------------------------------------------------------------------------
     def add_column(self, name: str, typedef: str, epoch: int) -> None:

@@ -42,6 +42,10 @@ class TableDef:
     update_groups: list[tuple[str, ...]] | None = None
     initial_keys: Callable[[], Iterable[int]] | None = None
     initial_count: int = 0
+    # with initial_keys: membership test and one past the highest initial key (pure; the
+    # Spark job needs them without enumerating the keys)
+    is_initial: Callable[[int], bool] | None = None
+    initial_next: int | None = None
     edge: bool = False
     immutable: tuple[str, ...] = ()
 

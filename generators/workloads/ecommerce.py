@@ -95,6 +95,11 @@ def ecommerce(spec: Spec) -> WorkloadDef:
             for line in range(lines_of_initial_order(seed, o)):
                 yield o * LINES + line
 
+    def is_initial_item(k: int) -> bool:
+        o, line = divmod(k, LINES)
+        return 0 <= o < n and line < lines_of_initial_order(seed, o)
+
+    items_next = (n - 1) * LINES + lines_of_initial_order(seed, n - 1) if n else 0
     item_count = sum(lines_of_initial_order(seed, o) for o in range(n))
     status = ColumnGen("orders.status", "choice",
                        (("values", ("pending", "paid", "shipped", "delivered", "cancelled", "refunded")),
@@ -117,6 +122,7 @@ def ecommerce(spec: Spec) -> WorkloadDef:
                             "total": ColumnGen("orders.total", "decimal", (("max", 2000), ("min", 5)))},
                  update_groups=[("status", "updated_at")], immutable=("placed_at",)),
         TableDef(items, items_sql, initial_count=item_count, initial_keys=initial_items,
+                 is_initial=is_initial_item, initial_next=items_next,
                  key_fns={"id": lambda k: k + 1, "order_id": lambda k: k // LINES + 1,
                           "product_id": product_of, "unit_price": unit_price},
                  overrides={"quantity": ColumnGen("order_items.quantity", "int", (("max", 5), ("min", 1)))},

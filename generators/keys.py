@@ -1,0 +1,162 @@
+"""Which key each operation touches, and what it finds there — split so that it distributes.
+
+A transaction's plan (:mod:`generators.plan`) is a pure function of ``(seed, i)``. Turning
+it into row changes takes two steps, and neither needs the whole live set:
+
+1. :func:`resolve_ops` turns ops into :class:`KeyOp` (table, key) using only per-table
+   *counters* carried in a :class:`KeyCursor`: ``new`` (INSERTs of fresh keys planned so far)
+   and ``hwm`` (one past the highest key ever planned for an INSERT). A fresh key is
+   ``first_fresh + new``; an UPDATE/DELETE picks ``pick_index(--key-dist, draw, hwm)``,
+   whatever that key's state. Counters are prefix sums (``new``) and prefix maxima (``hwm``)
+   over transactions, so the cursor at any transaction number can be computed by parts
+   (the Spark job: per-partition deltas, then a scan on the driver).
+2. :func:`step` applies one :class:`KeyOp` to the state of its key alone — ``(live, version,
+   born)`` — and says whether it did anything: an INSERT finds nothing to do on a live key,
+   an UPDATE/DELETE on a dead one (a key deleted earlier, or never inserted). Ops on one key
+   only ever look at that key's history, so the histories can be grouped by key and
+   resolved anywhere, in ``(transaction, seq)`` order (the Spark job's shuffle).
+
+The single-process engine runs both steps in order over numpy arrays; the Spark job runs
+step 1 per partition and step 2 per key group. Same functions, same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from generators.plan import TxnPlan, pick_index
+from generators.spec import Spec
+from generators.workloads.ecommerce import LINES  # order_items keys per order (child addressing)
+
+__all__ = ["LINES", "TableInfo", "KeyCursor", "KeyOp", "Applied", "resolve_ops", "step", "epoch_at",
+           "initial_state", "NEVER"]
+
+NEVER = (False, 0, -1)  # state of a key never inserted: not live, version 0, born -1
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What key resolution needs to know about a table (pure, picklable)."""
+
+    first_fresh: int  # the first key after the initial ones (initial hwm)
+    capacity: int  # keys >= capacity cannot be represented by the key columns
+    mutable: bool  # has columns an UPDATE may change
+
+
+@dataclass(slots=True)
+class KeyCursor:
+    """Per-table counters at a transaction boundary (see module docstring)."""
+
+    new: list[int]
+    hwm: list[int]
+
+    @classmethod
+    def start(cls, infos: Iterable[TableInfo]) -> KeyCursor:
+        infos = list(infos)
+        return cls([0] * len(infos), [t.first_fresh for t in infos])
+
+    def copy(self) -> KeyCursor:
+        return KeyCursor(list(self.new), list(self.hwm))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyOp:
+    seq: int  # order of the op inside its transaction
+    kind: str  # insert | update | delete
+    table: int
+    key: int
+    epoch: int  # DDL epoch at the transaction (an INSERT's ``born``)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A KeyOp that did something: the key's version before and after it."""
+
+    seq: int
+    kind: str
+    table: int
+    key: int
+    ver_before: int
+    ver_after: int
+    born: int
+
+
+def epoch_at(spec: Spec, i: int) -> int:
+    """DDL epoch in force during transaction ``i`` (the number of DDLs before it)."""
+    return i // spec.ddl_every if spec.ddl_every else 0
+
+
+def _fresh(info: TableInfo, cur: KeyCursor, t: int, draw: int) -> int:
+    k = info.first_fresh + cur.new[t]
+    cur.new[t] += 1
+    if k >= info.capacity:  # key space used up: any key; the INSERT is skipped if it is live
+        k = pick_index("uniform", draw, info.capacity)
+    return k
+
+
+def resolve_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, plan: TxnPlan) -> list[KeyOp]:
+    """Step 1 for one transaction; advances ``cur`` past it."""
+    out: list[KeyOp] = []
+    keys: list[int | None] = []
+    epoch = epoch_at(spec, plan.index)
+    seq = 0
+    for op in plan.ops:
+        t = op.table
+        info = infos[t]
+        k: int | None
+        if op.addr == "pick":
+            n = cur.hwm[t]
+            k = pick_index(spec.key_dist, op.draw, n) if n > 0 else None
+        elif op.addr == "new":
+            k = _fresh(info, cur, t, op.draw)
+        elif op.addr == "same":
+            k = keys[op.ref]
+        elif op.addr in ("child", "children"):
+            base = keys[op.ref]
+            k = None if base is None else base * LINES + op.line
+        else:  # pragma: no cover - plan.py defines the modes
+            raise AssertionError(op.addr)
+        keys.append(k)
+        if k is None or op.kind == "select":
+            continue
+        if op.addr == "children":
+            for line in range(LINES):
+                out.append(KeyOp(seq, "delete", t, base * LINES + line, epoch))
+                seq += 1
+            continue
+        if op.kind == "insert":
+            if k >= info.capacity:
+                continue
+            if k + 1 > cur.hwm[t]:
+                cur.hwm[t] = k + 1
+        elif op.kind == "update" and not info.mutable:
+            continue
+        out.append(KeyOp(seq, op.kind, t, k, epoch))
+        seq += 1
+    return out
+
+
+def initial_state(is_initial: bool) -> tuple[bool, int, int]:
+    """State of a key before the first transaction: initial rows are live at version 0."""
+    return (True, 0, 0) if is_initial else NEVER
+
+
+def step(state: tuple[bool, int, int], kind: str, epoch: int) -> tuple[tuple[bool, int, int], int, int] | None:
+    """Step 2: apply ``kind`` to a key in ``state`` = (live, version, born).
+
+    Returns (new state, version before, version after), or None when the op finds nothing
+    to do. Versions are ``gen << 32 | n`` (generators/rows.py): an INSERT starts the next
+    incarnation at n = 0, an UPDATE increments n, a DELETE keeps the version."""
+    live, ver, born = state
+    if kind == "insert":
+        if live:
+            return None
+        gen = 0 if born < 0 else (ver >> 32) + 1
+        v = gen << 32
+        return (True, v, epoch), ver, v
+    if not live:
+        return None
+    if kind == "update":
+        return (True, ver + 1, born), ver, ver + 1
+    return (False, ver, born), ver, ver

@@ -1,0 +1,398 @@
+"""The Spark job: thin wiring of spark_gen.partition (pure) and spark_gen.plan (driver scans).
+
+``spark-submit spark_gen/job.py --out DIR [options of binlogwriter generate]`` runs it on
+a cluster (docs/spark.md); ``python -m spark_gen`` and ``binlogwriter generate --engine
+spark`` run it too (local[*] unless a master is configured).
+
+Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
+
+1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
+2. key ops (+ one ``init`` record per initial row) shuffled by (table, key), sorted by
+   (table, key, i, seq) -> per-key histories (what each op did, versions) [persisted];
+3. histories shuffled back by transaction range, sorted by (i, seq) [persisted];
+4. pass 1: group sizes per partition, streamed to the driver (toLocalIterator: one
+   partition's sizes at a time) -> file, offset, logical clock, GTID numbers, clock and
+   table ids at each partition start (spark_gen/plan.py);
+5. pass 2: each partition writes its byte range of each file it touches into chunk
+   files in a directory unique to its task attempt;
+6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
+   truth/final the same way from a global sort of the final rows (JSONL below
+   ``jsonl_max_rows``), Parquet per table via DataFrames; snapshot.sql from per-table pieces;
+7. the driver writes ``binlog.index`` and then ``manifest.json``.
+
+A failure anywhere removes what the run created (the output directory if it made it): no
+manifest, and no partial file under a final name at any moment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from generators.engine import RunResult, _FileInfo, build_manifest, file_entry
+from generators.spec import Spec, SpecError, resolve
+
+__all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS", "main"]
+
+JSONL_MAX_ROWS = 20_000_000  # truth/final/*.jsonl is written when the final tables hold at most this many rows
+INIT_CHUNK = 1_000_000  # initial keys per task for init records
+SNAPSHOT_CHUNK = 200_000  # initial rows per snapshot.sql piece (a multiple of the 100 rows per INSERT)
+
+
+def get_session(master: str | None = None):
+    """The active SparkSession, or a new one (``local[*]`` unless a master is configured)."""
+    from pyspark.sql import SparkSession
+
+    s = SparkSession.getActiveSession()
+    if s is not None:
+        return s
+    b = SparkSession.builder.appName("binlogwriter-generate")
+    if master is not None:
+        b = b.master(master)
+    else:
+        from pyspark import SparkConf
+
+        if not SparkConf().contains("spark.master"):
+            b = b.master("local[*]")
+    return b.getOrCreate()
+
+
+def _key_partition(k: tuple) -> int:
+    from pyspark.rdd import portable_hash
+
+    return portable_hash((k[0], k[1]))
+
+
+def _attempt() -> int:
+    from pyspark import TaskContext
+
+    tc = TaskContext.get()
+    return tc.attemptNumber() if tc is not None else 0
+
+
+def _fail_from_env() -> tuple[str, int] | None:
+    v = os.environ.get("BINLOGWRITER_SPARK_FAIL")
+    if not v:
+        return None
+    stage, p = v.split(":")
+    return stage, int(p)
+
+
+def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None = None, spark=None,
+                   parquet: bool = True, jsonl_max_rows: int = JSONL_MAX_ROWS,
+                   fail: tuple[str, int] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> RunResult:
+    """Run ``spec`` on Spark into ``out`` (must not exist or be empty; a path every executor
+    and the driver can write). Same bytes as generators.engine.generate."""
+    from generators.engine import Run
+
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise SpecError(f"--out: {out} already exists and is not an empty directory")
+    spec = resolve(spec)
+    run = Run(spec, out)  # validation and schema errors before anything is created
+    if partitions is not None and partitions < 1:
+        raise SpecError(f"--partitions: expected N >= 1, got {partitions}")
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        raise SpecError(f"--out: parent directory {parent} does not exist")
+    spark = spark or get_session()
+    fail = fail or _fail_from_env()
+    created = not out.exists()
+    out.mkdir(exist_ok=True)
+    staging = out / f".spark-staging-{uuid.uuid4().hex[:12]}"
+    try:
+        staging.mkdir()
+        manifest = _Job(spark, spec, run, out.absolute(), staging.absolute(), partitions, parquet,
+                        jsonl_max_rows, fail).run()
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            for p in out.iterdir():
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        raise
+    shutil.rmtree(staging, ignore_errors=True)
+    return RunResult(out, manifest)
+
+
+class _Job:
+    def __init__(self, spark, spec: Spec, run, out: Path, staging: Path, partitions: int | None, parquet: bool,
+                 jsonl_max_rows: int, fail: tuple[str, int] | None) -> None:
+        self.spark = spark
+        self.sc = spark.sparkContext
+        self.spec = spec
+        self.run0 = run
+        self.out = out
+        self.staging = staging
+        self.P = partitions or self.sc.defaultParallelism
+        self.parquet = parquet
+        self.jsonl_max_rows = jsonl_max_rows
+        self.fail = fail
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _sizes_fns(self):
+        """Header and ROTATE sizes, measured once per distinct shape: a header depends on
+        the file name lengths, "not the first file" and "GTIDs before"; a ROTATE on the
+        next name's length."""
+        from spark_gen.writer import file_name, header_size, rotate_size
+
+        s, fmt, settings = self.spec, self.run0.fmt, self.run0._settings()
+        hcache: dict[tuple, int] = {}
+        rcache: dict[int, int] = {}
+
+        def header(idx: int, groups: int) -> int:
+            key = (len(file_name(s.basename, idx)), len(file_name(s.basename, max(1, idx - 1))), idx > 1, groups > 0)
+            v = hcache.get(key)
+            if v is None:
+                v = hcache[key] = header_size(fmt, basename=s.basename, server_id=s.server_id, settings=settings,
+                                              file_index=idx, groups_before=groups)
+            return v
+
+        def rotate(idx: int) -> int:
+            key = len(file_name(s.basename, idx))
+            v = rcache.get(key)
+            if v is None:
+                v = rcache[key] = rotate_size(fmt, basename=s.basename, server_id=s.server_id, next_index=idx)
+            return v
+
+        return header, rotate
+
+    def run(self) -> dict[str, Any]:
+        from spark_gen import partition as part
+        from spark_gen import plan
+
+        spec = self.spec
+        size_mode = spec.transactions is None
+        n = spec.transactions if not size_mode else max(64, spec.size // 400)
+        while True:
+            ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
+            if not size_mode or w.stop is not None:
+                break
+            # --size: the planned range ended before the size was reached; plan more
+            n = int(n * spec.size / max(1, w.end.total) * 1.25) + 64
+            hist.unpersist()
+            by_txn.unpersist()
+        stop = n if w.stop is None else w.stop
+        return self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+
+    def _round(self, part, plan, n: int):
+        """Stages 1-4 for transactions [0, n)."""
+        from pyspark import StorageLevel
+
+        spec, sc, P = self.spec, self.sc, self.P
+        infos = self.run0.infos
+        ntables = len(infos)
+        header, rotate = self._sizes_fns()
+        rng = sc.parallelize(range(P), P)
+        ranges = plan.split(n, P)
+        ends = [b for _, b in ranges]
+        counts = rng.map(lambda p: part.count_new(spec, infos, *ranges[p])).collect()
+        new_starts = plan.prefix_new([c[0] for c in counts], ntables)
+        adv_starts = plan.prefix_sum([c[1] for c in counts])
+        maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
+        curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
+
+        ops = rng.flatMap(lambda p: part.key_ops(spec, infos, curs[p], *ranges[p]))
+        inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
+                 for lo in range(0, inf.first_fresh, INIT_CHUNK)]
+        if inits:
+            init_rdd = sc.parallelize(inits, max(1, min(len(inits), P))).mapPartitions(
+                lambda it: (r for x in it for r in part.initial_markers(part.make_run(spec), *x)))
+            ops = ops.union(init_rdd)
+        hist = ops.repartitionAndSortWithinPartitions(P, partitionFunc=_key_partition) \
+            .mapPartitions(part.resolve_histories).persist(StorageLevel.MEMORY_AND_DISK)
+        by_txn = hist.filter(lambda r: r[1][0] != part.INIT).map(part.by_transaction) \
+            .repartitionAndSortWithinPartitions(P, partitionFunc=lambda k: _bisect_right(ends, k[0])) \
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        uses: list = []
+
+        def summaries():
+            it = by_txn.mapPartitionsWithIndex(
+                lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).toLocalIterator()
+            for s in it:
+                uses.append(s.uses)
+                yield s
+
+        w = plan.walk(summaries(), ranges, max_size=spec.max_binlog_size,
+                      size_limit=spec.size if spec.transactions is None else None,
+                      header_size=header, rotate_size=rotate)
+        return ranges, w, uses, adv_starts, hist, by_txn
+
+    def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, hist, by_txn) -> dict[str, Any]:
+        from spark_gen.commit import concat, concat_binlog
+        from spark_gen.writer import WriterStart, file_name
+
+        spec, sc = self.spec, self.sc
+        fmt = self.run0.fmt
+        last_p = 0 if stop == 0 else next(p for p, (a, b) in enumerate(ranges) if a <= stop - 1 < b)
+        tables = plan.number_tables(uses, self.run0._settings().first_table_id)
+        starts = []
+        for p in range(last_p + 1):
+            pos = w.starts[p]
+            starts.append(WriterStart(file_index=pos.file_index, offset=pos.offset, seq_in_file=pos.seq_in_file,
+                                      groups=pos.groups, now=spec.start_time + adv_starts[p], tables=tables[p][0],
+                                      next_table_id=tables[p][1], fresh=p == 0))
+        chunk_root = str(self.staging / "chunks")
+        fail = self.fail
+
+        def write(p, recs):
+            if p > last_p:
+                return [None]
+            att = _attempt()
+            d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
+            return [part.write_chunks(spec, p, *ranges[p], recs, starts[p], d, last=p == last_p, stop=stop,
+                                      fail=fail, attempt=att)]
+
+        results = [r for r in by_txn.mapPartitionsWithIndex(write).collect() if r is not None]
+        for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
+            want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
+            if tuple(results[p]["end"]) != want:
+                raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
+                                   f"placed partition {p + 1} at {want}")
+        files: dict[str, list[str]] = {}
+        info: dict[str, _FileInfo] = {}
+        counts = {k: dict(v) for k, v in self.run0.counts.items()}
+        for r in results:
+            for name, path, _n in r["pieces"]:
+                files.setdefault(name, []).append(path)
+            for name, (tx, first, last) in r["file_info"].items():
+                fi = info.setdefault(name, _FileInfo())
+                fi.transactions += tx
+                fi.first_gtid = fi.first_gtid or first
+                fi.last_gtid = last or fi.last_gtid
+            for tname, kinds in r["counts"].items():
+                for k, v in kinds.items():
+                    counts[tname][k] += v
+        out = str(self.out)
+        names = list(files)
+        scans = dict(sc.parallelize([(nm, files[nm]) for nm in names], max(1, len(names)))
+                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt))).collect())
+
+        # truth
+        final_run = part.make_run(spec, stop)
+        tnames = [f"{rt.table.database}.{rt.table.name}" for rt in final_run.rows]
+        truth_dir = self.out / "truth" / "final"
+        truth_dir.mkdir(parents=True, exist_ok=True)
+        states = hist.mapPartitions(lambda it: part.final_states(it, stop))
+        live = states.map(lambda s: s[0]).countByValue()
+        live_rows = [int(live.get(t, 0)) for t in range(len(tnames))]
+        if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
+            rows = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
+                .sortByKey(numPartitions=self.P)
+            if self.parquet:
+                from pyspark import StorageLevel
+                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+            if sum(live_rows) <= self.jsonl_max_rows:
+                troot = str(self.staging / "truth")
+
+                def tw(p, it):
+                    d = os.path.join(troot, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}")
+                    return part.write_truth_chunks(p, tnames, it, d)
+                chunks = rows.mapPartitionsWithIndex(tw).collect()
+                per_table = [[path for t2, path, _ in chunks if t2 == t] for t in range(len(tnames))]
+                tdir = str(truth_dir)
+                sc.parallelize(list(enumerate(per_table)), max(1, len(tnames))).map(
+                    lambda x: concat(x[1], os.path.join(tdir, f"{tnames[x[0]]}.jsonl"))).collect()
+            if self.parquet:
+                self._parquet(final_run, tnames, rows, truth_dir)
+                rows.unpersist()
+
+        # snapshot.sql
+        self._snapshot(part, concat)
+        hist.unpersist()
+        by_txn.unpersist()
+
+        # index, then manifest
+        entries = [file_entry(nm, scans[nm], info.get(nm, _FileInfo())) for nm in names]
+        last = results[-1]
+        manifest = build_manifest(spec, fmt, entries, last["groups"], last["last_gtid"], stop, counts,
+                                  [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
+        _atomic_write(self.out / f"{spec.basename}.index", "".join(f"./{nm}\n" for nm in names))
+        _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        return manifest
+
+    def _snapshot(self, part, concat) -> None:
+        spec, run = self.spec, self.run0
+        pieces = []
+        sdir = self.staging / "snapshot"
+        sdir.mkdir(parents=True, exist_ok=True)
+        if not spec.ddl_in_binlog:
+            for t, rt in enumerate(run.rows):
+                if rt.tdef.initial_keys is None:
+                    for lo in range(0, rt.tdef.initial_count, SNAPSHOT_CHUNK):
+                        hi = min(lo + SNAPSHOT_CHUNK, rt.tdef.initial_count)
+                        pieces.append((t, lo, hi, str(sdir / f"t{t:04d}-{lo:012d}.sql")))
+                else:
+                    pieces.append((t, None, None, str(sdir / f"t{t:04d}-all.sql")))
+        paths = self.sc.parallelize(pieces, max(1, len(pieces))).map(
+            lambda x: part.snapshot_piece(spec, *x)).collect() if pieces else []
+        head, tail = run.snapshot_head(), run.snapshot_tail()
+        dest = str(self.out / "truth" / "snapshot.sql")
+        self.sc.parallelize([0], 1).map(lambda _: concat(paths, dest, head=head, tail=tail)).collect()
+
+    def _parquet(self, final_run, tnames: list[str], rows, truth_dir: Path) -> None:
+        from pyspark.sql import types as T
+
+        pdir = truth_dir / "parquet"
+        pdir.mkdir(parents=True, exist_ok=True)
+        for t, rt in enumerate(final_run.rows):
+            fields, conv = [], []
+            for c in rt.table.columns:
+                ty = c.type
+                if ty in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "YEAR") or (ty == "BIGINT" and not c.unsigned):
+                    fields.append(T.StructField(c.name, T.LongType(), True))
+                    conv.append(None)
+                elif ty in ("BIGINT", "BIT"):
+                    fields.append(T.StructField(c.name, T.DecimalType(20, 0), True))
+                    conv.append(Decimal)
+                elif ty in ("FLOAT", "DOUBLE"):
+                    fields.append(T.StructField(c.name, T.DoubleType(), True))
+                    conv.append(None)
+                else:
+                    fields.append(T.StructField(c.name, T.StringType(), True))
+                    conv.append(None)
+            schema = T.StructType(fields)
+
+            def to_row(vals, conv=conv):
+                return tuple(v if (f is None or v is None) else f(v) for f, v in zip(conv, vals, strict=True))
+            data = rows.filter(lambda r, t=t: r[0][0] == t).map(lambda r, to_row=to_row: to_row(r[1][1]))
+            tmp = str(self.staging / "parquet" / tnames[t])
+            self.spark.createDataFrame(data, schema).write.parquet(tmp)
+            os.replace(tmp, pdir / tnames[t])
+
+
+def _bisect_right(ends: list[int], i: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(ends, i)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``spark-submit spark_gen/job.py`` / ``python -m spark_gen``: the options of
+    ``binlogwriter generate``, engine spark."""
+    from generators.cli import generate as cli
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    cli.main(args=["--engine", "spark", *args], prog_name="spark_gen", standalone_mode=True)
+
+
+if __name__ == "__main__":
+    main()

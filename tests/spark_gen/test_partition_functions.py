@@ -1,0 +1,222 @@
+"""spark_gen's partition functions and driver scans, without Spark.
+
+:func:`emulate` chains them the way spark_gen/job.py does, with ``sorted`` in place of the
+shuffles and plain loops in place of tasks; its output must equal the single-process
+engine's byte for byte for any number of partitions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generators.engine import Run, _FileInfo, build_manifest, file_entry, generate
+from generators.keys import KeyCursor, resolve_ops, step
+from generators.plan import plan_transaction
+from generators.spec import Spec, resolve
+from spark_gen import partition as part
+from spark_gen import plan
+from spark_gen.commit import concat, concat_binlog
+from spark_gen.writer import WriterStart, file_name, header_size, rotate_size
+
+from .conftest import tree_digest
+
+
+def _spec(**kw) -> Spec:
+    return resolve(Spec.from_dict({"transactions": 120, "initial_rows": 20, "seed": 5, **kw}))
+
+
+def emulate(spec: Spec, parts: int, out: Path) -> None:
+    """spark_gen/job.py without Spark (binlogs, index, truth/final JSONL, snapshot, manifest)."""
+    run0 = Run(spec, out)
+    infos, nt = run0.infos, len(run0.infos)
+    n = spec.transactions
+    ranges = plan.split(n, parts)
+    counts = [part.count_new(spec, infos, a, b) for a, b in ranges]
+    new = plan.prefix_new([c[0] for c in counts], nt)
+    adv = plan.prefix_sum([c[1] for c in counts])
+    hwm = plan.prefix_hwm([part.max_hwm(spec, infos, new[p], a, b) for p, (a, b) in enumerate(ranges)], infos)
+    curs = plan.cursors(new, hwm)
+    recs = [r for p, (a, b) in enumerate(ranges) for r in part.key_ops(spec, infos, curs[p], a, b)]
+    for t, inf in enumerate(infos):
+        recs.extend(part.initial_markers(part.make_run(spec), t, 0, inf.first_fresh))
+    hist = list(part.resolve_histories(sorted(recs)))
+    by_txn = sorted(part.by_transaction(r) for r in hist if r[1][0] != part.INIT)
+    chunks = [[r for r in by_txn if a <= r[0][0] < b] for a, b in ranges]
+    sums = [part.sizes(spec, p, a, b, iter(chunks[p])) for p, (a, b) in enumerate(ranges)]
+    fmt, st = run0.fmt, run0._settings()
+
+    def hs(idx, g):
+        return header_size(fmt, basename=spec.basename, server_id=spec.server_id, settings=st, file_index=idx,
+                           groups_before=g)
+
+    w = plan.walk(sums, ranges, max_size=spec.max_binlog_size, size_limit=None, header_size=hs,
+                  rotate_size=lambda i: rotate_size(fmt, basename=spec.basename, server_id=spec.server_id,
+                                                    next_index=i))
+    tables = plan.number_tables([s.uses for s in sums], st.first_table_id)
+    files: dict[str, list[str]] = {}
+    results = []
+    for p, (a, b) in enumerate(ranges):
+        pos = w.starts[p]
+        start = WriterStart(pos.file_index, pos.offset, pos.seq_in_file, pos.groups, spec.start_time + adv[p],
+                            tables[p][0], tables[p][1], fresh=p == 0)
+        r = part.write_chunks(spec, p, a, b, iter(chunks[p]), start, str(out / ".chunks" / f"p{p}"),
+                              last=p == parts - 1, stop=n)
+        results.append(r)
+        for name, path, _ in r["pieces"]:
+            files.setdefault(name, []).append(path)
+    scans = {nm: concat_binlog(c, str(out / nm), fmt) for nm, c in files.items()}
+    (out / f"{spec.basename}.index").write_text("".join(f"./{nm}\n" for nm in files))
+    final = part.make_run(spec, n)
+    (out / "truth" / "final").mkdir(parents=True)
+    states = [s for r in [hist] for s in part.final_states(iter(r), n)]
+    rows = sorted(part.truth_rows(spec, n, states))
+    names = [f"{rt.table.database}.{rt.table.name}" for rt in final.rows]
+    tchunks = part.write_truth_chunks(0, names, rows, str(out / ".chunks" / "truth"))
+    for t, nm in enumerate(names):
+        concat([c for t2, c, _ in tchunks if t2 == t], str(out / "truth" / "final" / f"{nm}.jsonl"))
+    run0.write_snapshot(out / "truth" / "snapshot.sql")
+    info: dict[str, _FileInfo] = {}
+    cnt = {k: dict(v) for k, v in run0.counts.items()}
+    for r in results:
+        for nm, (tx, first, last) in r["file_info"].items():
+            fi = info.setdefault(nm, _FileInfo())
+            fi.transactions += tx
+            fi.first_gtid = fi.first_gtid or first
+            fi.last_gtid = last or fi.last_gtid
+        for tn, kinds in r["counts"].items():
+            for k, v in kinds.items():
+                cnt[tn][k] += v
+    live = [sum(1 for s in states if s[0] == t) for t in range(len(names))]
+    m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info[nm]) for nm in files], results[-1]["groups"],
+                       results[-1]["last_gtid"], n, cnt, [(rt.table, live[t]) for t, rt in enumerate(final.rows)])
+    (out / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
+    import shutil
+
+    shutil.rmtree(out / ".chunks")
+
+
+CASES = {
+    "sysbench": dict(workload="sysbench", tables=2, key_dist="zipf:1.1"),
+    "ecommerce-mariadb-rotation-ddl": dict(workload="ecommerce", flavor="mariadb1011", max_binlog_size="8K",
+                                           ddl_every=7, key_dist="latest"),
+    "alltypes-ddl-in-binlog": dict(workload="alltypes", transactions=40, initial_rows=4, ddl_in_binlog=True,
+                                   ddl_every=5, max_binlog_size="16K", rows_query=True, flavor="mysql84"),
+    "mix-anonymous-hotspot": dict(workload="sysbench", mix="insert=0.5,update=0.3,delete=0.2",
+                                  rows_per_txn="1-12", key_dist="hotspot:0.05:0.9", gtid="anonymous",
+                                  checksum="NONE", max_binlog_size="4K"),
+}
+
+
+@pytest.mark.parametrize("parts", [1, 3, 7])
+@pytest.mark.parametrize("case", list(CASES))
+def test_emulated_pipeline_equals_single_process(tmp_path: Path, case: str, parts: int) -> None:
+    spec = _spec(**CASES[case])
+    generate(spec, tmp_path / "local")
+    emulate(spec, parts, tmp_path / "emu")
+    assert tree_digest(tmp_path / "emu") == tree_digest(tmp_path / "local")
+
+
+def test_split_covers_the_range_in_order() -> None:
+    for n, p in ((0, 3), (5, 7), (100, 7), (7, 1)):
+        r = plan.split(n, p)
+        assert len(r) == p and r[0][0] == 0 and r[-1][1] == n
+        assert all(a <= b for a, b in r) and all(r[i][1] == r[i + 1][0] for i in range(p - 1))
+
+
+def test_cursor_prefix_scans_equal_a_sequential_cursor() -> None:
+    spec = _spec(workload="ecommerce")
+    infos = Run(spec, None).infos  # type: ignore[arg-type]
+    seq = KeyCursor.start(infos)
+    at = {}
+    for i in range(300):
+        if i in (0, 37, 38, 200):
+            at[i] = seq.copy()
+        resolve_ops(spec, infos, seq, plan_transaction(spec, 4, i))
+    ranges = [(0, 37), (37, 38), (38, 200), (200, 300)]
+    new = plan.prefix_new([part.count_new(spec, infos, a, b)[0] for a, b in ranges], 4)
+    hwm = plan.prefix_hwm([part.max_hwm(spec, infos, new[p], a, b) for p, (a, b) in enumerate(ranges)], infos)
+    for p, (a, _) in enumerate(ranges):
+        assert (new[p], hwm[p]) == (at[a].new, at[a].hwm)
+
+
+def test_key_histories_equal_the_engine_key_state() -> None:
+    """Resolving each key's ops alone (after a sort by key) ends where the engine's arrays do."""
+    spec = _spec(workload="sysbench", mix="insert=0.3,update=0.3,delete=0.4", rows_per_txn="1-6")
+    run = Run(spec, None)  # type: ignore[arg-type]
+    for rt in run.rows:
+        rt.load_initial(run._initial_keys(rt))
+    for i in range(400):
+        run._apply(plan_transaction(spec, 1, i))
+    recs = list(part.key_ops(spec, run.infos, KeyCursor.start(run.infos), 0, 400))
+    recs += list(part.initial_markers(run, 0, 0, run.infos[0].first_fresh))
+    hist = list(part.resolve_histories(sorted(recs)))
+    states = {(t, k): (v, b) for t, k, v, b in part.final_states(iter(hist), 400)}
+    rt = run.rows[0]
+    assert states == {(0, k): (int(rt.ver[k]), int(rt.born[k])) for k in rt.live_keys()}
+
+
+def test_step_is_the_key_state_machine() -> None:
+    st = (False, 0, -1)
+    assert step(st, "update", 0) is None and step(st, "delete", 0) is None
+    st, vb, va = step(st, "insert", 3)
+    assert st == (True, 0, 3) and (vb, va) == (0, 0)
+    st, _, va = step(st, "update", 9)
+    assert st == (True, 1, 3)
+    assert step(st, "insert", 0) is None
+    st, _, _ = step(st, "delete", 0)
+    st, _, va = step(st, "insert", 4)
+    assert va == 1 << 32 and st == (True, 1 << 32, 4)
+
+
+def test_walk_places_partitions_where_the_writer_would() -> None:
+    """Rotation rule: a file ends after the group that reaches max_binlog_size."""
+    sizes = np.array([100, 200, 3000, 50, 4000, 10, 10], dtype=np.int64)
+    s = plan.Summary(sizes, np.arange(len(sizes) + 1))
+    w = plan.walk([s], [(0, 7)], max_size=4096, size_limit=None, header_size=lambda i, g: 100,
+                  rotate_size=lambda i: 40)
+    # 100 + 100 + 200 + 3000 + 50 = 3450; + 4000 = 7450 >= 4096 -> rotate; then 100 + 10 + 10
+    assert (w.end.file_index, w.end.offset, w.end.seq_in_file, w.end.groups) == (2, 120, 2, 7)
+    assert w.end.closed == 7450 + 40
+    w2 = plan.walk([plan.Summary(sizes[:3], np.arange(4)), plan.Summary(sizes[3:], np.arange(5))],
+                   [(0, 3), (3, 7)], max_size=4096, size_limit=None, header_size=lambda i, g: 100,
+                   rotate_size=lambda i: 40)
+    assert w2.starts[1] == plan.Position(1, 3400, 3, 3, 0) and w2.end == w.end
+
+
+def test_walk_finds_the_size_stop() -> None:
+    sizes = np.full(10, 1000, dtype=np.int64)
+    s = plan.Summary(sizes, np.arange(11))
+    w = plan.walk([s], [(0, 10)], max_size=1 << 20, size_limit=3500, header_size=lambda i, g: 100,
+                  rotate_size=lambda i: 40)
+    assert w.stop == 4  # bytes before txn t: 100 + 1000 t; the first >= 3500 is t = 4
+
+
+def test_table_ids_follow_definition_changes() -> None:
+    a, a2, b = ("d", "a"), ("d", "a"), ("d", "b")
+    uses = [[(a, "A0"), (b, "B0")], [(a2, "A0"), (a, "A1")], [(b, "B0"), (a, "A0")]]
+    st = plan.number_tables(uses, 100)
+    assert st[0] == ((), 100)
+    assert dict((k, (t, i)) for k, t, i in st[1][0]) == {a: ("A0", 100), b: ("B0", 101)} and st[1][1] == 102
+    assert dict((k, (t, i)) for k, t, i in st[2][0]) == {a: ("A1", 102), b: ("B0", 101)} and st[2][1] == 103
+
+
+def test_file_names_and_fixed_sizes() -> None:
+    spec = _spec(workload="sysbench")
+    run = Run(spec, None)  # type: ignore[arg-type]
+    assert file_name("binlog", 7) == "binlog.000007"
+    h1 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=1, groups_before=0)
+    h2 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=2, groups_before=5)
+    h3 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=3,
+                     groups_before=10 ** 6)
+    assert h1 < h2 == h3  # PREVIOUS_GTIDS: empty in file 1, one interval later whatever its end
+
+
+def test_injected_failure_only_on_first_attempt() -> None:
+    part.maybe_fail(("write", 1), "write", 0, 0)
+    part.maybe_fail(("write", 1), "write", 1, 1)
+    with pytest.raises(part.InjectedFailure):
+        part.maybe_fail(("write", 1), "write", 1, 0)

@@ -1,0 +1,108 @@
+"""The Spark job (local[2]) writes what the single-process engine writes, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from binlogwriter.cli import main as cli_main
+from generators.engine import generate
+from generators.spec import Spec
+from spark_gen.job import generate_spark
+from spark_gen.partition import InjectedFailure
+
+from .conftest import tree_digest
+
+CASES = {
+    "sysbench-mysql80": dict(workload="sysbench", tables=2, key_dist="zipf:1.1", transactions=150),
+    "ecommerce-mariadb-rotation-ddl": dict(workload="ecommerce", flavor="mariadb1011", max_binlog_size="8K",
+                                           ddl_every=7, key_dist="latest", transactions=150, rows_query=True),
+}
+
+
+def _spec(**kw) -> Spec:
+    return Spec.from_dict({"initial_rows": 20, "seed": 11, **kw})
+
+
+@pytest.fixture(scope="module")
+def local_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("local")
+    return {name: generate(_spec(**kw), root / name).out for name, kw in CASES.items()}
+
+
+@pytest.mark.parametrize("parts", [1, 2, 7])
+@pytest.mark.parametrize("case", list(CASES))
+def test_spark_equals_single_process(spark, local_runs, tmp_path: Path, case: str, parts: int) -> None:
+    out = tmp_path / "spark"
+    generate_spark(_spec(**CASES[case]), out, partitions=parts, spark=spark, parquet=False)
+    assert tree_digest(out) == tree_digest(local_runs[case])
+    if case.startswith("ecommerce"):
+        assert len(json.loads((out / "manifest.json").read_text())["files"]) > 2
+
+
+def test_alltypes_ddl_in_binlog_and_parquet_truth(spark, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    spec = _spec(workload="alltypes", flavor="mysql84", transactions=40, initial_rows=4, ddl_in_binlog=True,
+                 ddl_every=5, max_binlog_size="16K", rows_query=True)
+    generate(spec, tmp_path / "local")
+    generate_spark(spec, tmp_path / "spark", partitions=2, spark=spark, parquet=True)
+    assert tree_digest(tmp_path / "spark") == tree_digest(tmp_path / "local")
+    final = tmp_path / "spark" / "truth" / "final"
+    for jl in sorted(final.glob("*.jsonl")):
+        want = [json.loads(line) for line in jl.read_text("utf-8").splitlines()]
+        tab = pq.read_table(final / "parquet" / jl.name[:-len(".jsonl")])
+        got = tab.to_pylist()
+        assert len(got) == len(want), jl.name
+        assert [r[tab.column_names[0]] is None for r in got].count(True) == \
+            [r[next(iter(r))] is None for r in want].count(True)
+
+
+def test_size_mode_stops_where_the_engine_stops(spark, tmp_path: Path) -> None:
+    spec = _spec(workload="ecommerce", flavor="mariadb1011", gtid="7", server_id=42, checksum="NONE",
+                 size="96K", max_binlog_size="16K", row_event_max_size="1K")
+    generate(spec, tmp_path / "local")
+    generate_spark(spec, tmp_path / "spark", partitions=7, spark=spark, parquet=False)
+    assert tree_digest(tmp_path / "spark") == tree_digest(tmp_path / "local")
+
+
+def test_a_task_failing_mid_write_changes_no_byte(spark, local_runs, tmp_path: Path) -> None:
+    case = "ecommerce-mariadb-rotation-ddl"
+    out = tmp_path / "spark"
+    generate_spark(_spec(**CASES[case]), out, partitions=2, spark=spark, parquet=False, fail=("write", 1))
+    assert tree_digest(out) == tree_digest(local_runs[case])
+    assert not list(out.glob(".spark-staging*")) and not list(out.rglob("*.part*"))
+
+
+def test_a_failed_job_leaves_nothing(spark, tmp_path: Path) -> None:
+    out = tmp_path / "spark"
+    with pytest.raises(Exception) as ei:  # noqa: B017 - Spark wraps the task's exception
+        generate_spark(_spec(workload="sysbench", transactions=60), out, partitions=2, spark=spark,
+                       parquet=False, fail=("write!", 1))
+    assert InjectedFailure.__name__ in str(ei.value)
+    assert not out.exists()
+
+
+def test_cli_engine_spark_and_python_m_entry(spark, local_runs, tmp_path: Path) -> None:
+    kw = CASES["sysbench-mysql80"]
+    args = ["--workload", "sysbench", "--tables", "2", "--key-dist", "zipf:1.1", "--transactions", "150",
+            "--initial-rows", "20", "--seed", "11", "--no-progress"]
+    r = CliRunner().invoke(cli_main, ["generate", "--engine", "spark", "--partitions", "3",
+                                      "--out", str(tmp_path / "cli"), *args])
+    assert r.exit_code == 0, r.output
+    assert tree_digest(tmp_path / "cli") == tree_digest(local_runs["sysbench-mysql80"])
+    from spark_gen.job import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--out", str(tmp_path / "m"), *args])
+    assert e.value.code == 0
+    assert tree_digest(tmp_path / "m") == tree_digest(local_runs["sysbench-mysql80"])
+    assert kw["transactions"] == 150
+
+
+def test_partitions_needs_engine_spark(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli_main, ["generate", "--partitions", "3", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "--partitions needs --engine spark" in r.output
