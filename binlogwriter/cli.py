@@ -42,7 +42,11 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
     """List the events of FILES in mysqlbinlog's style."""
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
-    out = click.get_text_stream("stdout", errors="surrogateescape")
+    out = sys.stdout
+    try:  # undecodable bytes of values are kept as surrogate escapes: write them back raw
+        out.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):
+        pass
     try:
         for rec in reader.records():
             e = reader.decode(rec)
