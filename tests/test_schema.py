@@ -240,3 +240,22 @@ def test_column_descs():
     assert d[1].collation == 8 and d[1].enum_values == ("x", "y") and d[1].meta == b"\xf7\x01"
     assert d[2].fsp == 3 and d[2].type_code == 17
     assert d[3].unsigned and not t.column_descs("mysql80")[3].unsigned
+
+
+def test_create_table_like_copies_an_earlier_table():
+    a, b = parse_tables("CREATE TABLE src (id INT PRIMARY KEY, v VARCHAR(3) CHARSET latin1);\n"
+                        "CREATE TABLE IF NOT EXISTS other.`dst` LIKE src;", database="d")
+    assert (b.database, b.name) == ("other", "dst")
+    assert b.columns == a.columns and b.keys == a.keys
+
+
+def test_create_table_like_unknown_source_names_the_table():
+    with pytest.raises(SchemaError, match="dst"):
+        parse_tables("CREATE TABLE dst LIKE nowhere")
+
+
+def test_functional_index_is_not_a_key():
+    """MySQL 8 functional key parts index hidden columns that Table_maps leave out (format.md §12)."""
+    (t,) = parse_tables("CREATE TABLE g (id INT NOT NULL, a INT NOT NULL, UNIQUE KEY k ((a + 1)), "
+                        "KEY j ((id * 2)))")
+    assert t.keys == () and t.effective_primary_key() == []
