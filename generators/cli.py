@@ -69,7 +69,10 @@ def _opt(*names: str, **kw: Any):
               help="ROWS_QUERY (MySQL) / ANNOTATE_ROWS (MariaDB) events [off].")
 @_opt("--checksum", type=click.Choice(["CRC32", "NONE"], case_sensitive=False), help="[CRC32]")
 @_opt("--max-binlog-size", help="Rotate after a transaction once a file reaches this size [1G].")
-@_opt("--gtid", help="MySQL: anonymous or a server UUID [3e11fa47-…]; MariaDB: a domain id [0].")
+@_opt("--gtid", help="MySQL: anonymous, a server UUID [3e11fa47-…] or (mysql84) UUID:tag; MariaDB: a domain id [0].")
+@click.option("--compress/--no-compress", "transaction_compression", default=None,
+              help="MySQL binlog_transaction_compression: each DML transaction in one zstd "
+                   "TRANSACTION_PAYLOAD event [off].")
 @_opt("--server-id", type=int, help="[1]")
 @_opt("--start-time", help="Clock of the first event, ISO 8601 or epoch seconds [2026-01-01T00:00:00Z].")
 @_opt("--ddl-every", type=int, help="ALTER TABLE ADD/DROP COLUMN after every N transactions [0 = never].")

@@ -100,7 +100,8 @@ class Run:
         return SessionSettings(row_metadata=s.row_metadata, row_image=s.row_image, rows_query=s.rows_query,
                                gtid="anonymous" if mariadb else (s.gtid or "anonymous"),
                                domain_id=int(s.gtid) if mariadb and s.gtid else 0,
-                               row_event_max_size=s.row_event_max_size)
+                               row_event_max_size=s.row_event_max_size,
+                               transaction_compression=s.transaction_compression)
 
     def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
         if writer.transactions == before:

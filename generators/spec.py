@@ -235,6 +235,7 @@ class Spec:
     ddl_every: int = 0
     basename: str = "binlog"
     row_event_max_size: int = 8192
+    transaction_compression: bool = False
     template: str | None = None
     exclude_types: tuple[str, ...] = ()
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
@@ -395,10 +396,18 @@ def validate(s: Spec) -> Spec:
             if not (isinstance(g, str) and g.isdigit() and int(g) < 2**32):
                 raise bad("--gtid: MariaDB always writes GTIDs; give a domain id (0..4294967295) or leave it out")
         elif g != "anonymous":
+            sid, _, tag = str(g).partition(":")
             try:
-                uuid.UUID(str(g))
+                uuid.UUID(sid)
             except ValueError:
-                raise bad(f"--gtid: expected 'anonymous' or a server UUID, got {g!r}") from None
+                raise bad(f"--gtid: expected 'anonymous', a server UUID or UUID:tag, got {g!r}") from None
+            if tag:
+                if s.flavor != "mysql84":
+                    raise bad("--gtid UUID:tag: tagged GTIDs exist from MySQL 8.3 on (--flavor mysql84)")
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", tag):
+                    raise bad(f"--gtid: tag {tag!r} must be 1-32 letters, digits or '_', not starting with a digit")
+    if s.transaction_compression and s.flavor.startswith("mariadb"):
+        raise bad("--compress: binlog_transaction_compression is MySQL's (8.0.20+); MariaDB has none")
     if s.template is not None and s.template not in TEMPLATES:
         raise bad(f"spec template: unknown template {s.template!r} (one of {', '.join(TEMPLATES)})")
     if s.template == "oltp_write_only" and s.workload != "sysbench":
@@ -428,7 +437,8 @@ def resolve(s: Spec) -> Spec:
     if s.gtid is None:
         changes["gtid"] = "0" if s.flavor.startswith("mariadb") else DEFAULT_UUID
     elif s.gtid != "anonymous" and not s.flavor.startswith("mariadb"):
-        changes["gtid"] = str(uuid.UUID(s.gtid))
+        sid, _, tag = s.gtid.partition(":")
+        changes["gtid"] = str(uuid.UUID(sid)) + (f":{tag.lower()}" if tag else "")
     return validate(replace(s, **changes)) if changes else s
 
 
