@@ -222,16 +222,7 @@ def test_rendered_table_metadata_equals_mariadb_binlog(server_maps, mode: str, n
     expected = maps.printed.get(name)
     assert expected, f"mariadb-binlog printed no # Columns lines for {name}"
     ours = render_table_metadata(ev.view(), FLAVOR)
-    if ours != expected and ours == [_lossy(line) for line in expected]:
-        # text_metadata decodes ENUM/SET member bytes with errors="replace": a non-UTF-8 byte
-        # (latin1 'é') becomes U+FFFD where mariadb-binlog prints the byte (reported; the fix is
-        # errors="surrogateescape" in render_columns). Everything else matched.
-        pytest.xfail("text_metadata prints U+FFFD for non-UTF-8 ENUM/SET bytes")
     assert ours == expected
-
-
-def _lossy(line: str) -> str:
-    return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def test_catalogue_covers_both_charset_representations(server_maps) -> None:
