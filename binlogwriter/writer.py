@@ -10,6 +10,12 @@ Files are written under a temporary name and renamed when complete, so a reader 
 a half-written file under its final name (OUTPUT.md). While a file is open its FDE carries
 ``LOG_EVENT_BINLOG_IN_USE_F``; closing clears it in place (the FDE's CRC was computed with
 it cleared, format.md §3). The clock is explicit: ``start_time`` then :meth:`advance`.
+
+Where the bytes go is a :class:`Sink` (default :class:`FileSink`: the files above). A writer
+can stop mid-stream and another continue exactly where it was: :meth:`BinlogWriter.state`
+returns a :class:`WriterState` (frozen, picklable), :meth:`BinlogWriter.suspend` stops without
+ending the current file, and :meth:`BinlogWriter.resume` (or ``state=``) starts a writer from
+a state; the bytes are those of one writer doing everything.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ import dataclasses
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
@@ -40,10 +48,181 @@ from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
-__all__ = ["BinlogWriter", "DEFAULT_START_TIME"]
+__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "parse_gtid_setting"]
 
 DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
 _TMP_SUFFIX = ".part"
+_FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
+
+
+@dataclass(frozen=True)
+class WriterState:
+    """Everything a :class:`BinlogWriter` needs to continue writing exactly where another
+    one was (:meth:`BinlogWriter.state`, :meth:`BinlogWriter.resume`). Frozen and picklable
+    (plain values, tuples and the :class:`~binlogwriter.schema.Table` objects, frozen
+    dataclasses). The defaults are a fresh writer with default arguments.
+
+    What is *not* here comes from the resuming writer's arguments and must be the same as
+    the first writer's: format, basename, server_id, max_binlog_size, settings (GTID source
+    ``UUID[:tag]`` or anonymous, MariaDB domain, row metadata, …). ``start_time``,
+    ``first_index`` and ``settings.first_table_id`` are superseded by the state.
+
+    Files
+        ``next_index``: number of the next file to open (``<basename>.NNNNNN``).
+        ``current_file``: the file being written, its header (magic, FDE, PREVIOUS_GTIDS /
+        GTID_LIST + checkpoints) already written (:attr:`header_written`); None when no file
+        is open yet (the next write opens ``next_index`` and writes its header).
+        ``offset``: where the next event goes in ``current_file`` (its ``log_pos`` base,
+        format.md §18.1); 0 when none is open.
+        ``files``: the finished files, in ``binlog.index`` order (the next header's FDE has
+        ``create_timestamp`` only in the very first file, format.md §4).
+        ``previous_file``: the last finished file: a MariaDB file header names it in a
+        BINLOG_CHECKPOINT before its own (mariadb.md).
+        ``events_in_file``: events in ``current_file`` so far (informational).
+
+    Clock and counters
+        ``now``: the writer's clock (event timestamps). ``seq_in_file``: MySQL's logical
+        clock — groups already in ``current_file``; ``last_committed`` /
+        ``sequence_number`` restart in each file (format.md §8). ``xid``: the last XID
+        given. ``transactions``: groups written (transactions + DDL). ``last_gtid``: text of
+        the last GTID written (None: none, or anonymous).
+
+    GTIDs
+        ``gno``: the last MySQL GNO given (the next GTID is ``sid[:tag]:gno+1``);
+        ``mariadb_seq``: the last MariaDB seq_no given. ``mysql_gtids``: the executed set as
+        ``(sid, tag, ((start, end_exclusive), …))`` entries and ``mariadb_gtids`` as
+        ``(domain_id, server_id, seq_no)`` entries: what each new file's header carries,
+        PREVIOUS_GTIDS (format.md §7) or GTID_LIST (mariadb.md "GTID_LIST").
+
+    Table ids
+        ``tables``: ``((db, name), Table, table_id)`` for the definition each table last
+        used; ``next_table_id``: the next id to give. A table keeps its id while its
+        definition is unchanged and gets a new one when it changes (mariadb.md "Table ids"),
+        so the definitions are part of the state.
+    """
+
+    now: int = DEFAULT_START_TIME
+    next_index: int = 1
+    current_file: str | None = None
+    offset: int = 0
+    seq_in_file: int = 0
+    events_in_file: int = 0
+    files: tuple[str, ...] = ()
+    previous_file: str | None = None
+    xid: int = 0
+    gno: int = 0
+    mariadb_seq: int = 0
+    mysql_gtids: tuple[tuple[str, str, tuple[tuple[int, int], ...]], ...] = ()
+    mariadb_gtids: tuple[tuple[int, int, int], ...] = ()
+    tables: tuple[tuple[tuple[str, str], Any, int], ...] = ()
+    next_table_id: int = 100
+    transactions: int = 0
+    last_gtid: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.current_file is None and self.offset != 0:
+            raise BinlogError(f"WriterState: offset {self.offset} without a current file")
+        if self.current_file is not None and self.offset < len(MAGIC):
+            raise BinlogError(f"WriterState: offset {self.offset} in {self.current_file} is inside the magic")
+
+    @property
+    def header_written(self) -> bool:
+        """Whether the current file's header is already written (a resumed writer continues
+        that file at ``offset``) rather than still to be written (it opens ``next_index``)."""
+        return self.current_file is not None
+
+
+class Sink(Protocol):
+    """Where a :class:`BinlogWriter`'s bytes go. The writer drives one file at a time:
+
+    * ``open(name, offset)``: ``offset == 0``: a new file, its header comes next;
+      ``offset > 0``: continue a file another writer suspended at that offset (a writer
+      resumed from a :class:`WriterState`: the bytes before ``offset`` are not written here);
+    * ``write(data)``: append;
+    * ``set_final(pos, data)``: once the file is complete the bytes at file offset ``pos``
+      must read ``data`` — the FDE's ``LOG_EVENT_BINLOG_IN_USE_F``, set while the file is
+      written and cleared when it is complete (format.md §3); given for every file the
+      writer opens or resumes;
+    * ``finish() -> Path``: the file is complete (it ends with ROTATE or STOP);
+    * ``suspend()``: the writer stops mid-file (:meth:`BinlogWriter.suspend`); another one
+      continues it;
+    * ``abort()``: drop what this sink wrote of the file.
+    """
+
+    def open(self, name: str, offset: int) -> None: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def set_final(self, pos: int, data: bytes) -> None: ...
+
+    def finish(self) -> Path: ...
+
+    def suspend(self) -> None: ...
+
+    def abort(self) -> None: ...
+
+
+class FileSink:
+    """The default :class:`Sink`: ``<directory>/<name>``, written as ``<name>.part`` and
+    renamed when complete (OUTPUT.md). :meth:`suspend` leaves the ``.part`` (flag in use)
+    for the writer that resumes it; that writer's :meth:`open` truncates it to its offset."""
+
+    def __init__(self, directory: str | os.PathLike) -> None:
+        self.directory = Path(directory)
+        self._fh = None
+        self._name: str | None = None
+        self._final: list[tuple[int, bytes]] = []
+
+    def _part(self) -> Path:
+        return self.directory / (self._name + _TMP_SUFFIX)
+
+    def open(self, name: str, offset: int) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        part = self.directory / (name + _TMP_SUFFIX)
+        if offset == 0:
+            fh = open(part, "wb")
+        else:
+            try:
+                fh = open(part, "r+b")
+            except FileNotFoundError:
+                raise BinlogError(f"cannot resume {name}: {part} does not exist") from None
+            if fh.seek(0, os.SEEK_END) < offset:
+                fh.close()
+                raise BinlogError(f"cannot resume {name} at offset {offset}: {part} is shorter")
+            fh.truncate(offset)
+            fh.seek(offset)
+        self._fh, self._name, self._final = fh, name, []
+
+    def write(self, data: bytes) -> None:
+        self._fh.write(data)
+
+    def set_final(self, pos: int, data: bytes) -> None:
+        self._final.append((pos, data))
+
+    def finish(self) -> Path:
+        fh = self._fh
+        fh.flush()
+        for pos, data in self._final:
+            fh.seek(pos)
+            fh.write(data)
+        fh.close()
+        self._fh = None
+        final = self.directory / self._name
+        os.replace(self._part(), final)
+        return final
+
+    def suspend(self) -> None:
+        self._fh.close()
+        self._fh = None
+
+    def abort(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        try:
+            os.unlink(self._part())
+        except FileNotFoundError:
+            pass
 
 
 class BinlogWriter:
@@ -51,12 +230,16 @@ class BinlogWriter:
 
     >>> with BinlogWriter("out", BinlogFormat.mysql80()) as w:   # doctest: +SKIP
     ...     w.write(QueryEvent(query="CREATE DATABASE d", db="d"))
+
+    ``state``: start where another writer was (see :class:`WriterState`, :meth:`resume`);
+    ``sink``: where the bytes go (default :class:`FileSink` on ``directory``).
     """
 
     def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
                  first_index: int = 1, write_index: bool = True, stop_event: bool = True,
-                 settings: SessionSettings | None = None) -> None:
+                 settings: SessionSettings | None = None, state: WriterState | None = None,
+                 sink: Sink | None = None) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -68,7 +251,9 @@ class BinlogWriter:
         self.write_index = write_index
         self.stop_event = stop_event
         self._next_index = first_index
-        self._fh = None
+        self.sink: Sink = FileSink(self.directory) if sink is None else sink
+        self._active = False  # the sink holds the current file open
+        self._resume = False  # the current file was started by another writer: continue it
         self._offset = 0
         self._name: str | None = None
         self._previous: str | None = None
@@ -97,6 +282,66 @@ class BinlogWriter:
         self.transactions = 0
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
+        if state is not None:
+            self._restore(state)
+
+    @classmethod
+    def resume(cls, directory: str | os.PathLike, fmt: BinlogFormat, state: WriterState,
+               **kwargs: Any) -> BinlogWriter:
+        """A writer that continues exactly where the one whose :meth:`state` this is was:
+        same later bytes as if that writer had gone on. ``kwargs``: the constructor's, the
+        same as the first writer's (``start_time`` and ``first_index`` are superseded by
+        the state). With the default sink, the current file's ``<name>.part`` left by
+        :meth:`suspend` must be in ``directory``."""
+        return cls(directory, fmt, state=state, **kwargs)
+
+    # state ---------------------------------------------------------------------------------
+    def state(self) -> WriterState:
+        """Where this writer is (see :class:`WriterState`); a writer resumed from it writes
+        what this one would write next."""
+        if self.closed:
+            raise BinlogError("writer is closed: nothing continues it")
+        has_file = self._active or self._resume
+        return WriterState(
+            now=self.now, next_index=self._next_index,
+            current_file=self._name if has_file else None, offset=self._offset if has_file else 0,
+            seq_in_file=self._seq_in_file if has_file else 0,
+            events_in_file=self.events_in_file if has_file else 0,
+            files=tuple(p.name for p in self.files), previous_file=self._previous,
+            xid=self._xid, gno=self._gno, mariadb_seq=self._mariadb_seq,
+            mysql_gtids=tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),
+            mariadb_gtids=tuple(sorted((d, s, q) for d, (s, q) in self.mariadb_gtids.items())),
+            tables=tuple((key, table, tid) for key, (table, tid) in self._tables.items()),
+            next_table_id=self._next_table_id, transactions=self.transactions, last_gtid=self.last_gtid)
+
+    def _restore(self, st: WriterState) -> None:
+        self.now = st.now
+        self._next_index = st.next_index
+        self._name = st.current_file
+        self._resume = st.current_file is not None
+        self._offset = st.offset
+        self._seq_in_file = st.seq_in_file
+        self.events_in_file = st.events_in_file
+        self.files = [self.directory / n for n in st.files]
+        self._previous = st.previous_file
+        self._xid, self._gno, self._mariadb_seq = st.xid, st.gno, st.mariadb_seq
+        self.mysql_gtids = {(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids}
+        self.mariadb_gtids = {d: (s, q) for d, s, q in st.mariadb_gtids}
+        self._tables = {key: (table, tid) for key, table, tid in st.tables}
+        self._next_table_id = st.next_table_id
+        self.transactions = st.transactions
+        self.last_gtid = st.last_gtid
+
+    def suspend(self) -> WriterState:
+        """Stop without ending the current file (no ROTATE / STOP, flag still in use, the
+        default sink leaves ``<name>.part``) and return the state a writer resumes from.
+        This writer is closed afterwards."""
+        st = self.state()
+        if self._active:
+            self.sink.suspend()
+            self._active = False
+        self.closed = True
+        return st
 
     # clock ---------------------------------------------------------------------------------
     def advance(self, seconds: int = 1) -> int:
@@ -127,11 +372,12 @@ class BinlogWriter:
         return self._offset
 
     def _open(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
         self._name = f"{self.basename}.{self._next_index:06d}"
         self._next_index += 1
-        self._fh = open(self.directory / (self._name + _TMP_SUFFIX), "wb")
-        self._fh.write(MAGIC)
+        self.sink.open(self._name, 0)
+        self._active = True
+        self.sink.set_final(_FDE_FLAGS_AT, b"\0\0")  # LOG_EVENT_BINLOG_IN_USE_F cleared when complete
+        self.sink.write(MAGIC)
         self._offset = 4
         self.events_in_file = 0
         first = not self.files
@@ -152,6 +398,13 @@ class BinlogWriter:
             self._write(PreviousGtidsEvent(server_id=self.server_id, flags=FLAG_IGNORABLE,
                                            gtid_set={"tagged": tagged, "sids": sids}))
 
+    def _attach(self) -> None:
+        """Continue the current file of the state this writer was resumed from."""
+        self.sink.open(self._name, self._offset)
+        self._active = True
+        self._resume = False
+        self.sink.set_final(_FDE_FLAGS_AT, b"\0\0")
+
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
         declares longer than our declarations know (EDGE_CASES 19)."""
@@ -170,23 +423,21 @@ class BinlogWriter:
         offset = self._offset
         data = encode_event(event, self.fmt, offset=offset,
                             timestamp=self.now if event.timestamp is None else event.timestamp)
-        self._fh.write(data)
+        self.sink.write(data)
         self._offset += len(data)
         self.events_in_file += 1
         return offset
 
     def _finish(self, last: Event) -> None:
         self._write(last)
-        fh = self._fh
-        fh.flush()
-        fh.seek(4 + 17)
-        fh.write(b"\0\0")  # clear LOG_EVENT_BINLOG_IN_USE_F in place (format.md §3)
-        fh.close()
-        self._fh = None
-        final = self.directory / self._name
-        os.replace(self.directory / (self._name + _TMP_SUFFIX), final)
-        self.files.append(final)
+        self._complete()
         self._previous = self._name
+
+    def _complete(self) -> None:
+        # the sink clears LOG_EVENT_BINLOG_IN_USE_F in place (format.md §3) and renames
+        final = self.sink.finish()
+        self._active = False
+        self.files.append(final)
         if self.write_index:
             self._write_index()
 
@@ -197,8 +448,11 @@ class BinlogWriter:
 
     # public --------------------------------------------------------------------------------
     def open(self) -> BinlogWriter:
-        if self._fh is None and not self.closed:
-            self._open()
+        if not self._active and not self.closed:
+            if self._resume:
+                self._attach()
+            else:
+                self._open()
         return self
 
     def __enter__(self) -> BinlogWriter:
@@ -252,14 +506,14 @@ class BinlogWriter:
         first = self._offset
         for data in encoded:
             data = relocate(data, self.fmt, self._offset)
-            self._fh.write(data)
+            self.sink.write(data)
             self._offset += len(data)
             self.events_in_file += 1
         self.maybe_rotate()
         return first
 
     def maybe_rotate(self) -> bool:
-        if self._fh is not None and self._offset >= self.max_binlog_size:
+        if (self._active or self._resume) and self._offset >= self.max_binlog_size:
             self.rotate()
             return True
         return False
@@ -279,30 +533,16 @@ class BinlogWriter:
         if self.stop_event:
             self._finish(StopEvent(server_id=self.server_id))
         else:
-            self._fh.flush()
-            self._fh.seek(4 + 17)
-            self._fh.write(b"\0\0")
-            self._fh.close()
-            self._fh = None
-            final = self.directory / self._name
-            os.replace(self.directory / (self._name + _TMP_SUFFIX), final)
-            self.files.append(final)
-            if self.write_index:
-                self._write_index()
+            self._complete()
         self.closed = True
         return self.files
 
     def abort(self) -> None:
         """Drop the file being written (nothing half-written stays under a final name)."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-            try:
-                os.unlink(self.directory / (self._name + _TMP_SUFFIX))
-            except FileNotFoundError:
-                pass
+        if self._active:
+            self.sink.abort()
+            self._active = False
         self.closed = True
-
 
     # transactions ---------------------------------------------------------------------------
     def column_descs(self, table) -> list:

@@ -1,34 +1,34 @@
-"""BinlogWriter subclasses for a partition: the codec's own writer, started mid-run.
+"""The codec's own writer, started mid-run in a partition.
 
 A partition writes transactions ``a .. b-1`` with exactly the writer the single-process
-engine uses (same group encoding, GTIDs, table ids, rotation rule), after its state has been
-set to what the single-process writer holds before transaction ``a`` (:class:`WriterStart`,
-computed on the driver by :mod:`spark_gen.plan`). Only where bytes go differs:
+engine uses (same group encoding, GTIDs, table ids, rotation rule), resumed
+(:meth:`BinlogWriter.resume`) from the :class:`~binlogwriter.writer.WriterState` the
+single-process writer has before transaction ``a``. The driver computes a compact
+:class:`WriterStart` (spark_gen.plan); :meth:`WriterStart.state` expands it. Only where
+bytes go differs, through the writer's public :class:`~binlogwriter.writer.Sink` hook:
 
-* :class:`SinkWriter` counts bytes and writes nothing (pass 1: group sizes, table uses);
+* :class:`SinkWriter` counts bytes and keeps none (pass 1: group sizes, table uses);
 * :class:`ChunkWriter` writes the partition's byte range of each binlog file it touches to a
   *chunk* ``<dir>/<binlog name>`` inside a directory unique to the task attempt; the commit
   step concatenates chunks in partition order (spark_gen/commit.py).
 
-Both rely on BinlogWriter's documented state (``_gno``, ``_xid``, ``_seq_in_file``,
-``_tables``, ``_next_table_id``, GTID sets, clock); a change there shows up at once in
-the byte-equality tests of tests/spark_gen.
+Only BinlogWriter's public API is used here; the byte-equality tests of tests/spark_gen
+compare the result with the single-process writer's.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.events import RotateEvent, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.writer import BinlogWriter, WriterState, parse_gtid_setting
 
-__all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "file_name", "header_size", "rotate_size", "gtid_text"]
+__all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size",
+           "gtid_text"]
 
 _UNBOUNDED = 1 << 62
 
@@ -37,9 +37,26 @@ def file_name(basename: str, index: int) -> str:
     return f"{basename}.{index:06d}"
 
 
+def _gtid_text(fmt: BinlogFormat, settings: SessionSettings, server_id: int, groups: int) -> str | None:
+    if groups == 0:
+        return None
+    if fmt.is_mariadb:
+        return f"{settings.domain_id}-{server_id}-{groups}"
+    sid, tag = parse_gtid_setting(settings.gtid, fmt)
+    if not sid:
+        return None
+    return f"{sid}:{tag}:{groups}" if tag else f"{sid}:{groups}"
+
+
+def gtid_text(w: BinlogWriter, groups: int) -> str | None:
+    """``last_gtid`` of writer ``w`` after ``groups`` groups (None when there is none)."""
+    return _gtid_text(w.fmt, w.settings, w.server_id, groups)
+
+
 @dataclass(frozen=True)
 class WriterStart:
-    """The single-process writer's state before a partition's first transaction."""
+    """The single-process writer's state before a partition's first transaction, in the
+    few numbers the driver computes (:meth:`state` expands it)."""
 
     file_index: int  # file being written (1-based)
     offset: int  # position in it (its header already written)
@@ -50,49 +67,56 @@ class WriterStart:
     next_table_id: int = 100
     fresh: bool = False  # partition 0: open file 1 (write its header) instead of resuming
 
-
-def gtid_text(w: BinlogWriter, groups: int) -> str | None:
-    """``last_gtid`` of writer ``w`` after ``groups`` groups (None when there is none)."""
-    if groups == 0:
-        return None
-    if w.fmt.is_mariadb:
-        return f"{w.settings.domain_id}-{w.server_id}-{groups}"
-    sid, tag = w._sid, w._tag
-    if not sid:
-        return None
-    return f"{sid}:{tag}:{groups}" if tag else f"{sid}:{groups}"
-
-
-def _inject(w: BinlogWriter, st: WriterStart) -> None:
-    g = st.groups
-    w.now = st.now
-    w._xid = g
-    w.transactions = g
-    if w.fmt.is_mariadb:
-        w._mariadb_seq = g
-        if g:
-            w.mariadb_gtids = {w.settings.domain_id: (w.server_id, g)}
-    elif w._sid:
-        w._gno = g
-        if g:
-            w.mysql_gtids = {(w._sid, w._tag): [(1, g + 1)]}
-    w.last_gtid = gtid_text(w, g)
-    w._tables = {key: (table, tid) for key, table, tid in st.tables}
-    w._next_table_id = st.next_table_id
-    w._next_index = st.file_index + (0 if st.fresh else 1)
-    if st.file_index > 1:
-        w.files = [Path(file_name(w.basename, st.file_index - 1))]  # "not the first file"
-        w._previous = file_name(w.basename, st.file_index - 1)
+    def state(self, fmt: BinlogFormat, *, basename: str, server_id: int, settings: SessionSettings
+              ) -> WriterState:
+        """The full :class:`WriterState`. Every group before took one XID and one GTID
+        (numbers 1..groups in one server's sequence: MySQL ``sid[:tag]:1-groups`` unless
+        anonymous, MariaDB ``domain-server_id-groups``); the files before ``file_index``
+        are finished. ``fresh``: no file open, ``file_index`` is opened with its header.
+        ``events_in_file`` is not tracked by the driver (0; informational only)."""
+        g = self.groups
+        sid, tag = ("", "") if fmt.is_mariadb else parse_gtid_setting(settings.gtid, fmt)
+        done = tuple(file_name(basename, i) for i in range(1, self.file_index))
+        mysql: tuple = ((sid, tag, ((1, g + 1),)),) if (sid and g) else ()
+        maria: tuple = ((settings.domain_id, server_id, g),) if (fmt.is_mariadb and g) else ()
+        return WriterState(
+            now=self.now,
+            next_index=self.file_index if self.fresh else self.file_index + 1,
+            current_file=None if self.fresh else file_name(basename, self.file_index),
+            offset=0 if self.fresh else self.offset,
+            seq_in_file=0 if self.fresh else self.seq_in_file,
+            files=done, previous_file=done[-1] if done else None,
+            xid=g, gno=g if sid else 0, mariadb_seq=g if fmt.is_mariadb else 0,
+            mysql_gtids=mysql, mariadb_gtids=maria,
+            tables=self.tables, next_table_id=self.next_table_id,
+            transactions=g, last_gtid=_gtid_text(fmt, settings, server_id, g))
 
 
-class _Sink:
-    def write(self, data: bytes) -> int:
-        return len(data)
+class _CountingSink:
+    """A :class:`~binlogwriter.writer.Sink` that keeps nothing: ``written`` counts the
+    bytes written to each file."""
 
-    def flush(self) -> None:
+    def __init__(self) -> None:
+        self.written: dict[str, int] = {}
+        self.name = ""
+
+    def open(self, name: str, offset: int) -> None:
+        self.name = name
+        self.written.setdefault(name, 0)
+
+    def write(self, data: bytes) -> None:
+        self.written[self.name] += len(data)
+
+    def set_final(self, pos: int, data: bytes) -> None:
         pass
 
-    def close(self) -> None:
+    def finish(self) -> Path:
+        return Path(self.name)
+
+    def suspend(self) -> None:
+        pass
+
+    def abort(self) -> None:
         pass
 
 
@@ -104,101 +128,122 @@ class SinkWriter(BinlogWriter):
     ids as BinlogWriter.table_id does)."""
 
     def __init__(self, fmt: BinlogFormat, **kw: Any) -> None:
-        super().__init__(Path("."), fmt, max_binlog_size=_UNBOUNDED, write_index=False, **kw)
+        super().__init__(Path("."), fmt, max_binlog_size=_UNBOUNDED, write_index=False, sink=_CountingSink(),
+                         **kw)
         self.sizes: list[int] = []
         self.uses: list[tuple[tuple[str, str], Any]] = []
-        self._last_use: dict[tuple[str, str], Any] = {}
-
-    def _open(self) -> None:
-        self._name = "sink"
-        self._fh = _Sink()
-        self._offset = 0
+        self.last_use: dict[tuple[str, str], Any] = {}
 
     def write_group(self, events) -> int:
-        before = self._offset
+        before = self.position
         first = super().write_group(events)
-        self.sizes.append(self._offset - before)
+        self.sizes.append(self.position - before)
         return first
 
     def table_id(self, table) -> int:
         key = (table.database, table.name)
-        last = self._last_use.get(key)
+        last = self.last_use.get(key)
         if last is None or not (last is table or last == table):
-            self._last_use[key] = table
+            self.last_use[key] = table
             self.uses.append((key, table))
         return super().table_id(table)
 
 
-class ChunkWriter(BinlogWriter):
-    """Writes a partition's byte ranges of the binlog files into ``directory`` (one chunk
-    per file, named like the file). ``pieces``: (file name, chunk path, bytes) in order."""
+class ChunkSink:
+    """A :class:`~binlogwriter.writer.Sink` writing the byte range ``[offset, …)`` of each
+    file the writer touches as a chunk ``<directory>/<name>`` (``<name>.part`` until done).
+    A chunk's bytes are final: a suspended file's chunk is done too (the next partition
+    writes the rest), and the in-use flag of the FDE is cleared in the chunk that holds the
+    header. ``pieces``: (file name, chunk path, bytes) in order."""
 
-    def __init__(self, directory: Path, fmt: BinlogFormat, start: WriterStart, **kw: Any) -> None:
-        super().__init__(directory, fmt, write_index=False, **kw)
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
         self.pieces: list[tuple[str, str, int]] = []
-        self._header_here = False
-        self._chunk_start = 0
-        _inject(self, start)
-        if start.fresh:
-            self.open()
-        else:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._name = file_name(self.basename, start.file_index)
-            self._fh = open(self.directory / (self._name + ".part"), "wb")
-            self._offset = start.offset
-            self._chunk_start = start.offset
-            self._seq_in_file = start.seq_in_file
+        self._fh = None
+        self._name = ""
+        self._start = 0
+        self._size = 0
+        self._final: list[tuple[int, bytes]] = []
 
-    def _open(self) -> None:
-        super()._open()
-        self._header_here = True
-        self._chunk_start = 0
+    def open(self, name: str, offset: int) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.directory / (name + ".part"), "wb")
+        self._name, self._start, self._size, self._final = name, offset, 0, []
 
-    def _close_chunk(self) -> None:
+    def write(self, data: bytes) -> None:
+        self._fh.write(data)
+        self._size += len(data)
+
+    def set_final(self, pos: int, data: bytes) -> None:
+        self._final.append((pos, data))
+
+    def finish(self) -> Path:
         fh = self._fh
         fh.flush()
-        if self._header_here:
-            fh.seek(4 + 17)
-            fh.write(b"\0\0")  # clear LOG_EVENT_BINLOG_IN_USE_F, as BinlogWriter._finish does
+        for pos, data in self._final:
+            if self._start <= pos and pos + len(data) <= self._start + self._size:  # in this chunk
+                fh.seek(pos - self._start)
+                fh.write(data)
         os.fsync(fh.fileno())
         fh.close()
         self._fh = None
         path = self.directory / self._name
         os.replace(self.directory / (self._name + ".part"), path)
-        self.pieces.append((self._name, str(path), self._offset - self._chunk_start))
-        self.files.append(path)
-        self._previous = self._name
-        self._header_here = False
-
-    def _finish(self, last) -> None:
-        self._write(last)
-        self._close_chunk()
+        self.pieces.append((self._name, str(path), self._size))
+        return path
 
     def suspend(self) -> None:
-        """End of a partition that is not the last: close the current chunk (no event)."""
+        self.finish()
+
+    def abort(self) -> None:
         if self._fh is not None:
-            self._close_chunk()
-        self.closed = True
+            self._fh.close()
+            self._fh = None
+            try:
+                os.unlink(self.directory / (self._name + ".part"))
+            except FileNotFoundError:
+                pass
+
+
+class ChunkWriter(BinlogWriter):
+    """Writes a partition's byte ranges of the binlog files into ``directory`` (one chunk
+    per file, named like the file), resumed from ``start``. ``pieces``: (file name, chunk
+    path, bytes) in order. End it with :meth:`close` (last partition: STOP) or
+    :meth:`suspend` (the next partition continues the file)."""
+
+    def __init__(self, directory: Path, fmt: BinlogFormat, start: WriterStart, *, basename: str = "binlog",
+                 server_id: int = 1, settings: SessionSettings | None = None, **kw: Any) -> None:
+        settings = settings or SessionSettings()
+        sink = ChunkSink(Path(directory))
+        state = start.state(fmt, basename=basename, server_id=server_id, settings=settings)
+        super().__init__(directory, fmt, basename=basename, server_id=server_id, settings=settings,
+                         write_index=False, state=state, sink=sink, **kw)
+        self.pieces = sink.pieces
+        self.open()  # the chunk exists even if the partition writes nothing
 
 
 def header_size(fmt: BinlogFormat, *, basename: str, server_id: int, settings: SessionSettings,
                 file_index: int, groups_before: int) -> int:
     """Bytes of a file's magic + FDE + PREVIOUS_GTIDS / GTID_LIST + checkpoints, measured by
-    letting BinlogWriter write that header into a scratch directory."""
-    with tempfile.TemporaryDirectory(prefix="binlog-header-") as d:
-        st = WriterStart(file_index=file_index, offset=0, seq_in_file=0, groups=groups_before, now=0,
-                         fresh=True)
-        w = BinlogWriter(Path(d), fmt, basename=basename, server_id=server_id, write_index=False,
-                         settings=settings)
-        _inject(w, st)
-        w.open()
-        n = w.position
-        w.abort()
-        return n
+    letting BinlogWriter open that file (into a sink that keeps nothing)."""
+    st = WriterStart(file_index=file_index, offset=0, seq_in_file=0, groups=groups_before, now=0, fresh=True)
+    w = BinlogWriter.resume(Path("."), fmt, st.state(fmt, basename=basename, server_id=server_id, settings=settings),
+                            basename=basename, server_id=server_id, write_index=False, settings=settings,
+                            sink=_CountingSink())
+    w.open()
+    n = w.position
+    w.abort()
+    return n
 
 
 def rotate_size(fmt: BinlogFormat, *, basename: str, server_id: int, next_index: int) -> int:
-    """Bytes of the ROTATE event that names file ``next_index``."""
-    w = BinlogWriter(Path("."), fmt, basename=basename, server_id=server_id, write_index=False)
-    ev = w._own(RotateEvent(server_id=server_id, position=4, next_file=file_name(basename, next_index)))
-    return len(encode_event(ev, fmt, log_pos=0, timestamp=0))
+    """Bytes of the ROTATE event that names file ``next_index``, measured by letting
+    BinlogWriter rotate out of file ``next_index - 1`` (into a sink that keeps nothing)."""
+    sink = _CountingSink()
+    current = file_name(basename, next_index - 1)
+    st = WriterState(now=0, next_index=next_index, current_file=current, offset=4)
+    w = BinlogWriter.resume(Path("."), fmt, st, basename=basename, server_id=server_id, write_index=False,
+                            sink=sink)
+    w.rotate()
+    w.abort()
+    return sink.written[current]
