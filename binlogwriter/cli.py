@@ -9,8 +9,8 @@ import click
 
 from binlogwriter import __version__
 from binlogwriter.errors import BinlogError, DecodeError
-from binlogwriter.events import decode_event, encode_event
-from binlogwriter.reader import BinlogReader, iter_raw
+from binlogwriter.events import encode_event, has_footer
+from binlogwriter.reader import BinlogReader
 from binlogwriter.text import RenderOptions, render_event
 
 __all__ = ["main"]
@@ -23,10 +23,8 @@ def main() -> None:
 
 
 def _crc_of(rec) -> int | None:
-    fmt = rec.fmt
-    if rec.type_code == 15:
-        return int.from_bytes(rec.data[-4:], "little") if fmt.has_checksum_alg else None
-    return int.from_bytes(rec.data[-4:], "little") if fmt.footer_size else None
+    """The stored CRC32 footer of a record, if it has one."""
+    return int.from_bytes(rec.data[-4:], "little") if has_footer(rec.data, rec.fmt) else None
 
 
 @main.command()
@@ -50,10 +48,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
     try:
         for rec in reader.records():
             e = reader.decode(rec)
-            state = reader.state
-            if start_position is not None and rec.offset < start_position:
-                continue
-            out.write("\n".join(render_event(e, opts, state, crc=_crc_of(rec))) + "\n")
+            out.write("\n".join(render_event(e, opts, reader.state, crc=_crc_of(rec))) + "\n")
             if e.type_code == 40:
                 _render_payload(out, e, rec, opts)
     except BinlogError as exc:
@@ -70,29 +65,25 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
     Exit 0 only if everything holds. The last line is one summary line:
     ``N files, M events: OK`` or what failed and where (file:offset).
     """
-    from binlogwriter import text_state
-
     n_events = 0
     failures: list[str] = []
     for f in files:
         if not Path(f).is_file():
             failures.append(f"{f}: no such file")
             continue
-        state = text_state.new_state()
+        reader = BinlogReader([f])  # one reader per file: a broken file does not stop the others
         try:
-            for rec in iter_raw(f):
+            for rec in reader.records():
                 n_events += 1
                 length = len(rec.data)
                 if rec.log_pos not in (0, rec.offset + length):
                     failures.append(f"log_pos {rec.log_pos} != offset + event_length "
                                     f"{rec.offset + length} - at {rec.file}:{rec.offset}")
-                ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
-                                  **text_state.decode_kwargs(state))
-                text_state.observe(state, ev)
+                ev = reader.decode(rec)
                 if roundtrip and ev.type_code == 40:
                     failures.extend(_check_payload(ev, rec))
                 if roundtrip:
-                    again = encode_event(ev, rec.fmt, **text_state.encode_kwargs(state, ev))
+                    again = encode_event(ev, rec.fmt)
                     if again != rec.data:
                         diff = next((i for i, (a, b) in enumerate(zip(again, rec.data, strict=False)) if a != b),
                                     min(len(again), len(rec.data)))
@@ -102,11 +93,12 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
             failures.append(str(exc))
         except BinlogError as exc:
             failures.append(f"{exc} - in {f}")
-    for line in failures[:-1]:
-        click.echo(f"FAIL {line}")
     if failures:
+        if len(failures) > 1:  # every failure on its own line; the summary names the first
+            for line in failures:
+                click.echo(f"FAIL {line}")
         more = f" (+{len(failures) - 1} more above)" if len(failures) > 1 else ""
-        click.echo(f"{len(files)} files, {n_events} events: FAILED {failures[-1] if len(failures) == 1 else failures[0]}{more}")
+        click.echo(f"{len(files)} files, {n_events} events: FAILED {failures[0]}{more}")
         sys.exit(1)
     click.echo(f"{len(files)} files, {n_events} events: OK")
 
@@ -118,7 +110,7 @@ def _render_payload(out, ev, rec, opts) -> None:
     from binlogwriter.text_state import ReadState
 
     st = ReadState()
-    for _pos, _chunk, inner in inner_events(ev, rec.fmt, columns_for=st.columns_for, observe=st.observe):
+    for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=st):
         out.write("\n".join(render_event(inner, opts, st)) + "\n")
 
 
@@ -126,11 +118,9 @@ def _check_payload(ev, rec) -> list[str]:
     """Inner events of a TRANSACTION_PAYLOAD re-encode to the decompressed stream (the
     compressed bytes themselves are kept as read: format.md §15)."""
     from binlogwriter.payload import inner_events
-    from binlogwriter.text_state import ReadState
 
-    st = ReadState()
     out = []
-    for pos, chunk, inner in inner_events(ev, rec.fmt, columns_for=st.columns_for, observe=st.observe):
+    for pos, chunk, inner in inner_events(ev, rec.fmt):
         if encode_event(inner, rec.fmt, footer=False) != chunk:
             out.append(f"re-encoded inner {inner.type_name} at payload byte {pos} differs "
                        f"- at {rec.file}:{rec.offset}")

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import construct as cs
 
 from binlogwriter.errors import BinlogError, ChecksumError, DecodeError, EncodeError, TruncatedError
+from binlogwriter.fastpath import fast_body, header_bytes
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts import body_layout
 from binlogwriter.layouts.control import gtid_set_text
@@ -36,6 +37,9 @@ __all__ = [
     "QueryCompressedEvent", "AnnotateRowsEvent", "BinlogCheckpointEvent", "MariadbGtidEvent",
     "MariadbGtidListEvent", "StartEncryptionEvent",
 ]
+
+ANONYMOUS_SID = "00000000-0000-0000-0000-000000000000"
+"""The SID of ANONYMOUS_GTID events (all zero, format.md §8)."""
 
 _HEADER_FIELDS = ("timestamp", "server_id", "flags", "log_pos")
 _ROWS_TYPES = frozenset((23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
@@ -263,7 +267,7 @@ class _GtidBase(Event):
     absent (old writers)."""
 
     gtid_flags: int = 0
-    sid: str = "00000000-0000-0000-0000-000000000000"
+    sid: str = ANONYMOUS_SID
     gno: int = 0
     lt_typecode: int | None = 2
     last_committed: int | None = 0
@@ -315,7 +319,7 @@ class GtidTaggedEvent(Event):
 
     TYPE: ClassVar[int] = EventType.GTID_TAGGED_LOG_EVENT
     gtid_flags: int = 0
-    sid: str = "00000000-0000-0000-0000-000000000000"
+    sid: str = ANONYMOUS_SID
     gno: int = 1
     tag: str = ""
     last_committed: int = 0
@@ -418,6 +422,30 @@ def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = 
     return fmt.footer_size == 4
 
 
+def has_footer(data: bytes | bytearray, fmt: BinlogFormat) -> bool:
+    """Whether the encoded event ``data`` ends with a CRC32 footer under ``fmt`` (an FDE
+    decides by its own server version, format.md §4)."""
+    return _has_footer(data[4], fmt, _fde_server_version(data))
+
+
+def _fde_server_version(data: bytes | bytearray) -> str | None:
+    """The server_version field of an encoded FDE (None for any other event)."""
+    if data[4] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
+        return None
+    return bytes(data[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
+
+
+def _event_crc(data: bytes | bytearray) -> int:
+    """CRC32 of an encoded event without its footer; an FDE's is computed with
+    LOG_EVENT_BINLOG_IN_USE_F cleared, so a server can clear it in place (format.md §3)."""
+    flags = int.from_bytes(data[17:19], "little")
+    if data[4] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
+        crc = zlib.crc32(data[:17])
+        crc = zlib.crc32((flags & ~FLAG_IN_USE).to_bytes(2, "little"), crc)
+        return zlib.crc32(data[19:], crc)
+    return zlib.crc32(data)
+
+
 def _construct_error(exc: Exception) -> str:
     msg = str(exc).strip().splitlines()
     return msg[-1] if msg else exc.__class__.__name__
@@ -431,8 +459,6 @@ def encode_body(event: Event, fmt: BinlogFormat, *, fast: bool = True) -> bytes:
     if isinstance(event, RawEvent):
         return bytes(event.body)
     if fast:
-        from binlogwriter.fastpath import fast_body
-
         body = fast_body(event, fmt, lambda e: encode_body(e, fmt, fast=False))
         if body is not None:
             return body
@@ -472,8 +498,6 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
               "flags": event.flags}
     try:
         if fast:
-            from binlogwriter.fastpath import header_bytes
-
             head = header_bytes(header["timestamp"], header["type_code"], header["server_id"],
                                 header["event_length"], header["log_pos"], header["flags"])
         else:
@@ -483,11 +507,7 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
     data = head + body
     if not has_footer:
         return data
-    crc_src = data
-    if event.type_code == EventType.FORMAT_DESCRIPTION_EVENT and event.flags & FLAG_IN_USE:
-        # the FDE's CRC is computed with the in-use flag cleared (format.md §3)
-        crc_src = data[:17] + (event.flags & ~FLAG_IN_USE).to_bytes(2, "little") + data[19:]
-    return data + zlib.crc32(crc_src).to_bytes(4, "little")
+    return data + _event_crc(data).to_bytes(4, "little")
 
 
 def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict | None = None,
@@ -541,19 +561,13 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
     if h.event_length != len(data):
         raise TruncatedError(f"event_length {h.event_length} but {len(data)} bytes available",
                              file=file, offset=offset, event_type=tname)
-    sv = None
-    if h.type_code == EventType.FORMAT_DESCRIPTION_EVENT and len(data) >= HEADER_SIZE + 52:
-        sv = data[HEADER_SIZE + 2:HEADER_SIZE + 52].rstrip(b"\0").decode("ascii", "replace")
-    has_footer = _has_footer(h.type_code, fmt, sv) if footer is None else footer
+    has_footer = _has_footer(h.type_code, fmt, _fde_server_version(data)) if footer is None else footer
     end = len(data) - (4 if has_footer else 0)
     if end < HEADER_SIZE:
         raise TruncatedError("event too short for its checksum", file=file, offset=offset, event_type=tname)
     if has_footer and verify_checksum:
         stored = int.from_bytes(data[end:], "little")
-        src = data[:end]
-        if h.type_code == EventType.FORMAT_DESCRIPTION_EVENT and h.flags & FLAG_IN_USE:
-            src = src[:17] + (h.flags & ~FLAG_IN_USE).to_bytes(2, "little") + src[19:]
-        actual = zlib.crc32(src)
+        actual = _event_crc(data[:end])
         if stored != actual:
             raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{actual:08x}",
                                 file=file, offset=offset, event_type=tname)
@@ -570,16 +584,8 @@ def relocate(data: bytes, fmt: BinlogFormat, offset: int) -> bytes:
     CRC32 recomputed (format.md §18.1–2). Lets a writer encode first and place later."""
     buf = bytearray(data)
     buf[13:17] = (offset + len(buf)).to_bytes(4, "little")
-    tcode = buf[4]
-    sv = None
-    if tcode == EventType.FORMAT_DESCRIPTION_EVENT:
-        sv = bytes(buf[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
-    if _has_footer(tcode, fmt, sv):
-        src = bytes(buf[:-4])
-        flags = int.from_bytes(buf[17:19], "little")
-        if tcode == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
-            src = src[:17] + (flags & ~FLAG_IN_USE).to_bytes(2, "little") + src[19:]
-        buf[-4:] = zlib.crc32(src).to_bytes(4, "little")
+    if has_footer(buf, fmt):
+        buf[-4:] = _event_crc(memoryview(buf)[:-4]).to_bytes(4, "little")
     return bytes(buf)
 
 

@@ -10,7 +10,7 @@ decoded payload event keeps its compressed bytes; :func:`inner_events` decodes t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import zstandard
@@ -19,6 +19,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.events import Event, TransactionPayloadEvent, decode_event, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import HEADER_SIZE
+from binlogwriter.text_state import ReadState
 
 __all__ = ["compress_transaction", "inner_events", "inner_event_bytes", "PAYLOAD_SIZE",
            "COMPRESSION_TYPE", "UNCOMPRESSED_SIZE", "ZSTD", "NONE"]
@@ -67,12 +68,12 @@ def inner_event_bytes(event: TransactionPayloadEvent) -> bytes:
 
 
 def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
-                 columns_for: Callable[[int], Any] | None = None,
-                 observe: Callable[[Event], None] | None = None) -> Iterator[tuple[int, bytes, Event]]:
+                 state: ReadState | None = None) -> Iterator[tuple[int, bytes, Event]]:
     """Yield (offset in payload, bytes, event) for each inner event (no footer, log_pos 0).
 
-    ``observe`` is called on each event so Table_maps inside the payload can serve the rows
-    events that follow them."""
+    The payload holds a whole transaction, its Table_maps included: they are remembered in
+    ``state`` (a fresh :class:`ReadState` by default) so the rows events after them decode."""
+    state = ReadState() if state is None else state
     data = inner_event_bytes(event)
     where = event.origin
     pos = 0
@@ -86,9 +87,8 @@ def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
                               file=where and where.file, offset=where and where.offset,
                               event_type="TRANSACTION_PAYLOAD_EVENT")
         chunk = data[pos:pos + length]
-        ev = decode_event(chunk, fmt, footer=False, columns_for=columns_for,
+        ev = decode_event(chunk, fmt, footer=False, columns_for=state.columns_for,
                           file=where and where.file, offset=where and where.offset)
-        if observe is not None:
-            observe(ev)
+        state.observe(ev)
         yield pos, chunk, ev
         pos += length

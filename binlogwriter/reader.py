@@ -110,12 +110,12 @@ class BinlogReader:
         self.state = ReadState(schemas)
 
     def records(self) -> Iterator[RawRecord]:
+        """The records in the selected range (the format still follows every FDE, read or not)."""
         for p in self.paths:
             self.state = ReadState(self.schemas)
             for rec in iter_raw(p, verify_checksum=self.verify_checksum):
                 self.fmt = rec.fmt
-                if self.start_position is not None and rec.offset < self.start_position \
-                        and rec.type_code != EventType.FORMAT_DESCRIPTION_EVENT:
+                if self.start_position is not None and rec.offset < self.start_position:
                     continue
                 if self.stop_position is not None and rec.offset >= self.stop_position:
                     break
@@ -130,6 +130,4 @@ class BinlogReader:
 
     def __iter__(self) -> Iterator[Event]:
         for rec in self.records():
-            if self.start_position is not None and rec.offset < self.start_position:
-                continue  # FDE before the start: read for the format, not shown
             yield self.decode(rec)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from binlogwriter import events as ev
+from binlogwriter.charsets import find_collation
 from binlogwriter.format import EventType
 from binlogwriter.layouts.query import (
     Q_AUTO_INCREMENT,
@@ -164,9 +165,12 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
 
 
 def _quote_sql_value(raw: bytes, charset: int | None) -> str:
+    """A user variable's string value, decoded in its collation's charset (hex if it can't be)."""
+    coll = find_collation(charset) if charset is not None else None
     try:
-        return "'" + raw.decode("utf-8").replace("\\", "\\\\").replace("'", "\\'") + "'"
-    except UnicodeDecodeError:
+        text = coll.decode(raw) if coll is not None and not coll.is_binary else raw.decode("utf-8")
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    except (UnicodeDecodeError, LookupError):
         return "0x" + raw.hex()
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from binlogwriter.events import Event
 
-__all__ = ["new_state", "observe", "decode_kwargs", "encode_kwargs", "ReadState"]
+__all__ = ["ReadState"]
 
 
 class ReadState:
@@ -32,19 +32,3 @@ class ReadState:
 
     def columns_for(self, table_id: int) -> list | None:
         return self.columns.get(table_id)
-
-
-def new_state(schemas: dict[str, Any] | None = None) -> ReadState:
-    return ReadState(schemas)
-
-
-def observe(state: ReadState, event: Event) -> None:
-    state.observe(event)
-
-
-def decode_kwargs(state: ReadState) -> dict[str, Any]:
-    return {"columns_for": state.columns_for}
-
-
-def encode_kwargs(state: ReadState, event: Event) -> dict[str, Any]:
-    return {}

@@ -36,9 +36,6 @@ from binlogwriter.values.base import ABSENT
 
 __all__ = ["Transaction", "SessionSettings", "normalise_rows", "query_status_vars"]
 
-ANONYMOUS_SID = "00000000-0000-0000-0000-000000000000"
-
-
 @dataclass(frozen=True)
 class SessionSettings:
     """The server/session settings that shape what a transaction looks like.
@@ -55,7 +52,7 @@ class SessionSettings:
     domain_id: int = 0
     row_event_max_size: int = 8192
     thread_id: int = 1
-    sql_mode: int = 0x45A00020 & ~0  # ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,… (8.0 default bits)
+    sql_mode: int = 0x45A00020  # ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,… (8.0 default bits)
     charset: tuple[int, int, int] = (45, 45, 45)
     first_table_id: int = 100
     transaction_compression: bool = False
@@ -326,19 +323,6 @@ def ddl_events(writer: Any, sql: str, db: str) -> list[Event]:
     if fmt.is_mariadb:
         return [writer.next_mariadb_gtid(flags2=0x29), q]
     return [writer.next_mysql_gtid(True), q]
-
-
-def _sql_literal(v: Any) -> str:
-    if v is None:
-        return "NULL"
-    if isinstance(v, bool):
-        return "1" if v else "0"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, bytes | bytearray):
-        return "0x" + bytes(v).hex()
-    s = str(v).replace("\\", "\\\\").replace("'", "\\'")
-    return f"'{s}'"
 
 
 def default_statement_text(stmt: _Statement) -> str:

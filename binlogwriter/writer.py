@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
+    ANONYMOUS_SID,
     AnonymousGtidEvent,
     BinlogCheckpointEvent,
     Event,
@@ -45,6 +46,7 @@ from binlogwriter.events import (
     relocate,
 )
 from binlogwriter.format import BinlogFormat, version_tuple
+from binlogwriter.layouts import REGISTRY
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
@@ -408,8 +410,6 @@ class BinlogWriter:
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
         declares longer than our declarations know (EDGE_CASES 19)."""
-        from binlogwriter.layouts import REGISTRY
-
         entry = REGISTRY.get(event.type_code)
         if entry is not None and entry[1] is not None:
             extra = self.fmt.post_header_len(event.type_code) - entry[1]
@@ -589,7 +589,7 @@ class BinlogWriter:
                       server_id=self.server_id)
         if not self._sid:
             self.last_gtid = None
-            return AnonymousGtidEvent(sid="00000000-0000-0000-0000-000000000000", gno=0, **common)
+            return AnonymousGtidEvent(sid=ANONYMOUS_SID, gno=0, **common)
         self._gno += 1
         sid, tag = self._sid, self._tag
         self.note_mysql_gtid(sid, self._gno, tag)

@@ -12,7 +12,6 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.payload import inner_events
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.text_state import ReadState
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import BinlogWriter
 
@@ -31,8 +30,7 @@ def test_real_payload_inner_events_decode_and_reencode():
     ev = decode_event(bytes.fromhex(_vector("event")["hex"]), BinlogFormat.mysql80())
     assert isinstance(ev, TransactionPayloadEvent)
     fmt = BinlogFormat.mysql80()
-    st = ReadState()
-    inner = list(inner_events(ev, fmt, columns_for=st.columns_for, observe=st.observe))
+    inner = list(inner_events(ev, fmt))
     assert [i.type_code for _, _, i in inner] == exp["inner_event_types"]
     assert len(inner) == exp["inner_event_count"]
     for _, chunk, i in inner:
@@ -60,8 +58,7 @@ def test_writer_compression_reads_back(tmp_path):
     # transaction_length counts the GTID event and the on-disk payload event (format.md §8)
     assert gtid.transaction_length == gtid.origin.length + payloads[0].origin.length
     fmt = BinlogFormat.mysql80()
-    rs = ReadState()
-    inner = [i for _, _, i in inner_events(payloads[0], fmt, columns_for=rs.columns_for, observe=rs.observe)]
+    inner = [i for _, _, i in inner_events(payloads[0], fmt)]
     assert [i.type_name for i in inner] == ["QUERY_EVENT", "TABLE_MAP_EVENT", "WRITE_ROWS_EVENT",
                                             "TABLE_MAP_EVENT", "DELETE_ROWS_EVENT", "XID_EVENT"]
     assert [r[0] for r in inner[2].rows] == list(range(20))

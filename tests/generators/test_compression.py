@@ -10,7 +10,6 @@ from pathlib import Path
 from binlogwriter.events import TransactionPayloadEvent
 from binlogwriter.payload import inner_events
 from binlogwriter.reader import BinlogReader
-from binlogwriter.text_state import ReadState
 
 
 def _gen(out: Path, *extra: str) -> None:
@@ -27,8 +26,7 @@ def _rows(files: list[Path]) -> list[tuple]:
     for ev in reader:
         group = [ev]
         if isinstance(ev, TransactionPayloadEvent):
-            st = ReadState()
-            group = [i for _, _, i in inner_events(ev, reader.fmt, columns_for=st.columns_for, observe=st.observe)]
+            group = [i for _, _, i in inner_events(ev, reader.fmt)]
         for e in group:
             if e.type_code in (30, 31, 32):
                 out.append((e.type_code, tuple(e.rows)))
