@@ -16,6 +16,7 @@ from binlogwriter.format import version_tuple
 from binlogwriter.layouts.primitives import (
     IfMore,
     NulPadded,
+    PackedBytes,
     PackedInt,
     SText,
     Uuid,
@@ -92,43 +93,51 @@ DELETE_FILE_FIELDS = ["file_id" / cs.Int32ul]
 # ------------------------------------------------------------------- heartbeat v2 §16
 
 
-class _HeartbeatV2Body(cs.Construct):
-    """TLV body: 1 LOG_FILENAME (bytes), 2 LOG_POSITION (packed int filling its length), 0 end."""
+_TlvItem = cs.Struct(
+    "type" / PackedInt,
+    "value" / cs.If(this.type != 0, PackedBytes),
+)
+TlvList = cs.ExprAdapter(
+    cs.RepeatUntil(lambda item, lst, ctx: item["type"] == 0, _TlvItem),
+    decoder=lambda obj, ctx: [(i.type, i.value) for i in obj[:-1]],
+    encoder=lambda obj, ctx: [{"type": t, "value": v} for t, v in obj] + [{"type": 0, "value": None}],
+)
+"""``packed type · packed length · value`` items up to a type-0 END_MARK, as [(type, bytes)]
+(format.md §15 payload header, §16 heartbeat v2)."""
 
-    def _parse(self, stream, context, path):
-        name = None
-        pos = None
-        while True:
-            t = PackedInt._parsereport(stream, context, path)
-            if t == 0:
-                break
-            n = PackedInt._parsereport(stream, context, path)
-            data = cs.stream_read(stream, n, path)
+
+def _packed_value(data: bytes, path: str) -> int:
+    """A packed int that must fill its TLV value exactly (format.md §15–§16)."""
+    v = PackedInt.parse(data)
+    if packed_int_size(v) != len(data):
+        raise cs.ExplicitError(f"packed value {v} does not fill its {len(data)}-byte field", path=path)
+    return v
+
+
+class _HeartbeatV2Body(cs.Adapter):
+    """TLV body: 1 LOG_FILENAME (bytes), 2 LOG_POSITION (packed int), then the end mark."""
+
+    def _decode(self, obj, context, path):
+        out = cs.Container(log_filename=None, log_position=None)
+        for t, v in obj:
             if t == 1:
-                name = data.decode("utf-8", "surrogateescape")
+                out.log_filename = v.decode("utf-8", "surrogateescape")
             elif t == 2:
-                v = PackedInt.parse(data)
-                if packed_int_size(v) != n:
-                    raise cs.ExplicitError("LOG_POSITION length does not match its packed value", path=path)
-                pos = v
+                out.log_position = _packed_value(v, path)
             else:
                 raise cs.ExplicitError(f"unknown heartbeat v2 field type {t}", path=path)
-        return cs.Container(log_filename=name, log_position=pos)
+        return out
 
-    def _build(self, obj, stream, context, path):
-        out = b""
+    def _encode(self, obj, context, path):
+        items = []
         if obj.get("log_filename") is not None:
-            raw = obj["log_filename"].encode("utf-8", "surrogateescape")
-            out += b"\x01" + encode_packed_int(len(raw)) + raw
+            items.append((1, obj["log_filename"].encode("utf-8", "surrogateescape")))
         if obj.get("log_position") is not None:
-            raw = encode_packed_int(obj["log_position"])
-            out += b"\x02" + encode_packed_int(len(raw)) + raw
-        out += b"\x00"
-        cs.stream_write(stream, out, len(out), path)
-        return obj
+            items.append((2, encode_packed_int(obj["log_position"])))
+        return items
 
 
-HEARTBEAT_V2_FIELDS = ["heartbeat" / _HeartbeatV2Body()]
+HEARTBEAT_V2_FIELDS = ["heartbeat" / _HeartbeatV2Body(TlvList)]
 
 # -------------------------------------------------------------------- GTID sets §7
 
@@ -366,32 +375,18 @@ TAGGED_GTID_FIELDS = ["message" / _TaggedGtidMessage()]
 # ---------------------------------------------------------- TRANSACTION_PAYLOAD (40) §15
 
 
-class _PayloadHeader(cs.Construct):
-    """TLV header fields until the END_MARK: (type, value) pairs in written order; each value
-    is a packed int inside ``length`` bytes (format.md §15)."""
+class _PayloadHeader(cs.Adapter):
+    """Header fields in written order as (type, value); each value a packed int filling its
+    TLV length (format.md §15)."""
 
-    def _parse(self, stream, context, path):
-        fields = []
-        while True:
-            t = PackedInt._parsereport(stream, context, path)
-            if t == 0:
-                break
-            n = PackedInt._parsereport(stream, context, path)
-            data = cs.stream_read(stream, n, path)
-            fields.append((t, PackedInt.parse(data)))
-        return fields
+    def _decode(self, obj, context, path):
+        return [(t, _packed_value(v, path)) for t, v in obj]
 
-    def _build(self, obj, stream, context, path):
-        out = b""
-        for t, v in obj:
-            raw = encode_packed_int(v)
-            out += encode_packed_int(t) + encode_packed_int(len(raw)) + raw
-        out += b"\x00"
-        cs.stream_write(stream, out, len(out), path)
-        return obj
+    def _encode(self, obj, context, path):
+        return [(t, encode_packed_int(v)) for t, v in obj]
 
 
-TRANSACTION_PAYLOAD_FIELDS = ["header_fields" / _PayloadHeader(), "payload" / cs.GreedyBytes]
+TRANSACTION_PAYLOAD_FIELDS = ["header_fields" / _PayloadHeader(TlvList), "payload" / cs.GreedyBytes]
 
 # ------------------------------------------------------------------------- registry
 
