@@ -26,6 +26,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from binlogwriter.charsets import (
@@ -396,12 +397,16 @@ class Table:
         return SchemaError(f"{msg} - at {where} (table {self.name!r}"
                            + (f", column {column!r})" if column else ")"))
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        # column names are case-insensitive; built once per table (index_of is on the row path)
+        return {c.name.lower(): i for i, c in reversed(list(enumerate(self.columns)))}
+
     def index_of(self, column: str) -> int:
-        low = column.lower()
-        for i, c in enumerate(self.columns):
-            if c.name.lower() == low:
-                return i
-        raise self.err(column, f"unknown column {column!r}")
+        i = self._positions.get(column.lower())
+        if i is None:
+            raise self.err(column, f"unknown column {column!r}")
+        return i
 
     def column(self, name: str) -> Column:
         return self.columns[self.index_of(name)]

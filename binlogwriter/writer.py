@@ -20,7 +20,6 @@ a state; the bytes are those of one writer doing everything.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Iterable
@@ -566,7 +565,8 @@ class BinlogWriter:
         return tid
 
     def table_map_event(self, table, table_id: int) -> Event:
-        """The Table_map of ``table`` (built once per table id and definition, then reused)."""
+        """The Table_map of ``table`` (built once per table id and definition, then reused:
+        writing an event never changes it — the writer's clock is passed to the encoder)."""
         from binlogwriter.table_map_event import TableMapEvent
 
         cached = self._tm_cache.get(table_id)
@@ -574,7 +574,7 @@ class BinlogWriter:
             ev = TableMapEvent.from_table(table, table_id, self.fmt, self.row_metadata, server_id=self.server_id)
             cached = (table, ev)
             self._tm_cache[table_id] = cached
-        return dataclasses.replace(cached[1], timestamp=None)
+        return cached[1]
 
     def next_xid(self) -> int:
         self._xid += 1
