@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DIR = REPO_ROOT.parent / "shared"
+DATA_DIR = REPO_ROOT / "tests" / "data"
 
 settings.register_profile("ci", deadline=None, max_examples=200, derandomize=True, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -33,18 +33,12 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """../shared: the read-only reference material (format docs, vectors) beside the repository."""
-    if not (SHARED_DIR / "format").is_dir():
-        pytest.fail(f"the shared reference directory {SHARED_DIR} (with format/) is missing: it must "
-                    "sit beside the repository as ../shared", pytrace=False)
-    return SHARED_DIR
+def data_dir() -> Path:
+    """tests/data: bytes and tool output captured from real servers (see its README.md)."""
+    return DATA_DIR
 
 
 @pytest.fixture(scope="session")
-def vectors_dir(shared_dir: Path) -> Path:
-    """../shared/format/vectors: byte vectors from real servers (see its README.md)."""
-    path = shared_dir / "format" / "vectors"
-    if not path.is_dir():
-        pytest.fail(f"{path} is missing", pytrace=False)
-    return path
+def vectors_dir(data_dir: Path) -> Path:
+    """tests/data/vectors: byte vectors from real servers (see its README.md)."""
+    return data_dir / "vectors"

@@ -1,4 +1,4 @@
-"""Every non-rows, non-Table_map event vector of ``../shared/format/vectors/*.json`` decodes to
+"""Every non-rows, non-Table_map event vector of ``tests/data/vectors/*.json`` decodes to
 what its upstream test asserts and re-encodes to the identical bytes.
 
 Vectors of kind ``event`` are whole events (header, body, CRC32 footer when ``context.checksum``
@@ -36,7 +36,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat
 
-VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "format" / "vectors"
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 # Table_map (19) and every rows event belong to other issues.
 OTHER_ISSUES = {19, 23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171}

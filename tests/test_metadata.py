@@ -24,7 +24,7 @@ from binlogwriter.metadata import (
 )
 from binlogwriter.schema import Column, Key, KeyPart, Table
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "format" / "vectors"
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 
 def tlv_types(d) -> list[int]:

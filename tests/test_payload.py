@@ -15,7 +15,7 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import BinlogWriter
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "format" / "vectors"
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 
 def _vector(kind: str) -> dict:

@@ -17,9 +17,7 @@ from binlogwriter.metadata import TableMap, build_table_map
 from binlogwriter.schema import Table, parse_tables
 from binlogwriter.text_metadata import render_table_metadata
 
-OUT = Path(__file__).resolve().parents[2] / "shared" / "format" / "mysqlbinlog-output"
-if not OUT.exists():  # pragma: no cover
-    OUT = Path("/work/shared/format/mysqlbinlog-output")
+OUT = Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
 
 
 def _sections() -> list[list[str]]:

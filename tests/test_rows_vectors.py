@@ -1,6 +1,6 @@
 """Every rows-event vector decodes to the values its source asserts and re-encodes byte-exactly.
 
-Vectors (../shared/format/vectors/README.md): the rows events of ``rows.json`` and of
+Vectors (tests/data/vectors/README.md): the rows events of ``rows.json`` and of
 ``mariadb.json`` (WRITE/UPDATE/DELETE v1 23–25, v2 30–32, MariaDB compressed 166–171).
 
 - ``event_body`` vectors carry their Table_map body in ``context.table_map_body_hex``; their
@@ -46,9 +46,7 @@ from binlogwriter.values import (
 )
 from binlogwriter.values.strings import string_real_type
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "format" / "vectors"
-if not VECTORS.exists():  # pragma: no cover - layout of the checkout
-    VECTORS = Path("/work/shared/format/vectors")
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 ROWS_TYPES = {23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171}
 UPDATE_TYPES = {24, 31, 39, 167, 170}

@@ -1,6 +1,6 @@
 """Every TABLE_MAP vector decodes to its asserted fields and re-encodes byte-exactly.
 
-Vectors: ../shared/format/vectors/table_map.json and the table-map entries of
+Vectors: tests/data/vectors/table_map.json and the table-map entries of
 mariadb.json (format.md §12, §12.1; vectors/README.md for the entry kinds).
 """
 
@@ -18,9 +18,7 @@ from binlogwriter.layouts.table_map import table_map_layout
 from binlogwriter.metadata import TLV_LAYOUTS, TableMap
 from binlogwriter.schema import Table
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "format" / "vectors"
-if not VECTORS.exists():  # pragma: no cover - layout of the checkout
-    VECTORS = Path("/work/shared/format/vectors")
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 
 
 def _is_table_map(e: dict) -> bool:

@@ -1,7 +1,7 @@
 """``###`` lines of rows events (text_rows) against the real mariadb-binlog output.
 
 Expected lines come only from
-``../shared/format/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``
+``tests/data/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``
 (``mariadb-binlog -vv --print-table-metadata`` of a real MariaDB 10.11.19 run): each
 ``BINLOG '…'`` block there holds the base64 of one statement's Table_map and rows events, and
 the ``###`` lines printed after it are what we must print for those bytes. The file is read as
@@ -30,7 +30,7 @@ from binlogwriter.text_rows import (
 )
 from binlogwriter.text_state import ReadState
 
-OUTPUT = (Path(__file__).resolve().parents[1].parent / "shared" / "format" / "mysqlbinlog-output"
+OUTPUT = (Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
           / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt")
 FMT = BinlogFormat.preset("mariadb1011")
 
@@ -93,7 +93,7 @@ def _events(data: bytes) -> list[bytes]:
 STATEMENTS = _statements()
 
 
-def test_the_shared_output_has_rows_statements() -> None:
+def test_the_stored_output_has_rows_statements() -> None:
     assert len(STATEMENTS) == 18
     assert sum(len(p) for _, _, p in STATEMENTS) == 352
 
@@ -134,9 +134,9 @@ def test_no_verbose_still_counts_rows_like_mariadb_binlog() -> None:
     assert ours[-1] == printed[-1] == "# Number of rows: 1"
 
 
-# -- single values: bytes per values.md, expected lines from the shared output ----------------
+# -- single values: bytes per values.md, expected lines from the stored output ----------------
 
-def _shared_line(prefix: str) -> str:
+def _stored_line(prefix: str) -> str:
     return next(x for x in _lines() if x.startswith(prefix))
 
 
@@ -177,7 +177,7 @@ def _one(type_code: int, meta: bytes, value: bytes | None, column: int, nullable
     (4, b"\x04", None, 8, True, "###   @8=NULL /* FLOAT meta=4 nullable=1 is_null=1 */"),
 ])
 def test_value_line(type_code, meta, value, column, nullable, prefix) -> None:
-    expected = _shared_line(prefix)
+    expected = _stored_line(prefix)
     assert _one(type_code, meta, value, column, nullable) == expected
 
 

@@ -1,7 +1,7 @@
 """``binlogwriter inspect -vv --print-table-metadata`` against ``mariadb-binlog`` itself.
 
-On real MariaDB 10.11 binlogs (the shared workload of
-../shared/format/mysqlbinlog-output/, corpora of corpus.py, and a workload of awkward values
+On real MariaDB 10.11 binlogs (the stored workload of
+tests/data/mysqlbinlog-output/, corpora of corpus.py, and a workload of awkward values
 below) and on files our own BinlogWriter wrote, both tools print the same:
 
 * every ``###`` line (rows as pseudo-SQL with ``-vv`` type comments), in the same order;
@@ -47,11 +47,11 @@ from .mariadb import MariaDBServer, find_binary
 pytestmark = pytest.mark.conformance
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED = REPO_ROOT.parent / "shared" / "format" / "mysqlbinlog-output"
-SHARED_WORKLOAD = SHARED / "mariadb-10.11-local-workload.sql"
-SHARED_OUTPUT = SHARED / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt"
-# the second session of the shared workload (README.md of mysqlbinlog-output)
-SHARED_SECOND_SESSION = """SET GLOBAL log_bin_compress = ON;
+STORED = REPO_ROOT / "tests" / "data" / "mysqlbinlog-output"
+STORED_WORKLOAD = STORED / "mariadb-10.11-local-workload.sql"
+STORED_OUTPUT = STORED / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt"
+# the second session of the stored workload (tests/data/mysqlbinlog-output/README.md)
+STORED_SECOND_SESSION = """SET GLOBAL log_bin_compress = ON;
 USE test;
 INSERT INTO t_str (id, vc2, tx) VALUES (2, REPEAT('abc', 90), REPEAT('text ', 40));
 UPDATE t_str SET vc='x' WHERE id=2;
@@ -195,9 +195,9 @@ def _run_workload(template: Path, out: Path, sql: str, *sessions: str, **options
 
 
 @pytest.fixture(scope="module")
-def shared_workload_files(mariadb_template: Path, tmp_path_factory) -> list[Path]:
-    return _run_workload(mariadb_template, tmp_path_factory.mktemp("shared-workload"),
-                         SHARED_WORKLOAD.read_text(), SHARED_SECOND_SESSION, row_metadata="FULL")
+def stored_workload_files(mariadb_template: Path, tmp_path_factory) -> list[Path]:
+    return _run_workload(mariadb_template, tmp_path_factory.mktemp("stored-workload"),
+                         STORED_WORKLOAD.read_text(), STORED_SECOND_SESSION, row_metadata="FULL")
 
 
 _EXTRA: dict[str, list[Path]] = {}
@@ -244,18 +244,18 @@ def write_like_the_server(server_files: list[Path], out: Path) -> list[Path]:
 
 # ------------------------------------------------------------------------------------- tests
 
-def test_inspect_matches_mariadb_binlog_on_the_shared_workload(shared_workload_files) -> None:
-    listing = assert_same_listing(shared_workload_files)
+def test_inspect_matches_mariadb_binlog_on_the_stored_workload(stored_workload_files) -> None:
+    listing = assert_same_listing(stored_workload_files)
     assert any("Write_compressed_rows" in s for s in listing.summaries)
 
 
-def test_the_shared_workload_prints_the_stored_real_output(shared_workload_files) -> None:
-    """Our lines for a fresh run of the shared workload equal the lines of the stored real
+def test_the_stored_workload_prints_the_stored_real_output(stored_workload_files) -> None:
+    """Our lines for a fresh run of the stored workload equal the lines of the stored real
     output (mariadb-10.11-local-…txt). Positions are not compared: that run's files were named
     ``mariadb-bin.*`` (longer Binlog_checkpoint events), ours ``binlog.*``; table ids depend
     on the server's history."""
-    stored = Sections.of(SHARED_OUTPUT.read_bytes().decode("utf-8", "surrogateescape"))
-    ours = Sections.of(inspect_output(shared_workload_files))
+    stored = Sections.of(STORED_OUTPUT.read_bytes().decode("utf-8", "surrogateescape"))
+    ours = Sections.of(inspect_output(stored_workload_files))
     assert ours.rows == stored.rows
     assert ours.metadata == stored.metadata
     assert ours.counts == stored.counts

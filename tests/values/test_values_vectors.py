@@ -1,6 +1,6 @@
 """Every decimal/temporal/integer/JSON vector decodes to ``expected`` and re-encodes byte-exactly.
 
-Vectors: ``../shared/format/vectors/{decimal,temporal,integers,json}.json`` (README.md there).
+Vectors: ``tests/data/vectors/{decimal,temporal,integers,json}.json`` (README.md there).
 ``value`` vectors may carry trailing bytes of the next column: only ``bytes_consumed`` belong
 to the value and only those are compared on re-encode.
 """
@@ -29,7 +29,7 @@ from binlogwriter.values import (
     temporal_text,
 )
 
-VECTORS = Path(__file__).parents[2].parent / "shared/format/vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 
 def _load(name: str) -> list[dict]:
