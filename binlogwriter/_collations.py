@@ -2,7 +2,7 @@
 
 MYSQL80: ids of MySQL 8.0.30+ (names as 8.0.30 prints them); MARIADB1011: ids of
 MariaDB 10.11 (information_schema.COLLATION_CHARACTER_SET_APPLICABILITY, incl. uca1400).
-Format rule: ../shared/format/charsets.md.
+Format rule: docs/charsets.md.
 """
 
 # charset -> (mbmaxlen, python codec or None)

@@ -2,7 +2,7 @@
 
 Binlogs never name a charset, only a collation id (Query ``Q_CHARSET_CODE``, Table_map
 DEFAULT/COLUMN_CHARSET). Rules implemented here are those of
-``../shared/format/charsets.md``: ids are keyed per flavor family (MySQL 8.0.30+ names,
+``docs/charsets.md``: ids are keyed per flavor family (MySQL 8.0.30+ names,
 MariaDB 10.11 names incl. its uca1400 ids >= 2048); ``mbmaxlen`` is per charset; the
 ``utf8``/``utf8mb3`` spelling is normalised to ``utf8mb3``; MySQL's utf8mb4 default is
 255 (utf8mb4_0900_ai_ci), MariaDB's is 45 (utf8mb4_general_ci).

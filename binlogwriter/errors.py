@@ -1,4 +1,4 @@
-"""One exception hierarchy for the whole codec (ARCHITECTURE.md principle 6).
+"""One exception hierarchy for the whole codec (docs/design.md principle 6).
 
 Every message ends with *where*: ``... - at binlog.000001:4711 (WRITE_ROWS_EVENT) -> rows[3].c``
 for decoding errors, ``... - at db.t.c row 3`` for value errors.

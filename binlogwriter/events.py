@@ -3,7 +3,7 @@
 An event is a dataclass whose fields are the fields of its construct declaration
 (``binlogwriter.layouts``) plus the common header fields (format.md §3): ``timestamp``,
 ``server_id``, ``flags``, ``log_pos``. Types without a declaration decode to
-:class:`RawEvent` and re-encode byte-exactly (ARCHITECTURE.md principle 3).
+:class:`RawEvent` and re-encode byte-exactly (docs/design.md principle 3).
 
 Framing (format.md §3): header · post-header+body · CRC32 footer when the governing FDE says
 CRC32. The FDE of a ≥ 5.6.1 server always carries the 4-byte checksum field, and its CRC is
@@ -537,7 +537,7 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         raise DecodeError(f"malformed event body: {_construct_error(exc)}", file=file, offset=offset,
                           event_type=type_name(type_code), path=path or None) from None
     except (ValueError, UnicodeError, IndexError, OverflowError, KeyError, TypeError) as exc:
-        # the one choke point: nothing but BinlogError leaves the decoder (STYLE.md)
+        # the one choke point: nothing but BinlogError leaves the decoder (docs/design.md principle 6)
         raise DecodeError(f"malformed event body: {exc.__class__.__name__}: {exc}", file=file,
                           offset=offset, event_type=type_name(type_code)) from None
     ev = cls.from_layout(c, **header)

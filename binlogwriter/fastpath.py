@@ -1,4 +1,4 @@
-"""Fast encoders for the events a writer emits by the million (ARCHITECTURE.md principle 5).
+"""Fast encoders for the events a writer emits by the million (docs/design.md principle 5).
 
 Each function here produces exactly the bytes of the declarative construct path
 (:func:`binlogwriter.events.encode_body` with ``fast=False``) for the events it accepts and

@@ -1,9 +1,9 @@
-"""BinlogFormat: everything about a binlog's format that layouts depend on (ARCHITECTURE.md).
+"""BinlogFormat: everything about a binlog's format that layouts depend on (docs/design.md).
 
 Flavor, server version, checksum algorithm and the FDE's post-header length table are data:
 layouts are built from a frozen :class:`BinlogFormat` (cached per format). Presets follow
-``../shared/format/format.md`` §4 (MySQL 8.0: 41 entries, 8.4: 42) and
-``../shared/format/mariadb.md`` "FDE" (MariaDB 10.11: 171 entries).
+``docs/format.md`` §4 (MySQL 8.0: 41 entries, 8.4: 42) and
+``docs/mariadb.md`` "FDE" (MariaDB 10.11: 171 entries).
 """
 
 from __future__ import annotations
@@ -242,6 +242,6 @@ class BinlogFormat:
         return x * 10000 + y * 100 + z
 
     def __reduce__(self):
-        # Layouts are cached by format; a format pickles as its parameters (STYLE.md pyelftools).
+        # Layouts are cached by format; a format pickles as its parameters.
         return (BinlogFormat, (self.flavor, self.server_version, int(self.checksum),
                                self.post_header_lengths, self.binlog_version, self.common_header_length))

@@ -2,7 +2,7 @@
 
 PKE ("primary key equivalent"): the PRIMARY KEY, else the first UNIQUE key whose columns
 are all NOT NULL, else none — format.md §12.1 promotion rule, mariadb.md "Row images"
-table, EDGE_CASES 6–8.
+table, docs/edge-cases.md 6–8.
 
 | image   | INSERT (after)                       | UPDATE before / after                  | DELETE (before) |
 | FULL    | all                                  | all / all                              | all             |

@@ -1,7 +1,7 @@
 """Schema <-> TABLE_MAP column metadata and optional metadata (NO_LOG / MINIMAL / FULL).
 
 :func:`build_table_map` chooses the fields exactly as each server does
-(``../shared/format/format.md`` §12, §12.1; ``mariadb.md`` "TABLE_MAP optional
+(``docs/format.md`` §12, §12.1; ``mariadb.md`` "TABLE_MAP optional
 metadata") and returns the object :func:`~binlogwriter.layouts.table_map.table_map_layout`
 builds. :class:`TableMap` is the decoded view of a parsed TABLE_MAP: the raw fields
 (TLVs kept raw, in order, so re-encoding is byte-exact) plus derived per-column views

@@ -1,7 +1,7 @@
 """Table / Column / Key model, CREATE TABLE parsing and validation.
 
 The model is what the server knows about a table when it writes a TABLE_MAP
-(``../shared/format/format.md`` §12, §12.1) and what value codecs need per column
+(``docs/format.md`` §12, §12.1) and what value codecs need per column
 (``values.md`` §1, §5, §6). Everything is a frozen dataclass; a :class:`Table`
 normalises its columns on construction (type aliases, ``CHARACTER SET binary`` ->
 BINARY types, inherited charsets, implicit NOT NULL of primary-key columns, SERIAL)

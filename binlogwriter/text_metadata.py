@@ -1,7 +1,7 @@
 """``--print-table-metadata`` lines: ``# Columns(…)`` and ``# Primary Key(…)``.
 
 Reproduces what mysqlbinlog (MySQL 8) and mariadb-binlog (MariaDB 10.11) print for a
-TABLE_MAP (``../shared/format/mysqlbinlog-output/``), driven only by the event's fields
+TABLE_MAP (``tests/data/mysqlbinlog-output/``), driven only by the event's fields
 (format.md §12, §12.1), including the printers' quirks:
 
 * each printer walks the SIGNEDNESS bits over *its own* notion of numeric columns.

@@ -3,7 +3,7 @@
 Reproduces mariadb-binlog (MariaDB 10.11, ``sql/log_event_client.cc``:
 ``Rows_log_event::print_verbose``, ``print_verbose_one_row``, ``log_event_print_value``) and,
 where it differs, MySQL 8's mysqlbinlog (``sql/log_event.cc``). Expected output:
-``../shared/format/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``.
+``tests/data/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``.
 
 The printers work from the **bytes** of each value, its binlog type code and the Table_map
 metadata (format.md §12–§13, values.md) — never from the SQL type — so this module does too:

@@ -223,7 +223,7 @@ def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | N
                 _check_present(table, where, vals, bits, i, image)
                 add(bits, None, encode_row_image(cols, bits, vals, pad))
         except ValueEncodeError as exc:
-            # name the place as db.table.column, row N (ARCHITECTURE.md principle 6)
+            # name the place as db.table.column, row N (docs/design.md principle 6)
             raise ValueEncodeError(exc.reason, table=where, column=exc.column, row=i) from None
     return groups
 

@@ -1,4 +1,4 @@
-"""BinlogWriter: the only stateful part of the codec (ARCHITECTURE.md principle 4).
+"""BinlogWriter: the only stateful part of the codec (docs/design.md principle 4).
 
 It appends encoded events to ``<basename>.NNNNNN`` files, fills ``log_pos`` (= offset +
 event_length, format.md §18.1) and CRC32s, opens every file with the magic, an FDE and the
@@ -7,7 +7,7 @@ rotates after a transaction group once a file reaches ``max_binlog_size`` (ROTAT
 next file), keeps ``binlog.index`` and ends the last file with STOP.
 
 Files are written under a temporary name and renamed when complete, so a reader never sees
-a half-written file under its final name (OUTPUT.md). While a file is open its FDE carries
+a half-written file under its final name (docs/output.md). While a file is open its FDE carries
 ``LOG_EVENT_BINLOG_IN_USE_F``; closing clears it in place (the FDE's CRC was computed with
 it cleared, format.md §3). The clock is explicit: ``start_time`` then :meth:`advance`.
 
@@ -165,7 +165,7 @@ class Sink(Protocol):
 
 class FileSink:
     """The default :class:`Sink`: ``<directory>/<name>``, written as ``<name>.part`` and
-    renamed when complete (OUTPUT.md). :meth:`suspend` leaves the ``.part`` (flag in use)
+    renamed when complete (docs/output.md). :meth:`suspend` leaves the ``.part`` (flag in use)
     for the writer that resumes it; that writer's :meth:`open` truncates it to its offset."""
 
     def __init__(self, directory: str | os.PathLike) -> None:
@@ -408,7 +408,7 @@ class BinlogWriter:
 
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
-        declares longer than our declarations know (EDGE_CASES 19)."""
+        declares longer than our declarations know (docs/edge-cases.md 19)."""
         entry = REGISTRY.get(event.type_code)
         if entry is not None and entry[1] is not None:
             extra = self.fmt.post_header_len(event.type_code) - entry[1]

@@ -86,7 +86,7 @@ def _opt(*names: str, **kw: Any):
               help="--engine spark: transaction ranges (tasks) [the session's default parallelism].")
 def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
              engine: str, partitions: int | None, **options: Any) -> None:
-    """Generate binlogs of a synthetic workload with its ground truth (OUTPUT.md layout)."""
+    """Generate binlogs of a synthetic workload with its ground truth (docs/output.md layout)."""
     from generators.engine import generate as run_generate
     from generators.spec import Spec, load_spec_file, resolve
 

@@ -1,4 +1,4 @@
-"""The single-process generation run: spec -> plans -> rows -> writer -> OUTPUT.md layout.
+"""The single-process generation run: spec -> plans -> rows -> writer -> docs/output.md layout.
 
 :func:`generate` writes everything into a temporary directory beside ``out`` and renames
 it to ``out`` at the very end (``manifest.json`` is written last inside it); on any error
@@ -248,7 +248,7 @@ class Run:
         """``snapshot.sql`` up to the initial rows (comments, session settings, CREATEs)."""
         s = self.spec
         out = [
-            "-- binlogwriter generate: the state before the first event of the first binlog (OUTPUT.md).\n",
+            "-- binlogwriter generate: the state before the first event of the first binlog (docs/output.md).\n",
             f"-- workload {self.work.name}, flavor {s.flavor}, seed {s.seed}\n",
         ]
         if s.ddl_in_binlog:
@@ -384,7 +384,7 @@ def file_entry(name: str, info: dict[str, Any], fi: _FileInfo) -> dict[str, Any]
 def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], transactions: int,
                    last_gtid: str | None, planned: int, counts: dict[str, dict[str, int]],
                    tables: list[tuple[Table, int]]) -> dict[str, Any]:
-    """``manifest.json`` (OUTPUT.md) — shared by the single-process engine and spark_gen."""
+    """``manifest.json`` (docs/output.md) — shared by the single-process engine and spark_gen."""
     tot_events = sum(f["events"] for f in files)
     tot_bytes = sum(f["bytes"] for f in files)
     mariadb = s.flavor.startswith("mariadb")

@@ -1,4 +1,4 @@
-"""Stable, partition-independent randomness (ARCHITECTURE.md principle 7).
+"""Stable, partition-independent randomness (docs/design.md principle 7).
 
 Every random choice of a run is ``hash64(seed, identifiers...)``: identifiers are strings
 (table, column, purpose) and integers (key, version, transaction number). Strings are

@@ -1,4 +1,4 @@
-"""Pools of realistic strings, built once per process from Faker (STYLE.md, dbldatagen idea).
+"""Pools of realistic strings, built once per process from Faker (the way dbldatagen does it).
 
 Faker is never called per row and never seeded globally: each pool is made by its own
 ``Faker`` instance seeded with a fixed number derived from the pool's name, so a pool's

@@ -1,4 +1,4 @@
-"""The workload spec: frozen, validated, serialisable (ARCHITECTURE.md "Data flow").
+"""The workload spec: frozen, validated, serialisable (docs/design.md).
 
 A :class:`Spec` holds every setting of a run — the command-line options of
 ``binlogwriter generate`` and per-column value generators — fully resolved: workload

@@ -1,7 +1,7 @@
-"""Ground truth: the canonical row form of OUTPUT.md and ``truth/snapshot.sql``.
+"""Ground truth: the canonical row form of docs/output.md and ``truth/snapshot.sql``.
 
 :func:`canonical_renderer` turns a row of Python values into the canonical JSON values
-(OUTPUT.md "Canonical row form"): integers/YEAR/BIT as integers, DECIMAL as a string with
+(docs/output.md "Canonical row form"): integers/YEAR/BIT as integers, DECIMAL as a string with
 exactly ``scale`` digits, FLOAT widened from float32, temporals with all fsp digits
 (TIMESTAMP in UTC), CHAR without trailing spaces, binary data and geometry as ``0x`` hex
 (BINARY(n) padded with 0x00 to n bytes as the server stores it), JSON as MySQL prints it.
@@ -124,7 +124,7 @@ def canonical_renderer(table: Table, flavor: str) -> Callable[[tuple], list]:
 
 
 def canonical_key(values: Iterable[Any]) -> tuple:
-    """OUTPUT.md ordering: null < number < string; numbers numerically, strings by code point."""
+    """docs/output.md ordering: null < number < string; numbers numerically, strings by code point."""
     return tuple((0, 0) if v is None else (1, v) if isinstance(v, int | float) else (2, v) for v in values)
 
 

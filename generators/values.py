@@ -110,7 +110,7 @@ def _enc(s: str, coll) -> bytes:
 
 
 # ------------------------------------------------------------------------------------
-# MySQL's JSON text form (OUTPUT.md: keys by length then bytes, ", " and ": ")
+# MySQL's JSON text form (docs/output.md: keys by length then bytes, ", " and ": ")
 # ------------------------------------------------------------------------------------
 
 def _json_str(s: str) -> str:

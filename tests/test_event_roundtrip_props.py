@@ -1,4 +1,4 @@
-"""Property tests of the event codec (ARCHITECTURE.md principles 1, 3, 6).
+"""Property tests of the event codec (docs/design.md principles 1, 3, 6).
 
 For every typed event class (except Table_map and rows events, which have their own tests)
 under each flavor and checksum: ``decode(encode(x)) == x`` and ``encode(decode(encode(x)))``

@@ -1,4 +1,4 @@
-"""The fast encoders equal the declarative construct path byte for byte (ARCHITECTURE.md
+"""The fast encoders equal the declarative construct path byte for byte (docs/design.md
 principle 5), for every shape they accept, in every flavor and checksum."""
 
 from __future__ import annotations

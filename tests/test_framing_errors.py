@@ -1,8 +1,8 @@
-"""Framing errors say where (ARCHITECTURE.md principle 6) and odd-but-valid framings read right.
+"""Framing errors say where (docs/design.md principle 6) and odd-but-valid framings read right.
 
 A corrupted event body, a truncated file, a wrong magic and a too-short event each give a
 located error (``file:offset``) from the reader and from ``binlogwriter verify``. An FDE
-declaring longer post-headers than we know keeps the extra bytes (EDGE_CASES 19); an FDE still
+declaring longer post-headers than we know keeps the extra bytes (docs/edge-cases.md 19); an FDE still
 flagged in use reads with a valid CRC (format.md §3); checksum NONE files keep the FDE's
 alg byte and CRC (format.md §3, §4).
 """
@@ -178,7 +178,7 @@ def test_event_too_short_for_its_checksum(tmp_path: Path) -> None:
 
 
 def test_longer_post_headers_than_known(tmp_path: Path) -> None:
-    """EDGE_CASES 19: QUERY declared 13+4, ROTATE 8+3; fields decode right, the extra bytes are
+    """docs/edge-cases.md 19: QUERY declared 13+4, ROTATE 8+3; fields decode right, the extra bytes are
     kept as ``post_header_extra`` and every event re-encodes byte-identically."""
     base = BinlogFormat.mysql80()
     table = list(base.post_header_lengths)

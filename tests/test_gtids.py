@@ -1,5 +1,5 @@
 """GTIDs the writer assigns: anonymous, UUID and (8.3+) tagged; transaction_length;
-PREVIOUS_GTIDS of rotated files (format.md §7, §8; EDGE_CASES 18)."""
+PREVIOUS_GTIDS of rotated files (format.md §7, §8; docs/edge-cases.md 18)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compressed transactions (TRANSACTION_PAYLOAD_EVENT, format.md §15; EDGE_CASES 17)."""
+"""Compressed transactions (TRANSACTION_PAYLOAD_EVENT, format.md §15; docs/edge-cases.md 17)."""
 
 from __future__ import annotations
 

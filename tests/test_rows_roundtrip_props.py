@@ -1,6 +1,6 @@
 """Rows written with BinlogWriter read back with BinlogReader: hypothesis over generated tables
 and rows, in every flavor x row image x row metadata (format.md §12–§13, mariadb.md "Row
-images", EDGE_CASES 6–15, 20–22).
+images", docs/edge-cases.md 6–15, 20–22).
 
 For each example: a random table (random column types, charsets, lengths; keys: PRIMARY KEY,
 composite, prefix PK, UNIQUE NOT NULL promoted to PK, no key at all; NULLable columns; up to

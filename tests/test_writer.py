@@ -1,4 +1,4 @@
-"""BinlogWriter: the file-level invariants of format.md §1, §3, §4, §18 and OUTPUT.md.
+"""BinlogWriter: the file-level invariants of format.md §1, §3, §4, §18 and docs/output.md.
 
 Positions chain (log_pos = offset + event_length), every CRC32 is valid, FDE sizes per flavor,
 rotation at max_binlog_size with a ROTATE naming the next file and ``binlog.index`` listing

@@ -3,8 +3,8 @@
 ``body_layout(type_code, fmt)`` returns the Struct of an event's post-header + body (the
 part between the 19-byte header and the CRC footer), or None for a type kept as raw bytes.
 When the FDE declares a longer post-header than the declaration knows, the unknown bytes
-are kept as ``post_header_extra`` so the event re-encodes exactly (format.md §4; EDGE_CASES
-19). Layout families register in :data:`REGISTRY`; Table_map and rows events register
+are kept as ``post_header_extra`` so the event re-encodes exactly (format.md §4;
+edge-cases.md 19). Layout families register in :data:`REGISTRY`; Table_map and rows events register
 through :func:`register`.
 """
 
@@ -50,7 +50,7 @@ def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
     last = getattr(fields[-1], "name", None) if fields else None
     if (not fields or last not in _GREEDY_LAST) and not any(getattr(f, "name", None) == "unparsed" for f in fields):
         # bytes after the last declared field (a newer server's additions) are kept, never
-        # dropped: "nothing is lost" (ARCHITECTURE.md principle 3)
+        # dropped: "nothing is lost" (docs/design.md principle 3)
         fields.append("unparsed" / cs.GreedyBytes)
     if known is not None:
         declared = fmt.post_header_len(type_code)

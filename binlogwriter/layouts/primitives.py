@@ -1,4 +1,4 @@
-"""Primitive constructs shared by every layout (ARCHITECTURE.md principle 1).
+"""Primitive constructs shared by every layout (docs/design.md principle 1).
 
 Each custom construct implements parse, build and sizeof; everything else in
 ``binlogwriter.layouts`` is a declaration built from these and construct's own classes.

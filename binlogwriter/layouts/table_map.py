@@ -1,6 +1,6 @@
 """TABLE_MAP_EVENT (type 19) post-header + body, declared once for build and parse.
 
-Layout: ``../shared/format/format.md`` §12 (post-header: table id, flags; body: schema
+Layout: ``docs/format.md`` §12 (post-header: table id, flags; body: schema
 and table names as u8 length + bytes + NUL, packed column count, one type byte per
 column, packed-length metadata block, null bitmap, optional-metadata TLVs to the end).
 The TLVs (§12.1) are kept raw and in order here — ``{"type": u8, "value": bytes}`` —

@@ -4,7 +4,7 @@ A codec (one per type family) declares its metadata layout with construct (``met
 and, given a :class:`~binlogwriter.values.base.ColumnDesc`, builds a :class:`Bound`: two plain
 closures ``encode(value) -> bytes`` and ``decode(buf, pos) -> (value, pos)`` with the
 metadata already parsed, so that per-value work is plain ``struct``/``int`` code
-(values.md §1; ARCHITECTURE.md principle 5).
+(values.md §1; docs/design.md principle 5).
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """``alltypes``: every column type of values.md, with edge values on purpose.
 
 Tables by family (numeric, temporal, strings in several charsets, blobs, ENUM/SET/JSON/
-geometry), plus the shapes of EDGE_CASES.md: a table without a primary key (#8: before
-images hold every column), one whose primary key is a UNIQUE NOT NULL key (#8), one with a
-prefix primary key (#8), one with 260 columns (#22), ENUM with 300 members and SET with
-20/64 members (#10), CHAR(100) utf8mb4 (#12), gbk/latin1/ucs2/utf32 columns (#11).
+geometry), plus the shapes of docs/edge-cases.md (numbered as there): a table without a
+primary key (8: before images hold every column), one whose primary key is a UNIQUE NOT NULL key (8), one with a
+prefix primary key (8), one with 260 columns (22), ENUM with 300 members and SET with
+20/64 members (10), CHAR(100) utf8mb4 (12), gbk/latin1/ucs2/utf32 columns (11).
 About a quarter of the values are edge values: integer limits, DECIMAL(65,30) maxima,
-negative TIME with a fraction and -838:59:59 (#13), zero dates and zero DATETIME(4) (#14;
+negative TIME with a fraction and -838:59:59 (13), zero dates and zero DATETIME(4) (14;
 replayed as row events, which the server applies whatever its sql_mode), empty strings,
-ENUM '' (index 0, #9), empty SET, JSON scalars and empty containers.
+ENUM '' (index 0, 9), empty SET, JSON scalars and empty containers.
 """
 
 from __future__ import annotations

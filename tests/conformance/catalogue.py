@@ -3,7 +3,7 @@ expected final rows — computed here by a plain Python model (key -> row), neve
 binlog back.
 
 Used by test_writer_replay.py (write with BinlogWriter, replay into MariaDB, compare the
-canonical dump, ../shared/OUTPUT.md) and test_mysql_event_stream.py (decode with
+canonical dump, docs/output.md) and test_mysql_event_stream.py (decode with
 mysql-event-stream, compare values).
 
 ``build(flavor)`` returns a :class:`Catalogue`: tables (``CatTable``: SQL, parsed Table, key
@@ -14,7 +14,7 @@ full tuples of Python values in column order, the types the writer takes
 
 Flavor differences: MariaDB's JSON is a LONGTEXT (values are the document's text); MySQL's
 binary JSON (type 245) cannot be replayed into MariaDB, so ``t_json`` is marked
-``mysql_binary_json`` for mysql flavors and the replay test leaves it out (OUTPUT.md "Known
+``mysql_binary_json`` for mysql flavors and the replay test leaves it out (docs/output.md "Known
 limits"); it is still written and checked by the decoders.
 """
 
@@ -293,7 +293,7 @@ def _fsp(col) -> int:
 
 
 def canonical_value(col, v: Any) -> Any:
-    """A Python value of ``col`` in OUTPUT.md's canonical form (as MariaDB's dump prints it)."""
+    """A Python value of ``col`` in docs/output.md's canonical form (as MariaDB's dump prints it)."""
     if v is None:
         return None
     t = col.type

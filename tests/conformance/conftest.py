@@ -1,4 +1,4 @@
-"""Fixtures that run real MariaDB 10.11 (../shared/MARIADB.md).
+"""Fixtures that run real MariaDB 10.11 (docs/testing.md).
 
 - `mariadb_template` (session): an initialised datadir every server is copied from.
 - `mariadb_server_factory` (function): `factory(**options) -> MariaDBServer`, started; every

@@ -3,7 +3,7 @@
 `make_corpus` starts a throwaway server with the given binlog options, runs the workload of
 `workloads/*.sql` (plus the few steps that need Python: LOAD DATA files, an INCIDENT from a
 separate session, FLUSH BINARY LOGS) so that the server writes every event type it writes
-(../shared/format/mariadb.md), shuts it down cleanly (the last file ends with STOP) and copies
+(docs/mariadb.md), shuts it down cleanly (the last file ends with STOP) and copies
 the files out. `scan` is a tiny header walker used only to check a corpus itself: it reads
 19-byte headers (type at offset 4, length at offset 9) and a few body fields, nothing more.
 
@@ -168,7 +168,7 @@ class CorpusScan:
     problems: list[str] = field(default_factory=list)
 
 
-# Lengths of the Query status variables (../shared/format/format.md, mariadb.md "Query events").
+# Lengths of the Query status variables (docs/format.md, mariadb.md "Query events").
 _FIXED_STATUS_LEN = {0: 4, 1: 8, 3: 4, 4: 6, 7: 2, 8: 2, 9: 8, 10: 4, 13: 3, 128: 3, 129: 8}
 
 

@@ -1,13 +1,13 @@
 """Throwaway MariaDB 10.11 servers for conformance tests.
 
-Follows ../shared/MARIADB.md: a datadir template is made once per session with
+Follows docs/testing.md: a datadir template is made once per session with
 `mariadb-install-db` and copied (`cp -a`) for every server; each server is a
 `mariadbd --no-defaults` bound to 127.0.0.1 on a free port with its own socket,
 pid file, error log and binlogs under a private temporary directory. A server only
 ever ends its own process (by the pid it started), and always stops on exit.
 
 The canonical table dump (`MariaDBServer.dump_table`) renders values as
-../shared/OUTPUT.md "Canonical row form" says.
+docs/output.md "Canonical row form" says.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 MISSING_HINT = (
     "MariaDB 10.11 is not installed ({what} not found). Run .ci/run, which installs "
-    "mariadb-server and mariadb-client with apt (see ../shared/MARIADB.md)."
+    "mariadb-server and mariadb-client with apt (see docs/testing.md)."
 )
 
 ROW_METADATA = ("NO_LOG", "MINIMAL", "FULL")
@@ -98,7 +98,7 @@ def free_port() -> int:
 
 
 def _canonical_key(row: tuple) -> tuple:
-    """OUTPUT.md ordering: null < number < string; numbers numerically, strings by code point."""
+    """docs/output.md ordering: null < number < string; numbers numerically, strings by code point."""
     return tuple((0, 0) if v is None else (1, v) if isinstance(v, (int, float)) else (2, v)
                  for v in row)
 
@@ -106,7 +106,7 @@ def _canonical_key(row: tuple) -> tuple:
 class MariaDBServer:
     """A throwaway `mariadbd` (context manager: starts on enter, always stops on exit).
 
-    Options map to server flags (../shared/MARIADB.md): row_metadata
+    Options map to server flags (docs/testing.md): row_metadata
     (--binlog-row-metadata), row_image (--binlog-row-image), annotate
     (--binlog-annotate-row-events), checksum (--binlog-checksum), row_event_max_size
     (--binlog-row-event-max-size, None = server default 8192), compress (--log-bin-compress),
@@ -370,7 +370,7 @@ class MariaDBServer:
             "ORDER BY ORDINAL_POSITION")
 
     def dump_table(self, db: str, table: str) -> list[tuple]:
-        """Every row in the canonical form of ../shared/OUTPUT.md, in its canonical order.
+        """Every row in the canonical form of docs/output.md, in its canonical order.
 
         Integers, YEAR and BIT (`c+0`) -> int; FLOAT (`CAST(c AS DOUBLE)`) and DOUBLE -> float;
         DECIMAL and temporals -> str as the server prints them (TIMESTAMP in UTC); binary

@@ -7,7 +7,7 @@ canonical form and require exactly `truth/final`. The same runs must pass
 `binlogwriter verify --roundtrip` and be read by `mariadb-binlog -c -vv
 --print-table-metadata` with exit status 0 and nothing on stderr.
 
-Known limit (OUTPUT.md): MariaDB cannot apply (nor print) MySQL's binary JSON (type 245).
+Known limit (docs/output.md): MariaDB cannot apply (nor print) MySQL's binary JSON (type 245).
 For the mysql flavors the JSON-bearing workloads (ecommerce, alltypes) are generated with
 `--exclude-types JSON` for the replay; their JSON columns are checked separately in
 test_mysql_json_columns_decode_with_mysql_event_stream, which applies the row events as

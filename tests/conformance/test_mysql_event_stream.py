@@ -2,7 +2,7 @@
 decodes the catalogue's binlogs to the values we wrote, for every row image.
 
 Flavors: mysql80 (binary JSON and collation-255 utf8mb4 columns included — what MariaDB's
-replay cannot check, OUTPUT.md "Known limits") and mariadb1011. binlog_row_metadata=FULL, so
+replay cannot check, docs/output.md "Known limits") and mariadb1011. binlog_row_metadata=FULL, so
 the engine knows column names, signedness and charsets.
 
 The expected values are the ones written (catalogue.py's statements), restricted to the

@@ -1,7 +1,7 @@
 """Issue #3 acceptance: the Table_map we build from a CREATE TABLE is the one MariaDB writes.
 
 For each ``binlog_row_metadata`` (NO_LOG, MINIMAL, FULL) one throwaway MariaDB 10.11 server
-(../shared/MARIADB.md) runs the catalogue below — every column type, charset mixes that give
+(docs/testing.md) runs the catalogue below — every column type, charset mixes that give
 both DEFAULT_CHARSET and COLUMN_CHARSET (collation ids ≥ 251 included), ENUM with 300 members,
 SET with 64, a 260-column table, PK / prefix PK / composite PK out of column order /
 UNIQUE-NOT-NULL-only / key-less tables, INVISIBLE columns — and one INSERT per table. Then, per

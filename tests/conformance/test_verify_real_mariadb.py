@@ -3,7 +3,7 @@
 For every corpus (metadata NO_LOG/MINIMAL/FULL x image FULL/MINIMAL/NOBLOB, checksum NONE,
 old hires temporals; corpus.py): the corpus really holds every event type the server writes,
 `mariadb-binlog` itself reads it, and `binlogwriter verify --roundtrip` decodes and re-encodes
-every event to identical bytes (ARCHITECTURE.md principle 3) and `binlogwriter inspect` reads
+every event to identical bytes (docs/design.md principle 3) and `binlogwriter inspect` reads
 each file.
 """
 
@@ -67,7 +67,7 @@ def test_mariadb_binlog_reads_the_corpus(corpus) -> None:
     spec, files = corpus
     if spec.variant == "old-temporal":
         # mariadb-binlog -v cannot size hires old temporals (the binlog lacks their fsp) and
-        # exits 1 on such rows (../shared/format/mariadb.md); check framing and CRCs only.
+        # exits 1 on such rows (docs/mariadb.md); check framing and CRCs only.
         args = ["--verify-binlog-checksum"]
     else:
         args = ["--verify-binlog-checksum", "-vv", "--base64-output=decode-rows", "--print-table-metadata"]

@@ -1,5 +1,5 @@
 """Binlogs written by BinlogWriter replay into a real MariaDB 10.11 and leave exactly the rows
-the catalogue's Python model expects (../shared/OUTPUT.md ground-truth contract).
+the catalogue's Python model expects (docs/output.md ground-truth contract).
 
 For each flavor in {mysql80, mariadb1011} x binlog_row_image in {FULL, MINIMAL, NOBLOB}: the
 catalogue (catalogue.py: every column type, edge values, multi-row inserts, updates assigning
@@ -7,7 +7,7 @@ some columns, deletes, a 3,000-row transaction) is written — DDL inside the bi
 ``w.ddl`` — replayed with ``mariadb-binlog --verify-binlog-checksum FILES | mariadb`` into a
 fresh server, and every table's canonical dump is compared with the model's canonical rows.
 
-Known limit (OUTPUT.md): MySQL's binary JSON (type 245) cannot be applied by MariaDB, so the
+Known limit (docs/output.md): MySQL's binary JSON (type 245) cannot be applied by MariaDB, so the
 mysql80 run leaves ``t_json`` out of the replayed binlog; test_mysql_event_stream.py checks it.
 """
 

@@ -1,4 +1,4 @@
-"""`generate --compress` (MySQL binlog_transaction_compression, EDGE_CASES 17): the same
+"""`generate --compress` (MySQL binlog_transaction_compression, docs/edge-cases.md 17): the same
 transactions, each DML group in one zstd TRANSACTION_PAYLOAD event after its GTID."""
 
 from __future__ import annotations

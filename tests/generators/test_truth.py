@@ -1,4 +1,4 @@
-"""The canonical row form of OUTPUT.md."""
+"""The canonical row form of docs/output.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
--- binlogwriter generate: the state before the first event of the first binlog (OUTPUT.md).
+-- binlogwriter generate: the state before the first event of the first binlog (docs/output.md).
 -- workload ecommerce, flavor mysql80, seed 1
 SET NAMES utf8mb4;
 SET SESSION time_zone = '+00:00';

@@ -1,6 +1,6 @@
 -- Corpus workload, part 1: every column type MariaDB 10.11 logs, written as row events.
--- Run by tests/conformance/corpus.py in one client session (../shared/format/values.md,
--- ../shared/format/mariadb.md). The server's row_metadata / row_image vary per corpus.
+-- Run by tests/conformance/corpus.py in one client session (docs/values.md,
+-- docs/mariadb.md). The server's row_metadata / row_image vary per corpus.
 CREATE DATABASE bw CHARACTER SET utf8mb4;
 USE bw;
 

@@ -1,4 +1,4 @@
--- Corpus workload, part 2: transaction shapes in row format (../shared/format/mariadb.md,
+-- Corpus workload, part 2: transaction shapes in row format (docs/mariadb.md,
 -- "Transaction shapes seen"): multi-row and split rows events, a 3,000-row transaction, a
 -- 70 kB MEDIUMTEXT, XA, MyISAM, multi-table statements, rows-event flags, CREATE ... SELECT,
 -- sequences, system versioning, DDL that renews table ids, other GTID domains.

@@ -1,4 +1,4 @@
--- Corpus workload, part 3: statement format. QUERY status variables (../shared/format/mariadb.md
+-- Corpus workload, part 3: statement format. QUERY status variables (docs/mariadb.md
 -- "Query events"), INTVAR / RAND / USER_VAR events, LOAD DATA (BEGIN_LOAD_QUERY, APPEND_BLOCK,
 -- EXECUTE_LOAD_QUERY), two-phase ALTER (Q_GTID_FLAGS3). @FILES_DIR@ is replaced by the
 -- server's --secure-file-priv directory, where corpus.py writes the LOAD DATA files.

@@ -1,5 +1,5 @@
 -- Corpus workload, part 4: old (MariaDB 5.3 / pre-5.6) temporal columns, logged as TIME (11),
--- DATETIME (12) and TIMESTAMP (7) without metadata (../shared/format/mariadb.md, "Old temporal
+-- DATETIME (12) and TIMESTAMP (7) without metadata (docs/mariadb.md, "Old temporal
 -- types"). Only fsp 0 here: mariadb-binlog -vv cannot decode fsp > 0 rows (see
 -- 90_old_temporal_hires.sql, a corpus of its own).
 USE bw;

@@ -1,4 +1,4 @@
--- Corpus workload, part 5: compressed events (log_bin_compress, ../shared/format/mariadb.md
+-- Corpus workload, part 5: compressed events (log_bin_compress, docs/mariadb.md
 -- "Compression"): QUERY_COMPRESSED (165) and WRITE/UPDATE/DELETE_ROWS_COMPRESSED_EVENT_V1
 -- (166-168) above log_bin_compress_min_len; shorter parts and CREATE DATABASE / XA QUERYs
 -- stay uncompressed. The first row's packed image decides (THD::binlog_*_row compare its length

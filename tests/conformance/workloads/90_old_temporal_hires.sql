@@ -1,5 +1,5 @@
 -- Old-temporal corpus: columns created with mysql56_temporal_format=OFF and fsp 1-6 hold
--- MariaDB 5.3 "hires" values whose width the binlog does not carry (../shared/format/mariadb.md,
+-- MariaDB 5.3 "hires" values whose width the binlog does not carry (docs/mariadb.md,
 -- "Old temporal types"); mariadb-binlog -vv exits 1 on these rows, so this is a corpus of its
 -- own, checked by our decoder (raw round trip) and by mariadb-binlog without -v.
 CREATE DATABASE bw_old CHARACTER SET utf8mb4;
