@@ -914,7 +914,7 @@ def _check_statement(stmt: Sequence[_Tok]) -> None:
 
 def _locate(e: SchemaError, sql: str, stmt: Sequence[_Tok], source: str | None,
             always: bool = False) -> SchemaError:
-    """``e`` with the line of the SQL text it is about: its own position, else the
+    """``e`` with the line of the SQL text it is about: its own position, else the (last)
     definition of the column it names, else the statement's first line."""
     if e.line is not None:
         return e.located(file=source)
@@ -926,8 +926,7 @@ def _locate(e: SchemaError, sql: str, stmt: Sequence[_Tok], source: str | None,
                 depth += {"(": 1, ")": -1}.get(t.text, 0)
             elif depth == 1 and t.text.lower() == e.column.lower() and j and stmt[j - 1].kind == "punct" \
                     and stmt[j - 1].text in "(,":
-                pos = t.pos
-                break
+                pos = t.pos  # the last definition: a duplicate is the second one
     if pos is None and stmt:
         pos = stmt[0].pos
     if pos is None or not (always or source is not None or "\n" in sql.strip()):
