@@ -117,6 +117,8 @@ def builder_options(level: str, existing: Any = None) -> dict[str, str]:
     """Settings for a new session: the driver JVM logs at ``level`` from its first line,
     no console progress bar. Settings the user made (spark-defaults.conf, ``--conf``) win."""
     out = {"spark.ui.showConsoleProgress": "false",
+           # from SparkContext's first line (also under spark-submit, whose JVM is already up)
+           "spark.log.level": level.upper(),
            "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{_log4j_file(level)}"}
     if existing is not None:
         out = {k: v for k, v in out.items() if not existing.contains(k)}
