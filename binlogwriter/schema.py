@@ -145,6 +145,14 @@ class Column:
     generated: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not isinstance(self.type, str):
+            raise SchemaError(f"column name and type must be text, got {self.name!r} {self.type!r}",
+                              column=str(self.name))
+        for attr in ("length", "precision", "scale", "fsp"):
+            v = getattr(self, attr)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise SchemaError(f"{attr} of column {self.name!r} must be a whole number, got {v!r}",
+                                  column=self.name)
         t = " ".join(self.type.upper().split())
         t = _ALIASES.get(t, t)
         object.__setattr__(self, "type", t)

@@ -480,6 +480,10 @@ def resolve(s: Spec) -> Spec:
     """Fill in what defaults to "the workload's choice" so the spec is fully explicit."""
     from generators.workloads import workload_defaults
 
+    if isinstance(s, Mapping):
+        s = Spec.from_dict(s)
+    elif not isinstance(s, Spec):
+        raise SpecError(f"spec: expected a Spec or a mapping of settings, got {type(s).__name__}")
     changes: dict[str, Any] = {}
     d = workload_defaults(s.workload)
     if s.template is None:

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.cli import main as cli_main
 from binlogwriter.errors import BinlogError, SchemaError, SpecError, ValueEncodeError
-from binlogwriter.schema import Table, parse_tables
+from binlogwriter.schema import Column, Table, parse_tables
 from generators.spec import Spec, load_spec_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -162,6 +162,12 @@ def test_real_command_prints_one_line(cid: str, tmp_path: Path) -> None:
 
 # -- Python API ------------------------------------------------------------------------------
 
+def _generate(spec):
+    from generators.engine import generate
+
+    return generate(spec, Path("/nonexistent-binlogwriter-dir/out"))
+
+
 API_CASES = [
     ("from_sql-varchar-abc", lambda: Table.from_sql("CREATE TABLE t (v VARCHAR(abc))"), SchemaError, "t.v"),
     ("from_sql-decimal-float-arg", lambda: Table.from_sql("CREATE TABLE t (d DECIMAL(1e5,2))"), SchemaError, "t.d"),
@@ -179,6 +185,9 @@ API_CASES = [
     ("parse_tables-source-line", lambda: parse_tables("CREATE TABLE a (x INT);\n\nCREATE TABLE b (y NOPE);",
                                                       source="s.sql"), SchemaError, "s.sql:3"),
     ("parse_tables-not-text", lambda: parse_tables(b"CREATE TABLE a (x INT)"), SchemaError, "bytes"),  # type: ignore[arg-type]
+    ("column-length-not-int", lambda: Column("x", "VARCHAR", length="abc"), SchemaError, "'x'"),
+    ("engine-not-a-spec", lambda: _generate(5), SpecError, "Spec"),
+    ("engine-mapping-bad-seed", lambda: _generate({"seed": "x"}), SpecError, "--seed"),
     ("spec-exclude-unknown", lambda: Spec.from_dict({"exclude_types": ["JASON"]}), SpecError, "--exclude-types"),
     ("spec-exclude-with-schema", lambda: Spec.from_dict({"workload": None, "schema_sql": OK_SQL,
                                                          "exclude_types": "JSON"}), SpecError, "--exclude-types"),
