@@ -91,8 +91,9 @@ def prepare_local(conf_python: str | None = None) -> None:
 
 def _log4j_file(level: str) -> str:
     """A log4j2 configuration: console on stderr at ``level`` (Spark's own default is INFO)."""
-    d = Path(tempfile.gettempdir()) / "binlogwriter-spark"
-    d.mkdir(parents=True, exist_ok=True)
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    d = Path(tempfile.gettempdir()) / f"binlogwriter-spark-{uid}"
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = d / f"log4j2-{level.lower()}.properties"
     text = (
         f"rootLogger.level = {level.lower()}\n"
