@@ -16,7 +16,32 @@ from binlogwriter.text import RenderOptions, render_event
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Usage errors of every subcommand as one line on stderr (``binlogwriter inspect:
+    error: ...``), exit status 2, instead of click's usage block."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `binlogwriter`: the help text
+                e.show()
+                sys.exit(e.exit_code)
+            where = e.ctx.command_path if e.ctx is not None else "binlogwriter"
+            click.echo(f"{where}: error: {' '.join(e.format_message().split())} (--help for usage)", err=True)
+            sys.exit(2)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="binlogwriter")
 def main() -> None:
     """Write, read, verify and generate MySQL 8.0/8.4 and MariaDB 10.11 binary logs."""

@@ -15,6 +15,7 @@ __all__ = [
     "ValueEncodeError",
     "SchemaError",
     "SpecError",
+    "EnvironmentSetupError",
 ]
 
 
@@ -105,8 +106,51 @@ class ValueEncodeError(EncodeError, ValueError):
 
 
 class SchemaError(BinlogError, ValueError):
-    """A table or column definition that no server would accept (names table and column)."""
+    """A table or column definition that no server would accept (names table and column).
+
+    ``column`` is the column the message is about (if any); ``file`` and ``line`` say where
+    the statement is when it came from a script (``schema.sql:3: ...``), ``pos`` is a
+    character offset in the SQL text that was parsed (turned into ``line`` by the parser).
+    """
+
+    def __init__(self, message: str, *, column: str | None = None, file: str | None = None,
+                 line: int | None = None, pos: int | None = None) -> None:
+        self.reason = message
+        self.column = column
+        self.file = file
+        self.line = line
+        self.pos = pos
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.file is not None and self.line is not None:
+            return f"{self.file}:{self.line}: {self.reason}"
+        if self.file is not None:
+            return f"{self.file}: {self.reason}"
+        if self.line is not None:
+            return f"line {self.line}: {self.reason}"
+        return self.reason
+
+    def located(self, *, file: str | None = None, line: int | None = None) -> SchemaError:
+        """A copy with the script's file name and line filled in (kept if already set)."""
+        return type(self)(self.reason, column=self.column, pos=self.pos,
+                          file=self.file if self.file is not None else file,
+                          line=self.line if self.line is not None else line)
 
 
 class SpecError(BinlogError, ValueError):
-    """A workload spec or command-line option that is invalid."""
+    """A workload spec or command-line option that is invalid.
+
+    ``setting`` names the spec setting (``seed``, ``schema_file``, ``columns``, ...) when the
+    message is about one, so a caller that knows where the setting came from (a spec
+    file's line, a command-line option) can say so.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        self.reason = message
+        self.setting = setting
+        super().__init__(message)
+
+
+class EnvironmentSetupError(BinlogError):
+    """The environment cannot run what was asked (Spark's JVM or executors' Python)."""

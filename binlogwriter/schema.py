@@ -145,6 +145,14 @@ class Column:
     generated: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not isinstance(self.type, str):
+            raise SchemaError(f"column name and type must be text, got {self.name!r} {self.type!r}",
+                              column=str(self.name))
+        for attr in ("length", "precision", "scale", "fsp"):
+            v = getattr(self, attr)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise SchemaError(f"{attr} of column {self.name!r} must be a whole number, got {v!r}",
+                                  column=self.name)
         t = " ".join(self.type.upper().split())
         t = _ALIASES.get(t, t)
         object.__setattr__(self, "type", t)
@@ -395,7 +403,7 @@ class Table:
     def err(self, column: str | None, msg: str) -> SchemaError:
         where = f"{self.database}.{self.name}" + (f".{column}" if column else "")
         return SchemaError(f"{msg} - at {where} (table {self.name!r}"
-                           + (f", column {column!r})" if column else ")"))
+                           + (f", column {column!r})" if column else ")"), column=column)
 
     @cached_property
     def _positions(self) -> dict[str, int]:
@@ -468,10 +476,24 @@ class Table:
     def from_sql(cls, sql: str, database: str = "test", flavor: str = "mysql80",
                  database_charset: str | None = None,
                  database_collation: str | None = None) -> Table:
-        """Parse one CREATE TABLE statement (MySQL dialect; sqlglot, own tokenizer fallback)."""
+        """Parse one CREATE TABLE statement (MySQL dialect; sqlglot, own tokenizer fallback).
+
+        Raises :class:`SchemaError` for anything a server would refuse or that is not one
+        CREATE TABLE with a column list (several statements: use :func:`parse_tables`).
+        """
         _check_flavor(flavor)
-        spec = _parse_create(sql)
-        return _table_from_spec(spec, database, flavor, database_charset, database_collation)
+        _check_text(sql)
+        stmts: list[tuple[str, list[_Tok]]] = []
+        try:
+            stmts = _split_statements(sql)
+            if len(stmts) > 1:
+                raise SchemaError(f"Table.from_sql takes one CREATE TABLE statement, got {len(stmts)} "
+                                  "(parse_tables() reads a script)", pos=stmts[1][1][0].pos)
+            _check_statement(stmts[0][1] if stmts else [])
+            spec = _parse_create(sql)
+            return _table_from_spec(spec, database, flavor, database_charset, database_collation)
+        except SchemaError as e:
+            raise _locate(e, sql, stmts[0][1] if len(stmts) == 1 else [], None) from None
 
 
 # ------------------------------------------------------------------------------------
@@ -673,6 +695,10 @@ def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
     w = " ".join(cs.words)
     args = cs.args
     out: dict[str, Any] = {}
+    if cs.words and cs.words[0] not in ("ENUM", "SET"):
+        bad = [a for a in args if not a.isdigit()]
+        if bad:
+            return {"_error": f"{w}({', '.join(args)}): {bad[0]!r} is not a whole number"}
 
     def num(i: int) -> int | None:
         return int(args[i]) if len(args) > i and args[i] != "" else None
@@ -733,7 +759,7 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
         f = _type_from_spec(cs)
         if "_error" in f:
             raise SchemaError(f"{f['_error']} - at {database}.{tname}.{cs.name} "
-                              f"(table {tname!r}, column {cs.name!r})")
+                              f"(table {tname!r}, column {cs.name!r})", column=cs.name)
         serial = f.pop("_serial", False)
         blob_len = f.pop("_blob_len", None)
         charset = cs.charset if cs.charset is not None else f.pop("charset", None)
@@ -764,7 +790,7 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
     if inline_pk:
         if len(inline_pk) > 1 or any(k.kind == "PRIMARY" for k in spec.keys):
             raise SchemaError(f"multiple primary keys defined - at {database}.{tname} "
-                              f"(table {tname!r}, column {inline_pk[-1]!r})")
+                              f"(table {tname!r}, column {inline_pk[-1]!r})", column=inline_pk[-1])
         keys.insert(0, Key("PRIMARY", (KeyPart(inline_pk[0]),), "PRIMARY"))
     keys.extend(spec.keys)
     return Table(database=spec.database or database, name=tname, columns=tuple(cols),
@@ -807,39 +833,113 @@ def _find_table(tables: list[Table], qualified: str, db: str) -> Table | None:
     return None
 
 
-def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80") -> list[Table]:
+def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
+                 source: str | None = None) -> list[Table]:
     """Every CREATE TABLE of a script, following ``USE db`` and ``CREATE DATABASE … CHARSET``.
 
-    Other statements are skipped. Raises SchemaError for an invalid table.
+    Other statements are skipped. Raises SchemaError for an invalid table, located at the
+    line of the script (``source:line: ...`` when ``source``, the file name, is given).
     """
     _check_flavor(flavor)
+    _check_text(sql_text)
+    try:
+        statements = _split_statements(sql_text)
+    except SchemaError as e:
+        raise _locate(e, sql_text, [], source, always=True) from None
     db = database
     db_defaults: dict[str, tuple[str | None, str | None]] = {}
     out: list[Table] = []
-    for text, stmt in _split_statements(sql_text):
-        head = [t.upper for t in stmt[:4]]
-        if not head or not head[0]:
-            continue
-        if head[0] == "USE" and len(stmt) > 1:
+    for text, stmt in statements:
+        try:
+            _parse_statement(text, stmt, db, db_defaults, out, flavor)
+        except SchemaError as e:
+            raise _locate(e, sql_text, stmt, source, always=True) from None
+        if stmt and stmt[0].upper == "USE" and len(stmt) > 1:
             db = stmt[1].text
-        elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
-            name, cs, coll = _parse_create_database(stmt)
-            db_defaults[name.lower()] = (cs, coll)
-        elif head[0] == "CREATE" and "TABLE" in head[:3] and (like := _LIKE_RE.match(text)):
-            src = _find_table(out, like.group("src"), db)
-            if src is None:
-                raise SchemaError(f"CREATE TABLE … LIKE {like.group('src')}: no such table earlier in the "
-                                  f"script - at table {like.group('name')!r}")
-            dbn, name = _split_name(like.group("name"), db)
-            out.append(replace(src, database=dbn, name=name))
-        elif head[0] == "CREATE" and "TABLE" in head[:3]:
-            spec = None if _sqlglot_lossy(stmt, text) else _parse_with_sqlglot(text)
-            if spec is None:
-                spec = _parse_create_fallback(stmt)
-            dbn = spec.database or db
-            cs, coll = db_defaults.get(dbn.lower(), (None, None))
-            out.append(_table_from_spec(spec, dbn, flavor, cs, coll))
     return out
+
+
+def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str, tuple[str | None, str | None]],
+                 out: list[Table], flavor: str) -> None:
+    """One statement of a script (parse_tables): CREATE DATABASE / TABLE; others skipped."""
+    head = [t.upper for t in stmt[:5]]
+    if not head or not head[0]:
+        return
+    if head[0] == "CREATE" and "TABLE" in head[:5]:
+        _check_statement(stmt)
+    if head[0] == "USE":
+        pass
+    elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
+        name, cs, coll = _parse_create_database(stmt)
+        db_defaults[name.lower()] = (cs, coll)
+    elif head[0] == "CREATE" and "TABLE" in head[:4] and (like := _LIKE_RE.match(text)):
+        src = _find_table(out, like.group("src"), db)
+        if src is None:
+            raise SchemaError(f"CREATE TABLE … LIKE {like.group('src')}: no such table earlier in the "
+                              f"script - at table {like.group('name')!r}")
+        dbn, name = _split_name(like.group("name"), db)
+        out.append(replace(src, database=dbn, name=name))
+    elif head[0] == "CREATE" and "TABLE" in head[:4]:
+        spec = None if _sqlglot_lossy(stmt, text) else _parse_with_sqlglot(text)
+        if spec is None:
+            spec = _parse_create_fallback(stmt)
+        dbn = spec.database or db
+        cs, coll = db_defaults.get(dbn.lower(), (None, None))
+        out.append(_table_from_spec(spec, dbn, flavor, cs, coll))
+
+
+def _check_text(sql: Any) -> None:
+    if not isinstance(sql, str):
+        raise SchemaError(f"expected the text of CREATE TABLE statements, got {type(sql).__name__}")
+
+
+def _check_statement(stmt: Sequence[_Tok]) -> None:
+    """What both parsers would accept silently but no server does: CREATE TEMPORARY TABLE
+    (never written to a row-based binlog) and empty list elements (``(a INT,)``, ``,,``)."""
+    up = [t.upper for t in stmt[:4]]
+    name = "?"
+    words = [t for t in stmt[:8] if t.kind in ("word", "qident")]
+    for j, t in enumerate(words):
+        if t.upper == "TABLE" and t.kind == "word":
+            rest = [w for w in words[j + 1:] if w.upper not in ("IF", "NOT", "EXISTS") or w.kind == "qident"]
+            name = rest[0].text if rest else "?"
+            break
+    if up[:2] == ["CREATE", "TEMPORARY"] or up[:4] == ["CREATE", "OR", "REPLACE", "TEMPORARY"]:
+        t = stmt[1] if up[1] == "TEMPORARY" else stmt[3]
+        raise SchemaError(f"CREATE TEMPORARY TABLE is not supported: a temporary table's changes are not "
+                          f"written to a row-based binlog; use CREATE TABLE - at table {name!r}", pos=t.pos)
+    for i, t in enumerate(stmt):
+        if t.kind != "punct" or t.text != ",":
+            continue
+        prev = stmt[i - 1] if i else None
+        nxt = stmt[i + 1] if i + 1 < len(stmt) else None
+        if nxt is not None and nxt.kind == "punct" and nxt.text == ")":
+            raise SchemaError(f"cannot parse CREATE TABLE: trailing ',' before ')' - at table {name!r}", pos=t.pos)
+        if prev is not None and prev.kind == "punct" and prev.text in "(,":
+            what = "empty list element" if prev.text == "," else "',' right after '('"
+            raise SchemaError(f"cannot parse CREATE TABLE: {what} - at table {name!r}", pos=t.pos)
+
+
+def _locate(e: SchemaError, sql: str, stmt: Sequence[_Tok], source: str | None,
+            always: bool = False) -> SchemaError:
+    """``e`` with the line of the SQL text it is about: its own position, else the (last)
+    definition of the column it names, else the statement's first line."""
+    if e.line is not None:
+        return e.located(file=source)
+    pos = e.pos
+    if pos is None and e.column and stmt:
+        depth = 0
+        for j, t in enumerate(stmt):
+            if t.kind == "punct":
+                depth += {"(": 1, ")": -1}.get(t.text, 0)
+            elif depth == 1 and t.text.lower() == e.column.lower() and j and stmt[j - 1].kind == "punct" \
+                    and stmt[j - 1].text in "(,":
+                pos = t.pos  # the last definition: a duplicate is the second one
+    if pos is None and stmt:
+        pos = stmt[0].pos
+    if pos is None or not (always or source is not None or "\n" in sql.strip()):
+        return e.located(file=source)
+    return e.located(file=source, line=sql.count("\n", 0, pos) + 1)
 
 
 def build_table(database: str, name: str, columns: Iterable[Column],
@@ -915,7 +1015,7 @@ def _tokenize(sql: str) -> list[_Tok]:
             q, j, buf = ch, i + 1, []
             while True:
                 if j >= n:
-                    raise SchemaError(f"unterminated quoted text at offset {i}")
+                    raise SchemaError(f"unterminated quoted text starting with {sql[i:i + 20]!r}", pos=i)
                 c = sql[j]
                 if c == "\\" and q != "`" and j + 1 < n:
                     nxt = sql[j + 1]
@@ -993,7 +1093,8 @@ class _P:
     def err(self, msg: str) -> SchemaError:
         at = self.t[self.i].text if self.i < len(self.t) else "end of statement"
         where = f"table {self.table!r}" + (f", column {self.column!r}" if self.column else "")
-        return SchemaError(f"cannot parse CREATE TABLE: {msg} near {at!r} - at {where}")
+        pos = self.t[self.i].pos if self.i < len(self.t) else (self.t[-1].end if self.t else None)
+        return SchemaError(f"cannot parse CREATE TABLE: {msg} near {at!r} - at {where}", pos=pos)
 
     def peek(self, k: int = 0) -> _Tok | None:
         j = self.i + k
@@ -1066,6 +1167,8 @@ def _parse_key_parts(p: _P) -> list[KeyPart]:
             prefix = None
             if p.is_punct("("):
                 p.next()
+                if p.peek() is None or p.peek().kind != "number" or not p.peek().text.isdigit():
+                    raise p.err("key part length must be a whole number")
                 prefix = int(p.next().text)
                 p.expect_punct(")")
             parts.append(KeyPart(name, prefix))
@@ -1315,6 +1418,8 @@ def _parse_with_sqlglot(sql: str) -> _TableSpec | None:
         if isinstance(e, exp.Ordered):
             e = e.this
         if isinstance(e, exp.ColumnPrefix):
+            if not e.expression.name.isdigit():
+                return None  # the own parser reports it
             return KeyPart(e.this.name, int(e.expression.name))
         if isinstance(e, (exp.Identifier, exp.Column)):
             return KeyPart(e.name)

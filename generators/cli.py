@@ -9,12 +9,15 @@ with status 2, and no output directory is created.
 from __future__ import annotations
 
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from binlogwriter.errors import BinlogError, SchemaError, SpecError
+from binlogwriter.errors import BinlogError, EnvironmentSetupError, SchemaError, SpecError, ValueEncodeError
+from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
 
 __all__ = ["generate"]
 
@@ -84,62 +87,148 @@ def _opt(*names: str, **kw: Any):
               help="local: one process; spark: the same bytes generated on Spark (docs/spark.md).")
 @click.option("--partitions", type=int, default=None,
               help="--engine spark: transaction ranges (tasks) [the session's default parallelism].")
+@click.option("--spark-log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default=None,
+              help=f"--engine spark: Spark's console log level [{DEFAULT_LOG_LEVEL}].")
 def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
-             engine: str, partitions: int | None, **options: Any) -> None:
-    """Generate binlogs of a synthetic workload with its ground truth (docs/output.md layout)."""
-    from generators.engine import generate as run_generate
-    from generators.spec import Spec, load_spec_file, resolve
+             engine: str, partitions: int | None, spark_log_level: str | None, **options: Any) -> None:
+    """Generate binlogs of a synthetic workload with its ground truth (docs/output.md layout).
 
+    Ends with a summary (files, bytes, transactions, rows, MB/s, wall time, output path).
+    A mistake in an option, the spec file or the schema prints one line on stderr naming
+    the place and exits with status 2; nothing is written at --out.
+    """
+    started = time.perf_counter()
+    sf = None
     try:
-        data: dict[str, Any] = load_spec_file(spec_file) if spec_file is not None else {}
-        given = {k: v for k, v in options.items() if v is not None}
-        if schema is not None:
-            try:
-                text = schema.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise SpecError(f"--schema: cannot read {schema}: {getattr(e, 'strerror', None) or e}") from None
-            given["schema_sql"] = text
-            given["schema_file"] = str(schema)
-            given.setdefault("workload", None)
-            if options.get("workload") is not None:
-                raise SpecError("--workload and --schema are exclusive")
-        elif "workload" in given:
-            data.pop("schema_sql", None)
-            data.pop("schema_file", None)
-        if "transactions" in given:
-            data.pop("size", None)
-        if "size" in given:
-            data.pop("transactions", None)
-        if "mix" in given and "template" not in given:
-            data.pop("template", None)
-        data.update(given)
-        if data.get("schema_sql") is None and data.get("schema_file") and "schema_sql" not in data:
-            p = Path(data["schema_file"])
-            try:
-                data["schema_sql"] = p.read_text(encoding="utf-8")
-            except OSError as e:
-                raise SpecError(f"spec schema: cannot read {p}: {e.strerror or e}") from None
-        if data.get("schema_sql") is not None and "workload" not in data:
-            data["workload"] = None
-        spec = resolve(Spec.from_dict(data))
+        if spec_file is not None:
+            from generators.spec import read_spec_file
+
+            sf = read_spec_file(spec_file)
+        spec = _build_spec(sf, schema, options)
         if partitions is not None and engine != "spark":
             raise SpecError("--partitions needs --engine spark")
+        if spark_log_level is not None and engine != "spark":
+            raise SpecError("--spark-log-level needs --engine spark")
+        _check_out(out)
         show = sys.stderr.isatty() if progress is None else progress
         if engine == "spark":
             try:
                 from spark_gen.job import generate_spark
             except ImportError as e:  # pragma: no cover - pyspark missing
                 raise SpecError(f"--engine spark: {e} (pip install 'binlogwriter[spark]')") from None
-            generate_spark(spec, out, partitions=partitions)
+            result = generate_spark(spec, out, partitions=partitions,
+                                    log_level=(spark_log_level or DEFAULT_LOG_LEVEL).upper())
         elif show:
-            _run_with_progress(run_generate, spec, out)
+            result = _run_with_progress(run_generate, spec, out)
         else:
-            run_generate(spec, out)
-    except (SpecError, SchemaError) as e:
-        raise _OneLineError(str(e).replace("\n", " ")) from None
+            result = run_generate(spec, out)
+    except SpecError as e:
+        where = _where(sf, e, options, schema)
+        raise _OneLineError(_one_line(f"{where}: {e}" if where else str(e))) from None
+    except (SchemaError, ValueEncodeError, EnvironmentSetupError) as e:
+        raise _OneLineError(_one_line(str(e))) from None
     except BinlogError as e:
-        click.echo(f"binlogwriter generate: failed: {e}", err=True)
+        click.echo(f"binlogwriter generate: failed: {_one_line(str(e))}", err=True)
         sys.exit(1)
+    except OSError as e:
+        what = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
+        click.echo(f"binlogwriter generate: failed: {_one_line(what)} (nothing was left at {out})", err=True)
+        sys.exit(1)
+    click.echo(summary(result.manifest, result.out, time.perf_counter() - started, engine))
+
+
+def run_generate(spec, out: Path, progress=None):
+    from generators.engine import generate as engine_generate
+
+    return engine_generate(spec, out, progress=progress)
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.split())
+
+
+def _build_spec(sf, schema: Path | None, options: dict[str, Any]):
+    """Spec file settings overridden by the command line (SpecError/SchemaError if bad)."""
+    from generators.spec import Spec, resolve
+
+    data: dict[str, Any] = dict(sf.data) if sf is not None else {}
+    given = {k: v for k, v in options.items() if v is not None}
+    if schema is not None:
+        if options.get("workload") is not None:
+            raise SpecError("--workload and --schema are exclusive")
+        try:
+            text = schema.read_text(encoding="utf-8")
+        except OSError as e:
+            raise SpecError(f"--schema: cannot read {schema}: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise SpecError(f"--schema: {schema} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        given["schema_sql"] = text
+        given["schema_file"] = str(schema)
+        data.pop("workload", None)
+    elif "workload" in given:
+        data.pop("schema_sql", None)
+        data.pop("schema_file", None)
+    if "transactions" in given:
+        data.pop("size", None)
+    if "size" in given:
+        data.pop("transactions", None)
+    if "mix" in given and "template" not in given:
+        data.pop("template", None)
+    data.update(given)
+    if data.get("schema_sql") is not None and "workload" not in data:
+        data["workload"] = None
+    if data.get("schema_file") is not None and data.get("schema_sql") is None:
+        raise SpecError("spec schema_file: set, but no schema text was read", setting="schema_file")
+    return resolve(Spec.from_dict(data))
+
+
+def _where(sf, e: SpecError, options: dict[str, Any], schema: Path | None) -> str | None:
+    """Where a bad setting came from: ``SPEC:LINE`` when the spec file gave it (and the
+    command line did not override it); None when the message already says where."""
+    from generators.spec import setting_of
+
+    if sf is None or str(e).startswith(str(sf.path)):
+        return None
+    setting = e.setting or setting_of(e.reason)
+    if setting is None:
+        return None
+    top = setting.split(".", 1)[0]
+    if options.get(top) is not None or (top in ("schema_file", "schema_sql") and schema is not None):
+        return None
+    return sf.where(setting) if top in sf.data else None
+
+
+def _check_out(out: Path) -> None:
+    """--out must be creatable: a missing or read-only parent fails before any work."""
+    if out.exists():
+        if not out.is_dir():
+            raise SpecError(f"--out: {out} exists and is not a directory")
+        if any(out.iterdir()):
+            raise SpecError(f"--out: {out} already exists and is not an empty directory")
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        raise SpecError(f"--out: the parent directory {parent} does not exist")
+    try:
+        tempfile.TemporaryDirectory(prefix=f".{out.name}.check-", dir=parent).cleanup()
+    except OSError as e:
+        raise SpecError(f"--out: cannot create {out}: {e.strerror or e}") from None
+
+
+def summary(manifest: dict[str, Any], out: Path, seconds: float, engine: str = "local") -> str:
+    """The closing statistics of a run, one paragraph (as sysbench ends with its statistics)."""
+    totals = manifest.get("totals", {})
+    files = manifest.get("files", [])
+    nbytes = int(totals.get("bytes", sum(f.get("bytes", 0) for f in files)))
+    rows = {"insert": 0, "update": 0, "delete": 0}
+    for per in totals.get("rows", {}).values():
+        for k in rows:
+            rows[k] += int(per.get(k, 0))
+    secs = max(seconds, 1e-9)
+    return (f"generate ({engine}): {len(files)} binlog file{'s' if len(files) != 1 else ''}, "
+            f"{nbytes:,} bytes ({nbytes / 1e6:.1f} MB), {int(totals.get('transactions', 0)):,} transactions, "
+            f"{int(totals.get('events', 0)):,} events, rows: {rows['insert']:,} inserted, "
+            f"{rows['update']:,} updated, {rows['delete']:,} deleted; "
+            f"{secs:.2f} s wall time, {nbytes / 1e6 / secs:.2f} MB/s; output: {out}")
 
 
 def _run_with_progress(run_generate, spec, out: Path) -> None:
@@ -158,4 +247,4 @@ def _run_with_progress(run_generate, spec, out: Path) -> None:
         def report(txns: int, nbytes: int) -> None:
             done = nbytes if unit == "bytes" else txns
             bar.update(task, completed=min(done, total), info=f"{txns} txns, {nbytes / 1e6:.1f} MB")
-        run_generate(spec, out, progress=report)
+        return run_generate(spec, out, progress=report)

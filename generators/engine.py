@@ -75,11 +75,11 @@ class Run:
             tname, cname = cg.target.split(".", 1)
             td = names.get(tname)
             if td is None:
-                raise SpecError(f"spec columns: no table {tname!r} in the workload ({', '.join(names)})")
+                raise SpecError(f"spec columns.{cg.target}: no table {tname!r} in the workload ({', '.join(names)})")
             try:
                 col = td.table.column(cname)
             except Exception:  # noqa: BLE001 - SchemaError: unknown column
-                raise SpecError(f"spec columns: table {tname!r} has no column {cname!r}") from None
+                raise SpecError(f"spec columns.{cg.target}: table {tname!r} has no column {cname!r}") from None
             if any(col.name == td.table.columns[i].name for i, _ in td.table.effective_primary_key()):
                 raise SpecError(f"spec columns.{cg.target}: key columns are derived from the row key")
             overrides.setdefault(tname, {})[col.name] = cg

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.errors import SpecError
+from binlogwriter.schema import KNOWN_TYPES
 
 __all__ = [
     "Spec",
@@ -37,6 +38,9 @@ __all__ = [
     "parse_range",
     "parse_start_time",
     "load_spec_file",
+    "read_spec_file",
+    "SpecFile",
+    "setting_of",
     "resolve",
 ]
 
@@ -52,6 +56,14 @@ DEFAULT_TRANSACTIONS = 2000
 TEMPLATES = ("mix", "oltp_write_only", "ecommerce")
 GEN_KINDS = ("default", "int", "float", "decimal", "choice", "faker", "text", "const",
              "datetime", "sequence", "json", "digits")
+_NUM_PARAMS = ("min", "max", "dist")
+GEN_PARAMS: dict[str, tuple[str, ...]] = {
+    "default": (), "int": _NUM_PARAMS, "float": _NUM_PARAMS, "decimal": _NUM_PARAMS,
+    "choice": ("values", "weights"), "faker": ("provider",), "text": ("min_len", "max_len"),
+    "const": ("value",), "datetime": ("start", "end"), "sequence": ("start", "step"),
+    "json": (), "digits": ("groups",),
+}
+"""The settings each ``gen`` reads besides ``null`` (docs/generate.md)."""
 
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _IDENT_RE = re.compile(r"^[A-Za-z0-9_$]{1,64}$")
@@ -265,11 +277,13 @@ class Spec:
         known = {f.name for f in fields(cls)}
         kw: dict[str, Any] = {}
         for k, v in data.items():
-            name = str(k).replace("-", "_")
-            if name == "schema":
-                name = "schema_file"
+            name = _norm_key(k)
             if name not in known:
-                raise SpecError(f"spec: unknown setting {k!r}")
+                import difflib
+
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise SpecError(f"spec: unknown setting {k!r}{hint}", setting=name)
             kw[name] = v
         return validate(_coerce(kw))
 
@@ -281,43 +295,52 @@ def _coerce(kw: dict[str, Any]) -> Spec:
     """Turn loose values (strings from a file or the command line) into typed fields."""
     out: dict[str, Any] = {}
     for k, v in kw.items():
-        if v is None:
-            out[k] = None
-            continue
-        if k in ("size", "max_binlog_size", "row_event_max_size"):
-            out[k] = parse_size(v, "--" + k.replace("_", "-"))
-        elif k == "mix":
-            out[k] = parse_mix(v)
-        elif k == "rows_per_txn":
-            out[k] = parse_range(v)
-        elif k == "start_time":
-            out[k] = parse_start_time(v)
-        elif k == "key_dist":
-            out[k] = parse_key_dist(v)
-        elif k == "columns":
-            out[k] = _parse_columns(v)
-        elif k == "exclude_types":
-            items = v.split(",") if isinstance(v, str) else list(v)
-            out[k] = tuple(sorted({str(x).strip().upper() for x in items if str(x).strip()}))
-        elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables"):
-            if isinstance(v, bool) or not isinstance(v, int | str):
-                raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}")
-            try:
-                out[k] = int(v)
-            except ValueError:
-                raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
-        elif k in ("ddl_in_binlog", "rows_query"):
-            if not isinstance(v, bool):
-                raise SpecError(f"--{k.replace('_', '-')}: expected true or false, got {v!r}")
-            out[k] = v
-        elif k in ("row_metadata", "row_image", "checksum"):
-            out[k] = str(v).upper()
-        else:
-            out[k] = v if not isinstance(v, str) else v.strip()
+        try:
+            _coerce_one(out, k, v)
+        except SpecError as e:
+            raise e if e.setting is not None else SpecError(e.reason, setting=setting_of(e.reason) or k) from None
     try:
         return Spec(**out)
     except TypeError as e:  # pragma: no cover - guarded by from_dict
         raise SpecError(f"spec: {e}") from None
+
+
+def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
+    if v is None:
+        out[k] = None
+        return
+    if k in ("size", "max_binlog_size", "row_event_max_size"):
+        out[k] = parse_size(v, "--" + k.replace("_", "-"))
+    elif k == "mix":
+        out[k] = parse_mix(v)
+    elif k == "rows_per_txn":
+        out[k] = parse_range(v)
+    elif k == "start_time":
+        out[k] = parse_start_time(v)
+    elif k == "key_dist":
+        out[k] = parse_key_dist(v)
+    elif k == "columns":
+        out[k] = _parse_columns(v)
+    elif k == "exclude_types":
+        if not isinstance(v, str | list | tuple):
+            raise SpecError(f"--exclude-types: expected a list of column types, got {v!r}")
+        items = v.split(",") if isinstance(v, str) else list(v)
+        out[k] = tuple(sorted({str(x).strip().upper() for x in items if str(x).strip()}))
+    elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables"):
+        if isinstance(v, bool) or not isinstance(v, int | str):
+            raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}")
+        try:
+            out[k] = int(v)
+        except ValueError:
+            raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
+    elif k in ("ddl_in_binlog", "rows_query", "transaction_compression"):
+        if not isinstance(v, bool):
+            raise SpecError(f"--{k.replace('_', '-')}: expected true or false, got {v!r}")
+        out[k] = v
+    elif k in ("row_metadata", "row_image", "checksum"):
+        out[k] = str(v).upper()
+    else:
+        out[k] = v if not isinstance(v, str) else v.strip()
 
 
 def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
@@ -336,6 +359,16 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
         gen = str(conf.get("gen", "default"))
         if gen not in GEN_KINDS:
             raise SpecError(f"spec columns.{target}: unknown gen {gen!r} (one of {', '.join(GEN_KINDS)})")
+        extra = sorted(str(k) for k in conf if k not in ("gen", "null") and k not in GEN_PARAMS[gen])
+        if extra:
+            allowed = ", ".join(GEN_PARAMS[gen] + ("null",))
+            raise SpecError(f"spec columns.{target}: gen {gen} has no setting {extra[0]!r} (it takes {allowed})")
+        for k in ("groups", "start", "step") if gen in ("digits", "sequence") else ():
+            v = conf.get(k)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or (k == "groups" and not 1 <= v <= 1000)):
+                raise SpecError(f"spec columns.{target}: {k} must be an integer"
+                                + (" in 1..1000" if k == "groups" else "") + f", got {v!r}")
         params = tuple(sorted((str(k), _freeze(x)) for k, x in conf.items() if k != "gen"))
         nullp = conf.get("null", 0)
         if not isinstance(nullp, int | float) or not 0 <= nullp <= 1:
@@ -347,7 +380,7 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
 def validate(s: Spec) -> Spec:
     """Check every field; raise SpecError naming the option. Returns ``s`` unchanged."""
     def bad(msg: str) -> SpecError:
-        return SpecError(msg)
+        return SpecError(msg, setting=setting_of(msg))
 
     if s.workload is not None and s.workload not in WORKLOADS:
         raise bad(f"--workload: unknown workload {s.workload!r} (one of {', '.join(WORKLOADS)})")
@@ -416,14 +449,41 @@ def validate(s: Spec) -> Spec:
         raise bad("spec template ecommerce needs --workload ecommerce")
     if s.workload == "ecommerce" and s.initial_rows < 1:
         raise bad("--initial-rows: the ecommerce workload needs at least 1 (orders refer to existing customers and products)")
+    if s.exclude_types:
+        unknown = [t for t in s.exclude_types if t not in KNOWN_TYPES]
+        if unknown:
+            raise bad(f"--exclude-types: unknown type {unknown[0]!r} (column types such as JSON, GEOMETRY, "
+                      "BLOB, TEXT, ENUM, SET, BIT, DECIMAL, TIMESTAMP)")
+        if s.schema_sql is not None:
+            raise bad("--exclude-types applies to the built-in workloads only; with --schema, leave those "
+                      "columns out of the schema file")
     parse_key_dist(s.key_dist)
     return s
+
+
+_SETTING_RE = re.compile(r"^(?:--([a-z][a-z-]*)|spec ([a-z_]+)(?:\.([^\s:]+))?)")
+
+
+def setting_of(message: str) -> str | None:
+    """The spec setting an error message is about (``--seed: ...`` -> ``seed``,
+    ``spec columns.t.c: ...`` -> ``columns.t.c``), or None."""
+    m = _SETTING_RE.match(message)
+    if not m:
+        return None
+    if m.group(1):
+        name = m.group(1).replace("-", "_")
+        return {"schema": "schema_file", "compress": "transaction_compression"}.get(name, name)
+    return m.group(2) + (f".{m.group(3)}" if m.group(3) else "")
 
 
 def resolve(s: Spec) -> Spec:
     """Fill in what defaults to "the workload's choice" so the spec is fully explicit."""
     from generators.workloads import workload_defaults
 
+    if isinstance(s, Mapping):
+        s = Spec.from_dict(s)
+    elif not isinstance(s, Spec):
+        raise SpecError(f"spec: expected a Spec or a mapping of settings, got {type(s).__name__}")
     changes: dict[str, Any] = {}
     d = workload_defaults(s.workload)
     if s.template is None:
@@ -442,30 +502,129 @@ def resolve(s: Spec) -> Spec:
     return validate(replace(s, **changes)) if changes else s
 
 
-def load_spec_file(path: str | Path) -> dict[str, Any]:
-    """Settings from a YAML or JSON file (a manifest.json: its ``spec`` member)."""
+@dataclass
+class SpecFile:
+    """A spec file's settings (keys normalised: ``_`` for ``-``, ``schema`` -> ``schema_file``)
+    and the line of every top-level key (and of every ``columns`` entry as ``columns.T.C``)."""
+
+    path: Path
+    data: dict[str, Any]
+    lines: dict[str, int]
+
+    def where(self, setting: str | None) -> str:
+        """``FILE:LINE`` of a setting (the file alone when its line is unknown)."""
+        line = None
+        while setting:
+            line = self.lines.get(setting)
+            if line is not None or "." not in setting:
+                break
+            setting = setting.rsplit(".", 1)[0]
+        return f"{self.path}:{line}" if line is not None else str(self.path)
+
+
+def _norm_key(k: Any) -> str:
+    name = str(k).replace("-", "_")
+    return _KEY_ALIASES.get(name, name)
+
+
+_KEY_ALIASES = {"schema": "schema_file", "compress": "transaction_compression"}
+
+
+def _yaml_lines(text: str, manifest: bool) -> dict[str, int]:
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except Exception:  # noqa: BLE001 - lines are a nicety; the parse error is reported elsewhere
+        return {}
+    if manifest and isinstance(node, yaml.MappingNode):
+        node = next((v for k, v in node.value if getattr(k, "value", None) == "spec"), node)
+    out: dict[str, int] = {}
+    if not isinstance(node, yaml.MappingNode):
+        return out
+    for k, v in node.value:
+        name = _norm_key(getattr(k, "value", ""))
+        out.setdefault(name, k.start_mark.line + 1)
+        if name == "columns" and isinstance(v, yaml.MappingNode):
+            for ck, _ in v.value:
+                out.setdefault(f"columns.{getattr(ck, 'value', '')}", ck.start_mark.line + 1)
+    return out
+
+
+def read_spec_file(path: str | Path) -> SpecFile:
+    """Settings from a YAML or JSON file (a manifest.json: its ``spec`` member), with the
+    line of each setting. A relative ``schema`` path is taken relative to the spec file's
+    directory, and that file is read unless the spec holds the DDL text (``schema_sql``)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
-        raise SpecError(f"--spec: cannot read {path}: {e.strerror or e}") from None
+        raise SpecError(f"--spec: cannot read {path}: {e.strerror or e}", setting="spec") from None
+    except UnicodeDecodeError as e:
+        raise SpecError(f"--spec: {path} is not UTF-8 text ({e.reason} at byte {e.start})", setting="spec") from None
+    is_json = p.suffix.lower() == ".json"
     try:
-        if p.suffix.lower() == ".json":
+        if is_json:
             data = json.loads(text)
         else:
             import yaml
 
             data = yaml.safe_load(text)
+    except json.JSONDecodeError as e:
+        raise SpecError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}", setting="spec") from None
     except Exception as e:  # noqa: BLE001 - any parser error is a bad spec file
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SpecError(f"--spec: {path} is not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}: {first}") from None
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        raise SpecError(f"{where}: not valid {'JSON' if is_json else 'YAML'}: {problem}", setting="spec") from None
+    if data is None:
+        data = {}
     if not isinstance(data, Mapping):
-        raise SpecError(f"--spec: {path} must hold a mapping of settings")
-    if "spec" in data and "generator" in data:
+        raise SpecError(f"{path}: a spec file must hold a mapping of settings (setting: value), "
+                        f"not a {type(data).__name__}", setting="spec")
+    manifest = "spec" in data and "generator" in data
+    if manifest:
         data = data["spec"]
         if not isinstance(data, Mapping):
-            raise SpecError(f"--spec: {path}: manifest has no spec mapping")
-    return dict(data)
+            raise SpecError(f"{path}: manifest has no spec mapping", setting="spec")
+    if is_json:
+        lines = {}
+        for k in data:
+            m = re.search(r'"' + re.escape(str(k)) + r'"\s*:', text)
+            if m:
+                lines[_norm_key(k)] = text.count("\n", 0, m.start()) + 1
+    else:
+        lines = _yaml_lines(text, manifest)
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        name = _norm_key(k)
+        if name in out:
+            raise SpecError(f"{p}:{lines.get(name, '?')}: setting {k!r} given twice", setting=name)
+        out[name] = v
+    sf = SpecFile(p, out, lines)
+    schema = out.get("schema_file")
+    if schema is not None and out.get("schema_sql") is None:
+        if not isinstance(schema, str) or not schema.strip():
+            raise SpecError(f"{sf.where('schema_file')}: schema: expected the path of a .sql file, got {schema!r}",
+                            setting="schema_file")
+        sp = Path(schema).expanduser()
+        if not sp.is_absolute():
+            sp = p.parent / sp
+        try:
+            out["schema_sql"] = sp.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            raise SpecError(f"{sf.where('schema_file')}: schema: cannot read {sp}: {why}",
+                            setting="schema_file") from None
+        out["schema_file"] = str(sp)
+        if "schema_file" in lines:
+            lines["schema_sql"] = lines["schema_file"]
+    return sf
+
+
+def load_spec_file(path: str | Path) -> dict[str, Any]:
+    """Settings from a YAML or JSON file (see :func:`read_spec_file`)."""
+    return read_spec_file(path).data
 
 
 def spec_as_json(s: Spec) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from decimal import Context, Decimal
 from typing import Any
 
+from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
 from generators.hashing import Stream, hash64, salt
@@ -239,7 +240,13 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
     if t == "TIME":
         return lambda k: dt.timedelta(seconds=k)
     if t == "ENUM":
-        return lambda k: col.members[k]
+        def member(k: int) -> str:
+            if k >= len(col.members):
+                raise ValueEncodeError(f"ENUM key space holds {len(col.members)} values; key number {k + 1} "
+                                       "does not fit (fewer --initial-rows or a wider key column)",
+                                       table=table, column=col.name)
+            return col.members[k]
+        return member
     if t == "SET":
         return lambda k: frozenset(m for i, m in enumerate(col.members) if (k >> i) & 1)
     raise SpecError(f"column {table}.{col.name}: type {t} cannot be part of a generated key")

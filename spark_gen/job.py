@@ -26,10 +26,17 @@ manifest, and no partial file under a final name at any moment.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
+
+if __name__ == "__main__":  # spark-submit .../spark_gen/job.py: its driver may be a Python without the project
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from spark_gen.environment import ensure_driver_python
+
+    ensure_driver_python()
+
+import json
+import shutil
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -38,6 +45,8 @@ from typing import Any
 
 from generators.engine import RunResult, _FileInfo, build_manifest, file_entry
 from generators.spec import Spec, SpecError, resolve
+from spark_gen import environment
+from spark_gen.environment import DEFAULT_LOG_LEVEL
 
 __all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS", "main"]
 
@@ -46,22 +55,41 @@ INIT_CHUNK = 1_000_000  # initial keys per task for init records
 SNAPSHOT_CHUNK = 200_000  # initial rows per snapshot.sql piece (a multiple of the 100 rows per INSERT)
 
 
-def get_session(master: str | None = None):
-    """The active SparkSession, or a new one (``local[*]`` unless a master is configured)."""
+def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
+    """The active SparkSession, or a new one (``local[*]`` unless a master is configured).
+
+    A new local session runs its Python workers with this interpreter unless the user chose
+    one, and logs at ``log_level`` from the JVM's start (spark_gen/environment.py)."""
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
+
+    from binlogwriter.errors import EnvironmentSetupError
 
     s = SparkSession.getActiveSession()
     if s is not None:
         return s
-    b = SparkSession.builder.appName("binlogwriter-generate")
-    if master is not None:
-        b = b.master(master)
-    else:
-        from pyspark import SparkConf
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):  # spark-submit: its JVM holds --master and --conf
+        from pyspark import SparkContext
 
-        if not SparkConf().contains("spark.master"):
-            b = b.master("local[*]")
-    return b.getOrCreate()
+        SparkContext._ensure_initialized()
+    conf = SparkConf()
+    b = SparkSession.builder.appName("binlogwriter-generate")
+    if master is None:
+        master = conf.get("spark.master") if conf.contains("spark.master") else "local[*]"
+        if not conf.contains("spark.master"):
+            b = b.master(master)
+    else:
+        b = b.master(master)
+    if environment.is_local_master(master):
+        environment.prepare_local(conf.get("spark.pyspark.python", None))
+    for k, v in environment.builder_options(log_level, conf).items():
+        b = b.config(k, v)
+    try:
+        s = b.getOrCreate()
+    except Exception as e:  # noqa: BLE001 - no JVM / no Java: one line, not a stack
+        raise EnvironmentSetupError(environment.explain_failure(e)) from None
+    s.sparkContext.setLogLevel(log_level)
+    return s
 
 
 def _key_partition(k: tuple) -> int:
@@ -88,9 +116,13 @@ def _fail_from_env() -> tuple[str, int] | None:
 def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None = None, spark=None,
                    parquet: bool = True, jsonl_max_rows: int = JSONL_MAX_ROWS,
                    fail: tuple[str, int] | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> RunResult:
+                   progress: Callable[[int, int], None] | None = None,
+                   log_level: str = DEFAULT_LOG_LEVEL) -> RunResult:
     """Run ``spec`` on Spark into ``out`` (must not exist or be empty; a path every executor
-    and the driver can write). Same bytes as generators.engine.generate."""
+    and the driver can write). Same bytes as generators.engine.generate.
+
+    Before any work a tiny job checks that the executors can import the project
+    (EnvironmentSetupError, one line, when they cannot)."""
     from generators.engine import Run
 
     out = Path(out)
@@ -110,7 +142,8 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
     parent = out.absolute().parent
     if not parent.is_dir():
         raise SpecError(f"--out: parent directory {parent} does not exist")
-    spark = spark or get_session()
+    spark = spark or get_session(log_level=log_level)
+    environment.probe_executors(spark.sparkContext)
     fail = fail or _fail_from_env()
     created = not out.exists()
     out.mkdir(exist_ok=True)

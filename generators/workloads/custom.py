@@ -61,7 +61,7 @@ def split_statements(sql: str) -> list[str]:
 
 def custom(spec: Spec) -> WorkloadDef:
     assert spec.schema_sql is not None
-    tables = parse_tables(spec.schema_sql, spec.database, spec.flavor)
+    tables = parse_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema")
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
     stmts = [s for s in split_statements(spec.schema_sql)

@@ -24,6 +24,9 @@ def tree_digest(root: Path, *, parquet: bool = False) -> dict[str, str]:
 def spark():
     from pyspark.sql import SparkSession
 
+    from spark_gen.environment import prepare_local
+
+    prepare_local()  # workers run this interpreter, as `--engine spark` does (no venv activation needed)
     s = (SparkSession.builder.master("local[2,4]").appName("binlogwriter-tests")
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "2")
