@@ -1,8 +1,20 @@
-"""Hypothesis strategies: (ColumnDesc, Python value, expected decoded value) for every column type.
+"""Codec-level strategies: ``(ColumnDesc, Python value written, value decoded)`` triples.
 
-Each strategy draws column metadata too (precision/scale, fsp, charset, lengths crossing 255,
-ENUM with up to 300 members, SET with up to 64), so a round-trip test covers the metadata
-space, not one column.
+These work one level below :mod:`binlogwriter.strategies` (no table, no DDL): each draws the
+binlog column metadata too (precision/scale, fsp, collation ids, lengths crossing 255, ENUM
+with up to 300 members, SET with up to 64) and a value in one of the *input* forms the codec
+accepts (``MysqlTime`` or ``timedelta``, a SET as a frozenset, a comma list or a bitmask, …),
+with the value decoding gives back (docs/python-types.md). Use them to property-test a value
+codec::
+
+    from hypothesis import given
+    from binlogwriter.strategies.codec import ALL_COLUMNS
+    from binlogwriter.values import decode_value, encode_value
+
+    @given(ALL_COLUMNS)
+    def test_value_roundtrip(case):
+        col, value, expected = case
+        assert decode_value(col, encode_value(col, value), 0)[0] == expected
 """
 
 from __future__ import annotations
@@ -362,4 +374,9 @@ ALL_COLUMNS = st.one_of(
     geometries(), jsons(),
 )
 
-__all__ = ["ALL_COLUMNS"]
+__all__ = [
+    "ALL_COLUMNS", "TEXT_COLLATIONS", "integers", "floats", "decimals", "bits", "years", "dates",
+    "times", "datetimes", "timestamps", "varchars", "chars", "blobs", "unknown_charset_strings",
+    "enums", "sets", "enum_set_unknown", "geometries", "jsons", "json_values", "json_scalars",
+    "json_expected", "big_json", "big_json_params", "text_for", "col",
+]
