@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-from binlogwriter.format import BinlogFormat
+from binlogwriter.fixtures._model import WrittenBinlogs, write_transactions
 from binlogwriter.schema import FLAVORS, Table
-from binlogwriter.testing import DecodedChange, final_rows
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
 
-from ._schema import table_sql, tables
-from ._workload import ROW_IMAGES, Statement, transactions
+from ._schema import tables
+from ._workload import ROW_IMAGES, transactions
 
 __all__ = ["binlogs", "settings", "WrittenBinlogs", "write_transactions"]
 
@@ -45,78 +41,6 @@ def settings(draw, flavor: str, image: str | None = None, metadata: str | None =
         row_event_max_size=draw(st.sampled_from((8192, 8192, 64, 256, 1024))),
         transaction_compression=not maria and draw(st.integers(0, 3)) == 0,
     )
-
-
-@dataclass
-class WrittenBinlogs:
-    """What :func:`binlogs` draws: ``files`` written in ``directory`` (in order), the
-    ``tables`` (created by DDL inside the binlog), the ``transactions`` written and the
-    session ``settings``. ``changes``: the truth, each change's images as the binlog carries
-    them (compare with :func:`binlogwriter.testing.read_changes`); ``full_changes``: the
-    same changes with full rows; ``rows``: ``db.table`` -> rows left at the end.
-
-    Use as a context manager (or call :meth:`cleanup`) to remove ``directory``."""
-
-    directory: Path
-    files: list[Path]
-    flavor: str
-    settings: SessionSettings
-    tables: list[Table]
-    transactions: list[list[Statement]]
-
-    @property
-    def changes(self) -> list[DecodedChange]:
-        out = []
-        for stmts in self.transactions:
-            for s in stmts:
-                for c in s.changes:
-                    before, after = c.images(self.settings.row_image, self.flavor)
-                    out.append(DecodedChange(c.op, f"{c.table.database}.{c.table.name}", before, after))
-        return out
-
-    @property
-    def full_changes(self) -> list[DecodedChange]:
-        return [DecodedChange(c.op, f"{c.table.database}.{c.table.name}", c.before, c.after)
-                for stmts in self.transactions for s in stmts for c in s.changes]
-
-    @property
-    def rows(self) -> dict[str, list[tuple]]:
-        out = {f"{t.database}.{t.name}": [] for t in self.tables}
-        out.update(final_rows(self.full_changes))
-        return out
-
-    def cleanup(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-    def __enter__(self) -> WrittenBinlogs:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.cleanup()
-
-    def __repr__(self) -> str:  # hypothesis prints this for a failing example
-        lines = [f"WrittenBinlogs(flavor={self.flavor!r}, settings={self.settings!r},"]
-        lines += [f"  {table_sql(t)!s}" for t in self.tables]
-        lines += [f"  {c!r}" for c in self.full_changes]
-        return "\n".join(lines) + ")"
-
-
-def write_transactions(directory: str | Path, flavor: str, tables: Sequence[Table],
-                       txs: Sequence[Sequence[Statement]], settings: SessionSettings | None = None,
-                       **writer_args) -> list[Path]:
-    """Write ``CREATE DATABASE``/``CREATE TABLE`` DDL for ``tables`` then ``txs`` (one commit
-    each, the clock advancing a second between them) with a :class:`BinlogWriter`."""
-    with BinlogWriter(directory, BinlogFormat.preset(flavor), settings=settings, **writer_args) as w:
-        for db in dict.fromkeys(t.database for t in tables):
-            w.ddl(f"CREATE DATABASE `{db}`")
-        for t in tables:
-            w.ddl(table_sql(t), t.database)
-        for stmts in txs:
-            w.advance(1)
-            with w.transaction() as tx:
-                for s in stmts:
-                    s.write(tx)
-    return list(w.files)
 
 
 @st.composite

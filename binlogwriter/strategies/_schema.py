@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
+from binlogwriter.fixtures._model import table_sql
 from binlogwriter.schema import FLAVORS, Column, Key, KeyPart, Table
 
 from ._values import CHARSETS
@@ -98,46 +99,6 @@ def columns(flavor: str = "mysql80", types: Iterable[str] | None = None, *, name
     nulls = st.booleans() if nullable is None else st.just(nullable)
     return st.builds(lambda c, n: replace(c, nullable=n),
                      st.sampled_from(chosen).flatmap(lambda t: _column(t, name)), nulls)
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _type_sql(c: Column) -> str:
-    t = c.type
-    if t == "DECIMAL":
-        out = f"DECIMAL({c.precision},{c.scale})"
-    elif t in ("CHAR", "VARCHAR", "BINARY", "VARBINARY", "BIT"):
-        out = f"{t}({c.length})"
-    elif t in ("TIME", "DATETIME", "TIMESTAMP"):
-        out = f"{t}({c.fsp or 0})"
-    elif t in ("ENUM", "SET"):
-        out = t + "(" + ",".join("'" + m.replace("'", "''") + "'" for m in c.members) + ")"
-    else:
-        out = t
-    if c.unsigned:
-        out += " UNSIGNED"
-    if c.charset and t not in ("BINARY", "VARBINARY") and not t.endswith("BLOB") and (
-            t in ("CHAR", "VARCHAR", "ENUM", "SET") or t.endswith("TEXT")):
-        out += f" CHARACTER SET {c.charset}"
-        if c.collation:
-            out += f" COLLATE {c.collation}"
-    return out
-
-
-def table_sql(table: Table) -> str:
-    """CREATE TABLE text for ``table`` (columns in order, NULL / NOT NULL explicit, keys)."""
-    lines = [f"{_quote(c.name)} {_type_sql(c)} {'NULL' if c.nullable else 'NOT NULL'}" for c in table.columns]
-    for k in table.keys:
-        parts = ", ".join(_quote(p.column) + (f"({p.prefix})" if p.prefix else "") for p in k.parts)
-        if k.kind == "PRIMARY":
-            lines.append(f"PRIMARY KEY ({parts})")
-        elif k.kind == "UNIQUE":
-            lines.append(f"UNIQUE KEY {_quote(k.name or 'uk')} ({parts})")
-        else:
-            lines.append(f"KEY {_quote(k.name or 'k')} ({parts})")
-    return f"CREATE TABLE {_quote(table.name)} (\n  " + ",\n  ".join(lines) + "\n)"
 
 
 @st.composite

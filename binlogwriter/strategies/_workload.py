@@ -13,14 +13,12 @@ docs/row-images.md), with :data:`binlogwriter.values.ABSENT` for columns left ou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from hypothesis import strategies as st
 
 from binlogwriter import images
+from binlogwriter.fixtures._model import RowChange, Statement, unique_key_values
 from binlogwriter.schema import Table
-from binlogwriter.values import ABSENT
 
 from ._values import values
 
@@ -49,83 +47,6 @@ def rows(draw, table: Table, flavor: str | None = None, *, null_probability: flo
         else:
             out.append(draw(values(c, flavor, key=c.name in in_key)))
     return tuple(out)
-
-
-@dataclass(frozen=True)
-class RowChange:
-    """One row change and its truth. ``before``/``after`` are full rows (None where the
-    operation has none); ``columns`` the column indexes the statement names (INSERT: the
-    columns given; UPDATE: assigned; DELETE: all)."""
-
-    op: str
-    table: Table
-    before: tuple | None
-    after: tuple | None
-    columns: frozenset[int]
-
-    def images(self, image: str, flavor: str | None = None) -> tuple[tuple | None, tuple | None]:
-        """(before image, after image) as a binlog carries them under ``image``: columns outside
-        the image are ``ABSENT`` (docs/row-images.md; ``binlogwriter.images``)."""
-        flavor = flavor or self.table.flavor
-        if self.op == "insert":
-            mask = images.insert_columns(self.table, image, self.columns, flavor)
-            return None, _restrict(self.after, mask)
-        if self.op == "delete":
-            return _restrict(self.before, images.delete_columns(self.table, image, flavor)), None
-        bmask, amask = images.update_columns(self.table, image, self.columns, flavor)
-        return _restrict(self.before, bmask), _restrict(self.after, amask)
-
-    def given(self) -> Any:
-        """What the statement hands the writer for this row: INSERT a mapping of the given
-        columns (full tuple when all are), DELETE the full row, UPDATE (before, assigned map)."""
-        names = [c.name for c in self.table.columns]
-        if self.op == "insert":
-            if len(self.columns) == len(names):
-                return self.after
-            return {names[i]: self.after[i] for i in sorted(self.columns)}
-        if self.op == "delete":
-            return self.before
-        return self.before, {names[i]: self.after[i] for i in sorted(self.columns)}
-
-
-def _restrict(row: tuple, mask: Sequence[bool]) -> tuple:
-    return tuple(v if keep else ABSENT for v, keep in zip(row, mask, strict=True))
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One INSERT / UPDATE / DELETE of one table: its row changes, written as one statement
-    (a Table_map and one or more rows events)."""
-
-    op: str
-    table: Table
-    changes: tuple[RowChange, ...]
-    sql: str | None = field(default=None, compare=False)
-
-    def write(self, tx: Any) -> None:
-        """Add this statement to a :class:`binlogwriter.transaction.Transaction`."""
-        payload = [c.given() for c in self.changes]
-        getattr(tx, self.op)(self.table, payload, sql=self.sql)
-
-
-def _key_value(v: Any, prefix: int | None) -> Any:
-    if prefix and isinstance(v, str | bytes):
-        return v[:prefix]
-    return v
-
-
-def unique_key_values(table: Table, row: tuple) -> list[tuple]:
-    """The values of ``row`` under each PRIMARY/UNIQUE key (prefix parts cut to their prefix);
-    a UNIQUE key with a NULL part gives nothing (NULLs never collide)."""
-    out = []
-    for k_i, k in enumerate(table.keys):
-        if k.kind not in ("PRIMARY", "UNIQUE"):
-            continue
-        vals = tuple(_key_value(row[table.index_of(p.column)], p.prefix) for p in k.parts)
-        if any(v is None for v in vals):
-            continue
-        out.append((k_i, vals))
-    return out
 
 
 class _Model:
