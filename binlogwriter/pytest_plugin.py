@@ -156,7 +156,7 @@ def binlog_sample(binlogwriter_seed: int, tmp_path: Path) -> Callable[..., Any]:
         strategy = binlogs(flavor, image, directory=directory, **kwargs)
 
         @seed(binlogwriter_seed)
-        @settings(max_examples=2, database=None, phases=[Phase.generate], deadline=None,
+        @settings(max_examples=2, database=None, phases=[Phase.generate], deadline=None, derandomize=False,
                   suppress_health_check=list(HealthCheck))
         @given(strategy)
         def draw(case: Any) -> None:
