@@ -92,3 +92,9 @@ def test_cli_unknown_name_and_flavor(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "no fixture named 'nope'" in res.output
     res = CliRunner().invoke(cli_main, ["fixture", "tagged_gtid", "--out", str(tmp_path), "--flavor", "mysql80"])
     assert res.exit_code == 1 and "exists for mysql84" in res.output
+
+
+def test_doc_lists_every_entry_with_its_shape(repo_root: Path) -> None:
+    doc = (repo_root / "docs" / "fixtures.md").read_text()
+    missing = [e.name for e in ENTRIES.values() if f"### `{e.name}`" not in doc or e.shape not in doc]
+    assert not missing, f"docs/fixtures.md is out of date for {missing}"
