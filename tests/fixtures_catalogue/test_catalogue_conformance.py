@@ -6,7 +6,8 @@
   checked to fail there — so the doc's claim is tested, not assumed.
 - MariaDB 10.11: every entry that exists for mariadb1011 is replayed
   (``mariadb-binlog | mariadb``) into a real server and each table's rows equal the truth's
-  final rows (canonical forms of tests/conformance/catalogue.py).
+  final rows (canonical forms of tests/conformance/catalogue.py); so are binlogs drawn by
+  ``binlogwriter.strategies.binlogs("mariadb1011")``.
 
 python-mysql-replication reads only from a server (tests/conformance/test_python_mysql_replication.py
 serves our MariaDB binlogs through a real MariaDB); the catalogue is not run through it here.
@@ -17,9 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mysql_event_stream import DecodeError, EventType, ParseError
 
 from binlogwriter.fixtures import ENTRIES, entry
+from binlogwriter.strategies import binlogs
 from binlogwriter.values import ABSENT
 from tests.conformance.catalogue import _sort_key, canonical_value
 from tests.conformance.test_mysql_event_stream import _same, expected_mes, mes_events
@@ -117,3 +121,23 @@ def test_mariadb_replay(tmp_path: Path, server, name: str) -> None:
         if got != want:
             problems.append(f"{key}: server has {got!r:.600}\n  truth {want!r:.600}")
     assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------- the strategies are valid for a real server
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_drawn_binlogs_replay_into_mariadb_to_their_truth(server, tmp_path_factory, data) -> None:
+    """binlogwriter.strategies.binlogs("mariadb1011"): what it draws is what a server accepts —
+    keys never collide, updates and deletes find their rows, every value is storable — and
+    the server ends with exactly the truth's rows."""
+    case = data.draw(binlogs("mariadb1011", directory=tmp_path_factory.mktemp("drawn")), label="binlogs")
+    with case:
+        server.execute("DROP DATABASE IF EXISTS db")
+        server.replay(case.files)
+        for t in case.tables:
+            want = sorted((tuple(canonical_value(c, v) for c, v in zip(t.columns, r, strict=True))
+                           for r in case.rows[f"{t.database}.{t.name}"]), key=_sort_key)
+            got = server.dump_table(t.database, t.name)
+            assert got == want, f"{t.name}: server {got!r:.800}\ntruth {want!r:.800}"
