@@ -102,3 +102,24 @@ def test_doc_is_rendered_from_the_catalogue(repo_root: Path) -> None:
     doc = (repo_root / "docs" / "fixtures.md").read_text()
     assert doc == render(), "docs/fixtures.md is out of date: regenerate it"
     assert all(f"### `{e.name}`" in doc and e.shape in doc for e in ENTRIES.values())
+
+
+def _optional_metadata(case) -> dict[int, bytes]:
+    tm = next(ev for ev in BinlogReader(case.files) if ev.type_code == 19)
+    return {m["type"]: m["value"] for m in tm.optional_metadata}
+
+
+@pytest.mark.parametrize("flavor,default", [("mysql80", b"\xfc\xff\x00"), ("mariadb1011", b"\x2d")])
+def test_default_charset_pairs_count_character_columns_only(tmp_path: Path, flavor: str, default: bytes) -> None:
+    """id INT, a utf8mb4, n DECIMAL, b latin1, m INT, c utf8mb4, d gbk, e utf8mb4: the exceptions
+    are the 2nd and 4th *character* columns (1 -> latin1 8, 3 -> gbk 28), not columns 3 and 6."""
+    meta = _optional_metadata(entry("default_charset_char_columns").write(tmp_path, flavor))
+    assert meta[2] == default + bytes([1, 8, 3, 28])
+
+
+@pytest.mark.parametrize("flavor,bits", [("mysql80", 0b01011000), ("mariadb1011", 0b11011000)])
+def test_year_takes_a_signedness_bit(tmp_path: Path, flavor: str, bits: int) -> None:
+    """y YEAR, a TINYINT UNSIGNED, b SMALLINT, c INT UNSIGNED, d BIGINT UNSIGNED, e MEDIUMINT:
+    YEAR has the first bit — 0 in MySQL, 1 in MariaDB — and the others follow it."""
+    meta = _optional_metadata(entry("year_signedness").write(tmp_path, flavor))
+    assert meta[1] == bytes([bits])
