@@ -160,6 +160,15 @@ def _register_optional_commands() -> None:
     main.add_command(generate)
 
 
+def _register_fixture_command() -> None:
+    from binlogwriter.fixtures.cli import fixture
+
+    main.add_command(fixture)
+
+
+_register_fixture_command()
+
+
 _register_optional_commands()
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,7 +8,8 @@ from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from values_strategies import (  # tests/values is on sys.path (pytest rootdir import mode)
+
+from binlogwriter.strategies.codec import (
     ALL_COLUMNS,
     big_json,
     big_json_params,
@@ -33,7 +34,6 @@ from values_strategies import (  # tests/values is on sys.path (pytest rootdir i
     varchars,
     years,
 )
-
 from binlogwriter.values import (
     ABSENT,
     JsonUInt,
