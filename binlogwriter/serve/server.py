@@ -35,6 +35,7 @@ log = logging.getLogger("binlogwriter.serve")
 COM_QUIT, COM_INIT_DB, COM_QUERY, COM_PING = 0x01, 0x02, 0x03, 0x0E
 COM_BINLOG_DUMP, COM_REGISTER_SLAVE, COM_SET_OPTION, COM_BINLOG_DUMP_GTID = 0x12, 0x15, 0x1B, 0x1E
 ER_UNKNOWN_COM_ERROR = 1047
+ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 
 
 @dataclass
@@ -226,11 +227,15 @@ class Connection:
 
     def _dump(self, payload: bytes) -> None:
         cfg = self.config
-        req = parse_dump(payload) if payload[0] == COM_BINLOG_DUMP else parse_dump_gtid(payload)
-        maria = None
-        state = self.session.slave_connect_state
-        if payload[0] == COM_BINLOG_DUMP and cfg.binlogs.is_mariadb and state is not None:
-            maria = MariadbState.from_text(state)
+        try:
+            req = parse_dump(payload) if payload[0] == COM_BINLOG_DUMP else parse_dump_gtid(payload)
+            maria = None
+            state = self.session.slave_connect_state
+            if payload[0] == COM_BINLOG_DUMP and cfg.binlogs.is_mariadb and state is not None:
+                maria = MariadbState.from_text(state)
+        except (DumpError, GtidParseError) as exc:
+            self.io.write(err_packet(ER_MASTER_FATAL_ERROR_READING_BINLOG, str(exc)))
+            raise DumpError(str(exc)) from None
         how = (f"GTID {req.mysql_gtids.text() or '(empty set)'}" if req.mysql_gtids is not None
                else f"GTID {maria.text() or '(empty)'}" if maria is not None
                else f"{req.file or '(first file)'}:{req.pos}")
