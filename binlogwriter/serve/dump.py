@@ -86,15 +86,16 @@ def parse_dump(payload: bytes) -> DumpRequest:
 
 
 def parse_dump_gtid(payload: bytes) -> DumpRequest:
-    """COM_BINLOG_DUMP_GTID: flags (2), server id (4), name length (4), name, pos (8), then with
-    BINLOG_THROUGH_GTID the GTID set's length (4) and bytes (Gtid_set::encode, tagged or not)."""
+    """COM_BINLOG_DUMP_GTID: flags (2), server id (4), name length (4), name, pos (8), then the
+    GTID set's length (4) and bytes (Gtid_set::encode, tagged or not). Clients set
+    BINLOG_THROUGH_GTID with it, or not (ZongJi): the set is read when present either way."""
     try:
         flags, sid, nlen = struct.unpack_from("<HII", payload, 1)
         name = payload[11:11 + nlen].decode("utf-8", "replace")
         (pos,) = struct.unpack_from("<Q", payload, 11 + nlen)
         at = 19 + nlen
         gtids = MysqlGtidSet()
-        if flags & THROUGH_GTID:
+        if len(payload) > at:  # MySQL reads the set whether or not BINLOG_THROUGH_GTID is set
             (size,) = struct.unpack_from("<I", payload, at)
             data = payload[at + 4:at + 4 + size]
             if len(data) != size:
