@@ -29,8 +29,20 @@ def _server_uuid(binlogs: BinlogSet, given: str | None) -> str:
                                                     f"{binlogs.server_version}"))
 
 
+def _parse_size(text: str) -> int:
+    from binlogwriter.serve.pacing import parse_rate
+
+    kind, value = parse_rate(text)
+    if kind != "bytes":
+        raise ValueError(f"--size {text!r}: expected a byte size such as 500MB")
+    return int(value)
+
+
 @click.command()
-@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("sources", nargs=-1, required=False, type=click.Path(exists=True))
+@click.option("--generate", "generate_spec", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Stream a generator run of this spec (YAML/JSON, or a manifest.json) instead of files.")
+@click.option("--size", default=None, help="With --generate: end the stream after this many bytes (500MB, 1G).")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=3306, show_default=True,
               help="TCP port (0: any free port; the chosen one is printed).")
@@ -51,7 +63,7 @@ def _server_uuid(binlogs: BinlogSet, given: str | None) -> str:
               show_default=True, help="@@binlog_row_metadata reported.")
 @click.option("--max-clients", type=click.IntRange(1), default=64, show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="Log only incidents (warnings).")
-def serve(sources: tuple[str, ...], bind: str, port: int, user: str, password: str, auth_plugin: str | None,
+def serve(sources: tuple[str, ...], generate_spec: str | None, size: str | None, bind: str, port: int, user: str, password: str, auth_plugin: str | None,
           rate: str | None, follow: bool, heartbeat_version: str, heartbeat_period: float,
           server_uuid: str | None, row_image: str, row_metadata: str, max_clients: int, quiet: bool) -> None:
     """Serve binlog files (a directory with binlog.index, or files in order) to replication
@@ -61,7 +73,16 @@ def serve(sources: tuple[str, ...], bind: str, port: int, user: str, password: s
     try:
         if rate:
             parse_rate(rate)
-        binlogs = BinlogSet(list(sources), follow=follow)
+        if bool(sources) == bool(generate_spec):
+            raise ValueError("give binlog files / a directory, or --generate SPEC (not both)")
+        if size and not generate_spec:
+            raise ValueError("--size goes with --generate")
+        if generate_spec:
+            from binlogwriter.serve.generated import GeneratedBinlogs
+
+            binlogs = GeneratedBinlogs(generate_spec, _parse_size(size) if size else None)
+        else:
+            binlogs = BinlogSet(list(sources), follow=follow)
         plugin = auth_plugin or (NATIVE if binlogs.is_mariadb else CACHING_SHA2)
         config = ServeConfig(
             binlogs=binlogs, credentials=Credentials({user: password}, plugin),
@@ -70,13 +91,14 @@ def serve(sources: tuple[str, ...], bind: str, port: int, user: str, password: s
             heartbeat_version=None if heartbeat_version == "auto" else int(heartbeat_version),
             default_heartbeat_ns=int(heartbeat_period * 1e9), max_clients=max_clients)
         server = Server(config).start()
-    except (BinlogError, ValueError, OSError) as exc:
+    except (BinlogError, ValueError, OSError) as exc:  # SpecError is a BinlogError
         click.echo(f"binlogwriter serve: error: {exc}", err=True)
         sys.exit(2)
     config.identity.port = server.port
     flavor = "MariaDB" if binlogs.is_mariadb else "MySQL"
+    what = f"generated from {generate_spec}" if generate_spec else f"{len(binlogs.files)} files"
     click.echo(f"binlogwriter serve: listening on {bind}:{server.port} ({flavor} {binlogs.server_version}, "
-               f"{len(binlogs.files)} files, user {user!r}, {plugin})", err=True)
+               f"{what}, user {user!r}, {plugin})", err=True)
     sys.stderr.flush()
     try:
         server.serve_forever()

@@ -460,9 +460,10 @@ def _fde_has_crc(f: BinlogFile, cleared: bytearray) -> bool:
             and zlib.crc32(cleared[:-4]) == int.from_bytes(cleared[-4:], "little"))
 
 
-def stream(io: PacketIO, binlogs: BinlogSet, session: Session, req: DumpRequest, **kw) -> Streamer:
+def stream(io: PacketIO, binlogs: BinlogSet, session: Session, req: DumpRequest, *,
+           cls: type[Streamer] = Streamer, **kw) -> Streamer:
     """Run a dump; a :class:`DumpError` before or during it is sent as ERR 1236."""
-    st = Streamer(io, binlogs, session, req, **kw)
+    st = cls(io, binlogs, session, req, **kw)
     try:
         st.run()
     except DumpError as exc:

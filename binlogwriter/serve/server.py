@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from binlogwriter.errors import BinlogError
 from binlogwriter.serve.auth import AuthFailed, Credentials, authenticate
 from binlogwriter.serve.binlogs import BinlogSet
-from binlogwriter.serve.dump import DumpError, parse_dump, parse_dump_gtid, stream
+from binlogwriter.serve.dump import DumpError, Streamer, parse_dump, parse_dump_gtid, stream
 from binlogwriter.serve.gtid import GtidParseError, MariadbState
 from binlogwriter.serve.pacing import Pacer
 from binlogwriter.serve.protocol import PacketIO, ProtocolError, err_packet, ok_packet
@@ -241,6 +241,9 @@ class Connection:
                else f"{req.file or '(first file)'}:{req.pos}")
         log.info("%s: dump from %s (%s)", self._where(), how, "blocking" if req.blocking else "non-blocking")
         pacer = Pacer.from_text(cfg.rate) if cfg.rate else None
-        st = stream(self.io, cfg.binlogs, self.session, req, mariadb_gtid=maria, pacer=pacer,
+        from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
+
+        cls = GeneratedStreamer if isinstance(cfg.binlogs, GeneratedBinlogs) else Streamer
+        st = stream(self.io, cfg.binlogs, self.session, req, cls=cls, mariadb_gtid=maria, pacer=pacer,
                     heartbeat_version=cfg.heartbeat_version, default_heartbeat_ns=cfg.default_heartbeat_ns)
         log.info("%s: dump ended after %d events, %d bytes", self._where(), st.sent_events, st.sent_bytes)
