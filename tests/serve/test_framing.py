@@ -45,7 +45,7 @@ def test_chunks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
     assert got == want[start_i:]
 
 
-def _dump_bytes(run_dir: Path, *, paced: bool, annotate: bool, pos: int = 4) -> bytes:
+def _dump_bytes(run_dir: Path, *, paced: bool, annotate: bool, pos: int = 4, block: int = 256 << 10) -> bytes:
     """Everything a non-blocking dump from binlog.000001:pos sends, as raw packets."""
     binlogs = BinlogSet([run_dir])
     a, b = socket.socketpair()
@@ -60,7 +60,7 @@ def _dump_bytes(run_dir: Path, *, paced: bool, annotate: bool, pos: int = 4) -> 
     session = Session(1, "test", user_vars={"master_binlog_checksum": "CRC32"})
     req = DumpRequest("binlog.000001", pos, 0x01 | (0x02 if annotate else 0), 9)
     pacer = Pacer("bytes", 1e12) if paced else None  # forces the general path, never sleeps
-    Streamer(PacketIO(a), binlogs, session, req, pacer=pacer).run()
+    Streamer(PacketIO(a), binlogs, session, req, pacer=pacer, fast_block=block).run()
     a.close()
     t.join()
     return bytes(received)
@@ -73,3 +73,12 @@ def test_fast_path_sends_what_the_general_path_sends(run_dir: Path, annotate: bo
     general = _dump_bytes(run_dir, paced=True, annotate=annotate)
     assert fast == general
     assert len(fast) > sum(p.stat().st_size for p in run_dir.glob("binlog.0*")) // 2
+
+
+@settings(max_examples=25)
+@given(run_dir=st.sampled_from(sorted({p.parent for p in SAMPLES})), block=st.integers(1, 1 << 15),
+       annotate=st.booleans())
+def test_fast_path_with_any_block_size(run_dir: Path, block: int, annotate: bool) -> None:
+    """Small blocks put events across block boundaries and make events larger than a block."""
+    assert _dump_bytes(run_dir, paced=False, annotate=annotate, block=block) == \
+        _dump_bytes(run_dir, paced=True, annotate=annotate)
