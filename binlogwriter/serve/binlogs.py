@@ -143,8 +143,13 @@ class BinlogSet:
             for p in paths:
                 if p in known:
                     files.append(known[p])
-                elif p.is_file():
+                elif not self.follow:
                     files.append(_open_file(p))
+                else:  # a file just created may not have its FDE yet: retried on the next refresh
+                    try:
+                        files.append(_open_file(p))
+                    except (BinlogError, OSError):
+                        break
             names = [f.name for f in files]
             if len(set(names)) != len(names):
                 raise ServeError("two served files have the same name: " + ", ".join(names))
