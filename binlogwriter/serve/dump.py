@@ -208,7 +208,7 @@ class Streamer:
         self.heartbeat_version = heartbeat_version
         self.poll = poll_interval
         self.fast_block = fast_block  # 256 KB: measured faster than 1-4 MB (cache), bench/serve.py
-        self.fake_crc = str(session.var("master_binlog_checksum") or "").upper() == "CRC32"
+        self.fake_crc = session.checksum_value == "CRC32"
         self.sent_bytes = 0
         self.sent_events = 0
 

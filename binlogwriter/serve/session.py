@@ -22,12 +22,22 @@ class Session:
 
     @property
     def checksum_aware(self) -> bool:
-        """The client announced it verifies checksums (``SET @master_binlog_checksum=…``)."""
-        return "master_binlog_checksum" in self.user_vars
+        """The client announced it verifies checksums (``SET @master_binlog_checksum=…``, or
+        ``@source_binlog_checksum`` as MySQL 8.0.26+ replicas say)."""
+        return "master_binlog_checksum" in self.user_vars or "source_binlog_checksum" in self.user_vars
+
+    @property
+    def checksum_value(self) -> str:
+        v = self.var("master_binlog_checksum")
+        if v is None:
+            v = self.var("source_binlog_checksum")
+        return str(v or "").upper()
 
     @property
     def heartbeat_ns(self) -> int:
         v = self.var("master_heartbeat_period")
+        if v is None:
+            v = self.var("source_heartbeat_period")
         try:
             return max(0, int(float(v))) if v is not None else 0
         except (TypeError, ValueError):
