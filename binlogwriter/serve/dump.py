@@ -25,7 +25,6 @@ the replica's GTID, then nothing more in that domain.
 
 from __future__ import annotations
 
-import logging
 import select
 import socket
 import struct
@@ -45,7 +44,6 @@ from binlogwriter.serve.session import Session
 
 __all__ = ["DumpRequest", "DumpError", "stream", "parse_dump", "parse_dump_gtid"]
 
-log = logging.getLogger("binlogwriter.serve")
 
 NON_BLOCK = 0x01
 SEND_ANNOTATE_ROWS = 0x02
