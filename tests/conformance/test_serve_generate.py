@@ -89,3 +89,33 @@ def test_endless_stream_keeps_going(tmp_path: Path) -> None:
         s.close()
         assert seen == 2500
         assert srv.wait_log("connected")
+
+
+def test_mariadb_replica_from_generated_stream(tmp_path: Path, mariadb_template: Path) -> None:
+    """A real MariaDB 10.11 replica (GTID mode) replicates a generated stream (DDL and initial
+    rows in the stream, so no snapshot) to the truth/final of the same run made on disk."""
+    import time
+
+    from .mariadb import MariaDBServer
+    from .test_serve_mariadb_replica import _status, _truth
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("workload: ecommerce\nflavor: mariadb1011\nseed: 12\nmax_binlog_size: 30000\n"
+                    "ddl_in_binlog: true\ninitial_rows: 15\ndatabase: gen_rep\n")
+    disk = _disk(tmp_path, spec, "120KB")
+    import json
+    last = json.loads((disk / "manifest.json").read_text())["files"][-1]["last_gtid"]
+    with MariaDBServer(mariadb_template, extra_args=["--server-id=2"]) as rep, \
+            ServeProcess([], "--generate", str(spec), "--size", "120KB") as srv:
+        rep.execute(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={srv.port}, "
+                    f"MASTER_USER='{srv.user}', MASTER_PASSWORD='{srv.password}', "
+                    f"MASTER_USE_GTID=slave_pos; START SLAVE;")
+        deadline = time.monotonic() + 120
+        while rep.query("SELECT @@gtid_slave_pos")[0][0] != last:
+            st = _status(rep)
+            assert st.get("Last_SQL_Errno", "0") == "0", st.get("Last_SQL_Error")
+            assert st.get("Last_IO_Errno", "0") == "0", st.get("Last_IO_Error")
+            assert time.monotonic() < deadline, st
+            time.sleep(0.2)
+        for (tdb, table), rows in _truth(disk).items():
+            assert rep.dump_table(tdb, table) == rows, f"{tdb}.{table}"
