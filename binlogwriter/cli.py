@@ -153,6 +153,9 @@ def _check_payload(ev, rec) -> list[str]:
 
 
 def _register_optional_commands() -> None:
+    from binlogwriter.serve.cli import serve
+
+    main.add_command(serve)
     try:
         from generators.cli import generate
     except ImportError:  # pragma: no cover - generators not installed

@@ -1,0 +1,153 @@
+"""GTID sets and positions a replica sends (docs/serve.md "GTID starts").
+
+MySQL: a set of ``uuid[:tag]:intervals`` (text ``uuid:1-5:tag:7,…``; binary as
+``Gtid_set::encode``, format.md §7, the same layout PREVIOUS_GTIDS uses, tagged or not).
+MariaDB: a connect state, one ``domain-server-seq_no`` per domain (``0-1-100,1-2-7``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import construct as cs
+
+from binlogwriter.errors import BinlogError
+from binlogwriter.layouts.control import PREVIOUS_GTIDS_FIELDS
+
+__all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError"]
+
+_SET_LAYOUT = cs.Struct(*PREVIOUS_GTIDS_FIELDS)
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+_TAG = re.compile(r"^[a-z_][a-z0-9_]{0,31}$", re.IGNORECASE)
+
+
+class GtidParseError(BinlogError):
+    """A GTID set or MariaDB GTID position that cannot be read."""
+
+
+def _norm_uuid(u: str) -> str:
+    h = u.replace("-", "").lower()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+@dataclass
+class MysqlGtidSet:
+    """``{(uuid, tag): [[start, end_exclusive], …]}`` (sorted, merged)."""
+
+    sids: dict[tuple[str, str], list[list[int]]] = field(default_factory=dict)
+
+    @classmethod
+    def from_binary(cls, data: bytes) -> MysqlGtidSet:
+        try:
+            parsed = _SET_LAYOUT.parse(data)
+        except cs.ConstructError as exc:
+            raise GtidParseError(f"malformed binary GTID set ({len(data)} bytes): {exc}") from None
+        out = cls()
+        for uuid, tag, ivs in parsed.gtid_set.sids:
+            for a, b in ivs:
+                out.add_interval(str(uuid), tag, a, b)
+        return out
+
+    @classmethod
+    def from_layout(cls, value) -> MysqlGtidSet:
+        """From a decoded PREVIOUS_GTIDS ``gtid_set`` value."""
+        out = cls()
+        for uuid, tag, ivs in value["sids"]:
+            for a, b in ivs:
+                out.add_interval(str(uuid), tag, a, b)
+        return out
+
+    @classmethod
+    def from_text(cls, text: str) -> MysqlGtidSet:
+        out = cls()
+        for part in filter(None, (p.strip() for p in text.replace("\n", "").split(","))):
+            fields = part.split(":")
+            if not _UUID.match(fields[0]):
+                raise GtidParseError(f"bad GTID set element {part!r}: {fields[0]!r} is not a UUID")
+            uuid, tag = _norm_uuid(fields[0]), ""
+            for f in fields[1:]:
+                m = re.fullmatch(r"(\d+)(?:-(\d+))?", f)
+                if m:
+                    a = int(m.group(1))
+                    b = int(m.group(2) or a)
+                    if a < 1 or b < a:
+                        raise GtidParseError(f"bad GTID interval {f!r} in {part!r}")
+                    out.add_interval(uuid, tag, a, b + 1)
+                elif _TAG.match(f):
+                    tag = f.lower()
+                else:
+                    raise GtidParseError(f"bad GTID set element {part!r}")
+        return out
+
+    def add_interval(self, uuid: str, tag: str, start: int, end: int) -> None:
+        ivs = self.sids.setdefault((uuid, tag), [])
+        ivs.append([start, end])
+        ivs.sort()
+        merged: list[list[int]] = []
+        for a, b in ivs:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self.sids[(uuid, tag)] = merged
+
+    def add(self, uuid: str, tag: str, gno: int) -> None:
+        ivs = self.sids.get((uuid, tag))
+        if ivs and ivs[-1][1] == gno:  # the common case: the next GNO
+            ivs[-1][1] = gno + 1
+            return
+        self.add_interval(uuid, tag, gno, gno + 1)
+
+    def contains(self, uuid: str, tag: str, gno: int) -> bool:
+        return any(a <= gno < b for a, b in self.sids.get((uuid, tag), ()))
+
+    def issubset(self, other: MysqlGtidSet) -> bool:
+        for key, ivs in self.sids.items():
+            theirs = other.sids.get(key, [])
+            for a, b in ivs:
+                if not any(x <= a and b <= y for x, y in theirs):
+                    return False
+        return True
+
+    def copy(self) -> MysqlGtidSet:
+        return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})
+
+    def text(self) -> str:
+        by_uuid: dict[str, list[str]] = {}
+        for (uuid, tag), ivs in sorted(self.sids.items()):
+            rng = ":".join(f"{a}" if b - 1 == a else f"{a}-{b - 1}" for a, b in ivs)
+            by_uuid.setdefault(uuid, []).append((f"{tag}:" if tag else "") + rng)
+        return ",\n".join(f"{u}:" + ":".join(parts) for u, parts in by_uuid.items())
+
+    def __bool__(self) -> bool:
+        return bool(self.sids)
+
+
+@dataclass
+class MariadbState:
+    """One GTID per domain: ``{domain_id: (server_id, seq_no)}``."""
+
+    domains: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_text(cls, text: str) -> MariadbState:
+        out = cls()
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", part)
+            if not m:
+                raise GtidParseError(f"bad MariaDB GTID {part!r} (expected domain-server-seq_no)")
+            d, s, n = map(int, m.groups())
+            if d in out.domains:
+                raise GtidParseError(f"MariaDB GTID position names domain {d} twice")
+            out.domains[d] = (s, n)
+        return out
+
+    def update(self, domain: int, server: int, seq_no: int) -> None:
+        self.domains[domain] = (server, seq_no)
+
+    def text(self) -> str:
+        return ",".join(f"{d}-{s}-{n}" for d, (s, n) in sorted(self.domains.items()))
+
+    def copy(self) -> MariadbState:
+        return MariadbState(dict(self.domains))

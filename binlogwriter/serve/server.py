@@ -1,0 +1,249 @@
+"""The server: one thread per client (docs/serve.md "Connections").
+
+Each connection runs the connection phase (auth.py), then the command phase: COM_QUERY
+(queries.py), COM_PING, COM_INIT_DB, COM_QUIT, COM_REGISTER_SLAVE, COM_BINLOG_DUMP and
+COM_BINLOG_DUMP_GTID (dump.py); any other command gets ERR 1047. Each client has its own
+position and file handles; a client that fails (bad packet, closed socket, refused login) ends
+only its own connection and leaves exactly one WARNING line in the log. After a dump ends the
+server closes the connection gracefully (shutdown, then reads until the client closes), so no
+event still in flight is lost to a TCP reset.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+from binlogwriter.errors import BinlogError
+from binlogwriter.serve.auth import AuthFailed, Credentials, authenticate
+from binlogwriter.serve.binlogs import BinlogSet
+from binlogwriter.serve.dump import DumpError, Streamer, parse_dump, parse_dump_gtid, stream
+from binlogwriter.serve.gtid import GtidParseError, MariadbState
+from binlogwriter.serve.pacing import Pacer
+from binlogwriter.serve.protocol import PacketIO, ProtocolError, err_packet, ok_packet
+from binlogwriter.serve.queries import Identity, answer
+from binlogwriter.serve.session import Session
+
+__all__ = ["ServeConfig", "Server"]
+
+log = logging.getLogger("binlogwriter.serve")
+
+COM_QUIT, COM_INIT_DB, COM_QUERY, COM_PING = 0x01, 0x02, 0x03, 0x0E
+COM_BINLOG_DUMP, COM_REGISTER_SLAVE, COM_SET_OPTION, COM_BINLOG_DUMP_GTID = 0x12, 0x15, 0x1B, 0x1E
+ER_UNKNOWN_COM_ERROR = 1047
+ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
+
+
+@dataclass
+class ServeConfig:
+    binlogs: BinlogSet
+    credentials: Credentials
+    identity: Identity
+    bind: str = "127.0.0.1"
+    port: int = 3306
+    rate: str | None = None
+    heartbeat_version: int | None = None
+    default_heartbeat_ns: int = 0
+    max_clients: int = 64
+    idle_timeout: float = 3600.0
+    extra: dict = field(default_factory=dict)
+
+
+class Server:
+    """``start()`` binds and accepts in a background thread; ``stop()`` closes the listener."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self._ids = itertools.count(1)
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._clients: set[threading.Thread] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    @property
+    def port(self) -> int:
+        assert self._sock is not None
+        return self._sock.getsockname()[1]
+
+    def start(self) -> Server:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((self.config.bind, self.config.port))
+        s.listen(128)
+        self._sock = s
+        self._thread = threading.Thread(target=self._accept_loop, name="serve-accept", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+
+    def serve_forever(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                time.sleep(0.5)
+        finally:
+            self.stop()
+
+    def _accept_loop(self) -> None:
+        assert self._sock is not None
+        while not self._stopping.is_set():
+            try:
+                conn, addr = self._sock.accept()
+            except OSError:
+                return
+            with self._lock:
+                self._clients = {t for t in self._clients if t.is_alive()}
+                busy = len(self._clients) >= self.config.max_clients
+            cid = next(self._ids)
+            if busy:
+                log.warning("client %s:%s #%d: refused, %d clients already connected",
+                            addr[0], addr[1], cid, self.config.max_clients)
+                try:
+                    io = PacketIO(conn)
+                    io.write(err_packet(1040, "Too many connections", "08004"))
+                finally:
+                    conn.close()
+                continue
+            t = threading.Thread(target=Connection(self.config, conn, addr, cid).run,
+                                 name=f"serve-client-{cid}", daemon=True)
+            with self._lock:
+                self._clients.add(t)
+            t.start()
+
+
+class Connection:
+    def __init__(self, config: ServeConfig, sock: socket.socket, addr, cid: int) -> None:
+        self.config = config
+        self.sock = sock
+        self.peer = f"{addr[0]}:{addr[1]}"
+        self.session = Session(cid, addr[0])
+        self.io = PacketIO(sock)
+
+    def _where(self) -> str:
+        user = f" ({self.session.user})" if self.session.user else ""
+        return f"client {self.peer} #{self.session.connection_id}{user}"
+
+    def run(self) -> None:
+        sock = self.sock
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.settimeout(self.config.idle_timeout)
+        dumped = False
+        try:
+            hello = authenticate(self.io, self.config.credentials, self._server_version(),
+                                 self.session.connection_id, self.session.peer)
+            self.session.user = hello.user
+            log.info("%s: connected", self._where())
+            dumped = self._commands()
+        except AuthFailed as exc:
+            log.warning("%s: %s", self._where(), exc)
+        except (ProtocolError, GtidParseError) as exc:
+            log.warning("%s: malformed packet: %s", self._where(), exc)
+            self._try_error(1043, f"Bad handshake or malformed packet: {exc}", "08S01")
+        except DumpError as exc:
+            log.warning("%s: dump refused: %s", self._where(), exc)
+        except (ConnectionError, BrokenPipeError, TimeoutError) as exc:
+            log.warning("%s: connection closed by the client (%s)", self._where(),
+                        type(exc).__name__ if not str(exc) else exc)
+        except OSError as exc:
+            log.warning("%s: socket error: %s", self._where(), exc)
+        except BinlogError as exc:
+            log.warning("%s: binlog error: %s", self._where(), exc)
+            self._try_error(1236, str(exc))
+        except Exception as exc:  # a bug must not take the server down: logged, connection closed
+            log.exception("%s: internal error: %s", self._where(), exc)
+            self._try_error(1105, f"internal error: {exc}")
+        finally:
+            self._close(graceful=dumped)
+
+    def _server_version(self) -> str:
+        v = self.config.binlogs.server_version
+        # MariaDB 10+ announces itself with the 5.5.5- prefix clients strip (MariaDB's handshake)
+        return f"5.5.5-{v}" if self.config.binlogs.is_mariadb and not v.startswith("5.5.5-") else v
+
+    def _try_error(self, code: int, msg: str, state: str = "HY000") -> None:
+        try:
+            self.io.write(err_packet(code, msg, state))
+        except OSError:
+            pass
+
+    def _close(self, graceful: bool) -> None:
+        try:
+            if graceful:
+                self.sock.shutdown(socket.SHUT_WR)
+                self.sock.settimeout(5.0)
+                while self.sock.recv(65536):
+                    pass
+        except OSError:
+            pass
+        finally:
+            self.sock.close()
+
+    def _commands(self) -> bool:
+        """The command phase; True when it ended with a dump (the connection is then closed)."""
+        cfg = self.config
+        while True:
+            self.io.seq = 0
+            try:
+                payload = self.io.read()
+            except ConnectionError:
+                log.info("%s: disconnected", self._where())
+                return False
+            if not payload:
+                raise ProtocolError("empty command packet")
+            cmd = payload[0]
+            self.io.seq = 1
+            if cmd == COM_QUIT:
+                log.info("%s: quit", self._where())
+                return False
+            if cmd == COM_QUERY:
+                sql = payload[1:].decode("utf-8", "replace")
+                resp = answer(cfg.binlogs, cfg.identity, self.session, sql)
+                if resp and resp[0][:1] == b"\xff":
+                    log.info("%s: query refused: %s", self._where(), sql[:200])
+                self.io.write_many(resp)
+            elif cmd in (COM_PING, COM_INIT_DB, COM_SET_OPTION):
+                self.io.write(ok_packet())
+            elif cmd == COM_REGISTER_SLAVE:
+                if len(payload) >= 5:
+                    self.session.replica_server_id = int.from_bytes(payload[1:5], "little")
+                self.io.write(ok_packet())
+            elif cmd in (COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID):
+                self._dump(payload)
+                return True
+            else:
+                log.warning("%s: unknown command 0x%02x", self._where(), cmd)
+                self.io.write(err_packet(ER_UNKNOWN_COM_ERROR, "Unknown command", "08S01"))
+
+    def _dump(self, payload: bytes) -> None:
+        cfg = self.config
+        try:
+            req = parse_dump(payload) if payload[0] == COM_BINLOG_DUMP else parse_dump_gtid(payload)
+            maria = None
+            state = self.session.slave_connect_state
+            if payload[0] == COM_BINLOG_DUMP and cfg.binlogs.is_mariadb and state is not None:
+                maria = MariadbState.from_text(state)
+        except (DumpError, GtidParseError) as exc:
+            self.io.write(err_packet(ER_MASTER_FATAL_ERROR_READING_BINLOG, str(exc)))
+            raise DumpError(str(exc)) from None
+        how = (f"GTID {req.mysql_gtids.text() or '(empty set)'}" if req.mysql_gtids is not None
+               else f"GTID {maria.text() or '(empty)'}" if maria is not None
+               else f"{req.file or '(first file)'}:{req.pos}")
+        log.info("%s: dump from %s (%s)", self._where(), how, "blocking" if req.blocking else "non-blocking")
+        pacer = Pacer.from_text(cfg.rate) if cfg.rate else None
+        from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
+
+        cls = GeneratedStreamer if isinstance(cfg.binlogs, GeneratedBinlogs) else Streamer
+        st = stream(self.io, cfg.binlogs, self.session, req, cls=cls, mariadb_gtid=maria, pacer=pacer,
+                    heartbeat_version=cfg.heartbeat_version, default_heartbeat_ns=cfg.default_heartbeat_ns)
+        log.info("%s: dump ended after %d events, %d bytes", self._where(), st.sent_events, st.sent_bytes)

@@ -1,0 +1,84 @@
+"""The serving fast paths frame files exactly as the declarative reader does.
+
+framing.chunks (block-wise framing) and the dump's fast path (framing and packet headers in
+one loop) against :func:`binlogwriter.reader.iter_raw` and the dump's general path, over every
+sample run in samples/ (real generator output, all flavors) and block sizes Hypothesis picks
+(small blocks force events across block boundaries and events larger than a block).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from binlogwriter.reader import iter_raw
+from binlogwriter.serve.binlogs import BinlogSet
+from binlogwriter.serve.dump import DumpRequest, Streamer
+from binlogwriter.serve.framing import chunks
+from binlogwriter.serve.pacing import Pacer
+from binlogwriter.serve.protocol import PacketIO
+from binlogwriter.serve.session import Session
+
+SAMPLES = sorted(Path(__file__).resolve().parents[2].glob("samples/*/binlog.0*"))
+
+
+def test_samples_exist() -> None:
+    assert len(SAMPLES) >= 9
+
+
+@settings(max_examples=60)
+@given(path=st.sampled_from(SAMPLES), block=st.integers(min_value=1, max_value=1 << 16),
+       skip=st.integers(min_value=0, max_value=30))
+def test_chunks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
+    want = [(r.offset, r.data) for r in iter_raw(path)]
+    start_i = min(skip, len(want) - 1)
+    start = want[start_i][0]
+    got = []
+    with open(path, "rb") as fh:
+        for base, buf, bounds in chunks(fh, start, name=path.name, block=block):
+            got += [(base + bounds[i], bytes(buf[bounds[i]:bounds[i + 1]])) for i in range(len(bounds) - 1)]
+    assert got == want[start_i:]
+
+
+def _dump_bytes(run_dir: Path, *, paced: bool, annotate: bool, pos: int = 4, block: int = 256 << 10) -> bytes:
+    """Everything a non-blocking dump from binlog.000001:pos sends, as raw packets."""
+    binlogs = BinlogSet([run_dir])
+    a, b = socket.socketpair()
+    received = bytearray()
+
+    def drain() -> None:
+        while chunk := b.recv(1 << 16):
+            received.extend(chunk)
+
+    t = threading.Thread(target=drain)
+    t.start()
+    session = Session(1, "test", user_vars={"master_binlog_checksum": "CRC32"})
+    req = DumpRequest("binlog.000001", pos, 0x01 | (0x02 if annotate else 0), 9)
+    pacer = Pacer("bytes", 1e12) if paced else None  # forces the general path, never sleeps
+    Streamer(PacketIO(a), binlogs, session, req, pacer=pacer, fast_block=block).run()
+    a.close()
+    t.join()
+    return bytes(received)
+
+
+@pytest.mark.parametrize("run_dir", sorted({p.parent for p in SAMPLES}), ids=lambda p: p.name)
+@pytest.mark.parametrize("annotate", [True, False])
+def test_fast_path_sends_what_the_general_path_sends(run_dir: Path, annotate: bool) -> None:
+    fast = _dump_bytes(run_dir, paced=False, annotate=annotate)
+    general = _dump_bytes(run_dir, paced=True, annotate=annotate)
+    assert fast == general
+    assert len(fast) > sum(p.stat().st_size for p in run_dir.glob("binlog.0*")) // 2
+
+
+@settings(max_examples=25)
+@given(run_dir=st.sampled_from(sorted({p.parent for p in SAMPLES})), block=st.integers(1, 1 << 15),
+       annotate=st.booleans())
+def test_fast_path_with_any_block_size(run_dir: Path, block: int, annotate: bool) -> None:
+    """Small blocks put events across block boundaries and make events larger than a block."""
+    assert _dump_bytes(run_dir, paced=False, annotate=annotate, block=block) == \
+        _dump_bytes(run_dir, paced=True, annotate=annotate)
