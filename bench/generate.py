@@ -5,8 +5,8 @@ Prints MB/s and rows/s of:
 * ``generate``  — the whole single-process engine (plan, pure values, rows, writer with its
   fast paths, truth/final, manifest) for a sysbench run of N transactions;
 * ``baseline``  — the declarative construct path alone: the same run's events, decoded
-  beforehand, encoded again with ``encode_event(..., fast=False)`` (no value generation,
-  no fast paths, no file I/O) in the same process;
+  beforehand, encoded again with ``encode_event`` one event at a time (no value generation,
+  no batch encoder, no file I/O) in the same process;
 
 and their ratio. Usage: ``python bench/generate.py [--transactions N] [--tables T]``.
 """
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         base_bytes = 0
         for ev, fmt in events:
-            base_bytes += len(encode_event(ev, fmt, fast=False))
+            base_bytes += len(encode_event(ev, fmt))
         base_s = time.perf_counter() - t0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

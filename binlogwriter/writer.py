@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
+from binlogwriter.batch import plan_batch
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
     ANONYMOUS_SID,
@@ -42,7 +45,6 @@ from binlogwriter.events import (
     RotateEvent,
     StopEvent,
     encode_event,
-    relocate,
 )
 from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts import REGISTRY
@@ -470,45 +472,57 @@ class BinlogWriter:
         self.open()
         if event.server_id is None:
             event.server_id = self.server_id
-        return self._write(event, own=False)
+        batch = plan_batch([[event]], self.fmt, self.now)
+        return self._place(batch, 0, 1)
 
     def write_group(self, events: Iterable[Event]) -> int:
         """Append a transaction group, then rotate if the file reached max_binlog_size
         (servers rotate only between transactions). Returns the group's first offset.
 
-        Everything is encoded before anything is written (an encoding error leaves the
-        file as it was). A leading GTID / anonymous GTID event gets its self-inclusive
-        ``transaction_length`` (format.md §8)."""
-        events = list(events)
+        A group is a batch of one (:meth:`write_groups`). Everything is encoded before
+        anything is written (an encoding error leaves the file as it was). A leading GTID /
+        anonymous GTID event gets its self-inclusive ``transaction_length`` (format.md §8)."""
+        return self.write_groups([events])[0]
+
+    def write_groups(self, groups: Iterable[Iterable[Event]], timestamps: list[int] | None = None) -> list[int]:
+        """Append many groups at once, as given (their ids already allocated), rotating
+        between groups once a file reaches max_binlog_size: the batch is planned once
+        (:func:`binlogwriter.batch.plan_batch`), the rotation points are found by
+        ``searchsorted`` over the prefix sums of the group sizes, and each file's share is
+        encoded into one buffer. ``timestamps``: each group's clock (default: the writer's).
+        Returns each group's first offset in its file."""
         if self.closed:
             raise BinlogError("writer is closed")
+        groups = [list(g) for g in groups]
         self.open()
-        ts = self.now
-        encoded = []
-        for ev in events:
-            if ev.server_id is None:
-                ev.server_id = self.server_id
-            self._own(ev)
-            encoded.append(encode_event(ev, self.fmt, log_pos=0,
-                                        timestamp=ts if ev.timestamp is None else ev.timestamp))
-        if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent | GtidTaggedEvent) \
-                and events[0].transaction_length is not None:
-            # transaction_length includes its own encoding: iterate to the fixed point
-            g = events[0]
-            rest = sum(len(b) for b in encoded[1:])
-            total = len(encoded[0]) + rest
-            while total != g.transaction_length:
-                g.transaction_length = total
-                encoded[0] = encode_event(g, self.fmt, log_pos=0,
-                                          timestamp=ts if g.timestamp is None else g.timestamp)
-                total = len(encoded[0]) + rest
+        for g in groups:
+            for ev in g:
+                if ev.server_id is None:
+                    ev.server_id = self.server_id
+                self._own(ev)
+        batch = plan_batch(groups, self.fmt, self.now if timestamps is None else timestamps)
+        firsts: list[int] = []
+        sizes = batch.group_sizes
+        n = len(groups)
+        i = 0
+        while i < n:
+            ends = np.cumsum(sizes[i:]) + self._offset
+            j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
+            hi = min(n, i + j + 1)
+            starts = ends[:hi - i] - sizes[i:hi]
+            firsts.extend(int(x) for x in starts)
+            self._place(batch, i, hi)
+            self.maybe_rotate()
+            i = hi
+        return firsts
+
+    def _place(self, batch, lo: int, hi: int) -> int:
+        """Write groups ``lo..hi`` of a planned batch at the current offset."""
         first = self._offset
-        for data in encoded:
-            data = relocate(data, self.fmt, self._offset)
-            self.sink.write(data)
-            self._offset += len(data)
-            self.events_in_file += 1
-        self.maybe_rotate()
+        data = batch.encode(lo, hi, first)
+        self.sink.write(data)
+        self._offset += len(data)
+        self.events_in_file += batch.events_in(lo, hi)
         return first
 
     def maybe_rotate(self) -> bool:
