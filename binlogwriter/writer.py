@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from binlogwriter.batch import plan_batch
+from binlogwriter.batch import BatchBuilder, plan_batch
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
     ANONYMOUS_SID,
@@ -55,6 +55,7 @@ __all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIM
 
 DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
 _TMP_SUFFIX = ".part"
+FLUSH_BYTES = 4 << 20  # staged groups are encoded and written together up to this many bytes
 _FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
 
 
@@ -285,6 +286,8 @@ class BinlogWriter:
         self.transactions = 0
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
+        self._pending: BatchBuilder | None = None  # groups planned, not yet encoded (see write_group)
+        self._pending_at = 0  # file offset of the first pending group
         if state is not None:
             self._restore(state)
 
@@ -304,6 +307,7 @@ class BinlogWriter:
         what this one would write next."""
         if self.closed:
             raise BinlogError("writer is closed: nothing continues it")
+        self.flush()
         has_file = self._active or self._resume
         return WriterState(
             now=self.now, next_index=self._next_index,
@@ -341,6 +345,7 @@ class BinlogWriter:
         This writer is closed afterwards."""
         st = self.state()
         if self._active:
+            self.flush()
             self.sink.suspend()
             self._active = False
         self.closed = True
@@ -419,6 +424,7 @@ class BinlogWriter:
         return event
 
     def _write(self, event: Event, own: bool = True) -> int:
+        self.flush()
         if own:
             event = self._own(event)
         offset = self._offset
@@ -435,6 +441,7 @@ class BinlogWriter:
         self._previous = self._name
 
     def _complete(self) -> None:
+        self.flush()
         # the sink clears LOG_EVENT_BINLOG_IN_USE_F in place (format.md §3) and renames
         final = self.sink.finish()
         self._active = False
@@ -472,17 +479,49 @@ class BinlogWriter:
         self.open()
         if event.server_id is None:
             event.server_id = self.server_id
-        batch = plan_batch([[event]], self.fmt, self.now)
-        return self._place(batch, 0, 1)
+        return self._write(event, own=False)
 
     def write_group(self, events: Iterable[Event]) -> int:
         """Append a transaction group, then rotate if the file reached max_binlog_size
         (servers rotate only between transactions). Returns the group's first offset.
 
-        A group is a batch of one (:meth:`write_groups`). Everything is encoded before
-        anything is written (an encoding error leaves the file as it was). A leading GTID /
-        anonymous GTID event gets its self-inclusive ``transaction_length`` (format.md §8)."""
-        return self.write_groups([events])[0]
+        The group is planned at once by the batch encoder (:class:`BatchBuilder`: its size
+        by arithmetic, so :attr:`position` and rotation are exact) and staged; staged groups
+        are encoded together into one buffer and written when they reach ``FLUSH_BYTES``,
+        before anything else is written, and by :meth:`flush`. An encoding error raises
+        before the group is staged (the file is as it was). A leading GTID / anonymous GTID
+        event gets its self-inclusive ``transaction_length`` (format.md §8)."""
+        events = list(events)
+        if self.closed:
+            raise BinlogError("writer is closed")
+        self.open()
+        for ev in events:
+            if ev.server_id is None:
+                ev.server_id = self.server_id
+            self._own(ev)
+        if self._pending is None:
+            self._pending = BatchBuilder(self.fmt)
+            self._pending_at = self._offset
+        size = self._pending.add(events, self.now)
+        first = self._offset
+        if first + size > 0xFFFFFFFF:
+            self._pending.drop_last()
+            raise BinlogError(f"a group of {size} bytes at offset {first} passes 4 GiB: log_pos would overflow")
+        self._offset += size
+        self.events_in_file += len(events)
+        if self._offset - self._pending_at >= FLUSH_BYTES:
+            self.flush()
+        self.maybe_rotate()
+        return first
+
+    def flush(self) -> None:
+        """Encode the staged groups into one buffer and write it (see :meth:`write_group`)."""
+        b = self._pending
+        if b is None:
+            return
+        self._pending = None
+        if len(b):
+            self.sink.write(b.finish().encode(0, len(b), self._pending_at))
 
     def write_groups(self, groups: Iterable[Iterable[Event]], timestamps: list[int] | None = None) -> list[int]:
         """Append many groups at once, as given (their ids already allocated), rotating
@@ -495,6 +534,7 @@ class BinlogWriter:
             raise BinlogError("writer is closed")
         groups = [list(g) for g in groups]
         self.open()
+        self.flush()
         for g in groups:
             for ev in g:
                 if ev.server_id is None:
@@ -552,6 +592,7 @@ class BinlogWriter:
 
     def abort(self) -> None:
         """Drop the file being written (nothing half-written stays under a final name)."""
+        self._pending = None
         if self._active:
             self.sink.abort()
             self._active = False

@@ -3,7 +3,7 @@ declarative construct path (:mod:`binlogwriter.batch.encoder`), with numpy dtype
 from the construct layouts (:mod:`binlogwriter.batch.dtypes`)."""
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE, fixed_dtype, post_header_dtype
-from binlogwriter.batch.encoder import Batch, encode_events, plan_batch, transaction_length
+from binlogwriter.batch.encoder import Batch, BatchBuilder, encode_events, plan_batch, transaction_length
 
-__all__ = ["Batch", "plan_batch", "encode_events", "transaction_length", "HEADER_DTYPE", "fixed_dtype",
+__all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_length", "HEADER_DTYPE", "fixed_dtype",
            "post_header_dtype"]

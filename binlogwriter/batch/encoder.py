@@ -62,7 +62,7 @@ from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
 from binlogwriter.rows_events import RowsEvent
 from binlogwriter.table_map_event import TableMapEvent
 
-__all__ = ["Batch", "plan_batch", "encode_events", "transaction_length"]
+__all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_length"]
 
 _GTID_TYPES = (33, 34)
 _MEMO_LIMIT = 4096
@@ -239,56 +239,93 @@ class Batch:
         out[pos] = np.asarray(crcs, dtype="<u4").view(np.uint8).reshape(-1, 4)
 
 
-def _int(v: Any, default: int = 0) -> int:
-    return default if v is None else v
-
-
-def plan_batch(groups: Sequence[Sequence[Event]], fmt: BinlogFormat, timestamps: Sequence[int] | int, *,
-               footer: bool | None = None, log_pos_zero: bool = False) -> Batch:
-    """Plan ``groups`` (see module docstring). ``timestamps``: the clock of each group (or
-    one for all) for events whose ``timestamp`` is None. A leading GTID / anonymous GTID /
-    tagged GTID whose ``transaction_length`` is not None gets the group's length.
-    ``footer``: None = the format's rule per event; False = no CRC (events inside a
+class BatchBuilder:
+    """Groups added one at a time (:meth:`add` returns the group's size at once, by
+    arithmetic), encoded together later (:meth:`finish` -> :class:`Batch`). ``footer``:
+    None = the format's rule per event; False = no CRC (events inside a
     TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``)."""
-    tpl = _templates(fmt)
-    if isinstance(timestamps, int):
-        timestamps = [timestamps] * len(groups)
-    bodies: list[bytes] = []
-    types: list[int] = []
-    sids: list[int] = []
-    flags: list[int] = []
-    tss: list[int] = []
-    foots: list[bool] = []
-    fde: list[int] = []
-    first: list[int] = [0]
-    sizes: list[int] = []
-    fmt_footer = fmt.footer_size == 4 if footer is None else footer
-    # GTID post-headers of the batch: one structured array (derived dtype), filled at the end
-    gtid_rows: list[tuple] = []
-    gtid_at: list[tuple[int, bytes, bytes, bytes]] = []  # (event index, tail before tl, tl, tail after)
-    for g, group in enumerate(groups):
-        ts_g = timestamps[g]
+
+    def __init__(self, fmt: BinlogFormat, *, footer: bool | None = None, log_pos_zero: bool = False) -> None:
+        self.fmt = fmt
+        self.tpl = _templates(fmt)
+        self.footer = footer
+        self.log_pos_zero = log_pos_zero
+        self.fmt_footer = fmt.footer_size == 4 if footer is None else footer
+        self.bodies: list[bytes] = []
+        self.lengths: list[int] = []
+        self.types: list[int] = []
+        self.sids: list[int] = []
+        self.flags: list[int] = []
+        self.tss: list[int] = []
+        self.foots: list[bool] = []
+        self.fde: list[int] = []
+        self.first: list[int] = [0]
+        self.sizes: list[int] = []
+        # GTID post-headers: one structured array (derived dtype) built at finish
+        self.gtid_rows: list[tuple] = []
+        self.gtid_at: list[tuple[int, bytes]] = []  # (event index, bytes after the post-header)
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self.sizes)
+
+    def add(self, group: Sequence[Event], timestamp: int) -> int:
+        """Plan one group; returns its size in bytes. Raises EncodeError (nothing added)."""
+        n0 = len(self.bodies)
+        try:
+            return self._add(group, timestamp)
+        except BaseException:
+            self._truncate(n0)
+            raise
+
+    def drop_last(self) -> None:
+        """Forget the last group added."""
+        self._truncate(self.first[-2])
+        del self.first[-1]
+        del self.sizes[-1]
+
+    def _truncate(self, n0: int) -> None:
+        for lst in (self.bodies, self.lengths, self.types, self.sids, self.flags, self.tss, self.foots):
+            del lst[n0:]
+        g0 = sum(1 for i in self.gtid_at if i < n0)
+        del self.gtid_rows[g0:]
+        del self.gtid_at[g0:]
+        self.fde = [i for i in self.fde if i < n0]
+
+    def _add(self, group: Sequence[Event], ts_g: int) -> int:
+        tpl = self.tpl
+        fmt = self.fmt
+        bodies = self.bodies
         start = len(bodies)
-        lead_tl = None  # (event index, kind, bytes without tl)
+        lead = None  # (event index, kind, gtid parts) of a leading GTID to get transaction_length
         for j, ev in enumerate(group):
             t = ev.type_code
             i = len(bodies)
+            ph = 0  # a GTID's post-header, from the array at finish
             try:
                 if t == 16 and type(ev) is XidEvent and not ev.post_header_extra and not ev.unparsed:
                     body = ev.xid.to_bytes(tpl.xid_dt.itemsize, "little")
                 elif t in _GTID_TYPES and _plain_gtid(ev) and tpl.gtid_dt is not None:
-                    gtid_rows.append((ev.gtid_flags, bytes.fromhex(ev.sid.replace("-", "")), ev.gno, ev.lt_typecode,
-                                      ev.last_committed, ev.sequence_number))
+                    row = (ev.gtid_flags, bytes.fromhex(ev.sid.replace("-", "")), ev.gno, ev.lt_typecode,
+                           ev.last_committed, ev.sequence_number)
                     pre = tpl.field("commit_timestamps", (ev.immediate_commit_timestamp, ev.original_commit_timestamp))
                     post = b""
                     if ev.immediate_server_version is not None:
                         post = tpl.field("server_versions", (ev.immediate_server_version, ev.original_server_version))
                         if ev.commit_group_ticket is not None:
                             post += tpl.field("commit_group_ticket", ev.commit_group_ticket)
-                    body = b""  # assembled below, once transaction_length is known
-                    gtid_at.append([i, pre, ev.transaction_length, post])
+                    np.array(row, dtype=tpl.gtid_dt)  # range check now, not at finish
+                    parts = [row, pre, ev.transaction_length, post]
+                    ph = tpl.gtid_dt.itemsize
+                    body = b""
                     if j == 0:
-                        lead_tl = (i, "gtid", len(gtid_at) - 1)
+                        lead = (i, "gtid", parts)
+                    else:
+                        body = pre + encode_packed_int(ev.transaction_length) + post
+                        self._gtid(i, row)
                 elif t == 162 and type(ev) is MariadbGtidEvent and ev.xid is None and not ev.flags_extra \
                         and ev.commit_id is None and ev.extra_engines is None and ev.sa_seq_no is None \
                         and not ev.post_header_extra and not ev.unparsed:
@@ -303,65 +340,86 @@ def plan_batch(groups: Sequence[Sequence[Event]], fmt: BinlogFormat, timestamps:
                         body = tpl.remember(key, lambda ev=ev: encode_body(ev, fmt))
                     else:
                         if j == 0 and type(ev) is GtidTaggedEvent and ev.transaction_length is not None:
-                            lead_tl = (i, "tagged", None)
+                            lead = (i, "tagged", None)
                         body = encode_body(ev, fmt)
             except (OverflowError, ValueError, cs.ConstructError) as exc:
                 raise EncodeError(f"cannot encode {ev.type_name}: {exc}") from None
-            bodies.append(body)
-            types.append(t)
-            sids.append(1 if ev.server_id is None else ev.server_id)
-            flags.append(ev.flags)
-            tss.append(_int(ev.timestamp if ev.timestamp is not None else ts_g))
-            if footer is None and t == 15:
+            if self.footer is None and t == 15:
                 sv = ev.server_version if isinstance(ev, FormatDescriptionEvent) else None
                 f = _has_footer(t, fmt, sv)
             else:
-                f = fmt_footer
+                f = self.fmt_footer
             if f and t == 15:
-                fde.append(i)
-            foots.append(f)
-        # lengths of this group; transaction_length by arithmetic
-        rest = 0
-        for k in range(start, len(bodies)):
-            if lead_tl is not None and k == lead_tl[0]:
-                continue
-            rest += HEADER_SIZE + len(bodies[k]) + (4 if foots[k] else 0)
-        if lead_tl is not None:
-            i, kind, gi = lead_tl
-            fl = 4 if foots[i] else 0
+                self.fde.append(i)
+            ts = ev.timestamp if ev.timestamp is not None else (ts_g or 0)
+            sid = 1 if ev.server_id is None else ev.server_id
+            if not (0 <= ts <= 0xFFFFFFFF and 0 <= sid <= 0xFFFFFFFF and 0 <= ev.flags <= 0xFFFF):
+                raise EncodeError(f"cannot encode {ev.type_name} header: timestamp {ts}, server_id {sid} "
+                                  f"or flags {ev.flags} out of range")
+            bodies.append(body)
+            self.types.append(t)
+            self.sids.append(sid)
+            self.flags.append(ev.flags)
+            self.tss.append(ts)
+            self.foots.append(f)
+            self.lengths.append(HEADER_SIZE + ph + len(body) + (4 if f else 0))
+        # transaction_length by arithmetic (format.md §8)
+        if lead is not None:
+            i, kind, parts = lead
+            rest = sum(self.lengths[start:i]) + sum(self.lengths[i + 1:])
+            fl = 4 if self.foots[i] else 0
             if kind == "gtid":
-                entry = gtid_at[gi]
-                fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + len(entry[1]) + len(entry[3]) + fl
-                entry[2] = transaction_length(entry[2], fixed + rest)
+                row, pre, tl0, post = parts
+                fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + len(pre) + len(post) + fl
+                tl = transaction_length(tl0, fixed + rest)
+                bodies[i] = pre + encode_packed_int(tl) + post
+                self._gtid(i, row)
+                self.lengths[i] = fixed + len(bodies[i]) - len(pre) - len(post)
             else:
                 ev = group[0]
                 while True:  # the tagged GTID's varlen fields: re-encode to the fixed point
-                    total = HEADER_SIZE + len(bodies[i]) + fl + rest
+                    total = self.lengths[i] + rest
                     if total == ev.transaction_length:
                         break
                     ev.transaction_length = total
                     bodies[i] = encode_body(ev, fmt)
-        first.append(len(bodies))
-    if gtid_rows:
-        arr = np.array(gtid_rows, dtype=tpl.gtid_dt)
-        pb = arr.tobytes()
-        w = tpl.gtid_dt.itemsize
-        for k, (i, pre, tl, post) in enumerate(gtid_at):
-            bodies[i] = pb[k * w:(k + 1) * w] + pre + encode_packed_int(tl) + post
-    lengths = np.fromiter((len(b) for b in bodies), dtype=np.int64, count=len(bodies))
-    footers = np.asarray(foots, dtype=bool)
-    lengths += HEADER_SIZE + 4 * footers
-    gfirst = np.asarray(first, dtype=np.int64)
-    csum = np.concatenate([[0], np.cumsum(lengths)])
-    sizes = csum[gfirst[1:]] - csum[gfirst[:-1]]
-    try:
-        batch = Batch(fmt=fmt, types=np.asarray(types, dtype=np.uint8), server_ids=np.asarray(sids, dtype=np.uint32),
-                      flags=np.asarray(flags, dtype=np.uint16), timestamps=np.asarray(tss, dtype=np.uint32),
-                      lengths=lengths, footers=footers, bodies=bodies, group_first=gfirst, group_sizes=sizes,
-                      fde=fde, log_pos_zero=log_pos_zero)
-    except OverflowError as exc:
-        raise EncodeError(f"cannot encode event header: {exc}") from None
-    return batch
+                    self.lengths[i] = HEADER_SIZE + len(bodies[i]) + fl
+        self.first.append(len(bodies))
+        size = sum(self.lengths[start:])
+        self.sizes.append(size)
+        return size
+
+    def _gtid(self, i: int, row: tuple) -> None:
+        self.gtid_rows.append(row)
+        self.gtid_at.append(i)
+
+    def finish(self) -> Batch:
+        bodies = self.bodies
+        if self.gtid_rows:
+            dt = self.tpl.gtid_dt
+            pb = np.array(self.gtid_rows, dtype=dt).tobytes()
+            w = dt.itemsize
+            for k, i in enumerate(self.gtid_at):
+                bodies[i] = pb[k * w:(k + 1) * w] + bodies[i]
+        return Batch(fmt=self.fmt, types=np.asarray(self.types, dtype=np.uint8),
+                     server_ids=np.asarray(self.sids, dtype=np.uint32), flags=np.asarray(self.flags, dtype=np.uint16),
+                     timestamps=np.asarray(self.tss, dtype=np.uint32), lengths=np.asarray(self.lengths, dtype=np.int64),
+                     footers=np.asarray(self.foots, dtype=bool), bodies=bodies,
+                     group_first=np.asarray(self.first, dtype=np.int64),
+                     group_sizes=np.asarray(self.sizes, dtype=np.int64), fde=self.fde, log_pos_zero=self.log_pos_zero)
+
+
+def plan_batch(groups: Sequence[Sequence[Event]], fmt: BinlogFormat, timestamps: Sequence[int] | int, *,
+               footer: bool | None = None, log_pos_zero: bool = False) -> Batch:
+    """Plan ``groups`` (see module docstring). ``timestamps``: the clock of each group (or
+    one for all) for events whose ``timestamp`` is None. A leading GTID / anonymous GTID /
+    tagged GTID whose ``transaction_length`` is not None gets the group's length."""
+    if isinstance(timestamps, int):
+        timestamps = [timestamps] * len(groups)
+    b = BatchBuilder(fmt, footer=footer, log_pos_zero=log_pos_zero)
+    for g, ts in zip(groups, timestamps, strict=True):
+        b.add(g, ts)
+    return b.finish()
 
 
 def encode_events(events: Sequence[Event], fmt: BinlogFormat, *, offset: int = 0, timestamp: int = 0,

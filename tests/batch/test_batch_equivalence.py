@@ -13,7 +13,8 @@ Hypothesis draws random schemas (every column type family, charsets, keys, NULLs
 strategies of tests/test_rows_roundtrip_props.py) and workloads, over 3 flavors × checksum
 CRC32/NONE × FULL/MINIMAL/NOBLOB × NO_LOG/MINIMAL/FULL metadata × rows-query on/off ×
 GTID mode × compression × rotation sizes (4 KiB upwards: rotation inside and between
-batches) × ``row_event_max_size``; and groups written one at a time or many per batch.
+batches) × ``row_event_max_size``; groups written one at a time (staged, encoded together
+every ``FLUSH_BYTES``) or many per ``write_groups`` call.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from binlogwriter import writer as writer_mod
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings, transaction_events
@@ -66,6 +68,9 @@ class MemorySink:
 
 class DeclarativeWriter(BinlogWriter):
     """BinlogWriter whose groups are encoded one event at a time by the declarative path."""
+
+    def write_group(self, events):
+        return self.write_groups([events])[0]
 
     def write_groups(self, groups, timestamps=None):
         firsts = []
@@ -180,6 +185,12 @@ def test_batch_encoder_equals_declarative_path(data) -> None:
     fmt = BinlogFormat.preset(flavor, checksum=checksum)
     s = SessionSettings(row_metadata=metadata, row_image=image, rows_query=rows_query, gtid=gtid,
                         row_event_max_size=ev_max, transaction_compression=compress)
-    got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched)
+    flush = data.draw(st.sampled_from([1, 700, 4 << 20]), label="flush_bytes")  # staged groups per buffer
+    saved = writer_mod.FLUSH_BYTES
+    writer_mod.FLUSH_BYTES = flush
+    try:
+        got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched)
+    finally:
+        writer_mod.FLUSH_BYTES = saved
     want = run(DeclarativeWriter, fmt, s, max_size, gt, txs, batched)
     assert_same_files(got, want)
