@@ -1,8 +1,8 @@
 """The batch encoder writes exactly the bytes of the declarative construct path, event by
 event (ARCHITECTURE.md principle 5; binlogwriter/batch).
 
-The reference here is the writer as it was before the batch encoder: every event encoded on
-its own by ``encode_event`` (the construct declaration, header by ``Header.build``),
+The reference here is the writer as it was before the batch encoder: row images encoded
+row by row by the scalar codecs, every event encoded on its own by ``encode_event`` (the construct declaration, header by ``Header.build``),
 ``transaction_length`` found by re-encoding the GTID until it settles, ``log_pos`` from the
 running offset, the CRC32 of each event computed by ``encode_event``. It runs the same
 transactions as the real :class:`BinlogWriter` (whose ids, table maps and row images are
@@ -14,7 +14,8 @@ strategies of tests/test_rows_roundtrip_props.py) and workloads, over 3 flavors 
 CRC32/NONE × FULL/MINIMAL/NOBLOB × NO_LOG/MINIMAL/FULL metadata × rows-query on/off ×
 GTID mode × compression × rotation sizes (4 KiB upwards: rotation inside and between
 batches) × ``row_event_max_size``; groups written one at a time (staged, encoded together
-every ``FLUSH_BYTES``) or many per ``write_groups`` call.
+every ``FLUSH_BYTES``) or many per ``write_groups`` call; row images column by column
+(``VECTOR_MIN_ROWS``) or row by row.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from binlogwriter import transaction as transaction_mod
 from binlogwriter import writer as writer_mod
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
@@ -186,11 +188,13 @@ def test_batch_encoder_equals_declarative_path(data) -> None:
     s = SessionSettings(row_metadata=metadata, row_image=image, rows_query=rows_query, gtid=gtid,
                         row_event_max_size=ev_max, transaction_compression=compress)
     flush = data.draw(st.sampled_from([1, 700, 4 << 20]), label="flush_bytes")  # staged groups per buffer
-    saved = writer_mod.FLUSH_BYTES
-    writer_mod.FLUSH_BYTES = flush
+    vector_min = data.draw(st.sampled_from([1, 3, 10**9]), label="vector_min_rows")  # column-wise images
+    saved = writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS
     try:
+        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = flush, vector_min
         got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched)
+        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = saved[0], 10**9  # rows one by one
+        want = run(DeclarativeWriter, fmt, s, max_size, gt, txs, batched)
     finally:
-        writer_mod.FLUSH_BYTES = saved
-    want = run(DeclarativeWriter, fmt, s, max_size, gt, txs, batched)
+        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = saved
     assert_same_files(got, want)
