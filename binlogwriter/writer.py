@@ -237,13 +237,16 @@ class BinlogWriter:
 
     ``state``: start where another writer was (see :class:`WriterState`, :meth:`resume`);
     ``sink``: where the bytes go (default :class:`FileSink` on ``directory``).
+    ``sizes_only``: transaction groups are planned (ids, sizes, positions, rotation: all
+    exact, by the batch encoder's arithmetic) but never encoded; the sink gets only the
+    files' own events (header, ROTATE, STOP). For a size pass (spark_gen pass 1).
     """
 
     def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
                  first_index: int = 1, write_index: bool = True, stop_event: bool = True,
                  settings: SessionSettings | None = None, state: WriterState | None = None,
-                 sink: Sink | None = None) -> None:
+                 sink: Sink | None = None, sizes_only: bool = False) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -286,6 +289,8 @@ class BinlogWriter:
         self.transactions = 0
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
+        self.sizes_only = sizes_only
+        self._extra: dict[int, int] = {}  # type code -> post-header bytes the format adds (see _own)
         self._pending: BatchBuilder | None = None  # groups planned, not yet encoded (see write_group)
         self._pending_at = 0  # file offset of the first pending group
         if state is not None:
@@ -416,11 +421,14 @@ class BinlogWriter:
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
         declares longer than our declarations know (EDGE_CASES 19)."""
-        entry = REGISTRY.get(event.type_code)
-        if entry is not None and entry[1] is not None:
-            extra = self.fmt.post_header_len(event.type_code) - entry[1]
-            if extra > 0 and len(event.post_header_extra) != extra:
-                event.post_header_extra = b"\0" * extra
+        t = event.type_code
+        extra = self._extra.get(t)
+        if extra is None:
+            entry = REGISTRY.get(t)
+            extra = self.fmt.post_header_len(t) - entry[1] if entry is not None and entry[1] is not None else 0
+            self._extra[t] = extra
+        if extra > 0 and len(event.post_header_extra) != extra:
+            event.post_header_extra = b"\0" * extra
         return event
 
     def _write(self, event: Event, own: bool = True) -> int:
@@ -520,7 +528,7 @@ class BinlogWriter:
         if b is None:
             return
         self._pending = None
-        if len(b):
+        if len(b) and not self.sizes_only:
             self.sink.write(b.finish().encode(0, len(b), self._pending_at))
 
     def write_groups(self, groups: Iterable[Iterable[Event]], timestamps: list[int] | None = None) -> list[int]:

@@ -67,6 +67,7 @@ __all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_
 _GTID_TYPES = (33, 34)
 _MEMO_LIMIT = 4096
 _ZERO4 = b"\0\0\0\0"
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def transaction_length(start: int | None, others: int) -> int:
@@ -317,7 +318,10 @@ class BatchBuilder:
                         post = tpl.field("server_versions", (ev.immediate_server_version, ev.original_server_version))
                         if ev.commit_group_ticket is not None:
                             post += tpl.field("commit_group_ticket", ev.commit_group_ticket)
-                    np.array(row, dtype=tpl.gtid_dt)  # range check now, not at finish
+                    if not (0 <= ev.gtid_flags < 256 and 0 <= ev.lt_typecode < 256
+                            and all(_I64_MIN <= x <= _I64_MAX for x in (ev.gno, ev.last_committed,
+                                                                        ev.sequence_number))):
+                        raise OverflowError("a GTID post-header field is out of range")  # now, not at finish
                     parts = [row, pre, ev.transaction_length, post]
                     ph = tpl.gtid_dt.itemsize
                     body = b""
@@ -342,7 +346,7 @@ class BatchBuilder:
                         if j == 0 and type(ev) is GtidTaggedEvent and ev.transaction_length is not None:
                             lead = (i, "tagged", None)
                         body = encode_body(ev, fmt)
-            except (OverflowError, ValueError, cs.ConstructError) as exc:
+            except (OverflowError, ValueError, TypeError, cs.ConstructError) as exc:
                 raise EncodeError(f"cannot encode {ev.type_name}: {exc}") from None
             if self.footer is None and t == 15:
                 sv = ev.server_version if isinstance(ev, FormatDescriptionEvent) else None

@@ -198,3 +198,35 @@ def test_batch_encoder_equals_declarative_path(data) -> None:
     finally:
         writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = saved
     assert_same_files(got, want)
+
+
+def test_a_group_that_cannot_be_encoded_leaves_the_writer_as_it_was() -> None:
+    """An encoding error raises a BinlogError before the group is staged: position, staged
+    groups and the file bytes are those of the groups before it."""
+    from binlogwriter.errors import BinlogError
+    from binlogwriter.events import XidEvent
+
+    fmt = BinlogFormat.preset("mysql80")
+    sink = MemorySink()
+    w = BinlogWriter(Path("."), fmt, sink=sink, write_index=False)
+    w.open()
+    w.write_group([GtidEvent(sid=UUID, gno=1, transaction_length=0), XidEvent(xid=1)])
+    pos = w.position
+    for bad in ([GtidEvent(sid=UUID, gno=1 << 64, transaction_length=0), XidEvent(xid=2)],
+                [GtidEvent(sid=UUID, gno=2, transaction_length=0), XidEvent(xid=-1)],
+                [GtidEvent(sid="not-a-uuid", gno=2, transaction_length=0), XidEvent(xid=2)],
+                [XidEvent(xid=3, server_id=1 << 40)]):
+        try:
+            w.write_group(bad)
+        except BinlogError:
+            pass
+        else:
+            raise AssertionError(f"no error for {bad}")
+        assert w.position == pos
+    w.close()
+    ref = MemorySink()
+    r = DeclarativeWriter(Path("."), fmt, sink=ref, write_index=False)
+    r.open()
+    r.write_group([GtidEvent(sid=UUID, gno=1, transaction_length=0), XidEvent(xid=1)])
+    r.close()
+    assert_same_files(sink.files, ref.files)
