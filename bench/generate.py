@@ -4,8 +4,8 @@
    127.0.0.1, stopped after) with ``sysbench oltp_write_only`` on 2 threads for ``--seconds``;
    binlog bytes/s = growth of its binlog files over the run.
 2. ``binlogwriter generate --workload sysbench --size S`` in one process (a subprocess, timed
-   from start to exit, peak RSS from ``wait4``), then ``ecommerce`` and ``alltypes``: MB/s,
-   rows/s, peak RSS.
+   from start to exit; CPU time and peak RSS from ``wait4``), then ``ecommerce`` and
+   ``alltypes``: MB/s, MB per CPU-second (the machine may be shared), rows/s, peak RSS.
 3. **CRC share**: the CRC32 of every event of the sysbench output, computed once each as the
    writer does (``zlib.crc32`` over the event without its footer), timed, as a share of that
    run's wall time.
@@ -79,8 +79,10 @@ def run_generate(workload: str, size: str, out: Path, extra: list[str]) -> dict:
     m = json.loads((out / "manifest.json").read_text())
     nbytes = m["totals"]["bytes"]
     rows = sum(sum(v.values()) for v in m["totals"]["rows"].values())
-    return {"seconds": round(wall, 2), "bytes": nbytes, "rows": rows, "MB/s": nbytes / MB / wall,
-            "rows/s": rows / wall, "peak_rss_MB": ru.ru_maxrss / 1024}
+    cpu = ru.ru_utime + ru.ru_stime
+    return {"seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "bytes": nbytes, "rows": rows,
+            "MB/s": nbytes / MB / wall, "MB/cpu-s": nbytes / MB / cpu, "rows/s": rows / wall,
+            "peak_rss_MB": ru.ru_maxrss / 1024}
 
 
 def crc_seconds(out: Path) -> tuple[float, int]:
@@ -122,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 r["crc_share"] = cs / r["seconds"]
                 r["events"] = nev
             results[f"generate {wl}"] = r
-            print(f"{wl:9s}: {r['MB/s']:7.2f} MB/s {r['rows/s']:10.0f} rows/s  {r['seconds']} s  "
+            print(f"{wl:9s}: {r['MB/s']:7.2f} MB/s ({r['MB/cpu-s']:.2f} MB per CPU-second) "
+                  f"{r['rows/s']:10.0f} rows/s  {r['seconds']} s  "
                   f"peak RSS {r['peak_rss_MB']:.0f} MB" + (f"  CRC share {r['crc_share']:.1%}" if "crc_share" in r
                                                            else ""), flush=True)
             shutil.rmtree(out, ignore_errors=True)

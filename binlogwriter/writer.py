@@ -51,11 +51,13 @@ from binlogwriter.layouts import REGISTRY
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
-__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "parse_gtid_setting"]
+__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
+           "parse_gtid_setting"]
 
 DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
 _TMP_SUFFIX = ".part"
-FLUSH_BYTES = 4 << 20  # staged groups are encoded and written together up to this many bytes
+STAGE_BYTES = 4 << 20
+"""A good ``stage_bytes`` for bulk writers (the generators): 4 MiB of groups per buffer."""
 _FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
 
 
@@ -237,6 +239,9 @@ class BinlogWriter:
 
     ``state``: start where another writer was (see :class:`WriterState`, :meth:`resume`);
     ``sink``: where the bytes go (default :class:`FileSink` on ``directory``).
+    ``stage_bytes``: groups are staged and encoded together until this many bytes are
+    staged (see :meth:`write_group`); 0 = each group is encoded and handed to the sink
+    when it is written (a sink then sees every group at once, e.g. for serving).
     ``sizes_only``: transaction groups are planned (ids, sizes, positions, rotation: all
     exact, by the batch encoder's arithmetic) but never encoded; the sink gets only the
     files' own events (header, ROTATE, STOP). For a size pass (spark_gen pass 1).
@@ -246,7 +251,7 @@ class BinlogWriter:
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
                  first_index: int = 1, write_index: bool = True, stop_event: bool = True,
                  settings: SessionSettings | None = None, state: WriterState | None = None,
-                 sink: Sink | None = None, sizes_only: bool = False) -> None:
+                 sink: Sink | None = None, sizes_only: bool = False, stage_bytes: int = 0) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -290,6 +295,7 @@ class BinlogWriter:
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
         self.sizes_only = sizes_only
+        self.stage_bytes = stage_bytes
         self._extra: dict[int, int] = {}  # type code -> post-header bytes the format adds (see _own)
         self._pending: BatchBuilder | None = None  # groups planned, not yet encoded (see write_group)
         self._pending_at = 0  # file offset of the first pending group
@@ -495,7 +501,7 @@ class BinlogWriter:
 
         The group is planned at once by the batch encoder (:class:`BatchBuilder`: its size
         by arithmetic, so :attr:`position` and rotation are exact) and staged; staged groups
-        are encoded together into one buffer and written when they reach ``FLUSH_BYTES``,
+        are encoded together into one buffer and written when they reach ``stage_bytes``,
         before anything else is written, and by :meth:`flush`. An encoding error raises
         before the group is staged (the file is as it was). A leading GTID / anonymous GTID
         event gets its self-inclusive ``transaction_length`` (format.md §8)."""
@@ -517,7 +523,7 @@ class BinlogWriter:
             raise BinlogError(f"a group of {size} bytes at offset {first} passes 4 GiB: log_pos would overflow")
         self._offset += size
         self.events_in_file += len(events)
-        if self._offset - self._pending_at >= FLUSH_BYTES:
+        if self._offset - self._pending_at >= self.stage_bytes:
             self.flush()
         self.maybe_rotate()
         return first

@@ -26,7 +26,7 @@ from typing import Any
 
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter, WriterState, parse_gtid_setting
+from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, parse_gtid_setting
 
 __all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size",
            "gtid_text"]
@@ -218,6 +218,7 @@ class ChunkWriter(BinlogWriter):
         settings = settings or SessionSettings()
         sink = ChunkSink(Path(directory))
         state = start.state(fmt, basename=basename, server_id=server_id, settings=settings)
+        kw.setdefault("stage_bytes", STAGE_BYTES)
         super().__init__(directory, fmt, basename=basename, server_id=server_id, settings=settings,
                          write_index=False, state=state, sink=sink, **kw)
         self.pieces = sink.pieces

@@ -14,7 +14,7 @@ strategies of tests/test_rows_roundtrip_props.py) and workloads, over 3 flavors 
 CRC32/NONE × FULL/MINIMAL/NOBLOB × NO_LOG/MINIMAL/FULL metadata × rows-query on/off ×
 GTID mode × compression × rotation sizes (4 KiB upwards: rotation inside and between
 batches) × ``row_event_max_size``; groups written one at a time (staged, encoded together
-every ``FLUSH_BYTES``) or many per ``write_groups`` call; row images column by column
+every ``stage_bytes``) or many per ``write_groups`` call; row images column by column
 (``VECTOR_MIN_ROWS``) or row by row.
 """
 
@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter import transaction as transaction_mod
-from binlogwriter import writer as writer_mod
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings, transaction_events
@@ -138,9 +137,10 @@ def _statements(tx, gt, stmts) -> None:
             tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)}) for b, a in s.rows])
 
 
-def run(cls, fmt, settings_, max_size, gt, txs, batched: bool) -> dict[str, bytearray]:
+def run(cls, fmt, settings_, max_size, gt, txs, batched: bool, stage: int = 0) -> dict[str, bytearray]:
     sink = MemorySink()
-    w = cls(Path("."), fmt, settings=settings_, max_binlog_size=max_size, sink=sink, write_index=False)
+    w = cls(Path("."), fmt, settings=settings_, max_binlog_size=max_size, sink=sink, write_index=False,
+            stage_bytes=stage)
     w.open()
     w.ddl(f"CREATE DATABASE {DB}")
     w.ddl(gt.sql, DB)
@@ -187,16 +187,16 @@ def test_batch_encoder_equals_declarative_path(data) -> None:
     fmt = BinlogFormat.preset(flavor, checksum=checksum)
     s = SessionSettings(row_metadata=metadata, row_image=image, rows_query=rows_query, gtid=gtid,
                         row_event_max_size=ev_max, transaction_compression=compress)
-    flush = data.draw(st.sampled_from([1, 700, 4 << 20]), label="flush_bytes")  # staged groups per buffer
+    stage = data.draw(st.sampled_from([0, 700, 4 << 20]), label="stage_bytes")  # staged groups per buffer
     vector_min = data.draw(st.sampled_from([1, 3, 10**9]), label="vector_min_rows")  # column-wise images
-    saved = writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS
+    saved = transaction_mod.VECTOR_MIN_ROWS
     try:
-        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = flush, vector_min
-        got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched)
-        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = saved[0], 10**9  # rows one by one
+        transaction_mod.VECTOR_MIN_ROWS = vector_min
+        got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched, stage)
+        transaction_mod.VECTOR_MIN_ROWS = 10**9  # the reference: rows one by one
         want = run(DeclarativeWriter, fmt, s, max_size, gt, txs, batched)
     finally:
-        writer_mod.FLUSH_BYTES, transaction_mod.VECTOR_MIN_ROWS = saved
+        transaction_mod.VECTOR_MIN_ROWS = saved
     assert_same_files(got, want)
 
 
@@ -230,3 +230,23 @@ def test_a_group_that_cannot_be_encoded_leaves_the_writer_as_it_was() -> None:
     r.write_group([GtidEvent(sid=UUID, gno=1, transaction_length=0), XidEvent(xid=1)])
     r.close()
     assert_same_files(sink.files, ref.files)
+
+
+def test_unstaged_writer_hands_each_group_to_the_sink_at_once() -> None:
+    """stage_bytes=0 (the default): after write_group returns the sink holds every byte up to
+    :attr:`position` (a serving sink sees each transaction when it is written); a staging
+    writer holds them back until ``stage_bytes`` or the next flush."""
+    from binlogwriter.events import XidEvent
+
+    fmt = BinlogFormat.preset("mysql80")
+    for stage in (0, 1 << 20):
+        sink = MemorySink()
+        w = BinlogWriter(Path("."), fmt, sink=sink, write_index=False, stage_bytes=stage)
+        w.open()
+        for gno in range(1, 4):
+            w.write_group([GtidEvent(sid=UUID, gno=gno, transaction_length=0), XidEvent(xid=gno)])
+            held = len(sink.files["binlog.000001"])
+            assert (held == w.position) if stage == 0 else (held < w.position)
+        w.flush()
+        assert len(sink.files["binlog.000001"]) == w.position
+        w.close()
