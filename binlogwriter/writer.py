@@ -543,7 +543,13 @@ class BinlogWriter:
         (:func:`binlogwriter.batch.plan_batch`), the rotation points are found by
         ``searchsorted`` over the prefix sums of the group sizes, and each file's share is
         encoded into one buffer. ``timestamps``: each group's clock (default: the writer's).
-        Returns each group's first offset in its file."""
+        Returns each group's first offset in its file.
+
+        Groups are written as given: GTID events made beforehand by :meth:`next_mysql_gtid`
+        carry the logical clock of the file that was open then, and a file opened inside the
+        batch lists in its PREVIOUS_GTIDS / GTID_LIST every GTID noted so far, including the
+        batch's later ones. For writer-made transactions use :meth:`commit` with
+        ``stage_bytes`` (each group planned at once, encoded in batches)."""
         if self.closed:
             raise BinlogError("writer is closed")
         groups = [list(g) for g in groups]
