@@ -1,77 +1,142 @@
-"""Benchmark `binlogwriter generate` on a sysbench workload against a baseline.
+"""``binlogwriter generate`` against the server it stands in for, side by side in one run.
 
-Prints MB/s and rows/s of:
+1. **Anchor**: a throwaway MariaDB 10.11 (tests/conformance/mariadb.py helpers: temp datadir,
+   127.0.0.1, stopped after) with ``sysbench oltp_write_only`` on 2 threads for ``--seconds``;
+   binlog bytes/s = growth of its binlog files over the run.
+2. ``binlogwriter generate --workload sysbench --size S`` in one process (a subprocess, timed
+   from start to exit; CPU time and peak RSS from ``wait4``), then ``ecommerce`` and
+   ``alltypes``: MB/s, MB per CPU-second (the machine may be shared), rows/s, peak RSS.
+3. **CRC share**: the CRC32 of every event of the sysbench output, computed once each as the
+   writer does (``zlib.crc32`` over the event without its footer), timed, as a share of that
+   run's wall time.
 
-* ``generate``  — the whole single-process engine (plan, pure values, rows, writer with its
-  fast paths, truth/final, manifest) for a sysbench run of N transactions;
-* ``baseline``  — the declarative construct path alone: the same run's events, decoded
-  beforehand, encoded again with ``encode_event(..., fast=False)`` (no value generation,
-  no fast paths, no file I/O) in the same process;
+Prints each line and the ratio generate / server. Run by hand (not a test)::
 
-and their ratio. Usage: ``python bench/generate.py [--transactions N] [--tables T]``.
+    python bench/generate.py [--size 50MB] [--seconds 30] [--skip-server]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = 1024 * 1024
+
+
+def _binlog_bytes(paths) -> int:
+    return sum(p.stat().st_size for p in paths if p.exists())
+
+
+def server_rate(seconds: int, threads: int = 2, tables: int = 4, table_size: int = 10000) -> dict:
+    """MariaDB + sysbench oltp_write_only: binlog bytes/s while the workload runs."""
+    sys.path.insert(0, str(ROOT))
+    from tests.conformance.mariadb import MariaDBServer, make_template
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-mariadb-"))
+    try:
+        template = make_template(tmp / "template")
+        with MariaDBServer(template, row_metadata="NO_LOG", annotate=True) as srv:
+            srv.execute("CREATE DATABASE sbtest;")
+            common = ["sysbench", "oltp_write_only", "--db-driver=mysql", f"--mysql-socket={srv.socket}",
+                      "--mysql-user=root", "--mysql-db=sbtest", f"--tables={tables}", f"--table-size={table_size}",
+                      f"--threads={threads}"]
+            subprocess.run(common + ["prepare"], check=True, capture_output=True)
+            srv.flush_logs()
+            before = _binlog_bytes(srv.binlog_files())
+            t0 = time.perf_counter()
+            res = subprocess.run(common + [f"--time={seconds}", "--report-interval=0", "run"], check=True,
+                                 capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            after = _binlog_bytes(srv.binlog_files())
+            txn = next((ln.split()[1] for ln in res.stdout.splitlines() if "transactions:" in ln), "?")
+        return {"bytes": after - before, "seconds": round(wall, 2), "MB/s": (after - before) / MB / wall,
+                "transactions": txn}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_generate(workload: str, size: str, out: Path, extra: list[str]) -> dict:
+    """One ``generate`` subprocess: wall seconds, bytes, rows, peak RSS."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    argv = [sys.executable, "-m", "binlogwriter", "generate", "--workload", workload, "--size", size,
+            "--out", str(out), *extra]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"generate {workload} failed: {proc.stderr.read().decode()}")
+    m = json.loads((out / "manifest.json").read_text())
+    nbytes = m["totals"]["bytes"]
+    rows = sum(sum(v.values()) for v in m["totals"]["rows"].values())
+    cpu = ru.ru_utime + ru.ru_stime
+    return {"seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "bytes": nbytes, "rows": rows,
+            "MB/s": nbytes / MB / wall, "MB/cpu-s": nbytes / MB / cpu, "rows/s": rows / wall,
+            "peak_rss_MB": ru.ru_maxrss / 1024}
+
+
+def crc_seconds(out: Path) -> tuple[float, int]:
+    """Time to CRC32 every event of the binlog files in ``out`` once (the writer's CRC work)."""
+    events = []
+    for p in sorted(out.glob("binlog.[0-9]*")):
+        data = memoryview(p.read_bytes())
+        pos = 4
+        while pos < len(data):
+            n = int.from_bytes(data[pos + 9:pos + 13], "little")
+            events.append(data[pos:pos + n - 4])
+            pos += n
+    crc = zlib.crc32
+    t0 = time.perf_counter()
+    for e in events:
+        crc(e)
+    return time.perf_counter() - t0, len(events)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--transactions", type=int, default=5000)
-    ap.add_argument("--tables", type=int, default=1)
-    ap.add_argument("--flavor", default="mysql80")
+    ap.add_argument("--size", default="50MB", help="generate --size for each workload")
+    ap.add_argument("--seconds", type=int, default=30, help="sysbench run time")
+    ap.add_argument("--skip-server", action="store_true")
     a = ap.parse_args(argv)
 
-    from binlogwriter.events import encode_event
-    from binlogwriter.reader import BinlogReader
-    from generators.engine import generate
-    from generators.pools import pool
-    from generators.spec import Spec
-
-    pool("word")  # pools are built once per process; keep that out of the timing
+    results: dict = {}
+    if not a.skip_server:
+        results["mariadb+sysbench oltp_write_only (2 threads)"] = server_rate(a.seconds)
+        print(f"server : {results['mariadb+sysbench oltp_write_only (2 threads)']}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-generate-"))
     try:
-        spec = Spec.from_dict({"workload": "sysbench", "transactions": a.transactions, "tables": a.tables,
-                               "initial_rows": 10_000, "flavor": a.flavor})
-        t0 = time.perf_counter()
-        res = generate(spec, tmp / "out")
-        gen_s = time.perf_counter() - t0
-        m = res.manifest
-        nbytes = m["totals"]["bytes"]
-        nrows = sum(sum(v.values()) for v in m["totals"]["rows"].values())
-
-        events = []
-        reader = BinlogReader([tmp / "out" / f["name"] for f in m["files"]])
-        for rec in reader.records():
-            events.append((reader.decode(rec), rec.fmt))
-        t0 = time.perf_counter()
-        base_bytes = 0
-        for ev, fmt in events:
-            base_bytes += len(encode_event(ev, fmt, fast=False))
-        base_s = time.perf_counter() - t0
+        for wl in ("sysbench", "ecommerce", "alltypes"):
+            out = tmp / wl
+            r = run_generate(wl, a.size, out, [])
+            if wl == "sysbench":
+                cs, nev = crc_seconds(out)
+                r["crc_seconds"] = round(cs, 3)
+                r["crc_share"] = cs / r["seconds"]
+                r["events"] = nev
+            results[f"generate {wl}"] = r
+            print(f"{wl:9s}: {r['MB/s']:7.2f} MB/s ({r['MB/cpu-s']:.2f} MB per CPU-second) "
+                  f"{r['rows/s']:10.0f} rows/s  {r['seconds']} s  "
+                  f"peak RSS {r['peak_rss_MB']:.0f} MB" + (f"  CRC share {r['crc_share']:.1%}" if "crc_share" in r
+                                                           else ""), flush=True)
+            shutil.rmtree(out, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-    mb = 1024 * 1024
-    rows = {
-        "generate": {"seconds": round(gen_s, 3), "MB/s": round(nbytes / mb / gen_s, 2),
-                     "rows/s": round(nrows / gen_s), "bytes": nbytes, "rows": nrows},
-        "baseline (declarative construct encode only)": {
-            "seconds": round(base_s, 3), "MB/s": round(base_bytes / mb / base_s, 2),
-            "rows/s": round(nrows / base_s), "bytes": base_bytes, "rows": nrows},
-    }
-    print(f"sysbench, {a.transactions} transactions, {a.tables} table(s), flavor {a.flavor}")
-    for name, r in rows.items():
-        print(f"  {name:46s} {r['MB/s']:8.2f} MB/s {r['rows/s']:10d} rows/s  ({r['seconds']} s)")
-    print(f"  generate speed / baseline speed: {base_s / gen_s:.2f}x")
-    print(json.dumps(rows))
+    srv = results.get("mariadb+sysbench oltp_write_only (2 threads)")
+    if srv:
+        ratio = results["generate sysbench"]["MB/s"] / srv["MB/s"]
+        results["ratio generate sysbench / server"] = ratio
+        print(f"ratio  : generate sysbench / MariaDB+sysbench = {ratio:.2f}x")
+    print(json.dumps(results, default=float))
     return 0
 
 

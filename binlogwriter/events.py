@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 import construct as cs
 
 from binlogwriter.errors import BinlogError, ChecksumError, DecodeError, EncodeError, TruncatedError
-from binlogwriter.fastpath import fast_body, header_bytes
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts import body_layout
 from binlogwriter.layouts.control import gtid_set_text
@@ -451,17 +450,12 @@ def _construct_error(exc: Exception) -> str:
     return msg[-1] if msg else exc.__class__.__name__
 
 
-def encode_body(event: Event, fmt: BinlogFormat, *, fast: bool = True) -> bytes:
-    """The post-header + body bytes of ``event`` under ``fmt`` (no header, no footer).
-
-    ``fast`` lets :mod:`binlogwriter.fastpath` encode the hot events; its bytes equal the
-    declarative path's (property-tested)."""
+def encode_body(event: Event, fmt: BinlogFormat) -> bytes:
+    """The post-header + body bytes of ``event`` under ``fmt`` (no header, no footer), built
+    by its construct declaration. (Many events at once: :mod:`binlogwriter.batch`, whose
+    bytes equal these, property-tested.)"""
     if isinstance(event, RawEvent):
         return bytes(event.body)
-    if fast:
-        body = fast_body(event, fmt, lambda e: encode_body(e, fmt, fast=False))
-        if body is not None:
-            return body
     layout = body_layout(event.type_code, fmt)
     if layout is None:
         raise EncodeError(f"no layout for {event.type_name} in format {fmt.flavor}")
@@ -480,12 +474,12 @@ def encode_body(event: Event, fmt: BinlogFormat, *, fast: bool = True) -> bytes:
 
 def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
                  footer: bool | None = None, timestamp: int | None = None,
-                 offset: int | None = None, fast: bool = True) -> bytes:
+                 offset: int | None = None) -> bytes:
     """Encode one whole event: header with ``event_length`` and ``log_pos`` filled in, body,
     CRC32 footer when the format says CRC32 (always for a ≥ 5.6.1 FDE). ``footer=False``
     encodes an event as it sits inside a TRANSACTION_PAYLOAD (no CRC, format.md §15).
     ``offset`` (the event's position in its file) sets ``log_pos = offset + event_length``."""
-    body = encode_body(event, fmt, fast=fast)
+    body = encode_body(event, fmt)
     sv = event.server_version if isinstance(event, FormatDescriptionEvent) else None
     has_footer = _has_footer(event.type_code, fmt, sv) if footer is None else footer
     length = HEADER_SIZE + len(body) + (4 if has_footer else 0)
@@ -497,11 +491,7 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
               "event_length": length, "log_pos": event.log_pos if log_pos is None else log_pos,
               "flags": event.flags}
     try:
-        if fast:
-            head = header_bytes(header["timestamp"], header["type_code"], header["server_id"],
-                                header["event_length"], header["log_pos"], header["flags"])
-        else:
-            head = Header.build(header)
+        head = Header.build(header)
     except (cs.ConstructError, struct.error) as exc:
         raise EncodeError(f"cannot encode {event.type_name} header: {_construct_error(exc)}") from None
     data = head + body
@@ -577,16 +567,6 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
     if offset is not None:
         ev.origin = EventPosition(file, offset, len(data))
     return ev
-
-
-def relocate(data: bytes, fmt: BinlogFormat, offset: int) -> bytes:
-    """The same encoded event placed at ``offset``: ``log_pos = offset + length`` and the
-    CRC32 recomputed (format.md §18.1–2). Lets a writer encode first and place later."""
-    buf = bytearray(data)
-    buf[13:17] = (offset + len(buf)).to_bytes(4, "little")
-    if has_footer(buf, fmt):
-        buf[-4:] = _event_crc(memoryview(buf)[:-4]).to_bytes(4, "little")
-    return bytes(buf)
 
 
 from binlogwriter import rows_events as _rows_events  # noqa: E402,F401  (registers rows classes)

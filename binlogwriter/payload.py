@@ -16,7 +16,7 @@ from typing import Any
 import zstandard
 
 from binlogwriter.errors import DecodeError
-from binlogwriter.events import Event, TransactionPayloadEvent, decode_event, encode_event
+from binlogwriter.events import Event, TransactionPayloadEvent, decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.text_state import ReadState
@@ -35,8 +35,9 @@ _MAX_PAYLOAD = 1 << 30
 def compress_transaction(events: list[Event], fmt: BinlogFormat, *, level: int = 3,
                          timestamp: int | None = None, server_id: int | None = None) -> TransactionPayloadEvent:
     """One TRANSACTION_PAYLOAD event holding ``events`` (everything after the GTID)."""
-    raw = b"".join(encode_event(e, fmt, log_pos=0, footer=False,
-                                timestamp=timestamp if e.timestamp is None else e.timestamp) for e in events)
+    from binlogwriter.batch import encode_events
+
+    raw = encode_events(events, fmt, timestamp=timestamp or 0, footer=False, log_pos_zero=True)
     comp = zstandard.ZstdCompressor(level=level, write_content_size=False,
                                     write_checksum=False).compress(raw)
     kw: dict[str, Any] = {}

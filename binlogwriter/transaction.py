@@ -174,9 +174,85 @@ def _check_present(table, where: str, vals: tuple, present: tuple[bool, ...], ro
                                    table=where, column=table.columns[i].name, row=row)
 
 
+VECTOR_MIN_ROWS = 8  # statements with this many rows encode their images column by column
+
+
 def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     """Encode every row of a statement: [(before_bits, after_bits, [row bytes…])] grouped by
-    image bitmaps (one rows event never mixes bitmaps). Raises before anything is written."""
+    image bitmaps (one rows event never mixes bitmaps). Raises before anything is written.
+
+    A statement of at least ``VECTOR_MIN_ROWS`` rows has its images encoded column by column
+    (:func:`binlogwriter.values.row.encode_row_images`, same bytes); on any error it is
+    encoded again row by row, which raises the error of the first bad row."""
+    if len(stmt.rows) < VECTOR_MIN_ROWS:
+        return _statement_rows_one_by_one(writer, stmt)
+    try:
+        return _statement_rows_vectorised(writer, stmt)
+    except ValueEncodeError:
+        return _statement_rows_one_by_one(writer, stmt)
+
+
+def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+    from binlogwriter.values.row import encode_row_images
+
+    table = stmt.table
+    fmt = writer.fmt
+    flavor = fmt.flavor
+    image = writer.settings.row_image
+    where = f"{table.database}.{table.name}"
+    cols = writer.column_descs(table)
+    pad = -1 if fmt.is_mariadb else 0
+    ncols = len(table.columns)
+    # (before bits, after bits, before values, after values) per row, in runs of equal bits
+    runs: list[tuple[tuple, tuple | None, list, list]] = []
+    for i, row in enumerate(stmt.rows):
+        if stmt.kind == "update":
+            before, after = row
+            bvals, bgiven = _as_full_row(table, before, where, i)
+            if len(bgiven) != ncols:
+                raise ValueEncodeError("before image incomplete")
+            avals, agiven = _as_full_row(table, after, where, i)
+            merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
+            bbits, abits = images.update_columns(table, image, agiven, flavor)
+            _check_present(table, where, bvals, bbits, i, image)
+            _check_present(table, where, merged, abits, i, image)
+            vals = bvals
+        else:
+            vals, given = _as_full_row(table, row, where, i)
+            if stmt.kind == "insert":
+                bbits = images.insert_columns(table, image, given, flavor)
+            else:
+                if len(given) != ncols:
+                    raise ValueEncodeError("row incomplete")
+                bbits = images.delete_columns(table, image, flavor)
+            abits, merged = None, None
+            _check_present(table, where, vals, bbits, i, image)
+        if runs and runs[-1][0] == bbits and runs[-1][1] == abits:
+            runs[-1][2].append(vals)
+            runs[-1][3].append(merged)
+        else:
+            runs.append((bbits, abits, [vals], [merged]))
+    groups: list[tuple[tuple, tuple | None, list[bytes]]] = []
+    for bbits, abits, bv, av in runs:
+        buf, lens = encode_row_images(cols, bbits, bv, pad)
+        ends = lens.cumsum().tolist()
+        starts = [0, *ends[:-1]]
+        if abits is None:
+            data = [buf[s:e] for s, e in zip(starts, ends, strict=True)]
+        else:
+            abuf, alens = encode_row_images(cols, abits, av, pad)
+            aends = alens.cumsum().tolist()
+            astarts = [0, *aends[:-1]]
+            data = [buf[s:e] + abuf[x:y] for s, e, x, y in zip(starts, ends, astarts, aends, strict=True)]
+        if groups and groups[-1][0] == bbits and groups[-1][1] == abits:
+            groups[-1][2].extend(data)
+        else:
+            groups.append((bbits, abits, data))
+    return groups
+
+
+def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+    """:func:`statement_rows` row by row (the reference; it raises the first error in row order)."""
     from binlogwriter.values.row import encode_row_image
 
     table = stmt.table

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
+from binlogwriter.batch import BatchBuilder, plan_batch
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
     ANONYMOUS_SID,
@@ -42,17 +45,19 @@ from binlogwriter.events import (
     RotateEvent,
     StopEvent,
     encode_event,
-    relocate,
 )
 from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts import REGISTRY
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
-__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "parse_gtid_setting"]
+__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
+           "parse_gtid_setting"]
 
 DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
 _TMP_SUFFIX = ".part"
+STAGE_BYTES = 4 << 20
+"""A good ``stage_bytes`` for bulk writers (the generators): 4 MiB of groups per buffer."""
 _FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
 
 
@@ -234,13 +239,19 @@ class BinlogWriter:
 
     ``state``: start where another writer was (see :class:`WriterState`, :meth:`resume`);
     ``sink``: where the bytes go (default :class:`FileSink` on ``directory``).
+    ``stage_bytes``: groups are staged and encoded together until this many bytes are
+    staged (see :meth:`write_group`); 0 = each group is encoded and handed to the sink
+    when it is written (a sink then sees every group at once, e.g. for serving).
+    ``sizes_only``: transaction groups are planned (ids, sizes, positions, rotation: all
+    exact, by the batch encoder's arithmetic) but never encoded; the sink gets only the
+    files' own events (header, ROTATE, STOP). For a size pass (spark_gen pass 1).
     """
 
     def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
                  first_index: int = 1, write_index: bool = True, stop_event: bool = True,
                  settings: SessionSettings | None = None, state: WriterState | None = None,
-                 sink: Sink | None = None) -> None:
+                 sink: Sink | None = None, sizes_only: bool = False, stage_bytes: int = 0) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -283,6 +294,11 @@ class BinlogWriter:
         self.transactions = 0
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
+        self.sizes_only = sizes_only
+        self.stage_bytes = stage_bytes
+        self._extra: dict[int, int] = {}  # type code -> post-header bytes the format adds (see _own)
+        self._pending: BatchBuilder | None = None  # groups planned, not yet encoded (see write_group)
+        self._pending_at = 0  # file offset of the first pending group
         if state is not None:
             self._restore(state)
 
@@ -302,6 +318,7 @@ class BinlogWriter:
         what this one would write next."""
         if self.closed:
             raise BinlogError("writer is closed: nothing continues it")
+        self.flush()
         has_file = self._active or self._resume
         return WriterState(
             now=self.now, next_index=self._next_index,
@@ -339,6 +356,7 @@ class BinlogWriter:
         This writer is closed afterwards."""
         st = self.state()
         if self._active:
+            self.flush()
             self.sink.suspend()
             self._active = False
         self.closed = True
@@ -409,14 +427,18 @@ class BinlogWriter:
     def _own(self, event: Event) -> Event:
         """Events the writer makes itself get zero bytes for any post-header the format
         declares longer than our declarations know (docs/edge-cases.md 19)."""
-        entry = REGISTRY.get(event.type_code)
-        if entry is not None and entry[1] is not None:
-            extra = self.fmt.post_header_len(event.type_code) - entry[1]
-            if extra > 0 and len(event.post_header_extra) != extra:
-                event.post_header_extra = b"\0" * extra
+        t = event.type_code
+        extra = self._extra.get(t)
+        if extra is None:
+            entry = REGISTRY.get(t)
+            extra = self.fmt.post_header_len(t) - entry[1] if entry is not None and entry[1] is not None else 0
+            self._extra[t] = extra
+        if extra > 0 and len(event.post_header_extra) != extra:
+            event.post_header_extra = b"\0" * extra
         return event
 
     def _write(self, event: Event, own: bool = True) -> int:
+        self.flush()
         if own:
             event = self._own(event)
         offset = self._offset
@@ -433,6 +455,7 @@ class BinlogWriter:
         self._previous = self._name
 
     def _complete(self) -> None:
+        self.flush()
         # the sink clears LOG_EVENT_BINLOG_IN_USE_F in place (format.md §3) and renames
         final = self.sink.finish()
         self._active = False
@@ -476,39 +499,90 @@ class BinlogWriter:
         """Append a transaction group, then rotate if the file reached max_binlog_size
         (servers rotate only between transactions). Returns the group's first offset.
 
-        Everything is encoded before anything is written (an encoding error leaves the
-        file as it was). A leading GTID / anonymous GTID event gets its self-inclusive
-        ``transaction_length`` (format.md §8)."""
+        The group is planned at once by the batch encoder (:class:`BatchBuilder`: its size
+        by arithmetic, so :attr:`position` and rotation are exact) and staged; staged groups
+        are encoded together into one buffer and written when they reach ``stage_bytes``,
+        before anything else is written, and by :meth:`flush`. An encoding error raises
+        before the group is staged (the file is as it was). A leading GTID / anonymous GTID
+        event gets its self-inclusive ``transaction_length`` (format.md §8)."""
         events = list(events)
         if self.closed:
             raise BinlogError("writer is closed")
         self.open()
-        ts = self.now
-        encoded = []
         for ev in events:
             if ev.server_id is None:
                 ev.server_id = self.server_id
             self._own(ev)
-            encoded.append(encode_event(ev, self.fmt, log_pos=0,
-                                        timestamp=ts if ev.timestamp is None else ev.timestamp))
-        if events and isinstance(events[0], GtidEvent | AnonymousGtidEvent | GtidTaggedEvent) \
-                and events[0].transaction_length is not None:
-            # transaction_length includes its own encoding: iterate to the fixed point
-            g = events[0]
-            rest = sum(len(b) for b in encoded[1:])
-            total = len(encoded[0]) + rest
-            while total != g.transaction_length:
-                g.transaction_length = total
-                encoded[0] = encode_event(g, self.fmt, log_pos=0,
-                                          timestamp=ts if g.timestamp is None else g.timestamp)
-                total = len(encoded[0]) + rest
+        if self._pending is None:
+            self._pending = BatchBuilder(self.fmt)
+            self._pending_at = self._offset
+        size = self._pending.add(events, self.now)
         first = self._offset
-        for data in encoded:
-            data = relocate(data, self.fmt, self._offset)
-            self.sink.write(data)
-            self._offset += len(data)
-            self.events_in_file += 1
+        if first + size > 0xFFFFFFFF:
+            self._pending.drop_last()
+            raise BinlogError(f"a group of {size} bytes at offset {first} passes 4 GiB: log_pos would overflow")
+        self._offset += size
+        self.events_in_file += len(events)
+        if self._offset - self._pending_at >= self.stage_bytes:
+            self.flush()
         self.maybe_rotate()
+        return first
+
+    def flush(self) -> None:
+        """Encode the staged groups into one buffer and write it (see :meth:`write_group`)."""
+        b = self._pending
+        if b is None:
+            return
+        self._pending = None
+        if len(b) and not self.sizes_only:
+            self.sink.write(b.finish().encode(0, len(b), self._pending_at))
+
+    def write_groups(self, groups: Iterable[Iterable[Event]], timestamps: list[int] | None = None) -> list[int]:
+        """Append many groups at once, as given (their ids already allocated), rotating
+        between groups once a file reaches max_binlog_size: the batch is planned once
+        (:func:`binlogwriter.batch.plan_batch`), the rotation points are found by
+        ``searchsorted`` over the prefix sums of the group sizes, and each file's share is
+        encoded into one buffer. ``timestamps``: each group's clock (default: the writer's).
+        Returns each group's first offset in its file.
+
+        Groups are written as given: GTID events made beforehand by :meth:`next_mysql_gtid`
+        carry the logical clock of the file that was open then, and a file opened inside the
+        batch lists in its PREVIOUS_GTIDS / GTID_LIST every GTID noted so far, including the
+        batch's later ones. For writer-made transactions use :meth:`commit` with
+        ``stage_bytes`` (each group planned at once, encoded in batches)."""
+        if self.closed:
+            raise BinlogError("writer is closed")
+        groups = [list(g) for g in groups]
+        self.open()
+        self.flush()
+        for g in groups:
+            for ev in g:
+                if ev.server_id is None:
+                    ev.server_id = self.server_id
+                self._own(ev)
+        batch = plan_batch(groups, self.fmt, self.now if timestamps is None else timestamps)
+        firsts: list[int] = []
+        sizes = batch.group_sizes
+        n = len(groups)
+        i = 0
+        while i < n:
+            ends = np.cumsum(sizes[i:]) + self._offset
+            j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
+            hi = min(n, i + j + 1)
+            starts = ends[:hi - i] - sizes[i:hi]
+            firsts.extend(int(x) for x in starts)
+            self._place(batch, i, hi)
+            self.maybe_rotate()
+            i = hi
+        return firsts
+
+    def _place(self, batch, lo: int, hi: int) -> int:
+        """Write groups ``lo..hi`` of a planned batch at the current offset."""
+        first = self._offset
+        data = batch.encode(lo, hi, first)
+        self.sink.write(data)
+        self._offset += len(data)
+        self.events_in_file += batch.events_in(lo, hi)
         return first
 
     def maybe_rotate(self) -> bool:
@@ -538,6 +612,7 @@ class BinlogWriter:
 
     def abort(self) -> None:
         """Drop the file being written (nothing half-written stays under a final name)."""
+        self._pending = None
         if self._active:
             self.sink.abort()
             self._active = False

@@ -23,7 +23,7 @@ from binlogwriter import __version__
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.writer import STAGE_BYTES, BinlogWriter
 from generators.hashing import hash64, salt
 from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
@@ -307,7 +307,7 @@ class Run:
         (tmp / "truth" / "final").mkdir(parents=True)
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
-                              settings=self._settings())
+                              settings=self._settings(), stage_bytes=STAGE_BYTES)
         try:
             for rt in self.rows:
                 rt.load_initial(self._initial_keys(rt))

@@ -7,7 +7,8 @@ single-process writer has before transaction ``a``. The driver computes a compac
 :class:`WriterStart` (spark_gen.plan); :meth:`WriterStart.state` expands it. Only where
 bytes go differs, through the writer's public :class:`~binlogwriter.writer.Sink` hook:
 
-* :class:`SinkWriter` counts bytes and keeps none (pass 1: group sizes, table uses);
+* :class:`SinkWriter` plans groups without encoding them (pass 1: group sizes by the batch
+  encoder's arithmetic, table uses);
 * :class:`ChunkWriter` writes the partition's byte range of each binlog file it touches to a
   *chunk* ``<dir>/<binlog name>`` inside a directory unique to the task attempt; the commit
   step concatenates chunks in partition order (spark_gen/commit.py).
@@ -25,7 +26,7 @@ from typing import Any
 
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter, WriterState, parse_gtid_setting
+from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, parse_gtid_setting
 
 __all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size",
            "gtid_text"]
@@ -121,7 +122,8 @@ class _CountingSink:
 
 
 class SinkWriter(BinlogWriter):
-    """Encodes every group like the real writer and keeps only sizes (pass 1).
+    """Plans every group like the real writer and keeps only sizes (pass 1): the sizes come
+    from the batch encoder's arithmetic, the groups are never encoded (``sizes_only``).
 
     ``sizes``: bytes of each group in order. ``uses``: table definitions in order of use,
     one entry per change of a table's definition (what the driver needs to number table
@@ -129,7 +131,7 @@ class SinkWriter(BinlogWriter):
 
     def __init__(self, fmt: BinlogFormat, **kw: Any) -> None:
         super().__init__(Path("."), fmt, max_binlog_size=_UNBOUNDED, write_index=False, sink=_CountingSink(),
-                         **kw)
+                         sizes_only=True, **kw)
         self.sizes: list[int] = []
         self.uses: list[tuple[tuple[str, str], Any]] = []
         self.last_use: dict[tuple[str, str], Any] = {}
@@ -216,6 +218,7 @@ class ChunkWriter(BinlogWriter):
         settings = settings or SessionSettings()
         sink = ChunkSink(Path(directory))
         state = start.state(fmt, basename=basename, server_id=server_id, settings=settings)
+        kw.setdefault("stage_bytes", STAGE_BYTES)
         super().__init__(directory, fmt, basename=basename, server_id=server_id, settings=settings,
                          write_index=False, state=state, sink=sink, **kw)
         self.pieces = sink.pieces

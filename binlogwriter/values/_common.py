@@ -18,7 +18,7 @@ import construct as cs
 from binlogwriter.errors import DecodeError, SchemaError, ValueEncodeError
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["Bound", "Codec", "REGISTRY", "register", "value_error", "decode_error", "describe",
+__all__ = ["Bound", "Fixed", "Var", "Codec", "REGISTRY", "register", "value_error", "decode_error", "describe",
            "type_name"]
 
 Encoder = Callable[[Any], bytes]
@@ -53,6 +53,28 @@ class Bound:
     decode: Decoder
     fixed_size: int | None = None
     python_type: str = ""
+    encode_many: Callable[[list], list | None] | None = None
+    """Vectorised encoder of many non-NULL values (same bytes as ``encode`` on each):
+    returns pieces — ``Fixed(array (n, width) uint8)`` or ``Var(flat bytes, lengths)`` — laid
+    out one after the other in each value, or None when it does not take these values (then
+    the scalar ``encode`` runs for this column; it raises the error). None: no vectorised
+    encoder for this type."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """Vectorised value bytes of one width: row i's bytes are ``data[i]`` (n × width uint8)."""
+
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """Vectorised value bytes of varying width: ``flat`` holds them back to back, ``lengths``
+    (int64 array) says how many bytes each value has."""
+
+    flat: bytes
+    lengths: Any
 
 
 def value_error(col: ColumnDesc, sql_type: str, rule: str) -> ValueEncodeError:

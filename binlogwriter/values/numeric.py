@@ -24,9 +24,10 @@ import struct
 from typing import Any
 
 import construct as cs
+import numpy as np
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.values._common import Bound, Codec, decode_error, describe, register, value_error
+from binlogwriter.values._common import Bound, Codec, Fixed, decode_error, describe, register, value_error
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["IntCodec", "FloatCodec", "BitCodec", "YearCodec", "NullCodec"]
@@ -93,7 +94,26 @@ class IntCodec(Codec):
                     raise decode_error(col, f"{sql} needs 3 bytes at {pos}, {max(0, len(buf) - pos)} left")
                 return int.from_bytes(buf[pos:end], "little", signed=not unsigned), end
 
-        return Bound(col, sql, encode, decode, width, "int")
+        return Bound(col, sql, encode, decode, width, "int", _ints_many(lo, hi, width))
+
+
+def _ints_many(lo: int, hi: int, width: int):
+    """Vectorised integers (values.md §2): little-endian two's complement, ``width`` bytes:
+    the low bytes of the 64-bit value. None for anything but integers in ``lo..hi``."""
+
+    def encode_many(values: list) -> list | None:
+        try:
+            a = np.asarray(values)
+        except (OverflowError, ValueError, TypeError):
+            return None
+        if a.ndim != 1 or a.dtype.kind not in "iu" or not len(a):
+            return None
+        if int(a.min()) < lo or int(a.max()) > hi:
+            return None
+        b = a.astype("<u8" if a.dtype.kind == "u" else "<i8", copy=False)
+        return [Fixed(b.view(np.uint8).reshape(-1, 8)[:, :width])]
+
+    return encode_many
 
 
 _FLT_MAX = 3.4028234663852886e38
@@ -134,13 +154,25 @@ class FloatCodec(Codec):
             except OverflowError:
                 raise value_error(col, sql, f"holds at most ±{_FLT_MAX!r}, got {value!r}") from None
 
+        def encode_many(values: list) -> list | None:
+            # IEEE-754 little-endian; float32 by round-to-nearest-even like the scalar C cast
+            if set(map(type, values)) != {float}:
+                return None
+            a = np.asarray(values, dtype=np.float64)
+            if not np.isfinite(a).all() or (unsigned and (a < 0).any()):
+                return None
+            b = a.astype("<f4" if is_float else "<f8")
+            if is_float and not np.isfinite(b).all():
+                return None
+            return [Fixed(b.view(np.uint8).reshape(-1, width))]
+
         def decode(buf: Any, pos: int) -> tuple[float, int]:
             try:
                 return unpack_from(buf, pos)[0], pos + width
             except struct.error:
                 raise decode_error(col, f"{sql} needs {width} bytes at {pos}") from None
 
-        return Bound(col, sql, encode, decode, width, "float")
+        return Bound(col, sql, encode, decode, width, "float", encode_many)
 
 
 @register

@@ -37,10 +37,20 @@ from collections.abc import Iterable
 from typing import Any
 
 import construct as cs
+import numpy as np
 
 from binlogwriter.charsets import Collation, find_collation
 from binlogwriter.errors import SchemaError
-from binlogwriter.values._common import Bound, Codec, decode_error, describe, register, value_error
+from binlogwriter.values._common import (
+    Bound,
+    Codec,
+    Fixed,
+    Var,
+    decode_error,
+    describe,
+    register,
+    value_error,
+)
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import Geometry
 
@@ -379,6 +389,21 @@ class VarcharCodec(Codec):
                 _check_len(col, sql, t, data, chars, max_bytes)
             return len(data).to_bytes(lb, "little") + data
 
+        def encode_many(values: list) -> list | None:
+            # length (1 or 2 bytes LE) then the bytes in the column's charset (values.md §6)
+            to_bytes = t.to_bytes
+            datas = []
+            mb = t.mbmaxlen
+            for v in values:
+                try:
+                    data, chars = to_bytes(v)
+                except ValueError:
+                    return None
+                if len(data) > max_bytes or (chars is not None and chars * mb > max_bytes):
+                    return None  # the scalar encoder checks the exact rule
+                datas.append(data)
+            return _length_prefixed_many(datas, lb)
+
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             if pos + lb > len(buf):
                 raise decode_error(col, f"{sql} length needs {lb} bytes at {pos}")
@@ -389,7 +414,14 @@ class VarcharCodec(Codec):
                 raise decode_error(col, f"{sql} value of {n} bytes at {start} runs past the end ({len(buf)})")
             return t.from_bytes(bytes(buf[start:end])), end
 
-        return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes")
+        return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
+
+
+def _length_prefixed_many(datas: list[bytes], lb: int) -> list:
+    """Vectorised ``lb``-byte little-endian length prefixes followed by the bytes."""
+    lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+    prefix = lengths.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :lb]
+    return [Fixed(prefix), Var(b"".join(datas), lengths)]
 
 
 _BLOB_NAMES = {1: "TINY", 2: "", 3: "MEDIUM", 4: "LONG"}
@@ -455,11 +487,27 @@ class BlobCodec(Codec):
                 raise value_error(col, sql, f"holds {limit} bytes, got {len(data)}")
             return len(data).to_bytes(lb, "little") + data
 
+        def encode_many(values: list) -> list | None:
+            # ``lb``-byte length then the bytes (values.md §6); JSON-as-text values go one by one
+            to_bytes = t.to_bytes
+            datas = []
+            for v in values:
+                if col.json_text and not isinstance(v, str | bytes | bytearray | memoryview):
+                    return None
+                try:
+                    data, _ = to_bytes(v)
+                except ValueError:
+                    return None
+                if len(data) > limit:
+                    return None
+                datas.append(data)
+            return _length_prefixed_many(datas, lb)
+
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             data, end = read(buf, pos)
             return t.from_bytes(data), end
 
-        return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes")
+        return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
 
 
 @register
