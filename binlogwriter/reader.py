@@ -14,16 +14,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from binlogwriter.errors import DecodeError, TruncatedError
-from binlogwriter.events import Event, FormatDescriptionEvent, decode_event
-from binlogwriter.format import BinlogFormat, EventType, type_name
-from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
+from binlogwriter.events import Event, decode_event
+from binlogwriter.format import BinlogFormat
+from binlogwriter.read.framing import iter_frames
 from binlogwriter.text_state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
-
-_BOOTSTRAP = BinlogFormat.mysql80()
-
 
 @dataclass(frozen=True, slots=True)
 class RawRecord:
@@ -45,44 +41,11 @@ class RawRecord:
 
 def iter_raw(path: str | os.PathLike, *, verify_checksum: bool = True) -> Iterator[RawRecord]:
     """Frame the events of one file (checking magic, lengths and the FDE) without decoding
-    bodies other than the FDE's. Checksums are checked by :func:`decode_event`."""
+    bodies other than the FDE's (:func:`binlogwriter.read.framing.iter_frames`). Checksums
+    are checked by :func:`decode_event`."""
     name = os.fspath(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-        if len(magic) < 4:
-            raise TruncatedError(f"file of {len(magic)} bytes has no binlog magic", file=name, offset=0)
-        if magic != MAGIC:
-            raise DecodeError(f"not a binlog file: magic {magic.hex()} (expected fe62696e)", file=name, offset=0)
-        offset = 4
-        fmt: BinlogFormat | None = None
-        while True:
-            head = fh.read(HEADER_SIZE)
-            if not head:
-                return
-            if len(head) < HEADER_SIZE:
-                raise TruncatedError(f"file ends inside an event header ({len(head)} of {HEADER_SIZE} bytes)",
-                                     file=name, offset=offset)
-            tcode = head[4]
-            length = int.from_bytes(head[9:13], "little")
-            if length < HEADER_SIZE:
-                raise DecodeError(f"event_length {length} is shorter than the {HEADER_SIZE}-byte header",
-                                  file=name, offset=offset, event_type=type_name(tcode))
-            rest = fh.read(length - HEADER_SIZE)
-            if len(rest) < length - HEADER_SIZE:
-                raise TruncatedError(f"file ends inside an event: event_length {length}, "
-                                     f"{HEADER_SIZE + len(rest)} bytes left",
-                                     file=name, offset=offset, event_type=type_name(tcode))
-            data = head + rest
-            if fmt is None or tcode == EventType.FORMAT_DESCRIPTION_EVENT:
-                if tcode != EventType.FORMAT_DESCRIPTION_EVENT:
-                    raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
-                                      file=name, offset=offset, event_type=type_name(tcode))
-                fde = decode_event(data, _BOOTSTRAP, file=name, offset=offset,
-                                   verify_checksum=verify_checksum)
-                assert isinstance(fde, FormatDescriptionEvent)
-                fmt = fde.to_format()
-            yield RawRecord(name, offset, data, fmt)
-            offset += length
+    for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, check_crc=False):
+        yield RawRecord(name, offset, data, fmt)
 
 
 class BinlogReader:
