@@ -13,10 +13,14 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from binlogwriter.events import Event, decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.read.framing import iter_frames
+
+if TYPE_CHECKING:
+    from binlogwriter.read.changes import Change
 from binlogwriter.text_state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
@@ -54,6 +58,10 @@ class BinlogReader:
     >>> for ev in BinlogReader(["binlog.000001"]):           # doctest: +SKIP
     ...     print(ev.origin.offset, ev.type_name)
 
+    ``schemas``: table definitions for what the Table_maps leave out (names, ENUM/SET
+    members, MariaDB old temporal fsp): a ``{"db.table": Table}`` dict, ``Table`` objects,
+    or a CREATE TABLE file. :meth:`changes` gives rows as named changes.
+
     ``start_position`` / ``stop_position`` select events whose offset is ≥ start and < stop
     (in every file, as mysqlbinlog does for a single file). ``verify_checksum`` checks each
     CRC32 footer.
@@ -61,7 +69,7 @@ class BinlogReader:
 
     def __init__(self, paths: Iterable[str | os.PathLike] | str | os.PathLike, *,
                  verify_checksum: bool = True, start_position: int | None = None,
-                 stop_position: int | None = None, schemas: dict | None = None) -> None:
+                 stop_position: int | None = None, schemas: Any = None) -> None:
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -90,6 +98,17 @@ class BinlogReader:
                           verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
         self.state.observe(ev)
         return ev
+
+    def changes(self) -> Iterator[Change]:
+        """One :class:`~binlogwriter.read.changes.Change` per row change, in order: operation,
+        database, table, ``before`` / ``after`` dicts keyed by column name (image columns
+        only), GTID, XID, file, position, timestamp. Column names come from FULL metadata or
+        ``schemas`` (``Table`` objects, a ``{"db.table": Table}`` dict, or a CREATE TABLE
+        file); ColumnNamesError when neither has them."""
+        from binlogwriter.read.changes import iter_changes
+
+        return iter_changes(self.paths, schemas=self.schemas, verify_checksum=self.verify_checksum,
+                            start_position=self.start_position, stop_position=self.stop_position)
 
     def __iter__(self) -> Iterator[Event]:
         for rec in self.records():

@@ -33,6 +33,7 @@ from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
+from binlogwriter.values.strings import plain_string_layout
 
 __all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
@@ -56,18 +57,20 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 class TableDecoder:
     """Row-image decoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "names", "_bound", "_letters", "_images", "_reference")
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
         self.names = tuple(c.name for c in self.cols)
         self._bound = [bind_column(c) for c in self.cols]
         self._letters = [_struct_letter(c) for c in self.cols]
+        self._strings = [plain_string_layout(c) for c in self.cols]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
 
     def image(self, present: Sequence[bool]):
-        """``decode(buf, pos) -> (present values, null pad, pos)`` for this bitmap."""
+        """``decode(buf, pos) -> (present values, null pad, pos)`` for this bitmap; ``buf``
+        must be ``bytes``."""
         key = tuple(present)
         fn = self._images.get(key)
         if fn is None:
@@ -82,7 +85,7 @@ class TableDecoder:
 
     def decode_full(self, present: Sequence[bool], buf: Any, pos: int) -> tuple[tuple, int, int]:
         """The declarative path's shape: (full-width values with ABSENT, pad, position)."""
-        vals, pad, pos = self.image(present)(buf, pos)
+        vals, pad, pos = self.image(present)(bytes(buf) if not isinstance(buf, bytes) else buf, pos)
         out: list[Any] = [ABSENT] * len(self.cols)
         it = iter(vals)
         for i, p in enumerate(present):
@@ -150,6 +153,21 @@ class TableDecoder:
         return env["decode"]
 
     def _one(self, env: dict, r: int, i: int, ind: str) -> list[str]:
+        string = self._strings[i]
+        if string is not None:  # length-prefixed bytes, decoded inline (plain_string_layout)
+            lb, codec = string
+            head = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
+            if lb == 1:
+                head.append(f"{ind}  n = buf[pos]")
+            elif lb == 2:
+                head.append(f"{ind}  n = buf[pos] | buf[pos + 1] << 8")
+            else:
+                head.append(f"{ind}  n = int.from_bytes(buf[pos:pos + {lb}], 'little')")
+            head += [f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  v{r} = buf[s:pos]"]
+            if codec is not None:
+                head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
+                         f"{ind}  except ValueError:", f"{ind}    pass"]
+            return head
         env[f"_d{r}"] = self._bound[i].decode
         return [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:",
                 f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
