@@ -109,6 +109,45 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
     click.echo(f"{len(files)} files, {n_events} events: OK")
 
 
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--to", "fmt", type=click.Choice(["parquet"]), default="parquet", show_default=True,
+              help="Output format.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output directory (also accepted as the last FILES argument after --to FORMAT).")
+@click.option("--schema", "schema", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="CREATE TABLE file for binlogs without FULL row metadata.")
+@click.option("--table", "tables", multiple=True, help="Only this db.table (repeatable).")
+def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | None,
+           tables: tuple[str, ...]) -> None:
+    """Export the row changes of FILES as one Parquet dataset per table.
+
+    ``binlogwriter export binlog.000001 binlog.000002 --to parquet DIR`` writes
+    ``DIR/<db>.<table>/part-00000.parquet``: one row per row change with op, gtid, file, pos,
+    timestamp and before.<column> / after.<column>.
+    """
+    from binlogwriter.read.export import export_parquet
+
+    paths = list(files)
+    if out_dir is None:
+        if len(paths) < 2:
+            raise click.UsageError("give the output directory: export FILES --to parquet DIR")
+        out_dir = paths.pop()
+    for f in paths:
+        if not Path(f).is_file():
+            raise click.UsageError(f"{f}: no such binlog file")
+    if Path(out_dir).is_file():
+        raise click.UsageError(f"{out_dir} is a file; the output must be a directory")
+    try:
+        counts = export_parquet(paths, out_dir, schemas=schema, tables=tables or None)
+    except BinlogError as exc:
+        click.echo(f"binlogwriter: {exc}", err=True)
+        sys.exit(1)
+    for key, n in sorted(counts.items()):
+        click.echo(f"{key}: {n} rows -> {Path(out_dir) / key}")
+    click.echo(f"{len(counts)} tables, {sum(counts.values())} rows")
+
+
 def _render_payload(out, ev, rec, opts) -> None:
     """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
     mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""

@@ -37,6 +37,9 @@ from binlogwriter.values.strings import plain_string_layout
 
 __all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
+_COMPACT = object()
+"""``fill`` default of :meth:`TableDecoder.image`: present columns only."""
+
 FALLBACKS = [0]
 """How many images the declarative decoder re-read (malformed input); tests watch it."""
 
@@ -68,15 +71,16 @@ class TableDecoder:
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
 
-    def image(self, present: Sequence[bool]):
-        """``decode(buf, pos) -> (present values, null pad, pos)`` for this bitmap; ``buf``
-        must be ``bytes``."""
-        key = tuple(present)
+    def image(self, present: Sequence[bool], fill: Any = _COMPACT):
+        """``decode(buf, pos) -> (values, null pad, pos)`` for this bitmap; ``buf`` must be
+        ``bytes``. Values are those of the present columns only, or with ``fill`` full width
+        (``fill`` standing for each column not in the image: ABSENT, None, …)."""
+        key = (tuple(present), fill)
         fn = self._images.get(key)
         if fn is None:
-            if len(key) != len(self.cols):
-                raise DecodeError(f"row image needs {len(self.cols)} present flags, got {len(key)}")
-            fn = self._compile(key)
+            if len(key[0]) != len(self.cols):
+                raise DecodeError(f"row image needs {len(self.cols)} present flags, got {len(key[0])}")
+            fn = self._compile(key[0], fill)
             self._images[key] = fn
         return fn
 
@@ -85,15 +89,9 @@ class TableDecoder:
 
     def decode_full(self, present: Sequence[bool], buf: Any, pos: int) -> tuple[tuple, int, int]:
         """The declarative path's shape: (full-width values with ABSENT, pad, position)."""
-        vals, pad, pos = self.image(present)(bytes(buf) if not isinstance(buf, bytes) else buf, pos)
-        out: list[Any] = [ABSENT] * len(self.cols)
-        it = iter(vals)
-        for i, p in enumerate(present):
-            if p:
-                out[i] = next(it)
-        return tuple(out), pad, pos
+        return self.image(present, ABSENT)(bytes(buf) if not isinstance(buf, bytes) else buf, pos)
 
-    def _compile(self, present: tuple):
+    def _compile(self, present: tuple, fill: Any):
         idx = [i for i, p in enumerate(present) if p]
         k = len(idx)
         nb = (k + 7) >> 3
@@ -103,9 +101,11 @@ class TableDecoder:
         def fallback(buf: Any, pos: int) -> tuple[tuple, int, int]:
             FALLBACKS[0] += 1
             full, pad, pos = ref.decode(present, buf, pos)
-            return tuple(v for v in full if v is not ABSENT), pad, pos
+            if fill is _COMPACT:
+                return tuple(v for v in full if v is not ABSENT), pad, pos
+            return tuple(fill if v is ABSENT else v for v in full), pad, pos
 
-        env: dict[str, Any] = {"_fallback": fallback}
+        env: dict[str, Any] = {"_fallback": fallback, "_fill": fill}
         lines = ["def decode(buf, pos):", "  try:"]
         if nb == 0:
             lines.append("    bits = 0")
@@ -141,7 +141,11 @@ class TableDecoder:
             j += 1
         lines.append("    if pos > len(buf):")
         lines.append("      raise IndexError('row image runs past the end of the rows data')")
-        tup = "".join(f"v{r}, " for r in range(k))
+        if fill is _COMPACT:
+            tup = "".join(f"v{r}, " for r in range(k))
+        else:
+            where = {i: r for r, i in enumerate(idx)}
+            tup = "".join(f"v{where[i]}, " if i in where else "_fill, " for i in range(len(present)))
         lines.append(f"    return ({tup}), pad, pos")
         lines.append("  except Exception:")
         lines.append("    return _fallback(buf, pos0)")
