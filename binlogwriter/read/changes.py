@@ -29,13 +29,23 @@ from typing import Any
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import BinlogFormat, EventType, type_name
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, UPDATE_TYPES, WRITE_TYPES
+from binlogwriter.layouts.rows import (
+    COMPRESSED_TYPES,
+    DELETE_TYPES,
+    ROWS_TYPES,
+    UPDATE_TYPES,
+    V2_TYPES,
+    WRITE_TYPES,
+)
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.rowdecode import TableDecoder, parse_rows_header, table_decoder
 
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
 
 HEADER = 19
+_V2 = frozenset(V2_TYPES)
+_UPDATES = frozenset(UPDATE_TYPES)
+_COMPRESSED = frozenset(COMPRESSED_TYPES)
 
 
 class ColumnNamesError(DecodeError):
@@ -112,7 +122,8 @@ class SchemaSource:
 class TableInfo:
     """One Table_map's table, its column descriptions and compiled decoder."""
 
-    __slots__ = ("database", "table", "cols", "decoder", "names", "_names_by_image", "error", "event")
+    __slots__ = ("database", "table", "cols", "decoder", "names", "_names_by_image", "error", "event",
+                 "_headers", "_wlen", "_nb")
 
     def __init__(self, database: str, table: str, cols: tuple, event: Any, error: str | None = None) -> None:
         self.database = database
@@ -123,6 +134,33 @@ class TableInfo:
         self.decoder: TableDecoder | None = table_decoder(cols) if cols and error is None else None
         self.names = tuple(c.name for c in cols)
         self._names_by_image: dict[tuple, tuple] = {}
+        self._headers: dict[tuple, tuple] = {}
+        n = len(cols)
+        self._wlen = 1 if n < 251 else 3 if n < 1 << 16 else 4 if n < 1 << 24 else 9
+        self._nb = (n + 7) >> 3
+
+    def rows_header(self, t: int, data: bytes, end: int, tid_size: int) -> tuple:
+        """(present, after, rows bytes) of a rows event of this table (format.md §13).
+
+        The bytes from the flags to the end of the column bitmaps are looked up in a cache
+        filled by the full parser (:func:`parse_rows_header`), which checks them once."""
+        p = HEADER + tid_size
+        q = p + 2
+        if t in _V2:
+            q += data[q] | data[q + 1] << 8
+        q += self._wlen + (self._nb << 1 if t in _UPDATES else self._nb)
+        key = (t, data[p + 2:q])
+        hit = self._headers.get(key)
+        if hit is None:
+            h = parse_rows_header(t, data[HEADER:end], tid_size)
+            if h.width != len(self.cols):
+                raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
+            if len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED:
+                return h.present, h.after, h.rows
+            hit = self._headers[key] = (h.present, h.after)
+            if len(self._headers) > 256:
+                self._headers.clear()
+        return hit[0], hit[1], data[q:end]
 
     def image_names(self, present: tuple) -> tuple:
         names = self._names_by_image.get(present)
@@ -262,23 +300,20 @@ class _Reader:
             raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not decoded to changes",
                               file=name, offset=offset, event_type=type_name(t))
         try:
-            h = parse_rows_header(t, data[HEADER:end], tid_size)
-            if h.width != len(info.cols):
-                raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(info.cols)}")
+            present, after, buf = info.rows_header(t, data, end, tid_size)
             dec = info.decoder
             assert dec is not None
-            buf = h.rows
             n = len(buf)
             pos = 0
             op = ops[t]
             db, tb = info.database, info.table
             ts = int.from_bytes(data[0:4], "little")
-            bimg = dec.image(h.present)
-            bnames = info.image_names(h.present)
+            bimg = dec.image(present)
+            bnames = info.image_names(present)
             r = 0
-            if h.after is not None:
-                aimg = dec.image(h.after)
-                anames = info.image_names(h.after)
+            if after is not None:
+                aimg = dec.image(after)
+                anames = info.image_names(after)
                 while pos < n:
                     bv, _, pos = bimg(buf, pos)
                     av, _, pos = aimg(buf, pos)

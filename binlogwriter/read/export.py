@@ -28,14 +28,14 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, UPDATE_TYPES
+from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
 from binlogwriter.read.changes import HEADER, ColumnNamesError, SchemaSource, TableInfo, _Reader, _uuid
 from binlogwriter.read.framing import iter_frames
-from binlogwriter.read.rowdecode import parse_rows_header
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.strings import string_real_type
 
@@ -129,8 +129,7 @@ def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
 class _TableBuffer:
     """Rows of one table definition waiting to become a record batch."""
 
-    __slots__ = ("info", "schema", "types", "convs", "ops", "gtids", "files", "poss", "tss",
-                 "befores", "afters", "none")
+    __slots__ = ("info", "schema", "types", "convs", "events", "befores", "afters", "none", "n")
 
     def __init__(self, info: TableInfo) -> None:
         self.info = info
@@ -141,22 +140,22 @@ class _TableBuffer:
         self.clear()
 
     def clear(self) -> None:
-        self.ops: list[str] = []
-        self.gtids: list[str | None] = []
-        self.files: list[str] = []
-        self.poss: list[int] = []
-        self.tss: list[int] = []
+        self.events: list[tuple] = []  # (op, gtid, file, pos, timestamp, number of rows)
         self.befores: list[tuple] = []
         self.afters: list[tuple] = []
+        self.n = 0
 
     def __len__(self) -> int:
-        return len(self.ops)
+        return self.n
 
     def batch(self) -> pa.RecordBatch:
-        n = len(self.ops)
-        arrays = [pa.array(self.ops, pa.string()), pa.array(self.gtids, pa.string()),
-                  pa.array(self.files, pa.string()), pa.array(self.poss, pa.uint64()),
-                  pa.array(self.tss, pa.int64()).cast(pa.timestamp("s", tz="UTC"))]
+        n = self.n
+        counts = np.fromiter((e[5] for e in self.events), dtype=np.int64, count=len(self.events))
+        arrays = []
+        for j, typ in ((0, pa.string()), (1, pa.string()), (2, pa.string()), (3, pa.uint64()), (4, pa.int64())):
+            per_event = pa.array([e[j] for e in self.events], type=typ)
+            arrays.append(per_event.take(pa.array(np.repeat(np.arange(len(counts)), counts))))
+        arrays[4] = arrays[4].cast(pa.timestamp("s", tz="UTC"))
         for images in (self.befores, self.afters):
             columns = list(zip(*images, strict=True)) if n else [()] * len(self.types)
             for vals, typ, conv in zip(columns, self.types, self.convs, strict=True):
@@ -242,19 +241,16 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
 def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
                  gtid: str | None, name: str, offset: int) -> None:
     try:
-        h = parse_rows_header(t, data[HEADER:end], tid_size)
-        if h.width != len(info.cols):
-            raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(info.cols)}")
+        present, after, rows = info.rows_header(t, data, end, tid_size)
         dec = info.decoder
         assert dec is not None
-        rows = h.rows
         n = len(rows)
         pos = 0
         ts = int.from_bytes(data[0:4], "little")
-        img = dec.image(h.present, None)
-        start = len(buf.ops)
-        if t in UPDATE_TYPES:
-            aimg = dec.image(h.after, None)
+        img = dec.image(present, None)
+        start = len(buf.befores)
+        if after is not None:
+            aimg = dec.image(after, None)
             bapp, aapp = buf.befores.append, buf.afters.append
             while pos < n:
                 v, _, pos = img(rows, pos)
@@ -278,12 +274,8 @@ def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: i
             k = len(buf.afters) - start
             buf.befores.extend([buf.none] * k)
             op = "insert"
-        k = len(buf.befores) - start
-        buf.ops.extend([op] * k)
-        buf.gtids.extend([gtid] * k)
-        buf.files.extend([name] * k)
-        buf.poss.extend([offset] * k)
-        buf.tss.extend([ts] * k)
+        buf.events.append((op, gtid, name, offset, ts, len(buf.befores) - start))
+        buf.n += len(buf.befores) - start
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
