@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from binlogwriter.events import Event, decode_event
+from binlogwriter.events import Event
 from binlogwriter.format import BinlogFormat
+from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.read.framing import iter_frames
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class BinlogReader:
         self.fmt: BinlogFormat | None = None
         self.schemas = schemas
         self.state = ReadState(schemas)
+        self._decoder = EventDecoder()
 
     def records(self) -> Iterator[RawRecord]:
         """The records in the selected range (the format still follows every FDE, read or not)."""
@@ -93,9 +95,13 @@ class BinlogReader:
                 yield rec
 
     def decode(self, rec: RawRecord) -> Event:
-        """Decode one record; Table_maps are remembered so later rows events decode."""
-        ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
-                          verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
+        """Decode one record; Table_maps are remembered so later rows events decode.
+
+        Decoding goes through :class:`binlogwriter.read.fastdecode.EventDecoder`: the same
+        events as :func:`decode_event`, with repeated bodies decoded once and rows read by
+        the compiled row decoders."""
+        ev = self._decoder.decode(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
+                                  verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
         self.state.observe(ev)
         return ev
 

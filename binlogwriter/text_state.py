@@ -32,10 +32,21 @@ class ReadState:
                 if not isinstance(self.schemas, SchemaSource):
                     self.schemas = SchemaSource(self.schemas)
                 schema = self.schemas.find(event.schema, event.table, event.flavor)
+            # a Table_map decoded once per distinct body (binlogwriter.read.fastdecode) carries
+            # a cache of its column descriptions per schema
+            cache = event.__dict__.get("_descs_cache")
+            hit = cache.get(id(schema)) if cache is not None else None
+            if hit is not None and hit[0] is schema:
+                self.columns[event.table_id] = hit[1]
+                return
             try:
-                self.columns[event.table_id] = tuple(event.column_descs(schema))
+                cols = tuple(event.column_descs(schema))
             except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
                 self.columns.pop(event.table_id, None)
+                return
+            self.columns[event.table_id] = cols
+            if cache is not None:
+                cache[id(schema)] = (schema, cols)
 
     def columns_for(self, table_id: int) -> list | None:
         return self.columns.get(table_id)

@@ -29,6 +29,7 @@ from typing import Any
 
 from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import DecodeError
+from binlogwriter.layouts.primitives import decode_bitmap
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
@@ -208,11 +209,12 @@ class RowsBody:
 
 
 def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
+    """A column bitmap as the declarative layout parses it (a BitmapValue keeping its
+    padding bits, format.md §13)."""
     nb = (n + 7) >> 3
     if pos + nb > len(data):
         raise DecodeError(f"column bitmap needs {nb} bytes at {pos}, {max(0, len(data) - pos)} left")
-    bits = int.from_bytes(data[pos:pos + nb], "little")
-    return tuple(bool(bits >> i & 1) for i in range(n)), pos + nb
+    return decode_bitmap(data[pos:pos + nb], n), pos + nb
 
 
 _BITMAPS: dict[tuple[bytes, int], tuple] = {}
