@@ -36,10 +36,25 @@ def _crc_of(rec) -> int | None:
               help="Stop at the first event at an offset >= N.")
 @click.option("-v", "--verbose", count=True, help="-v: rows as pseudo-SQL; -vv: with column types.")
 @click.option("--print-table-metadata", is_flag=True, help="Print Table_map column metadata.")
+@click.option("--start-datetime", default=None, help="Show events at or after this time (UTC, 'YYYY-MM-DD HH:MM:SS').")
+@click.option("--stop-datetime", default=None, help="Stop at the first event at or after this time (UTC).")
+@click.option("-d", "--database", default=None, help="Only row events and statements of this database.")
+@click.option("-T", "--table", default=None, help="Only row events of this [db.]table.")
+@click.option("--include-gtids", default=None, help="Only transactions whose GTID is in this set.")
+@click.option("--exclude-gtids", default=None, help="Leave out transactions whose GTID is in this set.")
 def inspect(files: tuple[str, ...], start_position: int | None, stop_position: int | None,
-            verbose: int, print_table_metadata: bool) -> None:
+            verbose: int, print_table_metadata: bool, start_datetime: str | None, stop_datetime: str | None,
+            database: str | None, table: str | None, include_gtids: str | None,
+            exclude_gtids: str | None) -> None:
     """List the events of FILES in mysqlbinlog's style."""
+    from binlogwriter.read.filters import EventFilter
+
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
+    try:
+        filt = EventFilter(start_datetime=start_datetime, stop_datetime=stop_datetime, database=database,
+                           table=table, include_gtids=include_gtids, exclude_gtids=exclude_gtids)
+    except BinlogError as exc:
+        raise click.UsageError(str(exc)) from None
     reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
     out = sys.stdout
     try:  # undecodable bytes of values are kept as surrogate escapes: write them back raw
@@ -48,7 +63,11 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
         pass
     try:
         for rec in reader.records():
+            if filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
+                break
             e = reader.decode(rec)
+            if filt.active and not filt.shows(e, reader.state):
+                continue
             out.write("\n".join(render_event(e, opts, reader.state, crc=_crc_of(rec))) + "\n")
             if e.type_code == 40:
                 _render_payload(out, e, rec, opts)

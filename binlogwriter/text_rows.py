@@ -37,6 +37,7 @@ not compared with a real mysqlbinlog here.
 from __future__ import annotations
 
 import math
+import re
 import struct
 import weakref
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+_ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
+_ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
 
 
 def _family(flavor: str | None) -> str:
@@ -89,14 +92,11 @@ def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     MariaDB tests ``*s > 0x1F`` first, so ``'`` and ``\\`` go out raw; MySQL 8 hex-escapes
     them too (UNVERIFIED against a real mysqlbinlog).
     """
-    out = bytearray(b"'")
-    for b in bytes(data):
-        if b > 0x1F and (family == "mariadb" or b not in (0x27, 0x5C)):
-            out.append(b)
-        else:
-            out += b"\\x%02x" % b
-    out += b"'"
-    return out.decode("utf-8", "surrogateescape")
+    raw = bytes(data)
+    pattern = _ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL
+    if pattern.search(raw) is not None:
+        raw = pattern.sub(lambda m: b"\\x%02x" % m.group()[0], raw)
+    return "'" + raw.decode("utf-8", "surrogateescape") + "'"
 
 
 def bit_string(data: bytes | memoryview, nbits: int) -> str:
@@ -463,6 +463,9 @@ def rows_bytes(e: Any) -> bytes:
     A decoded event keeps values, not bytes: they are re-encoded (the value codecs are
     byte-exact both ways, values.md); an event whose rows stayed raw gives its bytes.
     """
+    kept = getattr(e, "_rows_bytes", None)  # kept by binlogwriter.read.fastdecode
+    if kept is not None and kept[0] is e.rows and e.rows_raw is None:
+        return kept[1]
     if e.rows_raw is not None:
         raw = bytes(e.rows_raw)
         return mariadb_decompress(raw) if e.type_code in COMPRESSED_TYPES else raw
