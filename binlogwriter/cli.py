@@ -11,6 +11,7 @@ from binlogwriter import __version__
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.events import encode_event, has_footer
 from binlogwriter.read.framing import scan_file
+from binlogwriter.read.roundtrip import Roundtrip
 from binlogwriter.reader import BinlogReader
 from binlogwriter.text import RenderOptions, render_event
 
@@ -97,6 +98,7 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
             failures.extend(scan.failures or [])
             continue
         reader = BinlogReader([f])  # one reader per file: a broken file does not stop the others
+        rt = Roundtrip()
         try:
             for rec in reader.records():
                 n_events += 1
@@ -108,8 +110,8 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
                 if roundtrip and ev.type_code == 40:
                     failures.extend(_check_payload(ev, rec))
                 if roundtrip:
-                    again = encode_event(ev, rec.fmt)
-                    if again != rec.data:
+                    again = rt.check(ev, rec.data, rec.fmt)
+                    if again is not None:
                         diff = next((i for i, (a, b) in enumerate(zip(again, rec.data, strict=False)) if a != b),
                                     min(len(again), len(rec.data)))
                         failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
