@@ -165,9 +165,6 @@ class EventDecoder:
                          null_pads=pads, rows_raw=None, post_header_extra=b"", timestamp=ts,
                          server_id=server_id, flags=flags, log_pos=log_pos)
         ev.columns = cols
-        # the rows bytes as read (uncompressed), for listings that print from bytes
-        # (text_rows.rows_bytes); tied to this rows list: a replaced list is re-encoded
-        ev._rows_bytes = (rows, buf)
         return ev
 
 
