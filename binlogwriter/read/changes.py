@@ -119,15 +119,33 @@ class SchemaSource:
         return bool(self._sql) or bool(self._tables)
 
 
+class RowsPlan:
+    """What decoding a rows event of one table with one pair of column bitmaps needs: the
+    compiled image decoders (present columns only, and full width with None) and names."""
+
+    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull")
+
+    def __init__(self, info: TableInfo, present: tuple, after: tuple | None) -> None:
+        dec = info.decoder
+        assert dec is not None
+        self.present, self.after = present, after
+        self.bimg, self.bnames, self.bfull = dec.image(present), info.image_names(present), dec.image(present, None)
+        if after is not None:
+            self.aimg, self.anames, self.afull = dec.image(after), info.image_names(after), dec.image(after, None)
+        else:
+            self.aimg = self.anames = self.afull = None
+
+
 class TableInfo:
     """One Table_map's table, its column descriptions and compiled decoder."""
 
-    __slots__ = ("database", "table", "cols", "decoder", "names", "_names_by_image", "error", "event",
+    __slots__ = ("database", "table", "key", "cols", "decoder", "names", "_names_by_image", "error", "event",
                  "_headers", "_wlen", "_nb")
 
     def __init__(self, database: str, table: str, cols: tuple, event: Any, error: str | None = None) -> None:
         self.database = database
         self.table = table
+        self.key = f"{database}.{table}"
         self.cols = cols
         self.event = event
         self.error = error
@@ -139,8 +157,8 @@ class TableInfo:
         self._wlen = 1 if n < 251 else 3 if n < 1 << 16 else 4 if n < 1 << 24 else 9
         self._nb = (n + 7) >> 3
 
-    def rows_header(self, t: int, data: bytes, end: int, tid_size: int) -> tuple:
-        """(present, after, rows bytes) of a rows event of this table (format.md §13).
+    def rows_header(self, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
+        """(plan, rows bytes) of a rows event of this table (format.md §13).
 
         The bytes from the flags to the end of the column bitmaps are looked up in a cache
         filled by the full parser (:func:`parse_rows_header`), which checks them once."""
@@ -155,12 +173,13 @@ class TableInfo:
             h = parse_rows_header(t, data[HEADER:end], tid_size)
             if h.width != len(self.cols):
                 raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
+            plan = RowsPlan(self, h.present, h.after)
             if len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED:
-                return h.present, h.after, h.rows
-            hit = self._headers[key] = (h.present, h.after)
+                return plan, h.rows
             if len(self._headers) > 256:
                 self._headers.clear()
-        return hit[0], hit[1], data[q:end]
+            hit = self._headers[key] = plan
+        return hit, data[q:end]
 
     def image_names(self, present: tuple) -> tuple:
         names = self._names_by_image.get(present)
@@ -300,20 +319,18 @@ class _Reader:
             raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not decoded to changes",
                               file=name, offset=offset, event_type=type_name(t))
         try:
-            present, after, buf = info.rows_header(t, data, end, tid_size)
-            dec = info.decoder
-            assert dec is not None
+            plan, buf = info.rows_header(t, data, end, tid_size)
             n = len(buf)
             pos = 0
             op = ops[t]
             db, tb = info.database, info.table
             ts = int.from_bytes(data[0:4], "little")
-            bimg = dec.image(present)
-            bnames = info.image_names(present)
+            bimg = plan.bimg
+            bnames = plan.bnames
             r = 0
-            if after is not None:
-                aimg = dec.image(after)
-                anames = info.image_names(after)
+            if plan.after is not None:
+                aimg = plan.aimg
+                anames = plan.anames
                 while pos < n:
                     bv, _, pos = bimg(buf, pos)
                     av, _, pos = aimg(buf, pos)

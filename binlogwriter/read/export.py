@@ -197,7 +197,7 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 if info is None:
                     raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
                                       file=name, offset=offset, event_type=type_name(t))
-                key = f"{info.database}.{info.table}"
+                key = info.key
                 if wanted is not None and key not in wanted:
                     continue
                 if info.error is not None:
@@ -241,16 +241,14 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
 def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
                  gtid: str | None, name: str, offset: int) -> None:
     try:
-        present, after, rows = info.rows_header(t, data, end, tid_size)
-        dec = info.decoder
-        assert dec is not None
+        plan, rows = info.rows_header(t, data, end, tid_size)
         n = len(rows)
         pos = 0
         ts = int.from_bytes(data[0:4], "little")
-        img = dec.image(present, None)
+        img = plan.bfull
         start = len(buf.befores)
-        if after is not None:
-            aimg = dec.image(after, None)
+        if plan.after is not None:
+            aimg = plan.afull
             bapp, aapp = buf.befores.append, buf.afters.append
             while pos < n:
                 v, _, pos = img(rows, pos)
