@@ -14,8 +14,8 @@ Times are the best of two runs (one for the slow commands and the server stream)
   Arrow export (every table as Arrow tables), ``verify --roundtrip`` and ``inspect -vv``.
 
 Prints MB/s per reader and the ratios the issue names. Memory: the peak RSS of a child
-process running ``changes()`` on a file and on the same file read twice over (a flat
-reader has the same peak). Usage::
+process running ``verify``, ``changes()`` and the Parquet export on the sysbench file and on
+one four times as large (a flat reader has the same peak). Usage::
 
     python bench/read.py [--size 10MB] [--workloads sysbench,ecommerce,alltypes]
                          [--flavors mysql80,mariadb1011] [--no-pmr] [--slow-size 2MB]
@@ -209,14 +209,21 @@ def _prefix(path: Path, nbytes: int) -> Path:
     return cut
 
 
-def peak_rss(paths: list[Path]) -> int:
-    """Peak RSS (KB) of a child process running changes() over ``paths``."""
-    code = ("import sys, resource; from binlogwriter.reader import BinlogReader; "
-            "n = sum(1 for _ in BinlogReader(sys.argv[1:]).changes()); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    p = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, text=True,
+_RSS = {
+    "changes()": "from binlogwriter.reader import BinlogReader; n = sum(1 for _ in BinlogReader(p).changes())",
+    "verify": "from binlogwriter.read.framing import scan_file; scan_file(p)",
+    "parquet export": ("import tempfile; from binlogwriter.read.export import export_parquet; "
+                       "export_parquet([p], tempfile.mkdtemp())"),
+}
+
+
+def peak_rss(path: Path, what: str) -> int:
+    """Peak RSS (KB) of a child process doing ``what`` on ``path``."""
+    code = f"import sys, resource; p = sys.argv[1]; {_RSS[what]}; " \
+           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    p = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
-    return int(p.stdout.strip())
+    return int(p.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,9 +272,12 @@ def main(argv: list[str] | None = None) -> int:
                       f" (target >= 1x)")
                 print(f"  verify {speed['verify']:.0f} MB/s (target >= 100); verify --roundtrip "
                       f"{speed['verify --roundtrip']:.1f}, inspect -vv {speed['inspect -vv']:.1f} MB/s (target >= 20)")
-                if workload == "sysbench":
-                    one, two = peak_rss([path]), peak_rss([path, path])
-                    print(f"  memory: changes() peak RSS {one} KB on {mb:.1f} MB, {two} KB on {2 * mb:.1f} MB")
+                if workload == "sysbench" and flavor == a.flavors.split(",")[0]:
+                    big = generate(tmp / "big", workload, flavor, f"{4 * _size(a.size)}")
+                    bmb = big.stat().st_size / 1e6
+                    for what in _RSS:
+                        print(f"  memory: {what} peak RSS {peak_rss(path, what)} KB on {mb:.1f} MB, "
+                              f"{peak_rss(big, what)} KB on {bmb:.1f} MB")
     finally:
         if pmr is not None:
             pmr.close()

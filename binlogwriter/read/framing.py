@@ -12,7 +12,8 @@ little-endian order is the constant residue ``0x2144DF1C`` (a property of the re
 CRC-32 polynomial), so one ``zlib.crc32`` over the whole event checks it. An FDE still
 flagged ``LOG_EVENT_BINLOG_IN_USE_F`` has its CRC computed with the flag cleared (format.md §3).
 
-The file is memory-mapped: memory does not grow with file size.
+The file is memory-mapped, and the pages already read are released every 32 MB: memory
+does not grow with file size.
 """
 
 from __future__ import annotations
@@ -36,6 +37,22 @@ CRC_RESIDUE = 0x2144DF1C
 _HEAD = struct.Struct("<4xB4xII2x")      # type_code, event_length, log_pos
 _FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _BOOTSTRAP = BinlogFormat.mysql80()
+
+
+_RELEASE = 32 << 20
+"""Bytes read between two releases of the mapped pages already read."""
+
+
+def _release(buf, start: int, upto: int) -> int:
+    """Drop the pages of ``buf[start:upto]`` from this process (they stay in the page cache):
+    the resident size of a scan stays flat however large the file is."""
+    upto -= upto % mmap.PAGESIZE
+    if upto > start and hasattr(buf, "madvise"):
+        try:
+            buf.madvise(mmap.MADV_DONTNEED, start, upto - start)
+        except (OSError, ValueError, AttributeError):
+            return upto
+    return upto
 
 
 class _Empty:
@@ -137,6 +154,7 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
         crc32 = zlib.crc32
         residue = CRC_RESIDUE
         pos = 4
+        released = 0
         events = 0
         crc = False
         limit = n - HEADER_SIZE
@@ -164,6 +182,8 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
                     fails.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{pos}")
                 events += 1
                 pos = end
+                if pos >= released + _RELEASE:
+                    released = _release(buf, released, pos)
                 if len(fails) >= max_failures:
                     break
             if pos < n and len(fails) < max_failures:
@@ -192,6 +212,7 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True,
         crc32 = zlib.crc32
         residue = CRC_RESIDUE
         pos = 4
+        released = 0
         fmt: BinlogFormat | None = None
         crc = False
         try:
@@ -213,6 +234,8 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True,
                     raise _crc_error(buf, name, pos, end)
                 yield pos, data, fmt
                 pos = end
+                if pos >= released + _RELEASE:
+                    released = _release(buf, released, pos)
         finally:
             del mv
     finally:
