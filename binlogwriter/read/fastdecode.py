@@ -20,7 +20,9 @@ import struct
 import zlib
 from typing import Any
 
+from binlogwriter.events import AnonymousGtidEvent as _AnonymousGtidEvent
 from binlogwriter.events import EventPosition, decode_body, decode_event
+from binlogwriter.events import GtidEvent as _GtidEvent
 from binlogwriter.events import MariadbGtidEvent as _MariadbGtidEvent
 from binlogwriter.events import XidEvent as _XidEvent
 from binlogwriter.format import BinlogFormat
@@ -64,6 +66,65 @@ def _mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: 
                              domain_id=int.from_bytes(data[27:31], "little"), flags2=f2, commit_id=commit_id,
                              trailing=data[p:end], timestamp=ts, server_id=server_id, flags=flags,
                              log_pos=log_pos)
+
+
+def _flagged(data: bytes, p: int, size: int, end: int) -> tuple[int, int | None, int] | None:
+    if p + size > end:
+        return None
+    v = int.from_bytes(data[p:p + size], "little")
+    bit = 1 << (8 * size - 1)
+    if v & bit:
+        if p + 2 * size > end:
+            return None
+        return v & ~bit, int.from_bytes(data[p + size:p + 2 * size], "little"), p + 2 * size
+    return v, None, p + size
+
+
+def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
+                log_pos: int) -> Any:
+    """GTID / ANONYMOUS_GTID (format.md §8) in the 8.0 shape — every field up to the server
+    versions present, optionally the commit group ticket, nothing after — exactly as the
+    declarative layout parses it; None for any other shape."""
+    if fmt.post_header_len(t) != 42 or end - 19 < 42 + 7 + 1 + 4:
+        return None
+    g = data[19]
+    sid = data[20:36].hex()
+    gno, lt, lc, sn = _GTID_FIXED.unpack_from(data, 36)
+    ct = _flagged(data, 61, 7, end)
+    if ct is None:
+        return None
+    imm_ts, orig_ts, p = ct
+    if p >= end:
+        return None
+    b = data[p]
+    if b < 251:
+        tlen, p = b, p + 1
+    elif b == 0xFC and p + 3 <= end:
+        tlen, p = int.from_bytes(data[p + 1:p + 3], "little"), p + 3
+    elif b == 0xFD and p + 4 <= end:
+        tlen, p = int.from_bytes(data[p + 1:p + 4], "little"), p + 4
+    elif b == 0xFE and p + 9 <= end:
+        tlen, p = int.from_bytes(data[p + 1:p + 9], "little"), p + 9
+    else:
+        return None
+    sv = _flagged(data, p, 4, end)
+    if sv is None:
+        return None
+    imm_sv, orig_sv, p = sv
+    ticket = None
+    if p + 8 == end:
+        ticket = int.from_bytes(data[p:end], "little")
+    elif p != end:
+        return None
+    return (_GtidEvent if t == 33 else _AnonymousGtidEvent)(
+        gtid_flags=g, sid=f"{sid[0:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:32]}", gno=gno,
+        lt_typecode=lt, last_committed=lc, sequence_number=sn, immediate_commit_timestamp=imm_ts,
+        original_commit_timestamp=orig_ts, transaction_length=tlen, immediate_server_version=imm_sv,
+        original_server_version=orig_sv, commit_group_ticket=ticket, timestamp=ts, server_id=server_id,
+        flags=flags, log_pos=log_pos)
+
+
+_GTID_FIXED = struct.Struct("<qBqq")
 
 
 class EventDecoder:
@@ -113,6 +174,8 @@ class EventDecoder:
             ev = _XidEvent(xid=int.from_bytes(data[19:27], "little"), timestamp=ts, server_id=server_id,
                            flags=flags, log_pos=log_pos)
         elif t == 162 and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+            pass
+        elif t in (33, 34) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
         else:
             if t in _NOT_STATEFUL:  # the body alone decides: skip the construct header parse
