@@ -21,9 +21,11 @@ from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
 
 
 def generate(out: Path, workload: str, flavor: str, image: str) -> list[Path]:
+    compress = ["--compress"] if image == "full-compressed" else []
+    image = image.replace("-compressed", "")
     subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", workload, "--flavor", flavor,
                     "--transactions", "40", "--initial-rows", "10", "--row-image", image, "--seed", "3",
-                    "--out", str(out), "--no-progress"], check=True, capture_output=True, timeout=300)
+                    "--out", str(out), "--no-progress", *compress], check=True, capture_output=True, timeout=300)
     return sorted(out.glob("binlog.0*"))
 
 
@@ -51,7 +53,7 @@ def same(got, want, members=None) -> bool:
 
 
 CASES = [(w, f, i) for w in ("sysbench", "ecommerce", "alltypes") for f in ("mysql80", "mariadb1011")
-         for i in ("full", "minimal")]
+         for i in ("full", "minimal")] + [("ecommerce", "mysql84", "full-compressed")]
 
 
 @pytest.mark.parametrize("workload,flavor,image", CASES, ids=["-".join(c) for c in CASES])

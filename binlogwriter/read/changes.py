@@ -140,10 +140,12 @@ class TableInfo:
     """One Table_map's table, its column descriptions and compiled decoder."""
 
     __slots__ = ("database", "table", "key", "cols", "decoder", "names", "_names_by_image", "error", "event",
-                 "_headers", "_wlen", "_nb")
+                 "error_class", "_headers", "_wlen", "_nb")
 
-    def __init__(self, database: str, table: str, cols: tuple, event: Any, error: str | None = None) -> None:
+    def __init__(self, database: str, table: str, cols: tuple, event: Any, error: str | None = None,
+                 error_class: type[DecodeError] = DecodeError) -> None:
         self.database = database
+        self.error_class = error_class
         self.table = table
         self.key = f"{database}.{table}"
         self.cols = cols
@@ -207,7 +209,7 @@ def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     elif any(_unsized(c) for c in cols):
         err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
                f"fsp from a schema; pass schemas= (Table objects or a CREATE TABLE file)")
-    return TableInfo(ev.schema, ev.table, cols, ev, err)
+    return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
 
 
 _OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYPES},
@@ -222,9 +224,8 @@ def _uuid(b: bytes) -> str:
 class _Reader:
     """The per-file state of the changes loop."""
 
-    def __init__(self, schemas: SchemaSource | None, names: bool) -> None:
+    def __init__(self, schemas: SchemaSource | None) -> None:
         self.schemas = schemas
-        self.names = names
         self.tm_cache: dict[bytes, TableInfo] = {}
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
@@ -313,8 +314,7 @@ class _Reader:
             raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
                               file=name, offset=offset, event_type=type_name(t))
         if info.error is not None:
-            cls = ColumnNamesError if "schemas=" in info.error else DecodeError
-            raise cls(info.error, file=name, offset=offset, event_type=type_name(t))
+            raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
         if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:
             raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not decoded to changes",
                               file=name, offset=offset, event_type=type_name(t))
@@ -386,6 +386,6 @@ def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, ver
                  start_position: int | None = None, stop_position: int | None = None) -> Iterator[Change]:
     """Every row change of ``paths`` in order (see the module docstring)."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
-    r = _Reader(src, True)
+    r = _Reader(src)
     for p in paths:
         yield from r.changes_of_file(p, verify_checksum, start_position, stop_position)

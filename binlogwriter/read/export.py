@@ -34,7 +34,7 @@ import pyarrow as pa
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
-from binlogwriter.read.changes import HEADER, ColumnNamesError, SchemaSource, TableInfo, _Reader, _uuid
+from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, _uuid
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.strings import string_real_type
@@ -177,7 +177,7 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
     table definition (a definition change starts a new schema). ``tables``: only these
     ``db.table`` names."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
-    reader = _Reader(src, True)
+    reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
     buffers: dict[int, _TableBuffer] = {}  # by id(TableInfo)
     rows_types = frozenset(ROWS_TYPES)
@@ -201,8 +201,7 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 if wanted is not None and key not in wanted:
                     continue
                 if info.error is not None:
-                    cls = ColumnNamesError if "schemas=" in info.error else DecodeError
-                    raise cls(info.error, file=name, offset=offset, event_type=type_name(t))
+                    raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
                 if t == 39:
                     raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (format.md §14) is not exported",
                                       file=name, offset=offset, event_type=type_name(t))
@@ -230,12 +229,45 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 from binlogwriter.events import decode_event
 
                 gtid = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False).gtid
-            elif t == 40:
-                raise DecodeError("TRANSACTION_PAYLOAD events are not exported yet (use changes())",
-                                  file=name, offset=offset, event_type=type_name(t))
+            elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
+                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows)
     for b in buffers.values():
         if len(b):
             yield f"{b.info.database}.{b.info.table}", b.batch()
+
+
+def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
+             name: str, offset: int, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
+    from binlogwriter.events import decode_event
+    from binlogwriter.payload import inner_events
+    from binlogwriter.read.changes import table_info
+
+    ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+    inner_tables: dict[int, TableInfo] = {}
+    for _pos, chunk, inner in inner_events(ev, fmt):
+        t = inner.type_code
+        if t == 19:
+            inner_tables[inner.table_id] = table_info(inner, reader.schemas, fmt.flavor)
+        elif t in _EXPORTED:
+            info = inner_tables.get(inner.table_id)
+            if info is None:
+                raise DecodeError(f"rows event for table id {inner.table_id} without a preceding Table_map",
+                                  file=name, offset=offset, event_type="TRANSACTION_PAYLOAD_EVENT")
+            if wanted is not None and info.key not in wanted:
+                continue
+            if info.error is not None:
+                raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
+            buf = buffers.get(id(info))
+            if buf is None:
+                buf = buffers[id(info)] = _TableBuffer(info)
+            raw = bytes(chunk)
+            _append_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
+            if len(buf) >= batch_rows:
+                yield info.key, buf.batch()
+
+
+_EXPORTED = frozenset(ROWS_TYPES) - {39}
 
 
 def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
