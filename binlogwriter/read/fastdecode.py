@@ -7,8 +7,9 @@
   check (framing.py); any error is re-raised by the declarative path, located;
 * events whose body bytes repeat (Query ``BEGIN``, Table_map, Annotate_rows, …) are decoded
   once per distinct body: decoding is a pure function of (format, type, body), so a copy of
-  the first decode with this event's header fields is what decoding again would give;
-  Table_maps keep their column descriptions with them;
+  the first decode with this event's header fields is what decoding again would give
+  (top-level lists are copied; values inside them are shared and must not be edited in
+  place); Table_maps keep their column descriptions with them;
 * rows events are read by the compiled row decoders (:mod:`binlogwriter.read.rowdecode`);
 * everything else goes through :func:`decode_event` unchanged.
 """
@@ -161,6 +162,10 @@ class EventDecoder:
                     proto._descs_cache = {}
                 self._cache[key] = proto
             ev = copy.copy(proto)
+            d = ev.__dict__
+            for k, v in d.items():  # a caller may edit a list field: give each event its own
+                if type(v) is list:
+                    d[k] = list(v)
             ev.timestamp, ev.server_id, ev.flags, ev.log_pos = ts, server_id, flags, log_pos
         elif t in _ROWS and columns_for is not None and fmt.post_header_len(t) == _KNOWN_POST[t]:
             tid_size = fmt.table_id_size
