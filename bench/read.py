@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -219,8 +218,9 @@ _RSS = {
 
 def peak_rss(path: Path, what: str) -> int:
     """Peak RSS (KB) of a child process doing ``what`` on ``path``."""
-    code = f"import sys, resource; p = sys.argv[1]; {_RSS[what]}; " \
-           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    # VmHWM is this process's own peak (ru_maxrss would start from the parent's at fork)
+    code = f"import sys; p = sys.argv[1]; {_RSS[what]}; " \
+           "print(next(x.split()[1] for x in open('/proc/self/status') if x.startswith('VmHWM')))"
     p = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     return int(p.stdout.strip().splitlines()[-1])
@@ -282,7 +282,6 @@ def main(argv: list[str] | None = None) -> int:
         if pmr is not None:
             pmr.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    _ = resource
     return 0
 
 

@@ -171,7 +171,7 @@ class _TableBuffer:
 
 
 def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
-                       batch_rows: int = 65536,
+                       batch_rows: int = 16384,
                        tables: Iterable[str] | None = None) -> Iterator[tuple[str, pa.RecordBatch]]:
     """``("db.table", record batch)`` pairs, each batch at most ``batch_rows`` changes of one
     table definition (a definition change starts a new schema). ``tables``: only these
@@ -332,7 +332,7 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
 
 
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
-                   tables: Iterable[str] | None = None, batch_rows: int = 65536,
+                   tables: Iterable[str] | None = None, batch_rows: int = 16384,
                    verify_checksum: bool = True) -> dict[str, int]:
     """Write one Parquet dataset per table: ``out_dir/<db>.<table>/part-NNNNN.parquet`` (a new
     part when the table's definition changes). Returns rows written per table."""

@@ -12,7 +12,7 @@ little-endian order is the constant residue ``0x2144DF1C`` (a property of the re
 CRC-32 polynomial), so one ``zlib.crc32`` over the whole event checks it. An FDE still
 flagged ``LOG_EVENT_BINLOG_IN_USE_F`` has its CRC computed with the flag cleared (format.md §3).
 
-The file is memory-mapped, and the pages already read are released every 32 MB: memory
+The file is memory-mapped, and the pages already read are released every 8 MB: memory
 does not grow with file size.
 """
 
@@ -39,7 +39,7 @@ _FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _BOOTSTRAP = BinlogFormat.mysql80()
 
 
-_RELEASE = 32 << 20
+_RELEASE = 8 << 20
 """Bytes read between two releases of the mapped pages already read."""
 
 
