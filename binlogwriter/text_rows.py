@@ -49,7 +49,7 @@ from binlogwriter.layouts.rows import COMPRESSED_TYPES, DELETE_TYPES, STMT_END_F
 from binlogwriter.metadata import META_SIZE
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.registry import bind_column
-from binlogwriter.values.render import bit_string, quote_bytes, render_value
+from binlogwriter.values.render import bit_string, quote_bytes, render_value, renderer
 from binlogwriter.values.row import decode_row_image
 
 __all__ = [
@@ -205,24 +205,76 @@ def _table_def_type(t: int, meta: int) -> int:
     return t
 
 
+class _ImagePrinter:
+    """``print_verbose_one_row`` for one table: per column its line prefix, its renderer and
+    its ``-vv`` comments, prepared once (the renderers and type names never change)."""
+
+    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols")
+
+    def __init__(self, cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
+                 nullable: Sequence[bool], verbose: int, family: str) -> None:
+        self.cols, self.types, self.metas, self.nullable = cols, types, metas, nullable
+        self.verbose, self.family = verbose, family
+        self._cols: dict[int, tuple] = {}
+
+    def _column(self, i: int) -> tuple:
+        c = self._cols.get(i)
+        if c is None:
+            t, meta = self.types[i], self.metas[i]
+            typestr = type_string(_table_def_type(t, meta), meta, self.family)  # unknown type: ValueError
+            fn = renderer(self.cols[i], self.family)
+            tail = f" /* {typestr} meta={meta} nullable={int(bool(self.nullable[i]))} is_null="
+            if self.verbose > 1:
+                c = (f"###   @{i + 1}=", fn, tail + "0 */", "NULL" + tail + "1 */")
+            else:
+                c = (f"###   @{i + 1}=", fn, "", "NULL")
+            self._cols[i] = c
+        return c
+
+    def lines(self, present: Sequence[bool], values: Sequence[Any]) -> list[str]:
+        """The ``###   @N=…`` lines of one decoded image (full-width values; columns not
+        present are skipped)."""
+        out = []
+        for i, p in enumerate(present):
+            if not p:
+                continue
+            head, fn, tail, null = self._column(i)
+            v = values[i]
+            out.append(head + null if v is None else head + fn(v) + tail)
+        return out
+
+
+_PRINTERS: dict[tuple, tuple] = {}
+
+
+def _table_columns(tm: Any) -> tuple[list[int], list[int], list[bool]]:
+    """(types, field_metadata integers, nullable flags) of a Table_map."""
+    types = list(tm.column_types)
+    metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
+    nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
+    return types, metas, nullable
+
+
+def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> _ImagePrinter:
+    """The printer of a table's columns, reused while the same column objects and Table_map
+    metadata come back (a Table_map decoded once per distinct body shares them)."""
+    key = (id(cols), id(tm.metadata), id(tm.null_bits), verbose, family)
+    hit = _PRINTERS.get(key)
+    if hit is not None and hit[0] is cols and hit[1] is tm.metadata and hit[2] is tm.null_bits \
+            and hit[3].types == tm.column_types:
+        return hit[3]
+    pr = _ImagePrinter(cols, *_table_columns(tm), verbose, family)
+    if len(_PRINTERS) > 1024:
+        _PRINTERS.clear()
+    _PRINTERS[key] = (cols, tm.metadata, tm.null_bits, pr)
+    return pr
+
+
 def _image_lines(cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
                  nullable: Sequence[bool], present: Sequence[bool], values: Sequence[Any], verbose: int,
                  family: str) -> list[str]:
-    """``print_verbose_one_row``: the ``###   @N=…`` lines of one decoded image (full-width
-    values; columns not present are skipped)."""
-    lines = []
-    for i, t in enumerate(types):
-        if not present[i]:
-            continue
-        v = values[i]
-        meta = metas[i]
-        typestr = type_string(_table_def_type(t, meta), meta, family)
-        text = "NULL" if v is None else render_value(cols[i], v, family)
-        line = f"###   @{i + 1}={text}"
-        if verbose > 1:
-            line += f" /* {typestr} meta={meta} nullable={int(bool(nullable[i]))} is_null={int(v is None)} */"
-        lines.append(line)
-    return lines
+    """``print_verbose_one_row``: the ``###   @N=…`` lines of one decoded image."""
+    return _ImagePrinter(cols, types, metas, nullable, verbose, family).lines(present, values)
 
 
 def _columns(types: Sequence[int], metas: Sequence[int], present: Sequence[bool]) -> list[ColumnDesc]:
@@ -308,9 +360,6 @@ def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tu
     they cannot be (mariadb-binlog stops with exit status 1 there)."""
     if e.type_code == 39:
         raise ValueError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not printed yet")
-    types = list(tm.column_types)
-    metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
-    nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
     target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
     if e.type_code in UPDATE_TYPES:
         command, clause1, clause2 = "UPDATE", "### WHERE", "### SET"
@@ -319,25 +368,25 @@ def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tu
     else:
         command, clause1, clause2 = "INSERT INTO", "### SET", None
     if e.rows is not None and e.rows_raw is None and e.columns is not None:
-        cols = list(e.columns)
+        pr = _printer(e.columns, tm, verbose, family)
         rows = e.rows
     else:
+        types, metas, nullable = _table_columns(tm)
         shown = [a or b for a, b in zip(e.columns_present, e.columns_after or e.columns_present, strict=True)]
         cols = _columns(types, metas, shown)
+        pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
         rows = _decode_raw(e, cols)
     if not rows and clause2 is None and command == "INSERT INTO":
         return [f"### INSERT INTO {target} VALUES ()"], 0
     out: list[str] = []
+    head = f"### {command} {target}"
     for row in rows:
         if clause2 is not None:
             before, after = row
-            out += [f"### {command} {target}", clause1,
-                    *_image_lines(cols, types, metas, nullable, e.columns_present, before, verbose, family),
-                    clause2,
-                    *_image_lines(cols, types, metas, nullable, e.columns_after, after, verbose, family)]
+            out += [head, clause1, *pr.lines(e.columns_present, before), clause2,
+                    *pr.lines(e.columns_after, after)]
         else:
-            out += [f"### {command} {target}", clause1,
-                    *_image_lines(cols, types, metas, nullable, e.columns_present, row, verbose, family)]
+            out += [head, clause1, *pr.lines(e.columns_present, row)]
     return out, len(rows)
 
 
