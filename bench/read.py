@@ -251,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
                 d, note = run_mes(path)
                 res["mysql-event-stream"] = (d, mb, note)
                 if pmr is not None and flavor.startswith("mariadb"):
-                    d, note = pmr.read(path)
+                    try:
+                        d, note = pmr.read(path)
+                    except Exception as exc:  # noqa: BLE001 - its decoder's own limits (utf32, …)
+                        d, note = float("nan"), f"failed: {type(exc).__name__}: {str(exc)[:60]}"
                     res["python-mysql-replication"] = (d, mb, note)
                 for k, (d, nbytes, note) in ours(path, slow).items():
                     res[k] = (d, nbytes / 1e6, note)
