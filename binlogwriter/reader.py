@@ -13,17 +13,18 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from binlogwriter.errors import DecodeError, TruncatedError
-from binlogwriter.events import Event, FormatDescriptionEvent, decode_event
-from binlogwriter.format import BinlogFormat, EventType, type_name
-from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
+from binlogwriter.events import Event
+from binlogwriter.format import BinlogFormat
+from binlogwriter.read.fastdecode import EventDecoder
+from binlogwriter.read.framing import iter_frames
+
+if TYPE_CHECKING:
+    from binlogwriter.read.changes import Change
 from binlogwriter.text_state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
-
-_BOOTSTRAP = BinlogFormat.mysql80()
-
 
 @dataclass(frozen=True, slots=True)
 class RawRecord:
@@ -45,44 +46,11 @@ class RawRecord:
 
 def iter_raw(path: str | os.PathLike, *, verify_checksum: bool = True) -> Iterator[RawRecord]:
     """Frame the events of one file (checking magic, lengths and the FDE) without decoding
-    bodies other than the FDE's. Checksums are checked by :func:`decode_event`."""
+    bodies other than the FDE's (:func:`binlogwriter.read.framing.iter_frames`). Checksums
+    are checked by :func:`decode_event`."""
     name = os.fspath(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-        if len(magic) < 4:
-            raise TruncatedError(f"file of {len(magic)} bytes has no binlog magic", file=name, offset=0)
-        if magic != MAGIC:
-            raise DecodeError(f"not a binlog file: magic {magic.hex()} (expected fe62696e)", file=name, offset=0)
-        offset = 4
-        fmt: BinlogFormat | None = None
-        while True:
-            head = fh.read(HEADER_SIZE)
-            if not head:
-                return
-            if len(head) < HEADER_SIZE:
-                raise TruncatedError(f"file ends inside an event header ({len(head)} of {HEADER_SIZE} bytes)",
-                                     file=name, offset=offset)
-            tcode = head[4]
-            length = int.from_bytes(head[9:13], "little")
-            if length < HEADER_SIZE:
-                raise DecodeError(f"event_length {length} is shorter than the {HEADER_SIZE}-byte header",
-                                  file=name, offset=offset, event_type=type_name(tcode))
-            rest = fh.read(length - HEADER_SIZE)
-            if len(rest) < length - HEADER_SIZE:
-                raise TruncatedError(f"file ends inside an event: event_length {length}, "
-                                     f"{HEADER_SIZE + len(rest)} bytes left",
-                                     file=name, offset=offset, event_type=type_name(tcode))
-            data = head + rest
-            if fmt is None or tcode == EventType.FORMAT_DESCRIPTION_EVENT:
-                if tcode != EventType.FORMAT_DESCRIPTION_EVENT:
-                    raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
-                                      file=name, offset=offset, event_type=type_name(tcode))
-                fde = decode_event(data, _BOOTSTRAP, file=name, offset=offset,
-                                   verify_checksum=verify_checksum)
-                assert isinstance(fde, FormatDescriptionEvent)
-                fmt = fde.to_format()
-            yield RawRecord(name, offset, data, fmt)
-            offset += length
+    for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, check_crc=False):
+        yield RawRecord(name, offset, data, fmt)
 
 
 class BinlogReader:
@@ -91,6 +59,10 @@ class BinlogReader:
     >>> for ev in BinlogReader(["binlog.000001"]):           # doctest: +SKIP
     ...     print(ev.origin.offset, ev.type_name)
 
+    ``schemas``: table definitions for what the Table_maps leave out (names, ENUM/SET
+    members, MariaDB old temporal fsp): a ``{"db.table": Table}`` dict, ``Table`` objects,
+    or a CREATE TABLE file. :meth:`changes` gives rows as named changes.
+
     ``start_position`` / ``stop_position`` select events whose offset is ≥ start and < stop
     (in every file, as mysqlbinlog does for a single file). ``verify_checksum`` checks each
     CRC32 footer.
@@ -98,7 +70,7 @@ class BinlogReader:
 
     def __init__(self, paths: Iterable[str | os.PathLike] | str | os.PathLike, *,
                  verify_checksum: bool = True, start_position: int | None = None,
-                 stop_position: int | None = None, schemas: dict | None = None) -> None:
+                 stop_position: int | None = None, schemas: Any = None) -> None:
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -108,6 +80,7 @@ class BinlogReader:
         self.fmt: BinlogFormat | None = None
         self.schemas = schemas
         self.state = ReadState(schemas)
+        self._decoder = EventDecoder()
 
     def records(self) -> Iterator[RawRecord]:
         """The records in the selected range (the format still follows every FDE, read or not)."""
@@ -122,11 +95,26 @@ class BinlogReader:
                 yield rec
 
     def decode(self, rec: RawRecord) -> Event:
-        """Decode one record; Table_maps are remembered so later rows events decode."""
-        ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
-                          verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
+        """Decode one record; Table_maps are remembered so later rows events decode.
+
+        Decoding goes through :class:`binlogwriter.read.fastdecode.EventDecoder`: the same
+        events as :func:`decode_event`, with repeated bodies decoded once and rows read by
+        the compiled row decoders."""
+        ev = self._decoder.decode(rec.data, rec.fmt, file=rec.file, offset=rec.offset,
+                                  verify_checksum=self.verify_checksum, columns_for=self.state.columns_for)
         self.state.observe(ev)
         return ev
+
+    def changes(self) -> Iterator[Change]:
+        """One :class:`~binlogwriter.read.changes.Change` per row change, in order: operation,
+        database, table, ``before`` / ``after`` dicts keyed by column name (image columns
+        only), GTID, XID, file, position, timestamp. Column names come from FULL metadata or
+        ``schemas`` (``Table`` objects, a ``{"db.table": Table}`` dict, or a CREATE TABLE
+        file); ColumnNamesError when neither has them."""
+        from binlogwriter.read.changes import iter_changes
+
+        return iter_changes(self.paths, schemas=self.schemas, verify_checksum=self.verify_checksum,
+                            start_position=self.start_position, stop_position=self.stop_position)
 
     def __iter__(self) -> Iterator[Event]:
         for rec in self.records():

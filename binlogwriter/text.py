@@ -10,6 +10,7 @@ registered in :data:`DETAIL_RENDERERS`.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -42,6 +43,7 @@ class RenderOptions:
         self.print_table_metadata = print_table_metadata
 
 
+@functools.lru_cache(maxsize=4096)
 def format_time(ts: int) -> str:
     """``YYMMDD HH:MM:SS`` with a space-padded hour, as mysqlbinlog prints (UTC)."""
     t = _dt.datetime.fromtimestamp(ts, _dt.UTC)

@@ -6,9 +6,11 @@ where it differs, MySQL 8's mysqlbinlog (``sql/log_event.cc``). Expected output:
 ``tests/data/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``.
 
 The printers work from the **bytes** of each value, its binlog type code and the Table_map
-metadata (format.md §12–§13, values.md) — never from the SQL type — so this module does too:
-a rows event's row images are walked byte by byte here (re-encoded from the decoded values when
-the event no longer holds them), which keeps every quirk exact:
+metadata (format.md §12–§13, values.md). This module does not walk row bytes itself: the
+rows are decoded once by the reader (the row codec of values/row.py, or the compiled decoders
+proven equal to it) and each value is printed by :mod:`binlogwriter.values.render` from the
+value its column codec decoded — the codecs are lossless both ways, so the value determines
+the bytes and with them the text:
 
 * integers print signed, with the unsigned reading in parentheses when negative
   (``-1 (65535)`` for a SMALLINT UNSIGNED 65535); BIGINT likewise;
@@ -36,22 +38,25 @@ not compared with a real mysqlbinlog here.
 
 from __future__ import annotations
 
-import math
 import struct
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from binlogwriter.compression import mariadb_decompress
+from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, DELETE_TYPES, STMT_END_F, UPDATE_TYPES
 from binlogwriter.metadata import META_SIZE
+from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.registry import bind_column
+from binlogwriter.values.render import bit_string, quote_bytes, render_value, renderer
+from binlogwriter.values.row import decode_row_image
 
 __all__ = [
     "field_metadata", "quote_bytes", "bit_string", "format_value", "decimal_text",
     "render_row_image", "render_rows", "rows_lines", "rows_bytes", "RowCount",
 ]
 
-_DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 
 
 def _family(flavor: str | None) -> str:
@@ -82,194 +87,42 @@ def split_metadata(types: Sequence[int], metadata: bytes) -> list[bytes]:
     return out
 
 
-# -- value printing --------------------------------------------------------------------
-def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
-    """``my_b_write_quoted``: ``'…'`` with bytes < 0x20 as ``\\xNN``.
-
-    MariaDB tests ``*s > 0x1F`` first, so ``'`` and ``\\`` go out raw; MySQL 8 hex-escapes
-    them too (UNVERIFIED against a real mysqlbinlog).
-    """
-    out = bytearray(b"'")
-    for b in bytes(data):
-        if b > 0x1F and (family == "mariadb" or b not in (0x27, 0x5C)):
-            out.append(b)
-        else:
-            out += b"\\x%02x" % b
-    out += b"'"
-    return out.decode("utf-8", "surrogateescape")
+# -- value printing ------------------------------------------------------------------
+# Values are decoded by their column codecs (binlogwriter.values) and printed by
+# binlogwriter.values.render; this module only knows the ``-vv`` type names.
 
 
-def bit_string(data: bytes | memoryview, nbits: int) -> str:
-    """``my_b_write_bit``: the last ``nbits`` bits of the bytes, most significant first."""
-    nbits8 = (nbits + 7) // 8 * 8
-    bits = []
-    for bitnum in range(nbits8 - nbits, nbits8):
-        bits.append("1" if (data[bitnum // 8] >> (7 - bitnum % 8)) & 1 else "0")
-    return "b'" + "".join(bits) + "'"
+def meta_bytes(type_code: int, meta: int) -> bytes:
+    """The Table_map metadata bytes of a ``field_metadata`` integer (its inverse)."""
+    if type_code in (254, 247, 248, 246):
+        return bytes((meta >> 8, meta & 0xFF))
+    if type_code == 16:
+        return bytes((meta & 0xFF, meta >> 8))
+    if type_code in (15, 253, 141):
+        return meta.to_bytes(2, "little")
+    if type_code in (252, 4, 5, 255, 245, 140, 17, 18, 19, 242):
+        return bytes((meta & 0xFF,))
+    return b""
 
 
-def _signed_unsigned(raw: bytes) -> str:
-    """``my_b_write_sint32_and_uint32`` / the LONGLONG branch: ``-1 (65535)``."""
-    s = int.from_bytes(raw, "little", signed=True)
-    if s < 0:
-        return f"{s} ({int.from_bytes(raw, 'little')})"
-    return str(s)
+def column_of(type_code: int, meta: int, flavor: str = "mariadb1011") -> ColumnDesc:
+    """A ColumnDesc for a ``table_def::type`` and ``field_metadata`` pair (ENUM/SET as 254)."""
+    code = 254 if type_code in (247, 248) else type_code
+    return ColumnDesc(code, meta_bytes(type_code, meta), flavor=flavor)
 
 
 def decimal_text(buf: bytes | memoryview, pos: int, precision: int, scale: int) -> tuple[str, int]:
-    """``bin2decimal`` + ``decimal2string``: (text, size). Every scale digit is printed,
-    leading zeros of the integer part are dropped (``0`` when none is left)."""
-    intg = precision - scale
-    intg0, intg0x = divmod(intg, 9)
-    frac0, frac0x = divmod(scale, 9)
-    size = intg0 * 4 + _DIG2BYTES[intg0x] + frac0 * 4 + _DIG2BYTES[frac0x]
-    data = bytearray(buf[pos:pos + size])
-    if len(data) < size:
-        raise ValueError(f"DECIMAL({precision},{scale}) needs {size} bytes, {len(data)} left")
-    negative = not data[0] & 0x80
-    data[0] ^= 0x80
-    if negative:
-        data = bytearray(b ^ 0xFF for b in data)
-    p = 0
-    int_digits = []
-    if intg0x:
-        n = _DIG2BYTES[intg0x]
-        int_digits.append(str(int.from_bytes(data[p:p + n], "big")).zfill(intg0x))
-        p += n
-    for _ in range(intg0):
-        int_digits.append(str(int.from_bytes(data[p:p + 4], "big")).zfill(9))
-        p += 4
-    frac_digits = []
-    for _ in range(frac0):
-        frac_digits.append(str(int.from_bytes(data[p:p + 4], "big")).zfill(9))
-        p += 4
-    if frac0x:
-        n = _DIG2BYTES[frac0x]
-        frac_digits.append(str(int.from_bytes(data[p:p + n], "big")).zfill(frac0x))
-    ipart = "".join(int_digits).lstrip("0") or "0"
-    text = ("-" if negative else "") + ipart
-    if scale:
-        text += "." + "".join(frac_digits)
-    return text, size
+    """(text, size) of a DECIMAL value: every scale digit, no leading integer zeros."""
+    col = ColumnDesc(246, bytes((precision, scale)))
+    try:
+        value, end = bind_column(col).decode(buf, pos)
+    except BinlogError as exc:
+        raise ValueError(str(exc)) from None
+    return render_value(col, value), end - pos
 
 
-def _frac(usec: int, dec: int) -> str:
-    """``.%0*d`` of ``usec / 10**(6 - dec)`` when ``dec`` > 0 (``my_useconds_to_str``)."""
-    if not dec:
-        return ""
-    return "." + str(usec // 10 ** (6 - dec)).zfill(dec)
-
-
-def _frac_bytes(dec: int) -> int:
-    return (dec + 1) // 2
-
-
-def _time2(buf: bytes | memoryview, pos: int, dec: int) -> tuple[str, int]:
-    """TIME2 (values.md §4): ``my_time_packed_from_binary`` + ``my_time_to_str``."""
-    dec = min(dec, 6)
-    size = 3 + _frac_bytes(dec)
-    b = bytes(buf[pos:pos + size])
-    if dec >= 5:
-        packed = int.from_bytes(b[:6], "big") - 0x800000000000
-    else:
-        intpart = int.from_bytes(b[:3], "big") - 0x800000
-        frac = 0
-        if dec in (1, 2):
-            frac = b[3]
-            if intpart < 0 and frac:
-                intpart += 1
-                frac -= 0x100
-            frac *= 10000
-        elif dec in (3, 4):
-            frac = int.from_bytes(b[3:5], "big")
-            if intpart < 0 and frac:
-                intpart += 1
-                frac -= 0x10000
-            frac *= 100
-        packed = (intpart << 24) + frac
-    neg = packed < 0
-    if neg:
-        packed = -packed
-    hms = packed >> 24
-    usec = packed % (1 << 24)
-    hour = (hms >> 12) % (1 << 10)
-    minute = (hms >> 6) % (1 << 6)
-    second = hms % (1 << 6)
-    text = f"{'-' if neg else ''}{hour:02d}:{minute:02d}:{second:02d}{_frac(usec, dec)}"
-    return text, size
-
-
-def _datetime2(buf: bytes | memoryview, pos: int, dec: int) -> tuple[str, int]:
-    """DATETIME2 (values.md §4): ``my_datetime_packed_from_binary`` + ``my_datetime_to_str``."""
-    dec = min(dec, 6)
-    size = 5 + _frac_bytes(dec)
-    b = bytes(buf[pos:pos + size])
-    intpart = int.from_bytes(b[:5], "big") - 0x8000000000
-    frac = 0
-    if dec in (1, 2):
-        frac = int.from_bytes(b[5:6], "big", signed=True) * 10000
-    elif dec in (3, 4):
-        frac = int.from_bytes(b[5:7], "big", signed=True) * 100
-    elif dec in (5, 6):
-        frac = int.from_bytes(b[5:8], "big", signed=True)
-    packed = (intpart << 24) + frac
-    if packed < 0:
-        packed = -packed
-    usec = packed % (1 << 24)
-    ymdhms = packed >> 24
-    ymd, hms = ymdhms >> 17, ymdhms % (1 << 17)
-    day, ym = ymd % (1 << 5), ymd >> 5
-    month, year = ym % 13, ym // 13
-    text = (f"{year:04d}-{month:02d}-{day:02d} {hms >> 12:02d}:{(hms >> 6) % 64:02d}:"
-            f"{hms % 64:02d}{_frac(usec, dec)}")
-    return text, size
-
-
-def _timestamp2(buf: bytes | memoryview, pos: int, dec: int) -> tuple[str, int]:
-    """TIMESTAMP2: ``my_timestamp_from_binary`` + ``my_timeval_to_str`` (``%d`` seconds)."""
-    dec = min(dec, 6)
-    size = 4 + _frac_bytes(dec)
-    b = bytes(buf[pos:pos + size])
-    sec = int.from_bytes(b[:4], "big", signed=True)  # printed with %d
-    usec = 0
-    if dec in (1, 2):
-        usec = b[4] * 10000
-    elif dec in (3, 4):
-        usec = int.from_bytes(b[4:6], "big", signed=True) * 100
-    elif dec in (5, 6):
-        usec = int.from_bytes(b[4:7], "big", signed=True)
-    return f"{sec}{_frac(usec, dec)}", size
-
-
-def _c_double(x: float, spec: str) -> str:
-    """C printf of a double; glibc prints ``-nan`` for a NaN with the sign bit set."""
-    if math.isnan(x):
-        text = "-nan" if math.copysign(1.0, x) < 0 else "nan"
-        return text.ljust(20) if spec == "%-20g" else text
-    return spec % x
-
-
-def _quoted_len(buf: bytes | memoryview, pos: int, nlen: int, family: str) -> tuple[str, int]:
-    n = int.from_bytes(buf[pos:pos + nlen], "little")
-    start = pos + nlen
-    if start + n > len(buf):
-        raise ValueError(f"string of {n} bytes runs past the rows data")
-    return quote_bytes(buf[start:start + n], family), nlen + n
-
-
-def type_string(type_code: int, meta: int) -> str:
+def type_string(type_code: int, meta: int, family: str = "mariadb") -> str:
     """The ``TYPE`` of ``-vv`` comments (``typestr`` of log_event_print_value)."""
-    return format_value(type_code, meta, None, 0)[1]
-
-
-def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos: int,
-                 family: str = "mariadb", json_text: Any = None) -> tuple[str, str, int]:
-    """(value text, type text, bytes used) of one value, ``log_event_print_value``.
-
-    ``type_code`` is ``table_def::type`` (ENUM/SET already taken out of STRING's metadata),
-    ``meta`` the ``field_metadata`` integer; ``buf`` None prints ``NULL`` (size 0).
-    Raises ValueError for a type the printer does not know (it prints an error and stops).
-    """
     t, length = type_code, 0
     if t == 254:
         if meta >= 256:
@@ -281,140 +134,67 @@ def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos:
                 length = meta & 0xFF
         else:
             length = meta
-    null = buf is None
-
-    def done(typestr: str, text: str | None = None, size: int = 0) -> tuple[str, str, int]:
-        return ("NULL", typestr, 0) if null else (text or "", typestr, size)
-
-    fixed_ints = {3: ("INT", 4), 1: ("TINYINT", 1), 2: ("SHORTINT", 2), 9: ("MEDIUMINT", 3),
-                  8: ("LONGINT", 8)}
-    if t in fixed_ints:
-        name, n = fixed_ints[t]
-        return done(name, None if null else _signed_unsigned(bytes(buf[pos:pos + n])), n)
+    fixed = {3: "INT", 1: "TINYINT", 2: "SHORTINT", 9: "MEDIUMINT", 8: "LONGINT", 4: "FLOAT", 5: "DOUBLE",
+             7: "TIMESTAMP", 12: "DATETIME", 11: "TIME", 14: "DATE", 10: "DATE", 13: "YEAR", 255: "GEOMETRY"}
+    if t in fixed:
+        return fixed[t]
     if t == 246:
-        precision, scale = meta >> 8, meta & 0xFF
-        typestr = f"DECIMAL({precision},{scale})"
-        if null:
-            return done(typestr)
-        text, size = decimal_text(buf, pos, precision, scale)
-        return done(typestr, text, size)
-    if t == 4:
-        if null:
-            return done("FLOAT")
-        return done("FLOAT", _c_double(struct.unpack_from("<f", buf, pos)[0], "%-20g"), 4)
-    if t == 5:
-        if null:
-            return done("DOUBLE")
-        return done("DOUBLE", _c_double(struct.unpack_from("<d", buf, pos)[0], "%-.20g"), 8)
+        return f"DECIMAL({meta >> 8},{meta & 0xFF})"
     if t == 16:
-        nbits = (meta >> 8) * 8 + (meta & 0xFF)
-        n = (nbits + 7) // 8
-        return done(f"BIT({nbits})", None if null else bit_string(buf[pos:pos + n], nbits), n)
-    if t == 7:
-        if null:
-            return done("TIMESTAMP")
-        return done("TIMESTAMP", str(int.from_bytes(buf[pos:pos + 4], "little", signed=True)), 4)
-    if t == 17:
-        if null:
-            return done(f"TIMESTAMP({meta})")
-        text, size = _timestamp2(buf, pos, meta)
-        return done(f"TIMESTAMP({meta})", text, size)
-    if t == 12:
-        if null:
-            return done("DATETIME")
-        i64 = int.from_bytes(buf[pos:pos + 8], "little")
-        d, tm = divmod(i64, 1000000)
-        text = (f"'{d // 10000:04d}-{d % 10000 // 100:02d}-{d % 100:02d} "
-                f"{tm // 10000:02d}:{tm % 10000 // 100:02d}:{tm % 100:02d}'")
-        return done("DATETIME", text, 8)
-    if t == 18:
-        if null:
-            return done(f"DATETIME({meta})")
-        text, size = _datetime2(buf, pos, meta)
-        return done(f"DATETIME({meta})", quote_bytes(text.encode(), family), size)
-    if t == 11:
-        if null:
-            return done("TIME")
-        v = int.from_bytes(buf[pos:pos + 3], "little", signed=True)
-        a = abs(v)
-        text = f"'{'-' if v < 0 else ''}{a // 10000:02d}:{a % 10000 // 100:02d}:{a % 100:02d}'"
-        return done("TIME", text, 3)
-    if t == 19:
-        if null:
-            return done(f"TIME({meta})")
-        text, size = _time2(buf, pos, meta)
-        return done(f"TIME({meta})", quote_bytes(text.encode(), family), size)
-    if t == 14:   # NEWDATE, never in a binlog but printed like DATE
-        if null:
-            return done("DATE")
-        v = int.from_bytes(buf[pos:pos + 3], "little")
-        return done("DATE", f"'{v >> 9:04d}:{v >> 5 & 15:02d}:{v & 31:02d}'", 3)
-    if t == 10:
-        if null:
-            return done("DATE")
-        v = int.from_bytes(buf[pos:pos + 3], "little")
-        return done("DATE", f"'{v // 512:04d}:{v // 32 % 16:02d}:{v % 32:02d}'", 3)
-    if t == 13:
-        return done("YEAR", None if null else f"{buf[pos] + 1900:04d}", 1)
+        return f"BIT({(meta >> 8) * 8 + (meta & 0xFF)})"
+    if t in (17, 18, 19):
+        return {17: "TIMESTAMP", 18: "DATETIME", 19: "TIME"}[t] + f"({meta})"
     if t == 247:
         n = meta & 0xFF
-        if n == 1:
-            return done("ENUM(1 byte)", None if null else str(buf[pos]), 1)
-        if n == 2:
-            return done("ENUM(2 bytes)", None if null else str(int.from_bytes(buf[pos:pos + 2], "little")), 2)
+        if n in (1, 2):
+            return "ENUM(1 byte)" if n == 1 else "ENUM(2 bytes)"
         raise ValueError(f"!! Unknown ENUM packlen={n}")
     if t == 248:
-        n = meta & 0xFF
-        return done(f"SET({n} bytes)", None if null else bit_string(buf[pos:pos + n], n * 8), n)
+        return f"SET({meta & 0xFF} bytes)"
     if t in (252, 140):
         names = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT", 4: "LONGBLOB/LONGTEXT"}
         if meta not in names:
             raise ValueError(f"!! Unknown BLOB packlen={meta}")
-        typestr = names[meta] + (" COMPRESSED" if t == 140 else "")
-        if null:
-            return done(typestr)
-        text, size = _quoted_len(buf, pos, meta, family)
-        return done(typestr, text, size)
+        return names[meta] + (" COMPRESSED" if t == 140 else "")
     if t in (15, 253, 141):
-        typestr = f"VARSTRING({meta})" + (" COMPRESSED" if t == 141 else "")
-        if null:
-            return done(typestr)
-        text, size = _quoted_len(buf, pos, 1 if meta < 256 else 2, family)
-        return done(typestr, text, size)
+        return f"VARSTRING({meta})" + (" COMPRESSED" if t == 141 else "")
     if t == 254:
-        typestr = f"STRING({length})"
-        if null:
-            return done(typestr)
-        text, size = _quoted_len(buf, pos, 1 if length < 256 else 2, family)
-        return done(typestr, text, size)
-    if t == 255:
-        if null:
-            return done("GEOMETRY")
-        n = int.from_bytes(buf[pos:pos + 4], "little")   # always 4 bytes, whatever meta says
-        start = pos + meta
-        return done("GEOMETRY", quote_bytes(buf[start:start + n], family), n + meta)
+        return f"STRING({length})"
     if t == 245 and family == "mysql":
-        if null:
-            return done("JSON")
-        n = int.from_bytes(buf[pos:pos + meta], "little")
-        doc = bytes(buf[pos + meta:pos + meta + n])
-        text = json_text(doc) if json_text is not None else _json_text(doc)
-        return done("JSON", quote_bytes(text.encode("utf-8", "surrogateescape"), family), n + meta)
+        return "JSON"
     raise ValueError(f"Don't know how to handle column type: {type_code} meta: {meta} ({meta:04x})")
 
 
-def _json_text(doc: bytes) -> str:
-    """MySQL's JSON text of a binary JSON document (UNVERIFIED formatting)."""
-    import json
+def _compressed_column(t: int, meta: int, buf: bytes | memoryview, pos: int, family: str) -> tuple[str, int]:
+    """MariaDB's compressed BLOB/VARCHAR (140/141): no codec decodes them; printed as stored."""
+    nlen = meta if t == 140 else (1 if meta < 256 else 2)
+    n = int.from_bytes(buf[pos:pos + nlen], "little")
+    if pos + nlen + n > len(buf):
+        raise ValueError(f"string of {n} bytes runs past the rows data")
+    return quote_bytes(buf[pos + nlen:pos + nlen + n], family), nlen + n
 
-    from binlogwriter.values import decode_json
 
-    if not doc:
-        return ""
+def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos: int,
+                 family: str = "mariadb", json_text: Any = None) -> tuple[str, str, int]:
+    """(value text, type text, bytes used) of one value, ``log_event_print_value``: the
+    column codec decodes it, :func:`binlogwriter.values.render.render_value` prints it.
+
+    ``type_code`` is ``table_def::type`` (ENUM/SET already taken out of STRING's metadata),
+    ``meta`` the ``field_metadata`` integer; ``buf`` None prints ``NULL`` (size 0).
+    Raises ValueError for a type the printer does not know (it prints an error and stops).
+    """
+    typestr = type_string(type_code, meta, family)
+    if buf is None:
+        return "NULL", typestr, 0
+    if type_code in (140, 141):
+        text, size = _compressed_column(type_code, meta, buf, pos, family)
+        return text, typestr, size
+    col = column_of(type_code, meta)
     try:
-        return json.dumps(decode_json(doc), ensure_ascii=False, default=str)
-    except Exception:  # noqa: BLE001 - display only
-        return doc.hex()
+        value, end = bind_column(col).decode(buf, pos)
+    except BinlogError as exc:
+        raise ValueError(str(exc)) from None
+    return render_value(col, value, family), typestr, end - pos
 
 
 # -- rows ------------------------------------------------------------------------------
@@ -425,32 +205,96 @@ def _table_def_type(t: int, meta: int) -> int:
     return t
 
 
+class _ImagePrinter:
+    """``print_verbose_one_row`` for one table: per column its line prefix, its renderer and
+    its ``-vv`` comments, prepared once (the renderers and type names never change)."""
+
+    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols")
+
+    def __init__(self, cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
+                 nullable: Sequence[bool], verbose: int, family: str) -> None:
+        self.cols, self.types, self.metas, self.nullable = cols, types, metas, nullable
+        self.verbose, self.family = verbose, family
+        self._cols: dict[int, tuple] = {}
+
+    def _column(self, i: int) -> tuple:
+        c = self._cols.get(i)
+        if c is None:
+            t, meta = self.types[i], self.metas[i]
+            typestr = type_string(_table_def_type(t, meta), meta, self.family)  # unknown type: ValueError
+            fn = renderer(self.cols[i], self.family)
+            tail = f" /* {typestr} meta={meta} nullable={int(bool(self.nullable[i]))} is_null="
+            if self.verbose > 1:
+                c = (f"###   @{i + 1}=", fn, tail + "0 */", "NULL" + tail + "1 */")
+            else:
+                c = (f"###   @{i + 1}=", fn, "", "NULL")
+            self._cols[i] = c
+        return c
+
+    def lines(self, present: Sequence[bool], values: Sequence[Any]) -> list[str]:
+        """The ``###   @N=…`` lines of one decoded image (full-width values; columns not
+        present are skipped)."""
+        out = []
+        for i, p in enumerate(present):
+            if not p:
+                continue
+            head, fn, tail, null = self._column(i)
+            v = values[i]
+            out.append(head + null if v is None else head + fn(v) + tail)
+        return out
+
+
+_PRINTERS: dict[tuple, tuple] = {}
+
+
+def _table_columns(tm: Any) -> tuple[list[int], list[int], list[bool]]:
+    """(types, field_metadata integers, nullable flags) of a Table_map."""
+    types = list(tm.column_types)
+    metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
+    nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
+    return types, metas, nullable
+
+
+def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> _ImagePrinter:
+    """The printer of a table's columns, reused while the same column objects and Table_map
+    metadata come back (a Table_map decoded once per distinct body shares them)."""
+    key = (id(cols), id(tm.metadata), id(tm.null_bits), verbose, family)
+    hit = _PRINTERS.get(key)
+    if hit is not None and hit[0] is cols and hit[1] is tm.metadata and hit[2] is tm.null_bits \
+            and hit[3].types == tm.column_types:
+        return hit[3]
+    pr = _ImagePrinter(cols, *_table_columns(tm), verbose, family)
+    if len(_PRINTERS) > 1024:
+        _PRINTERS.clear()
+    _PRINTERS[key] = (cols, tm.metadata, tm.null_bits, pr)
+    return pr
+
+
+def _image_lines(cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
+                 nullable: Sequence[bool], present: Sequence[bool], values: Sequence[Any], verbose: int,
+                 family: str) -> list[str]:
+    """``print_verbose_one_row``: the ``###   @N=…`` lines of one decoded image."""
+    return _ImagePrinter(cols, types, metas, nullable, verbose, family).lines(present, values)
+
+
+def _columns(types: Sequence[int], metas: Sequence[int], present: Sequence[bool]) -> list[ColumnDesc]:
+    """Columns from the Table_map alone; a column not in the image is never decoded (NULL type)."""
+    return [column_of(_table_def_type(t, m), m) if p else ColumnDesc(6)
+            for t, m, p in zip(types, metas, present, strict=True)]
+
+
 def render_row_image(types: Sequence[int], metas: Sequence[int], nullable: Sequence[bool],
                      present: Sequence[bool], buf: bytes | memoryview, pos: int, *,
                      verbose: int = 2, family: str = "mariadb") -> tuple[list[str], int]:
-    """``print_verbose_one_row``: the ``###   @N=…`` lines of one row image and the position
-    after it. The null bitmap covers the present columns only (format.md §13)."""
-    n_present = sum(1 for p in present if p)
-    null_bits = bytes(buf[pos:pos + (n_present + 7) // 8])
-    pos += (n_present + 7) // 8
-    lines = []
-    k = 0
-    for i, t in enumerate(types):
-        if not present[i]:
-            continue
-        is_null = (null_bits[k // 8] >> (k % 8)) & 1
-        k += 1
-        meta = metas[i]
-        text, typestr, size = format_value(_table_def_type(t, meta), meta, None if is_null else buf,
-                                           pos, family)
-        pos += size
-        if pos > len(buf):
-            raise ValueError(f"column @{i + 1} runs past the end of the rows data")
-        line = f"###   @{i + 1}={text}"
-        if verbose > 1:
-            line += f" /* {typestr} meta={meta} nullable={int(bool(nullable[i]))} is_null={is_null} */"
-        lines.append(line)
-    return lines, pos
+    """The ``###   @N=…`` lines of one row image in ``buf`` at ``pos`` and the position after
+    it: the image is decoded by the row codec (values/row.py, format.md §13) over columns
+    built from the Table_map types and metadata alone, then printed value by value."""
+    cols = _columns(types, metas, present)
+    try:
+        values, _, end = decode_row_image(cols, present, buf, pos)
+    except BinlogError as exc:
+        raise ValueError(str(exc)) from None
+    return _image_lines(cols, types, metas, nullable, present, values, verbose, family), end
 
 
 def _quote_ident(name: str) -> str:
@@ -510,17 +354,12 @@ def _flavor_of(state: Any, table_id: int) -> str | None:
 
 def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[list[str], int]:
     """(``###`` lines, number of rows) of one rows event whose Table_map is ``tm``
-    (``Rows_log_event::print_verbose``). ValueError when the row images cannot be walked
-    (mariadb-binlog stops with exit status 1 there)."""
+    (``Rows_log_event::print_verbose``), printed from the values the reader decoded (one
+    decoder of row bytes: values/row.py and the compiled decoders equal to it). Rows the
+    reader left raw are decoded here with columns from the Table_map alone. ValueError when
+    they cannot be (mariadb-binlog stops with exit status 1 there)."""
     if e.type_code == 39:
         raise ValueError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not printed yet")
-    types = list(tm.column_types)
-    metas = [field_metadata(t, m) for t, m in zip(types, split_metadata(types, tm.metadata), strict=True)]
-    nullable = list(tm.null_bits) + [False] * (len(types) - len(tm.null_bits))
-    try:
-        buf = rows_bytes(e)
-    except Exception as exc:  # noqa: BLE001 - a value the codecs cannot re-encode
-        raise ValueError(f"cannot re-encode the rows: {exc}") from exc
     target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
     if e.type_code in UPDATE_TYPES:
         command, clause1, clause2 = "UPDATE", "### WHERE", "### SET"
@@ -528,25 +367,46 @@ def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tu
         command, clause1, clause2 = "DELETE FROM", "### WHERE", None
     else:
         command, clause1, clause2 = "INSERT INTO", "### SET", None
-    out: list[str] = []
-    if not buf and clause2 is None and command == "INSERT INTO":
+    if e.rows is not None and e.rows_raw is None and e.columns is not None:
+        pr = _printer(e.columns, tm, verbose, family)
+        rows = e.rows
+    else:
+        types, metas, nullable = _table_columns(tm)
+        shown = [a or b for a, b in zip(e.columns_present, e.columns_after or e.columns_present, strict=True)]
+        cols = _columns(types, metas, shown)
+        pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
+        rows = _decode_raw(e, cols)
+    if not rows and clause2 is None and command == "INSERT INTO":
         return [f"### INSERT INTO {target} VALUES ()"], 0
+    out: list[str] = []
+    head = f"### {command} {target}"
+    for row in rows:
+        if clause2 is not None:
+            before, after = row
+            out += [head, clause1, *pr.lines(e.columns_present, before), clause2,
+                    *pr.lines(e.columns_after, after)]
+        else:
+            out += [head, clause1, *pr.lines(e.columns_present, row)]
+    return out, len(rows)
+
+
+def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
+    """The rows of an event the reader left raw, decoded by the row codec."""
+    buf = rows_bytes(e)
+    rows: list = []
     pos, n = 0, 0
     try:
         while pos < len(buf):
             n += 1
-            lines, pos = render_row_image(types, metas, nullable, e.columns_present, buf, pos,
-                                          verbose=verbose, family=family)
-            out += [f"### {command} {target}", clause1, *lines]
-            if clause2 is not None:
-                lines, pos = render_row_image(types, metas, nullable, e.columns_after, buf, pos,
-                                              verbose=verbose, family=family)
-                out += [clause2, *lines]
-    except (IndexError, struct.error) as exc:
+            values, _, pos = decode_row_image(cols, e.columns_present, buf, pos)
+            if e.type_code in UPDATE_TYPES:
+                after, _, pos = decode_row_image(cols, e.columns_after, buf, pos)
+                rows.append((values, after))
+            else:
+                rows.append(values)
+    except (BinlogError, IndexError, struct.error) as exc:
         raise ValueError(f"row {n} runs past the end of the event ({exc})") from None
-    if pos != len(buf):
-        raise ValueError(f"row {n} runs past the end of the event")
-    return out, n
+    return rows
 
 
 def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:

@@ -16,7 +16,7 @@ __all__ = ["ReadState"]
 class ReadState:
     """Table maps seen so far (by table id) and their ColumnDesc lists."""
 
-    def __init__(self, schemas: dict[str, Any] | None = None) -> None:
+    def __init__(self, schemas: Any = None) -> None:
         self.tables: dict[int, Any] = {}
         self.columns: dict[int, list] = {}
         self.schemas = schemas or {}
@@ -24,11 +24,29 @@ class ReadState:
     def observe(self, event: Event) -> None:
         if event.type_code == 19:
             self.tables[event.table_id] = event
-            schema = self.schemas.get(f"{event.schema}.{event.table}")
+            if isinstance(self.schemas, dict):
+                schema = self.schemas.get(f"{event.schema}.{event.table}")
+            else:  # Table objects or CREATE TABLE SQL (binlogwriter.read.changes.SchemaSource)
+                from binlogwriter.read.changes import SchemaSource
+
+                if not isinstance(self.schemas, SchemaSource):
+                    self.schemas = SchemaSource(self.schemas)
+                schema = self.schemas.find(event.schema, event.table, event.flavor)
+            # a Table_map decoded once per distinct body (binlogwriter.read.fastdecode) carries
+            # a cache of its column descriptions per schema
+            cache = event.__dict__.get("_descs_cache")
+            hit = cache.get(id(schema)) if cache is not None else None
+            if hit is not None and hit[0] is schema:
+                self.columns[event.table_id] = hit[1]
+                return
             try:
-                self.columns[event.table_id] = tuple(event.column_descs(schema))
+                cols = tuple(event.column_descs(schema))
             except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
                 self.columns.pop(event.table_id, None)
+                return
+            self.columns[event.table_id] = cols
+            if cache is not None:
+                cache[id(schema)] = (schema, cols)
 
     def columns_for(self, table_id: int) -> list | None:
         return self.columns.get(table_id)

@@ -583,3 +583,39 @@ class VectorCodec(Codec):
             return list(struct.unpack(f"<{len(data) // 4}f", data)), end
 
         return Bound(col, sql, encode, decode, None, "list[float]")
+
+
+def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
+    """``(length bytes, Python codec or None)`` when a column's value is a little-endian
+    length then that many bytes, decoded as the bound codec decodes it: with the codec when
+    the collation has one (bytes kept when they do not decode), as bytes otherwise (values.md
+    §5, §6). None for every other shape (BINARY(n) re-padded, latin1's cp1252 holes, ENUM,
+    SET, GEOMETRY, …). Compiled row readers inline these columns."""
+    try:
+        code = col.type_code
+        if code in (253, 254):
+            real, length = parse_string_meta(col.meta)
+            if real != 254:
+                return None
+            lb = 2 if length > 255 else 1
+        elif code == 15:
+            lb = 2 if int.from_bytes(bytes(col.meta[:2]), "little") > 255 else 1
+        elif code == 252:
+            lb = col.meta[0]
+            if not 1 <= lb <= 4:
+                return None
+        else:
+            return None
+        t = _Text(col)
+    except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
+        return None
+    if t.binary and code in (253, 254):
+        return None
+    if t.text:
+        if t.charset == "latin1" or t.coll is None or t.coll.codec is None:
+            return None
+        return lb, t.coll.codec
+    return lb, None
+
+
+__all__ += ["plain_string_layout"]

@@ -1,0 +1,391 @@
+"""Rows as changes: one :class:`Change` per row of every rows event (format.md §8–§13).
+
+A change carries the operation (``insert`` / ``update`` / ``delete``), the database and table
+of its Table_map, ``before`` / ``after`` dicts keyed by column name holding only the columns
+present in the image (a column missing from a MINIMAL/NOBLOB image is missing from the dict;
+SQL NULL is ``None``), and where it comes from: the GTID of its transaction (MySQL
+``uuid:gno``, or ``uuid:tag:gno``; MariaDB ``domain-server-seq``), the XID that committed it
+(None for a transaction that ends with a ``COMMIT`` query or not at all), the file, the
+offset of its rows event, and that event's timestamp.
+
+Column names come from the Table_map's FULL optional metadata, else from ``schemas``
+(``Table`` objects, a ``{"db.table": Table}`` dict, or a CREATE TABLE script / file);
+without either, :class:`ColumnNamesError` says which table and what to pass.
+
+The hot events are read without construct: rows events through
+:mod:`binlogwriter.read.rowdecode`, GTID / XID / Query by their fixed post-headers
+(format.md §8, §9, §10); Table_maps are decoded declaratively once per distinct body. Rows
+of a transaction are held until its commit (to know its XID): memory is bounded by the
+largest transaction, not the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.format import BinlogFormat, EventType, type_name
+from binlogwriter.layouts.rows import (
+    COMPRESSED_TYPES,
+    DELETE_TYPES,
+    ROWS_TYPES,
+    UPDATE_TYPES,
+    V2_TYPES,
+    WRITE_TYPES,
+)
+from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.rowdecode import TableDecoder, parse_rows_header, table_decoder
+
+__all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
+
+HEADER = 19
+_V2 = frozenset(V2_TYPES)
+_UPDATES = frozenset(UPDATE_TYPES)
+_COMPRESSED = frozenset(COMPRESSED_TYPES)
+
+
+class ColumnNamesError(DecodeError):
+    """Column names are needed but neither the Table_map nor a schema gives them."""
+
+
+@dataclass(slots=True)
+class Change:
+    """One row change. ``before`` / ``after``: column name -> value, image columns only."""
+
+    op: str
+    database: str
+    table: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    gtid: str | None
+    xid: int | None
+    file: str
+    position: int
+    timestamp: int
+    row: int = 0
+    """Index of the row within its rows event."""
+
+
+class SchemaSource:
+    """Table definitions by ``db.table`` from Table objects, a dict, or CREATE TABLE SQL.
+
+    ``source`` may be a ``{"db.table": Table}`` dict, an iterable of ``Table``, a path to a
+    ``.sql`` file, or SQL text. SQL is parsed for the binlog's flavor when first needed;
+    statements without a database take ``database``. A table not found by ``db.table`` is
+    looked up by its name alone when that name is unique."""
+
+    def __init__(self, source: Any = None, database: str = "test") -> None:
+        self.database = database
+        self._sql: str | None = None
+        self._tables: dict[str, Any] | None = None
+        self._flavor: str | None = None
+        if source is None:
+            self._tables = {}
+        elif isinstance(source, SchemaSource):
+            self._sql, self._tables, self.database = source._sql, source._tables, source.database
+        elif isinstance(source, dict):
+            self._tables = dict(source)
+        elif isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
+                                                  and not source.lstrip().upper().startswith("CREATE")):
+            self._sql = Path(source).read_text(encoding="utf-8")
+        elif isinstance(source, str):
+            self._sql = source
+        else:
+            self._tables = {f"{t.database}.{t.name}": t for t in source}
+
+    def for_flavor(self, flavor: str) -> dict[str, Any]:
+        if self._tables is None or (self._sql is not None and self._flavor != flavor):
+            from binlogwriter.schema import parse_tables
+
+            assert self._sql is not None
+            self._tables = {f"{t.database}.{t.name}": t for t in parse_tables(self._sql, self.database, flavor)}
+            self._flavor = flavor
+        return self._tables
+
+    def find(self, database: str, table: str, flavor: str) -> Any:
+        tables = self.for_flavor(flavor)
+        t = tables.get(f"{database}.{table}")
+        if t is None:
+            same = [v for k, v in tables.items() if k.rsplit(".", 1)[-1] == table]
+            if len(same) == 1:
+                t = same[0]
+        return t
+
+    def __bool__(self) -> bool:
+        return bool(self._sql) or bool(self._tables)
+
+
+class RowsPlan:
+    """What decoding a rows event of one table with one pair of column bitmaps needs: the
+    compiled image decoders (present columns only, and full width with None) and names."""
+
+    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull")
+
+    def __init__(self, info: TableInfo, present: tuple, after: tuple | None) -> None:
+        dec = info.decoder
+        assert dec is not None
+        self.present, self.after = present, after
+        self.bimg, self.bnames, self.bfull = dec.image(present), info.image_names(present), dec.image(present, None)
+        if after is not None:
+            self.aimg, self.anames, self.afull = dec.image(after), info.image_names(after), dec.image(after, None)
+        else:
+            self.aimg = self.anames = self.afull = None
+
+
+class TableInfo:
+    """One Table_map's table, its column descriptions and compiled decoder."""
+
+    __slots__ = ("database", "table", "key", "cols", "decoder", "names", "_names_by_image", "error", "event",
+                 "error_class", "_headers", "_wlen", "_nb")
+
+    def __init__(self, database: str, table: str, cols: tuple, event: Any, error: str | None = None,
+                 error_class: type[DecodeError] = DecodeError) -> None:
+        self.database = database
+        self.error_class = error_class
+        self.table = table
+        self.key = f"{database}.{table}"
+        self.cols = cols
+        self.event = event
+        self.error = error
+        self.decoder: TableDecoder | None = table_decoder(cols) if cols and error is None else None
+        self.names = tuple(c.name for c in cols)
+        self._names_by_image: dict[tuple, tuple] = {}
+        self._headers: dict[tuple, tuple] = {}
+        n = len(cols)
+        self._wlen = 1 if n < 251 else 3 if n < 1 << 16 else 4 if n < 1 << 24 else 9
+        self._nb = (n + 7) >> 3
+
+    def rows_header(self, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
+        """(plan, rows bytes) of a rows event of this table (format.md §13).
+
+        The bytes from the flags to the end of the column bitmaps are looked up in a cache
+        filled by the full parser (:func:`parse_rows_header`), which checks them once."""
+        p = HEADER + tid_size
+        q = p + 2
+        if t in _V2:
+            q += data[q] | data[q + 1] << 8
+        q += self._wlen + (self._nb << 1 if t in _UPDATES else self._nb)
+        key = (t, data[p + 2:q])
+        hit = self._headers.get(key)
+        if hit is None:
+            h = parse_rows_header(t, data[HEADER:end], tid_size)
+            if h.width != len(self.cols):
+                raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
+            plan = RowsPlan(self, h.present, h.after)
+            if len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED:
+                return plan, h.rows
+            if len(self._headers) > 256:
+                self._headers.clear()
+            hit = self._headers[key] = plan
+        return hit, data[q:end]
+
+    def image_names(self, present: tuple) -> tuple:
+        names = self._names_by_image.get(present)
+        if names is None:
+            names = self._names_by_image[present] = tuple(
+                n for n, p in zip(self.names, present, strict=True) if p)
+        return names
+
+
+def _unsized(col: Any) -> bool:
+    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
+
+
+def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
+    """A :class:`TableInfo` for a decoded TableMapEvent (columns merged with the schema)."""
+    schema = schemas.find(ev.schema, ev.table, flavor) if schemas else None
+    try:
+        cols = tuple(ev.column_descs(schema))
+    except BinlogError as exc:
+        return TableInfo(ev.schema, ev.table, (), ev, f"table {ev.schema}.{ev.table}: {exc}")
+    err = None
+    if any(c.name is None for c in cols):
+        err = (f"table {ev.schema}.{ev.table}: the Table_map carries no column names "
+               f"(binlog_row_metadata is not FULL); pass schemas= (Table objects or a CREATE TABLE file)")
+    elif any(_unsized(c) for c in cols):
+        err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
+               f"fsp from a schema; pass schemas= (Table objects or a CREATE TABLE file)")
+    return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
+
+
+_OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYPES},
+        **{t: "delete" for t in DELETE_TYPES}}
+
+
+def _uuid(b: bytes) -> str:
+    h = b.hex()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+class _Reader:
+    """The per-file state of the changes loop."""
+
+    def __init__(self, schemas: SchemaSource | None) -> None:
+        self.schemas = schemas
+        self.tm_cache: dict[bytes, TableInfo] = {}
+
+    def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
+                        start: int | None, stop: int | None) -> Iterator[Change]:
+        name = os.fspath(path)
+        tables: dict[int, TableInfo] = {}
+        pending: list[Change] = []
+        gtid: str | None = None
+        tm_cache = self.tm_cache
+        ops = _OPS
+        rows_types = frozenset(ROWS_TYPES)
+        last_fmt = None
+        footer = 0
+        tid_size = 6
+        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
+            if stop is not None and offset >= stop:
+                break
+            if fmt is not last_fmt:
+                last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
+            t = data[4]
+            end = len(data) - footer if t != 15 else len(data)
+            if t in rows_types:
+                if start is not None and offset < start:
+                    continue
+                self._rows(name, offset, data, end, tid_size, t, tables, gtid, pending, ops)
+            elif t == 19:
+                body = data[HEADER:end]
+                info = tm_cache.get(body)
+                if info is None:
+                    info = self._table_map(name, offset, data, fmt)
+                    if len(tm_cache) > 4096:
+                        tm_cache.clear()
+                    tm_cache[body] = info
+                tables[int.from_bytes(body[:tid_size], "little")] = info
+            elif t == 16:  # XID_EVENT: the 8-byte xid (format.md §10)
+                xid = int.from_bytes(data[HEADER:HEADER + 8], "little")
+                for c in pending:
+                    c.xid = xid
+                yield from pending
+                pending = []
+                gtid = None
+            elif t in (33, 34):  # GTID / ANONYMOUS_GTID: flags, sid, gno (format.md §8)
+                gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
+                                             f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
+            elif t == 162:  # MariaDB GTID: seq_no, domain_id, flags2 (mariadb.md)
+                seq = int.from_bytes(data[HEADER:HEADER + 8], "little")
+                dom = int.from_bytes(data[HEADER + 8:HEADER + 12], "little")
+                sid = int.from_bytes(data[5:9], "little")
+                gtid = f"{dom}-{sid}-{seq}"
+            elif t == 2:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
+                q = self._query_text(data, end, fmt)
+                if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
+                    yield from pending
+                    pending = []
+                    if q in (b"COMMIT", b"ROLLBACK"):
+                        gtid = None
+            elif t in (42, 40):
+                yield from pending
+                pending = []
+                gtid = yield from self._slow(name, offset, data, fmt, tables, gtid)
+        yield from pending
+
+    # -- event readers -------------------------------------------------------------------
+    @staticmethod
+    def _query_text(data: bytes, end: int, fmt: BinlogFormat) -> bytes:
+        """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9)."""
+        ph = fmt.post_header_len(2)
+        if end < HEADER + 13:
+            return b""
+        db_len = data[HEADER + 8]
+        sv_len = data[HEADER + 11] | data[HEADER + 12] << 8
+        start = HEADER + ph + sv_len + db_len + 1
+        return bytes(data[start:min(start + 16, end)]).strip().upper() if start <= end else b""
+
+    def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
+        from binlogwriter.events import decode_event
+
+        ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+        return table_info(ev, self.schemas, fmt.flavor)
+
+    def _rows(self, name: str, offset: int, data: bytes, end: int, tid_size: int, t: int,
+              tables: dict, gtid: str | None, pending: list, ops: dict) -> None:
+        table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
+        info = tables.get(table_id)
+        if info is None:
+            raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
+                              file=name, offset=offset, event_type=type_name(t))
+        if info.error is not None:
+            raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
+        if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:
+            raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not decoded to changes",
+                              file=name, offset=offset, event_type=type_name(t))
+        try:
+            plan, buf = info.rows_header(t, data, end, tid_size)
+            n = len(buf)
+            pos = 0
+            op = ops[t]
+            db, tb = info.database, info.table
+            ts = int.from_bytes(data[0:4], "little")
+            bimg = plan.bimg
+            bnames = plan.bnames
+            r = 0
+            if plan.after is not None:
+                aimg = plan.aimg
+                anames = plan.anames
+                while pos < n:
+                    bv, _, pos = bimg(buf, pos)
+                    av, _, pos = aimg(buf, pos)
+                    pending.append(Change(op, db, tb, dict(zip(bnames, bv, strict=False)), dict(zip(anames, av, strict=False)),
+                                          gtid, None, name, offset, ts, r))
+                    r += 1
+            elif op == "insert":
+                while pos < n:
+                    v, _, pos = bimg(buf, pos)
+                    pending.append(Change(op, db, tb, None, dict(zip(bnames, v, strict=False)), gtid, None, name, offset, ts, r))
+                    r += 1
+            else:
+                while pos < n:
+                    v, _, pos = bimg(buf, pos)
+                    pending.append(Change(op, db, tb, dict(zip(bnames, v, strict=False)), None, gtid, None, name, offset, ts, r))
+                    r += 1
+        except DecodeError as exc:
+            raise exc.located(file=name, offset=offset, event_type=type_name(t),
+                              path=f"{info.database}.{info.table}") from None
+        except (ValueError, IndexError) as exc:
+            raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
+                              event_type=type_name(t)) from None
+
+    def _slow(self, name: str, offset: int, data: bytes, fmt: BinlogFormat, tables: dict,
+              gtid: str | None):
+        """Tagged GTIDs and TRANSACTION_PAYLOAD events, decoded declaratively (rare)."""
+        from binlogwriter.events import decode_event
+
+        ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+        if data[4] == 42:
+            return ev.gtid
+        from binlogwriter.payload import inner_events
+
+        pending: list[Change] = []
+        inner_tables: dict[int, TableInfo] = {}
+        xid = None
+        for _pos, chunk, inner in inner_events(ev, fmt):
+            t = inner.type_code
+            if t == 19:
+                inner_tables[inner.table_id] = table_info(inner, self.schemas, fmt.flavor)
+            elif t in _OPS:
+                raw = bytes(chunk)
+                self._rows(name, offset, raw, len(raw), fmt.table_id_size, t, inner_tables, gtid, pending, _OPS)
+            elif t == 16:
+                xid = inner.xid
+        for c in pending:
+            c.xid = xid
+        yield from pending
+        return gtid
+
+
+def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
+                 start_position: int | None = None, stop_position: int | None = None) -> Iterator[Change]:
+    """Every row change of ``paths`` in order (see the module docstring)."""
+    src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
+    r = _Reader(src)
+    for p in paths:
+        yield from r.changes_of_file(p, verify_checksum, start_position, stop_position)

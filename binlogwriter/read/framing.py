@@ -1,0 +1,242 @@
+"""Lazy framing: events of a binlog file without decoding their bodies (format.md §1, §3, §4).
+
+A file is the 4-byte magic, then events back to back; each starts with the 19-byte common
+header whose ``event_length`` gives the next event's offset and whose ``log_pos`` is that
+offset (0 inside relay logs and payloads). The FORMAT_DESCRIPTION_EVENT at offset 4 (and any
+later one) sets the checksum algorithm: with CRC32 every event ends with the CRC32 of the
+bytes before it. Only the FDE body is decoded here; everything else is length, log_pos and
+CRC arithmetic.
+
+CRC check without reading the footer: the CRC-32 of a message followed by its own CRC in
+little-endian order is the constant residue ``0x2144DF1C`` (a property of the reflected
+CRC-32 polynomial), so one ``zlib.crc32`` over the whole event checks it. An FDE still
+flagged ``LOG_EVENT_BINLOG_IN_USE_F`` has its CRC computed with the flag cleared (format.md §3).
+
+The file is memory-mapped, and the pages already read are released every 8 MB: memory
+does not grow with file size.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from binlogwriter.errors import ChecksumError, DecodeError, TruncatedError
+from binlogwriter.format import BinlogFormat, EventType, type_name
+from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
+
+__all__ = ["CRC_RESIDUE", "FileScan", "scan_file", "open_binlog", "iter_frames", "fde_format"]
+
+CRC_RESIDUE = 0x2144DF1C
+"""zlib.crc32(data + crc32(data).to_bytes(4, "little")) for any ``data``."""
+
+_HEAD = struct.Struct("<4xB4xII2x")      # type_code, event_length, log_pos
+_FDE = EventType.FORMAT_DESCRIPTION_EVENT
+_BOOTSTRAP = BinlogFormat.mysql80()
+
+
+_RELEASE = 8 << 20
+"""Bytes read between two releases of the mapped pages already read."""
+
+
+def _release(buf, start: int, upto: int) -> int:
+    """Drop the pages of ``buf[start:upto]`` from this process (they stay in the page cache):
+    the resident size of a scan stays flat however large the file is."""
+    upto -= upto % mmap.PAGESIZE
+    if upto > start and hasattr(buf, "madvise"):
+        try:
+            buf.madvise(mmap.MADV_DONTNEED, start, upto - start)
+        except (OSError, ValueError, AttributeError):
+            return upto
+    return upto
+
+
+class _Empty:
+    """Stands in for the mapping of an empty file."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def __getitem__(self, k):  # noqa: ANN001
+        return b""[k]
+
+    def close(self) -> None:
+        pass
+
+
+def open_binlog(path: str | os.PathLike):
+    """A read-only mapping of the file (an empty stand-in for an empty file)."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            return _Empty()
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def fde_format(data: bytes, name: str, offset: int, verify_checksum: bool = True) -> BinlogFormat:
+    """The format declared by the FDE bytes ``data`` (decoded declaratively; CRC checked)."""
+    from binlogwriter.events import FormatDescriptionEvent, decode_event
+
+    fde = decode_event(data, _BOOTSTRAP, file=name, offset=offset, verify_checksum=verify_checksum)
+    assert isinstance(fde, FormatDescriptionEvent)
+    return fde.to_format()
+
+
+def _check_magic(buf, name: str) -> None:
+    magic = bytes(buf[0:4])
+    if len(magic) < 4:
+        raise TruncatedError(f"file of {len(magic)} bytes has no binlog magic", file=name, offset=0)
+    if magic != MAGIC:
+        raise DecodeError(f"not a binlog file: magic {magic.hex()} (expected fe62696e)", file=name, offset=0)
+
+
+def _bad_frame(buf, name: str, pos: int, n: int) -> DecodeError | None:
+    """The framing error at ``pos`` (header cut, length below the header, event cut), if any."""
+    if pos + HEADER_SIZE > n:
+        return TruncatedError(f"file ends inside an event header ({n - pos} of {HEADER_SIZE} bytes)",
+                              file=name, offset=pos)
+    tcode, length, _ = _HEAD.unpack_from(buf, pos)
+    if length < HEADER_SIZE:
+        return DecodeError(f"event_length {length} is shorter than the {HEADER_SIZE}-byte header",
+                           file=name, offset=pos, event_type=type_name(tcode))
+    if pos + length > n:
+        return TruncatedError(f"file ends inside an event: event_length {length}, {n - pos} bytes left",
+                              file=name, offset=pos, event_type=type_name(tcode))
+    return None
+
+
+def _crc_error(buf, name: str, pos: int, end: int) -> ChecksumError | DecodeError:
+    tcode = buf[pos + 4]
+    if end - pos < HEADER_SIZE + 4:
+        return TruncatedError("event too short for its checksum", file=name, offset=pos,
+                              event_type=type_name(tcode))
+    stored = int.from_bytes(buf[end - 4:end], "little")
+    actual = zlib.crc32(buf[pos:end - 4])
+    return ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{actual:08x}",
+                         file=name, offset=pos, event_type=type_name(tcode))
+
+
+@dataclass
+class FileScan:
+    """What :func:`scan_file` found: events framed, and every failure (``file:offset``)."""
+
+    file: str
+    events: int = 0
+    bytes: int = 0
+    failures: list[str] | None = None
+
+
+def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_failures: int = 100) -> FileScan:
+    """Check one file's framing, log_pos chain and every CRC32 without decoding bodies.
+
+    Stops at the first framing error (the rest of the file cannot be located); log_pos and
+    CRC failures are collected (up to ``max_failures``) and the scan goes on.
+    """
+    name = os.fspath(path)
+    res = FileScan(name, failures=[])
+    fails = res.failures
+    assert fails is not None
+    buf = open_binlog(path)
+    try:
+        n = len(buf)
+        res.bytes = n
+        try:
+            _check_magic(buf, name)
+        except DecodeError as exc:
+            fails.append(str(exc))
+            return res
+        mv = memoryview(buf) if n else b""
+        unpack = _HEAD.unpack_from
+        crc32 = zlib.crc32
+        residue = CRC_RESIDUE
+        pos = 4
+        released = 0
+        events = 0
+        crc = False
+        limit = n - HEADER_SIZE
+        try:
+            while pos <= limit:
+                tcode, length, log_pos = unpack(buf, pos)
+                end = pos + length
+                if length < HEADER_SIZE or end > n:
+                    break
+                if tcode == _FDE or events == 0:
+                    if tcode != _FDE:
+                        fails.append(str(DecodeError(f"first event is {type_name(tcode)}, expected "
+                                                     "FORMAT_DESCRIPTION_EVENT", file=name, offset=pos,
+                                                     event_type=type_name(tcode))))
+                        return res
+                    try:
+                        fmt = fde_format(bytes(buf[pos:end]), name, pos, verify_checksum)
+                    except DecodeError as exc:
+                        fails.append(str(exc))
+                        return res
+                    crc = verify_checksum and fmt.footer_size == 4
+                elif crc and crc32(mv[pos:end]) != residue:
+                    fails.append(str(_crc_error(buf, name, pos, end)))
+                if log_pos != end and log_pos != 0:
+                    fails.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{pos}")
+                events += 1
+                pos = end
+                if pos >= released + _RELEASE:
+                    released = _release(buf, released, pos)
+                if len(fails) >= max_failures:
+                    break
+            if pos < n and len(fails) < max_failures:
+                err = _bad_frame(buf, name, pos, n)
+                if err is not None:
+                    fails.append(str(err))
+        finally:
+            res.events = events
+            del mv
+    finally:
+        buf.close()
+    return res
+
+
+def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True,
+                check_crc: bool = True) -> Iterator[tuple[int, bytes, BinlogFormat]]:
+    """(offset, event bytes, format) of every event, raising a located DecodeError at the first
+    framing (or, with ``check_crc``, checksum) error. Bodies are not decoded (except FDEs)."""
+    name = os.fspath(path)
+    buf = open_binlog(path)
+    try:
+        n = len(buf)
+        _check_magic(buf, name)
+        mv = memoryview(buf) if n else b""
+        unpack = _HEAD.unpack_from
+        crc32 = zlib.crc32
+        residue = CRC_RESIDUE
+        pos = 4
+        released = 0
+        fmt: BinlogFormat | None = None
+        crc = False
+        try:
+            while pos < n:
+                if pos + HEADER_SIZE > n:
+                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
+                tcode, length, _ = unpack(buf, pos)
+                end = pos + length
+                if length < HEADER_SIZE or end > n:
+                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
+                data = buf[pos:end]
+                if fmt is None or tcode == _FDE:
+                    if tcode != _FDE:
+                        raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
+                                          file=name, offset=pos, event_type=type_name(tcode))
+                    fmt = fde_format(data, name, pos, verify_checksum)
+                    crc = check_crc and verify_checksum and fmt.footer_size == 4
+                elif crc and crc32(mv[pos:end]) != residue:
+                    raise _crc_error(buf, name, pos, end)
+                yield pos, data, fmt
+                pos = end
+                if pos >= released + _RELEASE:
+                    released = _release(buf, released, pos)
+        finally:
+            del mv
+    finally:
+        buf.close()

@@ -1,0 +1,301 @@
+"""Compiled row-image decoders: one per table definition and image, built once (format.md §13).
+
+A row image is the null bitmap over the columns present in the image (LSB first, 1 = NULL)
+then the values of the present non-NULL columns in column order. The declarative reader
+(:class:`binlogwriter.values.row.RowImageCodec`) loops over columns and calls each column's
+bound codec. Here, for each (table definition, present-columns bitmap) pair, Python source
+is generated once and compiled:
+
+* runs of consecutive fixed-width struct-able columns (integers other than MEDIUMINT, FLOAT,
+  DOUBLE) are read with one precomputed ``struct`` format when none of them is NULL in the
+  row (one bit test), else column by column;
+* every other column calls its bound codec's ``decode`` (the same closure the declarative
+  path calls), so values are the declarative path's values by construction.
+
+A decoder returns the values of the **present** columns only (``None`` = NULL), the raw
+null-bitmap padding bits and the position after the image. On any malformed input it
+re-runs the declarative decoder so errors are the same typed, located ones.
+
+:func:`decode_rows_body` reads a whole rows event's post-header and body (format.md §13:
+table id, flags, v2 extra info, width, the column bitmaps, then the row images; MariaDB
+compressed variants compress the rows part) without construct.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from binlogwriter.compression import mariadb_decompress
+from binlogwriter.errors import DecodeError
+from binlogwriter.layouts.primitives import decode_bitmap
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.values.base import ABSENT, ColumnDesc
+from binlogwriter.values.registry import bind_column
+from binlogwriter.values.row import row_codec
+from binlogwriter.values.strings import plain_string_layout
+
+__all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
+
+_COMPACT = object()
+"""``fill`` default of :meth:`TableDecoder.image`: present columns only."""
+
+FALLBACKS = [0]
+"""How many images the declarative decoder re-read (malformed input); tests watch it."""
+
+# binlog type -> struct letter (signed); unsigned takes the upper case letter
+_STRUCT_INT = {1: "b", 2: "h", 3: "i", 8: "q"}
+_STRUCT_FLOAT = {4: "f", 5: "d"}
+
+
+def _struct_letter(col: ColumnDesc) -> str | None:
+    if col.type_code in _STRUCT_INT:
+        letter = _STRUCT_INT[col.type_code]
+        return letter.upper() if col.unsigned else letter
+    if col.type_code in _STRUCT_FLOAT and len(col.meta) == 1:
+        return _STRUCT_FLOAT[col.type_code]
+    return None
+
+
+class TableDecoder:
+    """Row-image decoders of one table definition, compiled per present-columns bitmap."""
+
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference")
+
+    def __init__(self, cols: Sequence[ColumnDesc]) -> None:
+        self.cols = tuple(cols)
+        self.names = tuple(c.name for c in self.cols)
+        self._bound = [bind_column(c) for c in self.cols]
+        self._letters = [_struct_letter(c) for c in self.cols]
+        self._strings = [plain_string_layout(c) for c in self.cols]
+        self._images: dict[tuple, Any] = {}
+        self._reference = row_codec(self.cols)
+
+    def image(self, present: Sequence[bool], fill: Any = _COMPACT):
+        """``decode(buf, pos) -> (values, null pad, pos)`` for this bitmap; ``buf`` must be
+        ``bytes``. Values are those of the present columns only, or with ``fill`` full width
+        (``fill`` standing for each column not in the image: ABSENT, None, …)."""
+        key = (tuple(present), fill)
+        fn = self._images.get(key)
+        if fn is None:
+            if len(key[0]) != len(self.cols):
+                raise DecodeError(f"row image needs {len(self.cols)} present flags, got {len(key[0])}")
+            fn = self._compile(key[0], fill)
+            self._images[key] = fn
+        return fn
+
+    def present_names(self, present: Sequence[bool]) -> tuple:
+        return tuple(n for n, p in zip(self.names, present, strict=True) if p)
+
+    def decode_full(self, present: Sequence[bool], buf: Any, pos: int) -> tuple[tuple, int, int]:
+        """The declarative path's shape: (full-width values with ABSENT, pad, position)."""
+        return self.image(present, ABSENT)(bytes(buf) if not isinstance(buf, bytes) else buf, pos)
+
+    def _compile(self, present: tuple, fill: Any):
+        idx = [i for i, p in enumerate(present) if p]
+        k = len(idx)
+        nb = (k + 7) >> 3
+        rem = k & 7
+        ref = self._reference
+
+        def fallback(buf: Any, pos: int) -> tuple[tuple, int, int]:
+            FALLBACKS[0] += 1
+            full, pad, pos = ref.decode(present, buf, pos)
+            if fill is _COMPACT:
+                return tuple(v for v in full if v is not ABSENT), pad, pos
+            return tuple(fill if v is ABSENT else v for v in full), pad, pos
+
+        env: dict[str, Any] = {"_fallback": fallback, "_fill": fill}
+        lines = ["def decode(buf, pos):", "  try:"]
+        if nb == 0:
+            lines.append("    bits = 0")
+        elif nb == 1:
+            lines.append("    bits = buf[pos]")
+        else:
+            lines.append(f"    bits = int.from_bytes(buf[pos:pos + {nb}], 'little')")
+        lines.append(f"    pad = buf[pos + {nb - 1}] & {(0xFF << rem) & 0xFF}" if rem else "    pad = 0")
+        if nb:
+            lines.append(f"    pos += {nb}")
+        # group the present columns into runs of struct-able columns
+        j = 0
+        while j < k:
+            letter = self._letters[idx[j]]
+            if letter is not None:
+                run = [j]
+                while j + len(run) < k and self._letters[idx[j + len(run)]] is not None:
+                    run.append(j + len(run))
+                if len(run) > 1:
+                    fmt = struct.Struct("<" + "".join(self._letters[idx[r]] for r in run))
+                    env[f"_s{j}"] = fmt.unpack_from
+                    mask = sum(1 << r for r in run)
+                    names = ", ".join(f"v{r}" for r in run)
+                    lines.append(f"    if not bits & {mask}:")
+                    lines.append(f"      {names}, = _s{j}(buf, pos)")
+                    lines.append(f"      pos += {fmt.size}")
+                    lines.append("    else:")
+                    for r in run:
+                        lines += self._one(env, r, idx[r], "      ")
+                    j += len(run)
+                    continue
+            lines += self._one(env, j, idx[j], "    ")
+            j += 1
+        lines.append("    if pos > len(buf):")
+        lines.append("      raise IndexError('row image runs past the end of the rows data')")
+        if fill is _COMPACT:
+            tup = "".join(f"v{r}, " for r in range(k))
+        else:
+            where = {i: r for r, i in enumerate(idx)}
+            tup = "".join(f"v{where[i]}, " if i in where else "_fill, " for i in range(len(present)))
+        lines.append(f"    return ({tup}), pad, pos")
+        lines.append("  except Exception:")
+        lines.append("    return _fallback(buf, pos0)")
+        src = "\n".join(lines)
+        # keep the start position for the fallback
+        src = src.replace("def decode(buf, pos):\n", "def decode(buf, pos):\n  pos0 = pos\n", 1)
+        code = compile(src, f"<row decoder {self.cols[0].table if self.cols else ''}>", "exec")
+        exec(code, env)  # noqa: S102 - source generated above from column types only
+        return env["decode"]
+
+    def _one(self, env: dict, r: int, i: int, ind: str) -> list[str]:
+        string = self._strings[i]
+        if string is not None:  # length-prefixed bytes, decoded inline (plain_string_layout)
+            lb, codec = string
+            head = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
+            if lb == 1:
+                head.append(f"{ind}  n = buf[pos]")
+            elif lb == 2:
+                head.append(f"{ind}  n = buf[pos] | buf[pos + 1] << 8")
+            else:
+                head.append(f"{ind}  n = int.from_bytes(buf[pos:pos + {lb}], 'little')")
+            head += [f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  v{r} = buf[s:pos]"]
+            if codec is not None:
+                head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
+                         f"{ind}  except ValueError:", f"{ind}    pass"]
+            return head
+        env[f"_d{r}"] = self._bound[i].decode
+        return [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:",
+                f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
+
+
+_DECODERS: dict[tuple, TableDecoder] = {}
+
+
+def table_decoder(cols: Sequence[ColumnDesc]) -> TableDecoder:
+    """The (cached, by definition) :class:`TableDecoder` of ``cols``."""
+    key = tuple(cols)
+    dec = _DECODERS.get(key)
+    if dec is None:
+        if len(_DECODERS) > 1024:
+            _DECODERS.clear()
+        dec = _DECODERS[key] = TableDecoder(key)
+    return dec
+
+
+class RowsBody:
+    """A rows event's post-header fields and its (uncompressed) rows bytes."""
+
+    __slots__ = ("table_id", "rows_flags", "width", "present", "after", "rows", "extra_info")
+
+    def __init__(self, table_id: int, rows_flags: int, width: int, present: tuple, after: tuple | None,
+                 rows: bytes, extra_info: bytes) -> None:
+        self.table_id = table_id
+        self.rows_flags = rows_flags
+        self.width = width
+        self.present = present
+        self.after = after
+        self.rows = rows
+        self.extra_info = extra_info
+
+
+def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
+    """A column bitmap as the declarative layout parses it (a BitmapValue keeping its
+    padding bits, format.md §13)."""
+    nb = (n + 7) >> 3
+    if pos + nb > len(data):
+        raise DecodeError(f"column bitmap needs {nb} bytes at {pos}, {max(0, len(data) - pos)} left")
+    return decode_bitmap(data[pos:pos + nb], n), pos + nb
+
+
+_BITMAPS: dict[tuple[bytes, int], tuple] = {}
+
+
+def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> RowsBody:
+    """Post-header and column bitmaps of a rows event body (format.md §13); rows bytes after
+    them, decompressed for MariaDB's compressed types."""
+    n = len(body)
+    p = table_id_size + 2
+    if n < p:
+        raise DecodeError(f"rows event body of {n} bytes has no post-header")
+    table_id = int.from_bytes(body[:table_id_size], "little")
+    flags = body[table_id_size] | body[table_id_size + 1] << 8
+    extra = b""
+    if type_code in V2_TYPES:
+        vlen = body[p] | body[p + 1] << 8
+        if vlen < 2 or p + vlen > n:
+            raise DecodeError(f"rows event var_header_len {vlen} does not fit the body")
+        extra = body[p + 2:p + vlen]
+        p += vlen
+    b = body[p]
+    if b < 251:
+        width = b
+        p += 1
+    elif b == 0xFC:
+        width = int.from_bytes(body[p + 1:p + 3], "little")
+        p += 3
+    elif b == 0xFD:
+        width = int.from_bytes(body[p + 1:p + 4], "little")
+        p += 4
+    elif b == 0xFE:
+        width = int.from_bytes(body[p + 1:p + 9], "little")
+        p += 9
+    else:
+        raise DecodeError(f"invalid packed integer prefix 0x{b:02x}")
+    nb = (width + 7) >> 3
+    key = (body[p:p + nb], width)
+    present = _BITMAPS.get(key)
+    if present is None:
+        present, _ = _bitmap(body, p, width)
+        if len(_BITMAPS) < 4096:
+            _BITMAPS[key] = present
+    p += nb
+    after = None
+    if type_code in UPDATE_TYPES:
+        key = (body[p:p + nb], width)
+        after = _BITMAPS.get(key)
+        if after is None:
+            after, _ = _bitmap(body, p, width)
+            if len(_BITMAPS) < 4096:
+                _BITMAPS[key] = after
+        p += nb
+    if p > n:
+        raise DecodeError("rows event body ends inside its column bitmaps")
+    rows = body[p:]
+    if type_code in COMPRESSED_TYPES:
+        rows = mariadb_decompress(rows)
+    return RowsBody(table_id, flags, width, present, after, rows, extra)
+
+
+def decode_rows_body(type_code: int, body: bytes, cols: Sequence[ColumnDesc],
+                     table_id_size: int = 6) -> tuple[RowsBody, list]:
+    """(header, rows) of a rows event: rows as the declarative path gives them — full-width
+    tuples with ABSENT (WRITE/DELETE) or (before, after) pairs (UPDATE) — plus null pads.
+
+    Returns ``(header, [(values, pad), ...])`` for WRITE/DELETE and
+    ``(header, [((before, pb), (after, pa)), ...])`` for UPDATE."""
+    h = parse_rows_header(type_code, body, table_id_size)
+    dec = table_decoder(cols)
+    buf = h.rows
+    n = len(buf)
+    pos = 0
+    out = []
+    if h.after is not None:
+        while pos < n:
+            b, pb, pos = dec.decode_full(h.present, buf, pos)
+            a, pa, pos = dec.decode_full(h.after, buf, pos)
+            out.append(((b, pb), (a, pa)))
+    else:
+        while pos < n:
+            v, pad, pos = dec.decode_full(h.present, buf, pos)
+            out.append((v, pad))
+    return h, out

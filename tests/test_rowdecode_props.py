@@ -1,0 +1,166 @@
+"""The compiled row decoder (binlogwriter.read.rowdecode) reads exactly what the declarative
+path reads (ARCHITECTURE.md: a fast path is done only when a property test proves it).
+
+1. Row images over every column type (tests/values strategies, MariaDB old temporals with
+   their schema fsp) × flavor × random present-columns bitmap × random NULLs × padding bits:
+   ``TableDecoder.decode_full`` == ``decode_row_image`` (values, null pad, end position),
+   and a cut image gives the same typed error.
+2. Whole rows events written by BinlogWriter (the rows round-trip tests' generated tables and
+   workloads, every flavor × row image × row metadata): ``decode_rows_body`` == the rows the
+   declarative ``BinlogReader`` decodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent / "values"))
+
+from test_rows_roundtrip_props import COMBOS, DB, tables, workloads  # noqa: E402
+from values_strategies import ALL_COLUMNS  # noqa: E402
+
+from binlogwriter.errors import DecodeError  # noqa: E402
+from binlogwriter.format import BinlogFormat  # noqa: E402
+from binlogwriter.read.rowdecode import FALLBACKS, decode_rows_body, table_decoder  # noqa: E402
+from binlogwriter.reader import BinlogReader  # noqa: E402
+from binlogwriter.transaction import SessionSettings  # noqa: E402
+from binlogwriter.values import ColumnDesc, decode_row_image, encode_row_image  # noqa: E402
+from binlogwriter.writer import BinlogWriter  # noqa: E402
+
+FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal and of the same type, element-wise for tuples (str is not bytes, 1 is not 1.0)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and a != a:
+        return b != b
+    return type(a) is type(b) and a == b
+
+
+@st.composite
+def old_temporals(draw):
+    """MariaDB old TIME/DATETIME/TIMESTAMP (11/12/7) whose fsp comes from the schema."""
+    import datetime as dt
+
+    code = draw(st.sampled_from((7, 11, 12)))
+    fsp = draw(st.integers(0, 6))
+    q = 10 ** (6 - fsp)
+    c = ColumnDesc(code, b"", fsp=fsp, flavor="mariadb1011", table="db.t", name=f"o{code}")
+    if code == 11:
+        us = draw(st.integers(-(838 * 3600 + 3599) * 10**6, (838 * 3600 + 3599) * 10**6)) // q * q
+        v = dt.timedelta(microseconds=us)
+    elif code == 12:
+        v = draw(st.datetimes(dt.datetime(1000, 1, 1)))
+        v = v.replace(microsecond=v.microsecond // q * q)
+    else:
+        secs = draw(st.integers(1, (1 << 31) - 1))
+        v = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=secs,
+                                                                   microseconds=draw(st.integers(0, 999_999)) // q * q)
+    return c, v, v
+
+
+@st.composite
+def images(draw):
+    flavor = draw(st.sampled_from(FLAVORS))
+    strat = st.one_of(ALL_COLUMNS, old_temporals()) if flavor.startswith("mariadb") else ALL_COLUMNS
+    drawn = draw(st.lists(strat, min_size=1, max_size=12))
+    cols = tuple(dataclasses.replace(c, name=f"c{i}", flavor=c.flavor if c.type_code in (7, 11, 12) and c.fsp
+                                     else flavor) for i, (c, _, _) in enumerate(drawn))
+    rows = []
+    for _ in range(draw(st.integers(1, 3))):
+        present = tuple(draw(st.lists(st.booleans(), min_size=len(cols), max_size=len(cols))))
+        vals = tuple(None if draw(st.integers(0, 3)) == 0 else v for (_, v, _) in drawn)
+        pad = draw(st.sampled_from((0, -1, 0xA0)))
+        rows.append((present, vals, pad))
+    return cols, rows
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.data_too_large])
+@given(images())
+def test_compiled_image_equals_declarative(case) -> None:
+    cols, rows = case
+    dec = table_decoder(cols)
+    for present, vals, pad in rows:
+        data = b"\x99" + encode_row_image(cols, present, vals, pad) + b"\x77"
+        ref = decode_row_image(cols, present, data, 1)
+        before = FALLBACKS[0]
+        got = dec.decode_full(present, data, 1)
+        assert FALLBACKS[0] == before, "the compiled decoder fell back on a valid image"
+        assert same(got, ref)
+        assert got[2] == len(data) - 1
+        # a cut image: the same typed error (or, when the cut falls after the image, the same result)
+        cut = data[:max(1, got[2] - 1)]
+        try:
+            ref_cut = decode_row_image(cols, present, cut, 1)
+        except DecodeError as exc:
+            with pytest.raises(DecodeError) as info:
+                dec.decode_full(present, cut, 1)
+            assert str(info.value) == str(exc)
+        else:
+            assert same(dec.decode_full(present, cut, 1), ref_cut)
+
+
+def _check_file(files: list, table) -> int:
+    reader = BinlogReader(files, schemas={f"{DB}.t": table})
+    n = 0
+    before = FALLBACKS[0]
+    for rec in reader.records():
+        ev = reader.decode(rec)
+        if rec.type_code not in (23, 24, 25, 30, 31, 32, 166, 167, 168, 169, 170, 171):
+            continue
+        cols = reader.state.columns_for(ev.table_id)
+        footer = 4 if rec.fmt.footer_size else 0
+        h, rows = decode_rows_body(rec.type_code, rec.data[19:len(rec.data) - footer], cols,
+                                   rec.fmt.table_id_size)
+        assert (h.table_id, h.rows_flags, h.width) == (ev.table_id, ev.rows_flags, ev.width)
+        assert h.present == tuple(ev.columns_present)
+        if ev.is_update:
+            assert h.after == tuple(ev.columns_after)
+            got = [(b, a) for (b, _), (a, _) in rows]
+            pads = [(pb, pa) for (_, pb), (_, pa) in rows]
+        else:
+            got = [v for v, _ in rows]
+            pads = [p for _, p in rows]
+        assert same(tuple(got), tuple(ev.rows))
+        assert pads == list(ev.null_pads)
+        n += 1
+    assert FALLBACKS[0] == before, "the compiled decoder fell back on a valid rows event"
+    return n
+
+
+@pytest.mark.parametrize("flavor,image,metadata", COMBOS, ids=["-".join(c) for c in COMBOS])
+@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_compiled_rows_events_equal_declarative(flavor: str, image: str, metadata: str, data) -> None:
+    gt = data.draw(tables(flavor), label="table")
+    txs = data.draw(workloads(gt, flavor, image), label="workload")
+    st_ = SessionSettings(row_metadata=metadata, row_image=image,
+                          row_event_max_size=data.draw(st.sampled_from([8192, 200])))
+    with tempfile.TemporaryDirectory() as d:
+        with BinlogWriter(Path(d), BinlogFormat.preset(flavor), settings=st_) as w:
+            w.ddl(f"CREATE DATABASE {DB}")
+            w.ddl(gt.sql, DB)
+            for stmts in txs:
+                with w.transaction() as tx:
+                    for s in stmts:
+                        if s.kind == "insert":
+                            tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)}
+                                                 for r in s.rows])
+                        elif s.kind == "delete":
+                            tx.delete(gt.table, [r[0] for r in s.rows])
+                        else:
+                            tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)})
+                                                 for b, a in s.rows])
+        assert _check_file(w.files, gt.table) >= 1
