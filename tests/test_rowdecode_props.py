@@ -1,5 +1,5 @@
 """The compiled row decoder (binlogwriter.read.rowdecode) reads exactly what the declarative
-path reads (ARCHITECTURE.md: a fast path is done only when a property test proves it).
+path reads (docs/design.md principle 5: a fast path is done only when a property test proves it).
 
 1. Row images over every column type (tests/values strategies, MariaDB old temporals with
    their schema fsp) × flavor × random present-columns bitmap × random NULLs × padding bits:

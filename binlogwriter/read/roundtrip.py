@@ -7,9 +7,8 @@ with the same verdicts:
   and decoding are pure functions of those, and the common header's six integer fields
   re-encode to themselves (format.md §3), so the verdict is the same;
 * a rows event's row images are re-encoded by the row codecs (``encode_row_image``, what the
-  declarative layout calls per row) and the event around them by the property-tested fast
-  path of :mod:`binlogwriter.fastpath`; compressed and partial-update rows events take the
-  declarative path.
+  declarative layout calls per row) and the event around them by ``encode_event``;
+  compressed and partial-update rows events take the declarative path whole.
 """
 
 from __future__ import annotations
