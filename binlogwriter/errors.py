@@ -70,6 +70,10 @@ class DecodeError(BinlogError):
         )
 
 
+class UnreadableFileError(DecodeError):
+    """A binlog path that cannot be opened or read (missing, a directory, no permission)."""
+
+
 class ChecksumError(DecodeError):
     """A CRC32 footer that does not match the event bytes."""
 

@@ -157,8 +157,10 @@ def test_python_m_help() -> None:
 
 
 def test_console_script_help() -> None:
-    exe = shutil.which("binlogwriter")
-    assert exe is not None, "the binlogwriter command is not on PATH (pip install -e .)"
+    # The console script installed beside this interpreter (a venv need not be activated).
+    beside = Path(sys.executable).parent / "binlogwriter"
+    exe = str(beside) if beside.exists() else shutil.which("binlogwriter")
+    assert exe is not None, "the binlogwriter command is not installed (pip install -e .)"
     proc = subprocess.run([exe, "verify", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "--roundtrip" in proc.stdout
 

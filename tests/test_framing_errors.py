@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -58,8 +59,10 @@ def _offsets(path: Path) -> list[tuple[int, int, int]]:
 
 
 def _verify(*paths: Path) -> subprocess.CompletedProcess:
-    exe = shutil.which("binlogwriter")
-    assert exe is not None, "the binlogwriter command is not on PATH (pip install -e .)"
+    # The console script installed beside this interpreter (a venv need not be activated).
+    beside = Path(sys.executable).parent / "binlogwriter"
+    exe = str(beside) if beside.exists() else shutil.which("binlogwriter")
+    assert exe is not None, "the binlogwriter command is not installed (pip install -e .)"
     return subprocess.run([exe, "verify", *map(str, paths)], capture_output=True, text=True, timeout=60)
 
 

@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from binlogwriter.errors import ChecksumError, DecodeError, TruncatedError
+from binlogwriter.errors import ChecksumError, DecodeError, TruncatedError, UnreadableFileError
 from binlogwriter.format import BinlogFormat, EventType, type_name
 from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
 
@@ -69,12 +69,18 @@ class _Empty:
 
 
 def open_binlog(path: str | os.PathLike):
-    """A read-only mapping of the file (an empty stand-in for an empty file)."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size == 0:
-            return _Empty()
-        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    """A read-only mapping of the file (an empty stand-in for an empty file).
+
+    A path that cannot be opened raises :class:`UnreadableFileError` naming it."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                return _Empty()
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise UnreadableFileError(f"cannot read binlog file: {exc.strerror or exc}",
+                                  file=os.fspath(path), offset=0) from None
 
 
 def fde_format(data: bytes, name: str, offset: int, verify_checksum: bool = True) -> BinlogFormat:
@@ -190,6 +196,11 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
                 err = _bad_frame(buf, name, pos, n)
                 if err is not None:
                     fails.append(str(err))
+            elif events == 0:
+                # A server writes the FDE right after the magic (docs/format.md §4): a file
+                # holding the magic alone is a cut file, not an empty log.
+                fails.append(str(TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT "
+                                                "missing after the magic", file=name, offset=4)))
         finally:
             res.events = events
             del mv
