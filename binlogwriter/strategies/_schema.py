@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from binlogwriter.fixtures._model import table_sql
+from binlogwriter.fixtures._model import TIMESTAMP_NOT_NULL_DEFAULT, table_sql
 from binlogwriter.schema import FLAVORS, Column, Key, KeyPart, Table
 
 from ._values import CHARSETS
@@ -80,6 +80,15 @@ def _column(draw, t: str, name: str) -> Column:
     return Column(name, t)  # YEAR, DATE, BLOBs, JSON, GEOMETRY, POINT
 
 
+def _explicit_default(c: Column) -> Column:
+    """TIMESTAMP NOT NULL carries the explicit default :func:`table_sql` writes for it, so the
+    table parses back equal and servers with explicit_defaults_for_timestamp OFF add no
+    CURRENT_TIMESTAMP default or ON UPDATE clause."""
+    if c.type != "TIMESTAMP":
+        return c
+    return replace(c, default=None if c.nullable else TIMESTAMP_NOT_NULL_DEFAULT)
+
+
 def columns(flavor: str = "mysql80", types: Iterable[str] | None = None, *, name: str = "c",
             nullable: bool | None = None) -> st.SearchStrategy[Column]:
     """Column definitions (:class:`binlogwriter.schema.Column`) of the SQL ``types`` (default
@@ -97,7 +106,7 @@ def columns(flavor: str = "mysql80", types: Iterable[str] | None = None, *, name
     if unknown:
         raise ValueError(f"columns(types=...): unsupported {unknown}; supported: {', '.join(COLUMN_TYPES)}")
     nulls = st.booleans() if nullable is None else st.just(nullable)
-    return st.builds(lambda c, n: replace(c, nullable=n),
+    return st.builds(lambda c, n: _explicit_default(replace(c, nullable=n)),
                      st.sampled_from(chosen).flatmap(lambda t: _column(t, name)), nulls)
 
 
@@ -135,9 +144,9 @@ def tables(draw, flavor: str = "mysql80", *, min_columns: int = 1, max_columns: 
         parts.append(KeyPart(cols[i].name, prefix))
     if kind in ("primary", "composite", "prefix", "unique_not_null"):
         for i in picked:
-            cols[i] = replace(cols[i], nullable=False)
+            cols[i] = _explicit_default(replace(cols[i], nullable=False))
     elif kind == "unique_nullable":
-        cols[picked[0]] = replace(cols[picked[0]], nullable=True)
+        cols[picked[0]] = _explicit_default(replace(cols[picked[0]], nullable=True))
     key_type = "PRIMARY" if kind in ("primary", "composite", "prefix") else "UNIQUE"
     key = Key(key_type, tuple(parts), None if key_type == "PRIMARY" else "uk")
     return Table(database, name, tuple(cols), (key,), flavor=flavor)
