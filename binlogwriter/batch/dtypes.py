@@ -21,7 +21,7 @@ import construct as cs
 import numpy as np
 
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts import REGISTRY
+from binlogwriter.layouts import declared_fields
 from binlogwriter.layouts.header import Header
 
 __all__ = ["fixed_dtype", "field_dtype", "HEADER_DTYPE", "post_header_dtype", "int_bytes"]
@@ -75,17 +75,13 @@ assert HEADER_DTYPE is not None and HEADER_DTYPE.itemsize == 19
 def post_header_dtype(type_code: int, fmt: BinlogFormat) -> np.dtype | None:
     """The fixed post-header of ``type_code`` under ``fmt`` (first ``n_post`` fields of its
     registered layout); None when it is not fixed-width or the FDE declares a longer one."""
-    entry = REGISTRY.get(type_code)
-    if entry is None:
+    declared = declared_fields(type_code, fmt)
+    if declared is None:
         return None
-    fields, known, n_post = entry
-    if callable(fields):
-        fields = fields(fmt)
-        if fields is None:
-            return None
+    fields, known, n_post = declared
     if known is not None and fmt.post_header_len(type_code) != known:
         return None
-    return fixed_dtype(list(fields)[:n_post])
+    return fixed_dtype(fields[:n_post])
 
 
 def int_bytes(values: np.ndarray, width: int) -> np.ndarray:

@@ -18,7 +18,7 @@ import construct as cs
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts import control, mariadb, query
 
-__all__ = ["body_layout", "register", "REGISTRY"]
+__all__ = ["body_layout", "declared_fields", "register", "REGISTRY"]
 
 # type code -> (fields or factory(fmt) -> fields, known post-header length or None, n post fields)
 REGISTRY: dict[int, tuple[list | Callable[[BinlogFormat], list | None], int | None, int]] = {}
@@ -36,8 +36,9 @@ def register(type_code: int, fields, known: int | None, n_post: int) -> None:
 _GREEDY_LAST = {"next_file", "query", "block", "log_filename", "trailing", "payload", "rows", None}
 
 
-@lru_cache(maxsize=1024)
-def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
+def declared_fields(type_code: int, fmt: BinlogFormat) -> tuple[list, int | None, int] | None:
+    """(fields, known post-header length, number of post-header fields) registered for
+    ``type_code`` under ``fmt`` (a factory resolved); None for a type kept as raw bytes."""
     entry = REGISTRY.get(type_code)
     if entry is None:
         return None
@@ -46,7 +47,15 @@ def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
         fields = fields(fmt)
         if fields is None:
             return None
-    fields = list(fields)
+    return list(fields), known, n_post
+
+
+@lru_cache(maxsize=1024)
+def body_layout(type_code: int, fmt: BinlogFormat) -> cs.Construct | None:
+    declared = declared_fields(type_code, fmt)
+    if declared is None:
+        return None
+    fields, known, n_post = declared
     last = getattr(fields[-1], "name", None) if fields else None
     if (not fields or last not in _GREEDY_LAST) and not any(getattr(f, "name", None) == "unparsed" for f in fields):
         # bytes after the last declared field (a newer server's additions) are kept, never
