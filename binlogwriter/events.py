@@ -329,7 +329,9 @@ class GtidTaggedEvent(Event):
     immediate_server_version: int = 0
     original_server_version: int | None = None
     commit_group_ticket: int | None = None
-    version: int = 0
+    # mysql::serialization format version: 1 is what MySQL 8.3+ writes and what independent
+    # decoders (ZongJi, mysql_common) require; 0 is refused by them.
+    version: int = 1
     last_non_ignorable_field_id: int = 8
 
     @property

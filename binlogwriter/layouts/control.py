@@ -355,7 +355,8 @@ class _TaggedGtidMessage(cs.Construct):
                 body += _varlen_uint_bytes(_zigzag(v))
             else:
                 body += _varlen_uint_bytes(v)
-        version = _varlen_uint_bytes(obj.get("version") or 0)
+        v = obj.get("version")
+        version = _varlen_uint_bytes(1 if v is None else v)
         last = _varlen_uint_bytes(obj.get("last_non_ignorable_field_id", 8))
         # message_size counts the whole message including its own encoding
         size = len(version) + len(last) + len(body) + 1

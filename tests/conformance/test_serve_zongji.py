@@ -39,8 +39,8 @@ def _expected(out: Path, skip: int) -> tuple[dict, list[str]]:
     reader = BinlogReader(files)
     for ev in reader:
         t = ev.type_code
-        if t in (33, 162):
-            gtids.append(f"{ev.sid}:{ev.gno}" if t == 33 else f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}")
+        if t in (33, 42, 162):
+            gtids.append(ev.gtid if t != 162 else f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}")
         if len(gtids) <= skip:
             continue
         if t == 19:
@@ -54,9 +54,13 @@ def _expected(out: Path, skip: int) -> tuple[dict, list[str]]:
     return counts, gtids
 
 
-@pytest.mark.parametrize("start", ["file_pos", "gtid"])
-@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
-def test_zongji_reads_served_run(tmp_path: Path, flavor: str, start: str) -> None:
+@pytest.mark.parametrize("start,flavor,gtid", [
+    ("file_pos", "mysql80", None), ("gtid", "mysql80", None),
+    ("file_pos", "mariadb1011", None), ("gtid", "mariadb1011", None),
+    # tagged GTIDs (GTID_TAGGED_LOG_EVENT, MySQL 8.3+): ZongJi decodes the serialization message
+    ("file_pos", "mysql84", "3e11fa47-71ca-11e1-9e33-c80aa9429562:zongji"),
+])
+def test_zongji_reads_served_run(tmp_path: Path, flavor: str, start: str, gtid: str | None) -> None:
     node = shutil.which("node")
     assert node, "node is not installed (apt: nodejs)"
     assert (NODE_DIR / "node_modules" / "@vlasky" / "zongji").is_dir(), \
@@ -64,7 +68,8 @@ def test_zongji_reads_served_run(tmp_path: Path, flavor: str, start: str) -> Non
     out = tmp_path / "run"
     generate(Spec.from_dict(dict(workload="ecommerce", flavor=flavor, seed=4, transactions=80, initial_rows=10,
                                  max_binlog_size=20000, database="zj", exclude_types=["JSON"]
-                                 if flavor.startswith("mysql") else [])), out)
+                                 if flavor.startswith("mysql") else [],
+                                 **({"gtid": gtid} if gtid else {}))), out)
     skip = 0 if start == "file_pos" else 30
     want, gtids = _expected(out, skip)
     assert want["xid"] > 0 and want["writerows"] > 0
