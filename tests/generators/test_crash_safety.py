@@ -77,3 +77,41 @@ def test_sweep_leaves_a_live_runs_directory(tmp_path: Path) -> None:
         os.close(fd)
     assert live.is_dir() and other.is_dir() and not dead.exists()
     assert sweep_stale_tmp(out) == [live]
+
+
+def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli) -> None:
+    """ENOSPC in the middle of a binlog file: one line on stderr, status 1 (not the user's
+    fault, docs/generate.md), and nothing left at --out or beside it."""
+    import errno
+
+    from binlogwriter import writer as writer_mod
+
+    calls = [0]  # bytes written
+
+    # the file object fails, as a real one does (FileSink turns its OSError into OutputError)
+    class FullFile:
+        def __init__(self, fh) -> None:
+            self.fh = fh
+
+        def write(self, data: bytes) -> int:
+            calls[0] += len(data)
+            if calls[0] > 200_000:  # the disk is full after 200 kB
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return self.fh.write(data)
+
+        def __getattr__(self, name: str):
+            return getattr(self.fh, name)
+
+    real_open = writer_mod.FileSink.open
+
+    def open_(self, name: str, offset: int) -> None:
+        real_open(self, name, offset)
+        self._fh = FullFile(self._fh)
+
+    monkeypatch.setattr(writer_mod.FileSink, "open", open_)
+    out = tmp_path / "out"
+    result = run_cli("--out", str(out), "--transactions", "500", "--no-progress")
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines() if hasattr(result, "stderr") else result.output.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "binlog.000001.part" in lines[0], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
