@@ -20,8 +20,9 @@ Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
    ``jsonl_max_rows``), Parquet per table via DataFrames; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
-A failure anywhere removes what the run created (the output directory if it made it): no
-manifest, and no partial file under a final name at any moment.
+Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
+end (docs/generate.md, crash safety): a failure removes it, a killed run leaves nothing at
+``out`` and the next run into ``out`` removes it.
 """
 
 from __future__ import annotations
