@@ -16,6 +16,8 @@ __all__ = [
     "SchemaError",
     "SpecError",
     "EnvironmentSetupError",
+    "OutputError",
+    "OutputExistsError",
 ]
 
 
@@ -158,3 +160,17 @@ class SpecError(BinlogError, ValueError):
 
 class EnvironmentSetupError(BinlogError):
     """The environment cannot run what was asked (Spark's JVM or executors' Python)."""
+
+
+class OutputError(BinlogError):
+    """An output file that cannot be written (full disk, no permission, ...): names the file.
+    Whatever was half-written is removed before it is raised."""
+
+    def __init__(self, message: str, *, file: str | None = None) -> None:
+        self.reason = message
+        self.file = file
+        super().__init__(message)
+
+
+class OutputExistsError(OutputError):
+    """An output file that already exists and that nobody asked to overwrite."""

@@ -529,6 +529,10 @@ def _resolve_level(t: Table, col: str | None, cs: str | None, coll: str | None
     return None, None
 
 
+#: MySQL's and MariaDB's MAX_FIELDS: a table with more columns is refused (ER_TOO_MANY_FIELDS)
+MAX_COLUMNS = 4096
+
+
 def _normalise_and_validate(t: Table) -> None:
     tcs, tcoll = _resolve_level(t, None, t.charset, t.collation)
     dcs, dcoll = _resolve_level(t, None, t.database_charset, t.database_collation)
@@ -541,6 +545,8 @@ def _normalise_and_validate(t: Table) -> None:
         raise t.err(None, "multiple primary keys defined")
     if not t.columns:
         raise t.err(None, "a table must have at least one column")
+    if len(t.columns) > MAX_COLUMNS:
+        raise t.err(None, f"too many columns: {len(t.columns)}, a table has at most {MAX_COLUMNS}")
     cols: list[Column] = []
     for c in t.columns:
         low = c.name.lower()
@@ -735,6 +741,10 @@ def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
         out["length"] = num(0) if args else (None if w in ("VARCHAR", "VARBINARY") else 1)
     elif w in ("TEXT", "BLOB") and args:
         out["_blob_len"] = num(0)
+    elif w in _INT_TYPES and args and (num(0) or 0) > 255:
+        # the display width is not kept, but the server refuses one beyond 255
+        # (ER_TOO_BIG_DISPLAYWIDTH)
+        out["_error"] = f"{w}({args[0]}): display width out of range (max 255)"
     elif w in ("ENUM", "SET"):
         out["members"] = tuple(_CONVERT_MEMBER.sub("", m) for m in args)
     out["type"] = w

@@ -32,6 +32,7 @@ from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAG_
 from binlogwriter.layouts.primitives import BitmapValue, packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.rows_events import rows_event_class
+from binlogwriter.values._common import describe
 from binlogwriter.values.base import ABSENT
 
 __all__ = ["Transaction", "SessionSettings", "normalise_rows", "query_status_vars"]
@@ -96,23 +97,42 @@ def _as_full_row(table, row: Any, where: str, index: int) -> tuple[tuple, set[in
             vals[i] = v
             given.add(i)
         return tuple(vals), given
+    if isinstance(row, str | bytes | bytearray) or not isinstance(row, Iterable):
+        raise ValueEncodeError(f"a row is a mapping (column -> value) or a sequence of {n} values, "
+                               f"got {describe(row)}", table=where, row=index)
     vals = tuple(row)
     if len(vals) != n:
         raise ValueEncodeError(f"row has {len(vals)} values, table has {n} columns", table=where, row=index)
     return vals, set(range(n))
 
 
-def normalise_rows(rows: Any) -> list[Any]:
+def _update_pair(row: Any, where: str, index: int) -> tuple[Any, Any]:
+    """An UPDATE's (before, after) pair, or a ValueEncodeError naming the table and row."""
+    if isinstance(row, tuple | list) and len(row) == 2:
+        return row[0], row[1]
+    raise ValueEncodeError(f"an UPDATE row is a (before, after) pair, got {describe(row)}",
+                           table=where, row=index)
+
+
+def normalise_rows(rows: Any, where: str | None = None) -> list[Any]:
     """Rows as a list; a columnar batch (mapping column -> sequence or numpy array) becomes
-    one mapping per row."""
+    one mapping per row. Anything else that is not an iterable of rows is a
+    ValueEncodeError naming the table (``where``)."""
+    if isinstance(rows, str | bytes | bytearray) or not isinstance(rows, Iterable | Mapping):
+        raise ValueEncodeError(f"rows are an iterable of rows or a columnar batch (mapping column -> "
+                               f"sequence), got {describe(rows)}", table=where)
     if isinstance(rows, Mapping):
         cols = list(rows)
         if not cols:
             return []
         seqs = [rows[c] for c in cols]
+        for c, col_values in zip(cols, seqs, strict=True):
+            if isinstance(col_values, str | bytes | bytearray) or not hasattr(col_values, "__len__"):
+                raise ValueEncodeError(f"a columnar batch maps each column to a sequence of values, "
+                                       f"got {describe(col_values)}", table=where, column=str(c))
         n = len(seqs[0])
         if any(len(s) != n for s in seqs):
-            raise ValueEncodeError("columnar batch has columns of different lengths")
+            raise ValueEncodeError("columnar batch has columns of different lengths", table=where)
         out = []
         for i in range(n):
             out.append({c: _py(s[i]) for c, s in zip(cols, seqs, strict=True)})
@@ -125,6 +145,12 @@ def _py(v: Any) -> Any:
     if item is not None and type(v).__module__ == "numpy":
         return item()
     return v
+
+
+def _where(table: Any) -> str | None:
+    """``db.table`` of a Table for messages (None when it is not one)."""
+    name = getattr(table, "name", None)
+    return f"{getattr(table, 'database', '')}.{name}" if name is not None else None
 
 
 @dataclass
@@ -145,16 +171,19 @@ class Transaction:
 
     def insert(self, table, rows: Iterable[Any] | Mapping[str, Sequence[Any]], *, sql: str | None = None) -> None:
         """INSERT rows: mappings (column -> value), full-width tuples, or a columnar batch."""
-        self.statements.append(_Statement("insert", table, normalise_rows(rows), sql))
+        self.statements.append(_Statement("insert", table, normalise_rows(rows, _where(table)), sql))
 
     def update(self, table, pairs: Iterable[tuple[Any, Any]], *, sql: str | None = None) -> None:
         """UPDATE rows: (before, after) pairs; ``before`` the full current row, ``after`` the
         assigned columns (mapping) or the full new row."""
+        if isinstance(pairs, str | bytes | bytearray | Mapping) or not isinstance(pairs, Iterable):
+            raise ValueEncodeError(f"UPDATE rows are an iterable of (before, after) pairs, got {describe(pairs)}",
+                                   table=_where(table))
         self.statements.append(_Statement("update", table, list(pairs), sql))
 
     def delete(self, table, rows: Iterable[Any], *, sql: str | None = None) -> None:
         """DELETE rows (full current rows)."""
-        self.statements.append(_Statement("delete", table, normalise_rows(rows), sql))
+        self.statements.append(_Statement("delete", table, normalise_rows(rows, _where(table)), sql))
 
     def query(self, sql: str, db: str = "") -> None:
         """A statement-format QUERY event inside the transaction."""
@@ -207,7 +236,7 @@ def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tupl
     runs: list[tuple[tuple, tuple | None, list, list]] = []
     for i, row in enumerate(stmt.rows):
         if stmt.kind == "update":
-            before, after = row
+            before, after = _update_pair(row, where, i)
             bvals, bgiven = _as_full_row(table, before, where, i)
             if len(bgiven) != ncols:
                 raise ValueEncodeError("before image incomplete")
@@ -273,7 +302,7 @@ def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tupl
     for i, row in enumerate(stmt.rows):
         try:
             if stmt.kind == "update":
-                before, after = row
+                before, after = _update_pair(row, where, i)
                 bvals, bgiven = _as_full_row(table, before, where, i)
                 if len(bgiven) != len(table.columns):
                     missing = next(c.name for j, c in enumerate(table.columns) if j not in bgiven)

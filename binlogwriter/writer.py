@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from binlogwriter.batch import BatchBuilder, plan_batch
-from binlogwriter.errors import BinlogError
+from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnonymousGtidEvent,
@@ -171,10 +171,16 @@ class Sink(Protocol):
 class FileSink:
     """The default :class:`Sink`: ``<directory>/<name>``, written as ``<name>.part`` and
     renamed when complete (docs/output.md). :meth:`suspend` leaves the ``.part`` (flag in use)
-    for the writer that resumes it; that writer's :meth:`open` truncates it to its offset."""
+    for the writer that resumes it; that writer's :meth:`open` truncates it to its offset.
 
-    def __init__(self, directory: str | os.PathLike) -> None:
+    A new file whose final name exists is refused (:class:`OutputExistsError`) unless
+    ``overwrite``. An ``OSError`` (full disk, no permission) removes the ``.part`` and is
+    raised as one :class:`OutputError` naming the file.
+    """
+
+    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False) -> None:
         self.directory = Path(directory)
+        self.overwrite = overwrite
         self._fh = None
         self._name: str | None = None
         self._final: list[tuple[int, bytes]] = []
@@ -182,11 +188,27 @@ class FileSink:
     def _part(self) -> Path:
         return self.directory / (self._name + _TMP_SUFFIX)
 
+    def _failed(self, what: str, exc: OSError) -> OutputError:
+        """Drop the ``.part`` and describe the failure in one line."""
+        path = self._part() if self._name is not None else self.directory
+        self.abort()
+        return OutputError(f"cannot {what} {path}: {exc.strerror or exc}", file=str(path))
+
     def open(self, name: str, offset: int) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        final = self.directory / name
         part = self.directory / (name + _TMP_SUFFIX)
+        if offset == 0 and not self.overwrite and os.path.lexists(final):
+            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it", file=str(final))
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot create {self.directory}: {exc.strerror or exc}",
+                              file=str(self.directory)) from None
         if offset == 0:
-            fh = open(part, "wb")
+            try:
+                fh = open(part, "wb")
+            except OSError as exc:
+                raise OutputError(f"cannot write {part}: {exc.strerror or exc}", file=str(part)) from None
         else:
             try:
                 fh = open(part, "r+b")
@@ -200,21 +222,33 @@ class FileSink:
         self._fh, self._name, self._final = fh, name, []
 
     def write(self, data: bytes) -> None:
-        self._fh.write(data)
+        try:
+            self._fh.write(data)
+        except OSError as exc:
+            raise self._failed("write", exc) from None
 
     def set_final(self, pos: int, data: bytes) -> None:
         self._final.append((pos, data))
 
     def finish(self) -> Path:
         fh = self._fh
-        fh.flush()
-        for pos, data in self._final:
-            fh.seek(pos)
-            fh.write(data)
-        fh.close()
-        self._fh = None
         final = self.directory / self._name
-        os.replace(self._part(), final)
+        try:
+            fh.flush()
+            for pos, data in self._final:
+                fh.seek(pos)
+                fh.write(data)
+            fh.close()
+            self._fh = None
+            if not self.overwrite and os.path.lexists(final):  # appeared while we wrote
+                raise FileExistsError(17, "the final name exists; pass overwrite=True to replace it")
+            os.replace(self._part(), final)
+        except FileExistsError as exc:
+            self.abort()
+            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it",
+                                    file=str(final)) from exc
+        except OSError as exc:
+            raise self._failed("write", exc) from None
         return final
 
     def suspend(self) -> None:
@@ -223,12 +257,16 @@ class FileSink:
 
     def abort(self) -> None:
         if self._fh is not None:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:  # buffered bytes that cannot be written any more (full disk)
+                pass
             self._fh = None
-        try:
-            os.unlink(self._part())
-        except FileNotFoundError:
-            pass
+        if self._name is not None:
+            try:
+                os.unlink(self._part())
+            except FileNotFoundError:
+                pass
 
 
 class BinlogWriter:
@@ -239,6 +277,9 @@ class BinlogWriter:
 
     ``state``: start where another writer was (see :class:`WriterState`, :meth:`resume`);
     ``sink``: where the bytes go (default :class:`FileSink` on ``directory``).
+    ``overwrite``: the default sink replaces binlog files that exist already; without it an
+    existing file is an :class:`OutputExistsError` naming it (and a full disk is one
+    :class:`OutputError`, the ``.part`` removed).
     ``stage_bytes``: groups are staged and encoded together until this many bytes are
     staged (see :meth:`write_group`); 0 = each group is encoded and handed to the sink
     when it is written (a sink then sees every group at once, e.g. for serving).
@@ -251,7 +292,8 @@ class BinlogWriter:
                  server_id: int = 1, max_binlog_size: int = 1 << 30, start_time: int = DEFAULT_START_TIME,
                  first_index: int = 1, write_index: bool = True, stop_event: bool = True,
                  settings: SessionSettings | None = None, state: WriterState | None = None,
-                 sink: Sink | None = None, sizes_only: bool = False, stage_bytes: int = 0) -> None:
+                 sink: Sink | None = None, sizes_only: bool = False, stage_bytes: int = 0,
+                 overwrite: bool = False) -> None:
         if max_binlog_size < 4096:
             raise BinlogError(f"max_binlog_size must be at least 4096 bytes, got {max_binlog_size}")
         self.directory = Path(directory)
@@ -263,7 +305,7 @@ class BinlogWriter:
         self.write_index = write_index
         self.stop_event = stop_event
         self._next_index = first_index
-        self.sink: Sink = FileSink(self.directory) if sink is None else sink
+        self.sink: Sink = FileSink(self.directory, overwrite=overwrite) if sink is None else sink
         self._active = False  # the sink holds the current file open
         self._resume = False  # the current file was started by another writer: continue it
         self._offset = 0
@@ -465,8 +507,15 @@ class BinlogWriter:
 
     def _write_index(self) -> None:
         tmp = self.directory / (self.basename + ".index" + _TMP_SUFFIX)
-        tmp.write_text("".join(f"./{p.name}\n" for p in self.files))
-        os.replace(tmp, self.directory / (self.basename + ".index"))
+        try:
+            tmp.write_text("".join(f"./{p.name}\n" for p in self.files))
+            os.replace(tmp, self.directory / (self.basename + ".index"))
+        except OSError as exc:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+            raise OutputError(f"cannot write {tmp}: {exc.strerror or exc}", file=str(tmp)) from None
 
     # public --------------------------------------------------------------------------------
     def open(self) -> BinlogWriter:

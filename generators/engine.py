@@ -33,7 +33,7 @@ from generators.spec import Spec, SpecError, resolve
 from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
 
-__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry"]
+__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry", "sweep_stale_tmp"]
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
@@ -438,10 +438,65 @@ def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
+def _tmp_prefix(out: Path) -> str:
+    return f".{out.name}.tmp-"
+
+
+def _lock_dir(path: Path) -> int | None:
+    """An fd holding an exclusive ``flock`` on directory ``path``, or None when another
+    live process holds it. The kernel drops the lock when its process dies, even by
+    SIGKILL: a temporary directory nobody holds belongs to a run that is gone."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no sweeping, nothing locked
+        return -1
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def sweep_stale_tmp(out: Path) -> list[Path]:
+    """Remove the temporary directories (``.OUT.tmp-*`` beside ``out``) of earlier runs into
+    ``out`` that were killed (SIGKILL, power loss) before they could clean up; a directory
+    whose run is still alive (it holds its lock) is left alone. Returns what was removed."""
+    parent = out.absolute().parent
+    prefix = _tmp_prefix(out)
+    removed = []
+    try:
+        candidates = [p for p in parent.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return removed
+    for p in candidates:
+        if not p.is_dir() or p.is_symlink():
+            continue
+        fd = _lock_dir(p)
+        if fd is None:
+            continue  # a live run's
+        try:
+            shutil.rmtree(p, ignore_errors=True)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        removed.append(p)
+    return removed
+
+
 def generate(spec: Spec, out: str | os.PathLike, *,
              progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Run ``spec`` into directory ``out`` (must not exist, or be empty). Atomic: on error
-    nothing is left behind."""
+    nothing is left behind.
+
+    Crash safety (docs/generate.md): the run is written into ``.OUT.tmp-XXXX`` beside
+    ``out``, locked (``flock``) while the run lives, and renamed to ``out`` once
+    ``manifest.json`` is in it, so a run killed at any moment leaves nothing at ``out``;
+    the next run into ``out`` removes the temporary directories of killed runs first."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise SpecError(f"--out: {out} already exists and is not an empty directory")
@@ -449,7 +504,9 @@ def generate(spec: Spec, out: str | os.PathLike, *,
     parent = out.absolute().parent
     if not parent.is_dir():
         raise SpecError(f"--out: parent directory {parent} does not exist")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    sweep_stale_tmp(out)
+    tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
+    lock = _lock_dir(tmp)
     try:
         manifest = run.run(tmp)
         os.chmod(tmp, 0o755)
@@ -459,4 +516,7 @@ def generate(spec: Spec, out: str | os.PathLike, *,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        if lock is not None and lock >= 0:
+            os.close(lock)
     return RunResult(out, manifest)

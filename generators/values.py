@@ -723,6 +723,10 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
         a, b = cg.param("min_len", 10), cg.param("max_len", 200)
         if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b):
             raise SpecError(f"spec columns.{where}: text needs integers 0 <= min_len <= max_len")
+        if col.type in ("CHAR", "VARCHAR") and col.length is not None and a > col.length:
+            # every value would be cut to the column: refused rather than silently shortened
+            raise SpecError(f"spec columns.{where}: text min_len {a} is longer than the column's "
+                            f"{col.type}({col.length})")
         if col.type in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
             return lambda st, k: _fit_text(_text_of_length(st, st.between(a, b)), col, flavor)
         return lambda st, k: coerce(col, _text_of_length(st, st.between(a, b)), where)

@@ -20,8 +20,9 @@ Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
    ``jsonl_max_rows``), Parquet per table via DataFrames; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
-A failure anywhere removes what the run created (the output directory if it made it): no
-manifest, and no partial file under a final name at any moment.
+Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
+end (docs/generate.md, crash safety): a failure removes it, a killed run leaves nothing at
+``out`` and the next run into ``out`` removes it.
 """
 
 from __future__ import annotations
@@ -37,13 +38,22 @@ if __name__ == "__main__":  # spark-submit .../spark_gen/job.py: its driver may 
 
 import json
 import shutil
+import tempfile
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from generators.engine import RunResult, _FileInfo, build_manifest, file_entry
+from generators.engine import (
+    RunResult,
+    _FileInfo,
+    _lock_dir,
+    _tmp_prefix,
+    build_manifest,
+    file_entry,
+    sweep_stale_tmp,
+)
 from generators.spec import Spec, SpecError, resolve
 from spark_gen import environment
 from spark_gen.environment import DEFAULT_LOG_LEVEL
@@ -145,22 +155,27 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
     spark = spark or get_session(log_level=log_level)
     environment.probe_executors(spark.sparkContext)
     fail = fail or _fail_from_env()
-    created = not out.exists()
-    out.mkdir(exist_ok=True)
-    staging = out / f".spark-staging-{uuid.uuid4().hex[:12]}"
+    # built in a locked temporary directory beside out and renamed at the very end, as the
+    # local engine does (docs/generate.md, crash safety): a killed run leaves nothing at out
+    sweep_stale_tmp(out)
+    work = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
+    lock = _lock_dir(work)
+    staging = work / f".spark-staging-{uuid.uuid4().hex[:12]}"
     try:
         staging.mkdir()
-        manifest = _Job(spark, spec, run, out.absolute(), staging.absolute(), partitions, parquet,
+        manifest = _Job(spark, spec, run, work.absolute(), staging.absolute(), partitions, parquet,
                         jsonl_max_rows, fail).run()
-    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        if created:
-            shutil.rmtree(out, ignore_errors=True)
-        else:
-            for p in out.iterdir():
-                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        os.chmod(work, 0o755)
+        if out.exists():
+            out.rmdir()
+        os.rename(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
         raise
-    shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        if lock is not None and lock >= 0:
+            os.close(lock)
     return RunResult(out, manifest)
 
 

@@ -19,7 +19,7 @@ from binlogwriter.errors import DecodeError, SchemaError, ValueEncodeError
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["Bound", "Fixed", "Var", "Codec", "REGISTRY", "register", "value_error", "decode_error", "describe",
-           "type_name"]
+           "type_name", "int_text"]
 
 Encoder = Callable[[Any], bytes]
 Decoder = Callable[[Any, int], tuple[Any, int]]
@@ -89,10 +89,24 @@ def decode_error(col: ColumnDesc, message: str) -> DecodeError:
 
 def describe(value: Any) -> str:
     """Short description of a value for messages: its type and a clipped repr."""
-    r = repr(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        r = int_text(value)  # repr of a 10**5000 raises ValueError
+    else:
+        try:
+            r = repr(value)
+        except Exception:  # noqa: BLE001 - a message must not fail on a hostile __repr__
+            r = "<unprintable>"
     if len(r) > 40:
         r = r[:37] + "..."
     return f"{type(value).__name__} {r}"
+
+
+def int_text(value: int) -> str:
+    """An int for a message, clipped when huge (``str`` of a 10**5000 refuses, and a
+    message must not be megabytes long): ``a 16610-bit integer`` beyond 30 digits."""
+    if -10 ** 30 < value < 10 ** 30:
+        return str(value)
+    return f"{'-' if value < 0 else ''}a {abs(value).bit_length()}-bit integer"
 
 
 class Codec:

@@ -39,23 +39,31 @@ def decimal_size(precision: int, scale: int) -> int:
 
 
 def scaled_decimal(value: Decimal, precision: int, scale: int) -> tuple[bool, int]:
-    """(negative, |value| × 10^scale as an exact int); DecimalError when it does not fit."""
+    """(negative, |value| × 10^scale as an exact int); DecimalError when it does not fit.
+
+    The exponent is checked before the coefficient is scaled, so ``Decimal('1E+100000000')``
+    or ``Decimal('1E-100000000')`` is refused at once instead of building a 10^10^8 int
+    (values.md §3: at most ``precision - scale`` integer and ``scale`` fraction digits).
+    """
     if not value.is_finite():
         raise DecimalError(f"{value} is not a number a DECIMAL can hold")
     sign, digits, exp = value.as_tuple()
-    coeff = int("".join(map(str, digits))) if digits else 0
     assert isinstance(exp, int)
-    if exp + scale >= 0:
-        scaled = coeff * _pow10(exp + scale)
-    else:
-        scaled, rest = divmod(coeff, _pow10(-exp - scale))
-        if rest:
-            raise DecimalError(f"{value} has more than {scale} fraction digits (scale {scale}); "
-                               f"round it first")
-    if scaled >= _pow10(precision):
+    # trailing zeros of the coefficient carry no digit: Decimal('1.500') fits DECIMAL(4,1)
+    n = len(digits)
+    while n and digits[n - 1] == 0:
+        n -= 1
+    if n == 0:
+        return False, 0
+    exp += len(digits) - n
+    if exp + scale < 0:  # the last non-zero digit is beyond the scale
+        raise DecimalError(f"{value} has more than {scale} fraction digits (scale {scale}); "
+                           f"round it first")
+    if exp + n > precision - scale:  # exp + n = integer digits of a value whose last digit is non-zero
         raise DecimalError(f"{value} has more than {precision - scale} integer digits "
                            f"(precision {precision}, scale {scale})")
-    return bool(sign) and scaled != 0, scaled
+    coeff = int("".join(map(str, digits[:n])))
+    return bool(sign), coeff * _pow10(exp + scale)
 
 
 def _pow10(n: int) -> int:

@@ -27,7 +27,16 @@ import construct as cs
 import numpy as np
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.values._common import Bound, Codec, Fixed, decode_error, describe, register, value_error
+from binlogwriter.values._common import (
+    Bound,
+    Codec,
+    Fixed,
+    decode_error,
+    describe,
+    int_text,
+    register,
+    value_error,
+)
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["IntCodec", "FloatCodec", "BitCodec", "YearCodec", "NullCodec"]
@@ -60,7 +69,7 @@ class IntCodec(Codec):
         def fail(value: Any) -> Exception:
             if not _is_int(value) or isinstance(value, str):
                 return value_error(col, sql, f"needs an int, got {describe(value)}")
-            return value_error(col, sql, f"holds {lo}..{hi}, got {int(value)}")
+            return value_error(col, sql, f"holds {lo}..{hi}, got {int_text(int(value))}")
 
         if letter is not None:
             st = struct.Struct("<" + (letter.upper() if unsigned else letter))
@@ -202,7 +211,7 @@ class BitCodec(Codec):
                 raise value_error(col, sql, f"needs an int or bytes, got {describe(value)}")
             v = int(value)
             if not 0 <= v < limit:
-                raise value_error(col, sql, f"holds {nbits} bits (0..{limit - 1}), got {v}")
+                raise value_error(col, sql, f"holds {nbits} bits (0..{limit - 1}), got {int_text(v)}")
             return v.to_bytes(nbytes, "big")
 
         def decode(buf: Any, pos: int) -> tuple[int, int]:
@@ -233,7 +242,7 @@ class YearCodec(Codec):
                 return b"\x00"
             if 1901 <= v <= 2155:
                 return bytes((v - 1900,))
-            raise value_error(col, sql, f"holds 1901..2155 or 0, got {v}")
+            raise value_error(col, sql, f"holds 1901..2155 or 0, got {int_text(v)}")
 
         def decode(buf: Any, pos: int) -> tuple[int, int]:
             if pos >= len(buf):

@@ -34,7 +34,7 @@ from typing import Any
 import construct as cs
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.values._common import Bound, Codec, decode_error, describe, register, value_error
+from binlogwriter.values._common import Bound, Codec, decode_error, describe, int_text, register, value_error
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime, days_in_month
 
@@ -177,13 +177,24 @@ def _timestamp_us(value: Any) -> int:
     elif isinstance(value, int) and not isinstance(value, bool):
         if value == 0:
             return 0
+        if not 1 <= value <= _TS_MAX:  # checked before any arithmetic on a huge int
+            raise _Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
+                          f"(or the zero timestamp), got {int_text(value)} seconds")
         us = value * 1_000_000
     else:
         raise _Reject(f"needs a datetime, int seconds or the zero MysqlDateTime, got {describe(value)}")
     if not 1_000_000 <= us <= _TS_MAX * 1_000_000 + 999_999:
         raise _Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
-                      f"(or the zero timestamp), got {_EPOCH + _dt.timedelta(microseconds=us)}")
+                      f"(or the zero timestamp), got {_ts_text(us)}")
     return us
+
+
+def _ts_text(us: int) -> str:
+    """A TIMESTAMP's microseconds for a message: the UTC date when Python can show it."""
+    try:
+        return str(_EPOCH + _dt.timedelta(microseconds=us))
+    except OverflowError:
+        return f"{int_text(us)} microseconds since the epoch"
 
 
 def _check_fsp(us: int, fsp: int) -> None:

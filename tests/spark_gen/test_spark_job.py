@@ -75,6 +75,7 @@ def test_a_task_failing_mid_write_changes_no_byte(spark, local_runs, tmp_path: P
     generate_spark(_spec(**CASES[case]), out, partitions=2, spark=spark, parquet=False, fail=("write", 1))
     assert tree_digest(out) == tree_digest(local_runs[case])
     assert not list(out.glob(".spark-staging*")) and not list(out.rglob("*.part*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spark"]
 
 
 def test_a_failed_job_leaves_nothing(spark, tmp_path: Path) -> None:
@@ -84,6 +85,7 @@ def test_a_failed_job_leaves_nothing(spark, tmp_path: Path) -> None:
                        parquet=False, fail=("write!", 1))
     assert InjectedFailure.__name__ in str(ei.value)
     assert not out.exists()
+    assert list(tmp_path.iterdir()) == [], "the run's temporary directory beside --out must be removed"
 
 
 def test_cli_engine_spark_and_python_m_entry(spark, local_runs, tmp_path: Path) -> None:

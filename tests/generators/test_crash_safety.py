@@ -1,0 +1,117 @@
+"""``binlogwriter generate`` killed at any moment leaves nothing at ``--out`` that looks
+complete, and the next run into the same ``--out`` cleans up after it (issue 15).
+
+The run is staged in ``.OUT.tmp-XXXX`` beside ``--out`` (locked with ``flock`` while its run
+lives) and renamed to ``--out`` only once ``manifest.json`` is in it. The kills are real
+SIGKILLs of a real ``python -m binlogwriter generate`` at seeded random moments.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from generators.engine import _lock_dir, sweep_stale_tmp
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = 10
+
+
+def _generate(out: Path, size: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen([sys.executable, "-m", "binlogwriter", "generate", "--out", str(out), "--size", size,
+                             "--no-progress"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _stale(parent: Path, out: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if p.name.startswith(f".{out.name}.tmp-"))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only")
+def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> None:
+    rng = random.Random(15)
+    out = tmp_path / "out"
+    staged = 0  # kills that happened after the run had created its temporary directory
+    for k in range(KILLS):
+        proc = _generate(out, "20MB")
+        time.sleep(rng.uniform(0.2, 3.0))
+        finished = proc.poll() is not None
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=30)
+        if finished:  # the whole 20 MB run beat the kill: then it must be complete
+            assert proc.returncode == 0 and (out / "manifest.json").is_file()
+            break
+        assert not out.exists(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
+        staged += bool(_stale(tmp_path, out))
+        # a killed run's temporary directory is swept by the next one, not accumulated
+        assert len(_stale(tmp_path, out)) <= 1, _stale(tmp_path, out)
+    assert staged >= KILLS // 2, "too few kills landed while the run was writing: the test tests little"
+    proc = _generate(out, "1MB")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr.decode()
+    assert (out / "manifest.json").is_file() and (out / "binlog.000001").is_file()
+    assert _stale(tmp_path, out) == [], "the rerun must remove the killed runs' temporary directories"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_sweep_leaves_a_live_runs_directory(tmp_path: Path) -> None:
+    """A temporary directory whose run holds its lock is another live run's: kept."""
+    out = tmp_path / "out"
+    live, dead = tmp_path / ".out.tmp-live", tmp_path / ".out.tmp-dead"
+    other = tmp_path / ".other.tmp-x"
+    for d in (live, dead, other):
+        (d / "truth").mkdir(parents=True)
+        (d / "binlog.000001.part").write_bytes(b"x")
+    fd = _lock_dir(live)
+    assert fd is not None
+    try:
+        assert sweep_stale_tmp(out) == [dead]
+    finally:
+        os.close(fd)
+    assert live.is_dir() and other.is_dir() and not dead.exists()
+    assert sweep_stale_tmp(out) == [live]
+
+
+def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli) -> None:
+    """ENOSPC in the middle of a binlog file: one line on stderr, status 1 (not the user's
+    fault, docs/generate.md), and nothing left at --out or beside it."""
+    import errno
+
+    from binlogwriter import writer as writer_mod
+
+    calls = [0]  # bytes written
+
+    # the file object fails, as a real one does (FileSink turns its OSError into OutputError)
+    class FullFile:
+        def __init__(self, fh) -> None:
+            self.fh = fh
+
+        def write(self, data: bytes) -> int:
+            calls[0] += len(data)
+            if calls[0] > 200_000:  # the disk is full after 200 kB
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return self.fh.write(data)
+
+        def __getattr__(self, name: str):
+            return getattr(self.fh, name)
+
+    real_open = writer_mod.FileSink.open
+
+    def open_(self, name: str, offset: int) -> None:
+        real_open(self, name, offset)
+        self._fh = FullFile(self._fh)
+
+    monkeypatch.setattr(writer_mod.FileSink, "open", open_)
+    out = tmp_path / "out"
+    result = run_cli("--out", str(out), "--transactions", "500", "--no-progress")
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines() if hasattr(result, "stderr") else result.output.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "binlog.000001.part" in lines[0], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

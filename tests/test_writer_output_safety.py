@@ -1,0 +1,81 @@
+"""BinlogWriter's files on disk: an existing binlog file is never overwritten unless asked,
+and a write that fails (a full disk) leaves no ``.part`` behind and raises one typed error
+naming the file (issue 15, crash safety).
+
+A full disk is real, not mocked: the ``.part`` is a symlink to ``/dev/full``, whose every
+write fails with ENOSPC.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
+from binlogwriter.format import BinlogFormat
+from binlogwriter.schema import Table
+from binlogwriter.writer import BinlogWriter
+
+T = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))", database="db")
+
+
+def _write(out: Path, rows: int = 3, **kw) -> list[Path]:
+    with BinlogWriter(out, BinlogFormat.mysql80(), **kw) as w:
+        w.ddl("CREATE DATABASE db")
+        with w.transaction() as tx:
+            tx.insert(T, [(i, "x" * 200) for i in range(rows)])
+    return w.files
+
+
+def test_existing_binlog_is_not_overwritten(tmp_path: Path) -> None:
+    _write(tmp_path, rows=1)
+    before = (tmp_path / "binlog.000001").read_bytes()
+    with pytest.raises(OutputExistsError) as info:
+        _write(tmp_path, rows=5)
+    assert str(tmp_path / "binlog.000001") in str(info.value)
+    assert "overwrite=True" in str(info.value)
+    assert isinstance(info.value, BinlogError)
+    assert (tmp_path / "binlog.000001").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["binlog.000001", "binlog.index"]
+
+
+def test_existing_second_file_is_not_overwritten(tmp_path: Path) -> None:
+    """The check holds for every file the writer opens, also after a rotation."""
+    (tmp_path / "binlog.000002").write_bytes(b"not ours")
+    with pytest.raises(OutputExistsError, match="binlog.000002"):
+        with BinlogWriter(tmp_path, BinlogFormat.mariadb1011(), max_binlog_size=4096) as w:
+            for i in range(40):
+                with w.transaction() as tx:
+                    tx.insert(T, [(i, "y" * 200)])
+    assert (tmp_path / "binlog.000002").read_bytes() == b"not ours"
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_overwrite_true_replaces(tmp_path: Path) -> None:
+    _write(tmp_path, rows=1)
+    small = (tmp_path / "binlog.000001").stat().st_size
+    _write(tmp_path, rows=5, overwrite=True)
+    assert (tmp_path / "binlog.000001").stat().st_size > small
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("rows", [1, 2000])  # buffered (fails at close) and large (fails in write)
+def test_full_disk_removes_part_and_raises_one_error(tmp_path: Path, rows: int) -> None:
+    (tmp_path / "binlog.000001.part").symlink_to("/dev/full")
+    with pytest.raises(OutputError) as info:
+        _write(tmp_path, rows=rows)
+    msg = str(info.value)
+    assert "binlog.000001.part" in msg and "No space left on device" in msg, msg
+    assert "\n" not in msg
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "the .part must be removed"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_full_disk_on_the_index(tmp_path: Path) -> None:
+    (tmp_path / "binlog.index.part").symlink_to("/dev/full")
+    with pytest.raises(OutputError, match=r"binlog\.index\.part.*No space left"):
+        _write(tmp_path)
+    assert not (tmp_path / "binlog.index.part").exists()
+    assert not (tmp_path / "binlog.index").exists()
