@@ -100,14 +100,7 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     if t == EventType.MARIADB_GTID_EVENT and len(data) >= 19 + 13:
         return ("mariadb", int.from_bytes(data[27:31], "little"), int.from_bytes(data[5:9], "little"),
                 int.from_bytes(data[19:27], "little"), data[31])
-    ev = decode_event(data, fmt, verify_checksum=False)
-    if isinstance(ev, MariadbGtidEvent):
-        return ("mariadb", ev.domain_id, ev.server_id, ev.seq_no, ev.flags2)
-    if isinstance(ev, GtidTaggedEvent):
-        return ("mysql", str(ev.sid), ev.tag, ev.gno)
-    if isinstance(ev, GtidEvent):
-        return ("mysql", str(ev.sid), "", ev.gno)
-    return ()
+    return _gtid_of_codec(data, fmt)
 
 
 def _gtid_of_codec(data: bytes, fmt: BinlogFormat) -> tuple:

@@ -15,6 +15,8 @@ import socket
 import struct
 from collections.abc import Iterable, Sequence
 
+from binlogwriter.layouts.primitives import encode_packed_int
+
 __all__ = [
     "MAX_PAYLOAD", "PacketIO", "ProtocolError", "lenenc_int", "lenenc_str", "ok_packet", "err_packet",
     "eof_packet", "result_set", "Capability", "SERVER_STATUS_AUTOCOMMIT",
@@ -55,13 +57,8 @@ class ProtocolError(Exception):
 
 
 def lenenc_int(n: int) -> bytes:
-    if n < 251:
-        return bytes((n,))
-    if n < 1 << 16:
-        return b"\xfc" + n.to_bytes(2, "little")
-    if n < 1 << 24:
-        return b"\xfd" + n.to_bytes(3, "little")
-    return b"\xfe" + n.to_bytes(8, "little")
+    """The protocol's length-encoded integer: the binlog's packed integer (format.md §2)."""
+    return encode_packed_int(n)
 
 
 def lenenc_str(s: bytes | str) -> bytes:
