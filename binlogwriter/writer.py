@@ -625,6 +625,55 @@ class BinlogWriter:
             i = hi
         return firsts
 
+    def plan_rows(self, rb):
+        """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
+        (their group sizes exact, by arithmetic; ids given when written). None when this
+        writer's settings need the per-transaction path
+        (:func:`~binlogwriter.batch.columnar.columnar_supported`)."""
+        from binlogwriter.batch.columnar import columnar_supported, plan_rows_batch
+
+        if not columnar_supported(self):
+            return None
+        return plan_rows_batch(self, rb)
+
+    def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
+        """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
+        between groups once a file reaches max_binlog_size (``searchsorted`` over the prefix
+        sums of the group sizes), as :meth:`commit` of each would. Returns per file written
+        to: (file name, groups, first GTID, last GTID)."""
+        if self.closed:
+            raise BinlogError("writer is closed")
+        self.open()
+        self.flush()
+        out = []
+        sizes = plan.sizes
+        i = lo
+        while i < hi:
+            ends = np.cumsum(sizes[i:hi]) + self._offset
+            j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
+            stop = min(hi, i + j + 1)
+            if int(ends[stop - i - 1]) > 0xFFFFFFFF:
+                raise BinlogError(f"a group at offset {self._offset} passes 4 GiB: log_pos would overflow")
+            groups = int(np.count_nonzero(sizes[i:stop]))
+            first = None
+            if groups:
+                if self.fmt.is_mariadb:
+                    first = f"{self.settings.domain_id}-{self.server_id}-{self._mariadb_seq + 1}"
+                elif self._sid:
+                    first = f"{self._sid}:{self._gno + 1}"
+            name = self._name
+            data = plan.encode(i, stop, self._offset)
+            if data and not self.sizes_only:
+                self.sink.write(data)
+            self._offset += len(data)
+            self.events_in_file += int(plan.txn_first[stop] - plan.txn_first[i])
+            self.transactions += groups
+            if groups:
+                out.append((name, groups, first, self.last_gtid))
+            self.maybe_rotate()
+            i = stop
+        return out
+
     def _place(self, batch, lo: int, hi: int) -> int:
         """Write groups ``lo..hi`` of a planned batch at the current offset."""
         first = self._offset

@@ -19,11 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from binlogwriter import __version__
+from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter
+from generators.batch import BATCH_TXNS, apply_batch, rows_batch
 from generators.hashing import hash64, salt
 from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
@@ -92,6 +96,7 @@ class Run:
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
         self.file_info: dict[str, _FileInfo] = {}
         self._sql_cache: dict[tuple, str] = {}
+        self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
 
     # -- writer ---------------------------------------------------------------------------
     def _settings(self) -> SessionSettings:
@@ -332,6 +337,8 @@ class Run:
         return sum(closed) + writer.position
 
     def _loop(self, writer: BinlogWriter) -> None:
+        if self.batched and columnar_supported(writer):
+            return self._loop_batched(writer)
         s = self.spec
         n = len(self.rows)
         total = s.transactions
@@ -352,6 +359,76 @@ class Run:
         self.planned = i
         if self.progress is not None:
             self.progress(i, self._bytes(writer, closed))
+
+    def _loop_batched(self, writer: BinlogWriter) -> None:
+        """:meth:`_loop` a batch of transactions at a time (generators/batch.py): plans and
+        key states applied per batch, rows made and encoded column by column, the groups
+        planned by arithmetic (binlogwriter/batch/columnar.py); the ``--size`` limit cuts
+        the batch where the per-transaction loop would stop, and the key state of the
+        transactions after the cut is rolled back. Same bytes and truth as the
+        per-transaction loop (tests/batch/test_generate_paths.py)."""
+        s = self.spec
+        total = s.transactions
+        closed: list[int] = []
+        i = 0
+        while True:
+            if total is not None and i >= total:
+                break
+            if s.size is not None and self._bytes(writer, closed) >= s.size:
+                break
+            hi = i + BATCH_TXNS
+            if total is not None:
+                hi = min(hi, total)
+            if s.ddl_every:
+                e = s.ddl_every
+                hi = min(hi, i + (e - 1 - i % e) + 1)
+            done = self._batch(writer, i, hi, closed)
+            lo, i = i, i + done
+            if done < hi - lo:
+                break
+            d = ddl_after(s, i - 1)
+            if d is not None:
+                self._do_ddl(writer, d)
+            if self.progress is not None:
+                self.progress(i, self._bytes(writer, closed))
+        self.planned = i
+        if self.progress is not None:
+            self.progress(i, self._bytes(writer, closed))
+
+    def _batch(self, writer: BinlogWriter, lo: int, hi: int, closed: list[int]) -> int:
+        """Transactions ``lo..hi-1`` as one batch; returns how many were written."""
+        s = self.spec
+        ab = apply_batch(self, lo, hi)
+        rb = rows_batch(self, ab, writer.now)
+        plan = writer.plan_rows(rb)
+        sizes = plan.sizes
+        n = hi - lo
+        i = 0
+        while i < n:
+            cut = n
+            if s.size is not None:
+                before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(sizes[i:])))[:-1]
+                cut = i + int(np.searchsorted(before, s.size, side="left"))
+            if cut <= i:
+                break
+            ends = np.cumsum(sizes[i:cut]) + writer.position
+            stop = min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
+            for fname, groups, first, last in writer.write_planned(plan, i, stop):
+                fi = self.file_info.setdefault(fname, _FileInfo())
+                fi.transactions += groups
+                if first is not None:
+                    if fi.first_gtid is None:
+                        fi.first_gtid = first
+                    fi.last_gtid = last
+            i = stop
+            if i >= cut:
+                break
+        ab.keep(self, i)
+        writer.advance(int(ab.advance[:i].sum()))
+        for tidx, kind, cnt in ab.counts(i):
+            t = self.rows[tidx].table
+            self.counts[f"{t.database}.{t.name}"][kind] += cnt
+        return i
 
     def write_final(self, final_dir: Path) -> None:
         fl = self.spec.flavor

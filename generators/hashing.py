@@ -13,7 +13,10 @@ import hashlib
 import math
 from functools import lru_cache
 
-__all__ = ["M64", "mix64", "salt", "hash64", "unit", "Stream"]
+import numpy as np
+
+__all__ = ["M64", "mix64", "salt", "hash64", "unit", "Stream", "mix64_array", "hash64_array", "draw_array",
+           "unit_array"]
 
 M64 = (1 << 64) - 1
 _INV53 = 1.0 / (1 << 53)
@@ -78,3 +81,38 @@ class Stream:
 
     def exp(self, mean: float) -> float:
         return -math.log(1.0 - self.u()) * mean
+
+
+# -- the same numbers for many identifiers at once (numpy uint64 wraps like ``& M64``) ------
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_C1 = np.uint64(0xBF58476D1CE4E5B9)
+_C2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+
+
+def mix64_array(z: np.ndarray) -> np.ndarray:
+    """:func:`mix64` of every element of a uint64 array (bit-identical)."""
+    z = z + _GOLDEN
+    z = (z ^ (z >> _S30)) * _C1
+    z = (z ^ (z >> _S27)) * _C2
+    return z ^ (z >> _S31)
+
+
+def hash64_array(base: int, *ints: np.ndarray) -> np.ndarray:
+    """:func:`hash64` elementwise: ``hash64(base, a[i], b[i], ...)`` for arrays of
+    non-negative integers (int64 or uint64) of one length."""
+    z = np.full(len(ints[0]), base, dtype=np.uint64)
+    for a in ints:
+        z = mix64_array(z ^ np.asarray(a).astype(np.uint64, copy=False))
+    return z
+
+
+def draw_array(h: np.ndarray, j: int) -> np.ndarray:
+    """The ``j``-th ``Stream(h).next()`` (1-based) for every base in ``h``."""
+    return mix64_array(h ^ np.uint64(j))
+
+
+def unit_array(h: np.ndarray) -> np.ndarray:
+    """:func:`unit` elementwise (exact: 53-bit integers times 2^-53)."""
+    return (h >> _S11).astype(np.float64) * _INV53

@@ -30,10 +30,17 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column, Table
-from generators.hashing import hash64, salt
+from generators.hashing import hash64, hash64_array, salt
 from generators.keys import NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError
-from generators.values import column_generator, key_capacity, key_generator
+from generators.values import (
+    Vec,
+    column_generator,
+    column_vector_generator,
+    key_capacity,
+    key_generator,
+    key_vector_generator,
+)
 from generators.workloads import TableDef
 
 __all__ = ["TableRows", "DDL_TYPES"]
@@ -81,6 +88,7 @@ class TableRows:
         idx = {c.name: i for i, c in enumerate(t.columns)}
         pk = t.effective_primary_key()
         key_cols: dict[int, Callable[[int], Any]] = {}
+        vkey: dict[int, Any] = {}
         caps: list[int] = []
         keys = ([list(pk)] if pk else []) + [
             [(t.index_of(p.column), p.prefix or 0) for p in k.parts] for k in t.unique_keys]
@@ -94,23 +102,29 @@ class TableRows:
                 if ci not in key_cols:
                     primary = len(parts) == 1 and pk and ci == pk[0][0]
                     key_cols[ci] = key_generator(col, fl, tname, bool(primary))
+                    vkey[ci] = key_vector_generator(col, bool(primary))
                 cap_k = max(cap_k, key_capacity(col, fl, prefix or None))
             caps.append(cap_k)
         for name, fn in self.tdef.key_fns.items():
             if name in idx:
                 key_cols[idx[name]] = fn
+                vkey[idx[name]] = None
+        self.vkey = vkey
         self.capacity = min(caps) if caps else 1 << 62
         if self.capacity < 1:
             raise SpecError(f"table {t.database}.{tname}: its keys cannot hold any generated row")
         self.key_cols = key_cols
         gens: dict[int, Callable[[int, int], Any]] = {}
+        vgens: dict[int, Any] = {}
         for i, col in enumerate(t.columns):
             if i in key_cols:
                 continue
             ov = self.user_overrides.get(col.name) or self.tdef.overrides.get(col.name)
             gens[i] = column_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
                                        start_time=self.spec.start_time)
+            vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge)
         self.gens = gens
+        self.vgens = vgens
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}
         self.ddl_idx = ddl
         fixed_names = set(self.tdef.immutable)
@@ -129,6 +143,7 @@ class TableRows:
         else:
             self.mutable = candidates
         mut = set(self.mutable)
+        self.mpos = {c: p for p, c in enumerate(self.mutable)}
         self.fixed = [i for i in gens if i not in mut and i not in ddl]
         self.ncols = len(t.columns)
         self.cache.clear()
@@ -167,6 +182,72 @@ class TableRows:
         for i in needed:
             vals[i] = gens[i](key, gen0)
         return tuple(vals)
+
+    # -- the same rows for many (key, version) pairs at once -----------------------------
+    def update_masks(self, keys: np.ndarray, versions: np.ndarray) -> np.ndarray:
+        """:meth:`update_columns` of many rows as bit masks over ``self.mutable`` positions."""
+        n = len(keys)
+        out = np.zeros(n, dtype=np.int64)
+        if not n or not self.mutable:
+            return out
+        h = hash64_array(self.usalt, keys, versions)
+        if self.groups is not None:
+            gmask = np.array([sum(1 << self.mpos[c] for c in g) for g in self.groups], dtype=np.int64)
+            return gmask[(h % np.uint64(len(self.groups))).astype(np.int64)]
+        m = len(self.mutable)
+        cnt = 1 + ((h >> np.uint64(48)) % np.uint64(min(3, m))).astype(np.int64)
+        for j in range(3):
+            pos = ((h >> np.uint64(16 * j)) % np.uint64(m)).astype(np.int64)
+            out |= np.where(j < cnt, np.left_shift(1, pos), 0)
+        return out
+
+    def _column(self, i: int, keys: np.ndarray, versions: np.ndarray):
+        vg = self.vgens.get(i)
+        if vg is not None:
+            return vg(keys, versions)
+        g = self.gens[i]
+        return [g(k, v) for k, v in zip(keys.tolist(), versions.tolist(), strict=True)]
+
+    def compute_columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray) -> list:
+        """:meth:`compute` of many rows, column by column: per column a
+        :class:`~generators.values.Vec` or a list of Python values (same values)."""
+        n = len(keys)
+        keys = keys.astype(np.int64, copy=False)
+        versions = versions.astype(np.int64, copy=False)
+        gen0 = versions & ~np.int64(0xFFFFFFFF)
+        cols: list[Any] = [None] * self.ncols
+        for i, fn in self.key_cols.items():
+            vk = self.vkey.get(i)
+            cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
+        for i in self.fixed:
+            cols[i] = self._column(i, keys, gen0)
+        for i, e in self.ddl_idx.items():
+            old = np.asarray(borns) < e
+            c = self._column(i, keys, gen0)
+            if isinstance(c, Vec):
+                c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old))
+            else:
+                c = [None if o else v for v, o in zip(c, old.tolist(), strict=True)]
+            cols[i] = c
+        if self.mutable:
+            mcount = len(self.mutable)
+            src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
+            need = np.full(n, (1 << mcount) - 1, dtype=np.int64)
+            m = versions & np.int64(0xFFFFFFFF)
+            act = np.flatnonzero((m > 0) & (need != 0))
+            while len(act):
+                masks = self.update_masks(keys[act], gen0[act] | m[act])
+                take = masks & need[act]
+                for p in range(mcount):
+                    hit = (take >> p) & 1 == 1
+                    if hit.any():
+                        src[act[hit], p] = m[act[hit]]
+                need[act] &= ~take
+                m[act] -= 1
+                act = act[(m[act] > 0) & (need[act] != 0)]
+            for p, i in enumerate(self.mutable):
+                cols[i] = self._column(i, keys, gen0 | src[:, p])
+        return cols
 
     def row(self, key: int) -> tuple:
         """The current row of live ``key``."""

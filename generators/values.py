@@ -29,14 +29,17 @@ from collections.abc import Callable
 from decimal import Context, Decimal
 from typing import Any
 
+import numpy as np
+
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
-from generators.hashing import Stream, hash64, salt
+from binlogwriter.values.row import ColumnArray
+from generators.hashing import Stream, draw_array, hash64, hash64_array, salt, unit_array
 from generators.pools import pool
 from generators.spec import ColumnGen, SpecError
 
-__all__ = ["column_generator", "key_generator", "key_capacity", "int_range", "mysql_json_text",
+__all__ = ["column_generator", "column_vector_generator", "key_vector_generator", "Vec", "key_generator", "key_capacity", "int_range", "mysql_json_text",
            "ValueFn", "EDGE_P"]
 
 ValueFn = Callable[[int, int], Any]
@@ -779,3 +782,142 @@ def column_generator(table: Table, col: Column, flavor: str, seed: int, *,
         def fn(key: int, version: int) -> Any:
             return gen(Stream(hash64(base, key, version)), key)
     return fn
+
+
+# ------------------------------------------------------------------------------------
+# the same values for many (key, version) pairs at once
+# ------------------------------------------------------------------------------------
+
+Vec = ColumnArray  # values of one column for many rows (binlogwriter.values.row)
+
+
+VecFn = Callable[[np.ndarray, np.ndarray], Vec]
+_SAFE = 1 << 52
+
+
+def _between_vec(lo: int, hi: int):
+    n = hi - lo + 1
+    if not (-_SAFE < lo <= hi < _SAFE) or n <= 0:
+        return None
+    return lambda h, j: lo + (draw_array(h, j + 1) % np.uint64(n)).astype(np.int64)
+
+
+def _digits_vec(groups: int):
+    if groups < 1:
+        return None
+    width = groups * 12 - 1
+    pw = np.uint64(10) ** np.arange(10, -1, -1, dtype=np.uint64)
+
+    def gen(h, j):
+        out = np.full((len(h), width), ord("-"), dtype=np.uint8)
+        for g in range(groups):
+            v = draw_array(h, j + 1 + g) % np.uint64(10 ** 11)
+            out[:, g * 12:g * 12 + 11] = (v[:, None] // pw % np.uint64(10)).astype(np.uint8) + ord("0")
+        return out
+    return gen
+
+
+def _uniform_int_vec(col: Column, cg: ColumnGen):
+    lo, hi = cg.param("min", 0), cg.param("max", 1000)
+    if cg.param("dist", "uniform") != "uniform" or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                             and abs(x) < _SAFE for x in (lo, hi)) or lo > hi:
+        return None
+    span = float(hi - lo)
+    rlo, rhi = int_range(col) if col.type in _INT_BITS else (lo, hi)
+    if lo < rlo or hi > rhi:
+        return None  # the scalar path raises (coerce does not range-check; the codec does)
+
+    def gen(h, j):
+        x = lo + unit_array(draw_array(h, j + 1)) * span
+        return np.floor(np.minimum(hi, np.maximum(lo, x))).astype(np.int64)
+    return gen
+
+
+def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool):
+    """(kind, fn(h, j0) -> data) for generators with a vectorised twin, else None."""
+    t = col.type
+    if override is not None:
+        if override.gen == "int" and t in _INT_BITS:
+            g = _uniform_int_vec(col, override)
+            return None if g is None else ("int", g)
+        if override.gen == "digits" and t in ("CHAR", "VARCHAR"):
+            groups = override.param("groups", 10)
+            if not isinstance(groups, int) or isinstance(groups, bool):
+                return None
+            g = _digits_vec(groups)
+            return None if g is None else ("ascii", g)
+        return None
+    if edge:
+        return None
+    name = col.name.lower()
+    if t in _INT_BITS:
+        lo, hi = int_range(col)
+        a, b = max(lo, 0), min(hi, 1_000_000)
+        if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
+            return None
+        if any(w in name for w in ("qty", "quantity", "stock", "count")):
+            g = _between_vec(a, min(hi, 500))
+        elif name == "age":
+            g = _between_vec(max(a, min(18, hi)), min(hi, 90))
+        else:
+            g = _between_vec(a, b)
+        return None if g is None else ("int", g)
+    if t == "YEAR":
+        return "int", _between_vec(1990, 2030)
+    if t == "BIT":
+        lo, hi = int_range(col)
+        g = _between_vec(lo, hi)
+        return None if g is None else ("int", g)
+    return None
+
+
+def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *,
+                            override: ColumnGen | None = None, edge: bool = False,
+                            null_p: float | None = None) -> VecFn | None:
+    """``fn(keys, versions) -> Vec``: :func:`column_generator`'s values for many rows at
+    once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
+    arithmetic), or None when this column's generator has no vectorised twin (the caller
+    then calls the scalar one per row)."""
+    vg = _vec_gen(col, table.name, override, edge)
+    if vg is None:
+        return None
+    kind, gen = vg
+    base = salt(seed, table.name, col.name)
+    if override is not None:
+        p = override.param("null", None)
+        if p is not None:
+            null_p = float(p)
+    if null_p is None:
+        null_p = (0.1 if edge else 0.03) if col.nullable else 0.0
+    if not col.nullable:
+        null_p = 0.0
+
+    def fn(keys: np.ndarray, versions: np.ndarray) -> Vec:
+        h = hash64_array(base, keys, versions)
+        if null_p > 0:
+            nulls = unit_array(draw_array(h, 1)) < null_p
+            return Vec(kind, gen(h, 1), nulls if nulls.any() else None)
+        return Vec(kind, gen(h, 0))
+    return fn
+
+
+def key_vector_generator(col: Column, primary: bool) -> Callable[[np.ndarray], Vec] | None:
+    """:func:`key_generator` for many keys at once (integer columns), or None."""
+    t = col.type
+    if t in _INT_BITS:
+        lo, hi = int_range(col)
+        if primary:
+            return lambda k: Vec("int", k.astype(np.int64) + 1)
+        span = hi - max(lo, 0)
+        base = max(lo, 0) + 1
+        if span & (span + 1) == 0 and span > 1:
+            mult = np.uint64(0x9E3779B97F4A7C15 | 1)
+            spn = np.uint64(span)
+            if base + span >= 1 << 63:
+                return None
+            return lambda k: Vec("int", base + ((k.astype(np.uint64) * mult) & spn).astype(np.int64))
+        return lambda k: Vec("int", base + k.astype(np.int64))
+    if t in ("BIT", "YEAR"):
+        lo = int_range(col)[0]
+        return lambda k: Vec("int", lo + k.astype(np.int64))
+    return None

@@ -619,3 +619,52 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
 
 
 __all__ += ["plain_string_layout"]
+
+
+_ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})
+
+
+def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
+    """Vectorised CHAR/VARCHAR values given as ASCII text, one (n, width) uint8 row per
+    value (values.md §5, §6): the same bytes as the scalar encoders of those strings —
+    length prefix (1 byte, 2 when the column holds more than 255 bytes), the bytes (ASCII
+    is its own encoding in these charsets), CHAR without its trailing spaces. None when
+    the column is not such a text column or a value would not fit (the scalar encoder
+    then runs and raises)."""
+    if col.type_code == 15:
+        try:
+            max_bytes = VarcharCodec.meta_layout.parse(bytes(col.meta)).max_bytes
+        except Exception:  # noqa: BLE001 - bad metadata: the scalar path reports it
+            return None
+        strip = False
+    elif col.type_code in (254, 253):
+        try:
+            m = STRING_META.parse(bytes(col.meta))
+        except Exception:  # noqa: BLE001
+            return None
+        if m.real_type != 254:
+            return None
+        max_bytes = m.length
+        strip = True
+    else:
+        return None
+    t = _Text(col)
+    if not t.text or t.charset not in _ASCII_SAME or mat.ndim != 2:
+        return None
+    n, w = mat.shape
+    if n and w and int(mat.max()) >= 128:
+        return None
+    lengths = np.full(n, w, dtype=np.int64)
+    if strip and w:
+        nonsp = mat != 0x20
+        last = w - np.argmax(nonsp[:, ::-1], axis=1)
+        lengths = np.where(nonsp.any(axis=1), last, 0).astype(np.int64)
+    longest = int(lengths.max()) if n else 0
+    if longest > max_bytes or (t.mbmaxlen > 1 and longest > max_bytes // t.mbmaxlen):
+        return None
+    lb = 2 if max_bytes > 255 else 1
+    prefix = lengths.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :lb]
+    if not n or int(lengths.min()) == w:
+        return [Fixed(prefix), Fixed(mat)]
+    flat = mat[np.arange(w)[None, :] < lengths[:, None]]
+    return [Fixed(prefix), Var(flat, lengths)]

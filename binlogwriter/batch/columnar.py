@@ -1,0 +1,429 @@
+"""Transactions given as columns -> their event groups, planned and encoded per batch
+(format.md §3, §8, §9, §12, §13; mariadb.md).
+
+A :class:`RowsBatch` holds many row-change transactions as arrays: per row change its
+transaction, table, kind (INSERT/UPDATE/DELETE), image shape (before/after column
+bitmaps) and the bytes of its row images (already encoded column by column:
+``binlogwriter.values.row.encode_column_images``). :func:`plan_rows_batch` lays out the
+events every transaction becomes — the same layout ``transaction.transaction_events``
+gives one transaction (MySQL ``GTID · BEGIN · (TABLE_MAP · ROWS…)… · XID``, MariaDB
+``GTID · (TABLE_MAP · ROWS…)… · XID``): consecutive changes of one table and kind form a
+statement, changes with different image bitmaps go to different rows events, a run is
+split at ``row_event_max_size`` by the same rule, STMT_END_F on a statement's last event.
+Every event's length follows by arithmetic; a GTID's ``transaction_length`` is the same
+fixed point as :func:`binlogwriter.batch.encoder.transaction_length`. Ids (GNOs, XIDs,
+``sequence_number``) are given only at :meth:`RowsPlan.encode`, after rotation points
+are known, so planning is pure.
+
+Bodies come from templates built through the construct declarations (BEGIN, TABLE_MAP,
+each rows-event shape, the MariaDB GTID), the GTID post-header from the structured dtype
+derived from its layout, XIDs from the XID layout's dtype; headers are one
+``HEADER_DTYPE`` array; one CRC32 per event over its final bytes. The bytes equal the
+declarative path's (tests/batch/test_columnar_equivalence.py).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.batch.dtypes import HEADER_DTYPE
+from binlogwriter.batch.encoder import _plain_gtid, _templates
+from binlogwriter.events import (
+    ANONYMOUS_SID,
+    AnonymousGtidEvent,
+    GtidEvent,
+    MariadbGtidEvent,
+    QueryEvent,
+    XidEvent,
+    encode_body,
+)
+from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
+from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
+from binlogwriter.layouts.rows import STMT_END_F
+from binlogwriter.rows_events import rows_event_class
+from binlogwriter.transaction import _present_bitmap, query_status_vars
+
+__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "KIND_CODES"]
+
+KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
+_KINDS = ("insert", "update", "delete")
+GTID, BEGIN, TMAP, ROWS, XID = range(5)
+
+
+@dataclass
+class RowsBatch:
+    """Row-change transactions as columns (see module docstring). Per transaction:
+    ``clock`` (the writer's clock when it commits). Per row change, in write order
+    (transactions ascending): ``op_txn``, ``op_table`` (index into ``tables``),
+    ``op_kind`` (:data:`KIND_CODES`), ``op_shape`` (index into ``shapes``: (before bits,
+    after bits or None)), ``op_len``; ``data`` holds the changes' row images back to back
+    (an UPDATE's before image then its after image)."""
+
+    clock: np.ndarray
+    op_txn: np.ndarray
+    op_table: np.ndarray
+    op_kind: np.ndarray
+    op_shape: np.ndarray
+    op_len: np.ndarray
+    data: np.ndarray
+    tables: list
+    shapes: list
+
+
+def columnar_supported(writer: Any) -> bool:
+    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no rows-query
+    events, no compression, no tagged GTIDs, no post-header the format declares longer)."""
+    fmt = writer.fmt
+    st = writer.settings
+    if writer.rows_query or (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
+        return False
+    for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
+        ev_extra = writer._extra.get(t)
+        if ev_extra is None:
+            from binlogwriter.layouts import REGISTRY
+
+            entry = REGISTRY.get(t)
+            ev_extra = fmt.post_header_len(t) - entry[1] if entry is not None and entry[1] is not None else 0
+        if ev_extra:
+            return False
+    return True
+
+
+def _packed_sizes(v: np.ndarray) -> np.ndarray:
+    return np.where(v < 251, 1, np.where(v < 1 << 16, 3, np.where(v < 1 << 24, 4, 9)))
+
+
+@dataclass
+class RowsPlan:
+    """Events of a :class:`RowsBatch` planned (lengths, bodies but ids); ``sizes[t]`` is
+    transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing)."""
+
+    writer: Any
+    n_txn: int
+    sizes: np.ndarray
+    txn_first: np.ndarray  # first event of each transaction (n_txn + 1)
+    ev_kind: np.ndarray
+    ev_type: np.ndarray
+    ev_flags: np.ndarray
+    ev_len: np.ndarray
+    ev_body: list
+    ev_dstart: np.ndarray
+    ev_dlen: np.ndarray
+    ev_txn: np.ndarray
+    data: np.ndarray
+    clock: np.ndarray
+    gtid_tail: list  # per txn: bytes after the GTID post-header (MySQL) or None
+    footer: bool
+
+    def encode(self, lo: int, hi: int, offset: int) -> bytes:
+        """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
+        writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
+        w = self.writer
+        fmt = w.fmt
+        a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
+        n = b - a
+        if n == 0:
+            return b""
+        kind = self.ev_kind[a:b]
+        lengths = self.ev_len[a:b]
+        ends = np.cumsum(lengths)
+        hdr = np.empty(n, dtype=HEADER_DTYPE)
+        hdr["timestamp"] = self.clock[self.ev_txn[a:b]]
+        hdr["type_code"] = self.ev_type[a:b]
+        hdr["server_id"] = w.server_id
+        hdr["event_length"] = lengths
+        hdr["log_pos"] = ends + offset
+        hdr["flags"] = self.ev_flags[a:b]
+        bodies = list(self.ev_body[a:b])
+        gi = np.flatnonzero(kind == GTID)
+        ng = len(gi)
+        tpl = _templates(fmt)
+        if fmt.is_mariadb:
+            seqs = w._mariadb_seq + 1 + np.arange(ng)
+            mtpl = _mgtid_template(w)
+            width = tpl.mgtid_seq[1]
+            sb = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width].tobytes()
+            tail = mtpl[width:]
+            for k, e in enumerate(gi.tolist()):
+                bodies[e] = sb[k * width:(k + 1) * width] + tail
+            w._mariadb_seq += ng
+            d = w.settings.domain_id
+            if ng:
+                w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
+                w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
+        else:
+            dt = tpl.gtid_dt
+            ph = np.zeros(ng, dtype=dt)
+            seq = w._seq_in_file + 1 + np.arange(ng)
+            ph["sequence_number"] = seq
+            ph["last_committed"] = seq - 1
+            ph["lt_typecode"] = 2
+            ph["gtid_flags"] = 0
+            if w._sid:
+                gnos = w._gno + 1 + np.arange(ng)
+                ph["gno"] = gnos
+                sid = bytes.fromhex(w._sid.replace("-", ""))
+            else:
+                ph["gno"] = 0
+                sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
+            ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0] if ng else b""
+            pb = ph.tobytes()
+            isz = dt.itemsize
+            txns = self.ev_txn[a:b][gi].tolist()
+            tails = self.gtid_tail
+            for k, e in enumerate(gi.tolist()):
+                bodies[e] = pb[k * isz:(k + 1) * isz] + tails[txns[k]]
+            w._seq_in_file += ng
+            if w._sid and ng:
+                first = w._gno + 1
+                w._gno += ng
+                ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
+                if ivs and ivs[-1][1] == first:
+                    ivs[-1] = (ivs[-1][0], w._gno + 1)
+                else:
+                    ivs.append((first, w._gno + 1))
+                w.last_gtid = f"{w._sid}:{w._gno}"
+            elif ng:
+                w.last_gtid = None
+        xi = np.flatnonzero(kind == XID)
+        xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").tobytes()
+        for k, e in enumerate(xi.tolist()):
+            bodies[e] = xids[k * 8:(k + 1) * 8]
+        w._xid += len(xi)
+        hb = memoryview(hdr.tobytes())
+        data = memoryview(self.data)
+        ds = self.ev_dstart[a:b].tolist()
+        dl = self.ev_dlen[a:b].tolist()
+        parts: list[Any] = []
+        add = parts.append
+        foot = b"\0\0\0\0" if self.footer else None
+        for k in range(n):
+            add(hb[k * HEADER_SIZE:(k + 1) * HEADER_SIZE])
+            add(bodies[k])
+            if dl[k]:
+                add(data[ds[k]:ds[k] + dl[k]])
+            if foot:
+                add(foot)
+        buf = bytearray().join(parts)
+        if self.footer:
+            mv = memoryview(buf)
+            crc = zlib.crc32
+            stops = (ends - 4).tolist()
+            starts = (ends - lengths).tolist()
+            crcs = np.fromiter((crc(mv[s:e]) for s, e in zip(starts, stops, strict=True)), dtype="<u4", count=n)
+            out = np.frombuffer(buf, dtype=np.uint8)
+            out[(np.asarray(stops)[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
+        return bytes(buf)
+
+
+def _mgtid_template(w: Any) -> bytes:
+    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C, flags=FLAG_SUPPRESS_USE,
+                          server_id=w.server_id)
+    return _templates(w.fmt).mariadb_gtid_template(ev)
+
+
+def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
+    """Plan ``rb`` for ``writer`` (see module docstring); table ids are given here (a
+    table keeps its id while its definition is unchanged)."""
+    fmt = writer.fmt
+    st = writer.settings
+    tpl = _templates(fmt)
+    footer = fmt.footer_size == 4
+    fl = 4 if footer else 0
+    n_txn = len(rb.clock)
+    nops = len(rb.op_txn)
+    ot, otab, okind, oshape, olen = rb.op_txn, rb.op_table, rb.op_kind, rb.op_shape, rb.op_len
+    ostart = np.cumsum(olen) - olen
+    # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
+    new_stmt = np.ones(nops, dtype=bool)
+    new_run = np.ones(nops, dtype=bool)
+    if nops > 1:
+        same = (ot[1:] == ot[:-1]) & (otab[1:] == otab[:-1]) & (okind[1:] == okind[:-1])
+        new_stmt[1:] = ~same
+        new_run[1:] = ~same | (oshape[1:] != oshape[:-1])
+    run_first = np.flatnonzero(new_run)
+    run_end = np.append(run_first[1:], nops)
+    stmt_of_op = np.cumsum(new_stmt) - 1
+    stmt_first = np.flatnonzero(new_stmt)
+    # per table: id, table map body; per (table, kind, shape, end flag): rows template
+    tids = [writer.table_id(t) for t in rb.tables]
+    tm_ev = [writer.table_map_event(t, tid) for t, tid in zip(rb.tables, tids, strict=True)]
+    tm_body = [tpl.remember(("cm-tm", id(e), tid), lambda e=e: encode_body(e, fmt)) for e, tid in zip(tm_ev, tids,
+                                                                                                     strict=True)]
+    width = [len(t.columns) for t in rb.tables]
+    post = 10 if fmt.rows_version == 2 else 8
+    limit = st.row_event_max_size
+    classes = [rows_event_class(k, version=fmt.rows_version) for k in _KINDS]
+    shape_bits = [(_present_bitmap(bb, fmt), None if ab is None else _present_bitmap(ab, fmt)) for bb, ab in rb.shapes]
+
+    def rows_template(ti: int, k: int, s: int, end: bool) -> bytes:
+        cp, ca = shape_bits[s]
+        ev = classes[k](table_id=tids[ti], rows_flags=STMT_END_F if end else 0, width=width[ti], columns_present=cp,
+                        columns_after=ca, rows=None, rows_raw=b"", server_id=writer.server_id)
+        return tpl.rows_template(ev)
+
+    # split runs at row_event_max_size (the rule of transaction.split_rows_events)
+    r_tab = otab[run_first]
+    r_shape = oshape[run_first]
+    cum = np.cumsum(olen)
+    r_bytes = cum[run_end - 1] - cum[run_first] + olen[run_first]
+    wpk = np.array([packed_int_size(x) for x in width], dtype=np.int64)
+    nbm = (np.array(width, dtype=np.int64) + 7) // 8
+    has_after = np.array([ab is not None for _, ab in rb.shapes], dtype=np.int64)
+    overhead = post + wpk[r_tab] + nbm[r_tab] * (1 + has_after[r_shape])
+    chunks_first: list[int] = []
+    chunks_end: list[int] = []
+    big = np.flatnonzero(overhead + r_bytes > limit)
+    if len(big) == 0:
+        c_first, c_end = run_first, run_end
+    else:
+        bigset = set(big.tolist())
+        lens = olen.tolist()
+        for r, (f, e) in enumerate(zip(run_first.tolist(), run_end.tolist(), strict=True)):
+            if r not in bigset:
+                chunks_first.append(f)
+                chunks_end.append(e)
+                continue
+            ov = int(overhead[r])
+            cf, size = f, 0
+            for i in range(f, e):
+                if i > cf and ov + size + lens[i] > limit:
+                    chunks_first.append(cf)
+                    chunks_end.append(i)
+                    cf, size = i, 0
+                size += lens[i]
+            chunks_first.append(cf)
+            chunks_end.append(e)
+        c_first = np.asarray(chunks_first, dtype=np.int64)
+        c_end = np.asarray(chunks_end, dtype=np.int64)
+    nch = len(c_first)
+    c_tab, c_kind, c_shape = otab[c_first], okind[c_first], oshape[c_first]
+    c_end_stmt = np.ones(nch, dtype=bool)
+    if nch > 1:
+        c_end_stmt[:-1] = stmt_of_op[c_first[1:]] != stmt_of_op[c_first[:-1]]
+    c_dstart = ostart[c_first]
+    c_dlen = cum[c_end - 1] - cum[c_first] + olen[c_first]
+    tkey: dict[tuple, int] = {}
+    c_tpl = np.empty(nch, dtype=np.int64)
+    tpl_bodies: list[bytes] = []
+    combo = (((c_tab.astype(np.int64) * 3 + c_kind) * (len(rb.shapes) + 1) + c_shape) * 2 + c_end_stmt)
+    uniq, inv = np.unique(combo, return_inverse=True)
+    for u_i, u in enumerate(uniq.tolist()):
+        end = bool(u & 1)
+        rest = u >> 1
+        s = rest % (len(rb.shapes) + 1)
+        rest //= len(rb.shapes) + 1
+        k = rest % 3
+        ti = rest // 3
+        tpl_bodies.append(rows_template(ti, k, s, end))
+        tkey[u] = u_i
+    c_tpl = inv
+    tpl_len = np.array([len(x) for x in tpl_bodies], dtype=np.int64)
+    # events: GTID, [BEGIN], per statement TABLE_MAP then its chunks, XID — ordered by (txn, key)
+    s_txn = ot[stmt_first]
+    s_tab = otab[stmt_first]
+    nonempty = np.zeros(n_txn, dtype=bool)
+    nonempty[ot] = True
+    txns = np.flatnonzero(nonempty)
+    mariadb = fmt.is_mariadb
+    fixed_kinds = [GTID] if mariadb else [GTID, BEGIN]
+    parts_txn = [np.repeat(txns, len(fixed_kinds)), s_txn, ot[c_first], txns]
+    parts_key = [np.tile(np.arange(len(fixed_kinds)) - 10, len(txns)), 2 * stmt_first, 2 * c_first + 1,
+                 np.full(len(txns), 2 * nops + 10)]
+    parts_kind = [np.tile(np.array(fixed_kinds), len(txns)), np.full(len(s_txn), TMAP), np.full(nch, ROWS),
+                  np.full(len(txns), XID)]
+    parts_ref = [np.zeros(len(txns) * len(fixed_kinds), dtype=np.int64), s_tab.astype(np.int64),
+                 np.arange(nch, dtype=np.int64), np.zeros(len(txns), dtype=np.int64)]
+    e_txn = np.concatenate(parts_txn).astype(np.int64)
+    e_key = np.concatenate(parts_key).astype(np.int64)
+    order = np.lexsort((e_key, e_txn))
+    e_txn = e_txn[order]
+    e_kind = np.concatenate(parts_kind).astype(np.int8)[order]
+    e_ref = np.concatenate(parts_ref)[order]
+    ne = len(e_txn)
+    # bodies and lengths
+    begin = QueryEvent(thread_id=st.thread_id, db="", query="BEGIN", flags=FLAG_SUPPRESS_USE,
+                       status_vars=query_status_vars(fmt, st), server_id=writer.server_id)
+    begin_body = tpl.remember(("cm-begin", st), lambda: encode_body(begin, fmt))
+    xid_ev = XidEvent(xid=0, server_id=writer.server_id)
+    ev_type = np.zeros(ne, dtype=np.uint8)
+    ev_flags = np.zeros(ne, dtype=np.uint16)
+    ev_len = np.zeros(ne, dtype=np.int64)
+    ev_dstart = np.zeros(ne, dtype=np.int64)
+    ev_dlen = np.zeros(ne, dtype=np.int64)
+    bodies: list = [b""] * ne
+    m = e_kind == BEGIN
+    ev_type[m] = 2
+    ev_flags[m] = begin.flags
+    ev_len[m] = HEADER_SIZE + len(begin_body) + fl
+    for e in np.flatnonzero(m).tolist():
+        bodies[e] = begin_body
+    m = e_kind == XID
+    ev_type[m] = 16
+    ev_flags[m] = xid_ev.flags
+    ev_len[m] = HEADER_SIZE + tpl.xid_dt.itemsize + fl
+    m = e_kind == TMAP
+    tm_idx = np.flatnonzero(m)
+    refs = e_ref[tm_idx]
+    ev_type[tm_idx] = 19
+    ev_flags[tm_idx] = np.array([e.flags for e in tm_ev], dtype=np.uint16)[refs]
+    ev_len[tm_idx] = HEADER_SIZE + np.array([len(b) for b in tm_body], dtype=np.int64)[refs] + fl
+    for e, r in zip(tm_idx.tolist(), refs.tolist(), strict=True):
+        bodies[e] = tm_body[r]
+    m = e_kind == ROWS
+    rw_idx = np.flatnonzero(m)
+    refs = e_ref[rw_idx]
+    ev_type[rw_idx] = np.array([c.TYPE for c in classes], dtype=np.uint8)[c_kind[refs]]
+    ev_len[rw_idx] = HEADER_SIZE + tpl_len[c_tpl[refs]] + c_dlen[refs] + fl
+    ev_dstart[rw_idx] = c_dstart[refs]
+    ev_dlen[rw_idx] = c_dlen[refs]
+    tr = c_tpl[refs].tolist()
+    for e, r in zip(rw_idx.tolist(), tr, strict=True):
+        bodies[e] = tpl_bodies[r]
+    # GTIDs: their lengths (transaction_length by arithmetic for MySQL)
+    g_idx = np.flatnonzero(e_kind == GTID)
+    gtid_tail: list = [None] * n_txn
+    if mariadb:
+        ev_type[g_idx] = 162
+        ev_flags[g_idx] = FLAG_SUPPRESS_USE
+        ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
+    else:
+        proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
+        proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
+                          last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
+                          immediate_server_version=fmt.server_version_number, server_id=writer.server_id)
+        if not _plain_gtid(proto) or tpl.gtid_dt is None:
+            raise NotImplementedError("GTID layout without a fixed post-header")
+        ev_type[g_idx] = proto.TYPE
+        ev_flags[g_idx] = proto.flags
+        post = tpl.field("server_versions", (proto.immediate_server_version, proto.original_server_version))
+        if proto.commit_group_ticket is not None:
+            post += tpl.field("commit_group_ticket", proto.commit_group_ticket)
+        others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+        g_txn = e_txn[g_idx]
+        clock = rb.clock.astype(np.int64)
+        pres = {}
+        for c in np.unique(clock[g_txn]).tolist():
+            pres[c] = tpl.field("commit_timestamps", (c * 1_000_000, proto.original_commit_timestamp))
+        fixed = np.array([HEADER_SIZE + tpl.gtid_dt.itemsize + len(pres[c]) + len(post) + fl
+                          for c in clock[g_txn].tolist()], dtype=np.int64)
+        rest = others[g_txn] + fixed
+        tl = np.zeros(len(g_idx), dtype=np.int64)
+        while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
+            total = rest + _packed_sizes(tl)
+            if (total == tl).all():
+                break
+            tl = np.where(total == tl, tl, total)
+        for t, c, x in zip(g_txn.tolist(), clock[g_txn].tolist(), tl.tolist(), strict=True):
+            gtid_tail[t] = pres[c] + encode_packed_int(x) + post
+        ev_len[g_idx] = fixed + _packed_sizes(tl)
+    sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+    txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
+    return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
+                    ev_flags=ev_flags, ev_len=ev_len, ev_body=bodies, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
+                    ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
+                    footer=footer)

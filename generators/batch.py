@@ -1,0 +1,206 @@
+"""A batch of transactions at once: plans and key states -> row changes as arrays -> row
+images column by column -> a :class:`~binlogwriter.batch.columnar.RowsBatch`.
+
+:func:`apply_batch` runs the plans of transactions ``lo..hi-1`` (generators/plan.py) through
+key resolution and the key state machine (generators/keys.py) in one tight loop and
+records what every transaction applied as arrays (:class:`AppliedBatch`: per change its
+transaction, table, kind, key, versions before/after and ``born``), with an undo log so
+the transactions after a ``--size`` cut are rolled back (:meth:`AppliedBatch.keep`).
+
+:func:`rows_batch` makes the rows of every change per table, column by column
+(:meth:`generators.rows.TableRows.compute_columns`: vectorised value generators, the scalar
+ones per value where a type has none), groups the changes by image shape (before/after
+column bitmaps, ``binlogwriter.images``) and encodes each group's images with
+``binlogwriter.values.row.encode_column_images``; the images are scattered into one buffer
+in write order (an UPDATE's before image then its after image).
+
+Shape of what a committed transaction applied (for truth / hooks): ``AppliedBatch`` arrays
+``txn`` (0-based in the batch), ``table``, ``kind`` (0 insert, 1 update, 2 delete),
+``key``, ``ver_before``, ``ver_after``, ``born``, in (transaction, seq) order; the rows are
+``TableRows.compute_columns(key, version, born)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from binlogwriter import images
+from binlogwriter.batch.columnar import RowsBatch
+from binlogwriter.values.row import ColumnArray, encode_column_images
+from generators.keys import KeyCursor, resolve_ops, step
+from generators.plan import plan_transaction
+
+__all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
+
+BATCH_TXNS = 4096
+_KIND = {"insert": 0, "update": 1, "delete": 2}
+_NAMES = ("insert", "update", "delete")
+
+
+@dataclass
+class AppliedBatch:
+    lo: int
+    txn: np.ndarray
+    table: np.ndarray
+    kind: np.ndarray
+    key: np.ndarray
+    ver_before: np.ndarray
+    ver_after: np.ndarray
+    born: np.ndarray
+    advance: np.ndarray
+    undo: list  # (table, key, state before)
+    undo_at: list  # per transaction: len(undo) before it
+    cursors: list  # per transaction: the key cursor before it
+
+    def keep(self, run: Any, c: int) -> None:
+        """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``."""
+        if c >= len(self.cursors):
+            return
+        rows = run.rows
+        for tidx, key, old in reversed(self.undo[self.undo_at[c]:]):
+            rows[tidx].set_state(key, old)
+        run.cursor = self.cursors[c]
+
+    def counts(self, c: int):
+        """(table, kind name, changes) of transactions ``0..c-1``."""
+        m = self.txn < c
+        if not m.any():
+            return []
+        combo = self.table[m].astype(np.int64) * 3 + self.kind[m]
+        u, cnt = np.unique(combo, return_counts=True)
+        return [(int(x) // 3, _NAMES[int(x) % 3], int(k)) for x, k in zip(u, cnt, strict=True)]
+
+
+def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
+    """Plan and apply transactions ``lo..hi-1`` (the state moves; see :meth:`AppliedBatch.keep`)."""
+    spec = run.spec
+    infos = run.infos
+    rows = run.rows
+    ntab = len(rows)
+    txn: list[int] = []
+    tab: list[int] = []
+    kind: list[int] = []
+    keys: list[int] = []
+    vb_l: list[int] = []
+    va_l: list[int] = []
+    born_l: list[int] = []
+    adv: list[int] = []
+    undo: list = []
+    undo_at: list[int] = []
+    cursors: list[KeyCursor] = []
+    for t, i in enumerate(range(lo, hi)):
+        plan = plan_transaction(spec, ntab, i)
+        cursors.append(run.cursor.copy())
+        undo_at.append(len(undo))
+        adv.append(plan.advance)
+        for op in resolve_ops(spec, infos, run.cursor, plan):
+            rt = rows[op.table]
+            old = rt.state(op.key)
+            res = step(old, op.kind, op.epoch)
+            if res is None:
+                continue
+            st, vb, va = res
+            undo.append((op.table, op.key, old))
+            rt.set_state(op.key, st)
+            txn.append(t)
+            tab.append(op.table)
+            kind.append(_KIND[op.kind])
+            keys.append(op.key)
+            vb_l.append(vb)
+            va_l.append(va)
+            born_l.append(st[2])
+    return AppliedBatch(lo, np.asarray(txn, dtype=np.int64), np.asarray(tab, dtype=np.int64),
+                        np.asarray(kind, dtype=np.int64), np.asarray(keys, dtype=np.int64),
+                        np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
+                        np.asarray(born_l, dtype=np.int64), np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
+
+
+def _take(col: Any, idx: np.ndarray) -> Any:
+    if isinstance(col, ColumnArray):
+        return col.take(idx)
+    return [col[j] for j in idx.tolist()]
+
+
+def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
+    """The row changes of ``ab`` with their images encoded (see module docstring)."""
+    spec = run.spec
+    flavor = spec.flavor
+    image = spec.row_image
+    pad = -1 if flavor.startswith("mariadb") else 0
+    nops = len(ab.txn)
+    shapes: list = []
+    shape_ix: dict = {}
+    op_shape = np.zeros(nops, dtype=np.int64)
+    lb = np.zeros(nops, dtype=np.int64)
+    la = np.zeros(nops, dtype=np.int64)
+    pieces: list = []  # (op indices, image buffer, image lengths, side)
+
+    def shape_of(sh) -> int:
+        k = shape_ix.get(sh)
+        if k is None:
+            k = shape_ix[sh] = len(shapes)
+            shapes.append(sh)
+        return k
+
+    tables = [rt.table for rt in run.rows]
+    for tidx in np.unique(ab.table).tolist():
+        rt = run.rows[tidx]
+        t = rt.table
+        descs = tuple(t.column_descs(flavor))
+        ncols = len(t.columns)
+        mine = np.flatnonzero(ab.table == tidx)
+        k = ab.kind[mine]
+        need_b = mine[k != 0]
+        need_a = mine[k != 2]
+        keys = np.concatenate([ab.key[need_b], ab.key[need_a]])
+        vers = np.concatenate([ab.ver_before[need_b], ab.ver_after[need_a]])
+        borns = np.concatenate([ab.born[need_b], ab.born[need_a]])
+        cols = rt.compute_columns(keys, vers, borns)
+        nb = len(need_b)
+        # shapes: INSERT / DELETE one each, UPDATE one per assigned column set
+        groups: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray | None]] = []  # (shape, ops, rows b, rows a)
+        ins = mine[k == 0]
+        if len(ins):
+            bits = images.insert_columns(t, image, range(ncols), flavor)
+            groups.append(((bits, None), ins, None, nb + np.searchsorted(need_a, ins)))
+        dele = mine[k == 2]
+        if len(dele):
+            bits = images.delete_columns(t, image, flavor)
+            groups.append(((bits, None), dele, np.searchsorted(need_b, dele), None))
+        upd = mine[k == 1]
+        if len(upd):
+            masks = rt.update_masks(ab.key[upd], ab.ver_after[upd])
+            for msk in np.unique(masks).tolist():
+                sel = upd[masks == msk]
+                given = [c for p, c in enumerate(rt.mutable) if msk >> p & 1]
+                bb, aa = images.update_columns(t, image, given, flavor)
+                groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
+        for sh, ops, rb_, ra_ in groups:
+            op_shape[ops] = shape_of((tidx, sh))
+            bbits, abits = sh
+            if rb_ is not None:
+                buf, lens = encode_column_images(descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
+                lb[ops] = lens
+                pieces.append((ops, buf, lens, 0))
+            if ra_ is not None:
+                present = bbits if abits is None else abits
+                buf, lens = encode_column_images(descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
+                la[ops] = lens
+                pieces.append((ops, buf, lens, 1))
+    op_len = lb + la
+    start = np.cumsum(op_len) - op_len
+    data = np.empty(int(op_len.sum()), dtype=np.uint8)
+    for ops, buf, lens, side in pieces:
+        dest = start[ops] + (lb[ops] if side else 0)
+        m = int(lens.sum())
+        if m:
+            src = np.cumsum(lens) - lens
+            data[np.repeat(dest - src, lens) + np.arange(m)] = buf
+    clock = now + np.cumsum(ab.advance)
+    # shapes are per table in the engine; the codec wants (before bits, after bits)
+    flat_shapes = [sh for _, sh in shapes]
+    return RowsBatch(clock=clock, op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind, op_shape=op_shape,
+                     op_len=op_len, data=data, tables=tables, shapes=flat_shapes)
