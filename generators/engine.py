@@ -402,6 +402,8 @@ class Run:
         rb = rows_batch(self, ab, writer.now)
         plan = writer.plan_rows(rb)
         sizes = plan.sizes
+        now0 = writer.now
+        clock = np.cumsum(ab.advance)
         n = hi - lo
         i = 0
         while i < n:
@@ -413,6 +415,7 @@ class Run:
                 break
             ends = np.cumsum(sizes[i:cut]) + writer.position
             stop = min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
+            writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
             for fname, groups, first, last in writer.write_planned(plan, i, stop):
                 fi = self.file_info.setdefault(fname, _FileInfo())
                 fi.transactions += groups
@@ -424,7 +427,7 @@ class Run:
             if i >= cut:
                 break
         ab.keep(self, i)
-        writer.advance(int(ab.advance[:i].sum()))
+        writer.now = now0 + (int(clock[i - 1]) if i else 0)
         for tidx, kind, cnt in ab.counts(i):
             t = self.rows[tidx].table
             self.counts[f"{t.database}.{t.name}"][kind] += cnt

@@ -250,10 +250,15 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     stmt_of_op = np.cumsum(new_stmt) - 1
     stmt_first = np.flatnonzero(new_stmt)
     # per table: id, table map body; per (table, kind, shape, end flag): rows template
-    tids = [writer.table_id(t) for t in rb.tables]
-    tm_ev = [writer.table_map_event(t, tid) for t, tid in zip(rb.tables, tids, strict=True)]
-    tm_body = [tpl.remember(("cm-tm", id(e), tid), lambda e=e: encode_body(e, fmt)) for e, tid in zip(tm_ev, tids,
-                                                                                                     strict=True)]
+    # table ids are given in order of first use, as the per-transaction path gives them
+    used, first_at = np.unique(otab, return_index=True)
+    tids = [0] * len(rb.tables)
+    tm_ev: list[Any] = [None] * len(rb.tables)
+    tm_body = [b""] * len(rb.tables)
+    for ti in used[np.argsort(first_at)].tolist():
+        tids[ti] = tid = writer.table_id(rb.tables[ti])
+        tm_ev[ti] = e = writer.table_map_event(rb.tables[ti], tid)
+        tm_body[ti] = tpl.remember(("cm-tm", id(e), tid), lambda e=e: encode_body(e, fmt))
     width = [len(t.columns) for t in rb.tables]
     post = 10 if fmt.rows_version == 2 else 8
     limit = st.row_event_max_size
@@ -370,7 +375,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     tm_idx = np.flatnonzero(m)
     refs = e_ref[tm_idx]
     ev_type[tm_idx] = 19
-    ev_flags[tm_idx] = np.array([e.flags for e in tm_ev], dtype=np.uint16)[refs]
+    ev_flags[tm_idx] = np.array([0 if e is None else e.flags for e in tm_ev], dtype=np.uint16)[refs]
     ev_len[tm_idx] = HEADER_SIZE + np.array([len(b) for b in tm_body], dtype=np.int64)[refs] + fl
     for e, r in zip(tm_idx.tolist(), refs.tolist(), strict=True):
         bodies[e] = tm_body[r]
