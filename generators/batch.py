@@ -30,7 +30,8 @@ import numpy as np
 from binlogwriter import images
 from binlogwriter.batch.columnar import RowsBatch
 from binlogwriter.values.row import ColumnArray, encode_column_images
-from generators.keys import KeyCursor, resolve_ops, step
+from generators.hashing import draw_array, hash64_array, salt, unit_array
+from generators.keys import KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import plan_transaction
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
@@ -54,9 +55,17 @@ class AppliedBatch:
     undo: list  # (table, key, state before)
     undo_at: list  # per transaction: len(undo) before it
     cursors: list  # per transaction: the key cursor before it
+    pending: list | None = None  # fast path: (txn, table, key, new state); the state is set by keep
 
     def keep(self, run: Any, c: int) -> None:
-        """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``."""
+        """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``
+        (or, for a batch applied without touching the state, set the state they leave)."""
+        if self.pending is not None:
+            last = {(t, k): ns for x, t, k, ns in self.pending if x < c}
+            rows = run.rows
+            for (t, k), ns in last.items():
+                rows[t].set_state(k, ns)
+            return
         if c >= len(self.cursors):
             return
         rows = run.rows
@@ -74,8 +83,84 @@ class AppliedBatch:
         return [(int(x) // 3, _NAMES[int(x) % 3], int(k)) for x, k in zip(u, cnt, strict=True)]
 
 
+def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
+    """:func:`apply_batch` for the ``oltp_write_only`` template under a uniform key
+    distribution, planned as arrays: the same draws as plan.plan_transaction (``Stream(hash64(
+    salt(seed, "txn"), i))``: advance, table, three picks), the same keys as
+    keys.resolve_ops (``pick_index("uniform", draw, hwm)``; this template never moves the
+    counters), then keys.step over the ops in order."""
+    spec = run.spec
+    if spec.template != "oltp_write_only" or spec.key_dist != "uniform":
+        return None
+    rows = run.rows
+    ntab = len(rows)
+    i = np.arange(lo, hi, dtype=np.int64)
+    base = hash64_array(salt(spec.seed, "txn"), i)
+    advance = (draw_array(base, 1) % np.uint64(4) == 0).astype(np.int64)
+    tab = (draw_array(base, 2) % np.uint64(ntab)).astype(np.int64) if ntab > 0 else np.zeros(len(i), np.int64)
+    hwm = np.asarray(run.cursor.hwm, dtype=np.int64)[tab]
+    keys = []
+    for j in (3, 4, 5):
+        u = unit_array(draw_array(base, j))
+        k = np.minimum(hwm - 1, (u * hwm).astype(np.int64))
+        keys.append(np.where(hwm > 1, k, 0))
+    keys.append(keys[2])
+    valid = hwm > 0
+    epoch = epoch_at(spec, lo)
+    infos = run.infos
+    mutable = np.array([inf.mutable for inf in infos], dtype=bool)[tab]
+    cap = np.array([inf.capacity for inf in infos], dtype=np.int64)[tab]
+    kinds = (1, 1, 2, 0)
+    ok = [valid & mutable, valid & mutable, valid, valid & (keys[3] < cap)]
+    kmat = np.stack(keys, axis=1).ravel().tolist()
+    okmat = np.stack(ok, axis=1).ravel().tolist()
+    tabl = tab.tolist()
+    txn: list[int] = []
+    otab: list[int] = []
+    okind: list[int] = []
+    okey: list[int] = []
+    vb_l: list[int] = []
+    va_l: list[int] = []
+    born_l: list[int] = []
+    pending: list = []
+    cache: dict = {}
+    names = _NAMES
+    for x in range(hi - lo):
+        t = tabl[x]
+        rt = rows[t]
+        for j in range(4):
+            if not okmat[4 * x + j]:
+                continue
+            k = kmat[4 * x + j]
+            ck = (t, k)
+            old = cache.get(ck)
+            if old is None:
+                old = rt.state(k)
+            kind = kinds[j]
+            res = step(old, names[kind], epoch)
+            if res is None:
+                continue
+            st, vb, va = res
+            cache[ck] = st
+            pending.append((x, t, k, st))
+            txn.append(x)
+            otab.append(t)
+            okind.append(kind)
+            okey.append(k)
+            vb_l.append(vb)
+            va_l.append(va)
+            born_l.append(st[2])
+    return AppliedBatch(lo, np.asarray(txn, dtype=np.int64), np.asarray(otab, dtype=np.int64),
+                        np.asarray(okind, dtype=np.int64), np.asarray(okey, dtype=np.int64),
+                        np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
+                        np.asarray(born_l, dtype=np.int64), advance, [], [], [], pending)
+
+
 def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
-    """Plan and apply transactions ``lo..hi-1`` (the state moves; see :meth:`AppliedBatch.keep`)."""
+    """Plan and apply transactions ``lo..hi-1`` (see :meth:`AppliedBatch.keep`)."""
+    fast = _oltp_write_only(run, lo, hi)
+    if fast is not None:
+        return fast
     spec = run.spec
     infos = run.infos
     rows = run.rows

@@ -377,6 +377,9 @@ class Run:
             if s.size is not None and self._bytes(writer, closed) >= s.size:
                 break
             hi = i + BATCH_TXNS
+            if s.size is not None and i:  # near the end: about what is left, not a whole batch
+                per = max(1.0, self._bytes(writer, closed) / i)
+                hi = min(hi, i + int((s.size - self._bytes(writer, closed)) / per * 1.1) + 16)
             if total is not None:
                 hi = min(hi, total)
             if s.ddl_every:
