@@ -806,13 +806,14 @@ def _digits_vec(groups: int):
     if groups < 1:
         return None
     width = groups * 12 - 1
-    pw = np.uint64(10) ** np.arange(10, -1, -1, dtype=np.uint64)
 
     def gen(h, j):
         out = np.full((len(h), width), ord("-"), dtype=np.uint8)
         for g in range(groups):
-            v = draw_array(h, j + 1 + g) % np.uint64(10 ** 11)
-            out[:, g * 12:g * 12 + 11] = (v[:, None] // pw % np.uint64(10)).astype(np.uint8) + ord("0")
+            v = (draw_array(h, j + 1 + g) % np.uint64(10 ** 11)).astype(np.int64)
+            for p in range(10, -1, -1):  # %011d: digits right to left
+                out[:, g * 12 + p] = v % 10 + ord("0")
+                v //= 10
         return out
     return gen
 
