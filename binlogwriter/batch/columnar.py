@@ -110,7 +110,8 @@ class RowsPlan:
     ev_type: np.ndarray
     ev_flags: np.ndarray
     ev_len: np.ndarray
-    ev_body: list
+    ev_tpl: np.ndarray
+    templates: list
     ev_dstart: np.ndarray
     ev_dlen: np.ndarray
     ev_txn: np.ndarray
@@ -138,18 +139,30 @@ class RowsPlan:
         hdr["event_length"] = lengths
         hdr["log_pos"] = ends + offset
         hdr["flags"] = self.ev_flags[a:b]
-        bodies = list(self.ev_body[a:b])
+        tpl = _templates(fmt)
+        starts = ends - lengths
+        total = int(ends[-1])
+        out = np.empty(total, dtype=np.uint8)
+        out[(starts[:, None] + np.arange(HEADER_SIZE)).ravel()] = hdr.view(np.uint8)
+        at = starts + HEADER_SIZE  # where each body starts
+        tp = self.ev_tpl[a:b]
+        tlen = np.zeros(n, dtype=np.int64)
+        for u in np.unique(tp[tp >= 0]).tolist():
+            idx = np.flatnonzero(tp == u)
+            t = np.frombuffer(self.templates[u], dtype=np.uint8)
+            tlen[idx] = len(t)
+            if len(t):
+                out[(at[idx][:, None] + np.arange(len(t))).ravel()] = np.broadcast_to(t, (len(idx), len(t))).ravel()
         gi = np.flatnonzero(kind == GTID)
         ng = len(gi)
-        tpl = _templates(fmt)
+        gbodies: list[bytes] = []
         if fmt.is_mariadb:
             seqs = w._mariadb_seq + 1 + np.arange(ng)
             mtpl = _mgtid_template(w)
             width = tpl.mgtid_seq[1]
             sb = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width].tobytes()
             tail = mtpl[width:]
-            for k, e in enumerate(gi.tolist()):
-                bodies[e] = sb[k * width:(k + 1) * width] + tail
+            gbodies = [sb[k * width:(k + 1) * width] + tail for k in range(ng)]
             w._mariadb_seq += ng
             d = w.settings.domain_id
             if ng:
@@ -164,19 +177,18 @@ class RowsPlan:
             ph["lt_typecode"] = 2
             ph["gtid_flags"] = 0
             if w._sid:
-                gnos = w._gno + 1 + np.arange(ng)
-                ph["gno"] = gnos
+                ph["gno"] = w._gno + 1 + np.arange(ng)
                 sid = bytes.fromhex(w._sid.replace("-", ""))
             else:
                 ph["gno"] = 0
                 sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
-            ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0] if ng else b""
+            if ng:
+                ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0]
             pb = ph.tobytes()
             isz = dt.itemsize
-            txns = self.ev_txn[a:b][gi].tolist()
             tails = self.gtid_tail
-            for k, e in enumerate(gi.tolist()):
-                bodies[e] = pb[k * isz:(k + 1) * isz] + tails[txns[k]]
+            txns = self.ev_txn[a:b][gi].tolist()
+            gbodies = [pb[k * isz:(k + 1) * isz] + tails[t] for k, t in enumerate(txns)]
             w._seq_in_file += ng
             if w._sid and ng:
                 first = w._gno + 1
@@ -189,35 +201,36 @@ class RowsPlan:
                 w.last_gtid = f"{w._sid}:{w._gno}"
             elif ng:
                 w.last_gtid = None
+        if ng:
+            glens = np.fromiter(map(len, gbodies), dtype=np.int64, count=ng)
+            _scatter(out, at[gi], np.frombuffer(b"".join(gbodies), dtype=np.uint8), np.cumsum(glens) - glens, glens)
         xi = np.flatnonzero(kind == XID)
-        xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").tobytes()
-        for k, e in enumerate(xi.tolist()):
-            bodies[e] = xids[k * 8:(k + 1) * 8]
+        if len(xi):
+            xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
+            out[(at[xi][:, None] + np.arange(8)).ravel()] = xids.ravel()
         w._xid += len(xi)
-        hb = memoryview(hdr.tobytes())
-        data = memoryview(self.data)
-        ds = self.ev_dstart[a:b].tolist()
-        dl = self.ev_dlen[a:b].tolist()
-        parts: list[Any] = []
-        add = parts.append
-        foot = b"\0\0\0\0" if self.footer else None
-        for k in range(n):
-            add(hb[k * HEADER_SIZE:(k + 1) * HEADER_SIZE])
-            add(bodies[k])
-            if dl[k]:
-                add(data[ds[k]:ds[k] + dl[k]])
-            if foot:
-                add(foot)
-        buf = bytearray().join(parts)
+        dl = self.ev_dlen[a:b]
+        ri = np.flatnonzero(dl)
+        if len(ri):
+            _scatter(out, at[ri] + tlen[ri], self.data, self.ev_dstart[a:b][ri], dl[ri])
         if self.footer:
-            mv = memoryview(buf)
+            stops = ends - 4
+            mv = memoryview(out)
             crc = zlib.crc32
-            stops = (ends - 4).tolist()
-            starts = (ends - lengths).tolist()
-            crcs = np.fromiter((crc(mv[s:e]) for s, e in zip(starts, stops, strict=True)), dtype="<u4", count=n)
-            out = np.frombuffer(buf, dtype=np.uint8)
-            out[(np.asarray(stops)[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
-        return bytes(buf)
+            crcs = np.fromiter(map(crc, map(mv.__getitem__, map(slice, starts.tolist(), stops.tolist()))),
+                               dtype="<u4", count=n)
+            out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
+        return out.tobytes()
+
+
+def _scatter(out: np.ndarray, dest: np.ndarray, src: np.ndarray, src_start: np.ndarray, lens: np.ndarray) -> None:
+    """``out[dest[i]:dest[i]+lens[i]] = src[src_start[i]:src_start[i]+lens[i]]`` for every i."""
+    m = int(lens.sum())
+    if not m:
+        return
+    c = np.cumsum(lens) - lens
+    ar = np.arange(m)
+    out[np.repeat(dest - c, lens) + ar] = src[np.repeat(src_start - c, lens) + ar]
 
 
 def _mgtid_template(w: Any) -> bytes:
@@ -360,13 +373,13 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_len = np.zeros(ne, dtype=np.int64)
     ev_dstart = np.zeros(ne, dtype=np.int64)
     ev_dlen = np.zeros(ne, dtype=np.int64)
-    bodies: list = [b""] * ne
+    ev_tpl = np.full(ne, -1, dtype=np.int64)  # template body of the event (index into templates)
+    templates = [begin_body, *tm_body, *tpl_bodies]
     m = e_kind == BEGIN
     ev_type[m] = 2
     ev_flags[m] = begin.flags
     ev_len[m] = HEADER_SIZE + len(begin_body) + fl
-    for e in np.flatnonzero(m).tolist():
-        bodies[e] = begin_body
+    ev_tpl[m] = 0
     m = e_kind == XID
     ev_type[m] = 16
     ev_flags[m] = xid_ev.flags
@@ -377,8 +390,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_type[tm_idx] = 19
     ev_flags[tm_idx] = np.array([0 if e is None else e.flags for e in tm_ev], dtype=np.uint16)[refs]
     ev_len[tm_idx] = HEADER_SIZE + np.array([len(b) for b in tm_body], dtype=np.int64)[refs] + fl
-    for e, r in zip(tm_idx.tolist(), refs.tolist(), strict=True):
-        bodies[e] = tm_body[r]
+    ev_tpl[tm_idx] = 1 + refs
     m = e_kind == ROWS
     rw_idx = np.flatnonzero(m)
     refs = e_ref[rw_idx]
@@ -386,9 +398,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_len[rw_idx] = HEADER_SIZE + tpl_len[c_tpl[refs]] + c_dlen[refs] + fl
     ev_dstart[rw_idx] = c_dstart[refs]
     ev_dlen[rw_idx] = c_dlen[refs]
-    tr = c_tpl[refs].tolist()
-    for e, r in zip(rw_idx.tolist(), tr, strict=True):
-        bodies[e] = tpl_bodies[r]
+    ev_tpl[rw_idx] = 1 + len(tm_body) + c_tpl[refs]
     # GTIDs: their lengths (transaction_length by arithmetic for MySQL)
     g_idx = np.flatnonzero(e_kind == GTID)
     gtid_tail: list = [None] * n_txn
@@ -429,6 +439,6 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
     return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
-                    ev_flags=ev_flags, ev_len=ev_len, ev_body=bodies, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
+                    ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
                     footer=footer)
