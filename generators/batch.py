@@ -240,6 +240,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         return k
 
     tables = [rt.table for rt in run.rows]
+    values: dict[int, Any] = {}
     for tidx in np.unique(ab.table).tolist():
         rt = run.rows[tidx]
         t = rt.table
@@ -254,6 +255,8 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         borns = np.concatenate([ab.born[need_b], ab.born[need_a]])
         cols = rt.compute_columns(keys, vers, borns)
         nb = len(need_b)
+        if spec.rows_query:
+            values[tidx] = (cols, need_b, need_a)
         # shapes: INSERT / DELETE one each, UPDATE one per assigned column set
         groups: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray | None]] = []  # (shape, ops, rows b, rows a)
         ins = mine[k == 0]
@@ -284,6 +287,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
                 buf, lens = encode_column_images(descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
                 la[ops] = lens
                 pieces.append((ops, buf, lens, 1))
+    stmt_sql = _statement_texts(run, ab, values) if spec.rows_query else None
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
     data = np.empty(int(op_len.sum()), dtype=np.uint8)
@@ -297,4 +301,41 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     # shapes are per table in the engine; the codec wants (before bits, after bits)
     flat_shapes = [sh for _, sh in shapes]
     return RowsBatch(clock=clock, op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind, op_shape=op_shape,
-                     op_len=op_len, data=data, tables=tables, shapes=flat_shapes)
+                     op_len=op_len, data=data, tables=tables, shapes=flat_shapes, stmt_sql=stmt_sql)
+
+
+def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list[str]:
+    """Rows-query texts of the batch's statements, from the engine's one statement-text
+    function (``Run._statement_sql``) given the statement's rows as the per-transaction
+    path gives them (INSERT: the row; DELETE: the row; UPDATE: (before row, {column:
+    new value}))."""
+    n = len(ab.txn)
+    if not n:
+        return []
+    rowlists: dict[int, tuple] = {}
+    for tidx, (cols, need_b, need_a) in values.items():
+        py = [c if isinstance(c, list) else c.tolist() for c in cols]
+        rows = list(zip(*py, strict=True)) if py else [() for _ in range(len(need_b) + len(need_a))]
+        before = dict(zip(need_b.tolist(), rows[:len(need_b)], strict=True))
+        after = dict(zip(need_a.tolist(), rows[len(need_b):], strict=True))
+        rowlists[tidx] = (before, after)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ab.txn[1:] != ab.txn[:-1]) | (ab.table[1:] != ab.table[:-1]) | (ab.kind[1:] != ab.kind[:-1])
+    firsts = np.flatnonzero(new).tolist() + [n]
+    out = []
+    tab, kind = ab.table.tolist(), ab.kind.tolist()
+    for f, e in zip(firsts[:-1], firsts[1:], strict=True):
+        tidx, k = tab[f], kind[f]
+        rt = run.rows[tidx]
+        before, after = rowlists[tidx]
+        if k == 0:
+            rows = [after[o] for o in range(f, e)]
+        elif k == 2:
+            rows = [before[o] for o in range(f, e)]
+        else:
+            rows = []
+            for o in range(f, e):
+                cols = rt.update_columns(int(ab.key[o]), int(ab.ver_after[o]))
+                rows.append((before[o], {i: after[o][i] for i in cols}))
+        out.append(run._statement_sql(rt, _NAMES[k], rows))
+    return out

@@ -34,14 +34,16 @@ from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.batch.encoder import _plain_gtid, _templates
 from binlogwriter.events import (
     ANONYMOUS_SID,
+    AnnotateRowsEvent,
     AnonymousGtidEvent,
     GtidEvent,
     MariadbGtidEvent,
     QueryEvent,
+    RowsQueryEvent,
     XidEvent,
     encode_body,
 )
-from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
+from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.rows_events import rows_event_class
@@ -51,7 +53,7 @@ __all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "KI
 
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
-GTID, BEGIN, TMAP, ROWS, XID = range(5)
+GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)
 
 
 @dataclass
@@ -72,14 +74,18 @@ class RowsBatch:
     data: np.ndarray
     tables: list
     shapes: list
+    stmt_sql: list | None = None
+    """With rows-query events (``binlog_rows_query_log_events`` / MariaDB annotate): the
+    text of every statement, in order (one per run of changes of one transaction, table
+    and kind)."""
 
 
 def columnar_supported(writer: Any) -> bool:
-    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no rows-query
-    events, no compression, no tagged GTIDs, no post-header the format declares longer)."""
+    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no
+    compression, no tagged GTIDs, no post-header the format declares longer)."""
     fmt = writer.fmt
     st = writer.settings
-    if writer.rows_query or (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
+    if (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
         return False
     for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
         ev_extra = writer._extra.get(t)
@@ -350,12 +356,33 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     mariadb = fmt.is_mariadb
     fixed_kinds = [GTID] if mariadb else [GTID, BEGIN]
     parts_txn = [np.repeat(txns, len(fixed_kinds)), s_txn, ot[c_first], txns]
-    parts_key = [np.tile(np.arange(len(fixed_kinds)) - 10, len(txns)), 2 * stmt_first, 2 * c_first + 1,
-                 np.full(len(txns), 2 * nops + 10)]
+    parts_key = [np.tile(np.arange(len(fixed_kinds)) - 10, len(txns)), 4 * stmt_first + 1, 4 * c_first + 2,
+                 np.full(len(txns), 4 * nops + 10)]
     parts_kind = [np.tile(np.array(fixed_kinds), len(txns)), np.full(len(s_txn), TMAP), np.full(nch, ROWS),
                   np.full(len(txns), XID)]
     parts_ref = [np.zeros(len(txns) * len(fixed_kinds), dtype=np.int64), s_tab.astype(np.int64),
                  np.arange(nch, dtype=np.int64), np.zeros(len(txns), dtype=np.int64)]
+    rq_bodies: list[bytes] = []
+    rq_flags = 0
+    if writer.rows_query:  # a ROWS_QUERY / ANNOTATE_ROWS before each statement's table map
+        if rb.stmt_sql is None or len(rb.stmt_sql) != len(stmt_first):
+            raise ValueError("rows-query events need the text of every statement")
+        cls = AnnotateRowsEvent if fmt.is_mariadb else RowsQueryEvent
+        kw = {} if fmt.is_mariadb else {"flags": FLAG_IGNORABLE}
+        rq_flags = cls(query="", server_id=writer.server_id, **kw).flags
+        seen: dict[str, int] = {}
+        rq_ref = np.empty(len(stmt_first), dtype=np.int64)
+        for j, sql in enumerate(rb.stmt_sql):
+            r = seen.get(sql)
+            if r is None:
+                r = seen[sql] = len(rq_bodies)
+                ev = cls(query=sql, server_id=writer.server_id, **kw)
+                rq_bodies.append(tpl.remember(("cm-rq", cls.TYPE, sql), lambda ev=ev: encode_body(ev, fmt)))
+            rq_ref[j] = r
+        parts_txn.append(s_txn)
+        parts_key.append(4 * stmt_first)
+        parts_kind.append(np.full(len(s_txn), RQUERY))
+        parts_ref.append(rq_ref)
     e_txn = np.concatenate(parts_txn).astype(np.int64)
     e_key = np.concatenate(parts_key).astype(np.int64)
     order = np.lexsort((e_key, e_txn))
@@ -374,7 +401,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_dstart = np.zeros(ne, dtype=np.int64)
     ev_dlen = np.zeros(ne, dtype=np.int64)
     ev_tpl = np.full(ne, -1, dtype=np.int64)  # template body of the event (index into templates)
-    templates = [begin_body, *tm_body, *tpl_bodies]
+    templates = [begin_body, *tm_body, *tpl_bodies, *rq_bodies]
     m = e_kind == BEGIN
     ev_type[m] = 2
     ev_flags[m] = begin.flags
@@ -399,6 +426,14 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_dstart[rw_idx] = c_dstart[refs]
     ev_dlen[rw_idx] = c_dlen[refs]
     ev_tpl[rw_idx] = 1 + len(tm_body) + c_tpl[refs]
+    m = e_kind == RQUERY
+    if m.any():
+        q_idx = np.flatnonzero(m)
+        refs = e_ref[q_idx]
+        ev_type[q_idx] = 160 if fmt.is_mariadb else 29
+        ev_flags[q_idx] = rq_flags
+        ev_len[q_idx] = HEADER_SIZE + np.array([len(x) for x in rq_bodies], dtype=np.int64)[refs] + fl
+        ev_tpl[q_idx] = 1 + len(tm_body) + len(tpl_bodies) + refs
     # GTIDs: their lengths (transaction_length by arithmetic for MySQL)
     g_idx = np.flatnonzero(e_kind == GTID)
     gtid_tail: list = [None] * n_txn

@@ -1,7 +1,7 @@
 """The batch generation path (generators/batch.py + binlogwriter/batch/columnar.py) writes
 exactly what the per-transaction path writes: every file of the run (binlogs byte for
 byte, truth, manifest) over workloads × 3 flavors × checksum on/off × FULL/MINIMAL/NOBLOB ×
-NO_LOG/MINIMAL/FULL metadata × GTID modes × rotation sizes × ``row_event_max_size`` ×
+NO_LOG/MINIMAL/FULL metadata × rows-query on/off × GTID modes × rotation sizes × ``row_event_max_size`` ×
 ``--ddl-every`` × ``--size`` cuts inside a batch. The per-transaction path is the
 reference: each of its groups goes through ``transaction_events`` and the batch encoder
 that tests/batch/test_batch_equivalence.py holds to the declarative construct path.
@@ -37,6 +37,10 @@ def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
 CASES = [
     dict(workload="sysbench", tables=3, row_image="MINIMAL", max_binlog_size=40_000, size=300_000),
     dict(workload="sysbench", flavor="mariadb1011", row_metadata="FULL", size=200_000, gtid="7"),
+    dict(workload="ecommerce", flavor="mariadb1011", rows_query=True, row_image="MINIMAL", max_binlog_size=50_000,
+         size=150_000, initial_rows=100),
+    dict(workload="alltypes", flavor="mysql84", rows_query=True, row_image="NOBLOB", ddl_every=30, initial_rows=20,
+         transactions=60),
     dict(workload="ecommerce", checksum="NONE", gtid="anonymous", row_event_max_size=1024,
          max_binlog_size=64 * 1024, size=150_000, initial_rows=100),
     dict(workload="ecommerce", flavor="mysql84", row_image="NOBLOB", ddl_every=37, transactions=200, initial_rows=100),
@@ -57,13 +61,14 @@ def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Pa
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(workload=st.sampled_from(["sysbench", "ecommerce"]), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
        image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]), checksum=st.sampled_from(["CRC32", "NONE"]),
-       size=st.integers(20_000, 80_000), rotate=st.integers(4096, 60_000), seed=st.integers(0, 2**31))
-def test_batch_path_equals_per_transaction_path_drawn(workload, flavor, image, checksum, size, rotate, seed,
+       size=st.integers(20_000, 80_000), rotate=st.integers(4096, 60_000), seed=st.integers(0, 2**31),
+       rows_query=st.booleans())
+def test_batch_path_equals_per_transaction_path_drawn(workload, flavor, image, checksum, size, rotate, seed, rows_query,
                                                       tmp_path_factory, monkeypatch) -> None:
     tmp = tmp_path_factory.mktemp("paths")
     meta = "NO_LOG" if flavor.startswith("mariadb") else "MINIMAL"
     spec = Spec.from_dict(dict(workload=workload, flavor=flavor, row_image=image, row_metadata=meta, checksum=checksum,
-                size=size, max_binlog_size=rotate, seed=seed, gtid=None if flavor.startswith("mariadb") else UUID))
+                size=size, max_binlog_size=rotate, seed=seed, rows_query=rows_query, gtid=None if flavor.startswith("mariadb") else UUID))
     a, b = _both(tmp, spec, monkeypatch)
     assert a == b
 
