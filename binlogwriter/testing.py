@@ -338,7 +338,7 @@ def assert_matches_truth(decoded: Iterable[Any], run_dir: str | os.PathLike, *,
             break
     if not problems:
         return len(want)
-    lo = max(0, (first_bad or min(len(got), len(want))) - 2)
+    lo = max(0, (first_bad if first_bad is not None else min(len(got), len(want))) - 2)
     a = [_change_line(c, fields) for c in want[lo:lo + 12]]
     b = [_change_line(c, fields) for c in got[lo:lo + 12]]
     diff = list(difflib.unified_diff(a, b, "truth", "decoded", lineterm="", n=1))[:40]

@@ -494,9 +494,11 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
                 w.write_table(batch(buf), row_group_size=row_group)
                 n += len(buf)
                 buf = []
-        if buf or n == 0:
+        if buf:
             w.write_table(batch(buf), row_group_size=row_group)
             n += len(buf)
+        elif n == 0:
+            w.write_table(schema.empty_table())
     os.replace(tmp, dest)
     return n
 
@@ -517,13 +519,16 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
                 held += batch.num_rows
                 while held >= row_group:
                     tab = pa.Table.from_batches(pending, schema=schema)
-                    w.write_table(tab.slice(0, row_group), row_group_size=row_group)
+                    # one contiguous chunk per row group: pages then do not depend on the input split
+                    w.write_table(tab.slice(0, row_group).combine_chunks(), row_group_size=row_group)
                     pending = tab.slice(row_group).to_batches()
                     held -= row_group
                     n += row_group
-        if held or n == 0:
-            w.write_table(pa.Table.from_batches(pending, schema=schema), row_group_size=row_group)
+        if held:
+            w.write_table(pa.Table.from_batches(pending, schema=schema).combine_chunks(), row_group_size=row_group)
             n += held
+        elif n == 0:
+            w.write_table(schema.empty_table())
     os.replace(tmp, dest)
     return n
 
