@@ -55,15 +55,26 @@ BATCH_ROWS = 16_384  # changes per table buffered before they become a record ba
 _ROWS = frozenset(ROWS_TYPES)
 _UTC = dt.UTC
 
+_STATS = ["seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position", "timestamp"]
+"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
+the image columns have none, which keeps the footer of a wide table small."""
+
 CHANGE_FIELDS = ("seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position",
                  "timestamp")
 
 
 # -- column types ---------------------------------------------------------------------------
 def column_info(col: Column, flavor: str) -> dict[str, Any]:
-    """A column's definition for ``manifest.json`` and the Parquet schema metadata."""
-    d = {f.name: getattr(col, f.name) for f in dataclasses.fields(col)}
-    d["members"] = list(col.members)
+    """A column's definition for ``manifest.json`` and the Parquet schema metadata: ``name``,
+    ``type`` (SQL type name), ``nullable``, then only the attributes that are set (``length``,
+    ``precision``, ``scale``, ``fsp``, ``unsigned``, ``charset``, ``collation``, ``members``,
+    ``auto_increment``, …), and ``arrow_type``, the type of its typed truth."""
+    d: dict[str, Any] = {"name": col.name, "type": col.type, "nullable": col.nullable}
+    for f in dataclasses.fields(col):
+        v = getattr(col, f.name)
+        if f.name in d or v is None or v is False or v == () or v == f.default:
+            continue
+        d[f.name] = list(v) if isinstance(v, tuple) else v
     d["arrow_type"] = str(_arrow_type(col, flavor))
     return d
 
@@ -178,7 +189,7 @@ class _Segment:
             return
         batch = _batch(self.schema, self.struct, self.convs, self.names, self.rows)
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, self.schema)
+            self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS)
         self.writer.write_batch(batch)
         self.rows = []
 
@@ -486,7 +497,7 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
         arrays.append(pa.array(texts, type=fields[-1].type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
-    with pq.ParquetWriter(tmp, schema) as w:
+    with pq.ParquetWriter(tmp, schema, write_statistics=False) as w:
         buf: list[list] = []
         for vals in rows:
             buf.append(vals)
@@ -509,7 +520,8 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
     n = 0
-    with pq.ParquetWriter(tmp, schema) as w:
+    stats = _STATS if "seq" in schema.names else False
+    with pq.ParquetWriter(tmp, schema, write_statistics=stats) as w:
         pending: list[pa.RecordBatch] = []
         held = 0
         for c in chunks:
