@@ -17,7 +17,9 @@ Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
    files in a directory unique to its task attempt;
 6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
-   ``jsonl_max_rows``), Parquet per table via DataFrames; snapshot.sql from per-table pieces;
+   ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
+   task per table merges the partitions' change chunks (sequence numbers from the pass-1
+   change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
 Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
