@@ -17,12 +17,14 @@ import os
 import pprint
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from binlogwriter.reader import BinlogReader
 from binlogwriter.values import ABSENT
 
-__all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows"]
+__all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows",
+           "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS"]
 
 _OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 25: "delete", 32: "delete"}
 
@@ -188,3 +190,157 @@ def final_rows(changes: Iterable[Any]) -> dict[str, list[tuple]]:
 def table_rows(rows: Iterable[tuple]) -> str:
     """Rows as one sorted, printable block (for messages)."""
     return pprint.pformat(sorted(rows, key=repr), width=110)
+
+
+# ------------------------------------------------------------------------------------
+# truth/changes of a generated run (docs/output.md "Change-stream truth")
+# ------------------------------------------------------------------------------------
+
+TRUTH_FIELDS = ("op", "table", "gtid", "file", "position", "row", "timestamp", "before", "after")
+"""What :func:`assert_matches_truth` compares by default: ``table`` is ``db.name``;
+``before`` / ``after`` are the images as the binlog carries them (column -> canonical value,
+columns outside a MINIMAL/NOBLOB image left out), ``timestamp`` Unix seconds."""
+
+
+def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
+    """column name -> fn(Python value) -> canonical value (docs/output.md), for values as
+    the reader decodes them or as Parquet truth loads them."""
+    from generators.changes_truth import column_from_info
+    from generators.truth import column_renderer
+
+    out = {}
+    for name, info in columns.items():
+        col = column_from_info(info)
+        fn = column_renderer(col, flavor)
+        if col.type == "SET":
+            fn = (lambda f: lambda v: f(v.split(",") if v else []) if isinstance(v, str) else f(v))(fn)
+        elif col.type == "JSON":
+            fn = (lambda f: lambda v: v if isinstance(v, str) else f(v))(fn)
+        out[name] = fn
+    return out
+
+
+def _run_flavor(run_dir: Path) -> str:
+    import json
+
+    return json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["format"]["flavor"]
+
+
+def truth_changes(run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
+    """Every change of ``run_dir/truth/changes/*.parquet`` in commit order (by ``seq``), as a
+    dict: the Parquet columns with ``table`` as ``db.name``, ``timestamp`` Unix seconds,
+    ``before`` / ``after`` the images (only the columns the image carries) and
+    ``before_row`` / ``after_row`` the full rows, values in canonical form. Reads one batch
+    per table at a time."""
+    import heapq
+    import json
+
+    import pyarrow.parquet as pq
+
+    run_dir = Path(run_dir)
+    flavor = _run_flavor(run_dir)
+
+    def one(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+        f = pq.ParquetFile(path)
+        meta = json.loads((f.schema_arrow.metadata or {}).get(b"binlogwriter.columns", b"{}"))
+        fns = _canonical_fns(meta, flavor)
+        for batch in f.iter_batches(batch_size=4096):
+            for rec in batch.to_pylist():
+                out = {k: rec[k] for k in ("seq", "op", "gtid", "file", "position", "row", "transaction_position")}
+                out["table"] = f"{rec['database']}.{rec['table']}"
+                out["timestamp"] = int(rec["timestamp"].timestamp())
+                for side in ("before", "after"):
+                    full = rec[side]
+                    if full is None:
+                        out[side] = out[side + "_row"] = None
+                        continue
+                    text = dict(rec[side + "_text"] or ())
+                    keep = rec[side + "_columns"]
+                    row = {c: (text[c] if c in text else None if full[c] is None else fns[c](full[c]))
+                           for c in rec["columns"]}
+                    out[side + "_row"] = row
+                    out[side] = {c: row.get(c) for c in keep}
+                yield rec["seq"], out
+
+    files = sorted((run_dir / "truth" / "changes").glob("*.parquet"))
+    for _, change in heapq.merge(*(one(p) for p in files), key=lambda x: x[0]):
+        yield change
+
+
+def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
+    """A consumer's changes (:class:`binlogwriter.read.changes.Change` objects, or mappings
+    with the same names: ``op``, ``database``/``table`` or ``table`` as ``db.name``,
+    ``before``/``after`` image dicts, ``gtid``, ``file``, ``position``, ``row``,
+    ``timestamp``) with values in canonical form, using the column types the run's truth
+    records, ready to compare with :func:`truth_changes`."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    run_dir = Path(run_dir)
+    flavor = _run_flavor(run_dir)
+    fns: dict[str, dict[str, Any]] = {}
+    for p in (run_dir / "truth" / "changes").glob("*.parquet"):
+        meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
+        fns[p.name[:-len(".parquet")]] = _canonical_fns(meta, flavor)
+    for c in changes:
+        d = dict(c) if isinstance(c, Mapping) else {k: getattr(c, k) for k in (
+            "op", "database", "table", "before", "after", "gtid", "file", "position", "row", "timestamp")}
+        if "database" in d:
+            d["table"] = f"{d.pop('database')}.{d['table']}"
+        f = fns.get(d["table"], {})
+        for side in ("before", "after"):
+            img = d.get(side)
+            if img is not None:
+                d[side] = {k: None if v is None else f[k](v) if k in f else v for k, v in img.items()}
+        if d.get("file") is not None:
+            d["file"] = os.path.basename(os.fspath(d["file"]))
+        yield d
+
+
+def _change_line(c: Mapping[str, Any], fields: Sequence[str]) -> str:
+    return " ".join(f"{k}={c.get(k)!r}" for k in fields)
+
+
+def assert_matches_truth(decoded: Iterable[Any], run_dir: str | os.PathLike, *,
+                         fields: Sequence[str] = TRUTH_FIELDS) -> int:
+    """Assert a consumer's change stream equals ``run_dir/truth/changes``, change by change,
+    comparing ``fields`` (default :data:`TRUTH_FIELDS`) in canonical form. On a mismatch the
+    error names the first differing changes field by field and column by column, then a
+    unified diff of the two streams around them. Returns the number of changes compared."""
+    got = list(canonical_changes(decoded, run_dir))
+    want = list(truth_changes(run_dir))
+    problems: list[str] = []
+    if len(got) != len(want):
+        problems.append(f"{len(got)} changes decoded, {len(want)} in the truth")
+    first_bad = None
+    for k, (g, w) in enumerate(zip(got, want, strict=False)):
+        lines = []
+        for f in fields:
+            gv, wv = g.get(f), w.get(f)
+            if f in ("before", "after") and isinstance(gv, dict) and isinstance(wv, dict):
+                for col in list(wv) + [c for c in gv if c not in wv]:
+                    if col not in gv:
+                        lines.append(f"  {f}.{col}: not decoded (absent), truth {wv[col]!r}")
+                    elif col not in wv:
+                        lines.append(f"  {f}.{col}: decoded {gv[col]!r}, not in the truth's image")
+                    elif gv[col] != wv[col] or type(gv[col]) is not type(wv[col]):
+                        lines.append(f"  {f}.{col}: decoded {_v(gv[col])}, truth {_v(wv[col])}")
+            elif gv != wv:
+                lines.append(f"  {f}: decoded {gv!r}, truth {wv!r}")
+        if lines:
+            first_bad = k if first_bad is None else first_bad
+            problems.append(f"change {k} (seq {w.get('seq')}, {w.get('op')} {w.get('table')} at "
+                            f"{w.get('file')}:{w.get('position')} row {w.get('row')}):")
+            problems.extend(lines)
+        if sum(1 for p in problems if p.startswith("change ")) >= 5:
+            problems.append("  … (first 5 differing changes shown)")
+            break
+    if not problems:
+        return len(want)
+    lo = max(0, (first_bad if first_bad is not None else min(len(got), len(want))) - 2)
+    a = [_change_line(c, fields) for c in want[lo:lo + 12]]
+    b = [_change_line(c, fields) for c in got[lo:lo + 12]]
+    diff = list(difflib.unified_diff(a, b, "truth", "decoded", lineterm="", n=1))[:40]
+    raise AssertionError("change stream differs from truth/changes\n" + "\n".join(problems)
+                         + ("\n" + "\n".join(diff) if diff else ""))

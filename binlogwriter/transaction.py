@@ -160,6 +160,9 @@ class _Statement:
     rows: list = field(default_factory=list)
     sql: str | None = None
     db: str | None = None
+    event_rows: list[int] = field(default_factory=list)
+    """Rows in each rows event the statement was split into, in order (filled when its
+    transaction is built; generators/changes_truth.py places each row change with it)."""
 
 
 class Transaction:
@@ -356,6 +359,7 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
             chunks[-1].append(r)
             size += len(r)
         for chunk in chunks:
+            stmt.event_rows.append(len(chunk))
             out.append(cls(table_id=table_id, rows_flags=0, width=width, columns_present=present,
                            columns_after=after, rows=None, rows_raw=b"".join(chunk),
                            server_id=writer.server_id))

@@ -341,6 +341,8 @@ class BinlogWriter:
         self._extra: dict[int, int] = {}  # type code -> post-header bytes the format adds (see _own)
         self._pending: BatchBuilder | None = None  # groups planned, not yet encoded (see write_group)
         self._pending_at = 0  # file offset of the first pending group
+        self.last_group: tuple[str | None, int, list[Event], list[int]] | None = None
+        """(file, offset, events, event lengths) of the last group :meth:`write_group` placed."""
         if state is not None:
             self._restore(state)
 
@@ -570,6 +572,7 @@ class BinlogWriter:
         if first + size > 0xFFFFFFFF:
             self._pending.drop_last()
             raise BinlogError(f"a group of {size} bytes at offset {first} passes 4 GiB: log_pos would overflow")
+        self.last_group = (self._name, first, events, self._pending.lengths[-len(events):] if events else [])
         self._offset += size
         self.events_in_file += len(events)
         if self._offset - self._pending_at >= self.stage_bytes:

@@ -28,6 +28,7 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter
 from generators.batch import BATCH_TXNS, apply_batch, rows_batch
+from generators.changes_truth import column_info
 from generators.hashing import hash64, salt
 from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
@@ -97,6 +98,7 @@ class Run:
         self.file_info: dict[str, _FileInfo] = {}
         self._sql_cache: dict[tuple, str] = {}
         self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
+        self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
 
     # -- writer ---------------------------------------------------------------------------
     def _settings(self) -> SessionSettings:
@@ -211,6 +213,13 @@ class Run:
                 getattr(tx, kind)(rt.table, rows, sql=sql)
                 self.counts[f"{rt.table.database}.{rt.table.name}"][kind] += len(rows)
         self._track(writer, fname, before)
+        self._record_changes(writer, stmts, tx, before)
+
+    def _record_changes(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]], tx, before: int) -> None:
+        """truth/changes hook: once per committed transaction, right after its commit
+        (generators/changes_truth.py reads the writer's ``last_group`` and ``tx``)."""
+        if self.changes is not None and writer.transactions != before:
+            self.changes.record(writer, stmts, tx)
 
     def _do_ddl(self, writer: BinlogWriter, d: int) -> None:
         """DDL number d: odd adds column ddl_P to a table chosen by hash, even drops it."""
@@ -313,6 +322,9 @@ class Run:
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
                               settings=self._settings(), stage_bytes=STAGE_BYTES)
+        from generators.changes_truth import ChangesRecorder, finish_local
+
+        self.changes = ChangesRecorder(self, tmp / ".changes-chunks")
         try:
             for rt in self.rows:
                 rt.load_initial(self._initial_keys(rt))
@@ -324,8 +336,10 @@ class Run:
             writer.close()
         except BaseException:
             writer.abort()
+            self.changes.abort()
             raise
         self.write_final(tmp / "truth" / "final")
+        finish_local(self, tmp)
         manifest = self.manifest(writer)
         data = json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
         (tmp / "manifest.json").write_text(data, encoding="utf-8")
@@ -492,6 +506,7 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
                    "planned_transactions": planned, "rows": counts},
         "gtid_executed": executed,
         "tables": [{"database": t.database, "name": t.name, "columns": [c.name for c in t.columns],
+                    "column_types": [column_info(c, s.flavor) for c in t.columns],
                     "live_rows": live} for t, live in tables],
     }
 

@@ -17,7 +17,9 @@ Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
    files in a directory unique to its task attempt;
 6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
-   ``jsonl_max_rows``), Parquet per table via DataFrames; snapshot.sql from per-table pieces;
+   ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
+   task per table merges the partitions' change chunks (sequence numbers from the pass-1
+   change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
 Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
@@ -41,7 +43,6 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -269,12 +270,14 @@ class _Job:
             .repartitionAndSortWithinPartitions(P, partitionFunc=lambda k: _bisect_right(ends, k[0])) \
             .persist(StorageLevel.MEMORY_AND_DISK)
         uses: list = []
+        self.changes_per_part = changes = []
 
         def summaries():
             it = by_txn.mapPartitionsWithIndex(
                 lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).toLocalIterator()
             for s in it:
                 uses.append(s.uses)
+                changes.append(s.changes)
                 yield s
 
         w = plan.walk(summaries(), ranges, max_size=spec.max_binlog_size,
@@ -298,6 +301,12 @@ class _Job:
                                       next_table_id=tables[p][1], fresh=p == 0))
         chunk_root = str(self.staging / "chunks")
         fail = self.fail
+        from generators.changes_truth import JSONL_MAX_CHANGES
+
+        seq_starts = plan.prefix_sum(self.changes_per_part[:last_p + 1])
+        # an upper bound of the changes written: the partitions write changes.jsonl chunks only
+        # when the run can be small enough for it (the commit keeps it when it is)
+        changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
 
         def write(p, recs):
             if p > last_p:
@@ -305,7 +314,8 @@ class _Job:
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
             return [part.write_chunks(spec, p, *ranges[p], recs, starts[p], d, last=p == last_p, stop=stop,
-                                      fail=fail, attempt=att)]
+                                      fail=fail, attempt=att, seq_start=seq_starts[p],
+                                      changes_jsonl=changes_jsonl)]
 
         results = [r for r in by_txn.mapPartitionsWithIndex(write).collect() if r is not None]
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
@@ -361,6 +371,8 @@ class _Job:
                 self._parquet(final_run, tnames, rows, truth_dir)
                 rows.unpersist()
 
+        self._changes(results, final_run)
+
         # snapshot.sql
         self._snapshot(part, concat)
         hist.unpersist()
@@ -394,35 +406,60 @@ class _Job:
         dest = str(self.out / "truth" / "snapshot.sql")
         self.sc.parallelize([0], 1).map(lambda _: concat(paths, dest, head=head, tail=tail)).collect()
 
+    def _changes(self, results: list[dict[str, Any]], final_run) -> None:
+        """truth/changes: each table's Parquet chunks of every partition, in partition order,
+        merged into one file (generators/changes_truth.py ``merge_table``: the same bytes as
+        the single-process engine's); changes.jsonl concatenated when every partition wrote
+        its chunk and the run has at most JSONL_MAX_CHANGES changes."""
+        from generators.changes_truth import JSONL_MAX_CHANGES, concat_text, merge_table, table_file
+
+        flavor = self.spec.flavor
+        cdir = self.out / "truth" / "changes"
+        cdir.mkdir(parents=True, exist_ok=True)
+        tables = [rt.table for rt in final_run.rows]
+        per_table: list[list[str]] = [[] for _ in tables]
+        for r in results:
+            for t, path in r["changes"]["chunks"]:
+                per_table[t].append(path)
+        dest = str(cdir)
+        jobs = [(t, per_table[t]) for t in range(len(tables))]
+        self.sc.parallelize(jobs, max(1, len(jobs))).map(
+            lambda x: merge_table(x[1], os.path.join(dest, table_file(tables[x[0]])), tables[x[0]], flavor)).collect()
+        total = sum(r["changes"]["count"] for r in results)
+        jl = [r["changes"]["jsonl"] for r in results]
+        if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):
+            target = str(cdir / "changes.jsonl")
+            self.sc.parallelize([0], 1).map(lambda _: concat_text(jl, target)).collect()
+
     def _parquet(self, final_run, tnames: list[str], rows, truth_dir: Path) -> None:
-        from pyspark.sql import types as T
+        """truth/final/parquet/<db>.<table>.parquet: each partition's sorted canonical rows
+        as typed Parquet chunks, merged per table in partition order (the single-process
+        engine's bytes: generators/changes_truth.py ``write_final_parquet`` / ``rechunk``)."""
+        from generators.changes_truth import final_schema, rechunk, table_file, write_final_parquet
 
         pdir = truth_dir / "parquet"
         pdir.mkdir(parents=True, exist_ok=True)
-        for t, rt in enumerate(final_run.rows):
-            fields, conv = [], []
-            for c in rt.table.columns:
-                ty = c.type
-                if ty in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "YEAR") or (ty == "BIGINT" and not c.unsigned):
-                    fields.append(T.StructField(c.name, T.LongType(), True))
-                    conv.append(None)
-                elif ty in ("BIGINT", "BIT"):
-                    fields.append(T.StructField(c.name, T.DecimalType(20, 0), True))
-                    conv.append(Decimal)
-                elif ty in ("FLOAT", "DOUBLE"):
-                    fields.append(T.StructField(c.name, T.DoubleType(), True))
-                    conv.append(None)
-                else:
-                    fields.append(T.StructField(c.name, T.StringType(), True))
-                    conv.append(None)
-            schema = T.StructType(fields)
+        flavor = self.spec.flavor
+        tables = [rt.table for rt in final_run.rows]
+        root = str(self.staging / "final-parquet")
 
-            def to_row(vals, conv=conv):
-                return tuple(v if (f is None or v is None) else f(v) for f, v in zip(conv, vals, strict=True))
-            data = rows.filter(lambda r, t=t: r[0][0] == t).map(lambda r, to_row=to_row: to_row(r[1][1]))
-            tmp = str(self.staging / "parquet" / tnames[t])
-            self.spark.createDataFrame(data, schema).write.parquet(tmp)
-            os.replace(tmp, pdir / tnames[t])
+        def chunks(p, it):
+            from itertools import groupby
+
+            d = os.path.join(root, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}")
+            os.makedirs(d, exist_ok=True)
+            out = []
+            for t, group in groupby(it, key=lambda r: r[0][0]):
+                path = os.path.join(d, f"{tnames[t]}.parquet")
+                write_final_parquet(tables[t], flavor, (vals for _, (_line, vals) in group), path)
+                out.append((p, t, path))
+            return out
+        got = rows.mapPartitionsWithIndex(chunks).collect()
+        dest = str(pdir)
+        jobs = [(t, [path for _, t2, path in sorted(got) if t2 == t]) for t in range(len(tables))]
+        self.sc.parallelize(jobs, max(1, len(jobs))).map(
+            lambda x: rechunk(x[1], os.path.join(dest, table_file(tables[x[0]])),
+                              final_schema(tables[x[0]], flavor))).collect()
 
 
 def _bisect_right(ends: list[int], i: int) -> int:

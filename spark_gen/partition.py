@@ -162,15 +162,21 @@ def sizes(spec: Spec, p: int, a: int, b: int, records) -> Summary:
     first = [prologue]
     for _ in _transactions(run, w, a, b, records):
         first.append(len(w.sizes))
-    return Summary(np.asarray(w.sizes, dtype=np.int64), np.asarray(first, dtype=np.int64), prologue, w.uses)
+    changes = sum(n for kinds in run.counts.values() for n in kinds.values())
+    return Summary(np.asarray(w.sizes, dtype=np.int64), np.asarray(first, dtype=np.int64), prologue, w.uses,
+                   changes)
 
 
 def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart, chunk_dir: str, *,
                  last: bool, stop: int | None, fail: tuple[str, int] | None = None,
-                 attempt: int = 0) -> dict[str, Any]:
+                 attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
-    (unique per task attempt). Returns the chunks and what the manifest needs."""
+    (unique per task attempt), and its truth/changes chunks in ``chunk_dir/changes``
+    (sequence numbers from ``seq_start``). Returns the chunks and what the manifest needs."""
+    from generators.changes_truth import ChangesRecorder
+
     run = make_run(spec, a)
+    run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl)
     w = ChunkWriter(Path(chunk_dir), run.fmt, start, basename=spec.basename, server_id=spec.server_id,
                     start_time=spec.start_time, max_binlog_size=spec.max_binlog_size,
                     settings=run._settings())
@@ -188,8 +194,11 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart
             w.suspend()
     except BaseException:
         w.abort()
+        run.changes.abort()
         raise
-    return {"pieces": w.pieces, "counts": run.counts,
+    changes = run.changes.close()
+    run.changes = None
+    return {"pieces": w.pieces, "counts": run.counts, "changes": changes,
             "file_info": {k: (v.transactions, v.first_gtid, v.last_gtid) for k, v in run.file_info.items()},
             "end": end, "groups": w.transactions, "last_gtid": w.last_gtid}
 

@@ -85,6 +85,7 @@ class Summary:
     txn_first: np.ndarray
     prologue: int = 0
     uses: list[tuple[tuple[str, str], Any]] = field(default_factory=list)
+    changes: int = 0  # row changes written (truth/changes: the sequence number where the next partition starts)
 
 
 @dataclass(frozen=True)

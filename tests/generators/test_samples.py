@@ -35,7 +35,9 @@ def test_samples_cover_every_flavor_metadata_image_combination() -> None:
     for a in cmds:
         d = ROOT / _out(a)
         assert (d / "manifest.json").is_file()
-        assert 2_000 < sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) < 400_000
+        # truth/changes (typed Parquet per table + JSONL) is most of an alltypes sample: its
+        # 260-column table costs ~250 bytes of Parquet footer per column and image
+        assert 2_000 < sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) < 900_000
 
 
 @pytest.mark.parametrize("argv", _commands(), ids=lambda a: _out(a).split("/")[-1])

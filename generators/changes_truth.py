@@ -1,0 +1,592 @@
+"""Change-stream ground truth: ``truth/changes/`` (docs/output.md "Change-stream truth").
+
+Every row change a run writes, in commit order, recorded from what the generator applied
+and where the writer placed it — never from reading the binlogs back:
+
+* :class:`ChangesRecorder` — the engine calls :meth:`ChangesRecorder.record` once per
+  committed transaction with the statements it gave the writer; the writer's
+  ``last_group`` (file, first offset, events, event lengths) and each statement's
+  ``event_rows`` (rows per rows event, binlogwriter/transaction.py) place every row at its
+  rows event. Changes go to per-table Parquet *chunks* (one per table definition, row
+  groups of ``batch_rows``) and, while the run is small, to a JSONL chunk; memory holds
+  at most ``batch_rows`` changes per table.
+* :func:`merge_table` — a table's chunks (in commit order, from one process or from every
+  Spark partition in partition order) into ``truth/changes/<db>.<table>.parquet`` with the
+  union of its definitions' columns and row groups of :data:`ROW_GROUP` rows, so the bytes
+  do not depend on how the run was partitioned.
+* :func:`write_final_parquet` — ``truth/final/parquet/<db>.<table>.parquet`` from the
+  canonical rows of ``truth/final`` (same types).
+
+Typed values come from the canonical form (generators/truth.py), so JSONL and Parquet hold
+the same values: DECIMAL decimal128/256(p, s), BIGINT UNSIGNED uint64, FLOAT float32,
+DATE date32, DATETIME timestamp[us], TIMESTAMP timestamp[us, UTC], TIME duration[us], text
+string, binary data binary — the Arrow types of ``binlogwriter export``
+(binlogwriter/read/export.py). A temporal value Arrow cannot hold (the zero date) is null in
+the struct and its canonical text is in ``before_text`` / ``after_text``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from binlogwriter import images
+from binlogwriter.layouts.rows import ROWS_TYPES
+from binlogwriter.read.export import arrow_type
+from binlogwriter.schema import Column, Table
+from generators.truth import canonical_renderer
+
+__all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_schema", "typed_converter",
+           "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk", "final_schema",
+           "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
+
+JSONL_MAX_CHANGES = 1_000_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
+ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
+BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
+_ROWS = frozenset(ROWS_TYPES)
+_UTC = dt.UTC
+
+_STATS = ["seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position", "timestamp"]
+"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
+the image columns have none, which keeps the footer of a wide table small."""
+
+CHANGE_FIELDS = ("seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position",
+                 "timestamp")
+
+
+# -- column types ---------------------------------------------------------------------------
+def column_info(col: Column, flavor: str) -> dict[str, Any]:
+    """A column's definition for ``manifest.json`` and the Parquet schema metadata: ``name``,
+    ``type`` (SQL type name), ``nullable``, then only the attributes that are set (``length``,
+    ``precision``, ``scale``, ``fsp``, ``unsigned``, ``charset``, ``collation``, ``members``,
+    ``auto_increment``, …), and ``arrow_type``, the type of its typed truth."""
+    d: dict[str, Any] = {"name": col.name, "type": col.type, "nullable": col.nullable}
+    for f in dataclasses.fields(col):
+        v = getattr(col, f.name)
+        if f.name in d or v is None or v is False or v == () or v == f.default:
+            continue
+        d[f.name] = list(v) if isinstance(v, tuple) else v
+    d["arrow_type"] = str(_arrow_type(col, flavor))
+    return d
+
+
+def column_from_info(info: Mapping[str, Any]) -> Column:
+    """:func:`column_info` back to a Column (for comparing values in canonical form)."""
+    names = {f.name for f in dataclasses.fields(Column)}
+    return Column(**{k: (tuple(v) if k == "members" else v) for k, v in info.items() if k in names})
+
+
+def _arrow_type(col: Column, flavor: str) -> pa.DataType:
+    return arrow_type(col.column_desc(flavor, ""))
+
+
+def _temporal_parser(typ: pa.DataType) -> Callable[[str], Any]:
+    if pa.types.is_date32(typ):
+        return lambda s: dt.date(int(s[0:4]), int(s[5:7]), int(s[8:10]))
+    if pa.types.is_timestamp(typ):
+        tz = _UTC if typ.tz else None
+
+        def ts(s: str) -> dt.datetime:
+            frac = s[20:]
+            return dt.datetime(int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]),
+                               int(s[17:19]), int(frac.ljust(6, "0")) if frac else 0, tzinfo=tz)
+        return ts
+
+    def time(s: str) -> dt.timedelta:
+        neg = s.startswith("-")
+        body = s[1:] if neg else s
+        hms, _, frac = body.partition(".")
+        h, m, sec = (int(x) for x in hms.split(":"))
+        us = ((h * 60 + m) * 60 + sec) * 1_000_000 + (int(frac.ljust(6, "0")) if frac else 0)
+        return dt.timedelta(microseconds=-us if neg else us)
+    return time
+
+
+def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[Any], tuple[Any, str | None]]]:
+    """(Arrow type, fn(canonical value) -> (typed value, canonical text when the type cannot
+    hold it))."""
+    typ = _arrow_type(col, flavor)
+    if pa.types.is_decimal(typ):
+        return typ, lambda v: (Decimal(v), None)
+    if pa.types.is_integer(typ):
+        return typ, lambda v: (int(v), None)
+    if pa.types.is_floating(typ):
+        return typ, lambda v: (float(v), None)
+    if pa.types.is_binary(typ):
+        return typ, lambda v: (bytes.fromhex(v[2:]), None)
+    if pa.types.is_date32(typ) or pa.types.is_timestamp(typ) or pa.types.is_duration(typ):
+        parse = _temporal_parser(typ)
+
+        def temporal(v: str) -> tuple[Any, str | None]:
+            try:
+                return parse(v), None
+            except (ValueError, OverflowError):
+                return None, v  # the zero date, zero parts: not a calendar value
+        return typ, temporal
+    if pa.types.is_string(typ):
+        return typ, lambda v: (v if isinstance(v, str) else str(v), None)
+    raise ValueError(f"column {col.name}: no typed truth for Arrow type {typ}")
+
+
+def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
+    fields, convs = [], []
+    for c in table.columns:
+        typ, conv = typed_converter(c, flavor)
+        fields.append(pa.field(c.name, typ, nullable=True))
+        convs.append(conv)
+    return pa.struct(fields), convs
+
+
+def columns_metadata(tables: Iterable[Table], flavor: str) -> dict[bytes, bytes]:
+    cols: dict[str, Any] = {}
+    for t in tables:
+        for c in t.columns:
+            cols.setdefault(c.name, column_info(c, flavor))
+    return {b"binlogwriter.columns": json.dumps(cols, ensure_ascii=False).encode()}
+
+
+def changes_schema(struct: pa.StructType, metadata: dict[bytes, bytes] | None = None) -> pa.Schema:
+    """The columns of ``truth/changes/<db>.<table>.parquet`` (docs/output.md)."""
+    names = pa.list_(pa.string())
+    text = pa.map_(pa.string(), pa.string())
+    return pa.schema([
+        pa.field("seq", pa.int64(), nullable=False), pa.field("op", pa.string(), nullable=False),
+        pa.field("database", pa.string(), nullable=False), pa.field("table", pa.string(), nullable=False),
+        pa.field("gtid", pa.string()), pa.field("file", pa.string(), nullable=False),
+        pa.field("position", pa.int64(), nullable=False), pa.field("row", pa.int32(), nullable=False),
+        pa.field("transaction_position", pa.int64(), nullable=False),
+        pa.field("timestamp", pa.timestamp("s", tz="UTC"), nullable=False),
+        pa.field("columns", names, nullable=False), pa.field("before", struct), pa.field("after", struct),
+        pa.field("before_columns", names), pa.field("after_columns", names),
+        pa.field("before_text", text), pa.field("after_text", text),
+    ], metadata=metadata)
+
+
+# -- recording ------------------------------------------------------------------------------
+class _Segment:
+    """Changes of one table definition: a Parquet chunk being written."""
+
+    def __init__(self, table: Table, flavor: str, path: Path) -> None:
+        self.table = table
+        self.names = [c.name for c in table.columns]
+        self.struct, self.convs = _struct(table, flavor)
+        self.schema = changes_schema(self.struct, columns_metadata([table], flavor))
+        self.path = path
+        self.writer: pq.ParquetWriter | None = None
+        self.rows: list[tuple] = []
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        batch = _batch(self.schema, self.struct, self.convs, self.names, self.rows)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS)
+        self.writer.write_batch(batch)
+        self.rows = []
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: list, col: int
+                  ) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(struct array of full rows, before/after column lists, text maps) of image ``col``
+    (9 = before, 10 = after) of ``rows``."""
+    n = len(rows)
+    per_col: list[list] = [[None] * n for _ in names]
+    texts: list[Any] = [None] * n
+    cols: list[Any] = [None] * n
+    mask = [True] * n
+    for r, rec in enumerate(rows):
+        full = rec[col]
+        if full is None:
+            continue
+        mask[r] = False
+        cols[r] = [nm for nm, p in zip(names, rec[col + 2], strict=True) if p]
+        tx = None
+        for j, v in enumerate(full):
+            if v is None:
+                continue
+            tv, t = convs[j](v)
+            per_col[j][r] = tv
+            if t is not None:
+                tx = tx or []
+                tx.append((names[j], t))
+        texts[r] = tx
+    arrays = [pa.array(vals, type=f.type) for vals, f in zip(per_col, struct, strict=True)]
+    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=pa.array(mask, type=pa.bool_()))
+    return sa, pa.array(cols, type=pa.list_(pa.string())), pa.array(texts, type=pa.map_(pa.string(), pa.string()))
+
+
+def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
+    cols = list(zip(*[r[:9] for r in rows], strict=True))
+    arrays = [pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
+              pa.array(cols[3], pa.string()), pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
+              pa.array(cols[6], pa.int64()), pa.array(cols[7], pa.int32()), pa.array(cols[8], pa.int64())]
+    arrays.append(pa.array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
+    b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
+    a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
+    arrays.append(pa.array([names] * len(rows), pa.list_(pa.string())))
+    arrays += [b, a, bcols, acols, btext, atext]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class ChangesRecorder:
+    """Collects the row changes of a run (or of one Spark partition) into ``chunk_dir``.
+
+    ``seq_start``: the sequence number of the first change recorded here (Spark: the
+    changes of the partitions before this one). ``jsonl``: also write ``changes.jsonl``
+    (a chunk of it, for Spark) while at most ``jsonl_max`` changes were recorded."""
+
+    def __init__(self, run: Any, chunk_dir: str | os.PathLike, *, seq_start: int = 0, jsonl: bool = True,
+                 jsonl_max: int = JSONL_MAX_CHANGES, batch_rows: int = BATCH_ROWS) -> None:
+        self.run = run
+        self.flavor = run.spec.flavor
+        self.image = run.spec.row_image
+        self.dir = Path(chunk_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.seq = seq_start
+        self.count = 0
+        self.batch_rows = batch_rows
+        self.jsonl_max = jsonl_max
+        self.jsonl_path = self.dir / "changes.jsonl"
+        self._jsonl = open(self.jsonl_path, "w", encoding="utf-8", newline="\n") if jsonl else None  # noqa: SIM115
+        self.segments: dict[int, _Segment] = {}
+        self.chunks: list[tuple[int, str]] = []  # (table index, chunk path) in order
+        self._n = 0
+        self._renders: dict[int, tuple[Table, Callable]] = {}
+        self._bits: dict[tuple, tuple] = {}
+
+    # -- the hook -----------------------------------------------------------------------
+    def record(self, writer: Any, stmts: list[tuple[int, str, list]], tx: Any) -> None:
+        """One committed transaction: ``stmts`` as given to the writer (table index, kind,
+        rows — an insert/delete row is the full row, an update row ``(before row, after)``
+        with ``after`` a full row or a mapping column index/name -> new value), ``tx`` the
+        writer's Transaction (its statements' ``event_rows``), read right after the commit
+        together with ``writer.last_group`` / ``last_gtid`` / ``now``."""
+        fname, first, events, lengths = writer.last_group
+        places: list[int] = []
+        off = first
+        payload = None
+        for ev, ln in zip(events, lengths, strict=True):
+            t = ev.type_code
+            if t in _ROWS:
+                places.append(off)
+            elif t == 40:  # TRANSACTION_PAYLOAD: its rows events are inside (format.md §15)
+                payload = off
+            off += ln
+        counts = [n for st in tx.statements for n in st.event_rows]
+        if payload is not None:
+            places = [payload] * len(counts)
+        at: list[tuple[int, int]] = []  # (position, row in event) of every row, in order
+        for pos, n in zip(places, counts, strict=True):
+            at.extend((pos, r) for r in range(n))
+        gtid = writer.last_gtid
+        ts = writer.now
+        k = 0
+        for tidx, kind, rows in stmts:
+            table = self.run.rows[tidx].table
+            for row in rows:
+                pos, r = at[k]
+                k += 1
+                self._add(tidx, table, kind, row, gtid, fname, pos, r, first, ts)
+        if k != len(at):
+            raise RuntimeError(f"changes truth: {len(at)} rows in the rows events, {k} rows given")
+
+    def _render(self, tidx: int, table: Table) -> Callable:
+        cur = self._renders.get(tidx)
+        if cur is None or cur[0] is not table:
+            cur = self._renders[tidx] = (table, canonical_renderer(table, self.flavor))
+        return cur[1]
+
+    def _images(self, table: Table, kind: str, assigned: tuple) -> tuple:
+        key = (id(table), kind, assigned)
+        hit = self._bits.get(key)
+        if hit is None or hit[0] is not table:
+            if kind == "insert":
+                bits = (None, images.insert_columns(table, self.image, range(len(table.columns)), self.flavor))
+            elif kind == "delete":
+                bits = (images.delete_columns(table, self.image, self.flavor), None)
+            else:
+                bits = images.update_columns(table, self.image, assigned, self.flavor)
+            hit = self._bits[key] = (table, bits)
+        return hit[1]
+
+    def _add(self, tidx: int, table: Table, kind: str, row: Any, gtid: str | None, fname: str, pos: int, r: int,
+             txpos: int, ts: int) -> None:
+        render = self._render(tidx, table)
+        if kind == "update":
+            before, after = row
+            before = tuple(before)
+            if isinstance(after, Mapping):
+                idx = {(table.index_of(c) if isinstance(c, str) else c): v for c, v in after.items()}
+                assigned = tuple(sorted(idx))
+                full = list(before)
+                for i, v in idx.items():
+                    full[i] = v
+                after = tuple(full)
+            else:
+                after = tuple(after)
+                assigned = tuple(range(len(after)))
+            b, a = render(before), render(after)
+        elif kind == "insert":
+            b, a, assigned = None, render(tuple(row)), ()
+        else:
+            b, a, assigned = render(tuple(row)), None, ()
+        bbits, abits = self._images(table, kind, assigned)
+        seg = self.segments.get(tidx)
+        if seg is None or seg.table is not table:
+            if seg is not None:
+                seg.close()
+            self._n += 1
+            path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
+            seg = self.segments[tidx] = _Segment(table, self.flavor, path)
+            self.chunks.append((tidx, str(path)))
+        rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts)
+        seg.rows.append(rec)
+        if len(seg.rows) >= self.batch_rows:
+            seg.flush()
+        if self._jsonl is not None:
+            if self.count < self.jsonl_max:
+                self._jsonl.write(jsonl_line(rec, seg.names) + "\n")
+            else:
+                self._jsonl.close()
+                self._jsonl = None
+                os.unlink(self.jsonl_path)
+        self.seq += 1
+        self.count += 1
+
+    def close(self) -> dict[str, Any]:
+        """Flush and close every chunk; what the merge needs."""
+        for seg in self.segments.values():
+            seg.close()
+        self.segments = {}
+        jsonl = None
+        if self._jsonl is not None:
+            self._jsonl.close()
+            self._jsonl = None
+            jsonl = str(self.jsonl_path)
+        return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
+                "count": self.count}
+
+    def abort(self) -> None:
+        for seg in self.segments.values():
+            if seg.writer is not None:
+                seg.writer.close()
+        if self._jsonl is not None:
+            self._jsonl.close()
+
+
+def jsonl_line(rec: tuple, names: list[str]) -> str:
+    """One change as a line of ``changes.jsonl`` (canonical values, docs/output.md)."""
+    seq, op, db, tb, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts = rec
+
+    def image(vals, bits):
+        if vals is None:
+            return None
+        return {n: v for n, v, p in zip(names, vals, bits, strict=True) if p}
+    d = {"seq": seq, "op": op, "database": db, "table": tb, "gtid": gtid, "file": fname, "position": pos, "row": r,
+         "transaction_position": txpos, "timestamp": ts,
+         "before": None if b is None else dict(zip(names, b, strict=True)),
+         "after": None if a is None else dict(zip(names, a, strict=True)),
+         "before_image": image(b, bbits), "after_image": image(a, abits)}
+    return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- merging --------------------------------------------------------------------------------
+def _union(schemas: list[pa.Schema], fallback: pa.Schema) -> pa.Schema:
+    """The changes schema whose before/after structs hold every column of ``schemas`` in order
+    of first appearance; a column whose type changed between definitions is an error."""
+    if not schemas:
+        return fallback
+    fields: dict[str, pa.Field] = {}
+    cols: dict[str, Any] = {}
+    for s in schemas:
+        for f in s.field("before").type:
+            old = fields.get(f.name)
+            if old is not None and old.type != f.type:
+                raise ValueError(f"changes truth: column {f.name} changed type ({old.type} -> {f.type})")
+            fields.setdefault(f.name, f)
+        meta = json.loads((s.metadata or {}).get(b"binlogwriter.columns", b"{}"))
+        for k, v in meta.items():
+            cols.setdefault(k, v)
+    struct = pa.struct(list(fields.values()))
+    return changes_schema(struct, {b"binlogwriter.columns": json.dumps(cols, ensure_ascii=False).encode()})
+
+
+def _widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    if batch.schema.equals(schema, check_metadata=False):
+        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+    struct = schema.field("before").type
+    arrays = []
+    for name in schema.names:
+        arr = batch.column(name)
+        if name in ("before", "after"):
+            have = {f.name: i for i, f in enumerate(arr.type)}
+            children = [arr.field(have[f.name]) if f.name in have else pa.nulls(len(arr), f.type) for f in struct]
+            arr = pa.StructArray.from_arrays(children, fields=list(struct), mask=arr.is_null())
+        arrays.append(arr)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def merge_table(chunks: list[str], dest: str | os.PathLike, table: Table, flavor: str,
+                row_group: int = ROW_GROUP) -> int:
+    """Chunks of one table, in commit order -> one Parquet file with row groups of
+    ``row_group`` rows (the bytes depend only on the changes). Returns the rows written."""
+    struct, _ = _struct(table, flavor)
+    fallback = changes_schema(struct, columns_metadata([table], flavor))
+    schema = _union([pq.read_schema(c) for c in chunks], fallback)
+    return rechunk(chunks, dest, schema, row_group)
+
+
+def concat_text(parts: list[str], dest: str | os.PathLike) -> None:
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".part")
+    with open(tmp, "wb") as out:
+        for p in parts:
+            with open(p, "rb") as f:
+                while True:
+                    b = f.read(1 << 20)
+                    if not b:
+                        break
+                    out.write(b)
+    os.replace(tmp, dest)
+
+
+# -- final state ------------------------------------------------------------------------------
+def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: str | os.PathLike,
+                        row_group: int = ROW_GROUP) -> int:
+    """``truth/final/parquet/<db>.<table>.parquet``: canonical rows (in truth/final order) as
+    typed columns, plus ``_text`` (map column -> canonical text of values the type cannot
+    hold, e.g. the zero date). Returns the rows written."""
+    schema = final_schema(table, flavor)
+    fields = list(schema)
+    convs = [typed_converter(c, flavor)[1] for c in table.columns]
+    names = [c.name for c in table.columns]
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".part")
+    n = 0
+
+    def batch(buf: list[list]) -> pa.Table:
+        cols: list[list] = [[None] * len(buf) for _ in names]
+        texts: list[Any] = [None] * len(buf)
+        for r, vals in enumerate(buf):
+            tx = None
+            for j, v in enumerate(vals):
+                if v is None:
+                    continue
+                tv, t = convs[j](v)
+                cols[j][r] = tv
+                if t is not None:
+                    tx = tx or []
+                    tx.append((names[j], t))
+            texts[r] = tx
+        arrays = [pa.array(vals, type=f.type) for vals, f in zip(cols, fields, strict=False)]
+        arrays.append(pa.array(texts, type=fields[-1].type))
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+    with pq.ParquetWriter(tmp, schema, write_statistics=False) as w:
+        buf: list[list] = []
+        for vals in rows:
+            buf.append(vals)
+            if len(buf) >= row_group:
+                w.write_table(batch(buf), row_group_size=row_group)
+                n += len(buf)
+                buf = []
+        if buf:
+            w.write_table(batch(buf), row_group_size=row_group)
+            n += len(buf)
+        elif n == 0:
+            w.write_table(schema.empty_table())
+    os.replace(tmp, dest)
+    return n
+
+
+def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int = ROW_GROUP) -> int:
+    """Parquet files of one schema, in order -> one file with row groups of ``row_group``
+    rows (so the bytes do not depend on how the rows were split into chunks)."""
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".part")
+    n = 0
+    stats = _STATS if "seq" in schema.names else False
+    with pq.ParquetWriter(tmp, schema, write_statistics=stats) as w:
+        pending: list[pa.RecordBatch] = []
+        held = 0
+        for c in chunks:
+            for batch in pq.ParquetFile(c).iter_batches(batch_size=row_group):
+                pending.append(_widen(batch, schema) if "before" in schema.names
+                               else pa.RecordBatch.from_arrays(batch.columns, schema=schema))
+                held += batch.num_rows
+                while held >= row_group:
+                    tab = pa.Table.from_batches(pending, schema=schema)
+                    # one contiguous chunk per row group: pages then do not depend on the input split
+                    w.write_table(tab.slice(0, row_group).combine_chunks(), row_group_size=row_group)
+                    pending = tab.slice(row_group).to_batches()
+                    held -= row_group
+                    n += row_group
+        if held:
+            w.write_table(pa.Table.from_batches(pending, schema=schema).combine_chunks(), row_group_size=row_group)
+            n += held
+        elif n == 0:
+            w.write_table(schema.empty_table())
+    os.replace(tmp, dest)
+    return n
+
+
+def final_schema(table: Table, flavor: str) -> pa.Schema:
+    fields = [pa.field(c.name, typed_converter(c, flavor)[0]) for c in table.columns]
+    fields.append(pa.field("_text", pa.map_(pa.string(), pa.string())))
+    return pa.schema(fields, metadata=columns_metadata([table], flavor))
+
+
+def read_jsonl_rows(path: str | os.PathLike) -> Iterable[list]:
+    """Canonical rows of a ``truth/final`` JSONL file, in order."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            yield list(json.loads(line).values())
+
+
+def table_file(table: Table) -> str:
+    return f"{table.database}.{table.name}.parquet"
+
+
+def finish_local(run: Any, out: str | os.PathLike) -> int:
+    """The single-process engine's end of a run: merge the recorder's chunks into
+    ``truth/changes/`` and write ``truth/final/parquet/`` from ``truth/final``. Returns the
+    number of changes."""
+    import shutil
+
+    out = Path(out)
+    res = run.changes.close()
+    chunk_dir = run.changes.dir
+    run.changes = None
+    cdir = out / "truth" / "changes"
+    cdir.mkdir(parents=True, exist_ok=True)
+    by_table: dict[int, list[str]] = {}
+    for t, p in res["chunks"]:
+        by_table.setdefault(t, []).append(p)
+    fl = run.spec.flavor
+    for t, rt in enumerate(run.rows):
+        merge_table(by_table.get(t, []), cdir / table_file(rt.table), rt.table, fl)
+    if res["jsonl"] is not None:
+        os.replace(res["jsonl"], cdir / "changes.jsonl")
+    shutil.rmtree(chunk_dir, ignore_errors=True)
+    pdir = out / "truth" / "final" / "parquet"
+    pdir.mkdir(parents=True, exist_ok=True)
+    for rt in run.rows:
+        t = rt.table
+        write_final_parquet(t, fl, read_jsonl_rows(out / "truth" / "final" / f"{t.database}.{t.name}.jsonl"),
+                            pdir / table_file(t))
+    return res["count"]
