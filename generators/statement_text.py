@@ -55,12 +55,12 @@ def statement_sql(table: Table, kind: str, rows: Sequence[Any], flavor: str) -> 
 
     if len(key) == 1 and all(b[key[0]] is not None for b in befores):
         c = _qi(cols[key[0]].name)
-        vals = [lit[key[0]](b[key[0]]) for b in befores]
+        vals = list(dict.fromkeys(lit[key[0]](b[key[0]]) for b in befores))
         where = f"{c} = {vals[0]}" if len(vals) == 1 else f"{c} IN ({', '.join(vals)})"
     elif len(befores) == 1:
         where = match(befores[0])
     else:
-        where = " OR ".join(f"({match(b)})" for b in befores)
+        where = " OR ".join(dict.fromkeys(f"({match(b)})" for b in befores))
     if kind == "delete":
         return f"DELETE FROM {name} WHERE {where}"
     assigned = [_assigned(table, r[1]) for r in rows]
@@ -71,10 +71,12 @@ def statement_sql(table: Table, kind: str, rows: Sequence[Any], flavor: str) -> 
         # assignments run left to right and see the values set before them: pick the rows by
         # columns no assignment changes (the key, which generated UPDATEs never assign)
         on = [i for i in key if i not in changed] or key
+        # a key updated twice in one statement: its last assignment wins (CASE takes the first
+        # WHEN that holds, so the rows go in reverse)
         parts = []
         for i in changed:
             whens = " ".join(f"WHEN {match(b, on)} THEN {lit[i](a[i])}"
-                             for b, a in zip(befores, assigned, strict=True) if i in a)
+                             for b, a in reversed(list(zip(befores, assigned, strict=True))) if i in a)
             parts.append(f"{_qi(cols[i].name)} = CASE {whens} ELSE {_qi(cols[i].name)} END")
         sets = ", ".join(parts)
     return f"UPDATE {name} SET {sets} WHERE {where}"
