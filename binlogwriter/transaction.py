@@ -177,15 +177,19 @@ class Transaction:
         self.statements.append(_Statement("insert", table, normalise_rows(rows, _where(table)), sql))
 
     def update(self, table, pairs: Iterable[tuple[Any, Any]], *, sql: str | None = None) -> None:
-        """UPDATE rows: (before, after) pairs; ``before`` the full current row, ``after`` the
-        assigned columns (mapping) or the full new row."""
+        """UPDATE rows: (before, after) pairs; ``before`` the current row — under MINIMAL or
+        NOBLOB a mapping of just the columns its before image logs (the primary key equivalent;
+        every column when the table has none) is enough — and ``after`` the assigned columns
+        (mapping) or the full new row. A column the images log but not given is a
+        ValueEncodeError naming table.column and row."""
         if isinstance(pairs, str | bytes | bytearray | Mapping) or not isinstance(pairs, Iterable):
             raise ValueEncodeError(f"UPDATE rows are an iterable of (before, after) pairs, got {describe(pairs)}",
                                    table=_where(table))
         self.statements.append(_Statement("update", table, list(pairs), sql))
 
     def delete(self, table, rows: Iterable[Any], *, sql: str | None = None) -> None:
-        """DELETE rows (full current rows)."""
+        """DELETE rows: the current rows; under MINIMAL or NOBLOB a mapping of the columns the
+        before image logs (the primary key equivalent, or every column without one) is enough."""
         self.statements.append(_Statement("delete", table, normalise_rows(rows, _where(table)), sql))
 
     def query(self, sql: str, db: str = "") -> None:
@@ -199,11 +203,32 @@ def _present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
     return BitmapValue(bits, pad)
 
 
-def _check_present(table, where: str, vals: tuple, present: tuple[bool, ...], row: int, image: str) -> None:
+def _check_present(table, where: str, vals: tuple, present: tuple[bool, ...], row: int, image: str,
+                   kind: str, side: str | None = None) -> None:
+    """Every column the image logs has a value: a column left out that the image needs is a
+    ValueEncodeError naming db.table.column and the row (images.py decides which columns an
+    image needs; an UPDATE's after image takes unassigned columns from its before row)."""
     for i, (p, v) in enumerate(zip(present, vals, strict=True)):
         if p and v is ABSENT:
-            raise ValueEncodeError(f"no value given, but binlog_row_image={image} logs this column",
+            img = {"insert": "after", "delete": "before"}.get(kind, side)
+            why = _needs(table, image, i)
+            raise ValueEncodeError(f"no value given, but the {img} image of this {kind.upper()} under "
+                                   f"binlog_row_image={image} logs this column ({why})",
                                    table=where, column=table.columns[i].name, row=row)
+
+
+def _needs(table, image: str, index: int) -> str:
+    """Why an image logs column ``index``, for error messages."""
+    pke = images.pke_columns(table)
+    if image.upper() == "FULL":
+        return "FULL logs the full current row"
+    if pke is None:
+        return "the table has no primary key or UNIQUE NOT NULL key, so the full row is logged"
+    if index in pke:
+        return "it is part of the primary key equivalent"
+    if table.columns[index].auto_increment:
+        return "the AUTO_INCREMENT value is logged"
+    return "NOBLOB logs every non-BLOB column" if image.upper() == "NOBLOB" else "it is assigned"
 
 
 VECTOR_MIN_ROWS = 8  # statements with this many rows encode their images column by column
@@ -234,31 +259,26 @@ def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tupl
     where = f"{table.database}.{table.name}"
     cols = writer.column_descs(table)
     pad = -1 if fmt.is_mariadb else 0
-    ncols = len(table.columns)
     # (before bits, after bits, before values, after values) per row, in runs of equal bits
     runs: list[tuple[tuple, tuple | None, list, list]] = []
     for i, row in enumerate(stmt.rows):
         if stmt.kind == "update":
             before, after = _update_pair(row, where, i)
-            bvals, bgiven = _as_full_row(table, before, where, i)
-            if len(bgiven) != ncols:
-                raise ValueEncodeError("before image incomplete")
+            bvals, _ = _as_full_row(table, before, where, i)
             avals, agiven = _as_full_row(table, after, where, i)
             merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
             bbits, abits = images.update_columns(table, image, agiven, flavor)
-            _check_present(table, where, bvals, bbits, i, image)
-            _check_present(table, where, merged, abits, i, image)
+            _check_present(table, where, bvals, bbits, i, image, "update", "before")
+            _check_present(table, where, merged, abits, i, image, "update", "after")
             vals = bvals
         else:
             vals, given = _as_full_row(table, row, where, i)
             if stmt.kind == "insert":
                 bbits = images.insert_columns(table, image, given, flavor)
             else:
-                if len(given) != ncols:
-                    raise ValueEncodeError("row incomplete")
                 bbits = images.delete_columns(table, image, flavor)
             abits, merged = None, None
-            _check_present(table, where, vals, bbits, i, image)
+            _check_present(table, where, vals, bbits, i, image, stmt.kind)
         if runs and runs[-1][0] == bbits and runs[-1][1] == abits:
             runs[-1][2].append(vals)
             runs[-1][3].append(merged)
@@ -306,16 +326,12 @@ def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tupl
         try:
             if stmt.kind == "update":
                 before, after = _update_pair(row, where, i)
-                bvals, bgiven = _as_full_row(table, before, where, i)
-                if len(bgiven) != len(table.columns):
-                    missing = next(c.name for j, c in enumerate(table.columns) if j not in bgiven)
-                    raise ValueEncodeError("the before image of an UPDATE needs the full current row",
-                                           table=where, column=missing, row=i)
+                bvals, _ = _as_full_row(table, before, where, i)
                 avals, agiven = _as_full_row(table, after, where, i)
                 merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
                 bbits, abits = images.update_columns(table, image, agiven, flavor)
-                _check_present(table, where, bvals, bbits, i, image)
-                _check_present(table, where, merged, abits, i, image)
+                _check_present(table, where, bvals, bbits, i, image, "update", "before")
+                _check_present(table, where, merged, abits, i, image, "update", "after")
                 data = encode_row_image(cols, bbits, bvals, pad) + encode_row_image(cols, abits, merged, pad)
                 add(bbits, abits, data)
             else:
@@ -323,12 +339,8 @@ def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tupl
                 if stmt.kind == "insert":
                     bits = images.insert_columns(table, image, given, flavor)
                 else:
-                    if len(given) != len(table.columns):
-                        missing = next(c.name for j, c in enumerate(table.columns) if j not in given)
-                        raise ValueEncodeError("a DELETE needs the full current row",
-                                               table=where, column=missing, row=i)
                     bits = images.delete_columns(table, image, flavor)
-                _check_present(table, where, vals, bits, i, image)
+                _check_present(table, where, vals, bits, i, image, stmt.kind)
                 add(bits, None, encode_row_image(cols, bits, vals, pad))
         except ValueEncodeError as exc:
             # name the place as db.table.column, row N (docs/design.md principle 6)

@@ -35,6 +35,7 @@ from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.pools import faker_version
 from generators.rows import DDL_TYPES, TableRows
 from generators.spec import Spec, SpecError, resolve
+from generators.statement_text import statement_sql
 from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
 
@@ -96,7 +97,6 @@ class Run:
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
         self.file_info: dict[str, _FileInfo] = {}
-        self._sql_cache: dict[tuple, str] = {}
         self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
         self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
 
@@ -128,33 +128,9 @@ class Run:
 
     # -- rows-query text ---------------------------------------------------------------------
     def _statement_sql(self, rt: TableRows, kind: str, rows: list) -> str:
-        t = rt.table
-        n = len(rows)
-        changed = tuple(sorted(rows[0][1])) if kind == "update" else ()
-        ck = (t.name, kind, n, changed)
-        s = self._sql_cache.get(ck)
-        if s is not None:
-            return s
-        name = f"{_qi(t.database)}.{_qi(t.name)}"
-        pk = [t.columns[i].name for i, _ in t.effective_primary_key()] or [c.name for c in t.columns]
-        if len(pk) == 1:
-            where = f"{_qi(pk[0])} = ?" if n == 1 else f"{_qi(pk[0])} IN ({', '.join(['?'] * n)})"
-        else:
-            one = "(" + " AND ".join(f"{_qi(c)} = ?" for c in pk) + ")"
-            where = " OR ".join([one] * n)
-        if kind == "insert":
-            cols = ", ".join(_qi(c.name) for c in t.columns)
-            vals = "(" + ", ".join(["?"] * len(t.columns)) + ")"
-            s = f"INSERT INTO {name} ({cols}) VALUES {', '.join([vals] * n)}"
-        elif kind == "update":
-            sets = ", ".join(f"{_qi(t.columns[i].name)} = ?" for i in changed)
-            s = f"UPDATE {name} SET {sets} WHERE {where}"
-        else:
-            s = f"DELETE FROM {name} WHERE {where}"
-        if len(self._sql_cache) > 4096:
-            self._sql_cache.clear()
-        self._sql_cache[ck] = s
-        return s
+        """The statement as a server logs it in Rows_query / Annotate_rows, with its values
+        (generators/statement_text.py); only called when rows_query is on."""
+        return statement_sql(rt.table, kind, rows, self.spec.flavor)
 
     # -- one transaction ----------------------------------------------------------------------
     def _apply(self, plan: TxnPlan) -> list[Applied]:
@@ -224,7 +200,6 @@ class Run:
     def _do_ddl(self, writer: BinlogWriter, d: int) -> None:
         """DDL number d: odd adds column ddl_P to a table chosen by hash, even drops it."""
         p = (d + 1) // 2
-        self._sql_cache.clear()  # statement texts name the columns
         rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
         name = f"ddl_{p}"
         t = rt.table

@@ -42,6 +42,7 @@ class TableInfo:
     first_fresh: int  # the first key after the initial ones (initial hwm)
     capacity: int  # keys >= capacity cannot be represented by the key columns
     mutable: bool  # has columns an UPDATE may change
+    keep_initial: bool = False  # a FOREIGN KEY parent: DELETEs of initial keys are skipped
 
 
 @dataclass(slots=True)
@@ -132,6 +133,8 @@ def resolve_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, plan: TxnPla
                 cur.hwm[t] = k + 1
         elif op.kind == "update" and not info.mutable:
             continue
+        elif op.kind == "delete" and info.keep_initial and k < info.first_fresh:
+            continue  # children reference initial parent rows (generators/foreign_keys.py)
         out.append(KeyOp(seq, op.kind, t, k, epoch))
         seq += 1
     return out

@@ -293,7 +293,7 @@ class TableRows:
     # -- key state (generators/keys.py: the engine applies keys.step over these arrays) ------
     def info(self) -> TableInfo:
         """What key resolution needs (pure: from the workload, not from the state)."""
-        return TableInfo(self.first_fresh, self.capacity, bool(self.mutable))
+        return TableInfo(self.first_fresh, self.capacity, bool(self.mutable), self.tdef.keep_initial)
 
     @property
     def first_fresh(self) -> int:

@@ -130,7 +130,7 @@ def test_missing_pk_value_under_minimal(tmp_path: Path) -> None:
             with w.transaction() as tx:
                 tx.delete(t, [{"id": 1, "a": 1}, {"a": 2}])
     msg = str(info.value)
-    assert "db.bad.id" in msg and "row 1" in msg and "full current row" in msg, msg
+    assert "db.bad.id" in msg and "row 1" in msg and "primary key equivalent" in msg, msg
     _no_files(out)
 
 

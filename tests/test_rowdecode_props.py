@@ -1,11 +1,11 @@
 """The compiled row decoder (binlogwriter.read.rowdecode) reads exactly what the declarative
 path reads (docs/design.md principle 5: a fast path is done only when a property test proves it).
 
-1. Row images over every column type (tests/values strategies, MariaDB old temporals with
+1. Row images over every column type (binlogwriter.strategies.codec, MariaDB old temporals with
    their schema fsp) × flavor × random present-columns bitmap × random NULLs × padding bits:
    ``TableDecoder.decode_full`` == ``decode_row_image`` (values, null pad, end position),
    and a cut image gives the same typed error.
-2. Whole rows events written by BinlogWriter (the rows round-trip tests' generated tables and
+2. Whole rows events written by BinlogWriter (binlogwriter.strategies round-trip tables and
    workloads, every flavor × row image × row metadata): ``decode_rows_body`` == the rows the
    declarative ``BinlogReader`` decodes.
 """
@@ -13,7 +13,6 @@ path reads (docs/design.md principle 5: a fast path is done only when a property
 from __future__ import annotations
 
 import dataclasses
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,20 +21,19 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent / "values"))
-
-from test_rows_roundtrip_props import COMBOS, DB, tables, workloads  # noqa: E402
-from values_strategies import ALL_COLUMNS  # noqa: E402
-
-from binlogwriter.errors import DecodeError  # noqa: E402
-from binlogwriter.format import BinlogFormat  # noqa: E402
-from binlogwriter.read.rowdecode import FALLBACKS, decode_rows_body, table_decoder  # noqa: E402
-from binlogwriter.reader import BinlogReader  # noqa: E402
-from binlogwriter.transaction import SessionSettings  # noqa: E402
-from binlogwriter.values import ColumnDesc, decode_row_image, encode_row_image  # noqa: E402
-from binlogwriter.writer import BinlogWriter  # noqa: E402
+from binlogwriter.errors import DecodeError
+from binlogwriter.format import BinlogFormat
+from binlogwriter.read.rowdecode import FALLBACKS, decode_rows_body, table_decoder
+from binlogwriter.reader import BinlogReader
+from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
+from binlogwriter.strategies.codec import ALL_COLUMNS
+from binlogwriter.transaction import SessionSettings
+from binlogwriter.values import ColumnDesc, decode_row_image, encode_row_image
+from binlogwriter.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]
+DB = "db"
 
 
 def same(a: Any, b: Any) -> bool:
@@ -144,8 +142,8 @@ def _check_file(files: list, table) -> int:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_compiled_rows_events_equal_declarative(flavor: str, image: str, metadata: str, data) -> None:
-    gt = data.draw(tables(flavor), label="table")
-    txs = data.draw(workloads(gt, flavor, image), label="workload")
+    gt = data.draw(roundtrip_tables(flavor, database=DB), label="table")
+    txs = data.draw(roundtrip_transactions(gt, flavor, image), label="workload")
     st_ = SessionSettings(row_metadata=metadata, row_image=image,
                           row_event_max_size=data.draw(st.sampled_from([8192, 200])))
     with tempfile.TemporaryDirectory() as d:

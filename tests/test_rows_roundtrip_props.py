@@ -28,7 +28,6 @@ from __future__ import annotations
 import datetime as dt
 import struct
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,58 +53,25 @@ UTC = dt.UTC
 DB = "db"
 
 # ------------------------------------------------------------------------------ schemas
-# Tables and values come from the package's strategies (binlogwriter.strategies); the primary
-# key equivalent and the "blob" columns are worked out here from the DDL rules, independently
-# of binlogwriter.images.
+# Tables, rows and statements come from the package (binlogwriter.strategies round-trip
+# strategies: the primary key equivalent and the "blob" columns are worked out there from the
+# DDL rules, independently of binlogwriter.images). The image model below is this test's own.
 
-BLOB_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-
-
-@dataclass
-class ColSpec:
-    """One generated column: its name and a strategy for (value written, value read back)."""
-
-    name: str
-    values: st.SearchStrategy
+GenTable = strategies.RoundTripTable
+Stmt = strategies.WriterStatement
+BLOB_TYPES = strategies.BLOB_TYPES
 
 
-def _same(v):
-    return (v, v)
+def tables(flavor: str) -> st.SearchStrategy[GenTable]:
+    return strategies.roundtrip_tables(flavor, database=DB)
 
 
-@dataclass
-class GenTable:
-    table: Table
-    specs: list[ColSpec]
-    nullable: list[bool]
-    pke: list[int] | None  # primary key equivalent (column indexes), None = none
-    sql: str = ""
-    blobs: set[int] = field(default_factory=set)
+row_values = strategies.roundtrip_rows
+workloads = strategies.roundtrip_transactions
 
 
 def _point(x: float, y: float) -> bytes:
     return b"\x01" + (1).to_bytes(4, "little") + struct.pack("<dd", x, y)
-
-
-def _pke(table: Table) -> list[int] | None:
-    """PRIMARY KEY, else the first UNIQUE key whose columns are all NOT NULL (WL#5092)."""
-    for kind in ("PRIMARY", "UNIQUE"):
-        for k in table.keys:
-            cols = [table.index_of(p.column) for p in k.parts]
-            if k.kind == kind and not any(table.columns[i].nullable for i in cols):
-                return sorted(cols)
-    return None
-
-
-@st.composite
-def tables(draw, flavor: str) -> GenTable:
-    table = draw(strategies.tables(flavor, max_columns=draw(st.sampled_from([8, 14])), database=DB))
-    in_key = {p.column for k in table.keys for p in k.parts}
-    specs = [ColSpec(c.name, strategies.values(c, flavor, key=c.name in in_key).map(_same)) for c in table.columns]
-    nullable = [c.nullable for c in table.columns]
-    blobs = {i for i, c in enumerate(table.columns)
-             if c.type in BLOB_TYPES or (c.type == "JSON" and flavor.startswith("mariadb"))}
-    return GenTable(table, specs, nullable, _pke(table), strategies.table_sql(table), blobs)
 
 
 # ------------------------------------------------------------------------------ images model
@@ -138,59 +104,6 @@ def image_columns(gt: GenTable, flavor: str, image: str, kind: str,
         return before, None
     after = (nonblob | (pke or set()) | given) if maria else (nonblob | given)
     return before, after
-
-
-# ------------------------------------------------------------------------------ workload
-
-@dataclass
-class Stmt:
-    kind: str
-    rows: list  # insert/delete: [(written_full_tuple, given)] ; update: [(before, after_map)]
-    given: set[int]
-
-
-@st.composite
-def row_values(draw, gt: GenTable) -> tuple[tuple, tuple]:
-    written, expected = [], []
-    for i, s in enumerate(gt.specs):
-        if gt.nullable[i] and draw(st.integers(0, 4)) == 0:
-            w = e = None
-        else:
-            w, e = draw(s.values)
-        written.append(w)
-        expected.append(e)
-    return tuple(written), tuple(expected)
-
-
-@st.composite
-def workloads(draw, gt: GenTable, flavor: str, image: str) -> list[list[Stmt]]:
-    n = len(gt.specs)
-    allc = set(range(n))
-    txs = []
-    for _ in range(draw(st.integers(1, 3))):
-        stmts = []
-        for _ in range(draw(st.integers(1, 3))):
-            kind = draw(st.sampled_from(["insert", "update", "delete"]))
-            nrows = draw(st.integers(1, 6))
-            rows = [draw(row_values(gt)) for _ in range(nrows)]
-            if kind == "insert":
-                if image == "FULL" or (image == "NOBLOB" and flavor.startswith("mariadb") and gt.pke is None):
-                    given = allc
-                elif image == "MINIMAL":
-                    given = set(draw(st.lists(st.sampled_from(sorted(allc)), min_size=1, unique=True)))
-                else:
-                    # at least one column: an empty image has zero-byte rows (not decodable)
-                    given = (allc - gt.blobs) | set(draw(st.lists(st.sampled_from(sorted(allc)), unique=True,
-                                                                  min_size=0 if allc - gt.blobs else 1)))
-                stmts.append(Stmt("insert", rows, given))
-            elif kind == "delete":
-                stmts.append(Stmt("delete", rows, allc))
-            else:
-                assigned = set(draw(st.lists(st.sampled_from(sorted(allc)), min_size=1, unique=True)))
-                pairs = [(r, draw(row_values(gt))) for r in rows]
-                stmts.append(Stmt("update", pairs, assigned))
-        txs.append(stmts)
-    return txs
 
 
 # ------------------------------------------------------------------------------ the test

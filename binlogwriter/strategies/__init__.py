@@ -19,6 +19,10 @@ ENUM member). Building blocks, from the smallest:
     transactions of :class:`Statement` s, each :class:`RowChange` carrying its truth.
 ``binlogs(flavor=..., image=...)``
     a :class:`WrittenBinlogs`: the files written and the changes and rows they hold.
+``roundtrip_tables(flavor)``, ``roundtrip_rows(rt)``, ``roundtrip_transactions(rt, flavor, image)``
+    writer-level round trips: statements the writer must encode even when no server would log
+    them (any columns named or assigned), with the key and BLOB columns worked out from the
+    DDL rules.
 
 Example — a consumer's decoder against the truth, every flavor and row image::
 
@@ -45,6 +49,15 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("binlogwriter.strategies needs hypothesis: pip install 'binlogwriter[hypothesis]'") from exc
 
 from ._binlogs import WrittenBinlogs, binlogs, settings, write_transactions
+from ._roundtrip import (
+    BLOB_TYPES,
+    ColSpec,
+    RoundTripTable,
+    WriterStatement,
+    roundtrip_rows,
+    roundtrip_tables,
+    roundtrip_transactions,
+)
 from ._schema import COLUMN_TYPES, KEY_KINDS, columns, key_safe, table_sql, tables
 from ._values import CHARSETS, values
 from ._workload import RowChange, Statement, rows, transactions
@@ -54,4 +67,6 @@ __all__ = [
     "table_sql", "write_transactions", "key_safe",
     "RowChange", "Statement", "WrittenBinlogs",
     "COLUMN_TYPES", "KEY_KINDS", "CHARSETS",
+    "roundtrip_tables", "roundtrip_rows", "roundtrip_transactions", "RoundTripTable", "ColSpec",
+    "WriterStatement", "BLOB_TYPES",
 ]

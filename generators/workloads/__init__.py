@@ -48,6 +48,9 @@ class TableDef:
     initial_next: int | None = None
     edge: bool = False
     immutable: tuple[str, ...] = ()
+    # referenced by a FOREIGN KEY of a custom schema: its initial rows are never deleted
+    # (generators/foreign_keys.py)
+    keep_initial: bool = False
 
     @property
     def name(self) -> str:

@@ -3,13 +3,15 @@
 The statements are kept as written for ``truth/snapshot.sql``; a ``USE db`` or a
 qualified name places a table in another database. Values follow the column types and
 names (generators/values.py) and the spec's per-column generators. FOREIGN KEY
-constraints are not followed (keep them out, or use the ecommerce workload).
+constraints are followed: children reference live parent rows and tables come parents
+first (generators/foreign_keys.py).
 """
 
 from __future__ import annotations
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import parse_tables
+from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
 from generators.workloads import TableDef, WorkloadDef
 
@@ -78,4 +80,6 @@ def custom(spec: Spec) -> WorkloadDef:
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns are not supported by the generator - at {t.database}.{t.name}.{col.name}")
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
+    defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
+                              initial_rows=spec.initial_rows)
     return WorkloadDef("custom", spec.database, defs)

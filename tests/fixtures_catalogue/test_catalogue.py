@@ -123,3 +123,14 @@ def test_year_takes_a_signedness_bit(tmp_path: Path, flavor: str, bits: int) -> 
     YEAR has the first bit — 0 in MySQL, 1 in MariaDB — and the others follow it."""
     meta = _optional_metadata(entry("year_signedness").write(tmp_path, flavor))
     assert meta[1] == bytes([bits])
+
+
+def test_every_reference_is_a_checked_link() -> None:
+    """Each entry cites at least one public report, and every citation carries the address of
+    the tracker page it was checked against (binlogwriter/fixtures/_doc.py LINKS)."""
+    from binlogwriter.fixtures._doc import LINKS
+
+    for e in ENTRIES.values():
+        assert e.reproduces, e.name
+        for r in e.reproduces:
+            assert LINKS.get(r, "").startswith("https://github.com/"), (e.name, r)

@@ -9,8 +9,8 @@
   final rows (canonical forms of tests/conformance/catalogue.py); so are binlogs drawn by
   ``binlogwriter.strategies.binlogs("mariadb1011")``.
 
-python-mysql-replication reads only from a server (tests/conformance/test_python_mysql_replication.py
-serves our MariaDB binlogs through a real MariaDB); the catalogue is not run through it here.
+python-mysql-replication reads only from a server: it reads the catalogue through
+``binlogwriter serve`` in test_catalogue_pymysqlreplication.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,114 @@
+"""FOREIGN KEYs of a custom schema (generators/foreign_keys.py): every committed state of a
+generated run has each child row referencing a live parent row; tables come parents first;
+what the generator cannot follow is a SchemaError naming the place. The replay into MariaDB
+with the constraints enforced is tests/conformance/test_foreign_keys_replay.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.reader import BinlogReader
+from generators.engine import generate
+from generators.spec import Spec
+from generators.workloads import load_workload
+
+DDL = """
+CREATE TABLE line (o BIGINT UNSIGNED NOT NULL, n SMALLINT NOT NULL, p CHAR(8) NOT NULL, q INT,
+  PRIMARY KEY (o, n), FOREIGN KEY (o) REFERENCES ord (id), FOREIGN KEY (p) REFERENCES prod (code));
+CREATE TABLE ord (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, who VARCHAR(60) NOT NULL,
+  note VARCHAR(20), CONSTRAINT fk_who FOREIGN KEY (who) REFERENCES cust (email));
+CREATE TABLE cust (id INT NOT NULL PRIMARY KEY, email VARCHAR(60) NOT NULL, UNIQUE KEY (email));
+CREATE TABLE prod (code CHAR(8) NOT NULL, price DECIMAL(6,2), PRIMARY KEY (code));
+CREATE TABLE node (id INT NOT NULL PRIMARY KEY, up INT REFERENCES node (id), label VARCHAR(10));
+"""
+# child table -> [(child columns, parent table, parent columns)]
+REFS = {"line": [(("o",), "ord", ("id",)), (("p",), "prod", ("code",))],
+        "ord": [(("who",), "cust", ("email",))],
+        "node": [(("up",), "node", ("id",))]}
+
+
+def _spec(**kw) -> Spec:
+    base = dict(flavor="mariadb1011", database="fk", workload=None, schema_sql=DDL, schema_file="fk.sql",
+                seed=1, transactions=60, initial_rows=5, mix="insert=0.4,update=0.2,delete=0.4")
+    base.update(kw)
+    return Spec.from_dict(base)
+
+
+def test_tables_come_parents_first() -> None:
+    names = [td.name for td in load_workload(_spec()).tables]
+    for child, refs in REFS.items():
+        for _, parent, _ in refs:
+            if parent != child:
+                assert names.index(parent) < names.index(child), names
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
+       initial=st.integers(1, 6), image=st.sampled_from(["FULL", "MINIMAL"]))
+def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, initial, image) -> None:
+    out = tmp_path_factory.mktemp("fk") / "run"
+    spec = _spec(seed=seed, flavor=flavor, initial_rows=initial, row_image=image, ddl_in_binlog=True)
+    generate(spec, out)
+    tables = {td.name: td.table for td in load_workload(spec).tables}
+    state: dict[str, dict[tuple, dict]] = {n: {} for n in tables}
+
+    def key(name: str, row: dict) -> tuple:
+        t = tables[name]
+        return tuple(row[t.columns[i].name] for i, _ in t.effective_primary_key())
+
+    def check() -> None:
+        for child, refs in REFS.items():
+            for cols, parent, pcols in refs:
+                have = {tuple(r[c] for c in pcols) for r in state[parent].values()}
+                for r in state[child].values():
+                    v = tuple(r[c] for c in cols)
+                    assert None in v or v in have, f"{child}{cols}={v} references no {parent} row"
+
+    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    last_xid = None
+    for ch in BinlogReader(files, schemas=list(tables.values())).changes():
+        if ch.xid != last_xid and last_xid is not None:
+            check()
+        last_xid = ch.xid
+        rows = state[ch.table]
+        if ch.op == "insert":
+            rows[key(ch.table, ch.after)] = dict(ch.after)
+        elif ch.op == "update":
+            k = key(ch.table, ch.before)
+            rows[k] = {**rows[k], **ch.after}
+        else:
+            rows.pop(key(ch.table, ch.before))
+    check()
+    final = {p.name.split(".")[1]: len(p.read_text().splitlines()) for p in (out / "truth" / "final").glob("*.jsonl")}
+    assert final == {n: len(v) for n, v in state.items()}
+    assert all(json.loads(x)["id"] for x in (out / "truth" / "final" / "fk.ord.jsonl").read_text().splitlines())
+
+
+@pytest.mark.parametrize(("ddl", "message"), [
+    ("CREATE TABLE a (id INT PRIMARY KEY, b INT, FOREIGN KEY (b) REFERENCES nowhere (id));",
+     "fk.a.b: FOREIGN KEY fk0 references fk.nowhere, which is not in the schema"),
+    ("CREATE TABLE p (id INT PRIMARY KEY, v INT);\nCREATE TABLE a (id INT PRIMARY KEY, b INT, "
+     "FOREIGN KEY (b) REFERENCES p (v));", "is not its PRIMARY KEY or a UNIQUE key"),
+    ("CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE a (id INT PRIMARY KEY, FOREIGN KEY (id) REFERENCES p (id));",
+     "fk.a.id: the FOREIGN KEY fk0 columns make up a whole PRIMARY/UNIQUE key"),
+    ("CREATE TABLE a (id INT PRIMARY KEY, b INT, FOREIGN KEY (b) REFERENCES c (id));\n"
+     "CREATE TABLE c (id INT PRIMARY KEY, d INT, FOREIGN KEY (d) REFERENCES a (id));", "form a cycle"),
+    ("CREATE TABLE a (id INT PRIMARY KEY, b INT, FOREIGN KEY (b, id) REFERENCES c (id));\n"
+     "CREATE TABLE c (id INT PRIMARY KEY);", "has 2 columns but references 1"),
+])
+def test_what_the_generator_cannot_follow_is_a_schema_error(ddl: str, message: str) -> None:
+    with pytest.raises(SchemaError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_workload(_spec(schema_sql=ddl))
+
+
+def test_no_initial_parents_needs_nullable_columns(tmp_path: Path) -> None:
+    ddl = "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE c (id INT PRIMARY KEY, r INT NOT NULL REFERENCES p (id));"
+    with pytest.raises(SchemaError, match=r"fk\.c\.r: FOREIGN KEY r_ref needs initial rows in fk\.p"):
+        load_workload(_spec(schema_sql=ddl, initial_rows=0))
