@@ -56,6 +56,10 @@ class AppliedBatch:
     undo_at: list  # per transaction: len(undo) before it
     cursors: list  # per transaction: the key cursor before it
     pending: list | None = None  # fast path: (txn, table, key, new state); the state is set by keep
+    values: dict | None = None
+    """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
+    table index ``(columns, before ops, after ops)`` — the columns of ``compute_columns`` over
+    the before rows of ``before ops`` then the after rows of ``after ops`` (op indices)."""
 
     def keep(self, run: Any, c: int) -> None:
         """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``
@@ -92,6 +96,8 @@ def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
     spec = run.spec
     if spec.template != "oltp_write_only" or spec.key_dist != "uniform":
         return None
+    if any(inf.keep_initial for inf in run.infos):
+        return None  # FOREIGN KEY parents skip DELETEs of initial keys (keys.resolve_ops)
     rows = run.rows
     ntab = len(rows)
     i = np.arange(lo, hi, dtype=np.int64)
@@ -241,6 +247,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
 
     tables = [rt.table for rt in run.rows]
     values: dict[int, Any] = {}
+    keep = spec.rows_query or getattr(run, "changes", None) is not None
     for tidx in np.unique(ab.table).tolist():
         rt = run.rows[tidx]
         t = rt.table
@@ -255,7 +262,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         borns = np.concatenate([ab.born[need_b], ab.born[need_a]])
         cols = rt.compute_columns(keys, vers, borns)
         nb = len(need_b)
-        if spec.rows_query:
+        if keep:
             values[tidx] = (cols, need_b, need_a)
         # shapes: INSERT / DELETE one each, UPDATE one per assigned column set
         groups: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray | None]] = []  # (shape, ops, rows b, rows a)
@@ -288,6 +295,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
                 la[ops] = lens
                 pieces.append((ops, buf, lens, 1))
     stmt_sql = _statement_texts(run, ab, values) if spec.rows_query else None
+    ab.values = values if keep else None
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
     data = np.empty(int(op_len.sum()), dtype=np.uint8)

@@ -36,6 +36,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -43,7 +44,8 @@ from binlogwriter import images
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.read.export import arrow_type
 from binlogwriter.schema import Column, Table
-from generators.truth import canonical_renderer
+from binlogwriter.values.row import ColumnArray
+from generators.truth import canonical_renderer, column_renderer
 
 __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_schema", "typed_converter",
            "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk", "final_schema",
@@ -54,6 +56,9 @@ ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
 BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
 _ROWS = frozenset(ROWS_TYPES)
 _UTC = dt.UTC
+_PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"), int),
+                                   (("float32", "float64"), float), (("string",), str))
+          for t in (pa.type_for_alias(x) for x in ts)}
 
 _STATS = ["seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position", "timestamp"]
 """Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
@@ -305,6 +310,150 @@ class ChangesRecorder:
         if k != len(at):
             raise RuntimeError(f"changes truth: {len(at)} rows in the rows events, {k} rows given")
 
+    # -- the batch path ---------------------------------------------------------------------
+    def record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int) -> None:
+        """The committed transactions ``0..kept-1`` of one batch of the batch path
+        (generators/engine.py ``_batch``): ``ab`` the :class:`generators.batch.AppliedBatch`
+        (changes as arrays, their rows column by column in ``ab.values``), ``rb`` the
+        :class:`~binlogwriter.batch.columnar.RowsBatch` (image shapes, clocks), ``plan`` its
+        :class:`~binlogwriter.batch.columnar.RowsPlan` (event lengths, the rows event of every
+        change), ``placed`` per written segment ``(file, first txn, end txn, offset, first
+        GTID)``. Positions are the plan's prefix sums from each segment's offset, exactly where
+        :meth:`BinlogWriter.write_planned` puts the events; the records equal what
+        :meth:`record` makes of the same transactions written one by one."""
+        m = int(np.searchsorted(ab.txn, kept, side="left"))  # changes are in transaction order
+        if m == 0:
+            return
+        ops = np.arange(m, dtype=np.int64)
+        ch = np.searchsorted(plan.chunk_first, ops, side="right") - 1
+        op_row = ops - plan.chunk_first[ch]
+        op_ev = plan.chunk_event[ch]
+        op_txn = ab.txn[:m]
+        ev_pos = np.zeros(len(plan.ev_len), dtype=np.int64)
+        txn_file = np.zeros(kept, dtype=np.int64)
+        files: list[str] = []
+        txn_gtid: list[str | None] = [None] * kept
+        for fname, lo, hi, off, first in placed:
+            a, b = int(plan.txn_first[lo]), int(plan.txn_first[hi])
+            ln = plan.ev_len[a:b]
+            ev_pos[a:b] = off + np.cumsum(ln) - ln
+            txn_file[lo:hi] = len(files)
+            files.append(fname)
+            if first is not None:  # GNO / MariaDB seq_no: one per transaction that wrote a group
+                cut = max(first.rfind(":"), first.rfind("-")) + 1
+                head, num = first[:cut], int(first[cut:])
+                for k, t in enumerate((np.flatnonzero(plan.sizes[lo:hi] > 0) + lo).tolist()):
+                    txn_gtid[t] = f"{head}{num + k}"
+        position = ev_pos[op_ev]
+        txpos = ev_pos[plan.txn_first[op_txn]]
+        ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
+        op_file = [files[f] for f in txn_file[op_txn].tolist()]
+        op_gtid = [txn_gtid[t] for t in op_txn.tolist()]
+        op_tab = ab.table[:m]
+        op_kind = ab.kind[:m]
+        op_shape = rb.op_shape[:m]
+        jsonl = self._jsonl is not None and self.count + m <= self.jsonl_max
+        lines: list[str] = [""] * m if jsonl else []
+        for tidx in np.unique(op_tab).tolist():
+            mine = np.flatnonzero(op_tab == tidx)
+            self._record_table(tidx, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
+                               [op_gtid[o] for o in mine.tolist()], [op_file[o] for o in mine.tolist()],
+                               position[mine], op_row[mine], txpos[mine], ts[mine], lines if jsonl else None)
+        if self._jsonl is not None:
+            if jsonl:
+                self._jsonl.write("\n".join(lines) + "\n")
+            else:
+                self._jsonl.close()
+                self._jsonl = None
+                os.unlink(self.jsonl_path)
+        self.seq += m
+        self.count += m
+
+    def _segment(self, tidx: int, table: Table) -> _Segment:
+        seg = self.segments.get(tidx)
+        if seg is None or seg.table is not table:
+            if seg is not None:
+                seg.close()
+            self._n += 1
+            path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
+            seg = self.segments[tidx] = _Segment(table, self.flavor, path)
+            self.chunks.append((tidx, str(path)))
+        return seg
+
+    def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
+                      shape_bits: list, gtid: list, fname: list, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray,
+                      ts: np.ndarray, lines: list | None) -> None:
+        """The changes ``mine`` (batch op indices) of table ``tidx``: the same record batch
+        :class:`_Segment` makes of them, built column by column."""
+        table = self.run.rows[tidx].table
+        seg = self._segment(tidx, table)
+        seg.flush()  # changes recorded one by one before this batch come first
+        cols, need_b, need_a = values
+        names = seg.names
+        n = len(mine)
+        nb = len(need_b)
+        has_b = kinds != 0
+        has_a = kinds != 2
+        bi = np.searchsorted(need_b, mine)
+        ai = nb + np.searchsorted(need_a, mine)
+        canon: list[list] = []
+        typed: list[pa.Array] = []
+        row_text: dict[int, list] = {}
+        for c, col in zip(cols, table.columns, strict=True):
+            cv, arr, texts = _typed_column(col, self.flavor, c)
+            canon.append(cv)
+            typed.append(arr)
+            for r, t in texts.items():
+                row_text.setdefault(r, []).append((col.name, t))
+        fields = list(seg.struct)
+
+        def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
+            take = pa.array(idx, type=pa.int64(), mask=~has)
+            return pa.StructArray.from_arrays([a.take(take) for a in typed], fields=fields,
+                                              mask=pa.array(~has, type=pa.bool_()))
+
+        def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
+            if not row_text:
+                return pa.nulls(n, pa.map_(pa.string(), pa.string()))
+            return pa.array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
+                            type=pa.map_(pa.string(), pa.string()))
+
+        bits = [(None, b) if k == 0 else (b, None) if k == 2 else (b, a)
+                for k, (b, a) in ((k, shape_bits[s]) for k, s in zip(kinds.tolist(), shapes.tolist(), strict=True))]
+        bnames: dict[int, list] = {}
+        anames: dict[int, list] = {}
+
+        def image_names(b: Any, memo: dict) -> list | None:
+            if b is None:
+                return None
+            hit = memo.get(id(b))
+            if hit is None:
+                hit = memo[id(b)] = [nm for nm, p in zip(names, b, strict=True) if p]
+            return hit
+        op = np.array(["insert", "update", "delete"], dtype=object)[kinds].tolist()
+        seq = (self.seq + mine).tolist()
+        arrays = [pa.array(seq, pa.int64()), pa.array(op, pa.string()), pa.array([table.database] * n, pa.string()),
+                  pa.array([table.name] * n, pa.string()), pa.array(gtid, pa.string()), pa.array(fname, pa.string()),
+                  pa.array(pos, pa.int64()), pa.array(row, pa.int32()), pa.array(txpos, pa.int64()),
+                  pa.array(ts, pa.int64()).cast(pa.timestamp("s", tz="UTC")),
+                  pa.array([names] * n, pa.list_(pa.string())),
+                  struct(bi, has_b), struct(ai, has_a),
+                  pa.array([image_names(b, bnames) for b, _ in bits], pa.list_(pa.string())),
+                  pa.array([image_names(a, anames) for _, a in bits], pa.list_(pa.string())),
+                  text(bi, has_b), text(ai, has_a)]
+        batch = pa.RecordBatch.from_arrays(arrays, schema=seg.schema)
+        if seg.writer is None:
+            seg.writer = pq.ParquetWriter(seg.path, seg.schema, write_statistics=_STATS)
+        seg.writer.write_batch(batch)
+        if lines is not None:
+            rows = list(zip(*canon, strict=True)) if canon else [()] * (nb + len(need_a))
+            db, tb = table.database, table.name
+            for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, abits)) in enumerate(zip(
+                    mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, strict=True)):
+                rec = (seq[k], kd, db, tb, gtid[k], fname[k], int(pos[k]), int(row[k]), int(txpos[k]),
+                       rows[r_b] if b_ok else None, rows[r_a] if a_ok else None, bb, abits, int(ts[k]))
+                lines[o] = jsonl_line(rec, names)
+
     def _render(self, tidx: int, table: Table) -> Callable:
         cur = self._renders.get(tidx)
         if cur is None or cur[0] is not table:
@@ -387,6 +536,31 @@ class ChangesRecorder:
                 seg.writer.close()
         if self._jsonl is not None:
             self._jsonl.close()
+
+
+def _typed_column(col: Column, flavor: str, values: Any) -> tuple[list, pa.Array, dict[int, str]]:
+    """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (canonical
+    values, typed Arrow array, {row: canonical text the type cannot hold}): what
+    :func:`canonical_renderer` and :func:`typed_converter` make of each value."""
+    render = column_renderer(col, flavor)
+    typ, conv = typed_converter(col, flavor)
+    if isinstance(values, ColumnArray) and values.kind == "int" and render is int and pa.types.is_integer(typ):
+        return values.tolist(), pa.array(values.data, type=pa.int64(), mask=values.nulls).cast(typ), {}
+    vals = values.tolist() if isinstance(values, ColumnArray) else values
+    canon = [None if v is None else render(v) for v in vals]
+    if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
+            and all(v is None or type(v) is _PLAIN[typ.id] for v in canon):
+        return canon, pa.array(canon, type=typ), {}  # conv is the identity on these values
+    out: list = [None] * len(canon)
+    texts: dict[int, str] = {}
+    for r, v in enumerate(canon):
+        if v is None:
+            continue
+        tv, t = conv(v)
+        out[r] = tv
+        if t is not None:
+            texts[r] = t
+    return canon, pa.array(out, type=typ), texts
 
 
 def jsonl_line(rec: tuple, names: list[str]) -> str:

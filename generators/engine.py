@@ -398,6 +398,7 @@ class Run:
         clock = np.cumsum(ab.advance)
         n = hi - lo
         i = 0
+        placed: list[list[Any]] = []  # per segment written: [file, first txn, end txn, offset, first GTID]
         while i < n:
             cut = n
             if s.size is not None:
@@ -408,7 +409,13 @@ class Run:
             ends = np.cumsum(sizes[i:cut]) + writer.position
             stop = min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
             writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
+            writer.open()
+            seg: list[Any] = [writer.current_file, i, stop, writer.position, None]
+            placed.append(seg)
             for fname, groups, first, last in writer.write_planned(plan, i, stop):
+                if fname != seg[0]:
+                    raise RuntimeError(f"batch segment {i}..{stop} crossed a rotation ({seg[0]} -> {fname})")
+                seg[4] = first
                 fi = self.file_info.setdefault(fname, _FileInfo())
                 fi.transactions += groups
                 if first is not None:
@@ -420,6 +427,8 @@ class Run:
                 break
         ab.keep(self, i)
         writer.now = now0 + (int(clock[i - 1]) if i else 0)
+        if self.changes is not None and i:
+            self.changes.record_batch(ab, rb, plan, placed, i)
         for tidx, kind, cnt in ab.counts(i):
             t = self.rows[tidx].table
             self.counts[f"{t.database}.{t.name}"][kind] += cnt

@@ -125,6 +125,8 @@ class RowsPlan:
     clock: np.ndarray
     gtid_tail: list  # per txn: bytes after the GTID post-header (MySQL) or None
     footer: bool
+    chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
+    chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
@@ -426,6 +428,8 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     ev_dstart[rw_idx] = c_dstart[refs]
     ev_dlen[rw_idx] = c_dlen[refs]
     ev_tpl[rw_idx] = 1 + len(tm_body) + c_tpl[refs]
+    chunk_event = np.empty(nch, dtype=np.int64)
+    chunk_event[refs] = rw_idx
     m = e_kind == RQUERY
     if m.any():
         q_idx = np.flatnonzero(m)
@@ -476,4 +480,4 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
-                    footer=footer)
+                    footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event)
