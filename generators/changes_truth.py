@@ -446,13 +446,8 @@ class ChangesRecorder:
             seg.writer = pq.ParquetWriter(seg.path, seg.schema, write_statistics=_STATS)
         seg.writer.write_batch(batch)
         if lines is not None:
-            rows = list(zip(*canon, strict=True)) if canon else [()] * (nb + len(need_a))
-            db, tb = table.database, table.name
-            for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, abits)) in enumerate(zip(
-                    mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, strict=True)):
-                rec = (seq[k], kd, db, tb, gtid[k], fname[k], int(pos[k]), int(row[k]), int(txpos[k]),
-                       rows[r_b] if b_ok else None, rows[r_a] if a_ok else None, bb, abits, int(ts[k]))
-                lines[o] = jsonl_line(rec, names)
+            _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq, op, gtid, fname, pos, row, txpos, ts,
+                         has_b, has_a, bi, ai, bits)
 
     def _render(self, tidx: int, table: Table) -> Callable:
         cur = self._renders.get(tidx)
@@ -561,6 +556,49 @@ def _typed_column(col: Column, flavor: str, values: Any) -> tuple[list, pa.Array
         if t is not None:
             texts[r] = t
     return canon, pa.array(out, type=typ), texts
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list], nrows: int, mine: np.ndarray,
+                 seq: list, op: list, gtid: list, fname: list, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray,
+                 ts: np.ndarray, has_b: np.ndarray, has_a: np.ndarray, bi: np.ndarray, ai: np.ndarray,
+                 bits: list) -> None:
+    """:func:`jsonl_line` of many changes of one table into ``lines[mine[k]]``, the same text:
+    every full row is encoded once, an image that carries every column reuses it, the
+    fields around it are formatted once per distinct value."""
+    enc = _ENCODE
+    full = [enc(dict(zip(names, r, strict=True))) for r in zip(*canon, strict=True)] if canon else ["{}"] * nrows
+    rows = list(zip(*canon, strict=True)) if canon else [()] * nrows
+    db, tb = enc(table.database), enc(table.name)
+    memo: dict[Any, str] = {None: "null"}
+
+    def text(v: Any) -> str:
+        t = memo.get(v)
+        if t is None:
+            t = memo[v] = enc(v)
+        return t
+    pick: dict[int, tuple | None] = {}
+
+    def image(r: int, b: Any) -> str:
+        k = pick.get(id(b), 0)
+        if k == 0:
+            k = pick[id(b)] = None if all(b) else tuple(j for j, p in enumerate(b) if p)
+        if k is None:
+            return full[r]
+        vals = rows[r]
+        return enc({names[j]: vals[j] for j in k})
+    for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, ab), g, f, p, rw, tp, t) in enumerate(zip(
+            mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, gtid, fname,
+            pos.tolist(), row.tolist(), txpos.tolist(), ts.tolist(), strict=True)):
+        before = full[r_b] if b_ok else "null"
+        after = full[r_a] if a_ok else "null"
+        bimg = image(r_b, bb) if b_ok else "null"
+        aimg = image(r_a, ab) if a_ok else "null"
+        lines[o] = (f'{{"seq":{seq[k]},"op":"{kd}","database":{db},"table":{tb},"gtid":{text(g)},"file":{text(f)},'
+                    f'"position":{p},"row":{rw},"transaction_position":{tp},"timestamp":{t},"before":{before},'
+                    f'"after":{after},"before_image":{bimg},"after_image":{aimg}}}')
 
 
 def jsonl_line(rec: tuple, names: list[str]) -> str:
