@@ -569,8 +569,11 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
     every full row is encoded once, an image that carries every column reuses it, the
     fields around it are formatted once per distinct value."""
     enc = _ENCODE
-    full = [enc(dict(zip(names, r, strict=True))) for r in zip(*canon, strict=True)] if canon else ["{}"] * nrows
-    rows = list(zip(*canon, strict=True)) if canon else [()] * nrows
+    keys = [enc(nm).replace("%", "%%") + ":%s" for nm in names]
+    cols = [_json_values(c) for c in canon]
+    rows = list(zip(*cols, strict=True)) if cols else [()] * nrows
+    tmpl = "{" + ",".join(keys) + "}"
+    full = [tmpl % r for r in rows]
     db, tb = enc(table.database), enc(table.name)
     memo: dict[Any, str] = {None: "null"}
 
@@ -584,11 +587,13 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
     def image(r: int, b: Any) -> str:
         k = pick.get(id(b), 0)
         if k == 0:
-            k = pick[id(b)] = None if all(b) else tuple(j for j, p in enumerate(b) if p)
+            js = tuple(j for j, p in enumerate(b) if p)
+            k = pick[id(b)] = None if all(b) else ("{" + ",".join(keys[j] for j in js) + "}", js)
         if k is None:
             return full[r]
+        t, js = k
         vals = rows[r]
-        return enc({names[j]: vals[j] for j in k})
+        return t % tuple(vals[j] for j in js)
     for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, ab), g, f, p, rw, tp, t) in enumerate(zip(
             mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, gtid, fname,
             pos.tolist(), row.tolist(), txpos.tolist(), ts.tolist(), strict=True)):
@@ -599,6 +604,19 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
         lines[o] = (f'{{"seq":{seq[k]},"op":"{kd}","database":{db},"table":{tb},"gtid":{text(g)},"file":{text(f)},'
                     f'"position":{p},"row":{rw},"transaction_position":{tp},"timestamp":{t},"before":{before},'
                     f'"after":{after},"before_image":{bimg},"after_image":{aimg}}}')
+
+
+def _json_values(vals: list) -> list[str]:
+    """Canonical values -> their JSON texts, as :data:`_ENCODE` writes them inside an object
+    (strings through json's own string encoder, ints by ``repr``; other types one by one)."""
+    kinds = set(map(type, vals))
+    kinds.discard(type(None))
+    if kinds <= {str}:
+        esc = json.encoder.encode_basestring
+        return ["null" if v is None else esc(v) for v in vals]
+    if kinds <= {int}:
+        return ["null" if v is None else int.__repr__(v) for v in vals]
+    return [_ENCODE(v) for v in vals]
 
 
 def jsonl_line(rec: tuple, names: list[str]) -> str:
