@@ -12,13 +12,16 @@ random keys and versions of every built-in table.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generators.changes_truth import JSONL_MAX_CHANGES
 from generators.engine import Run, generate
 from generators.spec import Spec
 from tests.generators.conftest import tree_digest
@@ -31,7 +34,21 @@ def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
     generate(spec, tmp / "batch")
     monkeypatch.setenv("BINLOGWRITER_GENERATE_PATH", "per-transaction")
     generate(spec, tmp / "per-txn")
-    return tree_digest(tmp / "batch"), tree_digest(tmp / "per-txn")
+    a, b = tree_digest(tmp / "batch"), tree_digest(tmp / "per-txn")
+    # the digests cover the change-stream and typed truth too: truth/changes (Parquet per
+    # table, JSONL) and truth/final (JSONL, Parquet) of both paths, and they are not empty
+    manifest = json.loads((tmp / "per-txn" / "manifest.json").read_text())
+    for t in manifest["tables"]:
+        name = f"{t['database']}.{t['name']}"
+        for f in (f"truth/changes/{name}.parquet", f"truth/final/{name}.jsonl", f"truth/final/parquet/{name}.parquet"):
+            assert f in a and f in b, f
+    changes = sum(n for kinds in manifest["totals"]["rows"].values() for n in kinds.values())
+    if changes:
+        assert sum(pq.read_metadata(tmp / "batch" / "truth" / "changes" / f"{t['database']}.{t['name']}.parquet").num_rows
+                   for t in manifest["tables"]) >= changes
+        if changes <= JSONL_MAX_CHANGES:
+            assert "truth/changes/changes.jsonl" in a
+    return a, b
 
 
 CASES = [
@@ -49,6 +66,26 @@ CASES = [
     dict(workload="alltypes", row_image="MINIMAL", row_metadata="FULL", transactions=50, max_binlog_size=8192, initial_rows=20),
     dict(workload="sysbench", key_dist="zipf:1.2", mix="insert=0.5,update=0.3,delete=0.2", rows_per_txn="1-9",
          template="mix", size=150_000, initial_rows=50),
+]
+
+
+FK_DDL = """
+CREATE TABLE line (o BIGINT UNSIGNED NOT NULL, n SMALLINT NOT NULL, p CHAR(8) NOT NULL, q INT,
+  PRIMARY KEY (o, n), FOREIGN KEY (o) REFERENCES ord (id), FOREIGN KEY (p) REFERENCES prod (code));
+CREATE TABLE ord (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, who VARCHAR(60) NOT NULL,
+  note VARCHAR(20), CONSTRAINT fk_who FOREIGN KEY (who) REFERENCES cust (email));
+CREATE TABLE cust (id INT NOT NULL PRIMARY KEY, email VARCHAR(60) NOT NULL, UNIQUE KEY (email));
+CREATE TABLE prod (code CHAR(8) NOT NULL, price DECIMAL(6,2), PRIMARY KEY (code));
+CREATE TABLE node (id INT NOT NULL PRIMARY KEY, up INT REFERENCES node (id), label VARCHAR(10));
+"""
+# custom schemas with FOREIGN KEYs (generators/foreign_keys.py): the batch path keeps the
+# parents' initial rows (keys.resolve_ops) and the key-derived child columns, as the
+# per-transaction path does
+CASES += [
+    dict(workload=None, schema_sql=FK_DDL, schema_file="fk.sql", database="fk", flavor="mariadb1011", rows_query=True,
+         initial_rows=5, transactions=120, mix="insert=0.4,update=0.2,delete=0.4", ddl_in_binlog=True),
+    dict(workload=None, schema_sql=FK_DDL, schema_file="fk.sql", database="fk", row_image="MINIMAL", initial_rows=4,
+         transactions=150, max_binlog_size=8192, gtid="anonymous"),
 ]
 
 
