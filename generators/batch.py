@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter import images
-from binlogwriter.batch.columnar import RowsBatch
+from binlogwriter.batch.columnar import RowsBatch, place_runs
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
@@ -291,12 +291,8 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
     data = np.empty(int(op_len.sum()), dtype=np.uint8)
-    for ops, buf, lens, side in pieces:
-        dest = start[ops] + (lb[ops] if side else 0)
-        m = int(lens.sum())
-        if m:
-            src = np.cumsum(lens) - lens
-            data[np.repeat(dest - src, lens) + np.arange(m)] = buf
+    for ops, buf, lens, side in pieces:  # ops ascending: each piece's images land in order
+        place_runs(data, start[ops] + (lb[ops] if side else 0), lens, buf)
     clock = now + np.cumsum(ab.advance)
     # shapes are per table in the engine; the codec wants (before bits, after bits)
     flat_shapes = [sh for _, sh in shapes]

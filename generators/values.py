@@ -27,6 +27,7 @@ import math
 import struct
 from collections.abc import Callable
 from decimal import Context, Decimal
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -809,13 +810,23 @@ def _digits_vec(groups: int):
 
     def gen(h, j):
         out = np.full((len(h), width), ord("-"), dtype=np.uint8)
-        for g in range(groups):
+        five = _five_digits()
+        for g in range(groups):  # %011d of below(10**11): 5 + 5 + 1 digits
             v = (draw_array(h, j + 1 + g) % np.uint64(10 ** 11)).astype(np.int64)
-            for p in range(10, -1, -1):  # %011d: digits right to left
-                out[:, g * 12 + p] = v % 10 + ord("0")
-                v //= 10
+            lo = v % 1_000_000
+            o = g * 12
+            out[:, o:o + 5] = five[v // 1_000_000]
+            out[:, o + 5:o + 10] = five[lo // 10]
+            out[:, o + 10] = lo % 10 + ord("0")
         return out
     return gen
+
+
+@lru_cache(maxsize=1)
+def _five_digits() -> np.ndarray:
+    """ASCII ``%05d`` of 0..99999 as a (100000, 5) uint8 table."""
+    v = np.arange(100_000)
+    return np.stack([(v // 10 ** p) % 10 for p in range(4, -1, -1)], axis=1).astype(np.uint8) + ord("0")
 
 
 def _uniform_int_vec(col: Column, cg: ColumnGen):

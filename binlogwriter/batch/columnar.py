@@ -49,7 +49,7 @@ from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.rows_events import rows_event_class
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 
-__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "KIND_CODES"]
+__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
@@ -209,7 +209,7 @@ class RowsPlan:
                 w.last_gtid = None
         if ng:
             glens = np.fromiter(map(len, gbodies), dtype=np.int64, count=ng)
-            _scatter(out, at[gi], np.frombuffer(b"".join(gbodies), dtype=np.uint8), np.cumsum(glens) - glens, glens)
+            place_runs(out, at[gi], glens, np.frombuffer(b"".join(gbodies), dtype=np.uint8))
         xi = np.flatnonzero(kind == XID)
         if len(xi):
             xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
@@ -217,8 +217,10 @@ class RowsPlan:
         w._xid += len(xi)
         dl = self.ev_dlen[a:b]
         ri = np.flatnonzero(dl)
-        if len(ri):
-            _scatter(out, at[ri] + tlen[ri], self.data, self.ev_dstart[a:b][ri], dl[ri])
+        if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
+            d0 = int(self.ev_dstart[a:b][ri[0]])
+            d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
+            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
@@ -229,14 +231,22 @@ class RowsPlan:
         return out.tobytes()
 
 
-def _scatter(out: np.ndarray, dest: np.ndarray, src: np.ndarray, src_start: np.ndarray, lens: np.ndarray) -> None:
-    """``out[dest[i]:dest[i]+lens[i]] = src[src_start[i]:src_start[i]+lens[i]]`` for every i."""
-    m = int(lens.sum())
-    if not m:
+def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
+    """``out[dest[i]:dest[i]+lens[i]]`` = the next ``lens[i]`` bytes of ``src``, for ascending,
+    non-overlapping ``dest``: one boolean mask (``np.repeat`` of alternating gap/run
+    lengths) and one masked assignment."""
+    k = len(dest)
+    if not k:
         return
-    c = np.cumsum(lens) - lens
-    ar = np.arange(m)
-    out[np.repeat(dest - c, lens) + ar] = src[np.repeat(src_start - c, lens) + ar]
+    ends = dest + lens
+    gaps = dest - np.concatenate(([0], ends[:-1]))
+    runs = np.empty(2 * k + 1, dtype=np.int64)
+    runs[0:-1:2] = gaps
+    runs[1::2] = lens
+    runs[-1] = len(out) - int(ends[-1])
+    vals = np.zeros(2 * k + 1, dtype=bool)
+    vals[1::2] = True
+    out[np.repeat(vals, runs)] = src
 
 
 def _mgtid_template(w: Any) -> bytes:
