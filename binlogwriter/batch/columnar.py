@@ -267,6 +267,13 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     nops = len(rb.op_txn)
     ot, otab, okind, oshape, olen = rb.op_txn, rb.op_table, rb.op_kind, rb.op_shape, rb.op_len
     ostart = np.cumsum(olen) - olen
+    if nops == 0:  # nothing changed: no groups
+        z = np.zeros(0, dtype=np.int64)
+        return RowsPlan(writer=writer, n_txn=n_txn, sizes=np.zeros(n_txn, dtype=np.int64),
+                        txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
+                        ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
+                        ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
+                        gtid_tail=[None] * n_txn, footer=footer)
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
