@@ -76,10 +76,25 @@ def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
     return lim, lim
 
 
-def _fit_text(s: str, col: Column, flavor: str) -> str:
-    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+_FIT: dict[tuple[int, str], tuple[Column, int, int, Any]] = {}
+
+
+def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
+    """(max characters, max bytes, collation) of a column, memoised by column object."""
+    hit = _FIT.get((id(col), flavor))
+    if hit is not None and hit[0] is col:
+        return hit[1], hit[2], hit[3]
     nchars, nbytes = _char_limit(col, flavor)
     coll = col.collation_obj(flavor)
+    if len(_FIT) > 4096:
+        _FIT.clear()
+    _FIT[(id(col), flavor)] = (col, nchars, nbytes, coll)  # keeps col alive: its id is not reused
+    return nchars, nbytes, coll
+
+
+def _fit_text(s: str, col: Column, flavor: str) -> str:
+    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+    nchars, nbytes, coll = _fit_info(col, flavor)
     if len(s) > nchars:
         s = s[:nchars]
     if coll is not None and coll.charset not in ("utf8mb4", "binary"):
