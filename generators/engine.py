@@ -497,34 +497,45 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
 
 
 def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
-    """sha256, size, event count and first/last header timestamps of a binlog file (one
-    read; the event walk reads only the 19-byte headers' lengths and timestamps)."""
-    import mmap
-
-    size = path.stat().st_size
+    """sha256, size, event count and first/last header timestamps of a binlog file, read
+    once in chunks (memory stays small whatever the file size); the event walk reads only
+    the 19-byte headers' lengths and timestamps."""
     h = hashlib.sha256()
     events = 0
     first_ts = last_ts = None
+    frm = int.from_bytes
+    need = 4  # file offset of the next header
+    buf, buf_at = b"", 0  # bytes of the file from offset buf_at
+    done = False
     with open(path, "rb") as f:
-        if size == 0:
-            return {"bytes": 0, "sha256": h.hexdigest(), "events": 0, "first_timestamp": None,
-                    "last_timestamp": None}
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            h.update(mm)
-            frm = int.from_bytes
-            pos = 4
-            while pos + 19 <= size:
-                ts = frm(mm[pos:pos + 4], "little")
-                length = frm(mm[pos + 9:pos + 13], "little")
+        while True:
+            chunk = f.read(8 << 20)
+            if not chunk:
+                break
+            h.update(chunk)
+            if done:
+                continue
+            buf += chunk
+            p = need - buf_at
+            n = len(buf)
+            while p + 19 <= n:
+                ts = frm(buf[p:p + 4], "little")
+                length = frm(buf[p + 9:p + 13], "little")
                 events += 1
                 if ts:
                     if first_ts is None:
                         first_ts = ts
                     last_ts = ts
                 if length < 19:
+                    done = True
                     break
-                pos += length
-    return {"bytes": size, "sha256": h.hexdigest(), "events": events,
+                p += length
+            need = buf_at + p
+            if p <= n:
+                buf, buf_at = buf[p:], need
+            else:
+                buf, buf_at = b"", buf_at + n
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
