@@ -37,7 +37,7 @@ from generators.spec import Spec, SpecError, resolve
 from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
 
-__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry", "sweep_stale_tmp"]
+__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry", "sweep_stale_tmp", "scan_file"]
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
@@ -107,6 +107,18 @@ class Run:
                                domain_id=int(s.gtid) if mariadb and s.gtid else 0,
                                row_event_max_size=s.row_event_max_size,
                                transaction_compression=s.transaction_compression)
+
+    def session_settings(self) -> SessionSettings:
+        """The writer's session settings for this run (public: spark_gen uses it)."""
+        return self._settings()
+
+    def initial_keys(self, rt: TableRows):
+        """The initial keys of a table (public: spark_gen uses it)."""
+        return self._initial_keys(rt)
+
+    def initial_in_binlog(self, writer: BinlogWriter) -> None:
+        """--ddl-in-binlog: CREATE DATABASE/TABLE and the initial rows into ``writer``."""
+        self._initial_in_binlog(writer)
 
     def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
         if writer.transactions == before:
@@ -537,6 +549,9 @@ def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
                 buf, buf_at = b"", buf_at + n
     return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
+
+
+scan_file = _scan_file  # public name (spark_gen's commit step scans the files it renames)
 
 
 def _tmp_prefix(out: Path) -> str:
