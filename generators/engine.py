@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -515,7 +516,7 @@ def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
     h = hashlib.sha256()
     events = 0
     first_ts = last_ts = None
-    frm = int.from_bytes
+    unpack = struct.Struct("<I5xI").unpack_from  # timestamp, (type, server_id), event_length
     need = 4  # file offset of the next header
     buf, buf_at = b"", 0  # bytes of the file from offset buf_at
     done = False
@@ -531,8 +532,7 @@ def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
             p = need - buf_at
             n = len(buf)
             while p + 19 <= n:
-                ts = frm(buf[p:p + 4], "little")
-                length = frm(buf[p + 9:p + 13], "little")
+                ts, length = unpack(buf, p)
                 events += 1
                 if ts:
                     if first_ts is None:
