@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter import images
-from binlogwriter.batch.columnar import RowsBatch
+from binlogwriter.batch.columnar import RowsBatch, place_runs
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
@@ -55,7 +55,7 @@ class AppliedBatch:
     undo: list  # (table, key, state before)
     undo_at: list  # per transaction: len(undo) before it
     cursors: list  # per transaction: the key cursor before it
-    pending: list | None = None  # fast path: (txn, table, key, new state); the state is set by keep
+    pending: bool = False  # the state was not touched: keep() sets the state the kept changes leave
     values: dict | None = None
     """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
     table index ``(columns, before ops, after ops)`` — the columns of ``compute_columns`` over
@@ -64,11 +64,20 @@ class AppliedBatch:
     def keep(self, run: Any, c: int) -> None:
         """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``
         (or, for a batch applied without touching the state, set the state they leave)."""
-        if self.pending is not None:
-            last = {(t, k): ns for x, t, k, ns in self.pending if x < c}
-            rows = run.rows
-            for (t, k), ns in last.items():
-                rows[t].set_state(k, ns)
+        if self.pending:
+            m = self.txn < c
+            t, k = self.table[m], self.key[m]
+            if not len(k):
+                return
+            # the last change of each key decides its state (kinds: 0 insert, 1 update live; 2 delete)
+            last = np.lexsort((np.arange(len(k)), k, t))
+            ts, ks = t[last], k[last]
+            end = np.ones(len(ks), dtype=bool)
+            end[:-1] = (ts[1:] != ts[:-1]) | (ks[1:] != ks[:-1])
+            pick = np.flatnonzero(m)[last[end]]
+            for tidx in np.unique(self.table[pick]).tolist():
+                q = pick[self.table[pick] == tidx]
+                run.rows[tidx].set_states(self.key[q], self.kind[q] != 2, self.ver_after[q], self.born[q])
             return
         if c >= len(self.cursors):
             return
@@ -96,8 +105,6 @@ def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
     spec = run.spec
     if spec.template != "oltp_write_only" or spec.key_dist != "uniform":
         return None
-    if any(inf.keep_initial for inf in run.infos):
-        return None  # FOREIGN KEY parents skip DELETEs of initial keys (keys.resolve_ops)
     rows = run.rows
     ntab = len(rows)
     i = np.arange(lo, hi, dtype=np.int64)
@@ -118,57 +125,73 @@ def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
     cap = np.array([inf.capacity for inf in infos], dtype=np.int64)[tab]
     kinds = (1, 1, 2, 0)
     ok = [valid & mutable, valid & mutable, valid, valid & (keys[3] < cap)]
-    kmat = np.stack(keys, axis=1).ravel().tolist()
-    okmat = np.stack(ok, axis=1).ravel().tolist()
-    tabl = tab.tolist()
-    txn: list[int] = []
-    otab: list[int] = []
-    okind: list[int] = []
-    okey: list[int] = []
-    vb_l: list[int] = []
-    va_l: list[int] = []
-    born_l: list[int] = []
-    pending: list = []
-    cache: dict = {}
-    for x in range(hi - lo):
-        t = tabl[x]
+    kmat = np.stack(keys, axis=1).ravel()
+    okmat = np.stack(ok, axis=1).ravel()
+    sel = np.flatnonzero(okmat)
+    o_txn = sel // 4
+    o_tab = tab[o_txn]
+    o_key = kmat[sel]
+    o_kind = np.array(kinds, dtype=np.int64)[sel % 4]
+    applied, vb, va, born = step_many(rows, o_tab, o_key, o_kind, epoch)
+    return AppliedBatch(lo, o_txn[applied], o_tab[applied], o_kind[applied], o_key[applied], vb[applied],
+                        va[applied], born[applied], advance, [], [], [], pending=True)
+
+
+def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, epoch: int):
+    """keys.step over many ops in order, vectorised: ops are grouped by (table, key) and
+    the r-th op of every key is stepped at once (round r), from the state in ``rows``
+    (not changed here). Returns (applied mask, version before, version after, born) per op."""
+    n = len(key)
+    applied = np.zeros(n, dtype=bool)
+    vb = np.zeros(n, dtype=np.int64)
+    va = np.zeros(n, dtype=np.int64)
+    bo = np.zeros(n, dtype=np.int64)
+    if not n:
+        return applied, vb, va, bo
+    order = np.lexsort((np.arange(n), key, tab))
+    t_s, k_s = tab[order], key[order]
+    newg = np.ones(n, dtype=bool)
+    newg[1:] = (t_s[1:] != t_s[:-1]) | (k_s[1:] != k_s[:-1])
+    gstart = np.flatnonzero(newg)
+    gid = np.cumsum(newg) - 1
+    rank = np.arange(n) - gstart[gid]
+    # initial state of every key (keys beyond the arrays: never inserted)
+    g_t, g_k = t_s[gstart], k_s[gstart]
+    live = np.zeros(len(gstart), dtype=bool)
+    ver = np.zeros(len(gstart), dtype=np.int64)
+    born = np.full(len(gstart), -1, dtype=np.int64)
+    for t in np.unique(g_t).tolist():
         rt = rows[t]
-        for j in range(4):
-            if not okmat[4 * x + j]:
-                continue
-            k = kmat[4 * x + j]
-            ck = (t, k)
-            old = cache.get(ck)
-            if old is None:
-                old = rt.state(k)
-            kind = kinds[j]
-            live, vb, born = old  # keys.step, inlined
-            if kind == 0:
-                if live:
-                    continue
-                va = 0 if born < 0 else ((vb >> 32) + 1) << 32
-                st = (True, va, epoch)
-            elif not live:
-                continue
-            elif kind == 1:
-                va = vb + 1
-                st = (True, va, born)
-            else:
-                va = vb
-                st = (False, vb, born)
-            cache[ck] = st
-            pending.append((x, t, k, st))
-            txn.append(x)
-            otab.append(t)
-            okind.append(kind)
-            okey.append(k)
-            vb_l.append(vb)
-            va_l.append(va)
-            born_l.append(st[2])
-    return AppliedBatch(lo, np.asarray(txn, dtype=np.int64), np.asarray(otab, dtype=np.int64),
-                        np.asarray(okind, dtype=np.int64), np.asarray(okey, dtype=np.int64),
-                        np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
-                        np.asarray(born_l, dtype=np.int64), advance, [], [], [], pending)
+        m = np.flatnonzero(g_t == t)
+        ks = g_k[m]
+        inside = ks < len(rt.live)
+        mi, ki = m[inside], ks[inside]
+        live[mi] = rt.live[ki]
+        ver[mi] = rt.ver[ki]
+        born[mi] = rt.born[ki]
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.searchsorted(rank[by_rank], np.arange(int(rank.max()) + 2))
+    kind_s = kind[order]
+    for r in range(len(bounds) - 1):
+        pos = by_rank[bounds[r]:bounds[r + 1]]  # sorted positions of the r-th op of each key
+        g = gid[pos]
+        kd = kind_s[pos]
+        lv, vr, bn = live[g], ver[g], born[g]
+        ins = (kd == 0) & ~lv
+        upd = (kd == 1) & lv
+        dele = (kd == 2) & lv
+        ok = ins | upd | dele
+        new_v = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + 1, vr))
+        op = order[pos]
+        applied[op] = ok
+        vb[op] = vr
+        va[op] = new_v
+        nb = np.where(ins, epoch, bn)
+        bo[op] = nb
+        live[g] = np.where(ok, ins | upd, lv)
+        ver[g] = np.where(ok, new_v, vr)
+        born[g] = np.where(ok, nb, bn)
+    return applied, vb, va, bo
 
 
 def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
@@ -299,12 +322,8 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
     data = np.empty(int(op_len.sum()), dtype=np.uint8)
-    for ops, buf, lens, side in pieces:
-        dest = start[ops] + (lb[ops] if side else 0)
-        m = int(lens.sum())
-        if m:
-            src = np.cumsum(lens) - lens
-            data[np.repeat(dest - src, lens) + np.arange(m)] = buf
+    for ops, buf, lens, side in pieces:  # ops ascending: each piece's images land in order
+        place_runs(data, start[ops] + (lb[ops] if side else 0), lens, buf)
     clock = now + np.cumsum(ab.advance)
     # shapes are per table in the engine; the codec wants (before bits, after bits)
     flat_shapes = [sh for _, sh in shapes]

@@ -327,6 +327,18 @@ class TableRows:
         self.born[key] = born
         self.next_key = max(self.next_key, key + 1)
 
+    def set_states(self, keys: np.ndarray, live: np.ndarray, ver: np.ndarray, born: np.ndarray) -> None:
+        """:meth:`set_state` of many distinct keys at once."""
+        if not len(keys):
+            return
+        self._grow(int(keys.max()))
+        was = self.live[keys]
+        self.live_count += int(np.count_nonzero(live)) - int(np.count_nonzero(was))
+        self.live[keys] = live
+        self.ver[keys] = ver
+        self.born[keys] = born
+        self.next_key = max(self.next_key, int(keys.max()) + 1)
+
     def row_at(self, key: int, version: int, born: int) -> tuple:
         """The row of ``key`` at ``version`` (memoised compute)."""
         c = self.cache.get(key)

@@ -27,6 +27,7 @@ import math
 import struct
 from collections.abc import Callable
 from decimal import Context, Decimal
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,10 +76,25 @@ def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
     return lim, lim
 
 
-def _fit_text(s: str, col: Column, flavor: str) -> str:
-    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+_FIT: dict[tuple[int, str], tuple[Column, int, int, Any]] = {}
+
+
+def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
+    """(max characters, max bytes, collation) of a column, memoised by column object."""
+    hit = _FIT.get((id(col), flavor))
+    if hit is not None and hit[0] is col:
+        return hit[1], hit[2], hit[3]
     nchars, nbytes = _char_limit(col, flavor)
     coll = col.collation_obj(flavor)
+    if len(_FIT) > 4096:
+        _FIT.clear()
+    _FIT[(id(col), flavor)] = (col, nchars, nbytes, coll)  # keeps col alive: its id is not reused
+    return nchars, nbytes, coll
+
+
+def _fit_text(s: str, col: Column, flavor: str) -> str:
+    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+    nchars, nbytes, coll = _fit_info(col, flavor)
     if len(s) > nchars:
         s = s[:nchars]
     if coll is not None and coll.charset not in ("utf8mb4", "binary"):
@@ -809,13 +825,23 @@ def _digits_vec(groups: int):
 
     def gen(h, j):
         out = np.full((len(h), width), ord("-"), dtype=np.uint8)
-        for g in range(groups):
+        five = _five_digits()
+        for g in range(groups):  # %011d of below(10**11): 5 + 5 + 1 digits
             v = (draw_array(h, j + 1 + g) % np.uint64(10 ** 11)).astype(np.int64)
-            for p in range(10, -1, -1):  # %011d: digits right to left
-                out[:, g * 12 + p] = v % 10 + ord("0")
-                v //= 10
+            lo = v % 1_000_000
+            o = g * 12
+            out[:, o:o + 5] = five[v // 1_000_000]
+            out[:, o + 5:o + 10] = five[lo // 10]
+            out[:, o + 10] = lo % 10 + ord("0")
         return out
     return gen
+
+
+@lru_cache(maxsize=1)
+def _five_digits() -> np.ndarray:
+    """ASCII ``%05d`` of 0..99999 as a (100000, 5) uint8 table."""
+    v = np.arange(100_000)
+    return np.stack([(v // 10 ** p) % 10 for p in range(4, -1, -1)], axis=1).astype(np.uint8) + ord("0")
 
 
 def _uniform_int_vec(col: Column, cg: ColumnGen):

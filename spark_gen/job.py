@@ -201,7 +201,7 @@ class _Job:
         next name's length."""
         from spark_gen.writer import file_name, header_size, rotate_size
 
-        s, fmt, settings = self.spec, self.run0.fmt, self.run0._settings()
+        s, fmt, settings = self.spec, self.run0.fmt, self.run0.session_settings()
         hcache: dict[tuple, int] = {}
         rcache: dict[int, int] = {}
 
@@ -292,7 +292,7 @@ class _Job:
         spec, sc = self.spec, self.sc
         fmt = self.run0.fmt
         last_p = 0 if stop == 0 else next(p for p, (a, b) in enumerate(ranges) if a <= stop - 1 < b)
-        tables = plan.number_tables(uses, self.run0._settings().first_table_id)
+        tables = plan.number_tables(uses, self.run0.session_settings().first_table_id)
         starts = []
         for p in range(last_p + 1):
             pos = w.starts[p]

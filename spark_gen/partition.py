@@ -155,9 +155,9 @@ def _transactions(run: Run, writer, a: int, b: int, records, stop: int | None = 
 def sizes(spec: Spec, p: int, a: int, b: int, records) -> Summary:
     run = make_run(spec, a)
     w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
-                   settings=run._settings())
+                   settings=run.session_settings())
     if p == 0 and spec.ddl_in_binlog:
-        run._initial_in_binlog(w)
+        run.initial_in_binlog(w)
     prologue = len(w.sizes)
     first = [prologue]
     for _ in _transactions(run, w, a, b, records):
@@ -179,10 +179,10 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart
     run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl)
     w = ChunkWriter(Path(chunk_dir), run.fmt, start, basename=spec.basename, server_id=spec.server_id,
                     start_time=spec.start_time, max_binlog_size=spec.max_binlog_size,
-                    settings=run._settings())
+                    settings=run.session_settings())
     try:
         if p == 0 and spec.ddl_in_binlog:
-            run._initial_in_binlog(w)
+            run.initial_in_binlog(w)
         half = a + (min(b, stop if stop is not None else b) - a) // 2
         for i in _transactions(run, w, a, b, records, stop):
             if i == half:
@@ -258,7 +258,7 @@ def snapshot_piece(spec: Spec, t: int, lo: int | None, hi: int | None, path: str
     """``snapshot.sql`` INSERTs of table ``t``'s initial keys (``[lo, hi)``; None: all)."""
     run = make_run(spec, 0)
     rt = run.rows[t]
-    keys = run._initial_keys(rt) if lo is None else range(lo, hi)
+    keys = run.initial_keys(rt) if lo is None else range(lo, hi)
     with open(path + ".part", "w", encoding="utf-8", newline="\n") as f:
         for text in run.snapshot_inserts(rt, keys):
             f.write(text)

@@ -49,7 +49,7 @@ from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.rows_events import rows_event_class
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 
-__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "KIND_CODES"]
+__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
@@ -211,7 +211,7 @@ class RowsPlan:
                 w.last_gtid = None
         if ng:
             glens = np.fromiter(map(len, gbodies), dtype=np.int64, count=ng)
-            _scatter(out, at[gi], np.frombuffer(b"".join(gbodies), dtype=np.uint8), np.cumsum(glens) - glens, glens)
+            place_runs(out, at[gi], glens, np.frombuffer(b"".join(gbodies), dtype=np.uint8))
         xi = np.flatnonzero(kind == XID)
         if len(xi):
             xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
@@ -219,8 +219,10 @@ class RowsPlan:
         w._xid += len(xi)
         dl = self.ev_dlen[a:b]
         ri = np.flatnonzero(dl)
-        if len(ri):
-            _scatter(out, at[ri] + tlen[ri], self.data, self.ev_dstart[a:b][ri], dl[ri])
+        if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
+            d0 = int(self.ev_dstart[a:b][ri[0]])
+            d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
+            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
@@ -231,14 +233,22 @@ class RowsPlan:
         return out.tobytes()
 
 
-def _scatter(out: np.ndarray, dest: np.ndarray, src: np.ndarray, src_start: np.ndarray, lens: np.ndarray) -> None:
-    """``out[dest[i]:dest[i]+lens[i]] = src[src_start[i]:src_start[i]+lens[i]]`` for every i."""
-    m = int(lens.sum())
-    if not m:
+def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
+    """``out[dest[i]:dest[i]+lens[i]]`` = the next ``lens[i]`` bytes of ``src``, for ascending,
+    non-overlapping ``dest``: one boolean mask (``np.repeat`` of alternating gap/run
+    lengths) and one masked assignment."""
+    k = len(dest)
+    if not k:
         return
-    c = np.cumsum(lens) - lens
-    ar = np.arange(m)
-    out[np.repeat(dest - c, lens) + ar] = src[np.repeat(src_start - c, lens) + ar]
+    ends = dest + lens
+    gaps = dest - np.concatenate(([0], ends[:-1]))
+    runs = np.empty(2 * k + 1, dtype=np.int64)
+    runs[0:-1:2] = gaps
+    runs[1::2] = lens
+    runs[-1] = len(out) - int(ends[-1])
+    vals = np.zeros(2 * k + 1, dtype=bool)
+    vals[1::2] = True
+    out[np.repeat(vals, runs)] = src
 
 
 def _mgtid_template(w: Any) -> bytes:
@@ -259,6 +269,13 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     nops = len(rb.op_txn)
     ot, otab, okind, oshape, olen = rb.op_txn, rb.op_table, rb.op_kind, rb.op_shape, rb.op_len
     ostart = np.cumsum(olen) - olen
+    if nops == 0:  # nothing changed: no groups
+        z = np.zeros(0, dtype=np.int64)
+        return RowsPlan(writer=writer, n_txn=n_txn, sizes=np.zeros(n_txn, dtype=np.int64),
+                        txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
+                        ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
+                        ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
+                        gtid_tail=[None] * n_txn, footer=footer)
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)

@@ -260,6 +260,17 @@ class RowImageCodec:
             else:
                 lens[rows_nn, p] = piece.lengths
         row_len = lens.sum(axis=1)
+        if n and all(isinstance(pc, Fixed) and len(rows_nn) == n for rows_nn, pc in pieces):
+            # every image the same width: columns side by side in an (n, width) array
+            width = int(row_len[0])
+            out2 = np.empty((n, width), dtype=np.uint8)
+            out2[:, :nb] = bitmap
+            o = nb
+            for _, piece in pieces:
+                w = piece.data.shape[1]
+                out2[:, o:o + w] = piece.data
+                o += w
+            return out2.ravel(), row_len
         at = np.cumsum(lens, axis=1) - lens
         row_start = np.cumsum(row_len) - row_len
         out = np.empty(int(row_len.sum()), dtype=np.uint8)

@@ -64,6 +64,7 @@ CASES = [
     dict(workload="alltypes", flavor="mariadb1011", row_image="NOBLOB", row_metadata="MINIMAL", ddl_every=25, initial_rows=20,
          transactions=60),
     dict(workload="alltypes", row_image="MINIMAL", row_metadata="FULL", transactions=50, max_binlog_size=8192, initial_rows=20),
+    dict(workload="ecommerce", ddl_every=1, transactions=40, initial_rows=5, key_dist="latest"),
     dict(workload="sysbench", key_dist="zipf:1.2", mix="insert=0.5,update=0.3,delete=0.2", rows_per_txn="1-9",
          template="mix", size=150_000, initial_rows=50),
 ]

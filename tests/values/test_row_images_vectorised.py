@@ -73,3 +73,64 @@ def test_integer_and_float_columns_take_the_vectorised_path() -> None:
         vals = [1, 2, 3] if code in (3, 9, 8) else ([1.5, -2.25] if code in (4, 5) else ["ab", "é"])
         assert b.encode_many(vals) is not None
     assert bind_column(ColumnDesc(3)).encode_many([1, 1 << 40]) is None  # out of range: scalar raises
+
+
+def _as_column(values: list, col, draw):
+    """A column of values as the batch generator may give it: the list itself, or (when the
+    values allow) a ColumnArray of int64 / ASCII text with a NULL mask."""
+    import numpy as np
+
+    from binlogwriter.values.row import ColumnArray
+
+    nn = [v for v in values if v is not None]
+    nulls = np.array([v is None for v in values])
+    if nn and all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in nn) and draw(st.booleans()):
+        data = np.array([0 if v is None else v for v in values], dtype=np.int64)
+        return ColumnArray("int", data, nulls if nulls.any() else None)
+    if nn and all(isinstance(v, str) and v.isascii() for v in nn) and len({len(v) for v in nn}) == 1 \
+            and draw(st.booleans()):
+        w = len(nn[0])
+        data = np.zeros((len(values), w), dtype=np.uint8)
+        for i, v in enumerate(values):
+            if v is not None:
+                data[i] = np.frombuffer(v.encode("ascii"), dtype=np.uint8)
+        return ColumnArray("ascii", data, nulls if nulls.any() else None)
+    return list(values)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_row_images_from_columns_equal_scalar(data) -> None:
+    """``encode_column_images`` (column lists, int64 arrays, ASCII text arrays, NULL masks)
+    writes the scalar codec's bytes row by row, and raises its error for a bad value."""
+    from binlogwriter.values.row import encode_column_images
+
+    flavor = data.draw(st.sampled_from(FLAVORS), label="flavor")
+    gt = data.draw(tables(flavor), label="table")
+    cols = tuple(gt.table.column_descs(flavor))
+    width = len(cols)
+    n = data.draw(st.integers(1, 20), label="rows")
+    rows = [list(data.draw(row_values(gt))[0]) for _ in range(n)]
+    for c in range(width):  # sometimes one fixed ASCII text in a whole column (the ascii path)
+        if isinstance(rows[0][c], str) and data.draw(st.integers(0, 2)) == 0:
+            text = data.draw(st.text(alphabet="abc -0123456789", min_size=0, max_size=12), label="ascii")
+            for r in rows:
+                if r[c] is not None:
+                    r[c] = text
+    present = data.draw(st.lists(st.booleans(), min_size=width, max_size=width), label="present")
+    pad = data.draw(st.sampled_from([0, -1]), label="pad")
+    if data.draw(st.integers(0, 4), label="plant") == 0:
+        rows[data.draw(st.integers(0, n - 1))][data.draw(st.integers(0, width - 1))] = \
+            data.draw(st.sampled_from(BAD), label="bad value")
+    rows = [tuple(r) for r in rows]
+    columns = [_as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
+    try:
+        want = scalar(cols, present, rows, pad)
+    except ValueEncodeError as exc:
+        with pytest.raises(ValueEncodeError) as got:
+            encode_column_images(cols, present, columns, n, pad)
+        assert str(got.value) == str(exc)
+        return
+    buf, lens = encode_column_images(cols, present, columns, n, pad)
+    assert lens.tolist() == want[1]
+    assert buf.tobytes() == want[0]
