@@ -55,12 +55,13 @@ BATCH_ROWS = 16_384  # changes per table buffered before they become a record ba
 _ROWS = frozenset(ROWS_TYPES)
 _UTC = dt.UTC
 
-_STATS = ["seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position", "timestamp"]
-"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
-the image columns have none, which keeps the footer of a wide table small."""
-
 CHANGE_FIELDS = ("seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position",
                  "timestamp")
+"""The per-change columns before the images (docs/output.md)."""
+
+_STATS = list(CHANGE_FIELDS)
+"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
+the image columns have none, which keeps the footer of a wide table small."""
 
 
 # -- column types ---------------------------------------------------------------------------
