@@ -60,12 +60,13 @@ _PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", 
                                    (("float32", "float64"), float), (("string",), str))
           for t in (pa.type_for_alias(x) for x in ts)}
 
-_STATS = ["seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position", "timestamp"]
-"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
-the image columns have none, which keeps the footer of a wide table small."""
-
 CHANGE_FIELDS = ("seq", "op", "database", "table", "gtid", "file", "position", "row", "transaction_position",
                  "timestamp")
+"""The per-change columns before the images (docs/output.md)."""
+
+_STATS = list(CHANGE_FIELDS)
+"""Columns with Parquet statistics (min/max: a reader can skip row groups by seq or position);
+the image columns have none, which keeps the footer of a wide table small."""
 
 
 # -- column types ---------------------------------------------------------------------------
@@ -256,7 +257,7 @@ class ChangesRecorder:
     (a chunk of it, for Spark) while at most ``jsonl_max`` changes were recorded."""
 
     def __init__(self, run: Any, chunk_dir: str | os.PathLike, *, seq_start: int = 0, jsonl: bool = True,
-                 jsonl_max: int = JSONL_MAX_CHANGES, batch_rows: int = BATCH_ROWS) -> None:
+                 jsonl_max: int | None = None, batch_rows: int | None = None) -> None:
         self.run = run
         self.flavor = run.spec.flavor
         self.image = run.spec.row_image
@@ -264,8 +265,8 @@ class ChangesRecorder:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.seq = seq_start
         self.count = 0
-        self.batch_rows = batch_rows
-        self.jsonl_max = jsonl_max
+        self.batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
+        self.jsonl_max = JSONL_MAX_CHANGES if jsonl_max is None else jsonl_max
         self.jsonl_path = self.dir / "changes.jsonl"
         self._jsonl = open(self.jsonl_path, "w", encoding="utf-8", newline="\n") if jsonl else None  # noqa: SIM115
         self.segments: dict[int, _Segment] = {}
@@ -672,9 +673,10 @@ def _widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
 
 
 def merge_table(chunks: list[str], dest: str | os.PathLike, table: Table, flavor: str,
-                row_group: int = ROW_GROUP) -> int:
+                row_group: int | None = None) -> int:
     """Chunks of one table, in commit order -> one Parquet file with row groups of
     ``row_group`` rows (the bytes depend only on the changes). Returns the rows written."""
+    row_group = ROW_GROUP if row_group is None else row_group
     struct, _ = _struct(table, flavor)
     fallback = changes_schema(struct, columns_metadata([table], flavor))
     schema = _union([pq.read_schema(c) for c in chunks], fallback)
@@ -697,10 +699,11 @@ def concat_text(parts: list[str], dest: str | os.PathLike) -> None:
 
 # -- final state ------------------------------------------------------------------------------
 def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: str | os.PathLike,
-                        row_group: int = ROW_GROUP) -> int:
+                        row_group: int | None = None) -> int:
     """``truth/final/parquet/<db>.<table>.parquet``: canonical rows (in truth/final order) as
     typed columns, plus ``_text`` (map column -> canonical text of values the type cannot
     hold, e.g. the zero date). Returns the rows written."""
+    row_group = ROW_GROUP if row_group is None else row_group
     schema = final_schema(table, flavor)
     fields = list(schema)
     convs = [typed_converter(c, flavor)[1] for c in table.columns]
@@ -744,9 +747,10 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
     return n
 
 
-def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int = ROW_GROUP) -> int:
+def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int | None = None) -> int:
     """Parquet files of one schema, in order -> one file with row groups of ``row_group``
     rows (so the bytes do not depend on how the rows were split into chunks)."""
+    row_group = ROW_GROUP if row_group is None else row_group
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
     n = 0

@@ -29,7 +29,6 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter
 from generators.batch import BATCH_TXNS, apply_batch, rows_batch
-from generators.changes_truth import column_info
 from generators.hashing import hash64, salt
 from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
@@ -479,6 +478,8 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
                    last_gtid: str | None, planned: int, counts: dict[str, dict[str, int]],
                    tables: list[tuple[Table, int]]) -> dict[str, Any]:
     """``manifest.json`` (docs/output.md) — shared by the single-process engine and spark_gen."""
+    from generators.changes_truth import column_info  # pyarrow: imported once the run is under way
+
     tot_events = sum(f["events"] for f in files)
     tot_bytes = sum(f["bytes"] for f in files)
     mariadb = s.flavor.startswith("mariadb")

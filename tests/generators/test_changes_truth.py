@@ -181,3 +181,24 @@ def test_manifest_lists_column_types(tmp_path: Path) -> None:
     assert {c["name"]: c.get("charset") for c in tables["nokey"]["column_types"]} == \
         {"a": None, "b": "latin1", "c": None}
     assert cols["at"]["arrow_type"] == "timestamp[us, tz=UTC]" and cols["dur"]["arrow_type"] == "duration[us]"
+
+
+def test_jsonl_only_for_small_runs(tmp_path: Path, monkeypatch) -> None:
+    """changes.jsonl is written iff the run has at most JSONL_MAX_CHANGES changes; the
+    Parquet truth is complete either way (written in row groups, small batches here)."""
+    import generators.changes_truth as ct
+
+    spec = _spec(workload="sysbench", transactions=20)
+    small = generate(spec, tmp_path / "small").out
+    n = sum(1 for _ in (small / "truth" / "changes" / "changes.jsonl").open())
+    monkeypatch.setattr(ct, "JSONL_MAX_CHANGES", n)
+    monkeypatch.setattr(ct, "BATCH_ROWS", 7)
+    monkeypatch.setattr(ct, "ROW_GROUP", 16)
+    same = generate(spec, tmp_path / "same").out
+    assert (same / "truth" / "changes" / "changes.jsonl").read_bytes() == \
+        (small / "truth" / "changes" / "changes.jsonl").read_bytes()
+    monkeypatch.setattr(ct, "JSONL_MAX_CHANGES", n - 1)
+    big = generate(spec, tmp_path / "big").out
+    assert sorted(p.name for p in (big / "truth" / "changes").iterdir()) == ["test.sbtest1.parquet"]
+    assert [c["seq"] for c in truth_changes(big)] == list(range(n))
+    assert_matches_truth(_reader(big, spec).changes(), big)

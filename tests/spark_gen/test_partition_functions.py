@@ -57,6 +57,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
                   rotate_size=lambda i: rotate_size(fmt, basename=spec.basename, server_id=spec.server_id,
                                                     next_index=i))
     tables = plan.number_tables([s.uses for s in sums], st.first_table_id)
+    seq_starts = plan.prefix_sum([s.changes for s in sums])  # truth/changes sequence numbers
     files: dict[str, list[str]] = {}
     results = []
     for p, (a, b) in enumerate(ranges):
@@ -64,7 +65,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         start = WriterStart(pos.file_index, pos.offset, pos.seq_in_file, pos.groups, spec.start_time + adv[p],
                             tables[p][0], tables[p][1], fresh=p == 0)
         r = part.write_chunks(spec, p, a, b, iter(chunks[p]), start, str(out / ".chunks" / f"p{p}"),
-                              last=p == parts - 1, stop=n)
+                              last=p == parts - 1, stop=n, seq_start=seq_starts[p])
         results.append(r)
         for name, path, _ in r["pieces"]:
             files.setdefault(name, []).append(path)
@@ -94,6 +95,15 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info[nm]) for nm in files], results[-1]["groups"],
                        results[-1]["last_gtid"], n, cnt, [(rt.table, live[t]) for t, rt in enumerate(final.rows)])
     (out / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
+    # truth/changes as spark_gen.job._changes merges it: each table's chunks in partition order
+    from generators.changes_truth import concat_text, merge_table, table_file
+
+    cdir = out / "truth" / "changes"
+    cdir.mkdir()
+    for t, rt in enumerate(final.rows):
+        merge_table([c for r in results for t2, c in r["changes"]["chunks"] if t2 == t], cdir / table_file(rt.table),
+                    rt.table, spec.flavor)
+    concat_text([r["changes"]["jsonl"] for r in results], cdir / "changes.jsonl")
     import shutil
 
     shutil.rmtree(out / ".chunks")
