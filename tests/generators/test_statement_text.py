@@ -42,7 +42,7 @@ def _parse(text: str) -> exp.Expression:
     return trees[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_case())
 def test_statement_text_is_valid_mysql(case) -> None:
     flavor, t, before, assigned = case
@@ -76,7 +76,7 @@ def test_sysbench_style_statements() -> None:
         "INSERT INTO `sbtest`.`sbtest1` (`id`, `k`, `c`, `pad`) VALUES (1, 2, 'it\\'s', '\\\\'), (2, 3, 'y', 'z')"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_case())
 def test_fast_literals_are_sql_literal(case) -> None:
     """The translate-quoted text literals of statement_text are exactly truth.sql_literal's."""
