@@ -1,8 +1,9 @@
 """Custom DDL with FOREIGN KEYs (generators/foreign_keys.py) replays into MariaDB 10.11 with the
 constraints enforced (foreign_key_checks=1, the server default) to exactly truth/final.
 
-The schema lists children before parents, has a composite-key child, a key referencing a
-UNIQUE NOT NULL column, ON DELETE RESTRICT and a self-reference. Runs: snapshot + binlogs,
+The schema lists children before parents, has a composite-key child, a composite FOREIGN KEY
+onto that child's key (itself partly a foreign key), a key referencing a UNIQUE NOT NULL
+column, ON DELETE RESTRICT and a self-reference. Runs: snapshot + binlogs,
 and everything (CREATE TABLEs, initial rows) in the binlog, for MariaDB and MySQL 8.0 flavors
 and FULL / MINIMAL images. A control shows the replay path does enforce the constraints: a
 DELETE of a referenced parent row, written by our writer, is refused by the server.
@@ -27,6 +28,13 @@ from .test_generate_replay import _check_readers, _truth
 pytestmark = pytest.mark.conformance
 
 FK_DDL = """
+CREATE TABLE shipments (
+  id INT NOT NULL PRIMARY KEY,
+  o BIGINT UNSIGNED NOT NULL,
+  l SMALLINT UNSIGNED NOT NULL,
+  carrier VARCHAR(20),
+  CONSTRAINT fk_ship_line FOREIGN KEY (o, l) REFERENCES order_lines (order_id, line)
+);
 CREATE TABLE order_lines (
   order_id BIGINT UNSIGNED NOT NULL,
   line SMALLINT UNSIGNED NOT NULL,
@@ -78,15 +86,15 @@ def test_foreign_key_schema_replays_to_truth(mariadb_server_factory, tmp_path: P
     server.replay(files)
     fks = server.query("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS "
                        f"WHERE CONSTRAINT_SCHEMA = '{db}'")
-    assert fks == [("4",)]
+    assert fks == [("5",)]
     truth = _truth(out)
-    assert len(truth) == 5
+    assert len(truth) == 6
     for (tdb, table), rows in truth.items():
         assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
     lines = truth[(db, "order_lines")]
     assert lines, "no child rows to check"
     # control: deleting a referenced parent (ON DELETE RESTRICT) is refused on this replay path
-    orders = Table.from_sql(FK_DDL.split(";")[1], database=db, flavor=flavor)
+    orders = Table.from_sql(FK_DDL.split(";")[2], database=db, flavor=flavor)
     parent = next(r for r in truth[(db, "orders")] if r[0] == lines[0][0])
     with BinlogWriter(tmp_path / "bad", BinlogFormat.preset(flavor),
                       settings=SessionSettings(row_image="FULL")) as w:

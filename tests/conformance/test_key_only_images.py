@@ -2,8 +2,8 @@
 given just the columns those images need (issue 14, item 5; binlogwriter/images.py).
 
 A throwaway server (binlog_row_image MINIMAL, then NOBLOB) runs INSERTs, UPDATEs and
-DELETEs over tables with a primary key, a composite key, a UNIQUE NOT NULL key (the primary
-key equivalent), a nullable UNIQUE key (none) and no key, each with a TEXT/BLOB column. Our
+DELETEs over tables with a primary key, a composite key, a prefix primary key, a UNIQUE NOT
+NULL key (the primary key equivalent), a nullable UNIQUE key (none) and no key, each with a TEXT/BLOB column. Our
 writer is then handed the same statements with UPDATE/DELETE rows that name only the columns
 of the row before that the images log; every rows event it writes must equal the server's
 byte for byte after the table id (flags, width, column bitmaps, row images).
@@ -34,6 +34,8 @@ TABLES = {
     "pke": "CREATE TABLE pke (u INT NOT NULL, a INT NULL, x TEXT NULL, UNIQUE KEY uk (u))",
     "uniq_null": "CREATE TABLE uniq_null (u INT NULL, a INT NULL, x TEXT NULL, UNIQUE KEY uk (u))",
     "nokey": "CREATE TABLE nokey (a INT NULL, b VARCHAR(10) NULL, x TEXT NULL)",
+    "pfx": "CREATE TABLE pfx (name VARCHAR(20) NOT NULL, id INT NOT NULL, a INT NULL, x TEXT NULL, "
+           "PRIMARY KEY (name(3), id))",
 }
 # (table, full rows inserted, assigned column -> new value for the UPDATE of the first row)
 DATA = {
@@ -42,6 +44,7 @@ DATA = {
     "pke": ([(1, 10, "t1"), (2, 20, "t2")], {"a": 12}),
     "uniq_null": ([(1, 10, "t1"), (None, 20, None)], {"a": 13}),
     "nokey": ([(1, "r", "t1"), (2, "s", None)], {"b": "z"}),
+    "pfx": ([("alpha", 1, 10, "t1"), ("betamax", 1, 20, None)], {"a": 11}),
 }
 
 

@@ -20,6 +20,8 @@ from generators.spec import Spec
 from generators.workloads import load_workload
 
 DDL = """
+CREATE TABLE ship (id INT NOT NULL PRIMARY KEY, so BIGINT UNSIGNED NOT NULL, sn SMALLINT NOT NULL,
+  FOREIGN KEY (so, sn) REFERENCES line (o, n));
 CREATE TABLE line (o BIGINT UNSIGNED NOT NULL, n SMALLINT NOT NULL, p CHAR(8) NOT NULL, q INT,
   PRIMARY KEY (o, n), FOREIGN KEY (o) REFERENCES ord (id), FOREIGN KEY (p) REFERENCES prod (code));
 CREATE TABLE ord (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, who VARCHAR(60) NOT NULL,
@@ -29,7 +31,8 @@ CREATE TABLE prod (code CHAR(8) NOT NULL, price DECIMAL(6,2), PRIMARY KEY (code)
 CREATE TABLE node (id INT NOT NULL PRIMARY KEY, up INT REFERENCES node (id), label VARCHAR(10));
 """
 # child table -> [(child columns, parent table, parent columns)]
-REFS = {"line": [(("o",), "ord", ("id",)), (("p",), "prod", ("code",))],
+REFS = {"ship": [(("so", "sn"), "line", ("o", "n"))],
+        "line": [(("o",), "ord", ("id",)), (("p",), "prod", ("code",))],
         "ord": [(("who",), "cust", ("email",))],
         "node": [(("up",), "node", ("id",))]}
 

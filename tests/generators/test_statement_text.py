@@ -42,7 +42,7 @@ def _parse(text: str) -> exp.Expression:
     return trees[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_case())
 def test_statement_text_is_valid_mysql(case) -> None:
     flavor, t, before, assigned = case
@@ -74,3 +74,16 @@ def test_sysbench_style_statements() -> None:
         "DELETE FROM `sbtest`.`sbtest1` WHERE `id` = 5"
     assert statement_sql(t, "insert", [(1, 2, "it's", "\\"), (2, 3, "y", "z")], "mysql80") == \
         "INSERT INTO `sbtest`.`sbtest1` (`id`, `k`, `c`, `pad`) VALUES (1, 2, 'it\\'s', '\\\\'), (2, 3, 'y', 'z')"
+
+
+@settings(max_examples=60, deadline=None)
+@given(_case())
+def test_fast_literals_are_sql_literal(case) -> None:
+    """The translate-quoted text literals of statement_text are exactly truth.sql_literal's."""
+    from generators.statement_text import literal
+    from generators.truth import sql_literal
+
+    flavor, t, before, _ = case
+    for row in before:
+        for c, v in zip(t.columns, row, strict=True):
+            assert literal(c, v, flavor) == sql_literal(c, v, flavor), (c, v)
