@@ -545,7 +545,7 @@ def _typed_column(col: Column, flavor: str, values: Any) -> tuple[list, pa.Array
     vals = values.tolist() if isinstance(values, ColumnArray) else values
     canon = [None if v is None else render(v) for v in vals]
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
-            and all(v is None or type(v) is _PLAIN[typ.id] for v in canon):
+            and set(map(type, canon)) <= {_PLAIN[typ.id], type(None)}:
         return canon, pa.array(canon, type=typ), {}  # conv is the identity on these values
     out: list = [None] * len(canon)
     texts: dict[int, str] = {}
