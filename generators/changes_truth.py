@@ -419,34 +419,38 @@ class ChangesRecorder:
             return pa.array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
                             type=pa.map_(pa.string(), pa.string()))
 
-        bits = [(None, b) if k == 0 else (b, None) if k == 2 else (b, a)
-                for k, (b, a) in ((k, shape_bits[s]) for k, s in zip(kinds.tolist(), shapes.tolist(), strict=True))]
-        bnames: dict[int, list] = {}
-        anames: dict[int, list] = {}
+        ops_names = ("insert", "update", "delete")
+        # per (kind, shape): the image columns, gathered per change with one take
+        combo = kinds.astype(np.int64) * len(shape_bits) + shapes
+        uniq, inv = np.unique(combo, return_inverse=True)
+        images: list[tuple] = []
+        for u in uniq.tolist():
+            k, (b, a) = u // len(shape_bits), shape_bits[u % len(shape_bits)]
+            images.append((None, b) if k == 0 else (b, None) if k == 2 else (b, a))
 
-        def image_names(b: Any, memo: dict) -> list | None:
-            if b is None:
-                return None
-            hit = memo.get(id(b))
-            if hit is None:
-                hit = memo[id(b)] = [nm for nm, p in zip(names, b, strict=True) if p]
-            return hit
-        op = np.array(["insert", "update", "delete"], dtype=object)[kinds].tolist()
+        def image_names(b: Any) -> list | None:
+            return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
+        lst = pa.list_(pa.string())
+        at = pa.array(inv, type=pa.int64())
+        zero = pa.array(np.zeros(n, dtype=np.int64))
         seq = (self.seq + mine).tolist()
-        arrays = [pa.array(seq, pa.int64()), pa.array(op, pa.string()), pa.array([table.database] * n, pa.string()),
-                  pa.array([table.name] * n, pa.string()), pa.array(gtid, pa.string()), pa.array(fname, pa.string()),
+        arrays = [pa.array(seq, pa.int64()), pa.array(list(ops_names), pa.string()).take(pa.array(kinds)),
+                  pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
+                  pa.array(gtid, pa.string()), pa.array(fname, pa.string()),
                   pa.array(pos, pa.int64()), pa.array(row, pa.int32()), pa.array(txpos, pa.int64()),
                   pa.array(ts, pa.int64()).cast(pa.timestamp("s", tz="UTC")),
-                  pa.array([names] * n, pa.list_(pa.string())),
+                  pa.array([names], lst).take(zero),
                   struct(bi, has_b), struct(ai, has_a),
-                  pa.array([image_names(b, bnames) for b, _ in bits], pa.list_(pa.string())),
-                  pa.array([image_names(a, anames) for _, a in bits], pa.list_(pa.string())),
+                  pa.array([image_names(b) for b, _ in images], lst).take(at),
+                  pa.array([image_names(a) for _, a in images], lst).take(at),
                   text(bi, has_b), text(ai, has_a)]
         batch = pa.RecordBatch.from_arrays(arrays, schema=seg.schema)
         if seg.writer is None:
             seg.writer = pq.ParquetWriter(seg.path, seg.schema, write_statistics=_STATS)
         seg.writer.write_batch(batch)
         if lines is not None:
+            op = [ops_names[k] for k in kinds.tolist()]
+            bits = [images[j] for j in inv.tolist()]
             _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq, op, gtid, fname, pos, row, txpos, ts,
                          has_b, has_a, bi, ai, bits)
 
