@@ -212,9 +212,7 @@ class EventDecoder:
               flags: int, log_pos: int) -> Any:
         """A rows event read by the compiled decoder; None to let the declarative path decide
         (unsized columns, malformed bodies: it gives the located error)."""
-        from binlogwriter.rows_events import _CLASSES
-
-        if any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb") for c in cols):
+        if _has_unsized(cols):
             return None
         try:
             h = parse_rows_header(t, data[19:end], fmt.table_id_size)
@@ -249,4 +247,20 @@ class EventDecoder:
         return ev
 
 
+_UNSIZED: dict[int, tuple] = {}
+
+
+def _has_unsized(cols: Any) -> bool:
+    """MariaDB old TIME/DATETIME/TIMESTAMP without an fsp (from a schema): the declarative
+    path decides (cached per column tuple, which the reader's state keeps)."""
+    hit = _UNSIZED.get(id(cols))
+    if hit is None or hit[0] is not cols:
+        if len(_UNSIZED) > 1024:
+            _UNSIZED.clear()
+        hit = _UNSIZED[id(cols)] = (cols, any(c.type_code in (7, 11, 12) and c.fsp is None
+                                              and c.flavor.startswith("mariadb") for c in cols))
+    return hit[1]
+
+
+from binlogwriter.rows_events import _CLASSES  # noqa: E402
 from binlogwriter.values.base import ABSENT as _ABSENT  # noqa: E402
