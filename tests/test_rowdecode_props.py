@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent / "values"))
+sys.path.insert(0, str(Path(__file__).parent))
 
 from test_rows_roundtrip_props import COMBOS, DB, tables, workloads  # noqa: E402
 from values_strategies import ALL_COLUMNS  # noqa: E402
