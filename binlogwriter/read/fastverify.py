@@ -139,12 +139,20 @@ class FastRoundtrip:
             if t in V2_TYPES:
                 q += data[q] | data[q + 1] << 8
             b = data[q]
+            if b < 251:  # the width, a packed integer (format.md §13)
+                q += 1
+            elif b == 0xFC:
+                b = data[q + 1] | data[q + 2] << 8
+                q += 3
+            elif b == 0xFD:
+                b = int.from_bytes(data[q + 1:q + 4], "little")
+                q += 4
+            else:
+                return False
         except IndexError:
             return False
-        if b >= 251:  # a width this large: let the declarative path decide
-            return False
         nb = (b + 7) >> 3
-        q += 1 + (nb << 1 if t in UPDATE_TYPES else nb)
+        q += nb << 1 if t in UPDATE_TYPES else nb
         if q > end:
             return False
         key = (t, id(cols), data[p:q])
