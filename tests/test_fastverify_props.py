@@ -164,7 +164,7 @@ def _events_of(files: list, mutate_at: int | None) -> list[RawRecord]:
 
 
 @pytest.mark.parametrize("flavor,image,metadata", COMBOS, ids=["-".join(c) for c in COMBOS])
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_fast_verdicts_on_written_files(flavor: str, image: str, metadata: str, data) -> None:
