@@ -78,6 +78,12 @@ class _RowsData(cs.Construct):
 
         before = context.columns_present
         after = context.get("columns_after")
+        if blob and not any(before) and not (after is not None and any(after)):
+            # every image would be 0 bytes: the loop below would never advance (format.md §13)
+            from binlogwriter.errors import DecodeError
+            from binlogwriter.read.rowdecode import ZERO_WIDTH
+
+            raise DecodeError(ZERO_WIDTH.format(len(blob)), path="rows")
         rows, pads = [], []
         pos = 0
         n = len(blob)
