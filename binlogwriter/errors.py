@@ -54,7 +54,10 @@ class DecodeError(BinlogError):
             where.append(f"({self.event_type})")
         if self.path:
             where.append(f"-> {self.path}")
-        return self.reason + (" - at " + " ".join(where) if where else "")
+        text = self.reason + (" - at " + " ".join(where) if where else "")
+        # undecodable bytes of names are kept as surrogate escapes: show them as \udcXX so the
+        # message can be printed anywhere
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def located(
         self,

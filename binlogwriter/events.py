@@ -433,7 +433,12 @@ class QueryCompressedEvent(_QueryBase):
     def text(self) -> str:
         from binlogwriter.compression import mariadb_decompress
 
-        return mariadb_decompress(self.query).decode("utf-8", "surrogateescape")
+        try:
+            return mariadb_decompress(self.query).decode("utf-8", "surrogateescape")
+        except DecodeError as exc:
+            o = self.origin
+            raise exc.located(file=o.file if o else None, offset=o.offset if o else None,
+                              event_type=self.type_name, path="query") from None
 
 
 # ---------------------------------------------------------------------------- framing
