@@ -82,6 +82,7 @@ class _Worker:
             self.prog = mmap.mmap(fd, _PROGRESS.size)
             os.close(fd)
         signal.signal(signal.SIGPROF, _on_alarm)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run
         if args.mem_mb:
             cap = args.mem_mb << 20
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
@@ -242,7 +243,10 @@ class _Worker:
             index += 1
             if time.monotonic() - last_report > 5:
                 last_report = time.monotonic()
-                self.send(type="progress", index=index, counts=counts)
+                self.send(type="progress", index=index, counts=counts, baseline_rss_kb=baseline,
+                          peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                          max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
+                          slowest_seconds=slowest[0], slowest_index=slowest[1], slowest_target=slowest[2])
         self.send(type="done", index=index, counts=counts, baseline_rss_kb=baseline,
                   peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
@@ -282,8 +286,19 @@ def _spawn(args: argparse.Namespace, start: int, budget: float, seen: set[str]) 
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env, bufsize=1)
 
 
+_STOP: list[int] = []
+
+
 def _parent(args: argparse.Namespace) -> int:
+    """Run workers until the budget is spent; SIGINT/SIGTERM stop the run early and still
+    print the summary (counts as of the worker's last progress report, every 5 s)."""
     import selectors
+
+    def stop(signum, frame):  # noqa: ANN001
+        _STOP.append(signum)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
     findings_dir = Path(args.findings)
     t_start = time.monotonic()
@@ -311,8 +326,12 @@ def _parent(args: argparse.Namespace) -> int:
             sel.register(proc.stdout, selectors.EVENT_READ)
             last_idx, last_change, running = -1, time.monotonic(), False
             worker_counts: dict[str, int] = {}
+            last_progress: dict | None = None
             finished = False
             while True:
+                if _STOP:
+                    proc.kill()
+                    break
                 for _key, _ in sel.select(timeout=0.25):
                     line = proc.stdout.readline()
                     if not line:
@@ -337,6 +356,7 @@ def _parent(args: argparse.Namespace) -> int:
                         dups[msg["sig"]] = dups.get(msg["sig"], 0) + 1
                     elif typ == "progress":
                         worker_counts = msg["counts"]
+                        last_progress = msg
                         if not args.quiet:
                             n = sum(counts.values()) + sum(worker_counts.values())
                             el = time.monotonic() - t_start
@@ -346,7 +366,7 @@ def _parent(args: argparse.Namespace) -> int:
                         replayed.append(msg)
                     elif typ == "done":
                         worker_counts = msg["counts"]
-                        done_msgs.append(msg)
+                        last_progress = msg
                 if finished:
                     break
                 with open(args.progress, "rb") as fh:
@@ -365,9 +385,11 @@ def _parent(args: argparse.Namespace) -> int:
                     finished = True
                     break
             proc.wait()
+            if last_progress is not None:
+                done_msgs.append(last_progress)
             for k, v in worker_counts.items():
                 counts[k] = counts.get(k, 0) + v
-            if args.replay:
+            if args.replay or _STOP:
                 break
             if killed and killed[-1] == last_idx:
                 start = last_idx + 1
@@ -388,6 +410,7 @@ def _parent(args: argparse.Namespace) -> int:
         "max_input_rss_growth_mb": round(max((m.get("max_input_growth_kb", 0) for m in done_msgs), default=0) / 1024, 1),
         "slowest_input_s": round(max((m.get("slowest_seconds", 0) for m in done_msgs), default=0), 3),
         "next_index": start if not done_msgs else done_msgs[-1]["index"],
+        "stopped_early": bool(_STOP),
     }
     if args.replay:
         bad = [r for r in replayed if r["kind"]]
