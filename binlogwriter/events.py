@@ -30,7 +30,7 @@ from binlogwriter.errors import (
 )
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts import body_layout
-from binlogwriter.layouts.control import gtid_set_text
+from binlogwriter.layouts.control import NonCanonical, gtid_set_text
 from binlogwriter.layouts.header import FLAG_IN_USE, HEADER_SIZE, Header
 
 __all__ = [
@@ -550,6 +550,8 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         if isinstance(exc, DecodeError):
             raise exc.located(file=file, offset=offset, event_type=type_name(type_code)) from None
         raise DecodeError(str(exc), file=file, offset=offset, event_type=type_name(type_code)) from None
+    except NonCanonical as exc:  # parses, but not in the form the encoder writes: keep the bytes
+        return RawEvent(raw_type=type_code, body=bytes(body), kept_raw=f"not canonical: {exc}", **header)
     except cs.ConstructError as exc:
         path = getattr(exc, "path", None)
         path = path.replace("(parsing) -> ", "").replace("(parsing)", "") if path else None
@@ -564,7 +566,7 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         ev.flavor = fmt.flavor  # type: ignore[attr-defined]
     if columns is not None:
         ev.columns = columns  # type: ignore[attr-defined]
-    if type_code not in _ROWS_TYPES:
+    if type_code not in _SELF_CHECKED:
         reason = _reencodes(ev, body, fmt)
         if reason is not None:
             if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
@@ -572,6 +574,11 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
                                   event_type=type_name(type_code))
             return RawEvent(raw_type=type_code, body=bytes(body), kept_raw=reason, **header)
     return ev
+
+
+_SELF_CHECKED = _ROWS_TYPES | {EventType.GTID_TAGGED_LOG_EVENT}
+"""Types not re-encoded after decoding: rows events (their value codecs are byte-exact both
+ways) and tagged GTIDs, one per transaction, whose parser is strict (layouts/control.py)."""
 
 
 def _reencodes(ev: Event, body: bytes | memoryview, fmt: BinlogFormat) -> str | None:

@@ -52,9 +52,9 @@ def _extras(ev, rec, state) -> None:
         _ = ev.text
 
 
-_UNCHECKED = frozenset((16, 33, 34, 162, 23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
+_UNCHECKED = frozenset((16, 33, 34, 42, 162, 23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
 """Types decoded without the decoder's own re-encode check (binlogwriter.events.decode_body
-checks every other type): the fast paths for XID and GTIDs, and rows events."""
+checks every other type): the fast paths for XID and GTIDs, tagged GTIDs (strict parser), rows events."""
 
 
 def _fidelity(ev, rec) -> None:
