@@ -33,8 +33,10 @@ def mariadb_compress(data: bytes) -> bytes:
 def mariadb_decompress(blob: bytes, *, max_size: int = MAX_DECOMPRESSED) -> bytes:
     """The bytes a compressed blob holds; DecodeError if it is malformed or if it inflates
     to another size than it declares, LimitError if it declares more than ``max_size``."""
-    if not blob or not blob[0] & 0x80 or not 1 <= blob[0] & 0x07 <= 4:
-        raise DecodeError("bad compressed-event header byte")
+    if not blob or blob[0] & 0xF8 != 0x80 or not 1 <= blob[0] & 0x07 <= 4:
+        # 0x80 | n, n in 1..4; the servers write the other bits 0
+        raise DecodeError(f"bad compressed-event header byte 0x{blob[0]:02x}" if blob else
+                          "empty compressed-event blob")
     n = blob[0] & 0x07
     if len(blob) < 1 + n:
         raise DecodeError(f"compressed-event header needs {1 + n} bytes, has {len(blob)}")

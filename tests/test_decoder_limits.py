@@ -302,3 +302,24 @@ def test_payload_inner_event_error_names_the_payload_and_the_byte(tmp_path):
 def test_all_decoder_errors_are_binlog_errors():
     assert issubclass(LimitError, DecodeError) and issubclass(KeptRawError, AttributeError)
     assert struct.calcsize("<I") == 4
+
+
+def test_non_shortest_column_count_keeps_the_rows_event_raw(tmp_path):
+    fmt = BinlogFormat.mysql80()
+    table = _table("mysql80", "CREATE TABLE t (a INT)")
+    ev = bytearray(_rows(fmt, (True,), b"\x00\x01\x00\x00\x00"))
+    p = 19 + 10  # v2 post-header: table id 6, flags 2, var_header_len 2 (no extra info)
+    assert ev[p] == 1
+    ev[p:p + 1] = b"\xfc\x01\x00"
+    path = _file(tmp_path, fmt, [_table_map(fmt, table), bytes(ev)])
+    rows = _read_all(path)[2]
+    assert isinstance(rows, RawEvent) and "not canonical" in rows.kept_raw
+    data = path.read_bytes()
+    assert encode_event(rows, fmt) == data[rows.origin.offset:]
+
+
+def test_compressed_header_byte_with_reserved_bits_is_refused():
+    blob = bytearray(mariadb_compress(b"hello"))
+    blob[0] |= 0x08
+    with pytest.raises(DecodeError, match="header byte 0x89"):
+        mariadb_decompress(bytes(blob))

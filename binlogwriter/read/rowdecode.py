@@ -254,6 +254,8 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
         p += 9
     else:
         raise DecodeError(f"invalid packed integer prefix 0x{b:02x}")
+    if b >= 0xFC and width < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+        raise DecodeError(f"column count {width} not in its shortest form")  # kept raw by the declarative path
     nb = (width + 7) >> 3
     key = (body[p:p + nb], width)
     present = _BITMAPS.get(key)
