@@ -395,6 +395,8 @@ def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
     buf = rows_bytes(e)
     rows: list = []
     pos, n = 0, 0
+    if buf and not any(e.columns_present) and not (e.columns_after is not None and any(e.columns_after)):
+        raise ValueError("rows event has row images of 0 bytes (no column in its images)")
     try:
         while pos < len(buf):
             n += 1

@@ -78,6 +78,12 @@ class _RowsData(cs.Construct):
 
         before = context.columns_present
         after = context.get("columns_after")
+        if blob and not any(before) and not (after is not None and any(after)):
+            # every image would be 0 bytes: the loop below would never advance (format.md §13)
+            from binlogwriter.errors import DecodeError
+            from binlogwriter.read.rowdecode import ZERO_WIDTH
+
+            raise DecodeError(ZERO_WIDTH.format(len(blob)), path="rows")
         rows, pads = [], []
         pos = 0
         n = len(blob)
@@ -130,6 +136,26 @@ class _RowsData(cs.Construct):
         raise cs.SizeofError("rows have variable size", path=path)
 
 
+class _Width(cs.Construct):
+    """The column count (packed integer, format.md §13), in its shortest form only: a longer
+    one parses but would encode shorter, so the event is kept raw (events.decode_body)."""
+
+    def _parse(self, stream, context, path):
+        from binlogwriter.layouts.control import NonCanonical
+
+        start = stream.tell()
+        v = PackedInt._parsereport(stream, context, path)
+        if stream.tell() - start != len(PackedInt.build(v)):
+            raise NonCanonical(f"column count {v} in {stream.tell() - start} bytes", path=path)
+        return v
+
+    def _build(self, obj, stream, context, path):
+        return PackedInt._build(obj, stream, context, path)
+
+    def _sizeof(self, context, path):
+        raise cs.SizeofError("packed integer", path=path)
+
+
 def rows_fields(type_code: int, table_id_size: int = 6) -> list:
     """Fields of a rows event of ``type_code`` (format.md §13)."""
     v2 = type_code in V2_TYPES
@@ -144,7 +170,7 @@ def rows_fields(type_code: int, table_id_size: int = 6) -> list:
             "extra_info" / cs.Bytes(this._var_header_len - 2),
         ]
     fields += [
-        "width" / PackedInt,
+        "width" / _Width(),
         "columns_present" / Bitmap(this.width),
     ]
     if update:

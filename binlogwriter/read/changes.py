@@ -176,7 +176,10 @@ class TableInfo:
             if h.width != len(self.cols):
                 raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
             plan = RowsPlan(self, h.present, h.after)
-            if len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED:
+            if (len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED
+                    or not any(h.present) and not (h.after is not None and any(h.after))):
+                # (a header with no column in its images is not cached: parse_rows_header
+                # refuses it as soon as it has rows)
                 return plan, h.rows
             if len(self._headers) > 256:
                 self._headers.clear()

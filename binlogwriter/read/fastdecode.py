@@ -107,6 +107,8 @@ def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, serve
         tlen, p = int.from_bytes(data[p + 1:p + 9], "little"), p + 9
     else:
         return None
+    if b >= 0xFC and tlen < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+        return None  # not the shortest form: the declarative path keeps such an event raw
     sv = _flagged(data, p, 4, end)
     if sv is None:
         return None
