@@ -115,3 +115,33 @@ def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest
     lines = result.stderr.strip().splitlines() if hasattr(result, "stderr") else result.output.strip().splitlines()
     assert len(lines) == 1 and "No space left on device" in lines[0] and "binlog.000001.part" in lines[0], lines
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _wait_staged(proc: subprocess.Popen, parent: Path, out: Path, timeout: float = 60) -> None:
+    """Until the run has created its temporary directory (the kill lands mid-run)."""
+    end = time.monotonic() + timeout
+    while not _stale(parent, out):
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < end, "the run never staged"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX only")
+@pytest.mark.parametrize(("sig", "status", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")])
+def test_sigterm_and_sigint_clean_up(tmp_path: Path, sig: int, status: int, name: str) -> None:
+    """A polite kill: one line, the temporary directory removed by the run itself, exit
+    status 128 + signal (as a shell reports it); a rerun into the same --out works."""
+    out = tmp_path / "out"
+    proc = _generate(out, "200MB")
+    _wait_staged(proc, tmp_path, out)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    lines = stderr.decode().strip().splitlines()
+    assert proc.returncode == status, lines
+    assert lines == [f"binlogwriter generate: interrupted by {name} (nothing was left at {out})"], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "the run must remove its own temporary directory"
+    rerun = _generate(out, "1MB")
+    _, stderr = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, stderr.decode()
+    assert (out / "manifest.json").is_file()

@@ -46,3 +46,23 @@ def test_sigkill_of_a_spark_run(tmp_path: Path) -> None:
     assert rerun.returncode == 0, stderr.decode()
     assert (out / "manifest.json").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"], "a killed run's temporary directory is left"
+
+
+def test_sigterm_of_a_spark_run(tmp_path: Path) -> None:
+    """SIGTERM to the driver while its jobs run: Spark's jobs are cancelled, the staged run
+    removed, one line, exit status 143; nothing stays beside --out."""
+    out = tmp_path / "out"
+    proc = _generate(out, "--engine", "spark", "--partitions", "2", "--transactions", "20000")
+    end = time.monotonic() + 240
+    while not any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()):
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < end, "the Spark run never staged"
+        time.sleep(0.1)
+    time.sleep(3.0)  # inside the jobs
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    text = stderr.decode()
+    assert proc.returncode == 143, text
+    assert text.strip().splitlines()[-1] == f"binlogwriter generate: interrupted by SIGTERM (nothing was left at {out})"
+    assert "Traceback" not in text, text
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "the run must remove its own temporary directory"
