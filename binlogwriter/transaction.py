@@ -344,6 +344,11 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
     limit = writer.settings.row_event_max_size
     out: list[Event] = []
     for bbits, abits, rows in groups:
+        if len(rows) > 1 and abits is None and not any(bbits):  # images.py: zero-column images
+            raise ValueEncodeError(f"{len(rows)} rows whose {writer.settings.row_image} image holds no column: "
+                                   "a rows event can carry one (its rows are zero bytes long: a reader "
+                                   "cannot count them); give their key values",
+                                   table=f"{stmt.table.database}.{stmt.table.name}", row=1)
         overhead = post + packed_int_size(width) + nbm * (2 if abits is not None else 1)
         present = _present_bitmap(bbits, fmt)
         after = _present_bitmap(abits, fmt) if abits is not None else None
