@@ -68,10 +68,18 @@ def _group_gone(pgid: int, timeout: float) -> bool:
 
 
 def _digest(out: Path) -> dict[str, str]:
-    """Relative path -> sha256 of every file under ``out``."""
+    """Relative path -> sha256 of every file under ``out``; a Parquet directory written by
+    Spark (part files named by a random job id, ``.crc`` and ``_SUCCESS`` beside them) counts
+    by its rows, read in part order."""
+    import pyarrow.parquet as pq
+
     res = {}
+    spark_dirs = sorted({p.parent for p in out.rglob("_SUCCESS")})
+    for d in spark_dirs:
+        rows = [pq.read_table(p).to_pylist() for p in sorted(d.glob("part-*.parquet"))]
+        res[str(d.relative_to(out)) + "/*"] = hashlib.sha256(repr(rows).encode()).hexdigest()
     for p in sorted(out.rglob("*")):
-        if p.is_file():
+        if p.is_file() and p.parent not in spark_dirs:
             h = hashlib.sha256()
             with open(p, "rb") as f:
                 for block in iter(lambda: f.read(1 << 22), b""):
@@ -106,7 +114,7 @@ def trial(args: argparse.Namespace) -> int:
     print(f"[{args.engine}] reference: {wall:.1f} s, {len(want)} files, {nbytes / 1e6:.1f} MB of binlogs; "
           f"command: {' '.join(_cmd(out, args)[1:])}", flush=True)
     rng = random.Random(args.seed * 1000 + args.kills)
-    bad = landed = equal = reruns = stragglers = 0
+    bad = landed = equal = reruns = stragglers = staged_kills = 0
     for k in range(args.kills):
         at = rng.uniform(0.0, wall)
         proc = _start(out, args)
@@ -123,6 +131,7 @@ def trial(args: argparse.Namespace) -> int:
             shutil.rmtree(out)
         else:
             landed += 1
+            staged_kills += bool(staged)
             ok = not looks
             verdict = f"killed, staged {len(staged)} tmp dir(s), at --out: {looks or 'nothing complete-looking'}"
         line = f"[{args.engine}] kill {k + 1:2d} at {at:6.2f} s: {verdict}"
@@ -138,7 +147,7 @@ def trial(args: argparse.Namespace) -> int:
             shutil.rmtree(out)
         bad += not ok
         print(line + ("" if ok else "  <-- FAIL"), flush=True)
-    print(f"[{args.engine}] summary: {args.kills} kills, {landed} landed mid-run, "
+    print(f"[{args.engine}] summary: {args.kills} kills, {landed} landed mid-run ({staged_kills} after staging), "
           f"{args.kills - bad}/{args.kills} passed, 0 complete-looking outputs: {bad == 0}; "
           f"{equal}/{reruns} reruns byte-equal to the reference; {stragglers} kill(s) needed the group killed",
           flush=True)
