@@ -117,13 +117,14 @@ def trial(args: argparse.Namespace) -> int:
     bad = landed = equal = reruns = stragglers = staged_kills = 0
     for k in range(args.kills):
         at = rng.uniform(0.0, wall)
+        earlier = {p.name for p in work.iterdir() if p.name.startswith(".out.tmp-")}
         proc = _start(out, args)
         time.sleep(at)
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)  # the driver only, as a crash would
         proc.communicate()
         stragglers += not _group_gone(proc.pid, 30)
-        staged = [p.name for p in work.iterdir() if p.name.startswith(".out.tmp-")]
+        staged = [p.name for p in work.iterdir() if p.name.startswith(".out.tmp-") and p.name not in earlier]
         looks = _complete_looking(out)
         if finished:
             verdict = "finished before the kill"
