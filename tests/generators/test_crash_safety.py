@@ -40,8 +40,13 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
     out = tmp_path / "out"
     staged = 0  # kills that happened after the run had created its temporary directory
     for k in range(KILLS):
+        earlier = set(_stale(tmp_path, out))
         proc = _generate(out, "20MB")
-        time.sleep(rng.uniform(0.2, 3.0))
+        if k % 3:  # most kills once the run writes (a loaded machine starts slowly), some at once
+            end = time.monotonic() + 60
+            while not set(_stale(tmp_path, out)) - earlier and proc.poll() is None and time.monotonic() < end:
+                time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 2.0))
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
@@ -49,7 +54,7 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
             assert proc.returncode == 0 and (out / "manifest.json").is_file()
             break
         assert not out.exists(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
-        staged += bool(_stale(tmp_path, out))
+        staged += bool(set(_stale(tmp_path, out)) - earlier)
         # a killed run's temporary directory is swept by the next one, not accumulated
         assert len(_stale(tmp_path, out)) <= 1, _stale(tmp_path, out)
     assert staged >= KILLS // 2, "too few kills landed while the run was writing: the test tests little"
