@@ -198,6 +198,16 @@ def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: 
         what = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         click.echo(f"binlogwriter generate: failed: {_one_line(what)} (nothing was left at {out})", err=True)
         sys.exit(1)
+    except Exception as e:
+        if engine != "spark" or not type(e).__module__.startswith(("pyspark", "py4j")):
+            raise
+        # a task failed on an executor (a full disk there, ...): its error's last line, not
+        # the worker's and the JVM's stacks
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        why = lines[-1] if lines else type(e).__name__
+        click.echo(f"binlogwriter generate: failed: a Spark job failed: {_one_line(why)[:500]} "
+                   f"(nothing was left at {out})", err=True)
+        sys.exit(1)
     return result
 
 
