@@ -24,7 +24,7 @@ from binlogwriter.values import ABSENT
 
 __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows"]
 
-_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 25: "delete", 32: "delete"}
+_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 39: "update", 25: "delete", 32: "delete"}
 
 
 @dataclass(frozen=True)

@@ -121,8 +121,8 @@ def image_columns(gt: GenTable, flavor: str, image: str, kind: str,
     if image == "FULL":
         return (allc, allc) if kind == "update" else (allc, None)
     if image == "MINIMAL":
-        if kind == "insert":
-            return given, None
+        if kind == "insert":  # MariaDB, no PKE: every column (tests/data/row_images/)
+            return (allc if maria and pke is None else given), None
         if kind == "delete":
             return (pke if pke is not None else allc), None
         if pke is None:
@@ -174,7 +174,7 @@ def workloads(draw, gt: GenTable, flavor: str, image: str) -> list[list[Stmt]]:
             nrows = draw(st.integers(1, 6))
             rows = [draw(row_values(gt)) for _ in range(nrows)]
             if kind == "insert":
-                if image == "FULL" or (image == "NOBLOB" and flavor.startswith("mariadb") and gt.pke is None):
+                if image == "FULL" or (image != "FULL" and flavor.startswith("mariadb") and gt.pke is None):
                     given = allc
                 elif image == "MINIMAL":
                     given = set(draw(st.lists(st.sampled_from(sorted(allc)), min_size=1, unique=True)))

@@ -72,10 +72,13 @@ class _RowsData(cs.Construct):
         if self.compressed:
             blob = mariadb_decompress(data)
         cols = context._.get("columns") if "_" in context else None
-        if cols is None or self.partial or any(_unsized(c) for c in cols):
+        if cols is None or any(_unsized(c) for c in cols):
             return RowsPayload(raw=data)
         from binlogwriter.values.row import decode_row_image
 
+        decode_after = decode_row_image
+        if self.partial:  # PARTIAL_UPDATE_ROWS: value_options, partial_bits, JSON diffs (format.md §14)
+            from binlogwriter.values.json_diff import decode_partial_image as decode_after
         before = context.columns_present
         after = context.get("columns_after")
         if blob and not any(before) and not (after is not None and any(after)):
@@ -90,7 +93,7 @@ class _RowsData(cs.Construct):
         while pos < n:
             vals, pad, pos = decode_row_image(cols, before, blob, pos)
             if self.update:
-                avals, apad, pos = decode_row_image(cols, after, blob, pos)
+                avals, apad, pos = decode_after(cols, after, blob, pos)
                 rows.append((vals, avals))
                 pads.append((pad, apad))
             else:
@@ -109,6 +112,13 @@ class _RowsData(cs.Construct):
 
             before = context.columns_present
             after = context.get("columns_after")
+            encode_after = encode_row_image
+            if self.partial:
+                from binlogwriter.values.json_diff import encode_partial_image
+
+                def encode_after(cols, present, values, pad):
+                    p, vo, bits = pad if isinstance(pad, tuple) else (pad, None, None)
+                    return encode_partial_image(cols, present, values, p, vo, bits)
             out = bytearray()
             pads = obj.null_pads or [None] * len(obj.rows)
             dflt = obj.default_pad
@@ -118,7 +128,7 @@ class _RowsData(cs.Construct):
                         b, a = row
                         pb, pa = pad if pad is not None else (dflt, dflt)
                         out += encode_row_image(cols, before, b, pb)
-                        out += encode_row_image(cols, after, a, pa)
+                        out += encode_after(cols, after, a, pa)
                     else:
                         out += encode_row_image(cols, before, row, dflt if pad is None else pad)
                 except Exception as exc:  # ValueEncodeError: add the row index
