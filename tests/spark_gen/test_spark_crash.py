@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -64,7 +65,10 @@ def test_sigterm_of_a_spark_run(tmp_path: Path) -> None:
     text = stderr.decode()
     assert proc.returncode == 143, text
     assert text.strip().splitlines()[-1] == f"binlogwriter generate: interrupted by SIGTERM (nothing was left at {out})"
-    assert "Traceback" not in text, text
+    # pyspark's own worker daemon may print a BrokenPipeError traceback when its tasks are
+    # cancelled under it (Spark's noise, not ours); no traceback may come from our code.
+    assert not re.search(r'File "[^"]*/(binlogwriter|generators|spark_gen)/', text), text
+    assert text.count("Traceback") <= text.count("BrokenPipeError"), text
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "the run must remove its own temporary directory"
 
 
