@@ -11,6 +11,8 @@ __all__ = [
     "DecodeError",
     "ChecksumError",
     "TruncatedError",
+    "LimitError",
+    "KeptRawError",
     "EncodeError",
     "ValueEncodeError",
     "SchemaError",
@@ -52,7 +54,10 @@ class DecodeError(BinlogError):
             where.append(f"({self.event_type})")
         if self.path:
             where.append(f"-> {self.path}")
-        return self.reason + (" - at " + " ".join(where) if where else "")
+        text = self.reason + (" - at " + " ".join(where) if where else "")
+        # undecodable bytes of names are kept as surrogate escapes: show them as \udcXX so the
+        # message can be printed anywhere
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def located(
         self,
@@ -82,6 +87,18 @@ class ChecksumError(DecodeError):
 
 class TruncatedError(DecodeError):
     """A file or event that ends before its declared length."""
+
+
+class LimitError(DecodeError):
+    """Bytes that declare more than a reader accepts: an event length beyond the configured
+    maximum (1 GiB by default, like the servers' ``max_allowed_packet`` ceiling), a
+    decompressed size beyond its cap, a count larger than the bytes that could hold it.
+    Raised before anything of that size is read or allocated."""
+
+
+class KeptRawError(DecodeError, AttributeError):
+    """A field asked of an event the reader kept as raw bytes (it would not re-encode to its
+    own bytes, or its type is not decoded). Also an AttributeError, so ``hasattr`` is False."""
 
 
 class EncodeError(BinlogError):

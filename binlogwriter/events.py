@@ -20,10 +20,17 @@ from typing import Any, ClassVar
 
 import construct as cs
 
-from binlogwriter.errors import BinlogError, ChecksumError, DecodeError, EncodeError, TruncatedError
+from binlogwriter.errors import (
+    BinlogError,
+    ChecksumError,
+    DecodeError,
+    EncodeError,
+    KeptRawError,
+    TruncatedError,
+)
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts import body_layout
-from binlogwriter.layouts.control import gtid_set_text
+from binlogwriter.layouts.control import NonCanonical, gtid_set_text
 from binlogwriter.layouts.header import FLAG_IN_USE, HEADER_SIZE, Header
 
 __all__ = [
@@ -109,10 +116,25 @@ def _plain(v: Any) -> Any:
 
 @dataclass(kw_only=True)
 class RawEvent(Event):
-    """An event kept as its raw post-header+body bytes (unknown or undeclared type)."""
+    """An event kept as its raw post-header+body bytes: an unknown or undeclared type, or
+    (``kept_raw`` says why) a body the declaration decodes but would not encode back to the
+    same bytes — a field value out of what the layout models, bytes left over, a
+    non-canonical encoding. Re-encoding gives the bytes read (docs/design.md principle 3)."""
 
     raw_type: int
     body: bytes = b""
+    kept_raw: str | None = field(default=None, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        # asked for a field of its type (``ev.gtid`` of a GTID kept raw): a located, typed
+        # error saying why the event has no fields — still an AttributeError for hasattr()
+        if name.startswith("_") or name in ("origin", "kept_raw", "raw_type", "body"):
+            raise AttributeError(name)
+        o = self.__dict__.get("origin")
+        why = self.__dict__.get("kept_raw") or "its type is not decoded"
+        raise KeptRawError(f"{type_name(self.__dict__.get('raw_type', -1))} has no field {name!r}: "
+                           f"kept as raw bytes ({why})", file=o.file if o else None,
+                           offset=o.offset if o else None)
 
     @property
     def type_code(self) -> int:
@@ -411,7 +433,12 @@ class QueryCompressedEvent(_QueryBase):
     def text(self) -> str:
         from binlogwriter.compression import mariadb_decompress
 
-        return mariadb_decompress(self.query).decode("utf-8", "surrogateescape")
+        try:
+            return mariadb_decompress(self.query).decode("utf-8", "surrogateescape")
+        except DecodeError as exc:
+            o = self.origin
+            raise exc.located(file=o.file if o else None, offset=o.offset if o else None,
+                              event_type=self.type_name, path="query") from None
 
 
 # ---------------------------------------------------------------------------- framing
@@ -523,6 +550,8 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         if isinstance(exc, DecodeError):
             raise exc.located(file=file, offset=offset, event_type=type_name(type_code)) from None
         raise DecodeError(str(exc), file=file, offset=offset, event_type=type_name(type_code)) from None
+    except NonCanonical as exc:  # parses, but not in the form the encoder writes: keep the bytes
+        return RawEvent(raw_type=type_code, body=bytes(body), kept_raw=f"not canonical: {exc}", **header)
     except cs.ConstructError as exc:
         path = getattr(exc, "path", None)
         path = path.replace("(parsing) -> ", "").replace("(parsing)", "") if path else None
@@ -537,7 +566,37 @@ def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict 
         ev.flavor = fmt.flavor  # type: ignore[attr-defined]
     if columns is not None:
         ev.columns = columns  # type: ignore[attr-defined]
+    if type_code not in _SELF_CHECKED:
+        reason = _reencodes(ev, body, fmt)
+        if reason is not None:
+            if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+                raise DecodeError(f"FORMAT_DESCRIPTION_EVENT {reason}", file=file, offset=offset,
+                                  event_type=type_name(type_code))
+            return RawEvent(raw_type=type_code, body=bytes(body), kept_raw=reason, **header)
     return ev
+
+
+_SELF_CHECKED = _ROWS_TYPES | {EventType.GTID_TAGGED_LOG_EVENT}
+"""Types not re-encoded after decoding: rows events (their value codecs are byte-exact both
+ways) and tagged GTIDs, one per transaction, whose parser is strict (layouts/control.py)."""
+
+
+def _reencodes(ev: Event, body: bytes | memoryview, fmt: BinlogFormat) -> str | None:
+    """None if ``ev`` encodes back to ``body``; else why not. A decoder that accepted bytes
+    it does not model (a field cut short, bytes left over, a non-canonical integer) must not
+    hand out an event that would silently write other bytes (docs/fuzzing.md). Rows events
+    are left to the value codecs, which are byte-exact both ways (values.md)."""
+    try:
+        again = encode_body(ev, fmt)
+    except BinlogError as exc:
+        return f"does not re-encode ({exc})"
+    except (ValueError, TypeError, OverflowError, KeyError, IndexError, UnicodeError, struct.error) as exc:
+        return f"does not re-encode ({exc.__class__.__name__}: {exc})"
+    if again != body:
+        at = next((i for i, (a, b) in enumerate(zip(again, body, strict=False)) if a != b),
+                  min(len(again), len(body)))
+        return f"re-encodes to other bytes (body byte {at}: {len(again)} vs {len(body)} bytes)"
+    return None
 
 
 def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | None = None,

@@ -10,11 +10,19 @@ table, docs/edge-cases.md 6–8.
 | NOBLOB  | non-blob columns + given blobs       | non-blob + PKE / same + assigned blobs | non-blob + PKE  |
 
 Without a PKE the before image holds every column. MariaDB then also writes every column
-as the after image of MINIMAL and NOBLOB UPDATEs and INSERTs under NOBLOB (mariadb.md:
-"MINIMAL, no PKE: all / all"; "NOBLOB, no PKE: all"); MySQL keeps its after-image rule
+as the after image of MINIMAL and NOBLOB UPDATEs and INSERTs (mariadb.md: "MINIMAL, no PKE:
+all / all"; "NOBLOB, no PKE: all"; a MariaDB 10.11 server logs ``INSERT INTO t (a) VALUES
+(1)`` on a table without a key with every column, defaults included); MySQL keeps its after-image rule
 (``TABLE::mark_columns_per_binlog_row_image`` widens only the read set). "Blob" is binlog
 type 252 — TEXT/BLOB, and MariaDB's JSON (a LONGTEXT); MySQL's JSON (245) reports
 MYSQL_TYPE_JSON and is kept, like GEOMETRY.
+
+An image may hold no column at all: under MINIMAL, an INSERT that gives no value into a
+table whose key columns all take their defaults (``INSERT INTO t () VALUES ()``, no
+auto-increment). MariaDB 10.11 logs it as a rows event whose columns-present bitmap has no
+bit set and no row bytes after it (docs/edge-cases.md 24); the
+writer writes the same. Such a row is zero bytes long, so a rows event holds at most one
+(the server can insert only one such row: its key is the default).
 """
 
 from __future__ import annotations
@@ -59,11 +67,11 @@ def insert_columns(table, image: str, given: Iterable[int], flavor: str) -> tupl
     given = set(given)
     if im == "FULL":
         return (True,) * n
+    if pke_columns(table) is None and flavor.startswith("mariadb"):
+        return (True,) * n
     auto = {i for i, c in enumerate(table.columns) if c.auto_increment}
     if im == "MINIMAL":
         return _mask(n, given | auto)
-    if pke_columns(table) is None and flavor.startswith("mariadb"):
-        return (True,) * n
     return _mask(n, {i for i in range(n) if not is_blob(table, i, flavor)} | given)
 
 

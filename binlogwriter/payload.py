@@ -15,7 +15,7 @@ from typing import Any
 
 import zstandard
 
-from binlogwriter.errors import DecodeError
+from binlogwriter.errors import DecodeError, LimitError
 from binlogwriter.events import Event, TransactionPayloadEvent, decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import HEADER_SIZE
@@ -29,7 +29,9 @@ COMPRESSION_TYPE = 2
 UNCOMPRESSED_SIZE = 3
 ZSTD = 0
 NONE = 255
-_MAX_PAYLOAD = 1 << 30
+MAX_UNCOMPRESSED = 1 << 30
+"""Largest decompressed payload accepted (1 GiB, the servers' largest event)."""
+_CHUNK = 1 << 20
 
 
 def compress_transaction(events: list[Event], fmt: BinlogFormat, *, level: int = 3,
@@ -48,24 +50,49 @@ def compress_transaction(events: list[Event], fmt: BinlogFormat, *, level: int =
         payload=comp, **kw)
 
 
-def inner_event_bytes(event: TransactionPayloadEvent) -> bytes:
-    """The decompressed payload: inner events back to back."""
+def inner_event_bytes(event: TransactionPayloadEvent, *, max_size: int = MAX_UNCOMPRESSED) -> bytes:
+    """The decompressed payload: inner events back to back.
+
+    The header's UNCOMPRESSED_SIZE is checked against ``max_size`` before anything is
+    decompressed, and decompression is streamed in 1 MiB chunks up to that declared size
+    (plus one byte to notice a stream that holds more): the declared size is never trusted
+    for an allocation, and a zstd bomb costs at most what it declares. Errors are located
+    at the payload event (file:offset)."""
     fields = dict(event.header_fields)
     ctype = fields.get(COMPRESSION_TYPE, ZSTD)
     if ctype == NONE:
         return bytes(event.payload)
     if ctype != ZSTD:
-        raise DecodeError(f"unknown compression type {ctype}")
+        raise _located(DecodeError(f"unknown compression type {ctype}"), event)
     size = fields.get(UNCOMPRESSED_SIZE)
+    if size is not None and size > max_size:
+        raise _located(LimitError(f"payload declares {size} uncompressed bytes, more than the "
+                                  f"{max_size}-byte limit"), event)
+    want = (max_size if size is None else size) + 1
+    out = bytearray()
     try:
         dctx = zstandard.ZstdDecompressor()
         with dctx.stream_reader(event.payload) as reader:
-            out = reader.read(_MAX_PAYLOAD if size is None else size + 1)
+            while len(out) < want:
+                chunk = reader.read(min(_CHUNK, want - len(out)))
+                if not chunk:
+                    break
+                out += chunk
     except zstandard.ZstdError as exc:
-        raise DecodeError(f"corrupt zstd payload: {exc}") from None
+        raise _located(DecodeError(f"corrupt zstd payload: {exc}"), event) from None
+    if size is None and len(out) > max_size:
+        raise _located(LimitError(f"payload decompresses to more than the {max_size}-byte limit"), event)
     if size is not None and len(out) != size:
-        raise DecodeError(f"payload decompressed to {len(out)} bytes, header says {size}")
-    return out
+        more = " or more" if len(out) > size else ""
+        raise _located(DecodeError(f"payload decompressed to {len(out)}{more} bytes, header says {size}"),
+                       event)
+    return bytes(out)
+
+
+def _located(exc: DecodeError, event: Event) -> DecodeError:
+    where = event.origin
+    return exc.located(file=where and where.file, offset=where and where.offset,
+                       event_type="TRANSACTION_PAYLOAD_EVENT")
 
 
 def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
@@ -77,19 +104,27 @@ def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
     state = ReadState() if state is None else state
     data = inner_event_bytes(event)
     where = event.origin
+    file = where and where.file
+    offset = where and where.offset
     pos = 0
     while pos < len(data):
         if len(data) - pos < HEADER_SIZE:
-            raise DecodeError("payload ends inside an event header", file=where and where.file,
-                              offset=where and where.offset, event_type="TRANSACTION_PAYLOAD_EVENT")
+            raise DecodeError(f"payload ends inside an event header (payload byte {pos})", file=file,
+                              offset=offset, event_type="TRANSACTION_PAYLOAD_EVENT")
         length = int.from_bytes(data[pos + 9:pos + 13], "little")
         if length < HEADER_SIZE or pos + length > len(data):
-            raise DecodeError(f"inner event at payload byte {pos} has event_length {length}",
-                              file=where and where.file, offset=where and where.offset,
+            raise DecodeError(f"inner event at payload byte {pos} has event_length {length}, "
+                              f"{len(data) - pos} bytes left", file=file, offset=offset,
                               event_type="TRANSACTION_PAYLOAD_EVENT")
         chunk = data[pos:pos + length]
-        ev = decode_event(chunk, fmt, footer=False, columns_for=state.columns_for,
-                          file=where and where.file, offset=where and where.offset)
+        try:
+            ev = decode_event(chunk, fmt, footer=False, columns_for=state.columns_for, file=file,
+                              offset=offset)
+        except DecodeError as exc:
+            path = f"payload byte {pos}" + (f" -> {exc.path}" if exc.path else "")
+            raise type(exc)(exc.reason, file=file, offset=offset,
+                            event_type=f"{exc.event_type or '?'} in TRANSACTION_PAYLOAD_EVENT",
+                            path=path) from None
         state.observe(ev)
         yield pos, chunk, ev
         pos += length

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from binlogwriter.events import Event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.read.fastdecode import EventDecoder
-from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 
 if TYPE_CHECKING:
     from binlogwriter.read.changes import Change
@@ -44,12 +44,15 @@ class RawRecord:
         return int.from_bytes(self.data[13:17], "little")
 
 
-def iter_raw(path: str | os.PathLike, *, verify_checksum: bool = True) -> Iterator[RawRecord]:
+def iter_raw(path: str | os.PathLike, *, verify_checksum: bool = True,
+             max_event_size: int = MAX_EVENT_SIZE) -> Iterator[RawRecord]:
     """Frame the events of one file (checking magic, lengths and the FDE) without decoding
     bodies other than the FDE's (:func:`binlogwriter.read.framing.iter_frames`). Checksums
-    are checked by :func:`decode_event`."""
+    are checked by :func:`decode_event`. An event_length above ``max_event_size`` is a
+    :class:`~binlogwriter.errors.LimitError` raised before the event is read."""
     name = os.fspath(path)
-    for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, check_crc=False):
+    for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, check_crc=False,
+                                         max_event_size=max_event_size):
         yield RawRecord(name, offset, data, fmt)
 
 
@@ -65,12 +68,15 @@ class BinlogReader:
 
     ``start_position`` / ``stop_position`` select events whose offset is ≥ start and < stop
     (in every file, as mysqlbinlog does for a single file). ``verify_checksum`` checks each
-    CRC32 footer.
+    CRC32 footer. ``max_event_size`` (default 1 GiB, like the servers' largest
+    ``max_allowed_packet``) bounds the event length the reader accepts: a longer one is a
+    :class:`~binlogwriter.errors.LimitError` naming file:offset, raised before it is read.
     """
 
     def __init__(self, paths: Iterable[str | os.PathLike] | str | os.PathLike, *,
                  verify_checksum: bool = True, start_position: int | None = None,
-                 stop_position: int | None = None, schemas: Any = None) -> None:
+                 stop_position: int | None = None, schemas: Any = None,
+                 max_event_size: int = MAX_EVENT_SIZE) -> None:
         if isinstance(paths, str | os.PathLike):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -79,6 +85,7 @@ class BinlogReader:
         self.stop_position = stop_position
         self.fmt: BinlogFormat | None = None
         self.schemas = schemas
+        self.max_event_size = max_event_size
         self.state = ReadState(schemas)
         self._decoder = EventDecoder()
 
@@ -86,7 +93,7 @@ class BinlogReader:
         """The records in the selected range (the format still follows every FDE, read or not)."""
         for p in self.paths:
             self.state = ReadState(self.schemas)
-            for rec in iter_raw(p, verify_checksum=self.verify_checksum):
+            for rec in iter_raw(p, verify_checksum=self.verify_checksum, max_event_size=self.max_event_size):
                 self.fmt = rec.fmt
                 if self.start_position is not None and rec.offset < self.start_position:
                     continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from binlogwriter.errors import DecodeError
 from binlogwriter.events import Event, register_event_class
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.layouts import register
@@ -65,11 +66,24 @@ class TableMapEvent(Event):
         """The decoded :class:`binlogwriter.metadata.TableMap` view (columns, names, PK…)."""
         from binlogwriter.metadata import TableMap
 
-        return TableMap.decode(self.to_layout(), flavor or self.flavor)
+        try:
+            return TableMap.decode(self.to_layout(), flavor or self.flavor)
+        except DecodeError as exc:
+            raise self._located(exc) from None
 
     def column_descs(self, schema: Any = None) -> list:
         """ColumnDesc per column, from the optional metadata merged with ``schema``."""
-        return self.view().column_descs(schema if schema is not None else self.schema_table)
+        view = self.view()
+        try:
+            return view.column_descs(schema if schema is not None else self.schema_table)
+        except DecodeError as exc:
+            raise self._located(exc) from None
+
+    def _located(self, exc: DecodeError) -> DecodeError:
+        """``exc`` with this event's file:offset filled in (errors raised by the views)."""
+        o = self.origin
+        return exc.located(file=o.file if o else None, offset=o.offset if o else None,
+                           event_type="TABLE_MAP_EVENT")
 
 
 class _Obj(dict):

@@ -26,7 +26,7 @@ from binlogwriter.values import ABSENT
 __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows",
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS"]
 
-_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 25: "delete", 32: "delete"}
+_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 39: "update", 25: "delete", 32: "delete"}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from binlogwriter import events as ev
 from binlogwriter.charsets import find_collation
+from binlogwriter.errors import DecodeError
 from binlogwriter.format import EventType
 from binlogwriter.layouts.query import (
     Q_AUTO_INCREMENT,
@@ -287,8 +288,12 @@ def render_event(e: ev.Event, opts: RenderOptions | None = None, state: Any = No
     lines.append(f"#{format_time(e.timestamp or 0)} server id {e.server_id}  end_log_pos {e.log_pos}{crc_text} \t"
                  f"{_summary(e, state)}")
     renderer = DETAIL_RENDERERS.get(e.type_code)
-    if renderer is not None:
-        lines.extend(renderer(e, opts, state))
-    else:
-        lines.extend(_body(e, opts))
+    try:
+        if renderer is not None:
+            lines.extend(renderer(e, opts, state))
+        else:
+            lines.extend(_body(e, opts))
+    except DecodeError as exc:  # raised by a view of the event: say which event
+        raise exc.located(file=o.file if o else None, offset=o.offset if o else None,
+                          event_type=e.type_name) from None
     return lines

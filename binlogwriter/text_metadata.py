@@ -21,6 +21,7 @@ TABLE_MAP (``tests/data/mysqlbinlog-output/``), driven only by the event's field
 from __future__ import annotations
 
 from binlogwriter.charsets import Collation, find_collation
+from binlogwriter.errors import DecodeError
 from binlogwriter.metadata import (
     COLUMN_CHARSET,
     DEFAULT_CHARSET,
@@ -81,7 +82,16 @@ class _CharsetIter:
         return find_collation(cid, self.flavor)
 
 
+_META_BYTES = {246: 2, 16: 2, 17: 1, 18: 1, 19: 1, 252: 1, 15: 2, 253: 2, 254: 2}
+"""Metadata bytes each real type's name is built from (format.md §12)."""
+
+
 def _type_name(rt: int, meta: bytes, cs: Collation | None, geometry: int, family: str) -> str:
+    need = _META_BYTES.get(rt, 0)
+    if len(meta) < need:
+        # a corrupt Table_map: the metadata of the column's type is shorter than the type needs
+        raise DecodeError(f"column of real type {rt} has {len(meta)} metadata bytes, its type needs {need}",
+                          event_type="TABLE_MAP_EVENT")
     text = cs is not None and cs.id != 63
     if rt in (3, 1, 2, 9, 8):
         return {3: "INT", 1: "TINYINT", 2: "SMALLINT", 9: "MEDIUMINT", 8: "BIGINT"}[rt]

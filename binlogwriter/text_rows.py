@@ -209,13 +209,14 @@ class _ImagePrinter:
     """``print_verbose_one_row`` for one table: per column its line prefix, its renderer and
     its ``-vv`` comments, prepared once (the renderers and type names never change)."""
 
-    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols")
+    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols", "_images")
 
     def __init__(self, cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
                  nullable: Sequence[bool], verbose: int, family: str) -> None:
         self.cols, self.types, self.metas, self.nullable = cols, types, metas, nullable
         self.verbose, self.family = verbose, family
         self._cols: dict[int, tuple] = {}
+        self._images: dict[tuple, tuple] = {}
 
     def _column(self, i: int) -> tuple:
         c = self._cols.get(i)
@@ -234,14 +235,13 @@ class _ImagePrinter:
     def lines(self, present: Sequence[bool], values: Sequence[Any]) -> list[str]:
         """The ``###   @N=…`` lines of one decoded image (full-width values; columns not
         present are skipped)."""
-        out = []
-        for i, p in enumerate(present):
-            if not p:
-                continue
-            head, fn, tail, null = self._column(i)
-            v = values[i]
-            out.append(head + null if v is None else head + fn(v) + tail)
-        return out
+        key = present if type(present) is tuple else tuple(present)
+        image = self._images.get(key)  # the present columns' (index, head, renderer, tail, NULL line)
+        if image is None:
+            image = self._images[key] = tuple(
+                (i, *self._column(i)) for i, p in enumerate(present) if p)
+        return [head + null if (v := values[i]) is None else head + fn(v) + tail
+                for i, head, fn, tail, null in image]
 
 
 _PRINTERS: dict[tuple, tuple] = {}
@@ -395,6 +395,8 @@ def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
     buf = rows_bytes(e)
     rows: list = []
     pos, n = 0, 0
+    if buf and not any(e.columns_present) and not (e.columns_after is not None and any(e.columns_after)):
+        raise ValueError("rows event has row images of 0 bytes (no column in its images)")
     try:
         while pos < len(buf):
             n += 1

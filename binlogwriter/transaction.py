@@ -187,6 +187,14 @@ class Transaction:
                                    table=_where(table))
         self.statements.append(_Statement("update", table, list(pairs), sql))
 
+    def partial_update(self, table, pairs: Iterable[tuple[Any, Any]], *, sql: str | None = None) -> None:
+        """An UPDATE logged as MySQL does with ``binlog_row_value_options=PARTIAL_JSON``
+        (PARTIAL_UPDATE_ROWS_EVENT): like :meth:`update`, and a JSON column of ``after`` may
+        be a :class:`~binlogwriter.values.json_diff.JsonPartial` (replace / insert / remove
+        diffs) instead of a whole document (binlogwriter/partial_json.py)."""
+        self.update(table, pairs, sql=sql)
+        self.statements[-1].kind = "partial_update"
+
     def delete(self, table, rows: Iterable[Any], *, sql: str | None = None) -> None:
         """DELETE rows: the current rows; under MINIMAL or NOBLOB a mapping of the columns the
         before image logs (the primary key equivalent, or every column without one) is enough."""
@@ -241,6 +249,10 @@ def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | N
     A statement of at least ``VECTOR_MIN_ROWS`` rows has its images encoded column by column
     (:func:`binlogwriter.values.row.encode_row_images`, same bytes); on any error it is
     encoded again row by row, which raises the error of the first bad row."""
+    if stmt.kind == "partial_update":  # JSON diffs: PARTIAL_UPDATE_ROWS_EVENT
+        from binlogwriter.partial_json import partial_update_groups
+
+        return partial_update_groups(writer, stmt)
     if len(stmt.rows) < VECTOR_MIN_ROWS:
         return _statement_rows_one_by_one(writer, stmt)
     try:
@@ -352,13 +364,21 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
                       groups: list[tuple[tuple, tuple | None, list[bytes]]]) -> list[Event]:
     """Rows events of one statement, split at binlog_row_event_max_size (format.md §13)."""
     fmt = writer.fmt
-    cls = rows_event_class(stmt.kind, version=fmt.rows_version)
+    if stmt.kind == "partial_update":
+        from binlogwriter.rows_events import PartialUpdateRowsEvent as cls  # type 39
+    else:
+        cls = rows_event_class(stmt.kind, version=fmt.rows_version)
     width = len(stmt.table.columns)
     nbm = (width + 7) // 8
     post = 10 if fmt.rows_version == 2 else 8
     limit = writer.settings.row_event_max_size
     out: list[Event] = []
     for bbits, abits, rows in groups:
+        if len(rows) > 1 and abits is None and not any(bbits):  # images.py: zero-column images
+            raise ValueEncodeError(f"{len(rows)} rows whose {writer.settings.row_image} image holds no column: "
+                                   "a rows event can carry one (its rows are zero bytes long: a reader "
+                                   "cannot count them); give their key values",
+                                   table=f"{stmt.table.database}.{stmt.table.name}", row=1)
         overhead = post + packed_int_size(width) + nbm * (2 if abits is not None else 1)
         present = _present_bitmap(bbits, fmt)
         after = _present_bitmap(abits, fmt) if abits is not None else None
@@ -453,6 +473,6 @@ def default_statement_text(stmt: _Statement) -> str:
     n = len(stmt.rows)
     if stmt.kind == "insert":
         return f"INSERT INTO {name} /* {n} row{'s' if n != 1 else ''} */"
-    if stmt.kind == "update":
+    if stmt.kind in ("update", "partial_update"):
         return f"UPDATE {name} /* {n} row{'s' if n != 1 else ''} */"
     return f"DELETE FROM {name} /* {n} row{'s' if n != 1 else ''} */"

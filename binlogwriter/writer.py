@@ -306,6 +306,7 @@ class BinlogWriter:
         self.stop_event = stop_event
         self._next_index = first_index
         self.sink: Sink = FileSink(self.directory, overwrite=overwrite) if sink is None else sink
+        self.overwrite = overwrite
         self._active = False  # the sink holds the current file open
         self._resume = False  # the current file was started by another writer: continue it
         self._offset = 0
@@ -435,6 +436,8 @@ class BinlogWriter:
         return self._offset
 
     def _open(self) -> None:
+        if not self.files and self.write_index:
+            self._check_index()
         self._name = f"{self.basename}.{self._next_index:06d}"
         self._next_index += 1
         self.sink.open(self._name, 0)
@@ -506,6 +509,14 @@ class BinlogWriter:
         self.files.append(final)
         if self.write_index:
             self._write_index()
+
+    def _check_index(self) -> None:
+        """A new file set never replaces another one's ``<basename>.index`` unless
+        ``overwrite`` (checked before the first file is opened, so nothing is written)."""
+        index = self.directory / (self.basename + ".index")
+        first = self.directory / f"{self.basename}.{self._next_index:06d}"
+        if not self.overwrite and os.path.lexists(index) and not os.path.lexists(first):  # else the sink names it
+            raise OutputExistsError(f"{index} exists; pass overwrite=True to replace it", file=str(index))
 
     def _write_index(self) -> None:
         tmp = self.directory / (self.basename + ".index" + _TMP_SUFFIX)

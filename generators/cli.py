@@ -8,6 +8,7 @@ with status 2, and no output directory is created.
 
 from __future__ import annotations
 
+import signal
 import sys
 import tempfile
 import time
@@ -22,6 +23,22 @@ from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
 __all__ = ["generate"]
 
 _EXIT_USAGE = 2
+_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n))
+
+
+class _Interrupted(BaseException):
+    """A termination signal arrived while generating (raised by :func:`_on_signal` in the
+    main thread, so the engines' clean-up — ``except BaseException`` — runs)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    for s in _SIGNALS:  # one clean-up: later signals wait until it is done
+        signal.signal(s, signal.SIG_IGN)
+    raise _Interrupted(signum)
 
 
 class _OneLineError(click.ClickException):
@@ -98,6 +115,53 @@ def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: b
     the place and exits with status 2; nothing is written at --out.
     """
     started = time.perf_counter()
+    try:
+        previous = {s: signal.signal(s, _on_signal) for s in _SIGNALS}
+    except ValueError:  # not the main thread (an embedding host): its signals stay its own
+        previous = {}
+    try:
+        result = _generate(out, spec_file, schema, progress, engine, partitions, spark_log_level, options)
+    except (_Interrupted, KeyboardInterrupt) as e:
+        signum = e.signum if isinstance(e, _Interrupted) else signal.SIGINT
+        for s in _SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
+        _interrupted(out, engine, signum)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+    click.echo(summary(result.manifest, result.out, time.perf_counter() - started, engine))
+
+
+def _interrupted(out: Path, engine: str, signum: int) -> None:
+    """SIGTERM / SIGINT / SIGHUP while generating: the engine has removed its temporary
+    directory (its ``except BaseException``); stop Spark's jobs, remove what a Spark task
+    may still have written, print one line and exit ``128 + signum`` as a shell reports a
+    killed command (docs/generate.md, crash safety)."""
+    if engine == "spark":
+        try:
+            from pyspark.sql import SparkSession
+
+            s = SparkSession.getActiveSession()
+            if s is not None:
+                s.sparkContext.cancelAllJobs()
+                s.stop()
+        except Exception:  # noqa: BLE001 - the JVM may be going down with us
+            pass
+    try:
+        from generators.engine import sweep_stale_tmp
+
+        sweep_stale_tmp(out)  # our own run's directory is unlocked now: removed with any other
+    except Exception:  # noqa: BLE001 - best effort; the next run sweeps too
+        pass
+    name = signal.Signals(signum).name
+    left = "nothing was left" if not out.exists() or not any(out.iterdir()) else "the run had completed"
+    click.echo(f"binlogwriter generate: interrupted by {name} ({left} at {out})", err=True)
+    sys.exit(128 + signum)
+
+
+def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
+              engine: str, partitions: int | None, spark_log_level: str | None, options: dict[str, Any]):
+    """The command's work; its errors become one line and an exit status."""
     sf = None
     try:
         if spec_file is not None:
@@ -134,7 +198,17 @@ def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: b
         what = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
         click.echo(f"binlogwriter generate: failed: {_one_line(what)} (nothing was left at {out})", err=True)
         sys.exit(1)
-    click.echo(summary(result.manifest, result.out, time.perf_counter() - started, engine))
+    except Exception as e:
+        if engine != "spark" or not type(e).__module__.startswith(("pyspark", "py4j")):
+            raise
+        # a task failed on an executor (a full disk there, ...): its error's last line, not
+        # the worker's and the JVM's stacks
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        why = lines[-1] if lines else type(e).__name__
+        click.echo(f"binlogwriter generate: failed: a Spark job failed: {_one_line(why)[:500]} "
+                   f"(nothing was left at {out})", err=True)
+        sys.exit(1)
+    return result
 
 
 def run_generate(spec, out: Path, progress=None):

@@ -622,14 +622,24 @@ def generate(spec: Spec, out: str | os.PathLike, *,
         raise SpecError(f"--out: parent directory {parent} does not exist")
     sweep_stale_tmp(out)
     tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
-    lock = _lock_dir(tmp)
+    lock = None
     try:
+        lock = _lock_dir(tmp)
         manifest = run.run(tmp)
         os.chmod(tmp, 0o755)
         if out.exists():
             out.rmdir()
         os.rename(tmp, out)
-    except BaseException:
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if e.filename is not None:
+            raise
+        # a write without a file name (a text file's flush on a full disk): name the run
+        from binlogwriter.errors import OutputError
+
+        raise OutputError(f"cannot write the run into {tmp} (for {out}): {e.strerror or e}",
+                          file=str(tmp)) from None
+    except BaseException:  # any error, SIGTERM/SIGINT (generators/cli.py): nothing is left
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finally:

@@ -30,6 +30,7 @@ end (docs/generate.md, crash safety): a failure removes it, a killed run leaves 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 if __name__ == "__main__":  # spark-submit .../spark_gen/job.py: its driver may be a Python without the project
@@ -95,10 +96,16 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
         environment.prepare_local(conf.get("spark.pyspark.python", None))
     for k, v in environment.builder_options(log_level, conf).items():
         b = b.config(k, v)
+    sigint = signal.getsignal(signal.SIGINT)
     try:
         s = b.getOrCreate()
     except Exception as e:  # noqa: BLE001 - no JVM / no Java: one line, not a stack
         raise EnvironmentSetupError(environment.explain_failure(e)) from None
+    if callable(sigint) and sigint is not signal.default_int_handler and signal.getsignal(signal.SIGINT) is not sigint:
+        try:
+            signal.signal(signal.SIGINT, sigint)  # the caller's own (generators/cli.py), not pyspark's
+        except ValueError:  # not the main thread: pyspark installed nothing either
+            pass
     s.sparkContext.setLogLevel(log_level)
     return s
 

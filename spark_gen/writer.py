@@ -199,7 +199,10 @@ class ChunkSink:
 
     def abort(self) -> None:
         if self._fh is not None:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:  # buffered bytes that cannot be written any more (full disk)
+                pass
             self._fh = None
             try:
                 os.unlink(self.directory / (self._name + ".part"))

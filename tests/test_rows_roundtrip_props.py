@@ -87,8 +87,8 @@ def image_columns(gt: GenTable, flavor: str, image: str, kind: str,
     if image == "FULL":
         return (allc, allc) if kind == "update" else (allc, None)
     if image == "MINIMAL":
-        if kind == "insert":
-            return given, None
+        if kind == "insert":  # MariaDB, no PKE: every column (tests/data/row_images/)
+            return (allc if maria and pke is None else given), None
         if kind == "delete":
             return (pke if pke is not None else allc), None
         if pke is None:

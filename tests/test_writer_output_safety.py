@@ -79,3 +79,50 @@ def test_full_disk_on_the_index(tmp_path: Path) -> None:
         _write(tmp_path)
     assert not (tmp_path / "binlog.index.part").exists()
     assert not (tmp_path / "binlog.index").exists()
+
+
+def test_existing_index_is_not_overwritten(tmp_path: Path) -> None:
+    """An index of another file set (its binlogs moved away) is refused before anything is
+    written; overwrite=True replaces it."""
+    (tmp_path / "binlog.index").write_text("./binlog.000007\n")
+    with pytest.raises(OutputExistsError, match=r"binlog\.index exists"):
+        _write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["binlog.index"]
+    assert (tmp_path / "binlog.index").read_text() == "./binlog.000007\n"
+    _write(tmp_path, overwrite=True)
+    assert (tmp_path / "binlog.index").read_text() == "./binlog.000001\n"
+
+
+def test_full_disk_in_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENOSPC raised by the file's own write (fault injection at the write layer, after some
+    bytes went through): one OutputError naming the .part, nothing left, the writer closed."""
+    import errno
+    import io
+
+    written = [0]
+    real_write = io.BufferedWriter.write
+
+    class Full(io.BufferedWriter):
+        def write(self, data) -> int:
+            written[0] += len(data)
+            if written[0] > 30_000:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real_write(self, data)
+
+    import binlogwriter.writer as wmod
+
+    real_open = open
+
+    def fake_open(path, mode="r", *a, **kw):
+        fh = real_open(path, mode, *a, **kw)
+        if "b" in mode and str(path).endswith(".part"):
+            raw = fh.detach()
+            return Full(raw)
+        return fh
+
+    monkeypatch.setattr(wmod, "open", fake_open, raising=False)
+    with pytest.raises(OutputError) as info:
+        _write(tmp_path, rows=2000)
+    msg = str(info.value)
+    assert "binlog.000001.part" in msg and "No space left on device" in msg and "\n" not in msg
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -309,34 +309,60 @@ TAGGED_GTID_FIELD_IDS = (
 )
 
 
+class NonCanonical(cs.ExplicitError):
+    """Bytes that parse but are not in the one form the encoder writes (a varlen longer than
+    needed, fields out of order, a message_size that is not the message's size): the event
+    is kept raw rather than handed out with fields that would encode to other bytes."""
+
+
+def _varlen_exact(stream, path) -> int:
+    """:func:`_varlen_uint`, refusing a value not in its shortest form (NonCanonical)."""
+    start = stream.tell()
+    v = _varlen_uint(stream, path)
+    n = stream.tell() - start
+    if n > 1 and v < 1 << (7 * (n - 1)):
+        raise NonCanonical(f"varlen {v} takes {n} bytes, {len(_varlen_uint_bytes(v))} suffice", path=path)
+    return v
+
+
 class _TaggedGtidMessage(cs.Construct):
     """A ``mysql::serialization`` message: version, message_size (whole message, bytes),
     last_non_ignorable_field_id, then (field_id, data) pairs (format.md §8, UNVERIFIED by
     bytes). Value: Container of the named fields present (absent optional ones are None)."""
 
     def _parse(self, stream, context, path):
+        # Parsed strictly (every varlen shortest, field ids increasing, message_size exact):
+        # only then do the fields encode back to these bytes (events.decode_body relies on it).
         start = stream.tell()
-        version = _varlen_uint(stream, path)
-        size = _varlen_uint(stream, path)
-        last_id = _varlen_uint(stream, path)
+        version = _varlen_exact(stream, path)
+        size = _varlen_exact(stream, path)
+        last_id = _varlen_exact(stream, path)
         by_id = {fid: (name, kind) for name, fid, kind in TAGGED_GTID_FIELD_IDS}
         out = cs.Container(version=version, last_non_ignorable_field_id=last_id)
         for name, _, _ in TAGGED_GTID_FIELD_IDS:
             out[name] = None
+        prev = -1
         while stream.tell() - start < size:
-            fid = _varlen_uint(stream, path)
+            fid = _varlen_exact(stream, path)
             if fid not in by_id:
                 raise cs.ExplicitError(f"unknown tagged GTID field id {fid}", path=path)
+            if fid <= prev:
+                raise NonCanonical(f"tagged GTID field id {fid} after {prev}", path=path)
+            prev = fid
             name, kind = by_id[fid]
             if kind == "uuid":
-                out[name] = Uuid.parse(bytes(_varlen_uint(stream, path) for _ in range(16)))
+                raw = bytes(_varlen_exact(stream, path) for _ in range(16))
+                out[name] = Uuid.parse(raw)
             elif kind == "str":
-                n = _varlen_uint(stream, path)
+                n = _varlen_exact(stream, path)
                 out[name] = cs.stream_read(stream, n, path).decode("ascii")
             elif kind == "s":
-                out[name] = _unzigzag(_varlen_uint(stream, path))
+                out[name] = _unzigzag(_varlen_exact(stream, path))
             else:
-                out[name] = _varlen_uint(stream, path)
+                out[name] = _varlen_exact(stream, path)
+        if stream.tell() - start != size:
+            raise NonCanonical(f"tagged GTID message_size {size}, message {stream.tell() - start} bytes",
+                               path=path)
         return out
 
     def _build(self, obj, stream, context, path):

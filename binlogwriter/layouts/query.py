@@ -95,7 +95,42 @@ StatusVar = cs.Struct(
 )
 """One status variable; an unknown code swallows the rest of the block as raw bytes."""
 
-StatusVars = cs.GreedyRange(StatusVar)
+class _StatusVars(cs.Construct):
+    """The status-variable block: variables in written order; bytes that do not parse as one
+    more variable (a known code cut short, a value that would not build back to its bytes)
+    are kept raw as a last ``(None, bytes)`` entry, so the block re-encodes exactly."""
+
+    def _parse(self, stream, context, path):
+        data = cs.stream_read_entire(stream, path)
+        out = cs.ListContainer()
+        pos = 0
+        while pos < len(data):
+            try:
+                sv = StatusVar.parse(data[pos:])
+                size = len(StatusVar.build(sv))
+                if size == 0 or data[pos:pos + size] != StatusVar.build(sv):
+                    raise cs.ConstructError("status variable does not build back to its bytes")
+            except (cs.ConstructError, ValueError, UnicodeError, OverflowError, TypeError, KeyError):
+                out.append(cs.Container(code=None, value=bytes(data[pos:])))
+                break
+            out.append(sv)
+            pos += size
+        return out
+
+    def _build(self, obj, stream, context, path):
+        for sv in obj:
+            if sv["code"] is None:
+                v = bytes(sv["value"])
+                cs.stream_write(stream, v, len(v), path)
+            else:
+                StatusVar._build(sv, stream, context, path)
+        return obj
+
+    def _sizeof(self, context, path):
+        raise cs.SizeofError("status variables have variable size", path=path)
+
+
+StatusVars = _StatusVars()
 
 
 def _status_len(ctx) -> int:

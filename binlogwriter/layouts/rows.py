@@ -72,19 +72,28 @@ class _RowsData(cs.Construct):
         if self.compressed:
             blob = mariadb_decompress(data)
         cols = context._.get("columns") if "_" in context else None
-        if cols is None or self.partial or any(_unsized(c) for c in cols):
+        if cols is None or any(_unsized(c) for c in cols):
             return RowsPayload(raw=data)
         from binlogwriter.values.row import decode_row_image
 
+        decode_after = decode_row_image
+        if self.partial:  # PARTIAL_UPDATE_ROWS: value_options, partial_bits, JSON diffs (format.md §14)
+            from binlogwriter.values.json_diff import decode_partial_image as decode_after
         before = context.columns_present
         after = context.get("columns_after")
+        if blob and not any(before) and not (after is not None and any(after)):
+            # every image would be 0 bytes: the loop below would never advance (format.md §13)
+            from binlogwriter.errors import DecodeError
+            from binlogwriter.read.rowdecode import ZERO_WIDTH
+
+            raise DecodeError(ZERO_WIDTH.format(len(blob)), path="rows")
         rows, pads = [], []
         pos = 0
         n = len(blob)
         while pos < n:
             vals, pad, pos = decode_row_image(cols, before, blob, pos)
             if self.update:
-                avals, apad, pos = decode_row_image(cols, after, blob, pos)
+                avals, apad, pos = decode_after(cols, after, blob, pos)
                 rows.append((vals, avals))
                 pads.append((pad, apad))
             else:
@@ -103,6 +112,13 @@ class _RowsData(cs.Construct):
 
             before = context.columns_present
             after = context.get("columns_after")
+            encode_after = encode_row_image
+            if self.partial:
+                from binlogwriter.values.json_diff import encode_partial_image
+
+                def encode_after(cols, present, values, pad):
+                    p, vo, bits = pad if isinstance(pad, tuple) else (pad, None, None)
+                    return encode_partial_image(cols, present, values, p, vo, bits)
             out = bytearray()
             pads = obj.null_pads or [None] * len(obj.rows)
             dflt = obj.default_pad
@@ -112,7 +128,7 @@ class _RowsData(cs.Construct):
                         b, a = row
                         pb, pa = pad if pad is not None else (dflt, dflt)
                         out += encode_row_image(cols, before, b, pb)
-                        out += encode_row_image(cols, after, a, pa)
+                        out += encode_after(cols, after, a, pa)
                     else:
                         out += encode_row_image(cols, before, row, dflt if pad is None else pad)
                 except Exception as exc:  # ValueEncodeError: add the row index
@@ -130,6 +146,26 @@ class _RowsData(cs.Construct):
         raise cs.SizeofError("rows have variable size", path=path)
 
 
+class _Width(cs.Construct):
+    """The column count (packed integer, format.md §13), in its shortest form only: a longer
+    one parses but would encode shorter, so the event is kept raw (events.decode_body)."""
+
+    def _parse(self, stream, context, path):
+        from binlogwriter.layouts.control import NonCanonical
+
+        start = stream.tell()
+        v = PackedInt._parsereport(stream, context, path)
+        if stream.tell() - start != len(PackedInt.build(v)):
+            raise NonCanonical(f"column count {v} in {stream.tell() - start} bytes", path=path)
+        return v
+
+    def _build(self, obj, stream, context, path):
+        return PackedInt._build(obj, stream, context, path)
+
+    def _sizeof(self, context, path):
+        raise cs.SizeofError("packed integer", path=path)
+
+
 def rows_fields(type_code: int, table_id_size: int = 6) -> list:
     """Fields of a rows event of ``type_code`` (format.md §13)."""
     v2 = type_code in V2_TYPES
@@ -144,7 +180,7 @@ def rows_fields(type_code: int, table_id_size: int = 6) -> list:
             "extra_info" / cs.Bytes(this._var_header_len - 2),
         ]
     fields += [
-        "width" / PackedInt,
+        "width" / _Width(),
         "columns_present" / Bitmap(this.width),
     ]
     if update:

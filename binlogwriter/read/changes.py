@@ -176,7 +176,10 @@ class TableInfo:
             if h.width != len(self.cols):
                 raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
             plan = RowsPlan(self, h.present, h.after)
-            if len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED:
+            if (len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED
+                    or not any(h.present) and not (h.after is not None and any(h.after))):
+                # (a header with no column in its images is not cached: parse_rows_header
+                # refuses it as soon as it has rows)
                 return plan, h.rows
             if len(self._headers) > 256:
                 self._headers.clear()
@@ -315,9 +318,6 @@ class _Reader:
                               file=name, offset=offset, event_type=type_name(t))
         if info.error is not None:
             raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
-        if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:
-            raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not decoded to changes",
-                              file=name, offset=offset, event_type=type_name(t))
         try:
             plan, buf = info.rows_header(t, data, end, tid_size)
             n = len(buf)
@@ -331,6 +331,8 @@ class _Reader:
             if plan.after is not None:
                 aimg = plan.aimg
                 anames = plan.anames
+                if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:  # JSON diffs stay JsonPartial values
+                    aimg = _partial_after(info.cols, plan.after)
                 while pos < n:
                     bv, _, pos = bimg(buf, pos)
                     av, _, pos = aimg(buf, pos)
@@ -380,6 +382,17 @@ class _Reader:
             c.xid = xid
         yield from pending
         return gtid
+
+
+def _partial_after(cols, present: tuple):
+    """The after-image decoder of a PARTIAL_UPDATE_ROWS_EVENT (format.md §14): values of the
+    present columns, a JSON column holding diffs as a JsonPartial."""
+    from binlogwriter.values.json_diff import decode_partial_image
+
+    def aimg(buf, pos):
+        vals, pad, pos = decode_partial_image(cols, present, buf, pos)
+        return tuple(v for v, p in zip(vals, present, strict=True) if p), pad, pos
+    return aimg
 
 
 def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,

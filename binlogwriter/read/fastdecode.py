@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import copy
 import struct
 import zlib
 from typing import Any
@@ -108,6 +107,8 @@ def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, serve
         tlen, p = int.from_bytes(data[p + 1:p + 9], "little"), p + 9
     else:
         return None
+    if b >= 0xFC and tlen < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+        return None  # not the shortest form: the declarative path keeps such an event raw
     sv = _flagged(data, p, 4, end)
     if sv is None:
         return None
@@ -134,6 +135,16 @@ class EventDecoder:
     def __init__(self, max_cached: int = 4096) -> None:
         self._cache: dict[tuple, Any] = {}
         self._max = max_cached
+        self._fmt: Any = None
+        self._footer = 0
+        self._rows_ok: frozenset = frozenset()
+
+    def _set_format(self, fmt: BinlogFormat) -> None:
+        """Bodies are cached per format: a new FDE (another object) starts a new cache."""
+        self._fmt = fmt
+        self._cache = {}
+        self._footer = fmt.footer_size
+        self._rows_ok = frozenset(t for t in _ROWS if fmt.post_header_len(t) == _KNOWN_POST[t])
 
     def decode(self, data: bytes, fmt: BinlogFormat, *, file: str | None, offset: int | None,
                verify_checksum: bool, columns_for: Any) -> Any:
@@ -143,16 +154,18 @@ class EventDecoder:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         ts, t, server_id, length, log_pos, flags = _HEAD.unpack_from(data, 0)
-        footer = fmt.footer_size
+        if fmt is not self._fmt:
+            self._set_format(fmt)
+        footer = self._footer
         end = n - footer
         if length != n or end < 19 or (footer and verify_checksum and zlib.crc32(data) != CRC_RESIDUE):
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         if t in CACHED_TYPES:
             body = data[19:end]
-            key = (fmt, t, body)
-            proto = self._cache.get(key)
-            if proto is None:
+            key = (t, body)
+            hit = self._cache.get(key)
+            if hit is None:
                 proto = decode_body(t, body, fmt, header={"timestamp": ts, "server_id": server_id,
                                                          "flags": flags, "log_pos": log_pos},
                                     file=file, offset=offset, columns_for=columns_for)
@@ -160,14 +173,16 @@ class EventDecoder:
                     self._cache.clear()
                 if t == 19:  # column descriptions per schema, shared by the copies (text_state.py)
                     proto._descs_cache = {}
-                self._cache[key] = proto
-            ev = copy.copy(proto)
+                hit = self._cache[key] = (proto, type(proto), dict(proto.__dict__),
+                                          tuple(k for k, v in proto.__dict__.items() if type(v) is list))
+            proto, cls, d0, lists = hit
+            ev = cls.__new__(cls)  # a copy of the first decode (copy.copy without its protocol)
             d = ev.__dict__
-            for k, v in d.items():  # a caller may edit a list field: give each event its own
-                if type(v) is list:
-                    d[k] = list(v)
-            ev.timestamp, ev.server_id, ev.flags, ev.log_pos = ts, server_id, flags, log_pos
-        elif t in _ROWS and columns_for is not None and fmt.post_header_len(t) == _KNOWN_POST[t]:
+            d.update(d0)
+            for k in lists:  # a caller may edit a list field: give each event its own
+                d[k] = list(d0[k])
+            d["timestamp"], d["server_id"], d["flags"], d["log_pos"] = ts, server_id, flags, log_pos
+        elif t in self._rows_ok and columns_for is not None:
             tid_size = fmt.table_id_size
             cols = columns_for(int.from_bytes(data[19:19 + tid_size], "little")) if end - 19 >= tid_size else None
             ev = self._rows(t, data, end, fmt, cols, ts, server_id, flags, log_pos) if cols is not None else None
@@ -199,9 +214,7 @@ class EventDecoder:
               flags: int, log_pos: int) -> Any:
         """A rows event read by the compiled decoder; None to let the declarative path decide
         (unsized columns, malformed bodies: it gives the located error)."""
-        from binlogwriter.rows_events import _CLASSES
-
-        if any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb") for c in cols):
+        if _has_unsized(cols):
             return None
         try:
             h = parse_rows_header(t, data[19:end], fmt.table_id_size)
@@ -236,4 +249,20 @@ class EventDecoder:
         return ev
 
 
+_UNSIZED: dict[int, tuple] = {}
+
+
+def _has_unsized(cols: Any) -> bool:
+    """MariaDB old TIME/DATETIME/TIMESTAMP without an fsp (from a schema): the declarative
+    path decides (cached per column tuple, which the reader's state keeps)."""
+    hit = _UNSIZED.get(id(cols))
+    if hit is None or hit[0] is not cols:
+        if len(_UNSIZED) > 1024:
+            _UNSIZED.clear()
+        hit = _UNSIZED[id(cols)] = (cols, any(c.type_code in (7, 11, 12) and c.fsp is None
+                                              and c.flavor.startswith("mariadb") for c in cols))
+    return hit[1]
+
+
+from binlogwriter.rows_events import _CLASSES  # noqa: E402
 from binlogwriter.values.base import ABSENT as _ABSENT  # noqa: E402

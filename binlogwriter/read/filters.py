@@ -110,11 +110,9 @@ class EventFilter:
         self.exclude = GtidSet(exclude_gtids) if exclude_gtids else None
         self._gtid: str | None = None
         self._seen_gtid = False
-
-    @property
-    def active(self) -> bool:
-        return any(x is not None for x in (self.start, self.stop, self.database, self.table, self.include,
-                                           self.exclude))
+        self.active = any(x is not None for x in (self.start, self.stop, self.database, self.table,
+                                                  self.include, self.exclude))
+        """Whether any filter is set (decided once: the loop asks on every event)."""
 
     def done(self, timestamp: int) -> bool:
         """True at the first event at or after ``--stop-datetime``: stop reading."""

@@ -13,7 +13,9 @@ CRC-32 polynomial), so one ``zlib.crc32`` over the whole event checks it. An FDE
 flagged ``LOG_EVENT_BINLOG_IN_USE_F`` has its CRC computed with the flag cleared (format.md §3).
 
 The file is memory-mapped, and the pages already read are released every 8 MB: memory
-does not grow with file size.
+does not grow with file size. An ``event_length`` is checked before anything is read: below
+the 19-byte header, beyond the bytes left in the file, or beyond ``max_event_size`` (1 GiB
+by default — the servers' ``max_allowed_packet`` ceiling; configurable) is a located error.
 """
 
 from __future__ import annotations
@@ -25,11 +27,16 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from binlogwriter.errors import ChecksumError, DecodeError, TruncatedError, UnreadableFileError
+from binlogwriter.errors import ChecksumError, DecodeError, LimitError, TruncatedError, UnreadableFileError
 from binlogwriter.format import BinlogFormat, EventType, type_name
 from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
 
-__all__ = ["CRC_RESIDUE", "FileScan", "scan_file", "open_binlog", "iter_frames", "fde_format"]
+__all__ = ["CRC_RESIDUE", "MAX_EVENT_SIZE", "FileScan", "scan_file", "open_binlog", "iter_frames",
+           "fde_format"]
+
+MAX_EVENT_SIZE = 1 << 30
+"""Largest event_length accepted by default: 1 GiB, the largest ``max_allowed_packet`` (and
+so the largest event) a MySQL or MariaDB server allows."""
 
 CRC_RESIDUE = 0x2144DF1C
 """zlib.crc32(data + crc32(data).to_bytes(4, "little")) for any ``data``."""
@@ -83,13 +90,28 @@ def open_binlog(path: str | os.PathLike):
                                   file=os.fspath(path), offset=0) from None
 
 
+_FORMATS: dict[tuple[bytes, bool], BinlogFormat] = {}
+
+
 def fde_format(data: bytes, name: str, offset: int, verify_checksum: bool = True) -> BinlogFormat:
-    """The format declared by the FDE bytes ``data`` (decoded declaratively; CRC checked)."""
+    """The format declared by the FDE bytes ``data`` (decoded declaratively; CRC checked).
+    A pure function of the bytes: the formats of FDEs already seen are remembered (the
+    servers write the same FDE at the start of every file)."""
     from binlogwriter.events import FormatDescriptionEvent, decode_event
 
+    key = (bytes(data), verify_checksum)
+    fmt = _FORMATS.get(key)
+    if fmt is not None:
+        return fmt
     fde = decode_event(data, _BOOTSTRAP, file=name, offset=offset, verify_checksum=verify_checksum)
-    assert isinstance(fde, FormatDescriptionEvent)
-    return fde.to_format()
+    if not isinstance(fde, FormatDescriptionEvent):
+        raise DecodeError("FORMAT_DESCRIPTION_EVENT does not decode", file=name, offset=offset,
+                          event_type="FORMAT_DESCRIPTION_EVENT")
+    fmt = fde.to_format()
+    if len(_FORMATS) >= 64:
+        _FORMATS.clear()
+    _FORMATS[key] = fmt
+    return fmt
 
 
 def _check_magic(buf, name: str) -> None:
@@ -100,8 +122,9 @@ def _check_magic(buf, name: str) -> None:
         raise DecodeError(f"not a binlog file: magic {magic.hex()} (expected fe62696e)", file=name, offset=0)
 
 
-def _bad_frame(buf, name: str, pos: int, n: int) -> DecodeError | None:
-    """The framing error at ``pos`` (header cut, length below the header, event cut), if any."""
+def _bad_frame(buf, name: str, pos: int, n: int, max_event_size: int = MAX_EVENT_SIZE) -> DecodeError | None:
+    """The framing error at ``pos`` (header cut, length below the header or above the limit,
+    event cut), if any."""
     if pos + HEADER_SIZE > n:
         return TruncatedError(f"file ends inside an event header ({n - pos} of {HEADER_SIZE} bytes)",
                               file=name, offset=pos)
@@ -109,6 +132,9 @@ def _bad_frame(buf, name: str, pos: int, n: int) -> DecodeError | None:
     if length < HEADER_SIZE:
         return DecodeError(f"event_length {length} is shorter than the {HEADER_SIZE}-byte header",
                            file=name, offset=pos, event_type=type_name(tcode))
+    if length > max_event_size:
+        return LimitError(f"event_length {length} is beyond the {max_event_size}-byte maximum event size",
+                          file=name, offset=pos, event_type=type_name(tcode))
     if pos + length > n:
         return TruncatedError(f"file ends inside an event: event_length {length}, {n - pos} bytes left",
                               file=name, offset=pos, event_type=type_name(tcode))
@@ -136,7 +162,8 @@ class FileScan:
     failures: list[str] | None = None
 
 
-def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_failures: int = 100) -> FileScan:
+def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_failures: int = 100,
+              max_event_size: int = MAX_EVENT_SIZE) -> FileScan:
     """Check one file's framing, log_pos chain and every CRC32 without decoding bodies.
 
     Stops at the first framing error (the rest of the file cannot be located); log_pos and
@@ -168,7 +195,7 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
             while pos <= limit:
                 tcode, length, log_pos = unpack(buf, pos)
                 end = pos + length
-                if length < HEADER_SIZE or end > n:
+                if length < HEADER_SIZE or end > n or length > max_event_size:
                     break
                 if tcode == _FDE or events == 0:
                     if tcode != _FDE:
@@ -193,7 +220,7 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
                 if len(fails) >= max_failures:
                     break
             if pos < n and len(fails) < max_failures:
-                err = _bad_frame(buf, name, pos, n)
+                err = _bad_frame(buf, name, pos, n, max_event_size)
                 if err is not None:
                     fails.append(str(err))
             elif events == 0:
@@ -209,8 +236,8 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
     return res
 
 
-def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True,
-                check_crc: bool = True) -> Iterator[tuple[int, bytes, BinlogFormat]]:
+def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_crc: bool = True,
+                max_event_size: int = MAX_EVENT_SIZE) -> Iterator[tuple[int, bytes, BinlogFormat]]:
     """(offset, event bytes, format) of every event, raising a located DecodeError at the first
     framing (or, with ``check_crc``, checksum) error. Bodies are not decoded (except FDEs)."""
     name = os.fspath(path)
@@ -232,8 +259,8 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True,
                     raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
                 tcode, length, _ = unpack(buf, pos)
                 end = pos + length
-                if length < HEADER_SIZE or end > n:
-                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
+                if length < HEADER_SIZE or end > n or length > max_event_size:
+                    raise _bad_frame(buf, name, pos, n, max_event_size)  # type: ignore[misc]
                 data = buf[pos:end]
                 if fmt is None or tcode == _FDE:
                     if tcode != _FDE:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.events import encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES
@@ -69,7 +70,13 @@ class Roundtrip:
             key = (fmt, t, data[19:len(data) - fmt.footer_size])
             if key in self._ok:
                 return None
-        again = reencode(ev, fmt) if t not in COMPRESSED_TYPES else encode_event(ev, fmt)
+        try:
+            again = reencode(ev, fmt) if t not in COMPRESSED_TYPES else encode_event(ev, fmt)
+        except BinlogError as exc:  # a decoded value that does not encode: say which event
+            o = ev.origin
+            raise DecodeError(f"decoded {ev.type_name} does not re-encode: {exc}",
+                              file=o.file if o else None, offset=o.offset if o else None,
+                              event_type=ev.type_name) from None
         if again != data:
             return again
         if key is not None:

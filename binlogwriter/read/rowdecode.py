@@ -219,6 +219,9 @@ def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
 
 _BITMAPS: dict[tuple[bytes, int], tuple] = {}
 
+ZERO_WIDTH = ("rows event has {} bytes of row images but no column in its image(s): each image "
+              "would be 0 bytes and the rows could not be counted (no server writes that)")
+
 
 def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> RowsBody:
     """Post-header and column bitmaps of a rows event body (format.md §13); rows bytes after
@@ -251,6 +254,8 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
         p += 9
     else:
         raise DecodeError(f"invalid packed integer prefix 0x{b:02x}")
+    if b >= 0xFC and width < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+        raise DecodeError(f"column count {width} not in its shortest form")  # kept raw by the declarative path
     nb = (width + 7) >> 3
     key = (body[p:p + nb], width)
     present = _BITMAPS.get(key)
@@ -271,6 +276,8 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
     if p > n:
         raise DecodeError("rows event body ends inside its column bitmaps")
     rows = body[p:]
+    if rows and not any(present) and not (after is not None and any(after)):
+        raise DecodeError(ZERO_WIDTH.format(len(rows)))
     if type_code in COMPRESSED_TYPES:
         rows = mariadb_decompress(rows)
     return RowsBody(table_id, flags, width, present, after, rows, extra)

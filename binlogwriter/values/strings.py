@@ -155,6 +155,26 @@ class _Text:
             return data, None
         raise ValueError(f"needs {'str or bytes' if self.text else 'bytes'}, got {describe(value)}")
 
+    def too_long(self, value: Any, max_bytes: int, padded: bool = False) -> str | None:
+        """The length rule a value breaks, from its length alone (O(1), before any charset
+        encoding: a character is at least one byte in every charset), or None when only
+        its encoding can tell. ``padded`` (CHAR): trailing pad is dropped, so a value ending
+        with it is left to the exact check."""
+        if not isinstance(value, (str, *_BYTES)):
+            return None
+        n = len(value)
+        if n <= max_bytes:
+            return None
+        if padded:
+            pad = " " if isinstance(value, str) else self.pad_unit
+            if pad and value[-len(pad):] == pad:
+                return None
+        if isinstance(value, str):
+            if self.text and self.mbmaxlen > 1:
+                return f"holds {max_bytes // self.mbmaxlen} characters, got {n}"
+            return f"holds {max_bytes} bytes, got {n} characters"
+        return f"holds {max_bytes} bytes, got {n}"
+
     def from_bytes(self, data: bytes) -> Any:
         if self.text:
             try:
@@ -243,6 +263,9 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
     repad = t.binary
 
     def encode(value: Any) -> bytes:
+        bad = t.too_long(value, field_length, padded=True)
+        if bad is not None:
+            raise value_error(col, sql, bad)
         try:
             data, chars = t.to_bytes(value)
         except ValueError as exc:
@@ -381,6 +404,9 @@ class VarcharCodec(Codec):
         lb = 2 if wide else 1
 
         def encode(value: Any) -> bytes:
+            bad = t.too_long(value, max_bytes)
+            if bad is not None:
+                raise value_error(col, sql, bad)
             try:
                 data, chars = t.to_bytes(value)
             except ValueError as exc:
@@ -479,6 +505,9 @@ class BlobCodec(Codec):
         def encode(value: Any) -> bytes:
             if col.json_text and not isinstance(value, str | bytes | bytearray | memoryview):
                 value = _json_text(col, sql, value)
+            if len(value) > limit if isinstance(value, (str, *_BYTES)) else False:  # before encoding
+                raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}"
+                                  + (" characters" if isinstance(value, str) else ""))
             try:
                 data, _ = t.to_bytes(value)
             except ValueError as exc:

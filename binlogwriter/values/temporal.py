@@ -367,22 +367,31 @@ class Time2Codec(Codec):
                 raise _short(col, sql, buf, pos, size)
             if fsp >= 5:
                 nr = int.from_bytes(buf[pos:end], "big") - 0x800000000000
+                if (-nr if nr < 0 else nr) & 0xFFFFFF > 999999:
+                    raise _bad_frac(col, sql, (-nr if nr < 0 else nr) & 0xFFFFFF)
             else:
                 ip = int.from_bytes(buf[pos:pos + 3], "big") - 0x800000
                 if fsp == 0:
                     nr = ip << 24
                 elif fsp <= 2:
                     f = buf[pos + 3]
+                    if f > 99 if ip >= 0 else 0 < f < 157:  # |fraction| of 1 s or more (§4)
+                        raise _bad_frac(col, sql, f)
                     if ip < 0 and f:
                         ip += 1
                         f -= 256
                     nr = (ip << 24) + f * 10000
                 else:
                     f = int.from_bytes(buf[pos + 3:end], "big")
+                    if f > 9999 if ip >= 0 else 0 < f < 55537:
+                        raise _bad_frac(col, sql, f)
                     if ip < 0 and f:
                         ip += 1
                         f -= 65536
                     nr = (ip << 24) + f * 100
+            hms = (-nr if nr < 0 else nr) >> 24
+            if hms >> 12 > 838 or (hms >> 6) & 63 > 59 or hms & 63 > 59:
+                raise decode_error(col, f"{sql} {hms >> 12}:{(hms >> 6) & 63}:{hms & 63} is out of range")
             return _td(time_from_packed(nr)), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "timedelta")
@@ -398,12 +407,28 @@ def _frac_encode(us: int, fsp: int) -> bytes:
     return us.to_bytes(3, "big")
 
 
-def _frac_decode(buf: Any, pos: int, fsp: int) -> int:
+def _frac_decode(buf: Any, pos: int, fsp: int, col: ColumnDesc | None = None, sql: str = "") -> int:
+    """Microseconds of a fraction stored in (fsp+1)/2 bytes; a stored fraction of a second or
+    more (no server writes one, and it would not encode back) is a located DecodeError."""
     if fsp <= 2:
-        return buf[pos] * 10000
+        v = buf[pos]
+        if v > 99:
+            raise _bad_frac(col, sql, v)
+        return v * 10000
     if fsp <= 4:
-        return int.from_bytes(buf[pos:pos + 2], "big") * 100
-    return int.from_bytes(buf[pos:pos + 3], "big")
+        v = int.from_bytes(buf[pos:pos + 2], "big")
+        if v > 9999:
+            raise _bad_frac(col, sql, v)
+        return v * 100
+    v = int.from_bytes(buf[pos:pos + 3], "big")
+    if v > 999999:
+        raise _bad_frac(col, sql, v)
+    return v
+
+
+def _bad_frac(col: ColumnDesc | None, sql: str, v: int):
+    msg = f"{sql or 'temporal'} fraction {v} is a second or more"
+    return decode_error(col, msg) if col is not None else ValueError(msg)
 
 
 @register
@@ -431,7 +456,7 @@ class DateTime2Codec(Codec):
             ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
             if ip < 0:
                 raise decode_error(col, f"{sql} bytes {bytes(buf[pos:end]).hex()} have the sign bit clear")
-            us = _frac_decode(buf, pos + 5, fsp) if fsp else 0
+            us = _frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
             ymd = ip >> 17
             ym = ymd >> 5
             hms = ip & 0x1FFFF
@@ -469,7 +494,7 @@ class Timestamp2Codec(Codec):
             if end > len(buf):
                 raise _short(col, sql, buf, pos, size)
             secs = int.from_bytes(buf[pos:pos + 4], "big")
-            us = _frac_decode(buf, pos + 4, fsp) if fsp else 0
+            us = _frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
             return _ts_value(secs, us), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")

@@ -40,8 +40,13 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
     out = tmp_path / "out"
     staged = 0  # kills that happened after the run had created its temporary directory
     for k in range(KILLS):
+        earlier = set(_stale(tmp_path, out))
         proc = _generate(out, "20MB")
-        time.sleep(rng.uniform(0.2, 3.0))
+        if k % 3:  # most kills once the run writes (a loaded machine starts slowly), some at once
+            end = time.monotonic() + 60
+            while not set(_stale(tmp_path, out)) - earlier and proc.poll() is None and time.monotonic() < end:
+                time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 2.0))
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
@@ -49,7 +54,7 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
             assert proc.returncode == 0 and (out / "manifest.json").is_file()
             break
         assert not out.exists(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
-        staged += bool(_stale(tmp_path, out))
+        staged += bool(set(_stale(tmp_path, out)) - earlier)
         # a killed run's temporary directory is swept by the next one, not accumulated
         assert len(_stale(tmp_path, out)) <= 1, _stale(tmp_path, out)
     assert staged >= KILLS // 2, "too few kills landed while the run was writing: the test tests little"
@@ -115,3 +120,33 @@ def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest
     lines = result.stderr.strip().splitlines() if hasattr(result, "stderr") else result.output.strip().splitlines()
     assert len(lines) == 1 and "No space left on device" in lines[0] and "binlog.000001.part" in lines[0], lines
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _wait_staged(proc: subprocess.Popen, parent: Path, out: Path, timeout: float = 60) -> None:
+    """Until the run has created its temporary directory (the kill lands mid-run)."""
+    end = time.monotonic() + timeout
+    while not _stale(parent, out):
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < end, "the run never staged"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX only")
+@pytest.mark.parametrize(("sig", "status", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")])
+def test_sigterm_and_sigint_clean_up(tmp_path: Path, sig: int, status: int, name: str) -> None:
+    """A polite kill: one line, the temporary directory removed by the run itself, exit
+    status 128 + signal (as a shell reports it); a rerun into the same --out works."""
+    out = tmp_path / "out"
+    proc = _generate(out, "200MB")
+    _wait_staged(proc, tmp_path, out)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    lines = stderr.decode().strip().splitlines()
+    assert proc.returncode == status, lines
+    assert lines == [f"binlogwriter generate: interrupted by {name} (nothing was left at {out})"], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "the run must remove its own temporary directory"
+    rerun = _generate(out, "1MB")
+    _, stderr = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, stderr.decode()
+    assert (out / "manifest.json").is_file()

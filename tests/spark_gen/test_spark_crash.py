@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -46,3 +47,43 @@ def test_sigkill_of_a_spark_run(tmp_path: Path) -> None:
     assert rerun.returncode == 0, stderr.decode()
     assert (out / "manifest.json").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"], "a killed run's temporary directory is left"
+
+
+def test_sigterm_of_a_spark_run(tmp_path: Path) -> None:
+    """SIGTERM to the driver while its jobs run: Spark's jobs are cancelled, the staged run
+    removed, one line, exit status 143; nothing stays beside --out."""
+    out = tmp_path / "out"
+    proc = _generate(out, "--engine", "spark", "--partitions", "2", "--transactions", "20000")
+    end = time.monotonic() + 240
+    while not any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()):
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < end, "the Spark run never staged"
+        time.sleep(0.1)
+    time.sleep(3.0)  # inside the jobs
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    text = stderr.decode()
+    assert proc.returncode == 143, text
+    assert text.strip().splitlines()[-1] == f"binlogwriter generate: interrupted by SIGTERM (nothing was left at {out})"
+    # pyspark's own worker daemon may print a BrokenPipeError traceback when its tasks are
+    # cancelled under it (Spark's noise, not ours); no traceback may come from our code.
+    assert not re.search(r'File "[^"]*/(binlogwriter|generators|spark_gen)/', text), text
+    assert text.count("Traceback") <= text.count("BrokenPipeError"), text
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "the run must remove its own temporary directory"
+
+
+def test_failed_spark_job_is_one_cli_line(tmp_path: Path) -> None:
+    """A task failing on every attempt (as on a full executor disk): the CLI's last line is
+    one line with the task's error, status 1, the staged run removed."""
+    out = tmp_path / "out"
+    env = {**os.environ, "BINLOGWRITER_SPARK_FAIL": "write!:0",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--out", str(out), "--no-progress",
+                           "--engine", "spark", "--partitions", "2", "--transactions", "200"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("binlogwriter generate: failed: a Spark job failed: ") and "injected failure" in last, last
+    assert last.endswith(f"(nothing was left at {out})"), last
+    assert "Traceback" not in proc.stderr.split("ERROR TaskSetManager")[-1], proc.stderr[-3000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -1,0 +1,221 @@
+"""``verify --roundtrip`` without building event objects for the common events (format.md §3–§13).
+
+:meth:`FastRoundtrip.check` answers True only when it has shown that decoding an event and
+encoding it again gives its bytes back — the verdict of ``encode_event(decode_event(data))
+== data`` (:class:`binlogwriter.read.roundtrip.Roundtrip`) — and False when it cannot tell;
+the caller then runs the declarative check, which names what differs. Every event starts
+with its CRC32 checked (the residue check, framing.py). Then:
+
+* the common header's six integers re-encode to themselves (format.md §3) and the footer is
+  the CRC of the bytes, so an event's verdict is its body's;
+* XID (a u64, format.md §10) and the GTID shapes the fast decoders read
+  (:mod:`binlogwriter.read.fastdecode`) re-encode to their bytes for every body of those
+  shapes (property-tested against ``encode_event`` in tests/test_fastverify_props.py);
+* bodies that repeat (Query ``BEGIN``, Table_map, …) are checked declaratively once per
+  distinct body — decoding and encoding are pure functions of (format, type, body); a
+  Table_map seen again still hands its columns to the reader's state;
+* a rows event's post-header and column bitmaps (flags, extra info, width, bitmaps) are
+  checked declaratively once per distinct bytes — the table id is a fixed-width integer
+  that re-encodes to itself and the rest encodes from those fields alone — and its row
+  images are decoded by the compiled decoders and encoded again by the compiled encoders
+  (:mod:`binlogwriter.read.rowdecode`, :mod:`binlogwriter.read.rowencode`, each
+  property-tested equal to the declarative row codec), then compared with the bytes read.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.read.fastdecode import CACHED_TYPES, _mariadb_gtid, _mysql_gtid
+from binlogwriter.read.framing import CRC_RESIDUE
+from binlogwriter.read.rowdecode import table_decoder
+from binlogwriter.read.rowencode import table_encoder
+
+__all__ = ["FastRoundtrip"]
+
+_ROWS = frozenset(ROWS_TYPES) - {39} - frozenset(COMPRESSED_TYPES)
+_KNOWN_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
+
+
+def _unsized(col: Any) -> bool:
+    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
+
+
+class _Plan:
+    """A checked rows-event header: its images' compiled decoders and encoders."""
+
+    __slots__ = ("cols", "bdec", "benc", "adec", "aenc")
+
+    def __init__(self, cols: tuple, present: tuple, after: tuple | None) -> None:
+        dec, enc = table_decoder(cols), table_encoder(cols)
+        self.cols = cols
+        self.bdec, self.benc = dec.image(present), enc.image(present)
+        self.adec = dec.image(after) if after is not None else None
+        self.aenc = enc.image(after) if after is not None else None
+
+
+class FastRoundtrip:
+    """The fast verdicts for one reader (its state gives rows events their columns)."""
+
+    def __init__(self, reader: Any, roundtrip: Any) -> None:
+        self.reader = reader
+        self.rt = roundtrip
+        self._fmt: Any = None
+        self._bodies: dict[tuple, Any] = {}
+        self._plans: dict[tuple, _Plan] = {}
+
+    def _slow(self, rec: Any) -> Any:
+        """The declarative verdict; the decoded event when its bytes come back, else None."""
+        try:
+            ev = self.reader.decode(rec)
+            if ev.type_code == 40 or self.rt.check(ev, rec.data, rec.fmt) is not None:
+                return None
+        except Exception:  # noqa: BLE001 - the caller's declarative check reports it
+            return None
+        return ev
+
+    def check(self, rec: Any) -> bool:
+        """True: ``rec`` decodes and re-encodes to its own bytes. False: not shown here."""
+        data = rec.data
+        fmt = rec.fmt
+        if fmt is not self._fmt:
+            self._fmt = fmt
+            self._bodies.clear()
+            self._plans.clear()
+            self._footer = fmt.footer_size
+            self._tid = fmt.table_id_size
+        n = len(data)
+        footer = self._footer
+        if n < 19 or int.from_bytes(data[9:13], "little") != n:
+            return False
+        t = data[4]
+        if t == 15:
+            return False
+        if footer and zlib.crc32(data) != CRC_RESIDUE:
+            return False
+        end = n - footer
+        if t in _ROWS:
+            return self._rows(rec, t, data, end, fmt)
+        if t in CACHED_TYPES:
+            key = (t, data[19:end])
+            hit = self._bodies.get(key)
+            if hit is None:
+                ev = self._slow(rec)
+                if ev is None:
+                    return False
+                hit = (ev, self.reader.state.columns_for(ev.table_id) if t == 19 else None)
+                if len(self._bodies) > 8192:
+                    self._bodies.clear()
+                self._bodies[key] = hit
+            elif t == 19:
+                ev, cols = hit
+                state = self.reader.state
+                state.tables[ev.table_id] = ev
+                if cols is None:
+                    state.columns.pop(ev.table_id, None)
+                else:
+                    state.columns[ev.table_id] = cols
+            return True
+        if t == 16:  # XID: one u64 (format.md §10)
+            return end - 19 == 8 and fmt.post_header_len(16) == 0
+        if t == 162:
+            return _mariadb_gtid(data, end, fmt, 0, 0, 0, 0) is not None
+        if t in (33, 34):
+            return _mysql_gtid_exact(t, data, end, fmt)
+        return False
+
+    def _rows(self, rec: Any, t: int, data: bytes, end: int, fmt: Any) -> bool:
+        if fmt.post_header_len(t) != _KNOWN_POST[t]:
+            return False
+        tid = self._tid
+        cols = self.reader.state.columns_for(int.from_bytes(data[19:19 + tid], "little"))
+        if cols is None:
+            return False
+        p = 19 + tid
+        q = p + 2
+        try:
+            if t in V2_TYPES:
+                q += data[q] | data[q + 1] << 8
+            b = data[q]
+            if b < 251:  # the width, a packed integer (format.md §13)
+                q += 1
+            elif b == 0xFC:
+                b = data[q + 1] | data[q + 2] << 8
+                q += 3
+            elif b == 0xFD:
+                b = int.from_bytes(data[q + 1:q + 4], "little")
+                q += 4
+            else:
+                return False
+        except IndexError:
+            return False
+        nb = (b + 7) >> 3
+        q += nb << 1 if t in UPDATE_TYPES else nb
+        if q > end:
+            return False
+        key = (t, id(cols), data[p:q])
+        plan = self._plans.get(key)
+        if plan is None or plan.cols is not cols:
+            if any(_unsized(c) for c in cols):
+                return False
+            ev = self._slow(rec)
+            if ev is None or ev.rows is None or ev.width != len(cols):
+                return False
+            if len(self._plans) > 1024:
+                self._plans.clear()
+            self._plans[key] = _Plan(cols, tuple(ev.columns_present),
+                                     tuple(ev.columns_after) if t in UPDATE_TYPES else None)
+            return True
+        buf = data[q:end]
+        n = len(buf)
+        pos = 0
+        bdec, benc = plan.bdec, plan.benc
+        try:
+            if plan.adec is None:
+                while pos < n:
+                    p0 = pos
+                    v, pad, pos = bdec(buf, pos)
+                    if benc(v, pad) != buf[p0:pos]:
+                        return False
+            else:
+                adec, aenc = plan.adec, plan.aenc
+                while pos < n:
+                    p0 = pos
+                    v, pad, pos = bdec(buf, pos)
+                    if benc(v, pad) != buf[p0:pos]:
+                        return False
+                    p0 = pos
+                    v, pad, pos = adec(buf, pos)
+                    if aenc(v, pad) != buf[p0:pos]:
+                        return False
+        except Exception:  # noqa: BLE001 - malformed or refused: the declarative check reports it
+            return False
+        return pos == n
+
+
+def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
+    """GTID / ANONYMOUS_GTID in the shape the fast decoder reads, with every variable-size
+    field (the commit timestamps and server versions with their "original differs" high
+    bit, the packed transaction length) in the one form the encoder writes."""
+    ev = _mysql_gtid(t, data, end, fmt, 0, 0, 0, 0)
+    if ev is None:
+        return False
+    p = 61
+    if data[p + 6] & 0x80:  # original commit timestamp follows: only when it differs
+        if ev.original_commit_timestamp == ev.immediate_commit_timestamp:
+            return False
+        p += 14
+    else:
+        p += 7
+    tlen = ev.transaction_length
+    b = data[p]
+    width = 1 if b < 251 else 3 if b == 0xFC else 4 if b == 0xFD else 9
+    if width != (1 if tlen < 251 else 3 if tlen < 1 << 16 else 4 if tlen < 1 << 24 else 9):
+        return False
+    p += width
+    if data[p + 3] & 0x80:
+        if ev.original_server_version == ev.immediate_server_version:
+            return False
+    return True

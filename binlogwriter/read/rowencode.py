@@ -1,0 +1,149 @@
+"""Compiled row-image encoders: one per table definition and image, built once (format.md §13).
+
+The mirror of :mod:`binlogwriter.read.rowdecode`. The declarative encoder
+(:meth:`binlogwriter.values.row.RowImageCodec.encode`) loops over the table's columns and calls
+each present column's bound codec. Here, for each (table definition, present-columns bitmap)
+pair, Python source is generated once and compiled:
+
+* the null bitmap over the present columns and its padding bits are computed as the
+  declarative encoder computes them;
+* runs of consecutive integer columns other than MEDIUMINT are packed with one precomputed
+  ``struct`` format when none of them is NULL — the integer codecs pack each value with the
+  same one-letter little-endian format, so the run's bytes are theirs concatenated;
+* every other column calls its bound codec's ``encode`` (the closure the declarative path
+  calls), so those bytes are the declarative path's by construction.
+
+An encoder takes the values of the **present** columns only (the compact shape the compiled
+decoders give) and the null-bitmap padding. On anything unusual — a NULL in a NOT NULL
+column, ABSENT, a value a codec refuses — it re-runs the declarative encoder, so the bytes
+and the typed errors are the same (property-tested in tests/test_rowencode_props.py).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from binlogwriter.values.base import ABSENT, ColumnDesc
+from binlogwriter.values.registry import bind_column
+from binlogwriter.values.row import row_codec
+
+__all__ = ["TableEncoder", "table_encoder"]
+
+_STRUCT_INT = {1: "b", 2: "h", 3: "i", 8: "q"}
+
+
+def _int_letter(col: ColumnDesc) -> str | None:
+    """The struct letter the integer codec packs this column with (values.md §2), or None."""
+    letter = _STRUCT_INT.get(col.type_code)
+    if letter is None:
+        return None
+    return letter.upper() if col.unsigned else letter
+
+
+class TableEncoder:
+    """Row-image encoders of one table definition, compiled per present-columns bitmap."""
+
+    __slots__ = ("cols", "_bound", "_letters", "_images", "_reference")
+
+    def __init__(self, cols: Sequence[ColumnDesc]) -> None:
+        self.cols = tuple(cols)
+        self._bound = [bind_column(c) for c in self.cols]
+        self._letters = [_int_letter(c) for c in self.cols]
+        self._images: dict[tuple, Any] = {}
+        self._reference = row_codec(self.cols)
+
+    def image(self, present: Sequence[bool]):
+        """``encode(values, null_pad) -> bytes`` for this bitmap; ``values`` are those of the
+        present columns only, in column order."""
+        key = tuple(present)
+        fn = self._images.get(key)
+        if fn is None:
+            if len(key) != len(self.cols):
+                from binlogwriter.errors import ValueEncodeError
+
+                raise ValueEncodeError(f"row image needs {len(self.cols)} present flags, got {len(key)}")
+            fn = self._images[key] = self._compile(key)
+        return fn
+
+    def _compile(self, present: tuple):
+        idx = [i for i, p in enumerate(present) if p]
+        k = len(idx)
+        nb = (k + 7) >> 3
+        rem = k & 7
+        ref = self._reference
+        width = len(present)
+
+        def fallback(vals: Sequence[Any], pad: int) -> bytes:
+            full: list[Any] = [ABSENT] * width
+            if len(vals) != k:
+                return ref.encode(present, vals, pad)  # the declarative width error
+            for r, i in enumerate(idx):
+                full[i] = vals[r]
+            return ref.encode(present, full, pad)
+
+        env: dict[str, Any] = {"_fallback": fallback, "_ABSENT": ABSENT}
+        lines = ["def encode(vals, pad):", "  try:"]
+        if k:
+            lines.append(f"    {''.join(f'v{r}, ' for r in range(k))}= vals")
+        else:
+            lines.append("    if len(vals):")
+            lines.append("      raise ValueError")
+        lines.append("    bits = 0")
+        for r, i in enumerate(idx):
+            if self.cols[i].nullable:
+                lines.append(f"    if v{r} is None:")
+                lines.append(f"      bits |= {1 << r}")
+            else:
+                lines.append(f"    if v{r} is None:")
+                lines.append("      raise ValueError")
+        if rem:
+            mask = (0xFF << rem) & 0xFF
+            lines.append("    if pad:")
+            lines.append(f"      bits |= ({mask} if pad == -1 else pad & {mask}) << {8 * (nb - 1)}")
+        lines.append(f"    out = [bits.to_bytes({nb}, 'little')]")
+        j = 0
+        while j < k:
+            if self._letters[idx[j]] is not None:
+                run = [j]
+                while j + len(run) < k and self._letters[idx[j + len(run)]] is not None:
+                    run.append(j + len(run))
+                fmt = struct.Struct("<" + "".join(self._letters[idx[r]] for r in run))
+                env[f"_s{j}"] = fmt.pack
+                mask = sum(1 << r for r in run)
+                lines.append(f"    if not bits & {mask}:")
+                lines.append(f"      out.append(_s{j}({', '.join(f'v{r}' for r in run)}))")
+                lines.append("    else:")
+                for r in run:
+                    env[f"_e{r}"] = self._bound[idx[r]].encode
+                    lines.append(f"      if v{r} is not None:")
+                    lines.append(f"        out.append(_e{r}(v{r}))")
+                j += len(run)
+                continue
+            env[f"_e{j}"] = self._bound[idx[j]].encode
+            lines.append(f"    if v{j} is not None:")
+            lines.append(f"      if v{j} is _ABSENT:")
+            lines.append("        raise ValueError")
+            lines.append(f"      out.append(_e{j}(v{j}))")
+            j += 1
+        lines.append("    return b''.join(out)")
+        lines.append("  except Exception:")
+        lines.append("    return _fallback(vals, pad)")
+        code = compile("\n".join(lines), f"<row encoder {self.cols[0].table if self.cols else ''}>", "exec")
+        exec(code, env)  # noqa: S102 - source generated above from column types only
+        return env["encode"]
+
+
+_ENCODERS: dict[tuple, TableEncoder] = {}
+
+
+def table_encoder(cols: Sequence[ColumnDesc]) -> TableEncoder:
+    """The (cached, by definition) :class:`TableEncoder` of ``cols``."""
+    key = tuple(cols)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        if len(_ENCODERS) > 1024:
+            _ENCODERS.clear()
+        enc = _ENCODERS[key] = TableEncoder(key)
+    return enc

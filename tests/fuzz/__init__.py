@@ -1,0 +1,1 @@
+"""Fuzzing the decoder: seeds, mutator, targets and runner (docs/fuzzing.md)."""
