@@ -54,8 +54,8 @@ def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, li
                                        column=table.columns[j].name, row=i)
         merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
         bbits, abits = images.update_columns(table, image, agiven, fmt.flavor)
-        _check_present(table, where, bvals, bbits, i, image)
-        _check_present(table, where, merged, abits, i, image)
+        _check_present(table, where, bvals, bbits, i, image, "update", "before")
+        _check_present(table, where, merged, abits, i, image, "update", "after")
         for j, keep in enumerate(abits):  # a diff is only for a column this UPDATE assigns
             if keep and j not in agiven and isinstance(merged[j], JsonPartial):
                 raise ValueEncodeError("JSON diffs in the before row", table=where,
