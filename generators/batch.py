@@ -29,6 +29,7 @@ import numpy as np
 
 from binlogwriter import images
 from binlogwriter.batch.columnar import RowsBatch, place_runs
+from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
@@ -241,6 +242,16 @@ def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
                         np.asarray(born_l, dtype=np.int64), np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
 
 
+def _encode_images(t: Any, descs, present, cols, n: int, pad):
+    """``encode_column_images`` with a value error naming ``db.table.column`` as the
+    per-transaction path names it."""
+    try:
+        return encode_column_images(descs, present, cols, n, pad)
+    except ValueEncodeError as exc:
+        raise ValueEncodeError(exc.reason, table=f"{t.database}.{t.name}", column=exc.column,
+                               row=exc.row) from None
+
+
 def _take(col: Any, idx: np.ndarray) -> Any:
     if isinstance(col, ColumnArray):
         return col.take(idx)
@@ -309,12 +320,12 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
             op_shape[ops] = shape_of((tidx, sh))
             bbits, abits = sh
             if rb_ is not None:
-                buf, lens = encode_column_images(descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
+                buf, lens = _encode_images(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
                 lb[ops] = lens
                 pieces.append((ops, buf, lens, 0))
             if ra_ is not None:
                 present = bbits if abits is None else abits
-                buf, lens = encode_column_images(descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
+                buf, lens = _encode_images(t, descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
                 la[ops] = lens
                 pieces.append((ops, buf, lens, 1))
     stmt_sql = _statement_texts(run, ab, values) if spec.rows_query else None
