@@ -40,12 +40,12 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
     out = tmp_path / "out"
     staged = 0  # kills that happened after the run had created its temporary directory
     for k in range(KILLS):
-        proc = _generate(out, "20MB")
+        proc = _generate(out, "300MB")  # long enough to still be writing at the kill, at any speed
         time.sleep(rng.uniform(0.2, 3.0))
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
-        if finished:  # the whole 20 MB run beat the kill: then it must be complete
+        if finished:  # the whole run beat the kill: then it must be complete
             assert proc.returncode == 0 and (out / "manifest.json").is_file()
             break
         assert not out.exists(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
