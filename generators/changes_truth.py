@@ -261,7 +261,7 @@ def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[st
     arrays = [pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
               pa.array(cols[3], pa.string()), pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
               pa.array(cols[6], pa.int64()), pa.array(cols[7], pa.int32()), pa.array(cols[8], pa.int64())]
-    arrays.append(pa.array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
+    arrays.append(pa.array([r[13] for r in rows], pa.timestamp("s", tz="UTC")))
     b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
     a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
     arrays.append(pa.array([names] * len(rows), pa.list_(pa.string())))
