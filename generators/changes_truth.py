@@ -117,39 +117,75 @@ def _temporal_parser(typ: pa.DataType) -> Callable[[str], Any]:
     return time
 
 
-def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[Any], tuple[Any, str | None]]]:
-    """(Arrow type, fn(canonical value) -> (typed value, canonical text when the type cannot
-    hold it))."""
+_SAME, _CONVERT, _TEMPORAL = 0, 1, 2
+
+
+def _column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[Any], Any] | None]:
+    """(Arrow type, how, fn): how the canonical values of ``col`` become typed ones —
+    ``_SAME`` as they are (integers, floats, text), ``_CONVERT`` through ``fn`` (DECIMAL
+    text -> Decimal, ``0x`` hex -> bytes), ``_TEMPORAL`` parsed by ``fn``, or null plus the
+    canonical text when it is not a calendar value (the zero date)."""
     typ = _arrow_type(col, flavor)
     if pa.types.is_decimal(typ):
-        return typ, lambda v: (Decimal(v), None)
-    if pa.types.is_integer(typ):
-        return typ, lambda v: (int(v), None)
-    if pa.types.is_floating(typ):
-        return typ, lambda v: (float(v), None)
+        return typ, _CONVERT, Decimal
+    if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_string(typ):
+        return typ, _SAME, None
     if pa.types.is_binary(typ):
-        return typ, lambda v: (bytes.fromhex(v[2:]), None)
+        return typ, _CONVERT, lambda v: bytes.fromhex(v[2:])
     if pa.types.is_date32(typ) or pa.types.is_timestamp(typ) or pa.types.is_duration(typ):
-        parse = _temporal_parser(typ)
-
-        def temporal(v: str) -> tuple[Any, str | None]:
-            try:
-                return parse(v), None
-            except (ValueError, OverflowError):
-                return None, v  # the zero date, zero parts: not a calendar value
-        return typ, temporal
-    if pa.types.is_string(typ):
-        return typ, lambda v: (v if isinstance(v, str) else str(v), None)
+        return typ, _TEMPORAL, _temporal_parser(typ)
     raise ValueError(f"column {col.name}: no typed truth for Arrow type {typ}")
 
 
+def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[Any], tuple[Any, str | None]]]:
+    """(Arrow type, fn(canonical value) -> (typed value, canonical text when the type cannot
+    hold it))."""
+    typ, how, fn = _column_plan(col, flavor)
+
+    def conv(v: Any) -> tuple[Any, str | None]:
+        if how == _SAME:
+            return v, None
+        if how == _CONVERT:
+            return fn(v), None
+        try:
+            return fn(v), None
+        except (ValueError, OverflowError):
+            return None, v
+    return typ, conv
+
+
+def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.Array], list]:
+    """Canonical full rows (or None) -> one typed Arrow array per column, and per row the
+    ``[(column, canonical text)]`` of values the types cannot hold (None when there are none)."""
+    n = len(fulls)
+    none = (None,) * len(names)
+    columns = list(zip(*[none if f is None else f for f in fulls], strict=True)) if n else [()] * len(names)
+    texts: list[Any] = [None] * n
+    arrays = []
+    for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):
+        if how == _CONVERT:
+            vals = [None if v is None else fn(v) for v in vals]
+        elif how == _TEMPORAL:
+            out = []
+            for r, v in enumerate(vals):
+                if v is None:
+                    out.append(None)
+                    continue
+                try:
+                    out.append(fn(v))
+                except (ValueError, OverflowError):  # the zero date, zero parts: not a calendar value
+                    out.append(None)
+                    if texts[r] is None:
+                        texts[r] = []
+                    texts[r].append((name, v))
+            vals = out
+        arrays.append(pa.array(vals, type=typ))
+    return arrays, texts
+
+
 def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
-    fields, convs = [], []
-    for c in table.columns:
-        typ, conv = typed_converter(c, flavor)
-        fields.append(pa.field(c.name, typ, nullable=True))
-        convs.append(conv)
-    return pa.struct(fields), convs
+    plans = [_column_plan(c, flavor) for c in table.columns]
+    return pa.struct([pa.field(c.name, p[0], nullable=True) for c, p in zip(table.columns, plans, strict=True)]), plans
 
 
 def columns_metadata(tables: Iterable[Table], flavor: str) -> dict[bytes, bytes]:
@@ -210,28 +246,17 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
                   ) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(struct array of full rows, before/after column lists, text maps) of image ``col``
     (9 = before, 10 = after) of ``rows``."""
-    n = len(rows)
-    per_col: list[list] = [[None] * n for _ in names]
-    texts: list[Any] = [None] * n
-    cols: list[Any] = [None] * n
-    mask = [True] * n
-    for r, rec in enumerate(rows):
-        full = rec[col]
-        if full is None:
-            continue
-        mask[r] = False
-        cols[r] = [nm for nm, p in zip(names, rec[col + 2], strict=True) if p]
-        tx = None
-        for j, v in enumerate(full):
-            if v is None:
-                continue
-            tv, t = convs[j](v)
-            per_col[j][r] = tv
-            if t is not None:
-                tx = tx or []
-                tx.append((names[j], t))
-        texts[r] = tx
-    arrays = [pa.array(vals, type=f.type) for vals, f in zip(per_col, struct, strict=True)]
+    fulls = [rec[col] for rec in rows]
+    mask = [f is None for f in fulls]
+    lists: dict[tuple, list[str]] = {}
+
+    def names_of(bits: tuple) -> list[str]:
+        got = lists.get(bits)
+        if got is None:
+            got = lists[bits] = [nm for nm, p in zip(names, bits, strict=True) if p]
+        return got
+    cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
+    arrays, texts = _typed_columns(convs, names, fulls)
     sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=pa.array(mask, type=pa.bool_()))
     return sa, pa.array(cols, type=pa.list_(pa.string())), pa.array(texts, type=pa.map_(pa.string(), pa.string()))
 
@@ -241,7 +266,7 @@ def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[st
     arrays = [pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
               pa.array(cols[3], pa.string()), pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
               pa.array(cols[6], pa.int64()), pa.array(cols[7], pa.int32()), pa.array(cols[8], pa.int64())]
-    arrays.append(pa.array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
+    arrays.append(pa.array([r[13] for r in rows], pa.timestamp("s", tz="UTC")))
     b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
     a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
     arrays.append(pa.array([names] * len(rows), pa.list_(pa.string())))
@@ -710,27 +735,14 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
     row_group = ROW_GROUP if row_group is None else row_group
     schema = final_schema(table, flavor)
     fields = list(schema)
-    convs = [typed_converter(c, flavor)[1] for c in table.columns]
+    plans = [_column_plan(c, flavor) for c in table.columns]
     names = [c.name for c in table.columns]
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
     n = 0
 
     def batch(buf: list[list]) -> pa.Table:
-        cols: list[list] = [[None] * len(buf) for _ in names]
-        texts: list[Any] = [None] * len(buf)
-        for r, vals in enumerate(buf):
-            tx = None
-            for j, v in enumerate(vals):
-                if v is None:
-                    continue
-                tv, t = convs[j](v)
-                cols[j][r] = tv
-                if t is not None:
-                    tx = tx or []
-                    tx.append((names[j], t))
-            texts[r] = tx
-        arrays = [pa.array(vals, type=f.type) for vals, f in zip(cols, fields, strict=False)]
+        arrays, texts = _typed_columns(plans, names, buf)
         arrays.append(pa.array(texts, type=fields[-1].type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
@@ -784,7 +796,7 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
 
 
 def final_schema(table: Table, flavor: str) -> pa.Schema:
-    fields = [pa.field(c.name, typed_converter(c, flavor)[0]) for c in table.columns]
+    fields = [pa.field(c.name, _column_plan(c, flavor)[0]) for c in table.columns]
     fields.append(pa.field("_text", pa.map_(pa.string(), pa.string())))
     return pa.schema(fields, metadata=columns_metadata([table], flavor))
 

@@ -122,7 +122,8 @@ class TableRows:
             ov = self.user_overrides.get(col.name) or self.tdef.overrides.get(col.name)
             gens[i] = column_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
                                        start_time=self.spec.start_time)
-            vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge)
+            vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
+                                               start_time=self.spec.start_time)
         self.gens = gens
         self.vgens = vgens
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}
@@ -225,7 +226,7 @@ class TableRows:
             old = np.asarray(borns) < e
             c = self._column(i, keys, gen0)
             if isinstance(c, Vec):
-                c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old))
+                c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool)
             else:
                 c = [None if o else v for v, o in zip(c, old.tolist(), strict=True)]
             cols[i] = c

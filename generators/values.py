@@ -447,7 +447,9 @@ def _text_of_length(st: Stream, target: int) -> str:
 def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
     def pick(pool_name: str):
         pl = pool(pool_name)
-        return lambda st, k: pl[st.below(1024)]
+        f = lambda st, k: pl[st.below(1024)]  # noqa: E731
+        f.pool = pl  # a plain pick: _string_gen gives it a vectorised twin
+        return f
     if "email" in name:
         fn, ln, dm = pool("first_name"), pool("last_name"), pool("email_domain")
         return lambda st, k: f"{fn[st.below(1024)]}.{ln[st.below(1024)]}{st.below(100)}@{dm[st.below(1024)]}".lower()
@@ -497,6 +499,9 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
             s = s[:cap]
         return _fit_text(s, col, flavor)
     if not edge:
+        pl = getattr(base, "pool", None)
+        if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
+            gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
         return gen
     wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
     edges = ["", _fit_text("x" * min(nchars, 400), col, flavor), wide or "",
@@ -703,8 +708,11 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
                     if u < c:
                         return vals[i]
                 return vals[-1]
+            choice.vec = _weighted_vec(tuple(vals), cum, tot)
             return choice
-        return lambda st, k: vals[st.below(len(vals))]
+        f = lambda st, k: vals[st.below(len(vals))]  # noqa: E731
+        f.vec = _pool_vec(tuple(vals))
+        return f
     if g in ("int", "float", "decimal"):
         lo, hi = cg.param("min", 0), cg.param("max", 1000)
         if not isinstance(lo, int | float) or not isinstance(hi, int | float) or lo > hi:
@@ -737,7 +745,12 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
             from generators.pools import POOL_NAMES
             raise SpecError(f"spec columns.{where}: unknown faker pool {name!r} "
                             f"(one of {', '.join(POOL_NAMES)})") from None
-        return lambda st, k: coerce(col, pl[st.below(len(pl))], where)
+        f = lambda st, k: coerce(col, pl[st.below(len(pl))], where)  # noqa: E731
+        try:
+            f.vec = _pool_vec(tuple(coerce(col, p, where) for p in pl))
+        except SpecError:
+            pass  # some entries do not suit the column: per value, raising when one is drawn
+        return f
     if g == "text":
         a, b = cg.param("min_len", 10), cg.param("max_len", 200)
         if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b):
@@ -860,8 +873,34 @@ def _uniform_int_vec(col: Column, cg: ColumnGen):
     return gen
 
 
-def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool):
+def _pool_vec(entries: tuple):
+    """Vectorised twin of ``entries[stream.below(len(entries))]`` (None if an entry is NULL)."""
+    if not entries or any(e is None for e in entries):
+        return None
+    n = np.uint64(len(entries))
+    return lambda h, j: ("pool", (draw_array(h, j + 1) % n).astype(np.int64), entries)
+
+
+def _weighted_vec(vals: tuple, cum: list, tot: float):
+    """Vectorised twin of a weighted choice: the first ``i`` with ``u * tot < cum[i]``."""
+    if any(v is None for v in vals):
+        return None
+    c = np.asarray(cum, dtype=np.float64)
+
+    def f(h, j):
+        u = unit_array(draw_array(h, j + 1)) * tot
+        return "pool", np.minimum(np.searchsorted(c, u, side="right"), len(vals) - 1), vals
+    return f
+
+
+def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool, flavor: str = "mysql80",
+             start_time: int = 1767225600):
     """(kind, fn(h, j0) -> data) for generators with a vectorised twin, else None."""
+    scalar = (override_generator(override, col, table, flavor, start_time) if override is not None
+              else type_generator(col, table, flavor, edge=edge, start_time=start_time))
+    pv = getattr(scalar, "vec", None)
+    if pv is not None:
+        return "pool", pv
     t = col.type
     if override is not None:
         if override.gen == "int" and t in _INT_BITS:
@@ -900,12 +939,12 @@ def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool):
 
 def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *,
                             override: ColumnGen | None = None, edge: bool = False,
-                            null_p: float | None = None) -> VecFn | None:
+                            null_p: float | None = None, start_time: int = 1767225600) -> VecFn | None:
     """``fn(keys, versions) -> Vec``: :func:`column_generator`'s values for many rows at
     once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
     arithmetic), or None when this column's generator has no vectorised twin (the caller
     then calls the scalar one per row)."""
-    vg = _vec_gen(col, table.name, override, edge)
+    vg = _vec_gen(col, table.name, override, edge, flavor, start_time)
     if vg is None:
         return None
     kind, gen = vg
@@ -921,10 +960,16 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
 
     def fn(keys: np.ndarray, versions: np.ndarray) -> Vec:
         h = hash64_array(base, keys, versions)
+        j0 = 0
+        nulls = None
         if null_p > 0:
             nulls = unit_array(draw_array(h, 1)) < null_p
-            return Vec(kind, gen(h, 1), nulls if nulls.any() else None)
-        return Vec(kind, gen(h, 0))
+            nulls = nulls if nulls.any() else None
+            j0 = 1
+        if kind == "pool":
+            _, idx, entries = gen(h, j0)
+            return Vec("pool", idx, nulls, entries)
+        return Vec(kind, gen(h, j0), nulls)
     return fn
 
 

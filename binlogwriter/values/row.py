@@ -30,14 +30,15 @@ __all__ = ["RowImageCodec", "row_codec", "encode_row_image", "encode_row_images"
 
 class ColumnArray:
     """Values of one column for many rows, as arrays: ``kind`` "int" (``data`` an int64
-    array) or "ascii" (``data`` an (n, width) uint8 array of ASCII text, one value per
-    row); ``nulls`` a bool array (True = SQL NULL) or None. :meth:`tolist` gives the Python
-    values (None for NULL)."""
+    array), "ascii" (``data`` an (n, width) uint8 array of ASCII text, one value per row) or
+    "pool" (``data`` int64 indexes into the tuple ``pool`` of Python values); ``nulls`` a
+    bool array (True = SQL NULL) or None. :meth:`tolist` gives the Python values (None for
+    NULL)."""
 
-    __slots__ = ("kind", "data", "nulls")
+    __slots__ = ("kind", "data", "nulls", "pool")
 
-    def __init__(self, kind: str, data: Any, nulls: Any = None) -> None:
-        self.kind, self.data, self.nulls = kind, data, nulls
+    def __init__(self, kind: str, data: Any, nulls: Any = None, pool: tuple | None = None) -> None:
+        self.kind, self.data, self.nulls, self.pool = kind, data, nulls, pool
 
     def __len__(self) -> int:
         return len(self.data)
@@ -45,6 +46,9 @@ class ColumnArray:
     def tolist(self) -> list:
         if self.kind == "int":
             vals: list = self.data.tolist()
+        elif self.kind == "pool":
+            pool = self.pool
+            vals = [pool[i] for i in self.data.tolist()]
         else:
             w = self.data.shape[1]
             vals = ([b.decode("ascii") for b in np.ascontiguousarray(self.data).view(f"S{w}").ravel().tolist()]
@@ -54,7 +58,7 @@ class ColumnArray:
         return vals
 
     def take(self, idx: np.ndarray) -> ColumnArray:
-        return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx])
+        return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx], self.pool)
 
 
 class RowImageCodec:
@@ -200,6 +204,8 @@ class RowImageCodec:
                 elif col.kind == "int":
                     many = self._many[i]
                     got = many(data) if many is not None else None
+                elif col.kind == "pool":
+                    got = self._pool_pieces(i, col.pool, data)
                 else:
                     got = encode_ascii_many(self.cols[i], data)
                 if got is None:
@@ -235,6 +241,25 @@ class RowImageCodec:
             for piece in got:
                 pieces.append((rows_nn, piece))
         return self._assemble(nullmat, pieces, k, n, null_pad)
+
+    def _pool_pieces(self, i: int, pool: tuple, idx: np.ndarray) -> list | None:
+        """Values drawn from a few distinct ones (``pool[idx]``): each distinct value encoded
+        once by the column's scalar codec, then gathered. None when one does not fit (the
+        scalar path then raises for the row that holds it)."""
+        enc = self._enc[i]
+        try:
+            datas = [enc(v) for v in pool]
+        except ValueEncodeError:
+            return None
+        plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+        flat_p = np.frombuffer(b"".join(datas), dtype=np.uint8)
+        lens = plen[idx]
+        m = int(lens.sum())
+        if not m:
+            return [Var(b"", lens)]
+        c = np.cumsum(lens) - lens
+        src = (np.cumsum(plen) - plen)[idx]
+        return [Var(flat_p[np.repeat(src - c, lens) + np.arange(m)], lens)]
 
     def _raise_first(self, present, columns, n, null_pad) -> None:
         cols = [c.tolist() if isinstance(c, ColumnArray) else c for c in columns]

@@ -84,6 +84,10 @@ def _as_column(values: list, col, draw):
 
     nn = [v for v in values if v is not None]
     nulls = np.array([v is None for v in values])
+    if nn and draw(st.integers(0, 2)) == 0:  # drawn from a pool of values by index
+        pos = np.cumsum(~nulls) - 1
+        return ColumnArray("pool", np.where(nulls, 0, pos).astype(np.int64), nulls if nulls.any() else None,
+                           tuple(nn))
     if nn and all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in nn) and draw(st.booleans()):
         data = np.array([0 if v is None else v for v in values], dtype=np.int64)
         return ColumnArray("int", data, nulls if nulls.any() else None)
@@ -101,7 +105,8 @@ def _as_column(values: list, col, draw):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_row_images_from_columns_equal_scalar(data) -> None:
-    """``encode_column_images`` (column lists, int64 arrays, ASCII text arrays, NULL masks)
+    """``encode_column_images`` (column lists, int64 arrays, ASCII text arrays, value pools,
+    NULL masks)
     writes the scalar codec's bytes row by row, and raises its error for a bad value."""
     from binlogwriter.values.row import encode_column_images
 
