@@ -51,7 +51,7 @@ __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_sch
            "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk", "final_schema",
            "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
 
-JSONL_MAX_CHANGES = 1_000_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
+JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
 ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
 BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
 _ROWS = frozenset(ROWS_TYPES)
