@@ -74,9 +74,18 @@ def make_template(datadir: Path) -> Path:
     datadir = Path(datadir)
     datadir.parent.mkdir(parents=True, exist_ok=True)
     find_binary("mariadbd")
-    _run([find_binary("mariadb-install-db"), "--no-defaults", "--user=root", f"--datadir={datadir}",
-          "--skip-test-db", "--auth-root-authentication-method=normal"], what="mariadb-install-db")
-    return datadir
+    # mariadb-install-db occasionally fails on a loaded machine (its bootstrap server reports a
+    # temporary-table error); a fresh datadir on the next attempt succeeds.
+    for attempt in range(3):
+        try:
+            _run([find_binary("mariadb-install-db"), "--no-defaults", "--user=root", f"--datadir={datadir}",
+                  "--skip-test-db", "--auth-root-authentication-method=normal"], what="mariadb-install-db")
+            return datadir
+        except MariaDBError:
+            shutil.rmtree(datadir, ignore_errors=True)
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 def mariadb_binlog(files: Iterable[os.PathLike | str], *args: str,
