@@ -520,14 +520,7 @@ class ChangesRecorder:
         else:
             b, a, assigned = render(tuple(row)), None, ()
         bbits, abits = self._images(table, kind, assigned)
-        seg = self.segments.get(tidx)
-        if seg is None or seg.table is not table:
-            if seg is not None:
-                seg.close()
-            self._n += 1
-            path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
-            seg = self.segments[tidx] = _Segment(table, self.flavor, path)
-            self.chunks.append((tidx, str(path)))
+        seg = self._segment(tidx, table)
         rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts)
         seg.rows.append(rec)
         if len(seg.rows) >= self.batch_rows:

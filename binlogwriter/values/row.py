@@ -134,39 +134,7 @@ class RowImageCodec:
         if built is None:
             return self._one_by_one(present, rows, null_pad)
         nullmat, pieces = built
-        nb = (k + 7) >> 3
-        bitmap = np.packbits(nullmat, axis=1, bitorder="little") if k else np.zeros((n, 0), np.uint8)
-        rem = k & 7
-        if rem and null_pad:
-            mask = (0xFF << rem) & 0xFF
-            bitmap[:, nb - 1] |= mask if null_pad == -1 else (null_pad & mask)
-        # lengths of every piece in every row (0 where the value is NULL)
-        lens = np.zeros((n, len(pieces) + 1), dtype=np.int64)
-        lens[:, 0] = nb
-        for p, (rows_nn, piece) in enumerate(pieces, start=1):
-            if isinstance(piece, Fixed):
-                lens[rows_nn, p] = piece.data.shape[1]
-            else:
-                lens[rows_nn, p] = piece.lengths
-        row_len = lens.sum(axis=1)
-        at = np.cumsum(lens, axis=1) - lens  # offset of each piece inside its row
-        row_start = np.cumsum(row_len) - row_len
-        total = int(row_len.sum())
-        out = np.empty(total, dtype=np.uint8)
-        if nb:
-            out[(row_start[:, None] + np.arange(nb)).ravel()] = bitmap.ravel()
-        for p, (rows_nn, piece) in enumerate(pieces, start=1):
-            dest = row_start[rows_nn] + at[rows_nn, p]
-            if isinstance(piece, Fixed):
-                w = piece.data.shape[1]
-                if w:
-                    out[(dest[:, None] + np.arange(w)).ravel()] = piece.data.ravel()
-            else:
-                ln = piece.lengths
-                m = int(ln.sum())
-                if m:
-                    src = np.cumsum(ln) - ln
-                    out[np.repeat(dest - src, ln) + np.arange(m)] = np.frombuffer(piece.flat, dtype=np.uint8)
+        out, row_len = self._assemble(nullmat, pieces, k, n, null_pad)
         return out.tobytes(), row_len
 
     def encode_columns(self, present: Sequence[bool], columns: Sequence[Any], n: int,
