@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.encoder import _plain_gtid, _templates
+from binlogwriter.batch.encoder import _memo_key, _plain_gtid, _templates
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
@@ -296,7 +296,9 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     for ti in used[np.argsort(first_at)].tolist():
         tids[ti] = tid = writer.table_id(rb.tables[ti])
         tm_ev[ti] = e = writer.table_map_event(rb.tables[ti], tid)
-        tm_body[ti] = tpl.remember(("cm-tm", id(e), tid), lambda e=e: encode_body(e, fmt))
+        # keyed by content: the templates outlive this run (one per format, process-wide), and
+        # an id() of an event that is gone can be another table's in the next run
+        tm_body[ti] = tpl.remember(_memo_key(e), lambda e=e: encode_body(e, fmt))
     width = [len(t.columns) for t in rb.tables]
     post = 10 if fmt.rows_version == 2 else 8
     limit = st.row_event_max_size
