@@ -31,6 +31,7 @@ from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_binary import JsonEncodeError, decode_json, encode_json
 from binlogwriter.values.registry import bind_column
+from binlogwriter.values.row import read_null_bitmap
 
 __all__ = ["JsonDiff", "JsonPartial", "OPERATIONS", "replace", "insert", "remove", "encode_diffs",
            "decode_diffs", "encode_partial_image", "decode_partial_image", "JSON_TYPE"]
@@ -252,15 +253,7 @@ def decode_partial_image(cols: Sequence[ColumnDesc], present: Sequence[bool], bu
         pos += nb
         word = int.from_bytes(pbits, "little")
         partial = {i for k, i in enumerate(jcols) if word >> k & 1}
-    idx = [i for i in range(len(cols)) if present[i]]
-    k = len(idx)
-    nb = (k + 7) >> 3
-    if pos + nb > len(buf):
-        raise DecodeError(f"row image null bitmap needs {nb} bytes at {pos}, {max(0, len(buf) - pos)} left")
-    bits = int.from_bytes(buf[pos:pos + nb], "little")
-    pos += nb
-    rem = k & 7
-    pad = (buf[pos - 1] & ((0xFF << rem) & 0xFF)) if rem else 0
+    idx, bits, pad, pos = read_null_bitmap(present, buf, pos)
     out: list[Any] = [ABSENT] * len(cols)
     for j, i in enumerate(idx):
         if bits >> j & 1:

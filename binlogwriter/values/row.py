@@ -328,15 +328,7 @@ class RowImageCodec:
         """(full-width values with ABSENT, raw null-bitmap padding, position after the image)."""
         if len(present) != self._n:
             raise DecodeError(f"row image needs {self._n} present flags, got {len(present)}")
-        idx = [i for i in range(self._n) if present[i]]
-        k = len(idx)
-        nb = (k + 7) >> 3
-        if pos + nb > len(buf):
-            raise DecodeError(f"row image null bitmap needs {nb} bytes at {pos}, {max(0, len(buf) - pos)} left")
-        bits = int.from_bytes(buf[pos:pos + nb], "little")
-        pos += nb
-        rem = k & 7
-        pad = (buf[pos - 1] & ((0xFF << rem) & 0xFF)) if rem else 0
+        idx, bits, pad, pos = read_null_bitmap(present, buf, pos)
         out: list[Any] = [ABSENT] * self._n
         dec = self._dec
         for j, i in enumerate(idx):
@@ -345,6 +337,21 @@ class RowImageCodec:
             else:
                 out[i], pos = dec[i](buf, pos)
         return tuple(out), pad, pos
+
+
+def read_null_bitmap(present: Sequence[bool], buf: bytes | memoryview, pos: int) -> tuple[list[int], int, int, int]:
+    """A row image's null bitmap (format.md §13: one bit per present column, LSB first):
+    (indexes of the present columns, the bits as an int, the raw padding bits of the last
+    byte, the position after the bitmap)."""
+    idx = [i for i in range(len(present)) if present[i]]
+    k = len(idx)
+    nb = (k + 7) >> 3
+    if pos + nb > len(buf):
+        raise DecodeError(f"row image null bitmap needs {nb} bytes at {pos}, {max(0, len(buf) - pos)} left")
+    bits = int.from_bytes(buf[pos:pos + nb], "little")
+    pos += nb
+    rem = k & 7
+    return idx, bits, (buf[pos - 1] & ((0xFF << rem) & 0xFF)) if rem else 0, pos
 
 
 _CACHE: dict[int, tuple[Sequence[ColumnDesc], RowImageCodec]] = {}
