@@ -54,6 +54,10 @@ __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_sch
 JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
 ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
 BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
+HOLD_BYTES = 192 << 20  # Arrow bytes the single-process engine holds for full row groups, all tables together
+PARQUET_OPTIONS: dict[str, Any] = {}
+"""Writer options of every truth Parquet file (one place: the engine, the merge and Spark
+write the same bytes)."""
 _ROWS = frozenset(ROWS_TYPES)
 _UTC = dt.UTC
 _PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"), int),
@@ -215,9 +219,16 @@ def changes_schema(struct: pa.StructType, metadata: dict[bytes, bytes] | None = 
 
 # -- recording ------------------------------------------------------------------------------
 class _Segment:
-    """Changes of one table definition: a Parquet chunk being written."""
+    """Changes of one table definition: a Parquet file being written.
 
-    def __init__(self, table: Table, flavor: str, path: Path) -> None:
+    ``aligned`` (the single-process engine): record batches are held until they fill a row
+    group of :data:`ROW_GROUP` rows, written as one contiguous chunk exactly as
+    :func:`rechunk` writes it, so a table with one definition needs no merge pass — its
+    file *is* ``truth/changes/<db>.<table>.parquet``. The recorder may :meth:`spill` a
+    segment when the rows held by all segments pass its memory budget; the segment then
+    writes its batches as they come and becomes a chunk for :func:`merge_table`."""
+
+    def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False) -> None:
         self.table = table
         self.names = [c.name for c in table.columns]
         self.struct, self.convs = _struct(table, flavor)
@@ -225,18 +236,61 @@ class _Segment:
         self.path = path
         self.writer: pq.ParquetWriter | None = None
         self.rows: list[tuple] = []
+        self.aligned = aligned
+        self.pending: list[pa.RecordBatch] = []
+        self.held = 0  # rows in ``pending``
+        self.held_bytes = 0
 
-    def flush(self) -> None:
-        if not self.rows:
-            return
-        batch = _batch(self.schema, self.struct, self.convs, self.names, self.rows)
+    def _open(self) -> pq.ParquetWriter:
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS)
-        self.writer.write_batch(batch)
+            self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS, **PARQUET_OPTIONS)
+        return self.writer
+
+    def write(self, batch: pa.RecordBatch) -> int:
+        """Add a record batch of :attr:`schema`; returns the change of bytes held."""
+        if not self.aligned:
+            self._open().write_batch(batch)
+            return 0
+        before = self.held_bytes
+        self.pending.append(batch)
+        self.held += batch.num_rows
+        self.held_bytes += batch.nbytes
+        rg = ROW_GROUP
+        if self.held >= rg:
+            tab = pa.Table.from_batches(self.pending, schema=self.schema)
+            at = 0
+            while self.held - at >= rg:
+                # one contiguous chunk per row group, as rechunk writes it: same pages, same bytes
+                self._open().write_table(tab.slice(at, rg).combine_chunks(), row_group_size=rg)
+                at += rg
+            rest = tab.slice(at)
+            self.held = rest.num_rows
+            self.pending = rest.combine_chunks().to_batches() if self.held else []
+            self.held_bytes = sum(b.nbytes for b in self.pending)
+        return self.held_bytes - before
+
+    def spill(self) -> int:
+        """Stop aligning: write what is held as it is (this file becomes a chunk to merge)."""
+        freed = self.held_bytes
+        self.aligned = False
+        for b in self.pending:
+            self._open().write_batch(b)
+        self.pending, self.held, self.held_bytes = [], 0, 0
+        return freed
+
+    def flush(self) -> int:
+        if not self.rows:
+            return 0
+        batch = _batch(self.schema, self.struct, self.convs, self.names, self.rows)
         self.rows = []
+        return self.write(batch)
 
     def close(self) -> None:
         self.flush()
+        if self.pending:
+            self._open().write_table(pa.Table.from_batches(self.pending, schema=self.schema).combine_chunks(),
+                                     row_group_size=ROW_GROUP)
+            self.pending, self.held, self.held_bytes = [], 0, 0
         if self.writer is not None:
             self.writer.close()
             self.writer = None
@@ -279,10 +333,15 @@ class ChangesRecorder:
 
     ``seq_start``: the sequence number of the first change recorded here (Spark: the
     changes of the partitions before this one). ``jsonl``: also write ``changes.jsonl``
-    (a chunk of it, for Spark) while at most ``jsonl_max`` changes were recorded."""
+    (a chunk of it, for Spark) when at most ``jsonl_max`` changes were recorded — the batch
+    path keeps its batches' columns and renders their lines at :meth:`close`, only when
+    the run stayed that small. ``aligned`` (the single-process engine): segments write
+    final row groups (:class:`_Segment`), :meth:`close` reports which chunks are final
+    files; the rows they hold wait within ``budget`` bytes."""
 
     def __init__(self, run: Any, chunk_dir: str | os.PathLike, *, seq_start: int = 0, jsonl: bool = True,
-                 jsonl_max: int | None = None, batch_rows: int | None = None) -> None:
+                 jsonl_max: int | None = None, batch_rows: int | None = None, aligned: bool = False,
+                 budget: int | None = None) -> None:
         self.run = run
         self.flavor = run.spec.flavor
         self.image = run.spec.row_image
@@ -294,11 +353,40 @@ class ChangesRecorder:
         self.jsonl_max = JSONL_MAX_CHANGES if jsonl_max is None else jsonl_max
         self.jsonl_path = self.dir / "changes.jsonl"
         self._jsonl = open(self.jsonl_path, "w", encoding="utf-8", newline="\n") if jsonl else None  # noqa: SIM115
+        self._deferred: list[Callable[[], str]] = []  # batch-path JSONL, rendered at close()
+        self.aligned = aligned
+        self.budget = HOLD_BYTES if budget is None else budget
+        self.held = 0  # bytes held by aligned segments
         self.segments: dict[int, _Segment] = {}
         self.chunks: list[tuple[int, str]] = []  # (table index, chunk path) in order
+        self._all: list[_Segment] = []
         self._n = 0
         self._renders: dict[int, tuple[Table, Callable]] = {}
         self._bits: dict[tuple, tuple] = {}
+        self._pools: dict[tuple, tuple] = {}
+
+    def _drop_jsonl(self) -> None:
+        self._deferred = []
+        if self._jsonl is not None:
+            self._jsonl.close()
+            self._jsonl = None
+            os.unlink(self.jsonl_path)
+
+    def _render_deferred(self) -> None:
+        for job in self._deferred:
+            self._jsonl.write(job())
+        self._deferred = []
+
+    def _hold(self, delta: int) -> None:
+        """Account bytes held by aligned segments; over the budget, the segments holding the
+        most stop aligning (their tables are merged at the end, as Spark's are)."""
+        self.held += delta
+        if self.held <= self.budget:
+            return
+        for seg in sorted((s for s in self.segments.values() if s.held_bytes), key=lambda s: -s.held_bytes):
+            self.held -= seg.spill()
+            if self.held <= self.budget // 2:
+                break
 
     # -- the hook -----------------------------------------------------------------------
     def record(self, writer: Any, stmts: list[tuple[int, str, list]], tx: Any) -> None:
@@ -373,25 +461,28 @@ class ChangesRecorder:
         position = ev_pos[op_ev]
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
-        op_file = [files[f] for f in txn_file[op_txn].tolist()]
-        op_gtid = [txn_gtid[t] for t in op_txn.tolist()]
+        op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
+        gtids = pa.array(txn_gtid, pa.string())
+        fnames = pa.array(files, pa.string())
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
-        jsonl = self._jsonl is not None and self.count + m <= self.jsonl_max
-        lines: list[str] = [""] * m if jsonl else []
-        for tidx in np.unique(op_tab).tolist():
-            mine = np.flatnonzero(op_tab == tidx)
+        if self._jsonl is not None and self.count + m > self.jsonl_max:
+            self._drop_jsonl()
+        fills: list | None = [] if self._jsonl is not None else None
+        tabs = np.unique(op_tab).tolist()
+        for tidx in tabs:
+            mine = np.flatnonzero(op_tab == tidx) if len(tabs) > 1 else ops
             self._record_table(tidx, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
-                               [op_gtid[o] for o in mine.tolist()], [op_file[o] for o in mine.tolist()],
-                               position[mine], op_row[mine], txpos[mine], ts[mine], lines if jsonl else None)
-        if self._jsonl is not None:
-            if jsonl:
-                self._jsonl.write("\n".join(lines) + "\n")
-            else:
-                self._jsonl.close()
-                self._jsonl = None
-                os.unlink(self.jsonl_path)
+                               gtids.take(_np_array(op_txn[mine])), fnames.take(op_file.take(_np_array(mine))),
+                               position[mine], op_row[mine], txpos[mine], ts[mine], fills)
+        if fills is not None:
+            def job() -> str:
+                lines = [""] * m
+                for fill in fills:
+                    fill(lines)
+                return "".join(x + "\n" for x in lines)
+            self._deferred.append(job)
         self.seq += m
         self.count += m
 
@@ -399,21 +490,35 @@ class ChangesRecorder:
         seg = self.segments.get(tidx)
         if seg is None or seg.table is not table:
             if seg is not None:
+                self.held -= seg.held_bytes
                 seg.close()
             self._n += 1
             path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
-            seg = self.segments[tidx] = _Segment(table, self.flavor, path)
+            seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned)
+            self._all.append(seg)
             self.chunks.append((tidx, str(path)))
         return seg
 
+    def _typed(self, col: Column, values: Any) -> tuple[pa.Array, dict[int, str]]:
+        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives."""
+        if isinstance(values, ColumnArray) and values.kind == "pool":
+            key = (id(values.pool), id(col))
+            hit = self._pools.get(key)
+            if hit is None or hit[0] is not values.pool or hit[1] is not col:
+                if len(self._pools) >= 256:
+                    self._pools.clear()
+                hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
+            return _take_pool(hit[2], hit[3], values)
+        return _typed_array(col, self.flavor, values)
+
     def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
-                      shape_bits: list, gtid: list, fname: list, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray,
-                      ts: np.ndarray, lines: list | None) -> None:
+                      shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray, row: np.ndarray,
+                      txpos: np.ndarray, ts: np.ndarray, fills: list | None) -> None:
         """The changes ``mine`` (batch op indices) of table ``tidx``: the same record batch
-        :class:`_Segment` makes of them, built column by column."""
+        :class:`_Segment` makes of them, built column by column from the batch's arrays."""
         table = self.run.rows[tidx].table
         seg = self._segment(tidx, table)
-        seg.flush()  # changes recorded one by one before this batch come first
+        self._hold(seg.flush())  # changes recorded one by one before this batch come first
         cols, need_b, need_a = values
         names = seg.names
         n = len(mine)
@@ -422,21 +527,19 @@ class ChangesRecorder:
         has_a = kinds != 2
         bi = np.searchsorted(need_b, mine)
         ai = nb + np.searchsorted(need_a, mine)
-        canon: list[list] = []
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
         for c, col in zip(cols, table.columns, strict=True):
-            cv, arr, texts = _typed_column(col, self.flavor, c)
-            canon.append(cv)
+            arr, texts = self._typed(col, c)
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
         fields = list(seg.struct)
 
         def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
-            take = pa.array(idx, type=pa.int64(), mask=~has)
+            take = _np_array(idx, ~has)
             return pa.StructArray.from_arrays([a.take(take) for a in typed], fields=fields,
-                                              mask=pa.array(~has, type=pa.bool_()))
+                                              mask=_np_bool(~has))
 
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
             if not row_text:
@@ -444,7 +547,6 @@ class ChangesRecorder:
             return pa.array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
                             type=pa.map_(pa.string(), pa.string()))
 
-        ops_names = ("insert", "update", "delete")
         # per (kind, shape): the image columns, gathered per change with one take
         combo = kinds.astype(np.int64) * len(shape_bits) + shapes
         uniq, inv = np.unique(combo, return_inverse=True)
@@ -456,28 +558,28 @@ class ChangesRecorder:
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         lst = pa.list_(pa.string())
-        at = pa.array(inv, type=pa.int64())
-        zero = pa.array(np.zeros(n, dtype=np.int64))
-        seq = (self.seq + mine).tolist()
-        arrays = [pa.array(seq, pa.int64()), pa.array(list(ops_names), pa.string()).take(pa.array(kinds)),
+        at = _np_array(inv)
+        zero = _np_array(np.zeros(n, dtype=np.int64))
+        seq = self.seq + mine
+        arrays = [_np_array(seq), _OPS.take(_np_array(kinds)),
                   pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
-                  pa.array(gtid, pa.string()), pa.array(fname, pa.string()),
-                  pa.array(pos, pa.int64()), pa.array(row, pa.int32()), pa.array(txpos, pa.int64()),
-                  pa.array(ts, pa.int64()).cast(pa.timestamp("s", tz="UTC")),
+                  gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
+                  _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
                   pa.array([names], lst).take(zero),
                   struct(bi, has_b), struct(ai, has_a),
                   pa.array([image_names(b) for b, _ in images], lst).take(at),
                   pa.array([image_names(a) for _, a in images], lst).take(at),
                   text(bi, has_b), text(ai, has_a)]
-        batch = pa.RecordBatch.from_arrays(arrays, schema=seg.schema)
-        if seg.writer is None:
-            seg.writer = pq.ParquetWriter(seg.path, seg.schema, write_statistics=_STATS)
-        seg.writer.write_batch(batch)
-        if lines is not None:
-            op = [ops_names[k] for k in kinds.tolist()]
-            bits = [images[j] for j in inv.tolist()]
-            _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq, op, gtid, fname, pos, row, txpos, ts,
-                         has_b, has_a, bi, ai, bits)
+        self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
+        if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
+            flavor = self.flavor
+
+            def fill(lines: list) -> None:
+                canon = [_canon_column(col, flavor, c) for c, col in zip(cols, table.columns, strict=True)]
+                _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq.tolist(),
+                             [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
+                             txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
+            fills.append(fill)
 
     def _render(self, tidx: int, table: Table) -> Callable:
         cur = self._renders.get(tidx)
@@ -524,51 +626,108 @@ class ChangesRecorder:
         rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts)
         seg.rows.append(rec)
         if len(seg.rows) >= self.batch_rows:
-            seg.flush()
+            self._hold(seg.flush())
         if self._jsonl is not None:
             if self.count < self.jsonl_max:
+                self._render_deferred()
                 self._jsonl.write(jsonl_line(rec, seg.names) + "\n")
             else:
-                self._jsonl.close()
-                self._jsonl = None
-                os.unlink(self.jsonl_path)
+                self._drop_jsonl()
         self.seq += 1
         self.count += 1
 
     def close(self) -> dict[str, Any]:
-        """Flush and close every chunk; what the merge needs."""
+        """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
+        in order, ``final`` the tables whose one chunk is already their merged file
+        (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
         for seg in self.segments.values():
             seg.close()
         self.segments = {}
+        self.held = 0
         jsonl = None
         if self._jsonl is not None:
+            self._render_deferred()
             self._jsonl.close()
             self._jsonl = None
             jsonl = str(self.jsonl_path)
+        per: dict[int, list[_Segment]] = {}
+        for (t, _), seg in zip(self.chunks, self._all, strict=True):
+            per.setdefault(t, []).append(seg)
+        final = {t: str(segs[0].path) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
         return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
-                "count": self.count}
+                "count": self.count, "final": final}
 
     def abort(self) -> None:
         for seg in self.segments.values():
             if seg.writer is not None:
                 seg.writer.close()
+        self._deferred = []
         if self._jsonl is not None:
             self._jsonl.close()
 
 
-def _typed_column(col: Column, flavor: str, values: Any) -> tuple[list, pa.Array, dict[int, str]]:
-    """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (canonical
-    values, typed Arrow array, {row: canonical text the type cannot hold}): what
-    :func:`canonical_renderer` and :func:`typed_converter` make of each value."""
+def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
+    """A numpy array (int64, int32, bool, float) as an Arrow array over the same memory,
+    ``nulls`` (True = null) as its validity bitmap."""
+    data = np.ascontiguousarray(data)
+    typ = pa.from_numpy_dtype(data.dtype)
+    validity, count = _validity(nulls)
+    if data.dtype == np.bool_:
+        return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.packbits(data, bitorder="little"))],
+                                     null_count=count)
+    return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(data)], null_count=count)
+
+
+def _np_bool(mask: np.ndarray) -> pa.Array:
+    return _np_array(np.asarray(mask, dtype=np.bool_))
+
+
+def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
+    if nulls is None:
+        return None, 0
+    count = int(np.count_nonzero(nulls))
+    if not count:
+        return None, 0
+    return pa.py_buffer(np.packbits(~np.asarray(nulls, dtype=np.bool_), bitorder="little")), count
+
+
+_OP_NAMES = ("insert", "update", "delete")
+_OPS = pa.array(list(_OP_NAMES), pa.string())
+_IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
+
+
+def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
+    """Fixed-width ASCII rows (an (n, w) uint8 array) -> an Arrow string array of what
+    :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
+    then, for CHAR, without trailing spaces (the canonical form)."""
+    n, w = data.shape
+    idx = np.arange(w)
+    keep = data != 0
+    if strip_spaces:
+        # trailing spaces before the trailing NULs: the last byte that is neither, within the NUL-stripped text
+        nul_len = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+        keep = (data != 32) & (idx < nul_len[:, None])
+    lengths = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+    if nulls is not None:
+        lengths = np.where(nulls, 0, lengths)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    values = data[idx < lengths[:, None]]
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(values)],
+                                 null_count=count)
+
+
+def _typed_values(col: Column, flavor: str, vals: list) -> tuple[pa.Array, dict[int, str]]:
+    """Python values (None = NULL) of one column -> (typed Arrow array, {row: canonical text
+    the type cannot hold}): what :func:`canonical_renderer` and :func:`typed_converter` make
+    of each value."""
     render = column_renderer(col, flavor)
     typ, conv = typed_converter(col, flavor)
-    if isinstance(values, ColumnArray) and values.kind == "int" and render is int and pa.types.is_integer(typ):
-        return values.tolist(), pa.array(values.data, type=pa.int64(), mask=values.nulls).cast(typ), {}
-    vals = values.tolist() if isinstance(values, ColumnArray) else values
     canon = [None if v is None else render(v) for v in vals]
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
             and set(map(type, canon)) <= {_PLAIN[typ.id], type(None)}:
-        return canon, pa.array(canon, type=typ), {}  # conv is the identity on these values
+        return pa.array(canon, type=typ), {}  # conv is the identity on these values
     out: list = [None] * len(canon)
     texts: dict[int, str] = {}
     for r, v in enumerate(canon):
@@ -578,7 +737,41 @@ def _typed_column(col: Column, flavor: str, values: Any) -> tuple[list, pa.Array
         out[r] = tv
         if t is not None:
             texts[r] = t
-    return canon, pa.array(out, type=typ), texts
+    return pa.array(out, type=typ), texts
+
+
+def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
+    """A pool column: the typed pool gathered by the rows' pool indexes."""
+    idx = np.asarray(values.data, dtype=np.int64)
+    got = arr.take(_np_array(idx, values.nulls))
+    if not texts:
+        return got, {}
+    nulls = values.nulls
+    return got, {r: texts[i] for r, i in enumerate(idx.tolist()) if i in texts and (nulls is None or not nulls[r])}
+
+
+def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[int, str]]:
+    """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
+    array, {row: canonical text the type cannot hold}), straight from the arrays where the
+    canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
+    else through :func:`_typed_values`."""
+    if isinstance(values, ColumnArray):
+        typ = _arrow_type(col, flavor)
+        if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
+            return _np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
+        if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
+            return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
+        if values.kind == "pool":
+            return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+        values = values.tolist()
+    return _typed_values(col, flavor, values)
+
+
+def _canon_column(col: Column, flavor: str, values: Any) -> list:
+    """Canonical values (docs/output.md) of one column of many rows."""
+    render = column_renderer(col, flavor)
+    vals = values.tolist() if isinstance(values, ColumnArray) else values
+    return [None if v is None else render(v) for v in vals]
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -739,7 +932,7 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
         arrays.append(pa.array(texts, type=fields[-1].type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
-    with pq.ParquetWriter(tmp, schema, write_statistics=False) as w:
+    with pq.ParquetWriter(tmp, schema, write_statistics=False, **PARQUET_OPTIONS) as w:
         buf: list[list] = []
         for vals in rows:
             buf.append(vals)
@@ -764,7 +957,7 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
     tmp = dest.with_name(dest.name + ".part")
     n = 0
     stats = _STATS if "seq" in schema.names else False
-    with pq.ParquetWriter(tmp, schema, write_statistics=stats) as w:
+    with pq.ParquetWriter(tmp, schema, write_statistics=stats, **PARQUET_OPTIONS) as w:
         pending: list[pa.RecordBatch] = []
         held = 0
         for c in chunks:
@@ -805,6 +998,14 @@ def table_file(table: Table) -> str:
     return f"{table.database}.{table.name}.parquet"
 
 
+def _is_merged(path: str, table: Table, flavor: str) -> bool:
+    """Whether the one aligned chunk of a table has the schema :func:`merge_table` would give it."""
+    schema = pq.read_schema(path)
+    struct, _ = _struct(table, flavor)
+    want = _union([schema], changes_schema(struct, columns_metadata([table], flavor)))
+    return schema.equals(want, check_metadata=True)
+
+
 def finish_local(run: Any, out: str | os.PathLike) -> int:
     """The single-process engine's end of a run: merge the recorder's chunks into
     ``truth/changes/`` and write ``truth/final/parquet/`` from ``truth/final``. Returns the
@@ -821,8 +1022,14 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
     for t, p in res["chunks"]:
         by_table.setdefault(t, []).append(p)
     fl = run.spec.flavor
+    final = res.get("final", {})
     for t, rt in enumerate(run.rows):
-        merge_table(by_table.get(t, []), cdir / table_file(rt.table), rt.table, fl)
+        dest = cdir / table_file(rt.table)
+        path = final.get(t)
+        if path is not None and _is_merged(path, rt.table, fl):
+            os.replace(path, dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
+        else:
+            merge_table(by_table.get(t, []), dest, rt.table, fl)
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     shutil.rmtree(chunk_dir, ignore_errors=True)

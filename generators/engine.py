@@ -311,7 +311,7 @@ class Run:
                               settings=self._settings(), stage_bytes=STAGE_BYTES)
         from generators.changes_truth import ChangesRecorder, finish_local
 
-        self.changes = ChangesRecorder(self, tmp / ".changes-chunks")
+        self.changes = ChangesRecorder(self, tmp / ".changes-chunks", aligned=True)
         try:
             for rt in self.rows:
                 rt.load_initial(self._initial_keys(rt))
