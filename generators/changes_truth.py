@@ -653,7 +653,7 @@ class ChangesRecorder:
         per: dict[int, list[_Segment]] = {}
         for (t, _), seg in zip(self.chunks, self._all, strict=True):
             per.setdefault(t, []).append(seg)
-        final = {t: str(segs[0].path) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
+        final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
         return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
                 "count": self.count, "final": final}
 
@@ -998,9 +998,9 @@ def table_file(table: Table) -> str:
     return f"{table.database}.{table.name}.parquet"
 
 
-def _is_merged(path: str, table: Table, flavor: str) -> bool:
-    """Whether the one aligned chunk of a table has the schema :func:`merge_table` would give it."""
-    schema = pq.read_schema(path)
+def _is_merged(schema: pa.Schema, table: Table, flavor: str) -> bool:
+    """Whether a table's one aligned chunk, written with ``schema``, has the schema
+    :func:`merge_table` would give it (then its bytes are the merge's)."""
     struct, _ = _struct(table, flavor)
     want = _union([schema], changes_schema(struct, columns_metadata([table], flavor)))
     return schema.equals(want, check_metadata=True)
@@ -1025,9 +1025,9 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
     final = res.get("final", {})
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
-        path = final.get(t)
-        if path is not None and _is_merged(path, rt.table, fl):
-            os.replace(path, dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
+        got = final.get(t)
+        if got is not None and _is_merged(got[1], rt.table, fl):
+            os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
     if res["jsonl"] is not None:
