@@ -99,6 +99,10 @@ class Run:
         self.file_info: dict[str, _FileInfo] = {}
         self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
         self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
+        self.spans: dict[str, list[tuple[int, int, int, int]]] = {}
+        """Per binlog file, the runs of events the batch path wrote: (first offset, end offset,
+        events, offset of the last event) from the plan's arithmetic; :func:`_scan_file` steps
+        over them instead of walking their headers."""
 
     # -- writer ---------------------------------------------------------------------------
     def _settings(self) -> SessionSettings:
@@ -434,6 +438,10 @@ class Run:
                     if fi.first_gtid is None:
                         fi.first_gtid = first
                     fi.last_gtid = last
+            a, b = int(plan.txn_first[seg[1]]), int(plan.txn_first[stop])
+            if b > a:
+                end = seg[3] + int(plan.ev_len[a:b].sum())
+                self.spans.setdefault(seg[0], []).append((seg[3], end, b - a, end - int(plan.ev_len[b - 1])))
             i = stop
             if i >= cut:
                 break
@@ -458,7 +466,7 @@ class Run:
     def manifest(self, writer: BinlogWriter) -> dict[str, Any]:
         files = []
         for p in writer.files:
-            info = _scan_file(p, self.fmt)
+            info = _scan_file(p, self.fmt, self.spans.get(p.name))
             fi = self.file_info.get(p.name, _FileInfo())
             files.append(file_entry(p.name, info, fi))
         tables = [(rt.table, int(rt.live_count)) for rt in self.rows]
@@ -509,10 +517,15 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
     }
 
 
-def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
+def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None
+               ) -> dict[str, Any]:
     """sha256, size, event count and first/last header timestamps of a binlog file, read
     once in chunks (memory stays small whatever the file size); the event walk reads only
-    the 19-byte headers' lengths and timestamps."""
+    the 19-byte headers' lengths and timestamps. ``spans``: runs of events whose count and
+    bounds the batch path knows (:attr:`Run.spans`); the walk reads their first and last
+    headers only, and walks them header by header if those do not match."""
+    if spans:
+        return _scan_spans(path, spans)
     h = hashlib.sha256()
     events = 0
     first_ts = last_ts = None
@@ -547,6 +560,58 @@ def _scan_file(path: Path, fmt: BinlogFormat) -> dict[str, Any]:
                 buf, buf_at = buf[p:], need
             else:
                 buf, buf_at = b"", buf_at + n
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
+            "first_timestamp": first_ts, "last_timestamp": last_ts}
+
+
+def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]]) -> dict[str, Any]:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(8 << 20)
+            if not chunk:
+                break
+            h.update(chunk)
+        size = f.tell()
+        fd = f.fileno()
+        unpack = struct.Struct("<I5xI6x").unpack  # timestamp, (type, server_id), event_length, (next, flags)
+
+        def header(at: int) -> tuple[int, int] | None:
+            b = os.pread(fd, 19, at)
+            return unpack(b) if len(b) == 19 else None
+
+        events = 0
+        first_ts = last_ts = None
+        todo = sorted(spans)
+        k = 0
+        p = 4
+        while True:
+            while k < len(todo) and todo[k][0] < p:
+                k += 1
+            if k < len(todo) and todo[k][0] == p:
+                start, end, count, last = todo[k]
+                a, z = header(start), header(last)
+                # its events carry the run's clock: timestamps between the first's and the last's
+                if a is not None and z is not None and z[1] == end - last and end <= size and a[0] and z[0]:
+                    events += count
+                    if first_ts is None:
+                        first_ts = a[0]
+                    last_ts = z[0]
+                    p = end
+                    k += 1
+                    continue
+            got = header(p)
+            if got is None:
+                break
+            ts, length = got
+            events += 1
+            if ts:
+                if first_ts is None:
+                    first_ts = ts
+                last_ts = ts
+            if length < 19:
+                break
+            p += length
     return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
