@@ -218,6 +218,53 @@ def changes_schema(struct: pa.StructType, metadata: dict[bytes, bytes] | None = 
 
 
 # -- recording ------------------------------------------------------------------------------
+class _Sink:
+    """Row groups written by one worker thread, in the order they are given: Parquet
+    encoding and compression run without the GIL (pyarrow), so the truth is written while
+    the next batch is generated. At most ``depth`` jobs wait (each holds a row group)."""
+
+    def __init__(self, depth: int = 1) -> None:
+        import queue
+        import threading
+
+        self._q: Any = queue.Queue(maxsize=depth)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._work, name="truth-changes-writer", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            job = self._q.get()
+            try:
+                if job is None:
+                    return
+                if self.error is None:
+                    job()
+            except BaseException as e:  # noqa: BLE001 - raised in the caller's thread by submit/close
+                self.error = e
+            finally:
+                self._q.task_done()
+
+    def _check(self) -> None:
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._check()
+        self._q.put(job)
+
+    def drain(self) -> None:
+        self._q.join()
+        self._check()
+
+    def close(self) -> None:
+        """Wait for every job, stop the thread; the first error of a job is raised here."""
+        self._q.put(None)
+        self._thread.join()
+        self._check()
+
+
 class _Segment:
     """Changes of one table definition: a Parquet file being written.
 
@@ -226,9 +273,11 @@ class _Segment:
     :func:`rechunk` writes it, so a table with one definition needs no merge pass — its
     file *is* ``truth/changes/<db>.<table>.parquet``. The recorder may :meth:`spill` a
     segment when the rows held by all segments pass its memory budget; the segment then
-    writes its batches as they come and becomes a chunk for :func:`merge_table`."""
+    writes its batches as they come and becomes a chunk for :func:`merge_table`. ``sink``:
+    the :class:`_Sink` that does the writing (None: this thread)."""
 
-    def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False) -> None:
+    def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
+                 sink: _Sink | None = None) -> None:
         self.table = table
         self.names = [c.name for c in table.columns]
         self.struct, self.convs = _struct(table, flavor)
@@ -237,6 +286,7 @@ class _Segment:
         self.writer: pq.ParquetWriter | None = None
         self.rows: list[tuple] = []
         self.aligned = aligned
+        self.sink = sink
         self.pending: list[pa.RecordBatch] = []
         self.held = 0  # rows in ``pending``
         self.held_bytes = 0
@@ -246,10 +296,31 @@ class _Segment:
             self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS, **PARQUET_OPTIONS)
         return self.writer
 
+    def _do(self, job: Callable[[], None]) -> None:
+        if self.sink is None:
+            job()
+        else:
+            self.sink.submit(job)
+
+    def _groups(self, parts: list[pa.Table]) -> None:
+        # one contiguous chunk per row group, as rechunk writes it: same pages, same bytes
+        def job() -> None:
+            w = self._open()
+            for t in parts:
+                w.write_table(t.combine_chunks(), row_group_size=ROW_GROUP)
+        self._do(job)
+
+    def _batches(self, batches: list[pa.RecordBatch]) -> None:
+        def job() -> None:
+            w = self._open()
+            for b in batches:
+                w.write_batch(b)
+        self._do(job)
+
     def write(self, batch: pa.RecordBatch) -> int:
         """Add a record batch of :attr:`schema`; returns the change of bytes held."""
         if not self.aligned:
-            self._open().write_batch(batch)
+            self._batches([batch])
             return 0
         before = self.held_bytes
         self.pending.append(batch)
@@ -259,13 +330,14 @@ class _Segment:
         if self.held >= rg:
             tab = pa.Table.from_batches(self.pending, schema=self.schema)
             at = 0
+            parts = []
             while self.held - at >= rg:
-                # one contiguous chunk per row group, as rechunk writes it: same pages, same bytes
-                self._open().write_table(tab.slice(at, rg).combine_chunks(), row_group_size=rg)
+                parts.append(tab.slice(at, rg))
                 at += rg
+            self._groups(parts)
             rest = tab.slice(at)
             self.held = rest.num_rows
-            self.pending = rest.combine_chunks().to_batches() if self.held else []
+            self.pending = rest.to_batches() if self.held else []
             self.held_bytes = sum(b.nbytes for b in self.pending)
         return self.held_bytes - before
 
@@ -273,8 +345,8 @@ class _Segment:
         """Stop aligning: write what is held as it is (this file becomes a chunk to merge)."""
         freed = self.held_bytes
         self.aligned = False
-        for b in self.pending:
-            self._open().write_batch(b)
+        if self.pending:
+            self._batches(self.pending)
         self.pending, self.held, self.held_bytes = [], 0, 0
         return freed
 
@@ -286,14 +358,17 @@ class _Segment:
         return self.write(batch)
 
     def close(self) -> None:
+        """Write what is left and close the file (through the sink: done once it is drained)."""
         self.flush()
         if self.pending:
-            self._open().write_table(pa.Table.from_batches(self.pending, schema=self.schema).combine_chunks(),
-                                     row_group_size=ROW_GROUP)
+            self._groups([pa.Table.from_batches(self.pending, schema=self.schema)])
             self.pending, self.held, self.held_bytes = [], 0, 0
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
+
+        def job() -> None:
+            if self.writer is not None:
+                self.writer.close()
+                self.writer = None
+        self._do(job)
 
 
 def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: list, col: int
@@ -364,6 +439,7 @@ class ChangesRecorder:
         self._renders: dict[int, tuple[Table, Callable]] = {}
         self._bits: dict[tuple, tuple] = {}
         self._pools: dict[tuple, tuple] = {}
+        self._sink = _Sink() if aligned else None
 
     def _drop_jsonl(self) -> None:
         self._deferred = []
@@ -494,7 +570,7 @@ class ChangesRecorder:
                 seg.close()
             self._n += 1
             path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
-            seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned)
+            seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned, self._sink)
             self._all.append(seg)
             self.chunks.append((tidx, str(path)))
         return seg
@@ -644,6 +720,9 @@ class ChangesRecorder:
             seg.close()
         self.segments = {}
         self.held = 0
+        if self._sink is not None:
+            sink, self._sink = self._sink, None
+            sink.close()
         jsonl = None
         if self._jsonl is not None:
             self._render_deferred()
@@ -658,6 +737,12 @@ class ChangesRecorder:
                 "count": self.count, "final": final}
 
     def abort(self) -> None:
+        if self._sink is not None:
+            sink, self._sink = self._sink, None
+            try:
+                sink.close()
+            except BaseException:  # noqa: BLE001 - the run's own error is the one raised
+                pass
         for seg in self.segments.values():
             if seg.writer is not None:
                 seg.writer.close()
@@ -701,6 +786,13 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
     :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
     then, for CHAR, without trailing spaces (the canonical form)."""
     n, w = data.shape
+    validity, count = _validity(nulls)
+    last = data[:, -1] if w else data[:, :0]
+    if w and count == 0 and bool(np.all((last != 0) & (last != 32))):
+        # no row ends in a NUL or a space: every value is all w bytes
+        offsets = np.arange(0, (n + 1) * w, w, dtype=np.int32)
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(np.ascontiguousarray(data))], null_count=0)
     idx = np.arange(w)
     keep = data != 0
     if strip_spaces:
@@ -713,7 +805,6 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     values = data[idx < lengths[:, None]]
-    validity, count = _validity(nulls)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(values)],
                                  null_count=count)
 
