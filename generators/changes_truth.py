@@ -787,12 +787,14 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
     then, for CHAR, without trailing spaces (the canonical form)."""
     n, w = data.shape
     validity, count = _validity(nulls)
-    last = data[:, -1] if w else data[:, :0]
-    if w and count == 0 and bool(np.all((last != 0) & (last != 32))):
+    if w and count == 0 and bool(np.all((data[:, -1] != 0) & (data[:, -1] != 32))):
         # no row ends in a NUL or a space: every value is all w bytes
         offsets = np.arange(0, (n + 1) * w, w, dtype=np.int32)
         return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
                                                       pa.py_buffer(np.ascontiguousarray(data))], null_count=0)
+    if not w:  # no bytes: every value is ""
+        return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
+                                                      pa.py_buffer(b"")], null_count=count)
     idx = np.arange(w)
     keep = data != 0
     if strip_spaces:
