@@ -7,9 +7,14 @@ and where the writer placed it — never from reading the binlogs back:
   committed transaction with the statements it gave the writer; the writer's
   ``last_group`` (file, first offset, events, event lengths) and each statement's
   ``event_rows`` (rows per rows event, binlogwriter/transaction.py) place every row at its
-  rows event. Changes go to per-table Parquet *chunks* (one per table definition, row
-  groups of ``batch_rows``) and, while the run is small, to a JSONL chunk; memory holds
-  at most ``batch_rows`` changes per table.
+  rows event; :meth:`ChangesRecorder.record_batch` does the same for a whole batch of the
+  batch path from its arrays (positions by prefix sums of the planned event lengths, typed
+  columns straight from the batch's numpy columns). Changes go to per-table Parquet
+  *chunks* (one per table definition) and, when the run stays small, to a JSONL chunk
+  (the batch path renders its lines at the end, only then). The single-process engine
+  records ``aligned``: each chunk is written in the final row groups by a worker thread,
+  so a table with one definition needs no merge; the rows held for unfinished row groups
+  stay within ``HOLD_BYTES`` (over it, tables fall back to the merge).
 * :func:`merge_table` — a table's chunks (in commit order, from one process or from every
   Spark partition in partition order) into ``truth/changes/<db>.<table>.parquet`` with the
   union of its definitions' columns and row groups of :data:`ROW_GROUP` rows, so the bytes
