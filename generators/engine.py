@@ -329,9 +329,17 @@ class Run:
             writer.abort()
             self.changes.abort()
             raise
-        self.write_final(tmp / "truth" / "final")
-        finish_local(self, tmp)
-        manifest = self.manifest(writer)
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the binlogs' sha256 in a thread (hashlib and file reads run without the GIL) while the truth is finished
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-sha256")
+        try:
+            digests = {p.name: pool.submit(_sha256, p) for p in writer.files}
+            self.write_final(tmp / "truth" / "final")
+            finish_local(self, tmp)
+            manifest = self.manifest(writer, digests)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         data = json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
         (tmp / "manifest.json").write_text(data, encoding="utf-8")
         return manifest
@@ -463,10 +471,12 @@ class Run:
             rows = (render(rt.row(k)) for k in rt.live_keys())
             write_sorted_jsonl(final_dir / f"{t.database}.{t.name}.jsonl", names, rows)
 
-    def manifest(self, writer: BinlogWriter) -> dict[str, Any]:
+    def manifest(self, writer: BinlogWriter, digests: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``manifest.json``; ``digests``: file name -> future of its sha256 (else read here)."""
         files = []
         for p in writer.files:
-            info = _scan_file(p, self.fmt, self.spans.get(p.name))
+            sha = digests[p.name].result() if digests and p.name in digests else None
+            info = _scan_file(p, self.fmt, self.spans.get(p.name), sha)
             fi = self.file_info.get(p.name, _FileInfo())
             files.append(file_entry(p.name, info, fi))
         tables = [(rt.table, int(rt.live_count)) for rt in self.rows]
@@ -517,15 +527,29 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
     }
 
 
-def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None
-               ) -> dict[str, Any]:
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    buf = bytearray(8 << 20)
+    view = memoryview(buf)
+    with open(path, "rb", buffering=0) as f:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            h.update(view[:n])
+    return h.hexdigest()
+
+
+def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
+               sha256: str | None = None) -> dict[str, Any]:
     """sha256, size, event count and first/last header timestamps of a binlog file, read
     once in chunks (memory stays small whatever the file size); the event walk reads only
     the 19-byte headers' lengths and timestamps. ``spans``: runs of events whose count and
     bounds the batch path knows (:attr:`Run.spans`); the walk reads their first and last
-    headers only, and walks them header by header if those do not match."""
+    headers only, and walks them header by header if those do not match. ``sha256``: the
+    file's digest when it was computed already (:func:`_sha256`)."""
     if spans:
-        return _scan_spans(path, spans)
+        return _scan_spans(path, spans, sha256)
     h = hashlib.sha256()
     events = 0
     first_ts = last_ts = None
@@ -564,15 +588,10 @@ def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, i
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
-def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]]) -> dict[str, Any]:
-    h = hashlib.sha256()
+def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str | None = None) -> dict[str, Any]:
+    digest = _sha256(path) if sha256 is None else sha256
     with open(path, "rb") as f:
-        while True:
-            chunk = f.read(8 << 20)
-            if not chunk:
-                break
-            h.update(chunk)
-        size = f.tell()
+        size = os.fstat(f.fileno()).st_size
         fd = f.fileno()
         unpack = struct.Struct("<I5xI6x").unpack  # timestamp, (type, server_id), event_length, (next, flags)
 
@@ -612,7 +631,7 @@ def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]]) -> dict[str,
             if length < 19:
                 break
             p += length
-    return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
+    return {"bytes": size, "sha256": digest, "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
