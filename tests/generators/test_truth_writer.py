@@ -112,9 +112,11 @@ def test_scan_steps_over_known_runs_and_checks_them(tmp_path: Path, monkeypatch)
     spans_of = {}
     orig = engine._scan_file
 
-    def spy(path, fmt, spans=None):
+    def spy(path, fmt, spans=None, sha256=None):
         spans_of[path.name] = spans
-        return orig(path, fmt, spans)
+        got = orig(path, fmt, spans, sha256)
+        assert sha256 is None or got == orig(path, fmt, spans)  # the digest computed beside the scan
+        return got
     monkeypatch.setattr(engine, "_scan_file", spy)
     out = generate(Spec.from_dict(dict(workload="sysbench", size=150_000, max_binlog_size=40_000, ddl_every=50)),
                    tmp_path / "r").out
