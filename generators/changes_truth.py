@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -642,7 +643,7 @@ class ChangesRecorder:
         at = _np_array(inv)
         zero = _np_array(np.zeros(n, dtype=np.int64))
         seq = self.seq + mine
-        arrays = [_np_array(seq), _OPS.take(_np_array(kinds)),
+        arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
                   pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
                   gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
                   _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
@@ -782,7 +783,11 @@ def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
 
 
 _OP_NAMES = ("insert", "update", "delete")
-_OPS = pa.array(list(_OP_NAMES), pa.string())
+
+
+@functools.cache
+def _ops() -> pa.Array:
+    return pa.array(list(_OP_NAMES), pa.string())  # not at import: pyarrow's first conversion imports pandas
 _IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
 
 
