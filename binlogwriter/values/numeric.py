@@ -167,7 +167,12 @@ class FloatCodec(Codec):
             # IEEE-754 little-endian; float32 by round-to-nearest-even like the scalar C cast
             if set(map(type, values)) != {float}:
                 return None
-            a = np.asarray(values, dtype=np.float64)
+            return encode_floats(np.asarray(values, dtype=np.float64))
+
+        def encode_array(kind: str, data: Any, meta: Any) -> list | None:
+            return encode_floats(data) if kind == "float" and data.dtype == np.float64 else None
+
+        def encode_floats(a: np.ndarray) -> list | None:
             if not np.isfinite(a).all() or (unsigned and (a < 0).any()):
                 return None
             b = a.astype("<f4" if is_float else "<f8")
@@ -181,7 +186,7 @@ class FloatCodec(Codec):
             except struct.error:
                 raise decode_error(col, f"{sql} needs {width} bytes at {pos}") from None
 
-        return Bound(col, sql, encode, decode, width, "float", encode_many)
+        return Bound(col, sql, encode, decode, width, "float", encode_many, encode_array)
 
 
 @register
