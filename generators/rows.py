@@ -106,13 +106,13 @@ class TableRows:
                 if ci not in key_cols:
                     primary = len(parts) == 1 and pk and ci == pk[0][0]
                     key_cols[ci] = key_generator(col, fl, tname, bool(primary))
-                    vkey[ci] = key_vector_generator(col, bool(primary))
+                    vkey[ci] = key_vector_generator(col, bool(primary)) or getattr(key_cols[ci], "vec", None)
                 cap_k = max(cap_k, key_capacity(col, fl, prefix or None))
             caps.append(cap_k)
         for name, fn in self.tdef.key_fns.items():
             if name in idx:
                 key_cols[idx[name]] = fn
-                vkey[idx[name]] = None
+                vkey[idx[name]] = getattr(fn, "vec", None)  # a workload's twin: fn(keys) -> Vec | list
         self.vkey = vkey
         self.capacity = min(caps) if caps else 1 << 62
         if self.capacity < 1:

@@ -147,8 +147,37 @@ def _json_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+_JSON_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False).encode
+_JSON_PLAIN = (str, int, float, bool, type(None))
+
+
+def _mysql_order(v: Any) -> Any:
+    """``v`` with every object's keys in MySQL's order (by length, then bytes); TypeError
+    for anything :func:`_mysql_json_slow` would not print the same way through ``json``."""
+    t = type(v)
+    if t is dict:
+        if any(type(k) is not str for k in v):
+            raise TypeError
+        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
+        return {k: _mysql_order(v[k]) for k in keys}
+    if t is list or t is tuple:
+        return [_mysql_order(x) for x in v]
+    if t in _JSON_PLAIN:
+        return v
+    raise TypeError
+
+
 def mysql_json_text(v: Any) -> str:
-    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text)."""
+    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text): one ``json``
+    encoder call over the document with its keys reordered (same text as the
+    element-by-element printer, which handles anything else)."""
+    try:
+        return _JSON_DUMPS(_mysql_order(v))
+    except (TypeError, ValueError, RecursionError):
+        return _mysql_json_slow(v)
+
+
+def _mysql_json_slow(v: Any) -> str:
     if v is None:
         return "null"
     if v is True:
@@ -162,10 +191,10 @@ def mysql_json_text(v: Any) -> str:
     if isinstance(v, str):
         return _json_str(v)
     if isinstance(v, list | tuple):
-        return "[" + ", ".join(mysql_json_text(x) for x in v) + "]"
+        return "[" + ", ".join(_mysql_json_slow(x) for x in v) + "]"
     if isinstance(v, dict):
         keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
-        return "{" + ", ".join(f"{_json_str(k)}: {mysql_json_text(v[k])}" for k in keys) + "}"
+        return "{" + ", ".join(f"{_json_str(k)}: {_mysql_json_slow(v[k])}" for k in keys) + "}"
     raise TypeError(f"not a JSON value: {v!r}")
 
 
@@ -237,20 +266,24 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
         if "email" in low:
             firsts, lasts, doms = pool("first_name"), pool("last_name"), pool("email_domain")
 
-            def email(k: int) -> str:
-                h = hash64(salt("key", table, col.name), k)
+            def email(k: int, h: int | None = None) -> str:
+                if h is None:
+                    h = hash64(salt("key", table, col.name), k)
                 tail = f"{k}@{doms[h % 1024]}"
                 local = f"{firsts[(h >> 10) % 1024]}.{lasts[(h >> 20) % 1024]}".lower()
                 room = nchars - len(tail)
                 if room <= 0:
                     return str(k)[:nchars]
                 return (local[:room] + tail)[:nchars]
+            email.vec = _key_text_vec(email, salt("key", table, col.name))
             return email
 
-        def text_key(k: int) -> str:
-            h = hash64(salt("key", table, col.name), k)
+        def text_key(k: int, h: int | None = None) -> str:
+            if h is None:
+                h = hash64(salt("key", table, col.name), k)
             s = f"{k}-{words[h % 1024]}-{words[(h >> 10) % 1024]}"
             return s[:nchars].rstrip(" ")
+        text_key.vec = _key_text_vec(text_key, salt("key", table, col.name))
         return text_key
     if t in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):
         n = col.char_length() or 8
@@ -279,6 +312,13 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
     if t == "SET":
         return lambda k: frozenset(m for i, m in enumerate(col.members) if (k >> i) & 1)
     raise SpecError(f"column {table}.{col.name}: type {t} cannot be part of a generated key")
+
+
+def _key_text_vec(fn, base: int):
+    """``[fn(k) for k in keys]`` with the per-key hashes made by numpy."""
+    def vec(keys: np.ndarray) -> list:
+        return [fn(k, h) for k, h in zip(keys.tolist(), hash64_array(base, keys).tolist(), strict=True)]
+    return vec
 
 
 # ------------------------------------------------------------------------------------
