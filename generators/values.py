@@ -437,7 +437,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         gen.vec = dvec
     elif not money and maxmag + s <= 18:
         top = 10 ** (maxmag + s)
-        maxu = 10 ** p - 1
+        maxu = min(10 ** p - 1, (1 << 63) - 1)
 
         def dvec(h, j):
             if top > 1:
