@@ -255,7 +255,7 @@ class TableRows:
             old = np.asarray(borns) < e
             c = self._column(i, keys, gen0)
             if isinstance(c, Vec):
-                c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool)
+                c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool, c.meta)
             else:
                 c = [None if o else v for v, o in zip(c, old.tolist(), strict=True)]
             cols[i] = c
