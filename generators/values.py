@@ -649,6 +649,7 @@ def _bytes_gen(col: Column, name: str, edge: bool):
         def gen(st, k):
             return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
         gen.draws = min(64, (n + 7) // 8)
+        gen.vec = lambda h, j: ("list", [r.tobytes() for r in _draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
         edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
         return _with_edges(gen, edges, edge)
     limit = col.char_length() if t == "VARBINARY" else _TEXT_LIMIT[t]
@@ -658,8 +659,24 @@ def _bytes_gen(col: Column, name: str, edge: bool):
         n = min(limit, int(st.exp(mean)))
         return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
     vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
+
+    def vvec(h, j):
+        log = math.log
+        lens = [min(limit, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()]
+        mat = _draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
+        return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
+    vgen.vec = vvec
     edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
     return _with_edges(vgen, edges, edge)
+
+
+def _draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
+    """Draws ``j+1 .. j+m`` of every stream as little-endian bytes: an (n, 8m) uint8 array
+    (``b"".join(st.next().to_bytes(8, "little") for _ in range(m))`` per row)."""
+    d = np.empty((len(h), m), dtype="<u8")
+    for t in range(m):
+        d[:, t] = draw_array(h, j + 1 + t)
+    return d.view(np.uint8).reshape(len(h), 8 * m)
 
 
 def _enum_gen(col: Column, edge: bool):
@@ -1055,7 +1072,7 @@ def _edge_twin(scalar):
             eu = np.array([int(x.scaleb(extra)) for x in edges], dtype=object)
             if all(-(1 << 63) < int(u) < 1 << 63 for u in eu):
                 return "dec", np.where(e, eu.astype(np.int64)[ei], data), extra
-        vals = ColumnArray(kind, data, None, extra if kind == "pool" else None, extra).tolist()
+        vals = list(data) if kind == "list" else ColumnArray(kind, data, None, None, extra).tolist()
         for r in np.flatnonzero(e).tolist():
             vals[r] = edges[int(ei[r])]
         return "list", vals, None
