@@ -428,12 +428,31 @@ def _decimal_gen(col: Column, name: str, edge: bool):
             v = maxv
         return v
     if money and s <= 12:
+        maxu_m = min(10 ** p - 1, (1 << 63) - 1)
+
         def dvec(h, j):
-            units = []
+            # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
+            # fraction digits), then quantized to the scale half-even as _q does
+            u4 = []
             for x in _lognormal_list(h, j):
-                v = _q(Decimal(repr(round(x, 4))), s)
-                units.append(int((maxv if v > maxv else v).scaleb(s)))
-            return "dec", np.array(units, dtype=np.int64), s
+                r = repr(round(x, 4))
+                ip, _, fp = r.partition(".")
+                if len(fp) > 4 or not ip.isdigit() or not fp.isdigit():
+                    v = Decimal(r).scaleb(4)  # exponent form or the like: the exact value
+                    u4.append(int(v) if v == v.to_integral_value() else None)
+                else:
+                    u4.append(int(ip) * 10000 + int(fp.ljust(4, "0")))
+            if None in u4 or max(u4, default=0) >= (1 << 62) // 10 ** max(0, s - 4):
+                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in _lognormal_list(h, j)]
+                return "dec", np.array(units, dtype=np.int64), s
+            a = np.array(u4, dtype=np.int64)
+            if s >= 4:
+                units = a * 10 ** (s - 4)
+            else:
+                d = 10 ** (4 - s)
+                q, rem = np.divmod(a, d)
+                units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
+            return "dec", np.minimum(units, maxu_m), s
         gen.vec = dvec
     elif not money and maxmag + s <= 18:
         top = 10 ** (maxmag + s)
