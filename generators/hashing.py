@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["M64", "mix64", "salt", "hash64", "unit", "Stream", "mix64_array", "hash64_array", "draw_array",
-           "unit_array"]
+__all__ = ["M64", "mix64", "salt", "hash64", "unit", "Stream", "ReplayStream", "mix64_array", "hash64_array",
+           "draw_array", "draws_matrix", "unit_array"]
 
 M64 = (1 << 64) - 1
 _INV53 = 1.0 / (1 << 53)
@@ -83,6 +83,26 @@ class Stream:
         return -math.log(1.0 - self.u()) * mean
 
 
+class ReplayStream(Stream):
+    """A :class:`Stream` whose first draws were computed beforehand (``pre[t]`` is draw
+    ``t + 1``, e.g. a row of :func:`draws_matrix`); later draws are computed as Stream
+    computes them. So any generator run on it gives exactly what it gives on
+    ``Stream(base)`` advanced to draw ``i``, without the per-draw Python hashing."""
+
+    __slots__ = ("pre",)
+
+    def __init__(self, base: int, pre: list[int], i: int = 0) -> None:
+        self.base = base
+        self.i = i
+        self.pre = pre
+
+    def next(self) -> int:
+        i = self.i + 1
+        self.i = i
+        pre = self.pre
+        return pre[i - 1] if i <= len(pre) else mix64(self.base ^ i)
+
+
 # -- the same numbers for many identifiers at once (numpy uint64 wraps like ``& M64``) ------
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -116,3 +136,11 @@ def draw_array(h: np.ndarray, j: int) -> np.ndarray:
 def unit_array(h: np.ndarray) -> np.ndarray:
     """:func:`unit` elementwise (exact: 53-bit integers times 2^-53)."""
     return (h >> _S11).astype(np.float64) * _INV53
+
+
+def draws_matrix(h: np.ndarray, k: int) -> np.ndarray:
+    """Draws ``1..k`` of ``Stream(h[i])`` for every base: an (n, k) uint64 array."""
+    out = np.empty((len(h), k), dtype=np.uint64)
+    for j in range(k):
+        out[:, j] = draw_array(h, j + 1)
+    return out

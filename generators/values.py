@@ -36,7 +36,16 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
 from binlogwriter.values.row import ColumnArray
-from generators.hashing import Stream, draw_array, hash64, hash64_array, salt, unit_array
+from generators.hashing import (
+    ReplayStream,
+    Stream,
+    draw_array,
+    draws_matrix,
+    hash64,
+    hash64_array,
+    salt,
+    unit_array,
+)
 from generators.pools import pool
 from generators.spec import ColumnGen, SpecError
 
@@ -52,6 +61,7 @@ _TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LON
 _UTC = dt.UTC
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
 _TS_MAX = 2**31 - 1
+_ORD_1970 = dt.date(1970, 1, 1).toordinal()
 
 
 def int_range(col: Column) -> tuple[int, int]:
@@ -137,8 +147,37 @@ def _json_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+_JSON_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False).encode
+_JSON_PLAIN = (str, int, float, bool, type(None))
+
+
+def _mysql_order(v: Any) -> Any:
+    """``v`` with every object's keys in MySQL's order (by length, then bytes); TypeError
+    for anything :func:`_mysql_json_slow` would not print the same way through ``json``."""
+    t = type(v)
+    if t is dict:
+        if any(type(k) is not str for k in v):
+            raise TypeError
+        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
+        return {k: _mysql_order(v[k]) for k in keys}
+    if t is list or t is tuple:
+        return [_mysql_order(x) for x in v]
+    if t in _JSON_PLAIN:
+        return v
+    raise TypeError
+
+
 def mysql_json_text(v: Any) -> str:
-    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text)."""
+    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text): one ``json``
+    encoder call over the document with its keys reordered (same text as the
+    element-by-element printer, which handles anything else)."""
+    try:
+        return _JSON_DUMPS(_mysql_order(v))
+    except (TypeError, ValueError, RecursionError):
+        return _mysql_json_slow(v)
+
+
+def _mysql_json_slow(v: Any) -> str:
     if v is None:
         return "null"
     if v is True:
@@ -152,10 +191,10 @@ def mysql_json_text(v: Any) -> str:
     if isinstance(v, str):
         return _json_str(v)
     if isinstance(v, list | tuple):
-        return "[" + ", ".join(mysql_json_text(x) for x in v) + "]"
+        return "[" + ", ".join(_mysql_json_slow(x) for x in v) + "]"
     if isinstance(v, dict):
         keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
-        return "{" + ", ".join(f"{_json_str(k)}: {mysql_json_text(v[k])}" for k in keys) + "}"
+        return "{" + ", ".join(f"{_json_str(k)}: {_mysql_json_slow(v[k])}" for k in keys) + "}"
     raise TypeError(f"not a JSON value: {v!r}")
 
 
@@ -227,20 +266,24 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
         if "email" in low:
             firsts, lasts, doms = pool("first_name"), pool("last_name"), pool("email_domain")
 
-            def email(k: int) -> str:
-                h = hash64(salt("key", table, col.name), k)
+            def email(k: int, h: int | None = None) -> str:
+                if h is None:
+                    h = hash64(salt("key", table, col.name), k)
                 tail = f"{k}@{doms[h % 1024]}"
                 local = f"{firsts[(h >> 10) % 1024]}.{lasts[(h >> 20) % 1024]}".lower()
                 room = nchars - len(tail)
                 if room <= 0:
                     return str(k)[:nchars]
                 return (local[:room] + tail)[:nchars]
+            email.vec = _key_text_vec(email, salt("key", table, col.name))
             return email
 
-        def text_key(k: int) -> str:
-            h = hash64(salt("key", table, col.name), k)
+        def text_key(k: int, h: int | None = None) -> str:
+            if h is None:
+                h = hash64(salt("key", table, col.name), k)
             s = f"{k}-{words[h % 1024]}-{words[(h >> 10) % 1024]}"
             return s[:nchars].rstrip(" ")
+        text_key.vec = _key_text_vec(text_key, salt("key", table, col.name))
         return text_key
     if t in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):
         n = col.char_length() or 8
@@ -271,6 +314,13 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
     raise SpecError(f"column {table}.{col.name}: type {t} cannot be part of a generated key")
 
 
+def _key_text_vec(fn, base: int):
+    """``[fn(k) for k in keys]`` with the per-key hashes made by numpy."""
+    def vec(keys: np.ndarray) -> list:
+        return [fn(k, h) for k, h in zip(keys.tolist(), hash64_array(base, keys).tolist(), strict=True)]
+    return vec
+
+
 # ------------------------------------------------------------------------------------
 # type generators: fn(stream, key) -> value
 # ------------------------------------------------------------------------------------
@@ -292,28 +342,53 @@ def _lognormal_price(st: Stream) -> float:
     return math.exp(3.0 + 1.1 * _normal(st))  # median ~20, long tail
 
 
+def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
+    """:func:`_lognormal_price` of ``Stream(h[i])`` from draw ``j + 1`` on (two draws),
+    with the same ``math`` functions on the same floats."""
+    u1 = unit_array(draw_array(h, j + 1)).tolist()
+    u2 = unit_array(draw_array(h, j + 2)).tolist()
+    exp, sqrt, log, cos, tau = math.exp, math.sqrt, math.log, math.cos, 2 * math.pi
+    return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
+
+
+def _int_twin(g):
+    return None if g is None else (lambda h, j: ("int", g(h, j), None))
+
+
 def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]:
     lo, hi = int_range(col)
     if col.type == "BIT":
         edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
-        return _with_edges(lambda st, k: st.between(lo, hi), edges, edge)
+        f = lambda st, k: st.between(lo, hi)  # noqa: E731
+        f.vec = _int_twin(_between_vec(lo, hi))
+        return _with_edges(f, edges, edge)
     if col.type == "YEAR":
-        return _with_edges(lambda st, k: st.between(1990, 2030), [1901, 2155, 0, 2000], edge)
+        f = lambda st, k: st.between(1990, 2030)  # noqa: E731
+        f.vec = _int_twin(_between_vec(1990, 2030))
+        return _with_edges(f, [1901, 2155, 0, 2000], edge)
     a, b = max(lo, 0), min(hi, 1_000_000)
     if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
         def gen(st, k):
             return min(hi, max(a, int(_lognormal_price(st) * 100)))
+        if hi < 1 << 63:
+            def pvec(h, j):
+                cents = np.array([int(x * 100) for x in _lognormal_list(h, j)], dtype=np.int64)
+                return "int", np.minimum(hi, np.maximum(a, cents)), None
+            gen.vec = pvec
     elif any(w in name for w in ("qty", "quantity", "stock", "count")):
         top = min(hi, 500)
 
         def gen(st, k):
             return st.between(a, top)
+        gen.vec = _int_twin(_between_vec(a, top))
     elif name == "age":
         def gen(st, k):
             return st.between(max(a, min(18, hi)), min(hi, 90))
+        gen.vec = _int_twin(_between_vec(max(a, min(18, hi)), min(hi, 90)))
     else:
         def gen(st, k):
             return st.between(a, b)
+        gen.vec = _int_twin(_between_vec(a, b))
     edges = sorted({lo, hi, 0, 1} | ({-1} if lo < 0 else set()))
     return _with_edges(gen, edges, edge)
 
@@ -327,6 +402,8 @@ def _with_edges(gen, edges, edge: bool):
         if st.chance(EDGE_P):
             return edges[st.below(len(edges))]
         return gen(st, k)
+    g.edges, g.base = edges, gen  # column_vector_generator builds the vectorised twin from them
+    g.draws = getattr(gen, "draws", 8) + 2
     return g
 
 
@@ -350,6 +427,47 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         if v > maxv:
             v = maxv
         return v
+    if money and s <= 12:
+        maxu_m = min(10 ** p - 1, (1 << 63) - 1)
+
+        def dvec(h, j):
+            # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
+            # fraction digits), then quantized to the scale half-even as _q does
+            u4 = []
+            for x in _lognormal_list(h, j):
+                r = repr(round(x, 4))
+                ip, _, fp = r.partition(".")
+                if len(fp) > 4 or not ip.isdigit() or not fp.isdigit():
+                    v = Decimal(r).scaleb(4)  # exponent form or the like: the exact value
+                    u4.append(int(v) if v == v.to_integral_value() else None)
+                else:
+                    u4.append(int(ip) * 10000 + int(fp.ljust(4, "0")))
+            if None in u4 or max(u4, default=0) >= (1 << 62) // 10 ** max(0, s - 4):
+                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in _lognormal_list(h, j)]
+                return "dec", np.array(units, dtype=np.int64), s
+            a = np.array(u4, dtype=np.int64)
+            if s >= 4:
+                units = a * 10 ** (s - 4)
+            else:
+                d = 10 ** (4 - s)
+                q, rem = np.divmod(a, d)
+                units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
+            return "dec", np.minimum(units, maxu_m), s
+        gen.vec = dvec
+    elif not money and maxmag + s <= 18:
+        top = 10 ** (maxmag + s)
+        maxu = min(10 ** p - 1, (1 << 63) - 1)
+
+        def dvec(h, j):
+            if top > 1:
+                units = (draw_array(h, j + 1) % np.uint64(top)).astype(np.int64)
+            else:
+                units = np.zeros(len(h), dtype=np.int64)
+            if neg_ok:
+                neg = (units != 0) & (unit_array(draw_array(h, j + 2)) < 0.2)
+                units = np.where(neg, -units, units)
+            return "dec", np.minimum(units, maxu), s
+        gen.vec = dvec
     edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
     return _with_edges(gen, [_q(e, s) for e in edges], edge)
 
@@ -362,6 +480,13 @@ def _float_gen(col: Column, name: str, edge: bool):
             if not col.unsigned and n and st.chance(0.2):
                 n = -n
             return n / 16
+
+        def fvec(h, j):
+            n = (draw_array(h, j + 1) % np.uint64(1 << 20)).astype(np.int64)
+            if not col.unsigned:
+                n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
+            return "float", n / 16, None
+        gen.vec = fvec
         edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
         if not col.unsigned:
             edges += [-3.4028234663852886e38, -1.5]
@@ -372,6 +497,14 @@ def _float_gen(col: Column, name: str, edge: bool):
         if not col.unsigned and st.chance(0.2):
             v = -v
         return float(f"{v:.8g}")
+
+    def dvec(h, j):
+        v = _lognormal_list(h, j)
+        if not col.unsigned:
+            neg = (unit_array(draw_array(h, j + 3)) < 0.2).tolist()
+            v = [-x if z else x for x, z in zip(v, neg, strict=True)]
+        return "float", np.array([float(f"{x:.8g}") for x in v], dtype=np.float64), None
+    dgen.vec = dvec
     edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
     if not col.unsigned:
         edges += [-1.7976931348623157e308, -2.5]
@@ -392,11 +525,21 @@ def _temporal_gen(col: Column, name: str, edge: bool, start_time: int):
     t = col.type
     fsp = col.fsp or 0
     span = 3 * 365 * 86400
+    def frac_vec(h, j):
+        if not fsp:
+            return 0
+        return (draw_array(h, j) % np.uint64(10 ** fsp)).astype(np.int64) * 10 ** (6 - fsp)
+
+    def secs_vec(h, j):
+        return start_time - (draw_array(h, j + 1) % np.uint64(span)).astype(np.int64)
+
     if t == "DATE":
         base = dt.datetime.fromtimestamp(start_time, _UTC).date().toordinal()
 
         def gen(st, k):
             return dt.date.fromordinal(base - st.below(3650))
+        gen.vec = lambda h, j: ("date", base - _ORD_1970 - (draw_array(h, j + 1) % np.uint64(3650)).astype(np.int64),
+                                None)
         edges = [dt.date(1000, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 2, 29), MysqlDate(0, 0, 0)]
         return _with_edges(gen, edges, edge)
     if t == "DATETIME":
@@ -404,6 +547,7 @@ def _temporal_gen(col: Column, name: str, edge: bool, start_time: int):
             sec = start_time - st.below(span)
             d = dt.datetime.fromtimestamp(sec, _UTC).replace(tzinfo=None)
             return d.replace(microsecond=_frac(st, fsp))
+        gen.vec = lambda h, j: ("dt", secs_vec(h, j) * 1_000_000 + frac_vec(h, j + 2), None)
         edges = [dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, _max_frac(fsp)),
                  dt.datetime(2024, 2, 29, 12, 34, 56, _max_frac(fsp)), MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
         return _with_edges(gen, edges, edge)
@@ -411,6 +555,7 @@ def _temporal_gen(col: Column, name: str, edge: bool, start_time: int):
         def gen(st, k):
             sec = max(1, min(_TS_MAX, start_time - st.below(span)))
             return dt.datetime.fromtimestamp(sec, _UTC).replace(microsecond=_frac(st, fsp))
+        gen.vec = lambda h, j: ("ts", np.clip(secs_vec(h, j), 1, _TS_MAX) * 1_000_000 + frac_vec(h, j + 2), None)
         edges = [dt.datetime.fromtimestamp(1, _UTC),
                  dt.datetime.fromtimestamp(_TS_MAX, _UTC).replace(microsecond=_max_frac(fsp)),
                  MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
@@ -419,6 +564,12 @@ def _temporal_gen(col: Column, name: str, edge: bool, start_time: int):
         def gen(st, k):
             us = st.below(48 * 3600) * 1_000_000 + _frac(st, fsp)
             return dt.timedelta(microseconds=-us if st.chance(0.1) else us)
+
+        def tvec(h, j):
+            us = (draw_array(h, j + 1) % np.uint64(48 * 3600)).astype(np.int64) * 1_000_000 + frac_vec(h, j + 2)
+            neg = unit_array(draw_array(h, j + (3 if fsp else 2))) < 0.1
+            return "time", np.where(neg, -us, us), None
+        gen.vec = tvec
         edges = [dt.timedelta(hours=838, minutes=59, seconds=59),
                  -dt.timedelta(hours=838, minutes=59, seconds=59), dt.timedelta(0)]
         if fsp:
@@ -498,10 +649,10 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
         if len(s) > cap:
             s = s[:cap]
         return _fit_text(s, col, flavor)
+    pl = getattr(base, "pool", None)
+    if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
+        gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
     if not edge:
-        pl = getattr(base, "pool", None)
-        if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
-            gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
         return gen
     wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
     edges = ["", _fit_text("x" * min(nchars, 400), col, flavor), wide or "",
@@ -516,6 +667,8 @@ def _bytes_gen(col: Column, name: str, edge: bool):
 
         def gen(st, k):
             return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+        gen.draws = min(64, (n + 7) // 8)
+        gen.vec = lambda h, j: ("list", [r.tobytes() for r in _draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
         edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
         return _with_edges(gen, edges, edge)
     limit = col.char_length() if t == "VARBINARY" else _TEXT_LIMIT[t]
@@ -524,8 +677,25 @@ def _bytes_gen(col: Column, name: str, edge: bool):
     def vgen(st, k):
         n = min(limit, int(st.exp(mean)))
         return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+    vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
+
+    def vvec(h, j):
+        log = math.log
+        lens = [min(limit, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()]
+        mat = _draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
+        return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
+    vgen.vec = vvec
     edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
     return _with_edges(vgen, edges, edge)
+
+
+def _draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
+    """Draws ``j+1 .. j+m`` of every stream as little-endian bytes: an (n, 8m) uint8 array
+    (``b"".join(st.next().to_bytes(8, "little") for _ in range(m))`` per row)."""
+    d = np.empty((len(h), m), dtype="<u8")
+    for t in range(m):
+        d[:, t] = draw_array(h, j + 1 + t)
+    return d.view(np.uint8).reshape(len(h), 8 * m)
 
 
 def _enum_gen(col: Column, edge: bool):
@@ -536,6 +706,10 @@ def _enum_gen(col: Column, edge: bool):
             # geometric-ish weights: the first members are the common ones (statuses)
             i = min(n - 1, int(st.exp(max(1.0, n / 3))))
             return members[i]
+        mean = max(1.0, n / 3)
+        gen.vec = lambda h, j: ("pool", np.array(
+            [min(n - 1, int(-math.log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
+            dtype=np.int64), tuple(members))
         return _with_edges(gen, [members[0], members[-1], ""], edge)
 
     def sgen(st, k):
@@ -569,6 +743,7 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
     def gen(st, k):
         d = _json_doc(st, k, table)
         return mysql_json_text(d) if as_text else d
+    gen.draws = 13
     edges_obj = [{}, [], "a string", 12345, True, None, [1, [2, [3, {"deep": "x"}]]]]
     edges = [mysql_json_text(e) if as_text else e for e in edges_obj]
     if not as_text:
@@ -893,61 +1068,88 @@ def _weighted_vec(vals: tuple, cum: list, tot: float):
     return f
 
 
+def _edge_twin(scalar):
+    """Vectorised twin of ``_with_edges(gen, edges)`` from gen's twin, or None: draw ``j+1``
+    decides (``chance(EDGE_P)``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on."""
+    edges = scalar.edges
+    base = getattr(scalar.base, "vec", None)
+    if base is None:
+        return None
+    m = np.uint64(len(edges))
+
+    def f(h, j):
+        kind, data, extra = base(h, j + 1)
+        e = unit_array(draw_array(h, j + 1)) < EDGE_P
+        ei = (draw_array(h, j + 2) % m).astype(np.int64)
+        if kind == "pool":
+            if any(x is None for x in edges):
+                return None
+            return "pool", np.where(e, len(extra) + ei, data), tuple(extra) + tuple(edges)
+        if kind == "int" and all(type(x) is int and -(1 << 63) <= x < 1 << 63 for x in edges):
+            return "int", np.where(e, np.array(edges, dtype=np.int64)[ei], data), None
+        if kind == "dec" and all(isinstance(x, Decimal) and x.as_tuple().exponent == -extra for x in edges):
+            eu = np.array([int(x.scaleb(extra)) for x in edges], dtype=object)
+            if all(-(1 << 63) < int(u) < 1 << 63 for u in eu):
+                return "dec", np.where(e, eu.astype(np.int64)[ei], data), extra
+        vals = list(data) if kind == "list" else ColumnArray(kind, data, None, None, extra).tolist()
+        for r in np.flatnonzero(e).tolist():
+            vals[r] = edges[int(ei[r])]
+        return "list", vals, None
+    return f
+
+
 def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool, flavor: str = "mysql80",
-             start_time: int = 1767225600):
-    """(kind, fn(h, j0) -> data) for generators with a vectorised twin, else None."""
-    scalar = (override_generator(override, col, table, flavor, start_time) if override is not None
-              else type_generator(col, table, flavor, edge=edge, start_time=start_time))
+             start_time: int = 1767225600, scalar=None):
+    """fn(h, j0) -> (kind, data, extra) for generators with a vectorised twin (ColumnArray
+    kinds, "list" for Python values), else None."""
+    if scalar is None:
+        scalar = (override_generator(override, col, table, flavor, start_time) if override is not None
+                  else type_generator(col, table, flavor, edge=edge, start_time=start_time))
     pv = getattr(scalar, "vec", None)
     if pv is not None:
-        return "pool", pv
+        return pv
+    if getattr(scalar, "edges", None) is not None:
+        return _edge_twin(scalar)
     t = col.type
     if override is not None:
         if override.gen == "int" and t in _INT_BITS:
-            g = _uniform_int_vec(col, override)
-            return None if g is None else ("int", g)
+            return _int_twin(_uniform_int_vec(col, override))
         if override.gen == "digits" and t in ("CHAR", "VARCHAR"):
             groups = override.param("groups", 10)
             if not isinstance(groups, int) or isinstance(groups, bool):
                 return None
             g = _digits_vec(groups)
-            return None if g is None else ("ascii", g)
-        return None
-    if edge:
-        return None
-    name = col.name.lower()
-    if t in _INT_BITS:
-        lo, hi = int_range(col)
-        a, b = max(lo, 0), min(hi, 1_000_000)
-        if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
-            return None
-        if any(w in name for w in ("qty", "quantity", "stock", "count")):
-            g = _between_vec(a, min(hi, 500))
-        elif name == "age":
-            g = _between_vec(max(a, min(18, hi)), min(hi, 90))
-        else:
-            g = _between_vec(a, b)
-        return None if g is None else ("int", g)
-    if t == "YEAR":
-        return "int", _between_vec(1990, 2030)
-    if t == "BIT":
-        lo, hi = int_range(col)
-        g = _between_vec(lo, hi)
-        return None if g is None else ("int", g)
+            return None if g is None else (lambda h, j: ("ascii", g(h, j), None))
     return None
+
+
+def _replay(gen, h: np.ndarray, keys: np.ndarray, j0: int, nulls, k: int) -> list:
+    """``gen(Stream(h[i]) after j0 draws, key)`` for every row not NULL (None for NULL),
+    with the draws computed by numpy beforehand (:class:`~generators.hashing.ReplayStream`)."""
+    n = len(h)
+    out: list = [None] * n
+    rows = np.arange(n) if nulls is None else np.flatnonzero(~nulls)
+    if not len(rows):
+        return out
+    hs = h[rows]
+    pre = draws_matrix(hs, j0 + k).tolist()
+    for r, b, p, kk in zip(rows.tolist(), hs.tolist(), pre, keys[rows].tolist(), strict=True):
+        out[r] = gen(ReplayStream(b, p, j0), kk)
+    return out
 
 
 def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *,
                             override: ColumnGen | None = None, edge: bool = False,
-                            null_p: float | None = None, start_time: int = 1767225600) -> VecFn | None:
-    """``fn(keys, versions) -> Vec``: :func:`column_generator`'s values for many rows at
-    once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
-    arithmetic), or None when this column's generator has no vectorised twin (the caller
-    then calls the scalar one per row)."""
-    vg = _vec_gen(col, table.name, override, edge, flavor, start_time)
-    if vg is None:
-        return None
-    kind, gen = vg
+                            null_p: float | None = None, start_time: int = 1767225600) -> VecFn:
+    """``fn(keys, versions) -> Vec | list``: :func:`column_generator`'s values for many rows
+    at once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
+    arithmetic): a :class:`Vec` from the generator's vectorised twin, or — for a generator
+    without one — a list of the scalar generator's values computed on streams whose draws
+    numpy made beforehand (the same code on the same numbers)."""
+    scalar = (override_generator(override, col, table.name, flavor, start_time) if override is not None
+              else type_generator(col, table.name, flavor, edge=edge, start_time=start_time))
+    vg = _vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
+    draws = getattr(scalar, "draws", 8)
     base = salt(seed, table.name, col.name)
     if override is not None:
         p = override.param("null", None)
@@ -958,7 +1160,7 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
     if not col.nullable:
         null_p = 0.0
 
-    def fn(keys: np.ndarray, versions: np.ndarray) -> Vec:
+    def fn(keys: np.ndarray, versions: np.ndarray) -> Vec | list:
         h = hash64_array(base, keys, versions)
         j0 = 0
         nulls = None
@@ -966,10 +1168,17 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
             nulls = unit_array(draw_array(h, 1)) < null_p
             nulls = nulls if nulls.any() else None
             j0 = 1
+        got = vg(h, j0) if vg is not None else None
+        if got is None:
+            return _replay(scalar, h, keys, j0, nulls, draws)
+        kind, data, extra = got
+        if kind == "list":
+            if nulls is not None:
+                data = [None if z else v for v, z in zip(data, nulls.tolist(), strict=True)]
+            return data
         if kind == "pool":
-            _, idx, entries = gen(h, j0)
-            return Vec("pool", idx, nulls, entries)
-        return Vec(kind, gen(h, j0), nulls)
+            return Vec("pool", data, nulls, extra)
+        return Vec(kind, data, nulls, None, extra)
     return fn
 
 

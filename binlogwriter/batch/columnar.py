@@ -235,11 +235,23 @@ class RowsPlan:
 
 def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
     """``out[dest[i]:dest[i]+lens[i]]`` = the next ``lens[i]`` bytes of ``src``, for ascending,
-    non-overlapping ``dest``: one boolean mask (``np.repeat`` of alternating gap/run
-    lengths) and one masked assignment."""
+    non-overlapping ``dest``: one boolean mask over the runs' span (``np.repeat`` of
+    alternating gap/run lengths) and one masked assignment, or — for runs sparse in their
+    span — one index array over the runs' bytes."""
     k = len(dest)
     if not k:
         return
+    m = len(src)
+    if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
+        # sparse runs (a few image groups among many): index arithmetic over the runs' own
+        # bytes, not a mask over the whole span
+        if m:
+            starts = np.cumsum(lens) - lens
+            out[np.repeat(dest - starts, lens) + np.arange(m)] = src
+        return
+    base = int(dest[0])
+    out = out[base:int(dest[-1] + lens[-1])]
+    dest = dest - base
     ends = dest + lens
     gaps = dest - np.concatenate(([0], ends[:-1]))
     runs = np.empty(2 * k + 1, dtype=np.int64)

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import construct as cs
+import numpy as np
 
 from binlogwriter.errors import DecodeError, SchemaError, ValueEncodeError
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["Bound", "Fixed", "Var", "Codec", "REGISTRY", "register", "value_error", "decode_error", "describe",
-           "type_name", "int_text"]
+           "type_name", "int_text", "be_bytes"]
 
 Encoder = Callable[[Any], bytes]
 Decoder = Callable[[Any, int], tuple[Any, int]]
@@ -59,6 +60,13 @@ class Bound:
     out one after the other in each value, or None when it does not take these values (then
     the scalar ``encode`` runs for this column; it raises the error). None: no vectorised
     encoder for this type."""
+    encode_array: Callable[[str, Any, Any], list | None] | None = None
+    """Vectorised encoder of non-NULL values given as an array (``ColumnArray`` kinds:
+    ``encode_array(kind, data, meta)``, e.g. "dec" scaled int64 units with ``meta`` the
+    scale, "dt"/"ts" int64 microseconds since the epoch, "date" int64 days since the epoch,
+    "time" signed int64 microseconds, "float" float64): same pieces and bytes as
+    ``encode_many`` on the Python values, or None when it does not take them (the caller
+    then encodes the Python values)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +83,12 @@ class Var:
 
     flat: bytes
     lengths: Any
+
+
+def be_bytes(v: Any, width: int) -> Any:
+    """The low ``width`` bytes of every element of an int64/uint64 array, big-endian, as an
+    (n, width) uint8 array (``int.to_bytes(width, "big")`` elementwise, two's complement)."""
+    return v.astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - width:]
 
 
 def value_error(col: ColumnDesc, sql_type: str, rule: str) -> ValueEncodeError:

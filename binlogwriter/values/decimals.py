@@ -16,13 +16,23 @@ from decimal import Decimal
 from typing import Any
 
 import construct as cs
+import numpy as np
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.values._common import Bound, Codec, decode_error, describe, register, value_error
+from binlogwriter.values._common import (
+    Bound,
+    Codec,
+    Fixed,
+    be_bytes,
+    decode_error,
+    describe,
+    register,
+    value_error,
+)
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["DecimalCodec", "decimal_size", "encode_decimal", "decode_decimal", "DecimalError",
-           "scaled_decimal"]
+           "scaled_decimal", "pack_decimal_array"]
 
 DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4)
 _POW10 = [10 ** i for i in range(0, 100)]
@@ -117,6 +127,45 @@ def _pack(negative: bool, scaled: int, precision: int, scale: int) -> bytes:
     return (x ^ top).to_bytes(nbytes, "big")
 
 
+def pack_decimal_array(units: np.ndarray, precision: int, scale: int) -> np.ndarray | None:
+    """:func:`_pack` elementwise for int64 ``units`` (value × 10^scale): an (n, size) uint8
+    array of ``decimal2bin`` (values.md §3), or None when a value has more than
+    ``precision`` digits or the scale has more than 18 digits (the caller then packs the
+    Decimal values one by one, which raises for one that does not fit)."""
+    if scale > 18 or not len(units):
+        return None
+    if units.dtype != np.int64 or int(units.min()) <= -(1 << 63):
+        return None
+    neg = units < 0
+    a = np.abs(units).astype(np.uint64)
+    if precision < 19 and int(a.max()) >= _POW10[precision]:
+        return None
+    intg = precision - scale
+    ipart, fpart = np.divmod(a, np.uint64(_POW10[scale]))
+    parts = []
+    lead, full = intg % 9, intg // 9
+    groups = []
+    for _ in range(full):  # integer groups of 9 digits, least significant first
+        ipart, g = np.divmod(ipart, np.uint64(1_000_000_000))
+        groups.append(g)
+    if lead:
+        parts.append(be_bytes(ipart, DIG2BYTES[lead]))
+    parts += [be_bytes(g, 4) for g in reversed(groups)]
+    ffull, ftail = scale // 9, scale % 9
+    fhead, ftail_val = np.divmod(fpart, np.uint64(_POW10[ftail]))
+    groups = []
+    for _ in range(ffull):
+        fhead, g = np.divmod(fhead, np.uint64(1_000_000_000))
+        groups.append(g)
+    parts += [be_bytes(g, 4) for g in reversed(groups)]
+    if ftail:
+        parts.append(be_bytes(ftail_val, DIG2BYTES[ftail]))
+    out = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0].copy()
+    out[neg] ^= 0xFF
+    out[:, 0] ^= 0x80
+    return out
+
+
 def decode_decimal(buf: Any, pos: int, precision: int, scale: int) -> tuple[Decimal, int]:
     """``bin2decimal``: (Decimal with exactly ``scale`` fraction digits, position after it).
 
@@ -209,4 +258,11 @@ class DecimalCodec(Codec):
             except ValueError as exc:
                 raise decode_error(col, f"{sql}: {exc}") from None
 
-        return Bound(col, sql, encode, decode, size, "Decimal")
+        def encode_array(kind: str, data: Any, meta: Any) -> list | None:
+            # "dec": int64 units at this column's scale
+            if kind != "dec" or meta != s or (unsigned and len(data) and int(data.min()) < 0):
+                return None
+            out = pack_decimal_array(data, p, s)
+            return None if out is None else [Fixed(out)]
+
+        return Bound(col, sql, encode, decode, size, "Decimal", encode_array=encode_array)

@@ -31,6 +31,7 @@ from binlogwriter.values._common import (
     Bound,
     Codec,
     Fixed,
+    be_bytes,
     decode_error,
     describe,
     int_text,
@@ -106,6 +107,23 @@ class IntCodec(Codec):
         return Bound(col, sql, encode, decode, width, "int", _ints_many(lo, hi, width))
 
 
+def _int_array(values: Any) -> np.ndarray | None:
+    """A non-empty 1-d integer array of ``values`` (an int array, or a list of plain ints),
+    else None (bools, floats, bytes, ints beyond 64 bits: the scalar encoder decides)."""
+    if isinstance(values, np.ndarray):
+        a = values
+    else:
+        if any(type(v) is not int for v in values):
+            return None
+        try:
+            a = np.asarray(values)
+        except (OverflowError, ValueError, TypeError):
+            return None
+    if a.ndim != 1 or a.dtype.kind not in "iu" or not len(a):
+        return None
+    return a
+
+
 def _ints_many(lo: int, hi: int, width: int):
     """Vectorised integers (values.md §2): little-endian two's complement, ``width`` bytes:
     the low bytes of the 64-bit value. None for anything but integers in ``lo..hi``."""
@@ -167,7 +185,12 @@ class FloatCodec(Codec):
             # IEEE-754 little-endian; float32 by round-to-nearest-even like the scalar C cast
             if set(map(type, values)) != {float}:
                 return None
-            a = np.asarray(values, dtype=np.float64)
+            return encode_floats(np.asarray(values, dtype=np.float64))
+
+        def encode_array(kind: str, data: Any, meta: Any) -> list | None:
+            return encode_floats(data) if kind == "float" and data.dtype == np.float64 else None
+
+        def encode_floats(a: np.ndarray) -> list | None:
             if not np.isfinite(a).all() or (unsigned and (a < 0).any()):
                 return None
             b = a.astype("<f4" if is_float else "<f8")
@@ -181,7 +204,7 @@ class FloatCodec(Codec):
             except struct.error:
                 raise decode_error(col, f"{sql} needs {width} bytes at {pos}") from None
 
-        return Bound(col, sql, encode, decode, width, "float", encode_many)
+        return Bound(col, sql, encode, decode, width, "float", encode_many, encode_array)
 
 
 @register
@@ -214,13 +237,20 @@ class BitCodec(Codec):
                 raise value_error(col, sql, f"holds {nbits} bits (0..{limit - 1}), got {int_text(v)}")
             return v.to_bytes(nbytes, "big")
 
+        def encode_many(values: Any) -> list | None:
+            # (M+7)/8 bytes big-endian of ints in 0..2^M-1; anything else: the scalar encoder
+            a = _int_array(values)
+            if a is None or int(a.min()) < 0 or int(a.max()) >= limit:
+                return None
+            return [Fixed(be_bytes(a, nbytes))]
+
         def decode(buf: Any, pos: int) -> tuple[int, int]:
             end = pos + nbytes
             if end > len(buf):
                 raise decode_error(col, f"{sql} needs {nbytes} bytes at {pos}")
             return int.from_bytes(buf[pos:end], "big"), end
 
-        return Bound(col, sql, encode, decode, nbytes, "int")
+        return Bound(col, sql, encode, decode, nbytes, "int", encode_many)
 
 
 @register
@@ -244,13 +274,20 @@ class YearCodec(Codec):
                 return bytes((v - 1900,))
             raise value_error(col, sql, f"holds 1901..2155 or 0, got {int_text(v)}")
 
+        def encode_many(values: Any) -> list | None:
+            # 0, or year - 1900 for 1901..2155; anything else: the scalar encoder
+            a = _int_array(values)
+            if a is None or not ((a == 0) | ((a >= 1901) & (a <= 2155))).all():
+                return None
+            return [Fixed(np.where(a == 0, 0, a - 1900).astype(np.uint8).reshape(-1, 1))]
+
         def decode(buf: Any, pos: int) -> tuple[int, int]:
             if pos >= len(buf):
                 raise decode_error(col, f"YEAR needs 1 byte at {pos}")
             b = buf[pos]
             return (b + 1900 if b else 0), pos + 1
 
-        return Bound(col, sql, encode, decode, 1, "int")
+        return Bound(col, sql, encode, decode, 1, "int", encode_many)
 
 
 @register

@@ -30,47 +30,76 @@ __all__ = ["RowImageCodec", "row_codec", "encode_row_image", "encode_row_images"
 
 class ColumnArray:
     """Values of one column for many rows, as arrays: ``kind`` "int" (``data`` an int64
-    array), "ascii" (``data`` an (n, width) uint8 array of ASCII text, one value per row) or
-    "pool" (``data`` int64 indexes into the tuple ``pool`` of Python values); ``nulls`` a
-    bool array (True = SQL NULL) or None. :meth:`tolist` gives the Python values (None for
-    NULL)."""
+    array), "ascii" (``data`` an (n, width) uint8 array of ASCII text, one value per row),
+    "pool" (``data`` int64 indexes into the tuple ``pool`` of Python values), "dec" (int64
+    units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
+    since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
+    "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
+    ``timedelta``) or "float" (float64); ``nulls`` a bool array (True = SQL NULL) or None.
+    :meth:`tolist` gives the Python values (None for NULL)."""
 
-    __slots__ = ("kind", "data", "nulls", "pool")
+    __slots__ = ("kind", "data", "nulls", "pool", "meta")
 
-    def __init__(self, kind: str, data: Any, nulls: Any = None, pool: tuple | None = None) -> None:
-        self.kind, self.data, self.nulls, self.pool = kind, data, nulls, pool
+    def __init__(self, kind: str, data: Any, nulls: Any = None, pool: tuple | None = None, meta: Any = None) -> None:
+        self.kind, self.data, self.nulls, self.pool, self.meta = kind, data, nulls, pool, meta
 
     def __len__(self) -> int:
         return len(self.data)
 
     def tolist(self) -> list:
-        if self.kind == "int":
+        kind = self.kind
+        if kind in ("int", "float"):
             vals: list = self.data.tolist()
-        elif self.kind == "pool":
+        elif kind == "pool":
             pool = self.pool
             vals = [pool[i] for i in self.data.tolist()]
-        else:
+        elif kind == "ascii":
             w = self.data.shape[1]
             vals = ([b.decode("ascii") for b in np.ascontiguousarray(self.data).view(f"S{w}").ravel().tolist()]
                     if w else [""] * len(self.data))
+        else:
+            vals = _array_values(kind, self.data, self.meta)
         if self.nulls is not None:
             vals = [None if z else v for v, z in zip(vals, self.nulls.tolist(), strict=True)]
         return vals
 
     def take(self, idx: np.ndarray) -> ColumnArray:
-        return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx], self.pool)
+        return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx], self.pool,
+                           self.meta)
+
+
+def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
+    """Python values of a "dec" / "dt" / "ts" / "date" / "time" array (see ColumnArray)."""
+    if kind == "dec":
+        from decimal import Decimal
+
+        e = -int(meta)
+        return [Decimal(u).scaleb(e) for u in data.tolist()]
+    if kind == "dt":
+        return data.astype("M8[us]").tolist()
+    if kind == "ts":
+        from datetime import UTC
+
+        return [d.replace(tzinfo=UTC) for d in data.astype("M8[us]").tolist()]
+    if kind == "date":
+        return data.astype("M8[D]").tolist()
+    if kind == "time":
+        return data.astype("m8[us]").tolist()
+    raise ValueError(f"unknown ColumnArray kind {kind!r}")
 
 
 class RowImageCodec:
     """Encoder/decoder of row images for one table's columns, with per-column closures ready."""
 
-    __slots__ = ("cols", "_enc", "_many", "_dec", "_nullable", "_n")
+    __slots__ = ("cols", "_enc", "_many", "_arr", "_dec", "_nullable", "_n", "_pools")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
         bounds = [bind_column(c) for c in self.cols]
         self._enc = [b.encode for b in bounds]
         self._many = [b.encode_many for b in bounds]
+        self._arr = [b.encode_array for b in bounds]
+        self._pools: dict[tuple, tuple] = {}  # (column, id(pool)) -> (pool, lengths, bytes) of its encoded entries
         self._dec = [b.decode for b in bounds]
         self._nullable = [c.nullable for c in self.cols]
         self._n = len(self.cols)
@@ -174,8 +203,11 @@ class RowImageCodec:
                     got = many(data) if many is not None else None
                 elif col.kind == "pool":
                     got = self._pool_pieces(i, col.pool, data)
-                else:
+                elif col.kind == "ascii":
                     got = encode_ascii_many(self.cols[i], data)
+                else:
+                    arr = self._arr[i]
+                    got = arr(col.kind, data, col.meta) if arr is not None else None
                 if got is None:
                     vals = col.tolist()
                 else:
@@ -214,13 +246,20 @@ class RowImageCodec:
         """Values drawn from a few distinct ones (``pool[idx]``): each distinct value encoded
         once by the column's scalar codec, then gathered. None when one does not fit (the
         scalar path then raises for the row that holds it)."""
-        enc = self._enc[i]
-        try:
-            datas = [enc(v) for v in pool]
-        except ValueEncodeError:
-            return None
-        plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
-        flat_p = np.frombuffer(b"".join(datas), dtype=np.uint8)
+        hit = self._pools.get((i, id(pool)))
+        if hit is not None and hit[0] is pool:
+            plen, flat_p = hit[1], hit[2]
+        else:
+            enc = self._enc[i]
+            try:
+                datas = [enc(v) for v in pool]
+            except ValueEncodeError:
+                return None
+            plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+            flat_p = np.frombuffer(b"".join(datas), dtype=np.uint8)
+            if len(self._pools) >= 64:
+                self._pools.clear()
+            self._pools[(i, id(pool))] = (pool, plen, flat_p)  # keeps the pool alive: its id is not reused
         lens = plen[idx]
         m = int(lens.sum())
         if not m:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from generators.hashing import hash64, salt
+import numpy as np
+
+from generators.hashing import hash64, hash64_array, salt
 from generators.spec import ColumnGen, Spec
-from generators.values import column_generator
+from generators.values import Vec, column_generator, column_vector_generator
 from generators.workloads import TableDef, WorkloadDef
 from generators.workloads._ddl import create_table, parse_one
 
@@ -90,6 +92,14 @@ def ecommerce(spec: Spec) -> WorkloadDef:
     def unit_price(k: int) -> Decimal:
         return price_fn(product_of(k) - 1, 0)
 
+    # the same functions for many keys at once (generators/rows.py compute_columns)
+    price_vec = column_vector_generator(products, products.column("price"), spec.flavor, seed,
+                                        start_time=spec.start_time)
+    if n > 0:
+        customer_of.vec = lambda keys: Vec("int", 1 + (hash64_array(fk_c, keys) % np.uint64(n)).astype(np.int64))
+        product_of.vec = lambda keys: Vec("int", 1 + (hash64_array(fk_p, keys) % np.uint64(n)).astype(np.int64))
+        unit_price.vec = lambda keys: price_vec(product_of.vec(keys).data - 1, np.zeros(len(keys), dtype=np.int64))
+
     def initial_items():
         for o in range(n):
             for line in range(lines_of_initial_order(seed, o)):
@@ -98,6 +108,15 @@ def ecommerce(spec: Spec) -> WorkloadDef:
     def is_initial_item(k: int) -> bool:
         o, line = divmod(k, LINES)
         return 0 <= o < n and line < lines_of_initial_order(seed, o)
+
+    def item_id(k: int) -> int:
+        return k + 1
+
+    def order_id(k: int) -> int:
+        return k // LINES + 1
+
+    item_id.vec = lambda keys: Vec("int", keys.astype(np.int64) + 1)
+    order_id.vec = lambda keys: Vec("int", keys.astype(np.int64) // LINES + 1)
 
     items_next = (n - 1) * LINES + lines_of_initial_order(seed, n - 1) if n else 0
     item_count = sum(lines_of_initial_order(seed, o) for o in range(n))
@@ -123,8 +142,7 @@ def ecommerce(spec: Spec) -> WorkloadDef:
                  update_groups=[("status", "updated_at")], immutable=("placed_at",)),
         TableDef(items, items_sql, initial_count=item_count, initial_keys=initial_items,
                  is_initial=is_initial_item, initial_next=items_next,
-                 key_fns={"id": lambda k: k + 1, "order_id": lambda k: k // LINES + 1,
-                          "product_id": product_of, "unit_price": unit_price},
+                 key_fns={"id": item_id, "order_id": order_id, "product_id": product_of, "unit_price": unit_price},
                  overrides={"quantity": ColumnGen("order_items.quantity", "int", (("max", 5), ("min", 1)))},
                  update_groups=[("quantity",)]),
     ]

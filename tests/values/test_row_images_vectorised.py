@@ -91,6 +91,12 @@ def _as_column(values: list, col, draw):
     if nn and all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in nn) and draw(st.booleans()):
         data = np.array([0 if v is None else v for v in values], dtype=np.int64)
         return ColumnArray("int", data, nulls if nulls.any() else None)
+    arr = _typed_array(nn, col) if nn and draw(st.booleans()) else None
+    if arr is not None:  # DECIMAL units, microseconds, days, floats: the array encoders
+        kind, vals, meta = arr
+        data = np.zeros(len(values), dtype=vals.dtype)
+        data[~nulls] = vals
+        return ColumnArray(kind, data, nulls if nulls.any() else None, None, meta)
     if nn and all(isinstance(v, str) and v.isascii() for v in nn) and len({len(v) for v in nn}) == 1 \
             and draw(st.booleans()):
         w = len(nn[0])
@@ -100,6 +106,63 @@ def _as_column(values: list, col, draw):
                 data[i] = np.frombuffer(v.encode("ascii"), dtype=np.uint8)
         return ColumnArray("ascii", data, nulls if nulls.any() else None)
     return list(values)
+
+
+def _typed_array(nn: list, col):
+    """(kind, array, meta) of non-NULL values that a ColumnArray kind gives back exactly
+    (``tolist`` returns equal values of the same types and spellings), else None. The kind
+    follows the values, not the column: a kind the column's codec does not take goes
+    through the values' scalar encoder (the fallback)."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import numpy as np
+
+    one = 1 << 63
+    types = set(map(type, nn))
+    if types == {Decimal}:
+        exps = {v.as_tuple().exponent for v in nn if v.is_finite()}
+        if len(exps) != 1 or not all(v.is_finite() for v in nn) or next(iter(exps)) > 0:
+            return None
+        e = next(iter(exps))
+        units = [int(v.scaleb(-e)) for v in nn]
+        if any(u == 0 and v.is_signed() for u, v in zip(units, nn, strict=True)) or \
+                not all(-one < u < one for u in units):
+            return None  # -0 has no int units
+        return "dec", np.array(units, dtype=np.int64), -e
+    if types == {float}:
+        return "float", np.array(nn, dtype=np.float64), None
+    if types == {dt.datetime}:
+        tz = {v.tzinfo for v in nn}
+        if tz == {None}:
+            return "dt", np.array([(v - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1) for v in nn]), None
+        if tz == {dt.UTC}:
+            epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+            return "ts", np.array([(v - epoch) // dt.timedelta(microseconds=1) for v in nn]), None
+        return None
+    if types == {dt.date}:
+        return "date", np.array([v.toordinal() - 719163 for v in nn], dtype=np.int64), None
+    if types == {dt.timedelta}:
+        return "time", np.array([v // dt.timedelta(microseconds=1) for v in nn], dtype=np.int64), None
+    return None
+
+
+def test_array_encoders_are_used() -> None:
+    """DECIMAL and the temporal types take their array encoders (not only the fallback)."""
+    import numpy as np
+
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.registry import bind_column
+
+    cases = [(246, b"\x0a\x02", "dec", np.array([1234, -5, 0]), 2), (18, b"\x03", "dt", np.array([0, 10**15]), None),
+             (17, b"\x06", "ts", np.array([10**6, 2 * 10**15 + 7]), None), (10, b"", "date", np.array([-5, 0, 9000]), None),
+             (19, b"\x04", "time", np.array([-3_600_000_100, 0, 700]), None), (4, b"\x04", "float", np.array([0.5, -2.0]), None)]
+    for code, meta, kind, data, m in cases:
+        b = bind_column(ColumnDesc(code, meta))
+        assert b.encode_array is not None and b.encode_array(kind, data, m) is not None
+        if kind == "time":
+            assert b.encode_array(kind, data * 0 + 10**7 + 1, m) is None  # a fraction fsp 4 does not keep
+    assert bind_column(ColumnDesc(246, b"\x03\x00")).encode_array("dec", np.array([1000]), 0) is None  # 4 digits
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -139,3 +202,106 @@ def test_row_images_from_columns_equal_scalar(data) -> None:
     buf, lens = encode_column_images(cols, present, columns, n, pad)
     assert lens.tolist() == want[1]
     assert buf.tobytes() == want[0]
+
+
+_TIME_MAX = ((838 * 60 + 59) * 60 + 59) * 1_000_000 + 999_999
+
+
+@st.composite
+def _array_case(draw):
+    """(type code, metadata, kind, int/float array, meta) of values that mostly fit."""
+    import datetime as dt
+
+    import numpy as np
+
+    kind = draw(st.sampled_from(["dec", "dt", "ts", "date", "time", "float", "double"]), label="kind")
+    n = draw(st.integers(1, 30), label="rows")
+    fsp = draw(st.integers(0, 6), label="fsp")
+    keep = draw(st.integers(0, 4)) > 0  # mostly fractions the fsp keeps
+
+    def cut(us):
+        return us - us % 10 ** (6 - fsp) if keep else us
+    if kind == "dec":
+        p = draw(st.integers(1, 65), label="precision")
+        s = draw(st.integers(0, min(p, 30)), label="scale")
+        top = 10 ** min(p + draw(st.integers(0, 1)), 18)  # sometimes a digit too many
+        units = draw(st.lists(st.integers(-top + 1, top - 1), min_size=n, max_size=n))
+        return 246, bytes((p, s)), "dec", np.array(units, dtype=np.int64), draw(st.sampled_from([s, s, s + 1]))
+    if kind == "dt":
+        vals = draw(st.lists(st.datetimes(dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999)),
+                             min_size=n, max_size=n))
+        us = [cut((v - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)) for v in vals]
+        return 18, bytes((fsp,)), "dt", np.array(us, dtype=np.int64), None
+    if kind == "ts":
+        us = draw(st.lists(st.integers(0, ((1 << 31) + 5) * 10**6), min_size=n, max_size=n))
+        return 17, bytes((fsp,)), "ts", np.array([cut(u) for u in us], dtype=np.int64), None
+    if kind == "date":
+        d = draw(st.lists(st.dates(), min_size=n, max_size=n))
+        return 10, b"", "date", np.array([x.toordinal() - 719163 for x in d], dtype=np.int64), None
+    if kind == "time":
+        us = draw(st.lists(st.integers(-_TIME_MAX - 2, _TIME_MAX + 2), min_size=n, max_size=n))
+        return 19, bytes((fsp,)), "time", np.array([(-1 if u < 0 else 1) * cut(abs(u)) for u in us]), None
+    f = draw(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32 if kind == "float" else 64),
+                      min_size=n, max_size=n))
+    return (4, b"\x04", "float", np.array(f), None) if kind == "float" else (5, b"\x08", "float", np.array(f), None)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=_array_case(), unsigned=st.booleans())
+def test_array_encoders_equal_scalar(case, unsigned: bool) -> None:
+    """Every array encoder (``Bound.encode_array``: DECIMAL units, DATETIME2 / TIMESTAMP2 /
+    TIME2 microseconds at every fsp, DATE days, FLOAT / DOUBLE) writes the scalar codec's
+    bytes for each value of the array, and declines (None) exactly when some value does
+    not fit — the scalar codec then raises for it."""
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.registry import bind_column
+    from binlogwriter.values.row import ColumnArray
+
+    code, meta, kind, data, m = case
+    b = bind_column(ColumnDesc(code, meta, unsigned=unsigned and code in (246, 4, 5)))
+    values = ColumnArray(kind, data, None, None, m).tolist()
+    try:
+        want = [b.encode(v) for v in values]
+    except ValueEncodeError:
+        want = None
+    got = b.encode_array(kind, data, m)
+    if want is None:
+        assert got is None
+        return
+    if m is not None and (m != meta[1] or m > 18):
+        assert got is None  # units at another scale, or beyond int64 digits: the caller encodes the Decimals
+        return
+    assert got is not None
+    import numpy as np
+
+    assert [bytes(r) for r in np.concatenate([p.data for p in got], axis=1)] == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(bits=st.integers(1, 64), data=st.data(), as_array=st.booleans())
+def test_bit_and_year_encoders_equal_scalar(bits: int, data, as_array: bool) -> None:
+    """BIT(M) and YEAR ``encode_many`` (from a list of ints or an int64 array) writes the
+    scalar codec's bytes, and declines exactly when some value does not fit."""
+    import numpy as np
+
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.registry import bind_column
+
+    year = data.draw(st.booleans(), label="year")
+    b = bind_column(ColumnDesc(13, b"") if year else ColumnDesc(16, bytes((bits % 8, bits // 8))))
+    ok = st.sampled_from([0, 1901, 1999, 2155]) | st.integers(1901, 2155) if year else st.integers(0, (1 << bits) - 1)
+    vals = data.draw(st.lists(ok | st.integers(-3, (1 << 64) + 2), min_size=1, max_size=20)
+                     if data.draw(st.booleans()) else st.lists(ok, min_size=1, max_size=20), label="values")
+    if as_array and all(-(1 << 63) <= v < 1 << 63 for v in vals):
+        vals_in = np.array(vals, dtype=np.int64)
+    else:
+        vals_in = vals
+    try:
+        want = [b.encode(v) for v in vals]
+    except ValueEncodeError:
+        want = None
+    got = b.encode_many(vals_in)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None and [bytes(r) for r in got[0].data] == want
