@@ -47,20 +47,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from generators.engine import (
+from generators.api import (
+    FileInfo,
     RunResult,
-    _FileInfo,
-    _lock_dir,
-    _tmp_prefix,
     build_manifest,
     file_entry,
+    lock_dir,
     sweep_stale_tmp,
+    tmp_prefix,
 )
 from generators.spec import Spec, SpecError, resolve
 from spark_gen import environment
 from spark_gen.environment import DEFAULT_LOG_LEVEL
 
-__all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS", "main"]
+__all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS"]
 
 JSONL_MAX_ROWS = 20_000_000  # truth/final/*.jsonl is written when the final tables hold at most this many rows
 INIT_CHUNK = 1_000_000  # initial keys per task for init records
@@ -110,10 +110,9 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
     return s
 
 
-def _key_partition(k: tuple) -> int:
-    from pyspark.rdd import portable_hash
-
-    return portable_hash((k[0], k[1]))
+def _identity(k: int) -> int:
+    """Partitioner of the block shuffles: a block's key is its destination partition."""
+    return k
 
 
 def _attempt() -> int:
@@ -141,7 +140,7 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
 
     Before any work a tiny job checks that the executors can import the project
     (EnvironmentSetupError, one line, when they cannot)."""
-    from generators.engine import Run
+    from generators.api import Run
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -166,8 +165,8 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
     # built in a locked temporary directory beside out and renamed at the very end, as the
     # local engine does (docs/generate.md, crash safety): a killed run leaves nothing at out
     sweep_stale_tmp(out)
-    work = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
-    lock = _lock_dir(work)
+    work = Path(tempfile.mkdtemp(prefix=tmp_prefix(out), dir=parent))
+    lock = lock_dir(work)
     staging = work / f".spark-staging-{uuid.uuid4().hex[:12]}"
     try:
         staging.mkdir()
@@ -264,30 +263,24 @@ class _Job:
         maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
         curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
 
-        ops = rng.flatMap(lambda p: part.key_ops(spec, infos, curs[p], *ranges[p]))
+        # key ops as columnar blocks, one per (range, key bucket); init records likewise
+        ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
         inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
                  for lo in range(0, inf.first_fresh, INIT_CHUNK)]
         if inits:
             init_rdd = sc.parallelize(inits, max(1, min(len(inits), P))).mapPartitions(
-                lambda it: (r for x in it for r in part.initial_markers(part.make_run(spec), *x)))
+                lambda it: (r for x in it for r in part.init_blocks(part.make_run(spec), *x, P)))
             ops = ops.union(init_rdd)
-        hist = ops.repartitionAndSortWithinPartitions(P, partitionFunc=_key_partition) \
-            .mapPartitions(part.resolve_histories).persist(StorageLevel.MEMORY_AND_DISK)
-        by_txn = hist.filter(lambda r: r[1][0] != part.INIT).map(part.by_transaction) \
-            .repartitionAndSortWithinPartitions(P, partitionFunc=lambda k: _bisect_right(ends, k[0])) \
+        hist = ops.partitionBy(P, _identity).mapPartitions(lambda it: [part.resolve_blocks(it)]) \
             .persist(StorageLevel.MEMORY_AND_DISK)
-        uses: list = []
-        self.changes_per_part = changes = []
+        by_txn = hist.flatMap(lambda h: part.txn_blocks(h, ends)).partitionBy(P, _identity) \
+            .mapPartitions(lambda it: [part.merge_txn_blocks(it)]).persist(StorageLevel.MEMORY_AND_DISK)
+        # pass 1 in parallel (one job); the summaries are small (a size per group)
+        summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
+        uses = [s.uses for s in summ]
+        self.changes_per_part = [s.changes for s in summ]
 
-        def summaries():
-            it = by_txn.mapPartitionsWithIndex(
-                lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).toLocalIterator()
-            for s in it:
-                uses.append(s.uses)
-                changes.append(s.changes)
-                yield s
-
-        w = plan.walk(summaries(), ranges, max_size=spec.max_binlog_size,
+        w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
         return ranges, w, uses, adv_starts, hist, by_txn
@@ -331,13 +324,13 @@ class _Job:
                 raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
                                    f"placed partition {p + 1} at {want}")
         files: dict[str, list[str]] = {}
-        info: dict[str, _FileInfo] = {}
+        info: dict[str, FileInfo] = {}
         counts = {k: dict(v) for k, v in self.run0.counts.items()}
         for r in results:
             for name, path, _n in r["pieces"]:
                 files.setdefault(name, []).append(path)
             for name, (tx, first, last) in r["file_info"].items():
-                fi = info.setdefault(name, _FileInfo())
+                fi = info.setdefault(name, FileInfo())
                 fi.transactions += tx
                 fi.first_gtid = fi.first_gtid or first
                 fi.last_gtid = last or fi.last_gtid
@@ -386,7 +379,7 @@ class _Job:
         by_txn.unpersist()
 
         # index, then manifest
-        entries = [file_entry(nm, scans[nm], info.get(nm, _FileInfo())) for nm in names]
+        entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
         last = results[-1]
         manifest = build_manifest(spec, fmt, entries, last["groups"], last["last_gtid"], stop, counts,
                                   [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
@@ -469,12 +462,6 @@ class _Job:
                               final_schema(tables[x[0]], flavor))).collect()
 
 
-def _bisect_right(ends: list[int], i: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(ends, i)
-
-
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
@@ -484,14 +471,7 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``spark-submit spark_gen/job.py`` / ``python -m spark_gen``: the options of
-    ``binlogwriter generate``, engine spark."""
-    from generators.cli import generate as cli
+if __name__ == "__main__":  # the command line lives in spark_gen/__main__.py (this module never imports the CLI)
+    import runpy
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    cli.main(args=["--engine", "spark", *args], prog_name="spark_gen", standalone_mode=True)
-
-
-if __name__ == "__main__":
-    main()
+    runpy.run_module("spark_gen", run_name="__main__", alter_sys=True)

@@ -40,12 +40,14 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     adv = plan.prefix_sum([c[1] for c in counts])
     hwm = plan.prefix_hwm([part.max_hwm(spec, infos, new[p], a, b) for p, (a, b) in enumerate(ranges)], infos)
     curs = plan.cursors(new, hwm)
-    recs = [r for p, (a, b) in enumerate(ranges) for r in part.key_ops(spec, infos, curs[p], a, b)]
+    # the two shuffles: blocks routed by their key (bucket, then transaction range)
+    blocks = [x for p, (a, b) in enumerate(ranges) for x in part.key_op_blocks(spec, infos, curs[p], a, b, parts)]
     for t, inf in enumerate(infos):
-        recs.extend(part.initial_markers(part.make_run(spec), t, 0, inf.first_fresh))
-    hist = list(part.resolve_histories(sorted(recs)))
-    by_txn = sorted(part.by_transaction(r) for r in hist if r[1][0] != part.INIT)
-    chunks = [[r for r in by_txn if a <= r[0][0] < b] for a, b in ranges]
+        blocks.extend(part.init_blocks(part.make_run(spec), t, 0, inf.first_fresh, parts))
+    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(parts)]
+    ends = [b for _, b in ranges]
+    back = [x for h in hist for x in part.txn_blocks(h, ends)]
+    chunks = [[part.merge_txn_blocks(x for x in back if x[0] == p)] for p in range(parts)]
     sums = [part.sizes(spec, p, a, b, iter(chunks[p])) for p, (a, b) in enumerate(ranges)]
     fmt, st = run0.fmt, run0._settings()
 
@@ -73,7 +75,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     (out / f"{spec.basename}.index").write_text("".join(f"./{nm}\n" for nm in files))
     final = part.make_run(spec, n)
     (out / "truth" / "final").mkdir(parents=True)
-    states = [s for r in [hist] for s in part.final_states(iter(r), n)]
+    states = list(part.final_states(iter(hist), n))
     rows = sorted(part.truth_rows(spec, n, states))
     names = [f"{rt.table.database}.{rt.table.name}" for rt in final.rows]
     tchunks = part.write_truth_chunks(0, names, rows, str(out / ".chunks" / "truth"))
@@ -161,9 +163,9 @@ def test_key_histories_equal_the_engine_key_state() -> None:
         rt.load_initial(run._initial_keys(rt))
     for i in range(400):
         run._apply(plan_transaction(spec, 1, i))
-    recs = list(part.key_ops(spec, run.infos, KeyCursor.start(run.infos), 0, 400))
-    recs += list(part.initial_markers(run, 0, 0, run.infos[0].first_fresh))
-    hist = list(part.resolve_histories(sorted(recs)))
+    blocks = part.key_op_blocks(spec, run.infos, KeyCursor.start(run.infos), 0, 400, 3)
+    blocks += part.init_blocks(run, 0, 0, run.infos[0].first_fresh, 3)
+    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(3)]
     states = {(t, k): (v, b) for t, k, v, b in part.final_states(iter(hist), 400)}
     rt = run.rows[0]
     assert states == {(0, k): (int(rt.ver[k]), int(rt.born[k])) for k in rt.live_keys()}
