@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from generators.batch import BATCH_TXNS, AppliedBatch, rows_batch
+from generators.batch import BATCH_TXNS, AppliedBatch, apply_batch, rows_batch
 from generators.engine import (
     Run,
     RunResult,
@@ -37,7 +37,7 @@ from generators.hashing import draw_array, hash64_array, salt
 from generators.keys import epoch_at
 from generators.plan import ddl_after
 
-__all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "Run", "RunResult", "advances", "batch_bounds",
+__all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
            "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
            "rows_batch", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
 

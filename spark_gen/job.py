@@ -4,17 +4,21 @@
 a cluster (docs/spark.md); ``python -m spark_gen`` and ``binlogwriter generate --engine
 spark`` run it too (local[*] unless a master is configured).
 
-Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
+Stages (every arrow a Spark job). Records cross the shuffles as columnar blocks — dicts of
+numpy arrays, one per (source task, destination partition) — never a Python object per row
+(spark_gen/partition.py):
 
 1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
-2. key ops (+ one ``init`` record per initial row) shuffled by (table, key), sorted by
-   (table, key, i, seq) -> per-key histories (what each op did, versions) [persisted];
-3. histories shuffled back by transaction range, sorted by (i, seq) [persisted];
-4. pass 1: group sizes per partition, streamed to the driver (toLocalIterator: one
-   partition's sizes at a time) -> file, offset, logical clock, GTID numbers, clock and
-   table ids at each partition start (spark_gen/plan.py);
+2. key-op blocks (+ ``init`` blocks of the initial rows) shuffled by key bucket; each
+   bucket's per-key histories resolved at once (what each op did, versions) [persisted];
+3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
+4. pass 1, all partitions in one job: the batches of the one-process engine
+   (generators/api.py) planned by the codec's batch planner — group sizes by arithmetic,
+   nothing encoded — collected as small summaries (a size per group) -> on the driver:
+   file, offset, logical clock, GTID numbers, clock and table ids at each partition start
+   (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
-   files in a directory unique to its task attempt;
+   files in a directory unique to its task attempt (the same batches, encoded);
 6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
    ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
@@ -234,7 +238,7 @@ class _Job:
 
         spec = self.spec
         size_mode = spec.transactions is None
-        n = spec.transactions if not size_mode else max(64, spec.size // 400)
+        n = spec.transactions if not size_mode else self._estimate()
         while True:
             ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
@@ -245,6 +249,27 @@ class _Job:
             by_txn.unpersist()
         stop = n if w.stop is None else w.stop
         return self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+
+    def _estimate(self, probe: int = 2000) -> int:
+        """--size: how many transactions to plan — the bytes per transaction of the first
+        ``probe`` ones (planned on the driver by the batch functions, sizes by arithmetic,
+        nothing encoded), 5 % spare. Too few costs one more round (:meth:`run`), too many
+        only their planning."""
+        from generators.api import apply_batch, make_run, rows_batch
+        from spark_gen.writer import SinkWriter
+
+        spec = self.spec
+        run = make_run(spec, 0)
+        for rt in run.rows:
+            rt.load_initial(run.initial_keys(rt))
+        w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
+                       settings=run.session_settings())
+        m = min(probe, spec.ddl_every or probe)
+        plan = w.plan_rows(rows_batch(run, apply_batch(run, 0, m), w.now))
+        if plan is None:
+            return max(64, spec.size // 400)
+        per = max(1.0, float(plan.sizes.sum()) / m)
+        return int(spec.size / per * 1.05) + 64
 
     def _round(self, part, plan, n: int):
         """Stages 1-4 for transactions [0, n)."""
