@@ -40,9 +40,9 @@ def _bytes(out: Path) -> int:
     return sum(p.stat().st_size for p in out.glob("binlog.[0-9]*"))
 
 
-def _tree_cpu() -> float:
-    """CPU seconds (user + system, with reaped children) of this process and every live
-    process below it."""
+def _tree_cpu() -> dict[str, float]:
+    """CPU seconds (user + system, with reaped children) of this process ("driver") and
+    every live process below it: the JVM ("jvm") and Python workers ("workers")."""
     tick = os.sysconf("SC_CLK_TCK")
     kids: dict[int, list[int]] = {}
     stat: dict[int, list[str]] = {}
@@ -54,18 +54,20 @@ def _tree_cpu() -> float:
                 s = f.read()
         except OSError:
             continue
-        fields = s[s.rindex(")") + 2:].split()
+        fields = [s[s.index("(") + 1:s.rindex(")")], *s[s.rindex(")") + 2:].split()]  # comm, state, ppid, ...
         pid = int(d)
         stat[pid] = fields
-        kids.setdefault(int(fields[1]), []).append(pid)
-    total, todo = 0, [os.getpid()]
+        kids.setdefault(int(fields[2]), []).append(pid)
+    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+    todo = [os.getpid()]
     while todo:
         pid = todo.pop()
         f = stat.get(pid)
         if f is not None:
-            total += sum(int(x) for x in f[11:15])  # utime stime cutime cstime
+            who = "driver" if pid == os.getpid() else "jvm" if f[0] == "java" else "workers"
+            out[who] += sum(int(x) for x in f[12:16]) / tick  # utime stime cutime cstime
         todo.extend(kids.get(pid, []))
-    return total / tick
+    return out
 
 
 def _load() -> str:
@@ -87,10 +89,15 @@ def _session(master: str):
 
 
 def _timed(fn) -> tuple[float, float, str]:
+    """(wall s, CPU s, load averages before -> after); prints the CPU split."""
     load0 = _load()
     c, t = _tree_cpu(), time.perf_counter()
     fn()
-    return time.perf_counter() - t, _tree_cpu() - c, f"{load0} -> {_load()}"
+    wall = time.perf_counter() - t
+    c1 = _tree_cpu()
+    split = {k: c1[k] - c[k] for k in c}
+    print("  CPU s: " + ", ".join(f"{k} {v:.1f}" for k, v in split.items()), flush=True)
+    return wall, sum(split.values()), f"{load0} -> {_load()}"
 
 
 def main(argv: list[str] | None = None) -> int:

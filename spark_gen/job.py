@@ -376,10 +376,13 @@ class _Job:
         live = states.map(lambda s: s[0]).countByValue()
         live_rows = [int(live.get(t, 0)) for t in range(len(tnames))]
         if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
-            rows = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
-                .sortByKey(numPartitions=self.P)
+            from pyspark import StorageLevel
+
+            # rendered once: sortByKey counts and samples its input before the sort itself
+            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
+                .persist(StorageLevel.MEMORY_AND_DISK)
+            rows = rendered.sortByKey(numPartitions=self.P)
             if self.parquet:
-                from pyspark import StorageLevel
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
             if sum(live_rows) <= self.jsonl_max_rows:
                 troot = str(self.staging / "truth")
@@ -395,6 +398,7 @@ class _Job:
             if self.parquet:
                 self._parquet(final_run, tnames, rows, truth_dir)
                 rows.unpersist()
+            rendered.unpersist()
 
         self._changes(results, final_run)
 
