@@ -268,7 +268,9 @@ class _Job:
         plan = w.plan_rows(rows_batch(run, apply_batch(run, 0, m), w.now))
         if plan is None:
             return max(64, spec.size // 400)
-        per = max(1.0, float(plan.sizes.sum()) / m)
+        # at least 100 bytes a transaction (a group is bigger): a probe of transactions that
+        # write nothing must not plan size/1 of them; the rounds plan more if needed
+        per = max(100.0, float(plan.sizes.sum()) / m)
         return int(spec.size / per * 1.05) + 64
 
     def _round(self, part, plan, n: int):
