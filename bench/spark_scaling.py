@@ -1,16 +1,30 @@
-"""Scaling of ``generate --engine spark`` from local[1] to local[2] on a sysbench workload.
+"""Scaling of ``generate --engine spark``: local[1] and local[2] beside the one-process engine.
 
-Prints MB/s of binlog written (whole job: planning, both shuffles, both passes, commit,
-truth, manifest) for a SparkSession on ``local[1]`` and one on ``local[2]``, their ratio,
-and the single-process engine for reference. One untimed warm-up run per session (JVM,
-Python workers, Faker pools). Usage::
+One run of the same sysbench spec (``--size``, default 500MB) by the one-process engine
+(``generators.engine.generate``), then by Spark on a ``local[1]`` and on a ``local[2]``
+session (the whole job: planning, both shuffles, both passes, commit, truth, manifest;
+one untimed warm-up per session: JVM, Python workers, Faker pools). For each: wall time,
+CPU time (this process and every process below it — the JVM, its Python workers — from
+/proc), MB/s of binlog per wall second and per CPU second. Then the ratios the issue asks
+for, side by side:
 
-    python bench/spark_scaling.py [--transactions N] [--tables T] [--partitions P]
+* ``local[2] / local[1]`` (wall): the scaling (target >= 1.8);
+* per-core throughput of Spark against the one-process engine — MB per CPU second, and
+  MB/s per core (wall, ``local[N]`` counts N cores) (target >= 0.70).
+
+The load average (``/proc/loadavg``) before and after each run is printed: the machine may
+be shared, and wall-clock ratios mean little when it is. The outputs must be byte-identical
+(binlog files compared by sha256). Usage::
+
+    python bench/spark_scaling.py [--size 500MB] [--tables 4] [--initial-rows 10000]
+                                  [--partitions 8] [--skip-local1]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import shutil
 import sys
 import tempfile
@@ -18,13 +32,55 @@ import time
 from pathlib import Path
 
 
+def _binlogs(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("binlog.[0-9]*"))}
+
+
 def _bytes(out: Path) -> int:
     return sum(p.stat().st_size for p in out.glob("binlog.[0-9]*"))
+
+
+def _tree_cpu() -> dict[str, float]:
+    """CPU seconds (user + system, with reaped children) of this process ("driver") and
+    every live process below it: the JVM ("jvm") and Python workers ("workers")."""
+    tick = os.sysconf("SC_CLK_TCK")
+    kids: dict[int, list[int]] = {}
+    stat: dict[int, list[str]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        fields = [s[s.index("(") + 1:s.rindex(")")], *s[s.rindex(")") + 2:].split()]  # comm, state, ppid, ...
+        pid = int(d)
+        stat[pid] = fields
+        kids.setdefault(int(fields[2]), []).append(pid)
+    out = {"driver": 0.0, "jvm": 0.0, "workers": 0.0}
+    todo = [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        f = stat.get(pid)
+        if f is not None:
+            who = "driver" if pid == os.getpid() else "jvm" if f[0] == "java" else "workers"
+            out[who] += sum(int(x) for x in f[12:16]) / tick  # utime stime cutime cstime
+        todo.extend(kids.get(pid, []))
+    return out
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def _session(master: str):
     from pyspark.sql import SparkSession
 
+    from spark_gen.environment import prepare_local
+
+    prepare_local()
     s = (SparkSession.builder.master(master).appName(f"spark-scaling-{master}")
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .getOrCreate())
@@ -32,40 +88,74 @@ def _session(master: str):
     return s
 
 
+def _timed(fn) -> tuple[float, float, str]:
+    """(wall s, CPU s, load averages before -> after); prints the CPU split."""
+    load0 = _load()
+    c, t = _tree_cpu(), time.perf_counter()
+    fn()
+    wall = time.perf_counter() - t
+    c1 = _tree_cpu()
+    split = {k: c1[k] - c[k] for k in c}
+    print("  CPU s: " + ", ".join(f"{k} {v:.1f}" for k, v in split.items()), flush=True)
+    return wall, sum(split.values()), f"{load0} -> {_load()}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--transactions", type=int, default=20000)
+    ap.add_argument("--size", default="500MB")
     ap.add_argument("--tables", type=int, default=4)
+    ap.add_argument("--initial-rows", type=int, default=10000)
     ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--skip-local1", action="store_true", help="only the one-process engine and local[2]")
     a = ap.parse_args(argv)
 
-    from generators.engine import generate
+    from generators.api import generate
     from generators.spec import Spec
     from spark_gen.job import generate_spark
 
-    spec = Spec.from_dict(dict(workload="sysbench", tables=a.tables, transactions=a.transactions,
-                               initial_rows=10000, seed=1))
-    warm = Spec.from_dict(dict(workload="sysbench", tables=a.tables, transactions=200, initial_rows=100, seed=2))
+    spec = Spec.from_dict(dict(workload="sysbench", tables=a.tables, size=a.size, initial_rows=a.initial_rows,
+                               seed=1))
+    warm = Spec.from_dict(dict(workload="sysbench", tables=a.tables, transactions=300, initial_rows=100, seed=2))
     tmp = Path(tempfile.mkdtemp(prefix="bench-spark-"))
+    rows: list[tuple[str, int, float, float, str]] = []
     try:
-        t = time.perf_counter()
-        generate(spec, tmp / "local")
-        local_s = time.perf_counter() - t
+        print(f"uptime: {os.popen('uptime').read().strip()}  (cores: {os.cpu_count()})", flush=True)
+        wall, cpu, load = _timed(lambda: generate(spec, tmp / "local"))
         nbytes = _bytes(tmp / "local")
-        rates = {}
-        for master in ("local[1]", "local[2]"):
+        want = _binlogs(tmp / "local")
+        rows.append(("one process", 1, wall, cpu, load))
+        print(f"one process: {nbytes / 1e6:.1f} MB in {wall:.1f} s wall, {cpu:.1f} s CPU (load {load})", flush=True)
+        for master, cores in (("local[1]", 1), ("local[2]", 2)):
+            if a.skip_local1 and cores == 1:
+                continue
             s = _session(master)
-            generate_spark(warm, tmp / f"warm-{master}", partitions=a.partitions, spark=s, parquet=False)
-            t = time.perf_counter()
-            generate_spark(spec, tmp / master, partitions=a.partitions, spark=s, parquet=False)
-            el = time.perf_counter() - t
-            assert _bytes(tmp / master) == nbytes
-            rates[master] = nbytes / el / 1e6
-            print(f"{master:10s} {nbytes / 1e6:8.1f} MB in {el:6.1f} s  {rates[master]:6.2f} MB/s")
+            generate_spark(warm, tmp / f"warm-{cores}", partitions=a.partitions, spark=s, parquet=False)
+            wall, cpu, load = _timed(lambda m=master, s=s: generate_spark(spec, tmp / m, partitions=a.partitions, spark=s,
+                                                                     parquet=False))
             s.stop()
-        print(f"{'single':10s} {nbytes / 1e6:8.1f} MB in {local_s:6.1f} s  {nbytes / local_s / 1e6:6.2f} MB/s "
-              "(one process, reference)")
-        print(f"ratio local[2] / local[1]: {rates['local[2]'] / rates['local[1]']:.2f}")
+            if _binlogs(tmp / master) != want:
+                print(f"{master}: binlogs differ from the one-process engine's", file=sys.stderr)
+                return 1
+            shutil.rmtree(tmp / master, ignore_errors=True)
+            rows.append((master, cores, wall, cpu, load))
+            print(f"{master}: {wall:.1f} s wall, {cpu:.1f} s CPU (load {load})", flush=True)
+        print()
+        print(f"{'engine':12s} {'cores':>5s} {'wall s':>8s} {'CPU s':>8s} {'MB/s':>8s} {'MB/s/core':>10s} "
+              f"{'MB/CPU-s':>9s}  load avg")
+        rate = {}
+        for name, cores, wall, cpu, load in rows:
+            rate[name] = (nbytes / wall / 1e6, nbytes / wall / 1e6 / cores, nbytes / cpu / 1e6)
+            r = rate[name]
+            print(f"{name:12s} {cores:5d} {wall:8.1f} {cpu:8.1f} {r[0]:8.2f} {r[1]:10.2f} {r[2]:9.2f}  {load}")
+        print(f"\n{nbytes / 1e6:.1f} MB of binlog, byte-identical across engines")
+        one = rate["one process"]
+        if "local[1]" in rate:
+            print(f"scaling local[2] / local[1] (wall MB/s):             {rate['local[2]'][0] / rate['local[1]'][0]:.2f}"
+                  "  (target >= 1.8)")
+            print(f"per core local[1] / one process (MB per CPU second): {rate['local[1]'][2] / one[2]:.2f}")
+        print(f"per core local[2] / one process (MB per CPU second): {rate['local[2]'][2] / one[2]:.2f}"
+              "  (target >= 0.70)")
+        print(f"per core local[2] / one process (wall MB/s per core): {rate['local[2]'][1] / one[1]:.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

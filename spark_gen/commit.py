@@ -40,10 +40,10 @@ def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str |
 def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat) -> dict[str, Any]:
     """A binlog file from its chunks; returns the manifest scan (bytes, sha256, events,
     first/last timestamps) of the result."""
-    from generators.engine import _scan_file
+    from generators.api import scan_file
 
     part = f"{dest}.part-{os.getpid()}"
     concat(chunks, part)
-    info = _scan_file(Path(part), fmt)
+    info = scan_file(Path(part), fmt)
     os.replace(part, dest)
     return info

@@ -4,17 +4,21 @@
 a cluster (docs/spark.md); ``python -m spark_gen`` and ``binlogwriter generate --engine
 spark`` run it too (local[*] unless a master is configured).
 
-Stages (every arrow a Spark job; nothing row-sized ever reaches the driver):
+Stages (every arrow a Spark job). Records cross the shuffles as columnar blocks — dicts of
+numpy arrays, one per (source task, destination partition) — never a Python object per row
+(spark_gen/partition.py):
 
 1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
-2. key ops (+ one ``init`` record per initial row) shuffled by (table, key), sorted by
-   (table, key, i, seq) -> per-key histories (what each op did, versions) [persisted];
-3. histories shuffled back by transaction range, sorted by (i, seq) [persisted];
-4. pass 1: group sizes per partition, streamed to the driver (toLocalIterator: one
-   partition's sizes at a time) -> file, offset, logical clock, GTID numbers, clock and
-   table ids at each partition start (spark_gen/plan.py);
+2. key-op blocks (+ ``init`` blocks of the initial rows) shuffled by key bucket; each
+   bucket's per-key histories resolved at once (what each op did, versions) [persisted];
+3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
+4. pass 1, all partitions in one job: the batches of the one-process engine
+   (generators/api.py) planned by the codec's batch planner — group sizes by arithmetic,
+   nothing encoded — collected as small summaries (a size per group) -> on the driver:
+   file, offset, logical clock, GTID numbers, clock and table ids at each partition start
+   (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
-   files in a directory unique to its task attempt;
+   files in a directory unique to its task attempt (the same batches, encoded);
 6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
    ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
@@ -47,20 +51,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from generators.engine import (
+from generators.api import (
+    FileInfo,
     RunResult,
-    _FileInfo,
-    _lock_dir,
-    _tmp_prefix,
     build_manifest,
     file_entry,
+    lock_dir,
     sweep_stale_tmp,
+    tmp_prefix,
 )
 from generators.spec import Spec, SpecError, resolve
 from spark_gen import environment
 from spark_gen.environment import DEFAULT_LOG_LEVEL
 
-__all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS", "main"]
+__all__ = ["generate_spark", "get_session", "JSONL_MAX_ROWS"]
 
 JSONL_MAX_ROWS = 20_000_000  # truth/final/*.jsonl is written when the final tables hold at most this many rows
 INIT_CHUNK = 1_000_000  # initial keys per task for init records
@@ -110,10 +114,9 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
     return s
 
 
-def _key_partition(k: tuple) -> int:
-    from pyspark.rdd import portable_hash
-
-    return portable_hash((k[0], k[1]))
+def _identity(k: int) -> int:
+    """Partitioner of the block shuffles: a block's key is its destination partition."""
+    return k
 
 
 def _attempt() -> int:
@@ -141,7 +144,7 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
 
     Before any work a tiny job checks that the executors can import the project
     (EnvironmentSetupError, one line, when they cannot)."""
-    from generators.engine import Run
+    from generators.api import Run
 
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -166,8 +169,8 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
     # built in a locked temporary directory beside out and renamed at the very end, as the
     # local engine does (docs/generate.md, crash safety): a killed run leaves nothing at out
     sweep_stale_tmp(out)
-    work = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
-    lock = _lock_dir(work)
+    work = Path(tempfile.mkdtemp(prefix=tmp_prefix(out), dir=parent))
+    lock = lock_dir(work)
     staging = work / f".spark-staging-{uuid.uuid4().hex[:12]}"
     try:
         staging.mkdir()
@@ -235,7 +238,7 @@ class _Job:
 
         spec = self.spec
         size_mode = spec.transactions is None
-        n = spec.transactions if not size_mode else max(64, spec.size // 400)
+        n = spec.transactions if not size_mode else self._estimate()
         while True:
             ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
@@ -246,6 +249,29 @@ class _Job:
             by_txn.unpersist()
         stop = n if w.stop is None else w.stop
         return self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+
+    def _estimate(self, probe: int = 2000) -> int:
+        """--size: how many transactions to plan — the bytes per transaction of the first
+        ``probe`` ones (planned on the driver by the batch functions, sizes by arithmetic,
+        nothing encoded), 5 % spare. Too few costs one more round (:meth:`run`), too many
+        only their planning."""
+        from generators.api import apply_batch, make_run, rows_batch
+        from spark_gen.writer import SinkWriter
+
+        spec = self.spec
+        run = make_run(spec, 0)
+        for rt in run.rows:
+            rt.load_initial(run.initial_keys(rt))
+        w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
+                       settings=run.session_settings())
+        m = min(probe, spec.ddl_every or probe)
+        plan = w.plan_rows(rows_batch(run, apply_batch(run, 0, m), w.now))
+        if plan is None:
+            return max(64, spec.size // 400)
+        # at least 100 bytes a transaction (a group is bigger): a probe of transactions that
+        # write nothing must not plan size/1 of them; the rounds plan more if needed
+        per = max(100.0, float(plan.sizes.sum()) / m)
+        return int(spec.size / per * 1.05) + 64
 
     def _round(self, part, plan, n: int):
         """Stages 1-4 for transactions [0, n)."""
@@ -264,30 +290,24 @@ class _Job:
         maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
         curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
 
-        ops = rng.flatMap(lambda p: part.key_ops(spec, infos, curs[p], *ranges[p]))
+        # key ops as columnar blocks, one per (range, key bucket); init records likewise
+        ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
         inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
                  for lo in range(0, inf.first_fresh, INIT_CHUNK)]
         if inits:
             init_rdd = sc.parallelize(inits, max(1, min(len(inits), P))).mapPartitions(
-                lambda it: (r for x in it for r in part.initial_markers(part.make_run(spec), *x)))
+                lambda it: (r for x in it for r in part.init_blocks(part.make_run(spec), *x, P)))
             ops = ops.union(init_rdd)
-        hist = ops.repartitionAndSortWithinPartitions(P, partitionFunc=_key_partition) \
-            .mapPartitions(part.resolve_histories).persist(StorageLevel.MEMORY_AND_DISK)
-        by_txn = hist.filter(lambda r: r[1][0] != part.INIT).map(part.by_transaction) \
-            .repartitionAndSortWithinPartitions(P, partitionFunc=lambda k: _bisect_right(ends, k[0])) \
+        hist = ops.partitionBy(P, _identity).mapPartitions(lambda it: [part.resolve_blocks(it)]) \
             .persist(StorageLevel.MEMORY_AND_DISK)
-        uses: list = []
-        self.changes_per_part = changes = []
+        by_txn = hist.flatMap(lambda h: part.txn_blocks(h, ends)).partitionBy(P, _identity) \
+            .mapPartitions(lambda it: [part.merge_txn_blocks(it)]).persist(StorageLevel.MEMORY_AND_DISK)
+        # pass 1 in parallel (one job); the summaries are small (a size per group)
+        summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
+        uses = [s.uses for s in summ]
+        self.changes_per_part = [s.changes for s in summ]
 
-        def summaries():
-            it = by_txn.mapPartitionsWithIndex(
-                lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).toLocalIterator()
-            for s in it:
-                uses.append(s.uses)
-                changes.append(s.changes)
-                yield s
-
-        w = plan.walk(summaries(), ranges, max_size=spec.max_binlog_size,
+        w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
         return ranges, w, uses, adv_starts, hist, by_txn
@@ -331,13 +351,13 @@ class _Job:
                 raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
                                    f"placed partition {p + 1} at {want}")
         files: dict[str, list[str]] = {}
-        info: dict[str, _FileInfo] = {}
+        info: dict[str, FileInfo] = {}
         counts = {k: dict(v) for k, v in self.run0.counts.items()}
         for r in results:
             for name, path, _n in r["pieces"]:
                 files.setdefault(name, []).append(path)
             for name, (tx, first, last) in r["file_info"].items():
-                fi = info.setdefault(name, _FileInfo())
+                fi = info.setdefault(name, FileInfo())
                 fi.transactions += tx
                 fi.first_gtid = fi.first_gtid or first
                 fi.last_gtid = last or fi.last_gtid
@@ -358,10 +378,13 @@ class _Job:
         live = states.map(lambda s: s[0]).countByValue()
         live_rows = [int(live.get(t, 0)) for t in range(len(tnames))]
         if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
-            rows = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
-                .sortByKey(numPartitions=self.P)
+            from pyspark import StorageLevel
+
+            # rendered once: sortByKey counts and samples its input before the sort itself
+            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
+                .persist(StorageLevel.MEMORY_AND_DISK)
+            rows = rendered.sortByKey(numPartitions=self.P)
             if self.parquet:
-                from pyspark import StorageLevel
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
             if sum(live_rows) <= self.jsonl_max_rows:
                 troot = str(self.staging / "truth")
@@ -377,6 +400,7 @@ class _Job:
             if self.parquet:
                 self._parquet(final_run, tnames, rows, truth_dir)
                 rows.unpersist()
+            rendered.unpersist()
 
         self._changes(results, final_run)
 
@@ -386,7 +410,7 @@ class _Job:
         by_txn.unpersist()
 
         # index, then manifest
-        entries = [file_entry(nm, scans[nm], info.get(nm, _FileInfo())) for nm in names]
+        entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
         last = results[-1]
         manifest = build_manifest(spec, fmt, entries, last["groups"], last["last_gtid"], stop, counts,
                                   [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
@@ -469,12 +493,6 @@ class _Job:
                               final_schema(tables[x[0]], flavor))).collect()
 
 
-def _bisect_right(ends: list[int], i: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(ends, i)
-
-
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
@@ -484,14 +502,7 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``spark-submit spark_gen/job.py`` / ``python -m spark_gen``: the options of
-    ``binlogwriter generate``, engine spark."""
-    from generators.cli import generate as cli
+if __name__ == "__main__":  # the command line lives in spark_gen/__main__.py (this module never imports the CLI)
+    import runpy
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    cli.main(args=["--engine", "spark", *args], prog_name="spark_gen", standalone_mode=True)
-
-
-if __name__ == "__main__":
-    main()
+    runpy.run_module("spark_gen", run_name="__main__", alter_sys=True)

@@ -2,19 +2,35 @@
 
 The job (spark_gen/job.py) chains them; each works on one partition's transaction range
 ``[a, b)`` or on one partition of a shuffle, and uses the very functions of the
-single-process engine (generators/plan.py, keys.py, engine.Run, the codec's writer):
+single-process engine through its public API (generators/api.py: a Run in the DDL state of
+any transaction, the batch functions ``rows_batch`` / ``write_batch``; generators/keys.py,
+generators/plan.py; the codec's writer and its batch planner ``BinlogWriter.plan_rows``).
 
-1. :func:`count_new` — per-table fresh-key counts and clock advances of a range;
-2. :func:`max_hwm` — the highest key planned for an INSERT in a range (given the counts
-   before it);
-3. :func:`key_ops` — the range's resolved key operations, keyed ``(table, key, i, seq)``;
-   :func:`initial_markers` — one ``init`` record per initial row;
-4. :func:`resolve_histories` — after the shuffle by key (sorted by ``(table, key, i, seq)``):
-   each key's history through :func:`generators.keys.step`; what it did, with versions;
-5. :func:`sizes` (pass 1) and :func:`write_chunks` (pass 2) — after the shuffle back by
-   transaction (sorted by ``(i, seq)``): the transactions through ``Run.transaction`` into a
-   byte-counting writer, then into the partition's chunks of the real files;
+Records cross the shuffles as *blocks*: dicts of numpy arrays, one per (source partition,
+destination partition) — a few blocks per task, never a Python object per row:
+
+1. :func:`count_new` / :func:`max_hwm` — per-table fresh-key counts, clock advances and
+   highest INSERT keys of a range (a key cursor at every partition start follows by prefix
+   sums / maxima on the driver);
+2. :func:`key_op_blocks` — the range's resolved key operations as arrays (``t``, ``k``,
+   ``i``, ``seq``, ``kind``, ``epoch``), cut into one block per key bucket;
+   :func:`init_blocks` — one ``init`` record per initial row, the same way;
+3. :func:`resolve_blocks` — after the shuffle by key bucket: every key's history through
+   the key state machine (:func:`generators.keys.step`, vectorised over the r-th op of
+   every key at once), what each op did, with versions (a *history block*);
+4. :func:`txn_blocks` / :func:`merge_txn_blocks` — the applied changes shuffled back by
+   transaction range, sorted by ``(i, seq)``;
+5. :func:`sizes` (pass 1) and :func:`write_chunks` (pass 2) — the range in the batches of
+   the one-process batch loop: :func:`applied_batch` makes each batch's
+   ``AppliedBatch`` from the arrays, ``rows_batch`` its row images, the writer's batch
+   planner its group sizes by arithmetic (pass 1 stops there: nothing is encoded), pass 2
+   writes the groups into the partition's chunks of the real files (``write_batch``);
 6. :func:`final_states` / :func:`truth_rows` / :func:`write_truth_chunks` — ``truth/final``.
+
+Writers whose settings the batch planner does not lay out
+(``binlogwriter.batch.columnar.columnar_supported``) and ``BINLOGWRITER_GENERATE_PATH=
+per-transaction`` take the per-transaction path (``Run.transaction``), as the one-process
+engine does.
 """
 
 from __future__ import annotations
@@ -27,19 +43,39 @@ from typing import Any
 
 import numpy as np
 
-from generators.engine import Run
-from generators.keys import Applied, KeyCursor, TableInfo, resolve_ops, step
+from binlogwriter.batch.columnar import columnar_supported
+from generators.api import (
+    AppliedBatch,
+    Run,
+    advances,
+    batch_bounds,
+    ddl_after,
+    do_ddl,
+    make_run,
+    rows_batch,
+    write_batch,
+)
+from generators.hashing import draw_array, hash64_array, salt, unit_array
+from generators.keys import Applied, KeyCursor, TableInfo, resolve_ops
 from generators.plan import plan_transaction
 from generators.spec import Spec
 from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
-__all__ = ["make_run", "count_new", "max_hwm", "key_ops", "initial_markers", "resolve_histories",
-           "by_transaction", "sizes", "write_chunks", "final_states", "truth_rows", "write_truth_chunks",
-           "snapshot_piece", "InjectedFailure", "maybe_fail"]
+__all__ = ["make_run", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
+           "resolve_blocks", "txn_blocks", "merge_txn_blocks", "applied_batch", "sizes", "write_chunks",
+           "final_states", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
+           "INIT", "KINDS"]
 
-INIT = "init"
+KINDS = ("insert", "update", "delete")
+INIT = 3  # kind code of an ``init`` record (an initial row: live at version 0, born 0)
+_KIND = {k: c for c, k in enumerate(KINDS)}
+_OPS = ("t", "k", "i", "seq", "kind", "epoch")
+_HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
+_DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
+       "vb": np.int64, "va": np.int64, "born": np.int64}
+_ROUNDS = 64  # ops of a key past this rank are stepped one by one (a few hot keys)
 
 
 class InjectedFailure(RuntimeError):
@@ -55,17 +91,38 @@ def maybe_fail(fail: tuple[str, int] | None, stage: str, p: int, attempt: int) -
         raise InjectedFailure(f"injected failure: {stage} partition {p}, attempt {attempt}")
 
 
-def make_run(spec: Spec, at: int = 0) -> Run:
-    """A fresh Run of ``spec`` with its tables in the DDL state of transaction ``at``."""
-    run = Run(spec, None)  # type: ignore[arg-type]
-    run.set_ddl_state(at)
-    return run
+def _block(fields: tuple[str, ...], cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    return {f: np.asarray(cols[f], dtype=_DT[f]) for f in fields}
 
 
-# -- 1, 2, 3: key resolution ------------------------------------------------------------------
+def _empty(fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    return {f: np.zeros(0, dtype=_DT[f]) for f in fields}
+
+
+def _take(blk: dict[str, np.ndarray], idx: Any) -> dict[str, np.ndarray]:
+    return {f: v[idx] for f, v in blk.items()}
+
+
+def _concat(blocks: list[dict[str, np.ndarray]], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    if not blocks:
+        return _empty(fields)
+    if len(blocks) == 1:
+        return blocks[0]
+    return {f: np.concatenate([b[f] for b in blocks]) for f in fields}
+
+
+# -- 1: counters ------------------------------------------------------------------------------
+def _uniform_write_only(spec: Spec) -> bool:
+    """The ``oltp_write_only`` template under uniform picks: never moves the counters
+    (its INSERT re-inserts the key it deleted, below ``hwm``), planned as arrays."""
+    return spec.template == "oltp_write_only" and spec.key_dist == "uniform"
+
+
 def count_new(spec: Spec, infos: list[TableInfo], a: int, b: int) -> tuple[list[int], int]:
     """(fresh-key INSERTs per table, clock seconds) of transactions ``[a, b)``."""
     n = len(infos)
+    if _uniform_write_only(spec):
+        return [0] * n, int(advances(spec, a, b).sum())
     cur = KeyCursor([0] * n, [0] * n)
     adv = 0
     for i in range(a, b):
@@ -79,95 +136,271 @@ def max_hwm(spec: Spec, infos: list[TableInfo], new_start: list[int], a: int, b:
     """One past the highest INSERT key of ``[a, b)`` per table (0: none). Picks are
     resolved against hwm 0 here, which changes no INSERT key above the true hwm."""
     n = len(infos)
+    if _uniform_write_only(spec):
+        return [0] * n  # with hwm 0 every pick finds nothing: no INSERT
     cur = KeyCursor(list(new_start), [0] * n)
     for i in range(a, b):
         resolve_ops(spec, infos, cur, plan_transaction(spec, n, i))
     return cur.hwm
 
 
-def key_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: int
-            ) -> Iterator[tuple[tuple[int, int, int, int], tuple[str, int]]]:
+# -- 2: key operations as arrays ------------------------------------------------------------
+def _write_only_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: int) -> dict[str, np.ndarray]:
+    """:func:`ops_arrays` of ``oltp_write_only`` / uniform: the draws of plan.plan_transaction
+    (``Stream(hash64(salt(seed, "txn"), i))``: advance, table, three picks) and the rules of
+    keys.resolve_ops (UPDATE, UPDATE, DELETE of picked keys, INSERT of the deleted key),
+    for every transaction at once."""
+    ntab = len(infos)
+    i = np.arange(a, b, dtype=np.int64)
+    base = hash64_array(salt(spec.seed, "txn"), i)
+    tab = (draw_array(base, 2) % np.uint64(max(1, ntab))).astype(np.int64)
+    hwm = np.asarray(cur.hwm, dtype=np.int64)[tab]
+    picks = []
+    for j in (3, 4, 5):
+        u = unit_array(draw_array(base, j))
+        picks.append(np.where(hwm > 1, np.minimum(hwm - 1, (u * hwm).astype(np.int64)), 0))
+    valid = hwm > 0
+    mutable = np.array([x.mutable for x in infos], dtype=bool)[tab]
+    cap = np.array([x.capacity for x in infos], dtype=np.int64)[tab]
+    keep = np.array([x.keep_initial for x in infos], dtype=bool)[tab]
+    fresh = np.array([x.first_fresh for x in infos], dtype=np.int64)[tab]
+    keys = np.stack([picks[0], picks[1], picks[2], picks[2]], axis=1)
+    ok = np.stack([valid & mutable, valid & mutable, valid & ~(keep & (picks[2] < fresh)),
+                   valid & (picks[2] < cap)], axis=1)
+    seq = np.cumsum(ok, axis=1) - 1
+    kinds = np.broadcast_to(np.array([1, 1, 2, 0], dtype=np.int8), keys.shape)
+    m = ok.ravel()
+    ii = np.repeat(i, 4)[m]
+    return _block(_OPS, {"t": np.repeat(tab, 4)[m], "k": keys.ravel()[m], "i": ii, "seq": seq.ravel()[m],
+                         "kind": kinds.ravel()[m], "epoch": ii // spec.ddl_every if spec.ddl_every else 0 * ii})
+
+
+def ops_arrays(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: int) -> dict[str, np.ndarray]:
+    """The resolved key operations (generators/keys.py ``resolve_ops``) of transactions
+    ``[a, b)`` from cursor ``cur`` (not changed), as arrays in ``(i, seq)`` order."""
+    if _uniform_write_only(spec):
+        return _write_only_ops(spec, infos, cur, a, b)
     cur = cur.copy()
     n = len(infos)
+    t: list[int] = []
+    k: list[int] = []
+    ii: list[int] = []
+    seq: list[int] = []
+    kind: list[int] = []
+    ep: list[int] = []
     for i in range(a, b):
         for op in resolve_ops(spec, infos, cur, plan_transaction(spec, n, i)):
-            yield (op.table, op.key, i, op.seq), (op.kind, op.epoch)
+            t.append(op.table)
+            k.append(op.key)
+            ii.append(i)
+            seq.append(op.seq)
+            kind.append(_KIND[op.kind])
+            ep.append(op.epoch)
+    return _block(_OPS, {"t": t, "k": k, "i": ii, "seq": seq, "kind": kind, "epoch": ep})
 
 
-def initial_markers(run: Run, t: int, lo: int, hi: int) -> Iterator[tuple[tuple[int, int, int, int], tuple[str, int]]]:
-    """``init`` records of table ``t``'s initial keys in ``[lo, hi)``."""
+def bucket_of(t: np.ndarray, k: np.ndarray, parts: int) -> np.ndarray:
+    """The key bucket (shuffle partition) of keys ``(t, k)``: any fixed function works —
+    every op of one key lands in one bucket."""
+    h = hash64_array(0x5BD1E995, t.astype(np.int64), k.astype(np.int64))
+    return (h % np.uint64(max(1, parts))).astype(np.int64)
+
+
+def _split(blk: dict[str, np.ndarray], dest: np.ndarray) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """``blk`` cut by destination partition: [(partition, block)] (rows keep their order)."""
+    if not len(dest):
+        return []
+    order = np.argsort(dest, kind="stable")
+    d = dest[order]
+    cuts = np.flatnonzero(d[1:] != d[:-1]) + 1
+    out = []
+    for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(d)])).tolist(), strict=True):
+        out.append((int(d[lo]), _take(blk, order[lo:hi])))
+    return out
+
+
+def key_op_blocks(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: int, parts: int
+                  ) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """The key operations of ``[a, b)`` as one block per key bucket: [(bucket, block)]."""
+    blk = ops_arrays(spec, infos, cur, a, b)
+    return _split(blk, bucket_of(blk["t"], blk["k"], parts))
+
+
+def init_blocks(run: Run, t: int, lo: int, hi: int, parts: int) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """``init`` records of table ``t``'s initial keys in ``[lo, hi)``, one block per bucket."""
     rt = run.rows[t]
-    simple = rt.tdef.initial_keys is None
-    for k in range(lo, hi):
-        if simple or rt.is_initial(k):
-            yield (t, k, -1, 0), (INIT, 0)
+    if rt.tdef.initial_keys is None:
+        keys = np.arange(lo, hi, dtype=np.int64)
+    else:
+        keys = np.fromiter((k for k in range(lo, hi) if rt.is_initial(k)), dtype=np.int64)
+    n = len(keys)
+    blk = _block(_OPS, {"t": np.full(n, t), "k": keys, "i": np.full(n, -1), "seq": np.zeros(n),
+                        "kind": np.full(n, INIT), "epoch": np.zeros(n)})
+    return _split(blk, bucket_of(blk["t"], keys, parts))
 
 
-# -- 4: per-key histories ------------------------------------------------------------------
-def resolve_histories(records: Iterable[tuple[tuple[int, int, int, int], tuple[str, int]]]
-                      ) -> Iterator[tuple[tuple[int, int, int, int], tuple[str, int, int, int]]]:
-    """Records sorted by ``(table, key, i, seq)`` -> the applied ones as
-    ``(table, key, i, seq) -> (kind, ver_before, ver_after, born)``, ``init`` kept."""
-    for (t, k), group in groupby(records, key=lambda r: (r[0][0], r[0][1])):
-        state: tuple[bool, int, int] = (False, 0, -1)
-        for (_, _, i, seq), (kind, epoch) in group:
-            if kind == INIT:
-                state = (True, 0, 0)
-                yield (t, k, i, seq), (INIT, 0, 0, 0)
+# -- 3: per-key histories ----------------------------------------------------------------------
+def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
+    """Op blocks of one key bucket -> its history block: the ``init`` records and the ops
+    that did something, sorted by ``(t, k, i, seq)``, with ``vb`` / ``va`` (versions
+    before / after) and ``born`` — keys.step applied to each key's ops in order, the r-th
+    op of every key at once."""
+    ops = _concat([b for _, b in blocks], _OPS)
+    n = len(ops["k"])
+    if n == 0:
+        return _empty(_HIST)
+    order = np.lexsort((ops["seq"], ops["i"], ops["k"], ops["t"]))
+    o = _take(ops, order)
+    t, k, kind, epoch = o["t"], o["k"], o["kind"], o["epoch"]
+    newg = np.ones(n, dtype=bool)
+    newg[1:] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
+    gstart = np.flatnonzero(newg)
+    gid = np.cumsum(newg) - 1
+    rank = np.arange(n) - gstart[gid]
+    ng = len(gstart)
+    live = np.zeros(ng, dtype=bool)  # keys.NEVER: not live, version 0, born -1
+    ver = np.zeros(ng, dtype=np.int64)
+    born = np.full(ng, -1, dtype=np.int64)
+    applied = np.zeros(n, dtype=bool)
+    vb = np.zeros(n, dtype=np.int64)
+    va = np.zeros(n, dtype=np.int64)
+    bo = np.zeros(n, dtype=np.int64)
+    by_rank = np.argsort(rank, kind="stable")
+    rounds = int(rank.max()) + 1
+    bounds = np.searchsorted(rank[by_rank], np.arange(min(rounds, _ROUNDS) + 1))
+    for r in range(min(rounds, _ROUNDS)):
+        pos = by_rank[bounds[r]:bounds[r + 1]]
+        g = gid[pos]
+        kd = kind[pos]
+        lv, vr, bn = live[g], ver[g], born[g]
+        init = kd == INIT
+        ins = (kd == 0) & ~lv
+        upd = (kd == 1) & lv
+        dele = (kd == 2) & lv
+        ok = init | ins | upd | dele
+        nv = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + 1, vr))
+        nv = np.where(init, 0, nv)
+        nb = np.where(init, 0, np.where(ins, epoch[pos], bn))
+        applied[pos] = ok
+        vb[pos] = np.where(init, 0, vr)
+        va[pos] = nv
+        bo[pos] = nb
+        live[g] = np.where(ok, init | ins | upd, lv)
+        ver[g] = np.where(ok, nv, vr)
+        born[g] = np.where(ok, nb, bn)
+    if rounds > _ROUNDS:  # the long histories of a few hot keys, op by op (keys.step)
+        from generators.keys import step
+
+        for p in np.flatnonzero(rank >= _ROUNDS).tolist():
+            g = int(gid[p])
+            kd = int(kind[p])
+            if kd == INIT:  # pragma: no cover - an init record is always a key's first
                 continue
-            res = step(state, kind, epoch)
+            res = step((bool(live[g]), int(ver[g]), int(born[g])), KINDS[kd], int(epoch[p]))
             if res is None:
                 continue
-            state, vb, va = res
-            yield (t, k, i, seq), (kind, vb, va, state[2])
+            (live[g], ver[g], born[g]), vb[p], va[p] = res
+            bo[p] = born[g]
+            applied[p] = True
+    keep = np.flatnonzero(applied)
+    out = {f: o[f][keep] for f in ("t", "k", "i", "seq", "kind")}
+    out.update(vb=vb[keep], va=va[keep], born=bo[keep])
+    return out
 
 
-def by_transaction(rec: tuple[tuple[int, int, int, int], tuple[str, int, int, int]]
-                   ) -> tuple[tuple[int, int], tuple[str, int, int, int, int, int]]:
-    (t, k, i, seq), (kind, vb, va, born) = rec
-    return (i, seq), (kind, t, k, vb, va, born)
+# -- 4: back to transaction order --------------------------------------------------------------
+def txn_blocks(hist: dict[str, np.ndarray], ends: list[int]) -> list[tuple[int, dict[str, np.ndarray]]]:
+    """A history block's changes (``init`` records left out) cut by the transaction range
+    they belong to (``ends``: the ranges' ends): [(partition, block)]."""
+    m = np.flatnonzero(hist["kind"] != INIT)
+    blk = _take(hist, m)
+    return _split(blk, np.searchsorted(np.asarray(ends, dtype=np.int64), blk["i"], side="right"))
 
 
-def _applied_by_txn(records: Iterable[tuple[tuple[int, int], tuple]]) -> Iterator[tuple[int, list[Applied]]]:
-    for i, group in groupby(records, key=lambda r: r[0][0]):
-        yield i, [Applied(seq, kind, t, k, vb, va, born) for (_, seq), (kind, t, k, vb, va, born) in group]
+def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
+    """The blocks of one transaction range -> one block sorted by ``(i, seq)``."""
+    blk = _concat([b for _, b in blocks], _HIST)
+    return _take(blk, np.lexsort((blk["seq"], blk["i"])))
 
 
-def _transactions(run: Run, writer, a: int, b: int, records, stop: int | None = None) -> Iterator[int]:
-    """Write transactions ``[a, min(b, stop))`` through ``run.transaction``; yields each i
-    after writing it."""
+def _one(records: Iterable[Any]) -> dict[str, np.ndarray]:
+    """The merged block of a partition (the RDD holds one per partition; none: empty)."""
+    got = [r for r in records]
+    if not got:
+        return _empty(_HIST)
+    return got[0] if len(got) == 1 else merge_txn_blocks((0, r) for r in got)
+
+
+def applied_batch(spec: Spec, blk: dict[str, np.ndarray], lo: int, hi: int) -> AppliedBatch:
+    """The ``AppliedBatch`` of transactions ``lo..hi-1`` (what generators/batch.py
+    ``apply_batch`` gives the one-process engine) from a merged block."""
+    s, e = np.searchsorted(blk["i"], [lo, hi], side="left").tolist()
+    i64 = np.int64
+    return AppliedBatch(lo, (blk["i"][s:e] - lo).astype(i64), blk["t"][s:e].astype(i64), blk["kind"][s:e].astype(i64),
+                        blk["k"][s:e], blk["vb"][s:e], blk["va"][s:e], blk["born"][s:e], advances(spec, lo, hi),
+                        [], [], [], pending=True)
+
+
+def _batched(writer: Any) -> bool:
+    return os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction" and columnar_supported(writer)
+
+
+def _transactions(run: Run, writer, blk: dict[str, np.ndarray], a: int, end: int) -> Iterator[int]:
+    """The per-transaction path: transactions ``[a, end)`` through ``run.transaction``;
+    yields each i after writing it."""
     n = len(run.rows)
-    end = b if stop is None else min(b, stop)
-    it = _applied_by_txn(records)
-    nxt = next(it, None)
+    s, e = np.searchsorted(blk["i"], [a, end], side="left").tolist()
+    cols = [blk[f][s:e].tolist() for f in ("i", "seq", "kind", "t", "k", "vb", "va", "born")]
+    by_i: dict[int, list[Applied]] = {}
+    for i, seq, kd, t, k, vb, va, bo in zip(*cols, strict=True):
+        by_i.setdefault(i, []).append(Applied(seq, KINDS[kd], t, k, vb, va, bo))
     for i in range(a, end):
-        applied: list[Applied] = []
-        while nxt is not None and nxt[0] < i:  # pragma: no cover - records are sorted
-            nxt = next(it, None)
-        if nxt is not None and nxt[0] == i:
-            applied = nxt[1]
-            nxt = next(it, None)
-        run.transaction(writer, plan_transaction(run.spec, n, i), applied)
+        run.transaction(writer, plan_transaction(run.spec, n, i), by_i.get(i, []))
         yield i
 
 
 # -- 5: pass 1 (sizes) and pass 2 (bytes) -----------------------------------------------------
-def sizes(spec: Spec, p: int, a: int, b: int, records) -> Summary:
+def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary:
+    """Pass 1: the group sizes of ``[a, b)`` by the batch planner's arithmetic (row images
+    made, events laid out, nothing encoded), each transaction's first group, table uses."""
+    blk = _one(records)
     run = make_run(spec, a)
     w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
                    settings=run.session_settings())
     if p == 0 and spec.ddl_in_binlog:
         run.initial_in_binlog(w)
     prologue = len(w.sizes)
-    first = [prologue]
-    for _ in _transactions(run, w, a, b, records):
-        first.append(len(w.sizes))
     changes = sum(n for kinds in run.counts.values() for n in kinds.values())
-    return Summary(np.asarray(w.sizes, dtype=np.int64), np.asarray(first, dtype=np.int64), prologue, w.uses,
-                   changes)
+    if not _batched(w):
+        first = [prologue]
+        for _ in _transactions(run, w, blk, a, b):
+            first.append(len(w.sizes))
+        changes = sum(n for kinds in run.counts.values() for n in kinds.values())
+        return Summary(np.asarray(w.sizes, dtype=np.int64), np.asarray(first, dtype=np.int64), prologue, w.uses,
+                       changes)
+    groups: list[np.ndarray] = [np.asarray(w.sizes, dtype=np.int64)]
+    per_txn: list[np.ndarray] = []
+    for lo, hi in batch_bounds(spec, a, b):
+        ab = applied_batch(spec, blk, lo, hi)
+        plan = w.plan_rows(rows_batch(run, ab, w.now))
+        nz = plan.sizes > 0
+        groups.append(plan.sizes[nz].astype(np.int64))
+        cnt = nz.astype(np.int64)
+        w.now += int(ab.advance.sum())
+        changes += len(ab.txn)
+        d = ddl_after(spec, hi - 1)
+        if d is not None:
+            before = len(w.sizes)
+            do_ddl(run, w, d)
+            groups.append(np.asarray(w.sizes[before:], dtype=np.int64))
+            cnt[-1] += len(w.sizes) - before
+        per_txn.append(cnt)
+    counts = np.concatenate(per_txn) if per_txn else np.zeros(0, dtype=np.int64)
+    first = prologue + np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return Summary(np.concatenate(groups), first, prologue, w.uses, changes)
 
 
-def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart, chunk_dir: str, *,
+def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], start: WriterStart, chunk_dir: str, *,
                  last: bool, stop: int | None, fail: tuple[str, int] | None = None,
                  attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
@@ -175,19 +408,32 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart
     (sequence numbers from ``seq_start``). Returns the chunks and what the manifest needs."""
     from generators.changes_truth import ChangesRecorder
 
+    blk = _one(records)
     run = make_run(spec, a)
     run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl)
     w = ChunkWriter(Path(chunk_dir), run.fmt, start, basename=spec.basename, server_id=spec.server_id,
                     start_time=spec.start_time, max_binlog_size=spec.max_binlog_size,
                     settings=run.session_settings())
+    end = b if stop is None else min(b, stop)
+    half = a + (end - a) // 2
     try:
         if p == 0 and spec.ddl_in_binlog:
             run.initial_in_binlog(w)
-        half = a + (min(b, stop if stop is not None else b) - a) // 2
-        for i in _transactions(run, w, a, b, records, stop):
-            if i == half:
-                maybe_fail(fail, "write", p, attempt)
-        end = (w.current_file, w.position)
+        if _batched(w):
+            for lo, hi in batch_bounds(spec, a, end):
+                ab = applied_batch(spec, blk, lo, hi)
+                rb = rows_batch(run, ab, w.now)
+                write_batch(run, w, ab, w.plan_rows(rb), rb)
+                d = ddl_after(spec, hi - 1)
+                if d is not None:
+                    do_ddl(run, w, d)
+                if lo <= half < hi:
+                    maybe_fail(fail, "write", p, attempt)
+        else:
+            for i in _transactions(run, w, blk, a, end):
+                if i == half:
+                    maybe_fail(fail, "write", p, attempt)
+        end_at = (w.current_file, w.position)
         if last:
             w.close()
         else:
@@ -200,25 +446,25 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records, start: WriterStart
     run.changes = None
     return {"pieces": w.pieces, "counts": run.counts, "changes": changes,
             "file_info": {k: (v.transactions, v.first_gtid, v.last_gtid) for k, v in run.file_info.items()},
-            "end": end, "groups": w.transactions, "last_gtid": w.last_gtid}
+            "end": end_at, "groups": w.transactions, "last_gtid": w.last_gtid}
 
 
 # -- 6: truth/final ---------------------------------------------------------------------------
-def final_states(records: Iterable[tuple[tuple[int, int, int, int], tuple[str, int, int, int]]], stop: int
-                 ) -> Iterator[tuple[int, int, int, int]]:
-    """Histories sorted by key -> ``(table, key, version, born)`` of every key live after
-    transaction ``stop - 1``."""
-    for (t, k), group in groupby(records, key=lambda r: (r[0][0], r[0][1])):
-        live, ver, born = False, 0, -1
-        for (_, _, i, _), (kind, _vb, va, b) in group:
-            if i >= stop:
-                break
-            if kind == "delete":
-                live = False
-            else:
-                live, ver, born = True, va, b
-        if live:
-            yield t, k, ver, born
+def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator[tuple[int, int, int, int]]:
+    """History blocks -> ``(table, key, version, born)`` of every key live after
+    transaction ``stop - 1``: each key's last record before ``stop`` decides (a DELETE: not
+    live; an ``init``, INSERT or UPDATE: live at its version after)."""
+    for h in blocks:
+        m = np.flatnonzero(h["i"] < stop)
+        if not len(m):
+            continue
+        t, k = h["t"][m], h["k"][m]
+        last = np.ones(len(m), dtype=bool)
+        last[:-1] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
+        sel = m[last]
+        sel = sel[h["kind"][sel] != 2]
+        yield from zip(h["t"][sel].tolist(), h["k"][sel].tolist(), h["va"][sel].tolist(), h["born"][sel].tolist(),
+                       strict=True)
 
 
 def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]]

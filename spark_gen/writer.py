@@ -7,8 +7,9 @@ single-process writer has before transaction ``a``. The driver computes a compac
 :class:`WriterStart` (spark_gen.plan); :meth:`WriterStart.state` expands it. Only where
 bytes go differs, through the writer's public :class:`~binlogwriter.writer.Sink` hook:
 
-* :class:`SinkWriter` plans groups without encoding them (pass 1: group sizes by the batch
-  encoder's arithmetic, table uses);
+* :class:`SinkWriter` plans groups without encoding them (pass 1: the batches' group sizes
+  come from ``plan_rows`` on it — the batch planner's arithmetic — and the DDL / prologue
+  groups' from its ``write_group``; it records the table uses);
 * :class:`ChunkWriter` writes the partition's byte range of each binlog file it touches to a
   *chunk* ``<dir>/<binlog name>`` inside a directory unique to the task attempt; the commit
   step concatenates chunks in partition order (spark_gen/commit.py).

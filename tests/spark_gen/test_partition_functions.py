@@ -12,8 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from generators.engine import Run, _FileInfo, build_manifest, file_entry, generate
+from generators.api import FileInfo, Run, build_manifest, file_entry, generate
 from generators.keys import KeyCursor, resolve_ops, step
 from generators.plan import plan_transaction
 from generators.spec import Spec, resolve
@@ -40,14 +42,16 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     adv = plan.prefix_sum([c[1] for c in counts])
     hwm = plan.prefix_hwm([part.max_hwm(spec, infos, new[p], a, b) for p, (a, b) in enumerate(ranges)], infos)
     curs = plan.cursors(new, hwm)
-    recs = [r for p, (a, b) in enumerate(ranges) for r in part.key_ops(spec, infos, curs[p], a, b)]
+    # the two shuffles: blocks routed by their key (bucket, then transaction range)
+    blocks = [x for p, (a, b) in enumerate(ranges) for x in part.key_op_blocks(spec, infos, curs[p], a, b, parts)]
     for t, inf in enumerate(infos):
-        recs.extend(part.initial_markers(part.make_run(spec), t, 0, inf.first_fresh))
-    hist = list(part.resolve_histories(sorted(recs)))
-    by_txn = sorted(part.by_transaction(r) for r in hist if r[1][0] != part.INIT)
-    chunks = [[r for r in by_txn if a <= r[0][0] < b] for a, b in ranges]
+        blocks.extend(part.init_blocks(part.make_run(spec), t, 0, inf.first_fresh, parts))
+    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(parts)]
+    ends = [b for _, b in ranges]
+    back = [x for h in hist for x in part.txn_blocks(h, ends)]
+    chunks = [[part.merge_txn_blocks(x for x in back if x[0] == p)] for p in range(parts)]
     sums = [part.sizes(spec, p, a, b, iter(chunks[p])) for p, (a, b) in enumerate(ranges)]
-    fmt, st = run0.fmt, run0._settings()
+    fmt, st = run0.fmt, run0.session_settings()
 
     def hs(idx, g):
         return header_size(fmt, basename=spec.basename, server_id=spec.server_id, settings=st, file_index=idx,
@@ -73,18 +77,18 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     (out / f"{spec.basename}.index").write_text("".join(f"./{nm}\n" for nm in files))
     final = part.make_run(spec, n)
     (out / "truth" / "final").mkdir(parents=True)
-    states = [s for r in [hist] for s in part.final_states(iter(r), n)]
+    states = list(part.final_states(iter(hist), n))
     rows = sorted(part.truth_rows(spec, n, states))
     names = [f"{rt.table.database}.{rt.table.name}" for rt in final.rows]
     tchunks = part.write_truth_chunks(0, names, rows, str(out / ".chunks" / "truth"))
     for t, nm in enumerate(names):
         concat([c for t2, c, _ in tchunks if t2 == t], str(out / "truth" / "final" / f"{nm}.jsonl"))
     run0.write_snapshot(out / "truth" / "snapshot.sql")
-    info: dict[str, _FileInfo] = {}
+    info: dict[str, FileInfo] = {}
     cnt = {k: dict(v) for k, v in run0.counts.items()}
     for r in results:
         for nm, (tx, first, last) in r["file_info"].items():
-            fi = info.setdefault(nm, _FileInfo())
+            fi = info.setdefault(nm, FileInfo())
             fi.transactions += tx
             fi.first_gtid = fi.first_gtid or first
             fi.last_gtid = last or fi.last_gtid
@@ -92,7 +96,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
             for k, v in kinds.items():
                 cnt[tn][k] += v
     live = [sum(1 for s in states if s[0] == t) for t in range(len(names))]
-    m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info[nm]) for nm in files], results[-1]["groups"],
+    m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in files], results[-1]["groups"],
                        results[-1]["last_gtid"], n, cnt, [(rt.table, live[t]) for t, rt in enumerate(final.rows)])
     (out / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
     # truth/changes as spark_gen.job._changes merges it: each table's chunks in partition order
@@ -111,6 +115,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
 
 CASES = {
     "sysbench": dict(workload="sysbench", tables=2, key_dist="zipf:1.1"),
+    "sysbench-uniform-ddl": dict(workload="sysbench", tables=3, ddl_every=9, max_binlog_size="8K"),
     "ecommerce-mariadb-rotation-ddl": dict(workload="ecommerce", flavor="mariadb1011", max_binlog_size="8K",
                                            ddl_every=7, key_dist="latest"),
     "alltypes-ddl-in-binlog": dict(workload="alltypes", transactions=40, initial_rows=4, ddl_in_binlog=True,
@@ -158,15 +163,82 @@ def test_key_histories_equal_the_engine_key_state() -> None:
     spec = _spec(workload="sysbench", mix="insert=0.3,update=0.3,delete=0.4", rows_per_txn="1-6")
     run = Run(spec, None)  # type: ignore[arg-type]
     for rt in run.rows:
-        rt.load_initial(run._initial_keys(rt))
+        rt.load_initial(run.initial_keys(rt))
     for i in range(400):
         run._apply(plan_transaction(spec, 1, i))
-    recs = list(part.key_ops(spec, run.infos, KeyCursor.start(run.infos), 0, 400))
-    recs += list(part.initial_markers(run, 0, 0, run.infos[0].first_fresh))
-    hist = list(part.resolve_histories(sorted(recs)))
+    blocks = part.key_op_blocks(spec, run.infos, KeyCursor.start(run.infos), 0, 400, 3)
+    blocks += part.init_blocks(run, 0, 0, run.infos[0].first_fresh, 3)
+    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(3)]
     states = {(t, k): (v, b) for t, k, v, b in part.final_states(iter(hist), 400)}
     rt = run.rows[0]
     assert states == {(0, k): (int(rt.ver[k]), int(rt.born[k])) for k in rt.live_keys()}
+
+
+def _loop_ops(spec: Spec, infos, cur: KeyCursor, a: int, b: int) -> list[tuple]:
+    cur = cur.copy()
+    return [(op.table, op.key, i, op.seq, part.KINDS.index(op.kind), op.epoch) for i in range(a, b)
+            for op in resolve_ops(spec, infos, cur, plan_transaction(spec, len(infos), i))]
+
+
+@pytest.mark.parametrize("hwm", [0, 1, 2, 50, 10 ** 6])
+def test_write_only_ops_as_arrays_equal_resolve_ops(hwm: int) -> None:
+    """The array planning of oltp_write_only / uniform: the same ops as plan_transaction +
+    resolve_ops, transaction by transaction (hwm 0 and 1: picks that find nothing / key 0)."""
+    spec = _spec(workload="sysbench", tables=3, ddl_every=11)
+    infos = Run(spec, None).infos  # type: ignore[arg-type]
+    cur = KeyCursor([0] * 3, [hwm, hwm + 3, max(0, hwm - 1)])
+    blk = part.ops_arrays(spec, infos, cur, 40, 260)
+    got = list(zip(*(blk[f].tolist() for f in ("t", "k", "i", "seq", "kind", "epoch")), strict=True))
+    assert got == _loop_ops(spec, infos, cur, 40, 260)
+    assert part.count_new(spec, infos, 40, 260) == ([0] * 3, sum(plan_transaction(spec, 3, i).advance
+                                                                  for i in range(40, 260)))
+
+
+def test_advances_are_the_plans_clock_steps() -> None:
+    from generators.api import advances
+
+    for wl in ("sysbench", "ecommerce"):
+        spec = _spec(workload=wl, seed=77)
+        ntab = len(Run(spec, None).infos)  # type: ignore[arg-type]
+        assert advances(spec, 5, 300).tolist() == [plan_transaction(spec, ntab, i).advance for i in range(5, 300)]
+
+
+_op = st.tuples(st.integers(0, 1), st.integers(0, 3), st.sampled_from(["insert", "update", "delete"]),
+                st.integers(0, 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=st.lists(_op, max_size=400), initial=st.sets(st.tuples(st.integers(0, 1), st.integers(0, 3))),
+       buckets=st.integers(1, 4))
+def test_resolved_histories_equal_keys_step_in_order(ops, initial, buckets) -> None:
+    """Vectorised histories (rounds of the r-th op of every key, hot keys past the round
+    limit one by one) equal keys.step applied op by op in (i, seq) order."""
+    n = len(ops)
+    cols = {"t": [o[0] for o in ops], "k": [o[1] for o in ops], "i": list(range(n)), "seq": [0] * n,
+            "kind": [part.KINDS.index(o[2]) for o in ops], "epoch": [o[3] for o in ops]}
+    blk = {f: np.asarray(v, dtype=np.int64) for f, v in cols.items()}
+    init = sorted(initial)
+    iblk = {"t": np.array([t for t, _ in init], dtype=np.int64), "k": np.array([k for _, k in init], dtype=np.int64),
+            "i": np.full(len(init), -1), "seq": np.zeros(len(init), dtype=np.int64),
+            "kind": np.full(len(init), part.INIT), "epoch": np.zeros(len(init), dtype=np.int64)}
+    blocks = part._split(blk, part.bucket_of(blk["t"], blk["k"], buckets)) + \
+        part._split(iblk, part.bucket_of(iblk["t"], iblk["k"], buckets))
+    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(buckets)]
+    got = sorted((int(t), int(k), int(i), int(kd), int(vb), int(va), int(bo)) for h in hist
+                 for t, k, i, kd, vb, va, bo in zip(h["t"], h["k"], h["i"], h["kind"], h["vb"], h["va"], h["born"],
+                                                    strict=True) if kd != part.INIT)
+    state = {key: ((True, 0, 0) if key in initial else (False, 0, -1)) for key in {(o[0], o[1]) for o in ops}}
+    want = []
+    for i, (t, k, kind, epoch) in enumerate(ops):
+        res = step(state[(t, k)], kind, epoch)
+        if res is not None:
+            state[(t, k)], vb, va = res
+            want.append((t, k, i, part.KINDS.index(kind), vb, va, state[(t, k)][2]))
+    assert got == sorted(want)
+    live = {(t, k): (v, b) for t, k, v, b in part.final_states(iter(hist), n)}
+    final = {key: (s[1], s[2]) for key, s in state.items() if s[0]}
+    final.update({key: (0, 0) for key in initial if key not in state})
+    assert live == final
 
 
 def test_step_is_the_key_state_machine() -> None:
@@ -218,9 +290,9 @@ def test_file_names_and_fixed_sizes() -> None:
     spec = _spec(workload="sysbench")
     run = Run(spec, None)  # type: ignore[arg-type]
     assert file_name("binlog", 7) == "binlog.000007"
-    h1 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=1, groups_before=0)
-    h2 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=2, groups_before=5)
-    h3 = header_size(run.fmt, basename="binlog", server_id=1, settings=run._settings(), file_index=3,
+    h1 = header_size(run.fmt, basename="binlog", server_id=1, settings=run.session_settings(), file_index=1, groups_before=0)
+    h2 = header_size(run.fmt, basename="binlog", server_id=1, settings=run.session_settings(), file_index=2, groups_before=5)
+    h3 = header_size(run.fmt, basename="binlog", server_id=1, settings=run.session_settings(), file_index=3,
                      groups_before=10 ** 6)
     assert h1 < h2 == h3  # PREVIOUS_GTIDS: empty in file 1, one interval later whatever its end
 

@@ -97,7 +97,7 @@ def test_cli_engine_spark_and_python_m_entry(spark, local_runs, tmp_path: Path) 
                                       "--out", str(tmp_path / "cli"), *args])
     assert r.exit_code == 0, r.output
     assert tree_digest(tmp_path / "cli") == tree_digest(local_runs["sysbench-mysql80"])
-    from spark_gen.job import main
+    from spark_gen.__main__ import main
 
     with pytest.raises(SystemExit) as e:
         main(["--out", str(tmp_path / "m"), *args])

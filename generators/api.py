@@ -1,0 +1,129 @@
+"""The public API of the generator for other engines (spark_gen) and embedders.
+
+Everything another package needs to run the generator's pieces elsewhere — a Run in the
+DDL state of any transaction, the batch functions (plans and key states -> row changes as
+arrays -> encoded row images -> planned groups), the DDL a transaction is followed by, the
+manifest and crash-safety helpers — under names that stay stable while the engine's
+internals move. spark_gen imports from here (and from the public modules of
+``generators`` / ``binlogwriter``), never a ``_private`` name.
+
+:func:`write_batch` is the write step of the one-process batch loop (generators/engine.py
+``Run._batch`` after its ``--size`` cut): the planned groups written segment by segment,
+each segment ending where the writer rotates (``searchsorted`` over the prefix sums of the
+group sizes, the rotation rule of ``BinlogWriter.maybe_rotate``), GTID bookkeeping per
+file, truth/changes through ``ChangesRecorder.record_batch`` and the change counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from generators.batch import BATCH_TXNS, AppliedBatch, apply_batch, rows_batch
+from generators.engine import (
+    Run,
+    RunResult,
+    _FileInfo,
+    _lock_dir,
+    _tmp_prefix,
+    build_manifest,
+    file_entry,
+    generate,
+    scan_file,
+    sweep_stale_tmp,
+)
+from generators.hashing import draw_array, hash64_array, salt
+from generators.keys import epoch_at
+from generators.plan import ddl_after
+
+__all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
+           "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
+           "rows_batch", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
+
+FileInfo = _FileInfo
+"""Per binlog file: transactions, first and last GTID (a ``manifest.json`` files entry)."""
+
+
+def tmp_prefix(out: Any) -> str:
+    """Name prefix of the temporary directories of runs into ``out`` (crash safety)."""
+    return _tmp_prefix(out)
+
+
+def lock_dir(path: Any) -> int | None:
+    """An fd holding an exclusive lock on directory ``path`` (None: another live run holds it)."""
+    return _lock_dir(path)
+
+
+def make_run(spec: Any, at: int = 0) -> Run:
+    """A fresh Run of ``spec`` (no output directory) with its tables in the DDL state in
+    force at transaction ``at``."""
+    run = Run(spec, None)  # type: ignore[arg-type]
+    run.set_ddl_state(at)
+    return run
+
+
+def do_ddl(run: Run, writer: Any, d: int) -> None:
+    """Write DDL number ``d`` (the one :func:`ddl_after` names) and apply it to the tables."""
+    run._do_ddl(writer, d)
+
+
+def advances(spec: Any, lo: int, hi: int) -> np.ndarray:
+    """Clock seconds before each of transactions ``lo..hi-1``: the first draw of each
+    plan (generators/plan.py ``plan_transaction``: ``advance = 1 if below(4) == 0``), as an
+    array."""
+    i = np.arange(lo, hi, dtype=np.int64)
+    base = hash64_array(salt(spec.seed, "txn"), i)
+    return (draw_array(base, 1) % np.uint64(4) == 0).astype(np.int64)
+
+
+def batch_bounds(spec: Any, lo: int, hi: int, size: int = BATCH_TXNS) -> list[tuple[int, int]]:
+    """Transactions ``lo..hi-1`` cut into batches of at most ``size`` that end where a DDL
+    follows (a batch's tables keep one definition), as the one-process batch loop cuts them."""
+    out = []
+    i = lo
+    e = spec.ddl_every
+    while i < hi:
+        j = min(hi, i + size)
+        if e:
+            j = min(j, i + (e - 1 - i % e) + 1)
+        out.append((i, j))
+        i = j
+    return out
+
+
+def write_batch(run: Run, writer: Any, ab: AppliedBatch, plan: Any, rb: Any, kept: int | None = None) -> int:
+    """Write transactions ``0..kept-1`` (default: all) of a batch planned by
+    ``writer.plan_rows(rb)`` (see module docstring); returns how many were written. The
+    writer's clock ends at the last written transaction's."""
+    sizes = plan.sizes
+    now0 = writer.now
+    clock = np.cumsum(ab.advance)
+    n = len(ab.advance) if kept is None else kept
+    i = 0
+    placed: list[list[Any]] = []  # per segment: [file, first txn, end txn, offset, first GTID]
+    while i < n:
+        ends = np.cumsum(sizes[i:n]) + writer.position
+        stop = min(n, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
+        writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
+        writer.open()
+        seg: list[Any] = [writer.current_file, i, stop, writer.position, None]
+        placed.append(seg)
+        for fname, groups, first, last in writer.write_planned(plan, i, stop):
+            if fname != seg[0]:
+                raise RuntimeError(f"batch segment {i}..{stop} crossed a rotation ({seg[0]} -> {fname})")
+            seg[4] = first
+            fi = run.file_info.setdefault(fname, FileInfo())
+            fi.transactions += groups
+            if first is not None:
+                if fi.first_gtid is None:
+                    fi.first_gtid = first
+                fi.last_gtid = last
+        i = stop
+    writer.now = now0 + (int(clock[n - 1]) if n else 0)
+    if run.changes is not None and n:
+        run.changes.record_batch(ab, rb, plan, placed, n)
+    for tidx, kind, cnt in ab.counts(n):
+        t = run.rows[tidx].table
+        run.counts[f"{t.database}.{t.name}"][kind] += cnt
+    return n
