@@ -32,9 +32,11 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.primitives import decode_bitmap
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
+from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
-from binlogwriter.values.strings import plain_string_layout
+from binlogwriter.values.strings import parse_string_meta, plain_string_layout
+from binlogwriter.values.types import JSON_NULL, JSON_NULL_EMPTY
 
 __all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
@@ -61,7 +63,8 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 class TableDecoder:
     """Row-image decoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference")
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference", "_memo",
+                 "_caches", "_json")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
@@ -69,6 +72,9 @@ class TableDecoder:
         self._bound = [bind_column(c) for c in self.cols]
         self._letters = [_struct_letter(c) for c in self.cols]
         self._strings = [plain_string_layout(c) for c in self.cols]
+        self._memo = [_memo_size(c, b) for c, b in zip(self.cols, self._bound, strict=True)]
+        self._caches: list[dict] = [{} for _ in self.cols]
+        self._json = [_json_lb(c) for c in self.cols]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
 
@@ -158,10 +164,11 @@ class TableDecoder:
         return env["decode"]
 
     def _one(self, env: dict, r: int, i: int, ind: str) -> list[str]:
+        null = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
         string = self._strings[i]
         if string is not None:  # length-prefixed bytes, decoded inline (plain_string_layout)
             lb, codec = string
-            head = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
+            head = list(null)
             if lb == 1:
                 head.append(f"{ind}  n = buf[pos]")
             elif lb == 2:
@@ -173,9 +180,65 @@ class TableDecoder:
                 head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
                          f"{ind}  except ValueError:", f"{ind}    pass"]
             return head
+        col = self.cols[i]
+        letter = self._letters[i]
+        if letter is not None:  # one struct value (a NULL in its run)
+            st = struct.Struct("<" + letter)
+            env[f"_u{r}"] = st.unpack_from
+            return null + [f"{ind}  v{r}, = _u{r}(buf, pos)", f"{ind}  pos += {st.size}"]
+        if col.type_code == 9:  # MEDIUMINT: 3 bytes LE (values.md §2)
+            return null + [f"{ind}  e = pos + 3", f"{ind}  if e > len(buf):", f"{ind}    raise IndexError",
+                           f"{ind}  v{r} = int.from_bytes(buf[pos:e], 'little', signed={not col.unsigned})",
+                           f"{ind}  pos = e"]
         env[f"_d{r}"] = self._bound[i].decode
-        return [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:",
-                f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
+        size = self._memo[i]
+        if size:  # a pure function of its fixed-size bytes, immutable value: memoised by bytes
+            env[f"_c{r}"] = self._caches[i]
+            return null + [f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  v{r} = _c{r}.get(k)",
+                           f"{ind}  if v{r} is None:", f"{ind}    v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}    if len(_c{r}) >= {_MEMO_MAX}:", f"{ind}      _c{r}.clear()",
+                           f"{ind}    _c{r}[k] = v{r}", f"{ind}  pos = e"]
+        lb = self._json[i]
+        if lb:  # binary JSON: the fast reader (json_fast), the codec when it refuses
+            env["_jf"], env["_JN"], env["_JNE"] = decode_json_at, JSON_NULL, JSON_NULL_EMPTY
+            return null + [f"{ind}  s = pos + {lb}", f"{ind}  n = int.from_bytes(buf[pos:s], 'little')",
+                           f"{ind}  e = s + n", f"{ind}  if n == 0 or e > len(buf) or s > len(buf):",
+                           f"{ind}    v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}  else:", f"{ind}    try:", f"{ind}      v{r} = _jf(buf, s, e)",
+                           f"{ind}    except Exception:", f"{ind}      v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}    else:", f"{ind}      if v{r} is None:", f"{ind}        v{r} = _JN",
+                           f"{ind}  pos = e"]
+        return null + [f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
+
+
+_MEMO_MAX = 4096
+"""Entries of one column's memo of decoded values (cleared when full: memory stays flat)."""
+_MEMO_TYPES = frozenset((246, 10, 14, 13, 16, 17, 18, 19))
+"""DECIMAL, DATE, YEAR, BIT, TIMESTAMP2, DATETIME2, TIME2: fixed size, immutable values."""
+
+
+def _memo_size(col: ColumnDesc, bound: Any) -> int:
+    """Byte size of a column whose decoded value may be memoised by its bytes, else 0: a
+    fixed-size value that is a pure function of those bytes and immutable (Decimal, date,
+    datetime, timedelta, int, MysqlDate/MysqlDateTime, ENUM str, SET frozenset)."""
+    size = bound.fixed_size
+    if not size:
+        return 0
+    if col.type_code in _MEMO_TYPES:
+        return size
+    if col.type_code in (253, 254):
+        try:
+            real, _ = parse_string_meta(col.meta)
+        except Exception:  # noqa: BLE001 - the codec reports bad metadata
+            return 0
+        return size if real in (247, 248) else 0
+    return 0
+
+
+def _json_lb(col: ColumnDesc) -> int:
+    if col.type_code == 245 and len(col.meta) == 1 and 1 <= col.meta[0] <= 4:
+        return col.meta[0]
+    return 0
 
 
 _DECODERS: dict[tuple, TableDecoder] = {}
