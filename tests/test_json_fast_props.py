@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.strategies.codec import big_json, big_json_params, json_values
 from binlogwriter.values.json_binary import decode_json, encode_json
-from binlogwriter.values.json_fast import decode_json_at
+from binlogwriter.values.json_fast import decode_json_at, memo_json_reader
 
 
 def same(a: Any, b: Any) -> bool:
@@ -100,3 +100,26 @@ def test_fast_json_refuses_what_the_reference_refuses() -> None:
         except Exception:  # noqa: BLE001 - refused, as it must be
             continue
         raise AssertionError(f"fast reader gave {got!r} for a damaged document ({what})")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(json_values, min_size=1, max_size=4), st.lists(st.integers(0, 3), min_size=1, max_size=30))
+def test_memo_reader_equals_reference_and_hands_out_fresh_values(values, picks) -> None:
+    """Repeated documents come from the memo: equal to the reference, and a caller editing
+    what it got does not change what the next call gets."""
+    read = memo_json_reader(max_entries=2)
+    docs = [encode_json(v) for v in values]
+    for i in picks:
+        doc = docs[i % len(docs)]
+        got = read(b"##" + doc, 2, 2 + len(doc))
+        assert same(got, decode_json(doc))
+        if isinstance(got, dict):
+            got["__edited__"] = 1
+            for v in got.values():
+                if isinstance(v, list):
+                    v.append("edited")
+        elif isinstance(got, list):
+            got.append("edited")
+            for v in got:
+                if isinstance(v, dict):
+                    v.clear()
