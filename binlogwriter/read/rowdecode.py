@@ -195,6 +195,9 @@ class TableDecoder:
             return head
         col = self.cols[i]
         letter = self._letters[i]
+        if letter in ("b", "B"):  # TINYINT: one byte (values.md §2)
+            return null + [f"{ind}  v{r} = buf[pos]" if letter == "B" else f"{ind}  v{r} = (buf[pos] ^ 128) - 128",
+                           f"{ind}  pos += 1"]
         if letter is not None:  # one struct value (a NULL in its run)
             st = struct.Struct("<" + letter)
             env[f"_u{r}"] = st.unpack_from
