@@ -149,6 +149,25 @@ def table_encoder(cols: Sequence[ColumnDesc]) -> TableEncoder:
     return enc
 
 
+def _json_decoder(reference: Any, lb: int):
+    """A JSON column's ``decode(buf, pos)``: the fast reader (json_fast), the codec when it
+    refuses — the codec's values either way (tests/test_json_fast_props.py)."""
+    from binlogwriter.values.json_fast import decode_json_at
+    from binlogwriter.values.types import JSON_NULL
+
+    def decode(buf: Any, pos: int) -> tuple[Any, int]:
+        s = pos + lb
+        e = s + int.from_bytes(buf[pos:s], "little")
+        if e == s or e > len(buf) or s > len(buf):
+            return reference(buf, pos)
+        try:
+            v = decode_json_at(buf, s, e)
+        except Exception:  # noqa: BLE001 - refused: the codec decides
+            return reference(buf, pos)
+        return (JSON_NULL if v is None else v), e
+    return decode
+
+
 _OK_MAX = 4096
 """Entries of one column's set of value bytes known to re-encode to themselves."""
 
@@ -198,6 +217,8 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
         env[f"_e{r}"] = bound.encode
         size = dec._memo[i]
         lb = _json_lb(col)
+        if lb:
+            env[f"_d{r}"] = _json_decoder(dec._bound[i].decode, lb)
         if size or lb:
             env[f"_ok{r}"] = set()
             if size:
