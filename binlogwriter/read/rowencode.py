@@ -182,9 +182,9 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
     itself when its bitmap does (its NULL bits are the decoded Nones and its padding is
     kept; a NULL bit on a NOT NULL column is not shown here) and every value does. Integer
     values always do (``struct`` both ways; MEDIUMINT three LE bytes); every other value is
-    decoded by its codec and encoded again, and fixed-size values and binary JSON
-    documents whose bytes came back are remembered by their bytes, per column (a pure
-    function of those bytes)."""
+    decoded by its codec and encoded again, and fixed-size values, length-prefixed strings
+    and binary JSON documents whose bytes came back are remembered by their bytes (up to
+    2 KiB each), per column (a pure function of those bytes)."""
     from binlogwriter.read.rowdecode import _json_lb, table_decoder
 
     dec = table_decoder(cols)
@@ -219,6 +219,8 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
         lb = _json_lb(col)
         if lb:
             env[f"_d{r}"] = _json_decoder(dec._bound[i].decode, lb)
+        elif dec._strings[i] is not None:  # a length-prefixed string (plain_string_layout)
+            lb = dec._strings[i][0]
         if size or lb:
             env[f"_ok{r}"] = set()
             if size:
