@@ -45,7 +45,7 @@ def _int_letter(col: ColumnDesc) -> str | None:
 class TableEncoder:
     """Row-image encoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "_bound", "_letters", "_images", "_reference")
+    __slots__ = ("cols", "_bound", "_letters", "_images", "_reference", "verifiers")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
@@ -53,6 +53,8 @@ class TableEncoder:
         self._letters = [_int_letter(c) for c in self.cols]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
+        self.verifiers: dict[tuple, Any] = {}
+        """:func:`image_verifier` by present-columns bitmap."""
 
     def image(self, present: Sequence[bool]):
         """``encode(values, null_pad) -> bytes`` for this bitmap; ``values`` are those of the
@@ -187,8 +189,12 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
     2 KiB each), per column (a pure function of those bytes)."""
     from binlogwriter.read.rowdecode import _json_lb, table_decoder
 
-    dec = table_decoder(cols)
     enc = table_encoder(cols)
+    key = tuple(present)
+    hit = enc.verifiers.get(key)
+    if hit is not None:
+        return hit
+    dec = table_decoder(cols)
     cols = dec.cols
     idx = [i for i, p in enumerate(present) if p]
     k = len(idx)
@@ -237,6 +243,9 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
     lines += ["  if pos > len(buf):", "    return -1", "  return pos"]
     code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''}>", "exec")
     exec(code, env)  # noqa: S102 - source generated above from column types only
+    if len(enc.verifiers) >= 256:
+        enc.verifiers.clear()
+    enc.verifiers[key] = env["verify"]
     return env["verify"]
 
 
