@@ -38,6 +38,7 @@ from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, 
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.strings import string_real_type
+from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
 
@@ -88,9 +89,15 @@ def arrow_type(col: ColumnDesc) -> pa.DataType:
     return pa.string()
 
 
+_TEMPORAL = frozenset((7, 10, 11, 12, 14, 17, 18, 19))
+_LENIENT = (MysqlDate, MysqlDateTime, MysqlTime)
+
+
 def _converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
     """Per-value conversion to what ``pa.array`` takes for ``typ`` (None: the value as is)."""
     t = col.type_code
+    if t in _TEMPORAL:  # the lenient values (zero dates, …) Arrow cannot hold: null
+        return lambda v: None if type(v) in _LENIENT else v
     if t == 245:
         return lambda v: json.dumps(v, ensure_ascii=False, default=str)
     if t == 255:
