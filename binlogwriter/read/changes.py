@@ -38,7 +38,7 @@ from binlogwriter.layouts.rows import (
     WRITE_TYPES,
 )
 from binlogwriter.read.framing import iter_frames
-from binlogwriter.read.rowdecode import TableDecoder, parse_rows_header, table_decoder
+from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header, table_decoder
 
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
 
@@ -123,17 +123,19 @@ class RowsPlan:
     """What decoding a rows event of one table with one pair of column bitmaps needs: the
     compiled image decoders (present columns only, and full width with None) and names."""
 
-    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull")
+    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull", "bdict", "adict")
 
     def __init__(self, info: TableInfo, present: tuple, after: tuple | None) -> None:
         dec = info.decoder
         assert dec is not None
         self.present, self.after = present, after
         self.bimg, self.bnames, self.bfull = dec.image(present), info.image_names(present), dec.image(present, None)
+        self.bdict = dec.image(present, AS_DICT)
         if after is not None:
             self.aimg, self.anames, self.afull = dec.image(after), info.image_names(after), dec.image(after, None)
+            self.adict = dec.image(after, AS_DICT)
         else:
-            self.aimg = self.anames = self.afull = None
+            self.aimg = self.anames = self.afull = self.adict = None
 
 
 class TableInfo:
@@ -325,29 +327,26 @@ class _Reader:
             op = ops[t]
             db, tb = info.database, info.table
             ts = int.from_bytes(data[0:4], "little")
-            bimg = plan.bimg
-            bnames = plan.bnames
+            bimg = plan.bdict
             r = 0
             if plan.after is not None:
-                aimg = plan.aimg
-                anames = plan.anames
+                aimg = plan.adict
                 if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:  # JSON diffs stay JsonPartial values
-                    aimg = _partial_after(info.cols, plan.after)
+                    aimg = _partial_after(info.cols, plan.after, plan.anames)
                 while pos < n:
                     bv, _, pos = bimg(buf, pos)
                     av, _, pos = aimg(buf, pos)
-                    pending.append(Change(op, db, tb, dict(zip(bnames, bv, strict=False)), dict(zip(anames, av, strict=False)),
-                                          gtid, None, name, offset, ts, r))
+                    pending.append(Change(op, db, tb, bv, av, gtid, None, name, offset, ts, r))
                     r += 1
             elif op == "insert":
                 while pos < n:
                     v, _, pos = bimg(buf, pos)
-                    pending.append(Change(op, db, tb, None, dict(zip(bnames, v, strict=False)), gtid, None, name, offset, ts, r))
+                    pending.append(Change(op, db, tb, None, v, gtid, None, name, offset, ts, r))
                     r += 1
             else:
                 while pos < n:
                     v, _, pos = bimg(buf, pos)
-                    pending.append(Change(op, db, tb, dict(zip(bnames, v, strict=False)), None, gtid, None, name, offset, ts, r))
+                    pending.append(Change(op, db, tb, v, None, gtid, None, name, offset, ts, r))
                     r += 1
         except DecodeError as exc:
             raise exc.located(file=name, offset=offset, event_type=type_name(t),
@@ -384,14 +383,14 @@ class _Reader:
         return gtid
 
 
-def _partial_after(cols, present: tuple):
+def _partial_after(cols, present: tuple, names: tuple):
     """The after-image decoder of a PARTIAL_UPDATE_ROWS_EVENT (format.md §14): values of the
-    present columns, a JSON column holding diffs as a JsonPartial."""
+    present columns by name, a JSON column holding diffs as a JsonPartial."""
     from binlogwriter.values.json_diff import decode_partial_image
 
     def aimg(buf, pos):
         vals, pad, pos = decode_partial_image(cols, present, buf, pos)
-        return tuple(v for v, p in zip(vals, present, strict=True) if p), pad, pos
+        return dict(zip(names, (v for v, p in zip(vals, present, strict=True) if p), strict=True)), pad, pos
     return aimg
 
 

@@ -38,6 +38,7 @@ from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, 
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.strings import string_real_type
+from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
 
@@ -88,9 +89,15 @@ def arrow_type(col: ColumnDesc) -> pa.DataType:
     return pa.string()
 
 
+_TEMPORAL = frozenset((7, 10, 11, 12, 14, 17, 18, 19))
+_LENIENT = (MysqlDate, MysqlDateTime, MysqlTime)
+
+
 def _converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
     """Per-value conversion to what ``pa.array`` takes for ``typ`` (None: the value as is)."""
     t = col.type_code
+    if t in _TEMPORAL:  # the lenient values (zero dates, …) Arrow cannot hold: null
+        return lambda v: None if type(v) in _LENIENT else v
     if t == 245:
         return lambda v: json.dumps(v, ensure_ascii=False, default=str)
     if t == 255:
@@ -101,19 +108,16 @@ def _converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None
     return None
 
 
-def _safe(typ: pa.DataType) -> Callable[[Any], Any]:
-    """Per-value fallback: a value Arrow cannot hold as ``typ`` becomes null."""
-    def fix(v: Any) -> Any:
-        if v is None:
-            return None
-        try:
-            pa.array([v], type=typ)
-            return v
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
-            if pa.types.is_string(typ) and isinstance(v, bytes):
-                return None
-            return None
-    return fix
+def _safe_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
+    """``pa.array(vals, type=typ)`` with each value Arrow cannot hold as ``typ`` made null,
+    found by halving (a few bad values among many cost a few conversions each)."""
+    try:
+        return pa.array(vals, type=typ)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        if len(vals) <= 1:
+            return pa.nulls(len(vals), type=typ)
+        mid = len(vals) // 2
+        return pa.concat_arrays([_safe_array(vals[:mid], typ), _safe_array(vals[mid:], typ)])
 
 
 def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
@@ -161,11 +165,7 @@ class _TableBuffer:
             for vals, typ, conv in zip(columns, self.types, self.convs, strict=True):
                 if conv is not None:
                     vals = [None if v is None else conv(v) for v in vals]
-                try:
-                    arrays.append(pa.array(vals, type=typ))
-                except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
-                    fix = _safe(typ)
-                    arrays.append(pa.array([fix(v) for v in vals], type=typ))
+                arrays.append(_safe_array(vals, typ))
         self.clear()
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 

@@ -17,9 +17,10 @@ with its CRC32 checked (the residue check, framing.py). Then:
 * a rows event's post-header and column bitmaps (flags, extra info, width, bitmaps) are
   checked declaratively once per distinct bytes — the table id is a fixed-width integer
   that re-encodes to itself and the rest encodes from those fields alone — and its row
-  images are decoded by the compiled decoders and encoded again by the compiled encoders
-  (:mod:`binlogwriter.read.rowdecode`, :mod:`binlogwriter.read.rowencode`, each
-  property-tested equal to the declarative row codec), then compared with the bytes read.
+  images are checked value by value by compiled verifiers
+  (:func:`binlogwriter.read.rowencode.image_verifier`: each value decoded by its codec and
+  encoded again, integers by identity, repeated fixed-size values and JSON documents
+  remembered by their bytes).
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ from typing import Any
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES, _mariadb_gtid, _mysql_gtid
 from binlogwriter.read.framing import CRC_RESIDUE
-from binlogwriter.read.rowdecode import table_decoder
-from binlogwriter.read.rowencode import table_encoder
+from binlogwriter.read.rowencode import image_verifier
 
 __all__ = ["FastRoundtrip"]
 
@@ -46,14 +46,12 @@ def _unsized(col: Any) -> bool:
 class _Plan:
     """A checked rows-event header: its images' compiled decoders and encoders."""
 
-    __slots__ = ("cols", "bdec", "benc", "adec", "aenc")
+    __slots__ = ("cols", "bver", "aver")
 
     def __init__(self, cols: tuple, present: tuple, after: tuple | None) -> None:
-        dec, enc = table_decoder(cols), table_encoder(cols)
         self.cols = cols
-        self.bdec, self.benc = dec.image(present), enc.image(present)
-        self.adec = dec.image(after) if after is not None else None
-        self.aenc = enc.image(after) if after is not None else None
+        self.bver = image_verifier(cols, present)
+        self.aver = image_verifier(cols, after) if after is not None else None
 
 
 class FastRoundtrip:
@@ -171,24 +169,20 @@ class FastRoundtrip:
         buf = data[q:end]
         n = len(buf)
         pos = 0
-        bdec, benc = plan.bdec, plan.benc
+        bver, aver = plan.bver, plan.aver
         try:
-            if plan.adec is None:
+            if aver is None:
                 while pos < n:
-                    p0 = pos
-                    v, pad, pos = bdec(buf, pos)
-                    if benc(v, pad) != buf[p0:pos]:
+                    pos = bver(buf, pos)
+                    if pos < 0:
                         return False
             else:
-                adec, aenc = plan.adec, plan.aenc
                 while pos < n:
-                    p0 = pos
-                    v, pad, pos = bdec(buf, pos)
-                    if benc(v, pad) != buf[p0:pos]:
+                    pos = bver(buf, pos)
+                    if pos < 0:
                         return False
-                    p0 = pos
-                    v, pad, pos = adec(buf, pos)
-                    if aenc(v, pad) != buf[p0:pos]:
+                    pos = aver(buf, pos)
+                    if pos < 0:
                         return False
         except Exception:  # noqa: BLE001 - malformed or refused: the declarative check reports it
             return False

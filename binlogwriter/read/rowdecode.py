@@ -32,14 +32,19 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.primitives import decode_bitmap
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
+from binlogwriter.values.json_fast import memo_json_reader
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
-from binlogwriter.values.strings import plain_string_layout
+from binlogwriter.values.strings import parse_string_meta, plain_string_layout
+from binlogwriter.values.temporal_fast import fast_temporal_decoder
+from binlogwriter.values.types import JSON_NULL, JSON_NULL_EMPTY
 
-__all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
+__all__ = ["AS_DICT", "TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
 _COMPACT = object()
 """``fill`` default of :meth:`TableDecoder.image`: present columns only."""
+AS_DICT = object()
+"""``fill`` of :meth:`TableDecoder.image` for a dict of the present columns by name."""
 
 FALLBACKS = [0]
 """How many images the declarative decoder re-read (malformed input); tests watch it."""
@@ -61,7 +66,8 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 class TableDecoder:
     """Row-image decoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference")
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference", "_memo",
+                 "_caches", "_json", "_json_readers")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
@@ -69,13 +75,18 @@ class TableDecoder:
         self._bound = [bind_column(c) for c in self.cols]
         self._letters = [_struct_letter(c) for c in self.cols]
         self._strings = [plain_string_layout(c) for c in self.cols]
+        self._memo = [_memo_size(c, b) for c, b in zip(self.cols, self._bound, strict=True)]
+        self._caches: list[dict] = [{} for _ in self.cols]
+        self._json = [_json_lb(c) for c in self.cols]
+        self._json_readers = [memo_json_reader() if lb else None for lb in self._json]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
 
     def image(self, present: Sequence[bool], fill: Any = _COMPACT):
         """``decode(buf, pos) -> (values, null pad, pos)`` for this bitmap; ``buf`` must be
         ``bytes``. Values are those of the present columns only, or with ``fill`` full width
-        (``fill`` standing for each column not in the image: ABSENT, None, …)."""
+        (``fill`` standing for each column not in the image: ABSENT, None, …), or with
+        ``fill=AS_DICT`` a dict of the present columns by name (names must be known)."""
         key = (tuple(present), fill)
         fn = self._images.get(key)
         if fn is None:
@@ -98,10 +109,13 @@ class TableDecoder:
         nb = (k + 7) >> 3
         rem = k & 7
         ref = self._reference
+        names = self.names
 
         def fallback(buf: Any, pos: int) -> tuple[tuple, int, int]:
             FALLBACKS[0] += 1
             full, pad, pos = ref.decode(present, buf, pos)
+            if fill is AS_DICT:
+                return {n: v for n, v in zip(names, full, strict=True) if v is not ABSENT}, pad, pos
             if fill is _COMPACT:
                 return tuple(v for v in full if v is not ABSENT), pad, pos
             return tuple(fill if v is ABSENT else v for v in full), pad, pos
@@ -142,12 +156,17 @@ class TableDecoder:
             j += 1
         lines.append("    if pos > len(buf):")
         lines.append("      raise IndexError('row image runs past the end of the rows data')")
-        if fill is _COMPACT:
+        if fill is AS_DICT:
+            tup = None
+            lines.append("    return {" + "".join(f"{self.names[i]!r}: v{r}, " for r, i in enumerate(idx))
+                         + "}, pad, pos")
+        elif fill is _COMPACT:
             tup = "".join(f"v{r}, " for r in range(k))
         else:
             where = {i: r for r, i in enumerate(idx)}
             tup = "".join(f"v{where[i]}, " if i in where else "_fill, " for i in range(len(present)))
-        lines.append(f"    return ({tup}), pad, pos")
+        if tup is not None:
+            lines.append(f"    return ({tup}), pad, pos")
         lines.append("  except Exception:")
         lines.append("    return _fallback(buf, pos0)")
         src = "\n".join(lines)
@@ -158,10 +177,11 @@ class TableDecoder:
         return env["decode"]
 
     def _one(self, env: dict, r: int, i: int, ind: str) -> list[str]:
+        null = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
         string = self._strings[i]
         if string is not None:  # length-prefixed bytes, decoded inline (plain_string_layout)
             lb, codec = string
-            head = [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:"]
+            head = list(null)
             if lb == 1:
                 head.append(f"{ind}  n = buf[pos]")
             elif lb == 2:
@@ -173,9 +193,72 @@ class TableDecoder:
                 head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
                          f"{ind}  except ValueError:", f"{ind}    pass"]
             return head
+        col = self.cols[i]
+        letter = self._letters[i]
+        if letter in ("b", "B"):  # TINYINT: one byte (values.md §2)
+            return null + [f"{ind}  v{r} = buf[pos]" if letter == "B" else f"{ind}  v{r} = (buf[pos] ^ 128) - 128",
+                           f"{ind}  pos += 1"]
+        if letter is not None:  # one struct value (a NULL in its run)
+            st = struct.Struct("<" + letter)
+            env[f"_u{r}"] = st.unpack_from
+            return null + [f"{ind}  v{r}, = _u{r}(buf, pos)", f"{ind}  pos += {st.size}"]
+        if col.type_code == 9:  # MEDIUMINT: 3 bytes LE (values.md §2)
+            return null + [f"{ind}  e = pos + 3", f"{ind}  if e > len(buf):", f"{ind}    raise IndexError",
+                           f"{ind}  v{r} = int.from_bytes(buf[pos:e], 'little', signed={not col.unsigned})",
+                           f"{ind}  pos = e"]
         env[f"_d{r}"] = self._bound[i].decode
-        return [f"{ind}if bits >> {r} & 1:", f"{ind}  v{r} = None", f"{ind}else:",
-                f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
+        size = self._memo[i]
+        if size:  # a pure function of its fixed-size bytes, immutable value: memoised by bytes
+            env[f"_c{r}"] = self._caches[i]
+            if col.type_code in (17, 18) and len(col.meta) == 1:  # misses: the fast reader
+                env[f"_d{r}"] = fast_temporal_decoder(col.type_code, col.meta[0], self._bound[i].decode) \
+                    or self._bound[i].decode
+            return null + [f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  v{r} = _c{r}.get(k)",
+                           f"{ind}  if v{r} is None:", f"{ind}    v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}    if len(_c{r}) >= {_MEMO_MAX}:", f"{ind}      _c{r}.clear()",
+                           f"{ind}    _c{r}[k] = v{r}", f"{ind}  pos = e"]
+        lb = self._json[i]
+        if lb:  # binary JSON: the fast reader (json_fast), the codec when it refuses
+            env["_JN"], env["_JNE"] = JSON_NULL, JSON_NULL_EMPTY
+            env[f"_jf{r}"] = self._json_readers[i]
+            return null + [f"{ind}  s = pos + {lb}", f"{ind}  n = int.from_bytes(buf[pos:s], 'little')",
+                           f"{ind}  e = s + n", f"{ind}  if n == 0 or e > len(buf) or s > len(buf):",
+                           f"{ind}    v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}  else:", f"{ind}    try:", f"{ind}      v{r} = _jf{r}(buf, s, e)",
+                           f"{ind}    except Exception:", f"{ind}      v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}    else:", f"{ind}      if v{r} is None:", f"{ind}        v{r} = _JN",
+                           f"{ind}  pos = e"]
+        return null + [f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
+
+
+_MEMO_MAX = 4096
+"""Entries of one column's memo of decoded values (cleared when full: memory stays flat)."""
+_MEMO_TYPES = frozenset((246, 10, 14, 13, 16, 17, 18, 19))
+"""DECIMAL, DATE, YEAR, BIT, TIMESTAMP2, DATETIME2, TIME2: fixed size, immutable values."""
+
+
+def _memo_size(col: ColumnDesc, bound: Any) -> int:
+    """Byte size of a column whose decoded value may be memoised by its bytes, else 0: a
+    fixed-size value that is a pure function of those bytes and immutable (Decimal, date,
+    datetime, timedelta, int, MysqlDate/MysqlDateTime, ENUM str, SET frozenset)."""
+    size = bound.fixed_size
+    if not size:
+        return 0
+    if col.type_code in _MEMO_TYPES:
+        return size
+    if col.type_code in (253, 254):
+        try:
+            real, _ = parse_string_meta(col.meta)
+        except Exception:  # noqa: BLE001 - the codec reports bad metadata
+            return 0
+        return size if real in (247, 248) else 0
+    return 0
+
+
+def _json_lb(col: ColumnDesc) -> int:
+    if col.type_code == 245 and len(col.meta) == 1 and 1 <= col.meta[0] <= 4:
+        return col.meta[0]
+    return 0
 
 
 _DECODERS: dict[tuple, TableDecoder] = {}

@@ -45,7 +45,7 @@ def _int_letter(col: ColumnDesc) -> str | None:
 class TableEncoder:
     """Row-image encoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "_bound", "_letters", "_images", "_reference")
+    __slots__ = ("cols", "_bound", "_letters", "_images", "_reference", "verifiers")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
@@ -53,6 +53,8 @@ class TableEncoder:
         self._letters = [_int_letter(c) for c in self.cols]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
+        self.verifiers: dict[tuple, Any] = {}
+        """:func:`image_verifier` by present-columns bitmap."""
 
     def image(self, present: Sequence[bool]):
         """``encode(values, null_pad) -> bytes`` for this bitmap; ``values`` are those of the
@@ -147,3 +149,104 @@ def table_encoder(cols: Sequence[ColumnDesc]) -> TableEncoder:
             _ENCODERS.clear()
         enc = _ENCODERS[key] = TableEncoder(key)
     return enc
+
+
+def _json_decoder(reference: Any, lb: int):
+    """A JSON column's ``decode(buf, pos)``: the fast reader (json_fast), the codec when it
+    refuses — the codec's values either way (tests/test_json_fast_props.py)."""
+    from binlogwriter.values.json_fast import decode_json_at
+    from binlogwriter.values.types import JSON_NULL
+
+    def decode(buf: Any, pos: int) -> tuple[Any, int]:
+        s = pos + lb
+        e = s + int.from_bytes(buf[pos:s], "little")
+        if e == s or e > len(buf) or s > len(buf):
+            return reference(buf, pos)
+        try:
+            v = decode_json_at(buf, s, e)
+        except Exception:  # noqa: BLE001 - refused: the codec decides
+            return reference(buf, pos)
+        return (JSON_NULL if v is None else v), e
+    return decode
+
+
+_OK_MAX = 4096
+"""Entries of one column's set of value bytes known to re-encode to themselves."""
+
+
+def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
+    """``verify(buf, pos) -> end`` for one row image of ``cols``: the position after the
+    image when decoding and encoding it again gives its bytes back, -1 (or an exception)
+    when not shown (format.md §13).
+
+    The image's bytes are its null bitmap then each non-NULL present column's value bytes,
+    and the encoder writes each value from that value alone, so the image re-encodes to
+    itself when its bitmap does (its NULL bits are the decoded Nones and its padding is
+    kept; a NULL bit on a NOT NULL column is not shown here) and every value does. Integer
+    values always do (``struct`` both ways; MEDIUMINT three LE bytes); every other value is
+    decoded by its codec and encoded again, and fixed-size values, length-prefixed strings
+    and binary JSON documents whose bytes came back are remembered by their bytes (up to
+    2 KiB each), per column (a pure function of those bytes)."""
+    from binlogwriter.read.rowdecode import _json_lb, table_decoder
+
+    enc = table_encoder(cols)
+    key = tuple(present)
+    hit = enc.verifiers.get(key)
+    if hit is not None:
+        return hit
+    dec = table_decoder(cols)
+    cols = dec.cols
+    idx = [i for i, p in enumerate(present) if p]
+    k = len(idx)
+    nb = (k + 7) >> 3
+    env: dict[str, Any] = {}
+    lines = ["def verify(buf, pos):"]
+    if nb == 1:
+        lines.append("  bits = buf[pos]")
+    elif nb:
+        lines.append(f"  bits = int.from_bytes(buf[pos:pos + {nb}], 'little')")
+    else:
+        lines.append("  bits = 0")
+    lines.append(f"  pos += {nb}")
+    notnull = sum(1 << r for r, i in enumerate(idx) if not cols[i].nullable)
+    if notnull:
+        lines += [f"  if bits & {notnull}:", "    return -1"]
+    for r, i in enumerate(idx):
+        col = cols[i]
+        bound = enc._bound[i]
+        letter = enc._letters[i]
+        lines.append(f"  if not bits >> {r} & 1:")
+        if letter is not None or col.type_code == 9:
+            lines.append(f"    pos += {struct.calcsize('<' + letter) if letter else 3}")
+            continue
+        env[f"_d{r}"] = dec._bound[i].decode
+        env[f"_e{r}"] = bound.encode
+        size = dec._memo[i]
+        lb = _json_lb(col)
+        if lb:
+            env[f"_d{r}"] = _json_decoder(dec._bound[i].decode, lb)
+        elif dec._strings[i] is not None:  # a length-prefixed string (plain_string_layout)
+            lb = dec._strings[i][0]
+        if size or lb:
+            env[f"_ok{r}"] = set()
+            if size:
+                lines.append(f"    e = pos + {size}")
+            else:
+                lines.append(f"    e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')")
+            lines += ["    k = buf[pos:e]", f"    if k not in _ok{r}:", f"      v, e = _d{r}(buf, pos)",
+                      f"      if _e{r}(v) != k:", "        return -1",
+                      f"      if len(_ok{r}) >= {_OK_MAX}:", f"        _ok{r}.clear()",
+                      "      if len(k) <= 2048:", f"        _ok{r}.add(k)", "    pos = e"]
+        else:
+            lines += ["    p0 = pos", f"    v, pos = _d{r}(buf, pos)", f"    if _e{r}(v) != buf[p0:pos]:",
+                      "      return -1"]
+    lines += ["  if pos > len(buf):", "    return -1", "  return pos"]
+    code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''}>", "exec")
+    exec(code, env)  # noqa: S102 - source generated above from column types only
+    if len(enc.verifiers) >= 256:
+        enc.verifiers.clear()
+    enc.verifiers[key] = env["verify"]
+    return env["verify"]
+
+
+__all__ += ["image_verifier"]

@@ -1,0 +1,97 @@
+"""Faster DATETIME2 / TIMESTAMP2 readers for the compiled row decoders (values.md §4).
+
+The bound codecs of :mod:`binlogwriter.values.temporal` are the reference. These readers
+take the common case — a valid date and time, a fraction below one second, a TIMESTAMP
+other than the zero value — with plain integer arithmetic and one ``datetime``
+constructor call (a TIMESTAMP's calendar day is looked up per day number instead of adding
+a ``timedelta`` to the epoch); anything else (zero dates, invalid days, sign bit clear,
+cut bytes) goes to the reference decoder, which gives the lenient value or the located
+error. A property test asserts both give equal values (tests/test_rowdecode_props.py).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from typing import Any
+
+from binlogwriter.values.temporal import _EPOCH
+
+__all__ = ["fast_temporal_decoder"]
+
+_datetime = _dt.datetime
+_UTC = _EPOCH.tzinfo
+_DAYS: dict[int, tuple[int, int, int]] = {}
+
+
+def _day(days: int) -> tuple[int, int, int]:
+    ymd = _DAYS.get(days)
+    if ymd is None:
+        d = _dt.date(1970, 1, 1) + _dt.timedelta(days=days)
+        ymd = (d.year, d.month, d.day)
+        if len(_DAYS) >= 65536:
+            _DAYS.clear()
+        _DAYS[days] = ymd
+    return ymd
+
+
+def _frac_reader(fsp: int, at: int) -> Callable[[Any, int], int]:
+    """Microseconds of the (fsp+1)/2 fraction bytes at ``pos + at``; -1 when a second or more."""
+    if fsp == 0:
+        return lambda buf, pos: 0
+    if fsp <= 2:
+        def f1(buf: Any, pos: int) -> int:
+            v = buf[pos + at]
+            return v * 10000 if v <= 99 else -1
+        return f1
+    n = 2 if fsp <= 4 else 3
+    limit, mul = (9999, 100) if n == 2 else (999999, 1)
+
+    def fn(buf: Any, pos: int) -> int:
+        v = int.from_bytes(buf[pos + at:pos + at + n], "big")
+        return v * mul if v <= limit else -1
+    return fn
+
+
+def fast_temporal_decoder(type_code: int, fsp: int, reference: Callable) -> Callable | None:
+    """``decode(buf, pos) -> (value, pos)`` for DATETIME2 (18) / TIMESTAMP2 (17) of ``fsp``
+    giving what ``reference`` (the bound codec's decode) gives; None for other types."""
+    if not 0 <= fsp <= 6:
+        return None
+    if type_code == 18:
+        size = 5 + (fsp + 1) // 2
+        frac = _frac_reader(fsp, 5)
+
+        def datetime2(buf: Any, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            if end > len(buf):
+                return reference(buf, pos)
+            ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
+            us = frac(buf, pos)
+            if ip < 0 or us < 0:
+                return reference(buf, pos)
+            ymd = ip >> 17
+            ym = ymd >> 5
+            hms = ip & 0x1FFFF
+            try:
+                return _datetime(ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us), end
+            except ValueError:  # zero or invalid dates: a lenient MysqlDateTime
+                return reference(buf, pos)
+        return datetime2
+    if type_code == 17:
+        size = 4 + (fsp + 1) // 2
+        frac = _frac_reader(fsp, 4)
+
+        def timestamp2(buf: Any, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            if end > len(buf):
+                return reference(buf, pos)
+            secs = int.from_bytes(buf[pos:pos + 4], "big")
+            us = frac(buf, pos)
+            if secs == 0 or us < 0:
+                return reference(buf, pos)
+            days, rem = divmod(secs, 86400)
+            y, m, d = _day(days)
+            return _datetime(y, m, d, rem // 3600, rem // 60 % 60, rem % 60, us, _UTC), end
+        return timestamp2
+    return None
