@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.errors import SpecError
 from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
+from generators.errors import SpecError
 
 __all__ = [
     "Spec",
