@@ -24,6 +24,8 @@ __all__ = [
     "charset_mbmaxlen",
     "charset_codec",
     "BINARY_COLLATION",
+    "encode_in_charset",
+    "decode_in_charset",
 ]
 
 BINARY_COLLATION = 63
@@ -164,3 +166,30 @@ def charset_mbmaxlen(charset: str) -> int:
 def charset_codec(charset: str) -> str | None:
     """The Python codec of ``charset`` (None: no codec, raw bytes only)."""
     return _data.CHARSETS[_normalise(charset)][1]
+
+
+# swe7 (7-bit Swedish): ASCII with ten code points replaced; Python has no codec for it
+_SWE7 = {"É": 0x40, "Ä": 0x5B, "Ö": 0x5C, "Å": 0x5D, "Ü": 0x5E, "é": 0x60, "ä": 0x7B, "ö": 0x7C,
+         "å": 0x7D, "ü": 0x7E}
+_SWE7_REV = {v: k for k, v in _SWE7.items()}
+
+
+def encode_in_charset(text: str, coll: Collation | None) -> bytes:
+    """Encode ENUM/SET member text in a column charset; binary keeps the client's utf8."""
+    if coll is None or coll.charset == "binary":
+        return text.encode("utf-8")
+    if coll.charset == "swe7":
+        return bytes(_SWE7.get(ch, ord(ch)) for ch in text)
+    return coll.encode(text)
+
+
+def decode_in_charset(data: bytes, coll: Collation | None) -> str:
+    """Inverse of :func:`encode_in_charset` (undecodable bytes -> surrogate escapes)."""
+    if coll is None or coll.charset == "binary":
+        return data.decode("utf-8", "surrogateescape")
+    if coll.charset == "swe7":
+        return "".join(_SWE7_REV.get(b, chr(b)) for b in data)
+    try:
+        return coll.decode(data)
+    except (UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", "surrogateescape")

@@ -16,7 +16,7 @@ __all__ = [
     "EncodeError",
     "ValueEncodeError",
     "SchemaError",
-    "SpecError",
+    "OptionError",
     "EnvironmentSetupError",
     "OutputError",
     "OutputExistsError",
@@ -161,12 +161,12 @@ class SchemaError(BinlogError, ValueError):
                           line=self.line if self.line is not None else line)
 
 
-class SpecError(BinlogError, ValueError):
-    """A workload spec or command-line option that is invalid.
+class OptionError(BinlogError, ValueError):
+    """A setting or command-line option given by the user that is invalid (a read filter's
+    GTID set or datetime; a workload spec's errors derive from it).
 
-    ``setting`` names the spec setting (``seed``, ``schema_file``, ``columns``, ...) when the
-    message is about one, so a caller that knows where the setting came from (a spec
-    file's line, a command-line option) can say so.
+    ``setting`` names the setting when the message is about one, so a caller that knows
+    where the setting came from (a spec file's line, a command-line option) can say so.
     """
 
     def __init__(self, message: str, *, setting: str | None = None) -> None:

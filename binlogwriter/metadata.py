@@ -24,11 +24,12 @@ from typing import Any
 import construct as cs
 from construct import this
 
-from binlogwriter.charsets import find_collation
+from binlogwriter.charsets import decode_in_charset, find_collation
 from binlogwriter.errors import DecodeError, EncodeError, SchemaError
+from binlogwriter.format import FLAVORS
 from binlogwriter.layouts.primitives import BitmapValue, MsbBitmap, PackedBytes, PackedInt
 from binlogwriter.layouts.table_map import table_map_layout
-from binlogwriter.schema import FLAVORS, Table, decode_in_charset
+from binlogwriter.schema import Table
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = [

@@ -28,10 +28,10 @@ from binlogwriter.events import (
     RowsQueryEvent,
     XidEvent,
 )
+from binlogwriter.events.rows import rows_event_class
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAG_THREAD_SPECIFIC
 from binlogwriter.layouts.primitives import BitmapValue, packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
-from binlogwriter.rows_events import rows_event_class
 from binlogwriter.values._common import describe
 from binlogwriter.values.base import ABSENT
 
@@ -365,7 +365,7 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
     """Rows events of one statement, split at binlog_row_event_max_size (format.md §13)."""
     fmt = writer.fmt
     if stmt.kind == "partial_update":
-        from binlogwriter.rows_events import PartialUpdateRowsEvent as cls  # type 39
+        from binlogwriter.events.rows import PartialUpdateRowsEvent as cls  # type 39
     else:
         cls = rows_event_class(stmt.kind, version=fmt.rows_version)
     width = len(stmt.table.columns)

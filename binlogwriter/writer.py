@@ -46,8 +46,8 @@ from binlogwriter.events import (
     StopEvent,
     encode_event,
 )
+from binlogwriter.events.table import known_post_header
 from binlogwriter.format import BinlogFormat, version_tuple
-from binlogwriter.layouts import REGISTRY
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAG_SUPPRESS_USE, MAGIC
 from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
@@ -477,8 +477,8 @@ class BinlogWriter:
         t = event.type_code
         extra = self._extra.get(t)
         if extra is None:
-            entry = REGISTRY.get(t)
-            extra = self.fmt.post_header_len(t) - entry[1] if entry is not None and entry[1] is not None else 0
+            known = known_post_header(t, self.fmt)
+            extra = self.fmt.post_header_len(t) - known if known is not None else 0
             self._extra[t] = extra
         if extra > 0 and len(event.post_header_extra) != extra:
             event.post_header_extra = b"\0" * extra
@@ -754,7 +754,7 @@ class BinlogWriter:
     def table_map_event(self, table, table_id: int) -> Event:
         """The Table_map of ``table`` (built once per table id and definition, then reused:
         writing an event never changes it — the writer's clock is passed to the encoder)."""
-        from binlogwriter.table_map_event import TableMapEvent
+        from binlogwriter.events.table_map import TableMapEvent
 
         cached = self._tm_cache.get(table_id)
         if cached is None or cached[0] is not table:

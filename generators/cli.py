@@ -17,7 +17,8 @@ from typing import Any
 
 import click
 
-from binlogwriter.errors import BinlogError, EnvironmentSetupError, SchemaError, SpecError, ValueEncodeError
+from binlogwriter.errors import BinlogError, EnvironmentSetupError, SchemaError, ValueEncodeError
+from generators.errors import SpecError
 from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
 
 __all__ = ["generate"]

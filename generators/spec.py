@@ -21,8 +21,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.errors import SpecError
+from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
+from generators.errors import SpecError
 
 __all__ = [
     "Spec",
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 WORKLOADS = ("sysbench", "ecommerce", "alltypes")
-FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 ROW_METADATA = ("NO_LOG", "MINIMAL", "FULL")
 ROW_IMAGE = ("FULL", "MINIMAL", "NOBLOB")
 CHECKSUMS = ("CRC32", "NONE")

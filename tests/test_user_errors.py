@@ -22,8 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from binlogwriter.cli import main as cli_main
-from binlogwriter.errors import BinlogError, SchemaError, SpecError, ValueEncodeError
+from binlogwriter.errors import BinlogError, SchemaError, ValueEncodeError
 from binlogwriter.schema import Column, Table, parse_tables
+from generators.errors import SpecError
 from generators.spec import Spec, load_spec_file
 
 REPO = Path(__file__).resolve().parents[1]

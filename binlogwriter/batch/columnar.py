@@ -43,10 +43,11 @@ from binlogwriter.events import (
     XidEvent,
     encode_body,
 )
+from binlogwriter.events.rows import rows_event_class
+from binlogwriter.events.table import known_post_header
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
-from binlogwriter.rows_events import rows_event_class
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 
 __all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
@@ -87,13 +88,13 @@ def columnar_supported(writer: Any) -> bool:
     st = writer.settings
     if (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
         return False
+    if fmt.table_id_size != 6:  # the batch templates write 6-byte table ids (format.md §12)
+        return False
     for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
         ev_extra = writer._extra.get(t)
         if ev_extra is None:
-            from binlogwriter.layouts import REGISTRY
-
-            entry = REGISTRY.get(t)
-            ev_extra = fmt.post_header_len(t) - entry[1] if entry is not None and entry[1] is not None else 0
+            known = known_post_header(t, fmt)
+            ev_extra = fmt.post_header_len(t) - known if known is not None else 0
         if ev_extra:
             return False
     return True

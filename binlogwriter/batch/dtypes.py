@@ -20,8 +20,8 @@ from functools import lru_cache
 import construct as cs
 import numpy as np
 
+from binlogwriter.events.table import declared_fields
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts import declared_fields
 from binlogwriter.layouts.header import Header
 
 __all__ = ["fixed_dtype", "field_dtype", "HEADER_DTYPE", "post_header_dtype", "int_bytes"]

@@ -55,12 +55,12 @@ from binlogwriter.events import (
     _has_footer,
     encode_body,
 )
+from binlogwriter.events.rows import RowsEvent
+from binlogwriter.events.table import EVENTS
+from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts import REGISTRY
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
-from binlogwriter.rows_events import RowsEvent
-from binlogwriter.table_map_event import TableMapEvent
 
 __all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_length"]
 
@@ -92,11 +92,10 @@ class _Templates:
         self.fmt = fmt
         self.memo: dict[Any, bytes] = {}
         self.gtid_dt = post_header_dtype(33, fmt)
-        entry = REGISTRY[33][0]
-        n_post = REGISTRY[33][2]
-        self.gtid_tail_fields = {f.name: f for f in list(entry)[n_post:]}
-        self.xid_dt = fixed_dtype(list(REGISTRY[16][0]))
-        mfields = list(REGISTRY[162][0])
+        gtid = EVENTS[33]
+        self.gtid_tail_fields = {f.name: f for f in gtid.fields_for(fmt)[gtid.n_post:]}
+        self.xid_dt = fixed_dtype(EVENTS[16].fields_for(fmt))
+        mfields = EVENTS[162].fields_for(fmt)
         self.mgtid_seq = (mfields[0].name, fixed_dtype(mfields[:1]).itemsize)
 
     def remember(self, key: Any, build) -> bytes:

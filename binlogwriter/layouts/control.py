@@ -2,9 +2,9 @@
 heartbeats, XA_PREPARE, LOAD DATA events, PREVIOUS_GTIDS, GTID / ANONYMOUS_GTID / tagged GTID,
 TRANSACTION_PAYLOAD (format.md §4–§11, §15–§17).
 
-Each entry of :data:`LAYOUTS` maps an event type to a factory ``fmt -> (fields, known)``:
-construct fields of post-header + body, and the post-header length this declaration knows.
-A longer post-header in the FDE is kept as ``post_header_extra`` (layouts/__init__.py).
+Each ``*_FIELDS`` list is the construct fields of an event's post-header + body; which
+leading fields form the post-header is said in :data:`binlogwriter.events.table.EVENTS`, and a
+longer post-header in the FDE is kept as ``post_header_extra`` (events/table.py).
 """
 
 from __future__ import annotations
@@ -294,7 +294,6 @@ GTID_FIELDS = [
     "server_versions" / IfMore(_Flagged(4)),
     "commit_group_ticket" / IfMore(cs.Int64ul),
 ]
-GTID_KNOWN_POST_HEADER = 42
 
 
 # ------------------------------------------------------------------ tagged GTID (42) §8
@@ -414,30 +413,3 @@ class _PayloadHeader(cs.Adapter):
 
 
 TRANSACTION_PAYLOAD_FIELDS = ["header_fields" / _PayloadHeader(TlvList), "payload" / cs.GreedyBytes]
-
-# ------------------------------------------------------------------------- registry
-
-LAYOUTS = {
-    15: (FDE_FIELDS, None, 0),  # the FDE describes itself (format.md §4)
-    4: (ROTATE_FIELDS, 8, 1),
-    3: (STOP_FIELDS, 0, 0),
-    16: (XID_FIELDS, 0, 0),
-    5: (INTVAR_FIELDS, 0, 0),
-    13: (RAND_FIELDS, 0, 0),
-    14: (USER_VAR_FIELDS, 0, 0),
-    26: (INCIDENT_FIELDS, 2, 1),
-    27: (HEARTBEAT_FIELDS, 0, 0),
-    41: (HEARTBEAT_V2_FIELDS, 0, 0),
-    29: (ROWS_QUERY_FIELDS, 0, 0),
-    38: (XA_PREPARE_FIELDS, 0, 0),
-    17: (BEGIN_LOAD_QUERY_FIELDS, 4, 1),
-    9: (APPEND_BLOCK_FIELDS, 4, 1),
-    11: (DELETE_FILE_FIELDS, 4, 1),
-    35: (PREVIOUS_GTIDS_FIELDS, 0, 0),
-    33: (GTID_FIELDS, GTID_KNOWN_POST_HEADER, 6),
-    34: (GTID_FIELDS, GTID_KNOWN_POST_HEADER, 6),
-    42: (TAGGED_GTID_FIELDS, 0, 0),
-    40: (TRANSACTION_PAYLOAD_FIELDS, None, 0),  # the FDE's 40 is a frozen bug: ignore it
-}
-"""type code -> (fields of post-header + body, post-header length the declaration knows
-(None: ignore the FDE's value), number of leading fields that form the post-header)."""

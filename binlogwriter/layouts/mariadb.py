@@ -122,11 +122,3 @@ GTID_LIST_FIELDS = [
                             lambda c: c.trailing if c.get("trailing") is not None
                             else (b"\0\0" if not c.gtids else b"")),
 ]
-
-LAYOUTS = {
-    160: (ANNOTATE_ROWS_FIELDS, 0, 0),
-    161: (BINLOG_CHECKPOINT_FIELDS, 4, 1),
-    162: (GTID_FIELDS, None, 0),  # padding to 19 is part of the declaration
-    163: (GTID_LIST_FIELDS, 4, 1),
-    164: (START_ENCRYPTION_FIELDS, 0, 0),
-}

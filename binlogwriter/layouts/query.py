@@ -162,9 +162,3 @@ EXECUTE_LOAD_QUERY_FIELDS = QUERY_POST_HEADER + [
 # MariaDB QUERY_COMPRESSED: same layout; ``query`` holds the compressed blob (mariadb.md
 # "Compression"); binlogwriter.events exposes the text.
 QUERY_COMPRESSED_FIELDS = QUERY_POST_HEADER + QUERY_BODY[:-1] + ["query" / cs.GreedyBytes]
-
-LAYOUTS = {
-    2: (QUERY_FIELDS, 13, 5),
-    18: (EXECUTE_LOAD_QUERY_FIELDS, 26, 9),
-    165: (QUERY_COMPRESSED_FIELDS, 13, 5),
-}

@@ -20,7 +20,7 @@ import datetime as _dt
 import re
 from typing import Any
 
-from binlogwriter.errors import SpecError
+from binlogwriter.errors import OptionError as SpecError  # an invalid option (not the generators' SpecError)
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
 

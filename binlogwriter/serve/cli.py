@@ -91,7 +91,7 @@ def serve(sources: tuple[str, ...], generate_spec: str | None, size: str | None,
             heartbeat_version=None if heartbeat_version == "auto" else int(heartbeat_version),
             default_heartbeat_ns=int(heartbeat_period * 1e9), max_clients=max_clients)
         server = Server(config).start()
-    except (BinlogError, ValueError, OSError) as exc:  # SpecError is a BinlogError
+    except (BinlogError, ValueError, OSError) as exc:  # OptionError is a BinlogError
         click.echo(f"binlogwriter serve: error: {exc}", err=True)
         sys.exit(2)
     config.identity.port = server.port

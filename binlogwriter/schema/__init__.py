@@ -1,0 +1,32 @@
+"""Table / Column / Key model, CREATE TABLE parsing and validation, split by concept:
+
+- :mod:`~binlogwriter.schema.model`: :class:`Column`, :class:`Key`, :class:`KeyPart`, :class:`Table`;
+- :mod:`~binlogwriter.schema.types`: type names, aliases, binlog type codes, flavor helpers;
+- :mod:`~binlogwriter.schema.binlog`: a column's TABLE_MAP type byte, metadata, ColumnDesc;
+- :mod:`~binlogwriter.schema.validate`: normalisation and the server's checks;
+- :mod:`~binlogwriter.schema.parse`: CREATE TABLE text -> Table (sqlglot first,
+  :mod:`~binlogwriter.schema.sqlglot_parse`; what it cannot read,
+  :mod:`~binlogwriter.schema.fallback` over :mod:`~binlogwriter.schema.lexer`).
+
+Charset text encoding (``encode_in_charset`` / ``decode_in_charset``) is
+:mod:`binlogwriter.charsets`; the flavors are :data:`binlogwriter.format.FLAVORS`. Both are
+re-exported here for existing imports.
+"""
+
+from __future__ import annotations
+
+from binlogwriter.charsets import BINARY_COLLATION, decode_in_charset, encode_in_charset
+from binlogwriter.schema.fallback import _parse_create_fallback
+from binlogwriter.schema.lexer import _tokenize
+from binlogwriter.schema.model import Column, Key, KeyPart, Table, build_table
+from binlogwriter.schema.parse import _table_from_spec, parse_tables
+from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
+from binlogwriter.schema.types import FLAVORS, GEOMETRY_TYPES, KNOWN_TYPES, SERVER_DEFAULT_CHARSET
+from binlogwriter.schema.validate import MAX_COLUMNS
+
+__all__ = [
+    "Column", "Key", "KeyPart", "Table", "build_table", "parse_tables", "FLAVORS", "GEOMETRY_TYPES",
+    "KNOWN_TYPES", "SERVER_DEFAULT_CHARSET", "MAX_COLUMNS", "encode_in_charset", "decode_in_charset",
+    "BINARY_COLLATION",
+]
+_ = (_parse_create_fallback, _parse_with_sqlglot, _table_from_spec, _tokenize)  # used by tests/test_schema.py

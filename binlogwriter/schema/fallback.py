@@ -1,0 +1,315 @@
+"""The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read.
+
+sqlglot is tried first (:mod:`~binlogwriter.schema.sqlglot_parse`); a statement holding a
+word of :data:`binlogwriter.schema.lexer._LOSSY` (sqlglot fails on it or drops its MySQL
+meaning: ``REAL``, ``LONG``, ``INT8``, ``POINT``, ``NATIONAL CHAR``, ``FLOAT UNSIGNED``, …), an
+executable comment, or one sqlglot's tree does not map comes here. Both paths produce the same
+:class:`~binlogwriter.schema.spec._TableSpec`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema.lexer import _Tok
+from binlogwriter.schema.model import Key, KeyPart
+from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
+
+__all__ = ["_parse_create_fallback", "_parse_create_database"]
+
+
+class _P:
+    """A cursor over tokens for the fallback parser."""
+
+    def __init__(self, toks: Sequence[_Tok], table: str = "?") -> None:
+        self.t = list(toks)
+        self.i = 0
+        self.table = table
+        self.column: str | None = None
+
+    def err(self, msg: str) -> SchemaError:
+        at = self.t[self.i].text if self.i < len(self.t) else "end of statement"
+        where = f"table {self.table!r}" + (f", column {self.column!r}" if self.column else "")
+        pos = self.t[self.i].pos if self.i < len(self.t) else (self.t[-1].end if self.t else None)
+        return SchemaError(f"cannot parse CREATE TABLE: {msg} near {at!r} - at {where}", pos=pos)
+
+    def peek(self, k: int = 0) -> _Tok | None:
+        j = self.i + k
+        return self.t[j] if j < len(self.t) else None
+
+    def up(self, k: int = 0) -> str:
+        t = self.peek(k)
+        return t.upper if t else ""
+
+    def is_punct(self, ch: str, k: int = 0) -> bool:
+        t = self.peek(k)
+        return t is not None and t.kind == "punct" and t.text == ch
+
+    def next(self) -> _Tok:
+        t = self.peek()
+        if t is None:
+            raise self.err("unexpected end")
+        self.i += 1
+        return t
+
+    def accept(self, *words: str) -> bool:
+        if all(self.up(k) == w for k, w in enumerate(words)):
+            self.i += len(words)
+            return True
+        return False
+
+    def expect(self, *words: str) -> None:
+        if not self.accept(*words):
+            raise self.err(f"expected {' '.join(words)}")
+
+    def expect_punct(self, ch: str) -> None:
+        if not self.is_punct(ch):
+            raise self.err(f"expected {ch!r}")
+        self.i += 1
+
+    def ident(self) -> str:
+        t = self.next()
+        if t.kind in ("word", "qident", "string"):
+            return t.text
+        raise self.err("expected a name")
+
+    def skip_balanced(self) -> str:
+        """Skip one token or one parenthesised group; return its source text."""
+        t = self.next()
+        if t.kind == "punct" and t.text == "(":
+            depth = 1
+            while depth:
+                u = self.next()
+                if u.kind == "punct":
+                    depth += {"(": 1, ")": -1}.get(u.text, 0)
+        return t.text
+
+    def skip_to_element_end(self) -> None:
+        while not (self.is_punct(",") or self.is_punct(")")):
+            self.skip_balanced()
+
+    def maybe_eq(self) -> None:
+        if self.is_punct("="):
+            self.i += 1
+
+
+def _parse_key_parts(p: _P) -> list[KeyPart]:
+    p.expect_punct("(")
+    parts: list[KeyPart] = []
+    while True:
+        if p.is_punct("("):
+            p.skip_balanced()          # functional key part: a hidden column, not logged
+        else:
+            name = p.ident()
+            prefix = None
+            if p.is_punct("("):
+                p.next()
+                if p.peek() is None or p.peek().kind != "number" or not p.peek().text.isdigit():
+                    raise p.err("key part length must be a whole number")
+                prefix = int(p.next().text)
+                p.expect_punct(")")
+            parts.append(KeyPart(name, prefix))
+        p.accept("ASC") or p.accept("DESC")
+        if p.is_punct(","):
+            p.next()
+            continue
+        p.expect_punct(")")
+        return parts
+
+
+def _parse_key(p: _P, kind: str) -> Key:
+    name = None
+    if not p.is_punct("(") and p.up() not in ("USING",):
+        name = p.ident()
+    if p.accept("USING"):
+        p.next()
+    parts = _parse_key_parts(p)
+    p.skip_to_element_end()
+    return Key(kind, tuple(parts), name)
+
+
+_TYPE_CONT = {
+    "DOUBLE": ("PRECISION",), "NATIONAL": ("CHAR", "CHARACTER", "VARCHAR", "VARCHARACTER"),
+    "CHAR": ("VARYING",), "CHARACTER": ("VARYING",), "NCHAR": ("VARCHAR", "VARYING"),
+    "LONG": ("VARCHAR", "VARBINARY", "CHAR"),
+}
+
+
+def _parse_column(p: _P) -> _ColSpec:
+    name = p.ident()
+    p.column = name
+    w = p.next()
+    if w.kind != "word":
+        raise p.err("expected a column type")
+    words = [w.upper]
+    while words[-1] in _TYPE_CONT and p.up() in _TYPE_CONT[words[-1]]:
+        words.append(p.next().upper)
+    cs = _ColSpec(name=name, words=words)
+    if p.is_punct("("):
+        p.next()
+        while not p.is_punct(")"):
+            t = p.next()
+            if t.kind == "punct" and t.text == ",":
+                continue
+            if t.kind == "word" and t.text.startswith("_") and p.peek() and p.peek().kind == "string":
+                continue                     # charset introducer before a member literal
+            if t.kind == "string" and cs.args and p.peek(-2) is not None and p.peek(-2).kind == "string":
+                cs.args[-1] += t.text       # adjacent literals concatenate
+                continue
+            cs.args.append(t.text)
+        p.next()
+    while not (p.is_punct(",") or p.is_punct(")")):
+        u = p.up()
+        if p.accept("UNSIGNED"):
+            cs.unsigned = True
+        elif p.accept("SIGNED"):
+            pass
+        elif p.accept("ZEROFILL"):
+            cs.zerofill = True
+        elif p.accept("NOT", "NULL"):
+            cs.nullable = False
+        elif p.accept("NULL"):
+            cs.nullable = True
+        elif p.accept("DEFAULT"):
+            first = p.peek()
+            if p.is_punct("-") or p.is_punct("+"):
+                cs.default = p.next().text + p.skip_balanced()
+            elif first is not None and first.kind == "string":
+                cs.default = _sql_literal(p.next().text)
+            else:
+                cs.default = p.skip_balanced().upper()
+                if p.is_punct("("):
+                    start = p.i
+                    p.skip_balanced()
+                    cs.default += "".join(_sql_literal(t.text) if t.kind == "string" else t.text.upper()
+                                          for t in p.t[start:p.i])
+        elif p.accept("AUTO_INCREMENT"):
+            cs.auto_increment = True
+        elif p.accept("SERIAL", "DEFAULT", "VALUE"):
+            cs.nullable, cs.auto_increment, cs.unique = False, True, True
+        elif p.accept("UNIQUE"):
+            cs.unique = True
+            p.accept("KEY")
+        elif p.accept("PRIMARY", "KEY") or p.accept("KEY"):
+            cs.primary = True
+        elif p.accept("COMMENT"):
+            p.next()
+        elif p.accept("COLLATE"):
+            cs.collation = p.ident()
+        elif p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
+            cs.charset = p.ident()
+        elif p.accept("ASCII"):
+            cs.charset = "latin1"
+        elif p.accept("UNICODE"):
+            cs.charset = "ucs2"
+        elif p.accept("BYTE"):
+            cs.charset = "binary"
+        elif p.accept("BINARY"):
+            cs.binary_attr = True
+        elif p.accept("INVISIBLE"):
+            cs.invisible = True
+        elif p.accept("VISIBLE"):
+            cs.invisible = False
+        elif u in ("COLUMN_FORMAT", "STORAGE", "SRID", "ENGINE_ATTRIBUTE",
+                   "SECONDARY_ENGINE_ATTRIBUTE"):
+            p.next()
+            p.maybe_eq()
+            p.next()
+        elif p.accept("ON", "UPDATE"):
+            p.skip_balanced()
+            if p.is_punct("("):
+                p.skip_balanced()
+        elif p.accept("GENERATED", "ALWAYS") or u == "AS":
+            p.expect("AS")
+            p.skip_balanced()
+            cs.generated = True
+        elif u in ("VIRTUAL", "STORED", "PERSISTENT"):
+            p.next()
+        elif p.accept("CONSTRAINT"):
+            if p.up() != "CHECK":
+                p.next()
+        elif p.accept("CHECK"):
+            p.skip_balanced()
+            p.accept("NOT")
+            p.accept("ENFORCED")
+        elif p.accept("REFERENCES"):
+            p.skip_to_element_end()
+        else:
+            raise p.err("unknown column attribute")
+    p.column = None
+    return cs
+
+
+def _parse_table_options(p: _P, spec: _TableSpec) -> None:
+    while p.peek() is not None:
+        if p.accept("DEFAULT"):
+            continue
+        if p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
+            p.maybe_eq()
+            spec.charset = p.ident()
+        elif p.accept("COLLATE"):
+            p.maybe_eq()
+            spec.collation = p.ident()
+        elif p.up() in ("PARTITION", "AS", "SELECT", "IGNORE", "REPLACE"):
+            return
+        else:
+            p.skip_balanced()
+
+
+def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
+    p = _P(toks)
+    p.expect("CREATE")
+    p.accept("OR", "REPLACE")
+    p.accept("TEMPORARY")
+    p.expect("TABLE")
+    p.accept("IF", "NOT", "EXISTS")
+    db, name = None, p.ident()
+    if p.is_punct("."):
+        p.next()
+        db, name = name, p.ident()
+    p.table = name
+    if not p.is_punct("("):
+        raise p.err("only CREATE TABLE with a column list is supported (not LIKE / AS SELECT)")
+    p.next()
+    spec = _TableSpec(db, name, [], [])
+    while True:
+        u = p.up()
+        if p.accept("CONSTRAINT"):
+            if p.up() not in ("PRIMARY", "UNIQUE", "FOREIGN", "CHECK"):
+                p.ident()
+            u = p.up()
+        if p.accept("PRIMARY", "KEY"):
+            spec.keys.append(_parse_key(p, "PRIMARY"))
+        elif p.accept("UNIQUE"):
+            p.accept("INDEX") or p.accept("KEY")
+            spec.keys.append(_parse_key(p, "UNIQUE"))
+        elif u in ("INDEX", "KEY") and p.peek() is not None and p.peek().kind == "word":
+            p.next()
+            spec.keys.append(_parse_key(p, "INDEX"))
+        elif u in ("FULLTEXT", "SPATIAL") and p.peek().kind == "word":
+            p.next()
+            p.accept("INDEX") or p.accept("KEY")
+            spec.keys.append(_parse_key(p, "INDEX"))
+        elif u in ("FOREIGN", "CHECK") and p.peek().kind == "word":
+            p.skip_to_element_end()
+        else:
+            spec.columns.append(_parse_column(p))
+        if p.is_punct(","):
+            p.next()
+            continue
+        p.expect_punct(")")
+        break
+    _parse_table_options(p, spec)
+    return spec
+
+
+def _parse_create_database(toks: Sequence[_Tok]) -> tuple[str, str | None, str | None]:
+    p = _P(toks)
+    p.expect("CREATE")
+    p.next()
+    p.accept("IF", "NOT", "EXISTS")
+    name = p.ident()
+    spec = _TableSpec(None, name, [], [])
+    _parse_table_options(p, spec)
+    return name, spec.charset, spec.collation

@@ -1,0 +1,128 @@
+"""MySQL lexical rules, for what sqlglot's parse tree does not give us: statement splitting
+with source positions (errors name the script line), ``/*! … */`` executable comments, and the
+words after which sqlglot's MySQL dialect fails or loses meaning (:data:`_LOSSY`, each case
+shown in tests/test_schema_sqlglot_gaps.py) so the statement goes to the fallback parser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from binlogwriter.errors import SchemaError
+
+__all__ = ["_Tok", "_tokenize", "_split_statements", "_LOSSY", "_sqlglot_lossy"]
+
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str   # word | qident | string | number | punct
+    text: str
+    pos: int
+    end: int
+
+    @property
+    def upper(self) -> str:
+        return self.text.upper() if self.kind == "word" else ""
+
+
+_ESC = {"0": "\x00", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a",
+        "%": "\\%", "_": "\\_"}
+"""MySQL string escapes; ``\\%`` and ``\\_`` keep their backslash, others drop it."""
+_NUM_RE = re.compile(r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+")
+_WORD_RE = re.compile(r"[\w$]+")
+
+
+def _tokenize(sql: str) -> list[_Tok]:
+    """MySQL lexer: quoted strings (\\-escapes and doubled quotes), `identifiers`,
+    comments (``#``, ``-- ``, ``/* */``; ``/*! … */`` contents are SQL), numbers, words."""
+    out: list[_Tok] = []
+    i, n, versioned = 0, len(sql), 0
+    while i < n:
+        ch = sql[i]
+        if ch.isspace():
+            i += 1
+            continue
+        if sql.startswith("/*!", i) or sql.startswith("/*M!", i):
+            i += 3 if sql[i + 2] == "!" else 4
+            while i < n and sql[i].isdigit():
+                i += 1
+            versioned += 1
+            continue
+        if versioned and sql.startswith("*/", i):
+            versioned -= 1
+            i += 2
+            continue
+        if sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if ch == "#" or (sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\r\n")):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if ch in "'\"`":
+            q, j, buf = ch, i + 1, []
+            while True:
+                if j >= n:
+                    raise SchemaError(f"unterminated quoted text starting with {sql[i:i + 20]!r}", pos=i)
+                c = sql[j]
+                if c == "\\" and q != "`" and j + 1 < n:
+                    nxt = sql[j + 1]
+                    buf.append(_ESC.get(nxt, nxt))
+                    j += 2
+                    continue
+                if c == q:
+                    if j + 1 < n and sql[j + 1] == q:
+                        buf.append(q)
+                        j += 2
+                        continue
+                    break
+                buf.append(c)
+                j += 1
+            out.append(_Tok("qident" if q == "`" else "string", "".join(buf), i, j + 1))
+            i = j + 1
+            continue
+        m = _NUM_RE.match(sql, i) if (ch.isdigit() or ch == ".") else None
+        if m and not (ch.isdigit() and _WORD_RE.match(sql, i).end() > m.end()):  # type: ignore[union-attr]
+            out.append(_Tok("number", m.group(), i, m.end()))
+            i = m.end()
+            continue
+        m = _WORD_RE.match(sql, i)
+        if m:
+            out.append(_Tok("word", m.group(), i, m.end()))
+            i = m.end()
+            continue
+        out.append(_Tok("punct", ch, i, i + 1))
+        i += 1
+    return out
+
+
+def _split_statements(sql: str) -> list[tuple[str, list[_Tok]]]:
+    toks = _tokenize(sql)
+    out: list[tuple[str, list[_Tok]]] = []
+    cur: list[_Tok] = []
+    for t in toks + [_Tok("punct", ";", len(sql), len(sql))]:
+        if t.kind == "punct" and t.text == ";":
+            if cur:
+                out.append((sql[cur[0].pos:cur[-1].end], cur))
+            cur = []
+        else:
+            cur.append(t)
+    return out
+
+
+_LOSSY = frozenset({"LONG", "INT8"})
+"""Words sqlglot's MySQL dialect reads *silently wrong*: ``LONG`` (MySQL: MEDIUMTEXT; sqlglot:
+BIGINT) and ``INT8`` (MySQL: BIGINT; sqlglot: an 8-bit TINYINT). Everything else sqlglot
+cannot map (REAL, FLOAT, DOUBLE, YEAR, BOOL, geometry types, NATIONAL CHAR, SERIAL, INET6,
+generated columns, CHECK, FOREIGN KEY, …) makes :func:`_parse_with_sqlglot` return None, and
+the fallback reads the statement. tests/test_schema_sqlglot_gaps.py shows each case."""
+
+
+def _sqlglot_lossy(toks: Sequence[_Tok], text: str = "") -> bool:
+    """True when sqlglot's AST would lose meaning: a word of :data:`_LOSSY`, or a ``/*! … */``
+    executable comment (SQL the server runs; sqlglot drops it as a comment)."""
+    return "/*!" in text or "/*M!" in text or any(t.upper in _LOSSY for t in toks)

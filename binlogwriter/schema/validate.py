@@ -1,0 +1,189 @@
+"""Normalisation and validation of a :class:`~binlogwriter.schema.model.Table` on
+construction: charset / collation resolution per level (charsets.md), implicit NOT NULL of
+primary-key columns, ``CHARACTER SET binary`` -> BINARY types, and every check a server makes
+before it accepts the table (ER_TOO_MANY_FIELDS, DECIMAL / VARCHAR / ENUM limits, key parts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from binlogwriter.charsets import Collation, charset_mbmaxlen, collation_by_name, default_collation
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema.types import (
+    _BLOB_TYPES,
+    _BYTE_TYPES,
+    _CHAR_TYPES,
+    _MARIADB_ONLY,
+    _TEMPORAL_FSP,
+    _TEXT_TYPES,
+    KNOWN_TYPES,
+    SERVER_DEFAULT_CHARSET,
+    is_mariadb,
+)
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column, Table
+
+__all__ = ["normalise_and_validate", "MAX_COLUMNS"]
+
+
+def _coll_or_err(t: Table, col: str | None, name: str) -> Collation:
+    try:
+        return collation_by_name(name, t.flavor)
+    except SchemaError:
+        raise t.err(col, f"unknown collation {name!r} for {t.flavor}") from None
+
+
+def _cs_or_err(t: Table, col: str | None, name: str) -> str:
+    try:
+        charset_mbmaxlen(name)
+        default_collation(name, t.flavor)
+    except (SchemaError, KeyError):
+        raise t.err(col, f"unknown character set {name!r} for {t.flavor}") from None
+    return name
+
+
+def _resolve_level(t: Table, col: str | None, cs: str | None, coll: str | None
+                   ) -> tuple[str | None, str | None]:
+    """Check a (charset, collation) pair of one level; return the charset implied."""
+    if coll is not None:
+        c = _coll_or_err(t, col, coll)
+        if cs is not None and _cs_or_err(t, col, cs) != c.charset:
+            raise t.err(col, f"COLLATE {coll!r} is not valid for CHARACTER SET {cs!r}")
+        return c.charset, c.name
+    if cs is not None:
+        return _cs_or_err(t, col, cs), None
+    return None, None
+
+
+#: MySQL's and MariaDB's MAX_FIELDS: a table with more columns is refused (ER_TOO_MANY_FIELDS)
+MAX_COLUMNS = 4096
+
+
+def normalise_and_validate(t: Table) -> None:
+    tcs, tcoll = _resolve_level(t, None, t.charset, t.collation)
+    dcs, dcoll = _resolve_level(t, None, t.database_charset, t.database_collation)
+    if tcs is None:
+        tcs, tcoll = (dcs, dcoll) if dcs is not None else (SERVER_DEFAULT_CHARSET, None)
+    seen: set[str] = set()
+    pk = t.primary_key
+    pk_cols = {p.column.lower() for p in pk.parts} if pk else set()
+    if sum(1 for k in t.keys if k.kind == "PRIMARY") > 1:
+        raise t.err(None, "multiple primary keys defined")
+    if not t.columns:
+        raise t.err(None, "a table must have at least one column")
+    if len(t.columns) > MAX_COLUMNS:
+        raise t.err(None, f"too many columns: {len(t.columns)}, a table has at most {MAX_COLUMNS}")
+    cols: list[Column] = []
+    for c in t.columns:
+        low = c.name.lower()
+        if not c.name or len(c.name) > 64:
+            raise t.err(c.name, "column name must be 1-64 characters")
+        if low in seen:
+            raise t.err(c.name, f"duplicate column name {c.name!r}")
+        seen.add(low)
+        if c.type not in KNOWN_TYPES:
+            raise t.err(c.name, f"unknown column type {c.type!r}")
+        if c.type in _MARIADB_ONLY and not is_mariadb(t.flavor):
+            raise t.err(c.name, f"type {c.type} exists only in MariaDB")
+        ccs, ccoll = _resolve_level(t, c.name, c.charset, c.collation)
+        upd: dict[str, Any] = {}
+        if c.type in _CHAR_TYPES or c.is_enum_or_set:
+            if ccs is None:
+                ccs, ccoll = tcs, tcoll
+            if ccs == "binary" and not c.is_enum_or_set:
+                upd["type"] = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB",
+                               "TEXT": "BLOB", "MEDIUMTEXT": "MEDIUMBLOB",
+                               "LONGTEXT": "LONGBLOB"}[c.type]
+                ccs, ccoll = None, None
+            upd["charset"], upd["collation"] = ccs, ccoll
+        elif c.charset is not None or c.collation is not None:
+            if c.type in _BYTE_TYPES and ccs == "binary":
+                upd["charset"], upd["collation"] = None, None
+            else:
+                raise t.err(c.name, f"CHARACTER SET/COLLATE given for non-character type {c.type}")
+        if low in pk_cols:
+            upd["nullable"] = False
+        c = replace(c, **upd) if upd else c
+        _validate_column(t, c)
+        cols.append(c)
+    object.__setattr__(t, "columns", tuple(cols))
+    if all(c.invisible for c in cols):
+        raise t.err(cols[0].name, "a table must have at least one visible column")
+    # a key of expressions only (MySQL 8 functional index) indexes hidden columns that
+    # Table_maps leave out (format.md §12); it is not a PKE candidate either
+    kept = tuple(k for k in t.keys if k.parts or k.kind == "PRIMARY")
+    object.__setattr__(t, "keys", kept)
+    for k in t.keys:
+        if not k.parts:
+            raise t.err(None, f"{k.kind} key {k.name or ''} has no columns")
+        for p in k.parts:
+            low = p.column.lower()
+            if low not in seen:
+                raise t.err(p.column, f"{k.kind} KEY on unknown column {p.column!r}")
+            col = t.column(p.column)
+            if p.prefix is not None:
+                if not col.is_string:
+                    raise t.err(col.name, f"prefix length on non-string column of type {col.type}")
+                if p.prefix <= 0:
+                    raise t.err(col.name, "prefix length must be positive")
+                n = col.char_length()
+                if n is not None and p.prefix > n:
+                    raise t.err(col.name, f"prefix length {p.prefix} longer than column ({n})")
+            elif col.type in _TEXT_TYPES or col.type in _BLOB_TYPES or col.type == "JSON":
+                raise t.err(col.name, f"{col.type} column used in key specification without a "
+                                      "key length")
+
+
+def _validate_column(t: Table, c: Column) -> None:
+    def bad(msg: str) -> SchemaError:
+        return t.err(c.name, msg)
+
+    ty = c.type
+    if c.unsigned and not c.is_numeric:
+        raise bad(f"UNSIGNED is not valid for {ty}")
+    if ty == "DECIMAL":
+        p = c.precision if c.precision is not None else 10
+        s = c.scale or 0
+        if not 1 <= p <= 65:
+            raise bad(f"DECIMAL precision {p} out of range 1..65")
+        max_scale = 38 if is_mariadb(t.flavor) else 30  # MariaDB allows 38 fraction digits
+        if s > max_scale:
+            raise bad(f"DECIMAL scale {s} out of range 0..{max_scale}")
+        if s > p:
+            raise bad(f"DECIMAL scale {s} larger than precision {p}")
+    if ty in _TEMPORAL_FSP and c.fsp is not None and not 0 <= c.fsp <= 6:
+        raise bad(f"fractional seconds precision {c.fsp} out of range 0..6")
+    if ty == "BIT" and c.length is not None and not 1 <= c.length <= 64:
+        raise bad(f"BIT({c.length}) out of range 1..64")
+    if ty in ("CHAR", "BINARY") and c.length is not None and not 0 <= c.length <= 255:
+        raise bad(f"{ty}({c.length}) longer than 255")
+    if ty in ("VARCHAR", "VARBINARY"):
+        if c.length is None:
+            raise bad(f"{ty} needs a length")
+        nb = c.length * c.mbmaxlen(t.flavor)
+        if nb > 65535:
+            raise bad(f"{ty}({c.length}) {c.charset or 'binary'} holds {nb} bytes, more than 65535")
+    if ty in ("ENUM", "SET"):
+        if not c.members:
+            raise bad(f"{ty} needs at least one member")
+        limit = 65535 if ty == "ENUM" else 64
+        if len(c.members) > limit:
+            raise bad(f"{ty} has {len(c.members)} members, more than {limit}")
+        coll = c.collation_obj(t.flavor)
+        ci = coll is not None and not coll.name.endswith(("_bin", "_cs")) and coll.charset != "binary"
+        seen: set[str] = set()
+        for m in c.members:
+            if ty == "SET" and "," in m:
+                raise bad(f"SET member {m!r} contains ','")
+            k = m.rstrip(" ")
+            k = k.casefold() if ci else k
+            if k in seen:
+                raise bad(f"duplicate value {m!r} in {ty}")
+            seen.add(k)
+    elif c.members:
+        raise bad(f"members given for non-ENUM/SET type {ty}")
+    if ty == "FLOAT" and c.precision is not None and c.scale is not None and c.scale > c.precision:
+        raise bad(f"FLOAT scale {c.scale} larger than precision {c.precision}")
