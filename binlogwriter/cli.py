@@ -9,12 +9,12 @@ import click
 
 from binlogwriter import __version__
 from binlogwriter.errors import BinlogError, DecodeError
-from binlogwriter.events import encode_event, has_footer
+from binlogwriter.events import encode_event
 from binlogwriter.read.fastverify import FastRoundtrip
 from binlogwriter.read.framing import scan_file
 from binlogwriter.read.roundtrip import Roundtrip
 from binlogwriter.reader import BinlogReader
-from binlogwriter.text import RenderOptions, render_event
+from binlogwriter.text import RenderOptions
 
 __all__ = ["main"]
 
@@ -50,11 +50,6 @@ def main() -> None:
     """Write, read, verify and generate MySQL 8.0/8.4 and MariaDB 10.11 binary logs."""
 
 
-def _crc_of(rec) -> int | None:
-    """The stored CRC32 footer of a record, if it has one."""
-    return int.from_bytes(rec.data[-4:], "little") if has_footer(rec.data, rec.fmt) else None
-
-
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--start-position", type=click.IntRange(min=0), default=None,
@@ -82,23 +77,17 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
                            table=table, include_gtids=include_gtids, exclude_gtids=exclude_gtids)
     except BinlogError as exc:
         raise click.UsageError(str(exc)) from None
-    reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
+    from binlogwriter.text_listing import write_listing
+
     out = sys.stdout
     try:  # undecodable bytes of values are kept as surrogate escapes: write them back raw
         out.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
         pass
     try:
-        for rec in reader.records():
-            if filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
-                break
-            e = reader.decode(rec)
-            if filt.active and not filt.shows(e, reader.state):
-                continue
-            out.write("\n".join(render_event(e, opts, reader.state, crc=_crc_of(rec))) + "\n")
-            if e.type_code == 40:
-                _render_payload(out, e, rec, opts)
+        write_listing(files, out, opts, start_position=start_position, stop_position=stop_position, filt=filt)
     except BinlogError as exc:
+        out.flush()
         click.echo(f"binlogwriter: {exc}", err=True)
         sys.exit(1)
 
@@ -196,17 +185,6 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     for key, n in sorted(counts.items()):
         click.echo(f"{key}: {n} rows -> {Path(out_dir) / key}")
     click.echo(f"{len(counts)} tables, {sum(counts.values())} rows")
-
-
-def _render_payload(out, ev, rec, opts) -> None:
-    """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
-    mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""
-    from binlogwriter.payload import inner_events
-    from binlogwriter.text_state import ReadState
-
-    st = ReadState()
-    for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=st):
-        out.write("\n".join(render_event(inner, opts, st)) + "\n")
 
 
 def _check_payload(ev, rec) -> list[str]:

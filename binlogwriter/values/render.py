@@ -39,6 +39,9 @@ __all__ = ["render_value", "renderer", "quote_bytes", "bit_string"]
 
 _ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
 _ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
+_SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
+_SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
+_UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
 
@@ -188,6 +191,17 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     if t in (15, 252, 253, 254):
         text = _Text(col)
         binary_char = t in (253, 254) and text.binary
+        if text.text and text.coll is not None and text.coll.codec in _UTF8_CODECS:
+            # text decoded as UTF-8 / ASCII re-encodes to the bytes it came from, which print
+            # as that same text: only the escapes need looking for (bytes kept when they did
+            # not decode go the general way)
+            special = _SPECIAL_MARIADB if family == "mariadb" else _SPECIAL_MYSQL
+
+            def utf8_text(v: Any) -> str:
+                if type(v) is str and special.search(v) is None:
+                    return "'" + v + "'"
+                return quote_bytes(v.encode("utf-8") if isinstance(v, str) else bytes(v), family)
+            return utf8_text
 
         def string_text(v: Any) -> str:
             if isinstance(v, str):
