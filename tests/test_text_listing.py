@@ -151,3 +151,22 @@ def test_compiled_image_printer_equals_line_printer(case) -> None:
     assert pr.block(present)(decoded) == want
     compact = tuple(v for v, p in zip(decoded, present, strict=True) if p)
     assert pr.block(present, compact=True)(compact) == want
+
+
+@pytest.mark.parametrize("unsigned", (False, True))
+@pytest.mark.parametrize(("code", "width"), ((1, 1), (2, 2), (9, 3), (3, 4), (8, 8)))
+def test_compiled_integers_at_their_limits(code: int, width: int, unsigned: bool) -> None:
+    """Integers are printed inline below the sign bit and by the codec's renderer from it on
+    (``-1 (255)``): at the limits both print what ``render_value`` prints."""
+    from binlogwriter.text_rows import _ImagePrinter
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.render import render_value
+
+    col = ColumnDesc(code, b"", unsigned=unsigned)
+    half = 1 << (8 * width - 1)
+    edges = (0, 1, half - 1, half, half + 1, 2 * half - 1) if unsigned else (0, 1, half - 1, -1, -half)
+    pr = _ImagePrinter([col], [code], [0], [True], 2, "mariadb")
+    for v in edges:
+        assert pr.block((True,))((v,)) == f"\n###   @1={render_value(col, v)}" + pr._column(0)[2]
+    if unsigned:  # the edge where the inline text would be wrong
+        assert render_value(col, half) != str(half)
