@@ -15,6 +15,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.events import decode_event
 from binlogwriter.format import BinlogFormat
@@ -214,3 +216,24 @@ def test_unknown_table_line() -> None:
     ev = rows_event_class("insert", version=1)(table_id=77, rows_flags=1, width=1,
                                                columns_present=(True,), rows=None, rows_raw=b"\x00\x01")
     assert list(render_rows(ev, RenderOptions(verbose=1), ReadState())) == ["### Row event for unknown table #77"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40) | st.text(max_size=20).map(lambda t: t.encode("utf-8")),
+       st.sampled_from(("mariadb", "mysql")))
+def test_quote_bytes_escapes_byte_by_byte(data: bytes, family: str) -> None:
+    """``my_b_write_quoted`` works on bytes: each byte < 0x20 (MySQL: also ``'`` and ``\\``)
+    becomes ``\\xNN``, every other byte is written as is (our text: UTF-8 with surrogate
+    escapes for what does not decode)."""
+    special = set(range(0x20)) | ({0x27, 0x5C} if family == "mysql" else set())
+    want = b"'" + b"".join(b"\\x%02x" % b if b in special else bytes((b,)) for b in data) + b"'"
+    assert quote_bytes(data, family).encode("utf-8", "surrogateescape") == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 64).flatmap(lambda n: st.tuples(st.just(n), st.binary(min_size=(n + 7) // 8,
+                                                                             max_size=(n + 7) // 8))))
+def test_bit_string_takes_the_last_bits(case: tuple[int, bytes]) -> None:
+    nbits, data = case
+    bits = "".join(f"{b:08b}" for b in data)
+    assert bit_string(data, nbits) == "b'" + bits[len(bits) - nbits:] + "'"

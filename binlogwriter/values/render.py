@@ -37,10 +37,10 @@ from binlogwriter.values.types import Geometry, MysqlDateTime, MysqlTime
 
 __all__ = ["render_value", "renderer", "quote_bytes", "bit_string"]
 
-_ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
-_ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
 _SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
 _SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
+_ESCAPES_MARIADB = {c: f"\\x{c:02x}" for c in range(0x20)}
+_ESCAPES_MYSQL = {**_ESCAPES_MARIADB, 0x27: "\\x27", 0x5C: "\\x5c"}
 _UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
@@ -49,19 +49,23 @@ _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
 def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     """``my_b_write_quoted``: ``'…'`` with bytes < 0x20 as ``\\xNN``; MariaDB writes ``'`` and
     ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
-    Non-UTF-8 bytes come back as surrogate escapes."""
-    raw = bytes(data)
-    pattern = _ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL
-    if pattern.search(raw) is not None:
-        raw = pattern.sub(lambda m: b"\\x%02x" % m.group()[0], raw)
-    return "'" + raw.decode("utf-8", "surrogateescape") + "'"
+    Non-UTF-8 bytes come back as surrogate escapes.
+
+    The escaped bytes are all ASCII, which UTF-8 never uses inside a multi-byte sequence, so
+    decoding first and escaping the characters gives the same text as escaping the bytes."""
+    text = bytes(data).decode("utf-8", "surrogateescape")
+    if (_SPECIAL_MARIADB if family == "mariadb" else _SPECIAL_MYSQL).search(text) is not None:
+        text = text.translate(_ESCAPES_MARIADB if family == "mariadb" else _ESCAPES_MYSQL)
+    return "'" + text + "'"
 
 
 def bit_string(data: bytes | memoryview, nbits: int) -> str:
-    """``my_b_write_bit``: the last ``nbits`` bits of the bytes, most significant first."""
-    nbits8 = (nbits + 7) // 8 * 8
-    return "b'" + "".join("1" if (data[b // 8] >> (7 - b % 8)) & 1 else "0"
-                          for b in range(nbits8 - nbits, nbits8)) + "'"
+    """``my_b_write_bit``: the last ``nbits`` bits of the first ``ceil(nbits / 8)`` bytes,
+    most significant first."""
+    if nbits <= 0:
+        return "b''"
+    value = int.from_bytes(bytes(data[:(nbits + 7) // 8]), "big") & ((1 << nbits) - 1)
+    return f"b'{value:0{nbits}b}'"
 
 
 def _c_double(x: float, spec: str) -> str:
