@@ -32,12 +32,13 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from binlogwriter.events import has_footer
-from binlogwriter.layouts.rows import ROWS_TYPES, STMT_END_F, V2_TYPES
+from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, STMT_END_F, V2_TYPES
+from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
 from binlogwriter.read.framing import CRC_RESIDUE, MAX_EVENT_SIZE, iter_frames
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
-from binlogwriter.text_rows import _printer, images_text
+from binlogwriter.text_rows import _printer, _quote_ident
 from binlogwriter.text_state import ReadState
 
 __all__ = ["write_listing"]
@@ -52,7 +53,7 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads")
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
@@ -65,6 +66,7 @@ class _Table:
         self.printer = _printer(cols, tm, verbose, self.family)
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
+        self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
 
     def summary(self, t: int, tid: int, flags: int) -> str | None:
         """``Write_rows: table id N flags: STMT_END_F`` (text._rows_summary)."""
@@ -201,6 +203,13 @@ class _Listing:
                     texts[key] = tail
                 buf.append(head + tail)
                 continue
+            elif t == 162 or t == 33 or t == 34:
+                # GTIDs in their common shapes, read as the reader's fast decoder reads them
+                ev = (_mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos) if t == 162
+                      else _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos))
+                if ev is not None:
+                    buf.append(head + "\n".join(render_tail(ev, opts, state)))
+                    continue
             elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
@@ -244,7 +253,19 @@ class _Listing:
                 while pos < n:
                     v, _, pos = img(buf, pos)
                     rows.append(v)
-            text = images_text(tab.printer, tab.tm, t, h.present, h.after, rows, True)
+            # images_text (text_rows.py) with the statement heads of the table prepared once
+            pr = tab.printer
+            if h.after is not None:
+                bimg, aimg = pr.block(h.present, True), pr.block(h.after, True)
+                pre = f"### UPDATE {tab.target}\n### WHERE"
+                text = "\n".join([pre + bimg(b) + "\n### SET" + aimg(a) for b, a in rows])
+            elif not rows and t not in DELETE_TYPES:
+                text = f"### INSERT INTO {tab.target} VALUES ()"
+            else:
+                img = pr.block(h.present, True)
+                pre = (f"### DELETE FROM {tab.target}\n### WHERE" if t in DELETE_TYPES
+                       else f"### INSERT INTO {tab.target}\n### SET")
+                text = "\n".join([pre + img(r) for r in rows])
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
         flags = h.rows_flags
