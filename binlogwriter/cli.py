@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -19,9 +21,32 @@ from binlogwriter.text import RenderOptions
 __all__ = ["main"]
 
 
+_LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve"),
+         "generate": ("generators.cli", "generate")}
+"""Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them."""
+
+
 class _Group(click.Group):
     """Usage errors of every subcommand as one line on stderr (``binlogwriter inspect:
-    error: ...``), exit status 2, instead of click's usage block."""
+    error: ...``), exit status 2, instead of click's usage block. The commands of
+    :data:`_LAZY` are imported when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        lazy = [n for n, (mod, _) in _LAZY.items() if importlib.util.find_spec(mod.split(".")[0]) is not None]
+        return sorted({*super().list_commands(ctx), *lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in _LAZY:
+            mod, attr = _LAZY[name]
+            try:
+                cmd = getattr(importlib.import_module(mod), attr)
+            except ImportError:  # pragma: no cover - generators not installed
+                if importlib.util.find_spec(mod.split(".")[0]) is not None and mod.startswith("binlogwriter"):
+                    raise
+                return None
+            self.add_command(cmd, name)
+        return cmd
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         if not standalone_mode:
@@ -199,28 +224,6 @@ def _check_payload(ev, rec) -> list[str]:
                        f"- at {rec.file}:{rec.offset}")
     return out
 
-
-def _register_optional_commands() -> None:
-    from binlogwriter.serve.cli import serve
-
-    main.add_command(serve)
-    try:
-        from generators.cli import generate
-    except ImportError:  # pragma: no cover - generators not installed
-        return
-    main.add_command(generate)
-
-
-def _register_fixture_command() -> None:
-    from binlogwriter.fixtures.cli import fixture
-
-    main.add_command(fixture)
-
-
-_register_fixture_command()
-
-
-_register_optional_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -171,15 +171,18 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         dec = min(meta[0], 6)
 
         def dt2(v: Any) -> str:
+            # digits and "-: ." only: nothing quote_bytes would escape
+            if type(v) is _dt.datetime:
+                return (f"'{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+                        f"{_frac(v.microsecond, dec)}'")
             y, mo, d, h, mi, s, us = _fields(v)
-            return quote_bytes(f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac(us, dec)}".encode(),
-                               family)
+            return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac(us, dec)}'"
         return dt2
     if t == 11:
         return lambda v: "'" + _time_text(v, 0) + "'"
     if t == 19:
         dec = min(meta[0], 6)
-        return lambda v: quote_bytes(_time_text(v, dec).encode(), family)
+        return lambda v: "'" + _time_text(v, dec) + "'"  # digits and "-:." only: nothing to escape
     if t == 255:
         return lambda v: quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
     if t == 245 and family == "mysql":
