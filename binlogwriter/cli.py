@@ -94,12 +94,14 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
             database: str | None, table: str | None, include_gtids: str | None,
             exclude_gtids: str | None) -> None:
     """List the events of FILES in mysqlbinlog's style."""
-    from binlogwriter.read.filters import EventFilter
+    from binlogwriter.read.filters import EventFilter, parse_datetime
 
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     try:
-        filt = EventFilter(start_datetime=start_datetime, stop_datetime=stop_datetime, database=database,
-                           table=table, include_gtids=include_gtids, exclude_gtids=exclude_gtids)
+        # --start-datetime is applied by the listing (mysqlbinlog's latch: text_listing.py)
+        start = parse_datetime(start_datetime) if start_datetime else None
+        filt = EventFilter(stop_datetime=stop_datetime, database=database, table=table,
+                           include_gtids=include_gtids, exclude_gtids=exclude_gtids)
     except BinlogError as exc:
         raise click.UsageError(str(exc)) from None
     from binlogwriter.text_listing import write_listing
@@ -110,7 +112,8 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
     except (AttributeError, ValueError):
         pass
     try:
-        write_listing(files, out, opts, start_position=start_position, stop_position=stop_position, filt=filt)
+        write_listing(files, out, opts, start_position=start_position, stop_position=stop_position, filt=filt,
+                      start_datetime=start)
     except BinlogError as exc:
         out.flush()
         click.echo(f"binlogwriter: {exc}", err=True)

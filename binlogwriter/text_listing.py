@@ -81,8 +81,9 @@ class _Table:
 
 
 class _Listing:
-    def __init__(self, out: TextIO, opts: RenderOptions, filt: Any, fast: bool) -> None:
+    def __init__(self, out: TextIO, opts: RenderOptions, filt: Any, fast: bool, start: int | None = None) -> None:
         self.out, self.opts, self.filt = out, opts, filt
+        self.start = start
         self.fast = fast and not (filt is not None and filt.active)
         self.verbose = opts.verbose
         self.texts: dict[tuple, str] = {}
@@ -100,6 +101,9 @@ class _Listing:
             raise _Stop
         e = reader.decode(rec)
         if filt is not None and filt.active and not filt.shows(e, reader.state):
+            # mysqlbinlog prints the position of every event in range before its filters
+            # (GTID set, database, table) decide (process_event)
+            self.buf.append(f"# at {rec.offset}")
             return
         self.buf.append("\n".join(render_event(e, self.opts, reader.state, crc=crc)))
         if e.type_code == 40:
@@ -122,7 +126,7 @@ class _Listing:
         reader.state = state = ReadState(reader.schemas)
         name = os.fspath(path)
         start, stop = reader.start_position, reader.stop_position
-        fast = self.fast
+        fast = self.fast and self.start is None
         verify = reader.verify_checksum
         opts = self.opts
         verbose = self.verbose
@@ -155,7 +159,16 @@ class _Listing:
                 texts.clear()
             n = len(data)
             ts, t, sid, length, log_pos, _flags = unpack(data, 0)
+            if self.start is not None and t != 15:
+                # --start-datetime: events before it are not read at all; the first event at or
+                # after it opens the range for good, later timestamps notwithstanding (the FDE is
+                # always read: mysqlbinlog's process_event)
+                if ts < self.start:
+                    continue
+                self.start = None
+                fast = self.fast
             if t == 15 or not fast or length != n or (footer and verify and crc32(data) != CRC_RESIDUE):
+
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
                 rec = RawRecord(name, offset, data, rfmt)
                 self.slow(reader, rec, _crc_of(rec))
@@ -294,11 +307,15 @@ class _Stop(Exception):
 def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None = None, *,
                   start_position: int | None = None, stop_position: int | None = None, filt: Any = None,
                   verify_checksum: bool = True, schemas: Any = None, max_event_size: int = MAX_EVENT_SIZE,
-                  fast: bool = True) -> None:
+                  fast: bool = True, start_datetime: int | None = None) -> None:
     """Write the listing of ``paths`` to ``out`` (text as :func:`render_event` gives it,
     events separated by newlines). Errors are those of the reader (located DecodeError);
-    everything printed before one has been written when it propagates."""
-    lst = _Listing(out, opts or RenderOptions(), filt, fast)
+    everything printed before one has been written when it propagates.
+
+    ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`) decides per event after its
+    ``# at`` line; ``start_datetime`` (epoch seconds) skips the events before the first one at
+    or after it (FDEs excepted), as mysqlbinlog / mariadb-binlog do."""
+    lst = _Listing(out, opts or RenderOptions(), filt, fast, start_datetime)
     paths = list(paths)
     reader = BinlogReader(paths, verify_checksum=verify_checksum, start_position=start_position,
                           stop_position=stop_position, schemas=schemas, max_event_size=max_event_size)
