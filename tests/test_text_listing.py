@@ -3,9 +3,11 @@ path prints: every event decoded by the reader and rendered by ``render_event``
 (docs/design.md principle 5: a fast path is done only when a property test proves it).
 
 1. Files written by BinlogWriter from hypothesis-drawn tables and transactions
-   (binlogwriter.strategies.binlogs: every flavor, row image, row metadata, compressed
-   transactions and MariaDB compressed events, rotations) × ``-v`` level ×
-   ``--print-table-metadata``.
+   (binlogwriter.strategies.binlogs: every flavor, row image, row metadata, MySQL compressed
+   transactions, rows events split small, rotations) × ``-v`` level ×
+   ``--print-table-metadata``; and the real MariaDB 10.11 files of tests/data/row_images.
+   (MariaDB compressed events go through the listing in
+   tests/conformance/test_inspect_vs_mariadb_binlog.py, against mariadb-binlog itself.)
 2. Generated runs of every workload × flavor (small: tens of transactions), where the
    shortcuts (repeated Query/Table_map bodies, XIDs, compiled rows) carry most events.
 3. Errors: a file whose CRC32 is broken in the middle gives the same located error after
@@ -63,6 +65,13 @@ def test_fast_listing_equals_reference_on_written_binlogs(flavor: str, data: st.
     with case:
         text = assert_same(case.files, RenderOptions(verbose=verbose, print_table_metadata=meta))
         assert "# at 4\n" in text
+
+
+@pytest.mark.parametrize("name", ("mariadb-10.11-minimal-inserts.binlog", "mariadb-10.11-noblob-inserts.binlog"))
+def test_fast_listing_equals_reference_on_real_server_files(name: str) -> None:
+    f = Path(__file__).resolve().parent / "data" / "row_images" / name
+    for verbose in (1, 2):
+        assert "###" in assert_same([f], RenderOptions(verbose=verbose, print_table_metadata=True))
 
 
 WORKLOADS = ("sysbench", "ecommerce", "alltypes")
