@@ -9,8 +9,8 @@ registered in :data:`DETAIL_RENDERERS`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
+import time as _time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -47,8 +47,8 @@ class RenderOptions:
 @functools.lru_cache(maxsize=4096)
 def format_time(ts: int) -> str:
     """``YYMMDD HH:MM:SS`` with a space-padded hour, as mysqlbinlog prints (UTC)."""
-    t = _dt.datetime.fromtimestamp(ts, _dt.UTC)
-    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+    t = _time.gmtime(ts)
+    return f"{t.tm_year % 100:02d}{t.tm_mon:02d}{t.tm_mday:02d} {t.tm_hour:2d}:{t.tm_min:02d}:{t.tm_sec:02d}"
 
 
 _ROWS_NAMES = {

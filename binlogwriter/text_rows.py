@@ -246,7 +246,7 @@ class _ImagePrinter:
         return fn
 
     def _compile(self, present: tuple, compact: bool) -> Any:
-        env: dict[str, Any] = {}
+        env: dict[str, Any] = {"Q": "'"}
         parts, names = [], []
         for r, i in enumerate(i for i, p in enumerate(present) if p):
             head, fn, tail, null = self._column(i)
@@ -254,8 +254,12 @@ class _ImagePrinter:
             names.append((a, r if compact else i))
             env[f"H{r}"], env[f"F{r}"], env[f"T{r}"], env[f"N{r}"] = "\n" + head, fn, tail, null
             half = _INT_HALF.get(self.cols[i].type_code) if self.types[i] == self.cols[i].type_code else None
+            plain = getattr(fn, "plain_text", None)
             if half is not None:  # integers inline in the common case: non-negative below the sign bit
                 val = f"(str({a}) + T{r} if 0 <= {a} < {half} else F{r}({a}) + T{r})"
+            elif plain is not None:  # UTF-8 text without a byte to escape, inline (values/render.py)
+                env[f"S{r}"] = plain
+                val = f"(Q + {a} + Q + T{r} if type({a}) is str and S{r}({a}) is None else F{r}({a}) + T{r})"
             else:
                 val = f"F{r}({a}) + T{r}"
             parts.append(f"{{H{r}}}{{N{r} if {a} is None else {val}}}")

@@ -237,3 +237,28 @@ def test_bit_string_takes_the_last_bits(case: tuple[int, bytes]) -> None:
     nbits, data = case
     bits = "".join(f"{b:08b}" for b in data)
     assert bit_string(data, nbits) == "b'" + bits[len(bits) - nbits:] + "'"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes(min_value=__import__("datetime").datetime(1, 1, 1)), st.integers(0, 6))
+def test_datetime2_text_keeps_fsp_digits(value, fsp: int) -> None:
+    """DATETIME2 prints ``'YYYY-MM-DD hh:mm:ss[.f…]'``: the year in 4 digits, the first ``fsp``
+    digits of the microseconds (log_event_print_value)."""
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.render import render_value
+
+    frac = "." + f"{value.microsecond:06d}"[:fsp] if fsp else ""
+    want = (f"'{value.year:04d}-{value.month:02d}-{value.day:02d} {value.hour:02d}:{value.minute:02d}:"
+            f"{value.second:02d}{frac}'")
+    assert render_value(ColumnDesc(18, bytes((fsp,))), value) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, (1 << 32) - 1))
+def test_header_time_is_utc_yymmdd_with_a_space_padded_hour(ts: int) -> None:
+    import datetime as dt
+
+    from binlogwriter.text import format_time
+
+    t = dt.datetime.fromtimestamp(ts, dt.UTC)
+    assert format_time(ts) == f"{t.year % 100:02d}{t.month:02d}{t.day:02d} {t.hour:2d}:{t.minute:02d}:{t.second:02d}"

@@ -169,12 +169,12 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         return dt_old
     if t == 18:
         dec = min(meta[0], 6)
+        cut = 20 + dec if dec else 19
 
         def dt2(v: Any) -> str:
             # digits and "-: ." only: nothing quote_bytes would escape
-            if type(v) is _dt.datetime:
-                return (f"'{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                        f"{_frac(v.microsecond, dec)}'")
+            if type(v) is _dt.datetime:  # isoformat: 4-digit year, 6 fraction digits, cut to fsp
+                return "'" + v.isoformat(" ", "microseconds")[:cut] + "'"
             y, mo, d, h, mi, s, us = _fields(v)
             return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac(us, dec)}'"
         return dt2
@@ -208,6 +208,7 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
                 if type(v) is str and special.search(v) is None:
                     return "'" + v + "'"
                 return quote_bytes(v.encode("utf-8") if isinstance(v, str) else bytes(v), family)
+            utf8_text.plain_text = special.search  # type: ignore[attr-defined]  # compiled printers inline the first branch
             return utf8_text
 
         def string_text(v: Any) -> str:
