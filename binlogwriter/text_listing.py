@@ -53,7 +53,7 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target")
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
@@ -67,6 +67,26 @@ class _Table:
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
         self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+        self.shapes: dict[tuple, tuple] = {}
+
+    def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
+        """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
+        one kind of rows event and its column bitmaps (images_text in text_rows.py)."""
+        key = (t, present, after)
+        sh = self.shapes.get(key)
+        if sh is None:
+            dec, pr, target = self.decoder, self.printer, self.target
+            if after is not None:
+                sh = (dec.image(present), pr.block(present, True), f"### UPDATE {target}\n### WHERE",
+                      dec.image(after), pr.block(after, True), "\n### SET")
+            else:
+                pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
+                       else f"### INSERT INTO {target}\n### SET")
+                sh = (dec.image(present), pr.block(present, True), pre, None, None, None)
+            if len(self.shapes) > 256:
+                self.shapes.clear()
+            self.shapes[key] = sh
+        return sh
 
     def summary(self, t: int, tid: int, flags: int) -> str | None:
         """``Write_rows: table id N flags: STMT_END_F`` (text._rows_summary)."""
@@ -139,18 +159,21 @@ class _Listing:
         fmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
+        ranged = start is not None or stop is not None
+        since = self.start
         for offset, data, rfmt in iter_frames(path, verify_checksum=verify, check_crc=False,
                                               max_event_size=reader.max_event_size):
-            reader.fmt = rfmt
-            if start is not None and offset < start:
-                continue
-            if stop is not None and offset >= stop:
-                break
+            if ranged:
+                if start is not None and offset < start:
+                    reader.fmt = rfmt
+                    continue
+                if stop is not None and offset >= stop:
+                    break
             if len(buf) >= _CHUNK:
                 self.flush()
                 buf = self.buf
             if rfmt is not fmt:  # a new FDE: new body caches
-                fmt = rfmt
+                reader.fmt = fmt = rfmt
                 footer = fmt.footer_size
                 tid_size = fmt.table_id_size
                 rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
@@ -159,13 +182,13 @@ class _Listing:
                 texts.clear()
             n = len(data)
             ts, t, sid, length, log_pos, _flags = unpack(data, 0)
-            if self.start is not None and t != 15:
+            if since is not None and t != 15:
                 # --start-datetime: events before it are not read at all; the first event at or
                 # after it opens the range for good, later timestamps notwithstanding (the FDE is
                 # always read: mysqlbinlog's process_event)
-                if ts < self.start:
+                if ts < since:
                     continue
-                self.start = None
+                self.start = since = None
                 fast = self.fast
             if t == 15 or not fast or length != n or (footer and verify and crc32(data) != CRC_RESIDUE):
 
@@ -250,42 +273,32 @@ class _Listing:
             h = parse_rows_header(t, data[19:end], tid_size)
             if h.width != tab.width:
                 return None
-            dec = tab.decoder
+            img, bprint, pre, aimg, aprint, mid = tab.shape(t, h.present, h.after)
             buf = h.rows
             n = len(buf)
             pos = 0
-            rows: list = []
-            img = dec.image(h.present)
-            if h.after is not None:
-                aimg = dec.image(h.after)
+            parts: list = []
+            if aimg is not None:  # decoded and printed image by image (images_text, text_rows.py)
                 while pos < n:
                     b, _, pos = img(buf, pos)
                     a, _, pos = aimg(buf, pos)
-                    rows.append((b, a))
+                    parts.append(pre + bprint(b) + mid + aprint(a))
             else:
                 while pos < n:
                     v, _, pos = img(buf, pos)
-                    rows.append(v)
-            # images_text (text_rows.py) with the statement heads of the table prepared once
-            pr = tab.printer
-            if h.after is not None:
-                bimg, aimg = pr.block(h.present, True), pr.block(h.after, True)
-                pre = f"### UPDATE {tab.target}\n### WHERE"
-                text = "\n".join([pre + bimg(b) + "\n### SET" + aimg(a) for b, a in rows])
-            elif not rows and t not in DELETE_TYPES:
-                text = f"### INSERT INTO {tab.target} VALUES ()"
-            else:
-                img = pr.block(h.present, True)
-                pre = (f"### DELETE FROM {tab.target}\n### WHERE" if t in DELETE_TYPES
-                       else f"### INSERT INTO {tab.target}\n### SET")
-                text = "\n".join([pre + img(r) for r in rows])
+                    parts.append(pre + bprint(v))
+                if not parts and t not in DELETE_TYPES:
+                    parts.append(f"### INSERT INTO {tab.target} VALUES ()")
+                    pos = -1
+            text = "\n".join(parts)
+            nrows = len(parts) if pos >= 0 else 0
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
         flags = h.rows_flags
         summary = tab.summary(t, tid, flags)
         if summary is None:
             return None
-        state.pending_rows += len(rows)
+        state.pending_rows += nrows
         if verbose and text:
             summary += "\n" + text
         if flags & STMT_END_F:
