@@ -111,7 +111,8 @@ class _Listing:
 
     def flush(self) -> None:
         if self.buf:
-            self.out.write("\n".join(self.buf) + "\n")
+            self.buf.append("")  # the last event's newline
+            self.out.write("\n".join(self.buf))
             self.buf = []
 
     # -- the reference path ------------------------------------------------------------
