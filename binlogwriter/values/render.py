@@ -186,13 +186,17 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     if t == 255:
         return lambda v: quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
     if t == 245 and family == "mysql":
-        def json_text(v: Any) -> str:
-            from binlogwriter.values.types import JsonNull
+        from binlogwriter.values.types import JsonNull
 
+        special = _SPECIAL_MYSQL
+
+        def json_text(v: Any) -> str:
             if isinstance(v, JsonNull):
                 text = "" if v.empty else "null"
             else:
                 text = json.dumps(v, ensure_ascii=False, default=str)
+            if text.isascii() and special.search(text) is None:  # nothing quote_bytes would change
+                return "'" + text + "'"
             return quote_bytes(text.encode("utf-8", "surrogateescape"), family)
         return json_text
     if t in (15, 252, 253, 254):
