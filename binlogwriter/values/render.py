@@ -39,8 +39,10 @@ __all__ = ["render_value", "renderer", "quote_bytes", "bit_string"]
 
 _SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
 _SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
-_ESCAPES_MARIADB = {c: f"\\x{c:02x}" for c in range(0x20)}
-_ESCAPES_MYSQL = {**_ESCAPES_MARIADB, 0x27: "\\x27", 0x5C: "\\x5c"}
+_ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
+_ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
+_PAIRS_MARIADB = tuple((bytes((c,)), b"\\x%02x" % c) for c in range(0x20))
+_PAIRS_MYSQL = ((b"\\", b"\\x5c"), (b"'", b"\\x27"), *_PAIRS_MARIADB)
 _UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
@@ -51,12 +53,14 @@ def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
     Non-UTF-8 bytes come back as surrogate escapes.
 
-    The escaped bytes are all ASCII, which UTF-8 never uses inside a multi-byte sequence, so
-    decoding first and escaping the characters gives the same text as escaping the bytes."""
-    text = bytes(data).decode("utf-8", "surrogateescape")
-    if (_SPECIAL_MARIADB if family == "mariadb" else _SPECIAL_MYSQL).search(text) is not None:
-        text = text.translate(_ESCAPES_MARIADB if family == "mariadb" else _ESCAPES_MYSQL)
-    return "'" + text + "'"
+    Escaping is one ``bytes.replace`` per byte value present (backslash first: the escapes
+    written after it bring backslashes of their own)."""
+    raw = bytes(data)
+    if (_ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL).search(raw) is not None:
+        for byte, esc in (_PAIRS_MARIADB if family == "mariadb" else _PAIRS_MYSQL):
+            if byte in raw:
+                raw = raw.replace(byte, esc)
+    return "'" + raw.decode("utf-8", "surrogateescape") + "'"
 
 
 def bit_string(data: bytes | memoryview, nbits: int) -> str:
