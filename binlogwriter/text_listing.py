@@ -10,7 +10,9 @@ but takes shortcuts where the text is a function of bytes already seen:
   repeat print the text rendered the first time; a Table_map whose body equals the one the
   reading state already holds for its table id is not decoded again (decoding is a pure
   function of the body, format.md §12);
-* XID events print from their 8 body bytes (format.md §10);
+* XID events print from their 8 body bytes (format.md §10); GTID events in their common
+  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and rendered by
+  :func:`~binlogwriter.text.render_tail`, skipping the event dispatch;
 * rows events are read with the compiled row decoders (:mod:`binlogwriter.read.rowdecode`,
   proven equal to the declarative row codec) into the present columns' values, and printed
   by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
