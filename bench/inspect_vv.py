@@ -1,5 +1,8 @@
 """Benchmark ``binlogwriter inspect -vv`` against ``mariadb-binlog -vv`` (issue 11: >= 20 MB/s).
 
+(Not named ``inspect.py``: a script's directory comes first on ``sys.path``, and the other
+benchmarks import the standard library's ``inspect``.)
+
 For each workload (sysbench, ecommerce, alltypes) × flavor (mysql80, mariadb1011) a binlog of
 ``--size`` is generated (or taken from ``--dir``: ``DIR/<workload>_<flavor>/binlog.000001``),
 then listed to /dev/null, side by side in one run, by
@@ -14,7 +17,7 @@ size over CPU seconds. The load average is printed before and after. mariadb-bin
 (exit status 1) at the first MySQL column type it does not print (JSON, …): its MB/s is
 then marked ``stopped`` and is not a full read. Usage::
 
-    python bench/inspect.py [--size 20MB] [--workloads sysbench,ecommerce,alltypes]
+    python bench/inspect_vv.py [--size 20MB] [--workloads sysbench,ecommerce,alltypes]
                             [--flavors mysql80,mariadb1011] [--repeat 2] [--dir DIR]
 """
 
