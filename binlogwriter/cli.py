@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -9,19 +11,42 @@ import click
 
 from binlogwriter import __version__
 from binlogwriter.errors import BinlogError, DecodeError
-from binlogwriter.events import encode_event, has_footer
+from binlogwriter.events import encode_event
 from binlogwriter.read.fastverify import FastRoundtrip
 from binlogwriter.read.framing import scan_file
 from binlogwriter.read.roundtrip import Roundtrip
 from binlogwriter.reader import BinlogReader
-from binlogwriter.text import RenderOptions, render_event
+from binlogwriter.text import RenderOptions
 
 __all__ = ["main"]
 
 
+_LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve"),
+         "generate": ("generators.cli", "generate")}
+"""Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them."""
+
+
 class _Group(click.Group):
     """Usage errors of every subcommand as one line on stderr (``binlogwriter inspect:
-    error: ...``), exit status 2, instead of click's usage block."""
+    error: ...``), exit status 2, instead of click's usage block. The commands of
+    :data:`_LAZY` are imported when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        lazy = [n for n, (mod, _) in _LAZY.items() if importlib.util.find_spec(mod.split(".")[0]) is not None]
+        return sorted({*super().list_commands(ctx), *lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in _LAZY:
+            mod, attr = _LAZY[name]
+            try:
+                cmd = getattr(importlib.import_module(mod), attr)
+            except ImportError:  # pragma: no cover - generators not installed
+                if importlib.util.find_spec(mod.split(".")[0]) is not None and mod.startswith("binlogwriter"):
+                    raise
+                return None
+            self.add_command(cmd, name)
+        return cmd
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         if not standalone_mode:
@@ -50,11 +75,6 @@ def main() -> None:
     """Write, read, verify and generate MySQL 8.0/8.4 and MariaDB 10.11 binary logs."""
 
 
-def _crc_of(rec) -> int | None:
-    """The stored CRC32 footer of a record, if it has one."""
-    return int.from_bytes(rec.data[-4:], "little") if has_footer(rec.data, rec.fmt) else None
-
-
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--start-position", type=click.IntRange(min=0), default=None,
@@ -74,31 +94,28 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
             database: str | None, table: str | None, include_gtids: str | None,
             exclude_gtids: str | None) -> None:
     """List the events of FILES in mysqlbinlog's style."""
-    from binlogwriter.read.filters import EventFilter
+    from binlogwriter.read.filters import EventFilter, parse_datetime
 
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     try:
-        filt = EventFilter(start_datetime=start_datetime, stop_datetime=stop_datetime, database=database,
-                           table=table, include_gtids=include_gtids, exclude_gtids=exclude_gtids)
+        # --start-datetime is applied by the listing (mysqlbinlog's latch: text_listing.py)
+        start = parse_datetime(start_datetime) if start_datetime else None
+        filt = EventFilter(stop_datetime=stop_datetime, database=database, table=table,
+                           include_gtids=include_gtids, exclude_gtids=exclude_gtids)
     except BinlogError as exc:
         raise click.UsageError(str(exc)) from None
-    reader = BinlogReader(files, start_position=start_position, stop_position=stop_position)
+    from binlogwriter.text_listing import write_listing
+
     out = sys.stdout
     try:  # undecodable bytes of values are kept as surrogate escapes: write them back raw
         out.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     except (AttributeError, ValueError):
         pass
     try:
-        for rec in reader.records():
-            if filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
-                break
-            e = reader.decode(rec)
-            if filt.active and not filt.shows(e, reader.state):
-                continue
-            out.write("\n".join(render_event(e, opts, reader.state, crc=_crc_of(rec))) + "\n")
-            if e.type_code == 40:
-                _render_payload(out, e, rec, opts)
+        write_listing(files, out, opts, start_position=start_position, stop_position=stop_position, filt=filt,
+                      start_datetime=start)
     except BinlogError as exc:
+        out.flush()
         click.echo(f"binlogwriter: {exc}", err=True)
         sys.exit(1)
 
@@ -198,17 +215,6 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     click.echo(f"{len(counts)} tables, {sum(counts.values())} rows")
 
 
-def _render_payload(out, ev, rec, opts) -> None:
-    """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
-    mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""
-    from binlogwriter.payload import inner_events
-    from binlogwriter.text_state import ReadState
-
-    st = ReadState()
-    for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=st):
-        out.write("\n".join(render_event(inner, opts, st)) + "\n")
-
-
 def _check_payload(ev, rec) -> list[str]:
     """Inner events of a TRANSACTION_PAYLOAD re-encode to the decompressed stream (the
     compressed bytes themselves are kept as read: format.md §15)."""
@@ -221,28 +227,6 @@ def _check_payload(ev, rec) -> list[str]:
                        f"- at {rec.file}:{rec.offset}")
     return out
 
-
-def _register_optional_commands() -> None:
-    from binlogwriter.serve.cli import serve
-
-    main.add_command(serve)
-    try:
-        from generators.cli import generate
-    except ImportError:  # pragma: no cover - generators not installed
-        return
-    main.add_command(generate)
-
-
-def _register_fixture_command() -> None:
-    from binlogwriter.fixtures.cli import fixture
-
-    main.add_command(fixture)
-
-
-_register_fixture_command()
-
-
-_register_optional_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

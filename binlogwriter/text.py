@@ -9,8 +9,8 @@ registered in :data:`DETAIL_RENDERERS`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
+import time as _time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -32,7 +32,7 @@ from binlogwriter.rows_events import RowsEvent
 from binlogwriter.table_map_event import TableMapEvent
 from binlogwriter.text_rows import render_rows
 
-__all__ = ["render_event", "format_time", "DETAIL_RENDERERS", "RenderOptions", "render_table_map"]
+__all__ = ["render_event", "render_tail", "format_time", "DETAIL_RENDERERS", "RenderOptions", "render_table_map"]
 
 
 class RenderOptions:
@@ -47,8 +47,8 @@ class RenderOptions:
 @functools.lru_cache(maxsize=4096)
 def format_time(ts: int) -> str:
     """``YYMMDD HH:MM:SS`` with a space-padded hour, as mysqlbinlog prints (UTC)."""
-    t = _dt.datetime.fromtimestamp(ts, _dt.UTC)
-    return f"{t:%y%m%d} {t.hour:2d}:{t:%M:%S}"
+    t = _time.gmtime(ts)
+    return f"{t.tm_year % 100:02d}{t.tm_mon:02d}{t.tm_mday:02d} {t.tm_hour:2d}:{t.tm_min:02d}:{t.tm_sec:02d}"
 
 
 _ROWS_NAMES = {
@@ -279,14 +279,21 @@ DETAIL_RENDERERS: dict[int, Callable[[ev.Event, RenderOptions, Any], Iterator[st
 def render_event(e: ev.Event, opts: RenderOptions | None = None, state: Any = None,
                  crc: int | None = None) -> list[str]:
     """The lines of one event block (``crc``: the stored CRC32 footer, if any)."""
-    opts = opts or RenderOptions()
     o = e.origin
-    lines = []
-    if o is not None:
-        lines.append(f"# at {o.offset}")
     crc_text = "" if crc is None else f" CRC32 0x{crc:08x}"
-    lines.append(f"#{format_time(e.timestamp or 0)} server id {e.server_id}  end_log_pos {e.log_pos}{crc_text} \t"
-                 f"{_summary(e, state)}")
+    head = f"#{format_time(e.timestamp or 0)} server id {e.server_id}  end_log_pos {e.log_pos}{crc_text} \t"
+    tail = render_tail(e, opts, state)
+    tail[0] = head + tail[0]
+    if o is not None:
+        tail.insert(0, f"# at {o.offset}")
+    return tail
+
+
+def render_tail(e: ev.Event, opts: RenderOptions | None = None, state: Any = None) -> list[str]:
+    """The event's summary (what follows the tab of its header line) and its detail lines:
+    :func:`render_event` without the ``# at`` line and the header fields before the tab."""
+    opts = opts or _DEFAULT_OPTIONS
+    lines = [_summary(e, state)]
     renderer = DETAIL_RENDERERS.get(e.type_code)
     try:
         if renderer is not None:
@@ -294,6 +301,10 @@ def render_event(e: ev.Event, opts: RenderOptions | None = None, state: Any = No
         else:
             lines.extend(_body(e, opts))
     except DecodeError as exc:  # raised by a view of the event: say which event
+        o = e.origin
         raise exc.located(file=o.file if o else None, offset=o.offset if o else None,
                           event_type=e.type_name) from None
     return lines
+
+
+_DEFAULT_OPTIONS = RenderOptions()

@@ -54,7 +54,7 @@ from binlogwriter.values.row import decode_row_image
 
 __all__ = [
     "field_metadata", "quote_bytes", "bit_string", "format_value", "decimal_text",
-    "render_row_image", "render_rows", "rows_lines", "rows_bytes", "RowCount",
+    "render_row_image", "render_rows", "rows_lines", "rows_text", "rows_bytes", "RowCount",
 ]
 
 
@@ -209,7 +209,7 @@ class _ImagePrinter:
     """``print_verbose_one_row`` for one table: per column its line prefix, its renderer and
     its ``-vv`` comments, prepared once (the renderers and type names never change)."""
 
-    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols", "_images")
+    __slots__ = ("cols", "types", "metas", "nullable", "verbose", "family", "_cols", "_images", "_blocks")
 
     def __init__(self, cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
                  nullable: Sequence[bool], verbose: int, family: str) -> None:
@@ -217,6 +217,7 @@ class _ImagePrinter:
         self.verbose, self.family = verbose, family
         self._cols: dict[int, tuple] = {}
         self._images: dict[tuple, tuple] = {}
+        self._blocks: dict[tuple, Any] = {}
 
     def _column(self, i: int) -> tuple:
         c = self._cols.get(i)
@@ -232,6 +233,44 @@ class _ImagePrinter:
             self._cols[i] = c
         return c
 
+    def block(self, present: Sequence[bool], compact: bool = False) -> Any:
+        """``text(values) -> str``: the ``###   @N=…`` lines of one image, each preceded by a
+        newline ("" for an image without columns), compiled once per present-columns bitmap
+        from the per-column heads, renderers and comments of :meth:`_column` (the pieces
+        :meth:`lines` joins). ``values`` are full width, or with ``compact`` the present
+        columns' only (the compiled row decoders' shape)."""
+        key = (present if type(present) is tuple else tuple(present), compact)
+        fn = self._blocks.get(key)
+        if fn is None:
+            fn = self._blocks[key] = self._compile(key[0], compact)
+        return fn
+
+    def _compile(self, present: tuple, compact: bool) -> Any:
+        env: dict[str, Any] = {"Q": "'"}
+        parts, names = [], []
+        for r, i in enumerate(i for i, p in enumerate(present) if p):
+            head, fn, tail, null = self._column(i)
+            a = f"a{r}"
+            names.append((a, r if compact else i))
+            env[f"H{r}"], env[f"F{r}"], env[f"T{r}"], env[f"N{r}"] = "\n" + head, fn, tail, null
+            half = _INT_HALF.get(self.cols[i].type_code) if self.types[i] == self.cols[i].type_code else None
+            plain = getattr(fn, "plain_text", None)
+            if half is not None:  # integers inline in the common case: non-negative below the sign bit
+                val = f"(str({a}) + T{r} if 0 <= {a} < {half} else F{r}({a}) + T{r})"
+            elif plain is not None:  # UTF-8 text without a byte to escape, inline (values/render.py)
+                env[f"S{r}"] = plain
+                val = f"(Q + {a} + Q + T{r} if type({a}) is str and S{r}({a}) is None else F{r}({a}) + T{r})"
+            else:
+                val = f"F{r}({a}) + T{r}"
+            parts.append(f"{{H{r}}}{{N{r} if {a} is None else {val}}}")
+        if not parts:
+            return lambda values: ""
+        src = ["def text(v):"]
+        src += [f"  {a} = v[{j}]" for a, j in names]
+        src.append('  return f"' + "".join(parts) + '"')
+        exec(compile("\n".join(src), "<### printer>", "exec"), env)  # noqa: S102 - from column types only
+        return env["text"]
+
     def lines(self, present: Sequence[bool], values: Sequence[Any]) -> list[str]:
         """The ``###   @N=…`` lines of one decoded image (full-width values; columns not
         present are skipped)."""
@@ -243,6 +282,9 @@ class _ImagePrinter:
         return [head + null if (v := values[i]) is None else head + fn(v) + tail
                 for i, head, fn, tail, null in image]
 
+
+_INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
+"""Integer type -> the first value whose text is not ``str(value)`` (values/render.py)."""
 
 _PRINTERS: dict[tuple, tuple] = {}
 
@@ -330,18 +372,29 @@ def rows_bytes(e: Any) -> bytes:
 
 
 class RowCount:
-    """Rows printed since the last statement end, per reading state (``# Number of rows``)."""
+    """Rows printed since the last statement end, per reading state (``# Number of rows``):
+    kept in the state's ``pending_rows`` (text_state.ReadState), or beside a state object
+    that has none."""
 
     _counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @classmethod
     def add(cls, state: Any, n: int) -> None:
-        if state is not None:
+        if state is None:
+            return
+        if hasattr(state, "pending_rows"):
+            state.pending_rows += n
+        else:
             cls._counts[state] = cls._counts.get(state, 0) + n
 
     @classmethod
     def take(cls, state: Any) -> int:
-        return cls._counts.pop(state, 0) if state is not None else 0
+        if state is None:
+            return 0
+        if hasattr(state, "pending_rows"):
+            n, state.pending_rows = state.pending_rows, 0
+            return n
+        return cls._counts.pop(state, 0)
 
 
 def _flavor_of(state: Any, table_id: int) -> str | None:
@@ -352,21 +405,14 @@ def _flavor_of(state: Any, table_id: int) -> str | None:
     return next((t.flavor for t in tables.values()), None)
 
 
-def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[list[str], int]:
-    """(``###`` lines, number of rows) of one rows event whose Table_map is ``tm``
-    (``Rows_log_event::print_verbose``), printed from the values the reader decoded (one
-    decoder of row bytes: values/row.py and the compiled decoders equal to it). Rows the
+def rows_text(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[str, int]:
+    """(``###`` lines joined by newlines, number of rows) of one rows event whose Table_map is
+    ``tm`` (``Rows_log_event::print_verbose``), printed from the values the reader decoded
+    (one decoder of row bytes: values/row.py and the compiled decoders equal to it). Rows the
     reader left raw are decoded here with columns from the Table_map alone. ValueError when
     they cannot be (mariadb-binlog stops with exit status 1 there)."""
     if e.type_code == 39:
         raise ValueError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not printed yet")
-    target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
-    if e.type_code in UPDATE_TYPES:
-        command, clause1, clause2 = "UPDATE", "### WHERE", "### SET"
-    elif e.type_code in DELETE_TYPES:
-        command, clause1, clause2 = "DELETE FROM", "### WHERE", None
-    else:
-        command, clause1, clause2 = "INSERT INTO", "### SET", None
     if e.rows is not None and e.rows_raw is None and e.columns is not None:
         pr = _printer(e.columns, tm, verbose, family)
         rows = e.rows
@@ -376,18 +422,29 @@ def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tu
         cols = _columns(types, metas, shown)
         pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
         rows = _decode_raw(e, cols)
-    if not rows and clause2 is None and command == "INSERT INTO":
-        return [f"### INSERT INTO {target} VALUES ()"], 0
-    out: list[str] = []
-    head = f"### {command} {target}"
-    for row in rows:
-        if clause2 is not None:
-            before, after = row
-            out += [head, clause1, *pr.lines(e.columns_present, before), clause2,
-                    *pr.lines(e.columns_after, after)]
-        else:
-            out += [head, clause1, *pr.lines(e.columns_present, row)]
-    return out, len(rows)
+    return images_text(pr, tm, e.type_code, e.columns_present, e.columns_after, rows, False), len(rows)
+
+
+def images_text(pr: _ImagePrinter, tm: Any, type_code: int, present: Sequence[bool],
+                after: Sequence[bool] | None, rows: Sequence[Any], compact: bool) -> str:
+    """The ``###`` text of the rows of one event (full-width values, or ``compact``: the
+    present columns' only)."""
+    target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+    if type_code in UPDATE_TYPES:
+        bimg, aimg = pr.block(present, compact), pr.block(after, compact)
+        pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"
+        return "\n".join([pre + bimg(b) + mid + aimg(a) for b, a in rows])
+    if not rows and type_code not in DELETE_TYPES:
+        return f"### INSERT INTO {target} VALUES ()"
+    img = pr.block(present, compact)
+    pre = f"### DELETE FROM {target}\n### WHERE" if type_code in DELETE_TYPES else f"### INSERT INTO {target}\n### SET"
+    return "\n".join([pre + img(r) for r in rows])
+
+
+def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[list[str], int]:
+    """:func:`rows_text` as a list of lines."""
+    text, n = rows_text(e, tm, verbose, family)
+    return (text.split("\n") if text else []), n
 
 
 def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
@@ -428,11 +485,11 @@ def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
             yield f"### Row event for unknown table #{e.table_id}"
     else:
         try:
-            lines, n = rows_lines(e, tm, verbose, family)
+            text, n = rows_text(e, tm, verbose, family)
         except ValueError as exc:
-            lines, n = [f"### Row event for `{tm.schema}`.`{tm.table}` not printable: {exc}"], 0
-        if verbose:
-            yield from lines
+            text, n = f"### Row event for `{tm.schema}`.`{tm.table}` not printable: {exc}", 0
+        if verbose and text:
+            yield from text.split("\n")
         RowCount.add(state, n)
     if e.rows_flags & STMT_END_F:
         total = RowCount.take(state)

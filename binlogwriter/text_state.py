@@ -20,6 +20,8 @@ class ReadState:
         self.tables: dict[int, Any] = {}
         self.columns: dict[int, list] = {}
         self.schemas = schemas or {}
+        self.pending_rows = 0
+        """Rows printed since the last statement end (``# Number of rows``, text_rows.RowCount)."""
 
     def observe(self, event: Event) -> None:
         if event.type_code == 19:

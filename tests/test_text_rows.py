@@ -15,6 +15,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.events import decode_event
 from binlogwriter.format import BinlogFormat
@@ -214,3 +216,49 @@ def test_unknown_table_line() -> None:
     ev = rows_event_class("insert", version=1)(table_id=77, rows_flags=1, width=1,
                                                columns_present=(True,), rows=None, rows_raw=b"\x00\x01")
     assert list(render_rows(ev, RenderOptions(verbose=1), ReadState())) == ["### Row event for unknown table #77"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40) | st.text(max_size=20).map(lambda t: t.encode("utf-8")),
+       st.sampled_from(("mariadb", "mysql")))
+def test_quote_bytes_escapes_byte_by_byte(data: bytes, family: str) -> None:
+    """``my_b_write_quoted`` works on bytes: each byte < 0x20 (MySQL: also ``'`` and ``\\``)
+    becomes ``\\xNN``, every other byte is written as is (our text: UTF-8 with surrogate
+    escapes for what does not decode)."""
+    special = set(range(0x20)) | ({0x27, 0x5C} if family == "mysql" else set())
+    want = b"'" + b"".join(b"\\x%02x" % b if b in special else bytes((b,)) for b in data) + b"'"
+    assert quote_bytes(data, family).encode("utf-8", "surrogateescape") == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 64).flatmap(lambda n: st.tuples(st.just(n), st.binary(min_size=(n + 7) // 8,
+                                                                             max_size=(n + 7) // 8))))
+def test_bit_string_takes_the_last_bits(case: tuple[int, bytes]) -> None:
+    nbits, data = case
+    bits = "".join(f"{b:08b}" for b in data)
+    assert bit_string(data, nbits) == "b'" + bits[len(bits) - nbits:] + "'"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes(min_value=__import__("datetime").datetime(1, 1, 1)), st.integers(0, 6))
+def test_datetime2_text_keeps_fsp_digits(value, fsp: int) -> None:
+    """DATETIME2 prints ``'YYYY-MM-DD hh:mm:ss[.f…]'``: the year in 4 digits, the first ``fsp``
+    digits of the microseconds (log_event_print_value)."""
+    from binlogwriter.values import ColumnDesc
+    from binlogwriter.values.render import render_value
+
+    frac = "." + f"{value.microsecond:06d}"[:fsp] if fsp else ""
+    want = (f"'{value.year:04d}-{value.month:02d}-{value.day:02d} {value.hour:02d}:{value.minute:02d}:"
+            f"{value.second:02d}{frac}'")
+    assert render_value(ColumnDesc(18, bytes((fsp,))), value) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, (1 << 32) - 1))
+def test_header_time_is_utc_yymmdd_with_a_space_padded_hour(ts: int) -> None:
+    import datetime as dt
+
+    from binlogwriter.text import format_time
+
+    t = dt.datetime.fromtimestamp(ts, dt.UTC)
+    assert format_time(ts) == f"{t.year % 100:02d}{t.month:02d}{t.day:02d} {t.hour:2d}:{t.minute:02d}:{t.second:02d}"

@@ -37,8 +37,13 @@ from binlogwriter.values.types import Geometry, MysqlDateTime, MysqlTime
 
 __all__ = ["render_value", "renderer", "quote_bytes", "bit_string"]
 
+_SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
+_SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
 _ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
 _ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
+_PAIRS_MARIADB = tuple((bytes((c,)), b"\\x%02x" % c) for c in range(0x20))
+_PAIRS_MYSQL = ((b"\\", b"\\x5c"), (b"'", b"\\x27"), *_PAIRS_MARIADB)
+_UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
 
@@ -46,19 +51,25 @@ _INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
 def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     """``my_b_write_quoted``: ``'…'`` with bytes < 0x20 as ``\\xNN``; MariaDB writes ``'`` and
     ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
-    Non-UTF-8 bytes come back as surrogate escapes."""
+    Non-UTF-8 bytes come back as surrogate escapes.
+
+    Escaping is one ``bytes.replace`` per byte value present (backslash first: the escapes
+    written after it bring backslashes of their own)."""
     raw = bytes(data)
-    pattern = _ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL
-    if pattern.search(raw) is not None:
-        raw = pattern.sub(lambda m: b"\\x%02x" % m.group()[0], raw)
+    if (_ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL).search(raw) is not None:
+        for byte, esc in (_PAIRS_MARIADB if family == "mariadb" else _PAIRS_MYSQL):
+            if byte in raw:
+                raw = raw.replace(byte, esc)
     return "'" + raw.decode("utf-8", "surrogateescape") + "'"
 
 
 def bit_string(data: bytes | memoryview, nbits: int) -> str:
-    """``my_b_write_bit``: the last ``nbits`` bits of the bytes, most significant first."""
-    nbits8 = (nbits + 7) // 8 * 8
-    return "b'" + "".join("1" if (data[b // 8] >> (7 - b % 8)) & 1 else "0"
-                          for b in range(nbits8 - nbits, nbits8)) + "'"
+    """``my_b_write_bit``: the last ``nbits`` bits of the first ``ceil(nbits / 8)`` bytes,
+    most significant first."""
+    if nbits <= 0:
+        return "b''"
+    value = int.from_bytes(bytes(data[:(nbits + 7) // 8]), "big") & ((1 << nbits) - 1)
+    return f"b'{value:0{nbits}b}'"
 
 
 def _c_double(x: float, spec: str) -> str:
@@ -162,32 +173,51 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         return dt_old
     if t == 18:
         dec = min(meta[0], 6)
+        cut = 20 + dec if dec else 19
 
         def dt2(v: Any) -> str:
+            # digits and "-: ." only: nothing quote_bytes would escape
+            if type(v) is _dt.datetime:  # isoformat: 4-digit year, 6 fraction digits, cut to fsp
+                return "'" + v.isoformat(" ", "microseconds")[:cut] + "'"
             y, mo, d, h, mi, s, us = _fields(v)
-            return quote_bytes(f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac(us, dec)}".encode(),
-                               family)
+            return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac(us, dec)}'"
         return dt2
     if t == 11:
         return lambda v: "'" + _time_text(v, 0) + "'"
     if t == 19:
         dec = min(meta[0], 6)
-        return lambda v: quote_bytes(_time_text(v, dec).encode(), family)
+        return lambda v: "'" + _time_text(v, dec) + "'"  # digits and "-:." only: nothing to escape
     if t == 255:
         return lambda v: quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
     if t == 245 and family == "mysql":
-        def json_text(v: Any) -> str:
-            from binlogwriter.values.types import JsonNull
+        from binlogwriter.values.types import JsonNull
 
+        special = _SPECIAL_MYSQL
+
+        def json_text(v: Any) -> str:
             if isinstance(v, JsonNull):
                 text = "" if v.empty else "null"
             else:
                 text = json.dumps(v, ensure_ascii=False, default=str)
+            if text.isascii() and special.search(text) is None:  # nothing quote_bytes would change
+                return "'" + text + "'"
             return quote_bytes(text.encode("utf-8", "surrogateescape"), family)
         return json_text
     if t in (15, 252, 253, 254):
         text = _Text(col)
         binary_char = t in (253, 254) and text.binary
+        if text.text and text.coll is not None and text.coll.codec in _UTF8_CODECS:
+            # text decoded as UTF-8 / ASCII re-encodes to the bytes it came from, which print
+            # as that same text: only the escapes need looking for (bytes kept when they did
+            # not decode go the general way)
+            special = _SPECIAL_MARIADB if family == "mariadb" else _SPECIAL_MYSQL
+
+            def utf8_text(v: Any) -> str:
+                if type(v) is str and special.search(v) is None:
+                    return "'" + v + "'"
+                return quote_bytes(v.encode("utf-8") if isinstance(v, str) else bytes(v), family)
+            utf8_text.plain_text = special.search  # type: ignore[attr-defined]  # compiled printers inline the first branch
+            return utf8_text
 
         def string_text(v: Any) -> str:
             if isinstance(v, str):

@@ -1,6 +1,7 @@
 """``inspect`` filters against mariadb-binlog's own (issue 11): on generated MariaDB-flavor
 runs, ``--start-datetime``, ``--stop-datetime``, ``-d/--database`` and ``-T/--table`` select
-exactly the ``###`` row lines mariadb-binlog selects (it runs with TZ=UTC; we print UTC).
+exactly the ``###`` row lines, ``# at`` lines and event headers mariadb-binlog selects (it runs
+with TZ=UTC; we print UTC).
 GTID sets (mariadb-binlog has no --include-gtids) are checked against the GTIDs the
 generator's manifest names."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,10 +31,20 @@ def run(tmp_path_factory) -> Path:
     return out
 
 
-def rows(argv: list[str]) -> list[str]:
+def listing(argv: list[str]) -> list[str]:
     p = subprocess.run(argv, capture_output=True, timeout=300, env={**os.environ, "TZ": "UTC"}, cwd=REPO_ROOT)
     assert p.returncode == 0, p.stderr.decode(errors="replace")
-    return [line for line in p.stdout.decode("utf-8", "surrogateescape").split("\n") if line.startswith("###")]
+    return p.stdout.decode("utf-8", "surrogateescape").split("\n")
+
+
+def rows(argv: list[str]) -> list[str]:
+    return [line for line in listing(argv) if line.startswith("###")]
+
+
+def positions(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The ``# at`` lines and the event header lines up to their tab, in order."""
+    return ([line for line in lines if line.startswith("# at ")],
+            [line.split("\t", 1)[0] for line in lines if re.match(r"#\d{6} ", line)])
 
 
 def _times(run: Path) -> tuple[str, str]:
@@ -50,9 +62,14 @@ def test_filter_matches_mariadb_binlog(run: Path, case: str) -> None:
     args = {"start": ["--start-datetime", a], "stop": ["--stop-datetime", b],
             "both": ["--start-datetime", a, "--stop-datetime", b], "db": ["-d", "test"],
             "db-none": ["-d", "nope"], "table": ["-T", "orders"], "table-db": ["-d", "test", "-T", "customers"]}[case]
-    theirs = rows([find_binary("mariadb-binlog"), "-vv", "--base64-output=decode-rows", *args, f])
-    ours = rows([sys.executable, "-m", "binlogwriter", "inspect", "-vv", *args, f])
+    theirs_all = listing([find_binary("mariadb-binlog"), "-vv", "--base64-output=decode-rows", *args, f])
+    ours_all = listing([sys.executable, "-m", "binlogwriter", "inspect", "-vv", *args, f])
+    ours, theirs = [x for x in ours_all if x.startswith("###")], [x for x in theirs_all if x.startswith("###")]
     assert ours == theirs
+    # the same events in range (a ``# at`` line each, filtered by -d/-T or not) and the same
+    # events shown (header lines); the FDE always
+    assert positions(ours_all) == positions(theirs_all)
+    assert any(x.startswith("#") and "\tStart: binlog v 4" in x for x in ours_all)
     everything = rows([sys.executable, "-m", "binlogwriter", "inspect", "-vv", f])
     if case != "db":
         assert len(ours) < len(everything)
@@ -76,6 +93,12 @@ def test_gtid_sets(run: Path) -> None:
 
     every = gtids()
     assert set(gtids("--include-gtids", spec)) == want
+    # mysqlbinlog prints the ``# at`` line of every event before its GTID filter decides
+    # (process_event): the positions stay, the events of other transactions go
+    at = [line for line in listing([sys.executable, "-m", "binlogwriter", "inspect", f]) if line.startswith("# at ")]
+    shown = listing([sys.executable, "-m", "binlogwriter", "inspect", "--include-gtids", spec, f])
+    assert [line for line in shown if line.startswith("# at ")] == at
+    assert sum(1 for line in shown if re.match(r"#\d{6} ", line)) < len(at)
     assert set(gtids("--exclude-gtids", spec)) == set(every) - want
     bad = subprocess.run([sys.executable, "-m", "binlogwriter", "inspect", "--include-gtids", "zzz", f],
                          capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)

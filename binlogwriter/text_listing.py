@@ -1,0 +1,344 @@
+"""The ``inspect`` listing of whole files, written as fast as the events allow.
+
+:func:`write_listing` prints what :func:`binlogwriter.text.render_event` prints for every
+event of the files (the **reference path**: each event decoded by the reader, then rendered),
+but takes shortcuts where the text is a function of bytes already seen:
+
+* the ``# at`` / header line is formatted from the 19-byte common header (format.md §3)
+  without an event object;
+* Query and Table_map events whose body (and, for a Query, timestamp: ``SET TIMESTAMP``)
+  repeat print the text rendered the first time; a Table_map whose body equals the one the
+  reading state already holds for its table id is not decoded again (decoding is a pure
+  function of the body, format.md §12);
+* XID events print from their 8 body bytes (format.md §10); GTID events in their common
+  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and rendered by
+  :func:`~binlogwriter.text.render_tail`, skipping the event dispatch;
+* rows events are read with the compiled row decoders (:mod:`binlogwriter.read.rowdecode`,
+  proven equal to the declarative row codec) into the present columns' values, and printed
+  by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
+* output goes out in large chunks.
+
+Anything else, anything unusual (a checksum that does not match, a rows event whose table
+map is missing or whose columns the compiled decoder does not take, a value the printer
+rejects, any filter of :class:`~binlogwriter.read.filters.EventFilter` being active) takes
+the reference path, so errors and text stay the reference path's. ``fast=False`` forces the
+reference path for every event; a property test holds the two equal.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from binlogwriter.events import has_footer
+from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, STMT_END_F, V2_TYPES
+from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
+from binlogwriter.read.framing import CRC_RESIDUE, MAX_EVENT_SIZE, iter_frames
+from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
+from binlogwriter.reader import BinlogReader, RawRecord
+from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
+from binlogwriter.text_rows import _printer, _quote_ident
+from binlogwriter.text_state import ReadState
+
+__all__ = ["write_listing"]
+
+_HEAD = struct.Struct("<IBIIIH")
+_ROWS_FAST = frozenset(ROWS_TYPES) - {39}
+_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
+_CHUNK = 2000
+"""Events per write to the output."""
+
+
+class _Table:
+    """What the rows events of one table id need, while its Table_map stays the same."""
+
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes")
+
+    def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
+        self.tm, self.cols = tm, cols
+        self.width = len(cols)
+        self.family = _family(tm.flavor)
+        self.names = _ROWS_NAMES[self.family]
+        # MariaDB old temporals without an fsp: only the declarative path decodes them
+        self.ok = not any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb")
+                          for c in cols)
+        self.printer = _printer(cols, tm, verbose, self.family)
+        self.decoder = table_decoder(cols)
+        self.heads: dict[tuple, str] = {}
+        self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+        self.shapes: dict[tuple, tuple] = {}
+
+    def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
+        """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
+        one kind of rows event and its column bitmaps (images_text in text_rows.py)."""
+        key = (t, present, after)
+        sh = self.shapes.get(key)
+        if sh is None:
+            dec, pr, target = self.decoder, self.printer, self.target
+            if after is not None:
+                sh = (dec.image(present), pr.block(present, True), f"### UPDATE {target}\n### WHERE",
+                      dec.image(after), pr.block(after, True), "\n### SET")
+            else:
+                pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
+                       else f"### INSERT INTO {target}\n### SET")
+                sh = (dec.image(present), pr.block(present, True), pre, None, None, None)
+            if len(self.shapes) > 256:
+                self.shapes.clear()
+            self.shapes[key] = sh
+        return sh
+
+    def summary(self, t: int, tid: int, flags: int) -> str | None:
+        """``Write_rows: table id N flags: STMT_END_F`` (text._rows_summary)."""
+        key = (t, tid, flags & STMT_END_F)
+        s = self.heads.get(key)
+        if s is None:
+            name = self.names.get(t) or _ROWS_NAMES["mariadb"].get(t)
+            if name is None:
+                return None
+            s = self.heads[key] = f"{name}: table id {tid}" + (" flags: STMT_END_F" if flags & STMT_END_F else "")
+        return s
+
+
+class _Listing:
+    def __init__(self, out: TextIO, opts: RenderOptions, filt: Any, fast: bool, start: int | None = None) -> None:
+        self.out, self.opts, self.filt = out, opts, filt
+        self.start = start
+        self.fast = fast and not (filt is not None and filt.active)
+        self.verbose = opts.verbose
+        self.texts: dict[tuple, str] = {}
+        self.buf: list[str] = []
+
+    def flush(self) -> None:
+        if self.buf:
+            self.buf.append("")  # the last event's newline
+            self.out.write("\n".join(self.buf))
+            self.buf = []
+
+    # -- the reference path ------------------------------------------------------------
+    def slow(self, reader: BinlogReader, rec: RawRecord, crc: int | None) -> None:
+        filt = self.filt
+        if filt is not None and filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
+            raise _Stop
+        e = reader.decode(rec)
+        if filt is not None and filt.active and not filt.shows(e, reader.state):
+            # mysqlbinlog prints the position of every event in range before its filters
+            # (GTID set, database, table) decide (process_event)
+            self.buf.append(f"# at {rec.offset}")
+            return
+        self.buf.append("\n".join(render_event(e, self.opts, reader.state, crc=crc)))
+        if e.type_code == 40:
+            self._payload(e, rec)
+
+    def _payload(self, ev: Any, rec: RawRecord) -> None:
+        """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
+        mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""
+        from binlogwriter.payload import inner_events
+        from binlogwriter.text_state import ReadState
+
+        st = ReadState()
+        for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=st):
+            self.buf.append("\n".join(render_event(inner, self.opts, st)))
+
+    # -- a file ------------------------------------------------------------------------
+    def file(self, reader: BinlogReader, path: Any) -> None:  # noqa: C901 - one branch per shortcut
+        """Every selected event of one file (BinlogReader.records: the range applies in
+        every file, the format follows every FDE, read or not; a new state per file)."""
+        reader.state = state = ReadState(reader.schemas)
+        name = os.fspath(path)
+        start, stop = reader.start_position, reader.stop_position
+        fast = self.fast and self.start is None
+        verify = reader.verify_checksum
+        opts = self.opts
+        verbose = self.verbose
+        texts = self.texts
+        buf = self.buf
+        tables: dict[int, _Table] = {}
+        tm_bodies: dict[int, bytes] = {}
+        unpack = _HEAD.unpack_from
+        crc32 = zlib.crc32
+        fmt = None
+        footer = tid_size = 0
+        rows_ok: frozenset = frozenset()
+        ranged = start is not None or stop is not None
+        since = self.start
+        for offset, data, rfmt in iter_frames(path, verify_checksum=verify, check_crc=False,
+                                              max_event_size=reader.max_event_size):
+            if ranged:
+                if start is not None and offset < start:
+                    reader.fmt = rfmt
+                    continue
+                if stop is not None and offset >= stop:
+                    break
+            if len(buf) >= _CHUNK:
+                self.flush()
+                buf = self.buf
+            if rfmt is not fmt:  # a new FDE: new body caches
+                reader.fmt = fmt = rfmt
+                footer = fmt.footer_size
+                tid_size = fmt.table_id_size
+                rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
+                tables.clear()
+                tm_bodies.clear()
+                texts.clear()
+            n = len(data)
+            ts, t, sid, length, log_pos, _flags = unpack(data, 0)
+            if since is not None and t != 15:
+                # --start-datetime: events before it are not read at all; the first event at or
+                # after it opens the range for good, later timestamps notwithstanding (the FDE is
+                # always read: mysqlbinlog's process_event)
+                if ts < since:
+                    continue
+                self.start = since = None
+                fast = self.fast
+            if t == 15 or not fast or length != n or (footer and verify and crc32(data) != CRC_RESIDUE):
+
+                # FDEs (their footer is their own), a checksum error, any filter: the reference path
+                rec = RawRecord(name, offset, data, rfmt)
+                self.slow(reader, rec, _crc_of(rec))
+                buf = self.buf
+                if t == 19 and n >= 19 + tid_size:
+                    tid = int.from_bytes(data[19:19 + tid_size], "little")
+                    tables.pop(tid, None)
+                    tm_bodies.pop(tid, None)
+                continue
+            end = n - footer
+            crc = int.from_bytes(data[end:], "little") if footer else None
+            head = (f"# at {offset}\n#{format_time(ts)} server id {sid}  end_log_pos {log_pos}"
+                    f"{'' if crc is None else f' CRC32 0x{crc:08x}'} \t")
+            if t in rows_ok:
+                # a rows event: its Table_map's compiled decoder and ### printer
+                tid = int.from_bytes(data[19:19 + tid_size], "little")
+                tab = tables.get(tid)
+                if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
+                    tab = self.table(state, tid, tables)
+                if tab is not None:
+                    text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
+                    if text is not None:
+                        buf.append(head + text)
+                        continue
+            elif t == 2 or t == 19:
+                body = data[19:end]
+                ev = None
+                if t == 19:
+                    tid = int.from_bytes(body[:tid_size], "little")
+                    if tm_bodies.get(tid) != body:  # a new definition for the id: the reader decodes it
+                        tables.pop(tid, None)
+                        tm_bodies.pop(tid, None)
+                        ev = reader.decode(RawRecord(name, offset, data, rfmt))
+                        tm_bodies[tid] = body
+                    key: tuple = (19, body)
+                else:
+                    key = (2, body, ts)
+                tail = texts.get(key)
+                if tail is None:
+                    if ev is None:
+                        ev = reader.decode(RawRecord(name, offset, data, rfmt))
+                    tail = "\n".join(render_tail(ev, opts, state))
+                    if len(texts) > 4096:
+                        texts.clear()
+                    texts[key] = tail
+                buf.append(head + tail)
+                continue
+            elif t == 162 or t == 33 or t == 34:
+                # GTIDs in their common shapes, read as the reader's fast decoder reads them
+                ev = (_mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos) if t == 162
+                      else _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos))
+                if ev is not None:
+                    buf.append(head + "\n".join(render_tail(ev, opts, state)))
+                    continue
+            elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:  # XID: one u64
+                buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
+                continue
+            self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
+            buf = self.buf
+
+    def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
+        tm = state.tables.get(tid)
+        cols = state.columns.get(tid)
+        if tm is None or cols is None:
+            return None
+        try:
+            tab = tables[tid] = _Table(tm, cols, self.verbose)
+        except Exception:  # noqa: BLE001 - the reference path reports what is wrong
+            return None
+        return tab
+
+    @staticmethod
+    def rows(tab: _Table, t: int, data: bytes, end: int, tid_size: int, tid: int, state: Any,
+             verbose: int) -> str | None:
+        """Summary and ``###`` text of a rows event, or None: the reference path prints it."""
+        if not tab.ok:
+            return None
+        try:
+            h = parse_rows_header(t, data[19:end], tid_size)
+            if h.width != tab.width:
+                return None
+            img, bprint, pre, aimg, aprint, mid = tab.shape(t, h.present, h.after)
+            buf = h.rows
+            n = len(buf)
+            pos = 0
+            parts: list = []
+            if aimg is not None:  # decoded and printed image by image (images_text, text_rows.py)
+                while pos < n:
+                    b, _, pos = img(buf, pos)
+                    a, _, pos = aimg(buf, pos)
+                    parts.append(pre + bprint(b) + mid + aprint(a))
+            else:
+                while pos < n:
+                    v, _, pos = img(buf, pos)
+                    parts.append(pre + bprint(v))
+                if not parts and t not in DELETE_TYPES:
+                    parts.append(f"### INSERT INTO {tab.target} VALUES ()")
+                    pos = -1
+            text = "\n".join(parts)
+            nrows = len(parts) if pos >= 0 else 0
+        except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
+            return None
+        flags = h.rows_flags
+        summary = tab.summary(t, tid, flags)
+        if summary is None:
+            return None
+        state.pending_rows += nrows
+        if verbose and text:
+            summary += "\n" + text
+        if flags & STMT_END_F:
+            total, state.pending_rows = state.pending_rows, 0
+            if tab.family == "mariadb":
+                summary += f"\n# Number of rows: {total}"
+        return summary
+
+
+def _crc_of(rec: RawRecord) -> int | None:
+    """The stored CRC32 footer of a record, if it has one."""
+    return int.from_bytes(rec.data[-4:], "little") if has_footer(rec.data, rec.fmt) else None
+
+
+class _Stop(Exception):
+    """``--stop-datetime`` reached."""
+
+
+def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None = None, *,
+                  start_position: int | None = None, stop_position: int | None = None, filt: Any = None,
+                  verify_checksum: bool = True, schemas: Any = None, max_event_size: int = MAX_EVENT_SIZE,
+                  fast: bool = True, start_datetime: int | None = None) -> None:
+    """Write the listing of ``paths`` to ``out`` (text as :func:`render_event` gives it,
+    events separated by newlines). Errors are those of the reader (located DecodeError);
+    everything printed before one has been written when it propagates.
+
+    ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`) decides per event after its
+    ``# at`` line; ``start_datetime`` (epoch seconds) skips the events before the first one at
+    or after it (FDEs excepted), as mysqlbinlog / mariadb-binlog do."""
+    lst = _Listing(out, opts or RenderOptions(), filt, fast, start_datetime)
+    paths = list(paths)
+    reader = BinlogReader(paths, verify_checksum=verify_checksum, start_position=start_position,
+                          stop_position=stop_position, schemas=schemas, max_event_size=max_event_size)
+    try:
+        for p in paths:
+            lst.file(reader, p)
+    except _Stop:
+        pass
+    finally:
+        lst.flush()
