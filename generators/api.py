@@ -96,34 +96,6 @@ def write_batch(run: Run, writer: Any, ab: AppliedBatch, plan: Any, rb: Any, kep
     """Write transactions ``0..kept-1`` (default: all) of a batch planned by
     ``writer.plan_rows(rb)`` (see module docstring); returns how many were written. The
     writer's clock ends at the last written transaction's."""
-    sizes = plan.sizes
-    now0 = writer.now
-    clock = np.cumsum(ab.advance)
-    n = len(ab.advance) if kept is None else kept
-    i = 0
-    placed: list[list[Any]] = []  # per segment: [file, first txn, end txn, offset, first GTID]
-    while i < n:
-        ends = np.cumsum(sizes[i:n]) + writer.position
-        stop = min(n, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
-        writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
-        writer.open()
-        seg: list[Any] = [writer.current_file, i, stop, writer.position, None]
-        placed.append(seg)
-        for fname, groups, first, last in writer.write_planned(plan, i, stop):
-            if fname != seg[0]:
-                raise RuntimeError(f"batch segment {i}..{stop} crossed a rotation ({seg[0]} -> {fname})")
-            seg[4] = first
-            fi = run.file_info.setdefault(fname, FileInfo())
-            fi.transactions += groups
-            if first is not None:
-                if fi.first_gtid is None:
-                    fi.first_gtid = first
-                fi.last_gtid = last
-        i = stop
-    writer.now = now0 + (int(clock[n - 1]) if n else 0)
-    if run.changes is not None and n:
-        run.changes.record_batch(ab, rb, plan, placed, n)
-    for tidx, kind, cnt in ab.counts(n):
-        t = run.rows[tidx].table
-        run.counts[f"{t.database}.{t.name}"][kind] += cnt
+    n, placed = run.write_segments(writer, plan, ab, len(ab.advance) if kept is None else kept)
+    run.record_written(ab, rb, plan, placed, n)
     return n

@@ -417,17 +417,41 @@ class Run:
         ab = apply_batch(self, lo, hi)
         rb = rows_batch(self, ab, writer.now)
         plan = writer.plan_rows(rb)
+        cut_at = None
+        if s.size is not None:
+            def cut_at(i: int) -> int:  # transactions that still fit under --size, from i on
+                before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(plan.sizes[i:])))[:-1]
+                return i + int(np.searchsorted(before, s.size, side="left"))
+        i, placed = self.write_segments(writer, plan, ab, hi - lo, cut_at)
+        ab.keep(self, i)
+        self.record_written(ab, rb, plan, placed, i)
+        return i
+
+    def record_written(self, ab: Any, rb: Any, plan: Any, placed: list[list[Any]], n: int) -> None:
+        """The first ``n`` transactions of a batch are written (``placed`` by
+        :meth:`write_segments`): their truth/changes and change counts."""
+        if self.changes is not None and n:
+            self.changes.record_batch(ab, rb, plan, placed, n)
+        for tidx, kind, cnt in ab.counts(n):
+            t = self.rows[tidx].table
+            self.counts[f"{t.database}.{t.name}"][kind] += cnt
+
+    def write_segments(self, writer: BinlogWriter, plan: Any, ab: Any, n: int,
+                       cut_at: Callable[[int], int] | None = None) -> tuple[int, list[list[Any]]]:
+        """Write the first transactions of a batch planned by ``writer.plan_rows`` (at most
+        ``n``; ``cut_at(i)``: where a ``--size`` cut falls from transaction ``i`` on) segment by
+        segment, each segment ending where the writer rotates (``searchsorted`` over the prefix
+        sums of the group sizes: ``BinlogWriter.maybe_rotate``'s rule). Keeps the GTID
+        bookkeeping per file and the spans the manifest scan skips. Returns how many were
+        written and the segments ``[file, first txn, end txn, offset, first GTID]``; the
+        writer's clock ends at the last written transaction's."""
         sizes = plan.sizes
         now0 = writer.now
         clock = np.cumsum(ab.advance)
-        n = hi - lo
         i = 0
-        placed: list[list[Any]] = []  # per segment written: [file, first txn, end txn, offset, first GTID]
+        placed: list[list[Any]] = []
         while i < n:
-            cut = n
-            if s.size is not None:
-                before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(sizes[i:])))[:-1]
-                cut = i + int(np.searchsorted(before, s.size, side="left"))
+            cut = n if cut_at is None else min(n, cut_at(i))
             if cut <= i:
                 break
             ends = np.cumsum(sizes[i:cut]) + writer.position
@@ -453,14 +477,8 @@ class Run:
             i = stop
             if i >= cut:
                 break
-        ab.keep(self, i)
         writer.now = now0 + (int(clock[i - 1]) if i else 0)
-        if self.changes is not None and i:
-            self.changes.record_batch(ab, rb, plan, placed, i)
-        for tidx, kind, cnt in ab.counts(i):
-            t = self.rows[tidx].table
-            self.counts[f"{t.database}.{t.name}"][kind] += cnt
-        return i
+        return i, placed
 
     def write_final(self, final_dir: Path) -> None:
         fl = self.spec.flavor

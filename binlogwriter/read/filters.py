@@ -20,7 +20,7 @@ import datetime as _dt
 import re
 from typing import Any
 
-from binlogwriter.errors import OptionError as SpecError  # an invalid option (not the generators' SpecError)
+from binlogwriter.errors import OptionError
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
 
@@ -33,7 +33,7 @@ def parse_datetime(text: str) -> int:
     try:
         d = _dt.datetime.fromisoformat(t.replace("/", "-"))
     except ValueError:
-        raise SpecError(f"bad datetime {text!r}: expected 'YYYY-MM-DD HH:MM:SS' (UTC)") from None
+        raise OptionError(f"bad datetime {text!r}: expected 'YYYY-MM-DD HH:MM:SS' (UTC)") from None
     if d.tzinfo is None:
         d = d.replace(tzinfo=_dt.UTC)
     return int(d.timestamp())
@@ -60,7 +60,7 @@ class GtidSet:
                 continue
             items = part.split(":")
             if not _UUID.match(items[0]) or len(items) < 2:
-                raise SpecError(f"bad GTID set element {part!r}: expected uuid:1-5[:7…] or domain-server-seq")
+                raise OptionError(f"bad GTID set element {part!r}: expected uuid:1-5[:7…] or domain-server-seq")
             sid = items[0].lower().replace("-", "")
             tag = ""
             for it in items[1:]:
@@ -69,7 +69,7 @@ class GtidSet:
                     if re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]{0,31}", it):
                         tag = it.lower()
                         continue
-                    raise SpecError(f"bad GTID interval {it!r} in {part!r}")
+                    raise OptionError(f"bad GTID interval {it!r} in {part!r}")
                 lo = int(r.group(1))
                 hi = int(r.group(2)) if r.group(2) else lo
                 self.mysql.setdefault(f"{sid}:{tag}", []).append((lo, hi))
