@@ -212,7 +212,10 @@ def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     elif any(_unsized(c) for c in cols):
         err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
                f"fsp from a schema; pass schemas= (Table objects or a CREATE TABLE file)")
-    return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
+    try:
+        return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
+    except BinlogError as exc:  # metadata no codec accepts: its rows events raise, located
+        return TableInfo(ev.schema, ev.table, (), ev, f"table {ev.schema}.{ev.table}: {exc}")
 
 
 _OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYPES},

@@ -66,6 +66,14 @@ def _signature(target: str, kind: str, exc: BaseException | None) -> tuple[str, 
     return hashlib.sha1(key.encode()).hexdigest()[:10], desc
 
 
+def _located(exc: BaseException, path: str) -> bool:
+    """Whether a typed error raised while reading ``path`` names its place: a
+    :class:`DecodeError` with the file and an absolute offset (docs/fuzzing.md)."""
+    from binlogwriter.errors import DecodeError
+
+    return isinstance(exc, DecodeError) and exc.file == path and exc.offset is not None
+
+
 # ----------------------------------------------------------------------------- worker
 class _Worker:
     def __init__(self, args: argparse.Namespace) -> None:
@@ -100,7 +108,9 @@ class _Worker:
             run_target(target, data, self.path)
         except _Timeout as exc:
             return "hang", exc
-        except BinlogError:
+        except BinlogError as exc:
+            if target.kind == "binlog" and not _located(exc, self.path):
+                return "unlocated", exc
             return None, None
         except Infidelity as exc:
             return "infidelity", exc
@@ -404,7 +414,7 @@ def _parent(args: argparse.Namespace) -> int:
         "seed": args.seed, "target": args.target, "budget_s": args.budget, "elapsed_s": round(elapsed, 1),
         "seed_setup_s": round(ready_seconds, 1), "inputs": total, "per_target": counts,
         "inputs_per_s": round(total / max(elapsed - ready_seconds, 1e-9), 1),
-        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity")},
+        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity", "unlocated")},
         "duplicates": sum(dups.values()),
         "peak_rss_mb": round(max((m.get("peak_rss_kb", 0) for m in done_msgs), default=0) / 1024, 1),
         "max_input_rss_growth_mb": round(max((m.get("max_input_growth_kb", 0) for m in done_msgs), default=0) / 1024, 1),
