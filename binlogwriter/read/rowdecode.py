@@ -153,7 +153,7 @@ class TableDecoder:
         src = "\n".join(lines)
         # keep the start position for the fallback
         src = src.replace("def decode(buf, pos):\n", "def decode(buf, pos):\n  pos0 = pos\n", 1)
-        code = compile(src, f"<row decoder {self.cols[0].table if self.cols else ''}>", "exec")
+        code = compile(src, f"<row decoder {self.cols[0].table if self.cols else ''!r}>", "exec")
         exec(code, env)  # noqa: S102 - source generated above from column types only
         return env["decode"]
 

@@ -307,11 +307,40 @@ def encode_json(value: Any) -> bytes:
     """The binary JSON document of ``value`` (no length prefix); JsonEncodeError if it has none.
 
     ``None`` is the null literal here; :data:`JSON_NULL` too, :data:`JSON_NULL_EMPTY` gives b"".
+    A :class:`JsonKeptObject` / :class:`JsonKeptArray` whose content is still what its
+    ``binary`` holds gives those bytes back.
     """
     if isinstance(value, JsonNull):
         return b"" if value.empty else b"\x04\x00"
     t, body = _node(value, 0)
-    return bytes((t,)) + body
+    doc = bytes((t,)) + body
+    kept = getattr(value, "binary", None) if type(value) in (JsonKeptObject, JsonKeptArray) else None
+    if kept is not None and doc != kept:
+        try:
+            same = encode_json(decode_json(kept)) == doc
+        except (ValueError, RecursionError):
+            same = False
+        if same:
+            return kept
+    return doc
+
+
+class JsonKeptObject(dict):
+    """A JSON object read from a document not in the shortest form the encoder writes (MySQL
+    leaves unused bytes in a document updated in place, see ``JSON_STORAGE_FREE``; values.md
+    §7). A plain ``dict`` for every use; ``binary`` keeps the bytes read, which
+    :func:`encode_json` gives back while the content is unchanged."""
+
+    __slots__ = ("binary",)
+
+
+class JsonKeptArray(list):
+    """The :class:`JsonKeptObject` of an array."""
+
+    __slots__ = ("binary",)
+
+
+__all__ += ["JsonKeptObject", "JsonKeptArray"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,6 +549,22 @@ class JsonCodec(Codec):
                 v = decode_json(memoryview(buf)[start:end] if not isinstance(buf, memoryview) else buf[start:end])
             except ValueError as exc:
                 raise decode_error(col, f"JSON at {start}: {exc}") from None
+            doc = bytes(buf[start:end])
+            try:
+                canonical = encode_json(v) == doc
+            except (JsonEncodeError, RecursionError):
+                canonical = False
+            if not canonical:  # keep the bytes read, so that the value encodes back to them
+                if type(v) is dict:
+                    v = JsonKeptObject(v)
+                elif type(v) is list:
+                    v = JsonKeptArray(v)
+                else:  # a scalar document: no server writes one in a longer form
+                    from binlogwriter.layouts.control import NonCanonical
+
+                    raise NonCanonical(f"{'.'.join(p for p in (col.table, col.name) if p)}: JSON scalar at {start} is not in its "
+                                       "shortest form")
+                v.binary = doc
             return (JSON_NULL if v is None else v), end
 
         return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …")
