@@ -279,7 +279,7 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
     if rows and not any(present) and not (after is not None and any(after)):
         raise DecodeError(ZERO_WIDTH.format(len(rows)))
     if type_code in COMPRESSED_TYPES:
-        rows = mariadb_decompress(rows)
+        rows = mariadb_decompress(rows, exact=True)
     return RowsBody(table_id, flags, width, present, after, rows, extra)
 
 
