@@ -377,6 +377,7 @@ def _parent(args: argparse.Namespace) -> int:
                     elif typ == "done":
                         worker_counts = msg["counts"]
                         last_progress = msg
+                        running = False  # no input runs any more: its exit is not a hang
                 if finished:
                     break
                 with open(args.progress, "rb") as fh:
