@@ -226,6 +226,7 @@ class _Worker:
         max_growth = (0, -1)
         slowest = (0.0, -1, "")
         counts: dict[str, int] = {}
+        busy: dict[str, float] = {}  # seconds spent in each target's inputs
         index = args.start
         stop = args.start + args.max_inputs if args.max_inputs else None
         last_report = time.monotonic()
@@ -248,16 +249,17 @@ class _Worker:
             if el > slowest[0]:
                 slowest = (el, index, target.name)
             counts[target.name] = counts.get(target.name, 0) + 1
+            busy[target.name] = busy.get(target.name, 0.0) + el
             if kind is not None:
                 self.report(target, index, data, kind, exc, el)
             index += 1
             if time.monotonic() - last_report > 5:
                 last_report = time.monotonic()
-                self.send(type="progress", index=index, counts=counts, baseline_rss_kb=baseline,
+                self.send(type="progress", index=index, counts=counts, busy=busy, baseline_rss_kb=baseline,
                           peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                           max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
                           slowest_seconds=slowest[0], slowest_index=slowest[1], slowest_target=slowest[2])
-        self.send(type="done", index=index, counts=counts, baseline_rss_kb=baseline,
+        self.send(type="done", index=index, counts=counts, busy=busy, baseline_rss_kb=baseline,
                   peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
                   slowest_seconds=slowest[0], slowest_index=slowest[1], slowest_target=slowest[2])
@@ -317,6 +319,7 @@ def _parent(args: argparse.Namespace) -> int:
     findings: list[dict] = []
     dups: dict[str, int] = {}
     counts: dict[str, int] = {}
+    busy: dict[str, float] = {}
     done_msgs: list[dict] = []
     replayed: list[dict] = []
     killed: list[int] = []
@@ -400,6 +403,8 @@ def _parent(args: argparse.Namespace) -> int:
                 done_msgs.append(last_progress)
             for k, v in worker_counts.items():
                 counts[k] = counts.get(k, 0) + v
+            for k, v in (last_progress or {}).get("busy", {}).items():
+                busy[k] = busy.get(k, 0.0) + v
             if args.replay or _STOP:
                 break
             if killed and killed[-1] == last_idx:
@@ -415,6 +420,7 @@ def _parent(args: argparse.Namespace) -> int:
         "seed": args.seed, "target": args.target, "budget_s": args.budget, "elapsed_s": round(elapsed, 1),
         "seed_setup_s": round(ready_seconds, 1), "inputs": total, "per_target": counts,
         "inputs_per_s": round(total / max(elapsed - ready_seconds, 1e-9), 1),
+        "per_target_inputs_per_s": {k: round(counts[k] / v, 1) for k, v in busy.items() if v > 0 and k in counts},
         "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity", "unlocated")},
         "duplicates": sum(dups.values()),
         "peak_rss_mb": round(max((m.get("peak_rss_kb", 0) for m in done_msgs), default=0) / 1024, 1),
