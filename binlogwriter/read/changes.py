@@ -314,8 +314,6 @@ class _Reader:
 
     def _rows(self, name: str, offset: int, data: bytes, end: int, tid_size: int, t: int,
               tables: dict, gtid: str | None, pending: list, ops: dict) -> None:
-        from binlogwriter.layouts.control import NonCanonical
-
         table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
         info = tables.get(table_id)
         if info is None:
@@ -360,7 +358,7 @@ class _Reader:
         except (ValueError, IndexError) as exc:
             raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                               event_type=type_name(t)) from None
-        except NonCanonical as exc:  # BinlogReader keeps such an event raw: it has no changes
+        except _NonCanonical as exc:  # BinlogReader keeps such an event raw: it has no changes
             raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
                               offset=offset, event_type=type_name(t)) from None
 
@@ -410,3 +408,6 @@ def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, ver
     r = _Reader(src)
     for p in paths:
         yield from r.changes_of_file(p, verify_checksum, start_position, stop_position)
+
+
+from binlogwriter.layouts.control import NonCanonical as _NonCanonical  # noqa: E402

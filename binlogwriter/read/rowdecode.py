@@ -34,7 +34,7 @@ from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
-from binlogwriter.values.strings import plain_string_layout
+from binlogwriter.values.strings import char_pad, plain_string_layout
 
 __all__ = ["TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
@@ -61,7 +61,7 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 class TableDecoder:
     """Row-image decoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference")
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_pads", "_images", "_reference")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
         self.cols = tuple(cols)
@@ -69,6 +69,7 @@ class TableDecoder:
         self._bound = [bind_column(c) for c in self.cols]
         self._letters = [_struct_letter(c) for c in self.cols]
         self._strings = [plain_string_layout(c) for c in self.cols]
+        self._pads = [char_pad(c) if s is not None else b"" for c, s in zip(self.cols, self._strings, strict=True)]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
 
@@ -169,6 +170,11 @@ class TableDecoder:
             else:
                 head.append(f"{ind}  n = int.from_bytes(buf[pos:pos + {lb}], 'little')")
             head += [f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  v{r} = buf[s:pos]"]
+            pad = self._pads[i]
+            if len(pad) == 1:  # a CHAR's logged trailing pad: the bound decoder refuses it
+                head.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
+            elif pad:
+                head.append(f"{ind}  if n and v{r}[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
             if codec is not None:
                 head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
                          f"{ind}  except ValueError:", f"{ind}    pass"]

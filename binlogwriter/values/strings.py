@@ -638,9 +638,9 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
     """``(length bytes, Python codec or None)`` when a column's value is a little-endian
     length then that many bytes, decoded as the bound codec decodes it: with the codec when
     the collation has one (bytes kept when they do not decode), as bytes otherwise (values.md
-    §5, §6). None for every other shape (CHAR/BINARY, whose decoder refuses a logged trailing
-    pad; latin1's cp1252 holes, ENUM, SET, GEOMETRY, …). Compiled row readers inline these
-    columns."""
+    §5, §6). None for every other shape (BINARY(n) re-padded, latin1's cp1252 holes, ENUM,
+    SET, GEOMETRY, …). Compiled row readers inline these columns; for a CHAR they also
+    check :func:`char_pad`."""
     try:
         code = col.type_code
         if code in (253, 254):
@@ -659,8 +659,8 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
         t = _Text(col)
     except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
         return None
-    if code in (253, 254):
-        return None  # CHAR/BINARY: the bound decoder refuses a logged trailing pad
+    if t.binary and code in (253, 254):
+        return None
     if t.text:
         if t.charset == "latin1" or t.coll is None or t.coll.codec is None:
             return None
@@ -668,7 +668,20 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
     return lb, None
 
 
-__all__ += ["plain_string_layout"]
+def char_pad(col: ColumnDesc) -> bytes:
+    """The pad unit a CHAR column's logged value may not end with (servers strip it before
+    logging, values.md §5; the bound decoder keeps such an event raw), b"" for every other
+    column. Compiled row readers that inline a CHAR check it and fall back to the bound
+    decoder, which raises."""
+    try:
+        if col.type_code not in (253, 254) or parse_string_meta(col.meta)[0] != 254:
+            return b""
+        return _Text(col).pad_unit
+    except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
+        return b""
+
+
+__all__ += ["plain_string_layout", "char_pad"]
 
 
 _ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})
