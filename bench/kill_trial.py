@@ -124,14 +124,16 @@ def trial(args: argparse.Namespace) -> int:
         time.sleep(at)
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)  # the driver only, as a crash would
-        proc.communicate()
+        _, err = proc.communicate()
         stragglers += not _group_gone(proc.pid, 30)
         staged = [p.name for p in work.iterdir() if p.name.startswith(".out.tmp-") and p.name not in earlier]
         looks = _complete_looking(out)
         if finished:
-            verdict = "finished before the kill"
-            ok = proc.returncode == 0 and _digest(out) == want
-            shutil.rmtree(out)
+            verdict = f"finished before the kill (status {proc.returncode})"
+            ok = proc.returncode == 0 and out.exists() and _digest(out) == want
+            if proc.returncode != 0:
+                verdict += ": " + err.decode(errors="replace").strip()[-300:].replace("\n", " | ")
+            shutil.rmtree(out, ignore_errors=True)
         else:
             landed += 1
             staged_kills += bool(staged)
