@@ -429,3 +429,13 @@ def test_fuzzer_counts_an_error_without_file_offset_as_a_finding():
     assert _located(DecodeError("x", file="f.bin", offset=4), "f.bin")
     assert not _located(DecodeError("x", file="f.bin"), "f.bin")
     assert not _located(SchemaError("x"), "f.bin")
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_timestamp_of_zero_seconds_with_a_fraction_is_a_located_error(tmp_path, flavor):
+    """Only the zero timestamp has 0 seconds; 1970-01-01 00:00:00.000254 UTC is below the
+    range (the encoder refuses it), so the decoder does too, naming table.column."""
+    image = b"\x00" + bytes(4) + (254).to_bytes(3, "big")
+    with pytest.raises(DecodeError, match="below its range") as e:
+        _one_column_file(tmp_path, flavor, "CREATE TABLE t (a TIMESTAMP(6))", image)
+    assert e.value.path.endswith("t.a") and e.value.offset is not None

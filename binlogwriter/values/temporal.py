@@ -471,6 +471,15 @@ def _ts_value(secs: int, us: int) -> Any:
     return _EPOCH + _dt.timedelta(seconds=secs, microseconds=us)
 
 
+def _ts_frac_value(col: ColumnDesc, sql: str, secs: int, us: int) -> Any:
+    """:func:`_ts_value` of a TIMESTAMP with a fraction: 0 seconds with a fraction is below the
+    range (1970-01-01 00:00:01 UTC; only the zero timestamp has 0 seconds), no server writes it."""
+    if secs == 0 and us:
+        raise decode_error(col, f"{sql} of 0 seconds and {us} microseconds is below its range "
+                                "(only the zero timestamp has 0 seconds)")
+    return _ts_value(secs, us)
+
+
 @register
 class Timestamp2Codec(Codec):
     """TIMESTAMP2 (17): 4 bytes BE seconds since the epoch (UTC) + fraction bytes (values.md §4)."""
@@ -495,7 +504,7 @@ class Timestamp2Codec(Codec):
                 raise _short(col, sql, buf, pos, size)
             secs = int.from_bytes(buf[pos:pos + 4], "big")
             us = _frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
-            return _ts_value(secs, us), end
+            return _ts_frac_value(col, sql, secs, us), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")
 
@@ -629,6 +638,6 @@ class OldTimestampCodec(Codec):
                 return _ts_value(int.from_bytes(buf[pos:end], "little"), 0), end
             secs = int.from_bytes(buf[pos:pos + 4], "big")
             frac = int.from_bytes(buf[pos + 4:end], "big")
-            return _ts_value(secs, frac * _POW[6 - fsp]), end
+            return _ts_frac_value(col, sql, secs, frac * _POW[6 - fsp]), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")

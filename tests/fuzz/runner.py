@@ -63,6 +63,9 @@ def _signature(target: str, kind: str, exc: BaseException | None) -> tuple[str, 
     key = f"{target}:{kind}:{type(exc).__name__}:{where}"
     if kind == "infidelity":
         key = f"{target}:{kind}:{str(exc).split(' ')[0]}"
+    elif type(exc).__name__ == "Unlocated":  # the message kind, without numbers and paths
+        line = str(exc).split(":offset: ", 1)[-1]
+        key = f"{target}:{kind}:{''.join(c for c in line.split(' - ')[0] if not c.isdigit())[:60]}"
     return hashlib.sha1(key.encode()).hexdigest()[:10], desc
 
 
@@ -101,7 +104,7 @@ class _Worker:
     def one(self, target, data) -> tuple[str | None, BaseException | None]:
         """Run one input: (finding kind or None, exception)."""
         from binlogwriter.errors import BinlogError
-        from tests.fuzz.targets import Infidelity, run_target
+        from tests.fuzz.targets import Infidelity, Unlocated, run_target
 
         signal.setitimer(signal.ITIMER_PROF, self.args.timeout, 0.05)  # re-fires if swallowed
         try:
@@ -114,6 +117,8 @@ class _Worker:
             return None, None
         except Infidelity as exc:
             return "infidelity", exc
+        except Unlocated as exc:
+            return "unlocated", exc
         except MemoryError as exc:
             return "memory", exc
         except RecursionError as exc:
