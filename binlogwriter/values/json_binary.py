@@ -326,10 +326,11 @@ def encode_json(value: Any) -> bytes:
 
 
 class JsonKeptObject(dict):
-    """A JSON object read from a document not in the shortest form the encoder writes (MySQL
-    leaves unused bytes in a document updated in place, see ``JSON_STORAGE_FREE``; values.md
-    §7). A plain ``dict`` for every use; ``binary`` keeps the bytes read, which
-    :func:`encode_json` gives back while the content is unchanged."""
+    """A JSON object read from a binlog: a plain ``dict`` for every use, whose ``binary``
+    keeps the document's bytes. :func:`encode_json` gives them back while the content is
+    unchanged, so a document not in the shortest form the encoder writes (MySQL leaves unused
+    bytes in one updated in place, see ``JSON_STORAGE_FREE``; values.md §7) re-encodes to
+    the bytes read."""
 
     __slots__ = ("binary",)
 
@@ -550,21 +551,23 @@ class JsonCodec(Codec):
             except ValueError as exc:
                 raise decode_error(col, f"JSON at {start}: {exc}") from None
             doc = bytes(buf[start:end])
+            tv = type(v)
+            if tv is dict or tv is list:
+                # an object / array keeps the bytes read: a document not in its shortest form
+                # (MySQL's in-place updates leave unused space) encodes back to them; checked
+                # when encoding, not here (reading stays one decode per value)
+                v = JsonKeptObject(v) if tv is dict else JsonKeptArray(v)
+                v.binary = doc
+                return v, end
             try:
                 canonical = encode_json(v) == doc
             except (JsonEncodeError, RecursionError):
                 canonical = False
-            if not canonical:  # keep the bytes read, so that the value encodes back to them
-                if type(v) is dict:
-                    v = JsonKeptObject(v)
-                elif type(v) is list:
-                    v = JsonKeptArray(v)
-                else:  # a scalar document: no server writes one in a longer form
-                    from binlogwriter.layouts.control import NonCanonical
+            if not canonical:  # a scalar document in a longer form: no server writes one
+                from binlogwriter.layouts.control import NonCanonical
 
-                    raise NonCanonical(f"{'.'.join(p for p in (col.table, col.name) if p)}: JSON scalar at {start} is not in its "
-                                       "shortest form")
-                v.binary = doc
+                where = ".".join(p for p in (col.table, col.name) if p)
+                raise NonCanonical(f"{where}: JSON scalar at {start} is not in its shortest form")
             return (JSON_NULL if v is None else v), end
 
         return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …")
