@@ -439,3 +439,17 @@ def test_timestamp_of_zero_seconds_with_a_fraction_is_a_located_error(tmp_path, 
     with pytest.raises(DecodeError, match="below its range") as e:
         _one_column_file(tmp_path, flavor, "CREATE TABLE t (a TIMESTAMP(6))", image)
     assert e.value.path.endswith("t.a") and e.value.offset is not None
+
+
+def test_old_time_with_seconds_of_60_or_more_is_a_located_error(tmp_path):
+    """Old TIME (type 11) is ±hhmmss as one integer: 102:55:72 is no time a server writes
+    (it would decode as 102:56:12 and re-encode so)."""
+    from binlogwriter.values import bind_column
+    from binlogwriter.values.base import ColumnDesc
+
+    col = ColumnDesc(type_code=11, name="a", table="t")
+    assert bind_column(col).decode((1025559).to_bytes(3, "little"), 0)[0].total_seconds() == 102 * 3600 + 55 * 60 + 59
+    for bad in (1025572, 1026012, -1025572):
+        with pytest.raises(DecodeError, match="out of range") as e:
+            bind_column(col).decode(bad.to_bytes(3, "little", signed=True), 0)
+        assert e.value.path == "t.a"

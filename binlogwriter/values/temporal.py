@@ -556,6 +556,8 @@ class OldTimeCodec(Codec):
             if fsp == 0:
                 v = int.from_bytes(buf[pos:end], "little", signed=True)
                 a = -v if v < 0 else v
+                if a // 100 % 100 >= 60 or a % 100 >= 60:  # no server writes 102:55:72
+                    raise decode_error(col, f"{sql} {a // 10000}:{a // 100 % 100}:{a % 100} is out of range")
                 us = ((a // 10000) * 3600 + (a // 100 % 100) * 60 + a % 100) * 1_000_000
                 return _td(-us if v < 0 else us), end
             v = int.from_bytes(buf[pos:end], "big") - ofs
