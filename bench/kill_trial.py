@@ -3,7 +3,7 @@ seeded random moments leaves nothing at ``--out`` that looks complete, and a rer
 same ``--out`` succeeds and writes exactly the bytes of an uninterrupted run.
 
     python bench/kill_trial.py --engine local --kills 20 --size 200MB
-    python bench/kill_trial.py --engine spark --kills 20 --transactions 20000 --partitions 2
+    python bench/kill_trial.py --engine spark --kills 20 --size 200MB --partitions 2
 
 For each engine: one uninterrupted reference run (its wall time bounds the kill moments),
 then ``--kills`` trials: start ``binlogwriter generate`` into OUT, SIGKILL the driver at a
@@ -38,7 +38,9 @@ def _cmd(out: Path, args: argparse.Namespace) -> list[str]:
     cmd = [sys.executable, "-m", "binlogwriter", "generate", "--out", str(out), "--no-progress",
            "--seed", str(args.seed)]
     if args.engine == "spark":
-        cmd += ["--engine", "spark", "--partitions", str(args.partitions), "--transactions", str(args.transactions)]
+        cmd += ["--engine", "spark", "--partitions", str(args.partitions)]
+    if args.engine == "spark" and args.transactions:
+        cmd += ["--transactions", str(args.transactions)]
     else:
         cmd += ["--size", args.size]
     return cmd
@@ -122,14 +124,16 @@ def trial(args: argparse.Namespace) -> int:
         time.sleep(at)
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)  # the driver only, as a crash would
-        proc.communicate()
+        _, err = proc.communicate()
         stragglers += not _group_gone(proc.pid, 30)
         staged = [p.name for p in work.iterdir() if p.name.startswith(".out.tmp-") and p.name not in earlier]
         looks = _complete_looking(out)
         if finished:
-            verdict = "finished before the kill"
-            ok = proc.returncode == 0 and _digest(out) == want
-            shutil.rmtree(out)
+            verdict = f"finished before the kill (status {proc.returncode})"
+            ok = proc.returncode == 0 and out.exists() and _digest(out) == want
+            if proc.returncode != 0:
+                verdict += ": " + err.decode(errors="replace").strip()[-300:].replace("\n", " | ")
+            shutil.rmtree(out, ignore_errors=True)
         else:
             landed += 1
             staged_kills += bool(staged)
@@ -162,8 +166,9 @@ def main() -> None:
     ap.add_argument("--engine", choices=["local", "spark"], default="local")
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--seed", type=int, default=15)
-    ap.add_argument("--size", default="200MB", help="local: --size of each run [200MB]")
-    ap.add_argument("--transactions", type=int, default=20000, help="spark: --transactions of each run [20000]")
+    ap.add_argument("--size", default="200MB", help="--size of each run [200MB]")
+    ap.add_argument("--transactions", type=int, default=0,
+                    help="spark: --transactions of each run instead of --size")
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--rerun-every", type=int, default=1, help="rerun into --out after every N kills [1]")
     ap.add_argument("--dir", default=None, help="where the runs go [the system temp dir]")

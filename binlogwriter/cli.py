@@ -143,9 +143,11 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
         reader = BinlogReader([f])  # one reader per file: a broken file does not stop the others
         rt = Roundtrip()
         fast = FastRoundtrip(reader, rt)
+        n_file = 0
         try:
             for rec in reader.records():
                 n_events += 1
+                n_file += 1
                 length = len(rec.data)
                 if rec.log_pos not in (0, rec.offset + length):
                     failures.append(f"log_pos {rec.log_pos} != offset + event_length "
@@ -164,8 +166,8 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
                                         f"({len(again)} vs {len(rec.data)} bytes) - at {rec.file}:{rec.offset}")
         except DecodeError as exc:
             failures.append(str(exc))
-        except BinlogError as exc:
-            failures.append(f"{exc} - in {f}")
+        except BinlogError as exc:  # a value the encoder refuses: the event it was read from
+            failures.append(f"{exc} - at {f}:{rec.offset}" if n_file else f"{exc} - in {f}")
     if failures:
         if len(failures) > 1:  # every failure on its own line; the summary names the first
             for line in failures:

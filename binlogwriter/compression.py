@@ -30,9 +30,14 @@ def mariadb_compress(data: bytes) -> bytes:
     return bytes((0x80 | n,)) + len(data).to_bytes(n, "big") + zlib.compress(data)
 
 
-def mariadb_decompress(blob: bytes, *, max_size: int = MAX_DECOMPRESSED) -> bytes:
+def mariadb_decompress(blob: bytes, *, max_size: int = MAX_DECOMPRESSED, exact: bool = False) -> bytes:
     """The bytes a compressed blob holds; DecodeError if it is malformed or if it inflates
-    to another size than it declares, LimitError if it declares more than ``max_size``."""
+    to another size than it declares, LimitError if it declares more than ``max_size``.
+
+    ``exact``: also require the blob to be what :func:`mariadb_compress` writes for those
+    bytes (the server's ``compress()`` at the default level); another zlib stream for the
+    same bytes (other header level bits, other blocks) raises ``NonCanonical``, which keeps
+    the event raw instead of handing out one that would re-encode to other bytes."""
     if not blob or blob[0] & 0xF8 != 0x80 or not 1 <= blob[0] & 0x07 <= 4:
         # 0x80 | n, n in 1..4; the servers write the other bits 0
         raise DecodeError(f"bad compressed-event header byte 0x{blob[0]:02x}" if blob else
@@ -60,4 +65,9 @@ def mariadb_decompress(blob: bytes, *, max_size: int = MAX_DECOMPRESSED) -> byte
         raise DecodeError(f"decompressed {len(out)}{more} bytes, header says {size}")
     if not d.eof or d.unused_data:
         raise DecodeError("zlib stream does not end where the event ends")
+    if exact and zlib.compress(out) != stream:
+        from binlogwriter.layouts.control import NonCanonical
+
+        raise NonCanonical("compressed rows: the zlib stream is not the one the server's compress() "
+                           "writes for these bytes")
     return out

@@ -314,7 +314,8 @@ class TableMap:
             if lay.build(val, **ctx) != raw:
                 raise cs.ConstructError("value does not consume its bytes exactly")
         except (cs.ConstructError, UnicodeDecodeError) as exc:
-            raise DecodeError(f"bad {TLV_NAMES[t]} optional metadata: {exc}",
+            why = " ".join(str(exc).replace("Error in path (parsing)", "").split())  # one line
+            raise DecodeError(f"bad {TLV_NAMES[t]} optional metadata: {why}",
                               event_type="TABLE_MAP_EVENT",
                               path=f"optional_metadata[{TLV_NAMES[t]}]") from exc
         return val

@@ -7,6 +7,7 @@ and CRC32 (as the fuzzer does), so the corruption reaches the body decoders.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import tracemalloc
 import zlib
@@ -323,3 +324,132 @@ def test_compressed_header_byte_with_reserved_bits_is_refused():
     blob[0] |= 0x08
     with pytest.raises(DecodeError, match="header byte 0x89"):
         mariadb_decompress(bytes(blob))
+
+
+# ------------------------------------------------------------------------ non-canonical values
+def _one_column_file(tmp_path: Path, flavor: str, sql: str, image: bytes) -> tuple[Path, list]:
+    fmt = BinlogFormat.preset(flavor)
+    path = _file(tmp_path, fmt, [_table_map(fmt, _table(flavor, sql)), _rows(fmt, (True,), image)])
+    return path, _read_all(path)
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+@pytest.mark.parametrize(("sql", "stored"), [
+    ("CREATE TABLE t (a BINARY(4))", b"ab\x00"),          # BINARY's pad is 0x00
+    ("CREATE TABLE t (a CHAR(4) CHARSET latin1)", b"ab "),  # a text CHAR's is the space
+    ("CREATE TABLE t (a CHAR(4) CHARSET utf8mb4)", b"a "),
+])
+def test_char_logged_with_its_trailing_pad_keeps_the_rows_event_raw(tmp_path, flavor, sql, stored):
+    """Servers strip a CHAR/BINARY value's trailing pad before logging it (Field_string::pack):
+    a value stored with it would decode and re-encode shorter, so the event is kept raw."""
+    path, evs = _one_column_file(tmp_path, flavor, sql, b"\x00" + bytes((len(stored),)) + stored)
+    rows = evs[2]
+    assert isinstance(rows, RawEvent) and "pad" in rows.kept_raw and "t.a" in rows.kept_raw
+    fmt = BinlogFormat.preset(flavor)
+    assert encode_event(rows, fmt) == path.read_bytes()[rows.origin.offset:]
+    with pytest.raises(KeptRawError) as e:
+        _ = rows.rows
+    assert e.value.file == str(path) and e.value.offset == rows.origin.offset
+    with pytest.raises(DecodeError, match="not in the form a server writes") as e2:
+        list(BinlogReader(path).changes())
+    assert e2.value.offset == rows.origin.offset
+    # the same value without its pad is an ordinary row
+    path2, evs2 = _one_column_file(tmp_path / "..", flavor, sql,
+                                   b"\x00" + bytes((len(stored.rstrip(b" \x00")),)) + stored.rstrip(b" \x00"))
+    assert not isinstance(evs2[2], RawEvent)
+
+
+# {"a": 1} in the large-object format (4-byte counts and offsets) that the small one holds:
+# type 01, count 1, size 20, key entry (offset 19, length 1), value entry (INT16 inlined in
+# 4 bytes: 1), key "a" (values.md §7). Its shortest form is the 13-byte small object.
+_LARGE_A1 = bytes.fromhex("01" "01000000" "14000000" "13000000" "0100" "05" "01000000" "61")
+_SMALL_A1 = bytes.fromhex("00" "0100" "0c00" "0b00" "0100" "05" "0100" "61")
+
+
+def test_json_not_in_its_shortest_form_decodes_and_keeps_its_bytes(tmp_path):
+    """MySQL leaves unused bytes in a JSON document updated in place (JSON_STORAGE_FREE), so a
+    longer-than-shortest document is real: its value decodes, and re-encodes to its bytes."""
+    from binlogwriter.values.json_binary import JsonKeptObject, decode_json, encode_json
+
+    assert decode_json(_LARGE_A1) == {"a": 1} and encode_json({"a": 1}) == _SMALL_A1
+    image = b"\x00" + len(_LARGE_A1).to_bytes(4, "little") + _LARGE_A1
+    path, evs = _one_column_file(tmp_path, "mysql80", "CREATE TABLE t (a JSON)", image)
+    rows = evs[2]
+    (v,) = rows.rows[0]
+    assert v == {"a": 1} and isinstance(v, JsonKeptObject) and v.binary == _LARGE_A1
+    assert encode_event(rows, BinlogFormat.mysql80()) == path.read_bytes()[rows.origin.offset:]
+    assert [c.after for c in BinlogReader(path).changes()] == [{"a": {"a": 1}}]
+    v["b"] = 2  # changed: the kept bytes no longer hold it, the shortest form is written
+    assert decode_json(encode_json(v)) == {"a": 1, "b": 2} and encode_json(v)[0] == 0
+
+
+def test_json_scalar_not_in_its_shortest_form_keeps_the_rows_event_raw(tmp_path):
+    doc = bytes.fromhex("09" "0100000000000000")  # INT64 holding 1: the shortest is INT16
+    image = b"\x00" + len(doc).to_bytes(4, "little") + doc
+    path, evs = _one_column_file(tmp_path, "mysql80", "CREATE TABLE t (a JSON)", image)
+    assert isinstance(evs[2], RawEvent) and "shortest" in evs[2].kept_raw
+
+
+@pytest.mark.parametrize(("sql", "stored", "want"), [
+    ("CREATE TABLE t (a ENUM('x','y'))", b"\x02", "y"),
+    ("CREATE TABLE t (a SET('x','y'))", b"\x03", frozenset({"x", "y"})),
+])
+def test_enum_set_members_with_one_name_twice_decode_to_ints(tmp_path, sql, stored, want):
+    """A Table_map naming two ENUM/SET members alike (no server accepts that): a member name
+    would not say which index it was, so values decode to the int index / bitmask."""
+    from binlogwriter.values import bind_column
+
+    fmt = BinlogFormat.mysql80()
+    col = TableMapEvent.from_table(_table("mysql80", sql), 7, fmt, "FULL").view().column_descs(None)[0]
+    assert bind_column(col).decode(stored, 0)[0] == want
+    field = "enum_values" if "ENUM" in sql else "set_values"
+    twice = dataclasses.replace(col, **{field: ("x", "x")})
+    v, end = bind_column(twice).decode(stored, 0)
+    assert v == stored[0] and end == 1 and bind_column(twice).encode(v) == stored
+
+
+@pytest.mark.parametrize("level", [0, 1, 9])
+def test_mariadb_blob_compressed_otherwise_is_not_canonical(level):
+    """A zlib stream the server's compress() (default level) would not write for the same
+    bytes: exact decompression refuses it (the rows event is kept raw), plain accepts it."""
+    from binlogwriter.layouts.control import NonCanonical
+
+    data = b"row image bytes " * 20
+    blob = bytes((0x82,)) + len(data).to_bytes(2, "big") + zlib.compress(data, level)
+    assert mariadb_decompress(blob) == data
+    with pytest.raises(NonCanonical):
+        mariadb_decompress(blob, exact=True)
+    assert mariadb_decompress(mariadb_compress(data), exact=True) == data
+
+
+def test_fuzzer_counts_an_error_without_file_offset_as_a_finding():
+    from binlogwriter.errors import SchemaError
+    from tests.fuzz.runner import _located
+
+    assert _located(DecodeError("x", file="f.bin", offset=4), "f.bin")
+    assert not _located(DecodeError("x", file="f.bin"), "f.bin")
+    assert not _located(SchemaError("x"), "f.bin")
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_timestamp_of_zero_seconds_with_a_fraction_is_a_located_error(tmp_path, flavor):
+    """Only the zero timestamp has 0 seconds; 1970-01-01 00:00:00.000254 UTC is below the
+    range (the encoder refuses it), so the decoder does too, naming table.column."""
+    image = b"\x00" + bytes(4) + (254).to_bytes(3, "big")
+    with pytest.raises(DecodeError, match="below its range") as e:
+        _one_column_file(tmp_path, flavor, "CREATE TABLE t (a TIMESTAMP(6))", image)
+    assert e.value.path.endswith("t.a") and e.value.offset is not None
+
+
+def test_old_time_with_seconds_of_60_or_more_is_a_located_error(tmp_path):
+    """Old TIME (type 11) is ±hhmmss as one integer: 102:55:72 is no time a server writes
+    (it would decode as 102:56:12 and re-encode so)."""
+    from binlogwriter.values import bind_column
+    from binlogwriter.values.base import ColumnDesc
+
+    col = ColumnDesc(type_code=11, name="a", table="t")
+    assert bind_column(col).decode((1025559).to_bytes(3, "little"), 0)[0].total_seconds() == 102 * 3600 + 55 * 60 + 59
+    for bad in (1025572, 1026012, -1025572):
+        with pytest.raises(DecodeError, match="out of range") as e:
+            bind_column(col).decode(bad.to_bytes(3, "little", signed=True), 0)
+        assert e.value.path == "t.a"

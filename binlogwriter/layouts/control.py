@@ -313,6 +313,13 @@ class NonCanonical(cs.ExplicitError):
     needed, fields out of order, a message_size that is not the message's size): the event
     is kept raw rather than handed out with fields that would encode to other bytes."""
 
+    def __init__(self, message: str = "", path: str | None = None) -> None:
+        # one line (construct would put "Error in path ..." and a newline first): the
+        # message ends up in RawEvent.kept_raw and in one-line CLI errors
+        where = (path or "").replace("(parsing)", "").strip(" ->")
+        super().__init__(f"{message} (field {where})" if where else message)
+        self.path = path
+
 
 def _varlen_exact(stream, path) -> int:
     """:func:`_varlen_uint`, refusing a value not in its shortest form (NonCanonical)."""

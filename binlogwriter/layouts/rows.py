@@ -70,7 +70,7 @@ class _RowsData(cs.Construct):
         data = cs.stream_read_entire(stream, path)
         blob = data
         if self.compressed:
-            blob = mariadb_decompress(data)
+            blob = mariadb_decompress(data, exact=True)
         cols = context._.get("columns") if "_" in context else None
         if cols is None or any(_unsized(c) for c in cols):
             return RowsPayload(raw=data)

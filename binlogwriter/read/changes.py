@@ -214,7 +214,10 @@ def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     elif any(_unsized(c) for c in cols):
         err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
                f"fsp from a schema; pass schemas= (Table objects or a CREATE TABLE file)")
-    return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
+    try:
+        return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
+    except BinlogError as exc:  # metadata no codec accepts: its rows events raise, located
+        return TableInfo(ev.schema, ev.table, (), ev, f"table {ev.schema}.{ev.table}: {exc}")
 
 
 _OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYPES},
@@ -354,6 +357,9 @@ class _Reader:
         except (ValueError, IndexError) as exc:
             raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                               event_type=type_name(t)) from None
+        except _NonCanonical as exc:  # BinlogReader keeps such an event raw: it has no changes
+            raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
+                              offset=offset, event_type=type_name(t)) from None
 
     def _slow(self, name: str, offset: int, data: bytes, fmt: BinlogFormat, tables: dict,
               gtid: str | None):
@@ -401,3 +407,6 @@ def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, ver
     r = _Reader(src)
     for p in paths:
         yield from r.changes_of_file(p, verify_checksum, start_position, stop_position)
+
+
+from binlogwriter.layouts.control import NonCanonical as _NonCanonical  # noqa: E402

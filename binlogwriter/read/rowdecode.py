@@ -35,7 +35,7 @@ from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_fast import memo_json_reader
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
-from binlogwriter.values.strings import parse_string_meta, plain_string_layout
+from binlogwriter.values.strings import char_pad, parse_string_meta, plain_string_layout
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 from binlogwriter.values.types import JSON_NULL, JSON_NULL_EMPTY
 
@@ -66,7 +66,7 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 class TableDecoder:
     """Row-image decoders of one table definition, compiled per present-columns bitmap."""
 
-    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_images", "_reference", "_memo",
+    __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_pads", "_images", "_reference", "_memo",
                  "_caches", "_json", "_json_readers")
 
     def __init__(self, cols: Sequence[ColumnDesc]) -> None:
@@ -75,6 +75,7 @@ class TableDecoder:
         self._bound = [bind_column(c) for c in self.cols]
         self._letters = [_struct_letter(c) for c in self.cols]
         self._strings = [plain_string_layout(c) for c in self.cols]
+        self._pads = [char_pad(c) if s is not None else b"" for c, s in zip(self.cols, self._strings, strict=True)]
         self._memo = [_memo_size(c, b) for c, b in zip(self.cols, self._bound, strict=True)]
         self._caches: list[dict] = [{} for _ in self.cols]
         self._json = [_json_lb(c) for c in self.cols]
@@ -172,7 +173,7 @@ class TableDecoder:
         src = "\n".join(lines)
         # keep the start position for the fallback
         src = src.replace("def decode(buf, pos):\n", "def decode(buf, pos):\n  pos0 = pos\n", 1)
-        code = compile(src, f"<row decoder {self.cols[0].table if self.cols else ''}>", "exec")
+        code = compile(src, f"<row decoder {self.cols[0].table if self.cols else ''!r}>", "exec")
         exec(code, env)  # noqa: S102 - source generated above from column types only
         return env["decode"]
 
@@ -189,6 +190,11 @@ class TableDecoder:
             else:
                 head.append(f"{ind}  n = int.from_bytes(buf[pos:pos + {lb}], 'little')")
             head += [f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  v{r} = buf[s:pos]"]
+            pad = self._pads[i]
+            if len(pad) == 1:  # a CHAR's logged trailing pad: the bound decoder refuses it
+                head.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
+            elif pad:
+                head.append(f"{ind}  if n and v{r}[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
             if codec is not None:
                 head += [f"{ind}  try:", f"{ind}    v{r} = v{r}.decode({codec!r})",
                          f"{ind}  except ValueError:", f"{ind}    pass"]
@@ -362,7 +368,7 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
     if rows and not any(present) and not (after is not None and any(after)):
         raise DecodeError(ZERO_WIDTH.format(len(rows)))
     if type_code in COMPRESSED_TYPES:
-        rows = mariadb_decompress(rows)
+        rows = mariadb_decompress(rows, exact=True)
     return RowsBody(table_id, flags, width, present, after, rows, extra)
 
 

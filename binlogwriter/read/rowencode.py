@@ -132,7 +132,7 @@ class TableEncoder:
         lines.append("    return b''.join(out)")
         lines.append("  except Exception:")
         lines.append("    return _fallback(vals, pad)")
-        code = compile("\n".join(lines), f"<row encoder {self.cols[0].table if self.cols else ''}>", "exec")
+        code = compile("\n".join(lines), f"<row encoder {self.cols[0].table if self.cols else ''!r}>", "exec")
         exec(code, env)  # noqa: S102 - source generated above from column types only
         return env["encode"]
 

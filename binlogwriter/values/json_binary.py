@@ -307,11 +307,41 @@ def encode_json(value: Any) -> bytes:
     """The binary JSON document of ``value`` (no length prefix); JsonEncodeError if it has none.
 
     ``None`` is the null literal here; :data:`JSON_NULL` too, :data:`JSON_NULL_EMPTY` gives b"".
+    A :class:`JsonKeptObject` / :class:`JsonKeptArray` whose content is still what its
+    ``binary`` holds gives those bytes back.
     """
     if isinstance(value, JsonNull):
         return b"" if value.empty else b"\x04\x00"
     t, body = _node(value, 0)
-    return bytes((t,)) + body
+    doc = bytes((t,)) + body
+    kept = getattr(value, "binary", None) if type(value) in (JsonKeptObject, JsonKeptArray) else None
+    if kept is not None and doc != kept:
+        try:
+            same = encode_json(decode_json(kept)) == doc
+        except (ValueError, RecursionError):
+            same = False
+        if same:
+            return kept
+    return doc
+
+
+class JsonKeptObject(dict):
+    """A JSON object read from a binlog: a plain ``dict`` for every use, whose ``binary``
+    keeps the document's bytes. :func:`encode_json` gives them back while the content is
+    unchanged, so a document not in the shortest form the encoder writes (MySQL leaves unused
+    bytes in one updated in place, see ``JSON_STORAGE_FREE``; values.md §7) re-encodes to
+    the bytes read."""
+
+    __slots__ = ("binary",)
+
+
+class JsonKeptArray(list):
+    """The :class:`JsonKeptObject` of an array."""
+
+    __slots__ = ("binary",)
+
+
+__all__ += ["JsonKeptObject", "JsonKeptArray"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,6 +550,24 @@ class JsonCodec(Codec):
                 v = decode_json(memoryview(buf)[start:end] if not isinstance(buf, memoryview) else buf[start:end])
             except ValueError as exc:
                 raise decode_error(col, f"JSON at {start}: {exc}") from None
+            doc = bytes(buf[start:end])
+            tv = type(v)
+            if tv is dict or tv is list:
+                # an object / array keeps the bytes read: a document not in its shortest form
+                # (MySQL's in-place updates leave unused space) encodes back to them; checked
+                # when encoding, not here (reading stays one decode per value)
+                v = JsonKeptObject(v) if tv is dict else JsonKeptArray(v)
+                v.binary = doc
+                return v, end
+            try:
+                canonical = encode_json(v) == doc
+            except (JsonEncodeError, RecursionError):
+                canonical = False
+            if not canonical:  # a scalar document in a longer form: no server writes one
+                from binlogwriter.layouts.control import NonCanonical
+
+                where = ".".join(p for p in (col.table, col.name) if p)
+                raise NonCanonical(f"{where}: JSON scalar at {start} is not in its shortest form")
             return (JSON_NULL if v is None else v), end
 
         return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …")

@@ -261,6 +261,7 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
     wide = field_length > 255
     lb = 2 if wide else 1
     repad = t.binary
+    pad = t.pad_unit
 
     def encode(value: Any) -> bytes:
         bad = t.too_long(value, field_length, padded=True)
@@ -287,6 +288,13 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
         if end > len(buf):
             raise decode_error(col, f"{sql} value of {n} bytes at {start} runs past the end ({len(buf)})")
         data = bytes(buf[start:end])
+        if pad and data.endswith(pad):
+            # no server logs a CHAR's trailing pad (Field_string::pack strips it): the value
+            # would encode to other bytes — the event is kept raw (values.md §5)
+            from binlogwriter.layouts.control import NonCanonical
+
+            raise NonCanonical(f"{_where(col)}: {sql} value of {n} bytes at {start} ends "
+                               f"with the pad {pad.hex()} the server strips")
         if repad:
             return data.ljust(field_length, b"\x00"), end
         return t.from_bytes(data), end
@@ -299,11 +307,23 @@ def _members_text(members: tuple[str, ...]) -> str:
     return shown + (f",… ({len(members)} members)" if len(members) > 5 else "")
 
 
+def _where(col: ColumnDesc) -> str:
+    return ".".join(p for p in (col.table, col.name) if p) or "column"
+
+
+def _distinct(members: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """ENUM/SET members, or None (values as int index / bitmask) when two members have the
+    same name: no server accepts that, and a name would not say which index it stands for."""
+    if members is not None and len(set(members)) != len(members):
+        return None
+    return members
+
+
 def _bind_enum(col: ColumnDesc, storage: int) -> Bound:
     if storage not in (1, 2):
         raise SchemaError(f"ENUM storage must be 1 or 2 bytes, metadata says {storage}"
                           f" - at {col.table}.{col.name}")
-    members = col.enum_values
+    members = _distinct(col.enum_values)
     sql = f"ENUM({_members_text(members)})" if members is not None else "ENUM"
     index = {m: i + 1 for i, m in enumerate(members)} if members is not None else {}
     limit = len(members) if members is not None else (1 << (8 * storage)) - 1
@@ -346,7 +366,7 @@ def _bind_set(col: ColumnDesc, storage: int) -> Bound:
     if storage not in (1, 2, 3, 4, 8):
         raise SchemaError(f"SET storage must be 1, 2, 3, 4 or 8 bytes, metadata says {storage}"
                           f" - at {col.table}.{col.name}")
-    members = col.set_values
+    members = _distinct(col.set_values)
     if members is not None and len(members) > 8 * storage:
         raise SchemaError(f"SET with {len(members)} members does not fit {storage} bytes"
                           f" - at {col.table}.{col.name}")
@@ -619,7 +639,8 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
     length then that many bytes, decoded as the bound codec decodes it: with the codec when
     the collation has one (bytes kept when they do not decode), as bytes otherwise (values.md
     §5, §6). None for every other shape (BINARY(n) re-padded, latin1's cp1252 holes, ENUM,
-    SET, GEOMETRY, …). Compiled row readers inline these columns."""
+    SET, GEOMETRY, …). Compiled row readers inline these columns; for a CHAR they also
+    check :func:`char_pad`."""
     try:
         code = col.type_code
         if code in (253, 254):
@@ -647,7 +668,20 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
     return lb, None
 
 
-__all__ += ["plain_string_layout"]
+def char_pad(col: ColumnDesc) -> bytes:
+    """The pad unit a CHAR column's logged value may not end with (servers strip it before
+    logging, values.md §5; the bound decoder keeps such an event raw), b"" for every other
+    column. Compiled row readers that inline a CHAR check it and fall back to the bound
+    decoder, which raises."""
+    try:
+        if col.type_code not in (253, 254) or parse_string_meta(col.meta)[0] != 254:
+            return b""
+        return _Text(col).pad_unit
+    except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
+        return b""
+
+
+__all__ += ["plain_string_layout", "char_pad"]
 
 
 _ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})

@@ -591,6 +591,15 @@ def _ts_value(secs: int, us: int) -> Any:
     return _EPOCH + _dt.timedelta(seconds=secs, microseconds=us)
 
 
+def _ts_frac_value(col: ColumnDesc, sql: str, secs: int, us: int) -> Any:
+    """:func:`_ts_value` of a TIMESTAMP with a fraction: 0 seconds with a fraction is below the
+    range (1970-01-01 00:00:01 UTC; only the zero timestamp has 0 seconds), no server writes it."""
+    if secs == 0 and us:
+        raise decode_error(col, f"{sql} of 0 seconds and {us} microseconds is below its range "
+                                "(only the zero timestamp has 0 seconds)")
+    return _ts_value(secs, us)
+
+
 @register
 class Timestamp2Codec(Codec):
     """TIMESTAMP2 (17): 4 bytes BE seconds since the epoch (UTC) + fraction bytes (values.md §4)."""
@@ -615,7 +624,7 @@ class Timestamp2Codec(Codec):
                 raise _short(col, sql, buf, pos, size)
             secs = int.from_bytes(buf[pos:pos + 4], "big")
             us = _frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
-            return _ts_value(secs, us), end
+            return _ts_frac_value(col, sql, secs, us), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime",
                      encode_array=_timestamp2_array(fsp))
@@ -668,6 +677,8 @@ class OldTimeCodec(Codec):
             if fsp == 0:
                 v = int.from_bytes(buf[pos:end], "little", signed=True)
                 a = -v if v < 0 else v
+                if a // 100 % 100 >= 60 or a % 100 >= 60:  # no server writes 102:55:72
+                    raise decode_error(col, f"{sql} {a // 10000}:{a // 100 % 100}:{a % 100} is out of range")
                 us = ((a // 10000) * 3600 + (a // 100 % 100) * 60 + a % 100) * 1_000_000
                 return _td(-us if v < 0 else us), end
             v = int.from_bytes(buf[pos:end], "big") - ofs
@@ -750,6 +761,6 @@ class OldTimestampCodec(Codec):
                 return _ts_value(int.from_bytes(buf[pos:end], "little"), 0), end
             secs = int.from_bytes(buf[pos:pos + 4], "big")
             frac = int.from_bytes(buf[pos + 4:end], "big")
-            return _ts_value(secs, frac * _POW[6 - fsp]), end
+            return _ts_frac_value(col, sql, secs, frac * _POW[6 - fsp]), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")

@@ -63,7 +63,18 @@ def _signature(target: str, kind: str, exc: BaseException | None) -> tuple[str, 
     key = f"{target}:{kind}:{type(exc).__name__}:{where}"
     if kind == "infidelity":
         key = f"{target}:{kind}:{str(exc).split(' ')[0]}"
+    elif type(exc).__name__ == "Unlocated":  # the message kind, without numbers and paths
+        line = str(exc).split(":offset: ", 1)[-1]
+        key = f"{target}:{kind}:{''.join(c for c in line.split(' - ')[0] if not c.isdigit())[:60]}"
     return hashlib.sha1(key.encode()).hexdigest()[:10], desc
+
+
+def _located(exc: BaseException, path: str) -> bool:
+    """Whether a typed error raised while reading ``path`` names its place: a
+    :class:`DecodeError` with the file and an absolute offset (docs/fuzzing.md)."""
+    from binlogwriter.errors import DecodeError
+
+    return isinstance(exc, DecodeError) and exc.file == path and exc.offset is not None
 
 
 # ----------------------------------------------------------------------------- worker
@@ -93,17 +104,21 @@ class _Worker:
     def one(self, target, data) -> tuple[str | None, BaseException | None]:
         """Run one input: (finding kind or None, exception)."""
         from binlogwriter.errors import BinlogError
-        from tests.fuzz.targets import Infidelity, run_target
+        from tests.fuzz.targets import Infidelity, Unlocated, run_target
 
         signal.setitimer(signal.ITIMER_PROF, self.args.timeout, 0.05)  # re-fires if swallowed
         try:
             run_target(target, data, self.path)
         except _Timeout as exc:
             return "hang", exc
-        except BinlogError:
+        except BinlogError as exc:
+            if target.kind == "binlog" and not _located(exc, self.path):
+                return "unlocated", exc
             return None, None
         except Infidelity as exc:
             return "infidelity", exc
+        except Unlocated as exc:
+            return "unlocated", exc
         except MemoryError as exc:
             return "memory", exc
         except RecursionError as exc:
@@ -216,6 +231,7 @@ class _Worker:
         max_growth = (0, -1)
         slowest = (0.0, -1, "")
         counts: dict[str, int] = {}
+        busy: dict[str, float] = {}  # seconds spent in each target's inputs
         index = args.start
         stop = args.start + args.max_inputs if args.max_inputs else None
         last_report = time.monotonic()
@@ -238,16 +254,17 @@ class _Worker:
             if el > slowest[0]:
                 slowest = (el, index, target.name)
             counts[target.name] = counts.get(target.name, 0) + 1
+            busy[target.name] = busy.get(target.name, 0.0) + el
             if kind is not None:
                 self.report(target, index, data, kind, exc, el)
             index += 1
             if time.monotonic() - last_report > 5:
                 last_report = time.monotonic()
-                self.send(type="progress", index=index, counts=counts, baseline_rss_kb=baseline,
+                self.send(type="progress", index=index, counts=counts, busy=busy, baseline_rss_kb=baseline,
                           peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                           max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
                           slowest_seconds=slowest[0], slowest_index=slowest[1], slowest_target=slowest[2])
-        self.send(type="done", index=index, counts=counts, baseline_rss_kb=baseline,
+        self.send(type="done", index=index, counts=counts, busy=busy, baseline_rss_kb=baseline,
                   peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   max_input_growth_kb=max_growth[0], max_growth_index=max_growth[1],
                   slowest_seconds=slowest[0], slowest_index=slowest[1], slowest_target=slowest[2])
@@ -307,6 +324,7 @@ def _parent(args: argparse.Namespace) -> int:
     findings: list[dict] = []
     dups: dict[str, int] = {}
     counts: dict[str, int] = {}
+    busy: dict[str, float] = {}
     done_msgs: list[dict] = []
     replayed: list[dict] = []
     killed: list[int] = []
@@ -367,6 +385,7 @@ def _parent(args: argparse.Namespace) -> int:
                     elif typ == "done":
                         worker_counts = msg["counts"]
                         last_progress = msg
+                        running = False  # no input runs any more: its exit is not a hang
                 if finished:
                     break
                 with open(args.progress, "rb") as fh:
@@ -389,6 +408,8 @@ def _parent(args: argparse.Namespace) -> int:
                 done_msgs.append(last_progress)
             for k, v in worker_counts.items():
                 counts[k] = counts.get(k, 0) + v
+            for k, v in (last_progress or {}).get("busy", {}).items():
+                busy[k] = busy.get(k, 0.0) + v
             if args.replay or _STOP:
                 break
             if killed and killed[-1] == last_idx:
@@ -404,7 +425,8 @@ def _parent(args: argparse.Namespace) -> int:
         "seed": args.seed, "target": args.target, "budget_s": args.budget, "elapsed_s": round(elapsed, 1),
         "seed_setup_s": round(ready_seconds, 1), "inputs": total, "per_target": counts,
         "inputs_per_s": round(total / max(elapsed - ready_seconds, 1e-9), 1),
-        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity")},
+        "per_target_inputs_per_s": {k: round(counts[k] / v, 1) for k, v in busy.items() if v > 0 and k in counts},
+        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity", "unlocated")},
         "duplicates": sum(dups.values()),
         "peak_rss_mb": round(max((m.get("peak_rss_kb", 0) for m in done_msgs), default=0) / 1024, 1),
         "max_input_rss_growth_mb": round(max((m.get("max_input_growth_kb", 0) for m in done_msgs), default=0) / 1024, 1),

@@ -14,11 +14,15 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import BinlogError
 
-__all__ = ["TARGETS", "Target", "Infidelity", "run_target"]
+__all__ = ["TARGETS", "Target", "Infidelity", "Unlocated", "run_target"]
 
 
 class Infidelity(Exception):
     """A decoded event that re-encodes to other bytes, silently (a finding)."""
+
+
+class Unlocated(Exception):
+    """A CLI error message about a binlog that does not name its file:offset (a finding)."""
 
 
 @dataclass(frozen=True)
@@ -96,13 +100,23 @@ class _Sink(io.TextIOWrapper):
         super().__init__(io.BytesIO(), encoding="utf-8")
 
 
-def _cli(fn, **kw) -> None:
+def _cli(fn, path: str, **kw) -> None:
+    """Run a CLI command; every error line it prints must name ``path:offset``."""
     old, olderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Sink(), _Sink()
+    out, err = _Sink(), _Sink()
+    sys.stdout, sys.stderr = out, err
     try:
         fn(**kw)
-    except SystemExit:
-        pass
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            text = ""
+            for sink in (out, err):
+                sink.flush()
+                text += sink.buffer.getvalue().decode("utf-8", "replace")
+            for line in text.splitlines():
+                if (line.startswith(("binlogwriter: ", "FAIL ")) or ": FAILED " in line) and \
+                        f"{path}:" not in line:
+                    raise Unlocated(f"error without {path}:offset: {line[:300]}") from None
     finally:
         sys.stdout, sys.stderr = old, olderr
 
@@ -111,7 +125,7 @@ def _inspect(data, path: str) -> None:
     from binlogwriter.cli import inspect
 
     v = 2 if len(data) % 3 else 1
-    _cli(inspect.callback, files=(path,), start_position=None, stop_position=None, verbose=v,
+    _cli(inspect.callback, path, files=(path,), start_position=None, stop_position=None, verbose=v,
          print_table_metadata=True, start_datetime=None, stop_datetime=None, database=None, table=None,
          include_gtids=None, exclude_gtids=None)
 
@@ -119,7 +133,7 @@ def _inspect(data, path: str) -> None:
 def _roundtrip(data, path: str) -> None:
     from binlogwriter.cli import verify
 
-    _cli(verify.callback, files=(path,), roundtrip=True)
+    _cli(verify.callback, path, files=(path,), roundtrip=True)
 
 
 def _schema(text, path: str) -> None:

@@ -44,15 +44,16 @@ from binlogwriter.values import (
     encode_row_image,
     encode_value,
 )
+from binlogwriter.values.json_binary import JsonKeptArray, JsonKeptObject
 
 
 def same(expected, got) -> bool:
     """Equality that also checks types (1 != 1.0 != True here) and float bits."""
     if isinstance(expected, dict):
-        return type(got) is dict and list(expected) and set(expected) == set(got) and all(
+        return type(got) in (dict, JsonKeptObject) and list(expected) and set(expected) == set(got) and all(
             same(v, got[k]) for k, v in expected.items()) or (expected == {} and got == {})
     if isinstance(expected, list):
-        return type(got) is list and len(got) == len(expected) and all(
+        return type(got) in (list, JsonKeptArray) and len(got) == len(expected) and all(
             same(e, g) for e, g in zip(expected, got, strict=True))
     if isinstance(expected, float):
         return type(got) is float and struct.pack("<d", expected) == struct.pack("<d", got)
