@@ -54,7 +54,8 @@ def test_values_encode_and_decode_back(flavor: str, data) -> None:
     desc = t.column_descs(flavor)[0]
     v = data.draw(values(t.columns[0], flavor))
     got, _ = decode_value(desc, encode_value(desc, v), 0)
-    assert got == v and type(got) is type(v)
+    # a JSON object/array comes back as its dict/list subclass that keeps the bytes read
+    assert got == v and (type(got) is type(v) or (type(v) in (dict, list) and isinstance(got, type(v))))
 
 
 @settings(max_examples=80, **SLOW)

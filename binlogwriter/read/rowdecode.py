@@ -32,12 +32,12 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.primitives import decode_bitmap
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.values.base import ABSENT, ColumnDesc
+from binlogwriter.values.json_binary import JsonKeptArray, JsonKeptObject
 from binlogwriter.values.json_fast import memo_json_reader
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
 from binlogwriter.values.strings import char_pad, parse_string_meta, plain_string_layout
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
-from binlogwriter.values.types import JSON_NULL, JSON_NULL_EMPTY
 
 __all__ = ["AS_DICT", "TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]
 
@@ -225,14 +225,20 @@ class TableDecoder:
                            f"{ind}    _c{r}[k] = v{r}", f"{ind}  pos = e"]
         lb = self._json[i]
         if lb:  # binary JSON: the fast reader (json_fast), the codec when it refuses
-            env["_JN"], env["_JNE"] = JSON_NULL, JSON_NULL_EMPTY
+            env["_JKO"], env["_JKA"] = JsonKeptObject, JsonKeptArray
             env[f"_jf{r}"] = self._json_readers[i]
             return null + [f"{ind}  s = pos + {lb}", f"{ind}  n = int.from_bytes(buf[pos:s], 'little')",
                            f"{ind}  e = s + n", f"{ind}  if n == 0 or e > len(buf) or s > len(buf):",
                            f"{ind}    v{r}, e = _d{r}(buf, pos)",
                            f"{ind}  else:", f"{ind}    try:", f"{ind}      v{r} = _jf{r}(buf, s, e)",
                            f"{ind}    except Exception:", f"{ind}      v{r}, e = _d{r}(buf, pos)",
-                           f"{ind}    else:", f"{ind}      if v{r} is None:", f"{ind}        v{r} = _JN",
+                           f"{ind}    else:", f"{ind}      t = type(v{r})",
+                           # as the codec: a container keeps its bytes (JsonKept*), a scalar
+                           # document is checked for its shortest form by the codec itself
+                           f"{ind}      if t is dict or t is list:",
+                           f"{ind}        v{r} = (_JKO if t is dict else _JKA)(v{r})",
+                           f"{ind}        v{r}.binary = bytes(buf[s:e])",
+                           f"{ind}      else:", f"{ind}        v{r}, e = _d{r}(buf, pos)",
                            f"{ind}  pos = e"]
         return null + [f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
 

@@ -241,7 +241,7 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
             lines += ["    p0 = pos", f"    v, pos = _d{r}(buf, pos)", f"    if _e{r}(v) != buf[p0:pos]:",
                       "      return -1"]
     lines += ["  if pos > len(buf):", "    return -1", "  return pos"]
-    code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''}>", "exec")
+    code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''!r}>", "exec")
     exec(code, env)  # noqa: S102 - source generated above from column types only
     if len(enc.verifiers) >= 256:
         enc.verifiers.clear()
