@@ -22,16 +22,16 @@ import numpy as np
 
 from generators.batch import BATCH_TXNS, AppliedBatch, apply_batch, rows_batch
 from generators.engine import (
+    FileInfo,
     Run,
     RunResult,
-    _FileInfo,
-    _lock_dir,
-    _tmp_prefix,
     build_manifest,
     file_entry,
     generate,
+    lock_dir,
     scan_file,
     sweep_stale_tmp,
+    tmp_prefix,
 )
 from generators.hashing import draw_array, hash64_array, salt
 from generators.keys import epoch_at
@@ -40,20 +40,6 @@ from generators.plan import ddl_after
 __all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
            "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
            "rows_batch", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
-
-FileInfo = _FileInfo
-"""Per binlog file: transactions, first and last GTID (a ``manifest.json`` files entry)."""
-
-
-def tmp_prefix(out: Any) -> str:
-    """Name prefix of the temporary directories of runs into ``out`` (crash safety)."""
-    return _tmp_prefix(out)
-
-
-def lock_dir(path: Any) -> int | None:
-    """An fd holding an exclusive lock on directory ``path`` (None: another live run holds it)."""
-    return _lock_dir(path)
-
 
 def make_run(spec: Any, at: int = 0) -> Run:
     """A fresh Run of ``spec`` (no output directory) with its tables in the DDL state in
@@ -65,7 +51,7 @@ def make_run(spec: Any, at: int = 0) -> Run:
 
 def do_ddl(run: Run, writer: Any, d: int) -> None:
     """Write DDL number ``d`` (the one :func:`ddl_after` names) and apply it to the tables."""
-    run._do_ddl(writer, d)
+    run.do_ddl(writer, d)
 
 
 def advances(spec: Any, lo: int, hi: int) -> np.ndarray:

@@ -39,7 +39,8 @@ from generators.statement_text import statement_sql
 from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
 
-__all__ = ["generate", "Run", "RunResult", "build_manifest", "file_entry", "sweep_stale_tmp", "scan_file"]
+__all__ = ["generate", "Run", "RunResult", "FileInfo", "build_manifest", "file_entry", "lock_dir", "scan_file",
+           "sweep_stale_tmp", "tmp_prefix"]
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
@@ -56,7 +57,9 @@ def _qi(name: str) -> str:
 
 
 @dataclass
-class _FileInfo:
+class FileInfo:
+    """Per binlog file: transactions, first and last GTID (a ``manifest.json`` files entry)."""
+
     transactions: int = 0
     first_gtid: str | None = None
     last_gtid: str | None = None
@@ -96,7 +99,7 @@ class Run:
         self.ddl_epoch = 0
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
-        self.file_info: dict[str, _FileInfo] = {}
+        self.file_info: dict[str, FileInfo] = {}
         self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
         self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
         self.spans: dict[str, list[tuple[int, int, int, int]]] = {}
@@ -129,7 +132,7 @@ class Run:
     def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
         if writer.transactions == before:
             return
-        fi = self.file_info.setdefault(fname, _FileInfo())
+        fi = self.file_info.setdefault(fname, FileInfo())
         fi.transactions += writer.transactions - before
         if writer.last_gtid is not None:
             if fi.first_gtid is None:
@@ -181,7 +184,7 @@ class Run:
         self._write_stmts(writer, self.statements(applied))
         d = ddl_after(self.spec, plan.index)
         if d is not None:
-            self._do_ddl(writer, d)
+            self.do_ddl(writer, d)
 
     def set_ddl_state(self, i: int) -> None:
         """Put the tables in the DDL state in force at transaction ``i`` (a fresh Run only):
@@ -213,7 +216,7 @@ class Run:
         if self.changes is not None and writer.transactions != before:
             self.changes.record(writer, stmts, tx)
 
-    def _do_ddl(self, writer: BinlogWriter, d: int) -> None:
+    def do_ddl(self, writer: BinlogWriter, d: int) -> None:
         """DDL number d: odd adds column ddl_P to a table chosen by hash, even drops it."""
         p = (d + 1) // 2
         rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
@@ -404,7 +407,7 @@ class Run:
                 break
             d = ddl_after(s, i - 1)
             if d is not None:
-                self._do_ddl(writer, d)
+                self.do_ddl(writer, d)
             if self.progress is not None:
                 self.progress(i, self._bytes(writer, closed))
         self.planned = i
@@ -464,7 +467,7 @@ class Run:
                 if fname != seg[0]:
                     raise RuntimeError(f"batch segment {i}..{stop} crossed a rotation ({seg[0]} -> {fname})")
                 seg[4] = first
-                fi = self.file_info.setdefault(fname, _FileInfo())
+                fi = self.file_info.setdefault(fname, FileInfo())
                 fi.transactions += groups
                 if first is not None:
                     if fi.first_gtid is None:
@@ -495,14 +498,14 @@ class Run:
         for p in writer.files:
             sha = digests[p.name].result() if digests and p.name in digests else None
             info = _scan_file(p, self.fmt, self.spans.get(p.name), sha)
-            fi = self.file_info.get(p.name, _FileInfo())
+            fi = self.file_info.get(p.name, FileInfo())
             files.append(file_entry(p.name, info, fi))
         tables = [(rt.table, int(rt.live_count)) for rt in self.rows]
         return build_manifest(self.spec, self.fmt, files, writer.transactions, writer.last_gtid,
                               self.planned, self.counts, tables)
 
 
-def file_entry(name: str, info: dict[str, Any], fi: _FileInfo) -> dict[str, Any]:
+def file_entry(name: str, info: dict[str, Any], fi: FileInfo) -> dict[str, Any]:
     """One ``manifest.json`` ``files`` entry from a scan of the file and its GTID bookkeeping."""
     return {"name": name, "bytes": info["bytes"], "sha256": info["sha256"],
             "events": info["events"], "transactions": fi.transactions,
@@ -656,11 +659,12 @@ def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str 
 scan_file = _scan_file  # public name (spark_gen's commit step scans the files it renames)
 
 
-def _tmp_prefix(out: Path) -> str:
+def tmp_prefix(out: Path) -> str:
+    """Name prefix of the temporary directories of runs into ``out`` (crash safety)."""
     return f".{out.name}.tmp-"
 
 
-def _lock_dir(path: Path) -> int | None:
+def lock_dir(path: Path) -> int | None:
     """An fd holding an exclusive ``flock`` on directory ``path``, or None when another
     live process holds it. The kernel drops the lock when its process dies, even by
     SIGKILL: a temporary directory nobody holds belongs to a run that is gone."""
@@ -685,7 +689,7 @@ def sweep_stale_tmp(out: Path) -> list[Path]:
     ``out`` that were killed (SIGKILL, power loss) before they could clean up; a directory
     whose run is still alive (it holds its lock) is left alone. Returns what was removed."""
     parent = out.absolute().parent
-    prefix = _tmp_prefix(out)
+    prefix = tmp_prefix(out)
     removed = []
     try:
         candidates = [p for p in parent.iterdir() if p.name.startswith(prefix)]
@@ -694,7 +698,7 @@ def sweep_stale_tmp(out: Path) -> list[Path]:
     for p in candidates:
         if not p.is_dir() or p.is_symlink():
             continue
-        fd = _lock_dir(p)
+        fd = lock_dir(p)
         if fd is None:
             continue  # a live run's
         try:
@@ -723,10 +727,10 @@ def generate(spec: Spec, out: str | os.PathLike, *,
     if not parent.is_dir():
         raise SpecError(f"--out: parent directory {parent} does not exist")
     sweep_stale_tmp(out)
-    tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(out), dir=parent))
+    tmp = Path(tempfile.mkdtemp(prefix=tmp_prefix(out), dir=parent))
     lock = None
     try:
-        lock = _lock_dir(tmp)
+        lock = lock_dir(tmp)
         manifest = run.run(tmp)
         os.chmod(tmp, 0o755)
         if out.exists():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.engine import _lock_dir, sweep_stale_tmp
+from generators.engine import lock_dir, sweep_stale_tmp
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 10
@@ -74,7 +74,7 @@ def test_sweep_leaves_a_live_runs_directory(tmp_path: Path) -> None:
     for d in (live, dead, other):
         (d / "truth").mkdir(parents=True)
         (d / "binlog.000001.part").write_bytes(b"x")
-    fd = _lock_dir(live)
+    fd = lock_dir(live)
     assert fd is not None
     try:
         assert sweep_stale_tmp(out) == [dead]
