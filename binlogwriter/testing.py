@@ -205,9 +205,10 @@ columns outside a MINIMAL/NOBLOB image left out), ``timestamp`` Unix seconds."""
 def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
     """column name -> fn(Python value) -> canonical value (docs/output.md), for values as
     the reader decodes them or as Parquet truth loads them."""
-    from generators.changes_truth import column_from_info
-    from generators.truth import column_renderer
+    from binlogwriter import plugins
+    from binlogwriter.schema.model import column_from_info
 
+    column_renderer = plugins.load(plugins.TRUTH, "column_renderer")  # the generators package's
     out = {}
     for name, info in columns.items():
         col = column_from_info(info)

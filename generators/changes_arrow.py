@@ -14,7 +14,7 @@ import dataclasses
 import datetime as dt
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from binlogwriter.read.export import arrow_type
 from binlogwriter.schema import Column, Table
+from binlogwriter.schema.model import column_from_info as column_from_info  # re-exported (changes_truth)
 from binlogwriter.values.row import ColumnArray
 from generators.truth import column_renderer
 
@@ -46,12 +47,6 @@ def column_info(col: Column, flavor: str) -> dict[str, Any]:
         d[f.name] = list(v) if isinstance(v, tuple) else v
     d["arrow_type"] = str(_arrow_type(col, flavor))
     return d
-
-
-def column_from_info(info: Mapping[str, Any]) -> Column:
-    """:func:`column_info` back to a Column (for comparing values in canonical form)."""
-    names = {f.name for f in dataclasses.fields(Column)}
-    return Column(**{k: (tuple(v) if k == "members" else v) for k, v in info.items() if k in names})
 
 
 def _arrow_type(col: Column, flavor: str) -> pa.DataType:

@@ -18,9 +18,11 @@ The type -> binlog mapping is :mod:`binlogwriter.schema.binlog`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from binlogwriter.charsets import Collation, collation_by_name, default_collation, encode_in_charset
 from binlogwriter.errors import SchemaError
@@ -43,7 +45,7 @@ from binlogwriter.schema.types import (
 from binlogwriter.schema.validate import normalise_and_validate
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["Column", "Key", "KeyPart", "Table", "build_table"]
+__all__ = ["Column", "Key", "KeyPart", "Table", "build_table", "column_from_info"]
 
 
 @dataclass(frozen=True)
@@ -341,3 +343,11 @@ def build_table(database: str, name: str, columns: Iterable[Column],
     ks = ([mk("PRIMARY", primary_key)] if primary_key else []) + \
         [mk("UNIQUE", u) for u in unique_keys] + [mk("INDEX", k) for k in keys]
     return Table(database, name, tuple(columns), tuple(ks), charset, collation, flavor=flavor)
+
+
+def column_from_info(info: Mapping[str, Any]) -> Column:
+    """A column description (``manifest.json`` ``column_types``, the truth Parquet metadata:
+    generators/changes_arrow.py ``column_info``) back to a Column (for comparing values in
+    canonical form)."""
+    names = {f.name for f in dataclasses.fields(Column)}
+    return Column(**{k: (tuple(v) if k == "members" else v) for k, v in info.items() if k in names})
