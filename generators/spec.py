@@ -476,10 +476,21 @@ def setting_of(message: str) -> str | None:
     return m.group(2) + (f".{m.group(3)}" if m.group(3) else "")
 
 
+_DEFAULTS = {
+    "sysbench": {"mix": "insert=0.25,update=0.5,delete=0.25", "rows_per_txn": 4, "template": "oltp_write_only"},
+    "ecommerce": {"mix": "insert=0.5,update=0.4,delete=0.1", "rows_per_txn": "1-5", "template": "ecommerce"},
+    "alltypes": {"mix": "insert=0.4,update=0.4,delete=0.2", "rows_per_txn": "1-4", "template": "mix"},
+    None: {"mix": "insert=0.4,update=0.4,delete=0.2", "rows_per_txn": "1-4", "template": "mix"},
+}
+
+
+def workload_defaults(name: str | None) -> dict[str, Any]:
+    """Default mix / rows per transaction / template of a workload (None = custom DDL)."""
+    return dict(_DEFAULTS[name])
+
+
 def resolve(s: Spec) -> Spec:
     """Fill in what defaults to "the workload's choice" so the spec is fully explicit."""
-    from generators.workloads import workload_defaults
-
     if isinstance(s, Mapping):
         s = Spec.from_dict(s)
     elif not isinstance(s, Spec):

@@ -31,11 +31,30 @@ def _modules() -> dict[str, Path]:
     return mods
 
 
+def _type_checking(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports for annotations only."""
+    if not isinstance(node, ast.If):
+        return False
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or \
+        (isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
 def _imports(tree: ast.Module, everywhere: bool) -> list[ast.stmt]:
-    """The import statements of a module: top level only, or ``everywhere`` (inside
-    functions, classes, ``if``/``try`` blocks too)."""
-    nodes = ast.walk(tree) if everywhere else iter(tree.body)
-    return [n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+    """The import statements of a module that run: top level only, or ``everywhere``
+    (inside functions, classes, ``if``/``try`` blocks too); never those under ``if
+    TYPE_CHECKING:``, which no interpreter runs."""
+    if not everywhere:
+        return [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    out: list[ast.stmt] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        elif not _type_checking(node):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _graph(mods: dict[str, Path], everywhere: bool = False) -> dict[str, set[str]]:
@@ -131,6 +150,8 @@ def test_the_checker_sees_a_cycle_inside_a_function(tmp_path: Path) -> None:
     mods = {"a": a, "b": b}
     assert _cycles(_graph(mods)) == []
     assert _cycles(_graph(mods, everywhere=True)) == [["a", "b"]]
+    b.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import x\n")
+    assert _cycles(_graph(mods, everywhere=True)) == []  # annotations only: never imported
 
 
 _GENERATION = ("generators", "spark_gen")
