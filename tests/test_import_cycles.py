@@ -136,10 +136,30 @@ def test_no_import_cycle() -> None:
     assert _cycles(_graph(mods)) == []
 
 
+KNOWN_LOOPS = {
+    ("binlogwriter.schema.model", "binlogwriter.schema.parse"):
+        "Table.from_sql (public API) calls the parser, which builds Tables",
+    ("binlogwriter.values._common", "binlogwriter.values.registry"):
+        "Codec.encode/decode bind through the registry; the type-family split of values/ (#12 item 3) owns it",
+}
+"""Call-time imports that close a loop, each with its reason; every other loop fails the test
+below, and an entry whose import is gone fails :func:`test_known_loops_still_exist` (then
+delete it)."""
+
+
 def test_no_import_cycle_inside_functions() -> None:
     """Counting the imports inside functions too: no two modules need each other."""
-    cycles = _cycles(_graph(_modules(), everywhere=True))
+    graph = _graph(_modules(), everywhere=True)
+    for a, b in KNOWN_LOOPS:
+        graph.get(a, set()).discard(b)
+    cycles = _cycles(graph)
     assert cycles == [], "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_known_loops_still_exist() -> None:
+    graph = _graph(_modules(), everywhere=True)
+    gone = [f"{a} -> {b}" for a, b in KNOWN_LOOPS if b not in graph.get(a, set())]
+    assert gone == [], "no longer imported, remove from KNOWN_LOOPS: " + ", ".join(gone)
 
 
 def test_the_checker_sees_a_cycle_inside_a_function(tmp_path: Path) -> None:
