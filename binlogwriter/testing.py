@@ -206,7 +206,7 @@ def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
     """column name -> fn(Python value) -> canonical value (docs/output.md), for values as
     the reader decodes them or as Parquet truth loads them."""
     from binlogwriter import plugins
-    from binlogwriter.schema.model import column_from_info
+    from binlogwriter.schema.tables import column_from_info
 
     column_renderer = plugins.load(plugins.TRUTH, "column_renderer")  # the generators package's
     out = {}

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from binlogwriter.read.export import arrow_type
 from binlogwriter.schema import Column, Table
-from binlogwriter.schema.model import column_from_info as column_from_info  # re-exported (changes_truth)
+from binlogwriter.schema.tables import column_from_info as column_from_info  # re-exported (changes_truth)
 from binlogwriter.values.row import ColumnArray
 from generators.truth import column_renderer
 
