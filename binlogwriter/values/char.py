@@ -45,6 +45,8 @@ __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "
 FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
 TYPE_CODES = (254, 253, 15)  # 254/253 with ENUM/SET in the metadata go to values/enum_set.py
+# CHAR/BINARY's bound codec has no vectorised encoder (VARCHAR's has): ASCII text goes through
+# encode_ascii_many below, anything else through the scalar encoder (values/row.py)
 
 
 @register

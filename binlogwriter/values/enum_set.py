@@ -39,6 +39,8 @@ __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "EnumCodec", "SetCodec", "binlog
 FAMILY = "enum_set"
 SQL_TYPES = ("ENUM", "SET")
 TYPE_CODES = (247, 248)  # logged as 254 with the real type in metadata[0] (values.md §5)
+# no vectorised encoder: ENUM/SET values go through the scalar encoders (one dict lookup each);
+# row images fall back to them column by column (values/row.py)
 
 
 @register

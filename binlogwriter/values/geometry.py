@@ -41,6 +41,8 @@ FAMILY = "geometry"
 SQL_TYPES = ("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
              "GEOMETRYCOLLECTION")
 TYPE_CODES = (255,)
+# no vectorised encoder: geometry values go through the scalar encoder; row images fall back
+# to it column by column (values/row.py)
 
 
 @register

@@ -21,6 +21,7 @@ __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "binlog_type", "b
 FAMILY = "inet_uuid"
 SQL_TYPES = ("INET4", "INET6", "UUID")
 TYPE_CODES: tuple[int, ...] = ()  # logged as type 254, whose codec (StringCodec) is the char family's
+# no vectorised encoder: BINARY(4)/(16) values go through the char family's scalar encoder
 
 
 def binlog_type(col: Column, flavor: str = "mysql80") -> int:

@@ -35,6 +35,8 @@ __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "JsonCodec", "binlog_type", "bin
 FAMILY = "json"
 SQL_TYPES = ("JSON",)
 TYPE_CODES = (245,)
+# no vectorised encoder: each document is turned into binary JSON by the scalar encoder; row
+# images fall back to it column by column (values/row.py)
 
 
 @register
