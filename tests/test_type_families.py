@@ -1,8 +1,8 @@
 """The codec side's type-family registry (binlogwriter/values/families.py, docs/adding-a-type.md).
 
 Every SQL type the schema model knows is in exactly one family; every family module has every
-face (FAMILY, SQL_TYPES, TYPE_CODES, binlog_type, binlog_meta, renderer, truth_renderer, a
-registered codec for each of its type codes); and the faces agree with each other on real
+face (FAMILY, SQL_TYPES, TYPE_CODES, binlog_type, binlog_meta, renderer, truth_renderer,
+arrow_type, a registered codec for each of its type codes); and the faces agree with each other on real
 columns of every type and flavor: the type code a family writes is read by a codec the
 registry finds for that column, a value of the type goes through that codec and both
 renderers.
@@ -15,8 +15,10 @@ import inspect
 from decimal import Decimal
 from types import ModuleType
 
+import pyarrow as pa
 import pytest
 
+from binlogwriter.read.export import arrow_type as export_arrow_type
 from binlogwriter.schema import KNOWN_TYPES, parse_tables
 from binlogwriter.values import Geometry, bind_column
 from binlogwriter.values._common import REGISTRY
@@ -31,6 +33,7 @@ FACES = {
     "binlog_meta": ("col", "flavor"),
     "renderer": ("col", "family"),
     "truth_renderer": ("col", "flavor"),
+    "arrow_type": ("col",),
 }
 
 # one column definition and one value per SQL type: the faces are exercised on each
@@ -92,7 +95,7 @@ def test_every_family_has_every_face(name: str) -> None:
     for face, params in FACES.items():
         fn = getattr(mod, face, None)
         assert callable(fn), f"{name}.{face} is missing"
-        assert tuple(inspect.signature(fn).parameters)[:2] == params, f"{name}.{face} signature"
+        assert tuple(inspect.signature(fn).parameters)[:len(params)] == params, f"{name}.{face} signature"
     for code in mod.TYPE_CODES:  # a codec for every code it claims, and no other family claims it
         assert code in REGISTRY, f"{name}: no codec registered for type code {code}"
         assert family_of_code(code) is mod
@@ -137,6 +140,8 @@ def test_faces_agree_on_a_real_column(sql_type: str, flavor: str) -> None:
         assert isinstance(text, str) and text == reader.renderer(desc, family)(back)
     canon = fam.truth_renderer(col, flavor)(back)
     assert isinstance(canon, int | float | str)
+    typ = reader.arrow_type(desc)
+    assert isinstance(typ, pa.DataType) and typ == export_arrow_type(desc)
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))

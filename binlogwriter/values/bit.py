@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._text import bit_string
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BitCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "bit"
 SQL_TYPES = ("BIT",)
@@ -104,6 +104,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     nbits = meta[1] * 8 + meta[0]
     nbytes = (nbits + 7) // 8
     return lambda v: bit_string(v.to_bytes(nbytes, "big"), nbits)
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: uint64."""
+    import pyarrow as pa
+
+    return pa.uint64()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

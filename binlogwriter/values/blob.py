@@ -37,7 +37,7 @@ from binlogwriter.values._strings import (
 )
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "blob"
 SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
@@ -179,6 +179,20 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     if col.type_code == 242:
         raise ValueError(f"Don't know how to handle column type: 242 meta: {bytes(col.meta).hex()}")
     return text_renderer(col, family)
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: string for TEXT, binary for
+    BLOB, a list of float32 for VECTOR."""
+    import pyarrow as pa
+
+    if col.type_code == 242:
+        return pa.list_(pa.float32())
+    from binlogwriter.values.registry import bind_column
+
+    return pa.string() if bind_column(col).python_type == "str" else pa.binary()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -40,7 +40,7 @@ from binlogwriter.values._strings import (
 from binlogwriter.values.enum_set import _bind_enum, _bind_set
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
@@ -239,6 +239,18 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 # -- mysqlbinlog text (values/render.py) -------------------------------------------------
 
 renderer = text_renderer
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: string for text columns,
+    binary for the others."""
+    import pyarrow as pa
+
+    from binlogwriter.values.registry import bind_column
+
+    return pa.string() if bind_column(col).python_type == "str" else pa.binary()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._temporal_arrays import _date_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "date"
 SQL_TYPES = ("DATE",)
@@ -77,6 +77,15 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """``'YYYY:MM:DD'``."""
     return lambda v: f"'{v.year:04d}:{v.month:02d}:{v.day:02d}'"
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: date32."""
+    import pyarrow as pa
+
+    return pa.date32()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

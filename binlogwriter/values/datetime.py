@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._temporal_arrays import _datetime2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateTime2Codec", "OldDateTimeCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "datetime"
 SQL_TYPES = ("DATETIME",)
@@ -164,6 +164,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         y, mo, d, h, mi, s, us = _fields(v)
         return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_rfrac(us, dec)}'"
     return dt2
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: timestamp in microseconds."""
+    import pyarrow as pa
+
+    return pa.timestamp("us")
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

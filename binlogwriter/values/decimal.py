@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DecimalCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "decimal"
 SQL_TYPES = ("DECIMAL",)
@@ -101,6 +101,17 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """Every scale digit (``format(d, "f")``)."""
     return lambda v: format(v, "f") if isinstance(v, Decimal) else str(v)
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: decimal128, decimal256 beyond
+    38 digits."""
+    import pyarrow as pa
+
+    p, s = col.meta[0], col.meta[1]
+    return pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s)
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -34,7 +34,7 @@ from binlogwriter.values._strings import (
 )
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "EnumCodec", "SetCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "enum_set"
 SQL_TYPES = ("ENUM", "SET")
@@ -208,6 +208,18 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
             return bit_string(mask.to_bytes(nbytes, "little"), nbytes * 8)
         return set_text
     raise ValueError(f"Don't know how to handle column type: {col.type_code} meta: {meta.hex()}")
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: string, or the index (uint16)
+    / bitmask (uint64) when the members are unknown."""
+    import pyarrow as pa
+
+    if parse_string_meta(bytes(col.meta))[0] == 247:
+        return pa.string() if col.enum_values is not None else pa.uint16()
+    return pa.string() if col.set_values is not None else pa.uint64()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "FloatCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "floating"
 SQL_TYPES = ("FLOAT", "DOUBLE")
@@ -130,6 +130,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     if col.type_code == 4:
         return lambda v: _c_double(v, "%-20g")
     return lambda v: _c_double(v, "%-.20g")
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: float32 / float64."""
+    import pyarrow as pa
+
+    return pa.float32() if col.type_code == 4 else pa.float64()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -35,7 +35,7 @@ from binlogwriter.values._strings import (
 from binlogwriter.values.blob import blob_length_bytes
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "GeometryCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "geometry"
 SQL_TYPES = ("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
@@ -105,6 +105,15 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """Quoted from the stored bytes (SRID + WKB)."""
     return lambda v: quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: binary (SRID + WKB)."""
+    import pyarrow as pa
+
+    return pa.binary()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

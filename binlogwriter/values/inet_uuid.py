@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "inet_uuid"
 SQL_TYPES = ("INET4", "INET6", "UUID")
@@ -43,3 +43,10 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
 def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     """``0x`` hex of the stored bytes."""
     return lambda v: "0x" + bytes(v).hex()
+
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: the char family's (binary)."""
+    from binlogwriter.values.char import arrow_type as char_arrow_type
+
+    return char_arrow_type(col)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "IntCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "integer"
 SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
@@ -145,6 +145,16 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         s = v - full if v >= half else v
         return f"{s} ({s + full})" if s < 0 else str(s)
     return int_text
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: (u)int8/16/32/64."""
+    import pyarrow as pa
+
+    bits = {1: 8, 2: 16, 9: 32, 3: 32, 8: 64}[col.type_code]
+    return getattr(pa, f"{'u' if col.unsigned else ''}int{bits}")()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

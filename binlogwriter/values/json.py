@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "JsonCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "json"
 SQL_TYPES = ("JSON",)
@@ -132,6 +132,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
             return "'" + text + "'"
         return quote_bytes(text.encode("utf-8", "surrogateescape"), family)
     return json_text
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: string (the document's text)."""
+    import pyarrow as pa
+
+    return pa.string()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._temporal_arrays import _time2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Time2Codec", "OldTimeCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "time"
 SQL_TYPES = ("TIME",)
@@ -192,6 +192,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         return lambda v: "'" + _time_text(v, 0) + "'"
     dec = min(bytes(col.meta)[0], 6)
     return lambda v: "'" + _time_text(v, dec) + "'"  # digits and "-:." only: nothing to escape
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: duration in microseconds."""
+    import pyarrow as pa
+
+    return pa.duration("us")
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

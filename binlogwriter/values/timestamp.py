@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._temporal_arrays import _timestamp2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Timestamp2Codec", "OldTimestampCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "timestamp"
 SQL_TYPES = ("TIMESTAMP",)
@@ -154,6 +154,15 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
         s, us = _unix(v)
         return f"{_signed32(s)}{_rfrac(us, dec)}"
     return ts2
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: UTC timestamp in microseconds."""
+    import pyarrow as pa
+
+    return pa.timestamp("us", tz="UTC")
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

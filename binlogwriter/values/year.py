@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "YearCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer"]
+           "truth_renderer", "arrow_type"]
 
 FAMILY = "year"
 SQL_TYPES = ("YEAR",)
@@ -89,6 +89,15 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """``byte + 1900``, so YEAR 0 prints 1900."""
     return lambda v: f"{v if v else 1900:04d}"
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: int16."""
+    import pyarrow as pa
+
+    return pa.int16()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------
