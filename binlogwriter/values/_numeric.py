@@ -13,7 +13,6 @@ def _is_int(value: Any) -> bool:
     return hasattr(value, "__index__") and not isinstance(value, float)
 
 
-
 def _int_array(values: Any) -> np.ndarray | None:
     """A non-empty 1-d integer array of ``values`` (an int array, or a list of plain ints),
     else None (bools, floats, bytes, ints beyond 64 bits: the scalar encoder decides)."""
@@ -29,4 +28,3 @@ def _int_array(values: Any) -> np.ndarray | None:
     if a.ndim != 1 or a.dtype.kind not in "iu" or not len(a):
         return None
     return a
-

@@ -215,7 +215,6 @@ def _where(col: ColumnDesc) -> str:
     return ".".join(p for p in (col.table, col.name) if p) or "column"
 
 
-
 def _length_prefixed_many(datas: list[bytes], lb: int) -> list:
     """Vectorised ``lb``-byte little-endian length prefixes followed by the bytes."""
     lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
@@ -284,7 +283,6 @@ def char_pad(col: ColumnDesc) -> bytes:
         return _Text(col).pad_unit
     except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
         return b""
-
 
 
 def text_renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:

@@ -276,7 +276,6 @@ def _td(us: int) -> _dt.timedelta:
     return _dt.timedelta(microseconds=us) if us else _TD_ZERO
 
 
-
 # ---------------------------------------------------------------------------------------------
 # vectorised encoders (arrays of microseconds / days; same bytes as the scalar encoders)
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +302,6 @@ def _wrap(col: ColumnDesc, sql: str, fn):
 
 def _short(col: ColumnDesc, sql: str, buf: Any, pos: int, n: int):
     return decode_error(col, f"{sql} needs {n} bytes at {pos}, {max(0, len(buf) - pos)} left")
-
 
 
 def _frac_encode(us: int, fsp: int) -> bytes:
@@ -340,7 +338,6 @@ def _bad_frac(col: ColumnDesc | None, sql: str, v: int):
     return decode_error(col, msg) if col is not None else ValueError(msg)
 
 
-
 def _ts_value(secs: int, us: int) -> Any:
     if secs == 0 and us == 0:
         return MysqlDateTime(0, 0, 0, strict=False)
@@ -354,7 +351,6 @@ def _ts_frac_value(col: ColumnDesc, sql: str, secs: int, us: int) -> Any:
         raise decode_error(col, f"{sql} of 0 seconds and {us} microseconds is below its range "
                                 "(only the zero timestamp has 0 seconds)")
     return _ts_value(secs, us)
-
 
 
 def _old_fsp(col: ColumnDesc) -> int:

@@ -40,6 +40,5 @@ def bit_string(data: bytes | memoryview, nbits: int) -> str:
     return f"b'{value:0{nbits}b}'"
 
 
-
 def _frac(usec: int, dec: int) -> str:
     return "." + str(usec // 10 ** (6 - dec)).zfill(dec) if dec else ""

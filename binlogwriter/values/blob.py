@@ -23,11 +23,6 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values.base import ColumnDesc
-
-if TYPE_CHECKING:
-    from binlogwriter.schema.model import Column
-
 from binlogwriter.values._strings import (
     _BYTES,
     _length_prefixed,
@@ -35,6 +30,10 @@ from binlogwriter.values._strings import (
     _Text,
     text_renderer,
 )
+from binlogwriter.values.base import ColumnDesc
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -148,7 +147,6 @@ class VectorCodec(Codec):
             return list(struct.unpack(f"<{len(data) // 4}f", data)), end
 
         return Bound(col, sql, encode, decode, None, "list[float]")
-
 
 
 # -- schema -> binlog (values.md §1, §6) ------------------------------------------------

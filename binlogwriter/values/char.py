@@ -23,11 +23,6 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values.base import ColumnDesc
-
-if TYPE_CHECKING:
-    from binlogwriter.schema.model import Column
-
 from binlogwriter.values._strings import (
     STRING_META,
     _check_len,
@@ -37,7 +32,11 @@ from binlogwriter.values._strings import (
     _where,
     text_renderer,
 )
+from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.enum_set import _bind_enum, _bind_set
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]

@@ -18,13 +18,12 @@ from binlogwriter.values._temporal import (
     _wrap,
     date_value,
 )
+from binlogwriter.values._temporal_arrays import _date_array
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlDate
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
-
-from binlogwriter.values._temporal_arrays import _date_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]

@@ -30,13 +30,12 @@ from binlogwriter.values._temporal import (
     _wrap,
     datetime_value,
 )
+from binlogwriter.values._temporal_arrays import _datetime2_array
 from binlogwriter.values._text import _frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
-
-from binlogwriter.values._temporal_arrays import _datetime2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateTime2Codec", "OldDateTimeCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -81,7 +80,6 @@ class DateTime2Codec(Codec):
                      encode_array=_datetime2_array(fsp))
 
 
-
 @register
 class OldDateTimeCodec(Codec):
     """Old DATETIME (12): fsp 0 = 8 bytes LE ``YYYYMMDDhhmmss``; MariaDB DATETIME(1–6) hires (§4.1)."""
@@ -124,7 +122,6 @@ class OldDateTimeCodec(Codec):
             return datetime_value(y, m, d, h, mi, s, frac * _POW[6 - fsp]), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime")
-
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------

@@ -22,16 +22,15 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
+from binlogwriter.values._strings import (
+    STRING_META,
+    parse_string_meta,
+)
 from binlogwriter.values._text import bit_string
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
-
-from binlogwriter.values._strings import (
-    STRING_META,
-    parse_string_meta,
-)
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "EnumCodec", "SetCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -166,7 +165,6 @@ def _bind_set(col: ColumnDesc, storage: int) -> Bound:
         return frozenset(m for i, m in enumerate(members) if mask >> i & 1), end
 
     return Bound(col, sql, encode, decode, storage, "frozenset[str] | int")
-
 
 
 # -- schema -> binlog (values.md §1, §5) --------------------------------------------------

@@ -21,18 +21,17 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values._text import quote_bytes
-from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.types import Geometry
-
-if TYPE_CHECKING:
-    from binlogwriter.schema.model import Column
-
 from binlogwriter.values._strings import (
     _BYTES,
     _length_prefixed,
 )
+from binlogwriter.values._text import quote_bytes
+from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.blob import blob_length_bytes
+from binlogwriter.values.types import Geometry
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "GeometryCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -85,7 +84,6 @@ class GeometryCodec(Codec):
             return Geometry(int.from_bytes(data[:4], "little"), data[4:]), end
 
         return Bound(col, sql, encode, decode, None, "Geometry")
-
 
 
 # -- schema -> binlog (values.md §1, §8) ------------------------------------------------

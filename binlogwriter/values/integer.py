@@ -41,7 +41,6 @@ _INTS = {1: ("TINYINT", 1, "b"), 2: ("SMALLINT", 2, "h"), 9: ("MEDIUMINT", 3, No
          3: ("INT", 4, "i"), 8: ("BIGINT", 8, "q")}
 
 
-
 @register
 class IntCodec(Codec):
     """Fixed-width little-endian two's complement integers (values.md §2); no metadata."""

@@ -30,14 +30,13 @@ from binlogwriter.values._temporal import (
     time_from_packed,
     time_packed,
 )
+from binlogwriter.values._temporal_arrays import _time2_array
 from binlogwriter.values._text import _frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlTime
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
-
-from binlogwriter.values._temporal_arrays import _time2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Time2Codec", "OldTimeCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -111,7 +110,6 @@ class Time2Codec(Codec):
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "timedelta", encode_array=_time2_array(fsp))
 
 
-
 @register
 class OldTimeCodec(Codec):
     """Old TIME (11): fsp 0 = 3 bytes LE signed ``±hhmmss``; MariaDB TIME(1–6) hires (§4.1).
@@ -155,7 +153,6 @@ class OldTimeCodec(Codec):
             return _td(v * _POW[6 - fsp]), end
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "timedelta")
-
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------

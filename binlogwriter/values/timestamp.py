@@ -34,14 +34,13 @@ from binlogwriter.values._temporal import (
     _ts_value,
     _wrap,
 )
+from binlogwriter.values._temporal_arrays import _timestamp2_array
 from binlogwriter.values._text import _frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlDateTime
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
-
-from binlogwriter.values._temporal_arrays import _timestamp2_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Timestamp2Codec", "OldTimestampCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type"]
@@ -79,7 +78,6 @@ class Timestamp2Codec(Codec):
 
         return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime",
                      encode_array=_timestamp2_array(fsp))
-
 
 
 @register
