@@ -140,10 +140,10 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     w = _INT_WIDTH[col.type_code]
     full, half = 1 << (8 * w), 1 << (8 * w - 1)
 
-    def int_text(v: int) -> str:
+    def signed_text(v: int) -> str:
         s = v - full if v >= half else v
         return f"{s} ({s + full})" if s < 0 else str(s)
-    return int_text
+    return signed_text
 
 
 # -- exports and typed truth (read/export.py) --------------------------------------------
