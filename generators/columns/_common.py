@@ -54,7 +54,6 @@ def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
     return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
 
 
-
 def _with_edges(gen, edges, edge: bool):
     if not edge:
         return gen
@@ -67,7 +66,6 @@ def _with_edges(gen, edges, edge: bool):
     g.edges, g.base = edges, gen  # column_vector_generator builds the vectorised twin from them
     g.draws = getattr(gen, "draws", 8) + 2
     return g
-
 
 
 # ------------------------------------------------------------------------------------

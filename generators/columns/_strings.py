@@ -195,8 +195,6 @@ def _bytes_gen(col: Column, name: str, edge: bool):
     return _with_edges(vgen, edges, edge)
 
 
-
-
 def string_generator(col: Column, table: str, flavor: str, edge: bool):
     """The generator of a text or binary column."""
     name = col.name.lower()

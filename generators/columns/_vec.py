@@ -54,7 +54,6 @@ def _int_twin(g):
     return None if g is None else (lambda h, j: ("int", g(h, j), None))
 
 
-
 def _pool_vec(entries: tuple):
     """Vectorised twin of ``entries[stream.below(len(entries))]`` (None if an entry is NULL)."""
     if not entries or any(e is None for e in entries):
@@ -105,7 +104,6 @@ def _edge_twin(scalar):
     return f
 
 
-
 def _draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
     """Draws ``j+1 .. j+m`` of every stream as little-endian bytes: an (n, 8m) uint8 array
     (``b"".join(st.next().to_bytes(8, "little") for _ in range(m))`` per row)."""
@@ -120,7 +118,6 @@ def _key_text_vec(fn, base: int):
     def vec(keys: np.ndarray) -> list:
         return [fn(k, h) for k, h in zip(keys.tolist(), hash64_array(base, keys).tolist(), strict=True)]
     return vec
-
 
 
 def twin_of(scalar):

@@ -33,7 +33,6 @@ FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""

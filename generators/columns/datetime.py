@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME
-from generators.columns._temporal import _temporal_gen
+from binlogwriter.values import MysqlDateTime
+from generators.columns._common import START_TIME, _with_edges
+from generators.columns._temporal import _UTC, SPAN, _frac, _frac_vec, _max_frac, _secs_vec
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
 from generators.truth import render_temporal
@@ -29,11 +30,21 @@ FAMILY = "datetime"
 SQL_TYPES = ("DATETIME",)
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    return _temporal_gen(col, col.name.lower(), edge, start_time)
+    fsp = col.fsp or 0
+    span = SPAN
+    frac_vec, secs_vec = _frac_vec(fsp), _secs_vec(start_time)
+
+    def gen(st, k):
+        sec = start_time - st.below(span)
+        d = dt.datetime.fromtimestamp(sec, _UTC).replace(tzinfo=None)
+        return d.replace(microsecond=_frac(st, fsp))
+    gen.vec = lambda h, j: ("dt", secs_vec(h, j) * 1_000_000 + frac_vec(h, j + 2), None)
+    edges = [dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, _max_frac(fsp)),
+             dt.datetime(2024, 2, 29, 12, 34, 56, _max_frac(fsp)), MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
+    return _with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

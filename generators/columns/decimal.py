@@ -97,8 +97,6 @@ def _decimal_gen(col: Column, name: str, edge: bool):
     return _with_edges(gen, [_q(e, s) for e in edges], edge)
 
 
-
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""

@@ -53,8 +53,6 @@ def _enum_gen(col: Column, edge: bool):
     return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
 
 
-
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""

@@ -63,7 +63,6 @@ def _geom_gen(col: Column, edge: bool):
     return gen
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a geometry column: ``fn(stream, key) -> Geometry``."""

@@ -2,7 +2,7 @@
 
 Integers in the column's range: uniform by default, log-normal cents for money-like names
 (price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; edge values are
-the range ends, 0, 1 and -1. BIT and YEAR share :func:`int_range` and :func:`_int_gen`.
+the range ends, 0, 1 and -1. BIT and YEAR share :func:`int_range`.
 
 Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
 ``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
@@ -47,18 +47,8 @@ def int_range(col: Column) -> tuple[int, int]:
     raise ValueError(col.type)
 
 
-
 def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]:
     lo, hi = int_range(col)
-    if col.type == "BIT":
-        edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
-        f = lambda st, k: st.between(lo, hi)  # noqa: E731
-        f.vec = _int_twin(_between_vec(lo, hi))
-        return _with_edges(f, edges, edge)
-    if col.type == "YEAR":
-        f = lambda st, k: st.between(1990, 2030)  # noqa: E731
-        f.vec = _int_twin(_between_vec(1990, 2030))
-        return _with_edges(f, [1901, 2155, 0, 2000], edge)
     a, b = max(lo, 0), min(hi, 1_000_000)
     if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
         def gen(st, k):
@@ -86,7 +76,6 @@ def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]
     return _with_edges(gen, edges, edge)
 
 
-
 def _uniform_int_vec(col: Column, cg: ColumnGen):
     lo, hi = cg.param("min", 0), cg.param("max", 1000)
     if cg.param("dist", "uniform") != "uniform" or not all(isinstance(x, int) and not isinstance(x, bool)
@@ -101,7 +90,6 @@ def _uniform_int_vec(col: Column, cg: ColumnGen):
         x = lo + unit_array(draw_array(h, j + 1)) * span
         return np.floor(np.minimum(hi, np.maximum(lo, x))).astype(np.int64)
     return gen
-
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,

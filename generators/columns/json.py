@@ -63,7 +63,6 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
     return _with_edges(gen, edges, edge)
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a JSON column: ``fn(stream, key) -> document``."""

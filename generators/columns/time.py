@@ -15,11 +15,13 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME
-from generators.columns._temporal import _temporal_gen
+from generators.columns._common import START_TIME, _with_edges
+from generators.columns._temporal import _frac, _frac_vec, _max_frac
 from generators.columns._vec import twin_of
-from generators.hashing import Stream
+from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import render_temporal
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
@@ -29,11 +31,27 @@ FAMILY = "time"
 SQL_TYPES = ("TIME",)
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    return _temporal_gen(col, col.name.lower(), edge, start_time)
+    fsp = col.fsp or 0
+    frac_vec = _frac_vec(fsp)
+
+    def gen(st, k):
+        us = st.below(48 * 3600) * 1_000_000 + _frac(st, fsp)
+        return dt.timedelta(microseconds=-us if st.chance(0.1) else us)
+
+    def tvec(h, j):
+        us = (draw_array(h, j + 1) % np.uint64(48 * 3600)).astype(np.int64) * 1_000_000 + frac_vec(h, j + 2)
+        neg = unit_array(draw_array(h, j + (3 if fsp else 2))) < 0.1
+        return "time", np.where(neg, -us, us), None
+    gen.vec = tvec
+    edges = [dt.timedelta(hours=838, minutes=59, seconds=59),
+             -dt.timedelta(hours=838, minutes=59, seconds=59), dt.timedelta(0)]
+    if fsp:
+        edges.append(-dt.timedelta(microseconds=10 ** (6 - fsp)))
+        edges.append(-dt.timedelta(hours=15, minutes=4, seconds=5, microseconds=_max_frac(fsp)))
+    return _with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

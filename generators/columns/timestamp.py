@@ -16,9 +16,12 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME
-from generators.columns._temporal import _UTC, _temporal_gen
+from binlogwriter.values import MysqlDateTime
+from generators.columns._common import START_TIME, _with_edges
+from generators.columns._temporal import _TS_MAX, _UTC, SPAN, _frac, _frac_vec, _max_frac, _secs_vec
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
 from generators.truth import render_temporal
@@ -30,11 +33,21 @@ FAMILY = "timestamp"
 SQL_TYPES = ("TIMESTAMP",)
 
 
-
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    return _temporal_gen(col, col.name.lower(), edge, start_time)
+    fsp = col.fsp or 0
+    span = SPAN
+    frac_vec, secs_vec = _frac_vec(fsp), _secs_vec(start_time)
+
+    def gen(st, k):
+        sec = max(1, min(_TS_MAX, start_time - st.below(span)))
+        return dt.datetime.fromtimestamp(sec, _UTC).replace(microsecond=_frac(st, fsp))
+    gen.vec = lambda h, j: ("ts", np.clip(secs_vec(h, j), 1, _TS_MAX) * 1_000_000 + frac_vec(h, j + 2), None)
+    edges = [dt.datetime.fromtimestamp(1, _UTC),
+             dt.datetime.fromtimestamp(_TS_MAX, _UTC).replace(microsecond=_max_frac(fsp)),
+             MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
+    return _with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -18,9 +18,9 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.columns._common import START_TIME
-from generators.columns._vec import twin_of
-from generators.columns.integer import _int_gen, int_range
+from generators.columns._common import START_TIME, _with_edges
+from generators.columns._vec import _between_vec, _int_twin, twin_of
+from generators.columns.integer import int_range
 from generators.hashing import Stream
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
@@ -35,7 +35,9 @@ Vec = ColumnArray
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    return _int_gen(col, col.name.lower(), edge)
+    f = lambda st, k: st.between(1990, 2030)  # noqa: E731
+    f.vec = _int_twin(_between_vec(1990, 2030))
+    return _with_edges(f, [1901, 2155, 0, 2000], edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
