@@ -7,7 +7,7 @@ exactly ``scale`` digits, FLOAT widened from float32, temporals with all fsp dig
 (BINARY(n) padded with 0x00 to n bytes as the server stores it), JSON as MySQL prints it.
 :func:`write_sorted_jsonl` writes lines sorted by all column values (null < number <
 string) with bounded memory: sorted runs spill to temporary files and are merged.
-:func:`sql_literal` writes the same values as SQL for ``snapshot.sql``.
+:func:`generators.columns.sql_literal` writes the same values as SQL for ``snapshot.sql``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.schema import Column, Table
-from binlogwriter.values import Geometry
 from binlogwriter.values.families import family_of_type
-from generators.values import mysql_json_text
 
-__all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "sql_literal", "dumps_line",
+__all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "dumps_line",
            "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
@@ -113,40 +111,3 @@ def _spill(buf: list[tuple[tuple, str]], tmpdir: Path) -> str:
         for _, line in buf:
             f.write(line + "\n")
     return name
-
-
-# ------------------------------------------------------------------------------------
-# SQL literals for snapshot.sql
-# ------------------------------------------------------------------------------------
-
-_ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
-
-
-def quote(s: str) -> str:
-    return "'" + "".join(_ESC.get(ch, ch) for ch in s) + "'"
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """A value as an SQL literal the server stores exactly (session time_zone '+00:00')."""
-    if v is None:
-        return "NULL"
-    t = col.type
-    if t in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR", "BIT"):
-        return str(int(v))
-    if t == "DECIMAL":
-        return column_renderer(col, flavor)(v)
-    if t in ("FLOAT", "DOUBLE"):
-        return repr(float(v))
-    if t in ("DATE", "DATETIME", "TIMESTAMP", "TIME"):
-        return "'" + render_temporal(col, v) + "'"
-    if t == "SET":
-        return quote(column_renderer(col, flavor)(v))
-    if t in _BYTES_TYPES or t in ("INET6", "INET4", "UUID"):
-        b = bytes(v)
-        return "X'" + b.hex() + "'" if b else "''"
-    if t == "JSON":
-        return quote(v if isinstance(v, str) else mysql_json_text(v))
-    if col.geometry_type is not None:
-        g = v if isinstance(v, Geometry) else Geometry(int.from_bytes(bytes(v)[:4], "little"), bytes(v)[4:])
-        return f"ST_GeomFromWKB(X'{g.wkb.hex()}', {g.srid})"
-    return quote(str(v))
