@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 from binlogwriter.values._text import bit_string
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BitCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "bit"
 SQL_TYPES = ("BIT",)
@@ -120,3 +120,8 @@ def arrow_type(col: ColumnDesc) -> Any:
 def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     """BIT as a JSON integer."""
     return int
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``BIT(n)``, n = bytes * 8 + bits from the metadata."""
+    return f"BIT({(meta >> 8) * 8 + (meta & 0xFF)})"

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "blob"
 SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
@@ -200,3 +200,16 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     if col.type.endswith("TEXT"):
         return str
     return lambda v: "0x" + bytes(v).hex()
+
+
+_BLOB_TEXT = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT", 4: "LONGBLOB/LONGTEXT"}
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type of BLOB (252) by its length-prefix size; None for the codes
+    mysqlbinlog has no name for (VECTOR); ValueError for an unknown prefix size."""
+    if type_code != 252:
+        return None
+    if meta not in _BLOB_TEXT:
+        raise ValueError(f"!! Unknown BLOB packlen={meta}")
+    return _BLOB_TEXT[meta]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
@@ -266,3 +266,15 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         n = col.char_length() or 1
         return lambda v: "0x" + bytes(v).ljust(n, b"\0").hex()
     return lambda v: "0x" + bytes(v).hex()
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``VARSTRING(max bytes)`` for 15/253, ``STRING(length)`` for
+    254, whose length a long CHAR hides partly in the metadata's first byte (values.md §5)."""
+    if type_code != 254:
+        return f"VARSTRING({meta})"
+    length = meta
+    if meta >= 256:
+        byte0, byte1 = meta >> 8, meta & 0xFF
+        length = byte1 | (((byte0 & 0x30) ^ 0x30) << 4) if (byte0 & 0x30) != 0x30 else byte1
+    return f"STRING({length})"

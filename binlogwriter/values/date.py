@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "date"
 SQL_TYPES = ("DATE",)
@@ -96,3 +96,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
             return str(v)
         return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
     return date_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type (DATE and NEWDATE alike)."""
+    return "DATE"

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateTime2Codec", "OldDateTimeCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "datetime"
 SQL_TYPES = ("DATETIME",)
@@ -183,3 +183,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
                 + _fsp_frac(v.microsecond, fsp))
     return datetime_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``DATETIME``, or ``DATETIME(fsp)`` for DATETIME2."""
+    return "DATETIME" if type_code == 12 else f"DATETIME({meta})"

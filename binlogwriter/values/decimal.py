@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DecimalCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "decimal"
 SQL_TYPES = ("DECIMAL",)
@@ -128,3 +128,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
             d = abs(d)
         return format(d, "f")
     return dec
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``DECIMAL(precision,scale)`` from the metadata."""
+    return f"DECIMAL({meta >> 8},{meta & 0xFF})" if type_code == 246 else None

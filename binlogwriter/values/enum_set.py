@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "EnumCodec", "SetCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "enum_set"
 SQL_TYPES = ("ENUM", "SET")
@@ -228,3 +228,15 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         return str
     order = {m: i for i, m in enumerate(col.members)}
     return lambda v: ",".join(sorted(v, key=order.__getitem__))
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``ENUM(1 byte)`` / ``ENUM(2 bytes)`` / ``SET(n bytes)`` from the
+    storage size in the metadata's low byte; ValueError (printed, listing stops) for an ENUM
+    size mysqlbinlog does not know."""
+    n = meta & 0xFF
+    if type_code == 248:
+        return f"SET({n} bytes)"
+    if n in (1, 2):
+        return "ENUM(1 byte)" if n == 1 else "ENUM(2 bytes)"
+    raise ValueError(f"!! Unknown ENUM packlen={n}")

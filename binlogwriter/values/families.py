@@ -13,7 +13,10 @@ Every family module (``binlogwriter/values/<family>.py``) has the same faces:
 * ``renderer(col: ColumnDesc, family) -> fn(value) -> str``: the mysqlbinlog ``###`` text
   (values/render.py dispatches here);
 * ``truth_renderer(col: Column, flavor) -> fn(value)``: the canonical ground-truth form
-  (docs/output.md "Canonical row form"; generators/truth.py dispatches here).
+  (docs/output.md "Canonical row form"; generators/truth.py dispatches here);
+* ``arrow_type(col)``: the Arrow type of its values (read/export.py dispatches here);
+* ``type_text(type_code, meta, family)``: the type named in ``-vv`` comments, or None
+  (text_rows.type_string dispatches here).
 
 A binlog type code belongs to one family, except 254/253 (STRING): the char family's codec,
 which hands columns whose metadata names ENUM or SET to the enum_set family

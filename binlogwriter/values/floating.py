@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "FloatCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "floating"
 SQL_TYPES = ("FLOAT", "DOUBLE")
@@ -152,3 +152,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     if col.type == "FLOAT":
         return lambda v: _f32(float(v))
     return float
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type (``typestr`` of log_event_print_value)."""
+    return {4: "FLOAT", 5: "DOUBLE"}.get(type_code)

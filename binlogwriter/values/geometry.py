@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "GeometryCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "geometry"
 SQL_TYPES = ("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
@@ -119,3 +119,8 @@ def arrow_type(col: ColumnDesc) -> Any:
 def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     """``0x`` hex of SRID + WKB."""
     return lambda v: "0x" + (v.to_bytes() if isinstance(v, Geometry) else bytes(v)).hex()
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type."""
+    return "GEOMETRY"

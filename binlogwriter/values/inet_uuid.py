@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "inet_uuid"
 SQL_TYPES = ("INET4", "INET6", "UUID")
@@ -50,3 +50,8 @@ def arrow_type(col: ColumnDesc) -> Any:
     from binlogwriter.values.char import arrow_type as char_arrow_type
 
     return char_arrow_type(col)
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """No ``-vv`` type of its own: the values are logged as type 254, named by the char family."""
+    return None

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "IntCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "integer"
 SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
@@ -161,3 +161,11 @@ def arrow_type(col: ColumnDesc) -> Any:
 def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     """Integers as JSON integers."""
     return int
+
+
+_TYPE_TEXT = {3: "INT", 1: "TINYINT", 2: "SHORTINT", 9: "MEDIUMINT", 8: "LONGINT"}
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type (``typestr`` of log_event_print_value): mysqlbinlog's names."""
+    return _TYPE_TEXT.get(type_code)

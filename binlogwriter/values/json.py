@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "JsonCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "json"
 SQL_TYPES = ("JSON",)
@@ -151,3 +151,9 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     if flavor.startswith("mariadb"):
         return lambda v: v if isinstance(v, str) else mysql_json_text(v)
     return mysql_json_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``JSON`` in MySQL's listing; MariaDB's mysqlbinlog has no
+    name for type 245 (None: it stops with an error)."""
+    return "JSON" if family == "mysql" else None

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Time2Codec", "OldTimeCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "time"
 SQL_TYPES = ("TIME",)
@@ -216,3 +216,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         secs, frac = divmod(us, 1_000_000)
         return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}" + _fsp_frac(frac, fsp)
     return time_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``TIME``, or ``TIME(fsp)`` for TIME2."""
+    return "TIME" if type_code == 11 else f"TIME({meta})"

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "Timestamp2Codec", "OldTimestampCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "timestamp"
 SQL_TYPES = ("TIMESTAMP",)
@@ -179,3 +179,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
                 + _fsp_frac(v.microsecond, fsp))
     return timestamp_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``TIMESTAMP``, or ``TIMESTAMP(fsp)`` for TIMESTAMP2."""
+    return "TIMESTAMP" if type_code == 7 else f"TIMESTAMP({meta})"

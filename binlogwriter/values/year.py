@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "YearCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type"]
+           "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "year"
 SQL_TYPES = ("YEAR",)
@@ -105,3 +105,8 @@ def arrow_type(col: ColumnDesc) -> Any:
 def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     """YEAR as a JSON integer."""
     return int
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type."""
+    return "YEAR"
