@@ -11,9 +11,6 @@ package:
 ``binlogwriter.streams``
     ``serve --generate SPEC``: a callable ``(spec_path, size) -> source`` giving the generated
     stream to serve (the protocol is :class:`binlogwriter.serve.generated.StreamSource`).
-``binlogwriter.truth``
-    ``column_renderer``: ``(Column, flavor) -> fn(value) -> canonical value`` (docs/output.md),
-    with which :mod:`binlogwriter.testing` reads a generated run's ground truth.
 
 An entry point whose package cannot be imported counts as absent; a broken one in an
 installed package raises (a plugin that fails silently would hide a bug).
@@ -24,11 +21,10 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-__all__ = ["COMMANDS", "STREAMS", "TRUTH", "PluginMissing", "available", "load"]
+__all__ = ["COMMANDS", "STREAMS", "PluginMissing", "available", "load"]
 
 COMMANDS = "binlogwriter.commands"
 STREAMS = "binlogwriter.streams"
-TRUTH = "binlogwriter.truth"
 
 
 class PluginMissing(LookupError):

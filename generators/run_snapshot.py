@@ -9,8 +9,8 @@ from pathlib import Path
 
 from binlogwriter.schema import Table
 from binlogwriter.writer import BinlogWriter
+from generators.columns import sql_literal
 from generators.rows import TableRows
-from generators.truth import sql_literal
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
