@@ -15,16 +15,19 @@ GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated),
 text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
 
-Rows are decoded straight into per-table buffers by the compiled row decoders
-(:mod:`binlogwriter.read.rowdecode`), never through per-change dicts; a buffer is turned
-into an Arrow record batch every ``batch_rows`` rows, so memory stays flat in file size.
+Rows events are buffered per table definition (their rows bytes; at most ``batch_rows``
+events or 8 MB) and each buffer becomes Arrow record batches of at most ``batch_rows`` rows,
+so memory stays flat in file size. A buffer is decoded column by column, many rows at once,
+into Arrow buffers (:mod:`binlogwriter.read.arrowcols`); the reference path — the compiled
+row decoders' Python values (:mod:`binlogwriter.read.rowdecode`) through ``pa.array`` —
+takes over when those decline, and gives the located error for malformed input
+(``columnar=False`` selects it; a property test asserts both give the same tables).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,90 +37,23 @@ import pyarrow as pa
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
+from binlogwriter.read.arrowcols import (
+    PAD,
+    ColumnBuilder,
+    Fallback,
+    arrow_type,
+    column_layout,
+    converter,
+    safe_array,
+    walk_image,
+)
 from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, _uuid
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.strings import string_real_type
-from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
 
-_INT = {1: 8, 2: 16, 9: 32, 3: 32, 8: 64}
 _OPNAMES = ("insert", "update", "delete")
-
-
-def arrow_type(col: ColumnDesc) -> pa.DataType:
-    """The Arrow type of a column's values (module docstring)."""
-    t = col.type_code
-    if t in _INT:
-        bits = _INT[t]
-        return getattr(pa, f"{'u' if col.unsigned else ''}int{bits}")()
-    if t == 4:
-        return pa.float32()
-    if t == 5:
-        return pa.float64()
-    if t == 246:
-        p, s = col.meta[0], col.meta[1]
-        return pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s)
-    if t == 16:
-        return pa.uint64()
-    if t == 13:
-        return pa.int16()
-    if t in (10, 14):
-        return pa.date32()
-    if t in (12, 18):
-        return pa.timestamp("us")
-    if t in (7, 17):
-        return pa.timestamp("us", tz="UTC")
-    if t in (11, 19):
-        return pa.duration("us")
-    if t == 242:
-        return pa.list_(pa.float32())
-    if t == 245:
-        return pa.string()
-    if t == 255:
-        return pa.binary()
-    if t in (15, 252, 253, 254):
-        real = string_real_type(col)
-        if real == 247:
-            return pa.string() if col.enum_values is not None else pa.uint16()
-        if real == 248:
-            return pa.string() if col.set_values is not None else pa.uint64()
-        from binlogwriter.values.registry import bind_column
-
-        return pa.string() if bind_column(col).python_type == "str" else pa.binary()
-    return pa.string()
-
-
-_TEMPORAL = frozenset((7, 10, 11, 12, 14, 17, 18, 19))
-_LENIENT = (MysqlDate, MysqlDateTime, MysqlTime)
-
-
-def _converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
-    """Per-value conversion to what ``pa.array`` takes for ``typ`` (None: the value as is)."""
-    t = col.type_code
-    if t in _TEMPORAL:  # the lenient values (zero dates, …) Arrow cannot hold: null
-        return lambda v: None if type(v) in _LENIENT else v
-    if t == 245:
-        return lambda v: json.dumps(v, ensure_ascii=False, default=str)
-    if t == 255:
-        return lambda v: v.to_bytes() if hasattr(v, "to_bytes") else v
-    if pa.types.is_string(typ) and string_real_type(col) == 248:
-        members = col.set_values or ()
-        return lambda v: ",".join(m for m in members if m in v) if isinstance(v, frozenset) else str(v)
-    return None
-
-
-def _safe_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
-    """``pa.array(vals, type=typ)`` with each value Arrow cannot hold as ``typ`` made null,
-    found by halving (a few bad values among many cost a few conversions each)."""
-    try:
-        return pa.array(vals, type=typ)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
-        if len(vals) <= 1:
-            return pa.nulls(len(vals), type=typ)
-        mid = len(vals) // 2
-        return pa.concat_arrays([_safe_array(vals[:mid], typ), _safe_array(vals[mid:], typ)])
 
 
 def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
@@ -131,51 +67,235 @@ def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
 
 
 class _TableBuffer:
-    """Rows of one table definition waiting to become a record batch."""
+    """Rows events of one table definition waiting to become a record batch: their rows
+    bytes and where they come from, decoded when the batch is made."""
 
-    __slots__ = ("info", "schema", "types", "convs", "events", "befores", "afters", "none", "n")
+    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts")
 
-    def __init__(self, info: TableInfo) -> None:
+    def __init__(self, info: TableInfo, columnar: bool) -> None:
         self.info = info
         self.schema = arrow_schema(info.cols)
-        self.types = [arrow_type(c) for c in info.cols]
-        self.convs = [_converter(c, t) for c, t in zip(info.cols, self.types, strict=True)]
-        self.none = (None,) * len(info.cols)
+        self.columnar = columnar
+        self._builders: list[ColumnBuilder] | None = None
+        self._layouts: list | None = None
         self.clear()
 
     def clear(self) -> None:
-        self.events: list[tuple] = []  # (op, gtid, file, pos, timestamp, number of rows)
-        self.befores: list[tuple] = []
-        self.afters: list[tuple] = []
-        self.n = 0
+        self.events: list[tuple] = []  # (plan, type code, rows bytes, gtid, file, pos, timestamp)
+        self.nbytes = 0
+
+    def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int) -> None:
+        self.events.append((plan, t, rows, gtid, name, offset, ts))
+        self.nbytes += len(rows)
 
     def __len__(self) -> int:
-        return self.n
+        return len(self.events)
 
     def batch(self) -> pa.RecordBatch:
-        n = self.n
-        counts = np.fromiter((e[5] for e in self.events), dtype=np.int64, count=len(self.events))
-        arrays = []
-        for j, typ in ((0, pa.string()), (1, pa.string()), (2, pa.string()), (3, pa.uint64()), (4, pa.int64())):
-            per_event = pa.array([e[j] for e in self.events], type=typ)
-            arrays.append(per_event.take(pa.array(np.repeat(np.arange(len(counts)), counts))))
-        arrays[4] = arrays[4].cast(pa.timestamp("s", tz="UTC"))
-        for images in (self.befores, self.afters):
-            columns = list(zip(*images, strict=True)) if n else [()] * len(self.types)
-            for vals, typ, conv in zip(columns, self.types, self.convs, strict=True):
+        """The record batch of the buffered events (columnar decoders, or the reference
+        path when they decline or the input is malformed: it raises the located error)."""
+        try:
+            if not self.columnar:
+                raise Fallback
+            out = self._columnar()
+        except Fallback:
+            out = self._reference()
+        except Exception:  # noqa: BLE001 - malformed input: the reference path locates it
+            out = self._reference()
+        self.clear()
+        return out
+
+    # -- the reference: the compiled row decoders' Python values, then pa.array ----------------
+    def _reference(self) -> pa.RecordBatch:
+        info = self.info
+        types = [arrow_type(c) for c in info.cols]
+        convs = [converter(c, t) for c, t in zip(info.cols, types, strict=True)]
+        none = (None,) * len(info.cols)
+        befores: list[tuple] = []
+        afters: list[tuple] = []
+        kinds: list[int] = []
+        for plan, t, rows, _gtid, name, offset, _ts in self.events:
+            start = len(befores)
+            try:
+                n, pos, img = len(rows), 0, plan.bfull
+                if plan.after is not None:
+                    aimg = plan.afull
+                    while pos < n:
+                        v, _, pos = img(rows, pos)
+                        befores.append(v)
+                        v, _, pos = aimg(rows, pos)
+                        afters.append(v)
+                else:
+                    mine, other = (befores, afters) if t in DELETE_TYPES else (afters, befores)
+                    while pos < n:
+                        v, _, pos = img(rows, pos)
+                        mine.append(v)
+                    other.extend([none] * (len(mine) - len(other)))
+            except DecodeError as exc:
+                raise exc.located(file=name, offset=offset, event_type=type_name(t),
+                                  path=f"{info.database}.{info.table}") from None
+            except (ValueError, IndexError) as exc:
+                raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
+                                  event_type=type_name(t)) from None
+            kinds.append(len(befores) - start)
+        counts = np.array(kinds, dtype=np.int64)
+        rows_ev = np.repeat(np.arange(len(counts)), counts)
+        arrays = self._meta(rows_ev)
+        for images in (befores, afters):
+            columns = list(zip(*images, strict=True)) if len(rows_ev) else [()] * len(types)
+            for vals, typ, conv in zip(columns, types, convs, strict=True):
                 if conv is not None:
                     vals = [None if v is None else conv(v) for v in vals]
-                arrays.append(_safe_array(vals, typ))
-        self.clear()
+                arrays.append(safe_array(vals, typ))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _meta(self, rows_ev: np.ndarray) -> list[pa.Array]:
+        """op, gtid, file, pos, timestamp of each row (``rows_ev``: its event's index)."""
+        ev = self.events
+        take = pa.array(rows_ev, type=pa.int64())
+        kind = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
+                        dtype=np.int64)
+        return [pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind[rows_ev], type=pa.int64())),
+                pa.array([e[3] for e in ev], type=pa.string()).take(take),
+                pa.array([e[4] for e in ev], type=pa.string()).take(take),
+                pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
+                pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
+                .cast(pa.timestamp("s", tz="UTC"))]
+
+    # -- the columnar decoders (binlogwriter.read.arrowcols) ------------------------------------
+    def _columnar(self) -> pa.RecordBatch:
+        cols = self.info.cols
+        if self._builders is None:
+            self._layouts = [column_layout(c) for c in cols]
+            if any(lay is None for lay in self._layouts):
+                self.columnar = False
+                raise Fallback
+            self._builders = [ColumnBuilder(c) for c in cols]
+        ev = self.events
+        raw = b"".join(e[2] for e in ev)
+        buf = np.frombuffer(raw + bytes(PAD), dtype=np.uint8)
+        lens = np.fromiter((len(e[2]) for e in ev), dtype=np.int64, count=len(ev))
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        groups: dict[int, list[int]] = {}
+        for i, e in enumerate(ev):
+            groups.setdefault(id(e[0]), []).append(i)
+        blocks: list[tuple] = []
+        for members in groups.values():
+            plan, t = ev[members[0]][0], ev[members[0]][1]
+            idx = np.array(members, dtype=np.int64)
+            self._group(buf, raw, idx, starts[idx], ends[idx], plan, t, blocks)
+        ev_all = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        m_all = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        perm = np.lexsort((m_all, ev_all))
+        n = len(perm)
+        arrays = self._meta(ev_all[perm])
+        zero_i, zero_b = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        for side in (2, 3):
+            for i, builder in enumerate(self._builders):
+                parts = [b[side][i] if b[side] is not None and i in b[side] else None for b in blocks]
+                if all(p is None for p in parts):
+                    arrays.append(pa.nulls(n, type=builder.typ))
+                    continue
+                spans = []
+                for k in range(3):
+                    spans.append(np.concatenate([
+                        p[k] if p is not None else (np.zeros(len(b[0]), dtype=bool) if k == 2 else
+                                                     np.zeros(len(b[0]), dtype=np.int64))
+                        for p, b in zip(parts, blocks, strict=True)] or [zero_b if k == 2 else zero_i])[perm])
+                arrays.append(builder.build(buf, raw, *spans))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _group(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, s: np.ndarray, e: np.ndarray, plan: Any,
+               t: int, blocks: list) -> None:
+        """Blocks ``(events, row numbers, before spans, after spans)`` of the events of one
+        rows plan: image k of every event at once, while many events still have rows."""
+        layouts = self._layouts
+        update = plan.after is not None
+        bidx = [i for i, p in enumerate(plan.present) if p]
+        aidx = [i for i, p in enumerate(plan.after) if p] if update else []
+        delete = t in DELETE_TYPES
+        cur = s.copy()
+        m = 0
+        while True:
+            a = np.flatnonzero(cur < e)
+            if not len(a):
+                return
+            if m >= 4 and len(a) <= 8:  # a few long events: their image starts walked in Python
+                self._long(buf, raw, ev[a], cur[a], e[a], m, plan, bidx, aidx, delete, blocks)
+                return
+            p0, lim = cur[a], e[a]
+            p1, first = walk_image(buf, p0, lim, bidx, layouts)
+            second = None
+            if update:
+                if (p1 >= lim).any():
+                    raise Fallback
+                p1, second = walk_image(buf, p1, lim, aidx, layouts)
+            if (p1 <= p0).any():
+                raise Fallback
+            cur[a] = p1
+            rows = np.full(len(a), m, dtype=np.int64)
+            if update:
+                blocks.append((ev[a], rows, first, second))
+            else:
+                blocks.append((ev[a], rows, first, None) if delete else (ev[a], rows, None, first))
+            m += 1
+
+    def _long(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, cur: np.ndarray, e: np.ndarray, m0: int,
+              plan: Any, bidx: list, aidx: list, delete: bool, blocks: list) -> None:
+        update = plan.after is not None
+        bimg, aimg = plan.bimg, plan.aimg
+        bs, as_, ends, evs, ms, lims = [], [], [], [], [], []
+        for k in range(len(ev)):
+            pos, end, m = int(cur[k]), int(e[k]), m0
+            while pos < end:
+                bs.append(pos)
+                _, _, pos = bimg(raw, pos)
+                if update:
+                    if pos >= end:
+                        raise Fallback
+                    as_.append(pos)
+                    _, _, pos = aimg(raw, pos)
+                ends.append(pos)
+                evs.append(int(ev[k]))
+                ms.append(m)
+                lims.append(end)
+                m += 1
+            if pos != end:
+                raise Fallback
+        lim = np.array(lims, dtype=np.int64)
+        p1, first = walk_image(buf, np.array(bs, dtype=np.int64), lim, bidx, self._layouts)
+        second = None
+        if update:
+            if not np.array_equal(p1, np.array(as_, dtype=np.int64)):
+                raise Fallback
+            p1, second = walk_image(buf, p1, lim, aidx, self._layouts)
+        if not np.array_equal(p1, np.array(ends, dtype=np.int64)):
+            raise Fallback
+        evs_a, ms_a = np.array(evs, dtype=np.int64), np.array(ms, dtype=np.int64)
+        if update:
+            blocks.append((evs_a, ms_a, first, second))
+        else:
+            blocks.append((evs_a, ms_a, first, None) if delete else (evs_a, ms_a, None, first))
+
+
+_FLUSH_BYTES = 8 << 20
+"""Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
+
+
+def _flush(buf: _TableBuffer, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    b = buf.batch()
+    for at in range(0, b.num_rows, batch_rows):
+        yield b.slice(at, batch_rows)
 
 
 def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
-                       batch_rows: int = 16384,
-                       tables: Iterable[str] | None = None) -> Iterator[tuple[str, pa.RecordBatch]]:
+                       batch_rows: int = 16384, tables: Iterable[str] | None = None,
+                       columnar: bool = True) -> Iterator[tuple[str, pa.RecordBatch]]:
     """``("db.table", record batch)`` pairs, each batch at most ``batch_rows`` changes of one
     table definition (a definition change starts a new schema). ``tables``: only these
-    ``db.table`` names."""
+    ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
+    of the compiled row decoders, then ``pa.array``); both give the same batches."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
@@ -207,10 +327,11 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                                       file=name, offset=offset, event_type=type_name(t))
                 buf = buffers.get(id(info))
                 if buf is None:
-                    buf = buffers[id(info)] = _TableBuffer(info)
-                _append_rows(buf, info, t, data, len(data) - footer, tid_size, gtid, name, offset)
-                if len(buf) >= batch_rows:
-                    yield key, buf.batch()
+                    buf = buffers[id(info)] = _TableBuffer(info, columnar)
+                _add_rows(buf, info, t, data, len(data) - footer, tid_size, gtid, name, offset)
+                if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+                    for b in _flush(buf, batch_rows):
+                        yield key, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
@@ -230,14 +351,16 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
 
                 gtid = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False).gtid
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
-                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows)
+                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar)
     for b in buffers.values():
         if len(b):
-            yield f"{b.info.database}.{b.info.table}", b.batch()
+            key = f"{b.info.database}.{b.info.table}"
+            for rb in _flush(b, batch_rows):
+                yield key, rb
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
-             name: str, offset: int, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+             name: str, offset: int, batch_rows: int, columnar: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
     from binlogwriter.events import decode_event
     from binlogwriter.payload import inner_events
@@ -260,58 +383,30 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
                 raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
             buf = buffers.get(id(info))
             if buf is None:
-                buf = buffers[id(info)] = _TableBuffer(info)
+                buf = buffers[id(info)] = _TableBuffer(info, columnar)
             raw = bytes(chunk)
-            _append_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
-            if len(buf) >= batch_rows:
-                yield info.key, buf.batch()
+            # the header time of the payload event: inner events carry the same
+            _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
+            if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+                for b in _flush(buf, batch_rows):
+                    yield info.key, b
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
 
 
-def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
-                 gtid: str | None, name: str, offset: int) -> None:
+def _add_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
+              gtid: str | None, name: str, offset: int) -> None:
+    """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
     try:
         plan, rows = info.rows_header(t, data, end, tid_size)
-        n = len(rows)
-        pos = 0
-        ts = int.from_bytes(data[0:4], "little")
-        img = plan.bfull
-        start = len(buf.befores)
-        if plan.after is not None:
-            aimg = plan.afull
-            bapp, aapp = buf.befores.append, buf.afters.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                bapp(v)
-                v, _, pos = aimg(rows, pos)
-                aapp(v)
-            op = "update"
-        elif t in DELETE_TYPES:
-            app = buf.befores.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                app(v)
-            k = len(buf.befores) - start
-            buf.afters.extend([buf.none] * k)
-            op = "delete"
-        else:
-            app = buf.afters.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                app(v)
-            k = len(buf.afters) - start
-            buf.befores.extend([buf.none] * k)
-            op = "insert"
-        buf.events.append((op, gtid, name, offset, ts, len(buf.befores) - start))
-        buf.n += len(buf.befores) - start
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
     except (ValueError, IndexError) as exc:
         raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                           event_type=type_name(t)) from None
+    buf.add(plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"))
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
