@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
+from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
 from binlogwriter.read.arrowcols import (
     PAD,
@@ -137,6 +138,9 @@ class _TableBuffer:
             except (ValueError, IndexError) as exc:
                 raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                                   event_type=type_name(t)) from None
+            except NonCanonical as exc:  # BinlogReader keeps such an event raw: no changes to export
+                raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
+                                  offset=offset, event_type=type_name(t)) from None
             kinds.append(len(befores) - start)
         counts = np.array(kinds, dtype=np.int64)
         rows_ev = np.repeat(np.arange(len(counts)), counts)
