@@ -12,10 +12,11 @@ values through :func:`converter`). Here:
   column the start, size and validity of every row's value;
 * :class:`ColumnBuilder` turns those spans into the column's Arrow array. Each type family
   has its own section below (integer, floating, decimal, date, datetime, timestamp, char /
-  blob). A value outside the plain case (a zero date, a NaN, an invalid UTF-8 text) is
-  decoded by the reference (the column's compiled decoder + :func:`converter`), by distinct
-  bytes; every other family (bit, year, time, enum_set, json, geometry, inet_uuid, other
-  charsets, DECIMAL above 18 digits) goes that way for every value.
+  blob / geometry). A value outside the plain case (a zero date, a NaN, an invalid UTF-8
+  text, non-ASCII text in latin1) is decoded by the reference (the column's compiled
+  decoder + :func:`converter`), by distinct bytes; every other family (bit, year, time,
+  enum_set, json, inet_uuid, UTF-16/32 text, DECIMAL above 18 digits) goes that way for
+  every value.
 
 Anything the fast path cannot vouch for raises :class:`Fallback`; the caller then decodes
 the batch through the reference, which raises the located error for malformed input.
@@ -33,7 +34,13 @@ import pyarrow as pa
 
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.registry import bind_column
-from binlogwriter.values.strings import char_pad, parse_string_meta, plain_string_layout, string_real_type
+from binlogwriter.values.strings import (
+    char_pad,
+    column_collation,
+    parse_string_meta,
+    plain_string_layout,
+    string_real_type,
+)
 from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["Fallback", "arrow_type", "converter", "safe_array", "column_layout", "walk_image", "ColumnBuilder",
@@ -216,7 +223,7 @@ class ColumnBuilder:
         self.build = self._pick()
 
     # the reference, value by value (distinct bytes decoded once) --------------------------
-    def reference(self, raw: bytes, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> pa.Array:
+    def reference(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> pa.Array:
         """The reference path's array: the column's compiled decoder on each value's bytes,
         :func:`converter`, :func:`safe_array`."""
         if self._dec1 is None:
@@ -225,20 +232,31 @@ class ColumnBuilder:
             self._dec1 = table_decoder((self.col,)).image((True,))
         dec, conv = self._dec1, self.conv
         fixed, lb = self.layout  # type: ignore[misc]
-        head = 0 if fixed else lb
+
+        def one(key: bytes) -> Any:
+            got, _, end = dec(b"\0" + key, 0)
+            if end != len(key) + 1:
+                raise Fallback
+            v = got[0]
+            return conv(v) if v is not None and conv is not None else v
+
+        rows = np.flatnonzero(valid)
+        if fixed:  # distinct values decoded once, then taken
+            if not len(rows):
+                return pa.nulls(len(start), type=self.typ)
+            m = np.ascontiguousarray(_gather(buf, start[rows], lb))
+            uniq, inv = np.unique(m.view(f"V{lb}").reshape(-1), return_inverse=True)
+            arr = safe_array([one(u.tobytes()) for u in uniq], self.typ)
+            idx = np.zeros(len(start), dtype=np.int64)
+            idx[rows] = inv.reshape(-1)
+            return arr.take(pa.array(idx, mask=~valid))
         memo: dict[bytes, Any] = {}
         vals: list[Any] = [None] * len(start)
-        for j in np.flatnonzero(valid).tolist():
-            s = int(start[j]) - head
-            key = raw[s:int(start[j]) + int(size[j])]
+        for j in rows.tolist():
+            key = raw[int(start[j]) - lb:int(start[j]) + int(size[j])]
             v = memo.get(key, memo)
             if v is memo:
-                got, _, end = dec(b"\0" + key, 0)
-                if end != len(key) + 1:
-                    raise Fallback
-                v = got[0]
-                if v is not None and conv is not None:
-                    v = conv(v)
+                v = one(key)
                 if len(memo) < 4096:
                     memo[key] = v
             vals[j] = v
@@ -266,24 +284,28 @@ class ColumnBuilder:
                     return self._char
                 if codec is None and pa.types.is_binary(self.typ):
                     return self._char
+            if _ascii_text(col, self.typ) and (t in (15, 252) or string_real_type(col) == 254):
+                return self._ascii
+        if t == 255 and pa.types.is_binary(self.typ):
+            return self._geometry
         return self._generic
 
     def _generic(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
                  valid: np.ndarray) -> pa.Array:
         """bit, year, time, enum_set, json, geometry, inet_uuid, other charsets, wide
         DECIMAL: every value through the reference (by distinct bytes)."""
-        return self.reference(raw, start, size, valid)
+        return self.reference(buf, raw, start, size, valid)
 
     def _decline(self, *_: Any) -> pa.Array:
         raise Fallback
 
-    def _patch(self, raw: bytes, start: np.ndarray, size: np.ndarray, valid: np.ndarray, data: np.ndarray,
+    def _patch(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray, valid: np.ndarray, data: np.ndarray,
                odd: np.ndarray, storage: pa.DataType) -> pa.Array:
         """The array of ``data`` (storage ints) where ``valid``, with the rows in ``odd``
         (valid but outside the plain case) decoded by the reference."""
         if odd.any():
             rows = np.flatnonzero(odd)
-            ref = self.reference(raw, start[rows], size[rows], np.ones(len(rows), dtype=bool))
+            ref = self.reference(buf, raw, start[rows], size[rows], np.ones(len(rows), dtype=bool))
             valid = valid.copy()
             valid[rows] = ref.is_valid().to_numpy(zero_copy_only=False)
             data = data.copy()
@@ -311,10 +333,10 @@ class ColumnBuilder:
         """FLOAT / DOUBLE: IEEE 754 little-endian (values.md §2); NaN by the reference."""
         w = self.layout[1]  # type: ignore[index]
         if w not in (4, 8):
-            return self.reference(raw, start, size, valid)
+            return self.reference(buf, raw, start, size, valid)
         m = _gather(buf, start, w)
         odd = valid & np.isnan(m.view(f"<f{w}").reshape(-1))
-        return self._patch(raw, start, size, valid, m.view(f"<i{w}").reshape(-1), odd,
+        return self._patch(buf, raw, start, size, valid, m.view(f"<i{w}").reshape(-1), odd,
                            pa.int32() if w == 4 else pa.int64())
 
     # decimal ---------------------------------------------------------------------------------
@@ -365,7 +387,7 @@ class ColumnBuilder:
         m = _gather(buf, start, 3).astype(np.int64)
         v = m[:, 0] | m[:, 1] << 8 | m[:, 2] << 16
         days, ok = _civil_days(v >> 9, (v >> 5) & 15, v & 31)
-        return self._patch(raw, start, size, valid, days.astype(np.int32), valid & ~ok, pa.int32())
+        return self._patch(buf, raw, start, size, valid, days.astype(np.int32), valid & ~ok, pa.int32())
 
     # datetime --------------------------------------------------------------------------------
     def _datetime(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -383,7 +405,7 @@ class ColumnBuilder:
         days, ok = _civil_days(ym // 13, ym % 13, ymd & 31)
         ok &= (ip >= 0) & fok & (h < 24) & (mi < 60) & (sec < 60)
         data = days * 86_400_000_000 + ((h * 60 + mi) * 60 + sec) * 1_000_000 + us
-        return self._patch(raw, start, size, valid, data, valid & ~ok, pa.int64())
+        return self._patch(buf, raw, start, size, valid, data, valid & ~ok, pa.int64())
 
     # timestamp -------------------------------------------------------------------------------
     def _timestamp(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -395,11 +417,25 @@ class ColumnBuilder:
         secs = _be(m, 0, 4)
         us, fok = _fraction(m, 4, fsp)
         ok = fok & (secs != 0)
-        return self._patch(raw, start, size, valid, secs * 1_000_000 + us, valid & ~ok, pa.int64())
+        return self._patch(buf, raw, start, size, valid, secs * 1_000_000 + us, valid & ~ok, pa.int64())
 
-    # char / blob -----------------------------------------------------------------------------
+    # char / blob / geometry --------------------------------------------------------------------
+    def _ascii(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
+               valid: np.ndarray) -> pa.Array:
+        """Text in a charset whose ASCII range is ASCII (latin1, gbk, …): when every byte is
+        below 0x80 the text is those bytes (values.md §5); else the reference."""
+        return self._char(buf, raw, start, size, valid, ascii_only=True)
+
+    def _geometry(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
+                  valid: np.ndarray) -> pa.Array:
+        """GEOMETRY: the 4-byte SRID and the WKB as logged (values.md §8), as binary; a
+        value too short for its SRID: the reference's error."""
+        if (valid & (size < 4)).any():
+            raise Fallback
+        return self._char(buf, raw, start, size, valid)
+
     def _char(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
-              valid: np.ndarray) -> pa.Array:
+              valid: np.ndarray, ascii_only: bool = False) -> pa.Array:
         """CHAR / VARCHAR / TEXT in UTF-8 (utf8mb3, utf8mb4) and binary strings: the logged
         bytes as they are (values.md §5, §6) -> offsets + data. A CHAR ending with its pad
         (never logged by a server) falls back; text that is not valid UTF-8 goes to the
@@ -415,6 +451,8 @@ class ColumnBuilder:
             data = buf[sel]
         else:
             data = np.zeros(0, dtype=np.uint8)
+        if ascii_only and total and int(data.max()) >= 0x80:
+            return self.reference(buf, raw, start, size, valid)
         pad = char_pad(self.col)
         if pad:
             ends = offsets[1:] - 1
@@ -429,8 +467,24 @@ class ColumnBuilder:
             try:
                 arr.validate(full=True)
             except pa.ArrowInvalid:
-                return self.reference(raw, start, size, valid)
+                return self.reference(buf, raw, start, size, valid)
         return arr
+
+
+def _ascii_text(col: ColumnDesc, typ: pa.DataType) -> bool:
+    """A text column (str values) whose charset's codec decodes each ASCII byte to itself."""
+    if not pa.types.is_string(typ) or col.json_text:
+        return False
+    coll = column_collation(col)
+    if coll is None or coll.is_binary or coll.codec is None:
+        return False
+    try:
+        return bytes(range(128)).decode(coll.codec) == _ASCII
+    except (UnicodeDecodeError, LookupError):
+        return False
+
+
+_ASCII = "".join(map(chr, range(128)))
 
 
 # -- calendar helpers -------------------------------------------------------------------------

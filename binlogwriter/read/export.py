@@ -410,7 +410,8 @@ def _add_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int,
     except (ValueError, IndexError) as exc:
         raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                           event_type=type_name(t)) from None
-    buf.add(plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"))
+    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+    buf.nbytes += len(rows)
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
