@@ -161,33 +161,46 @@ Spans = tuple[np.ndarray, np.ndarray, np.ndarray]
 def walk_image(buf: np.ndarray, starts: np.ndarray, limits: np.ndarray, idx: Sequence[int],
                layouts: Sequence[tuple[bool, int]]) -> tuple[np.ndarray, dict[int, Spans]]:
     """Read one row image at each of ``starts`` (an image may not pass its ``limits``) over
-    the present columns ``idx``: (positions after the images, {column: spans})."""
+    the present columns ``idx``: (positions after the images, {column: spans}). Runs of
+    fixed-size columns are placed with one cumulative sum; positions only grow, so one check
+    at the end finds an image that runs past its limit (a read past the buffer raises)."""
     k = len(idx)
     nb = (k + 7) >> 3
     pos = starts + nb
     if (pos > limits).any():
         raise Fallback
-    if nb:
-        bits = buf[starts[:, None] + np.arange(nb)]
     out: dict[int, Spans] = {}
-    for r, i in enumerate(idx):
-        valid = (bits[:, r >> 3] & (1 << (r & 7))) == 0
-        fixed, w = layouts[i]
+    if not k:
+        return pos, out
+    valid_all = np.unpackbits(buf[starts[:, None] + np.arange(nb)], axis=1, bitorder="little")[:, :k] == 0
+    j = 0
+    while j < k:
+        fixed, w = layouts[idx[j]]
         if fixed:
-            start = pos
-            pos = pos + valid * w
-        else:
-            size = buf[pos].astype(np.int64)
-            for j in range(1, w):
-                size |= buf[pos + j].astype(np.int64) << (8 * j)
-            size *= valid
-            start = pos + valid * w
-            pos = start + size
-            out[i] = (start, size, valid)
-        if (pos > limits).any():
-            raise Fallback
-        if fixed:
-            out[i] = (start, valid * w, valid)
+            e = j + 1
+            while e < k and layouts[idx[e]][0]:
+                e += 1
+            valid = valid_all[:, j:e]
+            sizes = valid * np.array([layouts[idx[r]][1] for r in range(j, e)], dtype=np.int64)
+            ends = np.cumsum(sizes, axis=1)
+            ends += pos[:, None]
+            begins = ends - sizes
+            for r in range(j, e):
+                out[idx[r]] = (begins[:, r - j], sizes[:, r - j], valid[:, r - j])
+            pos = ends[:, -1]
+            j = e
+            continue
+        valid = valid_all[:, j]
+        size = buf[pos].astype(np.int64)
+        for q in range(1, w):
+            size |= buf[pos + q].astype(np.int64) << (8 * q)
+        size *= valid
+        start = pos + valid * w
+        pos = start + size
+        out[idx[j]] = (start, size, valid)
+        j += 1
+    if (pos > limits).any():
+        raise Fallback
     return pos, out
 
 
