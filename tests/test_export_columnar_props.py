@@ -137,7 +137,7 @@ def check_events(data, cols, values) -> None:
             assert batches_equal(cut.batch(), want)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.data_too_large])
 @given(st.data())
 def test_columnar_batch_equals_reference(data) -> None:
@@ -147,7 +147,7 @@ def test_columnar_batch_equals_reference(data) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=[f.__name__ for f in FAMILIES])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.data_too_large])
 @given(data=st.data())
 def test_columnar_family_equals_reference(family, data) -> None:
@@ -160,7 +160,7 @@ COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for 
 
 
 @pytest.mark.parametrize("flavor,image,metadata", COMBOS, ids=["-".join(c) for c in COMBOS])
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+@settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_columnar_files_equal_reference(flavor: str, image: str, metadata: str, data) -> None:
@@ -197,7 +197,7 @@ RAW_FAMILIES = (cs.integers, cs.floats, cs.decimals, cs.dates, cs.datetimes, cs.
 
 
 @pytest.mark.parametrize("family", RAW_FAMILIES, ids=[f.__name__ for f in RAW_FAMILIES])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.data_too_large])
 @given(data=st.data())
 def test_columnar_any_bytes_equal_reference(family, data) -> None:

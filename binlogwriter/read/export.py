@@ -37,7 +37,7 @@ import pyarrow as pa
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
+from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import (
     PAD,
     ColumnBuilder,
@@ -305,9 +305,10 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
     wanted = set(tables) if tables is not None else None
     buffers: dict[int, _TableBuffer] = {}  # by id(TableInfo)
     rows_types = frozenset(ROWS_TYPES)
+    v2, updates = frozenset(V2_TYPES), frozenset(UPDATE_TYPES)
     for path in paths:
         name = os.fspath(path)
-        tmap: dict[int, TableInfo] = {}
+        tmap: dict[int, tuple[TableInfo, _TableBuffer | None]] = {}  # table id -> (table, its buffer)
         gtid: str | None = None
         last_fmt = None
         footer, tid_size = 0, 6
@@ -316,33 +317,43 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
             t = data[4]
             if t in rows_types:
-                table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
-                info = tmap.get(table_id)
-                if info is None:
-                    raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
-                                      file=name, offset=offset, event_type=type_name(t))
-                key = info.key
-                if wanted is not None and key not in wanted:
-                    continue
-                if info.error is not None:
-                    raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
-                if t == 39:
-                    raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (format.md §14) is not exported",
-                                      file=name, offset=offset, event_type=type_name(t))
-                buf = buffers.get(id(info))
-                if buf is None:
-                    buf = buffers[id(info)] = _TableBuffer(info, columnar)
-                _add_rows(buf, info, t, data, len(data) - footer, tid_size, gtid, name, offset)
-                if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+                ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
+                if ent is None or ent[1] is None or t == 39:
+                    if _refuse(ent, data, tid_size, name, offset, wanted):
+                        continue
+                info, buf = ent
+                # the post-header and bitmaps as last seen for this table (changes.py
+                # TableInfo.rows_header checks and caches them), else parsed in full
+                end = len(data) - footer
+                try:
+                    p = HEADER + tid_size + 2
+                    q = p + (data[p] | data[p + 1] << 8 if t in v2 else 0) + info._wlen + \
+                        (info._nb << 1 if t in updates else info._nb)
+                    plan = info._headers.get((t, data[p:q]))
+                except IndexError:
+                    plan = None
+                if plan is None or q > end:
+                    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
+                else:
+                    rows = data[q:end]
+                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+                    buf.nbytes += len(rows)
+                if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
                     for b in _flush(buf, batch_rows):
-                        yield key, b
+                        yield info.key, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
                     info = reader._table_map(name, offset, data, fmt)
                     reader.tm_cache[body] = info
-                tmap[int.from_bytes(body[:tid_size], "little")] = info
+                if (wanted is not None and info.key not in wanted) or info.error is not None:
+                    buf = None
+                else:
+                    buf = buffers.get(id(info))
+                    if buf is None:
+                        buf = buffers[id(info)] = _TableBuffer(info, columnar)
+                tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
             elif t in (33, 34):
                 gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
                                              f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
@@ -361,6 +372,24 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
             key = f"{b.info.database}.{b.info.table}"
             for rb in _flush(b, batch_rows):
                 yield key, rb
+
+
+def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: int, wanted: set | None) -> bool:
+    """For a rows event whose table has no buffer: True when it is skipped (a table not
+    asked for), else the located error (no Table_map, a table that cannot be read, a
+    PARTIAL_UPDATE_ROWS_EVENT)."""
+    t = data[4]
+    if ent is None:
+        table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
+        raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
+                          file=name, offset=offset, event_type=type_name(t))
+    info = ent[0]
+    if wanted is not None and info.key not in wanted:
+        return True
+    if info.error is not None:
+        raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
+    raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (format.md §14) is not exported",
+                      file=name, offset=offset, event_type=type_name(t))
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
