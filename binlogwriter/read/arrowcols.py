@@ -212,6 +212,8 @@ def _bitmap(valid: np.ndarray) -> pa.Buffer | None:
 
 def _gather(buf: np.ndarray, start: np.ndarray, w: int) -> np.ndarray:
     """(n, w) bytes at each start (garbage for NULL rows, in bounds thanks to PAD)."""
+    if w == 1:
+        return buf[start].reshape(-1, 1)
     return buf[start[:, None] + np.arange(w)]
 
 

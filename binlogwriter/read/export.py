@@ -194,20 +194,28 @@ class _TableBuffer:
         perm = np.lexsort((m_all, ev_all))
         n = len(perm)
         arrays = self._meta(ev_all[perm])
-        zero_i, zero_b = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        # each block's rows land at their sorted places (``dest``); absent: zeros, not valid
+        dest = np.empty(n, dtype=np.int64)
+        dest[perm] = np.arange(n, dtype=np.int64)
+        places, at = [], 0
+        for b in blocks:
+            places.append(dest[at:at + len(b[0])])
+            at += len(b[0])
         for side in (2, 3):
             for i, builder in enumerate(self._builders):
-                parts = [b[side][i] if b[side] is not None and i in b[side] else None for b in blocks]
-                if all(p is None for p in parts):
+                start = size = valid = None
+                for b, where in zip(blocks, places, strict=True):
+                    part = b[side].get(i) if b[side] is not None else None
+                    if part is None:
+                        continue
+                    if start is None:
+                        start, size = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+                        valid = np.zeros(n, dtype=bool)
+                    start[where], size[where], valid[where] = part
+                if start is None:
                     arrays.append(pa.nulls(n, type=builder.typ))
-                    continue
-                spans = []
-                for k in range(3):
-                    spans.append(np.concatenate([
-                        p[k] if p is not None else (np.zeros(len(b[0]), dtype=bool) if k == 2 else
-                                                     np.zeros(len(b[0]), dtype=np.int64))
-                        for p, b in zip(parts, blocks, strict=True)] or [zero_b if k == 2 else zero_i])[perm])
-                arrays.append(builder.build(buf, raw, *spans))
+                else:
+                    arrays.append(builder.build(buf, raw, start, size, valid))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def _group(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, s: np.ndarray, e: np.ndarray, plan: Any,
@@ -345,8 +353,7 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
-                    info = reader._table_map(name, offset, data, fmt)
-                    reader.tm_cache[body] = info
+                    info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
                 if (wanted is not None and info.key not in wanted) or info.error is not None:
                     buf = None
                 else:
@@ -372,6 +379,24 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
             key = f"{b.info.database}.{b.info.table}"
             for rb in _flush(b, batch_rows):
                 yield key, rb
+
+
+_TABLES: dict[tuple[bytes, Any], TableInfo] = {}
+"""Table definitions read from Table_map bodies without a schema, kept across calls (like
+the compiled row decoders): a Table_map is decoded declaratively once per process."""
+
+
+def _table(reader: _Reader, name: str, offset: int, data: bytes, fmt: Any, body: bytes) -> TableInfo:
+    if reader.schemas is not None:
+        return reader._table_map(name, offset, data, fmt)
+    key = (body, fmt)
+    info = _TABLES.get(key)
+    if info is None:
+        info = reader._table_map(name, offset, data, fmt)
+        if len(_TABLES) >= 1024:
+            _TABLES.clear()
+        _TABLES[key] = info
+    return info
 
 
 def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: int, wanted: set | None) -> bool:
