@@ -461,9 +461,11 @@ class ColumnBuilder:
         total = int(offsets[-1])
         if total >= 1 << 31:
             raise Fallback
-        if total:
-            sel = np.arange(total, dtype=np.int64) + np.repeat(start - offsets[:-1], size)
-            data = buf[sel]
+        if total:  # the values' bytes joined (slices of the rows bytes: cheaper than a byte index)
+            rows = np.flatnonzero(size)
+            joined = b"".join([raw[a:a + b] for a, b in zip(start[rows].tolist(), size[rows].tolist(),
+                                                              strict=True)])
+            data = np.frombuffer(joined, dtype=np.uint8)
         else:
             data = np.zeros(0, dtype=np.uint8)
         if ascii_only and total and int(data.max()) >= 0x80:

@@ -170,11 +170,10 @@ class _TableBuffer:
     def _columnar(self) -> pa.RecordBatch:
         cols = self.info.cols
         if self._builders is None:
-            self._layouts = [column_layout(c) for c in cols]
-            if any(lay is None for lay in self._layouts):
+            self._layouts, self._builders = _column_builders(cols)
+            if self._builders is None:
                 self.columnar = False
                 raise Fallback
-            self._builders = [ColumnBuilder(c) for c in cols]
         ev = self.events
         raw = b"".join(e[2] for e in ev)
         buf = np.frombuffer(raw + bytes(PAD), dtype=np.uint8)
@@ -289,6 +288,22 @@ class _TableBuffer:
             blocks.append((evs_a, ms_a, first, second))
         else:
             blocks.append((evs_a, ms_a, first, None) if delete else (evs_a, ms_a, None, first))
+
+
+_BUILDERS: dict[tuple, tuple] = {}
+
+
+def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
+    """(layouts, builders) of a table definition, built once per process (None: a column
+    whose byte layout the walker does not know)."""
+    got = _BUILDERS.get(cols)
+    if got is None:
+        layouts = [column_layout(c) for c in cols]
+        builders = None if any(lay is None for lay in layouts) else [ColumnBuilder(c) for c in cols]
+        if len(_BUILDERS) >= 1024:
+            _BUILDERS.clear()
+        got = _BUILDERS[cols] = (layouts, builders)
+    return got
 
 
 _FLUSH_BYTES = 8 << 20
@@ -485,6 +500,11 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
     return out
 
 
+_DICTIONARY = ["op", "gtid", "file"]
+"""Columns written with dictionary pages (few distinct values per row group); the image
+columns are written plain (trying a dictionary on each costs more than the file saves)."""
+
+
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, batch_rows: int = 16384,
                    verify_checksum: bool = True) -> dict[str, int]:
@@ -508,7 +528,8 @@ def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLik
                 parts[key] = n + 1
                 d = out / key
                 d.mkdir(parents=True, exist_ok=True)
-                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema))
+                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema,
+                                                                     use_dictionary=_DICTIONARY))
             cur[1].write_batch(batch)
             counts[key] = counts.get(key, 0) + batch.num_rows
     except OSError as exc:
