@@ -468,7 +468,9 @@ class ColumnBuilder:
             data = np.frombuffer(joined, dtype=np.uint8)
         else:
             data = np.zeros(0, dtype=np.uint8)
-        if ascii_only and total and int(data.max()) >= 0x80:
+        wide = ascii_only and total and int(data.max()) >= 0x80
+        table = _single_byte_table(self.col) if wide else None
+        if wide and (table is None or not table[2][data].all()):
             return self.reference(buf, raw, start, size, valid)
         pad = char_pad(self.col)
         if pad:
@@ -477,6 +479,15 @@ class ColumnBuilder:
             if hit.any() and (len(pad) == 1 or any(
                     raw[int(start[j] + size[j]) - len(pad):int(start[j] + size[j])] == pad
                     for j in np.flatnonzero(hit).tolist())):
+                raise Fallback
+        if wide:  # a one-byte charset: each byte's character as UTF-8, from a 256-entry table
+            lens, utf8, _ = table  # type: ignore[misc]
+            per = lens[data]
+            cum = np.zeros(len(data) + 1, dtype=np.int64)
+            np.cumsum(per, out=cum[1:])
+            offsets = cum[offsets]
+            data = utf8[data][np.arange(3) < per[:, None]]
+            if int(offsets[-1]) >= 1 << 31:
                 raise Fallback
         off32 = offsets.astype(np.int32)
         arr = pa.Array.from_buffers(self.typ, n, [_bitmap(valid), pa.py_buffer(off32), pa.py_buffer(data)])
@@ -502,6 +513,34 @@ def _ascii_text(col: ColumnDesc, typ: pa.DataType) -> bool:
 
 
 _ASCII = "".join(map(chr, range(128)))
+_TABLES: dict[tuple, Any] = {}
+
+
+def _single_byte_table(col: ColumnDesc) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """For a one-byte charset (mbmaxlen 1: latin1, …; charsets.md): per byte value its
+    character's UTF-8 length, bytes (padded to 3) and whether it decodes alone; None for a
+    multi-byte charset. A text of such a charset decodes byte by byte."""
+    coll = column_collation(col)
+    if coll is None or coll.mbmaxlen != 1 or coll.codec is None:
+        return None
+    key = (coll.charset, coll.codec)
+    got = _TABLES.get(key, _TABLES)
+    if got is _TABLES:
+        lens = np.zeros(256, dtype=np.int64)
+        utf8 = np.zeros((256, 3), dtype=np.uint8)
+        ok = np.zeros(256, dtype=bool)
+        for b in range(256):
+            try:
+                ch = coll.decode(bytes((b,)))
+            except (UnicodeDecodeError, ValueError):
+                continue
+            enc = ch.encode("utf-8")
+            if len(ch) != 1 or len(enc) > 3:
+                continue
+            lens[b], ok[b] = len(enc), True
+            utf8[b, :len(enc)] = np.frombuffer(enc, dtype=np.uint8)
+        got = _TABLES[key] = (lens, utf8, ok)
+    return got
 
 
 # -- calendar helpers -------------------------------------------------------------------------
