@@ -235,6 +235,7 @@ class ColumnBuilder:
         layout = column_layout(col)
         self.layout = layout
         self._dec1: Callable | None = None
+        self._set_tables: list | None = None
         self.build = self._pick()
 
     # the reference, value by value (distinct bytes decoded once) --------------------------
@@ -303,6 +304,10 @@ class ColumnBuilder:
                 return self._ascii
         if t == 255 and pa.types.is_binary(self.typ):
             return self._geometry
+        if self.layout[0] and t in (253, 254) and string_real_type(col) == 248 and pa.types.is_string(self.typ) \
+                and col.set_values is not None and len(set(col.set_values)) == len(col.set_values) \
+                and self.layout[1] <= 8:
+            return self._set
         return self._generic
 
     def _generic(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -433,6 +438,39 @@ class ColumnBuilder:
         us, fok = _fraction(m, 4, fsp)
         ok = fok & (secs != 0)
         return self._patch(buf, raw, start, size, valid, secs * 1_000_000 + us, valid & ~ok, pa.int64())
+
+    # enum_set --------------------------------------------------------------------------------
+    def _set(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
+             valid: np.ndarray) -> pa.Array:
+        """SET with known, distinct members: the little-endian bitmask (values.md §5), bit i
+        member i, written as the members comma-separated in their order; per distinct mask,
+        from per-byte tables. A bit past the last member: the reference."""
+        members = self.col.set_values or ()
+        w = self.layout[1]  # type: ignore[index]
+        rows = np.flatnonzero(valid)
+        if not len(rows):
+            return pa.nulls(len(start), type=self.typ)
+        m = np.ascontiguousarray(_gather(buf, start[rows], w))
+        uniq, inv = np.unique(m.view(f"V{w}").reshape(-1), return_inverse=True)
+        tables = self._set_tables
+        if tables is None:
+            tables = self._set_tables = [
+                tuple(tuple(members[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(members))
+                      for b in range(256)) for k in range(w)]
+        limit = 1 << len(members)
+        out = []
+        for u in uniq:
+            key = u.tobytes()
+            if int.from_bytes(key, "little") >= limit:
+                return self._generic(buf, raw, start, size, valid)
+            names: tuple = ()
+            for k, b in enumerate(key):
+                if b:
+                    names += tables[k][b]
+            out.append(",".join(names))
+        idx = np.zeros(len(start), dtype=np.int64)
+        idx[rows] = inv.reshape(-1)
+        return pa.array(out, type=self.typ).take(pa.array(idx, mask=~valid))
 
     # char / blob / geometry --------------------------------------------------------------------
     def _ascii(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
