@@ -28,7 +28,8 @@ from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.read.arrowcols import Fallback, column_layout
 from binlogwriter.read.changes import RowsPlan, TableInfo
-from binlogwriter.read.export import _TableBuffer, iter_table_batches
+from binlogwriter.read.export import iter_table_batches
+from binlogwriter.read.exportbatch import TableBuffer
 from binlogwriter.strategies import codec as cs
 from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
 from binlogwriter.transaction import SessionSettings
@@ -99,9 +100,9 @@ def events(draw, cols, values):
     return out
 
 
-def buffer_of(cols, evs, share_plans: bool) -> _TableBuffer:
+def buffer_of(cols, evs, share_plans: bool) -> TableBuffer:
     info = TableInfo("db", "t", cols, None)
-    buf = _TableBuffer(info, True)
+    buf = TableBuffer(info, True)
     plans: dict = {}
     for k, (op, present, after, rows) in enumerate(evs):
         key = (op, present, after) if share_plans else k
