@@ -18,7 +18,6 @@ import numpy as np
 import pyarrow as pa
 
 from binlogwriter.read.arrowcols import (
-    _INT,
     Fallback,
     arrow_type,
     column_layout,
@@ -34,6 +33,9 @@ from binlogwriter.values.strings import (
 )
 
 __all__ = ["ColumnBuilder"]
+
+_INT = frozenset((1, 2, 9, 3, 8))
+"""TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT (the integer family's type codes)."""
 
 
 # -- Arrow arrays from spans ------------------------------------------------------------------
