@@ -18,8 +18,13 @@ are known, so planning is pure.
 Bodies come from templates built through the construct declarations (BEGIN, TABLE_MAP,
 each rows-event shape, the MariaDB GTID), the GTID post-header from the structured dtype
 derived from its layout, XIDs from the XID layout's dtype; headers are one
-``HEADER_DTYPE`` array; one CRC32 per event over its final bytes. The bytes equal the
-declarative path's (tests/batch/test_columnar_equivalence.py).
+``HEADER_DTYPE`` array; one CRC32 per event over its final bytes (format.md §3): zlib's
+over each rows event; for events that differ from another of their batch only in a few
+bytes (BEGIN, TABLE_MAP, rows-query: the header; XID: the header and the number; GTIDs
+of one length) the CRC of one of them and, CRC32 being affine over GF(2), a per-byte
+term for each differing byte (:func:`crc_by_difference`). The bytes equal the
+declarative path's (tests/batch/test_generate_paths.py: every file of a run equals the
+per-transaction path's; tests/batch/test_crc_by_difference.py).
 """
 
 from __future__ import annotations
