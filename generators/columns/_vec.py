@@ -12,7 +12,7 @@ import numpy as np
 
 from binlogwriter.values.row import ColumnArray
 from generators.columns._common import EDGE_P
-from generators.hashing import draw_array, hash64_array, unit_array
+from generators.hashing import draw_array, hash64_array, mix64_array, unit_array
 
 _SAFE = 1 << 52
 
@@ -28,26 +28,42 @@ def _digits_vec(groups: int):
     if groups < 1:
         return None
     width = groups * 12 - 1
+    js = np.arange(1, groups + 1, dtype=np.uint64)
+    # one group ``%011d`` + "-" as 12 bytes: a little-endian u8 then u4 (packed)
+    grp = np.dtype([("a", "<u8"), ("b", "<u4")])
+    k6, k10, k40, k24, k16 = (np.uint64(x) for x in (1_000_000, 10, 40, 24, 16))
+    tail = np.uint64(ord("-") << 24)
+
+    def block(h, j):
+        # %011d of below(10**11) = 5 digits of v // 10**6, 5 of (v % 10**6) // 10, then v % 10
+        v = mix64_array(h[:, None] ^ (js + np.uint64(j))[None, :]) % np.uint64(10 ** 11)
+        hi = v // k6
+        lo = v - hi * k6
+        m = lo // k10
+        d = lo - m * k10 + np.uint64(ord("0"))
+        five = _five_digits()
+        tm = five[m.astype(np.intp)]
+        buf = np.empty(v.shape, dtype=grp)
+        buf["a"] = five[hi.astype(np.intp)] | (tm << k40)
+        buf["b"] = ((tm >> k24) & np.uint64(0xFFFF)) | (d << k16) | tail
+        return buf.view(np.uint8).reshape(len(h), groups * 12)[:, :width]
 
     def gen(h, j):
-        out = np.full((len(h), width), ord("-"), dtype=np.uint8)
-        five = _five_digits()
-        for g in range(groups):  # %011d of below(10**11): 5 + 5 + 1 digits
-            v = (draw_array(h, j + 1 + g) % np.uint64(10 ** 11)).astype(np.int64)
-            lo = v % 1_000_000
-            o = g * 12
-            out[:, o:o + 5] = five[v // 1_000_000]
-            out[:, o + 5:o + 10] = five[lo // 10]
-            out[:, o + 10] = lo % 10 + ord("0")
+        out = np.empty((len(h), width), dtype=np.uint8)
+        for s in range(0, len(h), 2048):  # blocks small enough to stay in cache
+            out[s:s + 2048] = block(h[s:s + 2048], j)
         return out
     return gen
 
 
 @lru_cache(maxsize=1)
 def _five_digits() -> np.ndarray:
-    """ASCII ``%05d`` of 0..99999 as a (100000, 5) uint8 table."""
-    v = np.arange(100_000)
-    return np.stack([(v // 10 ** p) % 10 for p in range(4, -1, -1)], axis=1).astype(np.uint8) + ord("0")
+    """ASCII ``%05d`` of 0..99999 in the low 5 bytes of a little-endian uint64."""
+    v = np.arange(100_000, dtype=np.uint64)
+    out = np.zeros(100_000, dtype=np.uint64)
+    for p in range(5):
+        out |= ((v // np.uint64(10 ** (4 - p))) % np.uint64(10) + np.uint64(ord("0"))) << np.uint64(8 * p)
+    return out
 
 
 def _int_twin(g):
