@@ -203,6 +203,9 @@ class _Job:
         self.parquet = parquet
         self.jsonl_max_rows = jsonl_max_rows
         self.fail = fail
+        from spark_gen.timing import StageTimer
+
+        self.timer = StageTimer()  # BINLOGWRITER_SPARK_TIMING=1: CPU per stage (spark_gen/timing.py)
 
     # -- helpers -----------------------------------------------------------------------------
     def _sizes_fns(self):
@@ -239,6 +242,7 @@ class _Job:
         spec = self.spec
         size_mode = spec.transactions is None
         n = spec.transactions if not size_mode else self._estimate()
+        self.timer.mark("start, --size probe")
         while True:
             ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
@@ -248,7 +252,9 @@ class _Job:
             hist.unpersist()
             by_txn.unpersist()
         stop = n if w.stop is None else w.stop
-        return self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        self.timer.report()
+        return manifest
 
     def _estimate(self, probe: int = 2000) -> int:
         """--size: how many transactions to plan — the bytes per transaction of the first
@@ -289,6 +295,7 @@ class _Job:
         adv_starts = plan.prefix_sum([c[1] for c in counts])
         maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
         curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
+        self.timer.mark("1 counts, key cursors")
 
         # key ops as columnar blocks, one per (range, key bucket); init records likewise
         ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
@@ -306,10 +313,12 @@ class _Job:
         summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
+        self.timer.mark("2-4 histories, pass 1")
 
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
+        self.timer.mark("walk (driver)")
         return ranges, w, uses, adv_starts, hist, by_txn
 
     def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, hist, by_txn) -> dict[str, Any]:
@@ -345,6 +354,7 @@ class _Job:
                                       changes_jsonl=changes_jsonl)]
 
         results = [r for r in by_txn.mapPartitionsWithIndex(write).collect() if r is not None]
+        self.timer.mark("5 pass 2 (bytes)")
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
             want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
             if tuple(results[p]["end"]) != want:
@@ -368,6 +378,7 @@ class _Job:
         names = list(files)
         scans = dict(sc.parallelize([(nm, files[nm]) for nm in names], max(1, len(names)))
                      .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt))).collect())
+        self.timer.mark("6 commit binlogs")
 
         # truth
         final_run = part.make_run(spec, stop)
@@ -381,7 +392,8 @@ class _Job:
             from pyspark import StorageLevel
 
             # rendered once: sortByKey counts and samples its input before the sort itself
-            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
+            parquet = self.parquet
+            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it, parquet)) \
                 .persist(StorageLevel.MEMORY_AND_DISK)
             rows = rendered.sortByKey(numPartitions=self.P)
             if self.parquet:
@@ -402,12 +414,15 @@ class _Job:
                 rows.unpersist()
             rendered.unpersist()
 
+        self.timer.mark("6 truth/final")
         self._changes(results, final_run)
+        self.timer.mark("6 truth/changes")
 
         # snapshot.sql
         self._snapshot(part, concat)
         hist.unpersist()
         by_txn.unpersist()
+        self.timer.mark("6 snapshot.sql")
 
         # index, then manifest
         entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
@@ -416,6 +431,7 @@ class _Job:
                                   [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
         _atomic_write(self.out / f"{spec.basename}.index", "".join(f"./{nm}\n" for nm in names))
         _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        self.timer.mark("7 index, manifest")
         return manifest
 
     def _snapshot(self, part, concat) -> None:

@@ -75,6 +75,7 @@ _OPS = ("t", "k", "i", "seq", "kind", "epoch")
 _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
 _DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
        "vb": np.int64, "va": np.int64, "born": np.int64}
+TRUTH_BLOCK = 4096  # final rows computed at once per table (truth_rows)
 _ROUNDS = 64  # ops of a key past this rank are stepped one by one (a few hot keys)
 
 
@@ -467,20 +468,36 @@ def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator
                        strict=True)
 
 
-def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]]
-               ) -> Iterator[tuple[tuple, tuple[str, list]]]:
+def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]], values: bool = True
+               ) -> Iterator[tuple[tuple, tuple[str, list | None]]]:
     """Final rows rendered canonically, keyed ``(table, canonical key, key)`` — the order of
     truth/final (ties, which need identical values, in key order like the engine's stable
-    sort)."""
+    sort). Rows are computed in blocks of :data:`TRUTH_BLOCK` per table, column by column
+    (``TableRows.rows_of``, the engine's way of computing its final rows). ``values``:
+    also carry the canonical values (for the typed Parquet); else ``None`` in their place."""
     run = make_run(spec, stop)
-    renders = {}
-    for t, k, ver, born in states:
+    renders: dict[int, Any] = {}
+    pending: dict[int, list[tuple[int, int, int]]] = {}
+
+    def flush(t: int) -> Iterator[tuple[tuple, tuple[str, list | None]]]:
+        got = pending.pop(t)
         rt = run.rows[t]
         r = renders.get(t)
         if r is None:
             r = renders[t] = canonical_renderer(rt.table, spec.flavor)
-        vals = r(rt.row_at(k, ver, born))
-        yield (t, canonical_key(vals), k), (dumps_line([c.name for c in rt.table.columns], vals), vals)
+        names = [c.name for c in rt.table.columns]
+        arr = np.asarray(got, dtype=np.int64)
+        for k, row in zip(arr[:, 0].tolist(), rt.rows_of(arr[:, 0], arr[:, 1], arr[:, 2]), strict=True):
+            vals = r(row)
+            yield (t, canonical_key(vals), k), (dumps_line(names, vals), vals if values else None)
+
+    for t, k, ver, born in states:
+        lst = pending.setdefault(t, [])
+        lst.append((k, ver, born))
+        if len(lst) >= TRUTH_BLOCK:
+            yield from flush(t)
+    for t in sorted(pending):
+        yield from flush(t)
 
 
 def write_truth_chunks(p: int, names: list[str], rows: Iterable[tuple[tuple, tuple[str, list]]], chunk_dir: str
