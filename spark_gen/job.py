@@ -261,7 +261,7 @@ class _Job:
         ``probe`` ones (planned on the driver by the batch functions, sizes by arithmetic,
         nothing encoded), 5 % spare. Too few costs one more round (:meth:`run`), too many
         only their planning."""
-        from generators.api import apply_batch, make_run, rows_batch
+        from generators.api import apply_batch, make_run, rows_sizes
         from spark_gen.writer import SinkWriter
 
         spec = self.spec
@@ -271,7 +271,7 @@ class _Job:
         w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
                        settings=run.session_settings())
         m = min(probe, spec.ddl_every or probe)
-        plan = w.plan_rows(rows_batch(run, apply_batch(run, 0, m), w.now))
+        plan = w.plan_rows(rows_sizes(run, apply_batch(run, 0, m), w.now))
         if plan is None:
             return max(64, spec.size // 400)
         # at least 100 bytes a transaction (a group is bigger): a probe of transactions that

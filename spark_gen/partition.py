@@ -22,8 +22,9 @@ destination partition) — a few blocks per task, never a Python object per row:
    transaction range, sorted by ``(i, seq)``;
 5. :func:`sizes` (pass 1) and :func:`write_chunks` (pass 2) — the range in the batches of
    the one-process batch loop: :func:`applied_batch` makes each batch's
-   ``AppliedBatch`` from the arrays, ``rows_batch`` its row images, the writer's batch
-   planner its group sizes by arithmetic (pass 1 stops there: nothing is encoded), pass 2
+   ``AppliedBatch`` from the arrays; pass 1 takes the image lengths only
+   (``rows_sizes``: no image assembled) and the writer's batch planner the group sizes by
+   arithmetic (nothing encoded); pass 2 makes the row images (``rows_batch``) and
    writes the groups into the partition's chunks of the real files (``write_batch``);
 6. :func:`final_states` / :func:`truth_rows` / :func:`write_truth_chunks` — ``truth/final``.
 
@@ -53,6 +54,7 @@ from generators.api import (
     do_ddl,
     make_run,
     rows_batch,
+    rows_sizes,
     write_batch,
 )
 from generators.hashing import draw_array, hash64_array, salt, unit_array
@@ -362,8 +364,9 @@ def _transactions(run: Run, writer, blk: dict[str, np.ndarray], a: int, end: int
 
 # -- 5: pass 1 (sizes) and pass 2 (bytes) -----------------------------------------------------
 def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary:
-    """Pass 1: the group sizes of ``[a, b)`` by the batch planner's arithmetic (row images
-    made, events laid out, nothing encoded), each transaction's first group, table uses."""
+    """Pass 1: the group sizes of ``[a, b)`` by the batch planner's arithmetic (image
+    lengths only, ``rows_sizes``; events laid out, nothing encoded), each transaction's
+    first group, table uses."""
     blk = _one(records)
     run = make_run(spec, a)
     w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
@@ -383,7 +386,7 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
     per_txn: list[np.ndarray] = []
     for lo, hi in batch_bounds(spec, a, b):
         ab = applied_batch(spec, blk, lo, hi)
-        plan = w.plan_rows(rows_batch(run, ab, w.now))
+        plan = w.plan_rows(rows_sizes(run, ab, w.now))
         nz = plan.sizes > 0
         groups.append(plan.sizes[nz].astype(np.int64))
         cnt = nz.astype(np.int64)
