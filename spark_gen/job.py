@@ -290,10 +290,16 @@ class _Job:
         rng = sc.parallelize(range(P), P)
         ranges = plan.split(n, P)
         ends = [b for _, b in ranges]
-        counts = rng.map(lambda p: part.count_new(spec, infos, *ranges[p])).collect()
+        if part.counters_are_arrays(spec):  # vectorised and cheap: on the driver, no Spark job
+            counts = [part.count_new(spec, infos, a, b) for a, b in ranges]
+        else:
+            counts = rng.map(lambda p: part.count_new(spec, infos, *ranges[p])).collect()
         new_starts = plan.prefix_new([c[0] for c in counts], ntables)
         adv_starts = plan.prefix_sum([c[1] for c in counts])
-        maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
+        if part.counters_are_arrays(spec):
+            maxima = [part.max_hwm(spec, infos, new_starts[p], a, b) for p, (a, b) in enumerate(ranges)]
+        else:
+            maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
         curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
         self.timer.mark("1 counts, key cursors")
 
@@ -386,8 +392,9 @@ class _Job:
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
         states = hist.mapPartitions(lambda it: part.final_states(it, stop))
-        live = states.map(lambda s: s[0]).countByValue()
-        live_rows = [int(live.get(t, 0)) for t in range(len(tnames))]
+        nt = len(tnames)
+        live_rows = [sum(c) for c in zip(*hist.mapPartitions(lambda it: [part.live_counts(it, stop, nt)]).collect(),
+                                         strict=True)]
         if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
             from pyspark import StorageLevel
 

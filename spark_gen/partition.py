@@ -65,9 +65,9 @@ from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
-__all__ = ["make_run", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
+__all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
            "resolve_blocks", "txn_blocks", "merge_txn_blocks", "applied_batch", "sizes", "write_chunks",
-           "final_states", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
+           "final_states", "live_counts", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
            "INIT", "KINDS"]
 
 KINDS = ("insert", "update", "delete")
@@ -119,6 +119,12 @@ def _uniform_write_only(spec: Spec) -> bool:
     """The ``oltp_write_only`` template under uniform picks: never moves the counters
     (its INSERT re-inserts the key it deleted, below ``hwm``), planned as arrays."""
     return spec.template == "oltp_write_only" and spec.key_dist == "uniform"
+
+
+def counters_are_arrays(spec: Spec) -> bool:
+    """Whether :func:`count_new` and :func:`max_hwm` are array arithmetic for ``spec``
+    (``oltp_write_only`` under uniform picks): the driver then runs them itself."""
+    return _uniform_write_only(spec)
 
 
 def count_new(spec: Spec, infos: list[TableInfo], a: int, b: int) -> tuple[list[int], int]:
@@ -459,16 +465,29 @@ def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator
     transaction ``stop - 1``: each key's last record before ``stop`` decides (a DELETE: not
     live; an ``init``, INSERT or UPDATE: live at its version after)."""
     for h in blocks:
-        m = np.flatnonzero(h["i"] < stop)
-        if not len(m):
-            continue
-        t, k = h["t"][m], h["k"][m]
-        last = np.ones(len(m), dtype=bool)
-        last[:-1] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
-        sel = m[last]
-        sel = sel[h["kind"][sel] != 2]
+        sel = _live_after(h, stop)
         yield from zip(h["t"][sel].tolist(), h["k"][sel].tolist(), h["va"][sel].tolist(), h["born"][sel].tolist(),
                        strict=True)
+
+
+def _live_after(h: dict[str, np.ndarray], stop: int) -> np.ndarray:
+    """Indices of a history block's records that leave their key live after ``stop - 1``."""
+    m = np.flatnonzero(h["i"] < stop)
+    if not len(m):
+        return m
+    t, k = h["t"][m], h["k"][m]
+    last = np.ones(len(m), dtype=bool)
+    last[:-1] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
+    sel = m[last]
+    return sel[h["kind"][sel] != 2]
+
+
+def live_counts(blocks: Iterable[dict[str, np.ndarray]], stop: int, ntables: int) -> list[int]:
+    """Per table, the keys :func:`final_states` gives (counted, not listed)."""
+    out = np.zeros(ntables, dtype=np.int64)
+    for h in blocks:
+        out += np.bincount(h["t"][_live_after(h, stop)], minlength=ntables)[:ntables]
+    return out.tolist()
 
 
 def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]], values: bool = True

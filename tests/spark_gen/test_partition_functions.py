@@ -95,7 +95,8 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         for tn, kinds in r["counts"].items():
             for k, v in kinds.items():
                 cnt[tn][k] += v
-    live = [sum(1 for s in states if s[0] == t) for t in range(len(names))]
+    live = [sum(c) for c in zip(*(part.live_counts([h], n, len(names)) for h in hist), strict=True)]
+    assert live == [sum(1 for s in states if s[0] == t) for t in range(len(names))]
     m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in files], results[-1]["groups"],
                        results[-1]["last_gtid"], n, cnt, [(rt.table, live[t]) for t, rt in enumerate(final.rows)])
     (out / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
