@@ -98,7 +98,7 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
         b = b.master(master)
     if environment.is_local_master(master):
         environment.prepare_local(conf.get("spark.pyspark.python", None))
-    for k, v in environment.builder_options(log_level, conf).items():
+    for k, v in environment.builder_options(log_level, conf, local=environment.is_local_master(master)).items():
         b = b.config(k, v)
     sigint = signal.getsignal(signal.SIGINT)
     try:
