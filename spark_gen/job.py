@@ -367,11 +367,13 @@ class _Job:
                 raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
                                    f"placed partition {p + 1} at {want}")
         files: dict[str, list[str]] = {}
+        chunk_scans: dict[str, list] = {}
         info: dict[str, FileInfo] = {}
         counts = {k: dict(v) for k, v in self.run0.counts.items()}
         for r in results:
-            for name, path, _n in r["pieces"]:
+            for (name, path, _n), sc_ in zip(r["pieces"], r["scans"], strict=True):
                 files.setdefault(name, []).append(path)
+                chunk_scans.setdefault(name, []).append(sc_)
             for name, (tx, first, last) in r["file_info"].items():
                 fi = info.setdefault(name, FileInfo())
                 fi.transactions += tx
@@ -382,8 +384,8 @@ class _Job:
                     counts[tname][k] += v
         out = str(self.out)
         names = list(files)
-        scans = dict(sc.parallelize([(nm, files[nm]) for nm in names], max(1, len(names)))
-                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt))).collect())
+        scans = dict(sc.parallelize([(nm, files[nm], chunk_scans[nm]) for nm in names], max(1, len(names)))
+                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt, x[2]))).collect())
         self.timer.mark("6 commit binlogs")
 
         # truth
