@@ -13,18 +13,22 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
    bucket's per-key histories resolved at once (what each op did, versions) [persisted];
 3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
 4. pass 1, all partitions in one job: the batches of the one-process engine
-   (generators/api.py) planned by the codec's batch planner — group sizes by arithmetic,
-   nothing encoded — collected as small summaries (a size per group) -> on the driver:
+   (generators/api.py), image lengths only (``rows_sizes``), planned by the codec's batch
+   planner — group sizes by arithmetic, nothing encoded — collected as small summaries (a size per group) -> on the driver:
    file, offset, logical clock, GTID numbers, clock and table ids at each partition start
    (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
-   files in a directory unique to its task attempt (the same batches, encoded);
-6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
+   files in a directory unique to its task attempt (the same batches, encoded) and walks
+   their event headers (events, timestamps for the manifest);
+6. commit: one task per file concatenates the chunks into ``<name>.part-*``, hashing as it
+   copies, and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
    ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
    task per table merges the partitions' change chunks (sequence numbers from the pass-1
    change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
+
+``BINLOGWRITER_SPARK_TIMING=1`` reports the CPU of each stage (spark_gen/timing.py).
 
 Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
 end (docs/generate.md, crash safety): a failure removes it, a killed run leaves nothing at
