@@ -29,6 +29,7 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter
 from generators.batch import BATCH_TXNS, apply_batch, rows_batch
+from generators.columns import sql_literal
 from generators.hashing import hash64, salt
 from generators.keys import Applied, KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
@@ -36,7 +37,7 @@ from generators.pools import faker_version
 from generators.rows import DDL_TYPES, TableRows
 from generators.spec import Spec, SpecError, resolve
 from generators.statement_text import statement_sql
-from generators.truth import canonical_renderer, sql_literal, write_sorted_jsonl
+from generators.truth import canonical_renderer, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
 
 __all__ = ["generate", "Run", "RunResult", "FileInfo", "build_manifest", "file_entry", "lock_dir", "scan_file",

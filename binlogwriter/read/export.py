@@ -37,56 +37,20 @@ from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
 from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, _uuid
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.families import family_of_column
 from binlogwriter.values.strings import string_real_type
 from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
 
-_INT = {1: 8, 2: 16, 9: 32, 3: 32, 8: 64}
 _OPNAMES = ("insert", "update", "delete")
 
 
 def arrow_type(col: ColumnDesc) -> pa.DataType:
-    """The Arrow type of a column's values (module docstring)."""
-    t = col.type_code
-    if t in _INT:
-        bits = _INT[t]
-        return getattr(pa, f"{'u' if col.unsigned else ''}int{bits}")()
-    if t == 4:
-        return pa.float32()
-    if t == 5:
-        return pa.float64()
-    if t == 246:
-        p, s = col.meta[0], col.meta[1]
-        return pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s)
-    if t == 16:
-        return pa.uint64()
-    if t == 13:
-        return pa.int16()
-    if t in (10, 14):
-        return pa.date32()
-    if t in (12, 18):
-        return pa.timestamp("us")
-    if t in (7, 17):
-        return pa.timestamp("us", tz="UTC")
-    if t in (11, 19):
-        return pa.duration("us")
-    if t == 242:
-        return pa.list_(pa.float32())
-    if t == 245:
-        return pa.string()
-    if t == 255:
-        return pa.binary()
-    if t in (15, 252, 253, 254):
-        real = string_real_type(col)
-        if real == 247:
-            return pa.string() if col.enum_values is not None else pa.uint16()
-        if real == 248:
-            return pa.string() if col.set_values is not None else pa.uint64()
-        from binlogwriter.values.registry import bind_column
-
-        return pa.string() if bind_column(col).python_type == "str" else pa.binary()
-    return pa.string()
+    """The Arrow type of a column's values (module docstring): its type family's
+    ``arrow_type`` (binlogwriter/values/families.py); string for a type no family reads."""
+    fam = family_of_column(col)
+    return pa.string() if fam is None else fam.arrow_type(col)
 
 
 _TEMPORAL = frozenset((7, 10, 11, 12, 14, 17, 18, 19))

@@ -1,0 +1,44 @@
+"""Text helpers shared by several families' mysqlbinlog renderers (values/render.py):
+``my_b_write_quoted`` and ``my_b_write_bit`` of sql/log_event_client.cc, and fsp fractions."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["quote_bytes", "bit_string"]
+
+_SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
+_SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
+_ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
+_ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
+_PAIRS_MARIADB = tuple((bytes((c,)), b"\\x%02x" % c) for c in range(0x20))
+_PAIRS_MYSQL = ((b"\\", b"\\x5c"), (b"'", b"\\x27"), *_PAIRS_MARIADB)
+_UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
+
+
+def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
+    """``my_b_write_quoted``: ``'…'`` with bytes < 0x20 as ``\\xNN``; MariaDB writes ``'`` and
+    ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
+    Non-UTF-8 bytes come back as surrogate escapes.
+
+    Escaping is one ``bytes.replace`` per byte value present (backslash first: the escapes
+    written after it bring backslashes of their own)."""
+    raw = bytes(data)
+    if (_ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL).search(raw) is not None:
+        for byte, esc in (_PAIRS_MARIADB if family == "mariadb" else _PAIRS_MYSQL):
+            if byte in raw:
+                raw = raw.replace(byte, esc)
+    return "'" + raw.decode("utf-8", "surrogateescape") + "'"
+
+
+def bit_string(data: bytes | memoryview, nbits: int) -> str:
+    """``my_b_write_bit``: the last ``nbits`` bits of the first ``ceil(nbits / 8)`` bytes,
+    most significant first."""
+    if nbits <= 0:
+        return "b''"
+    value = int.from_bytes(bytes(data[:(nbits + 7) // 8]), "big") & ((1 << nbits) - 1)
+    return f"b'{value:0{nbits}b}'"
+
+
+def _frac(usec: int, dec: int) -> str:
+    return "." + str(usec // 10 ** (6 - dec)).zfill(dec) if dec else ""
