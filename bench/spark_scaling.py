@@ -78,12 +78,13 @@ def _load() -> str:
 def _session(master: str):
     from pyspark.sql import SparkSession
 
-    from spark_gen.environment import prepare_local
+    from spark_gen.environment import builder_options, prepare_local
 
     prepare_local()
-    s = (SparkSession.builder.master(master).appName(f"spark-scaling-{master}")
-         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-         .getOrCreate())
+    b = SparkSession.builder.master(master).appName(f"spark-scaling-{master}").config("spark.ui.enabled", "false")
+    for k, v in builder_options("ERROR", local=True).items():  # what generate --engine spark gets (spark_gen/job.py)
+        b = b.config(k, v)
+    s = b.getOrCreate()
     s.sparkContext.setLogLevel("ERROR")
     return s
 

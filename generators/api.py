@@ -2,7 +2,8 @@
 
 Everything another package needs to run the generator's pieces elsewhere — a Run in the
 DDL state of any transaction, the batch functions (plans and key states -> row changes as
-arrays -> encoded row images -> planned groups), the DDL a transaction is followed by, the
+arrays -> encoded row images -> planned groups; ``rows_sizes``: image lengths only, for a
+planner that needs group sizes and no bytes), the DDL a transaction is followed by, the
 manifest and crash-safety helpers — under names that stay stable while the engine's
 internals move. spark_gen imports from here (and from the public modules of
 ``generators`` / ``binlogwriter``), never a ``_private`` name.
@@ -36,10 +37,11 @@ from generators.engine import (
 from generators.hashing import draw_array, hash64_array, salt
 from generators.keys import epoch_at
 from generators.plan import ddl_after
+from generators.sizes import rows_sizes
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
            "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
-           "rows_batch", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
+           "rows_batch", "rows_sizes", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
 
 def make_run(spec: Any, at: int = 0) -> Run:
     """A fresh Run of ``spec`` (no output directory) with its tables in the DDL state in

@@ -13,18 +13,22 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
    bucket's per-key histories resolved at once (what each op did, versions) [persisted];
 3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
 4. pass 1, all partitions in one job: the batches of the one-process engine
-   (generators/api.py) planned by the codec's batch planner — group sizes by arithmetic,
-   nothing encoded — collected as small summaries (a size per group) -> on the driver:
+   (generators/api.py), image lengths only (``rows_sizes``), planned by the codec's batch
+   planner — group sizes by arithmetic, nothing encoded — collected as small summaries (a size per group) -> on the driver:
    file, offset, logical clock, GTID numbers, clock and table ids at each partition start
    (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
-   files in a directory unique to its task attempt (the same batches, encoded);
-6. commit: one task per file concatenates the chunks into ``<name>.part-*`` and renames it;
+   files in a directory unique to its task attempt (the same batches, encoded) and walks
+   their event headers (events, timestamps for the manifest);
+6. commit: one task per file concatenates the chunks into ``<name>.part-*``, hashing as it
+   copies, and renames it;
    truth/final the same way from a global sort of the final rows (JSONL below
    ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
    task per table merges the partitions' change chunks (sequence numbers from the pass-1
    change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
+
+``BINLOGWRITER_SPARK_TIMING=1`` reports the CPU of each stage (spark_gen/timing.py).
 
 Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
 end (docs/generate.md, crash safety): a failure removes it, a killed run leaves nothing at
@@ -98,7 +102,7 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
         b = b.master(master)
     if environment.is_local_master(master):
         environment.prepare_local(conf.get("spark.pyspark.python", None))
-    for k, v in environment.builder_options(log_level, conf).items():
+    for k, v in environment.builder_options(log_level, conf, local=environment.is_local_master(master)).items():
         b = b.config(k, v)
     sigint = signal.getsignal(signal.SIGINT)
     try:
@@ -203,6 +207,9 @@ class _Job:
         self.parquet = parquet
         self.jsonl_max_rows = jsonl_max_rows
         self.fail = fail
+        from spark_gen.timing import StageTimer
+
+        self.timer = StageTimer()  # BINLOGWRITER_SPARK_TIMING=1: CPU per stage (spark_gen/timing.py)
 
     # -- helpers -----------------------------------------------------------------------------
     def _sizes_fns(self):
@@ -239,6 +246,7 @@ class _Job:
         spec = self.spec
         size_mode = spec.transactions is None
         n = spec.transactions if not size_mode else self._estimate()
+        self.timer.mark("start, --size probe")
         while True:
             ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
@@ -248,14 +256,16 @@ class _Job:
             hist.unpersist()
             by_txn.unpersist()
         stop = n if w.stop is None else w.stop
-        return self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        self.timer.report()
+        return manifest
 
     def _estimate(self, probe: int = 2000) -> int:
         """--size: how many transactions to plan — the bytes per transaction of the first
         ``probe`` ones (planned on the driver by the batch functions, sizes by arithmetic,
         nothing encoded), 5 % spare. Too few costs one more round (:meth:`run`), too many
         only their planning."""
-        from generators.api import apply_batch, make_run, rows_batch
+        from generators.api import apply_batch, make_run, rows_sizes
         from spark_gen.writer import SinkWriter
 
         spec = self.spec
@@ -265,7 +275,7 @@ class _Job:
         w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
                        settings=run.session_settings())
         m = min(probe, spec.ddl_every or probe)
-        plan = w.plan_rows(rows_batch(run, apply_batch(run, 0, m), w.now))
+        plan = w.plan_rows(rows_sizes(run, apply_batch(run, 0, m), w.now))
         if plan is None:
             return max(64, spec.size // 400)
         # at least 100 bytes a transaction (a group is bigger): a probe of transactions that
@@ -284,11 +294,18 @@ class _Job:
         rng = sc.parallelize(range(P), P)
         ranges = plan.split(n, P)
         ends = [b for _, b in ranges]
-        counts = rng.map(lambda p: part.count_new(spec, infos, *ranges[p])).collect()
+        if part.counters_are_arrays(spec):  # vectorised and cheap: on the driver, no Spark job
+            counts = [part.count_new(spec, infos, a, b) for a, b in ranges]
+        else:
+            counts = rng.map(lambda p: part.count_new(spec, infos, *ranges[p])).collect()
         new_starts = plan.prefix_new([c[0] for c in counts], ntables)
         adv_starts = plan.prefix_sum([c[1] for c in counts])
-        maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
+        if part.counters_are_arrays(spec):
+            maxima = [part.max_hwm(spec, infos, new_starts[p], a, b) for p, (a, b) in enumerate(ranges)]
+        else:
+            maxima = rng.map(lambda p: part.max_hwm(spec, infos, new_starts[p], *ranges[p])).collect()
         curs = plan.cursors(new_starts, plan.prefix_hwm(maxima, infos))
+        self.timer.mark("1 counts, key cursors")
 
         # key ops as columnar blocks, one per (range, key bucket); init records likewise
         ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
@@ -306,10 +323,12 @@ class _Job:
         summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
+        self.timer.mark("2-4 histories, pass 1")
 
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
+        self.timer.mark("walk (driver)")
         return ranges, w, uses, adv_starts, hist, by_txn
 
     def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, hist, by_txn) -> dict[str, Any]:
@@ -345,17 +364,20 @@ class _Job:
                                       changes_jsonl=changes_jsonl)]
 
         results = [r for r in by_txn.mapPartitionsWithIndex(write).collect() if r is not None]
+        self.timer.mark("5 pass 2 (bytes)")
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
             want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
             if tuple(results[p]["end"]) != want:
                 raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
                                    f"placed partition {p + 1} at {want}")
         files: dict[str, list[str]] = {}
+        chunk_scans: dict[str, list] = {}
         info: dict[str, FileInfo] = {}
         counts = {k: dict(v) for k, v in self.run0.counts.items()}
         for r in results:
-            for name, path, _n in r["pieces"]:
+            for (name, path, _n), sc_ in zip(r["pieces"], r["scans"], strict=True):
                 files.setdefault(name, []).append(path)
+                chunk_scans.setdefault(name, []).append(sc_)
             for name, (tx, first, last) in r["file_info"].items():
                 fi = info.setdefault(name, FileInfo())
                 fi.transactions += tx
@@ -366,8 +388,9 @@ class _Job:
                     counts[tname][k] += v
         out = str(self.out)
         names = list(files)
-        scans = dict(sc.parallelize([(nm, files[nm]) for nm in names], max(1, len(names)))
-                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt))).collect())
+        scans = dict(sc.parallelize([(nm, files[nm], chunk_scans[nm]) for nm in names], max(1, len(names)))
+                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt, x[2]))).collect())
+        self.timer.mark("6 commit binlogs")
 
         # truth
         final_run = part.make_run(spec, stop)
@@ -375,13 +398,15 @@ class _Job:
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
         states = hist.mapPartitions(lambda it: part.final_states(it, stop))
-        live = states.map(lambda s: s[0]).countByValue()
-        live_rows = [int(live.get(t, 0)) for t in range(len(tnames))]
+        nt = len(tnames)
+        live_rows = [sum(c) for c in zip(*hist.mapPartitions(lambda it: [part.live_counts(it, stop, nt)]).collect(),
+                                         strict=True)]
         if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
             from pyspark import StorageLevel
 
             # rendered once: sortByKey counts and samples its input before the sort itself
-            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it)) \
+            parquet = self.parquet
+            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it, parquet)) \
                 .persist(StorageLevel.MEMORY_AND_DISK)
             rows = rendered.sortByKey(numPartitions=self.P)
             if self.parquet:
@@ -402,12 +427,15 @@ class _Job:
                 rows.unpersist()
             rendered.unpersist()
 
+        self.timer.mark("6 truth/final")
         self._changes(results, final_run)
+        self.timer.mark("6 truth/changes")
 
         # snapshot.sql
         self._snapshot(part, concat)
         hist.unpersist()
         by_txn.unpersist()
+        self.timer.mark("6 snapshot.sql")
 
         # index, then manifest
         entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
@@ -416,6 +444,7 @@ class _Job:
                                   [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
         _atomic_write(self.out / f"{spec.basename}.index", "".join(f"./{nm}\n" for nm in names))
         _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        self.timer.mark("7 index, manifest")
         return manifest
 
     def _snapshot(self, part, concat) -> None:

@@ -22,8 +22,9 @@ destination partition) — a few blocks per task, never a Python object per row:
    transaction range, sorted by ``(i, seq)``;
 5. :func:`sizes` (pass 1) and :func:`write_chunks` (pass 2) — the range in the batches of
    the one-process batch loop: :func:`applied_batch` makes each batch's
-   ``AppliedBatch`` from the arrays, ``rows_batch`` its row images, the writer's batch
-   planner its group sizes by arithmetic (pass 1 stops there: nothing is encoded), pass 2
+   ``AppliedBatch`` from the arrays; pass 1 takes the image lengths only
+   (``rows_sizes``: no image assembled) and the writer's batch planner the group sizes by
+   arithmetic (nothing encoded); pass 2 makes the row images (``rows_batch``) and
    writes the groups into the partition's chunks of the real files (``write_batch``);
 6. :func:`final_states` / :func:`truth_rows` / :func:`write_truth_chunks` — ``truth/final``.
 
@@ -53,6 +54,7 @@ from generators.api import (
     do_ddl,
     make_run,
     rows_batch,
+    rows_sizes,
     write_batch,
 )
 from generators.hashing import draw_array, hash64_array, salt, unit_array
@@ -63,9 +65,9 @@ from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
-__all__ = ["make_run", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
+__all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
            "resolve_blocks", "txn_blocks", "merge_txn_blocks", "applied_batch", "sizes", "write_chunks",
-           "final_states", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
+           "final_states", "live_counts", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
            "INIT", "KINDS"]
 
 KINDS = ("insert", "update", "delete")
@@ -75,6 +77,7 @@ _OPS = ("t", "k", "i", "seq", "kind", "epoch")
 _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
 _DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
        "vb": np.int64, "va": np.int64, "born": np.int64}
+TRUTH_BLOCK = 4096  # final rows computed at once per table (truth_rows)
 _ROUNDS = 64  # ops of a key past this rank are stepped one by one (a few hot keys)
 
 
@@ -116,6 +119,12 @@ def _uniform_write_only(spec: Spec) -> bool:
     """The ``oltp_write_only`` template under uniform picks: never moves the counters
     (its INSERT re-inserts the key it deleted, below ``hwm``), planned as arrays."""
     return spec.template == "oltp_write_only" and spec.key_dist == "uniform"
+
+
+def counters_are_arrays(spec: Spec) -> bool:
+    """Whether :func:`count_new` and :func:`max_hwm` are array arithmetic for ``spec``
+    (``oltp_write_only`` under uniform picks): the driver then runs them itself."""
+    return _uniform_write_only(spec)
 
 
 def count_new(spec: Spec, infos: list[TableInfo], a: int, b: int) -> tuple[list[int], int]:
@@ -361,8 +370,9 @@ def _transactions(run: Run, writer, blk: dict[str, np.ndarray], a: int, end: int
 
 # -- 5: pass 1 (sizes) and pass 2 (bytes) -----------------------------------------------------
 def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary:
-    """Pass 1: the group sizes of ``[a, b)`` by the batch planner's arithmetic (row images
-    made, events laid out, nothing encoded), each transaction's first group, table uses."""
+    """Pass 1: the group sizes of ``[a, b)`` by the batch planner's arithmetic (image
+    lengths only, ``rows_sizes``; events laid out, nothing encoded), each transaction's
+    first group, table uses."""
     blk = _one(records)
     run = make_run(spec, a)
     w = SinkWriter(run.fmt, basename=spec.basename, server_id=spec.server_id, start_time=spec.start_time,
@@ -382,7 +392,7 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
     per_txn: list[np.ndarray] = []
     for lo, hi in batch_bounds(spec, a, b):
         ab = applied_batch(spec, blk, lo, hi)
-        plan = w.plan_rows(rows_batch(run, ab, w.now))
+        plan = w.plan_rows(rows_sizes(run, ab, w.now))
         nz = plan.sizes > 0
         groups.append(plan.sizes[nz].astype(np.int64))
         cnt = nz.astype(np.int64)
@@ -444,7 +454,13 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
         raise
     changes = run.changes.close()
     run.changes = None
-    return {"pieces": w.pieces, "counts": run.counts, "changes": changes,
+    from spark_gen.commit import scan_chunk
+
+    # each chunk's events, scanned here in parallel (the commit then only hashes and copies);
+    # a chunk starts at a file's first byte (magic) unless it is the resumed part of a file
+    scans = [scan_chunk(path, 0 if k == 0 and not start.fresh and start.offset else 4)
+             for k, (_name, path, _n) in enumerate(w.pieces)]
+    return {"pieces": w.pieces, "scans": scans, "counts": run.counts, "changes": changes,
             "file_info": {k: (v.transactions, v.first_gtid, v.last_gtid) for k, v in run.file_info.items()},
             "end": end_at, "groups": w.transactions, "last_gtid": w.last_gtid}
 
@@ -455,32 +471,61 @@ def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator
     transaction ``stop - 1``: each key's last record before ``stop`` decides (a DELETE: not
     live; an ``init``, INSERT or UPDATE: live at its version after)."""
     for h in blocks:
-        m = np.flatnonzero(h["i"] < stop)
-        if not len(m):
-            continue
-        t, k = h["t"][m], h["k"][m]
-        last = np.ones(len(m), dtype=bool)
-        last[:-1] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
-        sel = m[last]
-        sel = sel[h["kind"][sel] != 2]
+        sel = _live_after(h, stop)
         yield from zip(h["t"][sel].tolist(), h["k"][sel].tolist(), h["va"][sel].tolist(), h["born"][sel].tolist(),
                        strict=True)
 
 
-def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]]
-               ) -> Iterator[tuple[tuple, tuple[str, list]]]:
+def _live_after(h: dict[str, np.ndarray], stop: int) -> np.ndarray:
+    """Indices of a history block's records that leave their key live after ``stop - 1``."""
+    m = np.flatnonzero(h["i"] < stop)
+    if not len(m):
+        return m
+    t, k = h["t"][m], h["k"][m]
+    last = np.ones(len(m), dtype=bool)
+    last[:-1] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
+    sel = m[last]
+    return sel[h["kind"][sel] != 2]
+
+
+def live_counts(blocks: Iterable[dict[str, np.ndarray]], stop: int, ntables: int) -> list[int]:
+    """Per table, the keys :func:`final_states` gives (counted, not listed)."""
+    out = np.zeros(ntables, dtype=np.int64)
+    for h in blocks:
+        out += np.bincount(h["t"][_live_after(h, stop)], minlength=ntables)[:ntables]
+    return out.tolist()
+
+
+def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]], values: bool = True
+               ) -> Iterator[tuple[tuple, tuple[str, list | None]]]:
     """Final rows rendered canonically, keyed ``(table, canonical key, key)`` — the order of
     truth/final (ties, which need identical values, in key order like the engine's stable
-    sort)."""
+    sort). Rows are computed in blocks of :data:`TRUTH_BLOCK` per table, column by column
+    (``TableRows.rows_of``, the engine's way of computing its final rows). ``values``:
+    also carry the canonical values (for the typed Parquet); else ``None`` in their place."""
     run = make_run(spec, stop)
-    renders = {}
-    for t, k, ver, born in states:
+    renders: dict[int, Any] = {}
+    pending: dict[int, list[tuple[int, int, int]]] = {}
+
+    def flush(t: int) -> Iterator[tuple[tuple, tuple[str, list | None]]]:
+        got = pending.pop(t)
         rt = run.rows[t]
         r = renders.get(t)
         if r is None:
             r = renders[t] = canonical_renderer(rt.table, spec.flavor)
-        vals = r(rt.row_at(k, ver, born))
-        yield (t, canonical_key(vals), k), (dumps_line([c.name for c in rt.table.columns], vals), vals)
+        names = [c.name for c in rt.table.columns]
+        arr = np.asarray(got, dtype=np.int64)
+        for k, row in zip(arr[:, 0].tolist(), rt.rows_of(arr[:, 0], arr[:, 1], arr[:, 2]), strict=True):
+            vals = r(row)
+            yield (t, canonical_key(vals), k), (dumps_line(names, vals), vals if values else None)
+
+    for t, k, ver, born in states:
+        lst = pending.setdefault(t, [])
+        lst.append((k, ver, born))
+        if len(lst) >= TRUTH_BLOCK:
+            yield from flush(t)
+    for t in sorted(pending):
+        yield from flush(t)
 
 
 def write_truth_chunks(p: int, names: list[str], rows: Iterable[tuple[tuple, tuple[str, list]]], chunk_dir: str

@@ -25,7 +25,7 @@ from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
 
 __all__ = ["RowImageCodec", "row_codec", "encode_row_image", "encode_row_images", "decode_row_image",
-           "ColumnArray", "encode_column_images"]
+           "ColumnArray", "encode_column_images", "column_image_lengths"]
 
 
 class ColumnArray:
@@ -175,6 +175,19 @@ class RowImageCodec:
         through :func:`~binlogwriter.values.strings.encode_ascii_many`, anything else through
         its type's vectorised encoder or its scalar one. Raises ValueEncodeError (the row
         index is the position in this call) through :meth:`encode` when a value does not fit."""
+        nullmat, pieces, k = self._column_pieces(present, columns, n, null_pad)
+        return self._assemble(nullmat, pieces, k, n, null_pad)
+
+    def image_lengths(self, present: Sequence[bool], columns: Sequence[Any], n: int) -> np.ndarray:
+        """The length of each image :meth:`encode_columns` would write, without writing them:
+        the null bitmap's bytes plus each present non-NULL value's bytes, from the same
+        per-column pieces (no image is assembled). Raises what :meth:`encode_columns` raises."""
+        nullmat, pieces, k = self._column_pieces(present, columns, n, 0)
+        return self._piece_lengths(pieces, k, n).sum(axis=1)
+
+    def _column_pieces(self, present: Sequence[bool], columns: Sequence[Any], n: int, null_pad: int):
+        """(null matrix n × present, [(rows with a value, piece)…], present count) of
+        :meth:`encode_columns`."""
         self._check_width("present flags", len(present))
         idx = [i for i in range(self._n) if present[i]]
         k = len(idx)
@@ -240,7 +253,7 @@ class RowImageCodec:
                     got = [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
             for piece in got:
                 pieces.append((rows_nn, piece))
-        return self._assemble(nullmat, pieces, k, n, null_pad)
+        return nullmat, pieces, k
 
     def _pool_pieces(self, i: int, pool: tuple, idx: np.ndarray) -> list | None:
         """Values drawn from a few distinct ones (``pool[idx]``): each distinct value encoded
@@ -277,6 +290,18 @@ class RowImageCodec:
                 raise exc.located(row=r) from None
         raise ValueEncodeError("a value does not fit its column")  # pragma: no cover - encode raised
 
+    @staticmethod
+    def _piece_lengths(pieces, k: int, n: int) -> np.ndarray:
+        """Bytes per image (rows) and part (columns: the null bitmap, then each piece)."""
+        lens = np.zeros((n, len(pieces) + 1), dtype=np.int64)
+        lens[:, 0] = (k + 7) >> 3
+        for p, (rows_nn, piece) in enumerate(pieces, start=1):
+            if isinstance(piece, Fixed):
+                lens[rows_nn, p] = piece.data.shape[1]
+            else:
+                lens[rows_nn, p] = piece.lengths
+        return lens
+
     def _assemble(self, nullmat, pieces, k: int, n: int, null_pad: int) -> tuple[np.ndarray, np.ndarray]:
         nb = (k + 7) >> 3
         bitmap = np.packbits(nullmat, axis=1, bitorder="little") if k else np.zeros((n, 0), np.uint8)
@@ -284,13 +309,7 @@ class RowImageCodec:
         if rem and null_pad:
             mask = (0xFF << rem) & 0xFF
             bitmap[:, nb - 1] |= mask if null_pad == -1 else (null_pad & mask)
-        lens = np.zeros((n, len(pieces) + 1), dtype=np.int64)
-        lens[:, 0] = nb
-        for p, (rows_nn, piece) in enumerate(pieces, start=1):
-            if isinstance(piece, Fixed):
-                lens[rows_nn, p] = piece.data.shape[1]
-            else:
-                lens[rows_nn, p] = piece.lengths
+        lens = self._piece_lengths(pieces, k, n)
         row_len = lens.sum(axis=1)
         if n and all(isinstance(pc, Fixed) and len(rows_nn) == n for rows_nn, pc in pieces):
             # every image the same width: columns side by side in an (n, width) array
@@ -437,3 +456,10 @@ def encode_column_images(cols: Sequence[ColumnDesc], present: Sequence[bool], co
                          null_pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Row images from columns (see :meth:`RowImageCodec.encode_columns`)."""
     return row_codec(cols).encode_columns(present, columns, n, null_pad)
+
+
+def column_image_lengths(cols: Sequence[ColumnDesc], present: Sequence[bool], columns: Sequence[Any],
+                         n: int) -> np.ndarray:
+    """The lengths :func:`encode_column_images` gives, without the images
+    (:meth:`RowImageCodec.image_lengths`)."""
+    return row_codec(cols).image_lengths(present, columns, n)

@@ -125,6 +125,9 @@ def test_builder_options_keep_user_settings(tmp_path: Path) -> None:
     assert opts["spark.log.level"] == "ERROR"
     assert environment.builder_options("WARN", Conf({"spark.driver.extraJavaOptions", "spark.log.level"})) == \
         {"spark.ui.showConsoleProgress": "false"}
+    assert "UseSerialGC" not in opts["spark.driver.extraJavaOptions"]
+    local = environment.builder_options("ERROR", Conf(set()), local=True)["spark.driver.extraJavaOptions"]
+    assert local.startswith(environment.LOCAL_JVM_OPTIONS + " -Dlog4j2")
 
 
 @pytest.mark.parametrize(("text", "needle"), [

@@ -73,7 +73,12 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         results.append(r)
         for name, path, _ in r["pieces"]:
             files.setdefault(name, []).append(path)
-    scans = {nm: concat_binlog(c, str(out / nm), fmt) for nm, c in files.items()}
+    chunk_scans: dict[str, list] = {}
+    for r in results:
+        for (name, _, _), sc in zip(r["pieces"], r["scans"], strict=True):
+            chunk_scans.setdefault(name, []).append(sc)
+    # the files' scans from the chunks' (as spark_gen/job.py commits them)
+    scans = {nm: concat_binlog(c, str(out / nm), fmt, chunk_scans[nm]) for nm, c in files.items()}
     (out / f"{spec.basename}.index").write_text("".join(f"./{nm}\n" for nm in files))
     final = part.make_run(spec, n)
     (out / "truth" / "final").mkdir(parents=True)
@@ -95,7 +100,8 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         for tn, kinds in r["counts"].items():
             for k, v in kinds.items():
                 cnt[tn][k] += v
-    live = [sum(1 for s in states if s[0] == t) for t in range(len(names))]
+    live = [sum(c) for c in zip(*(part.live_counts([h], n, len(names)) for h in hist), strict=True)]
+    assert live == [sum(1 for s in states if s[0] == t) for t in range(len(names))]
     m = build_manifest(spec, fmt, [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in files], results[-1]["groups"],
                        results[-1]["last_gtid"], n, cnt, [(rt.table, live[t]) for t, rt in enumerate(final.rows)])
     (out / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
@@ -302,3 +308,30 @@ def test_injected_failure_only_on_first_attempt() -> None:
     part.maybe_fail(("write", 1), "write", 1, 1)
     with pytest.raises(part.InjectedFailure):
         part.maybe_fail(("write", 1), "write", 1, 0)
+
+
+def test_chunk_scans_add_up_to_the_file_scan(tmp_path: Path) -> None:
+    """Scanning a binlog file in pieces cut at event boundaries (the first with the magic)
+    gives the event count and timestamps of generators.api.scan_file on the whole file."""
+    from generators.api import scan_file
+    from spark_gen.commit import scan_chunk
+
+    spec = _spec(**CASES["mix-anonymous-hotspot"])
+    generate(spec, tmp_path / "local")
+    path = tmp_path / "local" / "binlog.000001"
+    data = path.read_bytes()
+    cuts, p = [], 4
+    while p + 19 <= len(data):
+        cuts.append(p)
+        p += int.from_bytes(data[p + 9:p + 13], "little")
+    pieces = [0, *cuts[1::3], len(data)]
+    scans = []
+    for k, (a, b) in enumerate(zip(pieces[:-1], pieces[1:], strict=True)):
+        chunk = tmp_path / f"c{k}"
+        chunk.write_bytes(data[a:b])
+        scans.append(scan_chunk(str(chunk), 4 if k == 0 else 0))
+    want = scan_file(path, Run(spec, None).fmt)
+    got = concat_binlog([str(tmp_path / f"c{k}") for k in range(len(scans))], str(tmp_path / "joined"),
+                        Run(spec, None).fmt, scans)
+    assert got == want
+    assert (tmp_path / "joined").read_bytes() == data
