@@ -98,6 +98,8 @@ def columnar_supported(writer: Any) -> bool:
     if fmt.table_id_size != 6:  # the batch templates write 6-byte table ids (format.md §12)
         return False
     for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
+        if not fmt.post_header_len(t):  # a type this flavor's FDE does not declare: never written
+            continue                    # (MariaDB's 33/34, MySQL 8.4's v1 rows events 23-25)
         ev_extra = writer._extra.get(t)
         if ev_extra is None:
             known = known_post_header(t, fmt)
