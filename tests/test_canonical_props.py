@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_rowdecode_props import images  # noqa: E402
 
 from binlogwriter.read import rowencode  # noqa: E402
-from binlogwriter.read.canonical import decimal_rule, string_rule  # noqa: E402
+from binlogwriter.read.canonical import decimal_rule, fixed_rule, string_rule  # noqa: E402
 from binlogwriter.values import encode_row_image  # noqa: E402
 from binlogwriter.values.base import ColumnDesc  # noqa: E402
 from binlogwriter.values.registry import bind_column  # noqa: E402
@@ -86,6 +86,51 @@ def test_decimal_rule_examples() -> None:
     assert not holds(b"\x80\x00\x00\x00\x64")  # fraction digits 100 in a 2-digit field
     assert not decimal_rule(ColumnDesc(246, bytes((10, 2)), unsigned=True, name="d", table="t"))[1](
         enc(Decimal("-1.00")))
+
+
+@st.composite
+def temporal_cases(draw):
+    """TIMESTAMP2 / DATETIME2 bytes: random, encoded values, and those with one field pushed
+    out of range (fraction digits, seconds, hour, year, sign bit)."""
+    import datetime as dt
+
+    code = draw(st.sampled_from([17, 18]))
+    fsp = draw(st.integers(0, 6))
+    col = ColumnDesc(code, bytes((fsp,)), name="d", table="t")
+    size, _ = fixed_rule(col)
+    kind = draw(st.sampled_from(["random", "value", "flip", "edge"]))
+    if kind == "random":
+        return col, draw(st.binary(min_size=size, max_size=size))
+    us = draw(st.integers(0, 999_999)) // 10 ** (6 - fsp) * 10 ** (6 - fsp)
+    if code == 17:
+        secs = draw(st.sampled_from([0, 1, 2**31 - 1, 2**31, 2**32 - 1, draw(st.integers(1, 2**31 - 1))]))
+        b = secs.to_bytes(4, "big")
+    else:
+        v = draw(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59)))
+        y, m, d, h, mi, sec = v.year, v.month, v.day, v.hour, v.minute, v.second
+        if kind == "edge":
+            y, m, d, h, mi, sec = (draw(st.sampled_from([0, 9999, 10000, 10081])), draw(st.integers(0, 12)),
+                                   draw(st.integers(0, 31)), draw(st.integers(0, 31)), draw(st.integers(0, 63)),
+                                   draw(st.integers(0, 63)))
+        ip = ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | sec
+        b = (ip + 0x8000000000).to_bytes(5, "big")
+    fb = (fsp + 1) // 2
+    frac = [0, us // 10000, us // 100, us][(fsp + 1) // 2]
+    if kind == "edge" and fb:
+        frac = draw(st.sampled_from([frac + 1, 99, 100, 9999, 10000, 999999, 10**6]))
+    b += (frac % (1 << (8 * fb))).to_bytes(fb, "big") if fb else b""
+    if kind == "flip":
+        i = draw(st.integers(0, size - 1))
+        b = b[:i] + bytes((b[i] ^ (1 << draw(st.integers(0, 7))),)) + b[i + 1:]
+    return col, b
+
+
+@settings(max_examples=800, deadline=None)
+@given(temporal_cases())
+def test_temporal_rules_are_the_codec_verdict(case) -> None:
+    col, b = case
+    _, holds = fixed_rule(col)
+    assert holds(b) == _gives_back(col, b), (col.type_code, col.meta, b.hex())
 
 
 # -- 2. char / blob -------------------------------------------------------------------
@@ -191,24 +236,24 @@ def _with_and_without(cols, present, b: bytes) -> tuple[bool, bool]:
     rowencode.table_encoder(cols).verifiers.clear()
     with_rules = _verdict(cols, present, b)
     rowencode.table_encoder(cols).verifiers.clear()
-    saved = rowencode.decimal_rule, rowencode.string_rule
-    rowencode.decimal_rule = rowencode.string_rule = lambda col: None
+    saved = rowencode.fixed_rule, rowencode.string_rule
+    rowencode.fixed_rule = rowencode.string_rule = lambda col: None
     try:
         without = _verdict(cols, present, b)
     finally:
-        rowencode.decimal_rule, rowencode.string_rule = saved
+        rowencode.fixed_rule, rowencode.string_rule = saved
         rowencode.table_encoder(cols).verifiers.clear()
     return with_rules == len(b), without == len(b)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(string_cases(), decimal_cases()), st.integers(0, 3))
+@given(st.one_of(string_cases(), decimal_cases(), temporal_cases()), st.integers(0, 3))
 def test_compiled_rules_equal_the_codecs_on_any_value_bytes(case, lead) -> None:
     """The rules as compiled into the verifier, on value bytes no encoder writes (padded,
     too long, out of range), after ``lead`` integer columns: same verdict as the codecs."""
     col, d = case
     cols = tuple(ColumnDesc(3, b"", name=f"i{j}", table="t") for j in range(lead)) + (col,)
-    if col.type_code == 246:
+    if col.type_code in (17, 18, 246):
         value = d
     else:
         rule = string_rule(col)

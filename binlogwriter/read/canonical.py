@@ -170,3 +170,84 @@ def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
         return True
 
     return size, holds
+
+
+# -- timestamp / datetime ---------------------------------------------------------------
+
+_FRAC = {0: (0, 0, 1), 1: (1, 99, 10), 2: (1, 99, 1), 3: (2, 9999, 10), 4: (2, 9999, 1), 5: (3, 999999, 10),
+         6: (3, 999999, 1)}
+"""fsp -> (fraction bytes, largest stored fraction, what the stored fraction must be a
+multiple of): an odd fsp stores one digit more than it keeps, and that digit must be 0
+for the encoder to write the same bytes (values.md §4)."""
+
+
+def _fsp(col: ColumnDesc) -> int | None:
+    if len(col.meta) != 1 or col.meta[0] > 6:
+        return None
+    return col.meta[0]
+
+
+def timestamp_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
+    """``(size, holds)`` for a TIMESTAMP2 column (type 17; values.md §4): 4 bytes big-endian
+    seconds since the epoch, then the fraction. Given back exactly when the fraction is
+    below a second and has no digit beyond the fsp, the seconds are at most 2^31 - 1 (the
+    encoder's range) and, at 0 seconds (the zero timestamp), the fraction is 0."""
+    fsp = _fsp(col) if col.type_code == 17 else None
+    if fsp is None:
+        return None
+    fb, top, step = _FRAC[fsp]
+    size = 4 + fb
+
+    def holds(b: Any) -> bool:
+        secs = int.from_bytes(b[0:4], "big")
+        if secs > 0x7FFFFFFF:
+            return False
+        if fb:
+            f = int.from_bytes(b[4:size], "big")
+            if f > top or f % step or (f and not secs):
+                return False
+        return True
+
+    return size, holds
+
+
+def datetime_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
+    """``(size, holds)`` for a DATETIME2 column (type 18; values.md §4): 5 bytes big-endian
+    ``(((year * 13 + month) << 5 | day) << 17 | hour << 12 | minute << 6 | second) + 2^39``,
+    then the fraction. Given back exactly when the sign bit is set, the year is at most
+    9999, the hour at most 23, the minute and second at most 59 and the fraction is as for
+    TIMESTAMP2; any month 0..12 and day 0..31 (zero dates, Feb 31) is kept as it is."""
+    fsp = _fsp(col) if col.type_code == 18 else None
+    if fsp is None:
+        return None
+    fb, top, step = _FRAC[fsp]
+    size = 5 + fb
+
+    def holds(b: Any) -> bool:
+        ip = int.from_bytes(b[0:5], "big") - 0x8000000000
+        if ip < 0 or ip >> 22 >= 10000 * 13:
+            return False
+        if ip >> 12 & 31 > 23 or ip >> 6 & 63 > 59 or ip & 63 > 59:
+            return False
+        if fb:
+            f = int.from_bytes(b[5:size], "big")
+            if f > top or f % step:
+                return False
+        return True
+
+    return size, holds
+
+
+def fixed_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
+    """The exact rule of a fixed-size value (decimal, timestamp, datetime), or None."""
+    t = col.type_code
+    if t == 246:
+        return decimal_rule(col)
+    if t == 17:
+        return timestamp_rule(col)
+    if t == 18:
+        return datetime_rule(col)
+    return None
+
+
+__all__ += ["timestamp_rule", "datetime_rule", "fixed_rule"]

@@ -29,7 +29,7 @@ import zlib
 from typing import Any
 
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
-from binlogwriter.read.fastdecode import CACHED_TYPES, _mariadb_gtid, _mysql_gtid
+from binlogwriter.read.fastdecode import CACHED_TYPES, _mysql_gtid
 from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE
 from binlogwriter.read.rowencode import image_verifier
 
@@ -119,9 +119,9 @@ class FastRoundtrip:
         if t == 16:  # XID: one u64 (format.md §10)
             return end - 19 == 8 and fmt.post_header_len(16) == 0
         if t == 162:
-            return _mariadb_gtid(data, end, fmt, 0, 0, 0, 0) is not None
+            return fmt.post_header_len(162) == 19 and _mariadb_gtid_ok(data, end)
         if t in (33, 34):
-            return _mysql_gtid_exact(t, data, end, fmt)
+            return fmt.post_header_len(t) == 42 and _mysql_gtid_ok(data, end)
         return False
 
     def _rows(self, rec: Any, t: int, data: bytes, end: int, fmt: Any) -> bool:
@@ -273,7 +273,7 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
             bodies = fast._bodies
             rows_ok: frozenset = frozenset()
             state = reader.state
-            xid_ok = False
+            xid_ok = maria_gtid_ok = mysql_gtid_ok = False
             while pos < n:
                 if pos + 19 > n:
                     raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
@@ -291,6 +291,8 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
                     tid = fmt.table_id_size
                     rows_ok = frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x])
                     xid_ok = fmt.post_header_len(16) == 0
+                    maria_gtid_ok = fmt.post_header_len(162) == 19
+                    mysql_gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
                     fast._fmt = fmt
                     fast._footer, fast._tid = footer, tid
                     bodies.clear()
@@ -323,10 +325,10 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
                         if xid_ok and e == 27:
                             continue
                     elif t == 162:
-                        if _mariadb_gtid(data, e, fmt, 0, 0, 0, 0) is not None:
+                        if maria_gtid_ok and _mariadb_gtid_ok(data, e):
                             continue
                     elif t == 33 or t == 34:
-                        if _mysql_gtid_exact(t, data, e, fmt):
+                        if mysql_gtid_ok and _mysql_gtid_ok(data, e):
                             continue
                 rec = RawRecord(name, off, data, fmt)
                 if fast.check(rec):  # first sight of a repeated body, a new rows header, …
@@ -347,3 +349,66 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
     except BinlogError as exc:  # a value the encoder refuses: the event it was read from
         failures.append(f"{exc} - at {name}:{rec.offset}" if rec is not None else f"{exc} - in {name}")
     return events, failures
+
+
+def _mysql_gtid_ok(data: bytes, end: int) -> bool:
+    """:func:`_mysql_gtid_exact` from the bytes alone, no event built (post-header length 42
+    checked by the caller): the 8.0 shape, the "original differs" high bits only over values
+    that differ, the transaction length packed in its shortest form, then nothing or the
+    8-byte commit group ticket (format.md §8; property-tested equal)."""
+    if end < 73:  # header, post-header, 7-byte timestamp, 1-byte length, 4-byte version
+        return False
+    if data[67] & 0x80:  # original commit timestamp follows: only when it differs
+        if end < 75 or int.from_bytes(data[61:68], "little") & 0x7FFFFFFFFFFFFF == int.from_bytes(
+                data[68:75], "little"):
+            return False
+        p = 75
+    else:
+        p = 68
+    if p >= end:
+        return False
+    b = data[p]
+    if b < 251:
+        p += 1
+    elif b == 0xFC:
+        if p + 3 > end or data[p + 1] | data[p + 2] << 8 < 251:
+            return False
+        p += 3
+    elif b == 0xFD:
+        if p + 4 > end or int.from_bytes(data[p + 1:p + 4], "little") < 1 << 16:
+            return False
+        p += 4
+    elif b == 0xFE:
+        if p + 9 > end or int.from_bytes(data[p + 1:p + 9], "little") < 1 << 24:
+            return False
+        p += 9
+    else:
+        return False
+    if p + 4 > end:
+        return False
+    if data[p + 3] & 0x80:  # original server version follows: only when it differs
+        if p + 8 > end or int.from_bytes(data[p:p + 4], "little") & 0x7FFFFFFF == int.from_bytes(
+                data[p + 4:p + 8], "little"):
+            return False
+        p += 8
+    else:
+        p += 4
+    return p == end or p + 8 == end
+
+
+def _mariadb_gtid_ok(data: bytes, end: int) -> bool:
+    """``_mariadb_gtid(...) is not None`` from the bytes alone (post-header length 19 checked
+    by the caller; mariadb.md): flags2 without the XA / flags_extra bits, the commit id when
+    flagged, then zero padding kept as it is (property-tested equal)."""
+    n = end - 19
+    if n < 19:
+        return False
+    f2 = data[31]
+    if f2 & 192:
+        return False
+    p = 32
+    if f2 & 2:
+        if n < 21:
+            return False
+        p = 40
+    return p >= end or data[p] == 0

@@ -25,7 +25,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from binlogwriter.read.canonical import decimal_rule, string_rule
+from binlogwriter.read.canonical import fixed_rule, string_rule
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
@@ -222,7 +222,7 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
             continue
         env[f"_d{r}"] = dec._bound[i].decode
         env[f"_e{r}"] = bound.encode
-        dec_rule = decimal_rule(col)
+        dec_rule = fixed_rule(col)
         if dec_rule is not None:  # exact: the bytes decide (canonical.py)
             env[f"_h{r}"] = dec_rule[1]
             lines += [f"    e = pos + {dec_rule[0]}", f"    if not _h{r}(buf[pos:e]):", "      return -1",
