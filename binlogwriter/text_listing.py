@@ -33,10 +33,21 @@ import zlib
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
+from binlogwriter.format import type_name
 from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, STMT_END_F, V2_TYPES
 from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
-from binlogwriter.read.framing import CRC_RESIDUE, MAX_EVENT_SIZE, iter_frames
+from binlogwriter.read.framing import (
+    _RELEASE,
+    CRC_RESIDUE,
+    MAX_EVENT_SIZE,
+    _bad_frame,
+    _check_magic,
+    _release,
+    fde_format,
+    open_binlog,
+)
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
@@ -146,11 +157,24 @@ class _Listing:
     def file(self, reader: BinlogReader, path: Any) -> None:  # noqa: C901 - one branch per shortcut
         """Every selected event of one file (BinlogReader.records: the range applies in
         every file, the format follows every FDE, read or not; a new state per file)."""
-        reader.state = state = ReadState(reader.schemas)
+        reader.state = ReadState(reader.schemas)
         name = os.fspath(path)
         start, stop = reader.start_position, reader.stop_position
         fast = self.fast and self.start is None
         verify = reader.verify_checksum
+        ranged = start is not None or stop is not None
+        since = self.start
+        # the framing of iter_frames (check_crc=False), inline: its errors, raised when reached
+        limit = reader.max_event_size
+        mm = open_binlog(path)
+        try:
+            self._events(reader, mm, name, limit, verify, ranged, start, stop, since, fast)
+        finally:
+            mm.close()
+
+    def _events(self, reader: BinlogReader, mm: Any, name: str, limit: int, verify: bool, ranged: bool,  # noqa: C901
+                start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
+        state = reader.state
         opts = self.opts
         verbose = self.verbose
         texts = self.texts
@@ -159,13 +183,30 @@ class _Listing:
         tm_bodies: dict[int, bytes] = {}
         unpack = _HEAD.unpack_from
         crc32 = zlib.crc32
-        fmt = None
+        fmt = rfmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
-        ranged = start is not None or stop is not None
-        since = self.start
-        for offset, data, rfmt in iter_frames(path, verify_checksum=verify, check_crc=False,
-                                              max_event_size=reader.max_event_size):
+        n_all = len(mm)
+        _check_magic(mm, name)
+        pos = 4
+        released = 0
+        while pos < n_all:
+            if pos + 19 > n_all:
+                raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
+            length = int.from_bytes(mm[pos + 9:pos + 13], "little")
+            end_ = pos + length
+            if length < 19 or end_ > n_all or length > limit:
+                raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
+            data = mm[pos:end_]
+            if rfmt is None or data[4] == 15:
+                if data[4] != 15:
+                    raise DecodeError(f"first event is {type_name(data[4])}, expected FORMAT_DESCRIPTION_EVENT",
+                                      file=name, offset=pos, event_type=type_name(data[4]))
+                rfmt = fde_format(data, name, pos, verify)
+            offset = pos
+            pos = end_
+            if pos >= released + _RELEASE:
+                released = _release(mm, released, pos)
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
@@ -242,12 +283,28 @@ class _Listing:
                     texts[key] = tail
                 buf.append(head + tail)
                 continue
-            elif t == 162 or t == 33 or t == 34:
-                # GTIDs in their common shapes, read as the reader's fast decoder reads them
-                ev = (_mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos) if t == 162
-                      else _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos))
+            elif t == 162:
+                # GTIDs in their common shapes, read as the reader's fast decoder reads them and
+                # printed as text._summary / text._body print them
+                ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
                 if ev is not None:
-                    buf.append(head + "\n".join(render_tail(ev, opts, state)))
+                    f2 = ev.flags2
+                    cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
+                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no} {'ddl' if f2 & 1 else 'trans'}{cid}\n"
+                               f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
+                               + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
+                    continue
+            elif t == 33 or t == 34:
+                ev = _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos)
+                if ev is not None:
+                    ict = ev.immediate_commit_timestamp
+                    buf.append(f"{head}{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={ev.last_committed}"
+                               f"\tsequence_number={ev.sequence_number}"
+                               f"\trbr_only={'no' if ev.gtid_flags & 1 else 'yes'}"
+                               f"\toriginal_committed_timestamp={ev.original_commit_timestamp or ict}"
+                               f"\timmediate_commit_timestamp={ict}\ttransaction_length={ev.transaction_length}\n"
+                               + ("SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;" if t == 34
+                                  else f"SET @@SESSION.GTID_NEXT= '{ev.sid}:{ev.gno}'/*!*/;"))
                     continue
             elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
