@@ -36,7 +36,14 @@ from typing import Any, TextIO
 from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
 from binlogwriter.format import type_name
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, STMT_END_F, V2_TYPES
+from binlogwriter.layouts.rows import (
+    COMPRESSED_TYPES,
+    DELETE_TYPES,
+    ROWS_TYPES,
+    STMT_END_F,
+    UPDATE_TYPES,
+    V2_TYPES,
+)
 from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
 from binlogwriter.read.framing import (
     _RELEASE,
@@ -66,7 +73,8 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes")
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes",
+                 "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
@@ -81,6 +89,7 @@ class _Table:
         self.heads: dict[tuple, str] = {}
         self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
         self.shapes: dict[tuple, tuple] = {}
+        self.headers: dict[tuple, tuple] = {}
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
         """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
@@ -187,6 +196,8 @@ class _Listing:
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
         n_all = len(mm)
+        last_ts = last_sid = -1
+        hmid = ""
         _check_magic(mm, name)
         pos = 4
         released = 0
@@ -246,9 +257,15 @@ class _Listing:
                     tm_bodies.pop(tid, None)
                 continue
             end = n - footer
-            crc = int.from_bytes(data[end:], "little") if footer else None
-            head = (f"# at {offset}\n#{format_time(ts)} server id {sid}  end_log_pos {log_pos}"
-                    f"{'' if crc is None else f' CRC32 0x{crc:08x}'} \t")
+            if ts != last_ts or sid != last_sid:  # the header text between position and log_pos
+                last_ts, last_sid = ts, sid
+                hmid = f"\n#{format_time(ts)} server id {sid}  end_log_pos "
+            if footer:
+                crc = int.from_bytes(data[end:], "little")
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{crc:08x} \t"
+            else:
+                crc = None
+                head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
                 tid = int.from_bytes(data[19:19 + tid_size], "little")
@@ -330,11 +347,31 @@ class _Listing:
         if not tab.ok:
             return None
         try:
-            h = parse_rows_header(t, data[19:end], tid_size)
-            if h.width != tab.width:
-                return None
-            img, bprint, pre, aimg, aprint, mid = tab.shape(t, h.present, h.after)
-            buf = h.rows
+            # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
+            # parse_rows_header is a pure function of them, and the rows follow them
+            p = 21 + tid_size
+            if t in V2_TYPES:
+                p += data[p] | data[p + 1] << 8
+            b = data[p]
+            p += 1 if b < 251 else 3 if b == 0xFC else 4 if b == 0xFD else 1 << 40
+            nb = (tab.width + 7) >> 3
+            q = p + (nb << 1 if t in UPDATE_TYPES else nb)
+            key = (t, data[19 + tid_size:q])
+            hit = tab.headers.get(key)
+            if hit is None:
+                h = parse_rows_header(t, data[19:end], tid_size)
+                if h.width != tab.width:
+                    return None
+                hit = (tab.shape(t, h.present, h.after), h.rows_flags)
+                if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
+                        any(h.present) or (h.after is not None and any(h.after))):
+                    if len(tab.headers) > 256:
+                        tab.headers.clear()
+                    tab.headers[key] = hit
+                buf = h.rows
+            else:
+                buf = data[q:end]
+            (img, bprint, pre, aimg, aprint, mid), flags = hit
             n = len(buf)
             pos = 0
             parts: list = []
@@ -354,7 +391,6 @@ class _Listing:
             nrows = len(parts) if pos >= 0 else 0
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
-        flags = h.rows_flags
         summary = tab.summary(t, tid, flags)
         if summary is None:
             return None
