@@ -11,9 +11,7 @@ import click
 
 from binlogwriter import __version__
 from binlogwriter.errors import BinlogError
-from binlogwriter.read.fastverify import verify_roundtrip
 from binlogwriter.read.framing import scan_file
-from binlogwriter.text import RenderOptions
 
 __all__ = ["main"]
 
@@ -92,6 +90,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
             exclude_gtids: str | None) -> None:
     """List the events of FILES in mysqlbinlog's style."""
     from binlogwriter.read.filters import EventFilter, parse_datetime
+    from binlogwriter.text import RenderOptions
 
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     try:
@@ -137,7 +136,9 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
             n_events += scan.events
             failures.extend(scan.failures or [])
             continue
-        file_events, file_failures = verify_roundtrip(f)  # binlogwriter.read.fastverify
+        from binlogwriter.read.fastverify import verify_roundtrip
+
+        file_events, file_failures = verify_roundtrip(f)
         n_events += file_events
         failures.extend(file_failures)
     if failures:
