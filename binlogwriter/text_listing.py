@@ -4,18 +4,21 @@
 event of the files (the **reference path**: each event decoded by the reader, then rendered),
 but takes shortcuts where the text is a function of bytes already seen:
 
+* events are framed in the listing's own loop (the rules and errors of
+  :func:`~binlogwriter.read.framing.iter_frames`);
 * the ``# at`` / header line is formatted from the 19-byte common header (format.md §3)
-  without an event object;
+  without an event object, its middle part reused while timestamp and server id repeat;
 * Query and Table_map events whose body (and, for a Query, timestamp: ``SET TIMESTAMP``)
   repeat print the text rendered the first time; a Table_map whose body equals the one the
   reading state already holds for its table id is not decoded again (decoding is a pure
   function of the body, format.md §12);
 * XID events print from their 8 body bytes (format.md §10); GTID events in their common
-  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and rendered by
-  :func:`~binlogwriter.text.render_tail`, skipping the event dispatch;
+  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and printed
+  from their fields as :func:`~binlogwriter.text.render_tail` prints them;
 * rows events are read with the compiled row decoders (:mod:`binlogwriter.read.rowdecode`,
   proven equal to the declarative row codec) into the present columns' values, and printed
   by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
+  their post-header and bitmaps are parsed once per distinct bytes (a pure function of them);
 * output goes out in large chunks.
 
 Anything else, anything unusual (a checksum that does not match, a rows event whose table

@@ -18,9 +18,17 @@ with its CRC32 checked (the residue check, framing.py). Then:
   checked declaratively once per distinct bytes — the table id is a fixed-width integer
   that re-encodes to itself and the rest encodes from those fields alone — and its row
   images are checked value by value by compiled verifiers
-  (:func:`binlogwriter.read.rowencode.image_verifier`: each value decoded by its codec and
-  encoded again, integers by identity, repeated fixed-size values and JSON documents
-  remembered by their bytes).
+  (:func:`binlogwriter.read.rowencode.image_verifier`: integers by identity; DECIMAL,
+  TIMESTAMP2 and DATETIME2 by exact rules on their bytes and short CHAR/VARCHAR/TEXT values
+  by a sufficient one (:mod:`binlogwriter.read.canonical`); every other value decoded by its
+  codec and encoded again, repeated fixed-size values and JSON documents remembered by their
+  bytes);
+* XID and GTID verdicts are taken from the bytes, without building the event
+  (:func:`_mysql_gtid_ok`, :func:`_mariadb_gtid_ok`, property-tested equal to the fast
+  event readers' verdicts).
+
+:func:`verify_roundtrip` is ``verify --roundtrip`` for one file: the framing loop with these
+rules inline, the reader and the declarative check for the events they do not show.
 """
 
 from __future__ import annotations
