@@ -198,6 +198,7 @@ class _Listing:
         fmt = rfmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
+        xid_ok = False
         n_all = len(mm)
         last_ts = last_sid = -1
         hmid = ""
@@ -235,6 +236,7 @@ class _Listing:
                 footer = fmt.footer_size
                 tid_size = fmt.table_id_size
                 rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
+                xid_ok = fmt.post_header_len(16) == 0
                 tables.clear()
                 tm_bodies.clear()
                 texts.clear()
@@ -326,7 +328,7 @@ class _Listing:
                                + ("SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;" if t == 34
                                   else f"SET @@SESSION.GTID_NEXT= '{ev.sid}:{ev.gno}'/*!*/;"))
                     continue
-            elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:  # XID: one u64
+            elif t == 16 and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
