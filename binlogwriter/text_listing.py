@@ -208,15 +208,15 @@ class _Listing:
         while pos < n_all:
             if pos + 19 > n_all:
                 raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
-            length = int.from_bytes(mm[pos + 9:pos + 13], "little")
+            ts, t, sid, length, log_pos, _flags = unpack(mm, pos)
             end_ = pos + length
             if length < 19 or end_ > n_all or length > limit:
                 raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
             data = mm[pos:end_]
-            if rfmt is None or data[4] == 15:
-                if data[4] != 15:
-                    raise DecodeError(f"first event is {type_name(data[4])}, expected FORMAT_DESCRIPTION_EVENT",
-                                      file=name, offset=pos, event_type=type_name(data[4]))
+            if rfmt is None or t == 15:
+                if t != 15:
+                    raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
+                                      file=name, offset=pos, event_type=type_name(t))
                 rfmt = fde_format(data, name, pos, verify)
             offset = pos
             pos = end_
@@ -240,8 +240,7 @@ class _Listing:
                 tables.clear()
                 tm_bodies.clear()
                 texts.clear()
-            n = len(data)
-            ts, t, sid, length, log_pos, _flags = unpack(data, 0)
+            n = length
             if since is not None and t != 15:
                 # --start-datetime: events before it are not read at all; the first event at or
                 # after it opens the range for good, later timestamps notwithstanding (the FDE is
@@ -250,7 +249,7 @@ class _Listing:
                     continue
                 self.start = since = None
                 fast = self.fast
-            if t == 15 or not fast or length != n or (footer and verify and crc32(data) != CRC_RESIDUE):
+            if t == 15 or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
 
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
                 rec = RawRecord(name, offset, data, rfmt)
