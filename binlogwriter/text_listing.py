@@ -47,7 +47,7 @@ from binlogwriter.layouts.rows import (
     UPDATE_TYPES,
     V2_TYPES,
 )
-from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
+from binlogwriter.read.fastdecode import _mariadb_gtid
 from binlogwriter.read.framing import (
     _RELEASE,
     CRC_RESIDUE,
@@ -198,7 +198,7 @@ class _Listing:
         fmt = rfmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
-        xid_ok = False
+        xid_ok = gtid_ok = False
         n_all = len(mm)
         last_ts = last_sid = -1
         hmid = ""
@@ -237,6 +237,7 @@ class _Listing:
                 tid_size = fmt.table_id_size
                 rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
                 xid_ok = fmt.post_header_len(16) == 0
+                gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
                 tables.clear()
                 tm_bodies.clear()
                 texts.clear()
@@ -316,16 +317,9 @@ class _Listing:
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
             elif t == 33 or t == 34:
-                ev = _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos)
-                if ev is not None:
-                    ict = ev.immediate_commit_timestamp
-                    buf.append(f"{head}{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={ev.last_committed}"
-                               f"\tsequence_number={ev.sequence_number}"
-                               f"\trbr_only={'no' if ev.gtid_flags & 1 else 'yes'}"
-                               f"\toriginal_committed_timestamp={ev.original_commit_timestamp or ict}"
-                               f"\timmediate_commit_timestamp={ict}\ttransaction_length={ev.transaction_length}\n"
-                               + ("SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;" if t == 34
-                                  else f"SET @@SESSION.GTID_NEXT= '{ev.sid}:{ev.gno}'/*!*/;"))
+                text = _mysql_gtid_text(t, data, end) if gtid_ok else None
+                if text is not None:
+                    buf.append(head + text)
                     continue
             elif t == 16 and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
@@ -406,6 +400,66 @@ class _Listing:
             if tab.family == "mariadb":
                 summary += f"\n# Number of rows: {total}"
         return summary
+
+
+_GTID_HEAD = struct.Struct("<B16sqBqq")
+
+
+def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
+    """What follows the header tab of a GTID / ANONYMOUS_GTID event (text._summary and
+    text._body), read from its bytes in the shapes :func:`~binlogwriter.read.fastdecode._mysql_gtid`
+    reads (format.md §8; the caller checks the 42-byte post-header), else None: flags, sid,
+    gno, last_committed, sequence_number, the commit timestamps and server versions with
+    their "original follows" high bit, the packed transaction length in its shortest form,
+    then nothing or the commit group ticket (property-tested equal to the event's text)."""
+    if end < 73:
+        return None
+    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, 19)
+    imm = int.from_bytes(data[61:68], "little")
+    orig = 0
+    p = 68
+    if imm >> 55:
+        if end < 75:
+            return None
+        imm &= 0x7FFFFFFFFFFFFF
+        orig = int.from_bytes(data[68:75], "little")
+        p = 75
+    if p >= end:
+        return None
+    b = data[p]
+    if b < 251:
+        tlen = b
+        p += 1
+    elif b == 0xFC and p + 3 <= end:
+        tlen = data[p + 1] | data[p + 2] << 8
+        if tlen < 251:
+            return None
+        p += 3
+    elif b == 0xFD and p + 4 <= end:
+        tlen = int.from_bytes(data[p + 1:p + 4], "little")
+        if tlen < 1 << 16:
+            return None
+        p += 4
+    elif b == 0xFE and p + 9 <= end:
+        tlen = int.from_bytes(data[p + 1:p + 9], "little")
+        if tlen < 1 << 24:
+            return None
+        p += 9
+    else:
+        return None
+    if p + 4 > end:
+        return None
+    p += 8 if data[p + 3] & 0x80 else 4
+    if p > end or (p != end and p + 8 != end):
+        return None
+    if t == 34:
+        nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
+    else:
+        h = sid.hex()
+        nxt = f"SET @@SESSION.GTID_NEXT= '{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:{gno}'/*!*/;"
+    return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
+            f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
+            f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")
 
 
 def _crc_of(rec: RawRecord) -> int | None:
