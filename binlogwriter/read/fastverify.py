@@ -253,7 +253,7 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
     import os
     import struct
 
-    from binlogwriter.errors import BinlogError, DecodeError
+    from binlogwriter.errors import BinlogError, DecodeError, TruncatedError
     from binlogwriter.format import type_name
     from binlogwriter.read.framing import _FDE, _bad_frame, _check_magic, _release, fde_format, open_binlog
     from binlogwriter.read.roundtrip import Roundtrip
@@ -350,6 +350,10 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
                                 min(len(again), len(data)))
                     failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
                                     f"({len(again)} vs {len(data)} bytes) - at {name}:{off}")
+            if events == 0:
+                # the magic alone is a cut file, as scan_file says (docs/format.md §4)
+                raise TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT missing after the magic",
+                                     file=name, offset=4)
         finally:
             buf.close()
     except DecodeError as exc:
