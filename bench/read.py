@@ -11,7 +11,9 @@ Times are the best of two runs (one for the slow commands and the server stream)
   MariaDB 10.11 on 127.0.0.1 serves the file, as tests/conformance does; MariaDB flavor
   only — a MariaDB server cannot serve MySQL binlogs); time of the stream alone, rows decoded;
 * ours: ``verify`` (framing, log_pos, CRC32), ``changes()`` (every change as dicts),
-  Arrow export (every table as Arrow tables), ``verify --roundtrip`` and ``inspect -vv``.
+  Arrow export (every table as Arrow record batches; also once through the per-row
+  reference path, ``columnar=False``), the ``export --to parquet`` command (in process),
+  ``verify --roundtrip`` and ``inspect -vv``.
 
 Prints MB/s per reader (wall and CPU seconds) and the ratios the issue names, from CPU
 seconds (this process and its children: the machine is shared, wall time counts other
@@ -185,6 +187,23 @@ def ours(path: Path, slow_bytes: int) -> dict[str, tuple[float, float, int, str]
     out["changes()"] = (d, LAST_CPU[0], size, f"{n} changes")
     d, n = timed(lambda: sum(b.num_rows for _, b in iter_table_batches([path])))
     out["Arrow export"] = (d, LAST_CPU[0], size, f"{n} rows")
+    d, n = timed(lambda: sum(b.num_rows for _, b in iter_table_batches([path], columnar=False)), repeat=1)
+    out["Arrow export (reference)"] = (d, LAST_CPU[0], size, f"{n} rows, per-row path (columnar=False)")
+
+    def parquet() -> int:  # the command: binlogwriter export FILE --to parquet DIR
+        dest = Path(tempfile.mkdtemp(prefix="bench-read-pq-"))
+        try:
+            with redirect_stdout(io.StringIO()):
+                try:
+                    cli.main(["export", str(path), "--to", "parquet", str(dest / "out")], standalone_mode=False)
+                except SystemExit as exc:
+                    return int(exc.code or 0)
+            return 0
+        finally:
+            shutil.rmtree(dest, ignore_errors=True)
+
+    d, rc = timed(parquet)
+    out["Parquet export"] = (d, LAST_CPU[0], size, f"rc {rc}")
     # the slow commands on a prefix: stop at the first event at or after slow_bytes
     stop = ["--stop-position", str(slow_bytes)] if slow_bytes < size else []
     read = min(size, slow_bytes)
@@ -296,7 +315,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  changes() / mysql-event-stream       = {ratio('changes()', 'mysql-event-stream')}"
                       f" (target >= 1x)")
                 print(f"  Arrow export / mariadb-binlog -vv    = {ratio('Arrow export', 'mariadb-binlog -vv')}"
-                      f" (target >= 1x)")
+                      f" (target >= 1x; per-row reference path "
+                      f"{ratio('Arrow export (reference)', 'mariadb-binlog -vv')})")
+                print(f"  Parquet export / mariadb-binlog -vv  = {ratio('Parquet export', 'mariadb-binlog -vv')}"
+                      f" (target >= 1x; the export command, in process)")
                 print(f"  verify {speed['verify']:.0f} MB/s (target >= 100); verify --roundtrip "
                       f"{speed['verify --roundtrip']:.1f}, inspect -vv {speed['inspect -vv']:.1f} MB/s (target >= 20)")
                 if workload == "sysbench" and flavor == a.flavors.split(",")[0]:

@@ -1,45 +1,46 @@
-"""The ``binlogwriter`` command: inspect, verify (and generate, see generators/)."""
+"""The ``binlogwriter`` command: inspect, verify, fixture, serve, and the commands other
+installed packages add (entry points ``binlogwriter.commands``, :mod:`binlogwriter.plugins`:
+``generate`` comes from the generators package)."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 from pathlib import Path
 
 import click
 
-from binlogwriter import __version__
+from binlogwriter import __version__, plugins
 from binlogwriter.errors import BinlogError
 from binlogwriter.read.framing import scan_file
 
 __all__ = ["main"]
 
 
-_LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve"),
-         "generate": ("generators.cli", "generate")}
-"""Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them."""
+_LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve")}
+"""Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them;
+so are the plugins' commands (:data:`binlogwriter.plugins.COMMANDS`)."""
 
 
 class _Group(click.Group):
     """Usage errors of every subcommand as one line on stderr (``binlogwriter inspect:
     error: ...``), exit status 2, instead of click's usage block. The commands of
-    :data:`_LAZY` are imported when first asked for."""
+    :data:`_LAZY` and the plugins' commands are imported when first asked for."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        lazy = [n for n, (mod, _) in _LAZY.items() if importlib.util.find_spec(mod.split(".")[0]) is not None]
-        return sorted({*super().list_commands(ctx), *lazy})
+        return sorted({*super().list_commands(ctx), *_LAZY, *plugins.available(plugins.COMMANDS)})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         cmd = super().get_command(ctx, name)
         if cmd is None and name in _LAZY:
             mod, attr = _LAZY[name]
-            try:
-                cmd = getattr(importlib.import_module(mod), attr)
-            except ImportError:  # pragma: no cover - generators not installed
-                if importlib.util.find_spec(mod.split(".")[0]) is not None and mod.startswith("binlogwriter"):
-                    raise
+            cmd = getattr(importlib.import_module(mod), attr)
+            self.add_command(cmd, name)
+        elif cmd is None:
+            ep = plugins.available(plugins.COMMANDS).get(name)
+            if ep is None:
                 return None
+            cmd = ep.load()
             self.add_command(cmd, name)
         return cmd
 

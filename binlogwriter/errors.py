@@ -17,7 +17,6 @@ __all__ = [
     "ValueEncodeError",
     "SchemaError",
     "OptionError",
-    "EnvironmentSetupError",
     "OutputError",
     "OutputExistsError",
 ]
@@ -173,10 +172,6 @@ class OptionError(BinlogError, ValueError):
         self.reason = message
         self.setting = setting
         super().__init__(message)
-
-
-class EnvironmentSetupError(BinlogError):
-    """The environment cannot run what was asked (Spark's JVM or executors' Python)."""
 
 
 class OutputError(BinlogError):

@@ -205,13 +205,16 @@ columns outside a MINIMAL/NOBLOB image left out), ``timestamp`` Unix seconds."""
 def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
     """column name -> fn(Python value) -> canonical value (docs/output.md), for values as
     the reader decodes them or as Parquet truth loads them."""
-    from generators.changes_truth import column_from_info
-    from generators.truth import column_renderer
+    from binlogwriter.schema.tables import column_from_info
+    from binlogwriter.values.families import family_of_type
 
     out = {}
     for name, info in columns.items():
         col = column_from_info(info)
-        fn = column_renderer(col, flavor)
+        fam = family_of_type(col.type)
+        if fam is None:
+            raise ValueError(f"column {name}: no canonical form for {col.type}")
+        fn = fam.truth_renderer(col, flavor)  # the type family's canonical form (docs/output.md)
         if col.type == "SET":
             fn = (lambda f: lambda v: f(v.split(",") if v else []) if isinstance(v, str) else f(v))(fn)
         elif col.type == "JSON":

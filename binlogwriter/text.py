@@ -17,6 +17,8 @@ from typing import Any
 from binlogwriter import events as ev
 from binlogwriter.charsets import find_collation
 from binlogwriter.errors import DecodeError
+from binlogwriter.events.rows import RowsEvent
+from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import EventType
 from binlogwriter.layouts.query import (
     Q_AUTO_INCREMENT,
@@ -28,8 +30,6 @@ from binlogwriter.layouts.query import (
     Q_XID,
 )
 from binlogwriter.layouts.rows import ROWS_TYPES
-from binlogwriter.rows_events import RowsEvent
-from binlogwriter.table_map_event import TableMapEvent
 from binlogwriter.text_rows import render_rows
 
 __all__ = ["render_event", "render_tail", "format_time", "DETAIL_RENDERERS", "RenderOptions", "render_table_map"]

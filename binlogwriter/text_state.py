@@ -29,7 +29,7 @@ class ReadState:
             if isinstance(self.schemas, dict):
                 schema = self.schemas.get(f"{event.schema}.{event.table}")
             else:  # Table objects or CREATE TABLE SQL (binlogwriter.read.changes.SchemaSource)
-                from binlogwriter.read.changes import SchemaSource
+                from binlogwriter.schema.source import SchemaSource
 
                 if not isinstance(self.schemas, SchemaSource):
                     self.schemas = SchemaSource(self.schemas)

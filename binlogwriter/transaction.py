@@ -16,11 +16,10 @@ left as it was.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from binlogwriter import images
-from binlogwriter.errors import BinlogError, ValueEncodeError
+from binlogwriter.errors import ValueEncodeError
 from binlogwriter.events import (
     AnnotateRowsEvent,
     Event,
@@ -30,10 +29,10 @@ from binlogwriter.events import (
 )
 from binlogwriter.events.rows import rows_event_class
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAG_THREAD_SPECIFIC
-from binlogwriter.layouts.primitives import BitmapValue, packed_int_size
+from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
+from binlogwriter.statement_rows import _present_bitmap, _Statement, _where, normalise_rows, statement_rows
 from binlogwriter.values._common import describe
-from binlogwriter.values.base import ABSENT
 
 __all__ = ["Transaction", "SessionSettings", "normalise_rows", "query_status_vars"]
 
@@ -82,89 +81,6 @@ def query_status_vars(fmt, settings: SessionSettings, *, ddl_xid: int | None = N
     return sv
 
 
-def _as_full_row(table, row: Any, where: str, index: int) -> tuple[tuple, set[int]]:
-    """A row given as a mapping (column -> value) or a full-width sequence -> (full-width
-    tuple with ABSENT for columns not given, indexes of the given columns)."""
-    n = len(table.columns)
-    if isinstance(row, Mapping):
-        vals = [ABSENT] * n
-        given = set()
-        for k, v in row.items():
-            try:
-                i = k if isinstance(k, int) else table.index_of(k)
-            except BinlogError:
-                raise ValueEncodeError(f"unknown column {k!r}", table=where, row=index) from None
-            vals[i] = v
-            given.add(i)
-        return tuple(vals), given
-    if isinstance(row, str | bytes | bytearray) or not isinstance(row, Iterable):
-        raise ValueEncodeError(f"a row is a mapping (column -> value) or a sequence of {n} values, "
-                               f"got {describe(row)}", table=where, row=index)
-    vals = tuple(row)
-    if len(vals) != n:
-        raise ValueEncodeError(f"row has {len(vals)} values, table has {n} columns", table=where, row=index)
-    return vals, set(range(n))
-
-
-def _update_pair(row: Any, where: str, index: int) -> tuple[Any, Any]:
-    """An UPDATE's (before, after) pair, or a ValueEncodeError naming the table and row."""
-    if isinstance(row, tuple | list) and len(row) == 2:
-        return row[0], row[1]
-    raise ValueEncodeError(f"an UPDATE row is a (before, after) pair, got {describe(row)}",
-                           table=where, row=index)
-
-
-def normalise_rows(rows: Any, where: str | None = None) -> list[Any]:
-    """Rows as a list; a columnar batch (mapping column -> sequence or numpy array) becomes
-    one mapping per row. Anything else that is not an iterable of rows is a
-    ValueEncodeError naming the table (``where``)."""
-    if isinstance(rows, str | bytes | bytearray) or not isinstance(rows, Iterable | Mapping):
-        raise ValueEncodeError(f"rows are an iterable of rows or a columnar batch (mapping column -> "
-                               f"sequence), got {describe(rows)}", table=where)
-    if isinstance(rows, Mapping):
-        cols = list(rows)
-        if not cols:
-            return []
-        seqs = [rows[c] for c in cols]
-        for c, col_values in zip(cols, seqs, strict=True):
-            if isinstance(col_values, str | bytes | bytearray) or not hasattr(col_values, "__len__"):
-                raise ValueEncodeError(f"a columnar batch maps each column to a sequence of values, "
-                                       f"got {describe(col_values)}", table=where, column=str(c))
-        n = len(seqs[0])
-        if any(len(s) != n for s in seqs):
-            raise ValueEncodeError("columnar batch has columns of different lengths", table=where)
-        out = []
-        for i in range(n):
-            out.append({c: _py(s[i]) for c, s in zip(cols, seqs, strict=True)})
-        return out
-    return list(rows)
-
-
-def _py(v: Any) -> Any:
-    item = getattr(v, "item", None)  # numpy scalar -> Python scalar
-    if item is not None and type(v).__module__ == "numpy":
-        return item()
-    return v
-
-
-def _where(table: Any) -> str | None:
-    """``db.table`` of a Table for messages (None when it is not one)."""
-    name = getattr(table, "name", None)
-    return f"{getattr(table, 'database', '')}.{name}" if name is not None else None
-
-
-@dataclass
-class _Statement:
-    kind: str  # insert | update | delete | query
-    table: Any = None
-    rows: list = field(default_factory=list)
-    sql: str | None = None
-    db: str | None = None
-    event_rows: list[int] = field(default_factory=list)
-    """Rows in each rows event the statement was split into, in order (filled when its
-    transaction is built; generators/changes_truth.py places each row change with it)."""
-
-
 class Transaction:
     """Collects statements; :meth:`events` turns them into the event group of one commit."""
 
@@ -203,161 +119,6 @@ class Transaction:
     def query(self, sql: str, db: str = "") -> None:
         """A statement-format QUERY event inside the transaction."""
         self.statements.append(_Statement("query", sql=sql, db=db))
-
-
-def _present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
-    # MySQL's full-image column bitmaps have padding 1; MariaDB's 0 (format.md §13, mariadb.md)
-    pad = -1 if (not fmt.is_mariadb and all(bits)) else 0
-    return BitmapValue(bits, pad)
-
-
-def _check_present(table, where: str, vals: tuple, present: tuple[bool, ...], row: int, image: str,
-                   kind: str, side: str | None = None) -> None:
-    """Every column the image logs has a value: a column left out that the image needs is a
-    ValueEncodeError naming db.table.column and the row (images.py decides which columns an
-    image needs; an UPDATE's after image takes unassigned columns from its before row)."""
-    for i, (p, v) in enumerate(zip(present, vals, strict=True)):
-        if p and v is ABSENT:
-            img = {"insert": "after", "delete": "before"}.get(kind, side)
-            why = _needs(table, image, i)
-            raise ValueEncodeError(f"no value given, but the {img} image of this {kind.upper()} under "
-                                   f"binlog_row_image={image} logs this column ({why})",
-                                   table=where, column=table.columns[i].name, row=row)
-
-
-def _needs(table, image: str, index: int) -> str:
-    """Why an image logs column ``index``, for error messages."""
-    pke = images.pke_columns(table)
-    if image.upper() == "FULL":
-        return "FULL logs the full current row"
-    if pke is None:
-        return "the table has no primary key or UNIQUE NOT NULL key, so the full row is logged"
-    if index in pke:
-        return "it is part of the primary key equivalent"
-    if table.columns[index].auto_increment:
-        return "the AUTO_INCREMENT value is logged"
-    return "NOBLOB logs every non-BLOB column" if image.upper() == "NOBLOB" else "it is assigned"
-
-
-VECTOR_MIN_ROWS = 8  # statements with this many rows encode their images column by column
-
-
-def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
-    """Encode every row of a statement: [(before_bits, after_bits, [row bytes…])] grouped by
-    image bitmaps (one rows event never mixes bitmaps). Raises before anything is written.
-
-    A statement of at least ``VECTOR_MIN_ROWS`` rows has its images encoded column by column
-    (:func:`binlogwriter.values.row.encode_row_images`, same bytes); on any error it is
-    encoded again row by row, which raises the error of the first bad row."""
-    if stmt.kind == "partial_update":  # JSON diffs: PARTIAL_UPDATE_ROWS_EVENT
-        from binlogwriter.partial_json import partial_update_groups
-
-        return partial_update_groups(writer, stmt)
-    if len(stmt.rows) < VECTOR_MIN_ROWS:
-        return _statement_rows_one_by_one(writer, stmt)
-    try:
-        return _statement_rows_vectorised(writer, stmt)
-    except ValueEncodeError:
-        return _statement_rows_one_by_one(writer, stmt)
-
-
-def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
-    from binlogwriter.values.row import encode_row_images
-
-    table = stmt.table
-    fmt = writer.fmt
-    flavor = fmt.flavor
-    image = writer.settings.row_image
-    where = f"{table.database}.{table.name}"
-    cols = writer.column_descs(table)
-    pad = -1 if fmt.is_mariadb else 0
-    # (before bits, after bits, before values, after values) per row, in runs of equal bits
-    runs: list[tuple[tuple, tuple | None, list, list]] = []
-    for i, row in enumerate(stmt.rows):
-        if stmt.kind == "update":
-            before, after = _update_pair(row, where, i)
-            bvals, _ = _as_full_row(table, before, where, i)
-            avals, agiven = _as_full_row(table, after, where, i)
-            merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
-            bbits, abits = images.update_columns(table, image, agiven, flavor)
-            _check_present(table, where, bvals, bbits, i, image, "update", "before")
-            _check_present(table, where, merged, abits, i, image, "update", "after")
-            vals = bvals
-        else:
-            vals, given = _as_full_row(table, row, where, i)
-            if stmt.kind == "insert":
-                bbits = images.insert_columns(table, image, given, flavor)
-            else:
-                bbits = images.delete_columns(table, image, flavor)
-            abits, merged = None, None
-            _check_present(table, where, vals, bbits, i, image, stmt.kind)
-        if runs and runs[-1][0] == bbits and runs[-1][1] == abits:
-            runs[-1][2].append(vals)
-            runs[-1][3].append(merged)
-        else:
-            runs.append((bbits, abits, [vals], [merged]))
-    groups: list[tuple[tuple, tuple | None, list[bytes]]] = []
-    for bbits, abits, bv, av in runs:
-        buf, lens = encode_row_images(cols, bbits, bv, pad)
-        ends = lens.cumsum().tolist()
-        starts = [0, *ends[:-1]]
-        if abits is None:
-            data = [buf[s:e] for s, e in zip(starts, ends, strict=True)]
-        else:
-            abuf, alens = encode_row_images(cols, abits, av, pad)
-            aends = alens.cumsum().tolist()
-            astarts = [0, *aends[:-1]]
-            data = [buf[s:e] + abuf[x:y] for s, e, x, y in zip(starts, ends, astarts, aends, strict=True)]
-        if groups and groups[-1][0] == bbits and groups[-1][1] == abits:
-            groups[-1][2].extend(data)
-        else:
-            groups.append((bbits, abits, data))
-    return groups
-
-
-def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
-    """:func:`statement_rows` row by row (the reference; it raises the first error in row order)."""
-    from binlogwriter.values.row import encode_row_image
-
-    table = stmt.table
-    fmt = writer.fmt
-    flavor = fmt.flavor
-    image = writer.settings.row_image
-    where = f"{table.database}.{table.name}"
-    cols = writer.column_descs(table)
-    pad = -1 if fmt.is_mariadb else 0
-    groups: list[tuple[tuple, tuple | None, list[bytes]]] = []
-
-    def add(bbits, abits, data):
-        if groups and groups[-1][0] == bbits and groups[-1][1] == abits:
-            groups[-1][2].append(data)
-        else:
-            groups.append((bbits, abits, [data]))
-
-    for i, row in enumerate(stmt.rows):
-        try:
-            if stmt.kind == "update":
-                before, after = _update_pair(row, where, i)
-                bvals, _ = _as_full_row(table, before, where, i)
-                avals, agiven = _as_full_row(table, after, where, i)
-                merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
-                bbits, abits = images.update_columns(table, image, agiven, flavor)
-                _check_present(table, where, bvals, bbits, i, image, "update", "before")
-                _check_present(table, where, merged, abits, i, image, "update", "after")
-                data = encode_row_image(cols, bbits, bvals, pad) + encode_row_image(cols, abits, merged, pad)
-                add(bbits, abits, data)
-            else:
-                vals, given = _as_full_row(table, row, where, i)
-                if stmt.kind == "insert":
-                    bits = images.insert_columns(table, image, given, flavor)
-                else:
-                    bits = images.delete_columns(table, image, flavor)
-                _check_present(table, where, vals, bits, i, image, stmt.kind)
-                add(bits, None, encode_row_image(cols, bits, vals, pad))
-        except ValueEncodeError as exc:
-            # name the place as db.table.column, row N (docs/design.md principle 6)
-            raise ValueEncodeError(exc.reason, table=where, column=exc.column, row=i) from None
-    return groups
 
 
 def split_rows_events(writer: Any, stmt: _Statement, table_id: int,

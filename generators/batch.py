@@ -310,11 +310,15 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
             groups.append(((bits, None), dele, np.searchsorted(need_b, dele), None))
         upd = mine[k == 1]
         if len(upd):
+            # one group per image shape: assigned column sets with the same bitmaps (every
+            # set under FULL) are encoded together
             masks = rt.update_masks(ab.key[upd], ab.ver_after[upd])
+            by_shape: dict[tuple, list[int]] = {}
             for msk in np.unique(masks).tolist():
-                sel = upd[masks == msk]
                 given = [c for p, c in enumerate(rt.mutable) if msk >> p & 1]
-                bb, aa = images.update_columns(t, image, given, flavor)
+                by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(msk)
+            for (bb, aa), msks in by_shape.items():
+                sel = upd[np.isin(masks, msks)]
                 groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
         for sh, ops, rb_, ra_ in groups:
             op_shape[ops] = shape_of((tidx, sh))

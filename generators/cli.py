@@ -17,9 +17,10 @@ from typing import Any
 
 import click
 
-from binlogwriter.errors import BinlogError, EnvironmentSetupError, SchemaError, ValueEncodeError
+from binlogwriter.errors import BinlogError, SchemaError, ValueEncodeError
 from generators.errors import SpecError
 from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
+from spark_gen.errors import EnvironmentSetupError
 
 __all__ = ["generate"]
 

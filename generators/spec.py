@@ -12,18 +12,34 @@ naming the setting.
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any
 
 from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
 from generators.errors import SpecError
+from generators.spec_file import SpecFile, _norm_key, load_spec_file, read_spec_file, spec_as_json
+from generators.spec_values import (
+    _IDENT_RE,
+    CHECKSUMS,
+    DEFAULT_START_TIME,
+    DEFAULT_TRANSACTIONS,
+    DEFAULT_UUID,
+    GEN_KINDS,
+    GEN_PARAMS,
+    ROW_IMAGE,
+    ROW_METADATA,
+    TEMPLATES,
+    WORKLOADS,
+    parse_key_dist,
+    parse_mix,
+    parse_range,
+    parse_size,
+    parse_start_time,
+)
 
 __all__ = [
     "Spec",
@@ -44,142 +60,6 @@ __all__ = [
     "setting_of",
     "resolve",
 ]
-
-WORKLOADS = ("sysbench", "ecommerce", "alltypes")
-ROW_METADATA = ("NO_LOG", "MINIMAL", "FULL")
-ROW_IMAGE = ("FULL", "MINIMAL", "NOBLOB")
-CHECKSUMS = ("CRC32", "NONE")
-OP_KINDS = ("insert", "update", "delete")
-DEFAULT_UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
-DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z
-DEFAULT_TRANSACTIONS = 2000
-TEMPLATES = ("mix", "oltp_write_only", "ecommerce")
-GEN_KINDS = ("default", "int", "float", "decimal", "choice", "faker", "text", "const",
-             "datetime", "sequence", "json", "digits")
-_NUM_PARAMS = ("min", "max", "dist")
-GEN_PARAMS: dict[str, tuple[str, ...]] = {
-    "default": (), "int": _NUM_PARAMS, "float": _NUM_PARAMS, "decimal": _NUM_PARAMS,
-    "choice": ("values", "weights"), "faker": ("provider",), "text": ("min_len", "max_len"),
-    "const": ("value",), "datetime": ("start", "end"), "sequence": ("start", "step"),
-    "json": (), "digits": ("groups",),
-}
-"""The settings each ``gen`` reads besides ``null`` (docs/generate.md)."""
-
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
-_IDENT_RE = re.compile(r"^[A-Za-z0-9_$]{1,64}$")
-
-
-def parse_size(text: str | int, what: str = "size") -> int:
-    """``500MB``, ``1G``, ``64k``, ``4096`` -> bytes (K/M/G/T are powers of 1024, as MySQL's)."""
-    if isinstance(text, bool):
-        raise SpecError(f"{what}: expected a size like 500MB, got {text!r}")
-    if isinstance(text, int):
-        n = text
-    else:
-        m = _SIZE_RE.match(str(text))
-        if not m:
-            raise SpecError(f"{what}: expected a size like 500MB or 1G, got {text!r}")
-        mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
-        n = int(float(m.group(1)) * mult)
-    if n <= 0:
-        raise SpecError(f"{what}: must be positive, got {text!r}")
-    return n
-
-
-def parse_mix(text: str | Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
-    """``insert=0.5,update=0.3,delete=0.2`` -> normalised ((kind, weight), ...) in kind order."""
-    if isinstance(text, Mapping):
-        items = [(str(k), v) for k, v in text.items()]
-    elif isinstance(text, list | tuple):
-        items = [tuple(x) for x in text]
-    else:
-        items = []
-        for part in str(text).split(","):
-            if not part.strip():
-                continue
-            if "=" not in part:
-                raise SpecError(f"--mix: expected kind=weight, got {part.strip()!r}")
-            k, v = part.split("=", 1)
-            items.append((k.strip(), v.strip()))
-    out: dict[str, float] = {}
-    for k, v in items:
-        k = k.lower()
-        if k not in OP_KINDS:
-            raise SpecError(f"--mix: unknown operation {k!r} (insert, update, delete)")
-        try:
-            w = float(v)
-        except (TypeError, ValueError):
-            raise SpecError(f"--mix: weight of {k} is not a number: {v!r}") from None
-        if not (w >= 0) or w == float("inf"):
-            raise SpecError(f"--mix: weight of {k} must be >= 0, got {v!r}")
-        out[k] = w
-    total = sum(out.values())
-    if total <= 0:
-        raise SpecError("--mix: weights must add up to more than 0")
-    return tuple((k, round(out.get(k, 0.0) / total, 12)) for k in OP_KINDS)
-
-
-def parse_key_dist(text: str) -> str:
-    """Validate ``uniform | zipf:S | hotspot:FRACTION:PROBABILITY | latest``; returns it normalised."""
-    t = str(text).strip().lower()
-    parts = t.split(":")
-    name = parts[0]
-    try:
-        if name in ("uniform", "latest") and len(parts) == 1:
-            return name
-        if name == "zipf" and len(parts) == 2:
-            s = float(parts[1])
-            if not 0 < s <= 10:
-                raise SpecError(f"--key-dist zipf exponent must be in (0, 10], got {parts[1]}")
-            return f"zipf:{parts[1]}"
-        if name == "hotspot" and len(parts) == 3:
-            f, p = float(parts[1]), float(parts[2])
-            if not (0 < f < 1 and 0 <= p <= 1):
-                raise SpecError("--key-dist hotspot:FRACTION:PROBABILITY needs 0<FRACTION<1, 0<=PROBABILITY<=1")
-            return f"hotspot:{parts[1]}:{parts[2]}"
-    except ValueError:
-        pass
-    raise SpecError(f"--key-dist: expected uniform, zipf:S, hotspot:F:P or latest, got {text!r}")
-
-
-def parse_range(text: str | int | list | tuple, what: str = "--rows-per-txn") -> tuple[int, int]:
-    """``N`` or ``A-B`` -> (A, B), 1 <= A <= B."""
-    if isinstance(text, list | tuple):
-        if len(text) != 2:
-            raise SpecError(f"{what}: expected N or A-B, got {text!r}")
-        a, b = text
-    elif isinstance(text, int) and not isinstance(text, bool):
-        a = b = text
-    else:
-        m = re.match(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$", str(text))
-        if not m:
-            raise SpecError(f"{what}: expected N or A-B, got {text!r}")
-        a = int(m.group(1))
-        b = int(m.group(2)) if m.group(2) else a
-    if not (isinstance(a, int) and isinstance(b, int)) or not 1 <= a <= b or b > 100_000:
-        raise SpecError(f"{what}: expected 1 <= A <= B <= 100000, got {text!r}")
-    return (a, b)
-
-
-def parse_start_time(text: str | int) -> int:
-    """ISO 8601 (``2026-01-01T00:00:00Z``; no zone = UTC) or epoch seconds -> epoch seconds."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        n = text
-    else:
-        s = str(text).strip()
-        if re.fullmatch(r"\d+", s):
-            n = int(s)
-        else:
-            try:
-                d = _dt.datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
-            except ValueError:
-                raise SpecError(f"--start-time: not an ISO 8601 time: {text!r}") from None
-            if d.tzinfo is None:
-                d = d.replace(tzinfo=_dt.UTC)
-            n = int(d.timestamp())
-    if not 0 < n < 2**31 - 1:
-        raise SpecError(f"--start-time: must be between 1970 and 2038, got {text!r}")
-    return n
 
 
 @dataclass(frozen=True)
@@ -476,10 +356,21 @@ def setting_of(message: str) -> str | None:
     return m.group(2) + (f".{m.group(3)}" if m.group(3) else "")
 
 
+_DEFAULTS = {
+    "sysbench": {"mix": "insert=0.25,update=0.5,delete=0.25", "rows_per_txn": 4, "template": "oltp_write_only"},
+    "ecommerce": {"mix": "insert=0.5,update=0.4,delete=0.1", "rows_per_txn": "1-5", "template": "ecommerce"},
+    "alltypes": {"mix": "insert=0.4,update=0.4,delete=0.2", "rows_per_txn": "1-4", "template": "mix"},
+    None: {"mix": "insert=0.4,update=0.4,delete=0.2", "rows_per_txn": "1-4", "template": "mix"},
+}
+
+
+def workload_defaults(name: str | None) -> dict[str, Any]:
+    """Default mix / rows per transaction / template of a workload (None = custom DDL)."""
+    return dict(_DEFAULTS[name])
+
+
 def resolve(s: Spec) -> Spec:
     """Fill in what defaults to "the workload's choice" so the spec is fully explicit."""
-    from generators.workloads import workload_defaults
-
     if isinstance(s, Mapping):
         s = Spec.from_dict(s)
     elif not isinstance(s, Spec):
@@ -500,135 +391,6 @@ def resolve(s: Spec) -> Spec:
         sid, _, tag = s.gtid.partition(":")
         changes["gtid"] = str(uuid.UUID(sid)) + (f":{tag.lower()}" if tag else "")
     return validate(replace(s, **changes)) if changes else s
-
-
-@dataclass
-class SpecFile:
-    """A spec file's settings (keys normalised: ``_`` for ``-``, ``schema`` -> ``schema_file``)
-    and the line of every top-level key (and of every ``columns`` entry as ``columns.T.C``)."""
-
-    path: Path
-    data: dict[str, Any]
-    lines: dict[str, int]
-
-    def where(self, setting: str | None) -> str:
-        """``FILE:LINE`` of a setting (the file alone when its line is unknown)."""
-        line = None
-        while setting:
-            line = self.lines.get(setting)
-            if line is not None or "." not in setting:
-                break
-            setting = setting.rsplit(".", 1)[0]
-        return f"{self.path}:{line}" if line is not None else str(self.path)
-
-
-def _norm_key(k: Any) -> str:
-    name = str(k).replace("-", "_")
-    return _KEY_ALIASES.get(name, name)
-
-
-_KEY_ALIASES = {"schema": "schema_file", "compress": "transaction_compression"}
-
-
-def _yaml_lines(text: str, manifest: bool) -> dict[str, int]:
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except Exception:  # noqa: BLE001 - lines are a nicety; the parse error is reported elsewhere
-        return {}
-    if manifest and isinstance(node, yaml.MappingNode):
-        node = next((v for k, v in node.value if getattr(k, "value", None) == "spec"), node)
-    out: dict[str, int] = {}
-    if not isinstance(node, yaml.MappingNode):
-        return out
-    for k, v in node.value:
-        name = _norm_key(getattr(k, "value", ""))
-        out.setdefault(name, k.start_mark.line + 1)
-        if name == "columns" and isinstance(v, yaml.MappingNode):
-            for ck, _ in v.value:
-                out.setdefault(f"columns.{getattr(ck, 'value', '')}", ck.start_mark.line + 1)
-    return out
-
-
-def read_spec_file(path: str | Path) -> SpecFile:
-    """Settings from a YAML or JSON file (a manifest.json: its ``spec`` member), with the
-    line of each setting. A relative ``schema`` path is taken relative to the spec file's
-    directory, and that file is read unless the spec holds the DDL text (``schema_sql``)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SpecError(f"--spec: cannot read {path}: {e.strerror or e}", setting="spec") from None
-    except UnicodeDecodeError as e:
-        raise SpecError(f"--spec: {path} is not UTF-8 text ({e.reason} at byte {e.start})", setting="spec") from None
-    is_json = p.suffix.lower() == ".json"
-    try:
-        if is_json:
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except json.JSONDecodeError as e:
-        raise SpecError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}", setting="spec") from None
-    except Exception as e:  # noqa: BLE001 - any parser error is a bad spec file
-        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-        problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-        raise SpecError(f"{where}: not valid {'JSON' if is_json else 'YAML'}: {problem}", setting="spec") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise SpecError(f"{path}: a spec file must hold a mapping of settings (setting: value), "
-                        f"not a {type(data).__name__}", setting="spec")
-    manifest = "spec" in data and "generator" in data
-    if manifest:
-        data = data["spec"]
-        if not isinstance(data, Mapping):
-            raise SpecError(f"{path}: manifest has no spec mapping", setting="spec")
-    if is_json:
-        lines = {}
-        for k in data:
-            m = re.search(r'"' + re.escape(str(k)) + r'"\s*:', text)
-            if m:
-                lines[_norm_key(k)] = text.count("\n", 0, m.start()) + 1
-    else:
-        lines = _yaml_lines(text, manifest)
-    out: dict[str, Any] = {}
-    for k, v in data.items():
-        name = _norm_key(k)
-        if name in out:
-            raise SpecError(f"{p}:{lines.get(name, '?')}: setting {k!r} given twice", setting=name)
-        out[name] = v
-    sf = SpecFile(p, out, lines)
-    schema = out.get("schema_file")
-    if schema is not None and out.get("schema_sql") is None:
-        if not isinstance(schema, str) or not schema.strip():
-            raise SpecError(f"{sf.where('schema_file')}: schema: expected the path of a .sql file, got {schema!r}",
-                            setting="schema_file")
-        sp = Path(schema).expanduser()
-        if not sp.is_absolute():
-            sp = p.parent / sp
-        try:
-            out["schema_sql"] = sp.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            why = getattr(e, "strerror", None) or str(e)
-            raise SpecError(f"{sf.where('schema_file')}: schema: cannot read {sp}: {why}",
-                            setting="schema_file") from None
-        out["schema_file"] = str(sp)
-        if "schema_file" in lines:
-            lines["schema_sql"] = lines["schema_file"]
-    return sf
-
-
-def load_spec_file(path: str | Path) -> dict[str, Any]:
-    """Settings from a YAML or JSON file (see :func:`read_spec_file`)."""
-    return read_spec_file(path).data
-
-
-def spec_as_json(s: Spec) -> str:
-    return json.dumps(s.to_dict(), sort_keys=True, ensure_ascii=False)
 
 
 __all__ += ["spec_as_json", "validate"]

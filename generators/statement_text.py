@@ -9,7 +9,7 @@ Rows_query (MySQL ``binlog_rows_query_log_events``) and Annotate_rows (MariaDB
 * DELETE: ``DELETE FROM `db`.`t` WHERE `id` IN (5, 6)``
 
 Rows are found by their primary key equivalent (format.md §12.1), or by every column when
-the table has none (``IS NULL`` for NULLs). Literals come from :func:`generators.truth.sql_literal`
+the table has none (``IS NULL`` for NULLs). Literals come from :func:`generators.columns.sql_literal`
 (strings escaped, binary strings as ``X'..'``, temporals quoted), so the text is valid SQL
 for every column type and charset; executed on the table state before it, it makes the
 change the rows event carries.
@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from binlogwriter.schema import Column, Table
-from generators.truth import sql_literal
+from generators.columns import sql_literal
 
 __all__ = ["statement_sql", "literal"]
 
 
-# the escapes of generators.truth.quote as one str.translate table (a character at a time in
+# the escapes of generators.columns._common.quote as one str.translate table (a character at a time in
 # Python is the cost of a statement text); text columns take this path, the property test
 # checks it gives sql_literal's text
 _QUOTE = str.maketrans({"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"})
@@ -34,7 +34,7 @@ _TEXT = frozenset(("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEX
 
 
 def literal(col: Column, v: Any, flavor: str) -> str:
-    """:func:`generators.truth.sql_literal`, with text values quoted by one translate."""
+    """:func:`generators.columns.sql_literal`, with text values quoted by one translate."""
     if col.type in _TEXT and type(v) is str:
         return "'" + v.translate(_QUOTE) + "'"
     return sql_literal(col, v, flavor)

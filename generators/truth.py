@@ -7,112 +7,44 @@ exactly ``scale`` digits, FLOAT widened from float32, temporals with all fsp dig
 (BINARY(n) padded with 0x00 to n bytes as the server stores it), JSON as MySQL prints it.
 :func:`write_sorted_jsonl` writes lines sorted by all column values (null < number <
 string) with bounded memory: sorted runs spill to temporary files and are merged.
-:func:`sql_literal` writes the same values as SQL for ``snapshot.sql``.
+:func:`generators.columns.sql_literal` writes the same values as SQL for ``snapshot.sql``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import heapq
 import json
 import os
-import struct
 import tempfile
 from collections.abc import Callable, Iterable
-from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
 
 from binlogwriter.schema import Column, Table
-from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime, MysqlTime
-from generators.values import mysql_json_text
+from binlogwriter.values.families import family_of_type
 
-__all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "sql_literal", "dumps_line",
+__all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "dumps_line",
            "render_temporal"]
 
-_UTC = dt.UTC
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-
-
-def _frac(us: int, fsp: int) -> str:
-    return "" if not fsp else "." + f"{us:06d}"[:fsp]
+_TEMPORAL_TYPES = ("DATE", "DATETIME", "TIMESTAMP", "TIME")
 
 
 def render_temporal(col: Column, v: Any) -> str:
-    """DATE / DATETIME / TIMESTAMP / TIME as the server prints them (all fsp digits, UTC)."""
-    fsp = col.fsp or 0
-    t = col.type
-    if t == "DATE":
-        if isinstance(v, MysqlDate):
-            return str(v)
-        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
-    if t in ("DATETIME", "TIMESTAMP"):
-        if isinstance(v, MysqlDateTime):
-            return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                    + _frac(v.microsecond, fsp))
-        if t == "TIMESTAMP" and v.tzinfo is not None:
-            v = v.astimezone(_UTC)
-        return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                + _frac(v.microsecond, fsp))
-    if t == "TIME":
-        if isinstance(v, MysqlTime):
-            v = v.to_timedelta()
-        us = (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
-        sign = "-" if us < 0 else ""
-        us = abs(us)
-        secs, frac = divmod(us, 1_000_000)
-        return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}" + _frac(frac, fsp)
-    raise ValueError(t)
-
-
-def _f32(v: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", v))[0]
+    """DATE / DATETIME / TIMESTAMP / TIME as the server prints them (all fsp digits, UTC): the
+    type family's ``truth_renderer`` (binlogwriter/values/<family>.py)."""
+    if col.type not in _TEMPORAL_TYPES:
+        raise ValueError(col.type)
+    return column_renderer(col, "")(v)
 
 
 def column_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
-    """fn(python value) -> canonical JSON value of one column."""
-    t = col.type
-    if t in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR", "BIT"):
-        return int
-    if t == "DECIMAL":
-        s = col.scale or 0
-        q = Decimal(1).scaleb(-s)
-
-        ctx = Context(prec=100)
-
-        def dec(v):
-            d = Decimal(v).quantize(q, context=ctx)
-            if d == 0:
-                d = abs(d)
-            return format(d, "f")
-        return dec
-    if t == "FLOAT":
-        return lambda v: _f32(float(v))
-    if t == "DOUBLE":
-        return float
-    if t in ("DATE", "DATETIME", "TIMESTAMP", "TIME"):
-        return lambda v: render_temporal(col, v)
-    if t == "CHAR":
-        return lambda v: v.rstrip(" ")
-    if t in ("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"):
-        return str
-    if t == "SET":
-        order = {m: i for i, m in enumerate(col.members)}
-        return lambda v: ",".join(sorted(v, key=order.__getitem__))
-    if t == "BINARY":
-        n = col.char_length() or 1
-        return lambda v: "0x" + bytes(v).ljust(n, b"\0").hex()
-    if t in _BYTES_TYPES:
-        return lambda v: "0x" + bytes(v).hex()
-    if t == "JSON":
-        if flavor.startswith("mariadb"):
-            return lambda v: v if isinstance(v, str) else mysql_json_text(v)
-        return mysql_json_text
-    if col.geometry_type is not None:
-        return lambda v: "0x" + (v.to_bytes() if isinstance(v, Geometry) else bytes(v)).hex()
-    if t in ("INET6", "INET4", "UUID"):
-        return lambda v: "0x" + bytes(v).hex()
-    raise ValueError(f"no canonical form for {t}")
+    """fn(python value) -> canonical JSON value of one column: its type family's
+    ``truth_renderer`` (binlogwriter/values/families.py)."""
+    fam = family_of_type(col.type)
+    if fam is None:
+        raise ValueError(f"no canonical form for {col.type}")
+    return fam.truth_renderer(col, flavor)
 
 
 def canonical_renderer(table: Table, flavor: str) -> Callable[[tuple], list]:
@@ -179,40 +111,3 @@ def _spill(buf: list[tuple[tuple, str]], tmpdir: Path) -> str:
         for _, line in buf:
             f.write(line + "\n")
     return name
-
-
-# ------------------------------------------------------------------------------------
-# SQL literals for snapshot.sql
-# ------------------------------------------------------------------------------------
-
-_ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
-
-
-def quote(s: str) -> str:
-    return "'" + "".join(_ESC.get(ch, ch) for ch in s) + "'"
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """A value as an SQL literal the server stores exactly (session time_zone '+00:00')."""
-    if v is None:
-        return "NULL"
-    t = col.type
-    if t in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR", "BIT"):
-        return str(int(v))
-    if t == "DECIMAL":
-        return column_renderer(col, flavor)(v)
-    if t in ("FLOAT", "DOUBLE"):
-        return repr(float(v))
-    if t in ("DATE", "DATETIME", "TIMESTAMP", "TIME"):
-        return "'" + render_temporal(col, v) + "'"
-    if t == "SET":
-        return quote(column_renderer(col, flavor)(v))
-    if t in _BYTES_TYPES or t in ("INET6", "INET4", "UUID"):
-        b = bytes(v)
-        return "X'" + b.hex() + "'" if b else "''"
-    if t == "JSON":
-        return quote(v if isinstance(v, str) else mysql_json_text(v))
-    if col.geometry_type is not None:
-        g = v if isinstance(v, Geometry) else Geometry(int.from_bytes(bytes(v)[:4], "little"), bytes(v)[4:])
-        return f"ST_GeomFromWKB(X'{g.wkb.hex()}', {g.srid})"
-    return quote(str(v))

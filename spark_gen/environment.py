@@ -16,7 +16,7 @@ system Python, which cannot import this project: every task fails with a
   site-packages), the driver re-executes itself with that virtualenv's Python.
 * :func:`probe_executors` — one tiny job imports the project on the executors before the
   real work; a failure becomes one line naming the missing module and the executors'
-  Python (:class:`~binlogwriter.errors.EnvironmentSetupError`), instead of a retried task
+  Python (:class:`~spark_gen.errors.EnvironmentSetupError`), instead of a retried task
   failure minutes later. On a cluster, ship a packed environment (docs/spark.md).
 
 This module imports only the standard library at import time: ``job.py`` loads it in an
@@ -179,7 +179,7 @@ def _missing_module() -> str | None:
 def probe_executors(sc: Any, tasks: int | None = None) -> None:
     """Import the project on the executors (one tiny job); raise EnvironmentSetupError with
     one line when they cannot."""
-    from binlogwriter.errors import EnvironmentSetupError
+    from spark_gen.errors import EnvironmentSetupError
 
     modules = (*_DEPENDENCIES, "binlogwriter", "generators.engine", "spark_gen.partition")
     want = f"{sys.version_info[0]}.{sys.version_info[1]}"

@@ -79,7 +79,7 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
-    from binlogwriter.errors import EnvironmentSetupError
+    from spark_gen.errors import EnvironmentSetupError
 
     s = SparkSession.getActiveSession()
     if s is not None:

@@ -21,14 +21,14 @@ from binlogwriter.cli import main as cli
 from binlogwriter.compression import mariadb_compress, mariadb_decompress
 from binlogwriter.errors import BinlogError, DecodeError, KeptRawError, LimitError, TruncatedError
 from binlogwriter.events import FormatDescriptionEvent, QueryEvent, RawEvent, encode_event
+from binlogwriter.events.rows import rows_event_class
+from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import MAGIC
 from binlogwriter.payload import compress_transaction, inner_event_bytes, inner_events
 from binlogwriter.read.framing import scan_file
 from binlogwriter.reader import BinlogReader
-from binlogwriter.rows_events import rows_event_class
 from binlogwriter.schema import Table
-from binlogwriter.table_map_event import TableMapEvent
 from tests.fuzz.seeds import fix_event
 
 

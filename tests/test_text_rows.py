@@ -211,7 +211,7 @@ def test_year_zero_prints_1900() -> None:
 
 
 def test_unknown_table_line() -> None:
-    from binlogwriter.rows_events import rows_event_class
+    from binlogwriter.events.rows import rows_event_class
 
     ev = rows_event_class("insert", version=1)(table_id=77, rows_flags=1, width=1,
                                                columns_present=(True,), rows=None, rows_raw=b"\x00\x01")

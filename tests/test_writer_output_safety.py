@@ -109,7 +109,7 @@ def test_full_disk_in_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.M
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return real_write(self, data)
 
-    import binlogwriter.writer as wmod
+    import binlogwriter.sinks as wmod  # FileSink opens the .part files
 
     real_open = open
 

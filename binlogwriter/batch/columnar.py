@@ -18,14 +18,20 @@ are known, so planning is pure.
 Bodies come from templates built through the construct declarations (BEGIN, TABLE_MAP,
 each rows-event shape, the MariaDB GTID), the GTID post-header from the structured dtype
 derived from its layout, XIDs from the XID layout's dtype; headers are one
-``HEADER_DTYPE`` array; one CRC32 per event over its final bytes. The bytes equal the
-declarative path's (tests/batch/test_columnar_equivalence.py).
+``HEADER_DTYPE`` array; one CRC32 per event over its final bytes (format.md §3): zlib's
+over each rows event; for events that differ from another of their batch only in a few
+bytes (BEGIN, TABLE_MAP, rows-query: the header; XID: the header and the number; GTIDs
+of one length) the CRC of one of them and, CRC32 being affine over GF(2), a per-byte
+term for each differing byte (:func:`crc_by_difference`). The bytes equal the
+declarative path's (tests/batch/test_generate_paths.py: every file of a run equals the
+per-transaction path's; tests/batch/test_crc_by_difference.py).
 """
 
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -55,6 +61,7 @@ __all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "pl
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
 GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)
+_CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
 
 @dataclass
@@ -124,7 +131,7 @@ class RowsPlan:
     ev_txn: np.ndarray
     data: np.ndarray
     clock: np.ndarray
-    gtid_tail: list  # per txn: bytes after the GTID post-header (MySQL) or None
+    gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
     footer: bool
     chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
@@ -164,14 +171,15 @@ class RowsPlan:
                 out[(at[idx][:, None] + np.arange(len(t))).ravel()] = np.broadcast_to(t, (len(idx), len(t))).ravel()
         gi = np.flatnonzero(kind == GTID)
         ng = len(gi)
-        gbodies: list[bytes] = []
         if fmt.is_mariadb:
             seqs = w._mariadb_seq + 1 + np.arange(ng)
             mtpl = _mgtid_template(w)
             width = tpl.mgtid_seq[1]
-            sb = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width].tobytes()
-            tail = mtpl[width:]
-            gbodies = [sb[k * width:(k + 1) * width] + tail for k in range(ng)]
+            tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
+            gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
+            gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
+            gm[:, width:] = tail
+            gsrc, glens, gmat = gm.ravel(), np.full(ng, gm.shape[1], dtype=np.int64), gm
             w._mariadb_seq += ng
             d = w.settings.domain_id
             if ng:
@@ -193,11 +201,7 @@ class RowsPlan:
                 sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
             if ng:
                 ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0]
-            pb = ph.tobytes()
-            isz = dt.itemsize
-            tails = self.gtid_tail
-            txns = self.ev_txn[a:b][gi].tolist()
-            gbodies = [pb[k * isz:(k + 1) * isz] + tails[t] for k, t in enumerate(txns)]
+            gsrc, glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
             w._seq_in_file += ng
             if w._sid and ng:
                 first = w._gno + 1
@@ -211,8 +215,7 @@ class RowsPlan:
             elif ng:
                 w.last_gtid = None
         if ng:
-            glens = np.fromiter(map(len, gbodies), dtype=np.int64, count=ng)
-            place_runs(out, at[gi], glens, np.frombuffer(b"".join(gbodies), dtype=np.uint8))
+            place_runs(out, at[gi], glens, gsrc)
         xi = np.flatnonzero(kind == XID)
         if len(xi):
             xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
@@ -227,11 +230,59 @@ class RowsPlan:
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
+            crcs = np.zeros(n, dtype="<u4")
+            left = np.ones(n, dtype=bool)
+            # events that differ from another of their group only in a few known bytes: the
+            # header, and an XID's number; their CRCs follow from one event's (crc_by_difference)
+            hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
+            plain = (tp >= 0) & (dl == 0)
+            for u in np.unique(tp[plain]).tolist():
+                idx = np.flatnonzero(plain & (tp == u))
+                crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(lengths[idx[0]]) - 4, hb[idx])
+                left[idx] = False
+            if len(xi):
+                crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(lengths[xi[0]]) - 4,
+                                             np.concatenate([hb[xi], xids], axis=1))
+                left[xi] = False
+            for blen in np.unique(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
+                sel = np.flatnonzero(glens == blen)
+                heads = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
+                if int((heads != heads[0]).any(axis=0).sum()) <= _CRC_TERMS_MAX:
+                    crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, heads)
+                    left[gi[sel]] = False
+            rest = np.flatnonzero(left)
             crc = zlib.crc32
-            crcs = np.fromiter(map(crc, map(mv.__getitem__, map(slice, starts.tolist(), stops.tolist()))),
-                               dtype="<u4", count=n)
+            crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
             out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
         return out.tobytes()
+
+
+def crc_by_difference(buf: memoryview, start: int, length: int, heads: np.ndarray) -> np.ndarray:
+    """CRC32 (zlib's) of ``k`` messages of ``length`` bytes that are equal except in their
+    first ``heads.shape[1]`` bytes (``heads[i]``: message ``i``'s; message 0 is
+    ``buf[start:start + length]``). CRC32 is affine over GF(2): ``crc(a ^ b) = crc(a) ^
+    crc(b) ^ crc(0…0)`` for equal lengths, so ``crc(m_i) = crc(m_0) ^`` the XOR, over the
+    bytes where ``m_i`` differs from ``m_0``, of that difference's CRC term: one zlib call
+    for the group plus a table lookup per differing byte (:func:`_crc_terms`)."""
+    acc = np.full(len(heads), zlib.crc32(buf[start:start + length]), dtype=np.uint32)
+    diff = heads ^ heads[0]
+    for p in np.flatnonzero(diff.any(axis=0)).tolist():
+        acc ^= _crc_terms(length - p)[diff[:, p]]
+    return acc
+
+
+@lru_cache(maxsize=4096)
+def _crc_terms(d: int) -> np.ndarray:
+    """CRC term of a byte ``b`` followed by ``d - 1`` bytes, for every ``b``: ``crc(b 0…0)
+    ^ crc(0…0)`` (leading zeros do not change it), built from the eight single-bit terms."""
+    zeros = bytes(d)
+    base = zlib.crc32(zeros)
+    bits = np.array([zlib.crc32(bytes([1 << k]) + zeros[1:]) ^ base for k in range(8)], dtype=np.uint32)
+    b = np.arange(256)
+    out = np.zeros(256, dtype=np.uint32)
+    for k in range(8):
+        out ^= np.where(b >> k & 1, bits[k], np.uint32(0)).astype(np.uint32)
+    return out
 
 
 def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
@@ -264,6 +315,63 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     out[np.repeat(vals, runs)] = src
 
 
+@dataclass
+class _GtidTails:
+    """The parts of the MySQL GTID bodies after the post-header (format.md §8), per GTID of
+    the batch: ``ct`` its commit timestamps field (rows of one width), ``tl`` its
+    ``transaction_length``, ``post`` the server versions (and ticket) field, the same for
+    all; ``txn[t]``: the GTID row of transaction ``t`` (-1: it writes nothing)."""
+
+    txn: np.ndarray
+    ct: np.ndarray
+    tl: np.ndarray
+    post: bytes
+
+    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The GTID bodies of transactions ``txns`` after their post-headers ``ph`` (a
+        structured array, one row each): their bytes back to back, their lengths, and the
+        bodies as the rows of a matrix (row ``i``: its first ``lengths[i]`` bytes). The
+        packed ``transaction_length`` is built by the layout once per distinct value."""
+        rows = self.txn[txns]
+        n = len(rows)
+        isz, w, p = ph.dtype.itemsize, self.ct.shape[1], len(self.post)
+        tl = self.tl[rows]
+        ut, tinv = np.unique(tl, return_inverse=True)
+        packed = [encode_packed_int(x) for x in ut.tolist()]
+        plen = np.array([len(b) for b in packed], dtype=np.int64)
+        pmax = int(plen.max()) if n else 0
+        ptab = np.zeros((len(packed), pmax + p), dtype=np.uint8)
+        post = np.frombuffer(self.post, dtype=np.uint8)
+        for i, b in enumerate(packed):
+            ptab[i, :len(b)] = np.frombuffer(b, dtype=np.uint8)
+            ptab[i, len(b):len(b) + p] = post
+        m = np.empty((n, isz + w + pmax + p), dtype=np.uint8)
+        m[:, :isz] = ph.view(np.uint8).reshape(n, isz)
+        m[:, isz:isz + w] = self.ct[rows]
+        m[:, isz + w:] = ptab[tinv]
+        lens = isz + w + plen[tinv] + p
+        return m[np.arange(m.shape[1]) < lens[:, None]], lens, m
+
+
+def _commit_timestamps(tpl: Any, imm: np.ndarray, orig: int | None) -> np.ndarray:
+    """The GTID ``commit_timestamps`` field (format.md §8) of each immediate timestamp in
+    ``imm`` with original ``orig``, as rows of bytes: the first built by its declaration,
+    the others by patching its immediate value (little-endian, the "original follows" bit
+    kept as the declaration set it) and checked against the declaration at the last; with
+    an original value written, every one through the declaration."""
+    vals = imm.tolist()
+    if not vals:
+        return np.zeros((0, 0), dtype=np.uint8)
+    first = tpl.field("commit_timestamps", (vals[0], orig))
+    flag = int.from_bytes(first, "little") ^ vals[0]
+    w = len(first)
+    if orig is None and w <= 8 and flag >> (8 * w - 1) in (0, 1) and not flag & ((1 << (8 * w - 1)) - 1):
+        out = (imm.astype("<u8") | np.uint64(flag)).view(np.uint8).reshape(-1, 8)[:, :w]
+        if out[-1].tobytes() == tpl.field("commit_timestamps", (vals[-1], orig)):
+            return np.ascontiguousarray(out)
+    return np.array([np.frombuffer(tpl.field("commit_timestamps", (v, orig)), dtype=np.uint8) for v in vals])
+
+
 def _mgtid_template(w: Any) -> bytes:
     ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C, flags=FLAG_SUPPRESS_USE,
                           server_id=w.server_id)
@@ -288,7 +396,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
-                        gtid_tail=[None] * n_txn, footer=footer)
+                        gtid_tail=None, footer=footer)
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
@@ -472,7 +580,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
         ev_tpl[q_idx] = 1 + len(tm_body) + len(tpl_bodies) + refs
     # GTIDs: their lengths (transaction_length by arithmetic for MySQL)
     g_idx = np.flatnonzero(e_kind == GTID)
-    gtid_tail: list = [None] * n_txn
+    gtid_tail: Any = None
     if mariadb:
         ev_type[g_idx] = 162
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
@@ -492,11 +600,9 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
         others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
         g_txn = e_txn[g_idx]
         clock = rb.clock.astype(np.int64)
-        pres = {}
-        for c in np.unique(clock[g_txn]).tolist():
-            pres[c] = tpl.field("commit_timestamps", (c * 1_000_000, proto.original_commit_timestamp))
-        fixed = np.array([HEADER_SIZE + tpl.gtid_dt.itemsize + len(pres[c]) + len(post) + fl
-                          for c in clock[g_txn].tolist()], dtype=np.int64)
+        uc, inv = np.unique(clock[g_txn], return_inverse=True)
+        ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
+        fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
         rest = others[g_txn] + fixed
         tl = np.zeros(len(g_idx), dtype=np.int64)
         while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
@@ -504,8 +610,8 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
             if (total == tl).all():
                 break
             tl = np.where(total == tl, tl, total)
-        for t, c, x in zip(g_txn.tolist(), clock[g_txn].tolist(), tl.tolist(), strict=True):
-            gtid_tail[t] = pres[c] + encode_packed_int(x) + post
+        gtid_tail = _GtidTails(txn=np.full(n_txn, -1, dtype=np.int64), ct=ct[inv], tl=tl, post=post)
+        gtid_tail.txn[g_txn] = np.arange(len(g_txn))
         ev_len[g_idx] = fixed + _packed_sizes(tl)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")

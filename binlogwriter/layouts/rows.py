@@ -33,6 +33,11 @@ NO_FOREIGN_KEY_CHECKS_F = 0x2
 RELAXED_UNIQUE_CHECKS_F = 0x4
 COMPLETE_ROWS_F = 0x8
 
+ZERO_WIDTH = ("rows event has {} bytes of row images but no column in its image(s): each image "
+              "would be 0 bytes and the rows could not be counted (no server writes that)")
+"""The DecodeError of a rows event whose images would all be 0 bytes (format.md §13); also
+raised by binlogwriter/read/rowdecode.py."""
+
 
 @dataclass
 class RowsPayload:
@@ -84,7 +89,6 @@ class _RowsData(cs.Construct):
         if blob and not any(before) and not (after is not None and any(after)):
             # every image would be 0 bytes: the loop below would never advance (format.md §13)
             from binlogwriter.errors import DecodeError
-            from binlogwriter.read.rowdecode import ZERO_WIDTH
 
             raise DecodeError(ZERO_WIDTH.format(len(blob)), path="rows")
         rows, pads = [], []

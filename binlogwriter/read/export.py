@@ -15,175 +15,60 @@ GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated),
 text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
 
-Rows are decoded straight into per-table buffers by the compiled row decoders
-(:mod:`binlogwriter.read.rowdecode`), never through per-change dicts; a buffer is turned
-into an Arrow record batch every ``batch_rows`` rows, so memory stays flat in file size.
+Rows events are buffered per table definition (their rows bytes; at most ``batch_rows``
+events or 8 MB) and each buffer becomes Arrow record batches of at most ``batch_rows`` rows,
+so memory stays flat in file size. A buffer is decoded column by column, many rows at once,
+into Arrow buffers (:mod:`binlogwriter.read.arrowcols`); the reference path — the compiled
+row decoders' Python values (:mod:`binlogwriter.read.rowdecode`) through ``pa.array`` —
+takes over when those decline, and gives the located error for malformed input
+(``columnar=False`` selects it; a property test asserts both give the same tables).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES
+from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, _uuid
+from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.framing import iter_frames
-from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.strings import string_real_type
-from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
 
-_INT = {1: 8, 2: 16, 9: 32, 3: 32, 8: 64}
-_OPNAMES = ("insert", "update", "delete")
+_FLUSH_BYTES = 8 << 20
+"""Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
 
 
-def arrow_type(col: ColumnDesc) -> pa.DataType:
-    """The Arrow type of a column's values (module docstring)."""
-    t = col.type_code
-    if t in _INT:
-        bits = _INT[t]
-        return getattr(pa, f"{'u' if col.unsigned else ''}int{bits}")()
-    if t == 4:
-        return pa.float32()
-    if t == 5:
-        return pa.float64()
-    if t == 246:
-        p, s = col.meta[0], col.meta[1]
-        return pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s)
-    if t == 16:
-        return pa.uint64()
-    if t == 13:
-        return pa.int16()
-    if t in (10, 14):
-        return pa.date32()
-    if t in (12, 18):
-        return pa.timestamp("us")
-    if t in (7, 17):
-        return pa.timestamp("us", tz="UTC")
-    if t in (11, 19):
-        return pa.duration("us")
-    if t == 242:
-        return pa.list_(pa.float32())
-    if t == 245:
-        return pa.string()
-    if t == 255:
-        return pa.binary()
-    if t in (15, 252, 253, 254):
-        real = string_real_type(col)
-        if real == 247:
-            return pa.string() if col.enum_values is not None else pa.uint16()
-        if real == 248:
-            return pa.string() if col.set_values is not None else pa.uint64()
-        from binlogwriter.values.registry import bind_column
-
-        return pa.string() if bind_column(col).python_type == "str" else pa.binary()
-    return pa.string()
-
-
-_TEMPORAL = frozenset((7, 10, 11, 12, 14, 17, 18, 19))
-_LENIENT = (MysqlDate, MysqlDateTime, MysqlTime)
-
-
-def _converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
-    """Per-value conversion to what ``pa.array`` takes for ``typ`` (None: the value as is)."""
-    t = col.type_code
-    if t in _TEMPORAL:  # the lenient values (zero dates, …) Arrow cannot hold: null
-        return lambda v: None if type(v) in _LENIENT else v
-    if t == 245:
-        return lambda v: json.dumps(v, ensure_ascii=False, default=str)
-    if t == 255:
-        return lambda v: v.to_bytes() if hasattr(v, "to_bytes") else v
-    if pa.types.is_string(typ) and string_real_type(col) == 248:
-        members = col.set_values or ()
-        return lambda v: ",".join(m for m in members if m in v) if isinstance(v, frozenset) else str(v)
-    return None
-
-
-def _safe_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
-    """``pa.array(vals, type=typ)`` with each value Arrow cannot hold as ``typ`` made null,
-    found by halving (a few bad values among many cost a few conversions each)."""
-    try:
-        return pa.array(vals, type=typ)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
-        if len(vals) <= 1:
-            return pa.nulls(len(vals), type=typ)
-        mid = len(vals) // 2
-        return pa.concat_arrays([_safe_array(vals[:mid], typ), _safe_array(vals[mid:], typ)])
-
-
-def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
-    """op, gtid, file, pos, timestamp, then before.<c> and after.<c> for every column."""
-    fields = [pa.field("op", pa.string()), pa.field("gtid", pa.string()), pa.field("file", pa.string()),
-              pa.field("pos", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC"))]
-    types = [arrow_type(c) for c in cols]
-    fields += [pa.field(f"before.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
-    fields += [pa.field(f"after.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
-    return pa.schema(fields)
-
-
-class _TableBuffer:
-    """Rows of one table definition waiting to become a record batch."""
-
-    __slots__ = ("info", "schema", "types", "convs", "events", "befores", "afters", "none", "n")
-
-    def __init__(self, info: TableInfo) -> None:
-        self.info = info
-        self.schema = arrow_schema(info.cols)
-        self.types = [arrow_type(c) for c in info.cols]
-        self.convs = [_converter(c, t) for c, t in zip(info.cols, self.types, strict=True)]
-        self.none = (None,) * len(info.cols)
-        self.clear()
-
-    def clear(self) -> None:
-        self.events: list[tuple] = []  # (op, gtid, file, pos, timestamp, number of rows)
-        self.befores: list[tuple] = []
-        self.afters: list[tuple] = []
-        self.n = 0
-
-    def __len__(self) -> int:
-        return self.n
-
-    def batch(self) -> pa.RecordBatch:
-        n = self.n
-        counts = np.fromiter((e[5] for e in self.events), dtype=np.int64, count=len(self.events))
-        arrays = []
-        for j, typ in ((0, pa.string()), (1, pa.string()), (2, pa.string()), (3, pa.uint64()), (4, pa.int64())):
-            per_event = pa.array([e[j] for e in self.events], type=typ)
-            arrays.append(per_event.take(pa.array(np.repeat(np.arange(len(counts)), counts))))
-        arrays[4] = arrays[4].cast(pa.timestamp("s", tz="UTC"))
-        for images in (self.befores, self.afters):
-            columns = list(zip(*images, strict=True)) if n else [()] * len(self.types)
-            for vals, typ, conv in zip(columns, self.types, self.convs, strict=True):
-                if conv is not None:
-                    vals = [None if v is None else conv(v) for v in vals]
-                arrays.append(_safe_array(vals, typ))
-        self.clear()
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+def _flush(buf: TableBuffer, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    b = buf.batch()
+    for at in range(0, b.num_rows, batch_rows):
+        yield b.slice(at, batch_rows)
 
 
 def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
-                       batch_rows: int = 16384,
-                       tables: Iterable[str] | None = None) -> Iterator[tuple[str, pa.RecordBatch]]:
+                       batch_rows: int = 16384, tables: Iterable[str] | None = None,
+                       columnar: bool = True) -> Iterator[tuple[str, pa.RecordBatch]]:
     """``("db.table", record batch)`` pairs, each batch at most ``batch_rows`` changes of one
     table definition (a definition change starts a new schema). ``tables``: only these
-    ``db.table`` names."""
+    ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
+    of the compiled row decoders, then ``pa.array``); both give the same batches."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
-    buffers: dict[int, _TableBuffer] = {}  # by id(TableInfo)
+    buffers: dict[int, TableBuffer] = {}  # by id(TableInfo)
     rows_types = frozenset(ROWS_TYPES)
+    v2, updates = frozenset(V2_TYPES), frozenset(UPDATE_TYPES)
     for path in paths:
         name = os.fspath(path)
-        tmap: dict[int, TableInfo] = {}
+        tmap: dict[int, tuple[TableInfo, TableBuffer | None]] = {}  # table id -> (table, its buffer)
         gtid: str | None = None
         last_fmt = None
         footer, tid_size = 0, 6
@@ -192,32 +77,42 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
             t = data[4]
             if t in rows_types:
-                table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
-                info = tmap.get(table_id)
-                if info is None:
-                    raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
-                                      file=name, offset=offset, event_type=type_name(t))
-                key = info.key
-                if wanted is not None and key not in wanted:
-                    continue
-                if info.error is not None:
-                    raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
-                if t == 39:
-                    raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (format.md §14) is not exported",
-                                      file=name, offset=offset, event_type=type_name(t))
-                buf = buffers.get(id(info))
-                if buf is None:
-                    buf = buffers[id(info)] = _TableBuffer(info)
-                _append_rows(buf, info, t, data, len(data) - footer, tid_size, gtid, name, offset)
-                if len(buf) >= batch_rows:
-                    yield key, buf.batch()
+                ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
+                if ent is None or ent[1] is None or t == 39:
+                    if _refuse(ent, data, tid_size, name, offset, wanted):
+                        continue
+                info, buf = ent
+                # the post-header and bitmaps as last seen for this table (changes.py
+                # TableInfo.rows_header checks and caches them), else parsed in full
+                end = len(data) - footer
+                try:
+                    p = HEADER + tid_size + 2
+                    q = p + (data[p] | data[p + 1] << 8 if t in v2 else 0) + info._wlen + \
+                        (info._nb << 1 if t in updates else info._nb)
+                    plan = info._headers.get((t, data[p:q]))
+                except IndexError:
+                    plan = None
+                if plan is None or q > end:
+                    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
+                else:
+                    rows = data[q:end]
+                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+                    buf.nbytes += len(rows)
+                if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+                    for b in _flush(buf, batch_rows):
+                        yield info.key, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
-                    info = reader._table_map(name, offset, data, fmt)
-                    reader.tm_cache[body] = info
-                tmap[int.from_bytes(body[:tid_size], "little")] = info
+                    info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
+                if (wanted is not None and info.key not in wanted) or info.error is not None:
+                    buf = None
+                else:
+                    buf = buffers.get(id(info))
+                    if buf is None:
+                        buf = buffers[id(info)] = TableBuffer(info, columnar)
+                tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
             elif t in (33, 34):
                 gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
                                              f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
@@ -230,14 +125,52 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
 
                 gtid = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False).gtid
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
-                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows)
+                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar)
     for b in buffers.values():
         if len(b):
-            yield f"{b.info.database}.{b.info.table}", b.batch()
+            key = f"{b.info.database}.{b.info.table}"
+            for rb in _flush(b, batch_rows):
+                yield key, rb
+
+
+_TABLES: dict[tuple[bytes, Any], TableInfo] = {}
+"""Table definitions read from Table_map bodies without a schema, kept across calls (like
+the compiled row decoders): a Table_map is decoded declaratively once per process."""
+
+
+def _table(reader: _Reader, name: str, offset: int, data: bytes, fmt: Any, body: bytes) -> TableInfo:
+    if reader.schemas is not None:
+        return reader._table_map(name, offset, data, fmt)
+    key = (body, fmt)
+    info = _TABLES.get(key)
+    if info is None:
+        info = reader._table_map(name, offset, data, fmt)
+        if len(_TABLES) >= 1024:
+            _TABLES.clear()
+        _TABLES[key] = info
+    return info
+
+
+def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: int, wanted: set | None) -> bool:
+    """For a rows event whose table has no buffer: True when it is skipped (a table not
+    asked for), else the located error (no Table_map, a table that cannot be read, a
+    PARTIAL_UPDATE_ROWS_EVENT)."""
+    t = data[4]
+    if ent is None:
+        table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
+        raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
+                          file=name, offset=offset, event_type=type_name(t))
+    info = ent[0]
+    if wanted is not None and info.key not in wanted:
+        return True
+    if info.error is not None:
+        raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
+    raise DecodeError("PARTIAL_UPDATE_ROWS_EVENT (format.md §14) is not exported",
+                      file=name, offset=offset, event_type=type_name(t))
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
-             name: str, offset: int, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+             name: str, offset: int, batch_rows: int, columnar: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
     from binlogwriter.events import decode_event
     from binlogwriter.payload import inner_events
@@ -260,58 +193,31 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
                 raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
             buf = buffers.get(id(info))
             if buf is None:
-                buf = buffers[id(info)] = _TableBuffer(info)
+                buf = buffers[id(info)] = TableBuffer(info, columnar)
             raw = bytes(chunk)
-            _append_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
-            if len(buf) >= batch_rows:
-                yield info.key, buf.batch()
+            # the header time of the payload event: inner events carry the same
+            _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
+            if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+                for b in _flush(buf, batch_rows):
+                    yield info.key, b
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
 
 
-def _append_rows(buf: _TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
-                 gtid: str | None, name: str, offset: int) -> None:
+def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
+              gtid: str | None, name: str, offset: int) -> None:
+    """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
     try:
         plan, rows = info.rows_header(t, data, end, tid_size)
-        n = len(rows)
-        pos = 0
-        ts = int.from_bytes(data[0:4], "little")
-        img = plan.bfull
-        start = len(buf.befores)
-        if plan.after is not None:
-            aimg = plan.afull
-            bapp, aapp = buf.befores.append, buf.afters.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                bapp(v)
-                v, _, pos = aimg(rows, pos)
-                aapp(v)
-            op = "update"
-        elif t in DELETE_TYPES:
-            app = buf.befores.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                app(v)
-            k = len(buf.befores) - start
-            buf.afters.extend([buf.none] * k)
-            op = "delete"
-        else:
-            app = buf.afters.append
-            while pos < n:
-                v, _, pos = img(rows, pos)
-                app(v)
-            k = len(buf.afters) - start
-            buf.befores.extend([buf.none] * k)
-            op = "insert"
-        buf.events.append((op, gtid, name, offset, ts, len(buf.befores) - start))
-        buf.n += len(buf.befores) - start
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
     except (ValueError, IndexError) as exc:
         raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                           event_type=type_name(t)) from None
+    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+    buf.nbytes += len(rows)
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
@@ -329,6 +235,11 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
         tabs = [pa.Table.from_batches([b]) for b in batches]
         out[key] = pa.concat_tables(tabs, promote_options="default") if len(tabs) > 1 else tabs[0]
     return out
+
+
+_DICTIONARY = ["op", "gtid", "file"]
+"""Columns written with dictionary pages (few distinct values per row group); the image
+columns are written plain (trying a dictionary on each costs more than the file saves)."""
 
 
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
@@ -354,7 +265,8 @@ def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLik
                 parts[key] = n + 1
                 d = out / key
                 d.mkdir(parents=True, exist_ok=True)
-                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema))
+                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema,
+                                                                     use_dictionary=_DICTIONARY))
             cur[1].write_batch(batch)
             counts[key] = counts.get(key, 0) + batch.num_rows
     except OSError as exc:

@@ -264,5 +264,5 @@ def _has_unsized(cols: Any) -> bool:
     return hit[1]
 
 
-from binlogwriter.rows_events import _CLASSES  # noqa: E402
+from binlogwriter.events.rows import ROWS_CLASSES as _CLASSES  # noqa: E402
 from binlogwriter.values.base import ABSENT as _ABSENT  # noqa: E402

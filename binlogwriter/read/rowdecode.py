@@ -30,7 +30,7 @@ from typing import Any
 from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.primitives import decode_bitmap
-from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES, ZERO_WIDTH
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_binary import JsonKeptArray, JsonKeptObject
 from binlogwriter.values.json_fast import memo_json_reader
@@ -313,10 +313,6 @@ def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
 
 
 _BITMAPS: dict[tuple[bytes, int], tuple] = {}
-
-ZERO_WIDTH = ("rows event has {} bytes of row images but no column in its image(s): each image "
-              "would be 0 bytes and the rows could not be counted (no server writes that)")
-
 
 def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> RowsBody:
     """Post-header and column bitmaps of a rows event body (format.md §13); rows bytes after

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from binlogwriter.errors import SchemaError
+from binlogwriter.schema.keys import Key, KeyPart
 from binlogwriter.schema.lexer import _Tok
-from binlogwriter.schema.model import Key, KeyPart
 from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
 
 __all__ = ["_parse_create_fallback", "_parse_create_database"]

@@ -18,13 +18,22 @@ The type -> binlog mapping is :mod:`binlogwriter.schema.binlog`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from binlogwriter.charsets import Collation, collation_by_name, default_collation, encode_in_charset
+from binlogwriter.charsets import (
+    Collation,
+    charset_mbmaxlen,
+    collation_by_name,
+    default_collation,
+    encode_in_charset,
+)
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import binlog
+from binlogwriter.schema.keys import Key, KeyPart
+from binlogwriter.schema.lexer import _split_statements, _Tok
+from binlogwriter.schema.spec import _blob_type_for, _TableSpec, _type_from_spec
+from binlogwriter.schema.statements import _check_statement, _check_text, _locate, _parse_create
 from binlogwriter.schema.types import (
     _BLOB_TYPES,
     _BYTE_TYPES,
@@ -43,7 +52,7 @@ from binlogwriter.schema.types import (
 from binlogwriter.schema.validate import normalise_and_validate
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["Column", "Key", "KeyPart", "Table", "build_table"]
+__all__ = ["Column", "Key", "KeyPart", "Table", "table_from_sql"]
 
 
 @dataclass(frozen=True)
@@ -180,35 +189,6 @@ class Column:
 
 
 @dataclass(frozen=True)
-class KeyPart:
-    """One key part: a column and an optional prefix length in characters (bytes for binary)."""
-
-    column: str
-    prefix: int | None = None
-
-
-@dataclass(frozen=True)
-class Key:
-    """PRIMARY KEY / UNIQUE / other index (format.md §12.1 primary key choice)."""
-
-    kind: str  # "PRIMARY" | "UNIQUE" | "INDEX"
-    parts: tuple[KeyPart, ...]
-    name: str | None = None
-
-    def __post_init__(self) -> None:
-        parts = tuple(p if isinstance(p, KeyPart) else
-                      (KeyPart(*p) if isinstance(p, tuple) else KeyPart(p)) for p in self.parts)
-        object.__setattr__(self, "parts", parts)
-        object.__setattr__(self, "kind", self.kind.upper())
-        if self.kind not in ("PRIMARY", "UNIQUE", "INDEX"):
-            raise SchemaError(f"unknown key kind {self.kind!r}")
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(p.column for p in self.parts)
-
-
-@dataclass(frozen=True)
 class Table:
     """A table as the server sees it when it writes a TABLE_MAP (format.md §12).
 
@@ -323,21 +303,71 @@ class Table:
         Raises :class:`SchemaError` for anything a server would refuse or that is not one
         CREATE TABLE with a column list (several statements: use :func:`parse_tables`).
         """
-        from binlogwriter.schema.parse import table_from_sql  # the parser builds Tables: imported at call
-
         return table_from_sql(sql, database, flavor, database_charset, database_collation)
 
 
-def build_table(database: str, name: str, columns: Iterable[Column],
-                primary_key: Sequence[str | tuple[str, int | None]] = (),
-                unique_keys: Sequence[Sequence[str | tuple[str, int | None]]] = (),
-                keys: Sequence[Sequence[str | tuple[str, int | None]]] = (),
-                charset: str | None = None, collation: str | None = None,
-                flavor: str = "mysql80") -> Table:
-    """Convenience constructor: keys as column names or (name, prefix) tuples."""
-    def mk(kind: str, parts: Sequence[str | tuple[str, int | None]]) -> Key:
-        return Key(kind, tuple(KeyPart(p) if isinstance(p, str) else KeyPart(*p) for p in parts))
+def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | None,
+                     db_coll: str | None) -> Table:
+    cols: list[Column] = []
+    keys: list[Key] = []
+    inline_pk: list[str] = []
+    tname = spec.name
+    for cs in spec.columns:
+        f = _type_from_spec(cs)
+        if "_error" in f:
+            raise SchemaError(f"{f['_error']} - at {database}.{tname}.{cs.name} "
+                              f"(table {tname!r}, column {cs.name!r})", column=cs.name)
+        serial = f.pop("_serial", False)
+        blob_len = f.pop("_blob_len", None)
+        charset = cs.charset if cs.charset is not None else f.pop("charset", None)
+        f.pop("charset", None)
+        collation = cs.collation
+        if blob_len is not None:
+            mb = charset_mbmaxlen(charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET) \
+                if f["type"] == "TEXT" else 1
+            f["type"] = _blob_type_for(f["type"], blob_len, mb)
+        if cs.binary_attr and collation is None:
+            base_cs = charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET
+            collation = "binary" if norm_cs(base_cs) == "binary" else f"{norm_cs(base_cs)}_bin"
+            if norm_cs(base_cs) == "utf8mb4" and not is_mariadb(flavor):
+                collation = "utf8mb4_bin"
+        nullable = f.pop("nullable", True)
+        if cs.nullable is not None:
+            nullable = cs.nullable
+        col = Column(
+            name=cs.name, type=f.pop("type"), unsigned=cs.unsigned or cs.zerofill or f.pop("unsigned", False),
+            charset=charset, collation=collation, nullable=nullable, invisible=cs.invisible,
+            default=cs.default, auto_increment=cs.auto_increment or f.pop("auto_increment", False),
+            generated=cs.generated, **{k: v for k, v in f.items() if k not in ("unsigned", "auto_increment")})
+        cols.append(col)
+        if cs.primary:
+            inline_pk.append(cs.name)
+        if cs.unique or serial:
+            keys.append(Key("UNIQUE", (KeyPart(cs.name),), cs.name))
+    if inline_pk:
+        if len(inline_pk) > 1 or any(k.kind == "PRIMARY" for k in spec.keys):
+            raise SchemaError(f"multiple primary keys defined - at {database}.{tname} "
+                              f"(table {tname!r}, column {inline_pk[-1]!r})", column=inline_pk[-1])
+        keys.insert(0, Key("PRIMARY", (KeyPart(inline_pk[0]),), "PRIMARY"))
+    keys.extend(spec.keys)
+    return Table(database=spec.database or database, name=tname, columns=tuple(cols),
+                 keys=tuple(keys), charset=spec.charset, collation=spec.collation,
+                 database_charset=db_cs, database_collation=db_coll, flavor=flavor)
 
-    ks = ([mk("PRIMARY", primary_key)] if primary_key else []) + \
-        [mk("UNIQUE", u) for u in unique_keys] + [mk("INDEX", k) for k in keys]
-    return Table(database, name, tuple(columns), tuple(ks), charset, collation, flavor=flavor)
+
+def table_from_sql(sql: str, database: str = "test", flavor: str = "mysql80",
+                   database_charset: str | None = None, database_collation: str | None = None) -> Table:
+    """One CREATE TABLE statement -> Table (:meth:`Table.from_sql`)."""
+    check_flavor(flavor)
+    _check_text(sql)
+    stmts: list[tuple[str, list[_Tok]]] = []
+    try:
+        stmts = _split_statements(sql)
+        if len(stmts) > 1:
+            raise SchemaError(f"Table.from_sql takes one CREATE TABLE statement, got {len(stmts)} "
+                              "(parse_tables() reads a script)", pos=stmts[1][1][0].pos)
+        _check_statement(stmts[0][1] if stmts else [])
+        spec = _parse_create(sql)
+        return _table_from_spec(spec, database, flavor, database_charset, database_collation)
+    except SchemaError as e:
+        raise _locate(e, sql, stmts[0][1] if len(stmts) == 1 else [], None) from None

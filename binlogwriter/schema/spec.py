@@ -6,9 +6,12 @@ turns it into a :class:`~binlogwriter.schema.model.Table`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from binlogwriter.schema.model import Key
+from binlogwriter.schema.keys import Key
+from binlogwriter.schema.types import _INT_TYPES, _MAX_BLOB, _TEMPORAL_FSP, ALIASES
 
 __all__ = ["_ColSpec", "_TableSpec", "_sql_literal"]
 
@@ -44,3 +47,69 @@ class _TableSpec:
 
 def _sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+_CONVERT_MEMBER = re.compile(r"\s+$")
+
+
+def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
+    """Turn type words/arguments into Column fields (aliases and special forms)."""
+    w = " ".join(cs.words)
+    args = cs.args
+    out: dict[str, Any] = {}
+    if cs.words and cs.words[0] not in ("ENUM", "SET"):
+        bad = [a for a in args if not a.isdigit()]
+        if bad:
+            return {"_error": f"{w}({', '.join(args)}): {bad[0]!r} is not a whole number"}
+
+    def num(i: int) -> int | None:
+        return int(args[i]) if len(args) > i and args[i] != "" else None
+
+    if w in ("NATIONAL CHAR", "NATIONAL CHARACTER", "NCHAR"):
+        w, out["charset"] = "CHAR", "utf8mb3"
+    elif w in ("NATIONAL VARCHAR", "NVARCHAR", "NCHAR VARCHAR", "NATIONAL CHAR VARYING",
+               "NATIONAL CHARACTER VARYING", "NCHAR VARYING", "NATIONAL VARCHARACTER"):
+        w, out["charset"] = "VARCHAR", "utf8mb3"
+    elif w in ("LONG", "LONG VARCHAR", "LONG CHAR VARYING"):
+        w = "MEDIUMTEXT"
+    elif w == "LONG VARBINARY":
+        w = "MEDIUMBLOB"
+    elif w == "SERIAL":
+        w = "BIGINT"
+        out.update(unsigned=True, nullable=False, auto_increment=True, _serial=True)
+    w = ALIASES.get(w, w)
+    if cs.words and cs.words[0] in ("BOOL", "BOOLEAN"):
+        w = "TINYINT"
+    if w == "FLOAT" and len(args) == 1:
+        p = num(0) or 0
+        if p > 53:
+            out["_error"] = f"FLOAT({p}) precision out of range 0..53"
+        elif p > 24:
+            w = "DOUBLE"
+    elif w in ("FLOAT", "DOUBLE") and len(args) == 2:
+        out["precision"], out["scale"] = num(0), num(1)
+    elif w == "DECIMAL":
+        out["precision"] = num(0) if args else 10
+        out["scale"] = num(1) if len(args) > 1 else 0
+    elif w in _TEMPORAL_FSP:
+        out["fsp"] = num(0) if args else 0
+    elif w in ("CHAR", "BINARY", "VARCHAR", "VARBINARY", "BIT"):
+        out["length"] = num(0) if args else (None if w in ("VARCHAR", "VARBINARY") else 1)
+    elif w in ("TEXT", "BLOB") and args:
+        out["_blob_len"] = num(0)
+    elif w in _INT_TYPES and args and (num(0) or 0) > 255:
+        # the display width is not kept, but the server refuses one beyond 255
+        # (ER_TOO_BIG_DISPLAYWIDTH)
+        out["_error"] = f"{w}({args[0]}): display width out of range (max 255)"
+    elif w in ("ENUM", "SET"):
+        out["members"] = tuple(_CONVERT_MEMBER.sub("", m) for m in args)
+    out["type"] = w
+    return out
+
+
+def _blob_type_for(base: str, n: int, mbmax: int) -> str:
+    nb = n * mbmax
+    for prefix, limit in _MAX_BLOB.items():
+        if nb <= limit:
+            return prefix + base
+    return "LONG" + base

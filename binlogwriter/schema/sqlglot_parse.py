@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from binlogwriter.schema.model import Key, KeyPart
+from binlogwriter.schema.keys import Key, KeyPart
 from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are ours to report

@@ -9,6 +9,7 @@ import uuid as uuidlib
 import click
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.plugins import PluginMissing
 from binlogwriter.serve.auth import CACHING_SHA2, NATIVE, Credentials
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.pacing import parse_rate
@@ -91,7 +92,7 @@ def serve(sources: tuple[str, ...], generate_spec: str | None, size: str | None,
             heartbeat_version=None if heartbeat_version == "auto" else int(heartbeat_version),
             default_heartbeat_ns=int(heartbeat_period * 1e9), max_clients=max_clients)
         server = Server(config).start()
-    except (BinlogError, ValueError, OSError) as exc:  # OptionError is a BinlogError
+    except (BinlogError, ValueError, OSError, PluginMissing) as exc:  # OptionError is a BinlogError
         click.echo(f"binlogwriter serve: error: {exc}", err=True)
         sys.exit(2)
     config.identity.port = server.port

@@ -27,151 +27,31 @@ from __future__ import annotations
 
 import select
 import socket
-import struct
 import time
 import zlib
-from dataclasses import dataclass
 
-from binlogwriter.errors import DecodeError
-from binlogwriter.events import HeartbeatEvent, HeartbeatV2Event, RotateEvent, decode_event, encode_event
-from binlogwriter.format import Checksum, EventType, version_tuple
-from binlogwriter.serve.binlogs import GTID_TYPES, BinlogFile, BinlogSet, gtid_of
-from binlogwriter.serve.framing import chunks
-from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
+from binlogwriter.events import HeartbeatEvent, HeartbeatV2Event, RotateEvent, encode_event
+from binlogwriter.format import Checksum, version_tuple
+from binlogwriter.serve.binlogs import BinlogFile, BinlogSet
+from binlogwriter.serve.dump_files import FileSendingMixin
+from binlogwriter.serve.dump_request import (
+    _FDE_CREATED_AT,
+    ARTIFICIAL_F,
+    ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    IN_USE_F,
+    SEND_ANNOTATE_ROWS,
+    DumpError,
+    DumpRequest,
+    _GtidFilter,
+    parse_dump,
+    parse_dump_gtid,
+)
+from binlogwriter.serve.gtid import MariadbState
 from binlogwriter.serve.pacing import Pacer
-from binlogwriter.serve.protocol import MAX_PAYLOAD, PacketIO, eof_packet, err_packet, frame
+from binlogwriter.serve.protocol import PacketIO, eof_packet, err_packet, frame
 from binlogwriter.serve.session import Session
 
 __all__ = ["DumpRequest", "DumpError", "stream", "parse_dump", "parse_dump_gtid"]
-
-
-NON_BLOCK = 0x01
-SEND_ANNOTATE_ROWS = 0x02
-THROUGH_GTID = 0x04
-ARTIFICIAL_F = 0x0020
-IN_USE_F = 0x0001
-ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
-_FDE_CREATED_AT = 19 + 2 + 50
-_HEAD = struct.Struct("<I")
-_MARIA_STANDALONE = 0x01
-_TXN_TYPES = frozenset((EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT,
-                        EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT))
-
-
-class DumpError(Exception):
-    """The dump cannot start or continue: sent to the client as ERR 1236."""
-
-
-@dataclass
-class DumpRequest:
-    file: str
-    pos: int
-    flags: int
-    server_id: int
-    mysql_gtids: MysqlGtidSet | None = None
-
-    @property
-    def blocking(self) -> bool:
-        return not (self.flags & NON_BLOCK) and self.server_id != 0
-
-
-def parse_dump(payload: bytes) -> DumpRequest:
-    """COM_BINLOG_DUMP: pos (4), flags (2), server id (4), file name (rest; NULs ignored)."""
-    if len(payload) < 11:
-        raise DumpError(f"malformed COM_BINLOG_DUMP packet ({len(payload)} bytes)")
-    pos, flags, sid = struct.unpack_from("<IHI", payload, 1)
-    name = payload[11:].rstrip(b"\x00").decode("utf-8", "replace")
-    return DumpRequest(name, pos, flags, sid)
-
-
-def parse_dump_gtid(payload: bytes) -> DumpRequest:
-    """COM_BINLOG_DUMP_GTID: flags (2), server id (4), name length (4), name, pos (8), then the
-    GTID set's length (4) and bytes (Gtid_set::encode, tagged or not). Clients set
-    BINLOG_THROUGH_GTID with it, or not (ZongJi): the set is read when present either way."""
-    try:
-        flags, sid, nlen = struct.unpack_from("<HII", payload, 1)
-        name = payload[11:11 + nlen].decode("utf-8", "replace")
-        (pos,) = struct.unpack_from("<Q", payload, 11 + nlen)
-        at = 19 + nlen
-        gtids = MysqlGtidSet()
-        if len(payload) > at:  # MySQL reads the set whether or not BINLOG_THROUGH_GTID is set
-            (size,) = struct.unpack_from("<I", payload, at)
-            data = payload[at + 4:at + 4 + size]
-            if len(data) != size:
-                raise DumpError(f"COM_BINLOG_DUMP_GTID: GTID set of {size} bytes, {len(data)} present")
-            gtids = MysqlGtidSet.from_binary(data)
-    except struct.error:
-        raise DumpError(f"malformed COM_BINLOG_DUMP_GTID packet ({len(payload)} bytes)") from None
-    return DumpRequest(name.rstrip("\x00"), pos, flags, sid, gtids)
-
-
-class _GtidFilter:
-    """Which event groups a GTID start leaves out (module docstring)."""
-
-    def __init__(self, mysql: MysqlGtidSet | None, mariadb: MariadbState | None) -> None:
-        self.mysql = mysql
-        self.mariadb = mariadb.copy() if mariadb is not None else None
-        self.skipping: str | None = None  # None, "pending" (MySQL, decided by the next event), "one", "txn"
-
-    @property
-    def active(self) -> bool:
-        if self.skipping is not None:
-            return True
-        if self.mysql is not None:
-            return bool(self.mysql)
-        return self.mariadb is not None and bool(self.mariadb.domains)
-
-    def position_pending(self) -> bool:
-        return self.mariadb is not None and bool(self.mariadb.domains)
-
-    def skip(self, data: bytes, fmt) -> bool:
-        t = data[4]
-        if self.skipping is None:
-            if t not in GTID_TYPES:
-                return False
-            g = gtid_of(data, fmt)
-            if not g:
-                return False
-            if g[0] == "mysql":
-                if self.mysql is not None and self.mysql.contains(g[1], g[2], g[3]):
-                    self.skipping = "pending"
-                    return True
-                return False
-            _, domain, server, seq, flags2 = g
-            if self.mariadb is None or domain not in self.mariadb.domains:
-                return False
-            want_server, want_seq = self.mariadb.domains[domain]
-            skip = server != want_server or seq <= want_seq
-            if server == want_server and seq >= want_seq:
-                del self.mariadb.domains[domain]  # position reached in this domain
-            if skip:
-                self.skipping = "one" if flags2 & _MARIA_STANDALONE else "txn"
-            return skip
-        if self.skipping == "pending":
-            if t == EventType.QUERY_EVENT and _query_text(data, fmt) == "BEGIN":
-                self.skipping = "txn"
-            elif t in (EventType.QUERY_EVENT, EventType.TRANSACTION_PAYLOAD_EVENT):
-                self.skipping = None
-            else:
-                self.skipping = "txn"
-            return True
-        if self.skipping == "one":
-            if t in (EventType.QUERY_EVENT, EventType.QUERY_COMPRESSED_EVENT, EventType.XID_EVENT):
-                self.skipping = None
-            return True
-        # "txn": up to and including XID or a COMMIT / ROLLBACK query
-        if t == EventType.XID_EVENT or (t == EventType.QUERY_EVENT
-                                         and _query_text(data, fmt) in ("COMMIT", "ROLLBACK")):
-            self.skipping = None
-        elif t == EventType.XA_PREPARE_LOG_EVENT:
-            self.skipping = None
-        return True
-
-
-def _query_text(data: bytes, fmt) -> str:
-    ev = decode_event(data, fmt, verify_checksum=False)
-    q = getattr(ev, "query", "")
-    return q.strip().upper() if isinstance(q, str) else ""
 
 
 def _with_crc(ev: bytearray, fmt_has_crc: bool) -> bytes:
@@ -180,7 +60,7 @@ def _with_crc(ev: bytearray, fmt_has_crc: bool) -> bytes:
     return bytes(ev)
 
 
-class Streamer:
+class Streamer(FileSendingMixin):
     """One client's dump: sends packets through ``io`` until the end (non-blocking) or until
     the client goes away."""
 
@@ -333,125 +213,6 @@ class Streamer:
                 if self.heartbeat:
                     self._heartbeat(f, at)
                 deadline = time.monotonic() + (self.heartbeat or 3600.0)
-
-    def _send_file(self, f: BinlogFile, start: int) -> int:
-        """Send the complete events of ``f`` from ``start``; returns the position reached."""
-        flt = self.filter if self.filter is not None and self.filter.active else None
-        if flt is None and self.pacer is None:
-            return self._send_file_fast(f, start)
-        return self._send_file_general(f, start, flt)
-
-    def _send_file_fast(self, f: BinlogFile, start: int) -> int:
-        """The unfiltered, unpaced path: framing (framing.py's rule) and packet headers in one
-        loop per block, one ``sendall`` per block. tests/serve/test_dump_fast_path.py proves it
-        sends the bytes the general path sends."""
-        block = self.fast_block
-        skip_annotate = self.skip_annotate
-        sendall = self.sock.sendall
-        unpack_from = _HEAD.unpack_from
-        seq = self.io.seq
-        pos = start
-        carry = b""
-        events = 0
-        with open(f.path, "rb") as fh:
-            fh.seek(start)
-            while True:
-                data = fh.read(block)
-                if not data:
-                    break
-                buf = carry + data if carry else data
-                nb = len(buf)
-                off = 0
-                parts: list = []
-                ap = parts.append
-                while off + 19 <= nb:
-                    ln = unpack_from(buf, off + 9)[0]
-                    end = off + ln
-                    if end > nb:
-                        if ln >= 19:
-                            break
-                        raise DecodeError(f"event_length {ln} is shorter than the 19-byte header",
-                                          file=f.name, offset=pos + off)
-                    if ln < 19:
-                        raise DecodeError(f"event_length {ln} is shorter than the 19-byte header",
-                                          file=f.name, offset=pos + off)
-                    if skip_annotate and buf[off + 4] == 160:
-                        off = end
-                        continue
-                    if ln + 1 < MAX_PAYLOAD:
-                        ap(((ln + 1) | seq << 24).to_bytes(5, "little"))
-                        ap(buf[off:end])
-                        seq = (seq + 1) & 0xFF
-                    else:
-                        packets, seq = frame(b"\x00" + buf[off:end], seq)
-                        ap(packets)
-                    events += 1
-                    off = end
-                if parts:
-                    sendall(b"".join(parts))
-                pos += off
-                carry = buf[off:]
-                if off == 0 and nb >= 19:  # one event larger than the block: read it whole
-                    block = max(block, int.from_bytes(buf[9:13], "little"))
-        self.io.seq = seq
-        self.sent_bytes += pos - start
-        self.sent_events += events
-        return pos
-
-    def _send_file_general(self, f: BinlogFile, start: int, flt: _GtidFilter | None) -> int:
-        pos = start
-        fmt = f.fmt
-        pacer = self.pacer
-        skip_annotate = self.skip_annotate
-        sendall = self.sock.sendall
-        pack = _HEAD.pack
-        with open(f.path, "rb") as fh:
-            for base, buf, bounds in chunks(fh, start, name=f.name,
-                                            block=pacer.block if pacer else (1 << 20)):
-                mv = memoryview(buf)
-                parts: list = []
-                seq = self.io.seq
-                nbytes = 0
-                ntx = 0
-                last = len(bounds) - 1
-                for i in range(last):
-                    a = bounds[i]
-                    b = bounds[i + 1]
-                    t = buf[a + 4]
-                    if flt is not None:
-                        if flt.skip(buf[a:b], fmt):
-                            continue
-                        if not flt.active:
-                            flt = None
-                    if t == 160 and skip_annotate:
-                        continue
-                    if t in _TXN_TYPES:
-                        ntx += 1
-                    n = b - a + 1
-                    if n < MAX_PAYLOAD:
-                        parts.append(pack(n | seq << 24) + b"\x00")
-                        parts.append(mv[a:b])
-                        seq = (seq + 1) & 0xFF
-                    else:
-                        data, seq = frame(b"\x00" + buf[a:b], seq)
-                        parts.append(data)
-                    nbytes += n - 1
-                    if pacer is not None and pacer.due(nbytes, ntx):
-                        sendall(b"".join(parts))
-                        parts = []
-                        pacer.wait(nbytes, ntx)
-                        nbytes = ntx = 0
-                if parts:
-                    sendall(b"".join(parts))
-                if pacer is not None and (nbytes or ntx):
-                    pacer.wait(nbytes, ntx)
-                self.io.seq = seq
-                self.sent_bytes += bounds[-1]
-                self.sent_events += last
-                pos = base + bounds[-1]
-        if flt is None and self.filter is not None and not self.filter.active:
-            self.filter = None
-        return pos
 
 
 def _fde_has_crc(f: BinlogFile, cleared: bytearray) -> bool:

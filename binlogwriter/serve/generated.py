@@ -1,6 +1,9 @@
 """``serve --generate SPEC``: stream a generator run to each client, nothing on disk.
 
-Every dump runs its own generation of the spec (deterministic: every client sees the same
+The run comes from a plugin (entry point ``binlogwriter.streams``, binlogwriter/plugins.py:
+the generators package's ``generators/serve.py``): a :class:`StreamSource` for the spec, and
+per dump a :class:`StreamRun` that writes its transactions into the writer given. Every dump
+runs its own generation of the spec (deterministic: every client sees the same
 bytes) into a :class:`~binlogwriter.writer.BinlogWriter` whose sink keeps the bytes in memory;
 after each transaction the new complete events are framed and sent as from files (fake ROTATE
 and FDE at each new file, the FDE with LOG_EVENT_BINLOG_IN_USE_F cleared). The run is endless,
@@ -19,16 +22,19 @@ from __future__ import annotations
 import os
 import select
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
+from binlogwriter import plugins
+from binlogwriter.format import BinlogFormat
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
 from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.writer import BinlogWriter
 
-__all__ = ["GeneratedBinlogs", "GeneratedStreamer"]
+__all__ = ["GeneratedBinlogs", "GeneratedStreamer", "StreamRun", "StreamSource"]
 
 _MAGIC = b"\xfebin"
 
@@ -62,6 +68,33 @@ class _MemorySink:
         self.segments.clear()
 
 
+class StreamRun(Protocol):
+    """One dump's generation: :meth:`writer_args` (BinlogWriter keyword arguments: basename,
+    server_id, max_binlog_size, start_time, settings), :meth:`start` once the writer is open
+    (the initial state; its DDL and rows when they go into the binlog), then
+    :meth:`transaction` ``i`` for i = 0, 1, …"""
+
+    def writer_args(self) -> dict[str, Any]: ...
+
+    def start(self, writer: BinlogWriter) -> None: ...
+
+    def transaction(self, writer: BinlogWriter, i: int) -> None: ...
+
+
+class StreamSource(Protocol):
+    """A generated stream's identity and limits; :meth:`new_run` per dump (every client sees
+    the same bytes)."""
+
+    fmt: BinlogFormat
+    basename: str
+    server_id: int
+    gtid: str | None
+    limit_size: int | None
+    limit_transactions: int | None
+
+    def new_run(self) -> StreamRun: ...
+
+
 @dataclass
 class _Virtual:
     """What queries report as the served file of a generated stream."""
@@ -78,23 +111,14 @@ class GeneratedBinlogs:
     follow = False
 
     def __init__(self, spec_path: str | os.PathLike, size: int | None) -> None:
-        from generators.engine import Run
-        from generators.spec import Spec, load_spec_file
+        self.source: StreamSource = plugins.load(plugins.STREAMS, "generate")(spec_path, size)
+        self.limit_size = self.source.limit_size
+        self.limit_transactions = self.source.limit_transactions
+        self.fmt = self.source.fmt
+        self.files = [_Virtual(f"{self.source.basename}.000001")]
 
-        data = load_spec_file(spec_path)
-        spec = Spec.from_dict(data)
-        self.limit_size = size if size is not None else (spec.size if "size" in data else None)
-        self.limit_transactions = spec.transactions if size is None and "transactions" in data else None
-        self.spec = replace(spec, size=None) if spec.size is not None else spec
-        probe = Run(self.spec, Path(os.devnull))
-        self.spec = probe.spec  # resolved: GTID source, defaults
-        self.fmt = probe.fmt
-        self.files = [_Virtual(f"{self.spec.basename}.000001")]
-
-    def new_run(self):
-        from generators.engine import Run
-
-        return Run(self.spec, Path(os.devnull))
+    def new_run(self) -> StreamRun:
+        return self.source.new_run()
 
     @property
     def first(self) -> _Virtual:
@@ -114,7 +138,7 @@ class GeneratedBinlogs:
 
     @property
     def server_id(self) -> int:
-        return self.spec.server_id
+        return self.source.server_id
 
     @property
     def checksum_name(self) -> str:
@@ -124,7 +148,7 @@ class GeneratedBinlogs:
         return None
 
     def end_state(self):
-        gtid = self.spec.gtid or "anonymous"
+        gtid = self.source.gtid or "anonymous"
         uuid = None if self.is_mariadb or gtid == "anonymous" else gtid.split(":")[0]
         return MysqlGtidSet(), MariadbState(), uuid
 
@@ -137,19 +161,13 @@ class GeneratedStreamer(Streamer):
         if gb.fmt.footer_size and not self.session.checksum_aware:
             raise DumpError("Slave can not handle replication events with the checksum that master "
                             "is configured to log")
-        from generators.plan import plan_transaction
-
         run = gb.new_run()
-        s = run.spec
         sink = _MemorySink()
-        # Run's helpers are the engine's own steps (generators/engine.py Run.run), driven here
+        # the plugin's run (generators/serve.py: the engine's own steps) drives the writer
         # transaction by transaction into an in-memory sink instead of files
-        writer = BinlogWriter(Path(os.devnull), run.fmt, basename=s.basename, server_id=s.server_id,
-                              max_binlog_size=s.max_binlog_size, start_time=s.start_time,
-                              settings=run._settings(), write_index=False, sink=sink)
-        for rt in run.rows:
-            rt.load_initial(run._initial_keys(rt))
-        self._start_file = self.req.file or f"{s.basename}.000001"
+        writer = BinlogWriter(Path(os.devnull), gb.fmt, write_index=False, sink=sink, **run.writer_args())
+        basename = writer.basename
+        self._start_file = self.req.file or f"{basename}.000001"
         self._start_pos = max(4, self.req.pos) if self.req.file else 4
         self._reached = self.filter is not None or not self.req.file
         self._sink = sink
@@ -158,18 +176,15 @@ class GeneratedStreamer(Streamer):
         self._offset = 4
         self._total = 0
         writer.open()
-        if s.ddl_in_binlog:
-            run._initial_in_binlog(writer)
+        run.start(writer)
         self._flush()
-        n = len(run.rows)
         i = 0
         while True:
             if gb.limit_transactions is not None and i >= gb.limit_transactions:
                 break
             if gb.limit_size is not None and self._total >= gb.limit_size:
                 break
-            plan = plan_transaction(s, n, i)
-            run.transaction(writer, plan, run._apply(plan))
+            run.transaction(writer, i)
             i += 1
             self._flush()
         writer.close()

@@ -22,6 +22,11 @@ is binary, unknown or has no Python codec); BINARY/VARBINARY/BLOB ``bytes``; ENU
 (``int`` when members are unknown); SET ``frozenset[str]`` (``int`` when unknown); JSON
 ``dict``/``list``/scalars (see json_binary); GEOMETRY ``Geometry``. SQL NULL is ``None``;
 a column missing from a partial image is ``ABSENT``.
+
+Each type family (integer, floating, decimal, bit, year, date, time, datetime, timestamp,
+char, blob, enum_set, json, geometry, inet_uuid) has one module here holding its codecs,
+its binlog type and metadata, its mysqlbinlog text, its ground-truth form and its Arrow
+type; ``values/families.py`` is their registry (docs/adding-a-type.md).
 """
 
 from __future__ import annotations

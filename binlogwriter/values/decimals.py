@@ -1,4 +1,5 @@
-"""NEWDECIMAL (type 246): ``decimal2bin`` / ``bin2decimal`` (values.md §3).
+"""NEWDECIMAL (type 246) binary format: ``decimal2bin`` / ``bin2decimal`` (values.md §3); the
+codec and the family's other faces are in values/decimal.py.
 
 Python type: ``decimal.Decimal``. Decoding gives exactly ``scale`` fraction digits
 (``DECIMAL(7,3)`` → ``Decimal('-10.550')``). Encoding takes ``Decimal``, ``int`` or ``float``
@@ -15,23 +16,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-import construct as cs
 import numpy as np
 
-from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import (
-    Bound,
-    Codec,
-    Fixed,
     be_bytes,
-    decode_error,
-    describe,
-    register,
-    value_error,
 )
-from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["DecimalCodec", "decimal_size", "encode_decimal", "decode_decimal", "DecimalError",
+__all__ = ["decimal_size", "encode_decimal", "decode_decimal", "DecimalError",
            "scaled_decimal", "pack_decimal_array"]
 
 DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4)
@@ -216,53 +207,3 @@ def decode_decimal(buf: Any, pos: int, precision: int, scale: int) -> tuple[Deci
     if scale:
         text += f".{frac:0{scale}d}"
     return Decimal(text), end
-
-
-@register
-class DecimalCodec(Codec):
-    """NEWDECIMAL (246): metadata ``[precision, scale]``, value ``decimal2bin`` (values.md §3)."""
-
-    type_codes = (246,)
-    meta_layout = cs.Struct("precision" / cs.Int8ul, "scale" / cs.Int8ul)
-
-    def bind(self, col: ColumnDesc) -> Bound:
-        m = self.parse_meta(col)
-        p, s = m.precision, m.scale
-        if s > p or p == 0:
-            raise SchemaError(f"DECIMAL metadata precision {p}, scale {s} is impossible"
-                              f" - at {col.table}.{col.name}")
-        sql = f"DECIMAL({p},{s})" + (" UNSIGNED" if col.unsigned else "")
-        size = decimal_size(p, s)
-        unsigned = col.unsigned
-
-        def encode(value: Any) -> bytes:
-            if isinstance(value, Decimal):
-                d = value
-            elif isinstance(value, int) and not isinstance(value, bool):
-                d = Decimal(value)
-            elif isinstance(value, float):
-                d = Decimal(repr(value))
-            else:
-                raise value_error(col, sql, f"needs a Decimal, int or float, got {describe(value)}")
-            try:
-                negative, scaled = scaled_decimal(d, p, s)
-            except DecimalError as exc:
-                raise value_error(col, sql, str(exc)) from None
-            if negative and unsigned:
-                raise value_error(col, sql, f"UNSIGNED column cannot hold negative {value}")
-            return _pack(negative, scaled, p, s)
-
-        def decode(buf: Any, pos: int) -> tuple[Decimal, int]:
-            try:
-                return decode_decimal(buf, pos, p, s)
-            except ValueError as exc:
-                raise decode_error(col, f"{sql}: {exc}") from None
-
-        def encode_array(kind: str, data: Any, meta: Any) -> list | None:
-            # "dec": int64 units at this column's scale
-            if kind != "dec" or meta != s or (unsigned and len(data) and int(data.min()) < 0):
-                return None
-            out = pack_decimal_array(data, p, s)
-            return None if out is None else [Fixed(out)]
-
-        return Bound(col, sql, encode, decode, size, "Decimal", encode_array=encode_array)

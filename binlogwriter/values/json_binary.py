@@ -40,12 +40,8 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-import construct as cs
-
-from binlogwriter.values._common import Bound, Codec, decode_error, describe, register, value_error
-from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.decimals import _pack, decode_decimal, scaled_decimal
-from binlogwriter.values.temporal import (
+from binlogwriter.values._common import describe
+from binlogwriter.values._temporal import (
     _datetime_fields,
     _Reject,
     _time_us,
@@ -56,9 +52,8 @@ from binlogwriter.values.temporal import (
     time_from_packed,
     time_packed,
 )
+from binlogwriter.values.decimals import _pack, decode_decimal, scaled_decimal
 from binlogwriter.values.types import (
-    JSON_NULL,
-    JSON_NULL_EMPTY,
     JsonDecimal,
     JsonNull,
     JsonOpaque,
@@ -69,7 +64,7 @@ from binlogwriter.values.types import (
     MysqlTime,
 )
 
-__all__ = ["JsonCodec", "encode_json", "decode_json", "JsonEncodeError", "MAX_DEPTH"]
+__all__ = ["encode_json", "decode_json", "JsonEncodeError", "MAX_DEPTH"]
 
 SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0x00, 0x01, 0x02, 0x03
 LITERAL, INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE, STRING, OPAQUE = (
@@ -507,67 +502,3 @@ def decode_json(doc: bytes | memoryview) -> Any:
         raise ValueError(f"bad binary JSON: {exc}") from None
     except (IndexError, struct.error) as exc:
         raise ValueError(f"bad binary JSON: truncated ({exc})") from None
-
-
-@register
-class JsonCodec(Codec):
-    """JSON (245): metadata = length bytes (4); value = LE length + binary JSON (values.md §7)."""
-
-    type_codes = (245,)
-    meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
-
-    def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            from binlogwriter.errors import SchemaError
-
-            raise SchemaError(f"JSON metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
-        sql = "JSON"
-        limit = (1 << (8 * lb)) - 1
-
-        def encode(value: Any) -> bytes:
-            try:
-                doc = encode_json(value)
-            except JsonEncodeError as exc:
-                raise value_error(col, sql, str(exc)) from None
-            except RecursionError:
-                raise value_error(col, sql, f"document is deeper than {MAX_DEPTH}") from None
-            if len(doc) > limit:
-                raise value_error(col, sql, f"holds {limit} bytes, got {len(doc)}")
-            return len(doc).to_bytes(lb, "little") + doc
-
-        def decode(buf: Any, pos: int) -> tuple[Any, int]:
-            start = pos + lb
-            if start > len(buf):
-                raise decode_error(col, f"JSON length needs {lb} bytes at {pos}")
-            n = int.from_bytes(buf[pos:start], "little")
-            end = start + n
-            if end > len(buf):
-                raise decode_error(col, f"JSON value of {n} bytes at {start} runs past the end ({len(buf)})")
-            if n == 0:
-                return JSON_NULL_EMPTY, end
-            try:
-                v = decode_json(memoryview(buf)[start:end] if not isinstance(buf, memoryview) else buf[start:end])
-            except ValueError as exc:
-                raise decode_error(col, f"JSON at {start}: {exc}") from None
-            doc = bytes(buf[start:end])
-            tv = type(v)
-            if tv is dict or tv is list:
-                # an object / array keeps the bytes read: a document not in its shortest form
-                # (MySQL's in-place updates leave unused space) encodes back to them; checked
-                # when encoding, not here (reading stays one decode per value)
-                v = JsonKeptObject(v) if tv is dict else JsonKeptArray(v)
-                v.binary = doc
-                return v, end
-            try:
-                canonical = encode_json(v) == doc
-            except (JsonEncodeError, RecursionError):
-                canonical = False
-            if not canonical:  # a scalar document in a longer form: no server writes one
-                from binlogwriter.layouts.control import NonCanonical
-
-                where = ".".join(p for p in (col.table, col.name) if p)
-                raise NonCanonical(f"{where}: JSON scalar at {start} is not in its shortest form")
-            return (JSON_NULL if v is None else v), end
-
-        return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …")

@@ -1,6 +1,7 @@
 """Type code -> codec registry and the cached column binding (values.md §1).
 
-Importing this module imports every codec module, which registers its codecs.
+Importing this module imports every type family (values/families.py), whose codec modules
+register their codecs.
 """
 
 from __future__ import annotations
@@ -8,10 +9,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.values import decimals, json_binary, numeric, strings, temporal  # noqa: F401
+from binlogwriter.values import families  # noqa: F401 - registers every family's codecs
 from binlogwriter.values._common import REGISTRY, Bound, Codec, type_name
+from binlogwriter.values._strings import string_real_type
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.strings import string_real_type
 
 __all__ = ["codec_for", "bind_column", "REGISTRY"]
 

@@ -15,7 +15,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values.temporal import _EPOCH
+from binlogwriter.values._temporal import _EPOCH
 
 __all__ = ["fast_temporal_decoder"]
 

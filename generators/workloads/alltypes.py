@@ -14,8 +14,8 @@ ENUM '' (index 0, 9), empty SET, JSON scalars and empty containers.
 from __future__ import annotations
 
 from generators.spec import Spec
-from generators.workloads import TableDef, WorkloadDef
 from generators.workloads._ddl import create_table, parse_one
+from generators.workloads.base import TableDef, WorkloadDef
 
 
 def _int_cols() -> list[tuple[str, str]]:

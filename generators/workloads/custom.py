@@ -13,7 +13,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import parse_tables
 from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
-from generators.workloads import TableDef, WorkloadDef
+from generators.workloads.base import TableDef, WorkloadDef
 
 
 def split_statements(sql: str) -> list[str]:

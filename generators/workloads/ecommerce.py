@@ -18,8 +18,8 @@ import numpy as np
 from generators.hashing import hash64, hash64_array, salt
 from generators.spec import ColumnGen, Spec
 from generators.values import Vec, column_generator, column_vector_generator
-from generators.workloads import TableDef, WorkloadDef
 from generators.workloads._ddl import create_table, parse_one
+from generators.workloads.base import TableDef, WorkloadDef
 
 LINES = 16  # order_items keys per order
 

@@ -9,8 +9,8 @@ same ``id`` (template ``oltp_write_only``; with ``--mix`` the generic mix instea
 from __future__ import annotations
 
 from generators.spec import ColumnGen, Spec
-from generators.workloads import TableDef, WorkloadDef
 from generators.workloads._ddl import create_table, parse_one
+from generators.workloads.base import TableDef, WorkloadDef
 
 
 def sysbench(spec: Spec) -> WorkloadDef:

@@ -79,9 +79,9 @@ def test_sysbench_style_statements() -> None:
 @settings(max_examples=60, deadline=None)
 @given(_case())
 def test_fast_literals_are_sql_literal(case) -> None:
-    """The translate-quoted text literals of statement_text are exactly truth.sql_literal's."""
+    """The translate-quoted text literals of statement_text are exactly columns.sql_literal's."""
+    from generators.columns import sql_literal
     from generators.statement_text import literal
-    from generators.truth import sql_literal
 
     flavor, t, before, _ = case
     for row in before:

@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import generators.changes_arrow as ca
 import generators.changes_truth as ct
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Column
@@ -99,7 +100,7 @@ def test_ascii_columns_are_their_canonical_values(data: np.ndarray, typ: str, nu
     nulls = None if null_seed == 0 else (np.arange(n) % (null_seed + 1) == 0)
     col = Column("c", typ, length=12, nullable=True)
     values = ColumnArray("ascii", data, nulls)
-    arr, texts = ct._typed_array(col, "mysql80", values)
+    arr, texts = ca._typed_array(col, "mysql80", values)
     render = column_renderer(col, "mysql80")
     assert texts == {}
     assert arr.type == pa.string()

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
+from binlogwriter.values.json_text import _mysql_json_slow
 from generators.spec import ColumnGen
 from generators.values import (
-    _mysql_json_slow,
     column_generator,
     column_vector_generator,
     key_generator,

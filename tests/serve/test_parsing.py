@@ -10,7 +10,8 @@ import pytest
 from binlogwriter.serve.dump import DumpError, parse_dump, parse_dump_gtid
 from binlogwriter.serve.gtid import GtidParseError, MariadbState, MysqlGtidSet
 from binlogwriter.serve.pacing import parse_rate
-from binlogwriter.serve.queries import _filter_like, _split_top, _strip_comments
+from binlogwriter.serve.queries import _strip_comments
+from binlogwriter.serve.query_errors import _filter_like, _split_top
 
 U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 U2 = "4e11fa47-71ca-11e1-9e33-c80aa9429562"

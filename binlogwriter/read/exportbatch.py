@@ -1,0 +1,284 @@
+"""Record batches of one table definition for the columnar export (issue 11): rows events
+buffered as their rows bytes, then decoded column by column, many rows at once, into Arrow
+buffers (:mod:`binlogwriter.read.arrowcols`), or through the reference path — the compiled
+row decoders' Python values (:mod:`binlogwriter.read.rowdecode`) and ``pa.array`` — when the
+columnar decoders decline; the reference also gives the located error for malformed input.
+``tests/test_export_columnar_props.py`` asserts both give the same batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from binlogwriter.errors import DecodeError
+from binlogwriter.format import type_name
+from binlogwriter.layouts.control import NonCanonical
+from binlogwriter.layouts.rows import DELETE_TYPES
+from binlogwriter.read.arrowcols import (
+    PAD,
+    Fallback,
+    arrow_type,
+    column_layout,
+    converter,
+    safe_array,
+    walk_image,
+)
+from binlogwriter.read.arrowfamilies import ColumnBuilder
+from binlogwriter.read.changes import TableInfo
+from binlogwriter.values.base import ColumnDesc
+
+__all__ = ["arrow_schema", "TableBuffer"]
+
+_OPNAMES = ("insert", "update", "delete")
+
+
+def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
+    """op, gtid, file, pos, timestamp, then before.<c> and after.<c> for every column."""
+    fields = [pa.field("op", pa.string()), pa.field("gtid", pa.string()), pa.field("file", pa.string()),
+              pa.field("pos", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC"))]
+    types = [arrow_type(c) for c in cols]
+    fields += [pa.field(f"before.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
+    fields += [pa.field(f"after.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
+    return pa.schema(fields)
+
+
+class TableBuffer:
+    """Rows events of one table definition waiting to become a record batch: their rows
+    bytes and where they come from, decoded when the batch is made."""
+
+    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts")
+
+    def __init__(self, info: TableInfo, columnar: bool) -> None:
+        self.info = info
+        self.schema = arrow_schema(info.cols)
+        self.columnar = columnar
+        self._builders: list[ColumnBuilder] | None = None
+        self._layouts: list | None = None
+        self.clear()
+
+    def clear(self) -> None:
+        self.events: list[tuple] = []  # (plan, type code, rows bytes, gtid, file, pos, timestamp)
+        self.nbytes = 0
+
+    def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int) -> None:
+        self.events.append((plan, t, rows, gtid, name, offset, ts))
+        self.nbytes += len(rows)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def batch(self) -> pa.RecordBatch:
+        """The record batch of the buffered events (columnar decoders, or the reference
+        path when they decline or the input is malformed: it raises the located error)."""
+        try:
+            if not self.columnar:
+                raise Fallback
+            out = self._columnar()
+        except Fallback:
+            out = self._reference()
+        except Exception:  # noqa: BLE001 - malformed input: the reference path locates it
+            out = self._reference()
+        self.clear()
+        return out
+
+    # -- the reference: the compiled row decoders' Python values, then pa.array ----------------
+    def _reference(self) -> pa.RecordBatch:
+        info = self.info
+        types = [arrow_type(c) for c in info.cols]
+        convs = [converter(c, t) for c, t in zip(info.cols, types, strict=True)]
+        none = (None,) * len(info.cols)
+        befores: list[tuple] = []
+        afters: list[tuple] = []
+        kinds: list[int] = []
+        for plan, t, rows, _gtid, name, offset, _ts in self.events:
+            start = len(befores)
+            try:
+                n, pos, img = len(rows), 0, plan.bfull
+                if plan.after is not None:
+                    aimg = plan.afull
+                    while pos < n:
+                        v, _, pos = img(rows, pos)
+                        befores.append(v)
+                        v, _, pos = aimg(rows, pos)
+                        afters.append(v)
+                else:
+                    mine, other = (befores, afters) if t in DELETE_TYPES else (afters, befores)
+                    while pos < n:
+                        v, _, pos = img(rows, pos)
+                        mine.append(v)
+                    other.extend([none] * (len(mine) - len(other)))
+            except DecodeError as exc:
+                raise exc.located(file=name, offset=offset, event_type=type_name(t),
+                                  path=f"{info.database}.{info.table}") from None
+            except (ValueError, IndexError) as exc:
+                raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
+                                  event_type=type_name(t)) from None
+            except NonCanonical as exc:  # BinlogReader keeps such an event raw: no changes to export
+                raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
+                                  offset=offset, event_type=type_name(t)) from None
+            kinds.append(len(befores) - start)
+        counts = np.array(kinds, dtype=np.int64)
+        rows_ev = np.repeat(np.arange(len(counts)), counts)
+        arrays = self._meta(rows_ev)
+        for images in (befores, afters):
+            columns = list(zip(*images, strict=True)) if len(rows_ev) else [()] * len(types)
+            for vals, typ, conv in zip(columns, types, convs, strict=True):
+                if conv is not None:
+                    vals = [None if v is None else conv(v) for v in vals]
+                arrays.append(safe_array(vals, typ))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _meta(self, rows_ev: np.ndarray) -> list[pa.Array]:
+        """op, gtid, file, pos, timestamp of each row (``rows_ev``: its event's index)."""
+        ev = self.events
+        take = pa.array(rows_ev, type=pa.int64())
+        kind = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
+                        dtype=np.int64)
+        return [pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind[rows_ev], type=pa.int64())),
+                pa.array([e[3] for e in ev], type=pa.string()).take(take),
+                pa.array([e[4] for e in ev], type=pa.string()).take(take),
+                pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
+                pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
+                .cast(pa.timestamp("s", tz="UTC"))]
+
+    # -- the columnar decoders (binlogwriter.read.arrowcols) ------------------------------------
+    def _columnar(self) -> pa.RecordBatch:
+        cols = self.info.cols
+        if self._builders is None:
+            self._layouts, self._builders = _column_builders(cols)
+            if self._builders is None:
+                self.columnar = False
+                raise Fallback
+        ev = self.events
+        raw = b"".join(e[2] for e in ev)
+        buf = np.frombuffer(raw + bytes(PAD), dtype=np.uint8)
+        lens = np.fromiter((len(e[2]) for e in ev), dtype=np.int64, count=len(ev))
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        groups: dict[int, list[int]] = {}
+        for i, e in enumerate(ev):
+            groups.setdefault(id(e[0]), []).append(i)
+        blocks: list[tuple] = []
+        for members in groups.values():
+            plan, t = ev[members[0]][0], ev[members[0]][1]
+            idx = np.array(members, dtype=np.int64)
+            self._group(buf, raw, idx, starts[idx], ends[idx], plan, t, blocks)
+        ev_all = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        m_all = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        perm = np.lexsort((m_all, ev_all))
+        n = len(perm)
+        arrays = self._meta(ev_all[perm])
+        # each block's rows land at their sorted places (``dest``); absent: zeros, not valid
+        dest = np.empty(n, dtype=np.int64)
+        dest[perm] = np.arange(n, dtype=np.int64)
+        places, at = [], 0
+        for b in blocks:
+            places.append(dest[at:at + len(b[0])])
+            at += len(b[0])
+        for side in (2, 3):
+            for i, builder in enumerate(self._builders):
+                start = size = valid = None
+                for b, where in zip(blocks, places, strict=True):
+                    part = b[side].get(i) if b[side] is not None else None
+                    if part is None:
+                        continue
+                    if start is None:
+                        start, size = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+                        valid = np.zeros(n, dtype=bool)
+                    start[where], size[where], valid[where] = part
+                if start is None:
+                    arrays.append(pa.nulls(n, type=builder.typ))
+                else:
+                    arrays.append(builder.build(buf, raw, start, size, valid))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _group(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, s: np.ndarray, e: np.ndarray, plan: Any,
+               t: int, blocks: list) -> None:
+        """Blocks ``(events, row numbers, before spans, after spans)`` of the events of one
+        rows plan: image k of every event at once, while many events still have rows."""
+        layouts = self._layouts
+        update = plan.after is not None
+        bidx = [i for i, p in enumerate(plan.present) if p]
+        aidx = [i for i, p in enumerate(plan.after) if p] if update else []
+        delete = t in DELETE_TYPES
+        cur = s.copy()
+        m = 0
+        while True:
+            a = np.flatnonzero(cur < e)
+            if not len(a):
+                return
+            if m >= 4 and len(a) <= 8:  # a few long events: their image starts walked in Python
+                self._long(buf, raw, ev[a], cur[a], e[a], m, plan, bidx, aidx, delete, blocks)
+                return
+            p0, lim = cur[a], e[a]
+            p1, first = walk_image(buf, p0, lim, bidx, layouts)
+            second = None
+            if update:
+                if (p1 >= lim).any():
+                    raise Fallback
+                p1, second = walk_image(buf, p1, lim, aidx, layouts)
+            if (p1 <= p0).any():
+                raise Fallback
+            cur[a] = p1
+            rows = np.full(len(a), m, dtype=np.int64)
+            if update:
+                blocks.append((ev[a], rows, first, second))
+            else:
+                blocks.append((ev[a], rows, first, None) if delete else (ev[a], rows, None, first))
+            m += 1
+
+    def _long(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, cur: np.ndarray, e: np.ndarray, m0: int,
+              plan: Any, bidx: list, aidx: list, delete: bool, blocks: list) -> None:
+        update = plan.after is not None
+        bimg, aimg = plan.bimg, plan.aimg
+        bs, as_, ends, evs, ms, lims = [], [], [], [], [], []
+        for k in range(len(ev)):
+            pos, end, m = int(cur[k]), int(e[k]), m0
+            while pos < end:
+                bs.append(pos)
+                _, _, pos = bimg(raw, pos)
+                if update:
+                    if pos >= end:
+                        raise Fallback
+                    as_.append(pos)
+                    _, _, pos = aimg(raw, pos)
+                ends.append(pos)
+                evs.append(int(ev[k]))
+                ms.append(m)
+                lims.append(end)
+                m += 1
+            if pos != end:
+                raise Fallback
+        lim = np.array(lims, dtype=np.int64)
+        p1, first = walk_image(buf, np.array(bs, dtype=np.int64), lim, bidx, self._layouts)
+        second = None
+        if update:
+            if not np.array_equal(p1, np.array(as_, dtype=np.int64)):
+                raise Fallback
+            p1, second = walk_image(buf, p1, lim, aidx, self._layouts)
+        if not np.array_equal(p1, np.array(ends, dtype=np.int64)):
+            raise Fallback
+        evs_a, ms_a = np.array(evs, dtype=np.int64), np.array(ms, dtype=np.int64)
+        if update:
+            blocks.append((evs_a, ms_a, first, second))
+        else:
+            blocks.append((evs_a, ms_a, first, None) if delete else (evs_a, ms_a, None, first))
+
+
+_BUILDERS: dict[tuple, tuple] = {}
+
+
+def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
+    """(layouts, builders) of a table definition, built once per process (None: a column
+    whose byte layout the walker does not know)."""
+    got = _BUILDERS.get(cols)
+    if got is None:
+        layouts = [column_layout(c) for c in cols]
+        builders = None if any(lay is None for lay in layouts) else [ColumnBuilder(c) for c in cols]
+        if len(_BUILDERS) >= 1024:
+            _BUILDERS.clear()
+        got = _BUILDERS[cols] = (layouts, builders)
+    return got

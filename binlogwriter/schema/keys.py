@@ -1,0 +1,41 @@
+"""Keys of a table (part of the model, binlogwriter/schema/model.py re-exports them): a
+:class:`Key` (PRIMARY / UNIQUE / INDEX) of :class:`KeyPart` s, each a column name and an
+optional prefix length. Kept apart so that the parsers (which produce keys) need not import
+the model (which calls the parser for :meth:`Table.from_sql`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from binlogwriter.errors import SchemaError
+
+__all__ = ["Key", "KeyPart"]
+
+
+@dataclass(frozen=True)
+class KeyPart:
+    """One key part: a column and an optional prefix length in characters (bytes for binary)."""
+
+    column: str
+    prefix: int | None = None
+
+
+@dataclass(frozen=True)
+class Key:
+    """PRIMARY KEY / UNIQUE / other index (format.md §12.1 primary key choice)."""
+
+    kind: str  # "PRIMARY" | "UNIQUE" | "INDEX"
+    parts: tuple[KeyPart, ...]
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        parts = tuple(p if isinstance(p, KeyPart) else
+                      (KeyPart(*p) if isinstance(p, tuple) else KeyPart(p)) for p in self.parts)
+        object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "kind", self.kind.upper())
+        if self.kind not in ("PRIMARY", "UNIQUE", "INDEX"):
+            raise SchemaError(f"unknown key kind {self.kind!r}")
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(p.column for p in self.parts)

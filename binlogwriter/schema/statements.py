@@ -1,0 +1,81 @@
+"""CREATE TABLE text -> :class:`~binlogwriter.schema.spec._TableSpec` (part of
+binlogwriter/schema/parse.py): sqlglot first (:mod:`~binlogwriter.schema.sqlglot_parse`), the
+fallback (:mod:`~binlogwriter.schema.fallback`) for what sqlglot cannot read, the checks on the
+statement text, and errors located at their line. Nothing here builds a Table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema.fallback import _parse_create_fallback
+from binlogwriter.schema.lexer import _sqlglot_lossy, _Tok, _tokenize
+from binlogwriter.schema.spec import _TableSpec
+from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
+
+__all__: list[str] = []
+
+
+def _parse_create(sql: str) -> _TableSpec:
+    """sqlglot first; the own parser where sqlglot fails or would lose information."""
+    toks = _tokenize(sql)
+    if not _sqlglot_lossy(toks, sql):
+        spec = _parse_with_sqlglot(sql)
+        if spec is not None:
+            return spec
+    return _parse_create_fallback(toks)
+
+
+def _check_text(sql: Any) -> None:
+    if not isinstance(sql, str):
+        raise SchemaError(f"expected the text of CREATE TABLE statements, got {type(sql).__name__}")
+
+
+def _check_statement(stmt: Sequence[_Tok]) -> None:
+    """What both parsers would accept silently but no server does: CREATE TEMPORARY TABLE
+    (never written to a row-based binlog) and empty list elements (``(a INT,)``, ``,,``)."""
+    up = [t.upper for t in stmt[:4]]
+    name = "?"
+    words = [t for t in stmt[:8] if t.kind in ("word", "qident")]
+    for j, t in enumerate(words):
+        if t.upper == "TABLE" and t.kind == "word":
+            rest = [w for w in words[j + 1:] if w.upper not in ("IF", "NOT", "EXISTS") or w.kind == "qident"]
+            name = rest[0].text if rest else "?"
+            break
+    if up[:2] == ["CREATE", "TEMPORARY"] or up[:4] == ["CREATE", "OR", "REPLACE", "TEMPORARY"]:
+        t = stmt[1] if up[1] == "TEMPORARY" else stmt[3]
+        raise SchemaError(f"CREATE TEMPORARY TABLE is not supported: a temporary table's changes are not "
+                          f"written to a row-based binlog; use CREATE TABLE - at table {name!r}", pos=t.pos)
+    for i, t in enumerate(stmt):
+        if t.kind != "punct" or t.text != ",":
+            continue
+        prev = stmt[i - 1] if i else None
+        nxt = stmt[i + 1] if i + 1 < len(stmt) else None
+        if nxt is not None and nxt.kind == "punct" and nxt.text == ")":
+            raise SchemaError(f"cannot parse CREATE TABLE: trailing ',' before ')' - at table {name!r}", pos=t.pos)
+        if prev is not None and prev.kind == "punct" and prev.text in "(,":
+            what = "empty list element" if prev.text == "," else "',' right after '('"
+            raise SchemaError(f"cannot parse CREATE TABLE: {what} - at table {name!r}", pos=t.pos)
+
+
+def _locate(e: SchemaError, sql: str, stmt: Sequence[_Tok], source: str | None,
+            always: bool = False) -> SchemaError:
+    """``e`` with the line of the SQL text it is about: its own position, else the (last)
+    definition of the column it names, else the statement's first line."""
+    if e.line is not None:
+        return e.located(file=source)
+    pos = e.pos
+    if pos is None and e.column and stmt:
+        depth = 0
+        for j, t in enumerate(stmt):
+            if t.kind == "punct":
+                depth += {"(": 1, ")": -1}.get(t.text, 0)
+            elif depth == 1 and t.text.lower() == e.column.lower() and j and stmt[j - 1].kind == "punct" \
+                    and stmt[j - 1].text in "(,":
+                pos = t.pos  # the last definition: a duplicate is the second one
+    if pos is None and stmt:
+        pos = stmt[0].pos
+    if pos is None or not (always or source is not None or "\n" in sql.strip()):
+        return e.located(file=source)
+    return e.located(file=source, line=sql.count("\n", 0, pos) + 1)

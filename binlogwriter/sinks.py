@@ -1,0 +1,146 @@
+"""Where a :class:`~binlogwriter.writer.BinlogWriter`'s bytes go: the :class:`Sink` protocol
+and the default :class:`FileSink` (files written as ``<name>.part`` and renamed when complete,
+docs/output.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol
+
+from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
+
+__all__ = ["Sink", "FileSink"]
+
+_TMP_SUFFIX = ".part"
+
+
+class Sink(Protocol):
+    """Where a :class:`BinlogWriter`'s bytes go. The writer drives one file at a time:
+
+    * ``open(name, offset)``: ``offset == 0``: a new file, its header comes next;
+      ``offset > 0``: continue a file another writer suspended at that offset (a writer
+      resumed from a :class:`WriterState`: the bytes before ``offset`` are not written here);
+    * ``write(data)``: append;
+    * ``set_final(pos, data)``: once the file is complete the bytes at file offset ``pos``
+      must read ``data`` — the FDE's ``LOG_EVENT_BINLOG_IN_USE_F``, set while the file is
+      written and cleared when it is complete (format.md §3); given for every file the
+      writer opens or resumes;
+    * ``finish() -> Path``: the file is complete (it ends with ROTATE or STOP);
+    * ``suspend()``: the writer stops mid-file (:meth:`BinlogWriter.suspend`); another one
+      continues it;
+    * ``abort()``: drop what this sink wrote of the file.
+    """
+
+    def open(self, name: str, offset: int) -> None: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def set_final(self, pos: int, data: bytes) -> None: ...
+
+    def finish(self) -> Path: ...
+
+    def suspend(self) -> None: ...
+
+    def abort(self) -> None: ...
+
+
+class FileSink:
+    """The default :class:`Sink`: ``<directory>/<name>``, written as ``<name>.part`` and
+    renamed when complete (docs/output.md). :meth:`suspend` leaves the ``.part`` (flag in use)
+    for the writer that resumes it; that writer's :meth:`open` truncates it to its offset.
+
+    A new file whose final name exists is refused (:class:`OutputExistsError`) unless
+    ``overwrite``. An ``OSError`` (full disk, no permission) removes the ``.part`` and is
+    raised as one :class:`OutputError` naming the file.
+    """
+
+    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False) -> None:
+        self.directory = Path(directory)
+        self.overwrite = overwrite
+        self._fh = None
+        self._name: str | None = None
+        self._final: list[tuple[int, bytes]] = []
+
+    def _part(self) -> Path:
+        return self.directory / (self._name + _TMP_SUFFIX)
+
+    def _failed(self, what: str, exc: OSError) -> OutputError:
+        """Drop the ``.part`` and describe the failure in one line."""
+        path = self._part() if self._name is not None else self.directory
+        self.abort()
+        return OutputError(f"cannot {what} {path}: {exc.strerror or exc}", file=str(path))
+
+    def open(self, name: str, offset: int) -> None:
+        final = self.directory / name
+        part = self.directory / (name + _TMP_SUFFIX)
+        if offset == 0 and not self.overwrite and os.path.lexists(final):
+            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it", file=str(final))
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot create {self.directory}: {exc.strerror or exc}",
+                              file=str(self.directory)) from None
+        if offset == 0:
+            try:
+                fh = open(part, "wb")
+            except OSError as exc:
+                raise OutputError(f"cannot write {part}: {exc.strerror or exc}", file=str(part)) from None
+        else:
+            try:
+                fh = open(part, "r+b")
+            except FileNotFoundError:
+                raise BinlogError(f"cannot resume {name}: {part} does not exist") from None
+            if fh.seek(0, os.SEEK_END) < offset:
+                fh.close()
+                raise BinlogError(f"cannot resume {name} at offset {offset}: {part} is shorter")
+            fh.truncate(offset)
+            fh.seek(offset)
+        self._fh, self._name, self._final = fh, name, []
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._fh.write(data)
+        except OSError as exc:
+            raise self._failed("write", exc) from None
+
+    def set_final(self, pos: int, data: bytes) -> None:
+        self._final.append((pos, data))
+
+    def finish(self) -> Path:
+        fh = self._fh
+        final = self.directory / self._name
+        try:
+            fh.flush()
+            for pos, data in self._final:
+                fh.seek(pos)
+                fh.write(data)
+            fh.close()
+            self._fh = None
+            if not self.overwrite and os.path.lexists(final):  # appeared while we wrote
+                raise FileExistsError(17, "the final name exists; pass overwrite=True to replace it")
+            os.replace(self._part(), final)
+        except FileExistsError as exc:
+            self.abort()
+            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it",
+                                    file=str(final)) from exc
+        except OSError as exc:
+            raise self._failed("write", exc) from None
+        return final
+
+    def suspend(self) -> None:
+        self._fh.close()
+        self._fh = None
+
+    def abort(self) -> None:
+        if self._fh is not None:
+            try:
+                self._fh.close()
+            except OSError:  # buffered bytes that cannot be written any more (full disk)
+                pass
+            self._fh = None
+        if self._name is not None:
+            try:
+                os.unlink(self._part())
+            except FileNotFoundError:
+                pass

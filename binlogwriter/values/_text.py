@@ -1,0 +1,44 @@
+"""Text helpers shared by several families' mysqlbinlog renderers (values/render.py):
+``my_b_write_quoted`` and ``my_b_write_bit`` of sql/log_event_client.cc, and fsp fractions."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["quote_bytes", "bit_string"]
+
+_SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
+_SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
+_ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
+_ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
+_TABLE_MARIADB = {c: f"\\x{c:02x}" for c in range(0x20)}
+_TABLE_MYSQL = {**_TABLE_MARIADB, 0x27: "\\x27", 0x5C: "\\x5c"}
+_UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
+
+
+def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
+    """``my_b_write_quoted``: ``'…'`` with bytes < 0x20 as ``\\xNN``; MariaDB writes ``'`` and
+    ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
+    Non-UTF-8 bytes come back as surrogate escapes.
+
+    Escaping is one ``str.translate`` after decoding: a byte below 0x80 is one character in
+    UTF-8 and never part of a multi-byte sequence, so escaping it before or after decoding
+    gives the same text."""
+    raw = bytes(data)
+    text = raw.decode("utf-8", "surrogateescape")
+    if (_ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL).search(raw) is not None:
+        text = text.translate(_TABLE_MARIADB if family == "mariadb" else _TABLE_MYSQL)
+    return "'" + text + "'"
+
+
+def bit_string(data: bytes | memoryview, nbits: int) -> str:
+    """``my_b_write_bit``: the last ``nbits`` bits of the first ``ceil(nbits / 8)`` bytes,
+    most significant first."""
+    if nbits <= 0:
+        return "b''"
+    value = int.from_bytes(bytes(data[:(nbits + 7) // 8]), "big") & ((1 << nbits) - 1)
+    return f"b'{value:0{nbits}b}'"
+
+
+def _frac(usec: int, dec: int) -> str:
+    return "." + str(usec // 10 ** (6 - dec)).zfill(dec) if dec else ""

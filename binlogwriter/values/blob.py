@@ -1,0 +1,215 @@
+"""The blob family: TINYTEXT TEXT MEDIUMTEXT LONGTEXT TINYBLOB BLOB MEDIUMBLOB LONGBLOB
+(type 252, values.md §6), and the VECTOR type (242, MySQL 9; not a schema type: read only).
+
+Text columns → ``str``, binary → ``bytes`` (values/_strings.py has the charset rules).
+A MariaDB JSON column is a LONGTEXT here too (``ColumnDesc.json_text``: Python JSON values are
+stored as their text). VECTOR (UNVERIFIED layout) → ``list[float]`` of float32 values.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import construct as cs
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.values._common import (
+    Bound,
+    Codec,
+    decode_error,
+    describe,
+    register,
+    value_error,
+)
+from binlogwriter.values._strings import (
+    _BYTES,
+    _length_prefixed,
+    _length_prefixed_many,
+    _Text,
+    text_renderer,
+)
+from binlogwriter.values.base import ColumnDesc
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column
+
+__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
+           "truth_renderer", "arrow_type", "type_text"]
+
+FAMILY = "blob"
+SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
+TYPE_CODES = (252, 242)  # 242 VECTOR: the nearest family (a length-prefixed value), read only
+
+
+_BLOB_NAMES = {1: "TINY", 2: "", 3: "MEDIUM", 4: "LONG"}
+
+
+def _json_text(col: ColumnDesc, sql: str, value: Any) -> str:
+    """A Python JSON value as the text a MariaDB JSON (LONGTEXT) column stores."""
+    import json
+    from decimal import Decimal
+
+    def default(o: Any) -> Any:
+        if isinstance(o, Decimal):
+            return float(o)
+        raise TypeError(f"{type(o).__name__} is not JSON")
+
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=default,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise value_error(col, sql, f"not a JSON value: {exc}") from None
+
+
+@register
+class BlobCodec(Codec):
+    """BLOB/TEXT (252): metadata = number of length bytes 1–4; LE length + bytes (values.md §6)."""
+
+    type_codes = (252,)
+    meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        lb = self.parse_meta(col).length_bytes
+        if not 1 <= lb <= 4:
+            raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+        t = _Text(col)
+        sql = _BLOB_NAMES[lb] + ("TEXT" + t.label() if t.text else "BLOB")
+        limit = (1 << (8 * lb)) - 1
+        read = _length_prefixed(col, sql, lb)
+
+        def encode(value: Any) -> bytes:
+            if col.json_text and not isinstance(value, str | bytes | bytearray | memoryview):
+                value = _json_text(col, sql, value)
+            if len(value) > limit if isinstance(value, (str, *_BYTES)) else False:  # before encoding
+                raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}"
+                                  + (" characters" if isinstance(value, str) else ""))
+            try:
+                data, _ = t.to_bytes(value)
+            except ValueError as exc:
+                raise value_error(col, sql, str(exc)) from None
+            if len(data) > limit:
+                raise value_error(col, sql, f"holds {limit} bytes, got {len(data)}")
+            return len(data).to_bytes(lb, "little") + data
+
+        def encode_many(values: list) -> list | None:
+            # ``lb``-byte length then the bytes (values.md §6); JSON-as-text values go one by one
+            to_bytes = t.to_bytes
+            datas = []
+            for v in values:
+                if col.json_text and not isinstance(v, str | bytes | bytearray | memoryview):
+                    return None
+                try:
+                    data, _ = to_bytes(v)
+                except ValueError:
+                    return None
+                if len(data) > limit:
+                    return None
+                datas.append(data)
+            return _length_prefixed_many(datas, lb)
+
+        def decode(buf: Any, pos: int) -> tuple[Any, int]:
+            data, end = read(buf, pos)
+            return t.from_bytes(data), end
+
+        return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
+
+
+@register
+class VectorCodec(Codec):
+    """VECTOR (242, MySQL 9.0+): 4-byte LE length + float32 LE values (layout UNVERIFIED, values.md §1)."""
+
+    type_codes = (242,)
+    meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        lb = self.parse_meta(col).length_bytes
+        if not 1 <= lb <= 4:
+            raise SchemaError(f"VECTOR metadata must be 1..4 length bytes, got {lb}"
+                              f" - at {col.table}.{col.name}")
+        sql = "VECTOR"
+        read = _length_prefixed(col, sql, lb)
+
+        def encode(value: Any) -> bytes:
+            if not isinstance(value, list | tuple):
+                raise value_error(col, sql, f"needs a list of floats, got {describe(value)}")
+            try:
+                data = struct.pack(f"<{len(value)}f", *value)
+            except (struct.error, OverflowError, TypeError) as exc:
+                raise value_error(col, sql, f"values must be float32: {exc}") from None
+            return len(data).to_bytes(lb, "little") + data
+
+        def decode(buf: Any, pos: int) -> tuple[Any, int]:
+            data, end = read(buf, pos)
+            if len(data) % 4:
+                raise decode_error(col, f"VECTOR value of {len(data)} bytes is not a float32 array")
+            return list(struct.unpack(f"<{len(data) // 4}f", data)), end
+
+        return Bound(col, sql, encode, decode, None, "list[float]")
+
+
+# -- schema -> binlog (values.md §1, §6) ------------------------------------------------
+
+def binlog_type(col: Column, flavor: str = "mysql80") -> int:
+    """BLOB 252 (values.md §1)."""
+    return 252
+
+
+def blob_length_bytes(col: Column, flavor: str = "mysql80") -> int:
+    """Length-prefix width of a TEXT/BLOB/JSON/GEOMETRY value (values.md §6)."""
+    t = col.type
+    for i, prefix in enumerate(("TINY", "", "MEDIUM", "LONG")):
+        if t in (prefix + "TEXT", prefix + "BLOB"):
+            return i + 1
+    return 4
+
+
+def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
+    """The number of length bytes, 1–4 (values.md §6)."""
+    return bytes((blob_length_bytes(col, flavor),))
+
+
+# -- mysqlbinlog text (values/render.py) -------------------------------------------------
+
+def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
+    """Quoted from the stored bytes (values/_strings.py text_renderer); VECTOR has no printer."""
+    if col.type_code == 242:
+        raise ValueError(f"Don't know how to handle column type: 242 meta: {bytes(col.meta).hex()}")
+    return text_renderer(col, family)
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: string for TEXT, binary for
+    BLOB, a list of float32 for VECTOR."""
+    import pyarrow as pa
+
+    if col.type_code == 242:
+        return pa.list_(pa.float32())
+    from binlogwriter.values.registry import bind_column
+
+    return pa.string() if bind_column(col).python_type == "str" else pa.binary()
+
+
+# -- ground truth (docs/output.md "Canonical row form") -----------------------------------
+
+def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
+    """TEXT as is, BLOB as ``0x`` hex."""
+    if col.type.endswith("TEXT"):
+        return str
+    return lambda v: "0x" + bytes(v).hex()
+
+
+_BLOB_TEXT = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT", 4: "LONGBLOB/LONGTEXT"}
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type of BLOB (252) by its length-prefix size; None for the codes
+    mysqlbinlog has no name for (VECTOR); ValueError for an unknown prefix size."""
+    if type_code != 252:
+        return None
+    if meta not in _BLOB_TEXT:
+        raise ValueError(f"!! Unknown BLOB packlen={meta}")
+    return _BLOB_TEXT[meta]

@@ -1,0 +1,190 @@
+"""The datetime family: DATETIME (values.md §4, §4.1): DATETIME2 (18, metadata fsp) and the
+old DATETIME (12, MariaDB "hires" forms when ``ColumnDesc.fsp`` says so).
+
+DATETIME → naive ``datetime.datetime``; ``MysqlDateTime`` when ``datetime`` cannot hold it.
+Encoders take naive ``datetime``, ``MysqlDateTime``, ``date``/``MysqlDate`` (midnight).
+An aware ``datetime`` is refused (DATETIME has no time zone).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import construct as cs
+
+from binlogwriter.values._common import Bound, Codec, decode_error, register
+from binlogwriter.values._temporal import (
+    _DATETIME_HIRES_BYTES,
+    _FSP_LAYOUT,
+    _POW,
+    _check_fsp,
+    _datetime_fields,
+    _frac_decode,
+    _frac_encode,
+    _fsp_frac,
+    _fsp_of,
+    _old_fsp,
+    _short,
+    _wrap,
+    datetime_value,
+)
+from binlogwriter.values._temporal_arrays import _datetime2_array
+from binlogwriter.values._text import _frac as _rfrac
+from binlogwriter.values.base import ColumnDesc
+
+if TYPE_CHECKING:
+    from binlogwriter.schema.model import Column
+
+__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "DateTime2Codec", "OldDateTimeCodec", "binlog_type", "binlog_meta", "renderer",
+           "truth_renderer", "arrow_type", "type_text"]
+
+FAMILY = "datetime"
+SQL_TYPES = ("DATETIME",)
+TYPE_CODES = (18, 12)
+
+
+@register
+class DateTime2Codec(Codec):
+    """DATETIME2 (18): 5 bytes BE ``(ymd << 17 | hms) + 2^39`` + fraction bytes (values.md §4)."""
+
+    type_codes = (18,)
+    meta_layout = _FSP_LAYOUT
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        fsp = _fsp_of(self, col)
+        sql = f"DATETIME({fsp})" if fsp else "DATETIME"
+        size = 5 + (fsp + 1) // 2
+
+        def enc(value: Any) -> bytes:
+            y, m, d, h, mi, s, us = _datetime_fields(value)
+            _check_fsp(us, fsp)
+            ip = ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | s
+            return (ip + 0x8000000000).to_bytes(5, "big") + _frac_encode(us, fsp)
+
+        def decode(buf: Any, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            if end > len(buf):
+                raise _short(col, sql, buf, pos, size)
+            ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
+            if ip < 0:
+                raise decode_error(col, f"{sql} bytes {bytes(buf[pos:end]).hex()} have the sign bit clear")
+            us = _frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
+            ymd = ip >> 17
+            ym = ymd >> 5
+            hms = ip & 0x1FFFF
+            return datetime_value(ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us), end
+
+        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime",
+                     encode_array=_datetime2_array(fsp))
+
+
+@register
+class OldDateTimeCodec(Codec):
+    """Old DATETIME (12): fsp 0 = 8 bytes LE ``YYYYMMDDhhmmss``; MariaDB DATETIME(1–6) hires (§4.1)."""
+
+    type_codes = (12,)
+    meta_layout = cs.Struct()
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        self.parse_meta(col)
+        fsp = _old_fsp(col)
+        sql = f"DATETIME({fsp}) (old format)" if fsp else "DATETIME (old format)"
+        size = _DATETIME_HIRES_BYTES[fsp]
+        p = _POW[fsp]
+
+        def enc(value: Any) -> bytes:
+            y, m, d, h, mi, s, us = _datetime_fields(value)
+            _check_fsp(us, fsp)
+            if fsp == 0:
+                v = ((y * 10000 + m * 100 + d) * 1000000) + h * 10000 + mi * 100 + s
+                return v.to_bytes(8, "little")
+            v = (((((y * 13 + m) * 32 + d) * 24 + h) * 60 + mi) * 60 + s) * p + us // _POW[6 - fsp]
+            return v.to_bytes(size, "big")
+
+        def decode(buf: Any, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            if end > len(buf):
+                raise _short(col, sql, buf, pos, size)
+            if fsp == 0:
+                v = int.from_bytes(buf[pos:end], "little")
+                dpart, tpart = divmod(v, 1000000)
+                return datetime_value(dpart // 10000, dpart // 100 % 100, dpart % 100,
+                                      tpart // 10000, tpart // 100 % 100, tpart % 100, 0), end
+            v = int.from_bytes(buf[pos:end], "big")
+            v, frac = divmod(v, p)
+            v, s = divmod(v, 60)
+            v, mi = divmod(v, 60)
+            v, h = divmod(v, 24)
+            ym, d = divmod(v, 32)
+            y, m = divmod(ym, 13)
+            return datetime_value(y, m, d, h, mi, s, frac * _POW[6 - fsp]), end
+
+        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime")
+
+
+# -- schema -> binlog (values.md §1) ----------------------------------------------------
+
+def binlog_type(col: Column, flavor: str = "mysql80") -> int:
+    """DATETIME2 18 (values.md §1); the old DATETIME (12) is read, not written."""
+    return 18
+
+
+def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
+    """The fsp (values.md §1)."""
+    return bytes((col.fsp or 0,))
+
+
+# -- mysqlbinlog text (values/render.py) -------------------------------------------------
+
+def _fields(v: Any) -> tuple[int, int, int, int, int, int, int]:
+    return (v.year, v.month, v.day, getattr(v, "hour", 0), getattr(v, "minute", 0), getattr(v, "second", 0),
+            getattr(v, "microsecond", 0))
+
+
+def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
+    """Quoted ``'YYYY-MM-DD hh:mm:ss[.fraction]'``: old DATETIME without a fraction, DATETIME2
+    with ``fsp`` digits."""
+    if col.type_code == 12:
+        def dt_old(v: Any) -> str:
+            y, mo, d, h, mi, s, _ = _fields(v)
+            return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}'"
+        return dt_old
+    dec = min(bytes(col.meta)[0], 6)
+    cut = 20 + dec if dec else 19
+
+    def dt2(v: Any) -> str:
+        # digits and "-: ." only: nothing quote_bytes would escape
+        if type(v) is _dt.datetime:  # isoformat: 4-digit year, 6 fraction digits, cut to fsp
+            return "'" + v.isoformat(" ", "microseconds")[:cut] + "'"
+        y, mo, d, h, mi, s, us = _fields(v)
+        return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_rfrac(us, dec)}'"
+    return dt2
+
+
+# -- exports and typed truth (read/export.py) --------------------------------------------
+
+def arrow_type(col: ColumnDesc) -> Any:
+    """The Arrow type of the values in exports and typed truth: timestamp in microseconds."""
+    import pyarrow as pa
+
+    return pa.timestamp("us")
+
+
+# -- ground truth (docs/output.md "Canonical row form") -----------------------------------
+
+
+def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
+    """``YYYY-MM-DD hh:mm:ss`` with all fsp digits, as the server prints it."""
+    fsp = col.fsp or 0
+
+    def datetime_text(v: Any) -> str:
+        return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+                + _fsp_frac(v.microsecond, fsp))
+    return datetime_text
+
+
+def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
+    """The ``-vv`` comment type: ``DATETIME``, or ``DATETIME(fsp)`` for DATETIME2."""
+    return "DATETIME" if type_code == 12 else f"DATETIME({meta})"

@@ -1,0 +1,64 @@
+"""MySQL's JSON text form (docs/output.md: keys by length then bytes, ", " and ": "): the
+canonical ground-truth text of a JSON value (values/json.py truth_renderer, generators)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["mysql_json_text"]
+
+
+def _json_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+_JSON_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False).encode
+_JSON_PLAIN = (str, int, float, bool, type(None))
+
+
+def _mysql_order(v: Any) -> Any:
+    """``v`` with every object's keys in MySQL's order (by length, then bytes); TypeError
+    for anything :func:`_mysql_json_slow` would not print the same way through ``json``."""
+    t = type(v)
+    if t is dict:
+        if any(type(k) is not str for k in v):
+            raise TypeError
+        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
+        return {k: _mysql_order(v[k]) for k in keys}
+    if t is list or t is tuple:
+        return [_mysql_order(x) for x in v]
+    if t in _JSON_PLAIN:
+        return v
+    raise TypeError
+
+
+def mysql_json_text(v: Any) -> str:
+    """A JSON document as MySQL prints it (``JSON_TYPE``-normalised text): one ``json``
+    encoder call over the document with its keys reordered (same text as the
+    element-by-element printer, which handles anything else)."""
+    try:
+        return _JSON_DUMPS(_mysql_order(v))
+    except (TypeError, ValueError, RecursionError):
+        return _mysql_json_slow(v)
+
+
+def _mysql_json_slow(v: Any) -> str:
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return _json_str(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_mysql_json_slow(x) for x in v) + "]"
+    if isinstance(v, dict):
+        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
+        return "{" + ", ".join(f"{_json_str(k)}: {_mysql_json_slow(v[k])}" for k in keys) + "}"
+    raise TypeError(f"not a JSON value: {v!r}")

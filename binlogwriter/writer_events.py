@@ -1,0 +1,158 @@
+"""The events a :class:`~binlogwriter.writer.BinlogWriter` makes itself (part of
+binlogwriter/writer.py): table ids and TABLE_MAP, XIDs, the next GTID event of each flavor,
+and transactions / DDL built from a session's settings (binlogwriter/transaction.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from binlogwriter.errors import BinlogError
+from binlogwriter.events import (
+    ANONYMOUS_SID,
+    AnonymousGtidEvent,
+    Event,
+    GtidEvent,
+    GtidTaggedEvent,
+    MariadbGtidEvent,
+)
+from binlogwriter.format import BinlogFormat, version_tuple
+from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
+from binlogwriter.transaction import Transaction, ddl_events, transaction_events
+
+if TYPE_CHECKING:
+    from binlogwriter.writer import BinlogWriter
+
+__all__ = ["parse_gtid_setting"]
+
+
+class EventsMixin:
+    """:class:`~binlogwriter.writer.BinlogWriter`'s event-making methods."""
+
+    # GTID bookkeeping ------------------------------------------------------------------------
+    def note_mysql_gtid(self, sid: str, gno: int, tag: str = "") -> None:
+        """Record that ``sid[:tag]:gno`` was written (for later PREVIOUS_GTIDS events)."""
+        ivs = self.mysql_gtids.setdefault((sid, tag), [])
+        if ivs and ivs[-1][1] == gno:
+            ivs[-1] = (ivs[-1][0], gno + 1)
+        else:
+            ivs.append((gno, gno + 1))
+
+    def note_mariadb_gtid(self, domain_id: int, server_id: int, seq_no: int) -> None:
+        self.mariadb_gtids[domain_id] = (server_id, seq_no)
+
+    # transactions ---------------------------------------------------------------------------
+    def column_descs(self, table) -> list:
+        key = id(table)
+        d = self._descs.get(key)
+        if d is None or d[0] is not table:
+            d = (table, tuple(table.column_descs(self.fmt.flavor)))  # a tuple: row codecs cache by it
+            self._descs[key] = d
+        return d[1]
+
+    def table_id(self, table) -> int:
+        """A table keeps its id while its definition is unchanged; a changed definition
+        gets a new one (mariadb.md "Table ids")."""
+        key = (table.database, table.name)
+        cur = self._tables.get(key)
+        if cur is not None and (cur[0] is table or cur[0] == table):
+            return cur[1]
+        tid = self._next_table_id
+        self._next_table_id += 1
+        self._tables[key] = (table, tid)
+        return tid
+
+    def table_map_event(self, table, table_id: int) -> Event:
+        """The Table_map of ``table`` (built once per table id and definition, then reused:
+        writing an event never changes it — the writer's clock is passed to the encoder)."""
+        from binlogwriter.events.table_map import TableMapEvent
+
+        cached = self._tm_cache.get(table_id)
+        if cached is None or cached[0] is not table:
+            ev = TableMapEvent.from_table(table, table_id, self.fmt, self.row_metadata, server_id=self.server_id)
+            cached = (table, ev)
+            self._tm_cache[table_id] = cached
+        return cached[1]
+
+    def next_xid(self) -> int:
+        self._xid += 1
+        return self._xid
+
+    def next_mysql_gtid(self, may_have_sbr: bool = False) -> Event:
+        self._seq_in_file += 1
+        seq = self._seq_in_file
+        common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=seq - 1,
+                      sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
+                      transaction_length=0, immediate_server_version=self.fmt.server_version_number,
+                      server_id=self.server_id)
+        if not self._sid:
+            self.last_gtid = None
+            return AnonymousGtidEvent(sid=ANONYMOUS_SID, gno=0, **common)
+        self._gno += 1
+        sid, tag = self._sid, self._tag
+        self.note_mysql_gtid(sid, self._gno, tag)
+        if tag:
+            # 8.3+: a tagged GTID is a GTID_TAGGED_LOG_EVENT (format.md §8)
+            self.last_gtid = f"{sid}:{tag}:{self._gno}"
+            common.pop("lt_typecode")
+            return GtidTaggedEvent(sid=sid, tag=tag, gno=self._gno, **common)
+        self.last_gtid = f"{sid}:{self._gno}"
+        return GtidEvent(sid=sid, gno=self._gno, **common)
+
+    def next_mariadb_gtid(self, flags2: int = 0x0C) -> Event:
+        self._mariadb_seq += 1
+        d = self.settings.domain_id
+        self.note_mariadb_gtid(d, self.server_id, self._mariadb_seq)
+        self.last_gtid = f"{d}-{self.server_id}-{self._mariadb_seq}"
+        return MariadbGtidEvent(seq_no=self._mariadb_seq, domain_id=d, flags2=flags2,
+                                flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
+
+    def transaction(self) -> _TxContext:
+        """``with writer.transaction() as tx: tx.insert(t, rows); tx.update(...)`` — the
+        group is encoded and written when the block ends without an exception."""
+        return _TxContext(self)
+
+    def commit(self, tx: Transaction) -> int | None:
+        events = transaction_events(self, tx)
+        if not events:
+            return None
+        self.transactions += 1
+        return self.write_group(events)
+
+    def ddl(self, sql: str, db: str = "") -> int:
+        """A DDL statement as its own group: ``GTID · QUERY``."""
+        self.transactions += 1
+        return self.write_group(ddl_events(self, sql, db))
+
+
+_TAG_RE = re.compile(r"^[a-z_][a-z0-9_]{0,31}$")
+_UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def parse_gtid_setting(value: str, fmt: BinlogFormat) -> tuple[str, str]:
+    """``anonymous``, ``UUID`` or (MySQL 8.3+) ``UUID:tag`` -> (sid, tag)."""
+    v = value.strip().lower()
+    if v == "anonymous":
+        return "", ""
+    sid, _, tag = v.partition(":")
+    if not _UUID_RE.match(sid):
+        raise BinlogError(f"gtid must be 'anonymous', a server UUID or UUID:tag, got {value!r}")
+    if tag:
+        if not _TAG_RE.match(tag):
+            raise BinlogError(f"GTID tag {tag!r}: 1-32 letters, digits or '_', not starting with a digit")
+        if fmt.is_mariadb or version_tuple(fmt.server_version) < (8, 3, 0):
+            raise BinlogError(f"tagged GTIDs exist from MySQL 8.3 on (flavor mysql84), not in {fmt.flavor}")
+    return sid, tag
+
+
+class _TxContext:
+    def __init__(self, writer: BinlogWriter) -> None:
+        self.writer = writer
+        self.tx = Transaction(writer)
+
+    def __enter__(self) -> Transaction:
+        return self.tx
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.writer.commit(self.tx)

@@ -1,0 +1,162 @@
+"""A writer's position as a value (:class:`WriterState`: frozen, picklable) and the
+:class:`BinlogWriter` methods that take or restore it, so that a writer can stop mid-stream
+and another continue exactly where it was (part of binlogwriter/writer.py)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from binlogwriter.errors import BinlogError
+from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import MAGIC
+
+if TYPE_CHECKING:
+    from binlogwriter.writer import BinlogWriter
+
+__all__ = ["WriterState", "DEFAULT_START_TIME"]
+
+DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
+
+
+@dataclass(frozen=True)
+class WriterState:
+    """Everything a :class:`BinlogWriter` needs to continue writing exactly where another
+    one was (:meth:`BinlogWriter.state`, :meth:`BinlogWriter.resume`). Frozen and picklable
+    (plain values, tuples and the :class:`~binlogwriter.schema.Table` objects, frozen
+    dataclasses). The defaults are a fresh writer with default arguments.
+
+    What is *not* here comes from the resuming writer's arguments and must be the same as
+    the first writer's: format, basename, server_id, max_binlog_size, settings (GTID source
+    ``UUID[:tag]`` or anonymous, MariaDB domain, row metadata, …). ``start_time``,
+    ``first_index`` and ``settings.first_table_id`` are superseded by the state.
+
+    Files
+        ``next_index``: number of the next file to open (``<basename>.NNNNNN``).
+        ``current_file``: the file being written, its header (magic, FDE, PREVIOUS_GTIDS /
+        GTID_LIST + checkpoints) already written (:attr:`header_written`); None when no file
+        is open yet (the next write opens ``next_index`` and writes its header).
+        ``offset``: where the next event goes in ``current_file`` (its ``log_pos`` base,
+        format.md §18.1); 0 when none is open.
+        ``files``: the finished files, in ``binlog.index`` order (the next header's FDE has
+        ``create_timestamp`` only in the very first file, format.md §4).
+        ``previous_file``: the last finished file: a MariaDB file header names it in a
+        BINLOG_CHECKPOINT before its own (mariadb.md).
+        ``events_in_file``: events in ``current_file`` so far (informational).
+
+    Clock and counters
+        ``now``: the writer's clock (event timestamps). ``seq_in_file``: MySQL's logical
+        clock — groups already in ``current_file``; ``last_committed`` /
+        ``sequence_number`` restart in each file (format.md §8). ``xid``: the last XID
+        given. ``transactions``: groups written (transactions + DDL). ``last_gtid``: text of
+        the last GTID written (None: none, or anonymous).
+
+    GTIDs
+        ``gno``: the last MySQL GNO given (the next GTID is ``sid[:tag]:gno+1``);
+        ``mariadb_seq``: the last MariaDB seq_no given. ``mysql_gtids``: the executed set as
+        ``(sid, tag, ((start, end_exclusive), …))`` entries and ``mariadb_gtids`` as
+        ``(domain_id, server_id, seq_no)`` entries: what each new file's header carries,
+        PREVIOUS_GTIDS (format.md §7) or GTID_LIST (mariadb.md "GTID_LIST").
+
+    Table ids
+        ``tables``: ``((db, name), Table, table_id)`` for the definition each table last
+        used; ``next_table_id``: the next id to give. A table keeps its id while its
+        definition is unchanged and gets a new one when it changes (mariadb.md "Table ids"),
+        so the definitions are part of the state.
+    """
+
+    now: int = DEFAULT_START_TIME
+    next_index: int = 1
+    current_file: str | None = None
+    offset: int = 0
+    seq_in_file: int = 0
+    events_in_file: int = 0
+    files: tuple[str, ...] = ()
+    previous_file: str | None = None
+    xid: int = 0
+    gno: int = 0
+    mariadb_seq: int = 0
+    mysql_gtids: tuple[tuple[str, str, tuple[tuple[int, int], ...]], ...] = ()
+    mariadb_gtids: tuple[tuple[int, int, int], ...] = ()
+    tables: tuple[tuple[tuple[str, str], Any, int], ...] = ()
+    next_table_id: int = 100
+    transactions: int = 0
+    last_gtid: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.current_file is None and self.offset != 0:
+            raise BinlogError(f"WriterState: offset {self.offset} without a current file")
+        if self.current_file is not None and self.offset < len(MAGIC):
+            raise BinlogError(f"WriterState: offset {self.offset} in {self.current_file} is inside the magic")
+
+    @property
+    def header_written(self) -> bool:
+        """Whether the current file's header is already written (a resumed writer continues
+        that file at ``offset``) rather than still to be written (it opens ``next_index``)."""
+        return self.current_file is not None
+
+
+class StateMixin:
+    """:class:`~binlogwriter.writer.BinlogWriter`'s state methods: :meth:`resume`,
+    :meth:`state`, :meth:`suspend`."""
+
+    @classmethod
+    def resume(cls, directory: str | os.PathLike, fmt: BinlogFormat, state: WriterState,
+               **kwargs: Any) -> BinlogWriter:
+        """A writer that continues exactly where the one whose :meth:`state` this is was:
+        same later bytes as if that writer had gone on. ``kwargs``: the constructor's, the
+        same as the first writer's (``start_time`` and ``first_index`` are superseded by
+        the state). With the default sink, the current file's ``<name>.part`` left by
+        :meth:`suspend` must be in ``directory``."""
+        return cls(directory, fmt, state=state, **kwargs)
+
+    # state ---------------------------------------------------------------------------------
+    def state(self) -> WriterState:
+        """Where this writer is (see :class:`WriterState`); a writer resumed from it writes
+        what this one would write next."""
+        if self.closed:
+            raise BinlogError("writer is closed: nothing continues it")
+        self.flush()
+        has_file = self._active or self._resume
+        return WriterState(
+            now=self.now, next_index=self._next_index,
+            current_file=self._name if has_file else None, offset=self._offset if has_file else 0,
+            seq_in_file=self._seq_in_file if has_file else 0,
+            events_in_file=self.events_in_file if has_file else 0,
+            files=tuple(p.name for p in self.files), previous_file=self._previous,
+            xid=self._xid, gno=self._gno, mariadb_seq=self._mariadb_seq,
+            mysql_gtids=tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),
+            mariadb_gtids=tuple(sorted((d, s, q) for d, (s, q) in self.mariadb_gtids.items())),
+            tables=tuple((key, table, tid) for key, (table, tid) in self._tables.items()),
+            next_table_id=self._next_table_id, transactions=self.transactions, last_gtid=self.last_gtid)
+
+    def _restore(self, st: WriterState) -> None:
+        self.now = st.now
+        self._next_index = st.next_index
+        self._name = st.current_file
+        self._resume = st.current_file is not None
+        self._offset = st.offset
+        self._seq_in_file = st.seq_in_file
+        self.events_in_file = st.events_in_file
+        self.files = [self.directory / n for n in st.files]
+        self._previous = st.previous_file
+        self._xid, self._gno, self._mariadb_seq = st.xid, st.gno, st.mariadb_seq
+        self.mysql_gtids = {(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids}
+        self.mariadb_gtids = {d: (s, q) for d, s, q in st.mariadb_gtids}
+        self._tables = {key: (table, tid) for key, table, tid in st.tables}
+        self._next_table_id = st.next_table_id
+        self.transactions = st.transactions
+        self.last_gtid = st.last_gtid
+
+    def suspend(self) -> WriterState:
+        """Stop without ending the current file (no ROTATE / STOP, flag still in use, the
+        default sink leaves ``<name>.part``) and return the state a writer resumes from.
+        This writer is closed afterwards."""
+        st = self.state()
+        if self._active:
+            self.flush()
+            self.sink.suspend()
+            self._active = False
+        self.closed = True
+        return st

@@ -1,0 +1,373 @@
+"""Typed change-stream truth (part of generators/changes_truth.py): a column's Arrow type and
+how its canonical values (generators/truth.py) become typed ones, the ``truth/changes``
+Parquet schema, and Arrow arrays built straight from the batch path's numpy columns.
+
+DECIMAL decimal128/256(p, s), BIGINT UNSIGNED uint64, FLOAT float32, DATE date32, DATETIME
+timestamp[us], TIMESTAMP timestamp[us, UTC], TIME duration[us], text string, binary data
+binary — the Arrow types of ``binlogwriter export`` (binlogwriter/read/export.py). A temporal
+value Arrow cannot hold (the zero date) is null and its canonical text is kept beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import json
+from collections.abc import Callable, Iterable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from binlogwriter.read.export import arrow_type
+from binlogwriter.schema import Column, Table
+from binlogwriter.schema.tables import column_from_info as column_from_info  # re-exported (changes_truth)
+from binlogwriter.values.row import ColumnArray
+from generators.truth import column_renderer
+
+_UTC = dt.UTC
+_PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"), int),
+                                   (("float32", "float64"), float), (("string",), str))
+          for t in (pa.type_for_alias(x) for x in ts)}
+
+
+# -- column types ---------------------------------------------------------------------------
+def column_info(col: Column, flavor: str) -> dict[str, Any]:
+    """A column's definition for ``manifest.json`` and the Parquet schema metadata: ``name``,
+    ``type`` (SQL type name), ``nullable``, then only the attributes that are set (``length``,
+    ``precision``, ``scale``, ``fsp``, ``unsigned``, ``charset``, ``collation``, ``members``,
+    ``auto_increment``, …), and ``arrow_type``, the type of its typed truth."""
+    d: dict[str, Any] = {"name": col.name, "type": col.type, "nullable": col.nullable}
+    for f in dataclasses.fields(col):
+        v = getattr(col, f.name)
+        if f.name in d or v is None or v is False or v == () or v == f.default:
+            continue
+        d[f.name] = list(v) if isinstance(v, tuple) else v
+    d["arrow_type"] = str(_arrow_type(col, flavor))
+    return d
+
+
+def _arrow_type(col: Column, flavor: str) -> pa.DataType:
+    return arrow_type(col.column_desc(flavor, ""))
+
+
+def _temporal_parser(typ: pa.DataType) -> Callable[[str], Any]:
+    if pa.types.is_date32(typ):
+        return lambda s: dt.date(int(s[0:4]), int(s[5:7]), int(s[8:10]))
+    if pa.types.is_timestamp(typ):
+        tz = _UTC if typ.tz else None
+
+        def ts(s: str) -> dt.datetime:
+            frac = s[20:]
+            return dt.datetime(int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]),
+                               int(s[17:19]), int(frac.ljust(6, "0")) if frac else 0, tzinfo=tz)
+        return ts
+
+    def time(s: str) -> dt.timedelta:
+        neg = s.startswith("-")
+        body = s[1:] if neg else s
+        hms, _, frac = body.partition(".")
+        h, m, sec = (int(x) for x in hms.split(":"))
+        us = ((h * 60 + m) * 60 + sec) * 1_000_000 + (int(frac.ljust(6, "0")) if frac else 0)
+        return dt.timedelta(microseconds=-us if neg else us)
+    return time
+
+
+_SAME, _CONVERT, _TEMPORAL = 0, 1, 2
+
+
+def _column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[Any], Any] | None]:
+    """(Arrow type, how, fn): how the canonical values of ``col`` become typed ones —
+    ``_SAME`` as they are (integers, floats, text), ``_CONVERT`` through ``fn`` (DECIMAL
+    text -> Decimal, ``0x`` hex -> bytes), ``_TEMPORAL`` parsed by ``fn``, or null plus the
+    canonical text when it is not a calendar value (the zero date)."""
+    typ = _arrow_type(col, flavor)
+    if pa.types.is_decimal(typ):
+        return typ, _CONVERT, Decimal
+    if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_string(typ):
+        return typ, _SAME, None
+    if pa.types.is_binary(typ):
+        return typ, _CONVERT, lambda v: bytes.fromhex(v[2:])
+    if pa.types.is_date32(typ) or pa.types.is_timestamp(typ) or pa.types.is_duration(typ):
+        return typ, _TEMPORAL, _temporal_parser(typ)
+    raise ValueError(f"column {col.name}: no typed truth for Arrow type {typ}")
+
+
+def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[Any], tuple[Any, str | None]]]:
+    """(Arrow type, fn(canonical value) -> (typed value, canonical text when the type cannot
+    hold it))."""
+    typ, how, fn = _column_plan(col, flavor)
+
+    def conv(v: Any) -> tuple[Any, str | None]:
+        if how == _SAME:
+            return v, None
+        if how == _CONVERT:
+            return fn(v), None
+        try:
+            return fn(v), None
+        except (ValueError, OverflowError):
+            return None, v
+    return typ, conv
+
+
+def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.Array], list]:
+    """Canonical full rows (or None) -> one typed Arrow array per column, and per row the
+    ``[(column, canonical text)]`` of values the types cannot hold (None when there are none)."""
+    n = len(fulls)
+    none = (None,) * len(names)
+    columns = list(zip(*[none if f is None else f for f in fulls], strict=True)) if n else [()] * len(names)
+    texts: list[Any] = [None] * n
+    arrays = []
+    for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):
+        if how == _CONVERT:
+            vals = [None if v is None else fn(v) for v in vals]
+        elif how == _TEMPORAL:
+            out = []
+            for r, v in enumerate(vals):
+                if v is None:
+                    out.append(None)
+                    continue
+                try:
+                    out.append(fn(v))
+                except (ValueError, OverflowError):  # the zero date, zero parts: not a calendar value
+                    out.append(None)
+                    if texts[r] is None:
+                        texts[r] = []
+                    texts[r].append((name, v))
+            vals = out
+        arrays.append(pa.array(vals, type=typ))
+    return arrays, texts
+
+
+def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
+    plans = [_column_plan(c, flavor) for c in table.columns]
+    return pa.struct([pa.field(c.name, p[0], nullable=True) for c, p in zip(table.columns, plans, strict=True)]), plans
+
+
+def columns_metadata(tables: Iterable[Table], flavor: str) -> dict[bytes, bytes]:
+    cols: dict[str, Any] = {}
+    for t in tables:
+        for c in t.columns:
+            cols.setdefault(c.name, column_info(c, flavor))
+    return {b"binlogwriter.columns": json.dumps(cols, ensure_ascii=False).encode()}
+
+
+def changes_schema(struct: pa.StructType, metadata: dict[bytes, bytes] | None = None) -> pa.Schema:
+    """The columns of ``truth/changes/<db>.<table>.parquet`` (docs/output.md)."""
+    names = pa.list_(pa.string())
+    text = pa.map_(pa.string(), pa.string())
+    return pa.schema([
+        pa.field("seq", pa.int64(), nullable=False), pa.field("op", pa.string(), nullable=False),
+        pa.field("database", pa.string(), nullable=False), pa.field("table", pa.string(), nullable=False),
+        pa.field("gtid", pa.string()), pa.field("file", pa.string(), nullable=False),
+        pa.field("position", pa.int64(), nullable=False), pa.field("row", pa.int32(), nullable=False),
+        pa.field("transaction_position", pa.int64(), nullable=False),
+        pa.field("timestamp", pa.timestamp("s", tz="UTC"), nullable=False),
+        pa.field("columns", names, nullable=False), pa.field("before", struct), pa.field("after", struct),
+        pa.field("before_columns", names), pa.field("after_columns", names),
+        pa.field("before_text", text), pa.field("after_text", text),
+    ], metadata=metadata)
+
+
+def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: list, col: int
+                  ) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(struct array of full rows, before/after column lists, text maps) of image ``col``
+    (9 = before, 10 = after) of ``rows``."""
+    fulls = [rec[col] for rec in rows]
+    mask = [f is None for f in fulls]
+    lists: dict[tuple, list[str]] = {}
+
+    def names_of(bits: tuple) -> list[str]:
+        got = lists.get(bits)
+        if got is None:
+            got = lists[bits] = [nm for nm, p in zip(names, bits, strict=True) if p]
+        return got
+    cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
+    arrays, texts = _typed_columns(convs, names, fulls)
+    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=pa.array(mask, type=pa.bool_()))
+    return sa, pa.array(cols, type=pa.list_(pa.string())), pa.array(texts, type=pa.map_(pa.string(), pa.string()))
+
+
+def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
+    cols = list(zip(*[r[:9] for r in rows], strict=True))
+    arrays = [pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
+              pa.array(cols[3], pa.string()), pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
+              pa.array(cols[6], pa.int64()), pa.array(cols[7], pa.int32()), pa.array(cols[8], pa.int64())]
+    arrays.append(pa.array([r[13] for r in rows], pa.timestamp("s", tz="UTC")))
+    b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
+    a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
+    arrays.append(pa.array([names] * len(rows), pa.list_(pa.string())))
+    arrays += [b, a, bcols, acols, btext, atext]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def final_schema(table: Table, flavor: str) -> pa.Schema:
+    fields = [pa.field(c.name, _column_plan(c, flavor)[0]) for c in table.columns]
+    fields.append(pa.field("_text", pa.map_(pa.string(), pa.string())))
+    return pa.schema(fields, metadata=columns_metadata([table], flavor))
+
+
+def _union(schemas: list[pa.Schema], fallback: pa.Schema) -> pa.Schema:
+    """The changes schema whose before/after structs hold every column of ``schemas`` in order
+    of first appearance; a column whose type changed between definitions is an error."""
+    if not schemas:
+        return fallback
+    fields: dict[str, pa.Field] = {}
+    cols: dict[str, Any] = {}
+    for s in schemas:
+        for f in s.field("before").type:
+            old = fields.get(f.name)
+            if old is not None and old.type != f.type:
+                raise ValueError(f"changes truth: column {f.name} changed type ({old.type} -> {f.type})")
+            fields.setdefault(f.name, f)
+        meta = json.loads((s.metadata or {}).get(b"binlogwriter.columns", b"{}"))
+        for k, v in meta.items():
+            cols.setdefault(k, v)
+    struct = pa.struct(list(fields.values()))
+    return changes_schema(struct, {b"binlogwriter.columns": json.dumps(cols, ensure_ascii=False).encode()})
+
+
+def _widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    if batch.schema.equals(schema, check_metadata=False):
+        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+    struct = schema.field("before").type
+    arrays = []
+    for name in schema.names:
+        arr = batch.column(name)
+        if name in ("before", "after"):
+            have = {f.name: i for i, f in enumerate(arr.type)}
+            children = [arr.field(have[f.name]) if f.name in have else pa.nulls(len(arr), f.type) for f in struct]
+            arr = pa.StructArray.from_arrays(children, fields=list(struct), mask=arr.is_null())
+        arrays.append(arr)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _is_merged(schema: pa.Schema, table: Table, flavor: str) -> bool:
+    """Whether a table's one aligned chunk, written with ``schema``, has the schema
+    :func:`merge_table` would give it (then its bytes are the merge's)."""
+    struct, _ = _struct(table, flavor)
+    want = _union([schema], changes_schema(struct, columns_metadata([table], flavor)))
+    return schema.equals(want, check_metadata=True)
+
+
+# -- arrays from numpy columns (the batch path) ---------------------------------------------
+def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
+    """A numpy array (int64, int32, bool, float) as an Arrow array over the same memory,
+    ``nulls`` (True = null) as its validity bitmap."""
+    data = np.ascontiguousarray(data)
+    typ = pa.from_numpy_dtype(data.dtype)
+    validity, count = _validity(nulls)
+    if data.dtype == np.bool_:
+        return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.packbits(data, bitorder="little"))],
+                                     null_count=count)
+    return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(data)], null_count=count)
+
+
+def _np_bool(mask: np.ndarray) -> pa.Array:
+    return _np_array(np.asarray(mask, dtype=np.bool_))
+
+
+def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
+    if nulls is None:
+        return None, 0
+    count = int(np.count_nonzero(nulls))
+    if not count:
+        return None, 0
+    return pa.py_buffer(np.packbits(~np.asarray(nulls, dtype=np.bool_), bitorder="little")), count
+
+
+_OP_NAMES = ("insert", "update", "delete")
+
+
+@functools.cache
+def _ops() -> pa.Array:
+    return pa.array(list(_OP_NAMES), pa.string())  # not at import: pyarrow's first conversion imports pandas
+_IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
+
+
+def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
+    """Fixed-width ASCII rows (an (n, w) uint8 array) -> an Arrow string array of what
+    :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
+    then, for CHAR, without trailing spaces (the canonical form)."""
+    n, w = data.shape
+    validity, count = _validity(nulls)
+    if w and count == 0 and bool(np.all((data[:, -1] != 0) & (data[:, -1] != 32))):
+        # no row ends in a NUL or a space: every value is all w bytes
+        offsets = np.arange(0, (n + 1) * w, w, dtype=np.int32)
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(np.ascontiguousarray(data))], null_count=0)
+    if not w:  # no bytes: every value is ""
+        return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
+                                                      pa.py_buffer(b"")], null_count=count)
+    idx = np.arange(w)
+    keep = data != 0
+    if strip_spaces:
+        # trailing spaces before the trailing NULs: the last byte that is neither, within the NUL-stripped text
+        nul_len = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+        keep = (data != 32) & (idx < nul_len[:, None])
+    lengths = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+    if nulls is not None:
+        lengths = np.where(nulls, 0, lengths)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    values = data[idx < lengths[:, None]]
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(values)],
+                                 null_count=count)
+
+
+def _typed_values(col: Column, flavor: str, vals: list) -> tuple[pa.Array, dict[int, str]]:
+    """Python values (None = NULL) of one column -> (typed Arrow array, {row: canonical text
+    the type cannot hold}): what :func:`canonical_renderer` and :func:`typed_converter` make
+    of each value."""
+    render = column_renderer(col, flavor)
+    typ, conv = typed_converter(col, flavor)
+    canon = [None if v is None else render(v) for v in vals]
+    if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
+            and set(map(type, canon)) <= {_PLAIN[typ.id], type(None)}:
+        return pa.array(canon, type=typ), {}  # conv is the identity on these values
+    out: list = [None] * len(canon)
+    texts: dict[int, str] = {}
+    for r, v in enumerate(canon):
+        if v is None:
+            continue
+        tv, t = conv(v)
+        out[r] = tv
+        if t is not None:
+            texts[r] = t
+    return pa.array(out, type=typ), texts
+
+
+def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
+    """A pool column: the typed pool gathered by the rows' pool indexes."""
+    idx = np.asarray(values.data, dtype=np.int64)
+    got = arr.take(_np_array(idx, values.nulls))
+    if not texts:
+        return got, {}
+    nulls = values.nulls
+    return got, {r: texts[i] for r, i in enumerate(idx.tolist()) if i in texts and (nulls is None or not nulls[r])}
+
+
+def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[int, str]]:
+    """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
+    array, {row: canonical text the type cannot hold}), straight from the arrays where the
+    canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
+    else through :func:`_typed_values`."""
+    if isinstance(values, ColumnArray):
+        typ = _arrow_type(col, flavor)
+        if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
+            return _np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
+        if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
+            return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
+        if values.kind == "pool":
+            return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+        values = values.tolist()
+    return _typed_values(col, flavor, values)
+
+
+def _canon_column(col: Column, flavor: str, values: Any) -> list:
+    """Canonical values (docs/output.md) of one column of many rows."""
+    render = column_renderer(col, flavor)
+    vals = values.tolist() if isinstance(values, ColumnArray) else values
+    return [None if v is None else render(v) for v in vals]

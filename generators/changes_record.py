@@ -1,0 +1,277 @@
+"""How :class:`generators.changes_truth.ChangesRecorder` turns written transactions into
+change records: one committed transaction from the statements given to the writer
+(:class:`RecordingMixin`), or a whole batch of the batch path from its arrays
+(:class:`BatchRecordingMixin`); both give the same records."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from binlogwriter import images
+from binlogwriter.layouts.rows import ROWS_TYPES
+from binlogwriter.schema import Column, Table
+from binlogwriter.values.row import ColumnArray
+from generators.changes_arrow import (
+    _OP_NAMES,
+    _canon_column,
+    _np_array,
+    _np_bool,
+    _ops,
+    _take_pool,
+    _typed_array,
+    _typed_values,
+)
+from generators.changes_jsonl import _jsonl_lines, jsonl_line
+from generators.truth import canonical_renderer
+
+_ROWS = frozenset(ROWS_TYPES)
+
+
+class RecordingMixin:
+    """One committed transaction at a time (the per-transaction path); part of
+    :class:`~generators.changes_truth.ChangesRecorder` (uses its ``run``, ``flavor``, ``image``,
+    segments, JSONL file and counters)."""
+
+    # -- the hook -----------------------------------------------------------------------
+    def record(self, writer: Any, stmts: list[tuple[int, str, list]], tx: Any) -> None:
+        """One committed transaction: ``stmts`` as given to the writer (table index, kind,
+        rows — an insert/delete row is the full row, an update row ``(before row, after)``
+        with ``after`` a full row or a mapping column index/name -> new value), ``tx`` the
+        writer's Transaction (its statements' ``event_rows``), read right after the commit
+        together with ``writer.last_group`` / ``last_gtid`` / ``now``."""
+        fname, first, events, lengths = writer.last_group
+        places: list[int] = []
+        off = first
+        payload = None
+        for ev, ln in zip(events, lengths, strict=True):
+            t = ev.type_code
+            if t in _ROWS:
+                places.append(off)
+            elif t == 40:  # TRANSACTION_PAYLOAD: its rows events are inside (format.md §15)
+                payload = off
+            off += ln
+        counts = [n for st in tx.statements for n in st.event_rows]
+        if payload is not None:
+            places = [payload] * len(counts)
+        at: list[tuple[int, int]] = []  # (position, row in event) of every row, in order
+        for pos, n in zip(places, counts, strict=True):
+            at.extend((pos, r) for r in range(n))
+        gtid = writer.last_gtid
+        ts = writer.now
+        k = 0
+        for tidx, kind, rows in stmts:
+            table = self.run.rows[tidx].table
+            for row in rows:
+                pos, r = at[k]
+                k += 1
+                self._add(tidx, table, kind, row, gtid, fname, pos, r, first, ts)
+        if k != len(at):
+            raise RuntimeError(f"changes truth: {len(at)} rows in the rows events, {k} rows given")
+
+    def _render(self, tidx: int, table: Table) -> Callable:
+        cur = self._renders.get(tidx)
+        if cur is None or cur[0] is not table:
+            cur = self._renders[tidx] = (table, canonical_renderer(table, self.flavor))
+        return cur[1]
+
+    def _images(self, table: Table, kind: str, assigned: tuple) -> tuple:
+        key = (id(table), kind, assigned)
+        hit = self._bits.get(key)
+        if hit is None or hit[0] is not table:
+            if kind == "insert":
+                bits = (None, images.insert_columns(table, self.image, range(len(table.columns)), self.flavor))
+            elif kind == "delete":
+                bits = (images.delete_columns(table, self.image, self.flavor), None)
+            else:
+                bits = images.update_columns(table, self.image, assigned, self.flavor)
+            hit = self._bits[key] = (table, bits)
+        return hit[1]
+
+    def _add(self, tidx: int, table: Table, kind: str, row: Any, gtid: str | None, fname: str, pos: int, r: int,
+             txpos: int, ts: int) -> None:
+        render = self._render(tidx, table)
+        if kind == "update":
+            before, after = row
+            before = tuple(before)
+            if isinstance(after, Mapping):
+                idx = {(table.index_of(c) if isinstance(c, str) else c): v for c, v in after.items()}
+                assigned = tuple(sorted(idx))
+                full = list(before)
+                for i, v in idx.items():
+                    full[i] = v
+                after = tuple(full)
+            else:
+                after = tuple(after)
+                assigned = tuple(range(len(after)))
+            b, a = render(before), render(after)
+        elif kind == "insert":
+            b, a, assigned = None, render(tuple(row)), ()
+        else:
+            b, a, assigned = render(tuple(row)), None, ()
+        bbits, abits = self._images(table, kind, assigned)
+        seg = self._segment(tidx, table)
+        rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts)
+        seg.rows.append(rec)
+        if len(seg.rows) >= self.batch_rows:
+            self._hold(seg.flush())
+        if self._jsonl is not None:
+            if self.count < self.jsonl_max:
+                self._render_deferred()
+                self._jsonl.write(jsonl_line(rec, seg.names) + "\n")
+            else:
+                self._drop_jsonl()
+        self.seq += 1
+        self.count += 1
+
+
+class BatchRecordingMixin:
+    """A batch of the batch path at a time, column by column; part of
+    :class:`~generators.changes_truth.ChangesRecorder`."""
+
+    # -- the batch path ---------------------------------------------------------------------
+    def record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int) -> None:
+        """The committed transactions ``0..kept-1`` of one batch of the batch path
+        (generators/engine.py ``_batch``): ``ab`` the :class:`generators.batch.AppliedBatch`
+        (changes as arrays, their rows column by column in ``ab.values``), ``rb`` the
+        :class:`~binlogwriter.batch.columnar.RowsBatch` (image shapes, clocks), ``plan`` its
+        :class:`~binlogwriter.batch.columnar.RowsPlan` (event lengths, the rows event of every
+        change), ``placed`` per written segment ``(file, first txn, end txn, offset, first
+        GTID)``. Positions are the plan's prefix sums from each segment's offset, exactly where
+        :meth:`BinlogWriter.write_planned` puts the events; the records equal what
+        :meth:`record` makes of the same transactions written one by one."""
+        m = int(np.searchsorted(ab.txn, kept, side="left"))  # changes are in transaction order
+        if m == 0:
+            return
+        ops = np.arange(m, dtype=np.int64)
+        ch = np.searchsorted(plan.chunk_first, ops, side="right") - 1
+        op_row = ops - plan.chunk_first[ch]
+        op_ev = plan.chunk_event[ch]
+        op_txn = ab.txn[:m]
+        ev_pos = np.zeros(len(plan.ev_len), dtype=np.int64)
+        txn_file = np.zeros(kept, dtype=np.int64)
+        files: list[str] = []
+        txn_gtid: list[str | None] = [None] * kept
+        for fname, lo, hi, off, first in placed:
+            a, b = int(plan.txn_first[lo]), int(plan.txn_first[hi])
+            ln = plan.ev_len[a:b]
+            ev_pos[a:b] = off + np.cumsum(ln) - ln
+            txn_file[lo:hi] = len(files)
+            files.append(fname)
+            if first is not None:  # GNO / MariaDB seq_no: one per transaction that wrote a group
+                cut = max(first.rfind(":"), first.rfind("-")) + 1
+                head, num = first[:cut], int(first[cut:])
+                for k, t in enumerate((np.flatnonzero(plan.sizes[lo:hi] > 0) + lo).tolist()):
+                    txn_gtid[t] = f"{head}{num + k}"
+        position = ev_pos[op_ev]
+        txpos = ev_pos[plan.txn_first[op_txn]]
+        ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
+        op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
+        gtids = pa.array(txn_gtid, pa.string())
+        fnames = pa.array(files, pa.string())
+        op_tab = ab.table[:m]
+        op_kind = ab.kind[:m]
+        op_shape = rb.op_shape[:m]
+        if self._jsonl is not None and self.count + m > self.jsonl_max:
+            self._drop_jsonl()
+        fills: list | None = [] if self._jsonl is not None else None
+        tabs = np.unique(op_tab).tolist()
+        for tidx in tabs:
+            mine = np.flatnonzero(op_tab == tidx) if len(tabs) > 1 else ops
+            self._record_table(tidx, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
+                               gtids.take(_np_array(op_txn[mine])), fnames.take(op_file.take(_np_array(mine))),
+                               position[mine], op_row[mine], txpos[mine], ts[mine], fills)
+        if fills is not None:
+            def job() -> str:
+                lines = [""] * m
+                for fill in fills:
+                    fill(lines)
+                return "".join(x + "\n" for x in lines)
+            self._deferred.append(job)
+        self.seq += m
+        self.count += m
+
+    def _typed(self, col: Column, values: Any) -> tuple[pa.Array, dict[int, str]]:
+        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives."""
+        if isinstance(values, ColumnArray) and values.kind == "pool":
+            key = (id(values.pool), id(col))
+            hit = self._pools.get(key)
+            if hit is None or hit[0] is not values.pool or hit[1] is not col:
+                if len(self._pools) >= 256:
+                    self._pools.clear()
+                hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
+            return _take_pool(hit[2], hit[3], values)
+        return _typed_array(col, self.flavor, values)
+
+    def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
+                      shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray, row: np.ndarray,
+                      txpos: np.ndarray, ts: np.ndarray, fills: list | None) -> None:
+        """The changes ``mine`` (batch op indices) of table ``tidx``: the same record batch
+        :class:`_Segment` makes of them, built column by column from the batch's arrays."""
+        table = self.run.rows[tidx].table
+        seg = self._segment(tidx, table)
+        self._hold(seg.flush())  # changes recorded one by one before this batch come first
+        cols, need_b, need_a = values
+        names = seg.names
+        n = len(mine)
+        nb = len(need_b)
+        has_b = kinds != 0
+        has_a = kinds != 2
+        bi = np.searchsorted(need_b, mine)
+        ai = nb + np.searchsorted(need_a, mine)
+        typed: list[pa.Array] = []
+        row_text: dict[int, list] = {}
+        for c, col in zip(cols, table.columns, strict=True):
+            arr, texts = self._typed(col, c)
+            typed.append(arr)
+            for r, t in texts.items():
+                row_text.setdefault(r, []).append((col.name, t))
+        fields = list(seg.struct)
+
+        def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
+            take = _np_array(idx, ~has)
+            return pa.StructArray.from_arrays([a.take(take) for a in typed], fields=fields,
+                                              mask=_np_bool(~has))
+
+        def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
+            if not row_text:
+                return pa.nulls(n, pa.map_(pa.string(), pa.string()))
+            return pa.array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
+                            type=pa.map_(pa.string(), pa.string()))
+
+        # per (kind, shape): the image columns, gathered per change with one take
+        combo = kinds.astype(np.int64) * len(shape_bits) + shapes
+        uniq, inv = np.unique(combo, return_inverse=True)
+        images: list[tuple] = []
+        for u in uniq.tolist():
+            k, (b, a) = u // len(shape_bits), shape_bits[u % len(shape_bits)]
+            images.append((None, b) if k == 0 else (b, None) if k == 2 else (b, a))
+
+        def image_names(b: Any) -> list | None:
+            return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
+        lst = pa.list_(pa.string())
+        at = _np_array(inv)
+        zero = _np_array(np.zeros(n, dtype=np.int64))
+        seq = self.seq + mine
+        arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
+                  pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
+                  gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
+                  _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
+                  pa.array([names], lst).take(zero),
+                  struct(bi, has_b), struct(ai, has_a),
+                  pa.array([image_names(b) for b, _ in images], lst).take(at),
+                  pa.array([image_names(a) for _, a in images], lst).take(at),
+                  text(bi, has_b), text(ai, has_a)]
+        self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
+        if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
+            flavor = self.flavor
+
+            def fill(lines: list) -> None:
+                canon = [_canon_column(col, flavor, c) for c, col in zip(cols, table.columns, strict=True)]
+                _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq.tolist(),
+                             [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
+                             txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
+            fills.append(fill)

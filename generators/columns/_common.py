@@ -1,0 +1,79 @@
+"""Helpers shared by several generator families (generators/columns/): edge values, the
+DECIMAL quantizer, the log-normal "price" draws, and SQL string quoting.
+
+Every value is a function of a :class:`~generators.hashing.Stream` (generators/values.py
+module docstring); a vectorised twin reads the same draws with
+:func:`~generators.hashing.draw_array`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from decimal import Context, Decimal
+from typing import Any
+
+import numpy as np
+
+from generators.hashing import Stream, draw_array, unit_array
+
+__all__ = ["ValueFn", "EDGE_P", "START_TIME", "quote"]
+
+ValueFn = Callable[[int, int], Any]
+EDGE_P = 0.25  # share of edge values in "edge" mode (alltypes)
+START_TIME = 1767225600  # default clock of generated values (2026-01-01T00:00:00Z)
+
+
+# ------------------------------------------------------------------------------------
+# numbers drawn from a stream
+# ------------------------------------------------------------------------------------
+
+_CTX = Context(prec=100)
+
+
+def _q(d: Decimal, s: int) -> Decimal:
+    return d.quantize(Decimal(1).scaleb(-s), context=_CTX)
+
+
+def _normal(st: Stream) -> float:
+    u1 = st.u() or 1e-12
+    u2 = st.u()
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2 * math.pi * u2)
+
+
+def _lognormal_price(st: Stream) -> float:
+    return math.exp(3.0 + 1.1 * _normal(st))  # median ~20, long tail
+
+
+def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
+    """:func:`_lognormal_price` of ``Stream(h[i])`` from draw ``j + 1`` on (two draws),
+    with the same ``math`` functions on the same floats."""
+    u1 = unit_array(draw_array(h, j + 1)).tolist()
+    u2 = unit_array(draw_array(h, j + 2)).tolist()
+    exp, sqrt, log, cos, tau = math.exp, math.sqrt, math.log, math.cos, 2 * math.pi
+    return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
+
+
+def _with_edges(gen, edges, edge: bool):
+    if not edge:
+        return gen
+    edges = list(edges)
+
+    def g(st: Stream, k: int):
+        if st.chance(EDGE_P):
+            return edges[st.below(len(edges))]
+        return gen(st, k)
+    g.edges, g.base = edges, gen  # column_vector_generator builds the vectorised twin from them
+    g.draws = getattr(gen, "draws", 8) + 2
+    return g
+
+
+# ------------------------------------------------------------------------------------
+# SQL string literals (snapshot.sql, Rows_query text)
+# ------------------------------------------------------------------------------------
+
+_ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
+
+
+def quote(s: str) -> str:
+    return "'" + "".join(_ESC.get(ch, ch) for ch in s) + "'"

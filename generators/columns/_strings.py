@@ -1,0 +1,269 @@
+"""Text and byte-string values, shared by the ``char`` (CHAR VARCHAR BINARY VARBINARY) and
+``blob`` (TEXT and BLOB types) families: name-driven Faker picks, word and paragraph text,
+random bytes, all cut to the column (values.md §1: at most the declared characters and the
+byte limit in the column's charset, characters the charset cannot hold dropped).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from binlogwriter.schema import Column
+from generators.columns._common import _with_edges, quote
+from generators.columns._vec import _draw_bytes, _key_text_vec, _pool_vec
+from generators.hashing import Stream, draw_array, hash64, salt, unit_array
+from generators.pools import pool
+
+TEXT_TYPES = ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT")
+BYTE_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
+_TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LONGTEXT": (1 << 32) - 1,
+               "TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": (1 << 24) - 1, "LONGBLOB": (1 << 32) - 1}
+
+
+def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
+    """(max characters, max bytes) of a character column."""
+    mb = col.mbmaxlen(flavor)
+    if col.type in ("CHAR", "VARCHAR"):
+        n = col.char_length() or 0
+        return n, n * mb
+    lim = _TEXT_LIMIT[col.type]
+    return lim, lim
+
+
+_FIT: dict[tuple[int, str], tuple[Column, int, int, Any]] = {}
+
+
+def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
+    """(max characters, max bytes, collation) of a column, memoised by column object."""
+    hit = _FIT.get((id(col), flavor))
+    if hit is not None and hit[0] is col:
+        return hit[1], hit[2], hit[3]
+    nchars, nbytes = _char_limit(col, flavor)
+    coll = col.collation_obj(flavor)
+    if len(_FIT) > 4096:
+        _FIT.clear()
+    _FIT[(id(col), flavor)] = (col, nchars, nbytes, coll)  # keeps col alive: its id is not reused
+    return nchars, nbytes, coll
+
+
+def _fit_text(s: str, col: Column, flavor: str) -> str:
+    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
+    nchars, nbytes, coll = _fit_info(col, flavor)
+    if len(s) > nchars:
+        s = s[:nchars]
+    if coll is not None and coll.charset not in ("utf8mb4", "binary"):
+        try:
+            coll.encode(s)
+        except (UnicodeError, LookupError, ValueError):
+            s = "".join(ch for ch in s if _encodable(ch, coll))
+    if coll is not None and coll.charset == "utf8mb3":
+        s = "".join(ch for ch in s if ord(ch) < 0x10000)
+    if nbytes < nchars * 4:
+        while len(_enc(s, coll)) > nbytes:
+            s = s[:-1]
+    if col.type == "CHAR":
+        s = s.rstrip(" ")
+    return s
+
+
+def _encodable(ch: str, coll) -> bool:
+    try:
+        coll.encode(ch)
+        return True
+    except (UnicodeError, LookupError, ValueError):
+        return False
+
+
+def _enc(s: str, coll) -> bytes:
+    if coll is None or coll.charset == "binary":
+        return s.encode("utf-8")
+    try:
+        return coll.encode(s)
+    except (UnicodeError, LookupError, ValueError):
+        return s.encode("utf-8")
+
+
+def _words(st: Stream, n: int) -> str:
+    words = pool("word")
+    return " ".join(words[st.below(1024)] for _ in range(n))
+
+
+def _text_of_length(st: Stream, target: int) -> str:
+    paras = pool("paragraph")
+    out: list[str] = []
+    size = 0
+    while size < target:
+        p = paras[st.below(1024)]
+        out.append(p)
+        size += len(p) + 1
+    return " ".join(out)[:target]
+
+
+def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
+    def pick(pool_name: str):
+        pl = pool(pool_name)
+        f = lambda st, k: pl[st.below(1024)]  # noqa: E731
+        f.pool = pl  # a plain pick: _string_gen gives it a vectorised twin
+        return f
+    if "email" in name:
+        fn, ln, dm = pool("first_name"), pool("last_name"), pool("email_domain")
+        return lambda st, k: f"{fn[st.below(1024)]}.{ln[st.below(1024)]}{st.below(100)}@{dm[st.below(1024)]}".lower()
+    for words, pname in ((("first_name", "firstname", "fname", "given_name"), "first_name"),
+                         (("last_name", "lastname", "surname", "lname"), "last_name"),
+                         (("username", "user_name", "login", "nick"), "user_name"),
+                         (("city", "town"), "city"), (("country_code",), "country_code"),
+                         (("country",), "country"), (("state", "region"), "state"),
+                         (("zip", "postcode", "postal"), "postcode"),
+                         (("street", "address", "addr"), "street_address"),
+                         (("phone", "mobile", "tel"), "phone"), (("company", "employer"), "company"),
+                         (("job", "occupation"), "job"), (("url", "website", "homepage", "link"), "url"),
+                         (("ip",), "ipv4"), (("color", "colour"), "color"), (("currency",), "currency_code"),
+                         (("agent",), "user_agent"), (("slogan", "tagline", "title"), "catch_phrase")):
+        if any(name == w or name.endswith("_" + w) or name.startswith(w) for w in words):
+            return pick(pname)
+    if name in ("name", "full_name", "fullname", "customer_name", "contact"):
+        if "product" in table or "item" in table:
+            ws, cs = pool("word"), pool("color")
+            return lambda st, k: f"{cs[st.below(1024)]} {ws[st.below(1024)]} {ws[st.below(1024)]}".title()
+        return pick("name")
+    if name in ("sku", "code", "ref", "reference"):
+        return lambda st, k: f"{chr(65 + st.below(26))}{chr(65 + st.below(26))}-{st.below(10**6):06d}"
+    if any(w in name for w in ("description", "comment", "body", "text", "note", "bio", "content",
+                               "message", "review", "summary")):
+        return lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))
+    return None
+
+
+def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
+    nchars, nbytes = _char_limit(col, flavor)
+    base = _string_by_name(col, name, table)
+    if base is None:
+        if col.type in ("CHAR", "VARCHAR"):
+            top = min(nchars, 60)
+
+            def base(st, k):
+                return _words(st, 1 + st.below(max(1, top // 6)))
+        else:
+            def base(st, k):
+                return _text_of_length(st, max(10, int(st.exp(400))))
+    cap = min(nchars, nbytes)
+
+    def gen(st, k):
+        s = base(st, k)
+        if len(s) > cap:
+            s = s[:cap]
+        return _fit_text(s, col, flavor)
+    pl = getattr(base, "pool", None)
+    if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
+        gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
+    if not edge:
+        return gen
+    wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
+    edges = ["", _fit_text("x" * min(nchars, 400), col, flavor), wide or "",
+             _fit_text("O'Brien \"quoted\" back\\slash\ttab", col, flavor)]
+    return _with_edges(gen, edges, edge)
+
+
+def _bytes_gen(col: Column, name: str, edge: bool):
+    t = col.type
+    if t == "BINARY":
+        n = col.char_length() or 1
+
+        def gen(st, k):
+            return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+        gen.draws = min(64, (n + 7) // 8)
+        gen.vec = lambda h, j: ("list", [r.tobytes() for r in _draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
+        edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
+        return _with_edges(gen, edges, edge)
+    limit = col.char_length() if t == "VARBINARY" else _TEXT_LIMIT[t]
+    mean = 16 if t == "VARBINARY" else 200
+
+    def vgen(st, k):
+        n = min(limit, int(st.exp(mean)))
+        return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
+    vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
+
+    def vvec(h, j):
+        log = math.log
+        lens = [min(limit, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()]
+        mat = _draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
+        return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
+    vgen.vec = vvec
+    edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
+    return _with_edges(vgen, edges, edge)
+
+
+def string_generator(col: Column, table: str, flavor: str, edge: bool):
+    """The generator of a text or binary column."""
+    name = col.name.lower()
+    if col.type in TEXT_TYPES:
+        return _string_gen(col, name, table, flavor, edge)
+    return _bytes_gen(col, name, edge)
+
+
+# ------------------------------------------------------------------------------------
+# key-derived (unique) values
+# ------------------------------------------------------------------------------------
+
+def string_key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    t = col.type
+    if t in TEXT_TYPES:
+        n = _char_limit(col, flavor)[0]
+        if prefix:
+            n = min(n, prefix)
+        return 10 ** max(0, min(n - 1, 18))
+    n = col.char_length() or _TEXT_LIMIT[t]
+    if prefix:
+        n = min(n, prefix)
+    return 1 << (8 * min(n, 8))
+
+
+def string_key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    t = col.type
+    if t in TEXT_TYPES:
+        words = pool("word")
+        nchars = _char_limit(col, flavor)[0]
+        low = col.name.lower()
+        if "email" in low:
+            firsts, lasts, doms = pool("first_name"), pool("last_name"), pool("email_domain")
+
+            def email(k: int, h: int | None = None) -> str:
+                if h is None:
+                    h = hash64(salt("key", table, col.name), k)
+                tail = f"{k}@{doms[h % 1024]}"
+                local = f"{firsts[(h >> 10) % 1024]}.{lasts[(h >> 20) % 1024]}".lower()
+                room = nchars - len(tail)
+                if room <= 0:
+                    return str(k)[:nchars]
+                return (local[:room] + tail)[:nchars]
+            email.vec = _key_text_vec(email, salt("key", table, col.name))
+            return email
+
+        def text_key(k: int, h: int | None = None) -> str:
+            if h is None:
+                h = hash64(salt("key", table, col.name), k)
+            s = f"{k}-{words[h % 1024]}-{words[(h >> 10) % 1024]}"
+            return s[:nchars].rstrip(" ")
+        text_key.vec = _key_text_vec(text_key, salt("key", table, col.name))
+        return text_key
+    n = col.char_length() or 8
+    w = min(n, 8)
+    if t == "BINARY":
+        return lambda k: (k + 1).to_bytes(w, "big") + bytes(n - w)
+    return lambda k: (k + 1).to_bytes(w, "big")
+
+
+def string_coerce(col: Column, v: Any, where: str) -> Any:
+    t = col.type
+    if t in ("BINARY", "VARBINARY") or t.endswith("BLOB"):
+        return bytes.fromhex(v[2:]) if isinstance(v, str) and v.startswith("0x") else str(v).encode()
+    return str(v)
+
+
+def string_sql_literal(col: Column, v: Any, flavor: str) -> str:
+    if col.type in BYTE_TYPES:
+        b = bytes(v)
+        return "X'" + b.hex() + "'" if b else "''"
+    return quote(str(v))

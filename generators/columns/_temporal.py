@@ -1,0 +1,45 @@
+"""Helpers shared by the ``date``, ``time``, ``datetime`` and ``timestamp`` generator families:
+fractional seconds of ``fsp`` digits and seconds drawn back from the run's clock
+(``start_time``), scalar and vectorised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+
+from generators.hashing import Stream, draw_array
+
+_UTC = dt.UTC
+_TS_MAX = 2**31 - 1
+_ORD_1970 = dt.date(1970, 1, 1).toordinal()
+
+
+def _frac(st: Stream, fsp: int) -> int:
+    if not fsp:
+        return 0
+    return st.below(10 ** fsp) * 10 ** (6 - fsp)
+
+
+def _max_frac(fsp: int) -> int:
+    return (10 ** fsp - 1) * 10 ** (6 - fsp) if fsp else 0
+
+
+SPAN = 3 * 365 * 86400  # DATETIME / TIMESTAMP values: up to three years before the run's clock
+
+
+def _frac_vec(fsp: int):
+    """Vectorised twin of :func:`_frac` (draw ``j``), ``fn(h, j)``."""
+    def frac_vec(h, j):
+        if not fsp:
+            return 0
+        return (draw_array(h, j) % np.uint64(10 ** fsp)).astype(np.int64) * 10 ** (6 - fsp)
+    return frac_vec
+
+
+def _secs_vec(start_time: int, span: int = SPAN):
+    """Vectorised ``start_time - st.below(span)`` (draw ``j + 1``), ``fn(h, j)``."""
+    def secs_vec(h, j):
+        return start_time - (draw_array(h, j + 1) % np.uint64(span)).astype(np.int64)
+    return secs_vec

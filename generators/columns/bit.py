@@ -1,0 +1,75 @@
+"""Generator side of the ``bit`` family (BIT).
+
+BIT(n) values: uniform in 0 .. 2^n - 1; edges 0, all ones, 1 and the top bit.
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.schema import Column
+from binlogwriter.values.row import ColumnArray
+from generators.columns._common import START_TIME, _with_edges
+from generators.columns._vec import _between_vec, _int_twin, twin_of
+from generators.columns.integer import int_range
+from generators.hashing import Stream
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "bit"
+SQL_TYPES = ("BIT",)
+
+Vec = ColumnArray
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    lo, hi = int_range(col)
+    edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
+    f = lambda st, k: st.between(lo, hi)  # noqa: E731
+    f.vec = _int_twin(_between_vec(lo, hi))
+    return _with_edges(f, edges, edge)
+
+
+def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                     start_time: int = START_TIME):
+    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
+    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
+    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column."""
+    lo, hi = int_range(col)
+    return hi - lo + 1
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``: the range's low end plus the key."""
+    lo = int_range(col)[0]
+    return lambda k: lo + k
+
+
+def key_vector_generator(col: Column, primary: bool) -> Callable[[np.ndarray], Vec] | None:
+    """:func:`key_generator` for many keys at once."""
+    lo = int_range(col)[0]
+    return lambda k: Vec("int", lo + k.astype(np.int64))
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    return int(v)
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    return str(int(v))

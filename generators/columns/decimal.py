@@ -1,0 +1,134 @@
+"""Generator side of the ``decimal`` family (DECIMAL).
+
+DECIMAL(p, s) values rounded to the scale and below the precision: log-normal amounts for
+money-like names, uniform units otherwise (a fifth negative when signed); edges are the
+largest value, 0 and one unit (and their negatives).
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.schema import Column
+from generators.columns._common import _CTX, START_TIME, _lognormal_list, _lognormal_price, _q, _with_edges
+from generators.columns._vec import twin_of
+from generators.hashing import Stream, draw_array, unit_array
+from generators.truth import column_renderer
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "decimal"
+SQL_TYPES = ("DECIMAL",)
+
+
+def _decimal_gen(col: Column, name: str, edge: bool):
+    p, s = col.precision or 10, col.scale or 0
+    unit = Decimal(1).scaleb(-s)
+    maxv = _CTX.subtract(_CTX.power(Decimal(10), p - s), unit)
+    maxmag = min(p - s, 6)
+    neg_ok = not col.unsigned
+    money = any(w in name for w in ("price", "amount", "total", "cost", "balance", "salary"))
+
+    def gen(st: Stream, k: int) -> Decimal:
+        if money:
+            v = Decimal(repr(round(_lognormal_price(st), 4)))
+        else:
+            units = st.below(10 ** (maxmag + s)) if maxmag + s > 0 else 0
+            v = Decimal(units).scaleb(-s)
+            if neg_ok and units and st.chance(0.2):
+                v = v.copy_negate()
+        v = _q(v, s)
+        if v > maxv:
+            v = maxv
+        return v
+    if money and s <= 12:
+        maxu_m = min(10 ** p - 1, (1 << 63) - 1)
+
+        def dvec(h, j):
+            # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
+            # fraction digits), then quantized to the scale half-even as _q does
+            u4 = []
+            for x in _lognormal_list(h, j):
+                r = repr(round(x, 4))
+                ip, _, fp = r.partition(".")
+                if len(fp) > 4 or not ip.isdigit() or not fp.isdigit():
+                    v = Decimal(r).scaleb(4)  # exponent form or the like: the exact value
+                    u4.append(int(v) if v == v.to_integral_value() else None)
+                else:
+                    u4.append(int(ip) * 10000 + int(fp.ljust(4, "0")))
+            if None in u4 or max(u4, default=0) >= (1 << 62) // 10 ** max(0, s - 4):
+                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in _lognormal_list(h, j)]
+                return "dec", np.array(units, dtype=np.int64), s
+            a = np.array(u4, dtype=np.int64)
+            if s >= 4:
+                units = a * 10 ** (s - 4)
+            else:
+                d = 10 ** (4 - s)
+                q, rem = np.divmod(a, d)
+                units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
+            return "dec", np.minimum(units, maxu_m), s
+        gen.vec = dvec
+    elif not money and maxmag + s <= 18:
+        top = 10 ** (maxmag + s)
+        maxu = min(10 ** p - 1, (1 << 63) - 1)
+
+        def dvec(h, j):
+            if top > 1:
+                units = (draw_array(h, j + 1) % np.uint64(top)).astype(np.int64)
+            else:
+                units = np.zeros(len(h), dtype=np.int64)
+            if neg_ok:
+                neg = (units != 0) & (unit_array(draw_array(h, j + 2)) < 0.2)
+                units = np.where(neg, -units, units)
+            return "dec", np.minimum(units, maxu), s
+        gen.vec = dvec
+    edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
+    return _with_edges(gen, [_q(e, s) for e in edges], edge)
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    return _decimal_gen(col, col.name.lower(), edge)
+
+
+def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                     start_time: int = START_TIME):
+    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
+    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
+    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column."""
+    p, s = col.precision or 10, col.scale or 0
+    return 10 ** min(p - s, 18) if p > s else 1
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``: ``key + 1`` at the column's scale."""
+    s = col.scale or 0
+    return lambda k: _q(Decimal(k + 1), s)
+
+
+key_vector_generator = None  # no numpy form of Decimal keys: rows.py takes the scalar key_generator
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    return _q(Decimal(str(v)), col.scale or 0)
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    """The canonical text (exactly ``scale`` digits), which is also a valid SQL number."""
+    return column_renderer(col, flavor)(v)

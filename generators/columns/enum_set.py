@@ -1,0 +1,103 @@
+"""Generator side of the ``enum_set`` family (ENUM SET).
+
+ENUM members with geometric-ish weights (the first members are the common ones); SET
+values from the bits of one draw; edges are the first and last member, '' and the empty
+and full sets.
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.errors import ValueEncodeError
+from binlogwriter.schema import Column
+from generators.columns._common import START_TIME, _with_edges, quote
+from generators.columns._vec import twin_of
+from generators.hashing import Stream, draw_array, unit_array
+from generators.truth import column_renderer
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "enum_set"
+SQL_TYPES = ("ENUM", "SET")
+
+
+def _enum_gen(col: Column, edge: bool):
+    members = col.members
+    n = len(members)
+    if col.type == "ENUM":
+        def gen(st, k):
+            # geometric-ish weights: the first members are the common ones (statuses)
+            i = min(n - 1, int(st.exp(max(1.0, n / 3))))
+            return members[i]
+        mean = max(1.0, n / 3)
+        gen.vec = lambda h, j: ("pool", np.array(
+            [min(n - 1, int(-math.log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
+            dtype=np.int64), tuple(members))
+        return _with_edges(gen, [members[0], members[-1], ""], edge)
+
+    def sgen(st, k):
+        bits = st.next()
+        return frozenset(m for i, m in enumerate(members) if (bits >> (i % 64)) & 1 and (i < 64))
+    return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    return _enum_gen(col, edge)
+
+
+def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                     start_time: int = START_TIME):
+    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
+    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
+    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column."""
+    if col.type == "ENUM":
+        return len(col.members)
+    return 1 << min(len(col.members), 62)
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``: the key-th member (ENUM), the set of the key's bits (SET)."""
+    t = col.type
+    if t == "ENUM":
+        def member(k: int) -> str:
+            if k >= len(col.members):
+                raise ValueEncodeError(f"ENUM key space holds {len(col.members)} values; key number {k + 1} "
+                                       "does not fit (fewer --initial-rows or a wider key column)",
+                                       table=table, column=col.name)
+            return col.members[k]
+        return member
+    if t == "SET":
+        return lambda k: frozenset(m for i, m in enumerate(col.members) if (k >> i) & 1)
+
+
+key_vector_generator = None  # ENUM/SET keys are rare: rows.py takes the scalar key_generator
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    if col.type == "SET":
+        return frozenset(v if isinstance(v, list | tuple) else str(v).split(",")) - {""}
+    return str(v)
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    if col.type == "SET":
+        return quote(column_renderer(col, flavor)(v))
+    return quote(str(v))

@@ -1,0 +1,102 @@
+"""Generator side of the ``floating`` family (FLOAT DOUBLE).
+
+FLOAT values are n/16 with |n| < 2^20 (exact in float32, printed short by every server);
+DOUBLE values are log-normal with 8 significant digits; edges are the extremes of the type.
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.schema import Column
+from generators.columns._common import START_TIME, _lognormal_list, _lognormal_price, _with_edges
+from generators.columns._vec import twin_of
+from generators.hashing import Stream, draw_array, unit_array
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "floating"
+SQL_TYPES = ("FLOAT", "DOUBLE")
+
+
+def _float_gen(col: Column, name: str, edge: bool):
+    if col.type == "FLOAT":
+        # n/16 with |n| < 2^20: exact in float32 and printed short by every server
+        def gen(st: Stream, k: int) -> float:
+            n = st.below(1 << 20)
+            if not col.unsigned and n and st.chance(0.2):
+                n = -n
+            return n / 16
+
+        def fvec(h, j):
+            n = (draw_array(h, j + 1) % np.uint64(1 << 20)).astype(np.int64)
+            if not col.unsigned:
+                n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
+            return "float", n / 16, None
+        gen.vec = fvec
+        edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
+        if not col.unsigned:
+            edges += [-3.4028234663852886e38, -1.5]
+        return _with_edges(gen, edges, edge)
+
+    def dgen(st: Stream, k: int) -> float:
+        v = _lognormal_price(st)
+        if not col.unsigned and st.chance(0.2):
+            v = -v
+        return float(f"{v:.8g}")
+
+    def dvec(h, j):
+        v = _lognormal_list(h, j)
+        if not col.unsigned:
+            neg = (unit_array(draw_array(h, j + 3)) < 0.2).tolist()
+            v = [-x if z else x for x, z in zip(v, neg, strict=True)]
+        return "float", np.array([float(f"{x:.8g}") for x in v], dtype=np.float64), None
+    dgen.vec = dvec
+    edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
+    if not col.unsigned:
+        edges += [-1.7976931348623157e308, -2.5]
+    return _with_edges(dgen, edges, edge)
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    return _float_gen(col, col.name.lower(), edge)
+
+
+def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                     start_time: int = START_TIME):
+    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
+    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
+    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column (exact integers)."""
+    return 1 << 24 if col.type == "FLOAT" else 1 << 53
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``: ``float(key + 1)``."""
+    return lambda k: float(k + 1)
+
+
+key_vector_generator = None  # float keys are rare: rows.py takes the scalar key_generator
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    return float(v)
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    return repr(float(v))

@@ -1,0 +1,149 @@
+"""Generator side of the ``integer`` family (TINYINT SMALLINT MEDIUMINT INT BIGINT).
+
+Integers in the column's range: uniform by default, log-normal cents for money-like names
+(price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; edge values are
+the range ends, 0, 1 and -1. BIT and YEAR share :func:`int_range`.
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.schema import Column
+from binlogwriter.values.row import ColumnArray
+from generators.columns._common import START_TIME, _lognormal_list, _lognormal_price, _with_edges
+from generators.columns._vec import _SAFE, _between_vec, _int_twin, twin_of
+from generators.hashing import Stream, draw_array, unit_array
+from generators.spec import ColumnGen
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "integer"
+SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
+
+Vec = ColumnArray
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
+
+
+def int_range(col: Column) -> tuple[int, int]:
+    """(min, max) of an integer / YEAR / BIT column."""
+    if col.type in _INT_BITS:
+        b = _INT_BITS[col.type]
+        return (0, (1 << b) - 1) if col.unsigned else (-(1 << (b - 1)), (1 << (b - 1)) - 1)
+    if col.type == "BIT":
+        return (0, (1 << (col.length or 1)) - 1)
+    if col.type == "YEAR":
+        return (1901, 2155)
+    raise ValueError(col.type)
+
+
+def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]:
+    lo, hi = int_range(col)
+    a, b = max(lo, 0), min(hi, 1_000_000)
+    if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
+        def gen(st, k):
+            return min(hi, max(a, int(_lognormal_price(st) * 100)))
+        if hi < 1 << 63:
+            def pvec(h, j):
+                cents = np.array([int(x * 100) for x in _lognormal_list(h, j)], dtype=np.int64)
+                return "int", np.minimum(hi, np.maximum(a, cents)), None
+            gen.vec = pvec
+    elif any(w in name for w in ("qty", "quantity", "stock", "count")):
+        top = min(hi, 500)
+
+        def gen(st, k):
+            return st.between(a, top)
+        gen.vec = _int_twin(_between_vec(a, top))
+    elif name == "age":
+        def gen(st, k):
+            return st.between(max(a, min(18, hi)), min(hi, 90))
+        gen.vec = _int_twin(_between_vec(max(a, min(18, hi)), min(hi, 90)))
+    else:
+        def gen(st, k):
+            return st.between(a, b)
+        gen.vec = _int_twin(_between_vec(a, b))
+    edges = sorted({lo, hi, 0, 1} | ({-1} if lo < 0 else set()))
+    return _with_edges(gen, edges, edge)
+
+
+def _uniform_int_vec(col: Column, cg: ColumnGen):
+    lo, hi = cg.param("min", 0), cg.param("max", 1000)
+    if cg.param("dist", "uniform") != "uniform" or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                             and abs(x) < _SAFE for x in (lo, hi)) or lo > hi:
+        return None
+    span = float(hi - lo)
+    rlo, rhi = int_range(col) if col.type in _INT_BITS else (lo, hi)
+    if lo < rlo or hi > rhi:
+        return None  # the scalar path raises (coerce does not range-check; the codec does)
+
+    def gen(h, j):
+        x = lo + unit_array(draw_array(h, j + 1)) * span
+        return np.floor(np.minimum(hi, np.maximum(lo, x))).astype(np.int64)
+    return gen
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    return _int_gen(col, col.name.lower(), edge)
+
+
+def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+                     start_time: int = START_TIME):
+    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
+    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
+    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
+    """How many distinct keys :func:`key_generator` can give this column."""
+    lo, hi = int_range(col)
+    return hi - max(lo, 0)
+
+
+def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
+    """``fn(key) -> value``, injective in ``key`` below :func:`key_capacity`: ``key + 1`` for a
+    primary key, a bijective scramble inside the range for other keys."""
+    lo, hi = int_range(col)
+    if primary:
+        return lambda k: k + 1
+    span = hi - max(lo, 0)
+    mult = 0x9E3779B97F4A7C15 | 1
+    base = max(lo, 0) + 1
+    if span & (span + 1) == 0:  # 2^b - 1: scramble inside the range
+        return lambda k: base + ((k * mult) & span) if span > 1 else base + k
+    return lambda k: base + k
+
+
+def key_vector_generator(col: Column, primary: bool) -> Callable[[np.ndarray], Vec] | None:
+    """:func:`key_generator` for many keys at once, or None."""
+    lo, hi = int_range(col)
+    if primary:
+        return lambda k: Vec("int", k.astype(np.int64) + 1)
+    span = hi - max(lo, 0)
+    base = max(lo, 0) + 1
+    if span & (span + 1) == 0 and span > 1:
+        mult = np.uint64(0x9E3779B97F4A7C15 | 1)
+        spn = np.uint64(span)
+        if base + span >= 1 << 63:
+            return None
+        return lambda k: Vec("int", base + ((k.astype(np.uint64) * mult) & spn).astype(np.int64))
+    return lambda k: Vec("int", base + k.astype(np.int64))
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    return int(v)
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    return str(int(v))

@@ -1,0 +1,86 @@
+"""Generator side of the ``json`` family (JSON).
+
+JSON documents shaped like a product record (id, tags, flags, optional nested attrs);
+MariaDB stores JSON as text, so its values are MySQL's JSON text (binlogwriter/values/json_text.py).
+
+Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
+``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
+``key_generator`` / ``key_capacity`` / ``key_vector_generator`` (values derived from the key
+alone, unique below the capacity), ``coerce`` (a spec-file literal as the column's Python
+type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from binlogwriter.schema import Column
+from binlogwriter.values.json_text import mysql_json_text
+from generators.columns._common import START_TIME, _with_edges, quote
+from generators.hashing import Stream
+from generators.pools import pool
+
+__all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
+           "key_vector_generator", "coerce", "sql_literal"]
+
+FAMILY = "json"
+SQL_TYPES = ("JSON",)
+
+
+def _json_doc(st: Stream, k: int, table: str) -> Any:
+    words = pool("word")
+    colors = pool("color")
+    doc: dict[str, Any] = {
+        "id": k + 1,
+        "tags": [words[st.below(1024)] for _ in range(st.below(4))],
+        "active": st.chance(0.7),
+        "score": st.below(1000),
+    }
+    if st.chance(0.5):
+        doc["attrs"] = {"color": colors[st.below(1024)], "size": ["S", "M", "L", "XL"][st.below(4)],
+                        "weight_g": st.between(10, 5000)}
+    if st.chance(0.3):
+        doc["note"] = None
+    if st.chance(0.2):
+        doc["name"] = "Zoë \"Q\" Ünïcode ✓"
+    return doc
+
+
+def _json_gen(col: Column, table: str, flavor: str, edge: bool):
+    as_text = flavor.startswith("mariadb")
+
+    def gen(st, k):
+        d = _json_doc(st, k, table)
+        return mysql_json_text(d) if as_text else d
+    gen.draws = 13
+    edges_obj = [{}, [], "a string", 12345, True, None, [1, [2, [3, {"deep": "x"}]]]]
+    edges = [mysql_json_text(e) if as_text else e for e in edges_obj]
+    if not as_text:
+        edges = [e for e in edges if e is not None]  # a JSON null document is fine but ambiguous in truth
+    else:
+        edges = [e for e in edges if e != "null"]
+    return _with_edges(gen, edges, edge)
+
+
+def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+    """The default generator of a JSON column: ``fn(stream, key) -> document``."""
+    return _json_gen(col, table, flavor, edge)
+
+
+# documents are Python dicts and lists, built per row: column_vector_generator replays the
+# scalar generator on draws numpy made beforehand (``gen.draws``)
+vector_generator = None
+# JSON columns cannot be (part of) a key in MySQL, nor in a generated key
+key_generator = None
+key_capacity = None
+key_vector_generator = None
+
+
+def coerce(col: Column, v: Any, where: str) -> Any:
+    return v
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    return quote(v if isinstance(v, str) else mysql_json_text(v))

@@ -1,0 +1,100 @@
+"""The run's initial state (part of :class:`generators.engine.Run`): ``truth/snapshot.sql``
+(CREATE DATABASE/TABLE and the initial rows as INSERTs, docs/output.md) or, with
+``--ddl-in-binlog``, the same DDL and initial rows written into the binlog."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from binlogwriter.schema import Table
+from binlogwriter.writer import BinlogWriter
+from generators.columns import sql_literal
+from generators.rows import TableRows
+
+INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
+SNAPSHOT_ROWS_PER_INSERT = 100
+
+
+def _qi(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class SnapshotMixin:
+    """:class:`generators.engine.Run`'s snapshot methods (uses its ``spec``, ``work``, ``rows``
+    and, for ``--ddl-in-binlog``, :meth:`TransactionsMixin._ddl` / ``_write_stmts``)."""
+
+    def _databases(self) -> list[str]:
+        dbs = [self.spec.database]
+        for r in self.rows:
+            if r.table.database not in dbs:
+                dbs.append(r.table.database)
+        return dbs
+
+    def _initial_keys(self, rt: TableRows):
+        td = rt.tdef
+        return td.initial_keys() if td.initial_keys is not None else range(td.initial_count)
+
+    def _insert_sql(self, t: Table, rows: list[tuple]) -> str:
+        cols = ", ".join(_qi(c.name) for c in t.columns)
+        fl = self.spec.flavor
+        vals = ",\n".join("(" + ", ".join(sql_literal(c, v, fl) for c, v in zip(t.columns, r, strict=True)) + ")"
+                          for r in rows)
+        return f"INSERT INTO {_qi(t.database)}.{_qi(t.name)} ({cols}) VALUES\n{vals};\n"
+
+    def snapshot_head(self) -> str:
+        """``snapshot.sql`` up to the initial rows (comments, session settings, CREATEs)."""
+        s = self.spec
+        out = [
+            "-- binlogwriter generate: the state before the first event of the first binlog (docs/output.md).\n",
+            f"-- workload {self.work.name}, flavor {s.flavor}, seed {s.seed}\n",
+        ]
+        if s.ddl_in_binlog:
+            out.append("-- --ddl-in-binlog: CREATE DATABASE, CREATE TABLE and the initial rows are in the binlog.\n")
+            return "".join(out)
+        out.append("SET NAMES utf8mb4;\nSET SESSION time_zone = '+00:00';\n"
+                   "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nSET SESSION foreign_key_checks = 0;\n")
+        for db in self._databases():
+            out.append(f"CREATE DATABASE IF NOT EXISTS {_qi(db)};\n")
+        for rt in self.rows:
+            create = rt.tdef.create_sql.strip().rstrip(";")
+            out.append(f"USE {_qi(rt.table.database)};\n{create};\n")
+        return "".join(out)
+
+    def snapshot_tail(self) -> str:
+        return "" if self.spec.ddl_in_binlog else "SET SESSION foreign_key_checks = 1;\n"
+
+    def snapshot_inserts(self, rt: TableRows, keys) -> Iterator[str]:
+        """INSERT statements of ``keys`` (initial rows), SNAPSHOT_ROWS_PER_INSERT per statement."""
+        batch: list[tuple] = []
+        for k in keys:
+            batch.append(rt.compute(k, 0, 0))
+            if len(batch) >= SNAPSHOT_ROWS_PER_INSERT:
+                yield self._insert_sql(rt.table, batch)
+                batch = []
+        if batch:
+            yield self._insert_sql(rt.table, batch)
+
+    def write_snapshot(self, path: Path, writer: BinlogWriter | None = None) -> None:
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(self.snapshot_head())
+            if not self.spec.ddl_in_binlog:
+                for rt in self.rows:
+                    for text in self.snapshot_inserts(rt, self._initial_keys(rt)):
+                        f.write(text)
+            f.write(self.snapshot_tail())
+
+    def _initial_in_binlog(self, writer: BinlogWriter) -> None:
+        for db in self._databases():
+            self._ddl(writer, f"CREATE DATABASE IF NOT EXISTS {_qi(db)}", db)
+        for rt in self.rows:
+            self._ddl(writer, rt.tdef.create_sql.strip().rstrip(";"), rt.table.database)
+        for tidx, rt in enumerate(self.rows):
+            batch: list[tuple] = []
+            for k in self._initial_keys(rt):
+                batch.append(rt.compute(k, 0, 0))
+                if len(batch) >= INITIAL_ROWS_PER_TXN:
+                    self._write_stmts(writer, [(tidx, "insert", batch)])
+                    batch = []
+            if batch:
+                self._write_stmts(writer, [(tidx, "insert", batch)])

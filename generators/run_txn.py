@@ -1,0 +1,124 @@
+"""The per-transaction write path (part of :class:`generators.engine.Run`): a plan's keys
+resolved and applied (generators/keys.py), its rows as statements given to the writer, the
+GTID bookkeeping per file, the truth/changes hook, and the ``--ddl-every`` ALTER TABLEs."""
+
+from __future__ import annotations
+
+from binlogwriter.writer import BinlogWriter
+from generators.hashing import hash64, salt
+from generators.keys import Applied, epoch_at, resolve_ops, step
+from generators.manifest import FileInfo
+from generators.plan import TxnPlan, ddl_after
+from generators.rows import DDL_TYPES, TableRows
+from generators.run_snapshot import _qi
+from generators.statement_text import statement_sql
+
+
+class TransactionsMixin:
+    """:class:`generators.engine.Run`'s per-transaction methods (uses its ``spec``, ``rows``,
+    ``infos``, ``cursor``, ``counts``, ``file_info`` and ``changes``)."""
+
+    # -- writer ---------------------------------------------------------------------------
+    def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
+        if writer.transactions == before:
+            return
+        fi = self.file_info.setdefault(fname, FileInfo())
+        fi.transactions += writer.transactions - before
+        if writer.last_gtid is not None:
+            if fi.first_gtid is None:
+                fi.first_gtid = writer.last_gtid
+            fi.last_gtid = writer.last_gtid
+
+    def _ddl(self, writer: BinlogWriter, sql: str, db: str) -> None:
+        writer.open()
+        fname, before = writer.current_file, writer.transactions
+        writer.ddl(sql, db)
+        self._track(writer, fname, before)
+
+    # -- rows-query text ---------------------------------------------------------------------
+    def _statement_sql(self, rt: TableRows, kind: str, rows: list) -> str:
+        """The statement as a server logs it in Rows_query / Annotate_rows, with its values
+        (generators/statement_text.py); only called when rows_query is on."""
+        return statement_sql(rt.table, kind, rows, self.spec.flavor)
+
+    # -- one transaction ----------------------------------------------------------------------
+    def _apply(self, plan: TxnPlan) -> list[Applied]:
+        """Resolve the plan's keys (generators/keys.py) and apply them to the key state."""
+        applied: list[Applied] = []
+        for op in resolve_ops(self.spec, self.infos, self.cursor, plan):
+            rt = self.rows[op.table]
+            res = step(rt.state(op.key), op.kind, op.epoch)
+            if res is None:
+                continue
+            st, vb, va = res
+            rt.set_state(op.key, st)
+            applied.append(Applied(op.seq, op.kind, op.table, op.key, vb, va, st[2]))
+        return applied
+
+    def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
+        """Applied ops (in seq order) -> statements: consecutive ops of one table and kind
+        form one statement; rows are pure functions of (key, version, born)."""
+        stmts: list[tuple[int, str, list]] = []
+        for a in applied:
+            row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born)
+            if stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
+                stmts[-1][2].append(row)
+            else:
+                stmts.append((a.table, a.kind, [row]))
+        return stmts
+
+    def transaction(self, writer: BinlogWriter, plan: TxnPlan, applied: list[Applied]) -> None:
+        """Write transaction ``plan.index`` (clock, its rows, the DDL that follows it)."""
+        if plan.advance:
+            writer.advance(plan.advance)
+        self._write_stmts(writer, self.statements(applied))
+        d = ddl_after(self.spec, plan.index)
+        if d is not None:
+            self.do_ddl(writer, d)
+
+    def set_ddl_state(self, i: int) -> None:
+        """Put the tables in the DDL state in force at transaction ``i`` (a fresh Run only):
+        DDL ``d`` odd adds ``ddl_P`` (P = (d+1)//2), the next one drops it again."""
+        d = epoch_at(self.spec, i)
+        self.ddl_epoch = d
+        if d % 2 == 1:
+            p = (d + 1) // 2
+            rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
+            rt.add_column(f"ddl_{p}", DDL_TYPES[p % len(DDL_TYPES)], d)
+
+    def _write_stmts(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]]) -> None:
+        if not stmts:
+            return
+        writer.open()
+        fname, before = writer.current_file, writer.transactions
+        with writer.transaction() as tx:
+            for tidx, kind, rows in stmts:
+                rt = self.rows[tidx]
+                sql = self._statement_sql(rt, kind, rows) if self.spec.rows_query else None
+                getattr(tx, kind)(rt.table, rows, sql=sql)
+                self.counts[f"{rt.table.database}.{rt.table.name}"][kind] += len(rows)
+        self._track(writer, fname, before)
+        self._record_changes(writer, stmts, tx, before)
+
+    def _record_changes(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]], tx, before: int) -> None:
+        """truth/changes hook: once per committed transaction, right after its commit
+        (generators/changes_truth.py reads the writer's ``last_group`` and ``tx``)."""
+        if self.changes is not None and writer.transactions != before:
+            self.changes.record(writer, stmts, tx)
+
+    def do_ddl(self, writer: BinlogWriter, d: int) -> None:
+        """DDL number d: odd adds column ddl_P to a table chosen by hash, even drops it."""
+        p = (d + 1) // 2
+        rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
+        name = f"ddl_{p}"
+        t = rt.table
+        if d % 2 == 1:
+            typedef = DDL_TYPES[p % len(DDL_TYPES)]
+            sql = f"ALTER TABLE {_qi(t.name)} ADD COLUMN {_qi(name)} {typedef}"
+            self.ddl_epoch = d
+            rt.add_column(name, typedef, d)
+        else:
+            sql = f"ALTER TABLE {_qi(t.name)} DROP COLUMN {_qi(name)}"
+            self.ddl_epoch = d
+            rt.drop_column(name)
+        self._ddl(writer, sql, t.database)
