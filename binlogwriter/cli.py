@@ -11,13 +11,8 @@ from pathlib import Path
 import click
 
 from binlogwriter import __version__, plugins
-from binlogwriter.errors import BinlogError, DecodeError
-from binlogwriter.events import encode_event
-from binlogwriter.read.fastverify import FastRoundtrip
+from binlogwriter.errors import BinlogError
 from binlogwriter.read.framing import scan_file
-from binlogwriter.read.roundtrip import Roundtrip
-from binlogwriter.reader import BinlogReader
-from binlogwriter.text import RenderOptions
 
 __all__ = ["main"]
 
@@ -96,6 +91,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
             exclude_gtids: str | None) -> None:
     """List the events of FILES in mysqlbinlog's style."""
     from binlogwriter.read.filters import EventFilter, parse_datetime
+    from binlogwriter.text import RenderOptions
 
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     try:
@@ -141,34 +137,11 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
             n_events += scan.events
             failures.extend(scan.failures or [])
             continue
-        reader = BinlogReader([f])  # one reader per file: a broken file does not stop the others
-        rt = Roundtrip()
-        fast = FastRoundtrip(reader, rt)
-        n_file = 0
-        try:
-            for rec in reader.records():
-                n_events += 1
-                n_file += 1
-                length = len(rec.data)
-                if rec.log_pos not in (0, rec.offset + length):
-                    failures.append(f"log_pos {rec.log_pos} != offset + event_length "
-                                    f"{rec.offset + length} - at {rec.file}:{rec.offset}")
-                elif fast.check(rec):  # shown to re-encode to its bytes (binlogwriter.read.fastverify)
-                    continue
-                ev = reader.decode(rec)
-                if roundtrip and ev.type_code == 40:
-                    failures.extend(_check_payload(ev, rec))
-                if roundtrip:
-                    again = rt.check(ev, rec.data, rec.fmt)
-                    if again is not None:
-                        diff = next((i for i, (a, b) in enumerate(zip(again, rec.data, strict=False)) if a != b),
-                                    min(len(again), len(rec.data)))
-                        failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
-                                        f"({len(again)} vs {len(rec.data)} bytes) - at {rec.file}:{rec.offset}")
-        except DecodeError as exc:
-            failures.append(str(exc))
-        except BinlogError as exc:  # a value the encoder refuses: the event it was read from
-            failures.append(f"{exc} - at {f}:{rec.offset}" if n_file else f"{exc} - in {f}")
+        from binlogwriter.read.fastverify import verify_roundtrip
+
+        file_events, file_failures = verify_roundtrip(f)
+        n_events += file_events
+        failures.extend(file_failures)
     if failures:
         if len(failures) > 1:  # every failure on its own line; the summary names the first
             for line in failures:
@@ -216,19 +189,6 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     for key, n in sorted(counts.items()):
         click.echo(f"{key}: {n} rows -> {Path(out_dir) / key}")
     click.echo(f"{len(counts)} tables, {sum(counts.values())} rows")
-
-
-def _check_payload(ev, rec) -> list[str]:
-    """Inner events of a TRANSACTION_PAYLOAD re-encode to the decompressed stream (the
-    compressed bytes themselves are kept as read: format.md §15)."""
-    from binlogwriter.payload import inner_events
-
-    out = []
-    for pos, chunk, inner in inner_events(ev, rec.fmt):
-        if encode_event(inner, rec.fmt, footer=False) != chunk:
-            out.append(f"re-encoded inner {inner.type_name} at payload byte {pos} differs "
-                       f"- at {rec.file}:{rec.offset}")
-    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

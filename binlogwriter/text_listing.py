@@ -4,18 +4,21 @@
 event of the files (the **reference path**: each event decoded by the reader, then rendered),
 but takes shortcuts where the text is a function of bytes already seen:
 
+* events are framed in the listing's own loop (the rules and errors of
+  :func:`~binlogwriter.read.framing.iter_frames`);
 * the ``# at`` / header line is formatted from the 19-byte common header (format.md §3)
-  without an event object;
+  without an event object, its middle part reused while timestamp and server id repeat;
 * Query and Table_map events whose body (and, for a Query, timestamp: ``SET TIMESTAMP``)
   repeat print the text rendered the first time; a Table_map whose body equals the one the
   reading state already holds for its table id is not decoded again (decoding is a pure
   function of the body, format.md §12);
 * XID events print from their 8 body bytes (format.md §10); GTID events in their common
-  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and rendered by
-  :func:`~binlogwriter.text.render_tail`, skipping the event dispatch;
+  shapes are read by the reader's own fast GTID readers (read/fastdecode.py) and printed
+  from their fields as :func:`~binlogwriter.text.render_tail` prints them;
 * rows events are read with the compiled row decoders (:mod:`binlogwriter.read.rowdecode`,
   proven equal to the declarative row codec) into the present columns' values, and printed
   by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
+  their post-header and bitmaps are parsed once per distinct bytes (a pure function of them);
 * output goes out in large chunks.
 
 Anything else, anything unusual (a checksum that does not match, a rows event whose table
@@ -33,10 +36,28 @@ import zlib
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
-from binlogwriter.layouts.rows import DELETE_TYPES, ROWS_TYPES, STMT_END_F, V2_TYPES
-from binlogwriter.read.fastdecode import _mariadb_gtid, _mysql_gtid
-from binlogwriter.read.framing import CRC_RESIDUE, MAX_EVENT_SIZE, iter_frames
+from binlogwriter.format import type_name
+from binlogwriter.layouts.rows import (
+    COMPRESSED_TYPES,
+    DELETE_TYPES,
+    ROWS_TYPES,
+    STMT_END_F,
+    UPDATE_TYPES,
+    V2_TYPES,
+)
+from binlogwriter.read.fastdecode import _mariadb_gtid
+from binlogwriter.read.framing import (
+    _RELEASE,
+    CRC_RESIDUE,
+    MAX_EVENT_SIZE,
+    _bad_frame,
+    _check_magic,
+    _release,
+    fde_format,
+    open_binlog,
+)
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
@@ -55,7 +76,8 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes")
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes",
+                 "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
@@ -70,6 +92,7 @@ class _Table:
         self.heads: dict[tuple, str] = {}
         self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
         self.shapes: dict[tuple, tuple] = {}
+        self.headers: dict[tuple, tuple] = {}
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
         """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
@@ -146,11 +169,24 @@ class _Listing:
     def file(self, reader: BinlogReader, path: Any) -> None:  # noqa: C901 - one branch per shortcut
         """Every selected event of one file (BinlogReader.records: the range applies in
         every file, the format follows every FDE, read or not; a new state per file)."""
-        reader.state = state = ReadState(reader.schemas)
+        reader.state = ReadState(reader.schemas)
         name = os.fspath(path)
         start, stop = reader.start_position, reader.stop_position
         fast = self.fast and self.start is None
         verify = reader.verify_checksum
+        ranged = start is not None or stop is not None
+        since = self.start
+        # the framing of iter_frames (check_crc=False), inline: its errors, raised when reached
+        limit = reader.max_event_size
+        mm = open_binlog(path)
+        try:
+            self._events(reader, mm, name, limit, verify, ranged, start, stop, since, fast)
+        finally:
+            mm.close()
+
+    def _events(self, reader: BinlogReader, mm: Any, name: str, limit: int, verify: bool, ranged: bool,  # noqa: C901
+                start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
+        state = reader.state
         opts = self.opts
         verbose = self.verbose
         texts = self.texts
@@ -159,13 +195,33 @@ class _Listing:
         tm_bodies: dict[int, bytes] = {}
         unpack = _HEAD.unpack_from
         crc32 = zlib.crc32
-        fmt = None
+        fmt = rfmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
-        ranged = start is not None or stop is not None
-        since = self.start
-        for offset, data, rfmt in iter_frames(path, verify_checksum=verify, check_crc=False,
-                                              max_event_size=reader.max_event_size):
+        xid_ok = gtid_ok = False
+        n_all = len(mm)
+        last_ts = last_sid = -1
+        hmid = ""
+        _check_magic(mm, name)
+        pos = 4
+        released = 0
+        while pos < n_all:
+            if pos + 19 > n_all:
+                raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
+            ts, t, sid, length, log_pos, _flags = unpack(mm, pos)
+            end_ = pos + length
+            if length < 19 or end_ > n_all or length > limit:
+                raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
+            data = mm[pos:end_]
+            if rfmt is None or t == 15:
+                if t != 15:
+                    raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
+                                      file=name, offset=pos, event_type=type_name(t))
+                rfmt = fde_format(data, name, pos, verify)
+            offset = pos
+            pos = end_
+            if pos >= released + _RELEASE:
+                released = _release(mm, released, pos)
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
@@ -180,11 +236,12 @@ class _Listing:
                 footer = fmt.footer_size
                 tid_size = fmt.table_id_size
                 rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
+                xid_ok = fmt.post_header_len(16) == 0
+                gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
                 tables.clear()
                 tm_bodies.clear()
                 texts.clear()
-            n = len(data)
-            ts, t, sid, length, log_pos, _flags = unpack(data, 0)
+            n = length
             if since is not None and t != 15:
                 # --start-datetime: events before it are not read at all; the first event at or
                 # after it opens the range for good, later timestamps notwithstanding (the FDE is
@@ -193,7 +250,7 @@ class _Listing:
                     continue
                 self.start = since = None
                 fast = self.fast
-            if t == 15 or not fast or length != n or (footer and verify and crc32(data) != CRC_RESIDUE):
+            if t == 15 or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
 
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
                 rec = RawRecord(name, offset, data, rfmt)
@@ -205,9 +262,15 @@ class _Listing:
                     tm_bodies.pop(tid, None)
                 continue
             end = n - footer
-            crc = int.from_bytes(data[end:], "little") if footer else None
-            head = (f"# at {offset}\n#{format_time(ts)} server id {sid}  end_log_pos {log_pos}"
-                    f"{'' if crc is None else f' CRC32 0x{crc:08x}'} \t")
+            if ts != last_ts or sid != last_sid:  # the header text between position and log_pos
+                last_ts, last_sid = ts, sid
+                hmid = f"\n#{format_time(ts)} server id {sid}  end_log_pos "
+            if footer:
+                crc = int.from_bytes(data[end:], "little")
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{crc:08x} \t"
+            else:
+                crc = None
+                head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
                 tid = int.from_bytes(data[19:19 + tid_size], "little")
@@ -242,14 +305,23 @@ class _Listing:
                     texts[key] = tail
                 buf.append(head + tail)
                 continue
-            elif t == 162 or t == 33 or t == 34:
-                # GTIDs in their common shapes, read as the reader's fast decoder reads them
-                ev = (_mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos) if t == 162
-                      else _mysql_gtid(t, data, end, fmt, ts, sid, _flags, log_pos))
+            elif t == 162:
+                # GTIDs in their common shapes, read as the reader's fast decoder reads them and
+                # printed as text._summary / text._body print them
+                ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
                 if ev is not None:
-                    buf.append(head + "\n".join(render_tail(ev, opts, state)))
+                    f2 = ev.flags2
+                    cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
+                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no} {'ddl' if f2 & 1 else 'trans'}{cid}\n"
+                               f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
+                               + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
-            elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:  # XID: one u64
+            elif t == 33 or t == 34:
+                text = _mysql_gtid_text(t, data, end) if gtid_ok else None
+                if text is not None:
+                    buf.append(head + text)
+                    continue
+            elif t == 16 and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
@@ -273,11 +345,31 @@ class _Listing:
         if not tab.ok:
             return None
         try:
-            h = parse_rows_header(t, data[19:end], tid_size)
-            if h.width != tab.width:
-                return None
-            img, bprint, pre, aimg, aprint, mid = tab.shape(t, h.present, h.after)
-            buf = h.rows
+            # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
+            # parse_rows_header is a pure function of them, and the rows follow them
+            p = 21 + tid_size
+            if t in V2_TYPES:
+                p += data[p] | data[p + 1] << 8
+            b = data[p]
+            p += 1 if b < 251 else 3 if b == 0xFC else 4 if b == 0xFD else 1 << 40
+            nb = (tab.width + 7) >> 3
+            q = p + (nb << 1 if t in UPDATE_TYPES else nb)
+            key = (t, data[19 + tid_size:q])
+            hit = tab.headers.get(key)
+            if hit is None:
+                h = parse_rows_header(t, data[19:end], tid_size)
+                if h.width != tab.width:
+                    return None
+                hit = (tab.shape(t, h.present, h.after), h.rows_flags)
+                if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
+                        any(h.present) or (h.after is not None and any(h.after))):
+                    if len(tab.headers) > 256:
+                        tab.headers.clear()
+                    tab.headers[key] = hit
+                buf = h.rows
+            else:
+                buf = data[q:end]
+            (img, bprint, pre, aimg, aprint, mid), flags = hit
             n = len(buf)
             pos = 0
             parts: list = []
@@ -297,7 +389,6 @@ class _Listing:
             nrows = len(parts) if pos >= 0 else 0
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
-        flags = h.rows_flags
         summary = tab.summary(t, tid, flags)
         if summary is None:
             return None
@@ -309,6 +400,66 @@ class _Listing:
             if tab.family == "mariadb":
                 summary += f"\n# Number of rows: {total}"
         return summary
+
+
+_GTID_HEAD = struct.Struct("<B16sqBqq")
+
+
+def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
+    """What follows the header tab of a GTID / ANONYMOUS_GTID event (text._summary and
+    text._body), read from its bytes in the shapes :func:`~binlogwriter.read.fastdecode._mysql_gtid`
+    reads (format.md §8; the caller checks the 42-byte post-header), else None: flags, sid,
+    gno, last_committed, sequence_number, the commit timestamps and server versions with
+    their "original follows" high bit, the packed transaction length in its shortest form,
+    then nothing or the commit group ticket (property-tested equal to the event's text)."""
+    if end < 73:
+        return None
+    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, 19)
+    imm = int.from_bytes(data[61:68], "little")
+    orig = 0
+    p = 68
+    if imm >> 55:
+        if end < 75:
+            return None
+        imm &= 0x7FFFFFFFFFFFFF
+        orig = int.from_bytes(data[68:75], "little")
+        p = 75
+    if p >= end:
+        return None
+    b = data[p]
+    if b < 251:
+        tlen = b
+        p += 1
+    elif b == 0xFC and p + 3 <= end:
+        tlen = data[p + 1] | data[p + 2] << 8
+        if tlen < 251:
+            return None
+        p += 3
+    elif b == 0xFD and p + 4 <= end:
+        tlen = int.from_bytes(data[p + 1:p + 4], "little")
+        if tlen < 1 << 16:
+            return None
+        p += 4
+    elif b == 0xFE and p + 9 <= end:
+        tlen = int.from_bytes(data[p + 1:p + 9], "little")
+        if tlen < 1 << 24:
+            return None
+        p += 9
+    else:
+        return None
+    if p + 4 > end:
+        return None
+    p += 8 if data[p + 3] & 0x80 else 4
+    if p > end or (p != end and p + 8 != end):
+        return None
+    if t == 34:
+        nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
+    else:
+        h = sid.hex()
+        nxt = f"SET @@SESSION.GTID_NEXT= '{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:{gno}'/*!*/;"
+    return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
+            f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
+            f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")
 
 
 def _crc_of(rec: RawRecord) -> int | None:

@@ -146,6 +146,17 @@ def test_verify_missing_file_fails(tmp_path: Path) -> None:
     assert "nope.000001" in out.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("roundtrip", [[], ["--roundtrip"]])
+def test_verify_magic_alone_is_a_cut_file(tmp_path: Path, roundtrip: list) -> None:
+    """A file holding the magic and no FORMAT_DESCRIPTION_EVENT fails with and without
+    --roundtrip (a server writes the FDE right after the magic, docs/format.md §4)."""
+    f = tmp_path / "binlog.000001"
+    f.write_bytes(b"\xfebin")
+    code, out = _run("verify", *roundtrip, str(f))
+    assert code == 1
+    assert f"FORMAT_DESCRIPTION_EVENT missing after the magic - at {f}:4" in out.strip().splitlines()[-1]
+
+
 # ------------------------------------------------------------------------------ entry points
 
 

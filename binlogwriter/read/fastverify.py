@@ -18,9 +18,17 @@ with its CRC32 checked (the residue check, framing.py). Then:
   checked declaratively once per distinct bytes — the table id is a fixed-width integer
   that re-encodes to itself and the rest encodes from those fields alone — and its row
   images are checked value by value by compiled verifiers
-  (:func:`binlogwriter.read.rowencode.image_verifier`: each value decoded by its codec and
-  encoded again, integers by identity, repeated fixed-size values and JSON documents
-  remembered by their bytes).
+  (:func:`binlogwriter.read.rowencode.image_verifier`: integers by identity; DECIMAL,
+  TIMESTAMP2 and DATETIME2 by exact rules on their bytes and short CHAR/VARCHAR/TEXT values
+  by a sufficient one (:mod:`binlogwriter.read.canonical`); every other value decoded by its
+  codec and encoded again, repeated fixed-size values and JSON documents remembered by their
+  bytes);
+* XID and GTID verdicts are taken from the bytes, without building the event
+  (:func:`_mysql_gtid_ok`, :func:`_mariadb_gtid_ok`, property-tested equal to the fast
+  event readers' verdicts).
+
+:func:`verify_roundtrip` is ``verify --roundtrip`` for one file: the framing loop with these
+rules inline, the reader and the declarative check for the events they do not show.
 """
 
 from __future__ import annotations
@@ -29,11 +37,11 @@ import zlib
 from typing import Any
 
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
-from binlogwriter.read.fastdecode import CACHED_TYPES, _mariadb_gtid, _mysql_gtid
-from binlogwriter.read.framing import CRC_RESIDUE
+from binlogwriter.read.fastdecode import CACHED_TYPES, _mysql_gtid
+from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE
 from binlogwriter.read.rowencode import image_verifier
 
-__all__ = ["FastRoundtrip"]
+__all__ = ["FastRoundtrip", "verify_roundtrip"]
 
 _ROWS = frozenset(ROWS_TYPES) - {39} - frozenset(COMPRESSED_TYPES)
 _KNOWN_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
@@ -119,16 +127,20 @@ class FastRoundtrip:
         if t == 16:  # XID: one u64 (format.md §10)
             return end - 19 == 8 and fmt.post_header_len(16) == 0
         if t == 162:
-            return _mariadb_gtid(data, end, fmt, 0, 0, 0, 0) is not None
+            return fmt.post_header_len(162) == 19 and _mariadb_gtid_ok(data, end)
         if t in (33, 34):
-            return _mysql_gtid_exact(t, data, end, fmt)
+            return fmt.post_header_len(t) == 42 and _mysql_gtid_ok(data, end)
         return False
 
     def _rows(self, rec: Any, t: int, data: bytes, end: int, fmt: Any) -> bool:
         if fmt.post_header_len(t) != _KNOWN_POST[t]:
             return False
-        tid = self._tid
-        cols = self.reader.state.columns_for(int.from_bytes(data[19:19 + tid], "little"))
+        return self._rows_at(data, t, end, self._tid, self.reader.state, rec)
+
+    def _rows_at(self, data: bytes, t: int, end: int, tid: int, state: Any, rec: Any = None) -> bool:
+        """A rows event's verdict (post-header length already checked). Without ``rec``, a
+        header not seen before is not shown here (False): the caller asks :meth:`check`."""
+        cols = state.columns.get(int.from_bytes(data[19:19 + tid], "little"))
         if cols is None:
             return False
         p = 19 + tid
@@ -156,7 +168,7 @@ class FastRoundtrip:
         key = (t, id(cols), data[p:q])
         plan = self._plans.get(key)
         if plan is None or plan.cols is not cols:
-            if any(_unsized(c) for c in cols):
+            if rec is None or any(_unsized(c) for c in cols):
                 return False
             ev = self._slow(rec)
             if ev is None or ev.rows is None or ev.width != len(cols):
@@ -213,3 +225,202 @@ def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
         if ev.original_server_version == ev.immediate_server_version:
             return False
     return True
+
+
+def _check_payload(ev: Any, rec: Any) -> list[str]:
+    """Inner events of a TRANSACTION_PAYLOAD re-encode to the decompressed stream (the
+    compressed bytes themselves are kept as read: format.md §15)."""
+    from binlogwriter.events import encode_event
+    from binlogwriter.payload import inner_events
+
+    out = []
+    for pos, chunk, inner in inner_events(ev, rec.fmt):
+        if encode_event(inner, rec.fmt, footer=False) != chunk:
+            out.append(f"re-encoded inner {inner.type_name} at payload byte {pos} differs "
+                       f"- at {rec.file}:{rec.offset}")
+    return out
+
+
+def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one branch per event kind
+    """``verify --roundtrip`` of one file: (events framed, failures, each naming file:offset).
+
+    The events are framed here (the framing rules of :func:`~binlogwriter.read.framing.iter_frames`,
+    whose errors end the file's check as the reader's do), the log_pos chain checked, and
+    each event's verdict taken from :meth:`FastRoundtrip.check`'s rules inline — no record
+    object for the events it shows to re-encode. Every other event is decoded by the reader
+    and checked declaratively (:class:`~binlogwriter.read.roundtrip.Roundtrip`), which names
+    the first byte that differs; a decode error ends the file's check, located."""
+    import os
+    import struct
+
+    from binlogwriter.errors import BinlogError, DecodeError, TruncatedError
+    from binlogwriter.format import type_name
+    from binlogwriter.read.framing import _FDE, _bad_frame, _check_magic, _release, fde_format, open_binlog
+    from binlogwriter.read.roundtrip import Roundtrip
+    from binlogwriter.reader import BinlogReader, RawRecord
+
+    name = os.fspath(path)
+    reader = BinlogReader([name])  # for its state (Table_maps) and the declarative path
+    rt = Roundtrip()
+    fast = FastRoundtrip(reader, rt)
+    failures: list[str] = []
+    events = 0
+    rec = None
+    unpack = struct.Struct("<4xB4xII2x").unpack_from
+    crc32 = zlib.crc32
+    limit = reader.max_event_size
+    try:
+        buf = open_binlog(name)
+        try:
+            n = len(buf)
+            _check_magic(buf, name)
+            pos = 4
+            released = 0
+            fmt = None
+            footer = tid = 0
+            bodies = fast._bodies
+            rows_ok: frozenset = frozenset()
+            state = reader.state
+            xid_ok = maria_gtid_ok = mysql_gtid_ok = False
+            while pos < n:
+                if pos + 19 > n:
+                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
+                t, length, log_pos = unpack(buf, pos)
+                end = pos + length
+                if length < 19 or end > n or length > limit:
+                    raise _bad_frame(buf, name, pos, n, limit)  # type: ignore[misc]
+                data = buf[pos:end]
+                if fmt is None or t == _FDE:
+                    if t != _FDE:
+                        raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
+                                          file=name, offset=pos, event_type=type_name(t))
+                    fmt = reader.fmt = fde_format(data, name, pos, True)
+                    footer = fmt.footer_size
+                    tid = fmt.table_id_size
+                    rows_ok = frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x])
+                    xid_ok = fmt.post_header_len(16) == 0
+                    maria_gtid_ok = fmt.post_header_len(162) == 19
+                    mysql_gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
+                    fast._fmt = fmt
+                    fast._footer, fast._tid = footer, tid
+                    bodies.clear()
+                    fast._plans.clear()
+                events += 1
+                off = pos
+                pos = end
+                if pos >= released + _RELEASE:
+                    released = _release(buf, released, pos)
+                if log_pos != end and log_pos != 0:
+                    failures.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{off}")
+                    continue
+                if t != _FDE and (not footer or crc32(data) == CRC_RESIDUE):
+                    e = length - footer
+                    if t in rows_ok:
+                        if fast._rows_at(data, t, e, tid, state):
+                            continue
+                    elif t in CACHED_TYPES:
+                        hit = bodies.get((t, data[19:e]))
+                        if hit is not None:
+                            if t == 19:
+                                ev, cols = hit
+                                state.tables[ev.table_id] = ev
+                                if cols is None:
+                                    state.columns.pop(ev.table_id, None)
+                                else:
+                                    state.columns[ev.table_id] = cols
+                            continue
+                    elif t == 16:
+                        if xid_ok and e == 27:
+                            continue
+                    elif t == 162:
+                        if maria_gtid_ok and _mariadb_gtid_ok(data, e):
+                            continue
+                    elif t == 33 or t == 34:
+                        if mysql_gtid_ok and _mysql_gtid_ok(data, e):
+                            continue
+                rec = RawRecord(name, off, data, fmt)
+                if fast.check(rec):  # first sight of a repeated body, a new rows header, …
+                    continue
+                ev = reader.decode(rec)
+                if ev.type_code == 40:
+                    failures.extend(_check_payload(ev, rec))
+                again = rt.check(ev, data, fmt)
+                if again is not None:
+                    diff = next((i for i, (a, b) in enumerate(zip(again, data, strict=False)) if a != b),
+                                min(len(again), len(data)))
+                    failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
+                                    f"({len(again)} vs {len(data)} bytes) - at {name}:{off}")
+            if events == 0:
+                # the magic alone is a cut file, as scan_file says (docs/format.md §4)
+                raise TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT missing after the magic",
+                                     file=name, offset=4)
+        finally:
+            buf.close()
+    except DecodeError as exc:
+        failures.append(str(exc))
+    except BinlogError as exc:  # a value the encoder refuses: the event it was read from
+        failures.append(f"{exc} - at {name}:{rec.offset}" if rec is not None else f"{exc} - in {name}")
+    return events, failures
+
+
+def _mysql_gtid_ok(data: bytes, end: int) -> bool:
+    """:func:`_mysql_gtid_exact` from the bytes alone, no event built (post-header length 42
+    checked by the caller): the 8.0 shape, the "original differs" high bits only over values
+    that differ, the transaction length packed in its shortest form, then nothing or the
+    8-byte commit group ticket (format.md §8; property-tested equal)."""
+    if end < 73:  # header, post-header, 7-byte timestamp, 1-byte length, 4-byte version
+        return False
+    if data[67] & 0x80:  # original commit timestamp follows: only when it differs
+        if end < 75 or int.from_bytes(data[61:68], "little") & 0x7FFFFFFFFFFFFF == int.from_bytes(
+                data[68:75], "little"):
+            return False
+        p = 75
+    else:
+        p = 68
+    if p >= end:
+        return False
+    b = data[p]
+    if b < 251:
+        p += 1
+    elif b == 0xFC:
+        if p + 3 > end or data[p + 1] | data[p + 2] << 8 < 251:
+            return False
+        p += 3
+    elif b == 0xFD:
+        if p + 4 > end or int.from_bytes(data[p + 1:p + 4], "little") < 1 << 16:
+            return False
+        p += 4
+    elif b == 0xFE:
+        if p + 9 > end or int.from_bytes(data[p + 1:p + 9], "little") < 1 << 24:
+            return False
+        p += 9
+    else:
+        return False
+    if p + 4 > end:
+        return False
+    if data[p + 3] & 0x80:  # original server version follows: only when it differs
+        if p + 8 > end or int.from_bytes(data[p:p + 4], "little") & 0x7FFFFFFF == int.from_bytes(
+                data[p + 4:p + 8], "little"):
+            return False
+        p += 8
+    else:
+        p += 4
+    return p == end or p + 8 == end
+
+
+def _mariadb_gtid_ok(data: bytes, end: int) -> bool:
+    """``_mariadb_gtid(...) is not None`` from the bytes alone (post-header length 19 checked
+    by the caller; mariadb.md): flags2 without the XA / flags_extra bits, the commit id when
+    flagged, then zero padding kept as it is (property-tested equal)."""
+    n = end - 19
+    if n < 19:
+        return False
+    f2 = data[31]
+    if f2 & 192:
+        return False
+    p = 32
+    if f2 & 2:
+        if n < 21:
+            return False
+        p = 40
+    return p >= end or data[p] == 0

@@ -25,6 +25,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
+from binlogwriter.read.canonical import fixed_rule, string_rule
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
@@ -221,6 +222,24 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
             continue
         env[f"_d{r}"] = dec._bound[i].decode
         env[f"_e{r}"] = bound.encode
+        dec_rule = fixed_rule(col)
+        if dec_rule is not None:  # exact: the bytes decide (canonical.py)
+            env[f"_h{r}"] = dec_rule[1]
+            lines += [f"    e = pos + {dec_rule[0]}", f"    if not _h{r}(buf[pos:e]):", "      return -1",
+                      "    pos = e"]
+            continue
+        rule = string_rule(col)
+        ind = "    "
+        if rule is not None:  # sufficient: a short value (canonical.py); else the codec decides
+            size_of = "buf[pos]" if rule.lb == 1 else f"int.from_bytes(buf[pos:pos + {rule.lb}], 'little')"
+            lines += [f"    n = {size_of}", f"    e = pos + {rule.lb} + n"]
+            cond = [f"n <= {rule.max_len}"]
+            if rule.pad >= 0:
+                cond.append(f"(not n or buf[e - 1] != {rule.pad})")
+            if rule.ascii:
+                cond.append(f"buf[pos + {rule.lb}:e].isascii()")
+            lines += [f"    if {' and '.join(cond)}:", "      pos = e", "    else:"]
+            ind = "      "
         size = dec._memo[i]
         lb = _json_lb(col)
         if lb:
@@ -230,16 +249,16 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
         if size or lb:
             env[f"_ok{r}"] = set()
             if size:
-                lines.append(f"    e = pos + {size}")
+                body = [f"e = pos + {size}"]
             else:
-                lines.append(f"    e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')")
-            lines += ["    k = buf[pos:e]", f"    if k not in _ok{r}:", f"      v, e = _d{r}(buf, pos)",
-                      f"      if _e{r}(v) != k:", "        return -1",
-                      f"      if len(_ok{r}) >= {_OK_MAX}:", f"        _ok{r}.clear()",
-                      "      if len(k) <= 2048:", f"        _ok{r}.add(k)", "    pos = e"]
+                body = [f"e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')"]
+            body += ["k = buf[pos:e]", f"if k not in _ok{r}:", f"  v, e = _d{r}(buf, pos)",
+                     f"  if _e{r}(v) != k:", "    return -1",
+                     f"  if len(_ok{r}) >= {_OK_MAX}:", f"    _ok{r}.clear()",
+                     "  if len(k) <= 2048:", f"    _ok{r}.add(k)", "pos = e"]
         else:
-            lines += ["    p0 = pos", f"    v, pos = _d{r}(buf, pos)", f"    if _e{r}(v) != buf[p0:pos]:",
-                      "      return -1"]
+            body = ["p0 = pos", f"v, pos = _d{r}(buf, pos)", f"if _e{r}(v) != buf[p0:pos]:", "  return -1"]
+        lines += [ind + b for b in body]
     lines += ["  if pos > len(buf):", "    return -1", "  return pos"]
     code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''!r}>", "exec")
     exec(code, env)  # noqa: S102 - source generated above from column types only

@@ -11,8 +11,8 @@ _SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
 _SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
 _ESCAPE_MARIADB = re.compile(rb"[\x00-\x1f]")
 _ESCAPE_MYSQL = re.compile(rb"[\x00-\x1f'\\]")
-_PAIRS_MARIADB = tuple((bytes((c,)), b"\\x%02x" % c) for c in range(0x20))
-_PAIRS_MYSQL = ((b"\\", b"\\x5c"), (b"'", b"\\x27"), *_PAIRS_MARIADB)
+_TABLE_MARIADB = {c: f"\\x{c:02x}" for c in range(0x20)}
+_TABLE_MYSQL = {**_TABLE_MARIADB, 0x27: "\\x27", 0x5C: "\\x5c"}
 _UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 
 
@@ -21,14 +21,14 @@ def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     ``\\`` raw (its escape branches are unreachable), MySQL 8 hex-escapes them (UNVERIFIED).
     Non-UTF-8 bytes come back as surrogate escapes.
 
-    Escaping is one ``bytes.replace`` per byte value present (backslash first: the escapes
-    written after it bring backslashes of their own)."""
+    Escaping is one ``str.translate`` after decoding: a byte below 0x80 is one character in
+    UTF-8 and never part of a multi-byte sequence, so escaping it before or after decoding
+    gives the same text."""
     raw = bytes(data)
+    text = raw.decode("utf-8", "surrogateescape")
     if (_ESCAPE_MARIADB if family == "mariadb" else _ESCAPE_MYSQL).search(raw) is not None:
-        for byte, esc in (_PAIRS_MARIADB if family == "mariadb" else _PAIRS_MYSQL):
-            if byte in raw:
-                raw = raw.replace(byte, esc)
-    return "'" + raw.decode("utf-8", "surrogateescape") + "'"
+        text = text.translate(_TABLE_MARIADB if family == "mariadb" else _TABLE_MYSQL)
+    return "'" + text + "'"
 
 
 def bit_string(data: bytes | memoryview, nbits: int) -> str:
