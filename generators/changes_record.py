@@ -21,6 +21,8 @@ from generators.changes_arrow import (
     _np_array,
     _np_bool,
     _ops,
+    _string_lists,
+    _strings,
     _take_pool,
     _typed_array,
     _typed_values,
@@ -170,8 +172,8 @@ class BatchRecordingMixin:
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
         op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
-        gtids = pa.array(txn_gtid, pa.string())
-        fnames = pa.array(files, pa.string())
+        gtids = _strings(txn_gtid)
+        fnames = _strings(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
@@ -252,18 +254,17 @@ class BatchRecordingMixin:
 
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
-        lst = pa.list_(pa.string())
         at = _np_array(inv)
         zero = _np_array(np.zeros(n, dtype=np.int64))
         seq = self.seq + mine
         arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
-                  pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
+                  _strings([table.database]).take(zero), _strings([table.name]).take(zero),
                   gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
                   _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
-                  pa.array([names], lst).take(zero),
+                  _string_lists([names]).take(zero),
                   struct(bi, has_b), struct(ai, has_a),
-                  pa.array([image_names(b) for b, _ in images], lst).take(at),
-                  pa.array([image_names(a) for _, a in images], lst).take(at),
+                  _string_lists([image_names(b) for b, _ in images]).take(at),
+                  _string_lists([image_names(a) for _, a in images]).take(at),
                   text(bi, has_b), text(ai, has_a)]
         self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
         if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
