@@ -374,13 +374,16 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
                                  null_count=count)
 
 
-def _typed_values(col: Column, flavor: str, vals: list) -> tuple[pa.Array, dict[int, str]]:
+def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """Python values (None = NULL) of one column -> (typed Arrow array, {row: canonical text
     the type cannot hold}): what :func:`canonical_renderer` and :func:`typed_converter` make
-    of each value."""
+    of each value. ``keep``: the canonical values (:func:`_canon_column` of ``vals``) are
+    appended to it, for a caller that needs them too (the JSONL lines)."""
     render = column_renderer(col, flavor)
     typ, conv = typed_converter(col, flavor)
     canon = [None if v is None else render(v) for v in vals]
+    if keep is not None:
+        keep.append(canon)
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
             and set(map(type, canon)) <= {_PLAIN[typ.id], type(None)}:
         return py_array(canon, typ), {}  # conv is the identity on these values
@@ -406,11 +409,11 @@ def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tup
     return got, {r: texts[i] for r, i in enumerate(idx.tolist()) if i in texts and (nulls is None or not nulls[r])}
 
 
-def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[int, str]]:
+def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
     array, {row: canonical text the type cannot hold}), straight from the arrays where the
     canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
-    else through :func:`_typed_values`."""
+    else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
@@ -420,7 +423,7 @@ def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
         values = values.tolist()
-    return _typed_values(col, flavor, values)
+    return _typed_values(col, flavor, values, keep)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

@@ -196,8 +196,9 @@ class BatchRecordingMixin:
         self.seq += m
         self.count += m
 
-    def _typed(self, col: Column, values: Any) -> tuple[pa.Array, dict[int, str]]:
-        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives."""
+    def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives
+        (``keep``: see :func:`_typed_values`)."""
         if isinstance(values, ColumnArray) and values.kind == "pool":
             key = (id(values.pool), id(col))
             hit = self._pools.get(key)
@@ -206,7 +207,7 @@ class BatchRecordingMixin:
                     self._pools.clear()
                 hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
             return _take_pool(hit[2], hit[3], values)
-        return _typed_array(col, self.flavor, values)
+        return _typed_array(col, self.flavor, values, keep)
 
     def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
                       shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray, row: np.ndarray,
@@ -226,8 +227,11 @@ class BatchRecordingMixin:
         ai = nb + np.searchsorted(need_a, mine)
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
+        canons: list[list | None] = []  # canonical values the typed path rendered (JSONL reuses them)
         for c, col in zip(cols, table.columns, strict=True):
-            arr, texts = self._typed(col, c)
+            keep: list | None = [] if fills is not None else None
+            arr, texts = self._typed(col, c, keep)
+            canons.append(keep[0] if keep else None)
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
@@ -271,7 +275,8 @@ class BatchRecordingMixin:
             flavor = self.flavor
 
             def fill(lines: list) -> None:
-                canon = [_canon_column(col, flavor, c) for c, col in zip(cols, table.columns, strict=True)]
+                canon = [_canon_column(col, flavor, c) if k is None else k
+                         for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq.tolist(),
                              [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
                              txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
