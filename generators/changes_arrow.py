@@ -137,7 +137,7 @@ def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.
                         texts[r] = []
                     texts[r].append((name, v))
             vals = out
-        arrays.append(pa.array(vals, type=typ))
+        arrays.append(py_array(vals, typ))
     return arrays, texts
 
 
@@ -186,19 +186,19 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
         return got
     cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
     arrays, texts = _typed_columns(convs, names, fulls)
-    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=pa.array(mask, type=pa.bool_()))
-    return sa, pa.array(cols, type=pa.list_(pa.string())), pa.array(texts, type=pa.map_(pa.string(), pa.string()))
+    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=_np_bool(np.array(mask, dtype=np.bool_)))
+    return sa, _string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
 
 
 def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
     cols = list(zip(*[r[:9] for r in rows], strict=True))
-    arrays = [pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
-              pa.array(cols[3], pa.string()), pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
-              pa.array(cols[6], pa.int64()), pa.array(cols[7], pa.int32()), pa.array(cols[8], pa.int64())]
-    arrays.append(pa.array([r[13] for r in rows], pa.timestamp("s", tz="UTC")))
+    arrays = [py_array(cols[0], pa.int64()), py_array(cols[1], pa.string()), py_array(cols[2], pa.string()),
+              py_array(cols[3], pa.string()), py_array(cols[4], pa.string()), py_array(cols[5], pa.string()),
+              py_array(cols[6], pa.int64()), py_array(cols[7], pa.int32()), py_array(cols[8], pa.int64())]
+    arrays.append(py_array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
     b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
     a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
-    arrays.append(pa.array([names] * len(rows), pa.list_(pa.string())))
+    arrays.append(_string_lists([names] * len(rows)))
     arrays += [b, a, bcols, acols, btext, atext]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
@@ -278,12 +278,69 @@ def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
     return pa.py_buffer(np.packbits(~np.asarray(nulls, dtype=np.bool_), bitorder="little")), count
 
 
+def _strings(vals: list | tuple) -> pa.Array:
+    """Python ``str`` values (None = null) -> an Arrow string array built from its buffers.
+
+    Why not ``pa.array``: pyarrow's conversion of Python or numpy values asks whether they
+    are pandas objects, and the first time that imports pandas (about half a CPU-second per
+    process). Same values, same type, so the same Parquet bytes."""
+    n = len(vals)
+    enc = [b"" if v is None else v.encode("utf-8") for v in vals]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
+    if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
+        return pa.array(vals, pa.string())
+    nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=n)
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                  pa.py_buffer(b"".join(enc))], null_count=count)
+
+
+def _string_lists(lists: list) -> pa.Array:
+    """Lists of ``str`` (None = null) -> an Arrow ``list<string>`` array (no pandas, see
+    :func:`_strings`)."""
+    n = len(lists)
+    nulls = np.fromiter((v is None for v in lists), dtype=np.bool_, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.fromiter((0 if v is None else len(v) for v in lists), dtype=np.int32, count=n), out=offsets[1:])
+    flat = _strings([x for v in lists if v is not None for x in v])
+    mask = _np_bool(nulls) if nulls.any() else None
+    return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
+
+
+def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
+    """``pa.array(vals, type=typ)`` for Python values, built from numpy buffers when every
+    value is None or of the type's plain Python class (str for text, int for integers,
+    float for float64): the same array without pyarrow importing pandas (:func:`_strings`).
+    Anything else goes through ``pa.array``."""
+    kinds = set(map(type, vals))
+    kinds.discard(type(None))
+    if not kinds:
+        return pa.nulls(len(vals), typ)
+    if pa.types.is_string(typ) and kinds == {str}:
+        return _strings(vals)
+    if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
+            and all(type(x) is str for v in vals if v is not None for x in v):
+        return _string_lists(vals)
+    if (pa.types.is_integer(typ) and kinds == {int}) or (typ == pa.float64() and kinds == {float}):
+        nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
+        zero = 0 if kinds == {int} else 0.0
+        try:
+            data = np.array([zero if v is None else v for v in vals],
+                            dtype=np.int64 if kinds == {int} else np.float64)
+        except OverflowError:  # beyond int64 (BIGINT UNSIGNED): pyarrow converts it
+            return pa.array(vals, type=typ)
+        arr = _np_array(data, nulls)
+        return arr if arr.type == typ else arr.cast(typ)
+    return pa.array(vals, type=typ)
+
+
 _OP_NAMES = ("insert", "update", "delete")
 
 
 @functools.cache
 def _ops() -> pa.Array:
-    return pa.array(list(_OP_NAMES), pa.string())  # not at import: pyarrow's first conversion imports pandas
+    return _strings(_OP_NAMES)
 _IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
 
 
@@ -317,16 +374,19 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
                                  null_count=count)
 
 
-def _typed_values(col: Column, flavor: str, vals: list) -> tuple[pa.Array, dict[int, str]]:
+def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """Python values (None = NULL) of one column -> (typed Arrow array, {row: canonical text
     the type cannot hold}): what :func:`canonical_renderer` and :func:`typed_converter` make
-    of each value."""
+    of each value. ``keep``: the canonical values (:func:`_canon_column` of ``vals``) are
+    appended to it, for a caller that needs them too (the JSONL lines)."""
     render = column_renderer(col, flavor)
     typ, conv = typed_converter(col, flavor)
     canon = [None if v is None else render(v) for v in vals]
+    if keep is not None:
+        keep.append(canon)
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
             and set(map(type, canon)) <= {_PLAIN[typ.id], type(None)}:
-        return pa.array(canon, type=typ), {}  # conv is the identity on these values
+        return py_array(canon, typ), {}  # conv is the identity on these values
     out: list = [None] * len(canon)
     texts: dict[int, str] = {}
     for r, v in enumerate(canon):
@@ -336,7 +396,7 @@ def _typed_values(col: Column, flavor: str, vals: list) -> tuple[pa.Array, dict[
         out[r] = tv
         if t is not None:
             texts[r] = t
-    return pa.array(out, type=typ), texts
+    return py_array(out, typ), texts
 
 
 def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
@@ -349,11 +409,11 @@ def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tup
     return got, {r: texts[i] for r, i in enumerate(idx.tolist()) if i in texts and (nulls is None or not nulls[r])}
 
 
-def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[int, str]]:
+def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
     array, {row: canonical text the type cannot hold}), straight from the arrays where the
     canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
-    else through :func:`_typed_values`."""
+    else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
@@ -363,7 +423,7 @@ def _typed_array(col: Column, flavor: str, values: Any) -> tuple[pa.Array, dict[
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
         values = values.tolist()
-    return _typed_values(col, flavor, values)
+    return _typed_values(col, flavor, values, keep)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

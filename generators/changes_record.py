@@ -21,6 +21,8 @@ from generators.changes_arrow import (
     _np_array,
     _np_bool,
     _ops,
+    _string_lists,
+    _strings,
     _take_pool,
     _typed_array,
     _typed_values,
@@ -170,8 +172,8 @@ class BatchRecordingMixin:
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
         op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
-        gtids = pa.array(txn_gtid, pa.string())
-        fnames = pa.array(files, pa.string())
+        gtids = _strings(txn_gtid)
+        fnames = _strings(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
@@ -194,8 +196,9 @@ class BatchRecordingMixin:
         self.seq += m
         self.count += m
 
-    def _typed(self, col: Column, values: Any) -> tuple[pa.Array, dict[int, str]]:
-        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives."""
+    def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+        """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives
+        (``keep``: see :func:`_typed_values`)."""
         if isinstance(values, ColumnArray) and values.kind == "pool":
             key = (id(values.pool), id(col))
             hit = self._pools.get(key)
@@ -204,7 +207,7 @@ class BatchRecordingMixin:
                     self._pools.clear()
                 hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
             return _take_pool(hit[2], hit[3], values)
-        return _typed_array(col, self.flavor, values)
+        return _typed_array(col, self.flavor, values, keep)
 
     def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
                       shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray, row: np.ndarray,
@@ -224,8 +227,11 @@ class BatchRecordingMixin:
         ai = nb + np.searchsorted(need_a, mine)
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
+        canons: list[list | None] = []  # canonical values the typed path rendered (JSONL reuses them)
         for c, col in zip(cols, table.columns, strict=True):
-            arr, texts = self._typed(col, c)
+            keep: list | None = [] if fills is not None else None
+            arr, texts = self._typed(col, c, keep)
+            canons.append(keep[0] if keep else None)
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
@@ -252,25 +258,25 @@ class BatchRecordingMixin:
 
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
-        lst = pa.list_(pa.string())
         at = _np_array(inv)
         zero = _np_array(np.zeros(n, dtype=np.int64))
         seq = self.seq + mine
         arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
-                  pa.array([table.database], pa.string()).take(zero), pa.array([table.name], pa.string()).take(zero),
+                  _strings([table.database]).take(zero), _strings([table.name]).take(zero),
                   gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
                   _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
-                  pa.array([names], lst).take(zero),
+                  _string_lists([names]).take(zero),
                   struct(bi, has_b), struct(ai, has_a),
-                  pa.array([image_names(b) for b, _ in images], lst).take(at),
-                  pa.array([image_names(a) for _, a in images], lst).take(at),
+                  _string_lists([image_names(b) for b, _ in images]).take(at),
+                  _string_lists([image_names(a) for _, a in images]).take(at),
                   text(bi, has_b), text(ai, has_a)]
         self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
         if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
             flavor = self.flavor
 
             def fill(lines: list) -> None:
-                canon = [_canon_column(col, flavor, c) for c, col in zip(cols, table.columns, strict=True)]
+                canon = [_canon_column(col, flavor, c) if k is None else k
+                         for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq.tolist(),
                              [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
                              txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])

@@ -56,6 +56,7 @@ from generators.changes_arrow import (
     column_info,
     columns_metadata,
     final_schema,
+    py_array,
     typed_converter,
 )
 from generators.changes_jsonl import concat_text, jsonl_line, read_jsonl_rows, table_file
@@ -332,7 +333,7 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
 
     def batch(buf: list[list]) -> pa.Table:
         arrays, texts = _typed_columns(plans, names, buf)
-        arrays.append(pa.array(texts, type=fields[-1].type))
+        arrays.append(py_array(texts, fields[-1].type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
     with pq.ParquetWriter(tmp, schema, write_statistics=False, **PARQUET_OPTIONS) as w:
