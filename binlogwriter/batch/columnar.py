@@ -25,6 +25,11 @@ of one length) the CRC of one of them and, CRC32 being affine over GF(2), a per-
 term for each differing byte (:func:`crc_by_difference`). The bytes equal the
 declarative path's (tests/batch/test_generate_paths.py: every file of a run equals the
 per-transaction path's; tests/batch/test_crc_by_difference.py).
+
+Size (about 620 lines): one pipeline, RowsBatch -> plan_rows_batch -> RowsPlan.encode, whose
+steps share the plan's per-event arrays and the event-length arithmetic (a split would export
+that private layout between modules); the CRC-by-difference and place_runs helpers are the
+byte-level tools of the same encoder.
 """
 
 from __future__ import annotations

@@ -25,6 +25,10 @@ cleared, format.md §3).
 
 The bytes equal those of ``encode_event`` (the declarative path) event by event; the
 property test tests/batch/test_batch_equivalence.py checks it.
+
+Size (about 430 lines): the three steps of one encoder (templates, planning in BatchBuilder,
+placement and CRCs in Batch.encode) share the per-event arrays and the template memo; the
+rows-as-columns variant is already its own module (columnar.py).
 """
 
 from __future__ import annotations
@@ -243,7 +247,11 @@ class BatchBuilder:
     """Groups added one at a time (:meth:`add` returns the group's size at once, by
     arithmetic), encoded together later (:meth:`finish` -> :class:`Batch`). ``footer``:
     None = the format's rule per event; False = no CRC (events inside a
-    TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``)."""
+    TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``).
+
+    Size: _add is the one dispatch from an event kind to its (template, length) row, kept in one
+    method so the length arithmetic a GTID's transaction_length depends on is in one place.
+    """
 
     def __init__(self, fmt: BinlogFormat, *, footer: bool | None = None, log_pos_zero: bool = False) -> None:
         self.fmt = fmt
