@@ -1,10 +1,54 @@
-"""The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read.
+"""The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
-sqlglot is tried first (:mod:`~binlogwriter.schema.sqlglot_parse`); a statement holding a
-word of :data:`binlogwriter.schema.lexer._LOSSY` (sqlglot fails on it or drops its MySQL
-meaning: ``REAL``, ``LONG``, ``INT8``, ``POINT``, ``NATIONAL CHAR``, ``FLOAT UNSIGNED``, …), an
-executable comment, or one sqlglot's tree does not map comes here. Both paths produce the same
-:class:`~binlogwriter.schema.spec._TableSpec`.
+**Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
+try sqlglot's MySQL dialect first (:mod:`~binlogwriter.schema.sqlglot_parse`). A CREATE TABLE
+comes here instead when
+
+1. it holds a word of :data:`~binlogwriter.schema.lexer._LOSSY`, which sqlglot reads *silently
+   wrong*: ``LONG`` (MySQL: MEDIUMTEXT) and ``INT8`` (MySQL: BIGINT);
+2. it holds an executable comment ``/*! … */`` / ``/*M! … */`` (SQL the server runs; sqlglot
+   drops it as a comment);
+3. sqlglot fails on it, or its tree holds something the mapping does not know and
+   ``_parse_with_sqlglot`` returns None: REAL, FLOAT(p), FLOAT(M,D) UNSIGNED, FLOAT4/8, INT3,
+   MIDDLEINT, BOOL, YEAR(4), DOUBLE PRECISION, LONG VARBINARY, POINT SRID n, GEOMCOLLECTION,
+   NATIONAL CHAR, NVARCHAR, VARCHARACTER, CHAR … BYTE / BINARY, SERIAL, VISIBLE, INET6, UUID,
+   generated columns, CHECK, FOREIGN KEY, ``… IGNORE SELECT`` (each case is a test in
+   tests/test_schema_sqlglot_gaps.py, which also checks that both paths agree, errors
+   included, on what both read).
+
+CREATE DATABASE / SCHEMA is always read here (:func:`_parse_create_database`: its name and
+default charset / collation). ``CREATE TABLE … LIKE`` never comes here (parse.py copies the
+earlier table).
+
+**What it reads** (MySQL 8 / MariaDB 10.11 ``CREATE TABLE``), tokens from
+:mod:`~binlogwriter.schema.lexer`:
+
+* ``CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] [db.]name ( element, … ) options``;
+  no column list (``AS SELECT``) is an error;
+* elements: a column, or ``[CONSTRAINT [name]]`` ``PRIMARY KEY`` / ``UNIQUE [INDEX|KEY]`` /
+  ``INDEX|KEY`` / ``FULLTEXT|SPATIAL [INDEX|KEY]`` with an optional name, ``USING …`` and key
+  parts ``name[(prefix)] [ASC|DESC]`` (a functional part ``(expr)`` is a hidden column, never
+  logged, and skipped); ``FOREIGN KEY`` and ``CHECK`` elements are skipped;
+* a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
+  ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
+  parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
+  dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
+  ``[NOT] NULL``, ``DEFAULT`` (literal, signed number, word or function call, kept as SQL
+  text), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
+  ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
+  ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
+  ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
+  value, ``ON UPDATE`` expression, ``[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED|PERSISTENT]``,
+  inline ``[CONSTRAINT [name]] CHECK (…) [NOT] ENFORCED`` and ``REFERENCES …``; any other word
+  is an error;
+* table options: only ``[DEFAULT] CHARACTER SET|CHARSET|CHAR SET [=]`` and ``COLLATE [=]`` are
+  kept, the others skipped; reading stops at ``PARTITION``, ``AS``/``SELECT``, ``IGNORE`` and
+  ``REPLACE``.
+
+It only collects words: the result is the same :class:`~binlogwriter.schema.spec._TableSpec`
+sqlglot's path makes; the type words are resolved (aliases, :mod:`~binlogwriter.schema.types`)
+and checked by the shared code after both (``model._table_from_spec``). Errors are
+:class:`~binlogwriter.errors.SchemaError` naming the table, the column and the token's position.
 """
 
 from __future__ import annotations
