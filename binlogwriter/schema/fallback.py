@@ -180,6 +180,19 @@ _TYPE_CONT = {
 }
 
 
+# Column attributes that only set fields of the column (the words, then (field, value) pairs).
+_ATTRIBUTES: dict[tuple[str, ...], tuple[tuple[str, object], ...]] = {
+    ("UNSIGNED",): (("unsigned", True),), ("SIGNED",): (), ("ZEROFILL",): (("zerofill", True),),
+    ("NOT", "NULL"): (("nullable", False),), ("NULL",): (("nullable", True),),
+    ("AUTO_INCREMENT",): (("auto_increment", True),),
+    ("SERIAL", "DEFAULT", "VALUE"): (("nullable", False), ("auto_increment", True), ("unique", True)),
+    ("ASCII",): (("charset", "latin1"),), ("UNICODE",): (("charset", "ucs2"),),
+    ("BYTE",): (("charset", "binary"),), ("BINARY",): (("binary_attr", True),),
+    ("INVISIBLE",): (("invisible", True),), ("VISIBLE",): (("invisible", False),),
+    ("VIRTUAL",): (), ("STORED",): (), ("PERSISTENT",): (),   # of a generated column
+}
+
+
 def _parse_column(p: _P) -> _ColSpec:
     name = p.ident()
     p.column = name
@@ -205,16 +218,10 @@ def _parse_column(p: _P) -> _ColSpec:
         p.next()
     while not (p.is_punct(",") or p.is_punct(")")):
         u = p.up()
-        if p.accept("UNSIGNED"):
-            cs.unsigned = True
-        elif p.accept("SIGNED"):
-            pass
-        elif p.accept("ZEROFILL"):
-            cs.zerofill = True
-        elif p.accept("NOT", "NULL"):
-            cs.nullable = False
-        elif p.accept("NULL"):
-            cs.nullable = True
+        words = next((w for w in _ATTRIBUTES if p.accept(*w)), None)
+        if words is not None:
+            for attr, value in _ATTRIBUTES[words]:
+                setattr(cs, attr, value)
         elif p.accept("DEFAULT"):
             first = p.peek()
             if p.is_punct("-") or p.is_punct("+"):
@@ -228,10 +235,6 @@ def _parse_column(p: _P) -> _ColSpec:
                     p.skip_balanced()
                     cs.default += "".join(_sql_literal(t.text) if t.kind == "string" else t.text.upper()
                                           for t in p.t[start:p.i])
-        elif p.accept("AUTO_INCREMENT"):
-            cs.auto_increment = True
-        elif p.accept("SERIAL", "DEFAULT", "VALUE"):
-            cs.nullable, cs.auto_increment, cs.unique = False, True, True
         elif p.accept("UNIQUE"):
             cs.unique = True
             p.accept("KEY")
@@ -243,18 +246,6 @@ def _parse_column(p: _P) -> _ColSpec:
             cs.collation = p.ident()
         elif p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
             cs.charset = p.ident()
-        elif p.accept("ASCII"):
-            cs.charset = "latin1"
-        elif p.accept("UNICODE"):
-            cs.charset = "ucs2"
-        elif p.accept("BYTE"):
-            cs.charset = "binary"
-        elif p.accept("BINARY"):
-            cs.binary_attr = True
-        elif p.accept("INVISIBLE"):
-            cs.invisible = True
-        elif p.accept("VISIBLE"):
-            cs.invisible = False
         elif u in ("COLUMN_FORMAT", "STORAGE", "SRID", "ENGINE_ATTRIBUTE",
                    "SECONDARY_ENGINE_ATTRIBUTE"):
             p.next()
@@ -268,8 +259,6 @@ def _parse_column(p: _P) -> _ColSpec:
             p.expect("AS")
             p.skip_balanced()
             cs.generated = True
-        elif u in ("VIRTUAL", "STORED", "PERSISTENT"):
-            p.next()
         elif p.accept("CONSTRAINT"):
             if p.up() != "CHECK":
                 p.next()
