@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.encoder import _memo_key, _plain_gtid, _templates
+from binlogwriter.batch.templates import _memo_key, _plain_gtid, _templates
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
