@@ -33,7 +33,11 @@ from binlogwriter.values.base import ColumnDesc
 
 
 class TableMapViews:
-    """:class:`~binlogwriter.metadata.TableMap`'s derived views (read its fields and TLVs)."""
+    """:class:`~binlogwriter.metadata.TableMap`'s derived views (read its fields and TLVs).
+
+    Size: one short, independent cached view per optional-metadata field of the TABLE_MAP
+    (format.md §12.1); all read the same TLVs.
+    """
 
     @cached_property
     def real_types(self) -> tuple[int, ...]:

@@ -34,6 +34,9 @@ or without ``-v`` (``--print-row-count`` is on by default). MySQL 8 prints no su
 
 UNVERIFIED: the MySQL 8 details (quoting, JSON type 245 rendered through our JSON decoder) were
 not compared with a real mysqlbinlog here.
+
+One column's ``-vv`` type name, ``meta=`` integer and value text are
+:mod:`binlogwriter.text_columns` (re-exported here).
 """
 
 from __future__ import annotations
@@ -46,11 +49,17 @@ from typing import Any
 from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, DELETE_TYPES, STMT_END_F, UPDATE_TYPES
-from binlogwriter.metadata import META_SIZE
+from binlogwriter.text_columns import (
+    _table_def_type,
+    column_of,
+    decimal_text,
+    field_metadata,
+    format_value,
+    split_metadata,
+    type_string,
+)
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.families import family_of_code
-from binlogwriter.values.registry import bind_column
-from binlogwriter.values.render import bit_string, quote_bytes, render_value, renderer
+from binlogwriter.values.render import bit_string, quote_bytes, renderer
 from binlogwriter.values.row import decode_row_image
 
 __all__ = [
@@ -62,121 +71,6 @@ __all__ = [
 
 def _family(flavor: str | None) -> str:
     return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
-
-
-# -- metadata --------------------------------------------------------------------------
-def field_metadata(type_code: int, meta: bytes) -> int:
-    """The ``meta=N`` integer of ``-vv``: ``table_def``'s per-column metadata (rpl_utility.cc)."""
-    if type_code in (254, 247, 248, 246):            # STRING/ENUM/SET, NEWDECIMAL: big-endian
-        return (meta[0] << 8) | meta[1] if len(meta) >= 2 else 0
-    if type_code == 16:                               # BIT: bits + bytes * 256
-        return meta[0] + (meta[1] << 8) if len(meta) >= 2 else 0
-    if type_code in (15, 253, 141):                   # VARCHAR: little-endian
-        return int.from_bytes(meta[:2], "little")
-    if type_code in (252, 4, 5, 255, 245, 140, 17, 18, 19):
-        return meta[0] if meta else 0
-    return 0
-
-
-def split_metadata(types: Sequence[int], metadata: bytes) -> list[bytes]:
-    """Per-column metadata slices of a Table_map (values.md §1 sizes)."""
-    out, pos = [], 0
-    for t in types:
-        n = META_SIZE.get(t, {140: 1, 141: 2}.get(t, 0))
-        out.append(bytes(metadata[pos:pos + n]))
-        pos += n
-    return out
-
-
-# -- value printing ------------------------------------------------------------------
-# Values are decoded by their column codecs (binlogwriter.values) and printed by
-# binlogwriter.values.render; this module only knows the ``-vv`` type names.
-
-
-def meta_bytes(type_code: int, meta: int) -> bytes:
-    """The Table_map metadata bytes of a ``field_metadata`` integer (its inverse)."""
-    if type_code in (254, 247, 248, 246):
-        return bytes((meta >> 8, meta & 0xFF))
-    if type_code == 16:
-        return bytes((meta & 0xFF, meta >> 8))
-    if type_code in (15, 253, 141):
-        return meta.to_bytes(2, "little")
-    if type_code in (252, 4, 5, 255, 245, 140, 17, 18, 19, 242):
-        return bytes((meta & 0xFF,))
-    return b""
-
-
-def column_of(type_code: int, meta: int, flavor: str = "mariadb1011") -> ColumnDesc:
-    """A ColumnDesc for a ``table_def::type`` and ``field_metadata`` pair (ENUM/SET as 254)."""
-    code = 254 if type_code in (247, 248) else type_code
-    return ColumnDesc(code, meta_bytes(type_code, meta), flavor=flavor)
-
-
-def decimal_text(buf: bytes | memoryview, pos: int, precision: int, scale: int) -> tuple[str, int]:
-    """(text, size) of a DECIMAL value: every scale digit, no leading integer zeros."""
-    col = ColumnDesc(246, bytes((precision, scale)))
-    try:
-        value, end = bind_column(col).decode(buf, pos)
-    except BinlogError as exc:
-        raise ValueError(str(exc)) from None
-    return render_value(col, value), end - pos
-
-
-def type_string(type_code: int, meta: int, family: str = "mariadb") -> str:
-    """The ``TYPE`` of ``-vv`` comments (``typestr`` of log_event_print_value): the type
-    family's ``type_text`` (binlogwriter/values/<family>.py) after two rules of the listing
-    itself: a STRING (254) whose metadata hides a long CHAR's length keeps 254 as its type only
-    when the real-type bits say so (values.md §5), and MariaDB's compressed BLOB/VARCHAR
-    (140/141) are named as their plain type with `` COMPRESSED``."""
-    t = type_code
-    if t == 254 and meta >= 256 and ((meta >> 8) & 0x30) != 0x30:
-        t = (meta >> 8) | 0x30
-    plain = {140: 252, 141: 15}.get(t, t)
-    fam = family_of_code(plain)
-    text = fam.type_text(plain, meta, family) if fam is not None else None
-    if text is None:
-        raise ValueError(f"Don't know how to handle column type: {type_code} meta: {meta} ({meta:04x})")
-    return text + (" COMPRESSED" if plain != t else "")
-
-
-def _compressed_column(t: int, meta: int, buf: bytes | memoryview, pos: int, family: str) -> tuple[str, int]:
-    """MariaDB's compressed BLOB/VARCHAR (140/141): no codec decodes them; printed as stored."""
-    nlen = meta if t == 140 else (1 if meta < 256 else 2)
-    n = int.from_bytes(buf[pos:pos + nlen], "little")
-    if pos + nlen + n > len(buf):
-        raise ValueError(f"string of {n} bytes runs past the rows data")
-    return quote_bytes(buf[pos + nlen:pos + nlen + n], family), nlen + n
-
-
-def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos: int,
-                 family: str = "mariadb", json_text: Any = None) -> tuple[str, str, int]:
-    """(value text, type text, bytes used) of one value, ``log_event_print_value``: the
-    column codec decodes it, :func:`binlogwriter.values.render.render_value` prints it.
-
-    ``type_code`` is ``table_def::type`` (ENUM/SET already taken out of STRING's metadata),
-    ``meta`` the ``field_metadata`` integer; ``buf`` None prints ``NULL`` (size 0).
-    Raises ValueError for a type the printer does not know (it prints an error and stops).
-    """
-    typestr = type_string(type_code, meta, family)
-    if buf is None:
-        return "NULL", typestr, 0
-    if type_code in (140, 141):
-        text, size = _compressed_column(type_code, meta, buf, pos, family)
-        return text, typestr, size
-    col = column_of(type_code, meta)
-    try:
-        value, end = bind_column(col).decode(buf, pos)
-    except BinlogError as exc:
-        raise ValueError(str(exc)) from None
-    return render_value(col, value, family), typestr, end - pos
-
-
-# -- rows ------------------------------------------------------------------------------
-def _table_def_type(t: int, meta: int) -> int:
-    """``table_def::type``: ENUM/SET hide behind STRING with their type in meta's high byte."""
-    if t == 254 and (meta >> 8) in (247, 248):
-        return meta >> 8
-    return t
 
 
 class _ImagePrinter:

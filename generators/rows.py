@@ -19,6 +19,8 @@ key, version) (generators/values.py):
 it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes per key),
 plus a bounded cache of recently computed rows (a memo of the pure function; clearing it
 changes nothing).
+
+Size (about 440 lines): one class, TableRows (see its reason).
 """
 
 from __future__ import annotations
@@ -61,7 +63,12 @@ def ver_of(gen: int, n: int) -> int:
 
 
 class TableRows:
-    """State and row function of one table (see module docstring)."""
+    """State and row function of one table (see module docstring).
+
+    Size: the key-state arrays and the pure row function are one concept here: a row's values
+    depend on its version, which is the state, and nearly every method reads both; the engine
+    holds one object per table.
+    """
 
     def __init__(self, tdef: TableDef, spec: Spec, overrides: dict[str, ColumnGen]) -> None:
         self.tdef = tdef

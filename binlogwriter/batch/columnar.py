@@ -25,25 +25,38 @@ of one length) the CRC of one of them and, CRC32 being affine over GF(2), a per-
 term for each differing byte (:func:`crc_by_difference`). The bytes equal the
 declarative path's (tests/batch/test_generate_paths.py: every file of a run equals the
 per-transaction path's; tests/batch/test_crc_by_difference.py).
+
+Planning is here; :meth:`RowsPlan.encode` (placing a plan, ids given) is
+:mod:`binlogwriter.batch.columnar_encode`, and the byte tools both use (:func:`place_runs`,
+:func:`crc_by_difference`) are :mod:`binlogwriter.batch.scatter` (re-exported here).
 """
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.encoder import _memo_key, _plain_gtid, _templates
+from binlogwriter.batch.columnar_encode import (
+    BEGIN,
+    GTID,
+    ROWS,
+    RQUERY,
+    TMAP,
+    XID,
+    RowsPlan,
+    _GtidTails,
+    _mgtid_template,
+)
+from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
+from binlogwriter.batch.scatter import place_runs
+from binlogwriter.batch.templates import _memo_key, _plain_gtid, _templates
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
     AnonymousGtidEvent,
     GtidEvent,
-    MariadbGtidEvent,
     QueryEvent,
     RowsQueryEvent,
     XidEvent,
@@ -52,7 +65,7 @@ from binlogwriter.events import (
 from binlogwriter.events.rows import rows_event_class
 from binlogwriter.events.table import known_post_header
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
-from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
+from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 
@@ -60,8 +73,6 @@ __all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "pl
 
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
-GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)
-_CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
 
 @dataclass
@@ -113,248 +124,6 @@ def _packed_sizes(v: np.ndarray) -> np.ndarray:
     return np.where(v < 251, 1, np.where(v < 1 << 16, 3, np.where(v < 1 << 24, 4, 9)))
 
 
-@dataclass
-class RowsPlan:
-    """Events of a :class:`RowsBatch` planned (lengths, bodies but ids); ``sizes[t]`` is
-    transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing)."""
-
-    writer: Any
-    n_txn: int
-    sizes: np.ndarray
-    txn_first: np.ndarray  # first event of each transaction (n_txn + 1)
-    ev_kind: np.ndarray
-    ev_type: np.ndarray
-    ev_flags: np.ndarray
-    ev_len: np.ndarray
-    ev_tpl: np.ndarray
-    templates: list
-    ev_dstart: np.ndarray
-    ev_dlen: np.ndarray
-    ev_txn: np.ndarray
-    data: np.ndarray
-    clock: np.ndarray
-    gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
-    footer: bool
-    chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
-    chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
-
-    def encode(self, lo: int, hi: int, offset: int) -> bytes:
-        """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
-        writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
-        w = self.writer
-        fmt = w.fmt
-        a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
-        n = b - a
-        if n == 0:
-            return b""
-        kind = self.ev_kind[a:b]
-        lengths = self.ev_len[a:b]
-        ends = np.cumsum(lengths)
-        hdr = np.empty(n, dtype=HEADER_DTYPE)
-        hdr["timestamp"] = self.clock[self.ev_txn[a:b]]
-        hdr["type_code"] = self.ev_type[a:b]
-        hdr["server_id"] = w.server_id
-        hdr["event_length"] = lengths
-        hdr["log_pos"] = ends + offset
-        hdr["flags"] = self.ev_flags[a:b]
-        tpl = _templates(fmt)
-        starts = ends - lengths
-        total = int(ends[-1])
-        out = np.empty(total, dtype=np.uint8)
-        out[(starts[:, None] + np.arange(HEADER_SIZE)).ravel()] = hdr.view(np.uint8)
-        at = starts + HEADER_SIZE  # where each body starts
-        tp = self.ev_tpl[a:b]
-        tlen = np.zeros(n, dtype=np.int64)
-        for u in np.unique(tp[tp >= 0]).tolist():
-            idx = np.flatnonzero(tp == u)
-            t = np.frombuffer(self.templates[u], dtype=np.uint8)
-            tlen[idx] = len(t)
-            if len(t):
-                out[(at[idx][:, None] + np.arange(len(t))).ravel()] = np.broadcast_to(t, (len(idx), len(t))).ravel()
-        gi = np.flatnonzero(kind == GTID)
-        ng = len(gi)
-        if fmt.is_mariadb:
-            seqs = w._mariadb_seq + 1 + np.arange(ng)
-            mtpl = _mgtid_template(w)
-            width = tpl.mgtid_seq[1]
-            tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
-            gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
-            gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
-            gm[:, width:] = tail
-            gsrc, glens, gmat = gm.ravel(), np.full(ng, gm.shape[1], dtype=np.int64), gm
-            w._mariadb_seq += ng
-            d = w.settings.domain_id
-            if ng:
-                w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
-                w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
-        else:
-            dt = tpl.gtid_dt
-            ph = np.zeros(ng, dtype=dt)
-            seq = w._seq_in_file + 1 + np.arange(ng)
-            ph["sequence_number"] = seq
-            ph["last_committed"] = seq - 1
-            ph["lt_typecode"] = 2
-            ph["gtid_flags"] = 0
-            if w._sid:
-                ph["gno"] = w._gno + 1 + np.arange(ng)
-                sid = bytes.fromhex(w._sid.replace("-", ""))
-            else:
-                ph["gno"] = 0
-                sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
-            if ng:
-                ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0]
-            gsrc, glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
-            w._seq_in_file += ng
-            if w._sid and ng:
-                first = w._gno + 1
-                w._gno += ng
-                ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
-                if ivs and ivs[-1][1] == first:
-                    ivs[-1] = (ivs[-1][0], w._gno + 1)
-                else:
-                    ivs.append((first, w._gno + 1))
-                w.last_gtid = f"{w._sid}:{w._gno}"
-            elif ng:
-                w.last_gtid = None
-        if ng:
-            place_runs(out, at[gi], glens, gsrc)
-        xi = np.flatnonzero(kind == XID)
-        if len(xi):
-            xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
-            out[(at[xi][:, None] + np.arange(8)).ravel()] = xids.ravel()
-        w._xid += len(xi)
-        dl = self.ev_dlen[a:b]
-        ri = np.flatnonzero(dl)
-        if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
-            d0 = int(self.ev_dstart[a:b][ri[0]])
-            d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
-            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
-        if self.footer:
-            stops = ends - 4
-            mv = memoryview(out)
-            crcs = np.zeros(n, dtype="<u4")
-            left = np.ones(n, dtype=bool)
-            # events that differ from another of their group only in a few known bytes: the
-            # header, and an XID's number; their CRCs follow from one event's (crc_by_difference)
-            hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
-            plain = (tp >= 0) & (dl == 0)
-            for u in np.unique(tp[plain]).tolist():
-                idx = np.flatnonzero(plain & (tp == u))
-                crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(lengths[idx[0]]) - 4, hb[idx])
-                left[idx] = False
-            if len(xi):
-                crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(lengths[xi[0]]) - 4,
-                                             np.concatenate([hb[xi], xids], axis=1))
-                left[xi] = False
-            for blen in np.unique(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
-                sel = np.flatnonzero(glens == blen)
-                heads = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
-                if int((heads != heads[0]).any(axis=0).sum()) <= _CRC_TERMS_MAX:
-                    crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, heads)
-                    left[gi[sel]] = False
-            rest = np.flatnonzero(left)
-            crc = zlib.crc32
-            crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
-            out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
-        return out.tobytes()
-
-
-def crc_by_difference(buf: memoryview, start: int, length: int, heads: np.ndarray) -> np.ndarray:
-    """CRC32 (zlib's) of ``k`` messages of ``length`` bytes that are equal except in their
-    first ``heads.shape[1]`` bytes (``heads[i]``: message ``i``'s; message 0 is
-    ``buf[start:start + length]``). CRC32 is affine over GF(2): ``crc(a ^ b) = crc(a) ^
-    crc(b) ^ crc(0…0)`` for equal lengths, so ``crc(m_i) = crc(m_0) ^`` the XOR, over the
-    bytes where ``m_i`` differs from ``m_0``, of that difference's CRC term: one zlib call
-    for the group plus a table lookup per differing byte (:func:`_crc_terms`)."""
-    acc = np.full(len(heads), zlib.crc32(buf[start:start + length]), dtype=np.uint32)
-    diff = heads ^ heads[0]
-    for p in np.flatnonzero(diff.any(axis=0)).tolist():
-        acc ^= _crc_terms(length - p)[diff[:, p]]
-    return acc
-
-
-@lru_cache(maxsize=4096)
-def _crc_terms(d: int) -> np.ndarray:
-    """CRC term of a byte ``b`` followed by ``d - 1`` bytes, for every ``b``: ``crc(b 0…0)
-    ^ crc(0…0)`` (leading zeros do not change it), built from the eight single-bit terms."""
-    zeros = bytes(d)
-    base = zlib.crc32(zeros)
-    bits = np.array([zlib.crc32(bytes([1 << k]) + zeros[1:]) ^ base for k in range(8)], dtype=np.uint32)
-    b = np.arange(256)
-    out = np.zeros(256, dtype=np.uint32)
-    for k in range(8):
-        out ^= np.where(b >> k & 1, bits[k], np.uint32(0)).astype(np.uint32)
-    return out
-
-
-def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
-    """``out[dest[i]:dest[i]+lens[i]]`` = the next ``lens[i]`` bytes of ``src``, for ascending,
-    non-overlapping ``dest``: one boolean mask over the runs' span (``np.repeat`` of
-    alternating gap/run lengths) and one masked assignment, or — for runs sparse in their
-    span — one index array over the runs' bytes."""
-    k = len(dest)
-    if not k:
-        return
-    m = len(src)
-    if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
-        # sparse runs (a few image groups among many): index arithmetic over the runs' own
-        # bytes, not a mask over the whole span
-        if m:
-            starts = np.cumsum(lens) - lens
-            out[np.repeat(dest - starts, lens) + np.arange(m)] = src
-        return
-    base = int(dest[0])
-    out = out[base:int(dest[-1] + lens[-1])]
-    dest = dest - base
-    ends = dest + lens
-    gaps = dest - np.concatenate(([0], ends[:-1]))
-    runs = np.empty(2 * k + 1, dtype=np.int64)
-    runs[0:-1:2] = gaps
-    runs[1::2] = lens
-    runs[-1] = len(out) - int(ends[-1])
-    vals = np.zeros(2 * k + 1, dtype=bool)
-    vals[1::2] = True
-    out[np.repeat(vals, runs)] = src
-
-
-@dataclass
-class _GtidTails:
-    """The parts of the MySQL GTID bodies after the post-header (format.md §8), per GTID of
-    the batch: ``ct`` its commit timestamps field (rows of one width), ``tl`` its
-    ``transaction_length``, ``post`` the server versions (and ticket) field, the same for
-    all; ``txn[t]``: the GTID row of transaction ``t`` (-1: it writes nothing)."""
-
-    txn: np.ndarray
-    ct: np.ndarray
-    tl: np.ndarray
-    post: bytes
-
-    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The GTID bodies of transactions ``txns`` after their post-headers ``ph`` (a
-        structured array, one row each): their bytes back to back, their lengths, and the
-        bodies as the rows of a matrix (row ``i``: its first ``lengths[i]`` bytes). The
-        packed ``transaction_length`` is built by the layout once per distinct value."""
-        rows = self.txn[txns]
-        n = len(rows)
-        isz, w, p = ph.dtype.itemsize, self.ct.shape[1], len(self.post)
-        tl = self.tl[rows]
-        ut, tinv = np.unique(tl, return_inverse=True)
-        packed = [encode_packed_int(x) for x in ut.tolist()]
-        plen = np.array([len(b) for b in packed], dtype=np.int64)
-        pmax = int(plen.max()) if n else 0
-        ptab = np.zeros((len(packed), pmax + p), dtype=np.uint8)
-        post = np.frombuffer(self.post, dtype=np.uint8)
-        for i, b in enumerate(packed):
-            ptab[i, :len(b)] = np.frombuffer(b, dtype=np.uint8)
-            ptab[i, len(b):len(b) + p] = post
-        m = np.empty((n, isz + w + pmax + p), dtype=np.uint8)
-        m[:, :isz] = ph.view(np.uint8).reshape(n, isz)
-        m[:, isz:isz + w] = self.ct[rows]
-        m[:, isz + w:] = ptab[tinv]
-        lens = isz + w + plen[tinv] + p
-        return m[np.arange(m.shape[1]) < lens[:, None]], lens, m
-
-
 def _commit_timestamps(tpl: Any, imm: np.ndarray, orig: int | None) -> np.ndarray:
     """The GTID ``commit_timestamps`` field (format.md §8) of each immediate timestamp in
     ``imm`` with original ``orig``, as rows of bytes: the first built by its declaration,
@@ -372,12 +141,6 @@ def _commit_timestamps(tpl: Any, imm: np.ndarray, orig: int | None) -> np.ndarra
         if out[-1].tobytes() == tpl.field("commit_timestamps", (vals[-1], orig)):
             return np.ascontiguousarray(out)
     return np.array([np.frombuffer(tpl.field("commit_timestamps", (v, orig)), dtype=np.uint8) for v in vals])
-
-
-def _mgtid_template(w: Any) -> bytes:
-    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C, flags=FLAG_SUPPRESS_USE,
-                          server_id=w.server_id)
-    return _templates(w.fmt).mariadb_gtid_template(ev)
 
 
 def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:

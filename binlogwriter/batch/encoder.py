@@ -25,6 +25,8 @@ cleared, format.md §3).
 
 The bytes equal those of ``encode_event`` (the declarative path) event by event; the
 property test tests/batch/test_batch_equivalence.py checks it.
+
+The templates are :mod:`binlogwriter.batch.templates` (shared with columnar.py).
 """
 
 from __future__ import annotations
@@ -32,32 +34,24 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import construct as cs
 import numpy as np
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE, fixed_dtype, post_header_dtype
+from binlogwriter.batch.dtypes import HEADER_DTYPE
+from binlogwriter.batch.templates import _memo_key, _plain_gtid, _plain_rows, _templates
 from binlogwriter.errors import EncodeError
 from binlogwriter.events import (
-    AnnotateRowsEvent,
-    AnonymousGtidEvent,
     Event,
     FormatDescriptionEvent,
-    GtidEvent,
     GtidTaggedEvent,
     MariadbGtidEvent,
-    QueryEvent,
-    RowsQueryEvent,
     XidEvent,
     _event_crc,
     _has_footer,
     encode_body,
 )
-from binlogwriter.events.rows import RowsEvent
-from binlogwriter.events.table import EVENTS
-from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
@@ -65,7 +59,6 @@ from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
 __all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_length"]
 
 _GTID_TYPES = (33, 34)
-_MEMO_LIMIT = 4096
 _ZERO4 = b"\0\0\0\0"
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -80,85 +73,6 @@ def transaction_length(start: int | None, others: int) -> int:
         if total == tl:
             return tl
         tl = total
-
-
-# ----------------------------------------------------------------------------- templates
-
-
-class _Templates:
-    """Bodies built once through the declaration, per format (bounded memo)."""
-
-    def __init__(self, fmt: BinlogFormat) -> None:
-        self.fmt = fmt
-        self.memo: dict[Any, bytes] = {}
-        self.gtid_dt = post_header_dtype(33, fmt)
-        gtid = EVENTS[33]
-        self.gtid_tail_fields = {f.name: f for f in gtid.fields_for(fmt)[gtid.n_post:]}
-        self.xid_dt = fixed_dtype(EVENTS[16].fields_for(fmt))
-        mfields = EVENTS[162].fields_for(fmt)
-        self.mgtid_seq = (mfields[0].name, fixed_dtype(mfields[:1]).itemsize)
-
-    def remember(self, key: Any, build) -> bytes:
-        body = self.memo.get(key)
-        if body is None:
-            body = build()
-            if len(self.memo) >= _MEMO_LIMIT:
-                self.memo.clear()
-            self.memo[key] = body
-        return body
-
-    def field(self, name: str, value: Any) -> bytes:
-        """One declared GTID field after the post-header (commit timestamps, server versions,
-        commit group ticket), built by its construct and cached by value."""
-        return self.remember(("gtid-field", name, value), lambda: self.gtid_tail_fields[name].build(value))
-
-    def rows_template(self, ev: RowsEvent) -> bytes:
-        """A rows event body without its rows: post-header, width, bitmaps (format.md §13)."""
-        cp, ca = ev.columns_present, ev.columns_after
-        key = ("rows", ev.TYPE, ev.table_id, ev.rows_flags, ev.width, ev.extra_info,
-               tuple(cp), getattr(cp, "pad", 0), None if ca is None else (tuple(ca), getattr(ca, "pad", 0)))
-
-        def build() -> bytes:
-            shape = type(ev)(table_id=ev.table_id, rows_flags=ev.rows_flags, width=ev.width, extra_info=ev.extra_info,
-                             columns_present=cp, columns_after=ca, rows=None, rows_raw=b"")
-            return encode_body(shape, self.fmt)
-        return self.remember(key, build)
-
-    def mariadb_gtid_template(self, ev: MariadbGtidEvent) -> bytes:
-        key = ("mgtid", ev.domain_id, ev.flags2, ev.trailing)
-        return self.remember(key, lambda: encode_body(
-            MariadbGtidEvent(seq_no=0, domain_id=ev.domain_id, flags2=ev.flags2, trailing=ev.trailing), self.fmt))
-
-
-@lru_cache(maxsize=64)
-def _templates(fmt: BinlogFormat) -> _Templates:
-    return _Templates(fmt)
-
-
-def _memo_key(ev: Event) -> Any:
-    """Content key of the bodies that repeat (BEGIN, Table_map, rows-query texts)."""
-    t = type(ev)
-    if t is QueryEvent:
-        return (2, ev.thread_id, ev.exec_time, ev.error_code, repr(ev.status_vars), ev.db, ev.query,
-                ev.post_header_extra, ev.unparsed)
-    if t is TableMapEvent:
-        nb = ev.null_bits
-        return (19, ev.table_id, ev.tm_flags, ev.schema, ev.table, tuple(ev.column_types), ev.metadata,
-                tuple(nb), getattr(nb, "pad", 0), repr(ev.optional_metadata), ev.post_header_extra, ev.unparsed)
-    if t is RowsQueryEvent or t is AnnotateRowsEvent:
-        return (ev.TYPE, repr(ev.to_layout()))
-    return None
-
-
-def _plain_gtid(ev: Event) -> bool:
-    return (type(ev) in (GtidEvent, AnonymousGtidEvent) and not ev.post_header_extra and not ev.unparsed
-            and ev.lt_typecode is not None and ev.last_committed is not None and ev.sequence_number is not None
-            and ev.immediate_commit_timestamp is not None and ev.transaction_length is not None)
-
-
-def _plain_rows(ev: Event) -> bool:
-    return (isinstance(ev, RowsEvent) and ev.rows_raw is not None and not ev.post_header_extra
-            and not ev.unparsed and ev.TYPE < 166 and ev.TYPE != 39)
 
 
 # ----------------------------------------------------------------------------- the batch
@@ -243,7 +157,11 @@ class BatchBuilder:
     """Groups added one at a time (:meth:`add` returns the group's size at once, by
     arithmetic), encoded together later (:meth:`finish` -> :class:`Batch`). ``footer``:
     None = the format's rule per event; False = no CRC (events inside a
-    TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``)."""
+    TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``).
+
+    Size: _add is the one dispatch from an event kind to its (template, length) row, kept in one
+    method so the length arithmetic a GTID's transaction_length depends on is in one place.
+    """
 
     def __init__(self, fmt: BinlogFormat, *, footer: bool | None = None, log_pos_zero: bool = False) -> None:
         self.fmt = fmt

@@ -181,7 +181,11 @@ def _uuid(b: bytes) -> str:
 
 
 class _Reader:
-    """The per-file state of the changes loop."""
+    """The per-file state of the changes loop.
+
+    Size: the per-event handlers (query, table map, rows, the slow path) of one file's loop,
+    sharing that file's state.
+    """
 
     def __init__(self, schemas: SchemaSource | None) -> None:
         self.schemas = schemas

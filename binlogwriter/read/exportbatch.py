@@ -47,7 +47,12 @@ def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
 
 class TableBuffer:
     """Rows events of one table definition waiting to become a record batch: their rows
-    bytes and where they come from, decoded when the batch is made."""
+    bytes and where they come from, decoded when the batch is made.
+
+    Size: the buffered rows events of one table and the two ways a record batch is made from
+    them (the reference path, and the columnar one with its _group / _long steps), which all
+    read that buffer.
+    """
 
     __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts")
 

@@ -64,7 +64,8 @@ def _struct_letter(col: ColumnDesc) -> str | None:
 
 
 class TableDecoder:
-    """Row-image decoders of one table definition, compiled per present-columns bitmap."""
+    """Row-image decoders of one table definition, compiled per present-columns bitmap.
+    Size: the per-column tables the compiled decoders are built from and the compiler reading them."""
 
     __slots__ = ("cols", "names", "_bound", "_letters", "_strings", "_pads", "_images", "_reference", "_memo",
                  "_caches", "_json", "_json_readers")

@@ -1,10 +1,54 @@
-"""The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read.
+"""The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
-sqlglot is tried first (:mod:`~binlogwriter.schema.sqlglot_parse`); a statement holding a
-word of :data:`binlogwriter.schema.lexer._LOSSY` (sqlglot fails on it or drops its MySQL
-meaning: ``REAL``, ``LONG``, ``INT8``, ``POINT``, ``NATIONAL CHAR``, ``FLOAT UNSIGNED``, …), an
-executable comment, or one sqlglot's tree does not map comes here. Both paths produce the same
-:class:`~binlogwriter.schema.spec._TableSpec`.
+**Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
+try sqlglot's MySQL dialect first (:mod:`~binlogwriter.schema.sqlglot_parse`). A CREATE TABLE
+comes here instead when
+
+1. it holds a word of :data:`~binlogwriter.schema.lexer._LOSSY`, which sqlglot reads *silently
+   wrong*: ``LONG`` (MySQL: MEDIUMTEXT) and ``INT8`` (MySQL: BIGINT);
+2. it holds an executable comment ``/*! … */`` / ``/*M! … */`` (SQL the server runs; sqlglot
+   drops it as a comment);
+3. sqlglot fails on it, or its tree holds something the mapping does not know and
+   ``_parse_with_sqlglot`` returns None: REAL, FLOAT(p), FLOAT(M,D) UNSIGNED, FLOAT4/8, INT3,
+   MIDDLEINT, BOOL, YEAR(4), DOUBLE PRECISION, LONG VARBINARY, POINT SRID n, GEOMCOLLECTION,
+   NATIONAL CHAR, NVARCHAR, VARCHARACTER, CHAR … BYTE / BINARY, SERIAL, VISIBLE, INET6, UUID,
+   generated columns, CHECK, FOREIGN KEY, ``… IGNORE SELECT`` (each case is a test in
+   tests/test_schema_sqlglot_gaps.py, which also checks that both paths agree, errors
+   included, on what both read).
+
+CREATE DATABASE / SCHEMA is always read here (:func:`_parse_create_database`: its name and
+default charset / collation). ``CREATE TABLE … LIKE`` never comes here (parse.py copies the
+earlier table).
+
+**What it reads** (MySQL 8 / MariaDB 10.11 ``CREATE TABLE``), tokens from
+:mod:`~binlogwriter.schema.lexer`:
+
+* ``CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] [db.]name ( element, … ) options``;
+  no column list (``AS SELECT``) is an error;
+* elements: a column, or ``[CONSTRAINT [name]]`` ``PRIMARY KEY`` / ``UNIQUE [INDEX|KEY]`` /
+  ``INDEX|KEY`` / ``FULLTEXT|SPATIAL [INDEX|KEY]`` with an optional name, ``USING …`` and key
+  parts ``name[(prefix)] [ASC|DESC]`` (a functional part ``(expr)`` is a hidden column, never
+  logged, and skipped); ``FOREIGN KEY`` and ``CHECK`` elements are skipped;
+* a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
+  ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
+  parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
+  dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
+  ``[NOT] NULL``, ``DEFAULT`` (literal, signed number, word or function call, kept as SQL
+  text), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
+  ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
+  ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
+  ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
+  value, ``ON UPDATE`` expression, ``[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED|PERSISTENT]``,
+  inline ``[CONSTRAINT [name]] CHECK (…) [NOT] ENFORCED`` and ``REFERENCES …``; any other word
+  is an error;
+* table options: only ``[DEFAULT] CHARACTER SET|CHARSET|CHAR SET [=]`` and ``COLLATE [=]`` are
+  kept, the others skipped; reading stops at ``PARTITION``, ``AS``/``SELECT``, ``IGNORE`` and
+  ``REPLACE``.
+
+It only collects words: the result is the same :class:`~binlogwriter.schema.spec._TableSpec`
+sqlglot's path makes; the type words are resolved (aliases, :mod:`~binlogwriter.schema.types`)
+and checked by the shared code after both (``model._table_from_spec``). Errors are
+:class:`~binlogwriter.errors.SchemaError` naming the table, the column and the token's position.
 """
 
 from __future__ import annotations
@@ -136,6 +180,19 @@ _TYPE_CONT = {
 }
 
 
+# Column attributes that only set fields of the column (the words, then (field, value) pairs).
+_ATTRIBUTES: dict[tuple[str, ...], tuple[tuple[str, object], ...]] = {
+    ("UNSIGNED",): (("unsigned", True),), ("SIGNED",): (), ("ZEROFILL",): (("zerofill", True),),
+    ("NOT", "NULL"): (("nullable", False),), ("NULL",): (("nullable", True),),
+    ("AUTO_INCREMENT",): (("auto_increment", True),),
+    ("SERIAL", "DEFAULT", "VALUE"): (("nullable", False), ("auto_increment", True), ("unique", True)),
+    ("ASCII",): (("charset", "latin1"),), ("UNICODE",): (("charset", "ucs2"),),
+    ("BYTE",): (("charset", "binary"),), ("BINARY",): (("binary_attr", True),),
+    ("INVISIBLE",): (("invisible", True),), ("VISIBLE",): (("invisible", False),),
+    ("VIRTUAL",): (), ("STORED",): (), ("PERSISTENT",): (),   # of a generated column
+}
+
+
 def _parse_column(p: _P) -> _ColSpec:
     name = p.ident()
     p.column = name
@@ -161,16 +218,10 @@ def _parse_column(p: _P) -> _ColSpec:
         p.next()
     while not (p.is_punct(",") or p.is_punct(")")):
         u = p.up()
-        if p.accept("UNSIGNED"):
-            cs.unsigned = True
-        elif p.accept("SIGNED"):
-            pass
-        elif p.accept("ZEROFILL"):
-            cs.zerofill = True
-        elif p.accept("NOT", "NULL"):
-            cs.nullable = False
-        elif p.accept("NULL"):
-            cs.nullable = True
+        words = next((w for w in _ATTRIBUTES if p.accept(*w)), None)
+        if words is not None:
+            for attr, value in _ATTRIBUTES[words]:
+                setattr(cs, attr, value)
         elif p.accept("DEFAULT"):
             first = p.peek()
             if p.is_punct("-") or p.is_punct("+"):
@@ -184,10 +235,6 @@ def _parse_column(p: _P) -> _ColSpec:
                     p.skip_balanced()
                     cs.default += "".join(_sql_literal(t.text) if t.kind == "string" else t.text.upper()
                                           for t in p.t[start:p.i])
-        elif p.accept("AUTO_INCREMENT"):
-            cs.auto_increment = True
-        elif p.accept("SERIAL", "DEFAULT", "VALUE"):
-            cs.nullable, cs.auto_increment, cs.unique = False, True, True
         elif p.accept("UNIQUE"):
             cs.unique = True
             p.accept("KEY")
@@ -199,18 +246,6 @@ def _parse_column(p: _P) -> _ColSpec:
             cs.collation = p.ident()
         elif p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
             cs.charset = p.ident()
-        elif p.accept("ASCII"):
-            cs.charset = "latin1"
-        elif p.accept("UNICODE"):
-            cs.charset = "ucs2"
-        elif p.accept("BYTE"):
-            cs.charset = "binary"
-        elif p.accept("BINARY"):
-            cs.binary_attr = True
-        elif p.accept("INVISIBLE"):
-            cs.invisible = True
-        elif p.accept("VISIBLE"):
-            cs.invisible = False
         elif u in ("COLUMN_FORMAT", "STORAGE", "SRID", "ENGINE_ATTRIBUTE",
                    "SECONDARY_ENGINE_ATTRIBUTE"):
             p.next()
@@ -224,8 +259,6 @@ def _parse_column(p: _P) -> _ColSpec:
             p.expect("AS")
             p.skip_balanced()
             cs.generated = True
-        elif u in ("VIRTUAL", "STORED", "PERSISTENT"):
-            p.next()
         elif p.accept("CONSTRAINT"):
             if p.up() != "CHECK":
                 p.next()

@@ -62,7 +62,11 @@ def _with_crc(ev: bytearray, fmt_has_crc: bool) -> bytes:
 
 class Streamer(FileSendingMixin):
     """One client's dump: sends packets through ``io`` until the end (non-blocking) or until
-    the client goes away."""
+    the client goes away.
+
+    Size: one client's binlog dump (COM_BINLOG_DUMP): its packets, the fake ROTATE/FDE,
+    heartbeats and the run loop share the connection state.
+    """
 
     def __init__(self, io: PacketIO, binlogs: BinlogSet, session: Session, req: DumpRequest, *,
                  mariadb_gtid: MariadbState | None = None, pacer: Pacer | None = None,

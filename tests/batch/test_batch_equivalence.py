@@ -15,7 +15,7 @@ CRC32/NONE × FULL/MINIMAL/NOBLOB × NO_LOG/MINIMAL/FULL metadata × rows-query 
 GTID mode × compression × rotation sizes (4 KiB upwards: rotation inside and between
 batches) × ``row_event_max_size``; groups written one at a time (staged, encoded together
 every ``stage_bytes``) or many per ``write_groups`` call; row images column by column
-(``binlogwriter.statement_rows.VECTOR_MIN_ROWS``) or row by row.
+(``VECTOR_MIN_ROWS``) or row by row.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from binlogwriter import statement_rows as statement_rows_mod
+from binlogwriter import statement_rows
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings, transaction_events
@@ -189,14 +189,14 @@ def test_batch_encoder_equals_declarative_path(data) -> None:
                         row_event_max_size=ev_max, transaction_compression=compress)
     stage = data.draw(st.sampled_from([0, 700, 4 << 20]), label="stage_bytes")  # staged groups per buffer
     vector_min = data.draw(st.sampled_from([1, 3, 10**9]), label="vector_min_rows")  # column-wise images
-    saved = statement_rows_mod.VECTOR_MIN_ROWS
+    saved = statement_rows.VECTOR_MIN_ROWS
     try:
-        statement_rows_mod.VECTOR_MIN_ROWS = vector_min
+        statement_rows.VECTOR_MIN_ROWS = vector_min
         got = run(BinlogWriter, fmt, s, max_size, gt, txs, batched, stage)
-        statement_rows_mod.VECTOR_MIN_ROWS = 10**9  # the reference: rows one by one
+        statement_rows.VECTOR_MIN_ROWS = 10**9  # the reference: rows one by one
         want = run(DeclarativeWriter, fmt, s, max_size, gt, txs, batched)
     finally:
-        statement_rows_mod.VECTOR_MIN_ROWS = saved
+        statement_rows.VECTOR_MIN_ROWS = saved
     assert_same_files(got, want)
 
 

@@ -1,0 +1,218 @@
+"""A planned :class:`~binlogwriter.batch.columnar.RowsBatch` placed at a file offset, ids given.
+
+:meth:`RowsPlan.encode` is the second step of :mod:`binlogwriter.batch.columnar` (whose
+docstring gives the whole design): the plan's lengths become headers (one ``HEADER_DTYPE``
+array), its templates are broadcast into place, GNOs / XIDs / ``sequence_number`` / MariaDB
+``seq_no`` are taken from the writer and advanced, the row images are placed by
+:func:`~binlogwriter.batch.scatter.place_runs`, and each event gets its CRC32
+(:func:`~binlogwriter.batch.scatter.crc_by_difference` where events differ in a few bytes).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from binlogwriter.batch.dtypes import HEADER_DTYPE
+from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_runs
+from binlogwriter.batch.templates import _templates
+from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
+from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
+from binlogwriter.layouts.primitives import encode_packed_int
+
+__all__ = ["RowsPlan"]
+
+GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)  # event kinds of ev_kind
+
+
+@dataclass
+class RowsPlan:
+    """Events of a :class:`RowsBatch` planned (lengths, bodies but ids); ``sizes[t]`` is
+    transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing)."""
+
+    writer: Any
+    n_txn: int
+    sizes: np.ndarray
+    txn_first: np.ndarray  # first event of each transaction (n_txn + 1)
+    ev_kind: np.ndarray
+    ev_type: np.ndarray
+    ev_flags: np.ndarray
+    ev_len: np.ndarray
+    ev_tpl: np.ndarray
+    templates: list
+    ev_dstart: np.ndarray
+    ev_dlen: np.ndarray
+    ev_txn: np.ndarray
+    data: np.ndarray
+    clock: np.ndarray
+    gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
+    footer: bool
+    chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
+    chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
+
+    def encode(self, lo: int, hi: int, offset: int) -> bytes:
+        """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
+        writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
+        w = self.writer
+        fmt = w.fmt
+        a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
+        n = b - a
+        if n == 0:
+            return b""
+        kind = self.ev_kind[a:b]
+        lengths = self.ev_len[a:b]
+        ends = np.cumsum(lengths)
+        hdr = np.empty(n, dtype=HEADER_DTYPE)
+        hdr["timestamp"] = self.clock[self.ev_txn[a:b]]
+        hdr["type_code"] = self.ev_type[a:b]
+        hdr["server_id"] = w.server_id
+        hdr["event_length"] = lengths
+        hdr["log_pos"] = ends + offset
+        hdr["flags"] = self.ev_flags[a:b]
+        tpl = _templates(fmt)
+        starts = ends - lengths
+        total = int(ends[-1])
+        out = np.empty(total, dtype=np.uint8)
+        out[(starts[:, None] + np.arange(HEADER_SIZE)).ravel()] = hdr.view(np.uint8)
+        at = starts + HEADER_SIZE  # where each body starts
+        tp = self.ev_tpl[a:b]
+        tlen = np.zeros(n, dtype=np.int64)
+        for u in np.unique(tp[tp >= 0]).tolist():
+            idx = np.flatnonzero(tp == u)
+            t = np.frombuffer(self.templates[u], dtype=np.uint8)
+            tlen[idx] = len(t)
+            if len(t):
+                out[(at[idx][:, None] + np.arange(len(t))).ravel()] = np.broadcast_to(t, (len(idx), len(t))).ravel()
+        gi = np.flatnonzero(kind == GTID)
+        ng = len(gi)
+        if fmt.is_mariadb:
+            seqs = w._mariadb_seq + 1 + np.arange(ng)
+            mtpl = _mgtid_template(w)
+            width = tpl.mgtid_seq[1]
+            tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
+            gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
+            gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
+            gm[:, width:] = tail
+            gsrc, glens, gmat = gm.ravel(), np.full(ng, gm.shape[1], dtype=np.int64), gm
+            w._mariadb_seq += ng
+            d = w.settings.domain_id
+            if ng:
+                w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
+                w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
+        else:
+            dt = tpl.gtid_dt
+            ph = np.zeros(ng, dtype=dt)
+            seq = w._seq_in_file + 1 + np.arange(ng)
+            ph["sequence_number"] = seq
+            ph["last_committed"] = seq - 1
+            ph["lt_typecode"] = 2
+            ph["gtid_flags"] = 0
+            if w._sid:
+                ph["gno"] = w._gno + 1 + np.arange(ng)
+                sid = bytes.fromhex(w._sid.replace("-", ""))
+            else:
+                ph["gno"] = 0
+                sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
+            if ng:
+                ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0]
+            gsrc, glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
+            w._seq_in_file += ng
+            if w._sid and ng:
+                first = w._gno + 1
+                w._gno += ng
+                ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
+                if ivs and ivs[-1][1] == first:
+                    ivs[-1] = (ivs[-1][0], w._gno + 1)
+                else:
+                    ivs.append((first, w._gno + 1))
+                w.last_gtid = f"{w._sid}:{w._gno}"
+            elif ng:
+                w.last_gtid = None
+        if ng:
+            place_runs(out, at[gi], glens, gsrc)
+        xi = np.flatnonzero(kind == XID)
+        if len(xi):
+            xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
+            out[(at[xi][:, None] + np.arange(8)).ravel()] = xids.ravel()
+        w._xid += len(xi)
+        dl = self.ev_dlen[a:b]
+        ri = np.flatnonzero(dl)
+        if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
+            d0 = int(self.ev_dstart[a:b][ri[0]])
+            d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
+            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
+        if self.footer:
+            stops = ends - 4
+            mv = memoryview(out)
+            crcs = np.zeros(n, dtype="<u4")
+            left = np.ones(n, dtype=bool)
+            # events that differ from another of their group only in a few known bytes: the
+            # header, and an XID's number; their CRCs follow from one event's (crc_by_difference)
+            hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
+            plain = (tp >= 0) & (dl == 0)
+            for u in np.unique(tp[plain]).tolist():
+                idx = np.flatnonzero(plain & (tp == u))
+                crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(lengths[idx[0]]) - 4, hb[idx])
+                left[idx] = False
+            if len(xi):
+                crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(lengths[xi[0]]) - 4,
+                                             np.concatenate([hb[xi], xids], axis=1))
+                left[xi] = False
+            for blen in np.unique(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
+                sel = np.flatnonzero(glens == blen)
+                heads = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
+                if int((heads != heads[0]).any(axis=0).sum()) <= _CRC_TERMS_MAX:
+                    crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, heads)
+                    left[gi[sel]] = False
+            rest = np.flatnonzero(left)
+            crc = zlib.crc32
+            crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
+            out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
+        return out.tobytes()
+
+
+@dataclass
+class _GtidTails:
+    """The parts of the MySQL GTID bodies after the post-header (format.md §8), per GTID of
+    the batch: ``ct`` its commit timestamps field (rows of one width), ``tl`` its
+    ``transaction_length``, ``post`` the server versions (and ticket) field, the same for
+    all; ``txn[t]``: the GTID row of transaction ``t`` (-1: it writes nothing)."""
+
+    txn: np.ndarray
+    ct: np.ndarray
+    tl: np.ndarray
+    post: bytes
+
+    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The GTID bodies of transactions ``txns`` after their post-headers ``ph`` (a
+        structured array, one row each): their bytes back to back, their lengths, and the
+        bodies as the rows of a matrix (row ``i``: its first ``lengths[i]`` bytes). The
+        packed ``transaction_length`` is built by the layout once per distinct value."""
+        rows = self.txn[txns]
+        n = len(rows)
+        isz, w, p = ph.dtype.itemsize, self.ct.shape[1], len(self.post)
+        tl = self.tl[rows]
+        ut, tinv = np.unique(tl, return_inverse=True)
+        packed = [encode_packed_int(x) for x in ut.tolist()]
+        plen = np.array([len(b) for b in packed], dtype=np.int64)
+        pmax = int(plen.max()) if n else 0
+        ptab = np.zeros((len(packed), pmax + p), dtype=np.uint8)
+        post = np.frombuffer(self.post, dtype=np.uint8)
+        for i, b in enumerate(packed):
+            ptab[i, :len(b)] = np.frombuffer(b, dtype=np.uint8)
+            ptab[i, len(b):len(b) + p] = post
+        m = np.empty((n, isz + w + pmax + p), dtype=np.uint8)
+        m[:, :isz] = ph.view(np.uint8).reshape(n, isz)
+        m[:, isz:isz + w] = self.ct[rows]
+        m[:, isz + w:] = ptab[tinv]
+        lens = isz + w + plen[tinv] + p
+        return m[np.arange(m.shape[1]) < lens[:, None]], lens, m
+
+
+def _mgtid_template(w: Any) -> bytes:
+    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C, flags=FLAG_SUPPRESS_USE,
+                          server_id=w.server_id)
+    return _templates(w.fmt).mariadb_gtid_template(ev)
