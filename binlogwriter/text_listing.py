@@ -26,6 +26,11 @@ map is missing or whose columns the compiled decoder does not take, a value the 
 rejects, any filter of :class:`~binlogwriter.read.filters.EventFilter` being active) takes
 the reference path, so errors and text stay the reference path's. ``fast=False`` forces the
 reference path for every event; a property test holds the two equal.
+
+Size: the listing is one loop over the events with its caches (header text, repeated bodies,
+parsed rows headers) kept on :class:`_Listing`; the per-kind shortcuts read and update that
+state on the hot path #11 measures, so they stay beside the loop rather than behind a module
+boundary that would pass the state through arguments.
 """
 
 from __future__ import annotations
@@ -126,6 +131,10 @@ class _Table:
 
 
 class _Listing:
+    """The state of one listing and its event loop (see the module's Size note).
+
+    Size: one class because every shortcut reads and updates the same caches inside the loop."""
+
     def __init__(self, out: TextIO, opts: RenderOptions, filt: Any, fast: bool, start: int | None = None) -> None:
         self.out, self.opts, self.filt = out, opts, filt
         self.start = start

@@ -132,7 +132,11 @@ class RecordingMixin:
 
 class BatchRecordingMixin:
     """A batch of the batch path at a time, column by column; part of
-    :class:`~generators.changes_truth.ChangesRecorder`."""
+    :class:`~generators.changes_truth.ChangesRecorder`.
+
+    Size: three methods over one batch (placing its rows, typing a column, one table's
+    columns); ``_record_table`` builds every typed column of a table in one pass over the
+    batch's arrays and is not split further."""
 
     # -- the batch path ---------------------------------------------------------------------
     def record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int) -> None:

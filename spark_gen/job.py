@@ -33,6 +33,10 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
 Everything is built in a locked ``.OUT.tmp-*`` beside ``out`` and renamed to ``out`` at the
 end (docs/generate.md, crash safety): a failure removes it, a killed run leaves nothing at
 ``out`` and the next run into ``out`` removes it.
+
+Size: the wiring of every stage in order (:class:`_Job`, one method per stage) plus the session
+set-up; the computation is in spark_gen/partition.py. Splitting the stages apart would spread
+one sequence of Spark jobs, which share the session, staging paths and counters, over modules.
 """
 
 from __future__ import annotations
@@ -195,6 +199,11 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
 
 
 class _Job:
+    """One generation on Spark: the stages of the module docstring, one method each.
+
+    Size: one method per stage sharing the session, spec, staging paths and counters (the
+    module's Size note); each method is short wiring around spark_gen/partition.py."""
+
     def __init__(self, spark, spec: Spec, run, out: Path, staging: Path, partitions: int | None, parquet: bool,
                  jsonl_max_rows: int, fail: tuple[str, int] | None) -> None:
         self.spark = spark

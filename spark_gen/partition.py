@@ -32,6 +32,10 @@ Writers whose settings the batch planner does not lay out
 (``binlogwriter.batch.columnar.columnar_supported``) and ``BINLOGWRITER_GENERATE_PATH=
 per-transaction`` take the per-transaction path (``Run.transaction``), as the one-process
 engine does.
+
+Size: every stage's partition function in one module, in stage order: each is small, pure and
+tested alone (tests/spark_gen/test_partition_functions.py), and they share the block helpers
+(``_block``, ``_take``, ``_concat``, ``_split``) that define the shuffle record format.
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def _mutated(draw, body: bytes) -> bytes:
 def test_gtid_byte_checks_equal_the_event_readers(g, mbody, h, data) -> None:
     """The byte-only GTID verdicts (no event built) are those of the fast event readers."""
     from binlogwriter.read.fastdecode import _mariadb_gtid
-    from binlogwriter.read.fastverify import _mariadb_gtid_ok, _mysql_gtid_exact, _mysql_gtid_ok
+    from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_exact, _mysql_gtid_ok
 
     t, body, _ = g
     d = frame(t, _mutated(data.draw, body), *h)

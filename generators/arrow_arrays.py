@@ -1,0 +1,134 @@
+"""Arrow arrays built straight from numpy buffers for the typed change-stream truth
+(generators/changes_arrow.py): validity bitmaps from null masks, string / list<string>
+arrays from offsets + bytes, fixed-width ASCII rows, and :func:`py_array`, ``pa.array`` for
+plain Python values without pyarrow importing pandas. Same arrays as ``pa.array`` gives
+(property-tested: tests/generators/test_py_array.py), so the same Parquet bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pyarrow as pa
+
+
+# -- arrays from numpy columns (the batch path) ---------------------------------------------
+def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
+    """A numpy array (int64, int32, bool, float) as an Arrow array over the same memory,
+    ``nulls`` (True = null) as its validity bitmap."""
+    data = np.ascontiguousarray(data)
+    typ = pa.from_numpy_dtype(data.dtype)
+    validity, count = _validity(nulls)
+    if data.dtype == np.bool_:
+        return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.packbits(data, bitorder="little"))],
+                                     null_count=count)
+    return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(data)], null_count=count)
+
+
+def _np_bool(mask: np.ndarray) -> pa.Array:
+    return _np_array(np.asarray(mask, dtype=np.bool_))
+
+
+def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
+    if nulls is None:
+        return None, 0
+    count = int(np.count_nonzero(nulls))
+    if not count:
+        return None, 0
+    return pa.py_buffer(np.packbits(~np.asarray(nulls, dtype=np.bool_), bitorder="little")), count
+
+
+def _strings(vals: list | tuple) -> pa.Array:
+    """Python ``str`` values (None = null) -> an Arrow string array built from its buffers.
+
+    Why not ``pa.array``: pyarrow's conversion of Python or numpy values asks whether they
+    are pandas objects, and the first time that imports pandas (about half a CPU-second per
+    process). Same values, same type, so the same Parquet bytes."""
+    n = len(vals)
+    enc = [b"" if v is None else v.encode("utf-8") for v in vals]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
+    if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
+        return pa.array(vals, pa.string())
+    nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=n)
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                  pa.py_buffer(b"".join(enc))], null_count=count)
+
+
+def _string_lists(lists: list) -> pa.Array:
+    """Lists of ``str`` (None = null) -> an Arrow ``list<string>`` array (no pandas, see
+    :func:`_strings`)."""
+    n = len(lists)
+    nulls = np.fromiter((v is None for v in lists), dtype=np.bool_, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.fromiter((0 if v is None else len(v) for v in lists), dtype=np.int32, count=n), out=offsets[1:])
+    flat = _strings([x for v in lists if v is not None for x in v])
+    mask = _np_bool(nulls) if nulls.any() else None
+    return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
+
+
+def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
+    """``pa.array(vals, type=typ)`` for Python values, built from numpy buffers when every
+    value is None or of the type's plain Python class (str for text, int for integers,
+    float for float64): the same array without pyarrow importing pandas (:func:`_strings`).
+    Anything else goes through ``pa.array``."""
+    kinds = set(map(type, vals))
+    kinds.discard(type(None))
+    if not kinds:
+        return pa.nulls(len(vals), typ)
+    if pa.types.is_string(typ) and kinds == {str}:
+        return _strings(vals)
+    if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
+            and all(type(x) is str for v in vals if v is not None for x in v):
+        return _string_lists(vals)
+    if (pa.types.is_integer(typ) and kinds == {int}) or (typ == pa.float64() and kinds == {float}):
+        nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
+        zero = 0 if kinds == {int} else 0.0
+        try:
+            data = np.array([zero if v is None else v for v in vals],
+                            dtype=np.int64 if kinds == {int} else np.float64)
+        except OverflowError:  # beyond int64 (BIGINT UNSIGNED): pyarrow converts it
+            return pa.array(vals, type=typ)
+        arr = _np_array(data, nulls)
+        return arr if arr.type == typ else arr.cast(typ)
+    return pa.array(vals, type=typ)
+
+
+_OP_NAMES = ("insert", "update", "delete")
+
+
+@functools.cache
+def _ops() -> pa.Array:
+    return _strings(_OP_NAMES)
+
+
+def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
+    """Fixed-width ASCII rows (an (n, w) uint8 array) -> an Arrow string array of what
+    :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
+    then, for CHAR, without trailing spaces (the canonical form)."""
+    n, w = data.shape
+    validity, count = _validity(nulls)
+    if w and count == 0 and bool(np.all((data[:, -1] != 0) & (data[:, -1] != 32))):
+        # no row ends in a NUL or a space: every value is all w bytes
+        offsets = np.arange(0, (n + 1) * w, w, dtype=np.int32)
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(np.ascontiguousarray(data))], null_count=0)
+    if not w:  # no bytes: every value is ""
+        return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
+                                                      pa.py_buffer(b"")], null_count=count)
+    idx = np.arange(w)
+    keep = data != 0
+    if strip_spaces:
+        # trailing spaces before the trailing NULs: the last byte that is neither, within the NUL-stripped text
+        nul_len = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+        keep = (data != 32) & (idx < nul_len[:, None])
+    lengths = np.where(keep.any(axis=1), w - np.argmax(keep[:, ::-1], axis=1), 0)
+    if nulls is not None:
+        lengths = np.where(nulls, 0, lengths)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    values = data[idx < lengths[:, None]]
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(values)],
+                                 null_count=count)
