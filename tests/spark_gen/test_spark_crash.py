@@ -26,12 +26,23 @@ def _generate(out: Path, *args: str) -> subprocess.Popen:
                             start_new_session=True)
 
 
+def _staged(tmp_path: Path) -> set[str]:
+    return {p.name for p in tmp_path.iterdir() if p.name.startswith(".out.tmp-")}
+
+
 def test_sigkill_of_a_spark_run(tmp_path: Path) -> None:
+    """Each kill lands at a seeded random moment after the run has begun staging (waited for,
+    so the test does not depend on how fast the machine is): while its Spark jobs run."""
     rng = random.Random(1515)
     out = tmp_path / "out"
     for _ in range(2):
+        before = _staged(tmp_path)
         proc = _generate(out, "--engine", "spark", "--partitions", "2", "--transactions", "20000")
-        time.sleep(rng.uniform(6.0, 20.0))
+        end = time.monotonic() + 240
+        while not (_staged(tmp_path) - before) and proc.poll() is None:
+            assert time.monotonic() < end, "the Spark run never staged"
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 4.0))
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)  # the driver only, as a crash would; its JVM follows it
         proc.communicate(timeout=60)
