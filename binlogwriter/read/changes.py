@@ -186,6 +186,8 @@ class _Reader:
     def __init__(self, schemas: SchemaSource | None) -> None:
         self.schemas = schemas
         self.tm_cache: dict[bytes, TableInfo] = {}
+        self.sids: dict[bytes, str] = {}
+        """GTID source ids as text ``uuid:`` by their 16 bytes."""
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
                         start: int | None, stop: int | None) -> Iterator[Change]:
@@ -199,11 +201,13 @@ class _Reader:
         last_fmt = None
         footer = 0
         tid_size = 6
+        qph = 13
+        sids = self.sids
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
             if stop is not None and offset >= stop:
                 break
             if fmt is not last_fmt:
-                last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
+                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(2)
             t = data[4]
             end = len(data) - footer if t != 15 else len(data)
             if t in rows_types:
@@ -227,14 +231,25 @@ class _Reader:
                 pending = []
                 gtid = None
             elif t in (33, 34):  # GTID / ANONYMOUS_GTID: flags, sid, gno (format.md §8)
-                gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
-                                             f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
+                if t == 34:
+                    gtid = None
+                else:
+                    sid = data[HEADER + 1:HEADER + 17]
+                    u = sids.get(sid)
+                    if u is None:
+                        u = sids[sid] = _uuid(sid) + ":"
+                    gtid = f"{u}{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}"
             elif t == 162:  # MariaDB GTID: seq_no, domain_id, flags2 (mariadb.md)
                 seq = int.from_bytes(data[HEADER:HEADER + 8], "little")
                 dom = int.from_bytes(data[HEADER + 8:HEADER + 12], "little")
                 sid = int.from_bytes(data[5:9], "little")
                 gtid = f"{dom}-{sid}-{seq}"
             elif t == 2:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
+                # the statement after the post-header, status vars, db and its NUL (§9)
+                if end >= HEADER + 13:
+                    q0 = HEADER + qph + (data[HEADER + 11] | data[HEADER + 12] << 8) + data[HEADER + 8] + 1
+                    if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
+                        continue
                 q = self._query_text(data, end, fmt)
                 if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
                     yield from pending
