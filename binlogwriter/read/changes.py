@@ -72,26 +72,45 @@ class Change:
 
 class RowsPlan:
     """What decoding a rows event of one table with one pair of column bitmaps needs: the
-    compiled image decoders (present columns only, and full width with None), names, and
-    ``emit``, which appends the event's changes to a transaction's list."""
+    compiled image decoders — as dicts by name (``bdict`` / ``adict``), present columns only
+    (``bimg`` / ``aimg``), full width with None (``bfull`` / ``afull``), each compiled when
+    first asked — names, and ``emit``, which appends the event's changes to a transaction's
+    list."""
 
-    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull", "bdict", "adict",
-                 "emit")
+    __slots__ = ("present", "after", "bnames", "anames", "bdict", "adict", "emit", "_dec")
 
     def __init__(self, info: TableInfo, present: tuple, after: tuple | None, t: int | None = None) -> None:
         dec = info.decoder
         assert dec is not None
+        self._dec = dec
         self.present, self.after = present, after
-        self.bimg, self.bnames, self.bfull = dec.image(present), info.image_names(present), dec.image(present, None)
+        self.bnames = info.image_names(present)
         self.bdict = dec.image(present, AS_DICT)
         if after is not None:
-            self.aimg, self.anames, self.afull = dec.image(after), info.image_names(after), dec.image(after, None)
+            self.anames = info.image_names(after)
             self.adict = dec.image(after, AS_DICT)
             if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:  # JSON diffs stay JsonPartial values
                 self.adict = _partial_after(info.cols, after, self.anames)
         else:
-            self.aimg = self.anames = self.afull = self.adict = None
+            self.anames = self.adict = None
         self.emit = _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict) if t is not None else None
+
+    # (TableDecoder.image compiles a decoder once per bitmap and fill, then hands it out)
+    @property
+    def bimg(self) -> Any:
+        return self._dec.image(self.present)
+
+    @property
+    def aimg(self) -> Any:
+        return None if self.after is None else self._dec.image(self.after)
+
+    @property
+    def bfull(self) -> Any:
+        return self._dec.image(self.present, None)
+
+    @property
+    def afull(self) -> Any:
+        return None if self.after is None else self._dec.image(self.after, None)
 
 
 def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any) -> Any:
