@@ -72,21 +72,75 @@ class Change:
 
 class RowsPlan:
     """What decoding a rows event of one table with one pair of column bitmaps needs: the
-    compiled image decoders (present columns only, and full width with None) and names."""
+    compiled image decoders — as dicts by name (``bdict`` / ``adict``), present columns only
+    (``bimg`` / ``aimg``), full width with None (``bfull`` / ``afull``), each compiled when
+    first asked — names, and ``emit``, which appends the event's changes to a transaction's
+    list."""
 
-    __slots__ = ("present", "after", "bimg", "aimg", "bnames", "anames", "bfull", "afull", "bdict", "adict")
+    __slots__ = ("present", "after", "bnames", "anames", "bdict", "adict", "emit", "_dec")
 
-    def __init__(self, info: TableInfo, present: tuple, after: tuple | None) -> None:
+    def __init__(self, info: TableInfo, present: tuple, after: tuple | None, t: int | None = None) -> None:
         dec = info.decoder
         assert dec is not None
+        self._dec = dec
         self.present, self.after = present, after
-        self.bimg, self.bnames, self.bfull = dec.image(present), info.image_names(present), dec.image(present, None)
+        self.bnames = info.image_names(present)
         self.bdict = dec.image(present, AS_DICT)
         if after is not None:
-            self.aimg, self.anames, self.afull = dec.image(after), info.image_names(after), dec.image(after, None)
+            self.anames = info.image_names(after)
             self.adict = dec.image(after, AS_DICT)
+            if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:  # JSON diffs stay JsonPartial values
+                self.adict = _partial_after(info.cols, after, self.anames)
         else:
-            self.aimg = self.anames = self.afull = self.adict = None
+            self.anames = self.adict = None
+        self.emit = _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict) if t is not None else None
+
+    # (TableDecoder.image compiles a decoder once per bitmap and fill, then hands it out)
+    @property
+    def bimg(self) -> Any:
+        return self._dec.image(self.present)
+
+    @property
+    def aimg(self) -> Any:
+        return None if self.after is None else self._dec.image(self.after)
+
+    @property
+    def bfull(self) -> Any:
+        return self._dec.image(self.present, None)
+
+    @property
+    def afull(self) -> Any:
+        return None if self.after is None else self._dec.image(self.after, None)
+
+
+def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any) -> Any:
+    """``emit(rows bytes, changes, gtid, file, offset, timestamp)``: one Change per row image
+    (pair of images for an update) appended to ``changes`` (format.md §13)."""
+    new = Change
+
+    if aimg is not None:
+        def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
+            n, pos, r, app = len(buf), 0, 0, out.append
+            while pos < n:
+                bv, _, pos = bimg(buf, pos)
+                av, _, pos = aimg(buf, pos)
+                app(new(op, db, tb, bv, av, gtid, None, name, offset, ts, r))
+                r += 1
+    elif op == "insert":
+        def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
+            n, pos, r, app = len(buf), 0, 0, out.append
+            while pos < n:
+                v, _, pos = bimg(buf, pos)
+                app(new(op, db, tb, None, v, gtid, None, name, offset, ts, r))
+                r += 1
+    else:
+        def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
+            n, pos, r, app = len(buf), 0, 0, out.append
+            while pos < n:
+                v, _, pos = bimg(buf, pos)
+                app(new(op, db, tb, v, None, gtid, None, name, offset, ts, r))
+                r += 1
+    return emit
 
 
 class TableInfo:
@@ -128,7 +182,7 @@ class TableInfo:
             h = parse_rows_header(t, data[HEADER:end], tid_size)
             if h.width != len(self.cols):
                 raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
-            plan = RowsPlan(self, h.present, h.after)
+            plan = RowsPlan(self, h.present, h.after, t)
             if (len(data) - len(h.rows) - (len(data) - end) != q or t in _COMPRESSED
                     or not any(h.present) and not (h.after is not None and any(h.after))):
                 # (a header with no column in its images is not cached: parse_rows_header
@@ -190,6 +244,8 @@ class _Reader:
     def __init__(self, schemas: SchemaSource | None) -> None:
         self.schemas = schemas
         self.tm_cache: dict[bytes, TableInfo] = {}
+        self.sids: dict[bytes, str] = {}
+        """GTID source ids as text ``uuid:`` by their 16 bytes."""
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
                         start: int | None, stop: int | None) -> Iterator[Change]:
@@ -198,22 +254,23 @@ class _Reader:
         pending: list[Change] = []
         gtid: str | None = None
         tm_cache = self.tm_cache
-        ops = _OPS
         rows_types = frozenset(ROWS_TYPES)
         last_fmt = None
         footer = 0
         tid_size = 6
+        qph = 13
+        sids = self.sids
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
             if stop is not None and offset >= stop:
                 break
             if fmt is not last_fmt:
-                last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
+                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(2)
             t = data[4]
             end = len(data) - footer if t != 15 else len(data)
             if t in rows_types:
                 if start is not None and offset < start:
                     continue
-                self._rows(name, offset, data, end, tid_size, t, tables, gtid, pending, ops)
+                self._rows(name, offset, data, end, tid_size, t, tables, gtid, pending)
             elif t == 19:
                 body = data[HEADER:end]
                 info = tm_cache.get(body)
@@ -231,14 +288,27 @@ class _Reader:
                 pending = []
                 gtid = None
             elif t in (33, 34):  # GTID / ANONYMOUS_GTID: flags, sid, gno (format.md §8)
-                gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
-                                             f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
+                if t == 34:
+                    gtid = None
+                else:
+                    sid = data[HEADER + 1:HEADER + 17]
+                    u = sids.get(sid)
+                    if u is None:
+                        if len(sids) >= 4096:
+                            sids.clear()
+                        u = sids[sid] = _uuid(sid) + ":"
+                    gtid = f"{u}{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}"
             elif t == 162:  # MariaDB GTID: seq_no, domain_id, flags2 (mariadb.md)
                 seq = int.from_bytes(data[HEADER:HEADER + 8], "little")
                 dom = int.from_bytes(data[HEADER + 8:HEADER + 12], "little")
                 sid = int.from_bytes(data[5:9], "little")
                 gtid = f"{dom}-{sid}-{seq}"
             elif t == 2:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
+                # the statement after the post-header, status vars, db and its NUL (§9)
+                if end >= HEADER + 13:
+                    q0 = HEADER + qph + (data[HEADER + 11] | data[HEADER + 12] << 8) + data[HEADER + 8] + 1
+                    if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
+                        continue
                 q = self._query_text(data, end, fmt)
                 if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
                     yield from pending
@@ -270,7 +340,7 @@ class _Reader:
         return table_info(ev, self.schemas, fmt.flavor)
 
     def _rows(self, name: str, offset: int, data: bytes, end: int, tid_size: int, t: int,
-              tables: dict, gtid: str | None, pending: list, ops: dict) -> None:
+              tables: dict, gtid: str | None, pending: list) -> None:
         table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
         info = tables.get(table_id)
         if info is None:
@@ -280,32 +350,7 @@ class _Reader:
             raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
         try:
             plan, buf = info.rows_header(t, data, end, tid_size)
-            n = len(buf)
-            pos = 0
-            op = ops[t]
-            db, tb = info.database, info.table
-            ts = int.from_bytes(data[0:4], "little")
-            bimg = plan.bdict
-            r = 0
-            if plan.after is not None:
-                aimg = plan.adict
-                if t == EventType.PARTIAL_UPDATE_ROWS_EVENT:  # JSON diffs stay JsonPartial values
-                    aimg = _partial_after(info.cols, plan.after, plan.anames)
-                while pos < n:
-                    bv, _, pos = bimg(buf, pos)
-                    av, _, pos = aimg(buf, pos)
-                    pending.append(Change(op, db, tb, bv, av, gtid, None, name, offset, ts, r))
-                    r += 1
-            elif op == "insert":
-                while pos < n:
-                    v, _, pos = bimg(buf, pos)
-                    pending.append(Change(op, db, tb, None, v, gtid, None, name, offset, ts, r))
-                    r += 1
-            else:
-                while pos < n:
-                    v, _, pos = bimg(buf, pos)
-                    pending.append(Change(op, db, tb, v, None, gtid, None, name, offset, ts, r))
-                    r += 1
+            plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[0:4], "little"))
         except DecodeError as exc:
             raise exc.located(file=name, offset=offset, event_type=type_name(t),
                               path=f"{info.database}.{info.table}") from None
@@ -335,7 +380,7 @@ class _Reader:
                 inner_tables[inner.table_id] = table_info(inner, self.schemas, fmt.flavor)
             elif t in _OPS:
                 raw = bytes(chunk)
-                self._rows(name, offset, raw, len(raw), fmt.table_id_size, t, inner_tables, gtid, pending, _OPS)
+                self._rows(name, offset, raw, len(raw), fmt.table_id_size, t, inner_tables, gtid, pending)
             elif t == 16:
                 xid = inner.xid
         for c in pending:

@@ -31,6 +31,7 @@ from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.primitives import decode_bitmap
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES, ZERO_WIDTH
+from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_binary import JsonKeptArray, JsonKeptObject
 from binlogwriter.values.json_fast import memo_json_reader
@@ -220,8 +221,9 @@ class TableDecoder:
             if col.type_code in (17, 18) and len(col.meta) == 1:  # misses: the fast reader
                 env[f"_d{r}"] = fast_temporal_decoder(col.type_code, col.meta[0], self._bound[i].decode) \
                     or self._bound[i].decode
+            miss = miss_lines(col, r, ind + "    ", env) or [f"{ind}    v{r}, e = _d{r}(buf, pos)"]
             return null + [f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  v{r} = _c{r}.get(k)",
-                           f"{ind}  if v{r} is None:", f"{ind}    v{r}, e = _d{r}(buf, pos)",
+                           f"{ind}  if v{r} is None:", *miss,
                            f"{ind}    if len(_c{r}) >= {_MEMO_MAX}:", f"{ind}      _c{r}.clear()",
                            f"{ind}    _c{r}[k] = v{r}", f"{ind}  pos = e"]
         lb = self._json[i]

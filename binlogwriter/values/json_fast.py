@@ -207,12 +207,26 @@ _CONTAINERS = (dict, list)
 
 def _copier(v: Any) -> Callable[[Any], Any] | None:
     """How to copy ``v`` for a caller: None for a scalar (immutable), ``dict.copy`` /
-    ``list.copy`` when no container nests in it, else the recursive copy."""
-    if type(v) is dict:
-        return _copy if any(type(x) in _CONTAINERS for x in v.values()) else dict.copy
-    if type(v) is list:
-        return _copy if any(type(x) in _CONTAINERS for x in v) else list.copy
-    return None
+    ``list.copy`` when no container nests in it, else a copier made for ``v``'s shape (a
+    memoised document never changes): a shallow copy, then each nested container copied
+    by its own copier at its known key or index."""
+    t = type(v)
+    if t is not dict and t is not list:
+        return None
+    items = v.items() if t is dict else enumerate(v)
+    subs = tuple((k, _copier(x)) for k, x in items if type(x) in _CONTAINERS)
+    shallow = dict.copy if t is dict else list.copy
+    if not subs:
+        return shallow
+    if len(subs) > 16:  # wide documents: the recursive copy
+        return _copy
+
+    def copy(x: Any) -> Any:
+        y = shallow(x)
+        for k, cp in subs:
+            y[k] = cp(y[k])
+        return y
+    return copy
 
 
 MEMO_MAX_DOC = 2048

@@ -1,0 +1,117 @@
+"""Source lines that read a DECIMAL, DATETIME2 or TIMESTAMP2 value inline in a compiled row
+decoder (:mod:`binlogwriter.read.rowdecode`), without a function call per value.
+
+Each reads the column's fixed-size bytes ``k`` (already sliced by the decoder's memo) and
+takes only the common case; anything else (cut bytes, a digit group out of range, a zero
+or invalid date, a fraction of a second or more) calls the column's bound codec
+``_d<r>(buf, pos)``, the reference, which gives the lenient value or the typed error. A
+property test asserts the compiled decoder equals the declarative path
+(tests/test_rowdecode_props.py).
+
+* DECIMAL (values.md §3, ``bin2decimal``): the bytes as one big-endian integer with the sign
+  bit flipped (all bits inverted for a negative value), cut into digit groups from the least
+  significant end — the fraction tail, the 9-digit fraction groups, the 9-digit integer
+  groups, the leading integer digits — each checked below its power of ten; the value is
+  ``Decimal("[-]<unscaled>E-<scale>")``, the same sign, digits and exponent as the codec's.
+* DATETIME2 (values.md §4): 40-bit packed ``((year*13+month) << 5 | day) << 17 | hms``
+  offset by 2^39, then the fraction bytes; TIMESTAMP2: 32-bit seconds since the epoch,
+  then the fraction bytes (a calendar day per day number from :mod:`temporal_fast`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from decimal import Decimal
+from typing import Any
+
+from binlogwriter.values.decimals import DIG2BYTES, decimal_size
+from binlogwriter.values.temporal_fast import _DAYS, _UTC, _day
+
+__all__ = ["miss_lines"]
+
+_FRACTION = {0: (0, 1), 1: (99, 10000), 2: (9999, 100), 3: (999999, 1)}
+"""fraction bytes -> (largest valid value, multiplier to microseconds) (values.md §4)."""
+
+
+def miss_lines(col: Any, r: int, ind: str, env: dict) -> list[str] | None:
+    """Lines setting ``v<r>`` (and ``e`` when the reference reads) from ``k``, or None when
+    the column has no inline reader."""
+    code, meta = col.type_code, col.meta
+    if code == 246 and len(meta) == 2:
+        return _decimal(meta[0], meta[1], r, ind, env)
+    if code in (17, 18) and len(meta) == 1 and 0 <= meta[0] <= 6:
+        return _temporal(code, meta[0], r, ind, env)
+    return None
+
+
+def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
+    if p == 0 or s > p:
+        return None
+    n = decimal_size(p, s)
+    intg = p - s
+    top = 1 << (8 * n - 1)
+    env["_Dec"] = Decimal
+    lines = [f"{ind}if len(k) != {n}:", f"{ind}  v{r}, e = _d{r}(buf, pos)", f"{ind}else:",
+             f"{ind}  x_ = int.from_bytes(k, 'big') ^ {top}",
+             f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {(1 << 8 * n) - 1}", f"{ind}    sg_ = '-'",
+             f"{ind}  else:", f"{ind}    sg_ = ''"]
+    # (shift, bits, limit, weight) from the least significant end; bits 0: the rest
+    segs: list[tuple[int, int, int, int]] = []
+    shift = 0
+    tb = DIG2BYTES[s % 9]
+    if tb:
+        segs.append((shift, 8 * tb, 10 ** (s % 9), 1))
+        shift += 8 * tb
+    w = 10 ** (s % 9)
+    for _ in range(s // 9):
+        segs.append((shift, 32, 10 ** 9, w))
+        shift += 32
+        w *= 10 ** 9
+    w = 10 ** s
+    for _ in range(intg // 9):
+        segs.append((shift, 32, 10 ** 9, w))
+        shift += 32
+        w *= 10 ** 9
+    if intg % 9:
+        segs.append((shift, 0, 10 ** (intg % 9), w))
+    if not segs:
+        return None
+    checks, terms = [], []
+    for i, (sh, bits, limit, weight) in enumerate(segs):
+        src = f"x_ >> {sh}" if sh else "x_"
+        lines.append(f"{ind}  g{i}_ = ({src}) & {(1 << bits) - 1}" if bits else f"{ind}  g{i}_ = {src}")
+        checks.append(f"g{i}_ >= {limit}")
+        terms.append(f"g{i}_ * {weight}" if weight != 1 else f"g{i}_")
+    exp = f"E-{s}" if s else ""
+    lines += [f"{ind}  if {' or '.join(checks)}:", f"{ind}    v{r}, e = _d{r}(buf, pos)", f"{ind}  else:",
+              f"{ind}    v{r} = _Dec(f'{{sg_}}{{{' + '.join(terms)}}}{exp}')"]
+    return lines
+
+
+def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
+    fb = (fsp + 1) // 2
+    size = (5 if code == 18 else 4) + fb
+    limit, mul = _FRACTION[fb]
+    env["_dtm"], env["_UTC"], env["_DAYS"], env["_day"] = _dt.datetime, _UTC, _DAYS, _day
+    sh = 8 * fb
+    us = f"(x_ & {(1 << sh) - 1})" + (f" * {mul}" if mul != 1 else "") if fb else "0"
+    lines = [f"{ind}if len(k) != {size}:", f"{ind}  v{r}, e = _d{r}(buf, pos)", f"{ind}else:",
+             f"{ind}  x_ = int.from_bytes(k, 'big')"]
+    if code == 18:
+        lines += [f"{ind}  ip_ = (x_ >> {sh}) - 0x8000000000",
+                  f"{ind}  if ip_ < 0{f' or x_ & {(1 << sh) - 1} > {limit}' if fb else ''}:",
+                  f"{ind}    v{r}, e = _d{r}(buf, pos)", f"{ind}  else:",
+                  f"{ind}    ymd_ = ip_ >> 17", f"{ind}    ym_ = ymd_ >> 5", f"{ind}    hms_ = ip_ & 0x1FFFF",
+                  f"{ind}    try:",
+                  f"{ind}      v{r} = _dtm(ym_ // 13, ym_ % 13, ymd_ & 31, hms_ >> 12, (hms_ >> 6) & 63, "
+                  f"hms_ & 63, {us})",
+                  f"{ind}    except ValueError:", f"{ind}      v{r}, e = _d{r}(buf, pos)"]
+    else:
+        lines += [f"{ind}  sec_ = x_ >> {sh}" if sh else f"{ind}  sec_ = x_",
+                  f"{ind}  if sec_ == 0{f' or x_ & {(1 << sh) - 1} > {limit}' if fb else ''}:",
+                  f"{ind}    v{r}, e = _d{r}(buf, pos)", f"{ind}  else:",
+                  f"{ind}    dy_, rm_ = divmod(sec_, 86400)",
+                  f"{ind}    ymd_ = _DAYS.get(dy_) or _day(dy_)",
+                  f"{ind}    v{r} = _dtm(ymd_[0], ymd_[1], ymd_[2], rm_ // 3600, rm_ // 60 % 60, rm_ % 60, "
+                  f"{us}, _UTC)"]
+    return lines
