@@ -17,6 +17,11 @@ The hot events are read without construct: rows events through
 (format.md §8, §9, §10); Table_maps are decoded declaratively once per distinct body. Rows
 of a transaction are held until its commit (to know its XID): memory is bounded by the
 largest transaction, not the file.
+
+Size (about 410 lines): the reader's own pieces — :class:`Change`, the per-table rows plans
+with their emitters, :class:`TableInfo` and the event loop — share one plan/emit protocol on
+the hot path #11 measures; what is not specific to changes is already elsewhere (rows headers:
+read/rowsheader.py, row images: read/rowdecode.py, inline values: read/inline_values.py).
 """
 
 from __future__ import annotations
