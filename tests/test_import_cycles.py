@@ -136,13 +136,7 @@ def test_no_import_cycle() -> None:
     assert _cycles(_graph(mods)) == []
 
 
-KNOWN_LOOPS = {
-    # the type families (values/<family>.py, #12 item 3) bind a column through the registry,
-    # which imports every family; the family split owns these three
-    ("binlogwriter.values._common", "binlogwriter.values.registry"): "Codec.encode/decode bind_column",
-    ("binlogwriter.values.blob", "binlogwriter.values.registry"): "arrow_type: bind_column(col).python_type",
-    ("binlogwriter.values.char", "binlogwriter.values.registry"): "arrow_type: bind_column(col).python_type",
-}
+KNOWN_LOOPS: dict[tuple[str, str], str] = {}
 """Call-time imports that close a loop, each with its reason; every other loop fails the test
 below, and an entry whose import is gone fails :func:`test_known_loops_still_exist` (then
 delete it)."""

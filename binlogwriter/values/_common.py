@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import construct as cs
@@ -147,14 +148,26 @@ class Codec:
         raise NotImplementedError
 
     def encode(self, col: ColumnDesc, value: Any) -> bytes:
-        from binlogwriter.values.registry import bind_column
-
-        return bind_column(col).encode(value)
+        """``value`` as ``col``'s bytes, through this codec bound to ``col`` (cached)."""
+        return _bound(self, col).encode(value)
 
     def decode(self, col: ColumnDesc, buf: bytes | memoryview, pos: int) -> tuple[Any, int]:
-        from binlogwriter.values.registry import bind_column
+        """(value, position after it) of ``col`` at ``pos``, through this codec bound to ``col``."""
+        return _bound(self, col).decode(buf, pos)
 
-        return bind_column(col).decode(buf, pos)
+
+@lru_cache(maxsize=4096)
+def _bound_cached(codec: Codec, col: ColumnDesc) -> Bound:
+    return codec.bind(col)
+
+
+def _bound(codec: Codec, col: ColumnDesc) -> Bound:
+    """``codec.bind(col)``, cached per (codec, column) when the column is hashable."""
+    try:
+        hash(col)
+    except TypeError:  # unhashable field values (a bytearray meta, a list of members)
+        return codec.bind(col)
+    return _bound_cached(codec, col)
 
 
 REGISTRY: dict[int, Codec] = {}

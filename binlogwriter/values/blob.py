@@ -16,6 +16,7 @@ import construct as cs
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import (
+    REGISTRY,
     Bound,
     Codec,
     decode_error,
@@ -188,9 +189,8 @@ def arrow_type(col: ColumnDesc) -> Any:
 
     if col.type_code == 242:
         return pa.list_(pa.float32())
-    from binlogwriter.values.registry import bind_column
-
-    return pa.string() if bind_column(col).python_type == "str" else pa.binary()
+    # this family's codec for the column's type code (registered by this module)
+    return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------

@@ -15,6 +15,7 @@ import construct as cs
 import numpy as np
 
 from binlogwriter.values._common import (
+    REGISTRY,
     Bound,
     Codec,
     Fixed,
@@ -247,9 +248,8 @@ def arrow_type(col: ColumnDesc) -> Any:
     binary for the others."""
     import pyarrow as pa
 
-    from binlogwriter.values.registry import bind_column
-
-    return pa.string() if bind_column(col).python_type == "str" else pa.binary()
+    # this family's codec for the column's type code (registered by this module)
+    return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 
 
 # -- ground truth (docs/output.md "Canonical row form") -----------------------------------
