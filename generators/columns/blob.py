@@ -1,6 +1,8 @@
 """Generator side of the ``blob`` family (TINYTEXT TEXT MEDIUMTEXT LONGTEXT TINYBLOB BLOB MEDIUMBLOB LONGBLOB).
 
-Long strings: Faker picks chosen by the column's name or paragraphs of exponential\nlength, cut to the type's byte limit; BLOBs are random bytes. The code is shared with\n``char`` (generators/columns/_strings.py).
+Long strings: Faker picks chosen by the column's name or paragraphs of exponential
+length, cut to the type's byte limit; BLOBs are random bytes. The code is shared with
+``char`` (generators/columns/_strings.py).
 
 Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
 ``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
@@ -11,20 +13,14 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from binlogwriter.schema import Column
-from generators.columns._common import START_TIME
-from generators.columns._strings import (
-    string_coerce,
-    string_generator,
-    string_key_capacity,
-    string_key_generator,
-    string_sql_literal,
+from generators.columns.char import (  # the string faces are char's (generators/columns/_strings.py)
+    coerce,
+    generator,
+    key_capacity,
+    key_generator,
+    sql_literal,
+    vector_generator,
 )
-from generators.columns._vec import twin_of
-from generators.hashing import Stream
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal"]
@@ -33,37 +29,4 @@ FAMILY = "blob"
 SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 
 
-def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
-    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    return string_generator(col, table, flavor, edge)
-
-
-def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-                     start_time: int = START_TIME):
-    """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
-    the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
-    return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
-
-
-def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
-    """How many distinct keys :func:`key_generator` can give this column (``prefix``: the
-    index prefix length, when the key is on a prefix)."""
-    return string_key_capacity(col, flavor, prefix)
-
-
-def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
-    """``fn(key) -> value``: the key's digits then words (text), or the key's big-endian bytes."""
-    return string_key_generator(col, flavor, table, primary)
-
-
 key_vector_generator = None  # text keys have ``fn.vec`` (numpy hashes, Python strings) instead
-
-
-def coerce(col: Column, v: Any, where: str) -> Any:
-    return string_coerce(col, v, where)
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """Text quoted with MySQL's backslash escapes, binary strings as ``X'..'``."""
-    return string_sql_literal(col, v, flavor)

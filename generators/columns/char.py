@@ -1,6 +1,8 @@
 """Generator side of the ``char`` family (CHAR VARCHAR BINARY VARBINARY).
 
-Short strings: Faker picks chosen by the column's name (email, city, phone, …) or words,\ncut to the column; BINARY(n) random bytes of length n, VARBINARY random bytes of\nexponential length. The code is shared with ``blob`` (generators/columns/_strings.py).
+Short strings: Faker picks chosen by the column's name (email, city, phone, …) or words,
+cut to the column; BINARY(n) random bytes of length n, VARBINARY random bytes of
+exponential length. The code is shared with ``blob`` (generators/columns/_strings.py).
 
 Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
 ``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
