@@ -14,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from binlogwriter.schema import Column
-from binlogwriter.values.row import ColumnArray
 from generators.columns._common import START_TIME, _with_edges
 from generators.columns._vec import _between_vec, _int_twin, twin_of
-from generators.columns.integer import int_range
+from generators.columns.bit import (  # keys and literals of an integer range: the same as BIT's
+    coerce,
+    key_capacity,
+    key_generator,
+    key_vector_generator,
+    sql_literal,
+)
 from generators.hashing import Stream
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
@@ -29,7 +32,6 @@ __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generato
 FAMILY = "year"
 SQL_TYPES = ("YEAR",)
 
-Vec = ColumnArray
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
@@ -45,29 +47,3 @@ def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False
     """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
     the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
     return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
-
-
-def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
-    """How many distinct keys :func:`key_generator` can give this column."""
-    lo, hi = int_range(col)
-    return hi - lo + 1
-
-
-def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
-    """``fn(key) -> value``: the range's low end plus the key."""
-    lo = int_range(col)[0]
-    return lambda k: lo + k
-
-
-def key_vector_generator(col: Column, primary: bool) -> Callable[[np.ndarray], Vec] | None:
-    """:func:`key_generator` for many keys at once."""
-    lo = int_range(col)[0]
-    return lambda k: Vec("int", lo + k.astype(np.int64))
-
-
-def coerce(col: Column, v: Any, where: str) -> Any:
-    return int(v)
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    return str(int(v))
