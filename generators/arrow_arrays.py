@@ -132,3 +132,67 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
     values = data[idx < lengths[:, None]]
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(values)],
                                  null_count=count)
+
+
+def _spread(arr: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
+    """``arr.take(idx)`` with a null where ``has`` is False (a struct child of the change
+    images). When the rows taken are consecutive (each image's rows come in change order), a
+    string or binary column is not copied: the result's offsets point into ``arr``'s data
+    buffer, null rows at zero length, as ``take`` gives them (the same array, so the same
+    Parquet bytes). Anything else is taken."""
+    n = len(has)
+    cnt = int(np.count_nonzero(has))
+    typ = arr.type
+    rows = idx[has]
+    start = int(rows[0]) if cnt else 0
+    if not (pa.types.is_string(typ) or pa.types.is_binary(typ)) \
+            or not np.array_equal(rows, np.arange(start, start + cnt)):
+        return arr.take(_np_array(idx, ~has))
+    bufs = arr.buffers()
+    at = arr.offset + start
+    offsets = np.frombuffer(bufs[1], dtype=np.int32)[at:at + cnt + 1]
+    taken = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(has, out=taken[1:])
+    valid = has
+    if arr.null_count:
+        bits = np.unpackbits(np.frombuffer(bufs[0], dtype=np.uint8), count=at + cnt, bitorder="little")[at:]
+        valid = np.zeros(n, dtype=np.bool_)
+        valid[has] = bits.astype(np.bool_)
+    validity, count = _validity(~valid)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets[taken]), bufs[2]], null_count=count)
+
+
+def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
+    """String array of ``heads[head[i]] + str(num[i])`` (a GTID: ``uuid:GNO``, MariaDB
+    ``domain-server-seq``), null where ``head[i] < 0``; built from numpy buffers, the same
+    array as :func:`_strings` of those Python strings. ``num`` is non-negative int64."""
+    n = len(head)
+    enc = [np.frombuffer(h.encode("utf-8"), dtype=np.uint8) for h in heads]
+    null = head < 0
+    hlen = np.array([len(e) for e in enc] or [0], dtype=np.int64)[np.where(null, 0, head)]
+    num = np.where(null, 0, num).astype(np.int64)
+    digits = np.ones(n, dtype=np.int64)
+    for p in range(1, 19):  # int64 has at most 19 digits
+        more = num >= 10 ** p
+        if not more.any():
+            break
+        digits += more
+    lengths = np.where(null, 0, hlen + digits)
+    width = max([int(lengths.max()) if n else 0, *map(len, enc)])
+    rows = np.zeros((n, width), dtype=np.uint8)  # one value per row, left-aligned, then packed
+    for k, e in enumerate(enc):
+        if len(enc) == 1:
+            rows[:, :len(e)] = e
+        else:
+            rows[head == k, :len(e)] = e
+    at = np.arange(n)
+    for i in range(int(digits.max()) if n else 0):  # the i-th digit from the left
+        on = (digits > i) & ~null
+        digit = num // 10 ** np.maximum(digits - 1 - i, 0) % 10
+        rows[at[on], (hlen + i)[on]] = digit[on] + 48
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    validity, count = _validity(null)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets),
+                                                  pa.py_buffer(rows[np.arange(width) < lengths[:, None]])],
+                                 null_count=count)

@@ -15,6 +15,7 @@ from binlogwriter import images
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
+from generators.arrow_arrays import _numbered, _spread
 from generators.changes_arrow import (
     _OP_NAMES,
     _canon_column,
@@ -160,7 +161,10 @@ class BatchRecordingMixin:
         ev_pos = np.zeros(len(plan.ev_len), dtype=np.int64)
         txn_file = np.zeros(kept, dtype=np.int64)
         files: list[str] = []
-        txn_gtid: list[str | None] = [None] * kept
+        heads: list[str] = []  # GTID of transaction t: heads[txn_head[t]] + str(txn_num[t]); none where -1
+        txn_head = np.full(kept, -1, dtype=np.int64)
+        txn_num = np.zeros(kept, dtype=np.int64)
+        big: dict[int, str] = {}
         for fname, lo, hi, off, first in placed:
             a, b = int(plan.txn_first[lo]), int(plan.txn_first[hi])
             ln = plan.ev_len[a:b]
@@ -169,14 +173,24 @@ class BatchRecordingMixin:
             files.append(fname)
             if first is not None:  # GNO / MariaDB seq_no: one per transaction that wrote a group
                 cut = max(first.rfind(":"), first.rfind("-")) + 1
-                head, num = first[:cut], int(first[cut:])
-                for k, t in enumerate((np.flatnonzero(plan.sizes[lo:hi] > 0) + lo).tolist()):
-                    txn_gtid[t] = f"{head}{num + k}"
+                wrote = np.flatnonzero(plan.sizes[lo:hi] > 0) + lo
+                num = int(first[cut:])
+                txn_head[wrote] = len(heads)
+                heads.append(first[:cut])
+                if num + len(wrote) <= 1 << 63:
+                    txn_num[wrote] = np.arange(num, num + len(wrote), dtype=np.int64)
+                else:  # a MariaDB seq_no past int64 (it is unsigned): these GTIDs as Python strings
+                    big.update((t, f"{first[:cut]}{num + k}") for k, t in enumerate(wrote.tolist()))
         position = ev_pos[op_ev]
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
         op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
-        gtids = _strings(txn_gtid)
+
+        if big:
+            gtids = _strings([big.get(t, heads[h] + str(g) if h >= 0 else None)
+                              for t, (h, g) in enumerate(zip(txn_head.tolist(), txn_num.tolist(), strict=True))])
+        else:
+            gtids = _numbered(heads, txn_head, txn_num)
         fnames = _strings(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
@@ -242,8 +256,7 @@ class BatchRecordingMixin:
         fields = list(seg.struct)
 
         def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
-            take = _np_array(idx, ~has)
-            return pa.StructArray.from_arrays([a.take(take) for a in typed], fields=fields,
+            return pa.StructArray.from_arrays([_spread(a, idx, has) for a in typed], fields=fields,
                                               mask=_np_bool(~has))
 
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:

@@ -2,17 +2,21 @@
 buffers, so that pyarrow does not import pandas) makes exactly the array ``pa.array`` makes:
 same type, same values, same nulls — property tests over text (any Unicode), integers of
 every width, float64, lists of text, all-null columns and the fall-back cases (values
-beyond int64, mixed classes) — and the Parquet bytes written from either are equal."""
+beyond int64, mixed classes) — and the Parquet bytes written from either are equal. The batch
+recorder's own builders (``_spread`` for image columns, ``_numbered`` for GTIDs) likewise
+equal ``take`` and ``_strings``."""
 
 from __future__ import annotations
 
 import io
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generators.arrow_arrays import _numbered, _spread, _strings
 from generators.changes_arrow import py_array
 
 TEXT = st.text(max_size=12)
@@ -73,3 +77,52 @@ def test_fall_back_cases() -> None:
     _same([True, None, False], pa.bool_())  # bool is not int here
     _same([1.5, None], pa.float32())  # float32 rounding: pyarrow's
     _same([[("a", "b")], None], pa.map_(pa.string(), pa.string()))
+
+
+def _parquet(arr: pa.Array) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"x": arr}), sink, compression="zstd", compression_level=1)
+    return sink.getvalue()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([pa.string(), pa.binary(), pa.int32()]).flatmap(lambda t: st.tuples(
+    st.just(t), st.lists(st.none() | (st.binary(max_size=6) if t == pa.binary() else
+                                      st.integers(-5, 5) if t == pa.int32() else TEXT), max_size=30),
+    st.lists(st.booleans(), max_size=30), st.integers(0, 3), st.booleans())))
+def test_spread_equals_take(case: tuple) -> None:
+    """``_spread`` (a change image's struct child: consecutive rows placed where the change has
+    the image, null elsewhere) is the array ``take`` gives, Parquet bytes included, also when
+    the source is a slice and when the rows taken are not consecutive (then it takes)."""
+    typ, vals, has, cut, shuffle = case
+    src = pa.array(vals, type=typ).slice(min(cut, len(vals)))
+    has = np.array(has, dtype=np.bool_)
+    k = int(has.sum())
+    start = max(0, min(cut, len(src) - k))
+    if k > len(src):
+        has[np.flatnonzero(has)[len(src):]] = False
+        k = len(src)
+    idx = np.zeros(len(has), dtype=np.int64)
+    rows = np.arange(start, start + k)
+    idx[has] = rows[::-1] if shuffle else rows
+    got = _spread(src, idx, has)
+    want = src.take(pa.array(idx, mask=~has))
+    assert got.type == want.type and got.null_count == want.null_count
+    assert got.equals(want), (got, want)
+    assert _parquet(got) == _parquet(want)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(max_size=8), min_size=1, max_size=3).flatmap(lambda heads: st.tuples(
+    st.just(heads), st.lists(st.tuples(st.integers(-1, len(heads) - 1), st.integers(0, (1 << 63) - 1)
+                                       | st.integers(0, 12_345)), max_size=30))))
+def test_numbered_equals_strings(case: tuple) -> None:
+    """``_numbered`` (the GTIDs of a batch: head + decimal number) is ``_strings`` of the
+    Python strings, over numbers of every width up to 2^63 - 1 and Unicode heads."""
+    heads, rows = case
+    head = np.array([h for h, _ in rows], dtype=np.int64)
+    num = np.array([g for _, g in rows], dtype=np.int64)
+    got = _numbered(heads, head, num)
+    want = _strings([heads[h] + str(g) if h >= 0 else None for h, g in rows])
+    assert got.equals(want), (got, want)
+    assert _parquet(got) == _parquet(want)
