@@ -12,7 +12,6 @@ import click
 
 from binlogwriter import __version__, plugins
 from binlogwriter.errors import BinlogError
-from binlogwriter.read.framing import scan_file
 
 __all__ = ["main"]
 
@@ -126,6 +125,8 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
     Exit 0 only if everything holds. The last line is one summary line:
     ``N files, M events: OK`` or what failed and where (file:offset).
     """
+    from binlogwriter.read.framing import scan_file
+
     n_events = 0
     failures: list[str] = []
     for f in files:

@@ -45,6 +45,41 @@ class Sink(Protocol):
     def abort(self) -> None: ...
 
 
+class _Digest:
+    """sha256 of a file as its bytes are written, in a worker thread (hashlib runs without
+    the GIL), with the :meth:`FileSink.set_final` patches applied: the digest of the complete
+    file, without reading it back. At most ``depth`` chunks wait (the writer blocks beyond)."""
+
+    def __init__(self, depth: int = 4) -> None:
+        import hashlib
+        import queue
+        import threading
+
+        self._h = hashlib.sha256()
+        self._q: queue.Queue = queue.Queue(maxsize=depth)
+        self._thread = threading.Thread(target=self._work, name="binlog-sha256", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            data = self._q.get()
+            if data is None:
+                return
+            self._h.update(data)
+
+    def add(self, data: bytes) -> None:
+        self._q.put(data)
+
+    def hexdigest(self) -> str:
+        self._q.put(None)
+        self._thread.join()
+        return self._h.hexdigest()
+
+    def cancel(self) -> None:
+        self._q.put(None)
+        self._thread.join()
+
+
 class FileSink:
     """The default :class:`Sink`: ``<directory>/<name>``, written as ``<name>.part`` and
     renamed when complete (docs/output.md). :meth:`suspend` leaves the ``.part`` (flag in use)
@@ -53,14 +88,22 @@ class FileSink:
     A new file whose final name exists is refused (:class:`OutputExistsError`) unless
     ``overwrite``. An ``OSError`` (full disk, no permission) removes the ``.part`` and is
     raised as one :class:`OutputError` naming the file.
+
+    ``digest``: the sha256 of every file this sink writes whole (from offset 0) is computed
+    while it is written (:class:`_Digest`) and kept in :attr:`digests` (final name -> hex
+    digest) once the file is complete; a resumed file has none there.
     """
 
-    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False) -> None:
+    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False, digest: bool = False) -> None:
         self.directory = Path(directory)
         self.overwrite = overwrite
         self._fh = None
         self._name: str | None = None
         self._final: list[tuple[int, bytes]] = []
+        self.digest = digest
+        self.digests: dict[str, str] = {}
+        self._digest: _Digest | None = None
+        self._at = 0  # file offset of the next byte written
 
     def _part(self) -> Path:
         return self.directory / (self._name + _TMP_SUFFIX)
@@ -97,14 +140,37 @@ class FileSink:
             fh.truncate(offset)
             fh.seek(offset)
         self._fh, self._name, self._final = fh, name, []
+        self._stop_digest()
+        self._at = offset
+        if self.digest and offset == 0:
+            self._digest = _Digest()
+
+    def _stop_digest(self) -> None:
+        if self._digest is not None:
+            dg, self._digest = self._digest, None
+            dg.cancel()
 
     def write(self, data: bytes) -> None:
         try:
             self._fh.write(data)
         except OSError as exc:
             raise self._failed("write", exc) from None
+        if self._digest is not None:
+            at, self._at = self._at, self._at + len(data)
+            for pos, fin in self._final:
+                if pos < at + len(data) and at < pos + len(fin):  # the hash sees the file as it ends
+                    buf = bytearray(data)
+                    for p, f in self._final:
+                        lo, hi = max(p, at), min(p + len(f), at + len(data))
+                        if lo < hi:
+                            buf[lo - at:hi - at] = f[lo - p:hi - p]
+                    data = bytes(buf)
+                    break
+            self._digest.add(data if type(data) is bytes else bytes(data))
 
     def set_final(self, pos: int, data: bytes) -> None:
+        if self._digest is not None and pos < self._at:  # those bytes were hashed already
+            self._stop_digest()
         self._final.append((pos, data))
 
     def finish(self) -> Path:
@@ -120,6 +186,9 @@ class FileSink:
             if not self.overwrite and os.path.lexists(final):  # appeared while we wrote
                 raise FileExistsError(17, "the final name exists; pass overwrite=True to replace it")
             os.replace(self._part(), final)
+            if self._digest is not None:
+                dg, self._digest = self._digest, None
+                self.digests[final.name] = dg.hexdigest()
         except FileExistsError as exc:
             self.abort()
             raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it",
@@ -129,10 +198,12 @@ class FileSink:
         return final
 
     def suspend(self) -> None:
+        self._stop_digest()
         self._fh.close()
         self._fh = None
 
     def abort(self) -> None:
+        self._stop_digest()
         if self._fh is not None:
             try:
                 self._fh.close()

@@ -21,9 +21,17 @@ from typing import Any
 from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import STAGE_BYTES, BinlogWriter
+from binlogwriter.writer import STAGE_BYTES, BinlogWriter, FileSink
 from generators.keys import KeyCursor
-from generators.manifest import FileInfo, _scan_file, _sha256, build_manifest, file_entry, scan_file
+from generators.manifest import (
+    FileInfo,
+    _scan_file,
+    _sha256,
+    build_manifest,
+    file_entry,
+    known_digest,
+    scan_file,
+)
 from generators.outdir import lock_dir, sweep_stale_tmp, tmp_prefix
 from generators.plan import plan_transaction
 from generators.rows import TableRows
@@ -118,9 +126,10 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
     def run(self, tmp: Path) -> dict[str, Any]:
         s = self.spec
         (tmp / "truth" / "final").mkdir(parents=True)
+        sink = FileSink(tmp, digest=True)  # each binlog's sha256 computed while it is written
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
-                              settings=self._settings(), stage_bytes=STAGE_BYTES)
+                              settings=self._settings(), stage_bytes=STAGE_BYTES, sink=sink)
         from generators.changes_truth import ChangesRecorder, finish_local
 
         self.changes = ChangesRecorder(self, tmp / ".changes-chunks", aligned=True)
@@ -139,10 +148,12 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
             raise
         from concurrent.futures import ThreadPoolExecutor
 
-        # the binlogs' sha256 in a thread (hashlib and file reads run without the GIL) while the truth is finished
+        # the binlogs' sha256: from the sink, else in a thread (hashlib and file reads run without the GIL)
+        # while the truth is finished
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-sha256")
         try:
-            digests = {p.name: pool.submit(_sha256, p) for p in writer.files}
+            digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
+                       else pool.submit(_sha256, p) for p in writer.files}
             self.write_final(tmp / "truth" / "final")
             finish_local(self, tmp)
             manifest = self.manifest(writer, digests)
