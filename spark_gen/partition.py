@@ -424,7 +424,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
 
     blk = _one(records)
     run = make_run(spec, a)
-    run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl)
+    run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl,
+                                  ipc=True)  # Arrow IPC chunks: Parquet-encoded once, by the merge
     w = ChunkWriter(Path(chunk_dir), run.fmt, start, basename=spec.basename, server_id=spec.server_id,
                     start_time=spec.start_time, max_binlog_size=spec.max_binlog_size,
                     settings=run.session_settings())
