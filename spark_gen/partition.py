@@ -463,8 +463,10 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
 
     # each chunk's events, scanned here in parallel (the commit then only hashes and copies);
     # a chunk starts at a file's first byte (magic) unless it is the resumed part of a file
-    scans = [scan_chunk(path, 0 if k == 0 and not start.fresh and start.offset else 4)
-             for k, (_name, path, _n) in enumerate(w.pieces)]
+    scans = []
+    for k, (name, path, _n) in enumerate(w.pieces):
+        resumed = k == 0 and not start.fresh and start.offset
+        scans.append(scan_chunk(path, 0 if resumed else 4, run.spans.get(name), start.offset if resumed else 0))
     return {"pieces": w.pieces, "scans": scans, "counts": run.counts, "changes": changes,
             "file_info": {k: (v.transactions, v.first_gtid, v.last_gtid) for k, v in run.file_info.items()},
             "end": end_at, "groups": w.transactions, "last_gtid": w.last_gtid}

@@ -21,7 +21,7 @@ from generators.plan import plan_transaction
 from generators.spec import Spec, resolve
 from spark_gen import partition as part
 from spark_gen import plan
-from spark_gen.commit import concat, concat_binlog
+from spark_gen.commit import concat_binlog
 from spark_gen.writer import WriterStart, file_name, header_size, rotate_size
 
 from .conftest import tree_digest
@@ -74,6 +74,11 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         for name, path, _ in r["pieces"]:
             files.setdefault(name, []).append(path)
     chunk_scans: dict[str, list] = {}
+    from spark_gen.commit import scan_chunk
+
+    for p, r in enumerate(results):  # the scans that skip the batch path's spans equal a walk of every header
+        for k, ((_, path, _), sc) in enumerate(zip(r["pieces"], r["scans"], strict=True)):
+            assert sc == scan_chunk(path, 4 if k or p == 0 or not w.starts[p].offset else 0)
     for r in results:
         for (name, _, _), sc in zip(r["pieces"], r["scans"], strict=True):
             chunk_scans.setdefault(name, []).append(sc)
@@ -83,11 +88,17 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     final = part.make_run(spec, n)
     (out / "truth" / "final").mkdir(parents=True)
     states = list(part.final_states(iter(hist), n))
-    rows = sorted(part.truth_rows(spec, n, states))
     names = [f"{rt.table.database}.{rt.table.name}" for rt in final.rows]
-    tchunks = part.write_truth_chunks(0, names, rows, str(out / ".chunks" / "truth"))
+    # truth/final as spark_gen.job._final writes it: sorted runs per history block, one merge per table
+    from spark_gen.final import merge_runs, sorted_runs
+
+    got = [x for q, h in enumerate(hist)
+           for x in sorted_runs(spec, n, [h], str(out / ".chunks" / "runs" / f"q{q}"), len(names), False)]
     for t, nm in enumerate(names):
-        concat([c for t2, c, _ in tchunks if t2 == t], str(out / "truth" / "final" / f"{nm}.jsonl"))
+        merge_runs([v[1] for kind, v in got if kind == "run" and v[0] == t],
+                   str(out / "truth" / "final" / f"{nm}.jsonl"), None, final.rows[t].table, spec.flavor)
+    assert [sum(c) for c in zip(*(v for kind, v in got if kind == "counts"), strict=True)] == \
+        [sum(1 for s in states if s[0] == t) for t in range(len(names))]
     run0.write_snapshot(out / "truth" / "snapshot.sql")
     info: dict[str, FileInfo] = {}
     cnt = {k: dict(v) for k, v in run0.counts.items()}
