@@ -346,3 +346,22 @@ def test_chunk_scans_add_up_to_the_file_scan(tmp_path: Path) -> None:
                         Run(spec, None).fmt, scans)
     assert got == want
     assert (tmp_path / "joined").read_bytes() == data
+
+
+@pytest.mark.parametrize("case", ["ecommerce-mariadb-rotation-ddl", "sysbench-uniform-ddl"])
+def test_ipc_changes_chunks_merge_to_the_parquet_bytes(tmp_path: Path, monkeypatch, case: str) -> None:
+    """truth/changes chunks written as Arrow IPC streams (spark_gen's pass 2) merge into the
+    bytes the single-process engine writes, with row group boundaries inside the chunks
+    (small ``ROW_GROUP``), several tables and table definitions."""
+    import pyarrow.parquet as pq
+
+    import generators.changes_truth as ct
+    monkeypatch.setattr(ct, "ROW_GROUP", 97)
+    spec = _spec(**CASES[case])
+    generate(spec, tmp_path / "local")
+    emulate(spec, 3, tmp_path / "emu")
+    want = {k: v for k, v in tree_digest(tmp_path / "local").items() if k.startswith("truth/changes/")}
+    assert any(k.endswith(".parquet") for k in want)
+    assert want == {k: v for k, v in tree_digest(tmp_path / "emu").items() if k.startswith("truth/changes/")}
+    # row group boundaries fell inside the partitions' chunks
+    assert max(pq.read_metadata(p).num_row_groups for p in (tmp_path / "local" / "truth" / "changes").glob("*.parquet")) > 1
