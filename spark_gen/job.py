@@ -25,7 +25,8 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
    truth/final without a global sort: each history partition writes its live rows as sorted
    runs per table, one task per table merges them into the JSONL (below ``jsonl_max_rows``)
    and the typed Parquet, final bytes written once (spark_gen/final.py); truth/changes: one
-   task per table merges the partitions' change chunks (sequence numbers from the pass-1
+   task per table merges the partitions' change chunks (Arrow IPC streams: Parquet-encoded
+   once, by the merge; generators/changes_ipc.py) (sequence numbers from the pass-1
    change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
