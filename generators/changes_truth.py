@@ -59,6 +59,7 @@ from generators.changes_arrow import (
     py_array,
     typed_converter,
 )
+from generators.changes_ipc import IPC_SUFFIX, chunk_batches, chunk_schema, open_ipc
 from generators.changes_jsonl import concat_text, jsonl_line, read_jsonl_rows, table_file
 from generators.changes_record import BatchRecordingMixin, RecordingMixin
 from generators.changes_sink import _Sink
@@ -113,8 +114,9 @@ class _Segment:
     the :class:`_Sink` that does the writing (None: this thread)."""
 
     def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
-                 sink: _Sink | None = None) -> None:
+                 sink: _Sink | None = None, ipc: bool = False) -> None:
         self.table = table
+        self.ipc = ipc  # an Arrow IPC chunk (generators/changes_ipc.py), not aligned
         self.names = [c.name for c in table.columns]
         self.struct, self.convs = _struct(table, flavor)
         self.schema = changes_schema(self.struct, columns_metadata([table], flavor))
@@ -128,6 +130,8 @@ class _Segment:
         self.held_bytes = 0
 
     def _open(self) -> pq.ParquetWriter:
+        if self.writer is None and self.ipc:
+            self.writer = open_ipc(self.path, self.schema)
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS,
                                               **parquet_options(self.schema))
@@ -217,12 +221,14 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
     path keeps its batches' columns and renders their lines at :meth:`close`, only when
     the run stayed that small. ``aligned`` (the single-process engine): segments write
     final row groups (:class:`_Segment`), :meth:`close` reports which chunks are final
-    files; the rows they hold wait within ``budget`` bytes."""
+    files; the rows they hold wait within ``budget`` bytes. ``ipc`` (Spark, not aligned): the
+    chunks are Arrow IPC streams, encoded once by the merge (generators/changes_ipc.py)."""
 
     def __init__(self, run: Any, chunk_dir: str | os.PathLike, *, seq_start: int = 0, jsonl: bool = True,
                  jsonl_max: int | None = None, batch_rows: int | None = None, aligned: bool = False,
-                 budget: int | None = None) -> None:
+                 budget: int | None = None, ipc: bool = False) -> None:
         self.run = run
+        self.ipc = ipc and not aligned  # chunks as Arrow IPC streams (generators/changes_ipc.py)
         self.flavor = run.spec.flavor
         self.image = run.spec.row_image
         self.dir = Path(chunk_dir)
@@ -276,8 +282,8 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
                 self.held -= seg.held_bytes
                 seg.close()
             self._n += 1
-            path = self.dir / f"t{tidx:05d}-{self._n:06d}.parquet"
-            seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned, self._sink)
+            path = self.dir / f"t{tidx:05d}-{self._n:06d}{IPC_SUFFIX if self.ipc else '.parquet'}"
+            seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned, self._sink, self.ipc)
             self._all.append(seg)
             self.chunks.append((tidx, str(path)))
         return seg
@@ -329,7 +335,7 @@ def merge_table(chunks: list[str], dest: str | os.PathLike, table: Table, flavor
     row_group = ROW_GROUP if row_group is None else row_group
     struct, _ = _struct(table, flavor)
     fallback = changes_schema(struct, columns_metadata([table], flavor))
-    schema = _union([pq.read_schema(c) for c in chunks], fallback)
+    schema = _union([chunk_schema(c) for c in chunks], fallback)
     return rechunk(chunks, dest, schema, row_group)
 
 
@@ -382,7 +388,7 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
         pending: list[pa.RecordBatch] = []
         held = 0
         for c in chunks:
-            for batch in pq.ParquetFile(c).iter_batches(batch_size=row_group):
+            for batch in chunk_batches(c, row_group):
                 pending.append(_widen(batch, schema) if "before" in schema.names
                                else pa.RecordBatch.from_arrays(batch.columns, schema=schema))
                 held += batch.num_rows

@@ -38,12 +38,18 @@ def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str |
     return size
 
 
-def scan_chunk(path: str, begin: int) -> tuple[int, int | None, int | None]:
+def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | None = None,
+               base: int = 0) -> tuple[int, int | None, int | None]:
     """(events, first and last non-zero header timestamp) of a chunk whose events start at
     byte ``begin`` (4 after the magic of a file's first chunk, else 0): the walk of
     generators/engine.py's manifest scan over one chunk — each 19-byte common header's
     timestamp (offset 0) and event length (offset 9), docs/format.md — run by the task that
-    wrote the chunk, so the commit only hashes and copies."""
+    wrote the chunk, so the commit only hashes and copies.
+
+    ``spans``: the runs of events the batch path wrote into this file (``Run.spans``: first
+    offset, end offset, events, offset of the last event — file offsets; the chunk holds the
+    file from offset ``base``). As the manifest scan does (generators/manifest.py), a span
+    whose first and last headers agree with it is counted without walking its events."""
     import mmap
     import struct
 
@@ -53,9 +59,27 @@ def scan_chunk(path: str, begin: int) -> tuple[int, int | None, int | None]:
     size = os.path.getsize(path)
     if size <= begin:
         return 0, None, None
+    todo = sorted((s - base, e - base, c, z - base) for s, e, c, z in (spans or ()) if s >= base)
+    k = 0
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         p = begin
         while p + 19 <= size:
+            while k < len(todo) and todo[k][0] < p:
+                k += 1
+            if k < len(todo) and todo[k][0] == p:
+                s, e, c, z = todo[k]
+                if e <= size and z + 19 <= size:
+                    ts_a, _ = unpack(mm, s)
+                    ts_z, len_z = unpack(mm, z)
+                    # its events carry the run's clock: timestamps between the first's and the last's
+                    if len_z == e - z and ts_a and ts_z:
+                        events += c
+                        if first is None:
+                            first = ts_a
+                        last = ts_z
+                        p = e
+                        k += 1
+                        continue
             ts, length = unpack(mm, p)
             events += 1
             if ts:

@@ -22,9 +22,11 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
    their event headers (events, timestamps for the manifest);
 6. commit: one task per file concatenates the chunks into ``<name>.part-*``, hashing as it
    copies, and renames it;
-   truth/final the same way from a global sort of the final rows (JSONL below
-   ``jsonl_max_rows``), typed Parquet per table from per-partition pieces; truth/changes: one
-   task per table merges the partitions' change chunks (sequence numbers from the pass-1
+   truth/final without a global sort: each history partition writes its live rows as sorted
+   runs per table, one task per table merges them into the JSONL (below ``jsonl_max_rows``)
+   and the typed Parquet, final bytes written once (spark_gen/final.py); truth/changes: one
+   task per table merges the partitions' change chunks (Arrow IPC streams: Parquet-encoded
+   once, by the merge; generators/changes_ipc.py) (sequence numbers from the pass-1
    change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
@@ -406,36 +408,7 @@ class _Job:
         tnames = [f"{rt.table.database}.{rt.table.name}" for rt in final_run.rows]
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
-        states = hist.mapPartitions(lambda it: part.final_states(it, stop))
-        nt = len(tnames)
-        live_rows = [sum(c) for c in zip(*hist.mapPartitions(lambda it: [part.live_counts(it, stop, nt)]).collect(),
-                                         strict=True)]
-        if sum(live_rows) <= self.jsonl_max_rows or self.parquet:
-            from pyspark import StorageLevel
-
-            # rendered once: sortByKey counts and samples its input before the sort itself
-            parquet = self.parquet
-            rendered = states.mapPartitions(lambda it: part.truth_rows(spec, stop, it, parquet)) \
-                .persist(StorageLevel.MEMORY_AND_DISK)
-            rows = rendered.sortByKey(numPartitions=self.P)
-            if self.parquet:
-                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-            if sum(live_rows) <= self.jsonl_max_rows:
-                troot = str(self.staging / "truth")
-
-                def tw(p, it):
-                    d = os.path.join(troot, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}")
-                    return part.write_truth_chunks(p, tnames, it, d)
-                chunks = rows.mapPartitionsWithIndex(tw).collect()
-                per_table = [[path for t2, path, _ in chunks if t2 == t] for t in range(len(tnames))]
-                tdir = str(truth_dir)
-                sc.parallelize(list(enumerate(per_table)), max(1, len(tnames))).map(
-                    lambda x: concat(x[1], os.path.join(tdir, f"{tnames[x[0]]}.jsonl"))).collect()
-            if self.parquet:
-                self._parquet(final_run, tnames, rows, truth_dir)
-                rows.unpersist()
-            rendered.unpersist()
-
+        live_rows = self._final(hist, stop, final_run, tnames, truth_dir)
         self.timer.mark("6 truth/final")
         self._changes(results, final_run)
         self.timer.mark("6 truth/changes")
@@ -455,6 +428,46 @@ class _Job:
         _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         self.timer.mark("7 index, manifest")
         return manifest
+
+    def _final(self, hist, stop: int, final_run, tnames: list[str], truth_dir: Path) -> list[int]:
+        """truth/final (spark_gen/final.py): each history partition writes its live rows as
+        sorted runs per table, then one task per table merges them into the JSONL (when the
+        tables hold at most ``jsonl_max_rows`` rows) and the typed Parquet. Returns the live
+        rows per table."""
+        from spark_gen.final import merge_runs, sorted_runs
+        from spark_gen.partition import live_counts
+
+        spec, nt, parquet = self.spec, len(tnames), self.parquet
+        if not parquet:  # counted first: nothing is rendered when no file would be written
+            live = [sum(c) for c in zip(*hist.mapPartitions(
+                lambda it: [live_counts(it, stop, nt)]).collect(), strict=True)]
+            if sum(live) > self.jsonl_max_rows:
+                return live
+        root = str(self.staging / "final-runs")
+
+        def runs(p, it):
+            return sorted_runs(spec, stop, it, os.path.join(root, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
+                               nt, parquet)
+        got = hist.mapPartitionsWithIndex(runs).collect()
+        live = [sum(c) for c in zip(*[v for kind, v in got if kind == "counts"], strict=True)] if got else [0] * nt
+        per_table: list[list[str]] = [[] for _ in range(nt)]
+        for kind, v in got:
+            if kind == "run":
+                per_table[v[0]].append(v[1])
+        flavor = self.spec.flavor
+        tables = [rt.table for rt in final_run.rows]
+        jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
+        pdir, pfile = None, []
+        if parquet:
+            from generators.changes_truth import table_file
+
+            (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
+            pdir = str(truth_dir / "parquet")
+            pfile = [table_file(t) for t in tables]
+        self.sc.parallelize(list(enumerate(per_table)), max(1, nt)).map(lambda x: merge_runs(
+            x[1], os.path.join(jdir, f"{tnames[x[0]]}.jsonl") if jdir is not None else None,
+            os.path.join(pdir, pfile[x[0]]) if pdir is not None else None, tables[x[0]], flavor)).collect()
+        return live
 
     def _snapshot(self, part, concat) -> None:
         spec, run = self.spec, self.run0
@@ -499,36 +512,6 @@ class _Job:
         if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):
             target = str(cdir / "changes.jsonl")
             self.sc.parallelize([0], 1).map(lambda _: concat_text(jl, target)).collect()
-
-    def _parquet(self, final_run, tnames: list[str], rows, truth_dir: Path) -> None:
-        """truth/final/parquet/<db>.<table>.parquet: each partition's sorted canonical rows
-        as typed Parquet chunks, merged per table in partition order (the single-process
-        engine's bytes: generators/changes_truth.py ``write_final_parquet`` / ``rechunk``)."""
-        from generators.changes_truth import final_schema, rechunk, table_file, write_final_parquet
-
-        pdir = truth_dir / "parquet"
-        pdir.mkdir(parents=True, exist_ok=True)
-        flavor = self.spec.flavor
-        tables = [rt.table for rt in final_run.rows]
-        root = str(self.staging / "final-parquet")
-
-        def chunks(p, it):
-            from itertools import groupby
-
-            d = os.path.join(root, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}")
-            os.makedirs(d, exist_ok=True)
-            out = []
-            for t, group in groupby(it, key=lambda r: r[0][0]):
-                path = os.path.join(d, f"{tnames[t]}.parquet")
-                write_final_parquet(tables[t], flavor, (vals for _, (_line, vals) in group), path)
-                out.append((p, t, path))
-            return out
-        got = rows.mapPartitionsWithIndex(chunks).collect()
-        dest = str(pdir)
-        jobs = [(t, [path for _, t2, path in sorted(got) if t2 == t]) for t in range(len(tables))]
-        self.sc.parallelize(jobs, max(1, len(jobs))).map(
-            lambda x: rechunk(x[1], os.path.join(dest, table_file(tables[x[0]])),
-                              final_schema(tables[x[0]], flavor))).collect()
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -424,7 +424,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
 
     blk = _one(records)
     run = make_run(spec, a)
-    run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl)
+    run.changes = ChangesRecorder(run, os.path.join(chunk_dir, "changes"), seq_start=seq_start, jsonl=changes_jsonl,
+                                  ipc=True)  # Arrow IPC chunks: Parquet-encoded once, by the merge
     w = ChunkWriter(Path(chunk_dir), run.fmt, start, basename=spec.basename, server_id=spec.server_id,
                     start_time=spec.start_time, max_binlog_size=spec.max_binlog_size,
                     settings=run.session_settings())
@@ -462,8 +463,10 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
 
     # each chunk's events, scanned here in parallel (the commit then only hashes and copies);
     # a chunk starts at a file's first byte (magic) unless it is the resumed part of a file
-    scans = [scan_chunk(path, 0 if k == 0 and not start.fresh and start.offset else 4)
-             for k, (_name, path, _n) in enumerate(w.pieces)]
+    scans = []
+    for k, (name, path, _n) in enumerate(w.pieces):
+        resumed = k == 0 and not start.fresh and start.offset
+        scans.append(scan_chunk(path, 0 if resumed else 4, run.spans.get(name), start.offset if resumed else 0))
     return {"pieces": w.pieces, "scans": scans, "counts": run.counts, "changes": changes,
             "file_info": {k: (v.transactions, v.first_gtid, v.last_gtid) for k, v in run.file_info.items()},
             "end": end_at, "groups": w.transactions, "last_gtid": w.last_gtid}

@@ -76,5 +76,8 @@ _ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a":
 _ESC_TABLE = str.maketrans(_ESC)
 
 
+_ESC_TABLE = str.maketrans(_ESC)
+
+
 def quote(s: str) -> str:
     return "'" + s.translate(_ESC_TABLE) + "'"

@@ -147,3 +147,17 @@ def test_explain_failure_is_one_line(text: str, needle: str) -> None:
 def test_local_masters() -> None:
     assert all(environment.is_local_master(m) for m in (None, "local", "local[2]", "local[*]", "local[2,4]"))
     assert not any(environment.is_local_master(m) for m in ("yarn", "spark://h:7077", "k8s://h", "localhost"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="thread count from /proc (Linux)")
+def test_worker_daemon_preloads_without_starting_a_thread(tmp_path: Path) -> None:
+    """The local worker daemon (spark_gen/daemon.py) imports the project before it forks its
+    workers: every module loads, and none starts a thread (a fork copies only the calling one)."""
+
+    code = ("import os, spark_gen.daemon as d; bad = d.preload(); "
+            "print(bad, len(os.listdir('/proc/self/task')), d.preload(('no_such_module_here',)))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["[]", "1", "['no_such_module_here']"]
+    assert environment.builder_options("ERROR", local=True).get("spark.python.daemon.module") in (None, "spark_gen.daemon")

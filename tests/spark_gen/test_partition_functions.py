@@ -21,7 +21,7 @@ from generators.plan import plan_transaction
 from generators.spec import Spec, resolve
 from spark_gen import partition as part
 from spark_gen import plan
-from spark_gen.commit import concat, concat_binlog
+from spark_gen.commit import concat_binlog
 from spark_gen.writer import WriterStart, file_name, header_size, rotate_size
 
 from .conftest import tree_digest
@@ -74,6 +74,11 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         for name, path, _ in r["pieces"]:
             files.setdefault(name, []).append(path)
     chunk_scans: dict[str, list] = {}
+    from spark_gen.commit import scan_chunk
+
+    for p, r in enumerate(results):  # the scans that skip the batch path's spans equal a walk of every header
+        for k, ((_, path, _), sc) in enumerate(zip(r["pieces"], r["scans"], strict=True)):
+            assert sc == scan_chunk(path, 4 if k or p == 0 or not w.starts[p].offset else 0)
     for r in results:
         for (name, _, _), sc in zip(r["pieces"], r["scans"], strict=True):
             chunk_scans.setdefault(name, []).append(sc)
@@ -83,11 +88,17 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     final = part.make_run(spec, n)
     (out / "truth" / "final").mkdir(parents=True)
     states = list(part.final_states(iter(hist), n))
-    rows = sorted(part.truth_rows(spec, n, states))
     names = [f"{rt.table.database}.{rt.table.name}" for rt in final.rows]
-    tchunks = part.write_truth_chunks(0, names, rows, str(out / ".chunks" / "truth"))
+    # truth/final as spark_gen.job._final writes it: sorted runs per history block, one merge per table
+    from spark_gen.final import merge_runs, sorted_runs
+
+    got = [x for q, h in enumerate(hist)
+           for x in sorted_runs(spec, n, [h], str(out / ".chunks" / "runs" / f"q{q}"), len(names), False)]
     for t, nm in enumerate(names):
-        concat([c for t2, c, _ in tchunks if t2 == t], str(out / "truth" / "final" / f"{nm}.jsonl"))
+        merge_runs([v[1] for kind, v in got if kind == "run" and v[0] == t],
+                   str(out / "truth" / "final" / f"{nm}.jsonl"), None, final.rows[t].table, spec.flavor)
+    assert [sum(c) for c in zip(*(v for kind, v in got if kind == "counts"), strict=True)] == \
+        [sum(1 for s in states if s[0] == t) for t in range(len(names))]
     run0.write_snapshot(out / "truth" / "snapshot.sql")
     info: dict[str, FileInfo] = {}
     cnt = {k: dict(v) for k, v in run0.counts.items()}
@@ -335,3 +346,22 @@ def test_chunk_scans_add_up_to_the_file_scan(tmp_path: Path) -> None:
                         Run(spec, None).fmt, scans)
     assert got == want
     assert (tmp_path / "joined").read_bytes() == data
+
+
+@pytest.mark.parametrize("case", ["ecommerce-mariadb-rotation-ddl", "sysbench-uniform-ddl"])
+def test_ipc_changes_chunks_merge_to_the_parquet_bytes(tmp_path: Path, monkeypatch, case: str) -> None:
+    """truth/changes chunks written as Arrow IPC streams (spark_gen's pass 2) merge into the
+    bytes the single-process engine writes, with row group boundaries inside the chunks
+    (small ``ROW_GROUP``), several tables and table definitions."""
+    import pyarrow.parquet as pq
+
+    import generators.changes_truth as ct
+    monkeypatch.setattr(ct, "ROW_GROUP", 97)
+    spec = _spec(**CASES[case])
+    generate(spec, tmp_path / "local")
+    emulate(spec, 3, tmp_path / "emu")
+    want = {k: v for k, v in tree_digest(tmp_path / "local").items() if k.startswith("truth/changes/")}
+    assert any(k.endswith(".parquet") for k in want)
+    assert want == {k: v for k, v in tree_digest(tmp_path / "emu").items() if k.startswith("truth/changes/")}
+    # row group boundaries fell inside the partitions' chunks
+    assert max(pq.read_metadata(p).num_row_groups for p in (tmp_path / "local" / "truth" / "changes").glob("*.parquet")) > 1
