@@ -73,7 +73,8 @@ def _with_edges(gen, edges, edge: bool):
 # ------------------------------------------------------------------------------------
 
 _ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
+_ESC_TABLE = str.maketrans(_ESC)
 
 
 def quote(s: str) -> str:
-    return "'" + "".join(_ESC.get(ch, ch) for ch in s) + "'"
+    return "'" + s.translate(_ESC_TABLE) + "'"
