@@ -176,9 +176,18 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
     if base is None:
         if col.type in ("CHAR", "VARCHAR"):
             top = min(nchars, 60)
+            most = max(1, top // 6)
 
             def base(st, k):
-                return _words(st, 1 + st.below(max(1, top // 6)))
+                return _words(st, 1 + st.below(most))
+            words = pool("word")
+
+            def words_many(pre: np.ndarray, keys: np.ndarray, j: int) -> list[str]:
+                counts = (1 + pre[:, j] % np.uint64(most)).tolist()
+                picks = (pre[:, j + 1:j + 2 + most] % np.uint64(1024)).tolist()
+                return [" ".join([words[x] for x in w[:c]]) for w, c in zip(picks, counts, strict=True)]
+            base.draws = 2 + most  # the count and at most ``1 + most`` words: all in the draws matrix
+            base.many = words_many
         else:
             def base(st, k):
                 return _text_of_length(st, max(10, int(st.exp(400))))
@@ -193,6 +202,7 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
     if base_many is not None:
         fit = _fitter(col, flavor)
         gen.many = lambda pre, keys, j: [fit(s[:cap] if len(s) > cap else s) for s in base_many(pre, keys, j)]
+        gen.draws = max(8, getattr(base, "draws", 8))
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
         gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
