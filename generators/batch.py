@@ -33,7 +33,7 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
-from generators.plan import plan_transaction
+from generators.plan import plan_range
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
 
@@ -215,8 +215,7 @@ def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
     undo: list = []
     undo_at: list[int] = []
     cursors: list[KeyCursor] = []
-    for t, i in enumerate(range(lo, hi)):
-        plan = plan_transaction(spec, ntab, i)
+    for t, plan in enumerate(plan_range(spec, ntab, lo, hi)):
         cursors.append(run.cursor.copy())
         undo_at.append(len(undo))
         adv.append(plan.advance)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from generators.plan import TxnPlan, pick_index
 from generators.spec import Spec
@@ -61,8 +62,9 @@ class KeyCursor:
         return KeyCursor(list(self.new), list(self.hwm))
 
 
-@dataclass(frozen=True, slots=True)
-class KeyOp:
+class KeyOp(NamedTuple):
+    """A planned op on a concrete key (a named tuple: tens of thousands are made per batch)."""
+
     seq: int  # order of the op inside its transaction
     kind: str  # insert | update | delete
     table: int
@@ -101,41 +103,43 @@ def resolve_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, plan: TxnPla
     out: list[KeyOp] = []
     keys: list[int | None] = []
     epoch = epoch_at(spec, plan.index)
+    dist = spec.key_dist
+    hwm = cur.hwm
     seq = 0
     for op in plan.ops:
-        t = op.table
+        kind, t, addr = op.kind, op.table, op.addr
         info = infos[t]
         k: int | None
-        if op.addr == "pick":
-            n = cur.hwm[t]
-            k = pick_index(spec.key_dist, op.draw, n) if n > 0 else None
-        elif op.addr == "new":
+        if addr == "pick":
+            n = hwm[t]
+            k = pick_index(dist, op.draw, n) if n > 0 else None
+        elif addr == "new":
             k = _fresh(info, cur, t, op.draw)
-        elif op.addr == "same":
+        elif addr == "same":
             k = keys[op.ref]
-        elif op.addr in ("child", "children"):
+        elif addr == "child" or addr == "children":
             base = keys[op.ref]
             k = None if base is None else base * LINES + op.line
         else:  # pragma: no cover - plan.py defines the modes
-            raise AssertionError(op.addr)
+            raise AssertionError(addr)
         keys.append(k)
-        if k is None or op.kind == "select":
+        if k is None or kind == "select":
             continue
-        if op.addr == "children":
+        if addr == "children":
             for line in range(LINES):
                 out.append(KeyOp(seq, "delete", t, base * LINES + line, epoch))
                 seq += 1
             continue
-        if op.kind == "insert":
+        if kind == "insert":
             if k >= info.capacity:
                 continue
-            if k + 1 > cur.hwm[t]:
-                cur.hwm[t] = k + 1
-        elif op.kind == "update" and not info.mutable:
+            if k + 1 > hwm[t]:
+                hwm[t] = k + 1
+        elif kind == "update" and not info.mutable:
             continue
-        elif op.kind == "delete" and info.keep_initial and k < info.first_fresh:
+        elif kind == "delete" and info.keep_initial and k < info.first_fresh:
             continue  # children reference initial parent rows (generators/foreign_keys.py)
-        out.append(KeyOp(seq, op.kind, t, k, epoch))
+        out.append(KeyOp(seq, kind, t, k, epoch))
         seq += 1
     return out
 

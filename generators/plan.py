@@ -23,15 +23,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from generators.hashing import Stream, hash64, salt, unit
+import numpy as np
+
+from generators.hashing import ReplayStream, Stream, draws_matrix, hash64, hash64_array, salt, unit
 from generators.spec import Spec
 
-__all__ = ["Op", "TxnPlan", "plan_transaction", "pick_index", "ddl_after", "iter_plans"]
+__all__ = ["Op", "TxnPlan", "plan_transaction", "plan_range", "pick_index", "ddl_after", "iter_plans"]
 
 
-@dataclass(frozen=True, slots=True)
-class Op:
+class Op(NamedTuple):
+    """One planned operation (a named tuple: tens of thousands are made per batch)."""
+
     kind: str  # insert | update | delete | select (resolve a key only)
     table: int
     addr: str = "pick"
@@ -65,7 +69,24 @@ def _mix_kind(mix: tuple[tuple[str, float], ...], u: float) -> str:
 
 def plan_transaction(spec: Spec, ntables: int, i: int) -> TxnPlan:
     """Transaction ``i`` of ``spec`` (resolved) over ``ntables`` tables."""
-    st = Stream(hash64(salt(spec.seed, "txn"), i))
+    return _plan(spec, ntables, i, Stream(hash64(salt(spec.seed, "txn"), i)))
+
+
+_PLAN_DRAWS = 6  # draws every built-in template's plan takes at most (more are computed as needed)
+
+
+def plan_range(spec: Spec, ntables: int, lo: int, hi: int) -> list[TxnPlan]:
+    """:func:`plan_transaction` of ``lo .. hi-1`` (``lo >= 0``): the same plans, with the
+    streams' first draws computed by numpy for the whole range
+    (:class:`~generators.hashing.ReplayStream`)."""
+    idx = np.arange(lo, hi, dtype=np.int64)
+    hs = hash64_array(salt(spec.seed, "txn"), idx)
+    pre = draws_matrix(hs, _PLAN_DRAWS).tolist()
+    return [_plan(spec, ntables, i, ReplayStream(b, p)) for i, b, p in zip(range(lo, hi), hs.tolist(), pre,
+                                                                            strict=True)]
+
+
+def _plan(spec: Spec, ntables: int, i: int, st: Stream) -> TxnPlan:
     advance = 1 if st.below(4) == 0 else 0
     tpl = spec.template
     ops: list[Op] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from binlogwriter.schema import Table
 from binlogwriter.writer import BinlogWriter
-from generators.columns import sql_literal
+from generators.columns import column_sql_literals
 from generators.rows import TableRows
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
@@ -38,8 +38,8 @@ class SnapshotMixin:
     def _insert_sql(self, t: Table, rows: list[tuple]) -> str:
         cols = ", ".join(_qi(c.name) for c in t.columns)
         fl = self.spec.flavor
-        vals = ",\n".join("(" + ", ".join(sql_literal(c, v, fl) for c, v in zip(t.columns, r, strict=True)) + ")"
-                          for r in rows)
+        lits = [column_sql_literals(c, list(vs), fl) for c, vs in zip(t.columns, zip(*rows, strict=True), strict=True)]
+        vals = ",\n".join("(" + ", ".join(r) + ")" for r in zip(*lits, strict=True))
         return f"INSERT INTO {_qi(t.database)}.{_qi(t.name)} ({cols}) VALUES\n{vals};\n"
 
     def snapshot_head(self) -> str:

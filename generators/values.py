@@ -285,13 +285,23 @@ def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool, fl
 
 def _replay(gen, h: np.ndarray, keys: np.ndarray, j0: int, nulls, k: int) -> list:
     """``gen(Stream(h[i]) after j0 draws, key)`` for every row not NULL (None for NULL),
-    with the draws computed by numpy beforehand (:class:`~generators.hashing.ReplayStream`)."""
+    with the draws computed by numpy beforehand (:class:`~generators.hashing.ReplayStream`).
+    A generator with a ``many(pre, keys, j0)`` face (``pre``: the (rows, j0 + draws) matrix
+    of draws, column ``t`` = draw ``t + 1``) gives the same list in one call."""
     n = len(h)
     out: list = [None] * n
     rows = np.arange(n) if nulls is None else np.flatnonzero(~nulls)
     if not len(rows):
         return out
     hs = h[rows]
+    many = getattr(gen, "many", None)
+    if many is not None:  # the generator's batch form: same values from the same draws
+        vals = many(draws_matrix(hs, j0 + k), keys[rows], j0)
+        if nulls is None:
+            return vals
+        for r, v in zip(rows.tolist(), vals, strict=True):
+            out[r] = v
+        return out
     pre = draws_matrix(hs, j0 + k).tolist()
     for r, b, p, kk in zip(rows.tolist(), hs.tolist(), pre, keys[rows].tolist(), strict=True):
         out[r] = gen(ReplayStream(b, p, j0), kk)

@@ -43,6 +43,7 @@ from binlogwriter.values.json_binary_decode import _opaque_value as _opaque_valu
 from binlogwriter.values.json_binary_decode import _read_varlen as _read_varlen  # json_fast
 from binlogwriter.values.json_binary_decode import decode_json
 from binlogwriter.values.json_binary_encode import MAX_DEPTH, JsonEncodeError, _node
+from binlogwriter.values.json_binary_fast import Unplain, encode_plain
 from binlogwriter.values.types import JsonNull
 
 __all__ = ["encode_json", "decode_json", "JsonEncodeError", "MAX_DEPTH"]
@@ -55,6 +56,12 @@ def encode_json(value: Any) -> bytes:
     A :class:`JsonKeptObject` / :class:`JsonKeptArray` whose content is still what its
     ``binary`` holds gives those bytes back.
     """
+    tv = type(value)
+    if tv is dict or tv is list:
+        try:
+            return encode_plain(value)  # same bytes (json_binary_fast.py)
+        except Unplain:
+            pass
     if isinstance(value, JsonNull):
         return b"" if value.empty else b"\x04\x00"
     t, body = _node(value, 0)

@@ -17,17 +17,37 @@ _JSON_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allo
 _JSON_PLAIN = (str, int, float, bool, type(None))
 
 
+_ORDER_MAX = 4096
+_order_cache: dict[tuple, tuple[str, ...]] = {}
+
+
+def _key_order(keys: tuple) -> tuple[str, ...]:
+    """An object's keys in MySQL's order (by utf-8 length, then bytes); kept per key tuple
+    (pure). TypeError for a key that is not a str."""
+    got = _order_cache.get(keys)
+    if got is None:
+        if any(type(k) is not str for k in keys):
+            raise TypeError
+        got = tuple(sorted(keys, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8"))))
+        if len(_order_cache) >= _ORDER_MAX:
+            _order_cache.clear()
+        _order_cache[keys] = got
+    return got
+
+
 def _mysql_order(v: Any) -> Any:
     """``v`` with every object's keys in MySQL's order (by length, then bytes); TypeError
     for anything :func:`_mysql_json_slow` would not print the same way through ``json``."""
     t = type(v)
     if t is dict:
-        if any(type(k) is not str for k in v):
-            raise TypeError
-        keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
-        return {k: _mysql_order(v[k]) for k in keys}
+        out = {}
+        for k in _key_order(tuple(v)):
+            x = v[k]
+            tx = type(x)
+            out[k] = x if tx is str or tx is int or x is None or tx is bool else _mysql_order(x)
+        return out
     if t is list or t is tuple:
-        return [_mysql_order(x) for x in v]
+        return [x if type(x) is str or type(x) is int else _mysql_order(x) for x in v]
     if t in _JSON_PLAIN:
         return v
     raise TypeError

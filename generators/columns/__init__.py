@@ -34,7 +34,7 @@ from generators.columns import (
 )
 from generators.columns._common import quote
 
-__all__ = ["FAMILIES", "FACES", "family_of_type", "sql_literal"]
+__all__ = ["FAMILIES", "FACES", "family_of_type", "sql_literal", "column_sql_literals"]
 
 FAMILIES: dict[str, ModuleType] = {m.FAMILY: m for m in (
     integer, floating, decimal, bit, year, date, time, datetime, timestamp, char, blob, enum_set, json,
@@ -51,6 +51,15 @@ _BY_TYPE: dict[str, ModuleType] = {t: m for m in FAMILIES.values() for t in m.SQ
 def family_of_type(sql_type: str) -> ModuleType | None:
     """The family module of a schema type name (``Column.type``), or None if none has it."""
     return _BY_TYPE.get(sql_type)
+
+
+def column_sql_literals(col: Column, values: list, flavor: str) -> list[str]:
+    """:func:`sql_literal` of every value of one column (the family looked up once)."""
+    fam = _BY_TYPE.get(col.type)
+    if fam is None:
+        return ["NULL" if v is None else quote(str(v)) for v in values]
+    f = fam.sql_literal
+    return ["NULL" if v is None else f(col, v, flavor) for v in values]
 
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:

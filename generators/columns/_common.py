@@ -65,6 +65,18 @@ def _with_edges(gen, edges, edge: bool):
         return gen(st, k)
     g.edges, g.base = edges, gen  # column_vector_generator builds the vectorised twin from them
     g.draws = getattr(gen, "draws", 8) + 2
+    base_many = getattr(gen, "many", None)
+    if base_many is not None:
+        m = np.uint64(len(edges))
+
+        def many(pre: np.ndarray, keys: np.ndarray, j: int) -> list:
+            """``g`` on many rows (generators/values.py ``_replay``): draw ``j + 1`` decides,
+            draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""
+            e = (unit_array(pre[:, j]) < EDGE_P).tolist()
+            ei = (pre[:, j + 1] % m).tolist()
+            vals = base_many(pre, keys, j + 1)
+            return [edges[i] if z else v for z, i, v in zip(e, ei, vals, strict=True)]
+        g.many = many
     return g
 
 
@@ -73,9 +85,6 @@ def _with_edges(gen, edges, edge: bool):
 # ------------------------------------------------------------------------------------
 
 _ESC = {"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r", "\x1a": "\\Z"}
-_ESC_TABLE = str.maketrans(_ESC)
-
-
 _ESC_TABLE = str.maketrans(_ESC)
 
 

@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from binlogwriter.schema import Column
 from generators.columns._common import _with_edges, quote
 from generators.columns._vec import _draw_bytes, _key_text_vec, _pool_vec
@@ -101,6 +103,21 @@ def _text_of_length(st: Stream, target: int) -> str:
     return " ".join(out)[:target]
 
 
+def _below_cols(pre: np.ndarray, j: int, ns: tuple[int, ...]) -> list[list[int]]:
+    """``st.below(n)`` for each ``n`` of ``ns`` in turn, for every row of a draws matrix
+    whose streams are at draw ``j`` (``pre[:, t]`` = draw ``t + 1``): one list per draw."""
+    return [(pre[:, j + i] % np.uint64(n)).tolist() for i, n in enumerate(ns)]
+
+
+def _fitter(col: Column, flavor: str) -> Callable[[str], str]:
+    """:func:`_fit_text` for one column; a plain cut where nothing else can apply (utf8mb4,
+    four bytes a character allowed, not CHAR)."""
+    nchars, nbytes, coll = _fit_info(col, flavor)
+    if coll is not None and coll.charset == "utf8mb4" and nbytes >= nchars * 4 and col.type != "CHAR":
+        return lambda s: s[:nchars] if len(s) > nchars else s
+    return lambda s: _fit_text(s, col, flavor)
+
+
 def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
     def pick(pool_name: str):
         pl = pool(pool_name)
@@ -109,7 +126,13 @@ def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int
         return f
     if "email" in name:
         fn, ln, dm = pool("first_name"), pool("last_name"), pool("email_domain")
-        return lambda st, k: f"{fn[st.below(1024)]}.{ln[st.below(1024)]}{st.below(100)}@{dm[st.below(1024)]}".lower()
+
+        def email(st, k):
+            return f"{fn[st.below(1024)]}.{ln[st.below(1024)]}{st.below(100)}@{dm[st.below(1024)]}".lower()
+        email.many = lambda pre, keys, j: [  # generators/values.py _replay: same draws, same text
+            f"{fn[a]}.{ln[b]}{c}@{dm[d]}".lower() for a, b, c, d in zip(
+                *_below_cols(pre, j, (1024, 1024, 100, 1024)), strict=True)]
+        return email
     for words, pname in ((("first_name", "firstname", "fname", "given_name"), "first_name"),
                          (("last_name", "lastname", "surname", "lname"), "last_name"),
                          (("username", "user_name", "login", "nick"), "user_name"),
@@ -126,10 +149,21 @@ def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int
     if name in ("name", "full_name", "fullname", "customer_name", "contact"):
         if "product" in table or "item" in table:
             ws, cs = pool("word"), pool("color")
-            return lambda st, k: f"{cs[st.below(1024)]} {ws[st.below(1024)]} {ws[st.below(1024)]}".title()
+
+            def product(st, k):
+                return f"{cs[st.below(1024)]} {ws[st.below(1024)]} {ws[st.below(1024)]}".title()
+            product.many = lambda pre, keys, j: [
+                f"{cs[a]} {ws[b]} {ws[c]}".title() for a, b, c in zip(
+                    *_below_cols(pre, j, (1024, 1024, 1024)), strict=True)]
+            return product
         return pick("name")
     if name in ("sku", "code", "ref", "reference"):
-        return lambda st, k: f"{chr(65 + st.below(26))}{chr(65 + st.below(26))}-{st.below(10**6):06d}"
+        def sku(st, k):
+            return f"{chr(65 + st.below(26))}{chr(65 + st.below(26))}-{st.below(10**6):06d}"
+        sku.many = lambda pre, keys, j: [
+            f"{chr(65 + a)}{chr(65 + b)}-{c:06d}" for a, b, c in zip(
+                *_below_cols(pre, j, (26, 26, 10**6)), strict=True)]
+        return sku
     if any(w in name for w in ("description", "comment", "body", "text", "note", "bio", "content",
                                "message", "review", "summary")):
         return lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))
@@ -142,9 +176,18 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
     if base is None:
         if col.type in ("CHAR", "VARCHAR"):
             top = min(nchars, 60)
+            most = max(1, top // 6)
 
             def base(st, k):
-                return _words(st, 1 + st.below(max(1, top // 6)))
+                return _words(st, 1 + st.below(most))
+            words = pool("word")
+
+            def words_many(pre: np.ndarray, keys: np.ndarray, j: int) -> list[str]:
+                counts = (1 + pre[:, j] % np.uint64(most)).tolist()
+                picks = (pre[:, j + 1:j + 2 + most] % np.uint64(1024)).tolist()
+                return [" ".join([words[x] for x in w[:c]]) for w, c in zip(picks, counts, strict=True)]
+            base.draws = 2 + most  # the count and at most ``1 + most`` words: all in the draws matrix
+            base.many = words_many
         else:
             def base(st, k):
                 return _text_of_length(st, max(10, int(st.exp(400))))
@@ -155,6 +198,11 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
         if len(s) > cap:
             s = s[:cap]
         return _fit_text(s, col, flavor)
+    base_many = getattr(base, "many", None)
+    if base_many is not None:
+        fit = _fitter(col, flavor)
+        gen.many = lambda pre, keys, j: [fit(s[:cap] if len(s) > cap else s) for s in base_many(pre, keys, j)]
+        gen.draws = max(8, getattr(base, "draws", 8))
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
         gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))

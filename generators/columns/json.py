@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from binlogwriter.schema import Column
 from binlogwriter.values.json_text import mysql_json_text
 from generators.columns._common import START_TIME, _with_edges, quote
-from generators.hashing import Stream
+from generators.hashing import Stream, unit_array
 from generators.pools import pool
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
@@ -47,6 +49,47 @@ def _json_doc(st: Stream, k: int, table: str) -> Any:
     return doc
 
 
+_SIZES = ("S", "M", "L", "XL")
+_NAME = "Zoë \"Q\" Ünïcode ✓"
+
+
+def _json_docs(pre: np.ndarray, keys: np.ndarray, j: int) -> list[dict[str, Any]]:
+    """:func:`_json_doc` of many rows from their draws (``pre[:, t]`` = draw ``t + 1``; the
+    streams are at draw ``j``): the draws each document takes depend on its tag count and
+    on whether it has attrs, so every field is read at its row's own position."""
+    d = pre[:, j:j + 12]
+    nt = (d[:, 0] % np.uint64(4)).astype(np.int64)
+    p = 1 + nt
+
+    def at(pos: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(d, pos[:, None], 1)[:, 0]
+    active = (unit_array(at(p)) < 0.7).tolist()
+    score = (at(p + 1) % np.uint64(1000)).tolist()
+    has_attrs = unit_array(at(p + 2)) < 0.5
+    color = (at(p + 3) % np.uint64(1024)).tolist()
+    size = (at(p + 4) % np.uint64(4)).tolist()
+    weight = (10 + at(p + 5) % np.uint64(4991)).tolist()
+    q = p + np.where(has_attrs, 6, 3)
+    note = (unit_array(at(q)) < 0.3).tolist()
+    named = (unit_array(at(q + 1)) < 0.2).tolist()
+    tags = (d[:, 1:4] % np.uint64(1024)).tolist()
+    words = pool("word")
+    colors = pool("color")
+    out = []
+    for k, n, tg, a, sc, ha, c, sz, w, nb, nm in zip(
+            keys.tolist(), nt.tolist(), tags, active, score, has_attrs.tolist(), color, size, weight, note, named,
+            strict=True):
+        doc: dict[str, Any] = {"id": k + 1, "tags": [words[x] for x in tg[:n]], "active": a, "score": sc}
+        if ha:
+            doc["attrs"] = {"color": colors[c], "size": _SIZES[sz], "weight_g": w}
+        if nb:
+            doc["note"] = None
+        if nm:
+            doc["name"] = _NAME
+        out.append(doc)
+    return out
+
+
 def _json_gen(col: Column, table: str, flavor: str, edge: bool):
     as_text = flavor.startswith("mariadb")
 
@@ -54,6 +97,11 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
         d = _json_doc(st, k, table)
         return mysql_json_text(d) if as_text else d
     gen.draws = 13
+
+    def many(pre: np.ndarray, keys: np.ndarray, j: int) -> list:
+        docs = _json_docs(pre, keys, j)
+        return [mysql_json_text(d) for d in docs] if as_text else docs
+    gen.many = many  # generators/values.py _replay: the same documents from the same draws
     edges_obj = [{}, [], "a string", 12345, True, None, [1, [2, [3, {"deep": "x"}]]]]
     edges = [mysql_json_text(e) if as_text else e for e in edges_obj]
     if not as_text:
@@ -69,8 +117,8 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     return _json_gen(col, table, flavor, edge)
 
 
-# documents are Python dicts and lists, built per row: column_vector_generator replays the
-# scalar generator on draws numpy made beforehand (``gen.draws``)
+# documents are Python dicts and lists: column_vector_generator computes them from draws numpy
+# made beforehand (``gen.draws``), through ``gen.many``
 vector_generator = None
 # JSON columns cannot be (part of) a key in MySQL, nor in a generated key
 key_generator = None

@@ -9,7 +9,7 @@ import pytest
 from binlogwriter.values import encode_value
 from generators.engine import Run
 from generators.hashing import hash64, salt
-from generators.plan import iter_plans, pick_index, plan_transaction
+from generators.plan import iter_plans, pick_index, plan_range, plan_transaction
 from generators.spec import Spec, resolve
 
 
@@ -26,6 +26,17 @@ def test_plans_do_not_depend_on_how_the_range_is_cut(workload: str) -> None:
         parts.extend(iter_plans(s, 4, a, b))
     assert sorted(parts, key=lambda p: p.index) == whole
     assert plan_transaction(s, 4, 123) == whole[123]
+
+
+@pytest.mark.parametrize("kw", [{"workload": "sysbench"}, {"workload": "ecommerce"}, {"workload": "alltypes"},
+                                {"workload": "alltypes", "rows_per_txn": "3-9",
+                                 "mix": "insert=0.3,update=0.5,delete=0.2"}])
+def test_plan_range_equals_plan_transaction(kw) -> None:
+    """The batch planner (draws computed by numpy for the range) plans what the
+    transaction-at-a-time planner plans, also past its precomputed draws (long mixes)."""
+    s = _spec(seed=random.randrange(2**32), **kw)
+    for lo, hi in ((0, 400), (9_999, 10_050), (2**40, 2**40 + 5)):
+        assert plan_range(s, 3, lo, hi) == [plan_transaction(s, 3, i) for i in range(lo, hi)]
 
 
 def test_values_do_not_depend_on_call_order() -> None:
