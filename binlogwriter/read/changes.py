@@ -40,6 +40,7 @@ from binlogwriter.layouts.rows import (
     ROWS_TYPES,
     UPDATE_TYPES,
     WRITE_TYPES,
+    no_image_columns,
 )
 from binlogwriter.read import places as _places
 from binlogwriter.read.framing import iter_frames
@@ -108,7 +109,8 @@ class RowsPlan:
                 self.adict = _partial_after(info.cols, after, self.anames)
         else:
             self.anames = self.adict = None
-        self.emit = _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict) if t is not None else None
+        self.emit = None if t is None else _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict,
+                                                    no_image_columns(present, after))
 
     # (TableDecoder.image compiles a decoder once per bitmap and fill, then hands it out)
     @property
@@ -128,12 +130,18 @@ class RowsPlan:
         return None if self.after is None else self._dec.image(self.after, None)
 
 
-def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any) -> Any:
+def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any, empty: bool = False) -> Any:
     """``emit(rows bytes, changes, gtid, file, offset, timestamp)``: one Change per row image
-    (pair of images for an update) appended to ``changes`` (format.md §13)."""
+    (pair of images for an update) appended to ``changes`` (format.md §13). ``empty``: no
+    column in any image — the event (no row bytes: parse_rows_header refuses any) is one row
+    with empty images, as the server writes and applies it (layouts.rows.no_image_columns)."""
     new = Change
 
-    if aimg is not None:
+    if empty:
+        def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
+            out.append(new(op, db, tb, None if op == "insert" else {}, None if op == "delete" else {}, gtid, None,
+                           name, offset, ts, 0))
+    elif aimg is not None:
         def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
             n, pos, r, app = len(buf), 0, 0, out.append
             while pos < n:

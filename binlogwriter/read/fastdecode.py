@@ -28,7 +28,7 @@ from binlogwriter.events import XidEvent as _XidEvent
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
-from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES
+from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
     HEADER,
@@ -235,15 +235,18 @@ class EventDecoder:
             rows: list = []
             pads: list = []
             bimg = dec.image(h.present, _ABSENT)
+            once = n == 0 and no_image_columns(h.present, h.after)  # one row of 0-byte images
             if t in UPDATE_TYPES:
                 aimg = dec.image(h.after, _ABSENT)
-                while pos < n:
+                while pos < n or once:
+                    once = False
                     b, pb, pos = bimg(buf, pos)
                     a, pa, pos = aimg(buf, pos)
                     rows.append((b, a))
                     pads.append((pb, pa))
             else:
-                while pos < n:
+                while pos < n or once:
+                    once = False
                     v, p, pos = bimg(buf, pos)
                     rows.append(v)
                     pads.append(p)
