@@ -3,7 +3,7 @@ server writes it: MariaDB 10.11 under binlog_row_image=MINIMAL logs ``INSERT INT
 ()`` on a table whose key takes its default that way (tests/data/row_images, real server
 bytes), ``mariadb-binlog -vv`` prints ``### INSERT INTO ... VALUES ()`` and "Number of rows: 1"
 for it, and the applier runs its row loop once. Every reader gives that row: the declarative
-layout, the fast event decoder, ``decode_rows_body`` and ``changes()`` (format.md §13)."""
+layout, the fast event decoder, ``decode_rows_body``, ``changes()`` and the export (format.md §13)."""
 
 from __future__ import annotations
 
@@ -80,3 +80,11 @@ def test_written_zero_column_insert_reads_back(tmp_path: Path):
         assert [(c.op, c.after) for c in BinlogReader(w.files).changes()] == [("insert", {}), ("insert", {"id": 4})]
         rows = [e.rows for e in BinlogReader(w.files) if e.type_code in ROWS_TYPES]
         assert rows == [[(ABSENT, ABSENT)], [(4, ABSENT)]]
+
+
+def test_export_gives_every_server_insert():
+    from binlogwriter.read.export import iter_table_batches
+
+    for columnar in (True, False):
+        got = [(k, b.num_rows, b.column("op").to_pylist()) for k, b in iter_table_batches([SERVER], columnar=columnar)]
+        assert got == [(f"d.{t}", 1, ["insert"]) for t, _ in LOGGED]
