@@ -88,3 +88,20 @@ def test_export_gives_every_server_insert():
     for columnar in (True, False):
         got = [(k, b.num_rows, b.column("op").to_pylist()) for k, b in iter_table_batches([SERVER], columnar=columnar)]
         assert got == [(f"d.{t}", 1, ["insert"]) for t, _ in LOGGED]
+
+
+UPDATES_DELETES = SERVER.parent / "mariadb-10.11-minimal-updates-deletes.binlog"
+
+
+def test_row_counts_equal_mariadb_binlog_on_updates_and_deletes():
+    """UPDATEs that change nothing are not logged; DELETEs log the key or every column; the
+    empty INSERT image is one row: every event's row count is mariadb-binlog's."""
+    text = mariadb_binlog([UPDATES_DELETES], "-vv", "--base64-output=decode-rows").stdout
+    counts = [int(n) for n in re.findall(r"^# Number of rows: (\d+)$", text, flags=re.M)]
+    events = _rows_events(UPDATES_DELETES)
+    assert [len(ev.rows) for ev, *_ in events] == [len(fast.rows) for _, fast, *_ in events] == counts
+    assert [e.type_code for e, *_ in events] == [23, 23, 25, 25, 23, 23]  # no UPDATE was logged
+    changes = list(BinlogReader([UPDATES_DELETES]).changes())
+    assert len(changes) == sum(counts)
+    assert [(c.op, c.table, c.before, c.after) for c in changes if c.table == "pkd"] == [
+        ("insert", "pkd", None, {}), ("insert", "pkd", None, {"id": 7})]
