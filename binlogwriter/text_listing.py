@@ -51,6 +51,7 @@ from binlogwriter.layouts.rows import (
     STMT_END_F,
     UPDATE_TYPES,
     V2_TYPES,
+    no_image_columns,
 )
 from binlogwriter.read.fastdecode import _mariadb_gtid
 from binlogwriter.read.framing import (
@@ -365,6 +366,7 @@ class _Listing:
             q = p + (nb << 1 if t in UPDATE_TYPES else nb)
             key = (t, data[19 + tid_size:q])
             hit = tab.headers.get(key)
+            h = None
             if hit is None:
                 h = parse_rows_header(t, data[19:end], tid_size)
                 if h.width != tab.width:
@@ -393,7 +395,9 @@ class _Listing:
                     parts.append(pre + bprint(v))
                 if not parts and t not in DELETE_TYPES:
                     parts.append(f"### INSERT INTO {tab.target} VALUES ()")
-                    pos = -1
+                    # no column in the image and no row bytes: one row, as mariadb-binlog
+                    # counts it (layouts.rows.no_image_columns; such headers are not cached)
+                    pos = 0 if n == 0 and h is not None and no_image_columns(h.present, h.after) else -1
             text = "\n".join(parts)
             nrows = len(parts) if pos >= 0 else 0
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error

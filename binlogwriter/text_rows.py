@@ -48,7 +48,13 @@ from typing import Any
 
 from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import BinlogError
-from binlogwriter.layouts.rows import COMPRESSED_TYPES, DELETE_TYPES, STMT_END_F, UPDATE_TYPES
+from binlogwriter.layouts.rows import (
+    COMPRESSED_TYPES,
+    DELETE_TYPES,
+    STMT_END_F,
+    UPDATE_TYPES,
+    no_image_columns,
+)
 from binlogwriter.text_columns import (
     _table_def_type,
     column_of,
@@ -302,8 +308,10 @@ def images_text(pr: _ImagePrinter, tm: Any, type_code: int, present: Sequence[bo
         bimg, aimg = pr.block(present, compact), pr.block(after, compact)
         pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"
         return "\n".join([pre + bimg(b) + mid + aimg(a) for b, a in rows])
-    if not rows and type_code not in DELETE_TYPES:
-        return f"### INSERT INTO {target} VALUES ()"
+    if type_code not in DELETE_TYPES and (not rows or not any(present)):
+        # an INSERT image with no column: mariadb-binlog's line, once per row (an event with
+        # no row bytes is one such row, layouts.rows.no_image_columns)
+        return "\n".join([f"### INSERT INTO {target} VALUES ()"] * max(1, len(rows)))
     img = pr.block(present, compact)
     pre = f"### DELETE FROM {target}\n### WHERE" if type_code in DELETE_TYPES else f"### INSERT INTO {target}\n### SET"
     return "\n".join([pre + img(r) for r in rows])
@@ -322,8 +330,10 @@ def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
     pos, n = 0, 0
     if buf and not any(e.columns_present) and not (e.columns_after is not None and any(e.columns_after)):
         raise ValueError("rows event has row images of 0 bytes (no column in its images)")
+    once = not buf and no_image_columns(e.columns_present, e.columns_after)  # one row of 0-byte images
     try:
-        while pos < len(buf):
+        while pos < len(buf) or once:
+            once = False
             n += 1
             values, _, pos = decode_row_image(cols, e.columns_present, buf, pos)
             if e.type_code in UPDATE_TYPES:

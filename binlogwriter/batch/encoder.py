@@ -65,9 +65,12 @@ _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 def transaction_length(start: int | None, others: int) -> int:
     """``transaction_length`` of a GTID whose event is ``others`` bytes long without the
-    packed value (format.md §8): the fixed point of ``tl = others + packed_int_size(tl)``
-    reached from ``start`` — the iteration the declarative writer runs by re-encoding."""
-    tl = start or 0
+    packed value (format.md §8): the least fixed point of ``tl = others + packed_int_size(tl)``,
+    MySQL's value (``Gtid_event::update_untagged_transaction_length``: 250 -> 253). It is
+    reached from 0 whatever ``start`` (the event's old value) is: from a stale larger value
+    the iteration could stop at a second fixed point (248 -> 251 instead of 249)."""
+    del start
+    tl = 0
     while True:
         total = others + packed_int_size(tl)
         if total == tl:

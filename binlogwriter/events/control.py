@@ -261,7 +261,17 @@ class GtidEvent(_GtidBase):
 
 @dataclass(kw_only=True)
 class AnonymousGtidEvent(_GtidBase):
+    """ANONYMOUS_GTID_LOG_EVENT: the transaction that follows has no GTID (gtid_mode OFF).
+    ``gtid`` is None, as for :class:`~binlogwriter.read.changes.Change` (docs/read.md): the
+    server writes a zero sid and gno here, mysqlbinlog prints ``GTID_NEXT= 'ANONYMOUS'`` and
+    python-mysql-replication gives such a transaction no GTID. ``sid`` / ``gno`` keep the
+    written bytes."""
+
     TYPE: ClassVar[int] = EventType.ANONYMOUS_GTID_LOG_EVENT
+
+    @property
+    def gtid(self) -> None:  # type: ignore[override]
+        return None
 
 
 @dataclass(kw_only=True)

@@ -30,8 +30,13 @@ BINLOG_CHECKPOINT_FIELDS = ["log_file" / SText(cs.Prefixed(cs.Int32ul, cs.Greedy
 START_ENCRYPTION_FIELDS = ["scheme" / cs.Int8ul, "key_version" / cs.Int32ul, "nonce" / cs.Bytes(12)]
 
 
+GTID_PADDED_SIZE = 19
+"""A GTID_EVENT body is zero-padded to this size, which MariaDB's FDE declares as its
+post-header length (mariadb.md)."""
+
+
 def _gtid_trailing(ctx) -> bytes:
-    # zero bytes up to a body of 19 (the post-header length); nothing if already longer
+    # zero bytes up to GTID_PADDED_SIZE (the post-header length); nothing if already longer
     if ctx.get("trailing") is not None:
         return ctx.trailing
     size = 8 + 4 + 1
@@ -46,7 +51,7 @@ def _gtid_trailing(ctx) -> bytes:
             size += 1
         if fe & (FL_COMMIT_ALTER | FL_ROLLBACK_ALTER):
             size += 8
-    return b"\0" * max(0, 19 - size)
+    return b"\0" * max(0, GTID_PADDED_SIZE - size)
 
 
 class _FlagsExtra(cs.Construct):

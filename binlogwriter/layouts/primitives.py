@@ -49,6 +49,28 @@ def encode_packed_int(value: int) -> bytes:
     return b"\xfe" + value.to_bytes(8, "little")
 
 
+PACKED_FORMS = {0xFC: (2, 251), 0xFD: (3, 1 << 16), 0xFE: (8, 1 << 24)}
+"""Packed integer prefix byte -> (bytes of value after it, smallest value that needs this form);
+a first byte below 251 is the value itself (format.md §2)."""
+
+
+def read_packed(data: bytes, p: int, end: int) -> tuple[int, int, bool] | None:
+    """(value, position after it, whether it is in its shortest form) of the packed integer at
+    ``p`` in ``data[:end]``, as :data:`PackedInt` parses it; None when the prefix is invalid
+    or the value runs past ``end`` (for the fast readers, which then defer to construct)."""
+    if p >= end:
+        return None
+    b = data[p]
+    if b < 251:
+        return b, p + 1, True
+    form = PACKED_FORMS.get(b)
+    if form is None or p + 1 + form[0] > end:
+        return None
+    q = p + 1 + form[0]
+    v = int.from_bytes(data[p + 1:q], "little")
+    return v, q, v >= form[1]
+
+
 class _PackedInt(Construct):
     """Length-encoded integer (``net_field_length`` / ``net_store_length``), format.md §2."""
 
@@ -56,13 +78,10 @@ class _PackedInt(Construct):
         b = stream_read(stream, 1, path)[0]
         if b < 251:
             return b
-        if b == 0xFC:
-            return int.from_bytes(stream_read(stream, 2, path), "little")
-        if b == 0xFD:
-            return int.from_bytes(stream_read(stream, 3, path), "little")
-        if b == 0xFE:
-            return int.from_bytes(stream_read(stream, 8, path), "little")
-        raise cs.ExplicitError(f"invalid packed integer prefix 0x{b:02x}", path=path)
+        form = PACKED_FORMS.get(b)
+        if form is None:
+            raise cs.ExplicitError(f"invalid packed integer prefix 0x{b:02x}", path=path)
+        return int.from_bytes(stream_read(stream, form[0], path), "little")
 
     def _build(self, obj, stream, context, path):
         if not isinstance(obj, int):
@@ -275,4 +294,4 @@ def SText(subcon: Construct) -> Construct:
     return _SurrogateText(subcon)
 
 
-__all__ += ["IfMore", "NulPadded", "SText"]
+__all__ += ["IfMore", "NulPadded", "SText", "PACKED_FORMS", "read_packed"]

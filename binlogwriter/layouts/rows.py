@@ -39,6 +39,16 @@ ZERO_WIDTH = ("rows event has {} bytes of row images but no column in its image(
 raised by binlogwriter/read/rowdecode.py."""
 
 
+def no_image_columns(present, after) -> bool:
+    """No column in any image of a rows event: every row image is 0 bytes. A server writes
+    such an event with no row bytes for ONE row: MariaDB 10.11 under MINIMAL logs
+    ``INSERT INTO t () VALUES ()`` on a table whose key takes its default that way
+    (tests/data/row_images), ``mariadb-binlog`` prints it with "Number of rows: 1" and the
+    applier runs its row loop once (format.md §13). Readers give that event one row; an
+    event with row bytes but no column is refused (:data:`ZERO_WIDTH`)."""
+    return not any(present) and not (after is not None and any(after))
+
+
 @dataclass
 class RowsPayload:
     """The rows part of a rows event.
@@ -86,7 +96,8 @@ class _RowsData(cs.Construct):
             from binlogwriter.values.json_diff import decode_partial_image as decode_after
         before = context.columns_present
         after = context.get("columns_after")
-        if blob and not any(before) and not (after is not None and any(after)):
+        once = no_image_columns(before, after)  # one row of 0-byte images (format.md §13)
+        if blob and once:
             # every image would be 0 bytes: the loop below would never advance (format.md §13)
             from binlogwriter.errors import DecodeError
 
@@ -94,7 +105,8 @@ class _RowsData(cs.Construct):
         rows, pads = [], []
         pos = 0
         n = len(blob)
-        while pos < n:
+        while pos < n or once:
+            once = False
             vals, pad, pos = decode_row_image(cols, before, blob, pos)
             if self.update:
                 avals, apad, pos = decode_after(cols, after, blob, pos)

@@ -33,22 +33,33 @@ from typing import Any
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import BinlogFormat, EventType, type_name
+from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
     DELETE_TYPES,
     ROWS_TYPES,
     UPDATE_TYPES,
-    V2_TYPES,
     WRITE_TYPES,
+    no_image_columns,
 )
+from binlogwriter.read import places as _places
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header, table_decoder
 from binlogwriter.schema.source import SchemaSource
 
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
 
-HEADER = 19
-_V2 = frozenset(V2_TYPES)
+HEADER = _places.HEADER
+_SID, _SID_END = _places.MYSQL_GTID.sid, _places.MYSQL_GTID.sid + _places.MYSQL_GTID.sid_size
+_GNO, _GNO_END = _places.MYSQL_GTID.gno, _places.MYSQL_GTID.gno + _places.MYSQL_GTID.gno_size
+_SEQ, _SEQ_END = _places.MARIADB_GTID.seq_no, _places.MARIADB_GTID.seq_no + _places.MARIADB_GTID.seq_no_size
+_DOM, _DOM_END = (_places.MARIADB_GTID.domain_id,
+                  _places.MARIADB_GTID.domain_id + _places.MARIADB_GTID.domain_id_size)
+_SERVER_ID = _places.HEADER_DTYPE.fields["server_id"][1]
+_SERVER_ID_END = _SERVER_ID + _places.HEADER_DTYPE.fields["server_id"][0].itemsize
+_Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
+_Q_SV_LEN = HEADER + _places.QUERY_POST["_status_vars_len"][0]
+_Q_POST = _places.QUERY_POST[""][1]
 _UPDATES = frozenset(UPDATE_TYPES)
 _COMPRESSED = frozenset(COMPRESSED_TYPES)
 
@@ -98,7 +109,8 @@ class RowsPlan:
                 self.adict = _partial_after(info.cols, after, self.anames)
         else:
             self.anames = self.adict = None
-        self.emit = _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict) if t is not None else None
+        self.emit = None if t is None else _emitter(_OPS[t], info.database, info.table, self.bdict, self.adict,
+                                                    no_image_columns(present, after))
 
     # (TableDecoder.image compiles a decoder once per bitmap and fill, then hands it out)
     @property
@@ -118,12 +130,18 @@ class RowsPlan:
         return None if self.after is None else self._dec.image(self.after, None)
 
 
-def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any) -> Any:
+def _emitter(op: str, db: str, tb: str, bimg: Any, aimg: Any, empty: bool = False) -> Any:
     """``emit(rows bytes, changes, gtid, file, offset, timestamp)``: one Change per row image
-    (pair of images for an update) appended to ``changes`` (format.md §13)."""
+    (pair of images for an update) appended to ``changes`` (format.md §13). ``empty``: no
+    column in any image — the event (no row bytes: parse_rows_header refuses any) is one row
+    with empty images, as the server writes and applies it (layouts.rows.no_image_columns)."""
     new = Change
 
-    if aimg is not None:
+    if empty:
+        def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
+            out.append(new(op, db, tb, None if op == "insert" else {}, None if op == "delete" else {}, gtid, None,
+                           name, offset, ts, 0))
+    elif aimg is not None:
         def emit(buf: bytes, out: list, gtid: str | None, name: str, offset: int, ts: int) -> None:
             n, pos, r, app = len(buf), 0, 0, out.append
             while pos < n:
@@ -168,7 +186,7 @@ class TableInfo:
         self._names_by_image: dict[tuple, tuple] = {}
         self._headers: dict[tuple, tuple] = {}
         n = len(cols)
-        self._wlen = 1 if n < 251 else 3 if n < 1 << 16 else 4 if n < 1 << 24 else 9
+        self._wlen = len(encode_packed_int(n))
         self._nb = (n + 7) >> 3
 
     def rows_header(self, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
@@ -176,12 +194,15 @@ class TableInfo:
 
         The bytes from the flags to the end of the column bitmaps are looked up in a cache
         filled by the full parser (:func:`parse_rows_header`), which checks them once."""
-        p = HEADER + tid_size
-        q = p + 2
-        if t in _V2:
-            q += data[q] | data[q + 1] << 8
+        pl = _places.rows_places_of(t, tid_size)
+        vh = pl.var_header
+        if vh is None:
+            k = q = HEADER + pl.post
+        else:
+            k = HEADER + vh
+            q = k + (data[k] | data[k + 1] << 8)
         q += self._wlen + (self._nb << 1 if t in _UPDATES else self._nb)
-        key = (t, data[p + 2:q])
+        key = (t, data[k:q])
         hit = self._headers.get(key)
         if hit is None:
             h = parse_rows_header(t, data[HEADER:end], tid_size)
@@ -263,7 +284,7 @@ class _Reader:
         last_fmt = None
         footer = 0
         tid_size = 6
-        qph = 13
+        qph = _Q_POST
         sids = self.sids
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
             if stop is not None and offset >= stop:
@@ -296,22 +317,22 @@ class _Reader:
                 if t == 34:
                     gtid = None
                 else:
-                    sid = data[HEADER + 1:HEADER + 17]
+                    sid = data[_SID:_SID_END]
                     u = sids.get(sid)
                     if u is None:
                         if len(sids) >= 4096:
                             sids.clear()
                         u = sids[sid] = _uuid(sid) + ":"
-                    gtid = f"{u}{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}"
+                    gtid = f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little')}"
             elif t == 162:  # MariaDB GTID: seq_no, domain_id, flags2 (mariadb.md)
-                seq = int.from_bytes(data[HEADER:HEADER + 8], "little")
-                dom = int.from_bytes(data[HEADER + 8:HEADER + 12], "little")
-                sid = int.from_bytes(data[5:9], "little")
+                seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
+                dom = int.from_bytes(data[_DOM:_DOM_END], "little")
+                sid = int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], "little")
                 gtid = f"{dom}-{sid}-{seq}"
             elif t == 2:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
                 # the statement after the post-header, status vars, db and its NUL (§9)
-                if end >= HEADER + 13:
-                    q0 = HEADER + qph + (data[HEADER + 11] | data[HEADER + 12] << 8) + data[HEADER + 8] + 1
+                if end >= HEADER + _Q_POST:
+                    q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
                     if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
                         continue
                 q = self._query_text(data, end, fmt)
@@ -331,10 +352,10 @@ class _Reader:
     def _query_text(data: bytes, end: int, fmt: BinlogFormat) -> bytes:
         """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9)."""
         ph = fmt.post_header_len(2)
-        if end < HEADER + 13:
+        if end < HEADER + _Q_POST:
             return b""
-        db_len = data[HEADER + 8]
-        sv_len = data[HEADER + 11] | data[HEADER + 12] << 8
+        db_len = data[_Q_DB_LEN]
+        sv_len = data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8
         start = HEADER + ph + sv_len + db_len + 1
         return bytes(data[start:min(start + 16, end)]).strip().upper() if start <= end else b""
 

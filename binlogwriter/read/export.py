@@ -37,7 +37,23 @@ from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
-from binlogwriter.read.changes import HEADER, SchemaSource, TableInfo, _Reader, _uuid
+from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
+    _DOM,
+    _DOM_END,
+    _GNO,
+    _GNO_END,
+    _SEQ,
+    _SEQ_END,
+    _SERVER_ID,
+    _SERVER_ID_END,
+    _SID,
+    _SID_END,
+    HEADER,
+    SchemaSource,
+    TableInfo,
+    _Reader,
+    _uuid,
+)
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.framing import iter_frames
 
@@ -114,12 +130,12 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                         buf = buffers[id(info)] = TableBuffer(info, columnar)
                 tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
             elif t in (33, 34):
-                gtid = None if t == 34 else (f"{_uuid(data[HEADER + 1:HEADER + 17])}:"
-                                             f"{int.from_bytes(data[HEADER + 17:HEADER + 25], 'little')}")
+                gtid = None if t == 34 else (f"{_uuid(data[_SID:_SID_END])}:"
+                                             f"{int.from_bytes(data[_GNO:_GNO_END], 'little')}")
             elif t == 162:
-                seq = int.from_bytes(data[HEADER:HEADER + 8], "little")
-                dom = int.from_bytes(data[HEADER + 8:HEADER + 12], "little")
-                gtid = f"{dom}-{int.from_bytes(data[5:9], 'little')}-{seq}"
+                seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
+                dom = int.from_bytes(data[_DOM:_DOM_END], "little")
+                gtid = f"{dom}-{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-{seq}"
             elif t == 42:
                 from binlogwriter.events import decode_event
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
-from binlogwriter.layouts.rows import DELETE_TYPES
+from binlogwriter.layouts.rows import DELETE_TYPES, no_image_columns
 from binlogwriter.read.arrowcols import (
     PAD,
     Fallback,
@@ -102,16 +102,19 @@ class TableBuffer:
             start = len(befores)
             try:
                 n, pos, img = len(rows), 0, plan.bfull
+                once = n == 0 and no_image_columns(plan.present, plan.after)  # one row of 0-byte images
                 if plan.after is not None:
                     aimg = plan.afull
-                    while pos < n:
+                    while pos < n or once:
+                        once = False
                         v, _, pos = img(rows, pos)
                         befores.append(v)
                         v, _, pos = aimg(rows, pos)
                         afters.append(v)
                 else:
                     mine, other = (befores, afters) if t in DELETE_TYPES else (afters, befores)
-                    while pos < n:
+                    while pos < n or once:
+                        once = False
                         v, _, pos = img(rows, pos)
                         mine.append(v)
                     other.extend([none] * (len(mine) - len(other)))
@@ -158,6 +161,8 @@ class TableBuffer:
                 self.columnar = False
                 raise Fallback
         ev = self.events
+        if any(not e[2] and no_image_columns(e[0].present, e[0].after) for e in ev):
+            raise Fallback  # an event of one row with 0-byte images (layouts.rows.no_image_columns)
         raw = b"".join(e[2] for e in ev)
         buf = np.frombuffer(raw + bytes(PAD), dtype=np.uint8)
         lens = np.fromiter((len(e[2]) for e in ev), dtype=np.int64, count=len(ev))

@@ -16,54 +16,71 @@
 
 from __future__ import annotations
 
-import struct
 import zlib
 from typing import Any
 
+from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.events import AnonymousGtidEvent as _AnonymousGtidEvent
 from binlogwriter.events import EventPosition, decode_body, decode_event
 from binlogwriter.events import GtidEvent as _GtidEvent
 from binlogwriter.events import MariadbGtidEvent as _MariadbGtidEvent
 from binlogwriter.events import XidEvent as _XidEvent
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
+from binlogwriter.layouts.primitives import read_packed
+from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
+from binlogwriter.read.places import (
+    HEADER,
+    HEADER_STRUCT,
+    MARIADB_GTID,
+    MARIADB_GTID_POST,
+    MYSQL_GTID,
+    rows_places_of,
+)
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 
 __all__ = ["EventDecoder", "CACHED_TYPES"]
 
-_HEAD = struct.Struct("<IBIIIH")
+_HEAD = HEADER_STRUCT
+assert HEADER_DTYPE.names == ("timestamp", "type_code", "server_id", "event_length", "log_pos", "flags")
 CACHED_TYPES = frozenset((2, 19, 29, 160, 165, 35, 163, 161, 3))
 """Types decoded once per distinct body (bodies that repeat: BEGIN, Table_map, …)."""
 _ROWS = frozenset(ROWS_TYPES) - {39}
-_KNOWN_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
+_KNOWN_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}
 
 
 _NOT_STATEFUL = frozenset((33, 34, 42, 4, 5, 13, 14, 26, 27, 38, 41, 164))
+
+
+_MG = MARIADB_GTID
+_MG_AT, _MG_FIXED, _MG_CID, _MG_CID_END = _MG.seq_no, _MG.fixed, _MG.commit_id, _MG.commit_id + _MG.commit_id_size
+_MG_POST = _MG_CID - HEADER  # seq_no, domain_id, flags2 (the FDE declares them padded to 19)
+assert _MG.names == ("seq_no", "domain_id", "flags2") and _MG_AT == HEADER
 
 
 def _mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
                   log_pos: int) -> Any:
     """MariaDB GTID_EVENT (mariadb.md) in its common shapes — seq_no, domain_id, flags2,
     [commit_id], zero padding kept as ``trailing``, no XA xid, no flags_extra — exactly as
-    the declarative layout parses them; None for anything else."""
-    n = end - 19
-    if n < 19 or fmt.post_header_len(162) != 19:
+    the declarative layout parses them (field places from it: read/places.py); None for
+    anything else."""
+    n = end - HEADER
+    if n < MARIADB_GTID_POST or fmt.post_header_len(162) != MARIADB_GTID_POST:
         return None
-    f2 = data[31]
-    if f2 & (64 | 128):
+    seq_no, domain_id, f2 = _MG_FIXED.unpack_from(data, _MG_AT)
+    if f2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
         return None
-    p = 32
+    p = _MG_CID
     commit_id = None
-    if f2 & 2:
-        if n < 21:
+    if f2 & FL_GROUP_COMMIT_ID:
+        if end < _MG_CID_END:
             return None
-        commit_id = int.from_bytes(data[32:40], "little")
-        p = 40
+        commit_id = int.from_bytes(data[_MG_CID:_MG_CID_END], "little")
+        p = _MG_CID_END
     if p < end and data[p] != 0:  # a flags_extra byte
         return None
-    return _MariadbGtidEvent(seq_no=int.from_bytes(data[19:27], "little"),
-                             domain_id=int.from_bytes(data[27:31], "little"), flags2=f2, commit_id=commit_id,
+    return _MariadbGtidEvent(seq_no=seq_no, domain_id=domain_id, flags2=f2, commit_id=commit_id,
                              trailing=data[p:end], timestamp=ts, server_id=server_id, flags=flags,
                              log_pos=log_pos)
 
@@ -80,53 +97,44 @@ def _flagged(data: bytes, p: int, size: int, end: int) -> tuple[int, int | None,
     return v, None, p + size
 
 
+_G = MYSQL_GTID
+_G_POST, _G_FIXED, _G_NAMES, _G_TS, _G_TS_SIZE, _G_SV_SIZE = _G.post, _G.fixed, _G.names, _G.ts, _G.ts_size, _G.sv_size
+_G_MIN = _G_POST + _G_TS_SIZE + 1 + _G_SV_SIZE  # post-header, timestamp, 1-byte length, version
+_G_TICKET = _G.ticket_size
+
+
 def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
                 log_pos: int) -> Any:
     """GTID / ANONYMOUS_GTID (format.md §8) in the 8.0 shape — every field up to the server
     versions present, optionally the commit group ticket, nothing after — exactly as the
-    declarative layout parses it; None for any other shape."""
-    if fmt.post_header_len(t) != 42 or end - 19 < 42 + 7 + 1 + 4:
+    declarative layout parses it (field places from it: read/places.py); None for any other
+    shape."""
+    if fmt.post_header_len(t) != _G_POST or end - HEADER < _G_MIN:
         return None
-    g = data[19]
-    sid = data[20:36].hex()
-    gno, lt, lc, sn = _GTID_FIXED.unpack_from(data, 36)
-    ct = _flagged(data, 61, 7, end)
+    fields = dict(zip(_G_NAMES, _G_FIXED.unpack_from(data, HEADER), strict=True))
+    sid = fields["sid"].hex()
+    fields["sid"] = f"{sid[0:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:32]}"
+    ct = _flagged(data, _G_TS, _G_TS_SIZE, end)
     if ct is None:
         return None
     imm_ts, orig_ts, p = ct
-    if p >= end:
-        return None
-    b = data[p]
-    if b < 251:
-        tlen, p = b, p + 1
-    elif b == 0xFC and p + 3 <= end:
-        tlen, p = int.from_bytes(data[p + 1:p + 3], "little"), p + 3
-    elif b == 0xFD and p + 4 <= end:
-        tlen, p = int.from_bytes(data[p + 1:p + 4], "little"), p + 4
-    elif b == 0xFE and p + 9 <= end:
-        tlen, p = int.from_bytes(data[p + 1:p + 9], "little"), p + 9
-    else:
-        return None
-    if b >= 0xFC and tlen < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+    packed = read_packed(data, p, end)
+    if packed is None or not packed[2]:
         return None  # not the shortest form: the declarative path keeps such an event raw
-    sv = _flagged(data, p, 4, end)
+    tlen, p, _ = packed
+    sv = _flagged(data, p, _G_SV_SIZE, end)
     if sv is None:
         return None
     imm_sv, orig_sv, p = sv
     ticket = None
-    if p + 8 == end:
+    if p + _G_TICKET == end:
         ticket = int.from_bytes(data[p:end], "little")
     elif p != end:
         return None
     return (_GtidEvent if t == 33 else _AnonymousGtidEvent)(
-        gtid_flags=g, sid=f"{sid[0:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:32]}", gno=gno,
-        lt_typecode=lt, last_committed=lc, sequence_number=sn, immediate_commit_timestamp=imm_ts,
-        original_commit_timestamp=orig_ts, transaction_length=tlen, immediate_server_version=imm_sv,
-        original_server_version=orig_sv, commit_group_ticket=ticket, timestamp=ts, server_id=server_id,
-        flags=flags, log_pos=log_pos)
-
-
-_GTID_FIXED = struct.Struct("<qBqq")
+        **fields, immediate_commit_timestamp=imm_ts, original_commit_timestamp=orig_ts,
+        transaction_length=tlen, immediate_server_version=imm_sv, original_server_version=orig_sv,
+        commit_group_ticket=ticket, timestamp=ts, server_id=server_id, flags=flags, log_pos=log_pos)
 
 
 class EventDecoder:
@@ -227,15 +235,18 @@ class EventDecoder:
             rows: list = []
             pads: list = []
             bimg = dec.image(h.present, _ABSENT)
+            once = n == 0 and no_image_columns(h.present, h.after)  # one row of 0-byte images
             if t in UPDATE_TYPES:
                 aimg = dec.image(h.after, _ABSENT)
-                while pos < n:
+                while pos < n or once:
+                    once = False
                     b, pb, pos = bimg(buf, pos)
                     a, pa, pos = aimg(buf, pos)
                     rows.append((b, a))
                     pads.append((pb, pa))
             else:
-                while pos < n:
+                while pos < n or once:
+                    once = False
                     v, p, pos = bimg(buf, pos)
                     rows.append(v)
                     pads.append(p)

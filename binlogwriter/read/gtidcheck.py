@@ -8,9 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
+from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
+from binlogwriter.read.places import HEADER, MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
 __all__ = ["_mysql_gtid_exact", "_mysql_gtid_ok", "_mariadb_gtid_ok"]
+
+# field places from the declared layouts (read/places.py)
+_TS = MYSQL_GTID.ts
+_TS_SIZE = MYSQL_GTID.ts_size
+_TS_TOP = _TS + _TS_SIZE - 1  # holds the "original commit timestamp follows" bit
+_TS_ORIG = _TS + _TS_SIZE
+_TS_END = _TS_ORIG + _TS_SIZE
+_TS_MASK = (1 << (8 * _TS_SIZE - 1)) - 1
+_SV_SIZE = MYSQL_GTID.sv_size
+_SV_MASK = (1 << (8 * _SV_SIZE - 1)) - 1
+_TICKET = MYSQL_GTID.ticket_size
+_MIN_END = _TS_ORIG + 1 + _SV_SIZE  # header, post-header, timestamp, 1-byte length, version
 
 
 def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
@@ -20,83 +35,66 @@ def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
     ev = _mysql_gtid(t, data, end, fmt, 0, 0, 0, 0)
     if ev is None:
         return False
-    p = 61
-    if data[p + 6] & 0x80:  # original commit timestamp follows: only when it differs
+    if data[_TS_TOP] & 0x80:  # original commit timestamp follows: only when it differs
         if ev.original_commit_timestamp == ev.immediate_commit_timestamp:
             return False
-        p += 14
+        p = _TS_END
     else:
-        p += 7
-    tlen = ev.transaction_length
-    b = data[p]
-    width = 1 if b < 251 else 3 if b == 0xFC else 4 if b == 0xFD else 9
-    if width != (1 if tlen < 251 else 3 if tlen < 1 << 16 else 4 if tlen < 1 << 24 else 9):
-        return False
-    p += width
-    if data[p + 3] & 0x80:
+        p = _TS_ORIG
+    # _mysql_gtid accepts only the shortest packed transaction length
+    p = read_packed(data, p, end)[1]  # type: ignore[index]
+    if data[p + _SV_SIZE - 1] & 0x80:
         if ev.original_server_version == ev.immediate_server_version:
             return False
     return True
 
 
 def _mysql_gtid_ok(data: bytes, end: int) -> bool:
-    """:func:`_mysql_gtid_exact` from the bytes alone, no event built (post-header length 42
+    """:func:`_mysql_gtid_exact` from the bytes alone, no event built (post-header length
     checked by the caller): the 8.0 shape, the "original differs" high bits only over values
     that differ, the transaction length packed in its shortest form, then nothing or the
-    8-byte commit group ticket (format.md §8; property-tested equal)."""
-    if end < 73:  # header, post-header, 7-byte timestamp, 1-byte length, 4-byte version
+    commit group ticket (format.md §8; property-tested equal)."""
+    if end < _MIN_END:
         return False
-    if data[67] & 0x80:  # original commit timestamp follows: only when it differs
-        if end < 75 or int.from_bytes(data[61:68], "little") & 0x7FFFFFFFFFFFFF == int.from_bytes(
-                data[68:75], "little"):
+    if data[_TS_TOP] & 0x80:  # original commit timestamp follows: only when it differs
+        if end < _TS_END or int.from_bytes(data[_TS:_TS_ORIG], "little") & _TS_MASK == int.from_bytes(
+                data[_TS_ORIG:_TS_END], "little"):
             return False
-        p = 75
+        p = _TS_END
     else:
-        p = 68
-    if p >= end:
+        p = _TS_ORIG
+    packed = read_packed(data, p, end)
+    if packed is None or not packed[2]:
         return False
-    b = data[p]
-    if b < 251:
-        p += 1
-    elif b == 0xFC:
-        if p + 3 > end or data[p + 1] | data[p + 2] << 8 < 251:
-            return False
-        p += 3
-    elif b == 0xFD:
-        if p + 4 > end or int.from_bytes(data[p + 1:p + 4], "little") < 1 << 16:
-            return False
-        p += 4
-    elif b == 0xFE:
-        if p + 9 > end or int.from_bytes(data[p + 1:p + 9], "little") < 1 << 24:
-            return False
-        p += 9
-    else:
+    p = packed[1]
+    q = p + _SV_SIZE
+    if q > end:
         return False
-    if p + 4 > end:
-        return False
-    if data[p + 3] & 0x80:  # original server version follows: only when it differs
-        if p + 8 > end or int.from_bytes(data[p:p + 4], "little") & 0x7FFFFFFF == int.from_bytes(
-                data[p + 4:p + 8], "little"):
+    if data[q - 1] & 0x80:  # original server version follows: only when it differs
+        if q + _SV_SIZE > end or int.from_bytes(data[p:q], "little") & _SV_MASK == int.from_bytes(
+                data[q:q + _SV_SIZE], "little"):
             return False
-        p += 8
-    else:
-        p += 4
-    return p == end or p + 8 == end
+        q += _SV_SIZE
+    return q == end or q + _TICKET == end
+
+
+_F2 = MARIADB_GTID.flags2
+_CID = MARIADB_GTID.commit_id
+_CID_END = _CID + MARIADB_GTID.commit_id_size
 
 
 def _mariadb_gtid_ok(data: bytes, end: int) -> bool:
     """``_mariadb_gtid(...) is not None`` from the bytes alone (post-header length 19 checked
     by the caller; mariadb.md): flags2 without the XA / flags_extra bits, the commit id when
     flagged, then zero padding kept as it is (property-tested equal)."""
-    n = end - 19
-    if n < 19:
+    if end - HEADER < MARIADB_GTID_POST:
         return False
-    f2 = data[31]
-    if f2 & 192:
+    f2 = data[_F2]
+    if f2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
         return False
-    p = 32
-    if f2 & 2:
-        if n < 21:
+    p = _CID
+    if f2 & FL_GROUP_COMMIT_ID:
+        if end < _CID_END:
             return False
-        p = 40
+        p = _CID_END
     return p >= end or data[p] == 0

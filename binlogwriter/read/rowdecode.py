@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import DecodeError
+from binlogwriter.layouts.rows import no_image_columns
 from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.read.rowsheader import RowsBody, parse_rows_header  # noqa: F401 - re-exported
 from binlogwriter.values.base import ABSENT, ColumnDesc
@@ -301,13 +302,16 @@ def decode_rows_body(type_code: int, body: bytes, cols: Sequence[ColumnDesc],
     n = len(buf)
     pos = 0
     out = []
+    once = n == 0 and no_image_columns(h.present, h.after)  # one row of 0-byte images
     if h.after is not None:
-        while pos < n:
+        while pos < n or once:
+            once = False
             b, pb, pos = dec.decode_full(h.present, buf, pos)
             a, pa, pos = dec.decode_full(h.after, buf, pos)
             out.append(((b, pb), (a, pa)))
     else:
-        while pos < n:
+        while pos < n or once:
+            once = False
             v, pad, pos = dec.decode_full(h.present, buf, pos)
             out.append((v, pad))
     return h, out

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import DecodeError
-from binlogwriter.layouts.primitives import decode_bitmap
-from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, V2_TYPES, ZERO_WIDTH
+from binlogwriter.layouts.primitives import PACKED_FORMS, decode_bitmap, read_packed
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES, ZERO_WIDTH
+from binlogwriter.read.places import rows_places_of
 
 __all__ = ["RowsBody", "parse_rows_header"]
 
@@ -42,37 +43,31 @@ def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
 _BITMAPS: dict[tuple[bytes, int], tuple] = {}
 
 def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> RowsBody:
-    """Post-header and column bitmaps of a rows event body (format.md §13); rows bytes after
-    them, decompressed for MariaDB's compressed types."""
+    """Post-header and column bitmaps of a rows event body (format.md §13), field places from
+    the declared layout (read/places.py); rows bytes after them, decompressed for MariaDB's
+    compressed types."""
     n = len(body)
-    p = table_id_size + 2
+    pl = rows_places_of(type_code, table_id_size)
+    p = pl.post
     if n < p:
         raise DecodeError(f"rows event body of {n} bytes has no post-header")
-    table_id = int.from_bytes(body[:table_id_size], "little")
-    flags = body[table_id_size] | body[table_id_size + 1] << 8
+    table_id = int.from_bytes(body[:pl.table_id_size], "little")
+    flags = body[pl.flags] | body[pl.flags + 1] << 8
     extra = b""
-    if type_code in V2_TYPES:
-        vlen = body[p] | body[p + 1] << 8
-        if vlen < 2 or p + vlen > n:
+    vh = pl.var_header
+    if vh is not None:
+        vlen = body[vh] | body[vh + 1] << 8
+        if vlen < pl.var_header_size or vh + vlen > n:
             raise DecodeError(f"rows event var_header_len {vlen} does not fit the body")
-        extra = body[p + 2:p + vlen]
-        p += vlen
-    b = body[p]
-    if b < 251:
-        width = b
-        p += 1
-    elif b == 0xFC:
-        width = int.from_bytes(body[p + 1:p + 3], "little")
-        p += 3
-    elif b == 0xFD:
-        width = int.from_bytes(body[p + 1:p + 4], "little")
-        p += 4
-    elif b == 0xFE:
-        width = int.from_bytes(body[p + 1:p + 9], "little")
-        p += 9
-    else:
-        raise DecodeError(f"invalid packed integer prefix 0x{b:02x}")
-    if b >= 0xFC and width < (251, 1 << 16, 1 << 24)[b - 0xFC]:
+        extra = body[vh + pl.var_header_size:vh + vlen]
+        p = vh + vlen
+    packed = read_packed(body, p, n)
+    if packed is None:
+        if p < n and body[p] not in PACKED_FORMS and body[p] >= 251:
+            raise DecodeError(f"invalid packed integer prefix 0x{body[p]:02x}")
+        raise DecodeError("rows event body ends inside its column count")
+    width, p, shortest = packed
+    if not shortest:
         raise DecodeError(f"column count {width} not in its shortest form")  # kept raw by the declarative path
     nb = (width + 7) >> 3
     key = (body[p:p + nb], width)

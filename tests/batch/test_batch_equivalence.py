@@ -90,6 +90,9 @@ class DeclarativeWriter(BinlogWriter):
                     and events[0].transaction_length is not None:
                 g0 = events[0]
                 rest = sum(len(b) for b in encoded[1:])
+                g0.transaction_length = 0  # from below: MySQL's (least) value
+                encoded[0] = encode_event(g0, self.fmt, log_pos=0,
+                                          timestamp=ts if g0.timestamp is None else g0.timestamp)
                 total = len(encoded[0]) + rest
                 while total != g0.transaction_length:
                     g0.transaction_length = total
