@@ -35,6 +35,7 @@ class PipelinedSink:
         self.depth = depth
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-encode")
         self._jobs: deque[Future] = deque()
+        self._failed = False  # a job raised: the jobs after it do nothing
 
     def write_later(self, build: Callable[[], bytes]) -> None:
         """Append ``build()``'s bytes, built and written on the worker thread."""
@@ -43,15 +44,21 @@ class PipelinedSink:
         self._jobs.append(self._pool.submit(self._run, build))
 
     def _run(self, build: Callable[[], bytes]) -> None:
-        data = build()
-        if data:
-            self.sink.write(data)
+        if self._failed:  # nothing after a failed job: its bytes would follow a gap
+            return
+        try:
+            data = build()
+            if data:
+                self.sink.write(data)
+        except BaseException:
+            self._failed = True
+            raise
 
     def _wait_one(self) -> None:
         try:
             self._jobs[0].result()
         except BaseException:
-            for f in self._jobs:  # nothing after a failed write: later bytes would follow a gap
+            for f in self._jobs:
                 f.cancel()
             self._settle()
             raise
