@@ -24,7 +24,7 @@ from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int
 
-__all__ = ["RowsPlan"]
+__all__ = ["RowsPlan", "DeferredImages"]
 
 GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)  # event kinds of ev_kind
 
@@ -47,7 +47,7 @@ class RowsPlan:
     ev_dstart: np.ndarray
     ev_dlen: np.ndarray
     ev_txn: np.ndarray
-    data: np.ndarray
+    data: Any  # the row images (RowsBatch.data: an array or a DeferredImages)
     clock: np.ndarray
     gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
     footer: bool
@@ -137,7 +137,8 @@ class RowsPlan:
         if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
             d0 = int(self.ev_dstart[a:b][ri[0]])
             d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
-            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
+            data = self.data.array() if isinstance(self.data, DeferredImages) else self.data
+            place_runs(out, at[ri] + tlen[ri], dl[ri], data[d0:d1])
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
@@ -166,6 +167,29 @@ class RowsPlan:
             crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
             out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
         return out.tobytes()
+
+
+class DeferredImages:
+    """Row images placed only when first read (:attr:`RowsBatch.data
+    <binlogwriter.batch.columnar.RowsBatch.data>`): ``length`` bytes that ``build()`` gives;
+    :meth:`array` builds them once (the first caller's thread: the encoder's, when the
+    bytes are built on a worker) and keeps them."""
+
+    def __init__(self, length: int, build: Callable[[], np.ndarray]) -> None:
+        self.length = length
+        self._build: Callable[[], np.ndarray] | None = build
+        self._made: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return self.length
+
+    def array(self) -> np.ndarray:
+        if self._made is None:
+            self._made = self._build()
+            self._build = None
+            if len(self._made) != self.length:
+                raise AssertionError(f"deferred row images: {len(self._made)} bytes, {self.length} planned")
+        return self._made
 
 
 @dataclass
