@@ -129,10 +129,15 @@ class GroupsMixin:
                 elif self._sid:
                     first = f"{self._sid}:{self._gno + 1}"
             name = self._name
-            data = plan.encode(i, stop, self._offset)
-            if data and not self.sizes_only:
-                self.sink.write(data)
-            self._offset += len(data)
+            later = getattr(self.sink, "write_later", None)
+            if self.sizes_only or later is None:
+                data = plan.encode(i, stop, self._offset)
+                if data and not self.sizes_only:
+                    self.sink.write(data)
+                self._offset += len(data)
+            else:  # a pipelined sink (generators/run_batched.py) builds the bytes on its thread
+                later(plan.encode_later(i, stop, self._offset))
+                self._offset += plan.length(i, stop)
             self.events_in_file += int(plan.txn_first[stop] - plan.txn_first[i])
             self.transactions += groups
             if groups:

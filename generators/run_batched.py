@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from binlogwriter.batch.pipeline import PipelinedSink
 from binlogwriter.writer import BinlogWriter
 from generators.batch import BATCH_TXNS, apply_batch, rows_batch
 from generators.manifest import FileInfo
@@ -26,7 +27,19 @@ class BatchedMixin:
         planned by arithmetic (binlogwriter/batch/columnar.py); the ``--size`` limit cuts
         the batch where the per-transaction loop would stop, and the key state of the
         transactions after the cut is rolled back. Same bytes and truth as the
-        per-transaction loop (tests/batch/test_generate_paths.py)."""
+        per-transaction loop (tests/batch/test_generate_paths.py). The bytes of each batch
+        are built and written on a worker thread while the next batch is made
+        (binlogwriter/batch/pipeline.py)."""
+        sink = writer.sink
+        pipe = writer.sink = PipelinedSink(sink)  # batch k written while k + 1 is made
+        try:
+            self._loop_batches(writer)
+            pipe.drain()
+        finally:
+            writer.sink = sink
+            pipe.close()
+
+    def _loop_batches(self, writer: BinlogWriter) -> None:
         s = self.spec
         total = s.transactions
         closed: list[int] = []

@@ -45,6 +45,7 @@ from binlogwriter.batch.columnar_encode import (
     RQUERY,
     TMAP,
     XID,
+    DeferredImages,
     RowsPlan,
     _GtidTails,
     _mgtid_template,
@@ -69,7 +70,7 @@ from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 
-__all__ = ["RowsBatch", "RowsPlan", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
+__all__ = ["RowsBatch", "RowsPlan", "DeferredImages", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
 KIND_CODES = {"insert": 0, "update": 1, "delete": 2}
 _KINDS = ("insert", "update", "delete")
@@ -82,7 +83,9 @@ class RowsBatch:
     (transactions ascending): ``op_txn``, ``op_table`` (index into ``tables``),
     ``op_kind`` (:data:`KIND_CODES`), ``op_shape`` (index into ``shapes``: (before bits,
     after bits or None)), ``op_len``; ``data`` holds the changes' row images back to back
-    (an UPDATE's before image then its after image)."""
+    (an UPDATE's before image then its after image), or a :class:`DeferredImages` that
+    places them when the bytes are built (:meth:`RowsPlan.encode_later`, possibly on
+    another thread)."""
 
     clock: np.ndarray
     op_txn: np.ndarray
@@ -90,7 +93,7 @@ class RowsBatch:
     op_kind: np.ndarray
     op_shape: np.ndarray
     op_len: np.ndarray
-    data: np.ndarray
+    data: np.ndarray | DeferredImages
     tables: list
     shapes: list
     stmt_sql: list | None = None

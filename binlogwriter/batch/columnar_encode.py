@@ -11,6 +11,7 @@ array), its templates are broadcast into place, GNOs / XIDs / ``sequence_number`
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int
 
-__all__ = ["RowsPlan"]
+__all__ = ["RowsPlan", "DeferredImages"]
 
 GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)  # event kinds of ev_kind
 
@@ -46,7 +47,7 @@ class RowsPlan:
     ev_dstart: np.ndarray
     ev_dlen: np.ndarray
     ev_txn: np.ndarray
-    data: np.ndarray
+    data: Any  # the row images (RowsBatch.data: an array or a DeferredImages)
     clock: np.ndarray
     gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
     footer: bool
@@ -56,19 +57,35 @@ class RowsPlan:
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
         writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
-        w = self.writer
-        fmt = w.fmt
+        return self.encode_later(lo, hi, offset)()
+
+    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], bytes]:
+        """:meth:`encode` in two steps: the ids are taken from the writer (and it is
+        advanced) now; the returned function builds the bytes from the plan's arrays and
+        those ids only, so it may run later, on another thread (generators/run_batched.py
+        overlaps it with the next batch). Its length is known now: :meth:`length`."""
         a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
+        if b == a:
+            return bytes
+        ids = _take_ids(self.writer, self.ev_kind[a:b])
+        return lambda: self._bytes(a, b, offset, ids)
+
+    def length(self, lo: int, hi: int) -> int:
+        """Bytes of the groups of transactions ``lo..hi-1`` (what :meth:`encode` returns)."""
+        return int(self.ev_len[int(self.txn_first[lo]):int(self.txn_first[hi])].sum())
+
+    def _bytes(self, a: int, b: int, offset: int, ids: _Ids) -> bytes:
+        """Events ``a..b-1`` at file ``offset`` with the ids ``ids``: pure (reads the plan's
+        arrays, writes nothing shared)."""
+        fmt = self.writer.fmt
         n = b - a
-        if n == 0:
-            return b""
         kind = self.ev_kind[a:b]
         lengths = self.ev_len[a:b]
         ends = np.cumsum(lengths)
         hdr = np.empty(n, dtype=HEADER_DTYPE)
         hdr["timestamp"] = self.clock[self.ev_txn[a:b]]
         hdr["type_code"] = self.ev_type[a:b]
-        hdr["server_id"] = w.server_id
+        hdr["server_id"] = ids.server_id
         hdr["event_length"] = lengths
         hdr["log_pos"] = ends + offset
         hdr["flags"] = self.ev_flags[a:b]
@@ -89,61 +106,39 @@ class RowsPlan:
         gi = np.flatnonzero(kind == GTID)
         ng = len(gi)
         if fmt.is_mariadb:
-            seqs = w._mariadb_seq + 1 + np.arange(ng)
-            mtpl = _mgtid_template(w)
+            seqs = ids.seq + np.arange(ng)
+            mtpl = ids.mgtid
             width = tpl.mgtid_seq[1]
             tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
             gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
             gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
             gm[:, width:] = tail
             gsrc, glens, gmat = gm.ravel(), np.full(ng, gm.shape[1], dtype=np.int64), gm
-            w._mariadb_seq += ng
-            d = w.settings.domain_id
-            if ng:
-                w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
-                w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
         else:
             dt = tpl.gtid_dt
             ph = np.zeros(ng, dtype=dt)
-            seq = w._seq_in_file + 1 + np.arange(ng)
+            seq = ids.seq + np.arange(ng)
             ph["sequence_number"] = seq
             ph["last_committed"] = seq - 1
             ph["lt_typecode"] = 2
             ph["gtid_flags"] = 0
-            if w._sid:
-                ph["gno"] = w._gno + 1 + np.arange(ng)
-                sid = bytes.fromhex(w._sid.replace("-", ""))
-            else:
-                ph["gno"] = 0
-                sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
+            ph["gno"] = ids.gno + np.arange(ng) if ids.gno else 0
             if ng:
-                ph[dt.names[1]] = np.frombuffer(sid, dtype=dt.fields[dt.names[1]][0])[0]
+                ph[dt.names[1]] = np.frombuffer(ids.sid, dtype=dt.fields[dt.names[1]][0])[0]
             gsrc, glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
-            w._seq_in_file += ng
-            if w._sid and ng:
-                first = w._gno + 1
-                w._gno += ng
-                ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
-                if ivs and ivs[-1][1] == first:
-                    ivs[-1] = (ivs[-1][0], w._gno + 1)
-                else:
-                    ivs.append((first, w._gno + 1))
-                w.last_gtid = f"{w._sid}:{w._gno}"
-            elif ng:
-                w.last_gtid = None
         if ng:
             place_runs(out, at[gi], glens, gsrc)
         xi = np.flatnonzero(kind == XID)
         if len(xi):
-            xids = (w._xid + 1 + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
+            xids = (ids.xid + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
             out[(at[xi][:, None] + np.arange(8)).ravel()] = xids.ravel()
-        w._xid += len(xi)
         dl = self.ev_dlen[a:b]
         ri = np.flatnonzero(dl)
         if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
             d0 = int(self.ev_dstart[a:b][ri[0]])
             d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
-            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
+            data = self.data.array() if isinstance(self.data, DeferredImages) else self.data
+            place_runs(out, at[ri] + tlen[ri], dl[ri], data[d0:d1])
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
@@ -172,6 +167,43 @@ class RowsPlan:
             crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
             out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
         return out.tobytes()
+
+
+class DeferredImages:
+    """Row images placed only when first read (:attr:`RowsBatch.data
+    <binlogwriter.batch.columnar.RowsBatch.data>`): ``length`` bytes that ``build()`` gives;
+    :meth:`array` builds them once (the first caller's thread: the encoder's, when the
+    bytes are built on a worker) and keeps them."""
+
+    def __init__(self, length: int, build: Callable[[], np.ndarray]) -> None:
+        self.length = length
+        self._build: Callable[[], np.ndarray] | None = build
+        self._made: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return self.length
+
+    def array(self) -> np.ndarray:
+        if self._made is None:
+            self._made = self._build()
+            self._build = None
+            if len(self._made) != self.length:
+                raise AssertionError(f"deferred row images: {len(self._made)} bytes, {self.length} planned")
+        return self._made
+
+
+@dataclass
+class _Ids:
+    """The first ids of a range of events (:func:`_take_ids`): XID, GTID
+    ``sequence_number`` (MySQL) or ``seq_no`` (MariaDB), GNO (0: anonymous), the source id
+    (MySQL), the MariaDB GTID body template, the server id."""
+
+    xid: int
+    server_id: int
+    seq: int = 0
+    gno: int = 0
+    sid: bytes = b""
+    mgtid: bytes = b""
 
 
 @dataclass
@@ -210,6 +242,43 @@ class _GtidTails:
         m[:, isz + w:] = ptab[tinv]
         lens = isz + w + plen[tinv] + p
         return m[np.arange(m.shape[1]) < lens[:, None]], lens, m
+
+
+def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
+    """The first ids (GNO / XID / sequence_number / MariaDB seq_no) of events of kinds
+    ``kind`` (written next), writer ``w`` advanced past them, its GTID bookkeeping noted."""
+    ng = int(np.count_nonzero(kind == GTID))
+    nx = int(np.count_nonzero(kind == XID))
+    ids = _Ids(xid=w._xid + 1, server_id=w.server_id)
+    w._xid += nx
+    if w.fmt.is_mariadb:
+        ids.seq = w._mariadb_seq + 1
+        ids.mgtid = _mgtid_template(w)
+        w._mariadb_seq += ng
+        d = w.settings.domain_id
+        if ng:
+            w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
+            w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
+        return ids
+    ids.seq = w._seq_in_file + 1
+    w._seq_in_file += ng
+    if w._sid:
+        ids.gno = w._gno + 1
+        ids.sid = bytes.fromhex(w._sid.replace("-", ""))
+        if ng:
+            first = w._gno + 1
+            w._gno += ng
+            ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
+            if ivs and ivs[-1][1] == first:
+                ivs[-1] = (ivs[-1][0], w._gno + 1)
+            else:
+                ivs.append((first, w._gno + 1))
+            w.last_gtid = f"{w._sid}:{w._gno}"
+    else:
+        ids.sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
+        if ng:
+            w.last_gtid = None
+    return ids
 
 
 def _mgtid_template(w: Any) -> bytes:
