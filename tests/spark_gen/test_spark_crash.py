@@ -64,13 +64,15 @@ def test_sigterm_of_a_spark_run(tmp_path: Path) -> None:
     """SIGTERM to the driver while its jobs run: Spark's jobs are cancelled, the staged run
     removed, one line, exit status 143; nothing stays beside --out."""
     out = tmp_path / "out"
-    proc = _generate(out, "--engine", "spark", "--partitions", "2", "--transactions", "20000")
+    # big enough that the jobs are still running when the signal comes, however fast they got
+    proc = _generate(out, "--engine", "spark", "--partitions", "2", "--transactions", "200000")
     end = time.monotonic() + 240
     while not any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir()):
         assert proc.poll() is None, proc.communicate()[1].decode()
         assert time.monotonic() < end, "the Spark run never staged"
         time.sleep(0.1)
-    time.sleep(3.0)  # inside the jobs
+    time.sleep(1.5)  # inside the jobs
+    assert proc.poll() is None, "the run ended before the signal: the test tests nothing"
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=120)
     text = stderr.decode()
