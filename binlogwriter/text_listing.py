@@ -66,6 +66,7 @@ from binlogwriter.read.framing import (
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
+from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _printer, _quote_ident
 from binlogwriter.text_state import ReadState
 
@@ -81,7 +82,7 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes",
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target",
                  "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
@@ -96,27 +97,20 @@ class _Table:
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
         self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
-        self.shapes: dict[tuple, tuple] = {}
         self.headers: dict[tuple, tuple] = {}
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
-        """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
-        one kind of rows event and its column bitmaps (images_text in text_rows.py)."""
-        key = (t, present, after)
-        sh = self.shapes.get(key)
-        if sh is None:
-            dec, pr, target = self.decoder, self.printer, self.target
-            if after is not None:
-                sh = (dec.image(present), pr.block(present, True), f"### UPDATE {target}\n### WHERE",
-                      dec.image(after), pr.block(after, True), "\n### SET")
-            else:
-                pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
-                       else f"### INSERT INTO {target}\n### SET")
-                sh = (dec.image(present), pr.block(present, True), pre, None, None, None)
-            if len(self.shapes) > 256:
-                self.shapes.clear()
-            self.shapes[key] = sh
-        return sh
+        """(``rows(buf, pre, mid) -> list[str]``, pre, mid): the ``###`` text of each row of
+        one kind of rows event and its column bitmaps (images_text in text_rows.py), read and
+        printed from the bytes by one compiled function (text_fused.py)."""
+        target = self.target
+        if after is not None:
+            pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"
+        else:
+            pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
+                   else f"### INSERT INTO {target}\n### SET")
+            mid = None
+        return compile_rows_text(self.decoder, self.printer, present, after), pre, mid
 
     def summary(self, t: int, tid: int, flags: int) -> str | None:
         """``Write_rows: table id N flags: STMT_END_F`` (text._rows_summary)."""
@@ -378,24 +372,13 @@ class _Listing:
                 buf = h.rows
             else:
                 buf = data[q:end]
-            (img, bprint, pre, aimg, aprint, mid), flags = hit
-            n = len(buf)
-            pos = 0
-            parts: list = []
-            if aimg is not None:  # decoded and printed image by image (images_text, text_rows.py)
-                while pos < n:
-                    b, _, pos = img(buf, pos)
-                    a, _, pos = aimg(buf, pos)
-                    parts.append(pre + bprint(b) + mid + aprint(a))
-            else:
-                while pos < n:
-                    v, _, pos = img(buf, pos)
-                    parts.append(pre + bprint(v))
-                if not parts and t not in DELETE_TYPES:
-                    parts.append(f"### INSERT INTO {tab.target} VALUES ()")
-                    pos = -1
+            (rows_of, pre, mid), flags = hit
+            parts = rows_of(buf, pre, mid)
+            nrows = len(parts)
+            if not parts and t not in DELETE_TYPES and t not in UPDATE_TYPES:
+                parts.append(f"### INSERT INTO {tab.target} VALUES ()")
+                nrows = 0
             text = "\n".join(parts)
-            nrows = len(parts) if pos >= 0 else 0
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
         summary = tab.summary(t, tid, flags)
