@@ -32,6 +32,7 @@ from typing import Any
 
 from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
+from binlogwriter.values._text import _ESCAPE_MARIADB, _ESCAPE_MYSQL, quote_bytes
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["compile_rows_text"]
@@ -41,6 +42,8 @@ _INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
 
 
 _COMPILED = [0]
+_ESCAPES = {"mariadb": _ESCAPE_MARIADB.search, "mysql": _ESCAPE_MYSQL.search}
+"""Family -> search for a byte quote_bytes escapes (values/_text.py)."""
 
 
 class _Source:
@@ -107,6 +110,26 @@ class _Source:
                     f"{ind}    p{g} = F{g}(v{g}) + T{g}",
                     f"{ind}    if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}      _t{g}.clear()",
                     f"{ind}    _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
+        string = dec._strings[i]
+        fn = self.pr._column(i)[1]
+        if string is not None and getattr(fn, "quotes_stored_bytes", False):
+            # a plain length-prefixed string: its text is its stored bytes quoted (the
+            # renderer's own rule), inline when there is nothing to escape
+            lb = string[0]
+            pad = dec._pads[i]
+            env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
+            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(self.pr.family, _ESCAPE_MYSQL.search), self.pr.family
+            n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
+                 else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
+            lines = [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                     f"{ind}  n = {n}", f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  k = buf[s:pos]"]
+            if len(pad) == 1:  # a CHAR's logged trailing pad: the codec refuses it (rowdecode.py)
+                lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
+            elif pad:
+                lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
+            return lines + [f"{ind}  if _esc(k) is None:",
+                            f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
+                            f"{ind}  else:", f"{ind}    p{g} = _qb(k, _fam) + T{g}"]
         if not size:
             # the decoder's own lines, its names numbered by ``g`` (unique across both images
             # of an UPDATE), its null test on bit ``r`` of this image's bitmap
@@ -155,7 +178,8 @@ class _Source:
         env, pr = self.env, self.pr
         head, fn, tail, null = pr._column(i)
         env[f"H{g}"] = "\n" + head
-        if self.dec._memo[i] or self.dec._json[i]:
+        if self.dec._memo[i] or self.dec._json[i] or (
+                self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
             return f"{{H{g}}}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
         a = f"v{g}"
