@@ -32,7 +32,7 @@ from typing import Any
 
 from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
-from binlogwriter.values._text import _ESCAPE_MARIADB, _ESCAPE_MYSQL, quote_bytes
+from binlogwriter.values._text import _ESCAPED_MARIADB, _ESCAPED_MYSQL, quote_bytes
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["compile_rows_text"]
@@ -42,8 +42,8 @@ _INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
 
 
 _COMPILED = [0]
-_ESCAPES = {"mariadb": _ESCAPE_MARIADB.search, "mysql": _ESCAPE_MYSQL.search}
-"""Family -> search for a byte quote_bytes escapes (values/_text.py)."""
+_ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
+"""Family -> the bytes quote_bytes escapes."""
 
 
 class _Source:
@@ -88,7 +88,7 @@ class _Source:
             for r in run:
                 text.append(self._text(r, base + r, idx[r]))
             j += len(run)
-        lines += [f"{ind}if pos > len(buf):", f"{ind}  raise _IE('row image runs past the end of the rows data')"]
+        lines += [f"{ind}if pos > end_:", f"{ind}  raise _IE('row image runs past the end of the rows data')"]
         return lines, "".join(text)
 
     def _read(self, r: int, g: int, i: int, ind: str) -> list[str]:
@@ -118,7 +118,8 @@ class _Source:
             lb = string[0]
             pad = dec._pads[i]
             env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
-            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(self.pr.family, _ESCAPE_MYSQL.search), self.pr.family
+            fam = self.pr.family
+            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(fam, _ESCAPED_MYSQL), fam
             n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
                  else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
             lines = [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
@@ -127,7 +128,7 @@ class _Source:
                 lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
             elif pad:
                 lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
-            return lines + [f"{ind}  if _esc(k) is None:",
+            return lines + [f"{ind}  if len(k.translate(None, _esc)) == n:",  # no byte to escape
                             f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
                             f"{ind}  else:", f"{ind}    p{g} = _qb(k, _fam) + T{g}"]
         if not size:
@@ -196,7 +197,7 @@ class _Source:
 
 
 def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple | None) -> Any:
-    """``rows(buf, pre, mid) -> list[str]``: per row of the rows part ``buf`` (bytes),
+    """``rows(buf, pos, end, pre, mid) -> list[str]``: per row of the rows part ``buf[pos:end]``,
     ``pre`` then the ``###   @N=…`` lines of its image, and for an UPDATE (``after`` given)
     ``mid`` then the after image's lines: exactly the text ``_ImagePrinter.block`` of ``pr``
     gives the values the decoder ``dec`` (of the printer's columns) reads. Raises on anything
@@ -212,7 +213,7 @@ def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple |
         body += [f'    tb_ = f"{{pre}}{text}"', *lines2, f'    app(tb_ + f"{{mid}}{text2}")']
     else:
         body.append(f'    app(f"{{pre}}{text}")')
-    lines = ["def rows(buf, pre, mid):", "  out = []", "  app = out.append", "  end_ = len(buf)", "  pos = 0",
+    lines = ["def rows(buf, pos, end_, pre, mid):", "  out = []", "  app = out.append",
              "  while pos < end_:", *body, "  return out"]
     table = dec.cols[0].table if dec.cols else ""
     _COMPILED[0] += 1

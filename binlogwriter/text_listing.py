@@ -363,34 +363,34 @@ class _Listing:
                 h = parse_rows_header(t, data[19:end], tid_size)
                 if h.width != tab.width:
                     return None
-                hit = (tab.shape(t, h.present, h.after), h.rows_flags)
+                summary = tab.summary(t, tid, h.rows_flags)
+                if summary is None:
+                    return None
+                hit = (*tab.shape(t, h.present, h.after), summary + "\n", summary, h.rows_flags & STMT_END_F,
+                       f"### INSERT INTO {tab.target} VALUES ()"
+                       if t not in DELETE_TYPES and t not in UPDATE_TYPES else None)
                 if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
                         any(h.present) or (h.after is not None and any(h.after))):
                     if len(tab.headers) > 256:
                         tab.headers.clear()
                     tab.headers[key] = hit
-                buf = h.rows
+                parts = hit[0](h.rows, 0, len(h.rows), hit[1], hit[2])
             else:
-                buf = data[q:end]
-            (rows_of, pre, mid), flags = hit
-            parts = rows_of(buf, pre, mid)
-            nrows = len(parts)
-            if not parts and t not in DELETE_TYPES and t not in UPDATE_TYPES:
-                parts.append(f"### INSERT INTO {tab.target} VALUES ()")
-                nrows = 0
-            text = "\n".join(parts)
+                parts = hit[0](data, q, end, hit[1], hit[2])
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
-        summary = tab.summary(t, tid, flags)
-        if summary is None:
-            return None
-        state.pending_rows += nrows
-        if verbose and text:
-            summary += "\n" + text
-        if flags & STMT_END_F:
-            total, state.pending_rows = state.pending_rows, 0
+        _, _, _, head, summary, stmt_end, empty = hit
+        nrows = len(parts)
+        if not parts and empty is not None:
+            parts.append(empty)
+        if verbose and parts:
+            summary = head + "\n".join(parts)
+        if stmt_end:
+            total, state.pending_rows = state.pending_rows + nrows, 0
             if tab.family == "mariadb":
                 summary += f"\n# Number of rows: {total}"
+        else:
+            state.pending_rows += nrows
         return summary
 
 

@@ -50,7 +50,8 @@ def reference(cols, pr: _ImagePrinter, present, after, buf: bytes) -> list[str]:
 
 
 def compare(cols, pr, present, after, buf: bytes) -> None:
-    """Fused text == reference text; the fused printer raises where the reference does."""
+    """Fused text == reference text; the fused printer raises where the reference does, also
+    when the rows part is framed by other bytes (an event's header and CRC32 footer)."""
     try:
         want = reference(cols, pr, present, after, buf)
     except Exception:  # noqa: BLE001 - the reference refuses: the fused printer must too
@@ -63,13 +64,15 @@ def compare(cols, pr, present, after, buf: bytes) -> None:
                 if p or (after is not None and after[i]):
                     pr._column(i)
         return
-    try:
-        got = fn(buf, PRE, MID)
-    except Exception:  # noqa: BLE001 - the listing would take the reference path
-        assert want is None, "the compiled printer refused bytes the reference prints"
-        return
-    assert want is not None, "the compiled printer printed bytes the reference refuses"
-    assert got == want
+    for framed in (buf, b"\x00\x17" + buf + b"\xff\xee\x01\x02"):  # as in an event: bytes around
+        start = 0 if framed is buf else 2
+        try:
+            got = fn(framed, start, start + len(buf), PRE, MID)
+        except Exception:  # noqa: BLE001 - the listing would take the reference path
+            assert want is None, "the compiled printer refused bytes the reference prints"
+            continue
+        assert want is not None, "the compiled printer printed bytes the reference refuses"
+        assert got == want
 
 
 @st.composite
@@ -98,11 +101,12 @@ def test_fused_text_equals_the_reference(case) -> None:
         want = reference(cols, pr, present, after, buf)
     except ValueError:  # a type the printer refuses: the compiled printer refuses it too
         with pytest.raises(ValueError):
-            compile_rows_text(table_decoder(cols), pr, present, after)(buf, PRE, MID)
+            compile_rows_text(table_decoder(cols), pr, present, after)(buf, 0, len(buf), PRE, MID)
         return
     fn = compile_rows_text(table_decoder(cols), pr, present, after)
-    assert fn(buf, PRE, MID) == want
-    assert fn(buf, PRE, MID) == want  # again, from the warm text memos
+    assert fn(buf, 0, len(buf), PRE, MID) == want
+    assert fn(buf, 0, len(buf), PRE, MID) == want  # again, from the warm text memos
+    assert fn(b"\x05" + buf + b"\x00\x00\x00\x00", 1, 1 + len(buf), PRE, MID) == want  # inside an event
 
 
 _BYTES = (0x00, 0x20, 0x1F, 0x27, 0x5C, 0x7F, 0x80, 0xFF)
