@@ -178,10 +178,11 @@ class _Source:
         :meth:`_ImagePrinter._compile` has it)."""
         env, pr = self.env, self.pr
         head, fn, tail, null = pr._column(i)
-        env[f"H{g}"] = "\n" + head
+        if not head.isascii() or not head.isprintable() or any(c in head for c in "{}\\\"'"):
+            raise ValueError(f"column head {head!r} is not a plain literal")  # never: "###   @N="
         if self.dec._memo[i] or self.dec._json[i] or (
                 self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
-            return f"{{H{g}}}{{p{g}}}"
+            return f"\\n{head}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
         a = f"v{g}"
         half = _INT_HALF.get(pr.cols[i].type_code) if pr.types[i] == pr.cols[i].type_code else None
@@ -193,7 +194,7 @@ class _Source:
             val = f"(Q + {a} + Q + T{g} if type({a}) is str and S{g}({a}) is None else F{g}({a}) + T{g})"
         else:
             val = f"F{g}({a}) + T{g}"
-        return f"{{H{g}}}{{N{g} if {a} is None else {val}}}"
+        return f"\\n{head}{{N{g} if {a} is None else {val}}}"
 
 
 def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple | None) -> Any:
