@@ -42,6 +42,8 @@ _INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
 
 
 _COMPILED = [0]
+_MEMO_BYTES = 512
+"""Largest JSON document whose text is memoised (memos hold at most _MEMO_MAX texts each)."""
 _ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
 """Family -> the bytes quote_bytes escapes."""
 
@@ -105,11 +107,13 @@ class _Source:
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
             return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                     f"{ind}  e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')",
-                    f"{ind}  k = buf[pos:e]", f"{ind}  p{g} = _t{g}.get(k)", f"{ind}  if p{g} is None:",
+                    f"{ind}  k = buf[pos:e] if e - pos <= {_MEMO_BYTES} else None",  # small documents only
+                    f"{ind}  p{g} = _t{g}.get(k)", f"{ind}  if p{g} is None:",
                     *lines[3:],  # the value (the NULL case is above)
                     f"{ind}    p{g} = F{g}(v{g}) + T{g}",
-                    f"{ind}    if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}      _t{g}.clear()",
-                    f"{ind}    _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
+                    f"{ind}    if k is not None:",
+                    f"{ind}      if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}        _t{g}.clear()",
+                    f"{ind}      _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
         string = dec._strings[i]
         fn = self.pr._column(i)[1]
         if string is not None and getattr(fn, "quotes_stored_bytes", False):
