@@ -224,6 +224,8 @@ def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple |
     _COMPILED[0] += 1
     name = f"<### rows of {table!r} #{_COMPILED[0]}>"  # one name per function: profiles tell them apart
     exec(compile("\n".join(lines), name, "exec"), src.env)  # noqa: S102 - from column types only
+    if len(pr._blocks) >= _MEMO_MAX // 8:  # all caches: memory stays flat with many bitmaps
+        pr._blocks.clear()
     fn = pr._blocks[key] = src.env["rows"]
     return fn
 
