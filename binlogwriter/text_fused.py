@@ -144,38 +144,11 @@ class _Source:
             lines[0] = f"{ind}if bits >> {r} & 1:"
             return lines
         # a fixed-size value: its text memoised by its bytes, made by the column's miss function
-        env[f"_t{g}"], env[f"_m{g}"] = self.miss(i)
+        env[f"_t{g}"], env[f"_m{g}"] = _miss(dec, self.pr, i)
         env[f"N{g}"] = self.pr._column(i)[3]
         return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                 f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  p{g} = _t{g}.get(k)",
                 f"{ind}  if p{g} is None:", f"{ind}    p{g} = _m{g}(buf, pos, k)", f"{ind}  pos = e"]
-
-    def miss(self, i: int) -> tuple[dict, Any]:
-        """(memo, ``miss(buf, pos, k) -> text``) of fixed-size column ``i``: its text (value
-        and ``-vv`` tail) from its bytes ``k`` at ``pos``, kept in the memo (cleared when
-        full); compiled once per column and printer, shared by every image."""
-        key = ("fused-miss", i)
-        hit = self.pr._blocks.get(key)
-        if hit is not None:
-            return hit
-        dec = self.dec
-        col, size = dec.cols[i], dec._memo[i]
-        head, fn, tail, null = self.pr._column(i)
-        decode = dec._bound[i].decode
-        if col.type_code in (17, 18) and len(col.meta) == 1:
-            decode = fast_temporal_decoder(col.type_code, col.meta[0], decode) or decode
-        memo: dict = {}
-        env: dict[str, Any] = {"_d0": decode, "_t0": memo, "F0": fn, "T0": tail, "Q": "'", "_IE": IndexError}
-        slow = ["v0, e = _d0(buf, pos)", f"if e != pos + {size}:", "  raise _IE('value size')", "p0 = F0(v0) + T0"]
-        lines = _temporal_text(col, 0, size, slow, env)
-        if lines is None:  # the decoder's inline reader (or the codec), then the renderer
-            lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
-            lines += slow[1:]
-        src = ["def miss(buf, pos, k):", f"  e = pos + {size}", *["  " + line for line in lines],
-               f"  if len(_t0) >= {_MEMO_MAX}:", "    _t0.clear()", "  _t0[k] = p0", "  return p0"]
-        exec(compile("\n".join(src), f"<### text of {col.table}.{col.name}>", "exec"), env)  # noqa: S102
-        hit = self.pr._blocks[key] = (memo, env["miss"])
-        return hit
 
     def _text(self, r: int, g: int, i: int) -> str:
         """The f-string piece of column ``i``: head, then its text (the printer's, inline as
@@ -199,6 +172,33 @@ class _Source:
         else:
             val = f"F{g}({a}) + T{g}"
         return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
+    """(memo, ``miss(buf, pos, k) -> text``) of fixed-size column ``i``: its text (value
+    and ``-vv`` tail) from its bytes ``k`` at ``pos``, kept in the memo (cleared when
+    full); compiled once per column and printer, shared by every image."""
+    key = ("fused-miss", i)
+    hit = pr._blocks.get(key)
+    if hit is not None:
+        return hit
+    col, size = dec.cols[i], dec._memo[i]
+    head, fn, tail, null = pr._column(i)
+    decode = dec._bound[i].decode
+    if col.type_code in (17, 18) and len(col.meta) == 1:
+        decode = fast_temporal_decoder(col.type_code, col.meta[0], decode) or decode
+    memo: dict = {}
+    env: dict[str, Any] = {"_d0": decode, "_t0": memo, "F0": fn, "T0": tail, "Q": "'", "_IE": IndexError}
+    slow = ["v0, e = _d0(buf, pos)", f"if e != pos + {size}:", "  raise _IE('value size')", "p0 = F0(v0) + T0"]
+    lines = _temporal_text(col, 0, size, slow, env)
+    if lines is None:  # the decoder's inline reader (or the codec), then the renderer
+        lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
+        lines += slow[1:]
+    src = ["def miss(buf, pos, k):", f"  e = pos + {size}", *["  " + line for line in lines],
+           f"  if len(_t0) >= {_MEMO_MAX}:", "    _t0.clear()", "  _t0[k] = p0", "  return p0"]
+    exec(compile("\n".join(src), f"<### text of {col.table}.{col.name}>", "exec"), env)  # noqa: S102
+    hit = pr._blocks[key] = (memo, env["miss"])
+    return hit
 
 
 def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple | None) -> Any:
