@@ -67,6 +67,7 @@ from binlogwriter.read.framing import (
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
+from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _printer, _quote_ident
 from binlogwriter.text_state import ReadState
 
@@ -82,7 +83,7 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target", "shapes",
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target",
                  "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
@@ -97,27 +98,20 @@ class _Table:
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
         self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
-        self.shapes: dict[tuple, tuple] = {}
         self.headers: dict[tuple, tuple] = {}
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
-        """(image decoder, printer, statement head, after-image decoder, printer, SET line) of
-        one kind of rows event and its column bitmaps (images_text in text_rows.py)."""
-        key = (t, present, after)
-        sh = self.shapes.get(key)
-        if sh is None:
-            dec, pr, target = self.decoder, self.printer, self.target
-            if after is not None:
-                sh = (dec.image(present), pr.block(present, True), f"### UPDATE {target}\n### WHERE",
-                      dec.image(after), pr.block(after, True), "\n### SET")
-            else:
-                pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
-                       else f"### INSERT INTO {target}\n### SET")
-                sh = (dec.image(present), pr.block(present, True), pre, None, None, None)
-            if len(self.shapes) > 256:
-                self.shapes.clear()
-            self.shapes[key] = sh
-        return sh
+        """(``rows(buf, pre, mid) -> list[str]``, pre, mid): the ``###`` text of each row of
+        one kind of rows event and its column bitmaps (images_text in text_rows.py), read and
+        printed from the bytes by one compiled function (text_fused.py)."""
+        target = self.target
+        if after is not None:
+            pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"
+        else:
+            pre = (f"### DELETE FROM {target}\n### WHERE" if t in DELETE_TYPES
+                   else f"### INSERT INTO {target}\n### SET")
+            mid = None
+        return compile_rows_text(self.decoder, self.printer, present, after), pre, mid
 
     def summary(self, t: int, tid: int, flags: int) -> str | None:
         """``Write_rows: table id N flags: STMT_END_F`` (text._rows_summary)."""
@@ -354,6 +348,7 @@ class _Listing:
         """Summary and ``###`` text of a rows event, or None: the reference path prints it."""
         if not tab.ok:
             return None
+        h = None
         try:
             # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
             # parse_rows_header is a pure function of them, and the rows follow them
@@ -371,47 +366,38 @@ class _Listing:
                 h = parse_rows_header(t, data[19:end], tid_size)
                 if h.width != tab.width:
                     return None
-                hit = (tab.shape(t, h.present, h.after), h.rows_flags)
+                summary = tab.summary(t, tid, h.rows_flags)
+                if summary is None:
+                    return None
+                hit = (*tab.shape(t, h.present, h.after), summary + "\n", summary, h.rows_flags & STMT_END_F,
+                       f"### INSERT INTO {tab.target} VALUES ()"
+                       if t not in DELETE_TYPES and t not in UPDATE_TYPES else None)
                 if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
                         any(h.present) or (h.after is not None and any(h.after))):
                     if len(tab.headers) > 256:
                         tab.headers.clear()
                     tab.headers[key] = hit
-                buf = h.rows
+                parts = hit[0](h.rows, 0, len(h.rows), hit[1], hit[2])
             else:
-                buf = data[q:end]
-            (img, bprint, pre, aimg, aprint, mid), flags = hit
-            n = len(buf)
-            pos = 0
-            parts: list = []
-            if aimg is not None:  # decoded and printed image by image (images_text, text_rows.py)
-                while pos < n:
-                    b, _, pos = img(buf, pos)
-                    a, _, pos = aimg(buf, pos)
-                    parts.append(pre + bprint(b) + mid + aprint(a))
-            else:
-                while pos < n:
-                    v, _, pos = img(buf, pos)
-                    parts.append(pre + bprint(v))
-                if not parts and t not in DELETE_TYPES:
-                    parts.append(f"### INSERT INTO {tab.target} VALUES ()")
-                    # no column in the image and no row bytes: one row, as mariadb-binlog
-                    # counts it (layouts.rows.no_image_columns; such headers are not cached)
-                    pos = 0 if n == 0 and h is not None and no_image_columns(h.present, h.after) else -1
-            text = "\n".join(parts)
-            nrows = len(parts) if pos >= 0 else 0
+                parts = hit[0](data, q, end, hit[1], hit[2])
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
             return None
-        summary = tab.summary(t, tid, flags)
-        if summary is None:
-            return None
-        state.pending_rows += nrows
-        if verbose and text:
-            summary += "\n" + text
-        if flags & STMT_END_F:
-            total, state.pending_rows = state.pending_rows, 0
+        _, _, _, head, summary, stmt_end, empty = hit
+        nrows = len(parts)
+        if not parts and empty is not None:
+            parts.append(empty)
+            if h is not None and not h.rows and no_image_columns(h.present, h.after):
+                # no column in the image and no row bytes: one row, as mariadb-binlog counts
+                # it (layouts.rows.no_image_columns; such headers are never cached)
+                nrows = 1
+        if verbose and parts:
+            summary = head + "\n".join(parts)
+        if stmt_end:
+            total, state.pending_rows = state.pending_rows + nrows, 0
             if tab.family == "mariadb":
                 summary += f"\n# Number of rows: {total}"
+        else:
+            state.pending_rows += nrows
         return summary
 
 

@@ -303,6 +303,7 @@ def text_renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], s
                 return "'" + v + "'"
             return quote_bytes(v.encode("utf-8") if isinstance(v, str) else bytes(v), family)
         utf8_text.plain_text = special.search  # type: ignore[attr-defined]  # compiled printers inline the first branch
+        utf8_text.quotes_stored_bytes = True  # type: ignore[attr-defined]  # quote_bytes of what the codec read
         return utf8_text
 
     def string_text(v: Any) -> str:
@@ -313,4 +314,7 @@ def text_renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], s
             if binary_char:  # BINARY(n) decodes re-padded; the server logs it unpadded
                 raw = raw.rstrip(b"\x00")
         return quote_bytes(raw, family)
+    # the values of a plain length-prefixed layout (plain_string_layout) print as their stored
+    # bytes quoted: the codecs re-encode text to exactly those bytes (values.md §5)
+    string_text.quotes_stored_bytes = not binary_char  # type: ignore[attr-defined]
     return string_text

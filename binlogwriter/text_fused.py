@@ -1,0 +1,272 @@
+"""The ``###`` text of a rows event straight from its row bytes: one function per table
+definition and kind of event (column bitmaps), compiled once (issue 11, ``inspect -vv``).
+
+The reference is two steps: the compiled row decoder (:mod:`binlogwriter.read.rowdecode`,
+proven equal to the declarative row codec) gives each image's values, then the table's
+``###`` printer (:class:`binlogwriter.text_rows._ImagePrinter`) prints them. Here the two are
+fused into one generated loop over the rows part of the event (format.md §13: per row the null
+bitmap of the present columns, then their non-NULL values in column order):
+
+* each column is read by the very source lines the row decoder generates for it (struct runs
+  for fixed-width integers, inline strings, the JSON reader, the bound codec), so the values
+  are the decoder's values;
+* each value is printed by the printer's own pieces: the ``###   @N=`` head, the renderer of
+  its type family and the constant ``/* TYPE meta=… nullable=… is_null=0 */`` tail (``NULL``
+  with its ``is_null=1`` tail for a NULL), the common cases inline as the printer has them;
+* a column whose value is a pure function of a fixed number of bytes (DECIMAL, DATE, YEAR,
+  BIT, TIMESTAMP2, DATETIME2, TIME2, ENUM/SET: the decoder's memo rule) is printed from a
+  per-column memo of *text* by those bytes (cleared when full: memory stays flat), decoded
+  and rendered only on a miss;
+* no tuple of values, no call per row or value beyond the renderers the printer calls.
+
+Anything malformed raises (a cut image, an invalid value the inline readers refuse, a
+renderer's ValueError): the caller then takes the reference path, which gives the text or
+the located error. A property test (tests/test_text_fused_props.py) holds the text equal to
+the reference's for random schemas × every column type × flavor × image × NULLs.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from binlogwriter.read.inline_values import miss_lines
+from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
+from binlogwriter.values._text import _ESCAPED_MARIADB, _ESCAPED_MYSQL, quote_bytes
+from binlogwriter.values.temporal_fast import fast_temporal_decoder
+
+__all__ = ["compile_rows_text"]
+
+_INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
+"""Integer type -> the first value whose text is not ``str(value)`` (values/render.py)."""
+
+
+_COMPILED = [0]
+_MEMO_BYTES = 512
+"""Largest JSON document whose text is memoised (memos hold at most _MEMO_MAX texts each)."""
+_ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
+"""Family -> the bytes quote_bytes escapes."""
+
+
+class _Source:
+    """The generated source and its environment (names bound into the compiled function)."""
+
+    def __init__(self, dec: TableDecoder, pr: Any) -> None:
+        self.dec, self.pr = dec, pr
+        self.env: dict[str, Any] = {"Q": "'", "_IE": IndexError}
+        self.n = 0  # columns named so far (one name space for both images of an UPDATE)
+
+    def image(self, present: tuple, ind: str) -> tuple[list[str], str]:
+        """(lines reading one image at ``pos`` into text pieces, f-string of its text)."""
+        dec, env = self.dec, self.env
+        idx = [i for i, p in enumerate(present) if p]
+        k = len(idx)
+        nb = (k + 7) >> 3
+        base = self.n
+        self.n += k
+        lines = [f"{ind}bits = 0" if nb == 0 else f"{ind}bits = buf[pos]" if nb == 1
+                 else f"{ind}bits = int.from_bytes(buf[pos:pos + {nb}], 'little')"]
+        if nb:
+            lines.append(f"{ind}pos += {nb}")
+        text = []
+        j = 0
+        while j < k:
+            letter = dec._letters[idx[j]]
+            run = [j]
+            if letter is not None:
+                while j + len(run) < k and dec._letters[idx[j + len(run)]] is not None:
+                    run.append(j + len(run))
+            if len(run) > 1:  # the decoder's struct run: one unpack when none is NULL
+                fmt = struct.Struct("<" + "".join(dec._letters[idx[r]] for r in run))
+                env[f"_s{base + j}"] = fmt.unpack_from
+                names = ", ".join(f"v{base + r}" for r in run)
+                lines += [f"{ind}if not bits & {sum(1 << r for r in run)}:",
+                          f"{ind}  {names}, = _s{base + j}(buf, pos)", f"{ind}  pos += {fmt.size}",
+                          f"{ind}else:"]
+                for r in run:
+                    lines += self._read(r, base + r, idx[r], ind + "  ")
+            else:
+                lines += self._read(j, base + j, idx[j], ind)
+            for r in run:
+                text.append(self._text(r, base + r, idx[r]))
+            j += len(run)
+        lines += [f"{ind}if pos > end_:", f"{ind}  raise _IE('row image runs past the end of the rows data')"]
+        return lines, "".join(text)
+
+    def _read(self, r: int, g: int, i: int, ind: str) -> list[str]:
+        """Lines reading column ``i`` (bit ``r`` of the null bitmap) into ``v<g>``, or for a
+        memoised column its text piece ``p<g>``."""
+        dec, env = self.dec, self.env
+        size = dec._memo[i]
+        lb = dec._json[i]
+        if lb:  # binary JSON: its text memoised by its length and bytes, read by the decoder's lines
+            head, fn, tail, null = self.pr._column(i)
+            env[f"_t{g}"], env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = {}, fn, tail, null
+            lines = dec._one(env, g, i, ind + "  ")
+            if lines[0] != f"{ind}  if bits >> {g} & 1:" or lines[2] != f"{ind}  else:":
+                raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
+            return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                    f"{ind}  e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')",
+                    f"{ind}  k = buf[pos:e] if e - pos <= {_MEMO_BYTES} else None",  # small documents only
+                    f"{ind}  p{g} = _t{g}.get(k)", f"{ind}  if p{g} is None:",
+                    *lines[3:],  # the value (the NULL case is above)
+                    f"{ind}    p{g} = F{g}(v{g}) + T{g}",
+                    f"{ind}    if k is not None:",
+                    f"{ind}      if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}        _t{g}.clear()",
+                    f"{ind}      _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
+        string = dec._strings[i]
+        fn = self.pr._column(i)[1]
+        if string is not None and getattr(fn, "quotes_stored_bytes", False):
+            # a plain length-prefixed string: its text is its stored bytes quoted (the
+            # renderer's own rule), inline when there is nothing to escape
+            lb = string[0]
+            pad = dec._pads[i]
+            env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
+            fam = self.pr.family
+            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(fam, _ESCAPED_MYSQL), fam
+            n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
+                 else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
+            lines = [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                     f"{ind}  n = {n}", f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  k = buf[s:pos]"]
+            if len(pad) == 1:  # a CHAR's logged trailing pad: the codec refuses it (rowdecode.py)
+                lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
+            elif pad:
+                lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
+            return lines + [f"{ind}  if len(k.translate(None, _esc)) == n:",  # no byte to escape
+                            f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
+                            f"{ind}  else:", f"{ind}    p{g} = _qb(k, _fam) + T{g}"]
+        if not size:
+            # the decoder's own lines, its names numbered by ``g`` (unique across both images
+            # of an UPDATE), its null test on bit ``r`` of this image's bitmap
+            lines = dec._one(env, g, i, ind)
+            if lines[0] != f"{ind}if bits >> {g} & 1:":
+                raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
+            lines[0] = f"{ind}if bits >> {r} & 1:"
+            return lines
+        # a fixed-size value: its text memoised by its bytes, made by the column's miss function
+        env[f"_t{g}"], env[f"_m{g}"] = _miss(dec, self.pr, i)
+        env[f"N{g}"] = self.pr._column(i)[3]
+        return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  p{g} = _t{g}.get(k)",
+                f"{ind}  if p{g} is None:", f"{ind}    p{g} = _m{g}(buf, pos, k)", f"{ind}  pos = e"]
+
+    def _text(self, r: int, g: int, i: int) -> str:
+        """The f-string piece of column ``i``: head, then its text (the printer's, inline as
+        :meth:`_ImagePrinter._compile` has it)."""
+        env, pr = self.env, self.pr
+        head, fn, tail, null = pr._column(i)
+        if not head.isascii() or not head.isprintable() or any(c in head for c in "{}\\\"'"):
+            raise ValueError(f"column head {head!r} is not a plain literal")  # never: "###   @N="
+        if self.dec._memo[i] or self.dec._json[i] or (
+                self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
+            return f"\\n{head}{{p{g}}}"
+        env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
+        a = f"v{g}"
+        half = _INT_HALF.get(pr.cols[i].type_code) if pr.types[i] == pr.cols[i].type_code else None
+        plain = getattr(fn, "plain_text", None)
+        if half is not None:
+            val = f"(str({a}) + T{g} if 0 <= {a} < {half} else F{g}({a}) + T{g})"
+        elif plain is not None:
+            env[f"S{g}"] = plain
+            val = f"(Q + {a} + Q + T{g} if type({a}) is str and S{g}({a}) is None else F{g}({a}) + T{g})"
+        else:
+            val = f"F{g}({a}) + T{g}"
+        return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
+    """(memo, ``miss(buf, pos, k) -> text``) of fixed-size column ``i``: its text (value
+    and ``-vv`` tail) from its bytes ``k`` at ``pos``, kept in the memo (cleared when
+    full); compiled once per column and printer, shared by every image."""
+    key = ("fused-miss", i)
+    hit = pr._blocks.get(key)
+    if hit is not None:
+        return hit
+    col, size = dec.cols[i], dec._memo[i]
+    head, fn, tail, null = pr._column(i)
+    decode = dec._bound[i].decode
+    if col.type_code in (17, 18) and len(col.meta) == 1:
+        decode = fast_temporal_decoder(col.type_code, col.meta[0], decode) or decode
+    memo: dict = {}
+    env: dict[str, Any] = {"_d0": decode, "_t0": memo, "F0": fn, "T0": tail, "Q": "'", "_IE": IndexError}
+    slow = ["v0, e = _d0(buf, pos)", f"if e != pos + {size}:", "  raise _IE('value size')", "p0 = F0(v0) + T0"]
+    lines = _temporal_text(col, 0, size, slow, env)
+    if lines is None:  # the decoder's inline reader (or the codec), then the renderer
+        lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
+        lines += slow[1:]
+    src = ["def miss(buf, pos, k):", f"  e = pos + {size}", *["  " + line for line in lines],
+           f"  if len(_t0) >= {_MEMO_MAX}:", "    _t0.clear()", "  _t0[k] = p0", "  return p0"]
+    exec(compile("\n".join(src), f"<### text of {col.table}.{col.name}>", "exec"), env)  # noqa: S102
+    hit = pr._blocks[key] = (memo, env["miss"])
+    return hit
+
+
+def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple | None) -> Any:
+    """``rows(buf, pos, end, pre, mid) -> list[str]``: per row of the rows part ``buf[pos:end]``,
+    ``pre`` then the ``###   @N=…`` lines of its image, and for an UPDATE (``after`` given)
+    ``mid`` then the after image's lines: exactly the text ``_ImagePrinter.block`` of ``pr``
+    gives the values the decoder ``dec`` (of the printer's columns) reads. Raises on anything
+    the reference path must handle. Compiled once per printer and bitmaps."""
+    key = ("fused-rows", present, after)
+    fn = pr._blocks.get(key)
+    if fn is not None:
+        return fn
+    src = _Source(dec, pr)
+    body, text = src.image(present, "    ")
+    if after is not None:
+        lines2, text2 = src.image(after, "    ")
+        body += [f'    tb_ = f"{{pre}}{text}"', *lines2, f'    app(tb_ + f"{{mid}}{text2}")']
+    else:
+        body.append(f'    app(f"{{pre}}{text}")')
+    lines = ["def rows(buf, pos, end_, pre, mid):", "  out = []", "  app = out.append",
+             "  while pos < end_:", *body, "  return out"]
+    table = dec.cols[0].table if dec.cols else ""
+    _COMPILED[0] += 1
+    name = f"<### rows of {table!r} #{_COMPILED[0]}>"  # one name per function: profiles tell them apart
+    exec(compile("\n".join(lines), name, "exec"), src.env)  # noqa: S102 - from column types only
+    if len(pr._blocks) >= _MEMO_MAX // 8:  # all caches: memory stays flat with many bitmaps
+        pr._blocks.clear()
+    fn = pr._blocks[key] = src.env["rows"]
+    return fn
+
+
+_FRACTION = {0: (0, 1), 1: (99, 10000), 2: (9999, 100), 3: (999999, 1)}
+"""fraction bytes -> (largest valid value, multiplier to microseconds) (values.md §4)."""
+_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _temporal_text(col: Any, g: int, size: int, slow: list[str], env: dict) -> list[str] | None:
+    """Lines setting ``p<g>`` to the text of a TIMESTAMP2 / DATETIME2 value straight from its
+    bytes ``k`` (values.md §4; the text of ``values/timestamp.py`` / ``values/datetime.py``
+    renderers), in the common case the decoder's inline reader takes (read/inline_values.py:
+    a valid date, a fraction below one second, a non-zero TIMESTAMP); ``slow`` (decode, then
+    render) otherwise. None for other columns."""
+    code, meta = col.type_code, bytes(col.meta)
+    if code not in (17, 18) or len(meta) != 1 or not 0 <= meta[0] <= 6:
+        return None
+    fsp = meta[0]
+    fb = (fsp + 1) // 2
+    if size != (5 if code == 18 else 4) + fb:
+        return None
+    limit, mul = _FRACTION[fb]
+    sh = 8 * fb
+    frac = "''"
+    if fsp:  # _text._frac of the microseconds
+        us = f"(x_ & {(1 << sh) - 1})" + (f" * {mul}" if mul != 1 else "")
+        frac = f"'.' + str({us} // {10 ** (6 - fsp)}).zfill({fsp})"
+    bad = f" or x_ & {(1 << sh) - 1} > {limit}" if fb else ""
+    lines = [f"if len(k) != {size}:", *["  " + x for x in slow], "else:", "  x_ = int.from_bytes(k, 'big')"]
+    if code == 17:  # seconds since the epoch as C's %d of 32 bits
+        lines += [f"  sec_ = x_ >> {sh}" if sh else "  sec_ = x_", f"  if sec_ == 0{bad}:",
+                  *["    " + x for x in slow], "  else:",
+                  f"    p{g} = str(sec_ - 4294967296 if sec_ >= 2147483648 else sec_) + {frac} + T{g}"]
+        return lines
+    env["_MD"] = _MONTH_DAYS
+    lines += [f"  ip_ = (x_ >> {sh}) - 0x8000000000", "  ymd_ = ip_ >> 17", "  ym_ = ymd_ >> 5",
+              "  y_, mo_, d_ = ym_ // 13, ym_ % 13, ymd_ & 31", "  hms_ = ip_ & 0x1FFFF",
+              "  h_, mi_, s_ = hms_ >> 12, (hms_ >> 6) & 63, hms_ & 63",
+              f"  if ip_ < 0{bad} or not (0 < y_ <= 9999 and 0 < mo_ and 0 < d_ <= _MD[mo_] and h_ < 24"
+              " and mi_ < 60 and s_ < 60):",
+              *["    " + x for x in slow], "  else:",
+              f"    p{g} = f\"'{{y_:04d}}-{{mo_:02d}}-{{d_:02d}} {{h_:02d}}:{{mi_:02d}}:{{s_:02d}}\" + {frac} + Q + T{g}"]
+    return lines
