@@ -77,6 +77,7 @@ def main() -> None:
     args = ap.parse_args()
     mariadb = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
     base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="bench-inspect-"))
+    base.mkdir(parents=True, exist_ok=True)
     print(f"load average before: {os.getloadavg()}")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "binlogwriter")], check=False,
                    capture_output=True)
