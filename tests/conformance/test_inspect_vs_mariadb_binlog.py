@@ -282,6 +282,18 @@ def test_inspect_matches_mariadb_binlog_on_the_corpus(mariadb_corpus, row_metada
     assert_same_listing(mariadb_corpus(row_metadata, row_image))
 
 
+def test_inspect_matches_mariadb_binlog_without_checksums(tmp_path: Path) -> None:
+    """binlog_checksum=NONE: the FDE still carries a CRC32 footer, but its checksum byte says
+    OFF, so mariadb-binlog prints no ``CRC32 0x…`` on its header line (nor on any other)."""
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "alltypes",
+                    "--flavor", "mariadb1011", "--checksum", "none", "--transactions", "20",
+                    "--initial-rows", "5", "--ddl-in-binlog", "--out", str(out), "--no-progress"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
+    listing = assert_same_listing(sorted(out.glob("binlog.0*")))
+    assert not any("CRC32" in h for h in listing.headers)
+
+
 def test_inspect_matches_mariadb_binlog_on_our_writer_files(extra_files, tmp_path: Path) -> None:
     ours = write_like_the_server(extra_files("FULL"), tmp_path / "ours")
     listing = assert_same_listing(ours)
