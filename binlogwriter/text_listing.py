@@ -229,6 +229,7 @@ class _Listing:
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
+                    reader.state.flavor = rfmt.flavor  # skipped FDE: rows of unseen tables
                     continue
                 if stop is not None and offset >= stop:
                     break

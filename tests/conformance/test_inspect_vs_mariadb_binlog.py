@@ -294,6 +294,30 @@ def test_inspect_matches_mariadb_binlog_without_checksums(tmp_path: Path) -> Non
     assert not any("CRC32" in h for h in listing.headers)
 
 
+def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path) -> None:
+    """--start-position at a statement's last rows event: its Table_map is not read, so
+    mariadb-binlog prints ``### Row event for unknown table #N`` and, with no newline, the
+    statement's ``# Number of rows: 0`` on that line; then the rest as usual."""
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "sysbench",
+                    "--flavor", "mariadb1011", "--transactions", "20", "--initial-rows", "5",
+                    "--out", str(out), "--no-progress"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
+    files = sorted(out.glob("binlog.0*"))[:1]
+    start = next(e.origin.offset for e in BinlogReader(files) if getattr(e, "rows_flags", 0) & 1)
+    args = ["--start-position", str(start)]
+    ours = subprocess.run([sys.executable, "-c", _SHIM, "inspect", "-vv", *args, *map(str, files)],
+                          cwd=REPO_ROOT, capture_output=True, timeout=600, check=True)
+    theirs = subprocess.run([find_binary("mariadb-binlog"), "-vv", "--base64-output=decode-rows", *args,
+                             *map(str, files)], capture_output=True, timeout=600, check=True,
+                            env={**os.environ, "TZ": "UTC"})
+    a = Sections.of(ours.stdout.decode("utf-8", "surrogateescape"))
+    b = Sections.of(theirs.stdout.decode("utf-8", "surrogateescape"))
+    assert b.rows[0].startswith("### Row event for unknown table #") and b.counts
+    for name in ("rows", "counts", "at", "headers", "summaries"):
+        assert getattr(a, name) == getattr(b, name), f"{name} differ at {_first_difference(getattr(a, name), getattr(b, name))}"
+
+
 def test_inspect_matches_mariadb_binlog_on_our_writer_files(extra_files, tmp_path: Path) -> None:
     ours = write_like_the_server(extra_files("FULL"), tmp_path / "ours")
     listing = assert_same_listing(ours)
