@@ -361,9 +361,15 @@ def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
     if tm is None:
         if verbose:
             line = f"### Row event for unknown table #{e.table_id}"
-            if family == "mariadb" and e.rows_flags & STMT_END_F:
-                # mariadb-binlog ends that line with no newline: the row count follows on it
-                yield f"{line}# Number of rows: {RowCount.take(state)}"
+            if family == "mariadb" and state is not None:
+                # mariadb-binlog holds a statement's output to its end and prints this line
+                # with no newline: the statement's such lines and its row count make one line
+                held = getattr(state, "unknown_rows", "") + line
+                if not e.rows_flags & STMT_END_F:
+                    state.unknown_rows = held
+                    return
+                state.unknown_rows = ""
+                yield f"{held}# Number of rows: {RowCount.take(state)}"
                 return
             yield line
     else:

@@ -294,17 +294,20 @@ def test_inspect_matches_mariadb_binlog_without_checksums(tmp_path: Path) -> Non
     assert not any("CRC32" in h for h in listing.headers)
 
 
-def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path) -> None:
-    """--start-position at a statement's last rows event: its Table_map is not read, so
-    mariadb-binlog prints ``### Row event for unknown table #N`` and, with no newline, the
-    statement's ``# Number of rows: 0`` on that line; then the rest as usual."""
+@pytest.mark.parametrize("end", [1, 0], ids=["last-event", "split-statement"])
+def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path, end: int) -> None:
+    """--start-position at a rows event of a statement (its last one, or one of a statement
+    split over several): its Table_map is not read, so mariadb-binlog prints
+    ``### Row event for unknown table #N`` per event with no newline, the statement's
+    ``# Number of rows: 0`` on the same line; then the rest as usual."""
     out = tmp_path / "run"
-    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "sysbench",
-                    "--flavor", "mariadb1011", "--transactions", "20", "--initial-rows", "5",
-                    "--out", str(out), "--no-progress"],
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "alltypes",
+                    "--flavor", "mariadb1011", "--transactions", "20", "--initial-rows", "20",
+                    "--row-event-max-size", "1K", "--out", str(out), "--no-progress"],
                    cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
     files = sorted(out.glob("binlog.0*"))[:1]
-    start = next(e.origin.offset for e in BinlogReader(files) if getattr(e, "rows_flags", 0) & 1)
+    start = next(e.origin.offset for e in BinlogReader(files)
+                 if e.type_code in (23, 24, 25) and e.rows_flags & 1 == end)
     args = ["--start-position", str(start)]
     ours = subprocess.run([sys.executable, "-c", _SHIM, "inspect", "-vv", *args, *map(str, files)],
                           cwd=REPO_ROOT, capture_output=True, timeout=600, check=True)
