@@ -229,6 +229,7 @@ class _Listing:
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
+                    reader.state.flavor = rfmt.flavor  # skipped FDE: rows of unseen tables
                     continue
                 if stop is not None and offset >= stop:
                     break
@@ -462,8 +463,12 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
 
 
 def _crc_of(rec: RawRecord) -> int | None:
-    """The stored CRC32 footer of a record, if it has one."""
-    return int.from_bytes(rec.data[-4:], "little") if has_footer(rec.data, rec.fmt) else None
+    """The stored CRC32 footer of a record, if it has one and it is printed: an FDE always
+    carries one, but mysqlbinlog prints it only when the FDE's own checksum_alg byte (the byte
+    before the footer) says CRC32, not under binlog_checksum=NONE (docs/format.md §4)."""
+    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == 15 and rec.data[-5] != 1):
+        return None
+    return int.from_bytes(rec.data[-4:], "little")
 
 
 class _Stop(Exception):

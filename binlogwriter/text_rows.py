@@ -276,7 +276,7 @@ def _flavor_of(state: Any, table_id: int) -> str | None:
     tm = tables.get(table_id)
     if tm is not None:
         return tm.flavor
-    return next((t.flavor for t in tables.values()), None)
+    return next((t.flavor for t in tables.values()), None) or getattr(state, "flavor", None)
 
 
 def rows_text(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tuple[str, int]:
@@ -360,7 +360,18 @@ def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
     verbose = getattr(opts, "verbose", 0)
     if tm is None:
         if verbose:
-            yield f"### Row event for unknown table #{e.table_id}"
+            line = f"### Row event for unknown table #{e.table_id}"
+            if family == "mariadb" and state is not None:
+                # mariadb-binlog holds a statement's output to its end and prints this line
+                # with no newline: the statement's such lines and its row count make one line
+                held = getattr(state, "unknown_rows", "") + line
+                if not e.rows_flags & STMT_END_F:
+                    state.unknown_rows = held
+                    return
+                state.unknown_rows = ""
+                yield f"{held}# Number of rows: {RowCount.take(state)}"
+                return
+            yield line
     else:
         try:
             text, n = rows_text(e, tm, verbose, family)

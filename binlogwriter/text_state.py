@@ -21,6 +21,11 @@ class ReadState:
         self.columns: dict[int, list] = {}
         self.schemas = schemas or {}
         self.pending_rows = 0
+        self.flavor: str | None = None
+        self.unknown_rows = ""
+        """MariaDB: the ``### Row event for unknown table`` text of the statement so far."""
+        """"mariadb" or "mysql" after the FDE (its server version), for rows events whose
+        Table_map was not seen (a listing from --start-position)."""
         """Rows printed since the last statement end (``# Number of rows``, text_rows.RowCount)."""
 
     def observe(self, event: Event) -> None:
@@ -49,6 +54,8 @@ class ReadState:
             self.columns[event.table_id] = cols
             if cache is not None:
                 cache[id(schema)] = (schema, cols)
+        elif event.type_code == 15:
+            self.flavor = "mariadb" if "mariadb" in (getattr(event, "server_version", "") or "").lower() else "mysql"
 
     def columns_for(self, table_id: int) -> list | None:
         return self.columns.get(table_id)

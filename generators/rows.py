@@ -58,6 +58,11 @@ _DDL_COLS = {
 }
 
 
+def _wrap(fn: Callable[[Any], Any], cap: int) -> Callable[[Any], Any]:
+    """``fn`` of keys taken modulo ``cap`` (an int, or a numpy array of them)."""
+    return lambda keys: fn(keys % cap)
+
+
 def ver_of(gen: int, n: int) -> int:
     return (gen << 32) | n
 
@@ -101,6 +106,7 @@ class TableRows:
         key_cols: dict[int, Callable[[int], Any]] = {}
         vkey: dict[int, Any] = {}
         caps: list[int] = []
+        own: dict[int, int] = {}  # key column -> the keys it can tell apart on its own
         keys = ([list(pk)] if pk else []) + [
             [(t.index_of(p.column), p.prefix or 0) for p in k.parts] for k in t.unique_keys]
         for parts in keys:
@@ -114,7 +120,9 @@ class TableRows:
                     primary = len(parts) == 1 and pk and ci == pk[0][0]
                     key_cols[ci] = key_generator(col, fl, tname, bool(primary))
                     vkey[ci] = key_vector_generator(col, bool(primary)) or getattr(key_cols[ci], "vec", None)
-                cap_k = max(cap_k, key_capacity(col, fl, prefix or None))
+                cap_c = key_capacity(col, fl, prefix or None)
+                own[ci] = min(own.get(ci, cap_c), cap_c)
+                cap_k = max(cap_k, cap_c)
             caps.append(cap_k)
         for name, fn in self.tdef.key_fns.items():
             if name in idx:
@@ -124,6 +132,13 @@ class TableRows:
         self.capacity = min(caps) if caps else 1 << 62
         if self.capacity < 1:
             raise SpecError(f"table {t.database}.{tname}: its keys cannot hold any generated row")
+        # a composite key is unique by its widest part: a narrower part (TINYINT next to an
+        # INT) wraps around its own key space instead of going out of its type's range
+        for ci, cap_c in own.items():
+            if cap_c < self.capacity and ci in key_cols:
+                key_cols[ci] = _wrap(key_cols[ci], cap_c)
+                if vkey.get(ci) is not None:
+                    vkey[ci] = _wrap(vkey[ci], cap_c)
         self.key_cols = key_cols
         gens: dict[int, Callable[[int, int], Any]] = {}
         vgens: dict[int, Any] = {}

@@ -120,8 +120,11 @@ def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callab
     span = hi - max(lo, 0)
     mult = 0x9E3779B97F4A7C15 | 1
     base = max(lo, 0) + 1
-    if span & (span + 1) == 0:  # 2^b - 1: scramble inside the range
-        return lambda k: base + ((k * mult) & span) if span > 1 else base + k
+    if span & (span + 1) == 0 and span > 1:  # 2^b - 1: scramble inside the range
+        # k -> (k * mult) mod 2^b is a bijection onto 0..span; keys below span miss exactly
+        # one residue (span's own), which takes the place of span (base + span is past hi)
+        spare = (span * mult) & span
+        return lambda k: base + (x if (x := (k * mult) & span) != span else spare)
     return lambda k: base + k
 
 
@@ -137,7 +140,13 @@ def key_vector_generator(col: Column, primary: bool) -> Callable[[np.ndarray], V
         spn = np.uint64(span)
         if base + span >= 1 << 63:
             return None
-        return lambda k: Vec("int", base + ((k.astype(np.uint64) * mult) & spn).astype(np.int64))
+        spare = np.uint64((span * int(mult)) & span)
+
+        def scramble(k: np.ndarray) -> Vec:
+            x = (k.astype(np.uint64) * mult) & spn
+            return Vec("int", base + np.where(x == spn, spare, x).astype(np.int64))
+
+        return scramble
     return lambda k: Vec("int", base + k.astype(np.int64))
 
 

@@ -282,6 +282,45 @@ def test_inspect_matches_mariadb_binlog_on_the_corpus(mariadb_corpus, row_metada
     assert_same_listing(mariadb_corpus(row_metadata, row_image))
 
 
+def test_inspect_matches_mariadb_binlog_without_checksums(tmp_path: Path) -> None:
+    """binlog_checksum=NONE: the FDE still carries a CRC32 footer, but its checksum byte says
+    OFF, so mariadb-binlog prints no ``CRC32 0x…`` on its header line (nor on any other)."""
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "alltypes",
+                    "--flavor", "mariadb1011", "--checksum", "none", "--transactions", "20",
+                    "--initial-rows", "5", "--ddl-in-binlog", "--out", str(out), "--no-progress"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
+    listing = assert_same_listing(sorted(out.glob("binlog.0*")))
+    assert not any("CRC32" in h for h in listing.headers)
+
+
+@pytest.mark.parametrize("end", [1, 0], ids=["last-event", "split-statement"])
+def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path, end: int) -> None:
+    """--start-position at a rows event of a statement (its last one, or one of a statement
+    split over several): its Table_map is not read, so mariadb-binlog prints
+    ``### Row event for unknown table #N`` per event with no newline, the statement's
+    ``# Number of rows: 0`` on the same line; then the rest as usual."""
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "alltypes",
+                    "--flavor", "mariadb1011", "--transactions", "20", "--initial-rows", "20",
+                    "--row-event-max-size", "1K", "--out", str(out), "--no-progress"],
+                   cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
+    files = sorted(out.glob("binlog.0*"))[:1]
+    start = next(e.origin.offset for e in BinlogReader(files)
+                 if e.type_code in (23, 24, 25) and e.rows_flags & 1 == end)
+    args = ["--start-position", str(start)]
+    ours = subprocess.run([sys.executable, "-c", _SHIM, "inspect", "-vv", *args, *map(str, files)],
+                          cwd=REPO_ROOT, capture_output=True, timeout=600, check=True)
+    theirs = subprocess.run([find_binary("mariadb-binlog"), "-vv", "--base64-output=decode-rows", *args,
+                             *map(str, files)], capture_output=True, timeout=600, check=True,
+                            env={**os.environ, "TZ": "UTC"})
+    a = Sections.of(ours.stdout.decode("utf-8", "surrogateescape"))
+    b = Sections.of(theirs.stdout.decode("utf-8", "surrogateescape"))
+    assert b.rows[0].startswith("### Row event for unknown table #") and b.counts
+    for name in ("rows", "counts", "at", "headers", "summaries"):
+        assert getattr(a, name) == getattr(b, name), f"{name} differ at {_first_difference(getattr(a, name), getattr(b, name))}"
+
+
 def test_inspect_matches_mariadb_binlog_on_our_writer_files(extra_files, tmp_path: Path) -> None:
     ours = write_like_the_server(extra_files("FULL"), tmp_path / "ours")
     listing = assert_same_listing(ours)

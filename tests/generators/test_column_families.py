@@ -138,3 +138,44 @@ def test_dispatch_reaches_every_family() -> None:
             assert len({repr(kg(k)) for k in range(n)}) == n
     assert seen == NAMES
     assert sql_literal(table.columns[1], None, "mariadb1011") == "NULL"
+
+
+@pytest.mark.parametrize("sql_type", ["TINYINT", "TINYINT UNSIGNED", "SMALLINT", "MEDIUMINT UNSIGNED"])
+def test_integer_unique_keys_stay_in_range(sql_type: str) -> None:
+    """Every key below key_capacity gives a distinct value the column's type can hold,
+    the same from the scalar and the numpy face (a UNIQUE non-primary key column)."""
+    import numpy as np
+
+    from generators.values import key_vector_generator
+
+    col = parse_tables(f"CREATE TABLE t (id INT PRIMARY KEY, k {sql_type} NOT NULL, UNIQUE KEY (k))",
+                       flavor="mysql80")[0].columns[1]
+    cap = key_capacity(col, "mysql80")
+    lo, hi = (0, 2 ** (8 * {"TINYINT": 1, "SMALLINT": 2, "MEDIUMINT": 3}[sql_type.split()[0]]) - 1)
+    if "UNSIGNED" not in sql_type:
+        lo, hi = -(hi + 1) // 2, hi // 2
+    kg = key_generator(col, "mysql80", "t", False)
+    vals = [kg(k) for k in range(min(cap, 1 << 17))]
+    assert len(set(vals)) == len(vals) and lo <= min(vals) and max(vals) <= hi
+    vec = key_vector_generator(col, False)(np.arange(len(vals), dtype=np.int64))
+    assert [int(x) for x in vec.data] == vals
+
+
+def test_composite_key_with_a_narrow_part(tmp_path) -> None:
+    """A composite primary key is unique by its widest part: 300 rows fit although the
+    TINYINT part alone holds 127 keys; every value is in range and every key distinct."""
+    import subprocess
+    import sys
+
+    from binlogwriter.reader import BinlogReader
+
+    sql = tmp_path / "s.sql"
+    sql.write_text("CREATE TABLE c (k1 INT NOT NULL, k2 TINYINT NOT NULL, v INT, PRIMARY KEY (k1, k2));\n")
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--schema", str(sql), "--initial-rows",
+                    "300", "--ddl-in-binlog", "--transactions", "5", "--mix", "insert=1", "--out", str(out),
+                    "--no-progress"], check=True, capture_output=True, timeout=300)
+    rows = [tuple(r[:2]) for e in BinlogReader(sorted(out.glob("binlog.0*")))
+            if getattr(e, "type_code", None) in (23, 30) for r in e.rows]
+    assert len(rows) >= 300 and len(set(rows)) == len(rows)
+    assert all(-128 <= k2 <= 127 for _, k2 in rows)
