@@ -21,12 +21,12 @@ class ReadState:
         self.columns: dict[int, list] = {}
         self.schemas = schemas or {}
         self.pending_rows = 0
+        """Rows printed since the last statement end (``# Number of rows``, text_rows.RowCount)."""
         self.flavor: str | None = None
-        self.unknown_rows = ""
-        """MariaDB: the ``### Row event for unknown table`` text of the statement so far."""
         """"mariadb" or "mysql" after the FDE (its server version), for rows events whose
         Table_map was not seen (a listing from --start-position)."""
-        """Rows printed since the last statement end (``# Number of rows``, text_rows.RowCount)."""
+        self.unknown_rows = ""
+        """MariaDB: the ``### Row event for unknown table`` text of the statement so far."""
 
     def observe(self, event: Event) -> None:
         if event.type_code == 19:
