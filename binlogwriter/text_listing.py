@@ -44,13 +44,13 @@ from typing import Any, TextIO
 from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
 from binlogwriter.format import type_name
+from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
     DELETE_TYPES,
     ROWS_TYPES,
     STMT_END_F,
     UPDATE_TYPES,
-    V2_TYPES,
     no_image_columns,
 )
 from binlogwriter.read.fastdecode import _mariadb_gtid
@@ -64,6 +64,7 @@ from binlogwriter.read.framing import (
     fde_format,
     open_binlog,
 )
+from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
@@ -75,7 +76,7 @@ __all__ = ["write_listing"]
 
 _HEAD = struct.Struct("<IBIIIH")
 _ROWS_FAST = frozenset(ROWS_TYPES) - {39}
-_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
+_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
 _CHUNK = 2000
 """Events per write to the output."""
 
@@ -349,15 +350,19 @@ class _Listing:
         """Summary and ``###`` text of a rows event, or None: the reference path prints it."""
         if not tab.ok:
             return None
-        h = None
         try:
             # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
-            # parse_rows_header is a pure function of them, and the rows follow them
-            p = 21 + tid_size
-            if t in V2_TYPES:
-                p += data[p] | data[p + 1] << 8
-            b = data[p]
-            p += 1 if b < 251 else 3 if b == 0xFC else 4 if b == 0xFD else 1 << 40
+            # parse_rows_header is a pure function of them, and the rows follow them; the
+            # post-header places come from the rows layout (read/places.py)
+            pl = rows_places_of(t, tid_size)
+            p = 19 + pl.post
+            if pl.var_header is not None:  # v2: the extra info counts its own length field
+                v = 19 + pl.var_header
+                p = v + int.from_bytes(data[v:v + pl.var_header_size], "little")
+            width = read_packed(data, p, end)
+            if width is None:
+                return None
+            p = width[1]
             nb = (tab.width + 7) >> 3
             q = p + (nb << 1 if t in UPDATE_TYPES else nb)
             key = (t, data[19 + tid_size:q])
