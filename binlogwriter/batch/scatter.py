@@ -52,11 +52,19 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     """``out[dest[i]:dest[i]+lens[i]]`` = the next ``lens[i]`` bytes of ``src``, for ascending,
     non-overlapping ``dest``: one boolean mask over the runs' span (``np.repeat`` of
     alternating gap/run lengths) and one masked assignment, or — for runs sparse in their
-    span — one index array over the runs' bytes."""
+    span — one index array over the runs' bytes; runs of one width ``w`` that all start at
+    multiples of ``w`` (e.g. row images of a fixed-width table in slots of that width) are
+    rows of ``out`` seen as a ``(len // w, w)`` matrix: one row assignment."""
     k = len(dest)
     if not k:
         return
     m = len(src)
+    w = int(lens[0])
+    if w > 1 and out.flags.c_contiguous and (lens == w).all() and not (dest % w).any():
+        rows = out[:len(out) // w * w].view()
+        rows.shape = (-1, w)  # a view (raises rather than copy)
+        rows[dest // w] = src.reshape(k, w)
+        return
     if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
         # sparse runs (a few image groups among many): index arithmetic over the runs' own
         # bytes, not a mask over the whole span

@@ -205,7 +205,7 @@ def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
     if n and w and int(mat.max()) >= 128:
         return None
     lengths = np.full(n, w, dtype=np.int64)
-    if strip and w:
+    if strip and w and (mat[:, w - 1] == 0x20).any():  # else no value ends in a space: all full width
         nonsp = mat != 0x20
         last = w - np.argmax(nonsp[:, ::-1], axis=1)
         lengths = np.where(nonsp.any(axis=1), last, 0).astype(np.int64)

@@ -259,11 +259,10 @@ class ManyRowImages:
         if rem and null_pad:
             mask = (0xFF << rem) & 0xFF
             bitmap[:, nb - 1] |= mask if null_pad == -1 else (null_pad & mask)
-        lens = self._piece_lengths(pieces, k, n)
-        row_len = lens.sum(axis=1)
         if n and all(isinstance(pc, Fixed) and len(rows_nn) == n for rows_nn, pc in pieces):
             # every image the same width: columns side by side in an (n, width) array
-            width = int(row_len[0])
+            width = nb + sum(int(pc.data.shape[1]) for _, pc in pieces)
+            row_len = np.full(n, width, dtype=np.int64)
             out2 = np.empty((n, width), dtype=np.uint8)
             out2[:, :nb] = bitmap
             o = nb
@@ -272,6 +271,10 @@ class ManyRowImages:
                 out2[:, o:o + w] = piece.data
                 o += w
             return out2.ravel(), row_len
+        lens = self._piece_lengths(pieces, k, n)
+        row_len = lens[:, 0].copy()
+        for p in range(1, lens.shape[1]):  # column by column: a row sum over a few columns is slow
+            row_len += lens[:, p]
         at = np.cumsum(lens, axis=1) - lens
         row_start = np.cumsum(row_len) - row_len
         out = np.empty(int(row_len.sum()), dtype=np.uint8)

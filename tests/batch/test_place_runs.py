@@ -1,6 +1,6 @@
 """``place_runs`` (binlogwriter/batch/columnar.py) writes each run's bytes where a plain
-slice assignment per run writes them, for dense and sparse runs alike, and touches
-nothing else."""
+slice assignment per run writes them, for dense and sparse runs alike, and for runs of
+one width at multiples of it (the row-matrix branch), and touches nothing else."""
 
 from __future__ import annotations
 
@@ -22,6 +22,32 @@ def test_place_runs_equals_slices(size, runs, seed) -> None:
         dest.append(at + gap)
         lens.append(n)
         at += gap + n
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
+    out = rng.integers(0, 256, size, dtype=np.uint8)
+    want = out.copy()
+    o = 0
+    for d, n in zip(dest, lens, strict=True):
+        want[d:d + n] = src[o:o + n]
+        o += n
+    place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
+    assert out.tobytes() == want.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(1, 40), slots=st.integers(1, 200), picks=st.lists(st.booleans(), max_size=200),
+       tail=st.integers(0, 39), odd=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_place_runs_equal_width_slots(width, slots, picks, tail, odd, seed) -> None:
+    """Runs of one width in slots of that width (some slots skipped, a tail after the last
+    slot; ``odd``: one run a byte shorter or one slot shifted, so the branch must not apply)."""
+    size = width * slots + tail
+    dest = [i * width for i, p in enumerate(picks[:slots]) if p]
+    lens = [width] * len(dest)
+    if odd and dest:
+        if width > 1 and len(dest) > 1:
+            lens[0] = width - 1
+        elif dest[-1] + width < size:
+            dest[-1] += 1
     rng = np.random.default_rng(seed)
     src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
     out = rng.integers(0, 256, size, dtype=np.uint8)
