@@ -29,6 +29,7 @@ import numpy as np
 
 from binlogwriter import images
 from binlogwriter.batch.columnar import DeferredImages, RowsBatch, place_runs
+from binlogwriter.batch.unique import unique_ints
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
@@ -76,7 +77,7 @@ class AppliedBatch:
             end = np.ones(len(ks), dtype=bool)
             end[:-1] = (ts[1:] != ts[:-1]) | (ks[1:] != ks[:-1])
             pick = np.flatnonzero(m)[last[end]]
-            for tidx in np.unique(self.table[pick]).tolist():
+            for tidx in unique_ints(self.table[pick]).tolist():
                 q = pick[self.table[pick] == tidx]
                 run.rows[tidx].set_states(self.key[q], self.kind[q] != 2, self.ver_after[q], self.born[q])
             return
@@ -93,7 +94,7 @@ class AppliedBatch:
         if not m.any():
             return []
         combo = self.table[m].astype(np.int64) * 3 + self.kind[m]
-        u, cnt = np.unique(combo, return_counts=True)
+        u, cnt = unique_ints(combo, return_counts=True)
         return [(int(x) // 3, _NAMES[int(x) % 3], int(k)) for x, k in zip(u, cnt, strict=True)]
 
 
@@ -161,7 +162,7 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
     live = np.zeros(len(gstart), dtype=bool)
     ver = np.zeros(len(gstart), dtype=np.int64)
     born = np.full(len(gstart), -1, dtype=np.int64)
-    for t in np.unique(g_t).tolist():
+    for t in unique_ints(g_t).tolist():
         rt = rows[t]
         m = np.flatnonzero(g_t == t)
         ks = g_k[m]
@@ -281,7 +282,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     tables = [rt.table for rt in run.rows]
     values: dict[int, Any] = {}
     keep = spec.rows_query or getattr(run, "changes", None) is not None
-    for tidx in np.unique(ab.table).tolist():
+    for tidx in unique_ints(ab.table).tolist():
         rt = run.rows[tidx]
         t = rt.table
         descs = tuple(t.column_descs(flavor))
@@ -313,7 +314,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
             # set under FULL) are encoded together
             masks = rt.update_masks(ab.key[upd], ab.ver_after[upd])
             by_shape: dict[tuple, list[int]] = {}
-            for msk in np.unique(masks).tolist():
+            for msk in unique_ints(masks).tolist():
                 given = [c for p, c in enumerate(rt.mutable) if msk >> p & 1]
                 by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(msk)
             for (bb, aa), msks in by_shape.items():

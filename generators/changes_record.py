@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from binlogwriter import images
+from binlogwriter.batch.unique import unique_ints
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
@@ -198,7 +199,7 @@ class BatchRecordingMixin:
         if self._jsonl is not None and self.count + m > self.jsonl_max:
             self._drop_jsonl()
         fills: list | None = [] if self._jsonl is not None else None
-        tabs = np.unique(op_tab).tolist()
+        tabs = unique_ints(op_tab).tolist()
         for tidx in tabs:
             mine = np.flatnonzero(op_tab == tidx) if len(tabs) > 1 else ops
             self._record_table(tidx, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
@@ -267,7 +268,7 @@ class BatchRecordingMixin:
 
         # per (kind, shape): the image columns, gathered per change with one take
         combo = kinds.astype(np.int64) * len(shape_bits) + shapes
-        uniq, inv = np.unique(combo, return_inverse=True)
+        uniq, inv = unique_ints(combo, return_inverse=True)
         images: list[tuple] = []
         for u in uniq.tolist():
             k, (b, a) = u // len(shape_bits), shape_bits[u % len(shape_bits)]

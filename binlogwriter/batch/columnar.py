@@ -53,6 +53,7 @@ from binlogwriter.batch.columnar_encode import (
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
 from binlogwriter.batch.templates import _memo_key, _plain_gtid, _templates
+from binlogwriter.batch.unique import unique_ints
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
@@ -245,7 +246,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     c_tpl = np.empty(nch, dtype=np.int64)
     tpl_bodies: list[bytes] = []
     combo = (((c_tab.astype(np.int64) * 3 + c_kind) * (len(rb.shapes) + 1) + c_shape) * 2 + c_end_stmt)
-    uniq, inv = np.unique(combo, return_inverse=True)
+    uniq, inv = unique_ints(combo, return_inverse=True)
     for u_i, u in enumerate(uniq.tolist()):
         end = bool(u & 1)
         rest = u >> 1
@@ -368,7 +369,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
         others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
         g_txn = e_txn[g_idx]
         clock = rb.clock.astype(np.int64)
-        uc, inv = np.unique(clock[g_txn], return_inverse=True)
+        uc, inv = unique_ints(clock[g_txn], return_inverse=True)
         ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
         fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
         rest = others[g_txn] + fixed

@@ -20,6 +20,7 @@ import numpy as np
 from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_runs
 from binlogwriter.batch.templates import _templates
+from binlogwriter.batch.unique import unique_ints
 from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int
@@ -97,7 +98,7 @@ class RowsPlan:
         at = starts + HEADER_SIZE  # where each body starts
         tp = self.ev_tpl[a:b]
         tlen = np.zeros(n, dtype=np.int64)
-        for u in np.unique(tp[tp >= 0]).tolist():
+        for u in unique_ints(tp[tp >= 0]).tolist():
             idx = np.flatnonzero(tp == u)
             t = np.frombuffer(self.templates[u], dtype=np.uint8)
             tlen[idx] = len(t)
@@ -148,7 +149,7 @@ class RowsPlan:
             # header, and an XID's number; their CRCs follow from one event's (crc_by_difference)
             hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
             plain = (tp >= 0) & (dl == 0)
-            for u in np.unique(tp[plain]).tolist():
+            for u in unique_ints(tp[plain]).tolist():
                 idx = np.flatnonzero(plain & (tp == u))
                 crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(lengths[idx[0]]) - 4, hb[idx])
                 left[idx] = False
@@ -227,7 +228,7 @@ class _GtidTails:
         n = len(rows)
         isz, w, p = ph.dtype.itemsize, self.ct.shape[1], len(self.post)
         tl = self.tl[rows]
-        ut, tinv = np.unique(tl, return_inverse=True)
+        ut, tinv = unique_ints(tl, return_inverse=True)
         packed = [encode_packed_int(x) for x in ut.tolist()]
         plen = np.array([len(b) for b in packed], dtype=np.int64)
         pmax = int(plen.max()) if n else 0

@@ -1,0 +1,49 @@
+"""``np.unique`` of the small-integer arrays the batch path groups by (tables, kinds, shapes,
+templates, image masks, lengths and clocks of one batch) by counting instead of sorting.
+
+:func:`unique_ints` gives what ``np.unique(a, return_inverse=..., return_counts=...)`` gives —
+the sorted distinct values in ``a``'s dtype, the index of each element's value in them, how
+many times each occurs — from one ``np.bincount`` over ``a - a.min()`` when the values span
+a range not much wider than the array; otherwise it is ``np.unique``. A sort of the tens of
+thousands of events of a batch costs ten to twenty times the count
+(tests/batch/test_unique.py checks both against ``np.unique``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["unique_ints"]
+
+_SLACK = 4096  # a range this much wider than the array still counts
+
+
+def unique_ints(a: Any, return_inverse: bool = False, return_counts: bool = False) -> Any:
+    """``np.unique(a, return_inverse=return_inverse, return_counts=return_counts)`` for a 1-D
+    integer array ``a`` (any other input goes to ``np.unique``)."""
+    a = np.asarray(a)
+    n = len(a) if a.ndim == 1 else 0
+    if not n or a.dtype.kind not in "iu":
+        return np.unique(a, return_inverse=return_inverse, return_counts=return_counts)
+    lo, hi = int(a.min()), int(a.max())
+    span = hi - lo + 1
+    if span > 2 * n + _SLACK or hi > np.iinfo(np.intp).max or lo < np.iinfo(np.intp).min:
+        return np.unique(a, return_inverse=return_inverse, return_counts=return_counts)
+    b = a.astype(np.intp)  # values within ``span`` of ``lo``: no overflow after the shift
+    if lo:
+        b -= lo
+    counts = np.bincount(b, minlength=span)
+    present = np.flatnonzero(counts)
+    uniq = (present + lo).astype(a.dtype)
+    if not return_inverse and not return_counts:
+        return uniq
+    out: list[np.ndarray] = [uniq]
+    if return_inverse:
+        lut = np.zeros(span, dtype=np.intp)
+        lut[present] = np.arange(len(present), dtype=np.intp)
+        out.append(lut[b])
+    if return_counts:
+        out.append(counts[present])
+    return tuple(out)
