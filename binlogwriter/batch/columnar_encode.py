@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_runs
+from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_rows, place_runs
 from binlogwriter.batch.templates import _templates
 from binlogwriter.batch.unique import unique_ints
 from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
@@ -94,7 +94,7 @@ class RowsPlan:
         starts = ends - lengths
         total = int(ends[-1])
         out = np.empty(total, dtype=np.uint8)
-        out[(starts[:, None] + np.arange(HEADER_SIZE)).ravel()] = hdr.view(np.uint8)
+        place_rows(out, starts, hdr.view(np.uint8).reshape(n, HEADER_SIZE))
         at = starts + HEADER_SIZE  # where each body starts
         tp = self.ev_tpl[a:b]
         tlen = np.zeros(n, dtype=np.int64)
@@ -102,8 +102,7 @@ class RowsPlan:
             idx = np.flatnonzero(tp == u)
             t = np.frombuffer(self.templates[u], dtype=np.uint8)
             tlen[idx] = len(t)
-            if len(t):
-                out[(at[idx][:, None] + np.arange(len(t))).ravel()] = np.broadcast_to(t, (len(idx), len(t))).ravel()
+            place_rows(out, at[idx], np.broadcast_to(t, (len(idx), len(t))))
         gi = np.flatnonzero(kind == GTID)
         ng = len(gi)
         if fmt.is_mariadb:
@@ -114,7 +113,7 @@ class RowsPlan:
             gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
             gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
             gm[:, width:] = tail
-            gsrc, glens, gmat = gm.ravel(), np.full(ng, gm.shape[1], dtype=np.int64), gm
+            glens, gmat = np.full(ng, gm.shape[1], dtype=np.int64), gm
         else:
             dt = tpl.gtid_dt
             ph = np.zeros(ng, dtype=dt)
@@ -126,13 +125,14 @@ class RowsPlan:
             ph["gno"] = ids.gno + np.arange(ng) if ids.gno else 0
             if ng:
                 ph[dt.names[1]] = np.frombuffer(ids.sid, dtype=dt.fields[dt.names[1]][0])[0]
-            gsrc, glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
-        if ng:
-            place_runs(out, at[gi], glens, gsrc)
+            glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
+        for blen in unique_ints(glens).tolist() if ng else ():  # one row assignment per body length
+            sel = np.flatnonzero(glens == blen)
+            place_rows(out, at[gi[sel]], gmat[sel, :blen])
         xi = np.flatnonzero(kind == XID)
         if len(xi):
             xids = (ids.xid + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
-            out[(at[xi][:, None] + np.arange(8)).ravel()] = xids.ravel()
+            place_rows(out, at[xi], xids)
         dl = self.ev_dlen[a:b]
         ri = np.flatnonzero(dl)
         if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
@@ -166,7 +166,7 @@ class RowsPlan:
             rest = np.flatnonzero(left)
             crc = zlib.crc32
             crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
-            out[(stops[:, None] + np.arange(4)).ravel()] = crcs.view(np.uint8)
+            place_rows(out, stops, crcs.view(np.uint8).reshape(n, 4))
         return out.tobytes()
 
 
@@ -219,11 +219,11 @@ class _GtidTails:
     tl: np.ndarray
     post: bytes
 
-    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The GTID bodies of transactions ``txns`` after their post-headers ``ph`` (a
-        structured array, one row each): their bytes back to back, their lengths, and the
-        bodies as the rows of a matrix (row ``i``: its first ``lengths[i]`` bytes). The
-        packed ``transaction_length`` is built by the layout once per distinct value."""
+        structured array, one row each): their lengths, and the bodies as the rows of a
+        matrix (row ``i``: its first ``lengths[i]`` bytes). The packed ``transaction_length``
+        is built by the layout once per distinct value."""
         rows = self.txn[txns]
         n = len(rows)
         isz, w, p = ph.dtype.itemsize, self.ct.shape[1], len(self.post)
@@ -242,7 +242,7 @@ class _GtidTails:
         m[:, isz:isz + w] = self.ct[rows]
         m[:, isz + w:] = ptab[tinv]
         lens = isz + w + plen[tinv] + p
-        return m[np.arange(m.shape[1]) < lens[:, None]], lens, m
+        return lens, m
 
 
 def _take_ids(w: Any, kind: np.ndarray) -> _Ids:

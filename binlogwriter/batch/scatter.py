@@ -14,8 +14,9 @@ import zlib
 from functools import lru_cache
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["place_runs", "crc_by_difference"]
+__all__ = ["place_runs", "place_rows", "crc_by_difference"]
 
 _CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
@@ -84,3 +85,17 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     vals = np.zeros(2 * k + 1, dtype=bool)
     vals[1::2] = True
     out[np.repeat(vals, runs)] = src
+
+
+def place_rows(out: np.ndarray, dest: np.ndarray, rows: np.ndarray) -> None:
+    """``out[dest[i]:dest[i]+w] = rows[i]`` for a ``(k, w)`` matrix ``rows`` (a broadcast
+    one too) and non-overlapping ``dest`` (any order) in a contiguous uint8 ``out``: one row
+    assignment into the view of ``out`` whose row ``j`` is ``out[j:j+w]`` — numpy copies
+    ``w`` bytes per row instead of building and following an index per byte."""
+    k, w = rows.shape
+    if not k or not w:
+        return
+    if out.ndim != 1 or out.strides[0] != 1 or out.dtype != np.uint8:
+        raise ValueError("place_rows writes into a contiguous uint8 buffer")
+    windows = as_strided(out, shape=(len(out) - w + 1, w), strides=(1, 1), writeable=True)
+    windows[dest] = rows

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.batch.columnar import place_runs
+from binlogwriter.batch.scatter import place_rows
 
 
 @settings(max_examples=300, deadline=None)
@@ -57,4 +58,29 @@ def test_place_runs_equal_width_slots(width, slots, picks, tail, odd, seed) -> N
         want[d:d + n] = src[o:o + n]
         o += n
     place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
+    assert out.tobytes() == want.tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(0, 40), gaps=st.lists(st.integers(0, 50), max_size=40), tail=st.integers(0, 30),
+       shuffle=st.booleans(), broadcast=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_place_rows_equals_slices(width, gaps, tail, shuffle, broadcast, seed) -> None:
+    """``place_rows`` writes row ``i`` at ``dest[i]`` as a slice assignment does, whatever
+    the order of ``dest``, for a matrix or a broadcast row, and nothing else."""
+    dest, at = [], 0
+    for g in gaps:  # non-overlapping rows of ``width`` bytes
+        dest.append(at + g)
+        at += g + width
+    size = at + tail
+    rng = np.random.default_rng(seed)
+    if shuffle:
+        rng.shuffle(dest)
+    rows = rng.integers(0, 256, (len(dest), width), dtype=np.uint8)
+    if broadcast and width:
+        rows = np.broadcast_to(rows[:1], (len(dest), width)) if len(dest) else rows
+    out = rng.integers(0, 256, size, dtype=np.uint8)
+    want = out.copy()
+    for d, r in zip(dest, rows, strict=True):
+        want[d:d + width] = r
+    place_rows(out, np.array(dest, dtype=np.int64), rows)
     assert out.tobytes() == want.tobytes()
