@@ -277,15 +277,14 @@ class ManyRowImages:
             row_len += lens[:, p]
         at = np.cumsum(lens, axis=1) - lens
         row_start = np.cumsum(row_len) - row_len
+        from binlogwriter.batch.scatter import place_rows
+
         out = np.empty(int(row_len.sum()), dtype=np.uint8)
-        if nb:
-            out[(row_start[:, None] + np.arange(nb)).ravel()] = bitmap.ravel()
+        place_rows(out, row_start, bitmap)
         for p, (rows_nn, piece) in enumerate(pieces, start=1):
             dest = row_start[rows_nn] + at[rows_nn, p]
             if isinstance(piece, Fixed):
-                w = piece.data.shape[1]
-                if w:
-                    out[(dest[:, None] + np.arange(w)).ravel()] = piece.data.ravel()
+                place_rows(out, dest, piece.data)
             else:
                 ln = piece.lengths
                 m = int(ln.sum())
