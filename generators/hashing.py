@@ -119,6 +119,21 @@ def mix64_array(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> _S31)
 
 
+def mix64_into(z: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """:func:`mix64_array` of ``z`` computed in ``z`` itself (``scratch``: a uint64 array of
+    its shape, overwritten): no temporaries. Returns ``z``."""
+    z += _GOLDEN
+    np.right_shift(z, _S30, out=scratch)
+    z ^= scratch
+    z *= _C1
+    np.right_shift(z, _S27, out=scratch)
+    z ^= scratch
+    z *= _C2
+    np.right_shift(z, _S31, out=scratch)
+    z ^= scratch
+    return z
+
+
 def hash64_array(base: int, *ints: np.ndarray) -> np.ndarray:
     """:func:`hash64` elementwise: ``hash64(base, a[i], b[i], ...)`` for arrays of
     non-negative integers (int64 or uint64) of one length."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from binlogwriter.values.row import ColumnArray
 from generators.columns._common import EDGE_P
-from generators.hashing import draw_array, hash64_array, mix64_array, unit_array
+from generators.hashing import draw_array, hash64_array, mix64_into, unit_array
 
 _SAFE = 1 << 52
 
@@ -31,21 +31,36 @@ def _digits_vec(groups: int):
     js = np.arange(1, groups + 1, dtype=np.uint64)
     # one group ``%011d`` + "-" as 12 bytes: a little-endian u8 then u4 (packed)
     grp = np.dtype([("a", "<u8"), ("b", "<u4")])
-    k6, k10, k40, k24, k16 = (np.uint64(x) for x in (1_000_000, 10, 40, 24, 16))
-    tail = np.uint64(ord("-") << 24)
+    k6, k10, k11 = np.uint64(1_000_000), np.uint64(10), np.uint64(10 ** 11)
+    s40, s24, s16, ffff = np.uint64(40), np.uint64(24), np.uint64(16), np.uint64(0xFFFF)
+    tail = np.uint64((ord("-") << 24) + (ord("0") << 16))  # "-", and "0" added to the last digit
 
     def block(h, j):
-        # %011d of below(10**11) = 5 digits of v // 10**6, 5 of (v % 10**6) // 10, then v % 10
-        v = mix64_array(h[:, None] ^ (js + np.uint64(j))[None, :]) % np.uint64(10 ** 11)
-        hi = v // k6
-        lo = v - hi * k6
-        m = lo // k10
-        d = lo - m * k10 + np.uint64(ord("0"))
+        # %011d of below(10**11) = 5 digits of v // 10**6, 5 of (v % 10**6) // 10, then v % 10;
+        # mix64 (generators/hashing.py) and the splits in place, on one scratch array
+        z = h[:, None] ^ (js + np.uint64(j))[None, :]
+        t = np.empty_like(z)
+        mix64_into(z, t)
+        np.remainder(z, k11, out=z)  # v
         five = _five_digits()
-        tm = five[m.astype(np.intp)]
-        buf = np.empty(v.shape, dtype=grp)
-        buf["a"] = five[hi.astype(np.intp)] | (tm << k40)
-        buf["b"] = ((tm >> k24) & np.uint64(0xFFFF)) | (d << k16) | tail
+        np.floor_divide(z, k6, out=t)  # v // 10**6
+        a = np.take(five, t, mode="clip")  # in range: no bounds check
+        t *= k6
+        z -= t  # v % 10**6
+        np.floor_divide(z, k10, out=t)
+        tm = np.take(five, t, mode="clip")
+        t *= k10
+        z -= t  # v % 10
+        buf = np.empty(z.shape, dtype=grp)
+        np.left_shift(tm, s40, out=t)
+        a |= t
+        buf["a"] = a
+        np.right_shift(tm, s24, out=tm)
+        tm &= ffff
+        np.left_shift(z, s16, out=z)
+        tm |= z
+        tm += tail
+        buf["b"] = tm
         return buf.view(np.uint8).reshape(len(h), groups * 12)[:, :width]
 
     def gen(h, j):
