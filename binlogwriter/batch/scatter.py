@@ -62,8 +62,7 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     m = len(src)
     w = int(lens[0])
     if w > 1 and out.flags.c_contiguous and (lens == w).all() and not (dest % w).any():
-        rows = out[:len(out) // w * w].view()
-        rows.shape = (-1, w)  # a view (raises rather than copy)
+        rows = out[:len(out) // w * w].reshape(-1, w)  # contiguous: always a view of ``out``
         rows[dest // w] = src.reshape(k, w)
         return
     if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
