@@ -44,11 +44,11 @@ def _digits_vec(groups: int):
         np.remainder(z, k11, out=z)  # v
         five = _five_digits()
         np.floor_divide(z, k6, out=t)  # v // 10**6
-        a = np.take(five, t, mode="clip")  # in range: no bounds check
+        a = np.take(five, t.view(np.int64), mode="clip")  # in range: no bounds check
         t *= k6
         z -= t  # v % 10**6
         np.floor_divide(z, k10, out=t)
-        tm = np.take(five, t, mode="clip")
+        tm = np.take(five, t.view(np.int64), mode="clip")
         t *= k10
         z -= t  # v % 10
         buf = np.empty(z.shape, dtype=grp)
