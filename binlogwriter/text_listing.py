@@ -75,7 +75,8 @@ from binlogwriter.text_state import ReadState
 __all__ = ["write_listing"]
 
 _HEAD = struct.Struct("<IBIIIH")
-_ROWS_FAST = frozenset(ROWS_TYPES) - {39}
+_ROWS_ALL = frozenset(ROWS_TYPES)
+_ROWS_FAST = _ROWS_ALL - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
 _CHUNK = 2000
 """Events per write to the output."""
@@ -138,6 +139,28 @@ class _Listing:
         self.verbose = opts.verbose
         self.texts: dict[tuple, str] = {}
         self.buf: list[str] = []
+        self.open_rows: list[int] = []
+        """Places in ``buf`` of the rows events of a statement whose STMT_END_F event has not
+        been listed yet (mysqlbinlog holds them until it: :meth:`drop_open_statement`)."""
+        self.annotate: list[str] | None = None
+        """Under ``--database`` / ``--table``: the held Annotate_rows lines after its ``# at``."""
+
+    def note_rows(self, t: int, data: bytes, tid_size: int) -> None:
+        """After a rows event was listed (in full or its ``# at`` only): remember its place
+        until its statement's STMT_END_F event (format.md §13, rows_flags)."""
+        flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
+        if flags & STMT_END_F:
+            self.open_rows.clear()
+        else:
+            self.open_rows.append(len(self.buf) - 1)
+
+    def drop_open_statement(self) -> None:
+        """The listing ends (``--stop-position`` / ``--stop-datetime``, end of input) inside a
+        statement: its rows events keep only their ``# at`` lines, as mysqlbinlog /
+        mariadb-binlog print nothing of the events they hold until the statement's end."""
+        for i in self.open_rows:
+            self.buf[i] = self.buf[i].split("\n", 1)[0]
+        self.open_rows.clear()
 
     def flush(self) -> None:
         if self.buf:
@@ -156,7 +179,18 @@ class _Listing:
             # (GTID set, database, table) decide (process_event)
             self.buf.append(f"# at {rec.offset}")
             return
-        self.buf.append("\n".join(render_event(e, self.opts, reader.state, crc=crc)))
+        lines = render_event(e, self.opts, reader.state, crc=crc)
+        if filt is not None and (filt.database is not None or filt.table is not None):
+            # mysqlbinlog keeps an Annotate_rows event and prints it with the first Table_map
+            # that passes --database / --table (or never): its position is printed now
+            if e.type_code == 160 and len(lines) > 1:
+                self.buf.append(lines[0])
+                self.annotate = lines[1:]
+                return
+            if e.type_code == 19 and self.annotate is not None:
+                lines[1:1] = self.annotate
+                self.annotate = None
+        self.buf.append("\n".join(lines))
         if e.type_code == 40:
             self._payload(e, rec)
 
@@ -233,8 +267,9 @@ class _Listing:
                     reader.state.flavor = rfmt.flavor  # skipped FDE: rows of unseen tables
                     continue
                 if stop is not None and offset >= stop:
+                    self.drop_open_statement()
                     break
-            if len(buf) >= _CHUNK:
+            if len(buf) >= _CHUNK and not self.open_rows:
                 self.flush()
                 buf = self.buf
             if rfmt is not fmt:  # a new FDE: new body caches
@@ -262,6 +297,8 @@ class _Listing:
                 rec = RawRecord(name, offset, data, rfmt)
                 self.slow(reader, rec, _crc_of(rec))
                 buf = self.buf
+                if t in _ROWS_ALL:
+                    self.note_rows(t, data, tid_size)
                 if t == 19 and n >= 19 + tid_size:
                     tid = int.from_bytes(data[19:19 + tid_size], "little")
                     tables.pop(tid, None)
@@ -287,6 +324,7 @@ class _Listing:
                     text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
                     if text is not None:
                         buf.append(head + text)
+                        self.note_rows(t, data, tid_size)
                         continue
             elif t == 2 or t == 19:
                 body = data[19:end]
@@ -332,6 +370,8 @@ class _Listing:
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
             buf = self.buf
+            if t in _ROWS_ALL:
+                self.note_rows(t, data, tid_size)
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
         tm = state.tables.get(tid)
@@ -496,9 +536,11 @@ def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None 
     reader = BinlogReader(paths, verify_checksum=verify_checksum, start_position=start_position,
                           stop_position=stop_position, schemas=schemas, max_event_size=max_event_size)
     try:
-        for p in paths:
-            lst.file(reader, p)
-    except _Stop:
-        pass
+        try:
+            for p in paths:
+                lst.file(reader, p)
+        except _Stop:
+            pass
+        lst.drop_open_statement()
     finally:
         lst.flush()
