@@ -57,7 +57,8 @@ from binlogwriter.read.changes import (  # field places derived from the layouts
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.framing import iter_frames
 
-__all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
+__all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
+           "RetypedColumnError"]
 
 _FLUSH_BYTES = 8 << 20
 """Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
@@ -240,7 +241,8 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
                    tables: Iterable[str] | None = None, verify_checksum: bool = True) -> dict[str, pa.Table]:
     """``{"db.table": pyarrow.Table}`` of every table's changes (in memory: for a large file
     prefer :func:`iter_table_batches` or :func:`export_parquet`). A table whose definition
-    changed has its batches unified by name (columns added as nulls)."""
+    changed has its batches unified by name (columns added as nulls); a column whose type
+    changed raises :class:`RetypedColumnError` at the first change of the new definition."""
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
@@ -249,8 +251,32 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
     out = {}
     for key, batches in by.items():
         tabs = [pa.Table.from_batches([b]) for b in batches]
-        out[key] = pa.concat_tables(tabs, promote_options="default") if len(tabs) > 1 else tabs[0]
+        try:
+            out[key] = pa.concat_tables(tabs, promote_options="default") if len(tabs) > 1 else tabs[0]
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            raise _retyped(key, batches) from None
     return out
+
+
+class RetypedColumnError(DecodeError):
+    """A table's column changed its Arrow type between definitions (ALTER TABLE … MODIFY):
+    one Arrow table cannot hold both."""
+
+
+def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
+    """The error for the first batch whose column type differs from an earlier batch's,
+    located at that batch's first change (its ``file`` and ``pos``)."""
+    seen: dict[str, pa.DataType] = {}
+    for b in batches:
+        for f in b.schema:
+            old = seen.setdefault(f.name, f.type)
+            if old != f.type:
+                return RetypedColumnError(
+                    f"table {key}: column {f.name} is {old} in earlier changes and {f.type} from here "
+                    "(the table's definition changed); one Arrow table cannot hold both: read it with "
+                    "iter_table_batches or export_parquet (a part per definition)",
+                    file=b.column("file")[0].as_py(), offset=b.column("pos")[0].as_py())
+    return RetypedColumnError(f"table {key}: its definitions cannot be unified into one Arrow table")
 
 
 _DICTIONARY = ["op", "gtid", "file"]
