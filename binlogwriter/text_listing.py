@@ -67,7 +67,15 @@ from binlogwriter.read.framing import (
 from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
-from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
+from binlogwriter.text import (
+    _ROWS_NAMES,
+    RenderOptions,
+    _family,
+    format_time,
+    gtid_kinds,
+    render_event,
+    render_tail,
+)
 from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _printer, _quote_ident
 from binlogwriter.text_state import ReadState
@@ -353,10 +361,10 @@ class _Listing:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
                 ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
-                if ev is not None:
+                if ev is not None and not ev.flags2 & 0x40:  # (an XA PREPARE group: the reference path)
                     f2 = ev.flags2
                     cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
-                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no} {'ddl' if f2 & 1 else 'trans'}{cid}\n"
+                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no}{gtid_kinds(f2)}{cid}\n"
                                f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
