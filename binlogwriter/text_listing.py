@@ -152,6 +152,8 @@ class _Listing:
         been listed yet (mysqlbinlog holds them until it: :meth:`drop_open_statement`)."""
         self.annotate: list[str] | None = None
         """Under ``--database`` / ``--table``: the held Annotate_rows lines after its ``# at``."""
+        self.annotate_at: int | None = None
+        """Place in ``buf`` of an Annotate_rows event not yet followed by its Table_map."""
 
     def note_rows(self, t: int, data: bytes, tid_size: int) -> None:
         """After a rows event was listed (in full or its ``# at`` only): remember its place
@@ -169,6 +171,9 @@ class _Listing:
         for i in self.open_rows:
             self.buf[i] = self.buf[i].split("\n", 1)[0]
         self.open_rows.clear()
+        if self.annotate_at is not None:  # printed with the Table_map that follows it: not read
+            self.buf[self.annotate_at] = self.buf[self.annotate_at].split("\n", 1)[0]
+            self.annotate_at = None
 
     def flush(self) -> None:
         if self.buf:
@@ -199,6 +204,7 @@ class _Listing:
                 lines[1:1] = self.annotate
                 self.annotate = None
         self.buf.append("\n".join(lines))
+        self.annotate_at = len(self.buf) - 1 if e.type_code == 160 else None
         if e.type_code == 40:
             self._payload(e, rec)
 
@@ -277,7 +283,7 @@ class _Listing:
                 if stop is not None and offset >= stop:
                     self.drop_open_statement()
                     break
-            if len(buf) >= _CHUNK and not self.open_rows:
+            if len(buf) >= _CHUNK and not self.open_rows and self.annotate_at is None:
                 self.flush()
                 buf = self.buf
             if rfmt is not fmt:  # a new FDE: new body caches
@@ -356,6 +362,7 @@ class _Listing:
                         texts.clear()
                     texts[key] = tail
                 buf.append(head + tail)
+                self.annotate_at = None
                 continue
             elif t == 162:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
@@ -367,6 +374,7 @@ class _Listing:
                     buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no}{gtid_kinds(f2)}{cid}\n"
                                f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
+                    self.annotate_at = None
                     continue
             elif t == 33 or t == 34:
                 text = _mysql_gtid_text(t, data, end) if gtid_ok else None

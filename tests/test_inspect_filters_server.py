@@ -6,7 +6,8 @@ Compared as the conformance tests compare (tests/conformance/test_inspect_vs_mar
 up to their tab and the Table_map / rows summaries, each kind as a sequence.
 
 * ``--stop-position`` inside a statement split over several rows events: the rows events
-  before the stop whose statement ends past it print their ``# at`` lines only;
+  before the stop whose statement ends past it print their ``# at`` lines only; at the
+  Table_map after an Annotate_rows: the Annotate_rows prints its ``# at`` line only;
 * ``--database`` / ``--table``: an Annotate_rows event prints with its statement's first
   Table_map that passes the filter, and only its ``# at`` line when none does.
 """
@@ -40,7 +41,7 @@ def expected(option: str) -> Sections:
     return Sections.of((DATA / f"mariadb-binlog-vv-{option}.txt").read_bytes().decode("utf-8"))
 
 
-CASES = [("stop-position=3056", {"stop_position": 3056}), ("database=d1", {"database": "d1"}),
+CASES = [("stop-position=3056", {"stop_position": 3056}), ("stop-position=1045", {"stop_position": 1045}), ("database=d1", {"database": "d1"}),
          ("database=d2", {"database": "d2"}), ("table=u", {"table": "u"})]
 
 
@@ -58,5 +59,7 @@ def test_the_stored_outputs_show_what_the_tests_rely_on() -> None:
     and a database filter drops another database's Annotate_rows header."""
     stop = expected("stop-position=3056")
     assert not stop.rows and "# at 2081" in stop.at
+    assert "# at 944" in expected("stop-position=1045").at
+    assert "end_log_pos 1045 " not in (DATA / "mariadb-binlog-vv-stop-position=1045.txt").read_text()
     d2 = (DATA / "mariadb-binlog-vv-database=d2.txt").read_text()
     assert "# at 944\n" in d2 and "end_log_pos 1045 " not in d2
