@@ -92,12 +92,18 @@ def _rows_summary(e: Any, state: Any) -> str:
     return f"{name}: table id {e.table_id}" + (" flags: STMT_END_F" if e.rows_flags & 1 else "")
 
 
+TM_BIT_HAS_TRIGGERS_F = 1 << 14
+"""MariaDB Table_map flag: the table has triggers (mariadb-binlog adds `` (has triggers)``)."""
+
+
 def _table_map_summary(e: Any) -> str:
-    """MariaDB prints the names with ``%`s`` (backquotes doubled); MySQL between backquotes."""
+    """MariaDB prints the names with ``%`s`` (backquotes doubled) and `` (has triggers)`` when
+    the post-header flags say so; MySQL the names between backquotes."""
     if _family(e.flavor) == "mariadb":
         names = "`" + e.schema.replace("`", "``") + "`.`" + e.table.replace("`", "``") + "`"
-    else:
-        names = f"`{e.schema}`.`{e.table}`"
+        more = " (has triggers)" if e.tm_flags & TM_BIT_HAS_TRIGGERS_F else ""
+        return f"Table_map: {names} mapped to number {e.table_id}{more}"
+    names = f"`{e.schema}`.`{e.table}`"
     return f"Table_map: {names} mapped to number {e.table_id}"
 
 
