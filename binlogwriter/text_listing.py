@@ -544,7 +544,9 @@ def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None 
     events separated by newlines). Errors are those of the reader (located DecodeError);
     everything printed before one has been written when it propagates.
 
-    ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`) decides per event after its
+    ``start_position`` applies to the first file and ``stop_position`` to the last one, as
+    in mysqlbinlog / mariadb-binlog. ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`)
+    decides per event after its
     ``# at`` line; ``start_datetime`` (epoch seconds) skips the events before the first one at
     or after it (FDEs excepted), as mysqlbinlog / mariadb-binlog do."""
     lst = _Listing(out, opts or RenderOptions(), filt, fast, start_datetime)
@@ -553,7 +555,11 @@ def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None 
                           stop_position=stop_position, schemas=schemas, max_event_size=max_event_size)
     try:
         try:
-            for p in paths:
+            for i, p in enumerate(paths):
+                # as mysqlbinlog: --start-position applies to the first file, --stop-position to
+                # the last one
+                reader.start_position = start_position if i == 0 else None
+                reader.stop_position = stop_position if i == len(paths) - 1 else None
                 lst.file(reader, p)
         except _Stop:
             pass

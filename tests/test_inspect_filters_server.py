@@ -63,3 +63,20 @@ def test_the_stored_outputs_show_what_the_tests_rely_on() -> None:
     assert "end_log_pos 1045 " not in (DATA / "mariadb-binlog-vv-stop-position=1045.txt").read_text()
     d2 = (DATA / "mariadb-binlog-vv-database=d2.txt").read_text()
     assert "# at 944\n" in d2 and "end_log_pos 1045 " not in d2
+
+
+XA = sorted((DATA.parent / "xa").glob("mariadb-10.11-xa.0*"))
+MULTI = [("start-position=705", {"start_position": 705}), ("stop-position=423", {"stop_position": 423})]
+
+
+@pytest.mark.parametrize(("option", "options"), MULTI, ids=[c[0] for c in MULTI])
+def test_positions_over_several_files_as_mariadb_binlog(option: str, options: dict) -> None:
+    """--start-position applies to the first file, --stop-position to the last one."""
+    out = io.StringIO()
+    write_listing([str(f) for f in XA], out, RenderOptions(verbose=2), **options)
+    ours = Sections.of(out.getvalue())
+    theirs = Sections.of((DATA.parent / "xa" / f"mariadb-binlog-vv-{option}.txt").read_bytes().decode("utf-8"))
+    for name in ("rows", "counts", "at", "headers", "summaries"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+    assert len(XA) == 3 and "# at 4" in theirs.at
