@@ -337,6 +337,8 @@ class _Listing:
                 if tab is not None:
                     text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
                     if text is not None:
+                        if state.unknown_rows:
+                            text = _after_unknown(text, state)
                         buf.append(head + text)
                         self.note_rows(t, data, tid_size)
                         continue
@@ -461,6 +463,18 @@ class _Listing:
         else:
             state.pending_rows += nrows
         return summary
+
+
+def _after_unknown(text: str, state: Any) -> str:
+    """MariaDB, from --start-position inside a statement: the ``### Row event for unknown
+    table`` text held so far (text_rows.render_rows) starts the next ``###`` or ``# Number of
+    rows`` line, with no newline between, as mariadb-binlog prints them."""
+    for mark in ("\n###", "\n# Number of rows"):
+        i = text.find(mark)
+        if i >= 0:
+            held, state.unknown_rows = state.unknown_rows, ""
+            return text[:i + 1] + held + text[i + 1:]
+    return text
 
 
 _GTID_HEAD = struct.Struct("<B16sqBqq")
