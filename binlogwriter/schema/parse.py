@@ -35,6 +35,26 @@ _LIKE_RE = re.compile(
     rf"\s*\(?\s*LIKE\s+(?P<src>{_IDENT}(?:\.{_IDENT})?)\s*\)?\s*;?\s*$", re.I | re.S)
 
 
+_SEQUENCE_RE = re.compile(rf"\s*CREATE\s+(?:OR\s+REPLACE\s+)?SEQUENCE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                          rf"(?P<name>{_IDENT}(?:\.{_IDENT})?)", re.I)
+_SEQUENCE_COLUMNS = ("next_not_cached_value BIGINT NOT NULL, minimum_value BIGINT NOT NULL, "
+                     "maximum_value BIGINT NOT NULL, start_value BIGINT NOT NULL, "
+                     "increment BIGINT NOT NULL, cache_size BIGINT UNSIGNED NOT NULL, "
+                     "cycle_option TINYINT UNSIGNED NOT NULL, cycle_count BIGINT NOT NULL")
+"""The columns of a MariaDB sequence's table, whose rows events a NEXTVAL that refills the
+cache writes (a real 10.11 Table_map of a sequence has these names and types)."""
+
+
+def _sequence_table(text: str, db: str, flavor: str) -> Table:
+    """``CREATE SEQUENCE name …`` -> the Table its rows events are decoded with."""
+    m = _SEQUENCE_RE.match(text)
+    if m is None:
+        raise SchemaError("cannot parse CREATE SEQUENCE: expected its name")
+    dbn, name = _split_name(m.group("name"), db)
+    quoted = "`" + name.replace("`", "``") + "`"
+    return replace(table_from_sql(f"CREATE TABLE {quoted} ({_SEQUENCE_COLUMNS})", dbn, flavor), database=dbn)
+
+
 def _unquote(name: str) -> str:
     return name[1:-1].replace("``", "`") if name.startswith("`") else name
 
@@ -61,7 +81,8 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     Other statements are skipped. Raises SchemaError for an invalid table, located at the
     line of the script (``source:line: ...`` when ``source``, the file name, is given).
     ``binlog_columns``: the tables as a server logs their rows, implicit columns included
-    (MariaDB ``WITH SYSTEM VERSIONING``: ``row_start``, ``row_end``), for reading binlogs.
+    (MariaDB ``WITH SYSTEM VERSIONING``: ``row_start``, ``row_end``), and MariaDB's
+    ``CREATE SEQUENCE`` as the table of its rows events, for reading binlogs.
     """
     check_flavor(flavor)
     _check_text(sql_text)
@@ -95,6 +116,8 @@ def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str
     elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
         name, cs, coll = _parse_create_database(stmt)
         db_defaults[name.lower()] = (cs, coll)
+    elif binlog_columns and head[0] == "CREATE" and "SEQUENCE" in head[:4] and flavor.startswith("mariadb"):
+        out.append(_sequence_table(text, db, flavor))
     elif head[0] == "CREATE" and "TABLE" in head[:4] and (like := _LIKE_RE.match(text)):
         src = _find_table(out, like.group("src"), db)
         if src is None:
