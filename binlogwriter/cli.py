@@ -73,9 +73,9 @@ def main() -> None:
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--start-position", type=click.IntRange(min=0), default=None,
-              help="Show events at offsets >= N.")
+              help="Show events at offsets >= N (of the first file, as mysqlbinlog).")
 @click.option("--stop-position", type=click.IntRange(min=0), default=None,
-              help="Stop at the first event at an offset >= N.")
+              help="Stop at the first event at an offset >= N (of the last file, as mysqlbinlog).")
 @click.option("-v", "--verbose", count=True, help="-v: rows as pseudo-SQL; -vv: with column types.")
 @click.option("--print-table-metadata", is_flag=True, help="Print Table_map column metadata.")
 @click.option("--start-datetime", default=None, help="Show events at or after this time (UTC, 'YYYY-MM-DD HH:MM:SS').")

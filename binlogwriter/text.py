@@ -64,6 +64,20 @@ _ROWS_NAMES = {
 (``Rows_log_event::print_helper``), mysqlbinlog prints ``get_type_str()``."""
 
 
+_FL_PREPARED_XA = 0x40
+
+
+def gtid_kinds(flags2: int) -> str:
+    """What mariadb-binlog prints after a MariaDB GTID (mariadb.md, flags2): `` ddl`` for
+    FL_DDL (0x20), `` trans`` for FL_TRANSACTIONAL (0x04); neither for a MyISAM group (0x08)."""
+    return (" ddl" if flags2 & 0x20 else "") + (" trans" if flags2 & 0x04 else "")
+
+
+def _xid_text(format_id: int, gtrid: bytes, bqual: bytes) -> str:
+    """An XA XID as the server writes it in XA statements: ``X'gtrid',X'bqual',formatID``."""
+    return f"X'{gtrid.hex()}',X'{bqual.hex()}',{format_id}"
+
+
 def _family(flavor: str | None) -> str:
     return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
 
@@ -78,12 +92,18 @@ def _rows_summary(e: Any, state: Any) -> str:
     return f"{name}: table id {e.table_id}" + (" flags: STMT_END_F" if e.rows_flags & 1 else "")
 
 
+TM_BIT_HAS_TRIGGERS_F = 1 << 14
+"""MariaDB Table_map flag: the table has triggers (mariadb-binlog adds `` (has triggers)``)."""
+
+
 def _table_map_summary(e: Any) -> str:
-    """MariaDB prints the names with ``%`s`` (backquotes doubled); MySQL between backquotes."""
+    """MariaDB prints the names with ``%`s`` (backquotes doubled) and `` (has triggers)`` when
+    the post-header flags say so; MySQL the names between backquotes."""
     if _family(e.flavor) == "mariadb":
         names = "`" + e.schema.replace("`", "``") + "`.`" + e.table.replace("`", "``") + "`"
-    else:
-        names = f"`{e.schema}`.`{e.table}`"
+        more = " (has triggers)" if e.tm_flags & TM_BIT_HAS_TRIGGERS_F else ""
+        return f"Table_map: {names} mapped to number {e.table_id}{more}"
+    names = f"`{e.schema}`.`{e.table}`"
     return f"Table_map: {names} mapped to number {e.table_id}"
 
 
@@ -94,7 +114,10 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, RowsEvent):
         return _rows_summary(e, state)
     if isinstance(e, ev.FormatDescriptionEvent):
-        s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(e.create_timestamp)}"
+        created = e.create_timestamp
+        if not created and _family(getattr(state, "flavor", None)) == "mariadb":
+            created = e.timestamp or 0  # a file after a rotation: mariadb-binlog prints the header time
+        s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(created)}"
         return s + (" at startup" if e.create_timestamp else "")
     if isinstance(e, ev.ExecuteLoadQueryEvent):
         return (f"Execute_load_query\tthread_id={e.thread_id}\texec_time={e.exec_time}\t"
@@ -102,6 +125,8 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, ev._QueryBase):
         s = f"Query\tthread_id={e.thread_id}\texec_time={e.exec_time}\terror_code={e.error_code}"
         xid = e.status(Q_XID, e.status(Q_DDL_LOGGED_WITH_XID))
+        if xid is None and _family(getattr(state, "flavor", None)) == "mariadb":
+            xid = 0  # mariadb-binlog prints the query's xid always, 0 when it has none
         if xid is not None:
             s += f"\txid={xid}"
         return s
@@ -127,8 +152,7 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
         return (f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
                 f"\ttransaction_length={e.transaction_length}")
     if isinstance(e, ev.MariadbGtidEvent):
-        kind = "ddl" if e.flags2 & 1 else "trans"
-        s = f"GTID {e.domain_id}-{e.server_id}-{e.seq_no} {kind}"
+        s = f"GTID {e.domain_id}-{e.server_id}-{e.seq_no}{gtid_kinds(e.flags2)}"
         if e.commit_id is not None:
             s += f" cid={e.commit_id}"
         return s
@@ -150,6 +174,8 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, ev.IncidentEvent):
         return f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"
     if isinstance(e, ev.XaPrepareEvent):
+        if _family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
+            return f"XID = {_xid_text(e.format_id, e.gtrid, e.bqual)}"
         return "XA PREPARE"
     if isinstance(e, ev.BeginLoadQueryEvent):
         return f"Begin_load_query\tfile_id={e.file_id}\tblock_len={len(e.block)}"
@@ -215,7 +241,9 @@ def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
             yield f"SET @@SESSION.GTID_NEXT= '{e.gtid}'/*!*/;"
     elif isinstance(e, ev.MariadbGtidEvent):
         yield f"/*M!100001 SET @@session.gtid_seq_no={e.seq_no}*//*!*/;"
-        if not e.flags2 & 1:
+        if e.flags2 & _FL_PREPARED_XA and e.xid:  # the group of an XA transaction's XA PREPARE
+            yield f"XA START {_xid_text(e.xid['format_id'], e.xid['gtrid'], e.xid['bqual'])}/*!*/;"
+        elif not e.flags2 & 1:
             yield "START TRANSACTION"
             yield "/*!*/;"
     elif isinstance(e, ev.PreviousGtidsEvent):
@@ -233,7 +261,7 @@ def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
     elif isinstance(e, ev.IncidentEvent):
         yield f"# Incident: {e.message}"
     elif isinstance(e, ev.XaPrepareEvent):
-        yield f"XA PREPARE X'{e.gtrid.hex()}',X'{e.bqual.hex()}',{e.format_id}"
+        yield f"XA PREPARE {_xid_text(e.format_id, e.gtrid, e.bqual)}"
         yield "/*!*/;"
     elif isinstance(e, ev.RawEvent):
         yield f"# {len(e.body)} body bytes (not decoded)"

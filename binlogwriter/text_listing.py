@@ -67,7 +67,15 @@ from binlogwriter.read.framing import (
 from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
-from binlogwriter.text import _ROWS_NAMES, RenderOptions, _family, format_time, render_event, render_tail
+from binlogwriter.text import (
+    _ROWS_NAMES,
+    RenderOptions,
+    _family,
+    format_time,
+    gtid_kinds,
+    render_event,
+    render_tail,
+)
 from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _printer, _quote_ident
 from binlogwriter.text_state import ReadState
@@ -75,7 +83,8 @@ from binlogwriter.text_state import ReadState
 __all__ = ["write_listing"]
 
 _HEAD = struct.Struct("<IBIIIH")
-_ROWS_FAST = frozenset(ROWS_TYPES) - {39}
+_ROWS_ALL = frozenset(ROWS_TYPES)
+_ROWS_FAST = _ROWS_ALL - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
 _CHUNK = 2000
 """Events per write to the output."""
@@ -138,6 +147,33 @@ class _Listing:
         self.verbose = opts.verbose
         self.texts: dict[tuple, str] = {}
         self.buf: list[str] = []
+        self.open_rows: list[int] = []
+        """Places in ``buf`` of the rows events of a statement whose STMT_END_F event has not
+        been listed yet (mysqlbinlog holds them until it: :meth:`drop_open_statement`)."""
+        self.annotate: list[str] | None = None
+        """Under ``--database`` / ``--table``: the held Annotate_rows lines after its ``# at``."""
+        self.annotate_at: int | None = None
+        """Place in ``buf`` of an Annotate_rows event not yet followed by its Table_map."""
+
+    def note_rows(self, t: int, data: bytes, tid_size: int) -> None:
+        """After a rows event was listed (in full or its ``# at`` only): remember its place
+        until its statement's STMT_END_F event (format.md §13, rows_flags)."""
+        flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
+        if flags & STMT_END_F:
+            self.open_rows.clear()
+        else:
+            self.open_rows.append(len(self.buf) - 1)
+
+    def drop_open_statement(self) -> None:
+        """The listing ends (``--stop-position`` / ``--stop-datetime``, end of input) inside a
+        statement: its rows events keep only their ``# at`` lines, as mysqlbinlog /
+        mariadb-binlog print nothing of the events they hold until the statement's end."""
+        for i in self.open_rows:
+            self.buf[i] = self.buf[i].split("\n", 1)[0]
+        self.open_rows.clear()
+        if self.annotate_at is not None:  # printed with the Table_map that follows it: not read
+            self.buf[self.annotate_at] = self.buf[self.annotate_at].split("\n", 1)[0]
+            self.annotate_at = None
 
     def flush(self) -> None:
         if self.buf:
@@ -156,7 +192,19 @@ class _Listing:
             # (GTID set, database, table) decide (process_event)
             self.buf.append(f"# at {rec.offset}")
             return
-        self.buf.append("\n".join(render_event(e, self.opts, reader.state, crc=crc)))
+        lines = render_event(e, self.opts, reader.state, crc=crc)
+        if filt is not None and (filt.database is not None or filt.table is not None):
+            # mysqlbinlog keeps an Annotate_rows event and prints it with the first Table_map
+            # that passes --database / --table (or never): its position is printed now
+            if e.type_code == 160 and len(lines) > 1:
+                self.buf.append(lines[0])
+                self.annotate = lines[1:]
+                return
+            if e.type_code == 19 and self.annotate is not None:
+                lines[1:1] = self.annotate
+                self.annotate = None
+        self.buf.append("\n".join(lines))
+        self.annotate_at = len(self.buf) - 1 if e.type_code == 160 else None
         if e.type_code == 40:
             self._payload(e, rec)
 
@@ -233,8 +281,9 @@ class _Listing:
                     reader.state.flavor = rfmt.flavor  # skipped FDE: rows of unseen tables
                     continue
                 if stop is not None and offset >= stop:
+                    self.drop_open_statement()
                     break
-            if len(buf) >= _CHUNK:
+            if len(buf) >= _CHUNK and not self.open_rows and self.annotate_at is None:
                 self.flush()
                 buf = self.buf
             if rfmt is not fmt:  # a new FDE: new body caches
@@ -262,6 +311,8 @@ class _Listing:
                 rec = RawRecord(name, offset, data, rfmt)
                 self.slow(reader, rec, _crc_of(rec))
                 buf = self.buf
+                if t in _ROWS_ALL:
+                    self.note_rows(t, data, tid_size)
                 if t == 19 and n >= 19 + tid_size:
                     tid = int.from_bytes(data[19:19 + tid_size], "little")
                     tables.pop(tid, None)
@@ -286,7 +337,10 @@ class _Listing:
                 if tab is not None:
                     text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
                     if text is not None:
+                        if state.unknown_rows:
+                            text = _after_unknown(text, state)
                         buf.append(head + text)
+                        self.note_rows(t, data, tid_size)
                         continue
             elif t == 2 or t == 19:
                 body = data[19:end]
@@ -310,17 +364,19 @@ class _Listing:
                         texts.clear()
                     texts[key] = tail
                 buf.append(head + tail)
+                self.annotate_at = None
                 continue
             elif t == 162:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
                 ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
-                if ev is not None:
+                if ev is not None and not ev.flags2 & 0x40:  # (an XA PREPARE group: the reference path)
                     f2 = ev.flags2
                     cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
-                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no} {'ddl' if f2 & 1 else 'trans'}{cid}\n"
+                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no}{gtid_kinds(f2)}{cid}\n"
                                f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
+                    self.annotate_at = None
                     continue
             elif t == 33 or t == 34:
                 text = _mysql_gtid_text(t, data, end) if gtid_ok else None
@@ -332,6 +388,8 @@ class _Listing:
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
             buf = self.buf
+            if t in _ROWS_ALL:
+                self.note_rows(t, data, tid_size)
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
         tm = state.tables.get(tid)
@@ -405,6 +463,18 @@ class _Listing:
         else:
             state.pending_rows += nrows
         return summary
+
+
+def _after_unknown(text: str, state: Any) -> str:
+    """MariaDB, from --start-position inside a statement: the ``### Row event for unknown
+    table`` text held so far (text_rows.render_rows) starts the next ``###`` or ``# Number of
+    rows`` line, with no newline between, as mariadb-binlog prints them."""
+    for mark in ("\n###", "\n# Number of rows"):
+        i = text.find(mark)
+        if i >= 0:
+            held, state.unknown_rows = state.unknown_rows, ""
+            return text[:i + 1] + held + text[i + 1:]
+    return text
 
 
 _GTID_HEAD = struct.Struct("<B16sqBqq")
@@ -488,7 +558,9 @@ def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None 
     events separated by newlines). Errors are those of the reader (located DecodeError);
     everything printed before one has been written when it propagates.
 
-    ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`) decides per event after its
+    ``start_position`` applies to the first file and ``stop_position`` to the last one, as
+    in mysqlbinlog / mariadb-binlog. ``filt`` (:class:`~binlogwriter.read.filters.EventFilter`)
+    decides per event after its
     ``# at`` line; ``start_datetime`` (epoch seconds) skips the events before the first one at
     or after it (FDEs excepted), as mysqlbinlog / mariadb-binlog do."""
     lst = _Listing(out, opts or RenderOptions(), filt, fast, start_datetime)
@@ -496,9 +568,15 @@ def write_listing(paths: Iterable[str], out: TextIO, opts: RenderOptions | None 
     reader = BinlogReader(paths, verify_checksum=verify_checksum, start_position=start_position,
                           stop_position=stop_position, schemas=schemas, max_event_size=max_event_size)
     try:
-        for p in paths:
-            lst.file(reader, p)
-    except _Stop:
-        pass
+        try:
+            for i, p in enumerate(paths):
+                # as mysqlbinlog: --start-position applies to the first file, --stop-position to
+                # the last one
+                reader.start_position = start_position if i == 0 else None
+                reader.stop_position = stop_position if i == len(paths) - 1 else None
+                lst.file(reader, p)
+        except _Stop:
+            pass
+        lst.drop_open_statement()
     finally:
         lst.flush()

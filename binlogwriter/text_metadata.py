@@ -16,6 +16,10 @@ TABLE_MAP (``tests/data/mysqlbinlog-output/``), driven only by the event's field
   are printed raw (``\\0``, ``\\'`` … escaped) and decoded as UTF-8 with U+FFFD for the
   rest; MySQL doubles backquotes in column names, MariaDB does not.
 * a type the printer does not know prints ``INVALID_TYPE(n)`` and skips the separator.
+  mariadb-binlog does not know MariaDB's own compressed columns (140, 141) and takes no
+  metadata bytes for them, so the columns after one read their neighbours' metadata (a real
+  10.11 output prints ``VARCHAR(200)`` for a ``VARCHAR(10)`` after a ``VARCHAR(200)
+  COMPRESSED``).
 """
 
 from __future__ import annotations
@@ -155,9 +159,10 @@ def render_columns(tm: TableMap, flavor: str | None = None) -> list[str]:
     vis = tm.visibility
     out = bytearray(b"# Columns(")
     n = tm.column_count
+    metas = _printer_metas(tm) if family == "mariadb" else tm.column_meta
     for i in range(n):
         rt = tm.real_types[i]
-        meta = tm.column_meta[i]
+        meta = metas[i]
         cs = None
         if rt in character:
             cs = cs_it.next()
@@ -196,6 +201,24 @@ def render_columns(tm: TableMap, flavor: str | None = None) -> list[str]:
             out += b",\n#         "
     out += b")"
     return out.decode("utf-8", "surrogateescape").split("\n")
+
+
+_UNKNOWN_TO_MARIADB_BINLOG = (140, 141)
+
+
+def _printer_metas(tm: TableMap) -> list:
+    """Each column's metadata as mariadb-binlog's printer walks them: as the Table_map's, but
+    no bytes for the types it does not know (the compressed columns)."""
+    if not any(t in _UNKNOWN_TO_MARIADB_BINLOG for t in tm.column_types):
+        return list(tm.column_meta)
+    from binlogwriter.metadata import META_SIZE
+
+    raw, pos, out = b"".join(tm.column_meta), 0, []
+    for t, own in zip(tm.column_types, tm.column_meta, strict=True):
+        n = 0 if t in _UNKNOWN_TO_MARIADB_BINLOG else META_SIZE.get(t, len(own))
+        out.append(raw[pos:pos + n])
+        pos += n
+    return out
 
 
 def render_primary_key(tm: TableMap) -> list[str]:

@@ -378,9 +378,16 @@ def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
         except ValueError as exc:
             text, n = f"### Row event for `{tm.schema}`.`{tm.table}` not printable: {exc}", 0
         if verbose and text:
+            held = getattr(state, "unknown_rows", "")
+            if held:  # the statement's unknown-table text so far, with no newline (above)
+                text = held + text
+                state.unknown_rows = ""
             yield from text.split("\n")
         RowCount.add(state, n)
     if e.rows_flags & STMT_END_F:
         total = RowCount.take(state)
         if family == "mariadb":
-            yield f"# Number of rows: {total}"
+            held = getattr(state, "unknown_rows", "")
+            if held:
+                state.unknown_rows = ""
+            yield f"{held}# Number of rows: {total}"

@@ -6,7 +6,8 @@ present in the image (a column missing from a MINIMAL/NOBLOB image is missing fr
 SQL NULL is ``None``), and where it comes from: the GTID of its transaction (MySQL
 ``uuid:gno``, or ``uuid:tag:gno``; MariaDB ``domain-server-seq``), the XID that committed it
 (None for a transaction that ends with a ``COMMIT`` query or not at all), the file, the
-offset of its rows event, and that event's timestamp.
+offset of its rows event, and that event's timestamp. The rows of a prepared XA transaction
+are changes at its ``XA COMMIT`` (xid None), none at its ``XA ROLLBACK`` (read/xa.py).
 
 Column names come from the Table_map's FULL optional metadata, else from ``schemas``
 (``Table`` objects, a ``{"db.table": Table}`` dict, or a CREATE TABLE script / file);
@@ -45,6 +46,7 @@ from binlogwriter.layouts.rows import (
 from binlogwriter.read import places as _places
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header, table_decoder
+from binlogwriter.read.xa import XaHeld, xa_key
 from binlogwriter.schema.source import SchemaSource
 
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
@@ -272,6 +274,9 @@ class _Reader:
         self.tm_cache: dict[bytes, TableInfo] = {}
         self.sids: dict[bytes, str] = {}
         """GTID source ids as text ``uuid:`` by their 16 bytes."""
+        self.xa = XaHeld()
+        """Changes of prepared XA transactions until their XA COMMIT / ROLLBACK (read/xa.py),
+        across files."""
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
                         start: int | None, stop: int | None) -> Iterator[Change]:
@@ -341,6 +346,18 @@ class _Reader:
                     pending = []
                     if q in (b"COMMIT", b"ROLLBACK"):
                         gtid = None
+                elif q.startswith((b"XA COMMIT", b"XA ROLLBACK")):  # a prepared XA transaction ends
+                    yield from self.xa.resolve(self._query_text(data, end, fmt, None))
+            elif t == 38:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
+                from binlogwriter.events import decode_event
+
+                ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+                if ev.one_phase:
+                    yield from pending
+                else:
+                    self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
+                pending = []
+                gtid = None
             elif t in (42, 40):
                 yield from pending
                 pending = []
@@ -349,15 +366,20 @@ class _Reader:
 
     # -- event readers -------------------------------------------------------------------
     @staticmethod
-    def _query_text(data: bytes, end: int, fmt: BinlogFormat) -> bytes:
-        """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9)."""
+    def _query_text(data: bytes, end: int, fmt: BinlogFormat, size: int | None = 16) -> bytes:
+        """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9);
+        its first ``size`` bytes, upper-cased (``size=None``: all of it, as written)."""
         ph = fmt.post_header_len(2)
         if end < HEADER + _Q_POST:
             return b""
         db_len = data[_Q_DB_LEN]
         sv_len = data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8
         start = HEADER + ph + sv_len + db_len + 1
-        return bytes(data[start:min(start + 16, end)]).strip().upper() if start <= end else b""
+        if start > end:
+            return b""
+        if size is None:
+            return bytes(data[start:end])
+        return bytes(data[start:min(start + size, end)]).strip().upper()
 
     def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
         from binlogwriter.events import decode_event

@@ -56,8 +56,11 @@ from binlogwriter.read.changes import (  # field places derived from the layouts
 )
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.places import MARIADB_GTID
+from binlogwriter.read.xa import XaHeld, xa_key
 
-__all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet"]
+__all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
+           "RetypedColumnError"]
 
 _FLUSH_BYTES = 8 << 20
 """Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
@@ -82,6 +85,8 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
     buffers: dict[int, TableBuffer] = {}  # by id(TableInfo)
     rows_types = frozenset(ROWS_TYPES)
     v2, updates = frozenset(V2_TYPES), frozenset(UPDATE_TYPES)
+    xa = XaHeld()  # rows events of prepared XA transactions until XA COMMIT / ROLLBACK (read/xa.py)
+    staged: list | None = None  # rows events of the current group when it is an XA transaction
     for path in paths:
         name = os.fspath(path)
         tmap: dict[int, tuple[TableInfo, TableBuffer | None]] = {}  # table id -> (table, its buffer)
@@ -98,6 +103,9 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     if _refuse(ent, data, tid_size, name, offset, wanted):
                         continue
                 info, buf = ent
+                if staged is not None:  # an XA transaction's rows count from its XA COMMIT
+                    staged.append((buf, info, t, bytes(data), len(data) - footer, tid_size, gtid, name, offset))
+                    continue
                 # the post-header and bitmaps as last seen for this table (changes.py
                 # TableInfo.rows_header checks and caches them), else parsed in full
                 end = len(data) - footer
@@ -132,10 +140,19 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
             elif t in (33, 34):
                 gtid = None if t == 34 else (f"{_uuid(data[_SID:_SID_END])}:"
                                              f"{int.from_bytes(data[_GNO:_GNO_END], 'little')}")
+                staged = None
             elif t == 162:
                 seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
                 dom = int.from_bytes(data[_DOM:_DOM_END], "little")
                 gtid = f"{dom}-{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-{seq}"
+                staged = [] if data[_FLAGS2] & FL_PREPARED_XA else None
+            elif t == 2 or t == 38:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
+                end = len(data) - footer
+                q = _Reader._query_text(data, end, fmt) if t == 2 else b""
+                if t == 38 or q.startswith(b"XA "):
+                    staged, ready = _xa_step(xa, staged, t, q, data, end, fmt, name, offset)
+                    for ent in ready:
+                        yield from _add_staged(ent, batch_rows)
             elif t == 42:
                 from binlogwriter.events import decode_event
 
@@ -219,6 +236,40 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
+_FLAGS2 = MARIADB_GTID.flags2
+FL_PREPARED_XA = 0x40
+"""MariaDB GTID flags2: the group ends with XA_PREPARE (docs/mariadb.md)."""
+
+
+def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end: int, fmt: Any, name: str,
+             offset: int) -> tuple[list | None, list]:
+    """One XA event: ``(the staging list from now on, rows events committed now)``. MySQL's
+    ``XA START`` query opens the staging (MariaDB's GTID flag does), XA_PREPARE holds it by
+    XID (one-phase: commits it), ``XA COMMIT`` commits what its XID holds, ``XA ROLLBACK``
+    drops it."""
+    if t == 38:
+        from binlogwriter.events import decode_event
+
+        ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+        if staged and ev.one_phase:
+            return None, staged
+        if staged:
+            xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), staged)
+        return None, []
+    if q.startswith(b"XA START"):
+        return [], []
+    if q.startswith((b"XA COMMIT", b"XA ROLLBACK")):
+        return staged, xa.resolve(_Reader._query_text(data, end, fmt, None))
+    return staged, []
+
+
+def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """Buffer a rows event held for its XA COMMIT; its batches when the buffer is full."""
+    buf, info, t, data, end, tid_size, gtid, name, offset = ent
+    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
+    if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
+        for b in _flush(buf, batch_rows):
+            yield info.key, b
 
 
 def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
@@ -240,7 +291,8 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
                    tables: Iterable[str] | None = None, verify_checksum: bool = True) -> dict[str, pa.Table]:
     """``{"db.table": pyarrow.Table}`` of every table's changes (in memory: for a large file
     prefer :func:`iter_table_batches` or :func:`export_parquet`). A table whose definition
-    changed has its batches unified by name (columns added as nulls)."""
+    changed has its batches unified by name (columns added as nulls); a column whose type
+    changed raises :class:`RetypedColumnError` at the first change of the new definition."""
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
@@ -249,8 +301,32 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
     out = {}
     for key, batches in by.items():
         tabs = [pa.Table.from_batches([b]) for b in batches]
-        out[key] = pa.concat_tables(tabs, promote_options="default") if len(tabs) > 1 else tabs[0]
+        try:
+            out[key] = pa.concat_tables(tabs, promote_options="default") if len(tabs) > 1 else tabs[0]
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            raise _retyped(key, batches) from None
     return out
+
+
+class RetypedColumnError(DecodeError):
+    """A table's column changed its Arrow type between definitions (ALTER TABLE … MODIFY):
+    one Arrow table cannot hold both."""
+
+
+def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
+    """The error for the first batch whose column type differs from an earlier batch's,
+    located at that batch's first change (its ``file`` and ``pos``)."""
+    seen: dict[str, pa.DataType] = {}
+    for b in batches:
+        for f in b.schema:
+            old = seen.setdefault(f.name, f.type)
+            if old != f.type:
+                return RetypedColumnError(
+                    f"table {key}: column {f.name} is {old} in earlier changes and {f.type} from here "
+                    "(the table's definition changed); one Arrow table cannot hold both: read it with "
+                    "iter_table_batches or export_parquet (a part per definition)",
+                    file=b.column("file")[0].as_py(), offset=b.column("pos")[0].as_py())
+    return RetypedColumnError(f"table {key}: its definitions cannot be unified into one Arrow table")
 
 
 _DICTIONARY = ["op", "gtid", "file"]

@@ -19,6 +19,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema.fallback import _parse_create_database, _parse_create_fallback
 from binlogwriter.schema.lexer import _split_statements, _sqlglot_lossy, _Tok
 from binlogwriter.schema.model import Table, _table_from_spec, table_from_sql
+from binlogwriter.schema.spec import _add_system_time_columns
 from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
 from binlogwriter.schema.statements import _check_statement, _check_text, _locate
 from binlogwriter.schema.types import (
@@ -32,6 +33,26 @@ _IDENT = r"(?:`(?:[^`]|``)+`|[\w$]+)"
 _LIKE_RE = re.compile(
     rf"\s*CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?P<name>{_IDENT}(?:\.{_IDENT})?)"
     rf"\s*\(?\s*LIKE\s+(?P<src>{_IDENT}(?:\.{_IDENT})?)\s*\)?\s*;?\s*$", re.I | re.S)
+
+
+_SEQUENCE_RE = re.compile(rf"\s*CREATE\s+(?:OR\s+REPLACE\s+)?SEQUENCE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                          rf"(?P<name>{_IDENT}(?:\.{_IDENT})?)", re.I)
+_SEQUENCE_COLUMNS = ("next_not_cached_value BIGINT NOT NULL, minimum_value BIGINT NOT NULL, "
+                     "maximum_value BIGINT NOT NULL, start_value BIGINT NOT NULL, "
+                     "increment BIGINT NOT NULL, cache_size BIGINT UNSIGNED NOT NULL, "
+                     "cycle_option TINYINT UNSIGNED NOT NULL, cycle_count BIGINT NOT NULL")
+"""The columns of a MariaDB sequence's table, whose rows events a NEXTVAL that refills the
+cache writes (a real 10.11 Table_map of a sequence has these names and types)."""
+
+
+def _sequence_table(text: str, db: str, flavor: str) -> Table:
+    """``CREATE SEQUENCE name …`` -> the Table its rows events are decoded with."""
+    m = _SEQUENCE_RE.match(text)
+    if m is None:
+        raise SchemaError("cannot parse CREATE SEQUENCE: expected its name")
+    dbn, name = _split_name(m.group("name"), db)
+    quoted = "`" + name.replace("`", "``") + "`"
+    return replace(table_from_sql(f"CREATE TABLE {quoted} ({_SEQUENCE_COLUMNS})", dbn, flavor), database=dbn)
 
 
 def _unquote(name: str) -> str:
@@ -54,11 +75,14 @@ def _find_table(tables: list[Table], qualified: str, db: str) -> Table | None:
 
 
 def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
-                 source: str | None = None) -> list[Table]:
+                 source: str | None = None, *, binlog_columns: bool = False) -> list[Table]:
     """Every CREATE TABLE of a script, following ``USE db`` and ``CREATE DATABASE … CHARSET``.
 
     Other statements are skipped. Raises SchemaError for an invalid table, located at the
     line of the script (``source:line: ...`` when ``source``, the file name, is given).
+    ``binlog_columns``: the tables as a server logs their rows, implicit columns included
+    (MariaDB ``WITH SYSTEM VERSIONING``: ``row_start``, ``row_end``), and MariaDB's
+    ``CREATE SEQUENCE`` as the table of its rows events, for reading binlogs.
     """
     check_flavor(flavor)
     _check_text(sql_text)
@@ -71,7 +95,7 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     out: list[Table] = []
     for text, stmt in statements:
         try:
-            _parse_statement(text, stmt, db, db_defaults, out, flavor)
+            _parse_statement(text, stmt, db, db_defaults, out, flavor, binlog_columns)
         except SchemaError as e:
             raise _locate(e, sql_text, stmt, source, always=True) from None
         if stmt and stmt[0].upper == "USE" and len(stmt) > 1:
@@ -80,7 +104,7 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
 
 
 def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str, tuple[str | None, str | None]],
-                 out: list[Table], flavor: str) -> None:
+                 out: list[Table], flavor: str, binlog_columns: bool = False) -> None:
     """One statement of a script (parse_tables): CREATE DATABASE / TABLE; others skipped."""
     head = [t.upper for t in stmt[:5]]
     if not head or not head[0]:
@@ -92,6 +116,8 @@ def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str
     elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
         name, cs, coll = _parse_create_database(stmt)
         db_defaults[name.lower()] = (cs, coll)
+    elif binlog_columns and head[0] == "CREATE" and "SEQUENCE" in head[:4] and flavor.startswith("mariadb"):
+        out.append(_sequence_table(text, db, flavor))
     elif head[0] == "CREATE" and "TABLE" in head[:4] and (like := _LIKE_RE.match(text)):
         src = _find_table(out, like.group("src"), db)
         if src is None:
@@ -103,6 +129,8 @@ def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str
         spec = None if _sqlglot_lossy(stmt, text) else _parse_with_sqlglot(text)
         if spec is None:
             spec = _parse_create_fallback(stmt)
+        if binlog_columns:
+            _add_system_time_columns(spec, text, flavor)
         dbn = spec.database or db
         cs, coll = db_defaults.get(dbn.lower(), (None, None))
         out.append(_table_from_spec(spec, dbn, flavor, cs, coll))

@@ -15,7 +15,9 @@ class SchemaSource:
     """Table definitions by ``db.table`` from Table objects, a dict, or CREATE TABLE SQL.
 
     ``source`` may be a ``{"db.table": Table}`` dict, an iterable of ``Table``, a path to a
-    ``.sql`` file, or SQL text. SQL is parsed for the binlog's flavor when first needed;
+    ``.sql`` file, or SQL text. SQL is parsed for the binlog's flavor when first needed, with
+    the columns a server logs but the text does not list (MariaDB system versioning's
+    ``row_start`` / ``row_end``);
     statements without a database take ``database``. A table not found by ``db.table`` is
     looked up by its name alone when that name is unique."""
 
@@ -43,7 +45,8 @@ class SchemaSource:
             from binlogwriter.schema.parse import parse_tables
 
             assert self._sql is not None
-            self._tables = {f"{t.database}.{t.name}": t for t in parse_tables(self._sql, self.database, flavor)}
+            tables = parse_tables(self._sql, self.database, flavor, binlog_columns=True)
+            self._tables = {f"{t.database}.{t.name}": t for t in tables}
             self._flavor = flavor
         return self._tables
 

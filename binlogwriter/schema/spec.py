@@ -13,7 +13,7 @@ from typing import Any
 from binlogwriter.schema.keys import Key
 from binlogwriter.schema.types import _INT_TYPES, _MAX_BLOB, _TEMPORAL_FSP, ALIASES
 
-__all__ = ["_ColSpec", "_TableSpec", "_sql_literal"]
+__all__ = ["_ColSpec", "_TableSpec", "_sql_literal", "_add_system_time_columns"]
 
 
 @dataclass
@@ -43,6 +43,25 @@ class _TableSpec:
     keys: list[Key]
     charset: str | None = None
     collation: str | None = None
+
+
+_SYSTEM_VERSIONING = re.compile(r"\)[^()]*\bWITH\s+SYSTEM\s+VERSIONING\b[^()]*$", re.I)
+"""MariaDB's table option ``WITH SYSTEM VERSIONING`` (after the column list, as SHOW CREATE
+TABLE prints it)."""
+
+
+def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
+    """A MariaDB system-versioned table without period columns of its own has two implicit
+    invisible ones, ``row_start`` and ``row_end`` TIMESTAMP(6), after the others: its rows
+    events carry them (a real 10.11 Table_map of ``(id, v) WITH SYSTEM VERSIONING`` has four
+    columns, names ``id v row_start row_end`` in FULL metadata)."""
+    if not flavor.startswith("mariadb") or not _SYSTEM_VERSIONING.search(text):
+        return
+    names = {c.name.lower() for c in spec.columns}
+    if "row_start" in names or "row_end" in names:
+        return
+    for name in ("row_start", "row_end"):
+        spec.columns.append(_ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 
 
 def _sql_literal(text: str) -> str:

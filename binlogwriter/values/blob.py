@@ -1,5 +1,8 @@
 """The blob family: TINYTEXT TEXT MEDIUMTEXT LONGTEXT TINYBLOB BLOB MEDIUMBLOB LONGBLOB
-(type 252, values.md §6), and the VECTOR type (242, MySQL 9; not a schema type: read only).
+(type 252, values.md §6), the VECTOR type (242, MySQL 9; not a schema type: read only), and
+MariaDB's ``BLOB/TEXT … COMPRESSED`` (140, read and re-encoded, not a schema type): its value
+is the stored bytes — a header byte and the compressed or raw data — as mariadb-binlog prints
+them (not decompressed).
 
 Text columns → ``str``, binary → ``bytes`` (values/_strings.py has the charset rules).
 A MariaDB JSON column is a LONGTEXT here too (``ColumnDesc.json_text``: Python JSON values are
@@ -31,17 +34,19 @@ from binlogwriter.values._strings import (
     _Text,
     text_renderer,
 )
+from binlogwriter.values._text import quote_bytes
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
-__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
+__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "CompressedBlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "blob"
 SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-TYPE_CODES = (252, 242)  # 242 VECTOR: the nearest family (a length-prefixed value), read only
+TYPE_CODES = (252, 242, 140)  # 242 VECTOR: the nearest family (a length-prefixed value), read only;
+# 140 MariaDB BLOB_COMPRESSED: a BLOB's layout
 
 
 _BLOB_NAMES = {1: "TINY", 2: "", 3: "MEDIUM", 4: "LONG"}
@@ -118,6 +123,33 @@ class BlobCodec(Codec):
 
 
 @register
+class CompressedBlobCodec(Codec):
+    """MariaDB BLOB/TEXT COMPRESSED (140): a BLOB's metadata (1–4 length bytes) and layout
+    (values.md §6); the value is the stored bytes (``bytes``: the compression header byte and
+    the data), which mariadb-binlog prints as they are."""
+
+    type_codes = (140,)
+    meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        lb = self.parse_meta(col).length_bytes
+        if not 1 <= lb <= 4:
+            raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+        sql = _BLOB_NAMES[lb] + "BLOB COMPRESSED"
+        limit = (1 << (8 * lb)) - 1
+        read = _length_prefixed(col, sql, lb)
+
+        def encode(value: Any) -> bytes:
+            if not isinstance(value, _BYTES):
+                raise value_error(col, sql, f"needs the stored bytes, got {describe(value)}")
+            if len(value) > limit:
+                raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}")
+            return len(value).to_bytes(lb, "little") + bytes(value)
+
+        return Bound(col, sql, encode, read, None, "bytes")
+
+
+@register
 class VectorCodec(Codec):
     """VECTOR (242, MySQL 9.0+): 4-byte LE length + float32 LE values (layout UNVERIFIED, values.md §1)."""
 
@@ -174,9 +206,12 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 # -- mysqlbinlog text (values/render.py) -------------------------------------------------
 
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
-    """Quoted from the stored bytes (values/_strings.py text_renderer); VECTOR has no printer."""
+    """Quoted from the stored bytes (values/_strings.py text_renderer; COMPRESSED: the bytes
+    as stored); VECTOR has no printer."""
     if col.type_code == 242:
         raise ValueError(f"Don't know how to handle column type: 242 meta: {bytes(col.meta).hex()}")
+    if col.type_code == 140:
+        return lambda v: quote_bytes(bytes(v), family)
     return text_renderer(col, family)
 
 
@@ -189,6 +224,8 @@ def arrow_type(col: ColumnDesc) -> Any:
 
     if col.type_code == 242:
         return pa.list_(pa.float32())
+    if col.type_code == 140:
+        return pa.binary()
     # this family's codec for the column's type code (registered by this module)
     return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 
@@ -206,10 +243,11 @@ _BLOB_TEXT = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT"
 
 
 def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
-    """The ``-vv`` comment type of BLOB (252) by its length-prefix size; None for the codes
-    mysqlbinlog has no name for (VECTOR); ValueError for an unknown prefix size."""
-    if type_code != 252:
+    """The ``-vv`` comment type of BLOB (252) by its length-prefix size, `` COMPRESSED`` after
+    it for MariaDB's 140; None for the codes mysqlbinlog has no name for (VECTOR); ValueError
+    for an unknown prefix size."""
+    if type_code not in (252, 140):
         return None
     if meta not in _BLOB_TEXT:
         raise ValueError(f"!! Unknown BLOB packlen={meta}")
-    return _BLOB_TEXT[meta]
+    return _BLOB_TEXT[meta] + (" COMPRESSED" if type_code == 140 else "")

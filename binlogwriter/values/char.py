@@ -4,6 +4,9 @@ CHAR/BINARY are type 254 (metadata ``[real_type ^ ((len & 0x300) >> 4), len & 0x
 VARCHAR/VARBINARY type 15 (metadata: max bytes). Text columns → ``str``, binary → ``bytes``
 (values/_strings.py has the charset rules). CHAR: trailing pad is not logged; decoding a CHAR
 gives the unpadded ``str``, decoding a BINARY(n) the full ``n`` bytes re-padded with 0x00.
+MariaDB's ``VARCHAR … COMPRESSED`` (141, not a schema type) has VARCHAR's metadata and layout;
+its value is the stored bytes (a compression header byte and the data), as mariadb-binlog
+prints them (not decompressed).
 """
 
 from __future__ import annotations
@@ -27,24 +30,26 @@ from binlogwriter.values._common import (
 from binlogwriter.values._strings import (
     STRING_META,
     _check_len,
+    _length_prefixed,
     _length_prefixed_many,
     _sql_len,
     _Text,
     _where,
     text_renderer,
 )
+from binlogwriter.values._text import quote_bytes
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.enum_set import _bind_enum, _bind_set
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
-__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "binlog_type", "binlog_meta", "renderer",
+__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "StringCodec", "VarcharCodec", "CompressedVarcharCodec", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
-TYPE_CODES = (254, 253, 15)  # 254/253 with ENUM/SET in the metadata go to values/enum_set.py
+TYPE_CODES = (254, 253, 15, 141)  # 254/253 with ENUM/SET in the metadata go to values/enum_set.py
 # CHAR/BINARY's bound codec has no vectorised encoder (VARCHAR's has): ASCII text goes through
 # encode_ascii_many below, anything else through the scalar encoder (values/row.py)
 
@@ -171,6 +176,31 @@ class VarcharCodec(Codec):
         return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
 
 
+@register
+class CompressedVarcharCodec(Codec):
+    """MariaDB VARCHAR COMPRESSED (141): VARCHAR's metadata (max bytes, u16 LE) and layout (1
+    length byte if max ≤ 255 else 2; values.md §6); the value is the stored bytes
+    (``bytes``: the compression header byte and the data), which mariadb-binlog prints."""
+
+    type_codes = (141,)
+    meta_layout = cs.Struct("max_bytes" / cs.Int16ul)
+
+    def bind(self, col: ColumnDesc) -> Bound:
+        max_bytes = self.parse_meta(col).max_bytes
+        sql = f"VARCHAR({max_bytes}) COMPRESSED"
+        lb = 2 if max_bytes > 255 else 1
+        read = _length_prefixed(col, sql, lb)
+
+        def encode(value: Any) -> bytes:
+            if not isinstance(value, bytes | bytearray | memoryview):
+                raise value_error(col, sql, f"needs the stored bytes, got {type(value).__name__}")
+            if len(value) > max_bytes:
+                raise value_error(col, sql, f"holds {max_bytes} bytes, got {len(value)}")
+            return len(value).to_bytes(lb, "little") + bytes(value)
+
+        return Bound(col, sql, encode, read, None, "bytes")
+
+
 _ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})
 
 
@@ -238,7 +268,12 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 
 # -- mysqlbinlog text (values/render.py) -------------------------------------------------
 
-renderer = text_renderer
+def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
+    """Quoted from the stored bytes (values/_strings.py text_renderer; COMPRESSED: the bytes
+    as stored)."""
+    if col.type_code == 141:
+        return lambda v: quote_bytes(bytes(v), family)
+    return text_renderer(col, family)
 
 
 # -- exports and typed truth (read/export.py) --------------------------------------------
@@ -248,6 +283,8 @@ def arrow_type(col: ColumnDesc) -> Any:
     binary for the others."""
     import pyarrow as pa
 
+    if col.type_code == 141:
+        return pa.binary()
     # this family's codec for the column's type code (registered by this module)
     return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 
@@ -271,6 +308,8 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
 def type_text(type_code: int, meta: int, family: str = "mariadb") -> str | None:
     """The ``-vv`` comment type: ``VARSTRING(max bytes)`` for 15/253, ``STRING(length)`` for
     254, whose length a long CHAR hides partly in the metadata's first byte (values.md §5)."""
+    if type_code == 141:
+        return f"VARSTRING({meta}) COMPRESSED"
     if type_code != 254:
         return f"VARSTRING({meta})"
     length = meta

@@ -1,0 +1,6 @@
+USE d;
+CREATE TABLE `sv` (
+  `id` int(11) NOT NULL,
+  `v` varchar(10) DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci WITH SYSTEM VERSIONING;
