@@ -10,9 +10,11 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
 
 1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
 2. key-op blocks (+ ``init`` blocks of the initial rows) shuffled by key bucket; each
-   bucket's per-key histories resolved at once (what each op did, versions) [persisted];
-3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
-4. pass 1, all partitions in one job: the batches of the one-process engine
+   bucket's per-key histories resolved at once (what each op did, versions) [saved to a
+   file beside the chunks: a cached Python RDD would copy it through the JVM at each read];
+3. history blocks shuffled back by transaction range, merged in (i, seq) order [saved
+   likewise; the paths reach the driver in the pass-1 summaries];
+4. pass 1, in the same job as 2 and 3: the batches of the one-process engine
    (generators/api.py), image lengths only (``rows_sizes``), planned by the codec's batch
    planner — group sizes by arithmetic, nothing encoded — collected as small summaries (a size per group) -> on the driver:
    file, offset, logical clock, GTID numbers, clock and table ids at each partition start
@@ -20,7 +22,7 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
 5. pass 2: each partition writes its byte range of each file it touches into chunk
    files in a directory unique to its task attempt (the same batches, encoded) and walks
    their event headers (events, timestamps for the manifest); without Parquet, the same
-   job counts each history partition's live rows (whether truth/final is rendered);
+   tasks count each history block's live rows (whether truth/final is rendered);
 6. the files, in two jobs of mixed tasks (spark_gen/finish.py), long tasks first:
    wave 1 — commit: one task per file hashes the chunks and copies them into
    ``<name>.part-*`` (kernel copy, spark_gen/commit.py) and renames it; each history
@@ -61,6 +63,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -262,15 +265,14 @@ class _Job:
         n = spec.transactions if not size_mode else self._estimate()
         self.timer.mark("start, --size probe")
         while True:
-            ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
+            ranges, w, uses, adv_starts, blocks = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
                 break
             # --size: the planned range ended before the size was reached; plan more
             n = int(n * spec.size / max(1, w.end.total) * 1.25) + 64
-            hist.unpersist()
-            by_txn.unpersist()
+            shutil.rmtree(blocks.root, ignore_errors=True)
         stop = n if w.stop is None else w.stop
-        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, blocks)
         self.timer.report()
         return manifest
 
@@ -299,8 +301,6 @@ class _Job:
 
     def _round(self, part, plan, n: int):
         """Stages 1-4 for transactions [0, n)."""
-        from pyspark import StorageLevel
-
         spec, sc, P = self.spec, self.sc, self.P
         infos = self.run0.infos
         ntables = len(infos)
@@ -322,19 +322,34 @@ class _Job:
         self.timer.mark("1 counts, key cursors")
 
         # key ops as columnar blocks, one per (range, key bucket); init records likewise
-        ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
+        # (task p also makes the init blocks of every P-th chunk of initial keys)
         inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
                  for lo in range(0, inf.first_fresh, INIT_CHUNK)]
-        if inits:
-            init_rdd = sc.parallelize(inits, max(1, min(len(inits), P))).mapPartitions(
-                lambda it: (r for x in it for r in part.init_blocks(part.make_run(spec), *x, P)))
-            ops = ops.union(init_rdd)
-        hist = ops.partitionBy(P, _identity).mapPartitions(lambda it: [part.resolve_blocks(it)]) \
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        by_txn = hist.flatMap(lambda h: part.txn_blocks(h, ends)).partitionBy(P, _identity) \
-            .mapPartitions(lambda it: [part.merge_txn_blocks(it)]).persist(StorageLevel.MEMORY_AND_DISK)
-        # pass 1 in parallel (one job); the summaries are small (a size per group)
-        summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
+
+        def op_blocks(p):
+            out = part.key_op_blocks(spec, infos, curs[p], *ranges[p], P)
+            for x in inits[p::P]:
+                out.extend(part.init_blocks(part.make_run(spec), *x, P))
+            return out
+        ops = rng.flatMap(op_blocks)
+        # the key histories and the merged transaction blocks go to files beside the chunks
+        # (spark_gen/partition.py save_block), read back by pass 2 and the truth tasks
+        broot = str(self.staging / f"blocks-{uuid.uuid4().hex[:12]}")
+        os.makedirs(broot)
+
+        def resolve(q, it):
+            return part.resolve_task(q, it, os.path.join(broot, f"h{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
+                                     ends)
+
+        def merge(p, it):
+            return [part.merge_task(spec, p, *ranges[p], it,
+                                    os.path.join(broot, f"t{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"))]
+        # pass 1 in parallel (one job); the summaries are small (a size per group, two paths)
+        summ = ops.partitionBy(P, _identity).mapPartitionsWithIndex(resolve).partitionBy(P, _identity) \
+            .mapPartitionsWithIndex(merge).collect()
+        blocks = Blocks(broot, [s.hist for s in summ], [s.block for s in summ])
+        if None in blocks.hist:  # pragma: no cover - every bucket's task sends its path to its range
+            raise RuntimeError("spark_gen: a key bucket's history block is missing")
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
         self.timer.mark("2-4 histories, pass 1")
@@ -343,9 +358,9 @@ class _Job:
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
         self.timer.mark("walk (driver)")
-        return ranges, w, uses, adv_starts, hist, by_txn
+        return ranges, w, uses, adv_starts, blocks
 
-    def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, hist, by_txn) -> dict[str, Any]:
+    def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, blocks: Blocks) -> dict[str, Any]:
         from spark_gen.finish import Finisher
         from spark_gen.writer import WriterStart, file_name
 
@@ -368,25 +383,28 @@ class _Job:
         # when the run can be small enough for it (the commit keeps it when it is)
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
 
-        def write(p, recs):
-            if p > last_p:
-                return [None]
+        tpaths, hpaths = blocks.txn, blocks.hist
+
+        def write(p):
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
-            return [part.write_chunks(spec, p, *ranges[p], recs, starts[p], d, last=p == last_p, stop=stop,
-                                      fail=fail, attempt=att, seq_start=seq_starts[p],
-                                      changes_jsonl=changes_jsonl)]
+            return part.write_chunks(spec, p, *ranges[p], [part.load_block(tpaths[p])], starts[p], d,
+                                     last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
+                                     changes_jsonl=changes_jsonl)
 
         # pass 2, and without Parquet the live rows per table after ``stop`` (they decide
         # whether truth/final is rendered at all): one job
         nt = len(self.run0.rows)
-        stages = [by_txn.mapPartitionsWithIndex(write).map(lambda r: ("write", r))]
-        if not self.parquet:
-            from spark_gen.partition import live_counts
+        count_live = not self.parquet
 
-            stages.append(hist.mapPartitions(lambda it: [("live", live_counts(it, stop, nt))]))
-        got = (self.sc.union(stages) if len(stages) > 1 else stages[0]).collect()
-        results = [r for kind, r in got if kind == "write" and r is not None]
+        def task(p):  # pass 2 of range p; without Parquet also the live rows of history block p
+            out = [("write", write(p))] if p <= last_p else []
+            if count_live:
+                out.append(("live", part.live_counts([part.load_block(hpaths[p])], stop, nt)))
+            return out
+        ntasks = max(last_p + 1, len(hpaths)) if count_live else last_p + 1
+        got = self.sc.parallelize(range(ntasks), ntasks).flatMap(task).collect()
+        results = [r for kind, r in got if kind == "write"]
         live_parts = [r for kind, r in got if kind == "live"]
         self.timer.mark("5 pass 2 (bytes)")
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
@@ -430,10 +448,11 @@ class _Job:
             root, parquet = str(self.staging / "final-runs"), self.parquet
             from spark_gen.final import sorted_runs
 
-            def runs(p, it):
-                return sorted_runs(spec, stop, it, os.path.join(root, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
-                                   nt, parquet)
-            stages.append(hist.mapPartitionsWithIndex(runs))
+            def runs(x):
+                q, h = x
+                return sorted_runs(spec, stop, [part.load_block(h)],
+                                   os.path.join(root, f"p{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"), nt, parquet)
+            stages.append(self.sc.parallelize(list(enumerate(hpaths)), len(hpaths)).flatMap(runs))
         got = (self.sc.union(stages) if len(stages) > 1 else stages[0]).collect()
         scans = {r[1]: r[2] for r in got if r[0] == "commit"}
         snapshot = [r[1] for r in got if r[0] == "snapshot"]
@@ -460,8 +479,7 @@ class _Job:
         wave2.append(("concat", snapshot, str(self.out / "truth" / "snapshot.sql"), self.run0.snapshot_head(),
                       self.run0.snapshot_tail()))
         self.sc.parallelize(wave2, len(wave2)).map(finisher).collect()
-        hist.unpersist()
-        by_txn.unpersist()
+        shutil.rmtree(blocks.root, ignore_errors=True)
         self.timer.mark("6 truth merges, snapshot.sql")
 
         # index, then manifest
@@ -511,6 +529,16 @@ class _Job:
         if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):
             tasks.append(("concat_text", jl, str(cdir / "changes.jsonl")))
         return tasks
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Where a round's blocks are (spark_gen/partition.py ``save_block``): the history block
+    of each key bucket and the merged transaction block of each range, under ``root``."""
+
+    root: str
+    hist: list[str]
+    txn: list[str]
 
 
 def _atomic_write(path: Path, text: str) -> None:
