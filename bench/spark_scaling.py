@@ -17,7 +17,7 @@ be shared, and wall-clock ratios mean little when it is. The outputs must be byt
 (binlog files compared by sha256). Usage::
 
     python bench/spark_scaling.py [--size 500MB] [--tables 4] [--initial-rows 10000]
-                                  [--partitions 8] [--skip-local1]
+                                  [--partitions 8] [--skip-local1] [--stages]
 """
 
 from __future__ import annotations
@@ -108,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--initial-rows", type=int, default=10000)
     ap.add_argument("--partitions", type=int, default=8)
     ap.add_argument("--skip-local1", action="store_true", help="only the one-process engine and local[2]")
+    ap.add_argument("--stages", action="store_true",
+                    help="also print each timed Spark run's CPU per stage (spark_gen/timing.py)")
     a = ap.parse_args(argv)
 
     from generators.api import generate
@@ -131,8 +133,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             s = _session(master)
             generate_spark(warm, tmp / f"warm-{cores}", partitions=a.partitions, spark=s, parquet=False)
+            if a.stages:
+                os.environ["BINLOGWRITER_SPARK_TIMING"] = "stderr"
             wall, cpu, load = _timed(lambda m=master, s=s: generate_spark(spec, tmp / m, partitions=a.partitions, spark=s,
                                                                      parquet=False))
+            os.environ.pop("BINLOGWRITER_SPARK_TIMING", None)
             s.stop()
             if _binlogs(tmp / master) != want:
                 print(f"{master}: binlogs differ from the one-process engine's", file=sys.stderr)

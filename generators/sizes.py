@@ -27,6 +27,7 @@ from binlogwriter.batch.columnar import RowsBatch
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, column_image_lengths
 from generators.batch import AppliedBatch, rows_batch
+from generators.length_faces import constant_images
 
 __all__ = ["rows_sizes"]
 
@@ -45,8 +46,13 @@ def _take(col: Any, idx: np.ndarray) -> Any:
     return [col[j] for j in idx.tolist()]
 
 
-def rows_sizes(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
-    """The row changes of ``ab`` with image lengths, no images (see module docstring)."""
+def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> RowsBatch:
+    """The row changes of ``ab`` with image lengths, no images (see module docstring).
+
+    ``faces``: an image whose present columns all have a constant length
+    (generators/length_faces.py) takes it without any value being made; a table's values
+    are made only when one of its images has a column of varying length. ``faces=False``
+    makes every value (the reference the faces are tested against)."""
     spec = run.spec
     if spec.rows_query:
         return rows_batch(run, ab, now)
@@ -65,9 +71,8 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         k = ab.kind[mine]
         need_b = mine[k != 0]
         need_a = mine[k != 2]
-        cols = rt.compute_columns(np.concatenate([ab.key[need_b], ab.key[need_a]]),
-                                  np.concatenate([ab.ver_before[need_b], ab.ver_after[need_a]]),
-                                  np.concatenate([ab.born[need_b], ab.born[need_a]]))
+        const = constant_images(rt) if faces else None
+        cols: list | None = None
         nb = len(need_b)
         groups: list[tuple[tuple, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
         ins = mine[k == 0]
@@ -93,11 +98,17 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
                 shapes.append(sh)
             op_shape[ops] = s
             bbits, abits = sh
-            if rb_ is not None:
-                op_len[ops] += _lengths(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops))
-            if ra_ is not None:
-                op_len[ops] += _lengths(t, descs, bbits if abits is None else abits,
-                                        [_take(c, ra_) for c in cols], len(ops))
+            for rows_, bits in ((rb_, bbits), (ra_, bbits if abits is None else abits)):
+                if rows_ is None:
+                    continue
+                if const is not None and const.covers(bits):
+                    op_len[ops] += const.length(bits)
+                    continue
+                if cols is None:
+                    cols = rt.compute_columns(np.concatenate([ab.key[need_b], ab.key[need_a]]),
+                                              np.concatenate([ab.ver_before[need_b], ab.ver_after[need_a]]),
+                                              np.concatenate([ab.born[need_b], ab.born[need_a]]))
+                op_len[ops] += _lengths(t, descs, bits, [_take(c, rows_) for c in cols], len(ops))
     return RowsBatch(clock=now + np.cumsum(ab.advance), op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind,
                      op_shape=op_shape, op_len=op_len, data=np.zeros(0, dtype=np.uint8),
                      tables=[rt.table for rt in run.rows], shapes=shapes)

@@ -10,6 +10,7 @@ systems); running it twice gives the same bytes, so a retried commit task is har
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import shutil
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from binlogwriter.format import BinlogFormat
 
-__all__ = ["concat", "concat_binlog", "scan_chunk"]
+__all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk"]
 
 
 def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str | None = None) -> int:
@@ -36,6 +37,31 @@ def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str |
     size = os.path.getsize(part)
     os.replace(part, dest)
     return size
+
+
+def copy_file(src: Any, out: Any) -> None:
+    """Append all of open file ``src`` to unbuffered ``out``: ``os.copy_file_range`` (the
+    kernel copies the pages: no read into Python, no write back; a fraction of the CPU of
+    ``read`` + ``write`` for the hundreds of MB of a binlog), or a plain copy where the
+    file system or platform does not offer it."""
+    size = os.fstat(src.fileno()).st_size
+    done = 0
+    try:
+        while done < size:
+            n = os.copy_file_range(src.fileno(), out.fileno(), size - done, done)
+            if n == 0:
+                break
+            done += n
+    except (AttributeError, OSError):  # no copy_file_range here (not Linux, another file system, ...)
+        pass
+    src.seek(done)
+    while True:
+        b = src.read(1 << 22)
+        if not b:
+            break
+        view = memoryview(b)
+        while view:  # a raw write may take fewer bytes than given
+            view = view[out.write(view):]
 
 
 def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | None = None,
@@ -106,16 +132,13 @@ def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat,
         info = scan_file(Path(part), fmt)
     else:
         h = hashlib.sha256()
-        with open(part, "wb") as out:
+        with open(part, "wb", buffering=0) as out:
             for c in chunks:
                 with open(c, "rb") as f:
-                    while True:
-                        b = f.read(1 << 22)
-                        if not b:
-                            break
-                        h.update(b)
-                        out.write(b)
-            out.flush()
+                    if os.fstat(f.fileno()).st_size:  # hashed from the page cache, no copy into Python
+                        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                            h.update(mm)
+                    copy_file(f, out)
             os.fsync(out.fileno())
         firsts = [x[1] for x in scans if x[1] is not None]
         lasts = [x[2] for x in scans if x[2] is not None]

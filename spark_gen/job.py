@@ -10,24 +10,29 @@ numpy arrays, one per (source task, destination partition) — never a Python ob
 
 1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
 2. key-op blocks (+ ``init`` blocks of the initial rows) shuffled by key bucket; each
-   bucket's per-key histories resolved at once (what each op did, versions) [persisted];
-3. history blocks shuffled back by transaction range, merged in (i, seq) order [persisted];
-4. pass 1, all partitions in one job: the batches of the one-process engine
+   bucket's per-key histories resolved at once (what each op did, versions) [saved to a
+   file beside the chunks: a cached Python RDD would copy it through the JVM at each read];
+3. history blocks shuffled back by transaction range, merged in (i, seq) order [saved
+   likewise; the paths reach the driver in the pass-1 summaries];
+4. pass 1, in the same job as 2 and 3: the batches of the one-process engine
    (generators/api.py), image lengths only (``rows_sizes``), planned by the codec's batch
    planner — group sizes by arithmetic, nothing encoded — collected as small summaries (a size per group) -> on the driver:
    file, offset, logical clock, GTID numbers, clock and table ids at each partition start
    (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
    files in a directory unique to its task attempt (the same batches, encoded) and walks
-   their event headers (events, timestamps for the manifest);
-6. commit: one task per file concatenates the chunks into ``<name>.part-*``, hashing as it
-   copies, and renames it;
-   truth/final without a global sort: each history partition writes its live rows as sorted
-   runs per table, one task per table merges them into the JSONL (below ``jsonl_max_rows``)
-   and the typed Parquet, final bytes written once (spark_gen/final.py); truth/changes: one
-   task per table merges the partitions' change chunks (Arrow IPC streams: Parquet-encoded
-   once, by the merge; generators/changes_ipc.py) (sequence numbers from the pass-1
-   change counts) and the JSONL pieces are concatenated; snapshot.sql from per-table pieces;
+   their event headers (events, timestamps for the manifest); without Parquet, the same
+   tasks count each history block's live rows (whether truth/final is rendered);
+6. the files, in two jobs of mixed tasks (spark_gen/finish.py), long tasks first:
+   wave 1 — commit: one task per file hashes the chunks and copies them into
+   ``<name>.part-*`` (kernel copy, spark_gen/commit.py) and renames it; each history
+   partition writes its live rows as sorted runs per table (truth/final without a global
+   sort, spark_gen/final.py); snapshot.sql's pieces per table;
+   wave 2 — one task per table merges its runs into the JSONL (below ``jsonl_max_rows``)
+   and the typed Parquet, final bytes written once; one task per table merges the
+   partitions' change chunks (Arrow IPC streams: Parquet-encoded once, by the merge;
+   generators/changes_ipc.py; sequence numbers from the pass-1 change counts); the
+   changes.jsonl pieces and the snapshot.sql pieces are concatenated;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
 ``BINLOGWRITER_SPARK_TIMING=1`` reports the CPU of each stage (spark_gen/timing.py).
@@ -58,6 +63,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -259,15 +265,14 @@ class _Job:
         n = spec.transactions if not size_mode else self._estimate()
         self.timer.mark("start, --size probe")
         while True:
-            ranges, w, uses, adv_starts, hist, by_txn = self._round(part, plan, n)
+            ranges, w, uses, adv_starts, blocks = self._round(part, plan, n)
             if not size_mode or w.stop is not None:
                 break
             # --size: the planned range ended before the size was reached; plan more
             n = int(n * spec.size / max(1, w.end.total) * 1.25) + 64
-            hist.unpersist()
-            by_txn.unpersist()
+            shutil.rmtree(blocks.root, ignore_errors=True)
         stop = n if w.stop is None else w.stop
-        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, hist, by_txn)
+        manifest = self._write(part, plan, ranges, stop, w, uses, adv_starts, blocks)
         self.timer.report()
         return manifest
 
@@ -296,8 +301,6 @@ class _Job:
 
     def _round(self, part, plan, n: int):
         """Stages 1-4 for transactions [0, n)."""
-        from pyspark import StorageLevel
-
         spec, sc, P = self.spec, self.sc, self.P
         infos = self.run0.infos
         ntables = len(infos)
@@ -319,19 +322,34 @@ class _Job:
         self.timer.mark("1 counts, key cursors")
 
         # key ops as columnar blocks, one per (range, key bucket); init records likewise
-        ops = rng.flatMap(lambda p: part.key_op_blocks(spec, infos, curs[p], *ranges[p], P))
+        # (task p also makes the init blocks of every P-th chunk of initial keys)
         inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
                  for lo in range(0, inf.first_fresh, INIT_CHUNK)]
-        if inits:
-            init_rdd = sc.parallelize(inits, max(1, min(len(inits), P))).mapPartitions(
-                lambda it: (r for x in it for r in part.init_blocks(part.make_run(spec), *x, P)))
-            ops = ops.union(init_rdd)
-        hist = ops.partitionBy(P, _identity).mapPartitions(lambda it: [part.resolve_blocks(it)]) \
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        by_txn = hist.flatMap(lambda h: part.txn_blocks(h, ends)).partitionBy(P, _identity) \
-            .mapPartitions(lambda it: [part.merge_txn_blocks(it)]).persist(StorageLevel.MEMORY_AND_DISK)
-        # pass 1 in parallel (one job); the summaries are small (a size per group)
-        summ = by_txn.mapPartitionsWithIndex(lambda p, recs: [part.sizes(spec, p, *ranges[p], recs)]).collect()
+
+        def op_blocks(p):
+            out = part.key_op_blocks(spec, infos, curs[p], *ranges[p], P)
+            for x in inits[p::P]:
+                out.extend(part.init_blocks(part.make_run(spec), *x, P))
+            return out
+        ops = rng.flatMap(op_blocks)
+        # the key histories and the merged transaction blocks go to files beside the chunks
+        # (spark_gen/partition.py save_block), read back by pass 2 and the truth tasks
+        broot = str(self.staging / f"blocks-{uuid.uuid4().hex[:12]}")
+        os.makedirs(broot)
+
+        def resolve(q, it):
+            return part.resolve_task(q, it, os.path.join(broot, f"h{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
+                                     ends)
+
+        def merge(p, it):
+            return [part.merge_task(spec, p, *ranges[p], it,
+                                    os.path.join(broot, f"t{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"))]
+        # pass 1 in parallel (one job); the summaries are small (a size per group, two paths)
+        summ = ops.partitionBy(P, _identity).mapPartitionsWithIndex(resolve).partitionBy(P, _identity) \
+            .mapPartitionsWithIndex(merge).collect()
+        blocks = Blocks(broot, [s.hist for s in summ], [s.block for s in summ])
+        if None in blocks.hist:  # pragma: no cover - every bucket's task sends its path to its range
+            raise RuntimeError("spark_gen: a key bucket's history block is missing")
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
         self.timer.mark("2-4 histories, pass 1")
@@ -340,13 +358,13 @@ class _Job:
                       size_limit=spec.size if spec.transactions is None else None,
                       header_size=header, rotate_size=rotate)
         self.timer.mark("walk (driver)")
-        return ranges, w, uses, adv_starts, hist, by_txn
+        return ranges, w, uses, adv_starts, blocks
 
-    def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, hist, by_txn) -> dict[str, Any]:
-        from spark_gen.commit import concat, concat_binlog
+    def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, blocks: Blocks) -> dict[str, Any]:
+        from spark_gen.finish import Finisher
         from spark_gen.writer import WriterStart, file_name
 
-        spec, sc = self.spec, self.sc
+        spec = self.spec
         fmt = self.run0.fmt
         last_p = 0 if stop == 0 else next(p for p, (a, b) in enumerate(ranges) if a <= stop - 1 < b)
         tables = plan.number_tables(uses, self.run0.session_settings().first_table_id)
@@ -365,16 +383,29 @@ class _Job:
         # when the run can be small enough for it (the commit keeps it when it is)
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
 
-        def write(p, recs):
-            if p > last_p:
-                return [None]
+        tpaths, hpaths = blocks.txn, blocks.hist
+
+        def write(p):
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
-            return [part.write_chunks(spec, p, *ranges[p], recs, starts[p], d, last=p == last_p, stop=stop,
-                                      fail=fail, attempt=att, seq_start=seq_starts[p],
-                                      changes_jsonl=changes_jsonl)]
+            return part.write_chunks(spec, p, *ranges[p], [part.load_block(tpaths[p])], starts[p], d,
+                                     last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
+                                     changes_jsonl=changes_jsonl)
 
-        results = [r for r in by_txn.mapPartitionsWithIndex(write).collect() if r is not None]
+        # pass 2, and without Parquet the live rows per table after ``stop`` (they decide
+        # whether truth/final is rendered at all): one job
+        nt = len(self.run0.rows)
+        count_live = not self.parquet
+
+        def task(p):  # pass 2 of range p; without Parquet also the live rows of history block p
+            out = [("write", write(p))] if p <= last_p else []
+            if count_live:
+                out.append(("live", part.live_counts([part.load_block(hpaths[p])], stop, nt)))
+            return out
+        ntasks = max(last_p + 1, len(hpaths)) if count_live else last_p + 1
+        got = self.sc.parallelize(range(ntasks), ntasks).flatMap(task).collect()
+        results = [r for kind, r in got if kind == "write"]
+        live_parts = [r for kind, r in got if kind == "live"]
         self.timer.mark("5 pass 2 (bytes)")
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
             want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
@@ -399,79 +430,73 @@ class _Job:
                     counts[tname][k] += v
         out = str(self.out)
         names = list(files)
-        scans = dict(sc.parallelize([(nm, files[nm], chunk_scans[nm]) for nm in names], max(1, len(names)))
-                     .map(lambda x: (x[0], concat_binlog(x[1], os.path.join(out, x[0]), fmt, x[2]))).collect())
-        self.timer.mark("6 commit binlogs")
-
-        # truth
         final_run = part.make_run(spec, stop)
-        tnames = [f"{rt.table.database}.{rt.table.name}" for rt in final_run.rows]
+        tables = tuple(rt.table for rt in final_run.rows)
+        finisher = Finisher(spec, fmt, tables)
+        tnames = [f"{t.database}.{t.name}" for t in tables]
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
-        live_rows = self._final(hist, stop, final_run, tnames, truth_dir)
-        self.timer.mark("6 truth/final")
-        self._changes(results, final_run)
-        self.timer.mark("6 truth/changes")
+        live = [sum(c) for c in zip(*live_parts, strict=True)] if live_parts else None
+        render = self.parquet or sum(live) <= self.jsonl_max_rows
 
-        # snapshot.sql
-        self._snapshot(part, concat)
-        hist.unpersist()
-        by_txn.unpersist()
-        self.timer.mark("6 snapshot.sql")
+        # wave 1 (spark_gen/finish.py), one job: each binlog file from its chunks (the long
+        # tasks first), the snapshot.sql pieces, truth/final's sorted runs per history partition
+        wave1 = [("commit", nm, files[nm], chunk_scans[nm], os.path.join(out, nm)) for nm in names]
+        wave1 += self._snapshot_pieces()
+        stages = [self.sc.parallelize(wave1, max(1, len(wave1))).map(finisher)]
+        if render:
+            root, parquet = str(self.staging / "final-runs"), self.parquet
+            from spark_gen.final import sorted_runs
+
+            def runs(x):
+                q, h = x
+                return sorted_runs(spec, stop, [part.load_block(h)],
+                                   os.path.join(root, f"p{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"), nt, parquet)
+            stages.append(self.sc.parallelize(list(enumerate(hpaths)), len(hpaths)).flatMap(runs))
+        got = (self.sc.union(stages) if len(stages) > 1 else stages[0]).collect()
+        scans = {r[1]: r[2] for r in got if r[0] == "commit"}
+        snapshot = [r[1] for r in got if r[0] == "snapshot"]
+        if live is None:
+            live = [sum(c) for c in zip(*[r[1] for r in got if r[0] == "counts"], strict=True)] if render else [0] * nt
+        per_table: list[list[str]] = [[] for _ in range(nt)]
+        for r in got:
+            if r[0] == "run":
+                per_table[r[1][0]].append(r[1][1])
+        self.timer.mark("6 commit, runs, snapshot")
+
+        # wave 2, one job: truth/final and truth/changes per table, changes.jsonl, snapshot.sql
+        wave2 = self._changes_tasks(results, tables)
+        if render:
+            jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
+            pdir = None
+            if self.parquet:
+                from generators.changes_truth import table_file
+
+                (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
+                pdir = str(truth_dir / "parquet")
+            wave2 += [("final", t, per_table[t], os.path.join(jdir, f"{tnames[t]}.jsonl") if jdir is not None else None,
+                       os.path.join(pdir, table_file(tables[t])) if pdir is not None else None) for t in range(nt)]
+        wave2.append(("concat", snapshot, str(self.out / "truth" / "snapshot.sql"), self.run0.snapshot_head(),
+                      self.run0.snapshot_tail()))
+        self.sc.parallelize(wave2, len(wave2)).map(finisher).collect()
+        shutil.rmtree(blocks.root, ignore_errors=True)
+        self.timer.mark("6 truth merges, snapshot.sql")
 
         # index, then manifest
         entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
         last = results[-1]
         manifest = build_manifest(spec, fmt, entries, last["groups"], last["last_gtid"], stop, counts,
-                                  [(rt.table, live_rows[t]) for t, rt in enumerate(final_run.rows)])
+                                  [(rt.table, live[t]) for t, rt in enumerate(final_run.rows)])
         _atomic_write(self.out / f"{spec.basename}.index", "".join(f"./{nm}\n" for nm in names))
         _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         self.timer.mark("7 index, manifest")
         return manifest
 
-    def _final(self, hist, stop: int, final_run, tnames: list[str], truth_dir: Path) -> list[int]:
-        """truth/final (spark_gen/final.py): each history partition writes its live rows as
-        sorted runs per table, then one task per table merges them into the JSONL (when the
-        tables hold at most ``jsonl_max_rows`` rows) and the typed Parquet. Returns the live
-        rows per table."""
-        from spark_gen.final import merge_runs, sorted_runs
-        from spark_gen.partition import live_counts
-
-        spec, nt, parquet = self.spec, len(tnames), self.parquet
-        if not parquet:  # counted first: nothing is rendered when no file would be written
-            live = [sum(c) for c in zip(*hist.mapPartitions(
-                lambda it: [live_counts(it, stop, nt)]).collect(), strict=True)]
-            if sum(live) > self.jsonl_max_rows:
-                return live
-        root = str(self.staging / "final-runs")
-
-        def runs(p, it):
-            return sorted_runs(spec, stop, it, os.path.join(root, f"p{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
-                               nt, parquet)
-        got = hist.mapPartitionsWithIndex(runs).collect()
-        live = [sum(c) for c in zip(*[v for kind, v in got if kind == "counts"], strict=True)] if got else [0] * nt
-        per_table: list[list[str]] = [[] for _ in range(nt)]
-        for kind, v in got:
-            if kind == "run":
-                per_table[v[0]].append(v[1])
-        flavor = self.spec.flavor
-        tables = [rt.table for rt in final_run.rows]
-        jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
-        pdir, pfile = None, []
-        if parquet:
-            from generators.changes_truth import table_file
-
-            (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
-            pdir = str(truth_dir / "parquet")
-            pfile = [table_file(t) for t in tables]
-        self.sc.parallelize(list(enumerate(per_table)), max(1, nt)).map(lambda x: merge_runs(
-            x[1], os.path.join(jdir, f"{tnames[x[0]]}.jsonl") if jdir is not None else None,
-            os.path.join(pdir, pfile[x[0]]) if pdir is not None else None, tables[x[0]], flavor)).collect()
-        return live
-
-    def _snapshot(self, part, concat) -> None:
+    def _snapshot_pieces(self) -> list[tuple]:
+        """The ``snapshot`` tasks of wave 1: snapshot.sql's INSERTs in pieces of
+        :data:`SNAPSHOT_CHUNK` initial rows per table (none with ``--ddl-in-binlog``)."""
         spec, run = self.spec, self.run0
-        pieces = []
+        pieces: list[tuple] = []
         sdir = self.staging / "snapshot"
         sdir.mkdir(parents=True, exist_ok=True)
         if not spec.ddl_in_binlog:
@@ -479,39 +504,41 @@ class _Job:
                 if rt.tdef.initial_keys is None:
                     for lo in range(0, rt.tdef.initial_count, SNAPSHOT_CHUNK):
                         hi = min(lo + SNAPSHOT_CHUNK, rt.tdef.initial_count)
-                        pieces.append((t, lo, hi, str(sdir / f"t{t:04d}-{lo:012d}.sql")))
+                        pieces.append(("snapshot", t, lo, hi, str(sdir / f"t{t:04d}-{lo:012d}.sql")))
                 else:
-                    pieces.append((t, None, None, str(sdir / f"t{t:04d}-all.sql")))
-        paths = self.sc.parallelize(pieces, max(1, len(pieces))).map(
-            lambda x: part.snapshot_piece(spec, *x)).collect() if pieces else []
-        head, tail = run.snapshot_head(), run.snapshot_tail()
-        dest = str(self.out / "truth" / "snapshot.sql")
-        self.sc.parallelize([0], 1).map(lambda _: concat(paths, dest, head=head, tail=tail)).collect()
+                    pieces.append(("snapshot", t, None, None, str(sdir / f"t{t:04d}-all.sql")))
+        return pieces
 
-    def _changes(self, results: list[dict[str, Any]], final_run) -> None:
-        """truth/changes: each table's Parquet chunks of every partition, in partition order,
-        merged into one file (generators/changes_truth.py ``merge_table``: the same bytes as
-        the single-process engine's); changes.jsonl concatenated when every partition wrote
-        its chunk and the run has at most JSONL_MAX_CHANGES changes."""
-        from generators.changes_truth import JSONL_MAX_CHANGES, concat_text, merge_table, table_file
+    def _changes_tasks(self, results: list[dict[str, Any]], tables: tuple) -> list[tuple]:
+        """The truth/changes tasks of wave 2: each table's Parquet chunks of every partition,
+        in partition order, merged into one file (generators/changes_truth.py ``merge_table``:
+        the same bytes as the single-process engine's); changes.jsonl concatenated when every
+        partition wrote its chunk and the run has at most JSONL_MAX_CHANGES changes."""
+        from generators.changes_truth import JSONL_MAX_CHANGES, table_file
 
-        flavor = self.spec.flavor
         cdir = self.out / "truth" / "changes"
         cdir.mkdir(parents=True, exist_ok=True)
-        tables = [rt.table for rt in final_run.rows]
         per_table: list[list[str]] = [[] for _ in tables]
         for r in results:
             for t, path in r["changes"]["chunks"]:
                 per_table[t].append(path)
-        dest = str(cdir)
-        jobs = [(t, per_table[t]) for t in range(len(tables))]
-        self.sc.parallelize(jobs, max(1, len(jobs))).map(
-            lambda x: merge_table(x[1], os.path.join(dest, table_file(tables[x[0]])), tables[x[0]], flavor)).collect()
+        tasks: list[tuple] = [("changes", t, per_table[t], str(cdir / table_file(tables[t])))
+                              for t in range(len(tables))]
         total = sum(r["changes"]["count"] for r in results)
         jl = [r["changes"]["jsonl"] for r in results]
         if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):
-            target = str(cdir / "changes.jsonl")
-            self.sc.parallelize([0], 1).map(lambda _: concat_text(jl, target)).collect()
+            tasks.append(("concat_text", jl, str(cdir / "changes.jsonl")))
+        return tasks
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Where a round's blocks are (spark_gen/partition.py ``save_block``): the history block
+    of each key bucket and the merged transaction block of each range, under ``root``."""
+
+    root: str
+    hist: list[str]
+    txn: list[str]
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -41,6 +41,7 @@ tested alone (tests/spark_gen/test_partition_functions.py), and they share the b
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Iterable, Iterator
 from itertools import groupby
 from pathlib import Path
@@ -70,7 +71,7 @@ from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
 __all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
-           "resolve_blocks", "txn_blocks", "merge_txn_blocks", "applied_batch", "sizes", "write_chunks",
+           "resolve_blocks", "txn_blocks", "merge_txn_blocks", "save_block", "load_block", "resolve_task", "merge_task", "applied_batch", "sizes", "write_chunks",
            "final_states", "live_counts", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
            "INIT", "KINDS"]
 
@@ -334,6 +335,53 @@ def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dic
     """The blocks of one transaction range -> one block sorted by ``(i, seq)``."""
     blk = _concat([b for _, b in blocks], _HIST)
     return _take(blk, np.lexsort((blk["seq"], blk["i"])))
+
+
+def save_block(blk: dict[str, np.ndarray], path: str) -> str:
+    """Write a block to ``path`` (pickled, atomically: a killed task leaves no file under
+    that name); returns ``path``. The job keeps its history and transaction blocks in files
+    beside the chunks (a path every executor can read) instead of Spark's cache: each read
+    of a cached Python RDD copies the block through the JVM again."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".part", "wb") as f:
+        pickle.dump(blk, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(path + ".part", path)
+    return path
+
+
+def load_block(path: str) -> dict[str, np.ndarray]:
+    """The block :func:`save_block` wrote."""
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def resolve_task(q: int, blocks: Iterable[tuple[int, dict[str, np.ndarray]]], hist_path: str, ends: list[int]
+                 ) -> list[tuple[int, Any]]:
+    """Key bucket ``q``'s op blocks -> its history block, saved at ``hist_path``, and the
+    records of the shuffle back to transaction order: the history's changes cut by
+    transaction range (:func:`txn_blocks`) and ``(q, hist_path)``, which tells the task
+    of range ``q`` (:func:`merge_task`) where bucket ``q``'s history is."""
+    h = resolve_blocks(blocks)
+    save_block(h, hist_path)
+    return [(q, hist_path), *txn_blocks(h, ends)]
+
+
+def merge_task(spec: Spec, p: int, a: int, b: int, records: Iterable[tuple[int, Any]], block_path: str) -> Summary:
+    """Range ``p``'s records of the shuffle of :func:`resolve_task` -> its merged block
+    (saved at ``block_path``, pass 2 reads it) and its pass-1 :class:`Summary`
+    (:func:`sizes`), which carries both paths."""
+    hist_path = None
+    blocks = []
+    for k, v in records:
+        if isinstance(v, str):
+            hist_path = v
+        else:
+            blocks.append((k, v))
+    blk = merge_txn_blocks(blocks)
+    save_block(blk, block_path)
+    s = sizes(spec, p, a, b, [blk])
+    s.block, s.hist = block_path, hist_path
+    return s
 
 
 def _one(records: Iterable[Any]) -> dict[str, np.ndarray]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from binlogwriter.schema import GEOMETRY_TYPES, Table, parse_tables
 from generators.spec import Spec
 
@@ -28,7 +30,15 @@ def create_table(name: str, columns: list[tuple[str, str]], keys: list[str], spe
     return f"CREATE TABLE `{name}` (\n  {body}\n) {options}"
 
 
+@lru_cache(maxsize=256)
+def parsed_tables(sql: str, database: str, flavor: str, source: str | None = None) -> tuple[Table, ...]:
+    """:func:`binlogwriter.schema.parse_tables`, memoised per process: a Run parses its
+    tables' CREATE TABLE text each time it is built (the Spark job builds one per task), and
+    the same text always gives the same (frozen) Tables. Errors are not memoised."""
+    return tuple(parse_tables(sql, database, flavor, source=source))
+
+
 def parse_one(sql: str, spec: Spec) -> Table:
-    tables = parse_tables(sql, spec.database, spec.flavor)
+    tables = parsed_tables(sql, spec.database, spec.flavor)
     assert len(tables) == 1, sql
     return tables[0]

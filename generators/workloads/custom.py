@@ -10,9 +10,9 @@ first (generators/foreign_keys.py).
 from __future__ import annotations
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema import parse_tables
 from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
+from generators.workloads._ddl import parsed_tables
 from generators.workloads.base import TableDef, WorkloadDef
 
 
@@ -63,7 +63,7 @@ def split_statements(sql: str) -> list[str]:
 
 def custom(spec: Spec) -> WorkloadDef:
     assert spec.schema_sql is not None
-    tables = parse_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema")
+    tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
     stmts = [s for s in split_statements(spec.schema_sql)

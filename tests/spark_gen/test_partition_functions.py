@@ -46,11 +46,15 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     blocks = [x for p, (a, b) in enumerate(ranges) for x in part.key_op_blocks(spec, infos, curs[p], a, b, parts)]
     for t, inf in enumerate(infos):
         blocks.extend(part.init_blocks(part.make_run(spec), t, 0, inf.first_fresh, parts))
-    hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(parts)]
     ends = [b for _, b in ranges]
-    back = [x for h in hist for x in part.txn_blocks(h, ends)]
-    chunks = [[part.merge_txn_blocks(x for x in back if x[0] == p)] for p in range(parts)]
-    sums = [part.sizes(spec, p, a, b, iter(chunks[p])) for p, (a, b) in enumerate(ranges)]
+    # resolve, shuffle back by range, merge + pass 1, the blocks saved to files (as the job does)
+    bdir = out / ".chunks" / "blocks"
+    back = [r for q in range(parts)
+            for r in part.resolve_task(q, (x for x in blocks if x[0] == q), str(bdir / f"h{q}"), ends)]
+    sums = [part.merge_task(spec, p, a, b, (r for r in back if r[0] == p), str(bdir / f"t{p}"))
+            for p, (a, b) in enumerate(ranges)]
+    hist = [part.load_block(s.hist) for s in sums]
+    chunks = [[part.load_block(s.block)] for s in sums]
     fmt, st = run0.fmt, run0.session_settings()
 
     def hs(idx, g):
