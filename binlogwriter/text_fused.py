@@ -64,27 +64,40 @@ class _Source:
         nb = (k + 7) >> 3
         base = self.n
         self.n += k
-        lines = [f"{ind}bits = 0" if nb == 0 else f"{ind}bits = buf[pos]" if nb == 1
-                 else f"{ind}bits = int.from_bytes(buf[pos:pos + {nb}], 'little')"]
-        if nb:
-            lines.append(f"{ind}pos += {nb}")
+        # the null bitmap as one small int per byte (bit r of the image: byte r >> 3, bit r & 7)
+        if nb == 1:
+            lines = [f"{ind}b0 = buf[pos]", f"{ind}pos += 1"]
+        elif nb:
+            lines = [f"{ind}{', '.join(f'b{x}' for x in range(nb))}, = buf[pos:pos + {nb}]", f"{ind}pos += {nb}"]
+        else:
+            lines = []
         text = []
+        tables = [self._int_table(i) for i in idx]  # TINYINT: its text by its byte
         j = 0
         while j < k:
-            letter = dec._letters[idx[j]]
+            letter = dec._letters[idx[j]] if tables[j] is None else None
             run = [j]
             if letter is not None:
-                while j + len(run) < k and dec._letters[idx[j + len(run)]] is not None:
+                while j + len(run) < k and dec._letters[idx[j + len(run)]] is not None and tables[j + len(run)] is None:
                     run.append(j + len(run))
             if len(run) > 1:  # the decoder's struct run: one unpack when none is NULL
                 fmt = struct.Struct("<" + "".join(dec._letters[idx[r]] for r in run))
                 env[f"_s{base + j}"] = fmt.unpack_from
                 names = ", ".join(f"v{base + r}" for r in run)
-                lines += [f"{ind}if not bits & {sum(1 << r for r in run)}:",
+                masks: dict[int, int] = {}
+                for r in run:
+                    masks[r >> 3] = masks.get(r >> 3, 0) | 1 << (r & 7)
+                test = " | ".join(f"b{x} & {m}" for x, m in masks.items())
+                lines += [f"{ind}if not ({test}):",
                           f"{ind}  {names}, = _s{base + j}(buf, pos)", f"{ind}  pos += {fmt.size}",
                           f"{ind}else:"]
                 for r in run:
                     lines += self._read(r, base + r, idx[r], ind + "  ")
+            elif tables[j] is not None:  # TINYINT: its text (value and tail) by its byte
+                g = base + j
+                env[f"_tt{g}"], env[f"N{g}"] = tables[j], self.pr._column(idx[j])[3]
+                lines += [f"{ind}if {_bit(j)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                          f"{ind}  p{g} = _tt{g}[buf[pos]]", f"{ind}  pos += 1"]
             else:
                 lines += self._read(j, base + j, idx[j], ind)
             for r in run:
@@ -92,6 +105,26 @@ class _Source:
             j += len(run)
         lines += [f"{ind}if pos > end_:", f"{ind}  raise _IE('row image runs past the end of the rows data')"]
         return lines, "".join(text)
+
+    def _int_table(self, i: int) -> tuple[str, ...] | None:
+        """The 256 texts (value and tail) of a TINYINT column by its byte, as the f-string
+        of :meth:`_text` prints its value, or None for any other column."""
+        dec, pr = self.dec, self.pr
+        col = dec.cols[i]
+        if dec._letters[i] not in ("b", "B") or pr.types[i] != col.type_code:
+            return None
+        key = ("fused-tinyint", i)
+        hit = pr._blocks.get(key)
+        if hit is None:
+            head, fn, tail, null = pr._column(i)
+            half = _INT_HALF[col.type_code]
+            values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
+            try:
+                hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
+            except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
+                hit = ()
+            pr._blocks[key] = hit
+        return hit or None
 
     def _read(self, r: int, g: int, i: int, ind: str) -> list[str]:
         """Lines reading column ``i`` (bit ``r`` of the null bitmap) into ``v<g>``, or for a
@@ -101,11 +134,16 @@ class _Source:
         lb = dec._json[i]
         if lb:  # binary JSON: its text memoised by its length and bytes, read by the decoder's lines
             head, fn, tail, null = self.pr._column(i)
-            env[f"_t{g}"], env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = {}, fn, tail, null
+            # one memo per column, shared by both images of an UPDATE and every bitmap (an
+            # unchanged document prints from the before image's text)
+            memo = self.pr._blocks.get(("fused-json", i))
+            if memo is None:
+                memo = self.pr._blocks[("fused-json", i)] = {}
+            env[f"_t{g}"], env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = memo, fn, tail, null
             lines = dec._one(env, g, i, ind + "  ")
             if lines[0] != f"{ind}  if bits >> {g} & 1:" or lines[2] != f"{ind}  else:":
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
-            return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+            return [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                     f"{ind}  e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')",
                     f"{ind}  k = buf[pos:e] if e - pos <= {_MEMO_BYTES} else None",  # small documents only
                     f"{ind}  p{g} = _t{g}.get(k)", f"{ind}  if p{g} is None:",
@@ -126,7 +164,7 @@ class _Source:
             env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(fam, _ESCAPED_MYSQL), fam
             n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
                  else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
-            lines = [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+            lines = [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                      f"{ind}  n = {n}", f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  k = buf[s:pos]"]
             if len(pad) == 1:  # a CHAR's logged trailing pad: the codec refuses it (rowdecode.py)
                 lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
@@ -141,12 +179,12 @@ class _Source:
             lines = dec._one(env, g, i, ind)
             if lines[0] != f"{ind}if bits >> {g} & 1:":
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
-            lines[0] = f"{ind}if bits >> {r} & 1:"
+            lines[0] = f"{ind}if {_bit(r)}:"
             return lines
         # a fixed-size value: its text memoised by its bytes, made by the column's miss function
         env[f"_t{g}"], env[f"_m{g}"] = _miss(dec, self.pr, i)
         env[f"N{g}"] = self.pr._column(i)[3]
-        return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+        return [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                 f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  p{g} = _t{g}.get(k)",
                 f"{ind}  if p{g} is None:", f"{ind}    p{g} = _m{g}(buf, pos, k)", f"{ind}  pos = e"]
 
@@ -157,7 +195,7 @@ class _Source:
         head, fn, tail, null = pr._column(i)
         if not head.isascii() or not head.isprintable() or any(c in head for c in "{}\\\"'"):
             raise ValueError(f"column head {head!r} is not a plain literal")  # never: "###   @N="
-        if self.dec._memo[i] or self.dec._json[i] or (
+        if f"_tt{g}" in env or self.dec._memo[i] or self.dec._json[i] or (
                 self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
             return f"\\n{head}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
@@ -172,6 +210,11 @@ class _Source:
         else:
             val = f"F{g}({a}) + T{g}"
         return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _bit(r: int) -> str:
+    """The test of bit ``r`` of an image's null bitmap (1: NULL), on its byte ``b<r >> 3>``."""
+    return f"b{r >> 3} & {1 << (r & 7)}"
 
 
 def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:

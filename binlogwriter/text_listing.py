@@ -300,6 +300,12 @@ class _Listing:
                         tm_bodies[tid] = body
                     key: tuple = (19, body)
                 else:
+                    # a Query's text is a function of its body but for its SET TIMESTAMP line
+                    # (the header's timestamp, text._body): kept once per body, split there
+                    split = texts.get((2, body))
+                    if split is not None:
+                        buf.append(f"{head}{split[0]}{ts}{split[1]}")
+                        continue
                     key = (2, body, ts)
                 tail = texts.get(key)
                 if tail is None:
@@ -309,6 +315,10 @@ class _Listing:
                     if len(texts) > 4096:
                         texts.clear()
                     texts[key] = tail
+                    if t == 2:
+                        split = _timestamp_split(tail, ts)
+                        if split is not None:
+                            texts[(2, body)] = split
                 buf.append(head + tail)
                 continue
             elif t == 162:
@@ -405,6 +415,20 @@ class _Listing:
         else:
             state.pending_rows += nrows
         return summary
+
+
+def _timestamp_split(tail: str, ts: int) -> tuple[str, str] | None:
+    """A Query's text (what follows the header tab) cut around the timestamp of its one
+    ``SET TIMESTAMP=<ts>/*!*/;`` line, or None when that line is not there exactly once
+    (the query's own text may hold one): every other line of the text comes from the body
+    alone (text._summary and text._body: thread id, exec time, error code, status
+    variables, database, query), so the text at another timestamp is the two parts with
+    that timestamp between them."""
+    needle = f"\nSET TIMESTAMP={ts}/*!*/;\n"
+    if tail.count(needle) != 1 or tail.count("\nSET TIMESTAMP=") != 1:
+        return None
+    before, after = tail.split(needle)
+    return before + "\nSET TIMESTAMP=", "/*!*/;\n" + after
 
 
 _GTID_HEAD = struct.Struct("<B16sqBqq")

@@ -76,8 +76,8 @@ def compare(cols, pr, present, after, buf: bytes) -> None:
 
 
 @st.composite
-def events(draw):
-    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=8))
+def events(draw, max_columns: int = 8):
+    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=max_columns))
     cols = [c for c, _, _ in drawn]
     n = len(cols)
     family = draw(st.sampled_from(("mariadb", "mysql")))
@@ -107,6 +107,65 @@ def test_fused_text_equals_the_reference(case) -> None:
     assert fn(buf, 0, len(buf), PRE, MID) == want
     assert fn(buf, 0, len(buf), PRE, MID) == want  # again, from the warm text memos
     assert fn(b"\x05" + buf + b"\x00\x00\x00\x00", 1, 1 + len(buf), PRE, MID) == want  # inside an event
+
+
+_INTS = st.sampled_from((1, 2, 3, 8, 9)).flatmap(
+    lambda code: st.booleans().map(lambda u: col(code, unsigned=u)))
+
+
+@st.composite
+def wide_events(draw):
+    """Tables wider than one bitmap byte: runs of integer columns (TINYINT printed from a
+    table by its byte, struct runs whose NULL test spans bitmap bytes) between any columns."""
+    n = draw(st.integers(9, 40))
+    kinds = draw(st.lists(st.sampled_from(("int", "int", "int", "any")), min_size=n, max_size=n))
+    cols, values = [], []
+    for kind in kinds:
+        if kind == "int":
+            c = draw(_INTS)
+            lo, hi = _int_range(c)
+            cols.append(c)
+            values.append(st.sampled_from((lo, hi, 0, -1 if lo < 0 else 1)) | st.integers(lo, hi))
+        else:
+            c, v, _ = draw(ALL_COLUMNS)
+            cols.append(c)
+            values.append(st.just(v))
+    family = draw(st.sampled_from(("mariadb", "mysql")))
+    verbose = draw(st.sampled_from((1, 2)))
+    nullable = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    present = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    after = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n))) if draw(st.booleans()) else None
+    rows = []
+    for _ in range(draw(st.integers(1, 3))):
+        for bitmap in (present, after) if after is not None else (present,):
+            vals = tuple(None if draw(st.integers(0, 4)) == 0 else draw(v) for v in values)
+            rows.append(encode_row_image(cols, bitmap, vals, 0))
+    return cols, printer(cols, nullable, verbose, family), present, after, b"".join(rows)
+
+
+def _int_range(c) -> tuple[int, int]:
+    bits = {1: 8, 2: 16, 9: 24, 3: 32, 8: 64}[c.type_code]
+    return (0, (1 << bits) - 1) if c.unsigned else (-(1 << bits - 1), (1 << bits - 1) - 1)
+
+
+@SETTINGS
+@given(wide_events())
+def test_fused_text_of_wide_tables_equals_the_reference(case) -> None:
+    cols, pr, present, after, buf = case
+    compare(cols, pr, present, after, buf)
+    compare(cols, pr, present, after, buf)  # again, from the warm text memos
+
+
+@SETTINGS
+@given(wide_events(), st.data())
+def test_fused_text_of_wide_tables_on_changed_bytes(case, data) -> None:
+    cols, pr, present, after, buf = case
+    buf = bytearray(buf)
+    for _ in range(data.draw(st.integers(0, 4))):
+        if buf:
+            buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.sampled_from(_BYTES) | st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(buf)))
+    compare(cols, pr, present, after, bytes(buf[:cut]) if data.draw(st.booleans()) else bytes(buf))
 
 
 _BYTES = (0x00, 0x20, 0x1F, 0x27, 0x5C, 0x7F, 0x80, 0xFF)
