@@ -27,12 +27,13 @@ the reference's for random schemas × every column type × flavor × image × NU
 
 from __future__ import annotations
 
+import codecs
 import struct
 from typing import Any
 
 from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
-from binlogwriter.values._text import _ESCAPED_MARIADB, _ESCAPED_MYSQL, quote_bytes
+from binlogwriter.values._text import _BYTES_MARIADB, _BYTES_MYSQL, _ESCAPED_MARIADB, _ESCAPED_MYSQL
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["compile_rows_text"]
@@ -46,6 +47,8 @@ _MEMO_BYTES = 512
 """Largest JSON document whose text is memoised (memos hold at most _MEMO_MAX texts each)."""
 _ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
 """Family -> the bytes quote_bytes escapes."""
+_TABLES = {"mariadb": _BYTES_MARIADB, "mysql": _BYTES_MYSQL}
+"""Family -> quote_bytes' text of each byte (a byte, or its escape)."""
 
 
 class _Source:
@@ -152,27 +155,31 @@ class _Source:
                     f"{ind}    if k is not None:",
                     f"{ind}      if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}        _t{g}.clear()",
                     f"{ind}      _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
-        string = dec._strings[i]
-        fn = self.pr._column(i)[1]
-        if string is not None and getattr(fn, "quotes_stored_bytes", False):
-            # a plain length-prefixed string: its text is its stored bytes quoted (the
-            # renderer's own rule), inline when there is nothing to escape
-            lb = string[0]
-            pad = dec._pads[i]
+        stored = _stored_layout(dec, self.pr, i)
+        if stored is not None:
+            # a length-prefixed value whose text is its stored bytes quoted (the renderer's
+            # own rule), inline when there is nothing to escape, else escaped byte by byte
+            # by one C pass over the bytes read as Latin-1 (quote_bytes' table)
+            lb, pad, least = stored
             env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
             fam = self.pr.family
-            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(fam, _ESCAPED_MYSQL), fam
+            env["_esc"], env["_bt"], env["_cm"] = _ESCAPES.get(fam, _ESCAPED_MYSQL), _TABLES.get(fam, _BYTES_MYSQL), \
+                codecs.charmap_decode
             n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
                  else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
             lines = [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                      f"{ind}  n = {n}", f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  k = buf[s:pos]"]
+            if least:  # GEOMETRY: its 4-byte SRID at least (the codec refuses less)
+                lines.append(f"{ind}  if n < {least}: raise ValueError('short')")
             if len(pad) == 1:  # a CHAR's logged trailing pad: the codec refuses it (rowdecode.py)
                 lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
             elif pad:
                 lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
             return lines + [f"{ind}  if len(k.translate(None, _esc)) == n:",  # no byte to escape
                             f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
-                            f"{ind}  else:", f"{ind}    p{g} = _qb(k, _fam) + T{g}"]
+                            f"{ind}  else:",
+                            f"{ind}    p{g} = Q + _cm(k, 'strict', _bt)[0].encode('latin-1')"
+                            f".decode('utf-8', 'surrogateescape') + Q + T{g}"]
         if not size:
             # the decoder's own lines, its names numbered by ``g`` (unique across both images
             # of an UPDATE), its null test on bit ``r`` of this image's bitmap
@@ -195,8 +202,7 @@ class _Source:
         head, fn, tail, null = pr._column(i)
         if not head.isascii() or not head.isprintable() or any(c in head for c in "{}\\\"'"):
             raise ValueError(f"column head {head!r} is not a plain literal")  # never: "###   @N="
-        if f"_tt{g}" in env or self.dec._memo[i] or self.dec._json[i] or (
-                self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
+        if f"_tt{g}" in env or self.dec._memo[i] or self.dec._json[i] or _stored_layout(self.dec, pr, i):
             return f"\\n{head}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
         a = f"v{g}"
@@ -210,6 +216,21 @@ class _Source:
         else:
             val = f"F{g}({a}) + T{g}"
         return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _stored_layout(dec: TableDecoder, pr: Any, i: int) -> tuple[int, bytes, int] | None:
+    """(length bytes, refused trailing pad, least length) of column ``i`` when its value is a
+    little-endian length then that many bytes whose text is those bytes quoted, else None:
+    a plain string (values/strings.plain_string_layout, the renderer's ``quotes_stored_bytes``)
+    or a renderer's own ``stored_layout`` (GEOMETRY: SRID and WKB as stored, values.md §8)."""
+    fn = pr._column(i)[1]
+    string = dec._strings[i]
+    if string is not None and getattr(fn, "quotes_stored_bytes", False):
+        return string[0], dec._pads[i], 0
+    layout = getattr(fn, "stored_layout", None)
+    if layout is not None and dec.cols[i].type_code == 255 and 1 <= layout[0] <= 4:
+        return layout[0], b"", layout[1]
+    return None
 
 
 def _bit(r: int) -> str:

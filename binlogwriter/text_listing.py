@@ -283,11 +283,8 @@ class _Listing:
                 tab = tables.get(tid)
                 if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
                     tab = self.table(state, tid, tables)
-                if tab is not None:
-                    text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
-                    if text is not None:
-                        buf.append(head + text)
-                        continue
+                if tab is not None and self.rows(tab, t, data, end, tid_size, tid, state, verbose, buf, head):
+                    continue
             elif t == 2 or t == 19:
                 body = data[19:end]
                 ev = None
@@ -356,10 +353,12 @@ class _Listing:
 
     @staticmethod
     def rows(tab: _Table, t: int, data: bytes, end: int, tid_size: int, tid: int, state: Any,
-             verbose: int) -> str | None:
-        """Summary and ``###`` text of a rows event, or None: the reference path prints it."""
+             verbose: int, buf: list[str], head: str) -> bool:
+        """Append the header line, summary and ``###`` text of a rows event to ``buf`` (its
+        lines as separate items: the listing joins them with newlines), or return False:
+        the reference path prints it."""
         if not tab.ok:
-            return None
+            return False
         try:
             # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
             # parse_rows_header is a pure function of them, and the rows follow them; the
@@ -371,7 +370,7 @@ class _Listing:
                 p = v + int.from_bytes(data[v:v + pl.var_header_size], "little")
             width = read_packed(data, p, end)
             if width is None:
-                return None
+                return False
             p = width[1]
             nb = (tab.width + 7) >> 3
             q = p + (nb << 1 if t in UPDATE_TYPES else nb)
@@ -381,11 +380,11 @@ class _Listing:
             if hit is None:
                 h = parse_rows_header(t, data[19:end], tid_size)
                 if h.width != tab.width:
-                    return None
+                    return False
                 summary = tab.summary(t, tid, h.rows_flags)
                 if summary is None:
-                    return None
-                hit = (*tab.shape(t, h.present, h.after), summary + "\n", summary, h.rows_flags & STMT_END_F,
+                    return False
+                hit = (*tab.shape(t, h.present, h.after), summary, h.rows_flags & STMT_END_F,
                        f"### INSERT INTO {tab.target} VALUES ()"
                        if t not in DELETE_TYPES and t not in UPDATE_TYPES else None)
                 if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
@@ -397,8 +396,8 @@ class _Listing:
             else:
                 parts = hit[0](data, q, end, hit[1], hit[2])
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
-            return None
-        _, _, _, head, summary, stmt_end, empty = hit
+            return False
+        summary, stmt_end, empty = hit[3], hit[4], hit[5]
         nrows = len(parts)
         if not parts and empty is not None:
             parts.append(empty)
@@ -406,15 +405,16 @@ class _Listing:
                 # no column in the image and no row bytes: one row, as mariadb-binlog counts
                 # it (layouts.rows.no_image_columns; such headers are never cached)
                 nrows = 1
+        buf.append(head + summary)
         if verbose and parts:
-            summary = head + "\n".join(parts)
+            buf.extend(parts)
         if stmt_end:
             total, state.pending_rows = state.pending_rows + nrows, 0
             if tab.family == "mariadb":
-                summary += f"\n# Number of rows: {total}"
+                buf.append(f"# Number of rows: {total}")
         else:
             state.pending_rows += nrows
-        return summary
+        return True
 
 
 def _timestamp_split(tail: str, ts: int) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.read.rowdecode import table_decoder
-from binlogwriter.strategies.codec import ALL_COLUMNS, blobs, chars, col, jsons, varchars
+from binlogwriter.strategies.codec import ALL_COLUMNS, blobs, chars, col, geometries, jsons, varchars
 from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _ImagePrinter, field_metadata
 from binlogwriter.values import decode_row_image, encode_row_image
@@ -236,15 +236,17 @@ def test_fixed_size_text_from_arbitrary_bytes(cols, family, data) -> None:
 
 
 @SETTINGS
-@given(st.one_of(jsons(), chars(), varchars(), blobs()), st.sampled_from(("mariadb", "mysql")), st.data())
+@given(st.one_of(jsons(), chars(), varchars(), blobs(), geometries()), st.sampled_from(("mariadb", "mysql")),
+       st.data())
 def test_variable_size_text_near_values(case, family, data) -> None:
-    """JSON and strings (printed from their stored bytes, JSON text memoised by them): a
-    value, the same bytes with the last one changed, with a CHAR's pad byte appended (which
-    the codec refuses), in any order."""
+    """JSON, strings and GEOMETRY (printed from their stored bytes, JSON text memoised by
+    them): a value, the same bytes with the last one changed, with a CHAR's pad byte appended
+    (which the codec refuses), its first 0-3 bytes only (a GEOMETRY shorter than its SRID,
+    which the codec refuses), in any order."""
     c, value, _ = case
     image = encode_row_image([c], (True,), (value,), 0)  # bitmap byte, then the value
     dec = table_decoder([c])
-    lb = (dec._strings[0] or (dec._json[0], None))[0]
+    lb = (dec._strings[0] or (dec._json[0] or (c.meta[0] if c.type_code == 255 else 0), None))[0]
     payload = image[1 + lb:] if lb else image[1:]
     pad = dec._pads[0]
 
@@ -254,6 +256,8 @@ def test_variable_size_text_near_values(case, family, data) -> None:
             if payload else image]
     if lb and pad:
         pool.append(stored(payload + pad))
+    if lb:
+        pool.append(stored(payload[:data.draw(st.integers(0, 3))]))
     rows = [data.draw(st.sampled_from(pool)) for _ in range(data.draw(st.integers(1, 6)))]
     compare([c], printer([c], [True], 2, family), (True,), None, b"".join(rows))
 
