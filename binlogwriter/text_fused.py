@@ -31,7 +31,7 @@ import codecs
 import struct
 from typing import Any
 
-from binlogwriter.read.inline_values import miss_lines
+from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
 from binlogwriter.values._text import _BYTES_MARIADB, _BYTES_MYSQL, _ESCAPED_MARIADB, _ESCAPED_MYSQL
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
@@ -255,6 +255,8 @@ def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
     env: dict[str, Any] = {"_d0": decode, "_t0": memo, "F0": fn, "T0": tail, "Q": "'", "_IE": IndexError}
     slow = ["v0, e = _d0(buf, pos)", f"if e != pos + {size}:", "  raise _IE('value size')", "p0 = F0(v0) + T0"]
     lines = _temporal_text(col, 0, size, slow, env)
+    if lines is None:  # DECIMAL: its text from its digit groups
+        lines = decimal_text_lines(col, 0, "", env, slow)
     if lines is None:  # the decoder's inline reader (or the codec), then the renderer
         lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
         lines += slow[1:]

@@ -14,12 +14,23 @@ decodes each image, the line-by-line printer (``_ImagePrinter.lines``) prints th
 
 from __future__ import annotations
 
+from decimal import Context, Decimal
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.read.rowdecode import table_decoder
-from binlogwriter.strategies.codec import ALL_COLUMNS, blobs, chars, col, geometries, jsons, varchars
+from binlogwriter.strategies.codec import (
+    ALL_COLUMNS,
+    blobs,
+    chars,
+    col,
+    decimals,
+    geometries,
+    jsons,
+    varchars,
+)
 from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _ImagePrinter, field_metadata
 from binlogwriter.values import decode_row_image, encode_row_image
@@ -233,6 +244,27 @@ def test_fixed_size_text_from_arbitrary_bytes(cols, family, data) -> None:
         rows.append(bytes([data.draw(st.integers(0, (1 << len(cols)) - 1))]))
         rows += [data.draw(st.sampled_from(pool)) for pool in pools]
     compare(cols, pr, present, None, b"".join(rows))
+
+
+_WIDE = Context(prec=100)
+
+
+@SETTINGS
+@given(st.lists(decimals(), min_size=1, max_size=3), st.sampled_from(("mariadb", "mysql")), st.data())
+def test_decimal_text_from_its_digit_groups(drawn, family, data) -> None:
+    """DECIMAL printed from its digit groups (no Decimal built): every precision and scale,
+    signs, zeros (negative zero too), values at the group limits, several rows."""
+    cols = [c for c, _, _ in drawn]
+    present = (True,) * len(cols)
+    rows = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        vals = []
+        for c, v, _ in drawn:
+            p, sc = c.meta[0], c.meta[1]
+            edge = Decimal(data.draw(st.sampled_from(("0", "-0", "1", "-1", "9" * p)))).scaleb(-sc, _WIDE)
+            vals.append(data.draw(st.sampled_from((v, edge, edge.copy_negate(), None))))
+        rows.append(encode_row_image(cols, present, tuple(vals), 0))
+    compare(cols, printer(cols, [True] * len(cols), 2, family), present, None, b"".join(rows))
 
 
 @SETTINGS
