@@ -176,10 +176,10 @@ class _Source:
             elif pad:
                 lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
             return lines + [f"{ind}  if len(k.translate(None, _esc)) == n:",  # no byte to escape
-                            f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
+                            f"{ind}    p{g} = f\"'{{k.decode('utf-8', 'surrogateescape')}}'{{T{g}}}\"",
                             f"{ind}  else:",
-                            f"{ind}    p{g} = Q + _cm(k, 'strict', _bt)[0].encode('latin-1')"
-                            f".decode('utf-8', 'surrogateescape') + Q + T{g}"]
+                            f"{ind}    p{g} = f\"'{{_cm(k, 'strict', _bt)[0].encode('latin-1')"
+                            f".decode('utf-8', 'surrogateescape')}}'{{T{g}}}\""]
         if not size:
             # the decoder's own lines, its names numbered by ``g`` (unique across both images
             # of an UPDATE), its null test on bit ``r`` of this image's bitmap

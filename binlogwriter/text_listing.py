@@ -77,6 +77,9 @@ __all__ = ["write_listing"]
 _HEAD = struct.Struct("<IBIIIH")
 _ROWS_FAST = frozenset(ROWS_TYPES) - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
+_PLACES: dict[tuple[int, int], tuple] = {}
+"""(rows type, table id size) -> (start of the post-header's end, start of the v2 extra info
+or None, size of its length field, column bitmaps): read/places.rows_places_of, per event."""
 _CHUNK = 2000
 """Events per write to the output."""
 
@@ -84,12 +87,13 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target",
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "nb", "heads", "target",
                  "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
         self.width = len(cols)
+        self.nb = (self.width + 7) >> 3  # bytes of one column bitmap
         self.family = _family(tm.flavor)
         self.names = _ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
@@ -363,17 +367,23 @@ class _Listing:
             # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
             # parse_rows_header is a pure function of them, and the rows follow them; the
             # post-header places come from the rows layout (read/places.py)
-            pl = rows_places_of(t, tid_size)
-            p = 19 + pl.post
-            if pl.var_header is not None:  # v2: the extra info counts its own length field
-                v = 19 + pl.var_header
-                p = v + int.from_bytes(data[v:v + pl.var_header_size], "little")
-            width = read_packed(data, p, end)
-            if width is None:
-                return False
-            p = width[1]
-            nb = (tab.width + 7) >> 3
-            q = p + (nb << 1 if t in UPDATE_TYPES else nb)
+            places = _PLACES.get((t, tid_size))
+            if places is None:
+                pl = rows_places_of(t, tid_size)
+                places = _PLACES[(t, tid_size)] = (
+                    19 + pl.post, None if pl.var_header is None else 19 + pl.var_header, pl.var_header_size,
+                    2 if t in UPDATE_TYPES else 1)
+            p, v, vs, images = places
+            if v is not None:  # v2: the extra info counts its own length field
+                p = v + (data[v] | data[v + 1] << 8 if vs == 2 else int.from_bytes(data[v:v + vs], "little"))
+            if p < end and data[p] < 251:  # the column count, packed (its one-byte form inline)
+                p += 1
+            else:
+                width = read_packed(data, p, end)
+                if width is None:
+                    return False
+                p = width[1]
+            q = p + tab.nb * images
             key = (t, data[19 + tid_size:q])
             hit = tab.headers.get(key)
             h = None
@@ -432,6 +442,8 @@ def _timestamp_split(tail: str, ts: int) -> tuple[str, str] | None:
 
 
 _GTID_HEAD = struct.Struct("<B16sqBqq")
+_UUIDS: dict[bytes, str] = {}
+"""A GTID's 16 source id bytes -> their text (few sources per file)."""
 
 
 def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
@@ -484,8 +496,13 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     if t == 34:
         nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
     else:
-        h = sid.hex()
-        nxt = f"SET @@SESSION.GTID_NEXT= '{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:{gno}'/*!*/;"
+        uuid = _UUIDS.get(sid)
+        if uuid is None:
+            h = sid.hex()
+            if len(_UUIDS) > 1024:
+                _UUIDS.clear()
+            uuid = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+        nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
     return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
             f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")
