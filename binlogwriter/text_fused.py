@@ -34,6 +34,7 @@ from typing import Any
 from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
 from binlogwriter.values._text import _BYTES_MARIADB, _BYTES_MYSQL, _ESCAPED_MARIADB, _ESCAPED_MYSQL
+from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["compile_rows_text"]
@@ -146,6 +147,9 @@ class _Source:
             lines = dec._one(env, g, i, ind + "  ")
             if lines[0] != f"{ind}  if bits >> {g} & 1:" or lines[2] != f"{ind}  else:":
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
+            # the fast reader itself, not its memo of values: the text is memoised here, and
+            # the memo's fresh copy of each document is not needed to print it
+            env[f"_jf{g}"] = decode_json_at
             return [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                     f"{ind}  e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')",
                     f"{ind}  k = buf[pos:e] if e - pos <= {_MEMO_BYTES} else None",  # small documents only

@@ -144,10 +144,26 @@ class _Listing:
         self.buf: list[str] = []
 
     def flush(self) -> None:
-        if self.buf:
-            self.buf.append("")  # the last event's newline
-            self.out.write("\n".join(self.buf))
-            self.buf = []
+        buf = self.buf
+        if not buf:
+            return
+        buf.append("")  # the last event's newline
+        self.buf = []
+        write = self.out.write
+        if all(map(str.isascii, buf)):
+            write("\n".join(buf))
+            return
+        # runs of ASCII lines and of other lines joined apart: one non-ASCII line would make
+        # the whole chunk a wide string, every character of it copied and encoded wide
+        n = len(buf)
+        i = 0
+        while i < n:
+            a = buf[i].isascii()
+            j = i + 1
+            while j < n and buf[j].isascii() == a:
+                j += 1
+            write("\n".join(buf[i:j]) + "\n" if j < n else "\n".join(buf[i:j]))
+            i = j
 
     # -- the reference path ------------------------------------------------------------
     def slow(self, reader: BinlogReader, rec: RawRecord, crc: int | None) -> None:
