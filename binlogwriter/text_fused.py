@@ -213,7 +213,7 @@ class _Source:
         half = _INT_HALF.get(pr.cols[i].type_code) if pr.types[i] == pr.cols[i].type_code else None
         plain = getattr(fn, "plain_text", None)
         if half is not None:
-            val = f"(str({a}) + T{g} if 0 <= {a} < {half} else F{g}({a}) + T{g})"
+            val = f"(f'{{{a}}}{{T{g}}}' if 0 <= {a} < {half} else F{g}({a}) + T{g})"
         elif plain is not None:
             env[f"S{g}"] = plain
             val = f"(Q + {a} + Q + T{g} if type({a}) is str and S{g}({a}) is None else F{g}({a}) + T{g})"
