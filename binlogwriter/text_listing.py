@@ -53,7 +53,7 @@ from binlogwriter.layouts.rows import (
     UPDATE_TYPES,
     no_image_columns,
 )
-from binlogwriter.read.fastdecode import _mariadb_gtid
+from binlogwriter.read.fastdecode import mariadb_gtid_fields
 from binlogwriter.read.framing import (
     _RELEASE,
     CRC_RESIDUE,
@@ -291,11 +291,11 @@ class _Listing:
             if ts != last_ts or sid != last_sid:  # the header text between position and log_pos
                 last_ts, last_sid = ts, sid
                 hmid = f"\n#{format_time(ts)} server id {sid}  end_log_pos "
-            if footer:
-                crc = int.from_bytes(data[end:], "little")
-                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{crc:08x} \t"
+            if footer == 4:  # the stored CRC32, little-endian: its hex from its bytes reversed
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{data[:end - 1:-1].hex()} \t"
+            elif footer:
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{int.from_bytes(data[end:], 'little'):08x} \t"
             else:
-                crc = None
                 head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
@@ -341,12 +341,12 @@ class _Listing:
             elif t == 162:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
-                ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
-                if ev is not None:
-                    f2 = ev.flags2
-                    cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
-                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no} {'ddl' if f2 & 1 else 'trans'}{cid}\n"
-                               f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
+                g = mariadb_gtid_fields(data, end, fmt)
+                if g is not None:
+                    seq, dom, f2, cid = g[0], g[1], g[2], g[3]
+                    buf.append(f"{head}GTID {dom}-{sid}-{seq} {'ddl' if f2 & 1 else 'trans'}"
+                               f"{'' if cid is None else f' cid={cid}'}\n"
+                               f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
             elif t == 33 or t == 34:
@@ -357,7 +357,7 @@ class _Listing:
             elif t == 16 and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
-            self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
+            self.slow(reader, RawRecord(name, offset, data, rfmt), int.from_bytes(data[end:], "little") if footer else None)
             buf = self.buf
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
