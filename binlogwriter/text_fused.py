@@ -76,7 +76,7 @@ class _Source:
         else:
             lines = []
         text = []
-        tables = [self._int_table(i) for i in idx]  # TINYINT: its text by its byte
+        tables = [_int_table(dec, self.pr, i) for i in idx]  # TINYINT: its text by its byte
         j = 0
         while j < k:
             letter = dec._letters[idx[j]] if tables[j] is None else None
@@ -109,26 +109,6 @@ class _Source:
             j += len(run)
         lines += [f"{ind}if pos > end_:", f"{ind}  raise _IE('row image runs past the end of the rows data')"]
         return lines, "".join(text)
-
-    def _int_table(self, i: int) -> tuple[str, ...] | None:
-        """The 256 texts (value and tail) of a TINYINT column by its byte, as the f-string
-        of :meth:`_text` prints its value, or None for any other column."""
-        dec, pr = self.dec, self.pr
-        col = dec.cols[i]
-        if dec._letters[i] not in ("b", "B") or pr.types[i] != col.type_code:
-            return None
-        key = ("fused-tinyint", i)
-        hit = pr._blocks.get(key)
-        if hit is None:
-            head, fn, tail, null = pr._column(i)
-            half = _INT_HALF[col.type_code]
-            values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
-            try:
-                hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
-            except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
-                hit = ()
-            pr._blocks[key] = hit
-        return hit or None
 
     def _read(self, r: int, g: int, i: int, ind: str) -> list[str]:
         """Lines reading column ``i`` (bit ``r`` of the null bitmap) into ``v<g>``, or for a
@@ -220,6 +200,26 @@ class _Source:
         else:
             val = f"F{g}({a}) + T{g}"
         return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _int_table(dec: TableDecoder, pr: Any, i: int) -> tuple[str, ...] | None:
+    """The 256 texts (value and tail) of TINYINT column ``i`` by its byte, as the f-string
+    of :meth:`_Source._text` prints its value, or None for any other column."""
+    col = dec.cols[i]
+    if dec._letters[i] not in ("b", "B") or pr.types[i] != col.type_code:
+        return None
+    key = ("fused-tinyint", i)
+    hit = pr._blocks.get(key)
+    if hit is None:
+        head, fn, tail, null = pr._column(i)
+        half = _INT_HALF[col.type_code]
+        values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
+        try:
+            hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
+        except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
+            hit = ()
+        pr._blocks[key] = hit
+    return hit or None
 
 
 def _stored_layout(dec: TableDecoder, pr: Any, i: int) -> tuple[int, bytes, int] | None:
