@@ -17,6 +17,9 @@ bitmap of the present columns, then their non-NULL values in column order):
   BIT, TIMESTAMP2, DATETIME2, TIME2, ENUM/SET: the decoder's memo rule) is printed from a
   per-column memo of *text* by those bytes (cleared when full: memory stays flat), decoded
   and rendered only on a miss;
+* a TINYINT is printed from a table of its 256 texts by its byte; a value whose text is its
+  stored bytes quoted (plain strings, GEOMETRY) is quoted inline, escaped by one C pass;
+  DECIMAL's text on a memo miss is made from its digit groups (inline_values.py);
 * no tuple of values, no call per row or value beyond the renderers the printer calls.
 
 Anything malformed raises (a cut image, an invalid value the inline readers refuse, a

@@ -8,8 +8,9 @@ but takes shortcuts where the text is a function of bytes already seen:
   :func:`~binlogwriter.read.framing.iter_frames`);
 * the ``# at`` / header line is formatted from the 19-byte common header (format.md §3)
   without an event object, its middle part reused while timestamp and server id repeat;
-* Query and Table_map events whose body (and, for a Query, timestamp: ``SET TIMESTAMP``)
-  repeat print the text rendered the first time; a Table_map whose body equals the one the
+* Query and Table_map events whose body repeats print the text rendered the first time (a
+  Query's with the event's own timestamp in its ``SET TIMESTAMP`` line, the one line of it
+  that is not a function of the body); a Table_map whose body equals the one the
   reading state already holds for its table id is not decoded again (decoding is a pure
   function of the body, format.md §12);
 * XID events print from their 8 body bytes (format.md §10); GTID events in their common
@@ -19,7 +20,7 @@ but takes shortcuts where the text is a function of bytes already seen:
   proven equal to the declarative row codec) into the present columns' values, and printed
   by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
   their post-header and bitmaps are parsed once per distinct bytes (a pure function of them);
-* output goes out in large chunks.
+* output goes out in large chunks, runs of ASCII lines joined apart from the others.
 
 Anything else, anything unusual (a checksum that does not match, a rows event whose table
 map is missing or whose columns the compiled decoder does not take, a value the printer
