@@ -215,14 +215,32 @@ def _int_table(dec: TableDecoder, pr: Any, i: int) -> tuple[str, ...] | None:
     hit = pr._blocks.get(key)
     if hit is None:
         head, fn, tail, null = pr._column(i)
-        half = _INT_HALF[col.type_code]
-        values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
+        # columns whose renderers are one function (same code, same closure values) and whose
+        # tails are equal share one table (a wide table of TINYINTs builds it once)
         try:
-            hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
-        except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
-            hit = ()
+            shared = (dec._letters[i], col.type_code, tail, fn.__code__,
+                      tuple(c.cell_contents for c in fn.__closure__ or ()))
+            hash(shared)
+        except Exception:  # noqa: BLE001 - not a plain function: its own table
+            shared = None
+        hit = _TINY.get(shared) if shared is not None else None
+        if hit is None:
+            half = _INT_HALF[col.type_code]
+            values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
+            try:
+                hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
+            except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
+                hit = ()
+            if shared is not None:
+                if len(_TINY) >= 64:
+                    _TINY.clear()
+                _TINY[shared] = hit
         pr._blocks[key] = hit
     return hit or None
+
+
+_TINY: dict[tuple, tuple[str, ...]] = {}
+"""TINYINT text tables by (struct letter, type, tail, renderer code and closure values)."""
 
 
 def _stored_layout(dec: TableDecoder, pr: Any, i: int) -> tuple[int, bytes, int] | None:
