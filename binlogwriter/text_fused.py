@@ -17,6 +17,9 @@ bitmap of the present columns, then their non-NULL values in column order):
   BIT, TIMESTAMP2, DATETIME2, TIME2, ENUM/SET: the decoder's memo rule) is printed from a
   per-column memo of *text* by those bytes (cleared when full: memory stays flat), decoded
   and rendered only on a miss;
+* a TINYINT is printed from a table of its 256 texts by its byte; a value whose text is its
+  stored bytes quoted (plain strings, GEOMETRY) is quoted inline, escaped by one C pass;
+  DECIMAL's text on a memo miss is made from its digit groups (inline_values.py);
 * no tuple of values, no call per row or value beyond the renderers the printer calls.
 
 Anything malformed raises (a cut image, an invalid value the inline readers refuse, a
@@ -27,12 +30,14 @@ the reference's for random schemas × every column type × flavor × image × NU
 
 from __future__ import annotations
 
+import codecs
 import struct
 from typing import Any
 
-from binlogwriter.read.inline_values import miss_lines
+from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
-from binlogwriter.values._text import _ESCAPED_MARIADB, _ESCAPED_MYSQL, quote_bytes
+from binlogwriter.values._text import _BYTES_MARIADB, _BYTES_MYSQL, _ESCAPED_MARIADB, _ESCAPED_MYSQL
+from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["compile_rows_text"]
@@ -46,6 +51,8 @@ _MEMO_BYTES = 512
 """Largest JSON document whose text is memoised (memos hold at most _MEMO_MAX texts each)."""
 _ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
 """Family -> the bytes quote_bytes escapes."""
+_TABLES = {"mariadb": _BYTES_MARIADB, "mysql": _BYTES_MYSQL}
+"""Family -> quote_bytes' text of each byte (a byte, or its escape)."""
 
 
 class _Source:
@@ -64,27 +71,40 @@ class _Source:
         nb = (k + 7) >> 3
         base = self.n
         self.n += k
-        lines = [f"{ind}bits = 0" if nb == 0 else f"{ind}bits = buf[pos]" if nb == 1
-                 else f"{ind}bits = int.from_bytes(buf[pos:pos + {nb}], 'little')"]
-        if nb:
-            lines.append(f"{ind}pos += {nb}")
+        # the null bitmap as one small int per byte (bit r of the image: byte r >> 3, bit r & 7)
+        if nb == 1:
+            lines = [f"{ind}b0 = buf[pos]", f"{ind}pos += 1"]
+        elif nb:
+            lines = [f"{ind}{', '.join(f'b{x}' for x in range(nb))}, = buf[pos:pos + {nb}]", f"{ind}pos += {nb}"]
+        else:
+            lines = []
         text = []
+        tables = [_int_table(dec, self.pr, i) for i in idx]  # TINYINT: its text by its byte
         j = 0
         while j < k:
-            letter = dec._letters[idx[j]]
+            letter = dec._letters[idx[j]] if tables[j] is None else None
             run = [j]
             if letter is not None:
-                while j + len(run) < k and dec._letters[idx[j + len(run)]] is not None:
+                while j + len(run) < k and dec._letters[idx[j + len(run)]] is not None and tables[j + len(run)] is None:
                     run.append(j + len(run))
             if len(run) > 1:  # the decoder's struct run: one unpack when none is NULL
                 fmt = struct.Struct("<" + "".join(dec._letters[idx[r]] for r in run))
                 env[f"_s{base + j}"] = fmt.unpack_from
                 names = ", ".join(f"v{base + r}" for r in run)
-                lines += [f"{ind}if not bits & {sum(1 << r for r in run)}:",
+                masks: dict[int, int] = {}
+                for r in run:
+                    masks[r >> 3] = masks.get(r >> 3, 0) | 1 << (r & 7)
+                test = " | ".join(f"b{x} & {m}" for x, m in masks.items())
+                lines += [f"{ind}if not ({test}):",
                           f"{ind}  {names}, = _s{base + j}(buf, pos)", f"{ind}  pos += {fmt.size}",
                           f"{ind}else:"]
                 for r in run:
                     lines += self._read(r, base + r, idx[r], ind + "  ")
+            elif tables[j] is not None:  # TINYINT: its text (value and tail) by its byte
+                g = base + j
+                env[f"_tt{g}"], env[f"N{g}"] = tables[j], self.pr._column(idx[j])[3]
+                lines += [f"{ind}if {_bit(j)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+                          f"{ind}  p{g} = _tt{g}[buf[pos]]", f"{ind}  pos += 1"]
             else:
                 lines += self._read(j, base + j, idx[j], ind)
             for r in run:
@@ -101,11 +121,19 @@ class _Source:
         lb = dec._json[i]
         if lb:  # binary JSON: its text memoised by its length and bytes, read by the decoder's lines
             head, fn, tail, null = self.pr._column(i)
-            env[f"_t{g}"], env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = {}, fn, tail, null
+            # one memo per column, shared by both images of an UPDATE and every bitmap (an
+            # unchanged document prints from the before image's text)
+            memo = self.pr._blocks.get(("fused-json", i))
+            if memo is None:
+                memo = self.pr._blocks[("fused-json", i)] = {}
+            env[f"_t{g}"], env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = memo, fn, tail, null
             lines = dec._one(env, g, i, ind + "  ")
             if lines[0] != f"{ind}  if bits >> {g} & 1:" or lines[2] != f"{ind}  else:":
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
-            return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+            # the fast reader itself, not its memo of values: the text is memoised here, and
+            # the memo's fresh copy of each document is not needed to print it
+            env[f"_jf{g}"] = decode_json_at
+            return [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                     f"{ind}  e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')",
                     f"{ind}  k = buf[pos:e] if e - pos <= {_MEMO_BYTES} else None",  # small documents only
                     f"{ind}  p{g} = _t{g}.get(k)", f"{ind}  if p{g} is None:",
@@ -114,39 +142,43 @@ class _Source:
                     f"{ind}    if k is not None:",
                     f"{ind}      if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}        _t{g}.clear()",
                     f"{ind}      _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
-        string = dec._strings[i]
-        fn = self.pr._column(i)[1]
-        if string is not None and getattr(fn, "quotes_stored_bytes", False):
-            # a plain length-prefixed string: its text is its stored bytes quoted (the
-            # renderer's own rule), inline when there is nothing to escape
-            lb = string[0]
-            pad = dec._pads[i]
+        stored = _stored_layout(dec, self.pr, i)
+        if stored is not None:
+            # a length-prefixed value whose text is its stored bytes quoted (the renderer's
+            # own rule), inline when there is nothing to escape, else escaped byte by byte
+            # by one C pass over the bytes read as Latin-1 (quote_bytes' table)
+            lb, pad, least = stored
             env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
             fam = self.pr.family
-            env["_qb"], env["_esc"], env["_fam"] = quote_bytes, _ESCAPES.get(fam, _ESCAPED_MYSQL), fam
+            env["_esc"], env["_bt"], env["_cm"] = _ESCAPES.get(fam, _ESCAPED_MYSQL), _TABLES.get(fam, _BYTES_MYSQL), \
+                codecs.charmap_decode
             n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
                  else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
-            lines = [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+            lines = [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                      f"{ind}  n = {n}", f"{ind}  s = pos + {lb}", f"{ind}  pos = s + n", f"{ind}  k = buf[s:pos]"]
+            if least:  # GEOMETRY: its 4-byte SRID at least (the codec refuses less)
+                lines.append(f"{ind}  if n < {least}: raise ValueError('short')")
             if len(pad) == 1:  # a CHAR's logged trailing pad: the codec refuses it (rowdecode.py)
                 lines.append(f"{ind}  if n and buf[pos - 1] == {pad[0]}: raise ValueError('pad')")
             elif pad:
                 lines.append(f"{ind}  if n and k[-{len(pad)}:] == {pad!r}: raise ValueError('pad')")
             return lines + [f"{ind}  if len(k.translate(None, _esc)) == n:",  # no byte to escape
-                            f"{ind}    p{g} = Q + k.decode('utf-8', 'surrogateescape') + Q + T{g}",
-                            f"{ind}  else:", f"{ind}    p{g} = _qb(k, _fam) + T{g}"]
+                            f"{ind}    p{g} = f\"'{{k.decode('utf-8', 'surrogateescape')}}'{{T{g}}}\"",
+                            f"{ind}  else:",
+                            f"{ind}    p{g} = f\"'{{_cm(k, 'strict', _bt)[0].encode('latin-1')"
+                            f".decode('utf-8', 'surrogateescape')}}'{{T{g}}}\""]
         if not size:
             # the decoder's own lines, its names numbered by ``g`` (unique across both images
             # of an UPDATE), its null test on bit ``r`` of this image's bitmap
             lines = dec._one(env, g, i, ind)
             if lines[0] != f"{ind}if bits >> {g} & 1:":
                 raise RuntimeError("unexpected row decoder lines")  # the shape _one writes
-            lines[0] = f"{ind}if bits >> {r} & 1:"
+            lines[0] = f"{ind}if {_bit(r)}:"
             return lines
         # a fixed-size value: its text memoised by its bytes, made by the column's miss function
         env[f"_t{g}"], env[f"_m{g}"] = _miss(dec, self.pr, i)
         env[f"N{g}"] = self.pr._column(i)[3]
-        return [f"{ind}if bits >> {r} & 1:", f"{ind}  p{g} = N{g}", f"{ind}else:",
+        return [f"{ind}if {_bit(r)}:", f"{ind}  p{g} = N{g}", f"{ind}else:",
                 f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  p{g} = _t{g}.get(k)",
                 f"{ind}  if p{g} is None:", f"{ind}    p{g} = _m{g}(buf, pos, k)", f"{ind}  pos = e"]
 
@@ -157,21 +189,78 @@ class _Source:
         head, fn, tail, null = pr._column(i)
         if not head.isascii() or not head.isprintable() or any(c in head for c in "{}\\\"'"):
             raise ValueError(f"column head {head!r} is not a plain literal")  # never: "###   @N="
-        if self.dec._memo[i] or self.dec._json[i] or (
-                self.dec._strings[i] is not None and getattr(fn, "quotes_stored_bytes", False)):
+        if f"_tt{g}" in env or self.dec._memo[i] or self.dec._json[i] or _stored_layout(self.dec, pr, i):
             return f"\\n{head}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
         a = f"v{g}"
         half = _INT_HALF.get(pr.cols[i].type_code) if pr.types[i] == pr.cols[i].type_code else None
         plain = getattr(fn, "plain_text", None)
         if half is not None:
-            val = f"(str({a}) + T{g} if 0 <= {a} < {half} else F{g}({a}) + T{g})"
+            val = f"(f'{{{a}}}{{T{g}}}' if 0 <= {a} < {half} else F{g}({a}) + T{g})"
         elif plain is not None:
             env[f"S{g}"] = plain
             val = f"(Q + {a} + Q + T{g} if type({a}) is str and S{g}({a}) is None else F{g}({a}) + T{g})"
         else:
             val = f"F{g}({a}) + T{g}"
         return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+
+
+def _int_table(dec: TableDecoder, pr: Any, i: int) -> tuple[str, ...] | None:
+    """The 256 texts (value and tail) of TINYINT column ``i`` by its byte, as the f-string
+    of :meth:`_Source._text` prints its value, or None for any other column."""
+    col = dec.cols[i]
+    if dec._letters[i] not in ("b", "B") or pr.types[i] != col.type_code:
+        return None
+    key = ("fused-tinyint", i)
+    hit = pr._blocks.get(key)
+    if hit is None:
+        head, fn, tail, null = pr._column(i)
+        # columns whose renderers are one function (same code, same closure values) and whose
+        # tails are equal share one table (a wide table of TINYINTs builds it once)
+        try:
+            shared = (dec._letters[i], col.type_code, tail, fn.__code__,
+                      tuple(c.cell_contents for c in fn.__closure__ or ()))
+            hash(shared)
+        except Exception:  # noqa: BLE001 - not a plain function: its own table
+            shared = None
+        hit = _TINY.get(shared) if shared is not None else None
+        if hit is None:
+            half = _INT_HALF[col.type_code]
+            values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
+            try:
+                hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)
+            except Exception:  # noqa: BLE001 - a renderer refusing a value: the general lines
+                hit = ()
+            if shared is not None:
+                if len(_TINY) >= 64:
+                    _TINY.clear()
+                _TINY[shared] = hit
+        pr._blocks[key] = hit
+    return hit or None
+
+
+_TINY: dict[tuple, tuple[str, ...]] = {}
+"""TINYINT text tables by (struct letter, type, tail, renderer code and closure values)."""
+
+
+def _stored_layout(dec: TableDecoder, pr: Any, i: int) -> tuple[int, bytes, int] | None:
+    """(length bytes, refused trailing pad, least length) of column ``i`` when its value is a
+    little-endian length then that many bytes whose text is those bytes quoted, else None:
+    a plain string (values/strings.plain_string_layout, the renderer's ``quotes_stored_bytes``)
+    or a renderer's own ``stored_layout`` (GEOMETRY: SRID and WKB as stored, values.md §8)."""
+    fn = pr._column(i)[1]
+    string = dec._strings[i]
+    if string is not None and getattr(fn, "quotes_stored_bytes", False):
+        return string[0], dec._pads[i], 0
+    layout = getattr(fn, "stored_layout", None)
+    if layout is not None and dec.cols[i].type_code == 255 and 1 <= layout[0] <= 4:
+        return layout[0], b"", layout[1]
+    return None
+
+
+def _bit(r: int) -> str:
+    """The test of bit ``r`` of an image's null bitmap (1: NULL), on its byte ``b<r >> 3>``."""
+    return f"b{r >> 3} & {1 << (r & 7)}"
 
 
 def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
@@ -191,6 +280,8 @@ def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
     env: dict[str, Any] = {"_d0": decode, "_t0": memo, "F0": fn, "T0": tail, "Q": "'", "_IE": IndexError}
     slow = ["v0, e = _d0(buf, pos)", f"if e != pos + {size}:", "  raise _IE('value size')", "p0 = F0(v0) + T0"]
     lines = _temporal_text(col, 0, size, slow, env)
+    if lines is None:  # DECIMAL: its text from its digit groups
+        lines = decimal_text_lines(col, 0, "", env, slow)
     if lines is None:  # the decoder's inline reader (or the codec), then the renderer
         lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
         lines += slow[1:]

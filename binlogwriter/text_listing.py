@@ -8,8 +8,9 @@ but takes shortcuts where the text is a function of bytes already seen:
   :func:`~binlogwriter.read.framing.iter_frames`);
 * the ``# at`` / header line is formatted from the 19-byte common header (format.md §3)
   without an event object, its middle part reused while timestamp and server id repeat;
-* Query and Table_map events whose body (and, for a Query, timestamp: ``SET TIMESTAMP``)
-  repeat print the text rendered the first time; a Table_map whose body equals the one the
+* Query and Table_map events whose body repeats print the text rendered the first time (a
+  Query's with the event's own timestamp in its ``SET TIMESTAMP`` line, the one line of it
+  that is not a function of the body); a Table_map whose body equals the one the
   reading state already holds for its table id is not decoded again (decoding is a pure
   function of the body, format.md §12);
 * XID events print from their 8 body bytes (format.md §10); GTID events in their common
@@ -19,7 +20,7 @@ but takes shortcuts where the text is a function of bytes already seen:
   proven equal to the declarative row codec) into the present columns' values, and printed
   by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
   their post-header and bitmaps are parsed once per distinct bytes (a pure function of them);
-* output goes out in large chunks.
+* output goes out in large chunks, runs of ASCII lines joined apart from the others.
 
 Anything else, anything unusual (a checksum that does not match, a rows event whose table
 map is missing or whose columns the compiled decoder does not take, a value the printer
@@ -53,7 +54,7 @@ from binlogwriter.layouts.rows import (
     UPDATE_TYPES,
     no_image_columns,
 )
-from binlogwriter.read.fastdecode import _mariadb_gtid
+from binlogwriter.read.fastdecode import mariadb_gtid_fields
 from binlogwriter.read.framing import (
     _RELEASE,
     CRC_RESIDUE,
@@ -86,6 +87,9 @@ _HEAD = struct.Struct("<IBIIIH")
 _ROWS_ALL = frozenset(ROWS_TYPES)
 _ROWS_FAST = _ROWS_ALL - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
+_PLACES: dict[tuple[int, int], tuple] = {}
+"""(rows type, table id size) -> (start of the post-header's end, start of the v2 extra info
+or None, size of its length field, column bitmaps): read/places.rows_places_of, per event."""
 _CHUNK = 2000
 """Events per write to the output."""
 
@@ -93,12 +97,13 @@ _CHUNK = 2000
 class _Table:
     """What the rows events of one table id need, while its Table_map stays the same."""
 
-    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "heads", "target",
+    __slots__ = ("tm", "cols", "printer", "decoder", "names", "family", "ok", "width", "nb", "heads", "target",
                  "headers")
 
     def __init__(self, tm: Any, cols: Any, verbose: int) -> None:
         self.tm, self.cols = tm, cols
         self.width = len(cols)
+        self.nb = (self.width + 7) >> 3  # bytes of one column bitmap
         self.family = _family(tm.flavor)
         self.names = _ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
@@ -155,14 +160,19 @@ class _Listing:
         self.annotate_at: int | None = None
         """Place in ``buf`` of an Annotate_rows event not yet followed by its Table_map."""
 
-    def note_rows(self, t: int, data: bytes, tid_size: int) -> None:
+    def note_rows(self, t: int, data: bytes, tid_size: int, first: int | None = None) -> None:
         """After a rows event was listed (in full or its ``# at`` only): remember its place
-        until its statement's STMT_END_F event (format.md §13, rows_flags)."""
+        until its statement's STMT_END_F event (format.md §13, rows_flags). ``first``: where
+        its text starts in ``buf`` when the fast path listed it as several items (joined
+        into one here, so that :meth:`drop_open_statement` can cut it to its first line)."""
         flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
         if flags & STMT_END_F:
             self.open_rows.clear()
         else:
-            self.open_rows.append(len(self.buf) - 1)
+            buf = self.buf
+            if first is not None and len(buf) > first + 1:
+                buf[first:] = ["\n".join(buf[first:])]
+            self.open_rows.append(len(buf) - 1)
 
     def drop_open_statement(self) -> None:
         """The listing ends (``--stop-position`` / ``--stop-datetime``, end of input) inside a
@@ -176,10 +186,26 @@ class _Listing:
             self.annotate_at = None
 
     def flush(self) -> None:
-        if self.buf:
-            self.buf.append("")  # the last event's newline
-            self.out.write("\n".join(self.buf))
-            self.buf = []
+        buf = self.buf
+        if not buf:
+            return
+        buf.append("")  # the last event's newline
+        self.buf = []
+        write = self.out.write
+        if all(map(str.isascii, buf)):
+            write("\n".join(buf))
+            return
+        # runs of ASCII lines and of other lines joined apart: one non-ASCII line would make
+        # the whole chunk a wide string, every character of it copied and encoded wide
+        n = len(buf)
+        i = 0
+        while i < n:
+            a = buf[i].isascii()
+            j = i + 1
+            while j < n and buf[j].isascii() == a:
+                j += 1
+            write("\n".join(buf[i:j]) + "\n" if j < n else "\n".join(buf[i:j]))
+            i = j
 
     # -- the reference path ------------------------------------------------------------
     def slow(self, reader: BinlogReader, rec: RawRecord, crc: int | None) -> None:
@@ -322,11 +348,11 @@ class _Listing:
             if ts != last_ts or sid != last_sid:  # the header text between position and log_pos
                 last_ts, last_sid = ts, sid
                 hmid = f"\n#{format_time(ts)} server id {sid}  end_log_pos "
-            if footer:
-                crc = int.from_bytes(data[end:], "little")
-                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{crc:08x} \t"
+            if footer == 4:  # the stored CRC32, little-endian: its hex from its bytes reversed
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{data[:end - 1:-1].hex()} \t"
+            elif footer:
+                head = f"# at {offset}{hmid}{log_pos} CRC32 0x{int.from_bytes(data[end:], 'little'):08x} \t"
             else:
-                crc = None
                 head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
@@ -335,12 +361,11 @@ class _Listing:
                 if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
                     tab = self.table(state, tid, tables)
                 if tab is not None:
-                    text = self.rows(tab, t, data, end, tid_size, tid, state, verbose)
-                    if text is not None:
+                    mark = len(buf)
+                    if self.rows(tab, t, data, end, tid_size, tid, state, verbose, buf, head):
                         if state.unknown_rows:
-                            text = _after_unknown(text, state)
-                        buf.append(head + text)
-                        self.note_rows(t, data, tid_size)
+                            _after_unknown(buf, mark, state)
+                        self.note_rows(t, data, tid_size, mark)
                         continue
             elif t == 2 or t == 19:
                 body = data[19:end]
@@ -354,6 +379,12 @@ class _Listing:
                         tm_bodies[tid] = body
                     key: tuple = (19, body)
                 else:
+                    # a Query's text is a function of its body but for its SET TIMESTAMP line
+                    # (the header's timestamp, text._body): kept once per body, split there
+                    split = texts.get((2, body))
+                    if split is not None:
+                        buf.append(f"{head}{split[0]}{ts}{split[1]}")
+                        continue
                     key = (2, body, ts)
                 tail = texts.get(key)
                 if tail is None:
@@ -363,18 +394,22 @@ class _Listing:
                     if len(texts) > 4096:
                         texts.clear()
                     texts[key] = tail
+                    if t == 2:
+                        split = _timestamp_split(tail, ts)
+                        if split is not None:
+                            texts[(2, body)] = split
                 buf.append(head + tail)
                 self.annotate_at = None
                 continue
             elif t == 162:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
-                ev = _mariadb_gtid(data, end, fmt, ts, sid, _flags, log_pos)
-                if ev is not None and not ev.flags2 & 0x40:  # (an XA PREPARE group: the reference path)
-                    f2 = ev.flags2
-                    cid = "" if ev.commit_id is None else f" cid={ev.commit_id}"
-                    buf.append(f"{head}GTID {ev.domain_id}-{sid}-{ev.seq_no}{gtid_kinds(f2)}{cid}\n"
-                               f"/*M!100001 SET @@session.gtid_seq_no={ev.seq_no}*//*!*/;"
+                g = mariadb_gtid_fields(data, end, fmt)  # None for XA groups: the reference path
+                if g is not None:
+                    seq, dom, f2, cid = g[0], g[1], g[2], g[3]
+                    buf.append(f"{head}GTID {dom}-{sid}-{seq}{gtid_kinds(f2)}"
+                               f"{'' if cid is None else f' cid={cid}'}\n"
+                               f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     self.annotate_at = None
                     continue
@@ -386,7 +421,7 @@ class _Listing:
             elif t == 16 and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
-            self.slow(reader, RawRecord(name, offset, data, rfmt), crc)
+            self.slow(reader, RawRecord(name, offset, data, rfmt), int.from_bytes(data[end:], "little") if footer else None)
             buf = self.buf
             if t in _ROWS_ALL:
                 self.note_rows(t, data, tid_size)
@@ -404,36 +439,44 @@ class _Listing:
 
     @staticmethod
     def rows(tab: _Table, t: int, data: bytes, end: int, tid_size: int, tid: int, state: Any,
-             verbose: int) -> str | None:
-        """Summary and ``###`` text of a rows event, or None: the reference path prints it."""
+             verbose: int, buf: list[str], head: str) -> bool:
+        """Append the header line, summary and ``###`` text of a rows event to ``buf`` (its
+        lines as separate items: the listing joins them with newlines), or return False:
+        the reference path prints it."""
         if not tab.ok:
-            return None
+            return False
         try:
             # the header (flags, extra info, width, bitmaps) parsed once per distinct bytes:
             # parse_rows_header is a pure function of them, and the rows follow them; the
             # post-header places come from the rows layout (read/places.py)
-            pl = rows_places_of(t, tid_size)
-            p = 19 + pl.post
-            if pl.var_header is not None:  # v2: the extra info counts its own length field
-                v = 19 + pl.var_header
-                p = v + int.from_bytes(data[v:v + pl.var_header_size], "little")
-            width = read_packed(data, p, end)
-            if width is None:
-                return None
-            p = width[1]
-            nb = (tab.width + 7) >> 3
-            q = p + (nb << 1 if t in UPDATE_TYPES else nb)
+            places = _PLACES.get((t, tid_size))
+            if places is None:
+                pl = rows_places_of(t, tid_size)
+                places = _PLACES[(t, tid_size)] = (
+                    19 + pl.post, None if pl.var_header is None else 19 + pl.var_header, pl.var_header_size,
+                    2 if t in UPDATE_TYPES else 1)
+            p, v, vs, images = places
+            if v is not None:  # v2: the extra info counts its own length field
+                p = v + (data[v] | data[v + 1] << 8 if vs == 2 else int.from_bytes(data[v:v + vs], "little"))
+            if p < end and data[p] < 251:  # the column count, packed (its one-byte form inline)
+                p += 1
+            else:
+                width = read_packed(data, p, end)
+                if width is None:
+                    return False
+                p = width[1]
+            q = p + tab.nb * images
             key = (t, data[19 + tid_size:q])
             hit = tab.headers.get(key)
             h = None
             if hit is None:
                 h = parse_rows_header(t, data[19:end], tid_size)
                 if h.width != tab.width:
-                    return None
+                    return False
                 summary = tab.summary(t, tid, h.rows_flags)
                 if summary is None:
-                    return None
-                hit = (*tab.shape(t, h.present, h.after), summary + "\n", summary, h.rows_flags & STMT_END_F,
+                    return False
+                hit = (*tab.shape(t, h.present, h.after), summary, h.rows_flags & STMT_END_F,
                        f"### INSERT INTO {tab.target} VALUES ()"
                        if t not in DELETE_TYPES and t not in UPDATE_TYPES else None)
                 if t not in COMPRESSED_TYPES and q <= end and h.rows == data[q:end] and (
@@ -445,8 +488,8 @@ class _Listing:
             else:
                 parts = hit[0](data, q, end, hit[1], hit[2])
         except Exception:  # noqa: BLE001 - the reference path gives the same text or the located error
-            return None
-        _, _, _, head, summary, stmt_end, empty = hit
+            return False
+        summary, stmt_end, empty = hit[3], hit[4], hit[5]
         nrows = len(parts)
         if not parts and empty is not None:
             parts.append(empty)
@@ -454,30 +497,48 @@ class _Listing:
                 # no column in the image and no row bytes: one row, as mariadb-binlog counts
                 # it (layouts.rows.no_image_columns; such headers are never cached)
                 nrows = 1
+        buf.append(head + summary)
         if verbose and parts:
-            summary = head + "\n".join(parts)
+            buf.extend(parts)
         if stmt_end:
             total, state.pending_rows = state.pending_rows + nrows, 0
             if tab.family == "mariadb":
-                summary += f"\n# Number of rows: {total}"
+                buf.append(f"# Number of rows: {total}")
         else:
             state.pending_rows += nrows
-        return summary
+        return True
 
 
-def _after_unknown(text: str, state: Any) -> str:
+def _timestamp_split(tail: str, ts: int) -> tuple[str, str] | None:
+    """A Query's text (what follows the header tab) cut around the timestamp of its one
+    ``SET TIMESTAMP=<ts>/*!*/;`` line, or None when that line is not there exactly once
+    (the query's own text may hold one): every other line of the text comes from the body
+    alone (text._summary and text._body: thread id, exec time, error code, status
+    variables, database, query), so the text at another timestamp is the two parts with
+    that timestamp between them."""
+    needle = f"\nSET TIMESTAMP={ts}/*!*/;\n"
+    if tail.count(needle) != 1 or tail.count("\nSET TIMESTAMP=") != 1:
+        return None
+    before, after = tail.split(needle)
+    return before + "\nSET TIMESTAMP=", "/*!*/;\n" + after
+
+
+def _after_unknown(buf: list[str], first: int, state: Any) -> None:
     """MariaDB, from --start-position inside a statement: the ``### Row event for unknown
     table`` text held so far (text_rows.render_rows) starts the next ``###`` or ``# Number of
-    rows`` line, with no newline between, as mariadb-binlog prints them."""
-    for mark in ("\n###", "\n# Number of rows"):
-        i = text.find(mark)
-        if i >= 0:
-            held, state.unknown_rows = state.unknown_rows, ""
-            return text[:i + 1] + held + text[i + 1:]
-    return text
+    rows`` line, with no newline between, as mariadb-binlog prints them. ``buf[first:]`` is
+    the text of the rows event just listed, a line (or a row's lines) per item, its header
+    and summary first."""
+    for i in range(first + 1, len(buf)):
+        line = buf[i]
+        if line.startswith("###") or line.startswith("# Number of rows"):
+            buf[i], state.unknown_rows = state.unknown_rows + line, ""
+            return
 
 
 _GTID_HEAD = struct.Struct("<B16sqBqq")
+_UUIDS: dict[bytes, str] = {}
+"""A GTID's 16 source id bytes -> their text (few sources per file)."""
 
 
 def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
@@ -530,8 +591,13 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     if t == 34:
         nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
     else:
-        h = sid.hex()
-        nxt = f"SET @@SESSION.GTID_NEXT= '{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:{gno}'/*!*/;"
+        uuid = _UUIDS.get(sid)
+        if uuid is None:
+            h = sid.hex()
+            if len(_UUIDS) > 1024:
+                _UUIDS.clear()
+            uuid = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+        nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
     return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
             f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")

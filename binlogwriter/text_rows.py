@@ -173,17 +173,29 @@ def _table_columns(tm: Any) -> tuple[list[int], list[int], list[bool]]:
 
 def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> _ImagePrinter:
     """The printer of a table's columns, reused while the same column objects and Table_map
-    metadata come back (a Table_map decoded once per distinct body shares them)."""
+    metadata come back (a Table_map decoded once per distinct body shares them), and for
+    equal columns and metadata decoded again (a Table_map of the same definition read a
+    second time: what the printer prints is a function of those values, so its compiled
+    functions are reused rather than compiled again)."""
     key = (id(cols), id(tm.metadata), id(tm.null_bits), verbose, family)
     hit = _PRINTERS.get(key)
     if hit is not None and hit[0] is cols and hit[1] is tm.metadata and hit[2] is tm.null_bits \
             and hit[3].types == tm.column_types:
         return hit[3]
-    pr = _ImagePrinter(cols, *_table_columns(tm), verbose, family)
+    vkey = (tuple(cols), tuple(tm.column_types), bytes(tm.metadata), tuple(tm.null_bits), verbose, family)
+    pr = _PRINTERS_BY_VALUE.get(vkey)
+    if pr is None:
+        pr = _ImagePrinter(cols, *_table_columns(tm), verbose, family)
+        if len(_PRINTERS_BY_VALUE) > 256:
+            _PRINTERS_BY_VALUE.clear()
+        _PRINTERS_BY_VALUE[vkey] = pr
     if len(_PRINTERS) > 1024:
         _PRINTERS.clear()
     _PRINTERS[key] = (cols, tm.metadata, tm.null_bits, pr)
     return pr
+
+
+_PRINTERS_BY_VALUE: dict[tuple, _ImagePrinter] = {}
 
 
 def _image_lines(cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],

@@ -14,12 +14,23 @@ decodes each image, the line-by-line printer (``_ImagePrinter.lines``) prints th
 
 from __future__ import annotations
 
+from decimal import Context, Decimal
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.read.rowdecode import table_decoder
-from binlogwriter.strategies.codec import ALL_COLUMNS, blobs, chars, col, jsons, varchars
+from binlogwriter.strategies.codec import (
+    ALL_COLUMNS,
+    blobs,
+    chars,
+    col,
+    decimals,
+    geometries,
+    jsons,
+    varchars,
+)
 from binlogwriter.text_fused import compile_rows_text
 from binlogwriter.text_rows import _ImagePrinter, field_metadata
 from binlogwriter.values import decode_row_image, encode_row_image
@@ -76,8 +87,8 @@ def compare(cols, pr, present, after, buf: bytes) -> None:
 
 
 @st.composite
-def events(draw):
-    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=8))
+def events(draw, max_columns: int = 8):
+    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=max_columns))
     cols = [c for c, _, _ in drawn]
     n = len(cols)
     family = draw(st.sampled_from(("mariadb", "mysql")))
@@ -107,6 +118,65 @@ def test_fused_text_equals_the_reference(case) -> None:
     assert fn(buf, 0, len(buf), PRE, MID) == want
     assert fn(buf, 0, len(buf), PRE, MID) == want  # again, from the warm text memos
     assert fn(b"\x05" + buf + b"\x00\x00\x00\x00", 1, 1 + len(buf), PRE, MID) == want  # inside an event
+
+
+_INTS = st.sampled_from((1, 2, 3, 8, 9)).flatmap(
+    lambda code: st.booleans().map(lambda u: col(code, unsigned=u)))
+
+
+@st.composite
+def wide_events(draw):
+    """Tables wider than one bitmap byte: runs of integer columns (TINYINT printed from a
+    table by its byte, struct runs whose NULL test spans bitmap bytes) between any columns."""
+    n = draw(st.integers(9, 40))
+    kinds = draw(st.lists(st.sampled_from(("int", "int", "int", "any")), min_size=n, max_size=n))
+    cols, values = [], []
+    for kind in kinds:
+        if kind == "int":
+            c = draw(_INTS)
+            lo, hi = _int_range(c)
+            cols.append(c)
+            values.append(st.sampled_from((lo, hi, 0, -1 if lo < 0 else 1)) | st.integers(lo, hi))
+        else:
+            c, v, _ = draw(ALL_COLUMNS)
+            cols.append(c)
+            values.append(st.just(v))
+    family = draw(st.sampled_from(("mariadb", "mysql")))
+    verbose = draw(st.sampled_from((1, 2)))
+    nullable = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    present = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    after = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n))) if draw(st.booleans()) else None
+    rows = []
+    for _ in range(draw(st.integers(1, 3))):
+        for bitmap in (present, after) if after is not None else (present,):
+            vals = tuple(None if draw(st.integers(0, 4)) == 0 else draw(v) for v in values)
+            rows.append(encode_row_image(cols, bitmap, vals, 0))
+    return cols, printer(cols, nullable, verbose, family), present, after, b"".join(rows)
+
+
+def _int_range(c) -> tuple[int, int]:
+    bits = {1: 8, 2: 16, 9: 24, 3: 32, 8: 64}[c.type_code]
+    return (0, (1 << bits) - 1) if c.unsigned else (-(1 << bits - 1), (1 << bits - 1) - 1)
+
+
+@SETTINGS
+@given(wide_events())
+def test_fused_text_of_wide_tables_equals_the_reference(case) -> None:
+    cols, pr, present, after, buf = case
+    compare(cols, pr, present, after, buf)
+    compare(cols, pr, present, after, buf)  # again, from the warm text memos
+
+
+@SETTINGS
+@given(wide_events(), st.data())
+def test_fused_text_of_wide_tables_on_changed_bytes(case, data) -> None:
+    cols, pr, present, after, buf = case
+    buf = bytearray(buf)
+    for _ in range(data.draw(st.integers(0, 4))):
+        if buf:
+            buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.sampled_from(_BYTES) | st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(buf)))
+    compare(cols, pr, present, after, bytes(buf[:cut]) if data.draw(st.booleans()) else bytes(buf))
 
 
 _BYTES = (0x00, 0x20, 0x1F, 0x27, 0x5C, 0x7F, 0x80, 0xFF)
@@ -176,16 +246,39 @@ def test_fixed_size_text_from_arbitrary_bytes(cols, family, data) -> None:
     compare(cols, pr, present, None, b"".join(rows))
 
 
+_WIDE = Context(prec=100)
+
+
 @SETTINGS
-@given(st.one_of(jsons(), chars(), varchars(), blobs()), st.sampled_from(("mariadb", "mysql")), st.data())
+@given(st.lists(decimals(), min_size=1, max_size=3), st.sampled_from(("mariadb", "mysql")), st.data())
+def test_decimal_text_from_its_digit_groups(drawn, family, data) -> None:
+    """DECIMAL printed from its digit groups (no Decimal built): every precision and scale,
+    signs, zeros (negative zero too), values at the group limits, several rows."""
+    cols = [c for c, _, _ in drawn]
+    present = (True,) * len(cols)
+    rows = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        vals = []
+        for c, v, _ in drawn:
+            p, sc = c.meta[0], c.meta[1]
+            edge = Decimal(data.draw(st.sampled_from(("0", "-0", "1", "-1", "9" * p)))).scaleb(-sc, _WIDE)
+            vals.append(data.draw(st.sampled_from((v, edge, edge.copy_negate(), None))))
+        rows.append(encode_row_image(cols, present, tuple(vals), 0))
+    compare(cols, printer(cols, [True] * len(cols), 2, family), present, None, b"".join(rows))
+
+
+@SETTINGS
+@given(st.one_of(jsons(), chars(), varchars(), blobs(), geometries()), st.sampled_from(("mariadb", "mysql")),
+       st.data())
 def test_variable_size_text_near_values(case, family, data) -> None:
-    """JSON and strings (printed from their stored bytes, JSON text memoised by them): a
-    value, the same bytes with the last one changed, with a CHAR's pad byte appended (which
-    the codec refuses), in any order."""
+    """JSON, strings and GEOMETRY (printed from their stored bytes, JSON text memoised by
+    them): a value, the same bytes with the last one changed, with a CHAR's pad byte appended
+    (which the codec refuses), its first 0-3 bytes only (a GEOMETRY shorter than its SRID,
+    which the codec refuses), in any order."""
     c, value, _ = case
     image = encode_row_image([c], (True,), (value,), 0)  # bitmap byte, then the value
     dec = table_decoder([c])
-    lb = (dec._strings[0] or (dec._json[0], None))[0]
+    lb = (dec._strings[0] or (dec._json[0] or (c.meta[0] if c.type_code == 255 else 0), None))[0]
     payload = image[1 + lb:] if lb else image[1:]
     pad = dec._pads[0]
 
@@ -195,6 +288,8 @@ def test_variable_size_text_near_values(case, family, data) -> None:
             if payload else image]
     if lb and pad:
         pool.append(stored(payload + pad))
+    if lb:
+        pool.append(stored(payload[:data.draw(st.integers(0, 3))]))
     rows = [data.draw(st.sampled_from(pool)) for _ in range(data.draw(st.integers(1, 6)))]
     compare([c], printer([c], [True], 2, family), (True,), None, b"".join(rows))
 

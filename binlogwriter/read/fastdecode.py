@@ -40,7 +40,7 @@ from binlogwriter.read.places import (
 )
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 
-__all__ = ["EventDecoder", "CACHED_TYPES"]
+__all__ = ["EventDecoder", "CACHED_TYPES", "mariadb_gtid_fields"]
 
 _HEAD = HEADER_STRUCT
 assert HEADER_DTYPE.names == ("timestamp", "type_code", "server_id", "event_length", "log_pos", "flags")
@@ -65,8 +65,20 @@ def _mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: 
     [commit_id], zero padding kept as ``trailing``, no XA xid, no flags_extra — exactly as
     the declarative layout parses them (field places from it: read/places.py); None for
     anything else."""
-    n = end - HEADER
-    if n < MARIADB_GTID_POST or fmt.post_header_len(162) != MARIADB_GTID_POST:
+    fields = mariadb_gtid_fields(data, end, fmt)
+    if fields is None:
+        return None
+    seq_no, domain_id, f2, commit_id, p = fields
+    return _MariadbGtidEvent(seq_no=seq_no, domain_id=domain_id, flags2=f2, commit_id=commit_id,
+                             trailing=data[p:end], timestamp=ts, server_id=server_id, flags=flags,
+                             log_pos=log_pos)
+
+
+def mariadb_gtid_fields(data: bytes, end: int, fmt: BinlogFormat) -> tuple[int, int, int, int | None, int] | None:
+    """(seq_no, domain_id, flags2, commit_id or None, start of the zero padding) of a MariaDB
+    GTID_EVENT in the shapes :func:`_mariadb_gtid` takes, else None (its checks, without
+    building the event: the listing prints these fields)."""
+    if end - HEADER < MARIADB_GTID_POST or fmt.post_header_len(162) != MARIADB_GTID_POST:
         return None
     seq_no, domain_id, f2 = _MG_FIXED.unpack_from(data, _MG_AT)
     if f2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
@@ -80,9 +92,7 @@ def _mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: 
         p = _MG_CID_END
     if p < end and data[p] != 0:  # a flags_extra byte
         return None
-    return _MariadbGtidEvent(seq_no=seq_no, domain_id=domain_id, flags2=f2, commit_id=commit_id,
-                             trailing=data[p:end], timestamp=ts, server_id=server_id, flags=flags,
-                             log_pos=log_pos)
+    return seq_no, domain_id, f2, commit_id, p
 
 
 def _flagged(data: bytes, p: int, size: int, end: int) -> tuple[int, int | None, int] | None:

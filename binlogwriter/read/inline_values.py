@@ -44,6 +44,30 @@ def miss_lines(col: Any, r: int, ind: str, env: dict) -> list[str] | None:
     return None
 
 
+def decimal_text_lines(col: Any, r: int, ind: str, env: dict, slow: list[str]) -> list[str] | None:
+    """Lines setting ``p<r>`` to the ``-v`` text of a DECIMAL value (``format(value, "f")``,
+    values/decimal.py: sign, integer digits, every scale digit) straight from its bytes
+    ``k``, the digit groups read as :func:`miss_lines` reads them; the ``slow`` lines (the
+    codec, then the renderer) wherever the reader would call the codec. None for other
+    columns."""
+    code, meta = col.type_code, col.meta
+    if code != 246 or len(meta) != 2:
+        return None
+    s = meta[1]
+    lines = _decimal(meta[0], s, r, ind, env)
+    if lines is None:
+        return None
+    unscaled = lines.pop()[len(f"{ind}    v{r} = _Dec(f'{{sg_}}{{"):].rsplit("}", 1)[0]
+    text = f"f'{{sg_}}{{u_ // {10 ** s}}}.{{u_ % {10 ** s}:0{s}d}}'" if s else "sg_ + str(u_)"
+    out = []
+    for line in lines:
+        if line.strip() == f"v{r}, e = _d{r}(buf, pos)":
+            out += [line[:len(line) - len(line.lstrip())] + x for x in slow]
+        else:
+            out.append(line)
+    return out + [f"{ind}    u_ = {unscaled}", f"{ind}    p{r} = {text} + T{r}"]
+
+
 def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
     if p == 0 or s > p:
         return None

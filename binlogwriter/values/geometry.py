@@ -101,8 +101,14 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 # -- mysqlbinlog text (values/render.py) -------------------------------------------------
 
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
-    """Quoted from the stored bytes (SRID + WKB)."""
-    return lambda v: quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
+    """Quoted from the stored bytes (SRID + WKB). Its ``stored_layout`` (length bytes, least
+    length) tells printers working from row bytes that the text is the stored value quoted:
+    a little-endian length then at least the 4-byte SRID (values.md §8)."""
+    def geometry_text(v: Any) -> str:
+        return quote_bytes(v.to_bytes() if isinstance(v, Geometry) else v, family)
+    if len(col.meta) == 1:
+        geometry_text.stored_layout = (col.meta[0], 4)  # type: ignore[attr-defined]
+    return geometry_text
 
 
 # -- exports and typed truth (read/export.py) --------------------------------------------
