@@ -41,20 +41,12 @@ One column's ``-vv`` type name, ``meta=`` integer and value text are
 
 from __future__ import annotations
 
-import struct
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from binlogwriter.compression import mariadb_decompress
 from binlogwriter.errors import BinlogError
-from binlogwriter.layouts.rows import (
-    COMPRESSED_TYPES,
-    DELETE_TYPES,
-    STMT_END_F,
-    UPDATE_TYPES,
-    no_image_columns,
-)
+from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
 from binlogwriter.text_columns import (
     _table_def_type,
     column_of,
@@ -64,6 +56,7 @@ from binlogwriter.text_columns import (
     split_metadata,
     type_string,
 )
+from binlogwriter.text_rawrows import decode_raw, rows_bytes
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.render import bit_string, quote_bytes, renderer
 from binlogwriter.values.row import decode_row_image
@@ -229,34 +222,6 @@ def _quote_ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def rows_bytes(e: Any) -> bytes:
-    """The rows part of a rows event (after the column bitmaps), uncompressed.
-
-    A decoded event keeps values, not bytes: they are re-encoded (the value codecs are
-    byte-exact both ways, values.md); an event whose rows stayed raw gives its bytes.
-    """
-    if e.rows_raw is not None:
-        raw = bytes(e.rows_raw)
-        return mariadb_decompress(raw) if e.type_code in COMPRESSED_TYPES else raw
-    from binlogwriter.values.row import encode_row_image
-
-    cols = e.columns
-    if cols is None:
-        raise ValueError("rows event has decoded rows but no columns")
-    pads = e.null_pads or [None] * len(e.rows or [])
-    dflt = e.default_null_pad
-    out = bytearray()
-    for row, pad in zip(e.rows or [], pads, strict=True):
-        if e.type_code in UPDATE_TYPES:
-            before, after = row
-            pb, pa = pad if pad is not None else (dflt, dflt)
-            out += encode_row_image(cols, e.columns_present, before, pb)
-            out += encode_row_image(cols, e.columns_after, after, pa)
-        else:
-            out += encode_row_image(cols, e.columns_present, row, dflt if pad is None else pad)
-    return bytes(out)
-
-
 class RowCount:
     """Rows printed since the last statement end, per reading state (``# Number of rows``):
     kept in the state's ``pending_rows`` (text_state.ReadState), or beside a state object
@@ -307,7 +272,7 @@ def rows_text(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tup
         shown = [a or b for a, b in zip(e.columns_present, e.columns_after or e.columns_present, strict=True)]
         cols = _columns(types, metas, shown)
         pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
-        rows = _decode_raw(e, cols)
+        rows = decode_raw(e, cols)
     return images_text(pr, tm, e.type_code, e.columns_present, e.columns_after, rows, False), len(rows)
 
 
@@ -333,29 +298,6 @@ def rows_lines(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tu
     """:func:`rows_text` as a list of lines."""
     text, n = rows_text(e, tm, verbose, family)
     return (text.split("\n") if text else []), n
-
-
-def _decode_raw(e: Any, cols: list[ColumnDesc]) -> list:
-    """The rows of an event the reader left raw, decoded by the row codec."""
-    buf = rows_bytes(e)
-    rows: list = []
-    pos, n = 0, 0
-    if buf and not any(e.columns_present) and not (e.columns_after is not None and any(e.columns_after)):
-        raise ValueError("rows event has row images of 0 bytes (no column in its images)")
-    once = not buf and no_image_columns(e.columns_present, e.columns_after)  # one row of 0-byte images
-    try:
-        while pos < len(buf) or once:
-            once = False
-            n += 1
-            values, _, pos = decode_row_image(cols, e.columns_present, buf, pos)
-            if e.type_code in UPDATE_TYPES:
-                after, _, pos = decode_row_image(cols, e.columns_after, buf, pos)
-                rows.append((values, after))
-            else:
-                rows.append(values)
-    except (BinlogError, IndexError, struct.error) as exc:
-        raise ValueError(f"row {n} runs past the end of the event ({exc})") from None
-    return rows
 
 
 def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
