@@ -20,6 +20,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.events.rows import RowsEvent
 from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import EventType
+from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.query import (
     Q_AUTO_INCREMENT,
     Q_CHARSET_CODE,
@@ -30,6 +31,7 @@ from binlogwriter.layouts.query import (
     Q_XID,
 )
 from binlogwriter.layouts.rows import ROWS_TYPES
+from binlogwriter.read.xa import xa_key
 from binlogwriter.text_rows import render_rows
 
 __all__ = ["render_event", "render_tail", "format_time", "DETAIL_RENDERERS", "RenderOptions", "render_table_map"]
@@ -64,18 +66,10 @@ _ROWS_NAMES = {
 (``Rows_log_event::print_helper``), mysqlbinlog prints ``get_type_str()``."""
 
 
-_FL_PREPARED_XA = 0x40
-
-
 def gtid_kinds(flags2: int) -> str:
     """What mariadb-binlog prints after a MariaDB GTID (mariadb.md, flags2): `` ddl`` for
     FL_DDL (0x20), `` trans`` for FL_TRANSACTIONAL (0x04); neither for a MyISAM group (0x08)."""
     return (" ddl" if flags2 & 0x20 else "") + (" trans" if flags2 & 0x04 else "")
-
-
-def _xid_text(format_id: int, gtrid: bytes, bqual: bytes) -> str:
-    """An XA XID as the server writes it in XA statements: ``X'gtrid',X'bqual',formatID``."""
-    return f"X'{gtrid.hex()}',X'{bqual.hex()}',{format_id}"
 
 
 def _family(flavor: str | None) -> str:
@@ -175,7 +169,7 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
         return f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"
     if isinstance(e, ev.XaPrepareEvent):
         if _family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
-            return f"XID = {_xid_text(e.format_id, e.gtrid, e.bqual)}"
+            return f"XID = {xa_key(e.format_id, e.gtrid, e.bqual)}"
         return "XA PREPARE"
     if isinstance(e, ev.BeginLoadQueryEvent):
         return f"Begin_load_query\tfile_id={e.file_id}\tblock_len={len(e.block)}"
@@ -241,8 +235,8 @@ def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
             yield f"SET @@SESSION.GTID_NEXT= '{e.gtid}'/*!*/;"
     elif isinstance(e, ev.MariadbGtidEvent):
         yield f"/*M!100001 SET @@session.gtid_seq_no={e.seq_no}*//*!*/;"
-        if e.flags2 & _FL_PREPARED_XA and e.xid:  # the group of an XA transaction's XA PREPARE
-            yield f"XA START {_xid_text(e.xid['format_id'], e.xid['gtrid'], e.xid['bqual'])}/*!*/;"
+        if e.flags2 & FL_PREPARED_XA and e.xid:  # the group of an XA transaction's XA PREPARE
+            yield f"XA START {xa_key(e.xid['format_id'], e.xid['gtrid'], e.xid['bqual'])}/*!*/;"
         elif not e.flags2 & 1:
             yield "START TRANSACTION"
             yield "/*!*/;"
@@ -261,7 +255,7 @@ def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
     elif isinstance(e, ev.IncidentEvent):
         yield f"# Incident: {e.message}"
     elif isinstance(e, ev.XaPrepareEvent):
-        yield f"XA PREPARE {_xid_text(e.format_id, e.gtrid, e.bqual)}"
+        yield f"XA PREPARE {xa_key(e.format_id, e.gtrid, e.bqual)}"
         yield "/*!*/;"
     elif isinstance(e, ev.RawEvent):
         yield f"# {len(e.body)} body bytes (not decoded)"

@@ -35,6 +35,7 @@ import pyarrow as pa
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.format import type_name
+from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
@@ -237,8 +238,6 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
 _FLAGS2 = MARIADB_GTID.flags2
-FL_PREPARED_XA = 0x40
-"""MariaDB GTID flags2: the group ends with XA_PREPARE (docs/mariadb.md)."""
 
 
 def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end: int, fmt: Any, name: str,

@@ -41,6 +41,7 @@ import numpy as np
 
 from binlogwriter.charsets import Collation, find_collation
 from binlogwriter.values._common import (
+    Bound,
     Fixed,
     Var,
     decode_error,
@@ -236,6 +237,21 @@ def _length_prefixed(col: ColumnDesc, sql: str, lb: int):
         return bytes(buf[start:end]), end
 
     return read
+
+
+def stored_bytes_bound(col: ColumnDesc, sql: str, lb: int, limit: int) -> Bound:
+    """Bound codec of a MariaDB ``… COMPRESSED`` column (mariadb.md): ``lb``-byte LE length then
+    the stored bytes (the compression header byte and the data), kept as ``bytes`` both ways,
+    as mariadb-binlog prints them (not decompressed); at most ``limit`` bytes."""
+
+    def encode(value: Any) -> bytes:
+        if not isinstance(value, _BYTES):
+            raise value_error(col, sql, f"needs the stored bytes, got {describe(value)}")
+        if len(value) > limit:
+            raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}")
+        return len(value).to_bytes(lb, "little") + bytes(value)
+
+    return Bound(col, sql, encode, _length_prefixed(col, sql, lb), None, "bytes")
 
 
 def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:

@@ -32,6 +32,7 @@ from binlogwriter.values._strings import (
     _length_prefixed,
     _length_prefixed_many,
     _Text,
+    stored_bytes_bound,
     text_renderer,
 )
 from binlogwriter.values._text import quote_bytes
@@ -135,18 +136,7 @@ class CompressedBlobCodec(Codec):
         lb = self.parse_meta(col).length_bytes
         if not 1 <= lb <= 4:
             raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
-        sql = _BLOB_NAMES[lb] + "BLOB COMPRESSED"
-        limit = (1 << (8 * lb)) - 1
-        read = _length_prefixed(col, sql, lb)
-
-        def encode(value: Any) -> bytes:
-            if not isinstance(value, _BYTES):
-                raise value_error(col, sql, f"needs the stored bytes, got {describe(value)}")
-            if len(value) > limit:
-                raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}")
-            return len(value).to_bytes(lb, "little") + bytes(value)
-
-        return Bound(col, sql, encode, read, None, "bytes")
+        return stored_bytes_bound(col, _BLOB_NAMES[lb] + "BLOB COMPRESSED", lb, (1 << (8 * lb)) - 1)
 
 
 @register
@@ -224,8 +214,6 @@ def arrow_type(col: ColumnDesc) -> Any:
 
     if col.type_code == 242:
         return pa.list_(pa.float32())
-    if col.type_code == 140:
-        return pa.binary()
     # this family's codec for the column's type code (registered by this module)
     return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 

@@ -30,11 +30,11 @@ from binlogwriter.values._common import (
 from binlogwriter.values._strings import (
     STRING_META,
     _check_len,
-    _length_prefixed,
     _length_prefixed_many,
     _sql_len,
     _Text,
     _where,
+    stored_bytes_bound,
     text_renderer,
 )
 from binlogwriter.values._text import quote_bytes
@@ -187,18 +187,7 @@ class CompressedVarcharCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         max_bytes = self.parse_meta(col).max_bytes
-        sql = f"VARCHAR({max_bytes}) COMPRESSED"
-        lb = 2 if max_bytes > 255 else 1
-        read = _length_prefixed(col, sql, lb)
-
-        def encode(value: Any) -> bytes:
-            if not isinstance(value, bytes | bytearray | memoryview):
-                raise value_error(col, sql, f"needs the stored bytes, got {type(value).__name__}")
-            if len(value) > max_bytes:
-                raise value_error(col, sql, f"holds {max_bytes} bytes, got {len(value)}")
-            return len(value).to_bytes(lb, "little") + bytes(value)
-
-        return Bound(col, sql, encode, read, None, "bytes")
+        return stored_bytes_bound(col, f"VARCHAR({max_bytes}) COMPRESSED", 2 if max_bytes > 255 else 1, max_bytes)
 
 
 _ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})
@@ -283,8 +272,6 @@ def arrow_type(col: ColumnDesc) -> Any:
     binary for the others."""
     import pyarrow as pa
 
-    if col.type_code == 141:
-        return pa.binary()
     # this family's codec for the column's type code (registered by this module)
     return pa.string() if REGISTRY[col.type_code].bind(col).python_type == "str" else pa.binary()
 
