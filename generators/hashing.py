@@ -112,11 +112,10 @@ _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 
 
 def mix64_array(z: np.ndarray) -> np.ndarray:
-    """:func:`mix64` of every element of a uint64 array (bit-identical)."""
-    z = z + _GOLDEN
-    z = (z ^ (z >> _S30)) * _C1
-    z = (z ^ (z >> _S27)) * _C2
-    return z ^ (z >> _S31)
+    """:func:`mix64` of every element of a uint64 array (bit-identical), in a new array
+    (:func:`mix64_into` on a copy)."""
+    z = np.array(z, dtype=np.uint64)
+    return mix64_into(z, np.empty_like(z))
 
 
 def mix64_into(z: np.ndarray, scratch: np.ndarray) -> np.ndarray:
