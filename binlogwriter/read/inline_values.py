@@ -54,28 +54,37 @@ def decimal_text_lines(col: Any, r: int, ind: str, env: dict, slow: list[str]) -
     if code != 246 or len(meta) != 2:
         return None
     s = meta[1]
-    lines = _decimal(meta[0], s, r, ind, env)
-    if lines is None:
+    parts = _decimal_parts(meta[0], s, r, ind, env, slow)
+    if parts is None:
         return None
-    unscaled = lines.pop()[len(f"{ind}    v{r} = _Dec(f'{{sg_}}{{"):].rsplit("}", 1)[0]
+    lines, unscaled = parts
     text = f"f'{{sg_}}{{u_ // {10 ** s}}}.{{u_ % {10 ** s}:0{s}d}}'" if s else "sg_ + str(u_)"
-    out = []
-    for line in lines:
-        if line.strip() == f"v{r}, e = _d{r}(buf, pos)":
-            out += [line[:len(line) - len(line.lstrip())] + x for x in slow]
-        else:
-            out.append(line)
-    return out + [f"{ind}    u_ = {unscaled}", f"{ind}    p{r} = {text} + T{r}"]
+    return [*lines, f"{ind}    u_ = {unscaled}", f"{ind}    p{r} = {text} + T{r}"]
 
 
 def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
+    parts = _decimal_parts(p, s, r, ind, env, [f"v{r}, e = _d{r}(buf, pos)"])
+    if parts is None:
+        return None
+    lines, unscaled = parts
+    exp = f"E-{s}" if s else ""
+    return [*lines, f"{ind}    v{r} = _Dec(f'{{sg_}}{{{unscaled}}}{exp}')"]
+
+
+def _decimal_parts(p: int, s: int, r: int, ind: str, env: dict, miss: list[str]
+                   ) -> tuple[list[str], str] | None:
+    """The lines reading a DECIMAL(p,s) value's digit groups from its bytes ``k`` into sign
+    ``sg_`` and groups ``g<i>_`` (values.md, DECIMAL: big-endian groups of 9 digits in 4
+    bytes, the leftover digits in DIG2BYTES bytes, the sign in the top bit), the ``miss``
+    lines wherever the bytes are not such a value, and the expression of the unscaled
+    integer the groups make; the last line opens the ``else`` branch of a well-formed value."""
     if p == 0 or s > p:
         return None
     n = decimal_size(p, s)
     intg = p - s
     top = 1 << (8 * n - 1)
     env["_Dec"] = Decimal
-    lines = [f"{ind}if len(k) != {n}:", f"{ind}  v{r}, e = _d{r}(buf, pos)", f"{ind}else:",
+    lines = [f"{ind}if len(k) != {n}:", *[f"{ind}  {x}" for x in miss], f"{ind}else:",
              f"{ind}  x_ = int.from_bytes(k, 'big') ^ {top}",
              f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {(1 << 8 * n) - 1}", f"{ind}    sg_ = '-'",
              f"{ind}  else:", f"{ind}    sg_ = ''"]
@@ -106,10 +115,8 @@ def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
         lines.append(f"{ind}  g{i}_ = ({src}) & {(1 << bits) - 1}" if bits else f"{ind}  g{i}_ = {src}")
         checks.append(f"g{i}_ >= {limit}")
         terms.append(f"g{i}_ * {weight}" if weight != 1 else f"g{i}_")
-    exp = f"E-{s}" if s else ""
-    lines += [f"{ind}  if {' or '.join(checks)}:", f"{ind}    v{r}, e = _d{r}(buf, pos)", f"{ind}  else:",
-              f"{ind}    v{r} = _Dec(f'{{sg_}}{{{' + '.join(terms)}}}{exp}')"]
-    return lines
+    lines += [f"{ind}  if {' or '.join(checks)}:", *[f"{ind}    {x}" for x in miss], f"{ind}  else:"]
+    return lines, " + ".join(terms)
 
 
 def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
