@@ -171,28 +171,28 @@ def test_fused_text_of_wide_tables_equals_the_reference(case) -> None:
 @given(wide_events(), st.data())
 def test_fused_text_of_wide_tables_on_changed_bytes(case, data) -> None:
     cols, pr, present, after, buf = case
-    buf = bytearray(buf)
-    for _ in range(data.draw(st.integers(0, 4))):
-        if buf:
-            buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.sampled_from(_BYTES) | st.integers(0, 255))
-    cut = data.draw(st.integers(0, len(buf)))
-    compare(cols, pr, present, after, bytes(buf[:cut]) if data.draw(st.booleans()) else bytes(buf))
+    compare(cols, pr, present, after, _changed(buf, data))
 
 
 _BYTES = (0x00, 0x20, 0x1F, 0x27, 0x5C, 0x7F, 0x80, 0xFF)
 """A CHAR's pad bytes, the escaped bytes, the sign and length edges."""
 
 
-@SETTINGS
-@given(events(), st.data())
-def test_fused_text_on_changed_bytes(case, data) -> None:
-    cols, pr, present, after, buf = case
+def _changed(buf: bytes, data) -> bytes:
+    """``buf`` with up to four bytes replaced (edge bytes or any), then cut or not."""
     buf = bytearray(buf)
     for _ in range(data.draw(st.integers(0, 4))):
         if buf:
             buf[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.sampled_from(_BYTES) | st.integers(0, 255))
     cut = data.draw(st.integers(0, len(buf)))
-    compare(cols, pr, present, after, bytes(buf[:cut]) if data.draw(st.booleans()) else bytes(buf))
+    return bytes(buf[:cut]) if data.draw(st.booleans()) else bytes(buf)
+
+
+@SETTINGS
+@given(events(), st.data())
+def test_fused_text_on_changed_bytes(case, data) -> None:
+    cols, pr, present, after, buf = case
+    compare(cols, pr, present, after, _changed(buf, data))
 
 
 _FIXED = st.one_of(

@@ -12,6 +12,20 @@ from binlogwriter.batch.columnar import place_runs
 from binlogwriter.batch.scatter import place_rows
 
 
+def _check_place_runs(size: int, dest: list[int], lens: list[int], seed: int) -> None:
+    """place_runs of random bytes at ``dest``/``lens`` in a random buffer of ``size`` equals
+    the same runs copied one slice at a time."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
+    out = rng.integers(0, 256, size, dtype=np.uint8)
+    want = out.copy()
+    o = 0
+    for d, n in zip(dest, lens, strict=True):
+        want[d:d + n] = src[o:o + n]
+        o += n
+    place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
+    assert out.tobytes() == want.tobytes()
+
 @settings(max_examples=300, deadline=None)
 @given(size=st.integers(1, 3000), runs=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 40)), max_size=30),
        seed=st.integers(0, 2**32 - 1))
@@ -23,16 +37,7 @@ def test_place_runs_equals_slices(size, runs, seed) -> None:
         dest.append(at + gap)
         lens.append(n)
         at += gap + n
-    rng = np.random.default_rng(seed)
-    src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
-    out = rng.integers(0, 256, size, dtype=np.uint8)
-    want = out.copy()
-    o = 0
-    for d, n in zip(dest, lens, strict=True):
-        want[d:d + n] = src[o:o + n]
-        o += n
-    place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
-    assert out.tobytes() == want.tobytes()
+    _check_place_runs(size, dest, lens, seed)
 
 
 @settings(max_examples=300, deadline=None)
@@ -49,16 +54,7 @@ def test_place_runs_equal_width_slots(width, slots, picks, tail, odd, seed) -> N
             lens[0] = width - 1
         elif dest[-1] + width < size:
             dest[-1] += 1
-    rng = np.random.default_rng(seed)
-    src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
-    out = rng.integers(0, 256, size, dtype=np.uint8)
-    want = out.copy()
-    o = 0
-    for d, n in zip(dest, lens, strict=True):
-        want[d:d + n] = src[o:o + n]
-        o += n
-    place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
-    assert out.tobytes() == want.tobytes()
+    _check_place_runs(size, dest, lens, seed)
 
 
 @settings(max_examples=300, deadline=None)
