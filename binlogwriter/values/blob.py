@@ -70,6 +70,14 @@ def _json_text(col: ColumnDesc, sql: str, value: Any) -> str:
         raise value_error(col, sql, f"not a JSON value: {exc}") from None
 
 
+def _meta_length_bytes(codec: Codec, col: ColumnDesc) -> int:
+    """A BLOB's metadata: its length prefix's width, 1..4 bytes (values.md §6)."""
+    lb = codec.parse_meta(col).length_bytes
+    if not 1 <= lb <= 4:
+        raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+    return lb
+
+
 @register
 class BlobCodec(Codec):
     """BLOB/TEXT (252): metadata = number of length bytes 1–4; LE length + bytes (values.md §6)."""
@@ -78,9 +86,7 @@ class BlobCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+        lb = _meta_length_bytes(self, col)
         t = _Text(col)
         sql = _BLOB_NAMES[lb] + ("TEXT" + t.label() if t.text else "BLOB")
         limit = (1 << (8 * lb)) - 1
@@ -133,9 +139,7 @@ class CompressedBlobCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+        lb = _meta_length_bytes(self, col)
         return stored_bytes_bound(col, _BLOB_NAMES[lb] + "BLOB COMPRESSED", lb, (1 << (8 * lb)) - 1)
 
 
