@@ -29,7 +29,7 @@ import numpy as np
 
 from binlogwriter import images
 from binlogwriter.batch.columnar import DeferredImages, RowsBatch, place_runs
-from binlogwriter.batch.unique import unique_ints
+from binlogwriter.batch.unique import lexsort_ints, unique_ints
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
@@ -72,7 +72,7 @@ class AppliedBatch:
             if not len(k):
                 return
             # the last change of each key decides its state (kinds: 0 insert, 1 update live; 2 delete)
-            last = np.lexsort((np.arange(len(k)), k, t))
+            last = lexsort_ints((k, t))
             ts, ks = t[last], k[last]
             end = np.ones(len(ks), dtype=bool)
             end[:-1] = (ts[1:] != ts[:-1]) | (ks[1:] != ks[:-1])
@@ -150,7 +150,7 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
     bo = np.zeros(n, dtype=np.int64)
     if not n:
         return applied, vb, va, bo
-    order = np.lexsort((np.arange(n), key, tab))
+    order = lexsort_ints((key, tab))
     t_s, k_s = tab[order], key[order]
     newg = np.ones(n, dtype=bool)
     newg[1:] = (t_s[1:] != t_s[:-1]) | (k_s[1:] != k_s[:-1])

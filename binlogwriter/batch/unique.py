@@ -7,6 +7,13 @@ many times each occurs — from one ``np.bincount`` over ``a - a.min()`` when th
 a range not much wider than the array; otherwise it is ``np.unique``. A sort of the tens of
 thousands of events of a batch costs ten to twenty times the count
 (tests/batch/test_unique.py checks both against ``np.unique``).
+
+:func:`lexsort_ints` gives what ``np.lexsort(keys)`` gives for integer keys of small ranges
+from one ``argsort`` of a single int64 key: the keys (primary last) and then the element's
+own index are packed into one number per element, so every number is distinct and the
+order of the numbers is ``np.lexsort``'s stable order; keys whose packed range would not fit
+in 63 bits go to ``np.lexsort``. One sort instead of one merge sort per key (a 2-key lexsort
+of a batch's events costs about eight times the argsort).
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["unique_ints"]
+__all__ = ["unique_ints", "lexsort_ints"]
 
 _SLACK = 4096  # a range this much wider than the array still counts
 
@@ -47,3 +54,23 @@ def unique_ints(a: Any, return_inverse: bool = False, return_counts: bool = Fals
     if return_counts:
         out.append(counts[present])
     return tuple(out)
+
+
+def lexsort_ints(keys: Any) -> np.ndarray:
+    """``np.lexsort(keys)`` for a sequence of 1-D integer arrays of one length (the last
+    key is the primary one), as an intp array (see module docstring)."""
+    arrs = [np.asarray(k) for k in keys]
+    n = len(arrs[0]) if arrs else 0
+    if not n or any(a.ndim != 1 or a.dtype.kind not in "iu" for a in arrs):
+        return np.lexsort(keys)
+    comp = np.arange(n, dtype=np.int64)  # the index: the lowest "key", makes every number distinct
+    scale = n
+    for a in arrs:
+        lo, hi = int(a.min()), int(a.max())
+        span = hi - lo + 1
+        if scale * span >= 1 << 63 or hi >= 1 << 63:
+            return np.lexsort(keys)
+        b = a.astype(np.int64) if a.dtype != np.int64 else a
+        comp += (b - lo) * scale if lo else b * scale
+        scale *= span
+    return np.argsort(comp).astype(np.intp, copy=False)

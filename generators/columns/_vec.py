@@ -24,61 +24,74 @@ def _between_vec(lo: int, hi: int):
     return lambda h, j: lo + (draw_array(h, j + 1) % np.uint64(n)).astype(np.int64)
 
 
+_DIGIT_ROWS = 2048  # rows per block of the digits twin: its scratch stays in cache
+
+
 def _digits_vec(groups: int):
+    """Vectorised twin of ``digits``: ``groups`` draws, each ``%011d`` of ``below(10**11)``,
+    joined by ``-``. Per group, ``v = mix64(h ^ (j + g)) % 10**11`` (``z - z // 10**11 *
+    10**11``: numpy's division by a scalar is a multiply, its remainder a division per
+    element) is written as three little-endian u4 words of a 12-byte slot: ``%04d`` of
+    ``v // 10**7`` and of ``(v // 1000) % 10**4`` (one 40 KB table), ``%03d`` of ``v % 1000``
+    and ``-`` (a 4 KB one); the rows' slots minus the last ``-`` are the values. Blocks of
+    rows on scratch arrays shaped (groups, rows) allocated once per call: no temporaries,
+    long inner loops (tests/generators/test_digits_blocks.py: equal to the scalar one)."""
     if groups < 1:
         return None
     width = groups * 12 - 1
-    js = np.arange(1, groups + 1, dtype=np.uint64)
-    # one group ``%011d`` + "-" as 12 bytes: a little-endian u8 then u4 (packed)
-    grp = np.dtype([("a", "<u8"), ("b", "<u4")])
-    k6, k10, k11 = np.uint64(1_000_000), np.uint64(10), np.uint64(10 ** 11)
-    s40, s24, s16, ffff = np.uint64(40), np.uint64(24), np.uint64(16), np.uint64(0xFFFF)
-    tail = np.uint64((ord("-") << 24) + (ord("0") << 16))  # "-", and "0" added to the last digit
-
-    def block(h, j):
-        # %011d of below(10**11) = 5 digits of v // 10**6, 5 of (v % 10**6) // 10, then v % 10;
-        # mix64 (generators/hashing.py) and the splits in place, on one scratch array
-        z = h[:, None] ^ (js + np.uint64(j))[None, :]
-        t = np.empty_like(z)
-        mix64_into(z, t)
-        np.remainder(z, k11, out=z)  # v
-        five = _five_digits()
-        np.floor_divide(z, k6, out=t)  # v // 10**6
-        a = np.take(five, t.view(np.int64), mode="clip")  # in range: no bounds check
-        t *= k6
-        z -= t  # v % 10**6
-        np.floor_divide(z, k10, out=t)
-        tm = np.take(five, t.view(np.int64), mode="clip")
-        t *= k10
-        z -= t  # v % 10
-        buf = np.empty(z.shape, dtype=grp)
-        np.left_shift(tm, s40, out=t)
-        a |= t
-        buf["a"] = a
-        np.right_shift(tm, s24, out=tm)
-        tm &= ffff
-        np.left_shift(z, s16, out=z)
-        tm |= z
-        tm += tail
-        buf["b"] = tm
-        return buf.view(np.uint8).reshape(len(h), groups * 12)[:, :width]
+    js = np.arange(1, groups + 1, dtype=np.uint64)[:, None]
+    k11, k7, k3 = np.uint64(10 ** 11), np.uint64(10 ** 7), np.uint64(1000)
 
     def gen(h, j):
-        out = np.empty((len(h), width), dtype=np.uint8)
-        for s in range(0, len(h), 2048):  # blocks small enough to stay in cache
-            out[s:s + 2048] = block(h[s:s + 2048], j)
+        n = len(h)
+        b = max(1, min(n, _DIGIT_ROWS))
+        four, three = _four_digits(), _three_digits_dash()
+        zs, ts = np.empty((groups, b), dtype=np.uint64), np.empty((groups, b), dtype=np.uint64)
+        us = np.empty((groups, b), dtype=np.uint32)
+        slots = np.empty((b, groups * 12), dtype=np.uint8)
+        out = np.empty((n, width), dtype=np.uint8)
+        jj = js + np.uint64(j)
+        for s in range(0, n, b):
+            e = min(n, s + b)
+            m = e - s
+            z, t, u = zs[:, :m], ts[:, :m], us[:, :m]
+            w = slots[:m].view("<u4").reshape(m, groups, 3).transpose(1, 0, 2)
+            np.bitwise_xor(jj, h[None, s:e], out=z)
+            mix64_into(z, t)
+            np.floor_divide(z, k11, out=t)
+            t *= k11
+            z -= t  # v
+            np.floor_divide(z, k7, out=t)
+            np.take(four, t.view(np.int64), mode="clip", out=u)  # in range: no bounds check
+            w[:, :, 0] = u
+            t *= k7
+            z -= t  # v % 10**7
+            np.floor_divide(z, k3, out=t)
+            np.take(four, t.view(np.int64), mode="clip", out=u)
+            w[:, :, 1] = u
+            t *= k3
+            z -= t  # v % 1000
+            np.take(three, z.view(np.int64), mode="clip", out=u)
+            w[:, :, 2] = u
+            out[s:e] = slots[:m, :width]
         return out
     return gen
 
 
 @lru_cache(maxsize=1)
-def _five_digits() -> np.ndarray:
-    """ASCII ``%05d`` of 0..99999 in the low 5 bytes of a little-endian uint64."""
-    v = np.arange(100_000, dtype=np.uint64)
-    out = np.zeros(100_000, dtype=np.uint64)
-    for p in range(5):
-        out |= ((v // np.uint64(10 ** (4 - p))) % np.uint64(10) + np.uint64(ord("0"))) << np.uint64(8 * p)
+def _four_digits() -> np.ndarray:
+    """ASCII ``%04d`` of 0..9999 as little-endian uint32 words."""
+    v = np.arange(10_000, dtype=np.uint32)
+    out = np.zeros(10_000, dtype=np.uint32)
+    for p in range(4):
+        out |= ((v // np.uint32(10 ** (3 - p))) % np.uint32(10) + np.uint32(ord("0"))) << np.uint32(8 * p)
     return out
+
+
+@lru_cache(maxsize=1)
+def _three_digits_dash() -> np.ndarray:
+    """ASCII ``%03d`` of 0..999 then ``-`` as little-endian uint32 words."""
+    return _four_digits()[:1000] >> np.uint32(8) | np.uint32(ord("-") << 24)
 
 
 def _int_twin(g):

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlogwriter.batch.unique import unique_ints
+from binlogwriter.batch.unique import lexsort_ints, unique_ints
 
 _DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 
@@ -33,3 +33,20 @@ def test_unique_ints_equals_np_unique(dtype, n, base, span, inverse, counts, see
         assert g.dtype == w.dtype
         assert g.shape == w.shape
         assert np.array_equal(g, w)
+
+
+@settings(max_examples=400, deadline=None)
+@given(nkeys=st.integers(1, 4), n=st.integers(0, 300), dtype=st.sampled_from(_DTYPES),
+       span=st.sampled_from([1, 2, 7, 1000, 1 << 20, 1 << 40, 1 << 62]), seed=st.integers(0, 2**32 - 1))
+def test_lexsort_ints_equals_np_lexsort(nkeys, n, dtype, span, seed) -> None:
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    keys = []
+    for _ in range(nkeys):
+        lo = int(rng.integers(int(info.min), int(info.max), endpoint=True, dtype=np.int64 if info.min < 0 else np.uint64))
+        hi = min(lo + span - 1, int(info.max))
+        vals = [lo + int(x) % (hi - lo + 1) for x in rng.integers(0, 1 << 62, n)]
+        keys.append(np.array(vals, dtype=dtype))
+    want = np.lexsort(keys)
+    got = lexsort_ints(keys)
+    assert np.array_equal(got, want)
