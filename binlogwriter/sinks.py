@@ -166,7 +166,9 @@ class FileSink:
                             buf[lo - at:hi - at] = f[lo - p:hi - p]
                     data = bytes(buf)
                     break
-            self._digest.add(data if type(data) is bytes else bytes(data))
+            # bytes, or a read-only memoryview whose buffer nobody changes (the batch encoder's)
+            self._digest.add(data if type(data) is bytes or (type(data) is memoryview and data.readonly)
+                             else bytes(data))
 
     def set_final(self, pos: int, data: bytes) -> None:
         if self._digest is not None and pos < self._at:  # those bytes were hashed already

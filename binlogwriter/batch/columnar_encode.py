@@ -58,13 +58,15 @@ class RowsPlan:
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
         writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
-        return self.encode_later(lo, hi, offset)()
+        return bytes(self.encode_later(lo, hi, offset)())
 
-    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], bytes]:
+    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], bytes | memoryview]:
         """:meth:`encode` in two steps: the ids are taken from the writer (and it is
         advanced) now; the returned function builds the bytes from the plan's arrays and
         those ids only, so it may run later, on another thread (generators/run_batched.py
-        overlaps it with the next batch). Its length is known now: :meth:`length`."""
+        overlaps it with the next batch). Its length is known now: :meth:`length`. The
+        bytes come as a read-only memoryview of a buffer nothing else holds or changes
+        (no copy into a ``bytes``: a sink may keep it as it keeps ``bytes``)."""
         a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
         if b == a:
             return bytes
@@ -75,7 +77,7 @@ class RowsPlan:
         """Bytes of the groups of transactions ``lo..hi-1`` (what :meth:`encode` returns)."""
         return int(self.ev_len[int(self.txn_first[lo]):int(self.txn_first[hi])].sum())
 
-    def _bytes(self, a: int, b: int, offset: int, ids: _Ids) -> bytes:
+    def _bytes(self, a: int, b: int, offset: int, ids: _Ids) -> memoryview:
         """Events ``a..b-1`` at file ``offset`` with the ids ``ids``: pure (reads the plan's
         arrays, writes nothing shared)."""
         fmt = self.writer.fmt
@@ -167,7 +169,7 @@ class RowsPlan:
             crc = zlib.crc32
             crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
             place_rows(out, stops, crcs.view(np.uint8).reshape(n, 4))
-        return out.tobytes()
+        return memoryview(out).toreadonly()
 
 
 class DeferredImages:

@@ -37,13 +37,13 @@ class PipelinedSink:
         self._jobs: deque[Future] = deque()
         self._failed = False  # a job raised: the jobs after it do nothing
 
-    def write_later(self, build: Callable[[], bytes]) -> None:
+    def write_later(self, build: Callable[[], bytes | memoryview]) -> None:
         """Append ``build()``'s bytes, built and written on the worker thread."""
         while len(self._jobs) >= self.depth:
             self._wait_one()
         self._jobs.append(self._pool.submit(self._run, build))
 
-    def _run(self, build: Callable[[], bytes]) -> None:
+    def _run(self, build: Callable[[], bytes | memoryview]) -> None:
         if self._failed:  # nothing after a failed job: its bytes would follow a gap
             return
         try:
