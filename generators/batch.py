@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter import images
-from binlogwriter.batch.columnar import DeferredImages, RowsBatch, place_runs
+from binlogwriter.batch.columnar import DeferredImages, RowsBatch
 from binlogwriter.batch.unique import lexsort_ints, unique_ints
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
@@ -388,12 +388,10 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     ab.values = values if keep else None
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
-    def place() -> np.ndarray:  # the images in write order (on the encoder's thread)
-        out = np.empty(int(op_len.sum()), dtype=np.uint8)
-        for ops, buf, lens, side in pieces:  # ops ascending: each piece's images land in order
-            place_runs(out, start[ops] + (lb[ops] if side else 0), lens, buf)
-        return out
-    data = DeferredImages(int(op_len.sum()), place)
+    # the images in write order, placed on the encoder's thread (ops ascending: each piece's
+    # images land in order)
+    data = DeferredImages(int(op_len.sum()),
+                          [(start[ops] + (lb[ops] if side else 0), lens, buf) for ops, buf, lens, side in pieces])
     clock = now + np.cumsum(ab.advance)
     # shapes are per table in the engine; the codec wants (before bits, after bits)
     flat_shapes = [sh for _, sh in shapes]

@@ -140,8 +140,11 @@ class RowsPlan:
         if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
             d0 = int(self.ev_dstart[a:b][ri[0]])
             d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
-            data = self.data.array() if isinstance(self.data, DeferredImages) else self.data
-            place_runs(out, at[ri] + tlen[ri], dl[ri], data[d0:d1])
+            if isinstance(self.data, DeferredImages):
+                ds = self.ev_dstart[a:b][ri]
+                self.data.place_range(out, d0, d1, ds, at[ri] + tlen[ri] - ds)
+            else:
+                place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
         if self.footer:
             stops = ends - 4
             mv = memoryview(out)
@@ -173,26 +176,56 @@ class RowsPlan:
 
 
 class DeferredImages:
-    """Row images placed only when first read (:attr:`RowsBatch.data
-    <binlogwriter.batch.columnar.RowsBatch.data>`): ``length`` bytes that ``build()`` gives;
-    :meth:`array` builds them once (the first caller's thread: the encoder's, when the
-    bytes are built on a worker) and keeps them."""
+    """Row images placed only when the bytes are built (:attr:`RowsBatch.data
+    <binlogwriter.batch.columnar.RowsBatch.data>`): ``length`` bytes given as runs
+    ``(dest, lens, buf)`` — image ``i`` of a run is the next ``lens[i]`` bytes of ``buf``, at
+    offset ``dest[i]`` of the images back to back (``dest`` ascending, runs disjoint: every
+    byte in exactly one run). :meth:`place_range` writes a range of them straight into the
+    events' bodies (no copy back to back first); :meth:`array` gives them back to back. Runs
+    of images of one width are placed as rows (:func:`_place`)."""
 
-    def __init__(self, length: int, build: Callable[[], np.ndarray]) -> None:
+    def __init__(self, length: int, runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
         self.length = length
-        self._build: Callable[[], np.ndarray] | None = build
+        self.runs = runs
         self._made: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.length
 
     def array(self) -> np.ndarray:
+        """The images back to back (built once, kept)."""
         if self._made is None:
-            self._made = self._build()
-            self._build = None
-            if len(self._made) != self.length:
-                raise AssertionError(f"deferred row images: {len(self._made)} bytes, {self.length} planned")
+            out = np.empty(self.length, dtype=np.uint8)
+            for dest, lens, buf in self.runs:
+                _place(out, dest, lens, buf)
+            self._made = out
         return self._made
+
+    def place_range(self, out: np.ndarray, d0: int, d1: int, starts: np.ndarray, shift: np.ndarray) -> None:
+        """Write the images at offsets ``d0..d1-1`` into ``out``: an image at offset ``x`` goes
+        to ``x + shift[e]`` for the last ``e`` with ``starts[e] <= x`` (``starts`` ascending:
+        the offsets where the events' row data starts; no image crosses one). The same bytes
+        as ``place_runs`` of ``array()[d0:d1]`` into those events
+        (tests/batch/test_deferred_images.py)."""
+        for dest, lens, buf in self.runs:
+            i0, i1 = np.searchsorted(dest, (d0, d1)).tolist()
+            if i1 <= i0:
+                continue
+            b0 = int(lens[:i0].sum())
+            sub = lens[i0:i1]
+            d = dest[i0:i1]
+            ev = np.searchsorted(starts, d, side="right") - 1
+            _place(out, d + shift[ev], sub, buf[b0:b0 + int(sub.sum())])
+
+
+def _place(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, buf: np.ndarray) -> None:
+    """``place_runs`` (images of varying widths), or ``place_rows`` when they share one
+    width: a row copy per image, no byte mask over their span."""
+    w = int(lens[0]) if len(lens) else 0
+    if w and (lens == w).all():
+        place_rows(out, dest, buf.reshape(len(lens), w))
+    else:
+        place_runs(out, dest, lens, buf)
 
 
 @dataclass
