@@ -304,6 +304,23 @@ def _encode_images(t: Any, descs, present, cols, n: int, pad):
                                row=exc.row) from None
 
 
+def _encode_whole(descs, groups: list, cols: list, n: int, pad) -> tuple[np.ndarray, np.ndarray] | None:
+    """The images of all ``n`` computed rows (before rows then after rows, as
+    ``compute_columns`` made them) in one ``encode_column_images`` call, when every image of
+    the table's groups has the same columns (FULL images; NOBLOB without BLOBs), else None.
+    A row's image depends on its values and columns only, so these are the bytes the
+    per-group calls give, without taking each group's rows first. A value that does not fit:
+    None (the per-group calls raise the error, located as always)."""
+    present = {sh[0] for sh, _, rb_, _ in groups if rb_ is not None}
+    present |= {sh[0] if sh[1] is None else sh[1] for sh, _, _, ra_ in groups if ra_ is not None}
+    if len(present) != 1:
+        return None
+    try:
+        return encode_column_images(descs, present.pop(), cols, n, pad)
+    except ValueEncodeError:
+        return None
+
+
 def _take(col: Any, idx: np.ndarray) -> Any:
     if isinstance(col, ColumnArray):
         return col.take(idx)
@@ -372,8 +389,17 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
             for (bb, aa), msks in by_shape.items():
                 sel = upd[np.isin(masks, msks)]
                 groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
-        for sh, ops, rb_, ra_ in groups:
+        for sh, ops, _, _ in groups:
             op_shape[ops] = shape_of((tidx, sh))
+        whole = _encode_whole(descs, groups, cols, len(keys), pad)
+        if whole is not None:  # every image has the same columns: the rows encoded as computed
+            buf, lens = whole
+            lb[need_b] = lens[:nb]
+            la[need_a] = lens[nb:]
+            cut = int(lens[:nb].sum())
+            pieces += [(need_b, buf[:cut], lens[:nb], 0), (need_a, buf[cut:], lens[nb:], 1)]
+            continue
+        for sh, ops, rb_, ra_ in groups:
             bbits, abits = sh
             if rb_ is not None:
                 buf, lens = _encode_images(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
