@@ -7,7 +7,9 @@ plain Python values without pyarrow importing pandas. Same arrays as ``pa.array`
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -45,16 +47,20 @@ def _strings(vals: list | tuple) -> pa.Array:
     Why not ``pa.array``: pyarrow's conversion of Python or numpy values asks whether they
     are pandas objects, and the first time that imports pandas (about half a CPU-second per
     process). Same values, same type, so the same Parquet bytes."""
+    return _var_binary(vals, [b"" if v is None else v.encode("utf-8") for v in vals], pa.string())
+
+
+def _var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Array:
+    """A string or binary array of ``vals`` (None = null), ``enc`` their bytes (b"" for null)."""
     n = len(vals)
-    enc = [b"" if v is None else v.encode("utf-8") for v in vals]
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
     if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
-        return pa.array(vals, pa.string())
+        return pa.array(vals, typ)
     nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=n)
     validity, count = _validity(nulls)
-    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
-                                                  pa.py_buffer(b"".join(enc))], null_count=count)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                          pa.py_buffer(b"".join(enc))], null_count=count)
 
 
 def _string_lists(lists: list) -> pa.Array:
@@ -71,15 +77,19 @@ def _string_lists(lists: list) -> pa.Array:
 
 def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
     """``pa.array(vals, type=typ)`` for Python values, built from numpy buffers when every
-    value is None or of the type's plain Python class (str for text, int for integers,
-    float for float64): the same array without pyarrow importing pandas (:func:`_strings`).
-    Anything else goes through ``pa.array``."""
+    value is None or of the type's plain Python class (str for text, bytes for binary, int
+    for integers, float for float64, Decimal for DECIMAL, date / datetime / timedelta for
+    date32 / timestamp[us] / duration[us], lists of (str, str) pairs for the text maps): the
+    same array without pyarrow importing pandas (:func:`_strings`). Anything else (and a value
+    the type cannot hold: pyarrow raises) goes through ``pa.array``."""
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if not kinds:
         return pa.nulls(len(vals), typ)
     if pa.types.is_string(typ) and kinds == {str}:
         return _strings(vals)
+    if pa.types.is_binary(typ) and kinds == {bytes}:
+        return _var_binary(vals, [b"" if v is None else v for v in vals], typ)
     if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
             and all(type(x) is str for v in vals if v is not None for x in v):
         return _string_lists(vals)
@@ -89,11 +99,92 @@ def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
         try:
             data = np.array([zero if v is None else v for v in vals],
                             dtype=np.int64 if kinds == {int} else np.float64)
-        except OverflowError:  # beyond int64 (BIGINT UNSIGNED): pyarrow converts it
-            return pa.array(vals, type=typ)
+        except OverflowError:  # beyond int64 (BIGINT UNSIGNED): as uint64, or pyarrow decides
+            if typ != pa.uint64():
+                return pa.array(vals, type=typ)
+            try:
+                data = np.array([0 if v is None else v for v in vals], dtype=np.uint64)
+            except OverflowError:
+                return pa.array(vals, type=typ)
         arr = _np_array(data, nulls)
         return arr if arr.type == typ else arr.cast(typ)
-    return pa.array(vals, type=typ)
+    got = _py_typed(vals, typ, kinds)
+    return pa.array(vals, type=typ) if got is None else got
+
+
+_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_US = dt.timedelta(microseconds=1)
+_EPOCH_DAY = dt.date(1970, 1, 1).toordinal()
+
+
+def _py_typed(vals: list | tuple, typ: pa.DataType, kinds: set) -> pa.Array | None:
+    """:func:`py_array` of DECIMAL, temporal and text-map values (None: not one of these)."""
+    nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
+    if pa.types.is_decimal(typ) and kinds == {Decimal}:
+        unscaled = [0 if v is None else _unscaled(v, typ.scale, typ.precision) for v in vals]
+        if None in unscaled:
+            return None
+        width = typ.bit_width // 8
+        data = b"".join(u.to_bytes(width, "little", signed=True) for u in unscaled)
+        validity, count = _validity(nulls)
+        return pa.Array.from_buffers(typ, len(vals), [validity, pa.py_buffer(data)], null_count=count)
+    if pa.types.is_timestamp(typ) and typ.unit == "us" and kinds == {dt.datetime}:
+        epoch = _EPOCH_UTC if typ.tz == "UTC" else _EPOCH if typ.tz is None else None
+        if epoch is None or any(v.tzinfo is not epoch.tzinfo for v in vals if v is not None):
+            return None
+        data = np.array([0 if v is None else (v - epoch) // _US for v in vals], dtype=np.int64)
+    elif pa.types.is_date32(typ) and kinds == {dt.date}:
+        data = np.array([0 if v is None else v.toordinal() - _EPOCH_DAY for v in vals], dtype=np.int32)
+    elif pa.types.is_duration(typ) and typ.unit == "us" and kinds == {dt.timedelta}:
+        data = np.array([0 if v is None else v // _US for v in vals], dtype=np.int64)
+    elif typ == pa.float32() and kinds == {float}:
+        wide = np.array([0.0 if v is None else v for v in vals], dtype=np.float64)
+        with np.errstate(over="ignore"):
+            data = wide.astype(np.float32)
+        if not np.array_equal(np.isfinite(data), np.isfinite(wide)):  # beyond float32: pyarrow decides
+            return None
+    elif typ == pa.map_(pa.string(), pa.string()) and kinds <= {list, tuple}:
+        return _text_map(vals, typ, nulls)
+    else:
+        return None
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(typ, len(vals), [validity, pa.py_buffer(data)], null_count=count)
+
+
+def _unscaled(v: Decimal, scale: int, precision: int) -> int | None:
+    """``v`` times 10^scale as an int, None when that is not exact or needs more than
+    ``precision`` digits (pyarrow raises; :func:`py_array` lets it)."""
+    if not v.is_finite():
+        return None
+    sign, digits, exp = v.as_tuple()
+    u = int("".join(map(str, digits)) or "0")
+    shift = exp + scale
+    if shift >= 0:
+        u *= 10 ** shift
+    else:
+        u, rest = divmod(u, 10 ** -shift)
+        if rest:
+            return None
+    if u >= 10 ** precision:
+        return None
+    return -u if sign else u
+
+
+def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Array | None:
+    """``map<string, string>`` of lists of (key, value) pairs of ``str`` (value may be None)."""
+    pairs = [p for v in vals if v is not None for p in v]
+    if any(type(p) is not tuple or len(p) != 2 or type(p[0]) is not str
+           or (p[1] is not None and type(p[1]) is not str) for p in pairs):
+        return None
+    n = len(vals)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.fromiter((0 if v is None else len(v) for v in vals), dtype=np.int32, count=n), out=offsets[1:])
+    entries = pa.Array.from_buffers(pa.struct([typ.key_field, typ.item_field]), len(pairs),
+                                    [None], null_count=0,
+                                    children=[_strings([k for k, _ in pairs]), _strings([x for _, x in pairs])])
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets)], null_count=count, children=[entries])
 
 
 _OP_NAMES = ("insert", "update", "delete")

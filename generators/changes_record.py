@@ -28,6 +28,7 @@ from generators.changes_arrow import (
     _take_pool,
     _typed_array,
     _typed_values,
+    py_array,
 )
 from generators.changes_jsonl import _jsonl_lines, jsonl_line
 from generators.truth import canonical_renderer
@@ -47,6 +48,7 @@ class RecordingMixin:
         with ``after`` a full row or a mapping column index/name -> new value), ``tx`` the
         writer's Transaction (its statements' ``event_rows``), read right after the commit
         together with ``writer.last_group`` / ``last_gtid`` / ``now``."""
+        self._settle()
         fname, first, events, lengths = writer.last_group
         places: list[int] = []
         off = first
@@ -150,10 +152,39 @@ class BatchRecordingMixin:
         change), ``placed`` per written segment ``(file, first txn, end txn, offset, first
         GTID)``. Positions are the plan's prefix sums from each segment's offset, exactly where
         :meth:`BinlogWriter.write_planned` puts the events; the records equal what
-        :meth:`record` makes of the same transactions written one by one."""
+        :meth:`record` makes of the same transactions written one by one.
+
+        Here only what the caller may change later is read (the change count, the tables'
+        current definitions, the JSONL decision); the records are built by
+        :meth:`_record_batch`, on the recorder's writer thread when it has one (the batch's
+        arrays are not changed after it is written): the arrays are built there in order
+        with the row groups they go to, and whatever reads the recorder's state next waits
+        for it (:meth:`_settle`)."""
         m = int(np.searchsorted(ab.txn, kept, side="left"))  # changes are in transaction order
         if m == 0:
             return
+        if self._jsonl is not None and self.count + m > self.jsonl_max:
+            self._drop_jsonl()
+        fills: list | None = None
+        if self._jsonl is not None:
+            fills = []
+
+            def job() -> str:
+                lines = [""] * m
+                for fill in fills:
+                    fill(lines)
+                return "".join(x + "\n" for x in lines)
+            self._deferred.append(job)
+        tables = {t: self.run.rows[t].table for t in unique_ints(ab.table[:m]).tolist()}
+        seq = self.seq
+        self.seq += m
+        self.count += m
+        self._later(lambda: self._record_batch(ab, rb, plan, placed, kept, m, seq, tables, fills))
+
+    def _record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int, m: int, seq: int,
+                      tables: dict[int, Table], fills: list | None) -> None:
+        """:meth:`record_batch`'s records: the first ``m`` changes of the batch, numbered from
+        ``seq``, of the table definitions ``tables`` (table index -> :class:`Table`)."""
         ops = np.arange(m, dtype=np.int64)
         ch = np.searchsorted(plan.chunk_first, ops, side="right") - 1
         op_row = ops - plan.chunk_first[ch]
@@ -196,24 +227,11 @@ class BatchRecordingMixin:
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
-        if self._jsonl is not None and self.count + m > self.jsonl_max:
-            self._drop_jsonl()
-        fills: list | None = [] if self._jsonl is not None else None
-        tabs = unique_ints(op_tab).tolist()
-        for tidx in tabs:
-            mine = np.flatnonzero(op_tab == tidx) if len(tabs) > 1 else ops
-            self._record_table(tidx, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
+        for tidx, table in tables.items():
+            mine = np.flatnonzero(op_tab == tidx) if len(tables) > 1 else ops
+            self._record_table(tidx, table, seq, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
                                gtids.take(_np_array(op_txn[mine])), fnames.take(op_file.take(_np_array(mine))),
                                position[mine], op_row[mine], txpos[mine], ts[mine], fills)
-        if fills is not None:
-            def job() -> str:
-                lines = [""] * m
-                for fill in fills:
-                    fill(lines)
-                return "".join(x + "\n" for x in lines)
-            self._deferred.append(job)
-        self.seq += m
-        self.count += m
 
     def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
         """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives
@@ -228,12 +246,12 @@ class BatchRecordingMixin:
             return _take_pool(hit[2], hit[3], values)
         return _typed_array(col, self.flavor, values, keep)
 
-    def _record_table(self, tidx: int, mine: np.ndarray, values: tuple, kinds: np.ndarray, shapes: np.ndarray,
-                      shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray, row: np.ndarray,
-                      txpos: np.ndarray, ts: np.ndarray, fills: list | None) -> None:
-        """The changes ``mine`` (batch op indices) of table ``tidx``: the same record batch
-        :class:`_Segment` makes of them, built column by column from the batch's arrays."""
-        table = self.run.rows[tidx].table
+    def _record_table(self, tidx: int, table: Table, seq0: int, mine: np.ndarray, values: tuple, kinds: np.ndarray,
+                      shapes: np.ndarray, shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray,
+                      row: np.ndarray, txpos: np.ndarray, ts: np.ndarray, fills: list | None) -> None:
+        """The changes ``mine`` (batch op indices, numbered from ``seq0``) of table ``tidx``
+        (definition ``table``): the same record batch :class:`_Segment` makes of them, built
+        column by column from the batch's arrays."""
         seg = self._segment(tidx, table)
         self._hold(seg.flush())  # changes recorded one by one before this batch come first
         cols, need_b, need_a = values
@@ -263,8 +281,8 @@ class BatchRecordingMixin:
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
             if not row_text:
                 return pa.nulls(n, pa.map_(pa.string(), pa.string()))
-            return pa.array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
-                            type=pa.map_(pa.string(), pa.string()))
+            return py_array([row_text.get(r) if h else None for r, h in zip(idx.tolist(), has.tolist(), strict=True)],
+                            pa.map_(pa.string(), pa.string()))
 
         # per (kind, shape): the image columns, gathered per change with one take
         combo = kinds.astype(np.int64) * len(shape_bits) + shapes
@@ -278,7 +296,7 @@ class BatchRecordingMixin:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         at = _np_array(inv)
         zero = _np_array(np.zeros(n, dtype=np.int64))
-        seq = self.seq + mine
+        seq = seq0 + mine
         arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
                   _strings([table.database]).take(zero), _strings([table.name]).take(zero),
                   gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),

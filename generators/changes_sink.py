@@ -1,20 +1,22 @@
-"""The worker thread that writes the truth's Parquet row groups while the run goes on (part of
-generators/changes_truth.py)."""
+"""The worker thread that builds the batch path's change records and writes the truth's
+Parquet row groups while the run goes on (part of generators/changes_truth.py)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 
 class _Sink:
-    """Row groups written by one worker thread, in the order they are given: Parquet
-    encoding and compression run without the GIL (pyarrow), so the truth is written while
-    the next batch is generated. At most ``depth`` jobs wait (each holds a row group)."""
+    """Jobs run by one worker thread, in the order they are given: the records of a batch
+    (:meth:`ChangesRecorder._later`) and the row groups they fill. Parquet encoding,
+    compression and most of the numpy work run without the GIL, so the truth is built and
+    written while the next batch is generated. At most ``depth`` jobs wait (each holds a
+    batch's arrays or a row group)."""
 
     def __init__(self, depth: int = 1) -> None:
         import queue
-        import threading
 
         self._q: Any = queue.Queue(maxsize=depth)
         self.error: BaseException | None = None
@@ -40,6 +42,10 @@ class _Sink:
             raise err
 
     def submit(self, job: Callable[[], None]) -> None:
+        """Queue ``job``; a job given by a job (this thread) runs at once, in its place."""
+        if self._thread is threading.current_thread():
+            job()
+            return
         self._check()
         self._q.put(job)
 

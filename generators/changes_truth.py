@@ -12,8 +12,9 @@ and where the writer placed it — never from reading the binlogs back:
   columns straight from the batch's numpy columns). Changes go to per-table Parquet
   *chunks* (one per table definition) and, when the run stays small, to a JSONL chunk
   (the batch path renders its lines at the end, only then). The single-process engine
-  records ``aligned``: each chunk is written in the final row groups by a worker thread,
-  so a table with one definition needs no merge; the rows held for unfinished row groups
+  records ``aligned``: each chunk is written in the final row groups by a worker thread
+  (which also builds the batch path's records, off the generating thread), so a table with
+  one definition needs no merge; the rows held for unfinished row groups
   stay within ``HOLD_BYTES`` (over it, tables fall back to the merge).
 * :func:`merge_table` — a table's chunks (in commit order, from one process or from every
   Spark partition in partition order) into ``truth/changes/<db>.<table>.parquet`` with the
@@ -250,7 +251,24 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         self._renders: dict[int, tuple[Table, Callable]] = {}
         self._bits: dict[tuple, tuple] = {}
         self._pools: dict[tuple, tuple] = {}
-        self._sink = _Sink() if aligned else None
+        self._sink = _Sink(2) if aligned else None
+        self._queued = False  # records being built on the sink's thread (BatchRecordingMixin.record_batch)
+
+    def _later(self, job: Callable[[], None]) -> None:
+        """Run ``job`` (it builds records and writes them to segments) on the sink's thread,
+        after what was given before; here when there is no sink."""
+        if self._sink is None:
+            job()
+            return
+        self._sink.submit(job)
+        self._queued = True
+
+    def _settle(self) -> None:
+        """Wait for the jobs of :meth:`_later`: the segments, counters of held bytes and
+        deferred JSONL are this thread's again."""
+        if self._queued and self._sink is not None:
+            self._queued = False
+            self._sink.drain()
 
     def _drop_jsonl(self) -> None:
         self._deferred = []
@@ -292,6 +310,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
         in order, ``final`` the tables whose one chunk is already their merged file
         (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
+        self._settle()
         for seg in self.segments.values():
             seg.close()
         self.segments = {}
@@ -313,6 +332,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
                 "count": self.count, "final": final}
 
     def abort(self) -> None:
+        self._queued = False
         if self._sink is not None:
             sink, self._sink = self._sink, None
             try:

@@ -1,18 +1,21 @@
 """``generators.changes_arrow.py_array`` (Arrow arrays of Python values built from numpy
 buffers, so that pyarrow does not import pandas) makes exactly the array ``pa.array`` makes:
 same type, same values, same nulls — property tests over text (any Unicode), integers of
-every width, float64, lists of text, all-null columns and the fall-back cases (values
-beyond int64, mixed classes) — and the Parquet bytes written from either are equal. The batch
+every width, float64 and float32, DECIMAL, temporal values, binary, the text maps, lists of
+text, all-null columns and the fall-back cases (values beyond int64, mixed classes) — and the
+Parquet bytes written from either are equal; none of them imports pandas. The batch
 recorder's own builders (``_spread`` for image columns, ``_numbered`` for GTIDs) likewise
 equal ``take`` and ``_strings``."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +78,6 @@ def test_all_null(n: int, typ: pa.DataType) -> None:
 def test_fall_back_cases() -> None:
     _same([1 << 63, None, 5], pa.uint64())  # beyond int64: pyarrow converts it
     _same([True, None, False], pa.bool_())  # bool is not int here
-    _same([1.5, None], pa.float32())  # float32 rounding: pyarrow's
     _same([[("a", "b")], None], pa.map_(pa.string(), pa.string()))
 
 
@@ -126,3 +128,86 @@ def test_numbered_equals_strings(case: tuple) -> None:
     want = _strings([heads[h] + str(g) if h >= 0 else None for h, g in rows])
     assert got.equals(want), (got, want)
     assert _parquet(got) == _parquet(want)
+
+
+_DECIMALS = st.decimals(allow_nan=False, allow_infinity=False, places=None, min_value=-10**12, max_value=10**12)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([pa.decimal128(10, 2), pa.decimal128(38, 10), pa.decimal128(5, 0), pa.decimal256(50, 4)]),
+       st.lists(st.none() | _DECIMALS | st.decimals(places=2, min_value=-999, max_value=999), max_size=20))
+def test_decimals(typ: pa.DataType, vals: list) -> None:
+    """DECIMAL: exact values as pyarrow converts them; a value needing more digits or places
+    than the type raises as pyarrow does."""
+    try:
+        pa.array(vals, type=typ)
+    except (pa.ArrowInvalid, ValueError):
+        with pytest.raises((pa.ArrowInvalid, ValueError)):
+            py_array(vals, typ)
+        return
+    _same(vals, typ)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.none() | st.datetimes(), max_size=20), st.lists(st.none() | st.dates(), max_size=20),
+       st.lists(st.none() | st.timedeltas(min_value=dt.timedelta(days=-10**5), max_value=dt.timedelta(days=10**5)),
+                max_size=20))
+def test_temporal(stamps: list, dates: list, spans: list) -> None:
+    """DATETIME (naive), TIMESTAMP (UTC), DATE and TIME values."""
+    _same(stamps, pa.timestamp("us"))
+    _same([None if v is None else v.replace(tzinfo=dt.UTC) for v in stamps], pa.timestamp("us", tz="UTC"))
+    _same(dates, pa.date32())
+    _same(spans, pa.duration("us"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.none() | st.binary(max_size=10), max_size=20),
+       st.lists(st.none() | st.floats(width=32) | st.floats(allow_nan=False), max_size=20),
+       st.lists(st.none() | st.lists(st.tuples(TEXT, st.none() | TEXT), max_size=3), max_size=20))
+def test_binary_float32_text_maps(blobs: list, floats: list, maps: list) -> None:
+    """Binary data, FLOAT (float32: rounded as pyarrow rounds; beyond its range pyarrow
+    decides) and the ``_text`` maps (column -> canonical text)."""
+    _same(blobs, pa.binary())
+    _same(maps, pa.map_(pa.string(), pa.string()))
+    try:
+        want = pa.array(floats, type=pa.float32())
+    except (pa.ArrowInvalid, OverflowError):
+        return
+    got = py_array(floats, pa.float32())
+    assert got.equals(want) and _parquet(got) == _parquet(want)
+
+
+def test_typed_values_do_not_import_pandas() -> None:
+    """py_array of every kind of typed truth value builds its buffers itself (run in a fresh
+    interpreter: pandas is imported by pyarrow's conversion of Python values)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, datetime as dt, decimal, pyarrow as pa\n"
+            "from generators.arrow_arrays import py_array\n"
+            "py_array([decimal.Decimal('1.5'), None], pa.decimal128(5, 2))\n"
+            "py_array([dt.datetime(2020, 1, 1, tzinfo=dt.UTC)], pa.timestamp('us', tz='UTC'))\n"
+            "py_array([dt.datetime(2020, 1, 1)], pa.timestamp('us'))\n"
+            "py_array([dt.date(2020, 1, 1)], pa.date32())\n"
+            "py_array([dt.timedelta(hours=-1)], pa.duration('us'))\n"
+            "py_array([b'x', None], pa.binary())\n"
+            "py_array([1.5, None], pa.float32())\n"
+            "py_array([[('a', '0000-00-00')], None], pa.map_(pa.string(), pa.string()))\n"
+            "assert 'pandas' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("typ", [pa.decimal128(10, 2), pa.decimal128(5, 0), pa.decimal256(50, 4)], ids=str)
+def test_decimal_limits(typ: pa.DataType) -> None:
+    """The largest DECIMAL values fit; one unit of the last place more raises, as pyarrow."""
+    from decimal import Decimal
+
+    whole, places = typ.precision - typ.scale, typ.scale
+    top = Decimal("9" * whole + ("." + "9" * places if places else ""))
+    big = Decimal("1" + "0" * whole)
+    _same([top, top.copy_negate(), None, Decimal(f"0E-{places + 3}")], typ)
+    for over in (big, big.copy_negate(), Decimal(f"1E-{places + 1}")):
+        with pytest.raises(pa.ArrowInvalid):
+            pa.array([over], type=typ)
+        with pytest.raises(pa.ArrowInvalid):
+            py_array([over], typ)
