@@ -1,20 +1,19 @@
-"""The tasks of the job's last two Spark jobs, as descriptors run by one function.
+"""The tasks of the job's last Spark jobs, as descriptors run by one function.
 
-After pass 2 everything left is a set of independent file tasks in two waves
-(spark_gen/job.py): the first wave's tasks only need pass 2's chunks and the key histories,
-the second wave's only need the first's files. Each wave is one Spark job whose tasks
-are of several kinds — a job costs a scheduling round trip and, for a one-task job, a core
-left idle while the other works — so the long tasks (a binlog file's commit, a table's
-Parquet) run beside the short ones:
+After pass 2 everything left is a set of independent file tasks (spark_gen/job.py). A job
+costs a scheduling round trip and, for a one-task job, a core left idle while the other
+works, so the tasks of several kinds run in one job, the long ones (a binlog file's
+commit, a table's Parquet) beside the short ones:
 
-* wave 1: ``commit`` — a binlog file from its chunks (spark_gen/commit.py
-  ``concat_binlog``); ``snapshot`` — one piece of ``truth/snapshot.sql``
-  (``snapshot_piece``); the sorted runs of ``truth/final`` (spark_gen/final.py, over the
-  history partitions, run by the job itself beside these);
-* wave 2: ``final`` — one table's runs merged into its JSONL / Parquet (``merge_runs``);
+* ``snapshot`` — one piece of ``truth/snapshot.sql`` (``snapshot_piece``): needs nothing,
+  run in pass 2's job;
+* ``commit`` — a binlog file from its chunks (spark_gen/commit.py ``concat_binlog``);
   ``changes`` — one table's change chunks merged into its Parquet
-  (generators/changes_truth.py ``merge_table``); ``concat`` / ``concat_text`` —
-  ``snapshot.sql`` / ``changes.jsonl`` from their pieces.
+  (generators/changes_truth.py ``merge_table``); ``concat_text`` — ``changes.jsonl``
+  from its pieces: need pass 2's chunks only;
+* ``final`` — one table's runs (spark_gen/final.py, made by pass 2's job or beside the
+  commits) merged into its JSONL / Parquet (``merge_runs``); ``concat`` —
+  ``snapshot.sql`` from its pieces.
 
 :class:`Finisher` holds what the tasks share (spec, format, tables) and is shipped to the
 executors once per task; a task's result is tagged with its kind.
