@@ -9,7 +9,8 @@ commit, a table's Parquet) beside the short ones:
   run in pass 2's job;
 * ``commit`` — a binlog file from its chunks (spark_gen/commit.py ``concat_binlog``);
   ``changes`` — one table's change chunks merged into its Parquet
-  (generators/changes_truth.py ``merge_table``); ``concat_text`` — ``changes.jsonl``
+  (generators/changes_truth.py ``merge_table``) — both remove their chunks when done
+  (in parallel, instead of the driver at the end; a retry finds the result in place); ``concat_text`` — ``changes.jsonl``
   from its pieces: need pass 2's chunks only;
 * ``final`` — one table's runs (spark_gen/final.py, made by pass 2's job or beside the
   commits) merged into its JSONL / Parquet (``merge_runs``); ``concat`` —
@@ -42,7 +43,7 @@ class Finisher:
             from spark_gen.commit import concat_binlog
 
             _, name, chunks, scans, dest = task
-            return "commit", name, concat_binlog(chunks, dest, self.fmt, scans)
+            return "commit", name, concat_binlog(chunks, dest, self.fmt, scans, remove_chunks=True)
         if kind == "snapshot":  # ("snapshot", table, lo, hi, path)
             from spark_gen.partition import snapshot_piece
 
@@ -54,9 +55,14 @@ class Finisher:
             return "final", t, merge_runs(runs, jsonl, parquet, self.tables[t], self.spec.flavor)
         if kind == "changes":  # ("changes", table, chunks, destination)
             from generators.changes_truth import merge_table
+            from spark_gen.commit import unlink_all
 
             _, t, chunks, dest = task
-            return "changes", t, merge_table(chunks, dest, self.tables[t], self.spec.flavor)
+            if os.path.exists(dest) and not all(os.path.exists(c) for c in chunks):
+                return "changes", t, None  # a retry: the first attempt merged and began removing
+            n = merge_table(chunks, dest, self.tables[t], self.spec.flavor)
+            unlink_all(chunks)  # here, in parallel, not by the driver at the end of the run
+            return "changes", t, n
         if kind == "concat":  # ("concat", pieces, destination, head, tail): snapshot.sql
             from spark_gen.commit import concat
 

@@ -505,9 +505,15 @@ class _Job:
         wave2.append(("concat", snapshot, str(self.out / "truth" / "snapshot.sql"), self.run0.snapshot_head(),
                       self.run0.snapshot_tail()))
         last_wave = wave1 + wave2
+        # nothing reads the blocks any more: removed by the driver while the executors work
+        # (the commit and truth/changes tasks remove their own chunks)
+        import threading
+
+        sweep = threading.Thread(target=shutil.rmtree, args=(blocks.root, True), daemon=True)
+        sweep.start()
         got2 = self.sc.parallelize(last_wave, len(last_wave)).map(finisher).collect()
+        sweep.join()
         scans = {r[1]: r[2] for r in [*got, *got2] if r[0] == "commit"}
-        shutil.rmtree(blocks.root, ignore_errors=True)
         self.timer.mark("6 commit, truth merges")
 
         # index, then manifest
