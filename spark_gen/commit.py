@@ -18,7 +18,7 @@ from typing import Any
 
 from binlogwriter.format import BinlogFormat
 
-__all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk"]
+__all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk", "unlink_all"]
 
 
 def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str | None = None) -> int:
@@ -118,18 +118,55 @@ def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | N
     return events, first, last
 
 
-def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat,
-                  scans: list[tuple[int, int | None, int | None]] | None = None) -> dict[str, Any]:
-    """A binlog file from its chunks; returns the manifest scan (bytes, sha256, events,
-    first/last timestamps) of the result. ``scans``: each chunk's :func:`scan_chunk` (made
-    in parallel by the tasks that wrote them): the file is then hashed while it is copied,
-    read once; without them it is scanned after the copy (generators.api.scan_file)."""
-    part = f"{dest}.part-{os.getpid()}"
+def unlink_all(paths: list[str]) -> None:
+    """Remove ``paths`` (those already gone are fine)."""
+    for p in paths:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
+def _info(path: str, fmt: BinlogFormat, scans: list[tuple[int, int | None, int | None]] | None,
+          sha256: str | None = None) -> dict[str, Any]:
+    """The manifest scan of file ``path`` from its chunks' scans (``sha256`` given, or
+    hashed here), or a full scan (generators.api.scan_file) without them."""
     if scans is None:
         from generators.api import scan_file
 
+        return scan_file(Path(path), fmt)
+    if sha256 is None:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size:
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                    h.update(mm)
+        sha256 = h.hexdigest()
+    firsts = [x[1] for x in scans if x[1] is not None]
+    lasts = [x[2] for x in scans if x[2] is not None]
+    return {"bytes": os.path.getsize(path), "sha256": sha256, "events": sum(x[0] for x in scans),
+            "first_timestamp": firsts[0] if firsts else None, "last_timestamp": lasts[-1] if lasts else None}
+
+
+def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat,
+                  scans: list[tuple[int, int | None, int | None]] | None = None, *,
+                  remove_chunks: bool = False) -> dict[str, Any]:
+    """A binlog file from its chunks; returns the manifest scan (bytes, sha256, events,
+    first/last timestamps) of the result. ``scans``: each chunk's :func:`scan_chunk` (made
+    in parallel by the tasks that wrote them): the file is then hashed while it is copied,
+    read once; without them it is scanned after the copy (generators.api.scan_file).
+
+    ``remove_chunks``: the chunks are removed once ``dest`` is in place (here, in parallel
+    with the other file tasks, instead of by the driver at the end of the run). A retried
+    commit whose first attempt got that far finds ``dest`` and some chunks gone: ``dest`` is
+    then the complete file (it is renamed into place before any chunk is removed) and is
+    only scanned again."""
+    if remove_chunks and os.path.exists(dest) and not all(os.path.exists(c) for c in chunks):
+        return _info(dest, fmt, scans)
+    part = f"{dest}.part-{os.getpid()}"
+    if scans is None:
         concat(chunks, part)
-        info = scan_file(Path(part), fmt)
+        info = _info(part, fmt, None)
     else:
         h = hashlib.sha256()
         with open(part, "wb", buffering=0) as out:
@@ -140,9 +177,8 @@ def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat,
                             h.update(mm)
                     copy_file(f, out)
             os.fsync(out.fileno())
-        firsts = [x[1] for x in scans if x[1] is not None]
-        lasts = [x[2] for x in scans if x[2] is not None]
-        info = {"bytes": os.path.getsize(part), "sha256": h.hexdigest(), "events": sum(x[0] for x in scans),
-                "first_timestamp": firsts[0] if firsts else None, "last_timestamp": lasts[-1] if lasts else None}
+        info = _info(part, fmt, scans, h.hexdigest())
     os.replace(part, dest)
+    if remove_chunks:
+        unlink_all(chunks)
     return info

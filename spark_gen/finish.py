@@ -1,20 +1,20 @@
-"""The tasks of the job's last two Spark jobs, as descriptors run by one function.
+"""The tasks of the job's last Spark jobs, as descriptors run by one function.
 
-After pass 2 everything left is a set of independent file tasks in two waves
-(spark_gen/job.py): the first wave's tasks only need pass 2's chunks and the key histories,
-the second wave's only need the first's files. Each wave is one Spark job whose tasks
-are of several kinds — a job costs a scheduling round trip and, for a one-task job, a core
-left idle while the other works — so the long tasks (a binlog file's commit, a table's
-Parquet) run beside the short ones:
+After pass 2 everything left is a set of independent file tasks (spark_gen/job.py). A job
+costs a scheduling round trip and, for a one-task job, a core left idle while the other
+works, so the tasks of several kinds run in one job, the long ones (a binlog file's
+commit, a table's Parquet) beside the short ones:
 
-* wave 1: ``commit`` — a binlog file from its chunks (spark_gen/commit.py
-  ``concat_binlog``); ``snapshot`` — one piece of ``truth/snapshot.sql``
-  (``snapshot_piece``); the sorted runs of ``truth/final`` (spark_gen/final.py, over the
-  history partitions, run by the job itself beside these);
-* wave 2: ``final`` — one table's runs merged into its JSONL / Parquet (``merge_runs``);
+* ``snapshot`` — one piece of ``truth/snapshot.sql`` (``snapshot_piece``): needs nothing,
+  run in pass 2's job;
+* ``commit`` — a binlog file from its chunks (spark_gen/commit.py ``concat_binlog``);
   ``changes`` — one table's change chunks merged into its Parquet
-  (generators/changes_truth.py ``merge_table``); ``concat`` / ``concat_text`` —
-  ``snapshot.sql`` / ``changes.jsonl`` from their pieces.
+  (generators/changes_truth.py ``merge_table``) — both remove their chunks when done
+  (in parallel, instead of the driver at the end; a retry finds the result in place); ``concat_text`` — ``changes.jsonl``
+  from its pieces: need pass 2's chunks only;
+* ``final`` — one table's runs (spark_gen/final.py, made by pass 2's job or beside the
+  commits) merged into its JSONL / Parquet (``merge_runs``); ``concat`` —
+  ``snapshot.sql`` from its pieces.
 
 :class:`Finisher` holds what the tasks share (spec, format, tables) and is shipped to the
 executors once per task; a task's result is tagged with its kind.
@@ -43,7 +43,7 @@ class Finisher:
             from spark_gen.commit import concat_binlog
 
             _, name, chunks, scans, dest = task
-            return "commit", name, concat_binlog(chunks, dest, self.fmt, scans)
+            return "commit", name, concat_binlog(chunks, dest, self.fmt, scans, remove_chunks=True)
         if kind == "snapshot":  # ("snapshot", table, lo, hi, path)
             from spark_gen.partition import snapshot_piece
 
@@ -55,9 +55,14 @@ class Finisher:
             return "final", t, merge_runs(runs, jsonl, parquet, self.tables[t], self.spec.flavor)
         if kind == "changes":  # ("changes", table, chunks, destination)
             from generators.changes_truth import merge_table
+            from spark_gen.commit import unlink_all
 
             _, t, chunks, dest = task
-            return "changes", t, merge_table(chunks, dest, self.tables[t], self.spec.flavor)
+            if os.path.exists(dest) and not all(os.path.exists(c) for c in chunks):
+                return "changes", t, None  # a retry: the first attempt merged and began removing
+            n = merge_table(chunks, dest, self.tables[t], self.spec.flavor)
+            unlink_all(chunks)  # here, in parallel, not by the driver at the end of the run
+            return "changes", t, n
         if kind == "concat":  # ("concat", pieces, destination, head, tail): snapshot.sql
             from spark_gen.commit import concat
 

@@ -6,33 +6,42 @@ spark`` run it too (local[*] unless a master is configured).
 
 Stages (every arrow a Spark job). Records cross the shuffles as columnar blocks — dicts of
 numpy arrays, one per (source task, destination partition) — never a Python object per row
-(spark_gen/partition.py):
+(spark_gen/partition.py). The blocks go through files in the staging directory (one file per
+task, ``save_blocks``), not through Spark's shuffle: only ``(destination, file, offset)``
+references reach the driver, which routes them to the next job's tasks (``_Job._routed``) —
+a Spark shuffle of Python records would pickle every block into the JVM, spill it to the
+JVM's shuffle files and stream it back to the reducers' Python workers:
 
 1. plan counts per partition -> prefix sums / maxima on the driver -> key cursors;
-2. key-op blocks (+ ``init`` blocks of the initial rows) shuffled by key bucket; each
+2. key-op blocks (+ ``init`` blocks of the initial rows) cut by key bucket; each
    bucket's per-key histories resolved at once (what each op did, versions) [saved to a
    file beside the chunks: a cached Python RDD would copy it through the JVM at each read];
-3. history blocks shuffled back by transaction range, merged in (i, seq) order [saved
+3. history blocks cut back by transaction range, merged in (i, seq) order [saved
    likewise; the paths reach the driver in the pass-1 summaries];
-4. pass 1, in the same job as 2 and 3: the batches of the one-process engine
+4. pass 1, in the job of 3: the batches of the one-process engine
    (generators/api.py), image lengths only (``rows_sizes``), planned by the codec's batch
    planner — group sizes by arithmetic, nothing encoded — collected as small summaries (a size per group) -> on the driver:
    file, offset, logical clock, GTID numbers, clock and table ids at each partition start
    (spark_gen/plan.py);
 5. pass 2: each partition writes its byte range of each file it touches into chunk
    files in a directory unique to its task attempt (the same batches, encoded) and walks
-   their event headers (events, timestamps for the manifest); without Parquet, the same
-   tasks count each history block's live rows (whether truth/final is rendered);
-6. the files, in two jobs of mixed tasks (spark_gen/finish.py), long tasks first:
-   wave 1 — commit: one task per file hashes the chunks and copies them into
-   ``<name>.part-*`` (kernel copy, spark_gen/commit.py) and renames it; each history
-   partition writes its live rows as sorted runs per table (truth/final without a global
-   sort, spark_gen/final.py); snapshot.sql's pieces per table;
-   wave 2 — one task per table merges its runs into the JSONL (below ``jsonl_max_rows``)
-   and the typed Parquet, final bytes written once; one task per table merges the
-   partitions' change chunks (Arrow IPC streams: Parquet-encoded once, by the merge;
-   generators/changes_ipc.py; sequence numbers from the pass-1 change counts); the
-   changes.jsonl pieces and the snapshot.sql pieces are concatenated;
+   their event headers (events, timestamps for the manifest); the same job (short tasks
+   after the long ones) writes snapshot.sql's pieces per table and, when truth/final is
+   rendered for sure (with Parquet, or when the initial rows plus every change are at most
+   ``jsonl_max_rows``), each history partition's live rows as sorted runs per table
+   (truth/final without a global sort, spark_gen/final.py) — else it counts each history
+   block's live rows (whether truth/final is rendered);
+6. the files, in one job of mixed tasks (spark_gen/finish.py), long tasks first: one
+   task per binlog file hashes the chunks and copies them into ``<name>.part-*`` (kernel
+   copy, spark_gen/commit.py) and renames it; one task per table merges the partitions'
+   change chunks (Arrow IPC streams: Parquet-encoded once, by the merge;
+   generators/changes_ipc.py; sequence numbers from the pass-1 change counts); one task
+   per table merges its runs into the JSONL (below ``jsonl_max_rows``) and the typed
+   Parquet, final bytes written once; the changes.jsonl pieces and the snapshot.sql
+   pieces are concatenated. (When the runs are still to be made they are made in a first
+   job beside the binlog files and truth/changes, and truth/final and snapshot.sql follow.)
+   Every stage boundary is a barrier where a core can idle behind the longest task: the
+   fewer jobs, the better ``local[2]`` scales;
 7. the driver writes ``binlog.index`` and then ``manifest.json``.
 
 ``BINLOGWRITER_SPARK_TIMING=1`` reports the CPU of each stage (spark_gen/timing.py).
@@ -130,9 +139,6 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
     return s
 
 
-def _identity(k: int) -> int:
-    """Partitioner of the block shuffles: a block's key is its destination partition."""
-    return k
 
 
 def _attempt() -> int:
@@ -256,6 +262,15 @@ class _Job:
 
         return header, rotate
 
+    def _routed(self, refs: list[tuple[int, Any]]):
+        """The driver's half of a file-passed shuffle: the ``(destination, reference)``
+        records of every task (in task order) grouped by destination partition, as an RDD
+        whose partition ``d`` holds ``(d, its records)``."""
+        out: list[list[tuple[int, Any]]] = [[] for _ in range(self.P)]
+        for dest, ref in refs:
+            out[dest].append((dest, ref))
+        return self.sc.parallelize(list(enumerate(out)), self.P)
+
     def run(self) -> dict[str, Any]:
         from spark_gen import partition as part
         from spark_gen import plan
@@ -326,27 +341,33 @@ class _Job:
         inits = [(t, lo, min(lo + INIT_CHUNK, inf.first_fresh)) for t, inf in enumerate(infos)
                  for lo in range(0, inf.first_fresh, INIT_CHUNK)]
 
+        # the key histories and the merged transaction blocks go to files beside the chunks
+        # (spark_gen/partition.py save_block), read back by pass 2 and the truth tasks; the
+        # blocks of both shuffles go through files too (save_blocks): only their references
+        # cross Spark, routed by the driver — three small jobs, no Spark shuffle
+        broot = str(self.staging / f"blocks-{uuid.uuid4().hex[:12]}")
+        os.makedirs(broot)
+
+        def _path(kind: str, x: int) -> str:
+            return os.path.join(broot, f"{kind}{x:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}")
+
         def op_blocks(p):
             out = part.key_op_blocks(spec, infos, curs[p], *ranges[p], P)
             for x in inits[p::P]:
                 out.extend(part.init_blocks(part.make_run(spec), *x, P))
-            return out
-        ops = rng.flatMap(op_blocks)
-        # the key histories and the merged transaction blocks go to files beside the chunks
-        # (spark_gen/partition.py save_block), read back by pass 2 and the truth tasks
-        broot = str(self.staging / f"blocks-{uuid.uuid4().hex[:12]}")
-        os.makedirs(broot)
+            return part.save_blocks(out, _path("o", p))
+        to_bucket = self._routed(rng.flatMap(op_blocks).collect())
 
-        def resolve(q, it):
-            return part.resolve_task(q, it, os.path.join(broot, f"h{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"),
-                                     ends)
+        def resolve(x):
+            q, refs = x
+            return part.resolve_task(q, part.load_blocks(refs), _path("h", q), ends)
+        to_range = self._routed(to_bucket.flatMap(resolve).collect())
 
-        def merge(p, it):
-            return [part.merge_task(spec, p, *ranges[p], it,
-                                    os.path.join(broot, f"t{p:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"))]
-        # pass 1 in parallel (one job); the summaries are small (a size per group, two paths)
-        summ = ops.partitionBy(P, _identity).mapPartitionsWithIndex(resolve).partitionBy(P, _identity) \
-            .mapPartitionsWithIndex(merge).collect()
+        def merge(x):
+            p, refs = x
+            return part.merge_task(spec, p, *ranges[p], refs, _path("t", p))
+        # pass 1 in parallel; the summaries are small (a size per group, two paths)
+        summ = to_range.map(merge).collect()
         blocks = Blocks(broot, [s.hist for s in summ], [s.block for s in summ])
         if None in blocks.hist:  # pragma: no cover - every bucket's task sends its path to its range
             raise RuntimeError("spark_gen: a key bucket's history block is missing")
@@ -392,21 +413,39 @@ class _Job:
                                      last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
                                      changes_jsonl=changes_jsonl)
 
-        # pass 2, and without Parquet the live rows per table after ``stop`` (they decide
-        # whether truth/final is rendered at all): one job
         nt = len(self.run0.rows)
-        count_live = not self.parquet
+        final_run = part.make_run(spec, stop)
+        tables = tuple(rt.table for rt in final_run.rows)
+        finisher = Finisher(spec, fmt, tables)
+        root, parquet = str(self.staging / "final-runs"), self.parquet
+        from spark_gen.final import sorted_runs
 
-        def task(p):  # pass 2 of range p; without Parquet also the live rows of history block p
-            out = [("write", write(p))] if p <= last_p else []
-            if count_live:
-                out.append(("live", part.live_counts([part.load_block(hpaths[p])], stop, nt)))
-            return out
-        ntasks = max(last_p + 1, len(hpaths)) if count_live else last_p + 1
-        got = self.sc.parallelize(range(ntasks), ntasks).flatMap(task).collect()
+        def runs(q: int) -> list[tuple[str, Any]]:  # truth/final's sorted runs of history block q
+            return sorted_runs(spec, stop, [part.load_block(hpaths[q])],
+                               os.path.join(root, f"p{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"), nt, parquet)
+
+        def task(x: tuple) -> list[tuple]:
+            if x[0] == "write":
+                return [("write", write(x[1]))]
+            if x[0] == "live":
+                return [("live", part.live_counts([part.load_block(hpaths[x[1]])], stop, nt))]
+            if x[0] == "runs":
+                return runs(x[1])
+            return [finisher(x)]  # a snapshot.sql piece
+
+        # pass 2, one job with everything that needs only pass 1 (the long tasks first): the
+        # bytes of each range; the snapshot.sql pieces; truth/final's sorted runs of each
+        # history block when truth/final is rendered for sure (with Parquet, or when even
+        # every initial row and every change left a live row it would be small enough);
+        # else the live rows per table after ``stop`` (they decide whether it is rendered)
+        bound = sum(x.first_fresh for x in self.run0.infos) + sum(self.changes_per_part[:last_p + 1])
+        early_runs = self.parquet or bound <= self.jsonl_max_rows
+        items: list[tuple] = [("write", p) for p in range(last_p + 1)]
+        items += [("runs" if early_runs else "live", q) for q in range(len(hpaths))]
+        items += self._snapshot_pieces()
+        got = self.sc.parallelize(items, len(items)).flatMap(task).collect()
         results = [r for kind, r in got if kind == "write"]
-        live_parts = [r for kind, r in got if kind == "live"]
-        self.timer.mark("5 pass 2 (bytes)")
+        self.timer.mark("5 pass 2 (bytes), runs")
         for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
             want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
             if tuple(results[p]["end"]) != want:
@@ -430,42 +469,29 @@ class _Job:
                     counts[tname][k] += v
         out = str(self.out)
         names = list(files)
-        final_run = part.make_run(spec, stop)
-        tables = tuple(rt.table for rt in final_run.rows)
-        finisher = Finisher(spec, fmt, tables)
         tnames = [f"{t.database}.{t.name}" for t in tables]
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
-        live = [sum(c) for c in zip(*live_parts, strict=True)] if live_parts else None
+        snapshot = [r[1] for r in got if r[0] == "snapshot"]
+        live_parts = [r[1] for r in got if r[0] in ("live", "counts")]
+        live = [sum(c) for c in zip(*live_parts, strict=True)] if live_parts else [0] * nt
         render = self.parquet or sum(live) <= self.jsonl_max_rows
 
-        # wave 1 (spark_gen/finish.py), one job: each binlog file from its chunks (the long
-        # tasks first), the snapshot.sql pieces, truth/final's sorted runs per history partition
+        # the files (spark_gen/finish.py), the long tasks first: each binlog file from its
+        # chunks, truth/changes per table and changes.jsonl, then truth/final per table from
+        # its sorted runs and snapshot.sql from its pieces — one job, or two when the runs
+        # are still to be made (wave 1: the runs beside the binlog files and truth/changes)
         wave1 = [("commit", nm, files[nm], chunk_scans[nm], os.path.join(out, nm)) for nm in names]
-        wave1 += self._snapshot_pieces()
-        stages = [self.sc.parallelize(wave1, max(1, len(wave1))).map(finisher)]
-        if render:
-            root, parquet = str(self.staging / "final-runs"), self.parquet
-            from spark_gen.final import sorted_runs
-
-            def runs(x):
-                q, h = x
-                return sorted_runs(spec, stop, [part.load_block(h)],
-                                   os.path.join(root, f"p{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"), nt, parquet)
-            stages.append(self.sc.parallelize(list(enumerate(hpaths)), len(hpaths)).flatMap(runs))
-        got = (self.sc.union(stages) if len(stages) > 1 else stages[0]).collect()
-        scans = {r[1]: r[2] for r in got if r[0] == "commit"}
-        snapshot = [r[1] for r in got if r[0] == "snapshot"]
-        if live is None:
-            live = [sum(c) for c in zip(*[r[1] for r in got if r[0] == "counts"], strict=True)] if render else [0] * nt
+        wave1 += self._changes_tasks(results, tables)
+        wave2: list[tuple] = []
+        if render and not early_runs:
+            got = self.sc.parallelize(wave1, len(wave1)).map(finisher) \
+                .union(self.sc.parallelize(range(len(hpaths)), len(hpaths)).flatMap(runs)).collect()
+            wave1 = []
         per_table: list[list[str]] = [[] for _ in range(nt)]
         for r in got:
             if r[0] == "run":
                 per_table[r[1][0]].append(r[1][1])
-        self.timer.mark("6 commit, runs, snapshot")
-
-        # wave 2, one job: truth/final and truth/changes per table, changes.jsonl, snapshot.sql
-        wave2 = self._changes_tasks(results, tables)
         if render:
             jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
             pdir = None
@@ -478,9 +504,17 @@ class _Job:
                        os.path.join(pdir, table_file(tables[t])) if pdir is not None else None) for t in range(nt)]
         wave2.append(("concat", snapshot, str(self.out / "truth" / "snapshot.sql"), self.run0.snapshot_head(),
                       self.run0.snapshot_tail()))
-        self.sc.parallelize(wave2, len(wave2)).map(finisher).collect()
-        shutil.rmtree(blocks.root, ignore_errors=True)
-        self.timer.mark("6 truth merges, snapshot.sql")
+        last_wave = wave1 + wave2
+        # nothing reads the blocks any more: removed by the driver while the executors work
+        # (the commit and truth/changes tasks remove their own chunks)
+        import threading
+
+        sweep = threading.Thread(target=shutil.rmtree, args=(blocks.root, True), daemon=True)
+        sweep.start()
+        got2 = self.sc.parallelize(last_wave, len(last_wave)).map(finisher).collect()
+        sweep.join()
+        scans = {r[1]: r[2] for r in [*got, *got2] if r[0] == "commit"}
+        self.timer.mark("6 commit, truth merges")
 
         # index, then manifest
         entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]

@@ -71,7 +71,8 @@ from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
 __all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
-           "resolve_blocks", "txn_blocks", "merge_txn_blocks", "save_block", "load_block", "resolve_task", "merge_task", "applied_batch", "sizes", "write_chunks",
+           "key_order", "txn_order", "resolve_blocks", "txn_blocks", "merge_txn_blocks", "save_block", "load_block", "save_blocks",
+           "load_blocks", "BlockRef", "resolve_task", "merge_task", "applied_batch", "sizes", "write_chunks",
            "final_states", "live_counts", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
            "INIT", "KINDS"]
 
@@ -83,6 +84,7 @@ _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
 _DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
        "vb": np.int64, "va": np.int64, "born": np.int64}
 TRUTH_BLOCK = 4096  # final rows computed at once per table (truth_rows)
+BlockRef = tuple[str, int]  # (file, offset) of a block :func:`save_blocks` wrote
 _ROUNDS = 64  # ops of a key past this rank are stepped one by one (a few hot keys)
 
 
@@ -253,17 +255,53 @@ def init_blocks(run: Run, t: int, lo: int, hi: int, parts: int) -> list[tuple[in
     return _split(blk, bucket_of(blk["t"], keys, parts))
 
 
+def _in_txn_order(i: np.ndarray, seq: np.ndarray) -> bool:
+    """Whether rows are in non-decreasing ``(i, seq)`` order."""
+    di = np.diff(i)
+    return bool(np.all((di > 0) | ((di == 0) & (seq[1:] >= seq[:-1]))))
+
+
+def key_order(t: np.ndarray, k: np.ndarray, i: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """``np.lexsort((seq, i, k, t))``, cheaper: rows already in ``(i, seq)`` order need only
+    a stable sort by ``(t, k)`` (ties keep that order), one stable argsort of ``t << 47 | k``
+    when both fit (``0 <= t < 2**16``, ``0 <= k < 2**47``); otherwise the full lexsort."""
+    if len(k) > 1 and not _in_txn_order(i, seq):
+        return np.lexsort((seq, i, k, t))
+    if len(k) and int(k.min()) >= 0 and int(k.max()) < 1 << 47 and int(t.min()) >= 0 and int(t.max()) < 1 << 16:
+        return np.argsort((t.astype(np.int64) << 47) | k.astype(np.int64), kind="stable")
+    return np.lexsort((k, t))
+
+
+def txn_order(i: np.ndarray, seq: np.ndarray) -> np.ndarray:
+    """``np.lexsort((seq, i))``, cheaper: one argsort of the int64 ``i * (max seq + 1) + seq``
+    when it fits (``i, seq >= 0``); a quicksort when that key has no duplicates (then every
+    sort gives one order), else a stable sort (ties in input order, as lexsort)."""
+    if len(i) and int(i.min()) >= 0 and int(seq.min()) >= 0:
+        width = int(seq.max()) + 1
+        if int(i.max()) < ((1 << 62) // width):
+            key = i.astype(np.int64) * width + seq
+            order = np.argsort(key)
+            if len(order) < 2 or bool(np.all(np.diff(key[order]) > 0)):
+                return order
+            return np.argsort(key, kind="stable")
+    return np.lexsort((seq, i))
+
+
 # -- 3: per-key histories ----------------------------------------------------------------------
 def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
     """Op blocks of one key bucket -> its history block: the ``init`` records and the ops
     that did something, sorted by ``(t, k, i, seq)``, with ``vb`` / ``va`` (versions
     before / after) and ``born`` — keys.step applied to each key's ops in order, the r-th
     op of every key at once."""
-    ops = _concat([b for _, b in blocks], _OPS)
+    # blocks in the order of their first transaction (init records, i = -1, first): each
+    # is in (i, seq) order and the ranges' blocks do not overlap, so key_order's stable
+    # sort by (t, k) alone usually suffices
+    got = sorted((b for _, b in blocks), key=lambda b: int(b["i"][0]) if len(b["i"]) else 0)
+    ops = _concat(got, _OPS)
     n = len(ops["k"])
     if n == 0:
         return _empty(_HIST)
-    order = np.lexsort((ops["seq"], ops["i"], ops["k"], ops["t"]))
+    order = key_order(ops["t"], ops["k"], ops["i"], ops["seq"])
     o = _take(ops, order)
     t, k, kind, epoch = o["t"], o["k"], o["kind"], o["epoch"]
     newg = np.ones(n, dtype=bool)
@@ -279,7 +317,8 @@ def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[
     vb = np.zeros(n, dtype=np.int64)
     va = np.zeros(n, dtype=np.int64)
     bo = np.zeros(n, dtype=np.int64)
-    by_rank = np.argsort(rank, kind="stable")
+    # a stable sort of small integers (radix sort for 16-bit values): the same order, faster
+    by_rank = np.argsort(rank.astype(np.int16) if n < 1 << 15 or int(rank.max()) < 1 << 15 else rank, kind="stable")
     rounds = int(rank.max()) + 1
     bounds = np.searchsorted(rank[by_rank], np.arange(min(rounds, _ROUNDS) + 1))
     for r in range(min(rounds, _ROUNDS)):
@@ -334,7 +373,7 @@ def txn_blocks(hist: dict[str, np.ndarray], ends: list[int]) -> list[tuple[int, 
 def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
     """The blocks of one transaction range -> one block sorted by ``(i, seq)``."""
     blk = _concat([b for _, b in blocks], _HIST)
-    return _take(blk, np.lexsort((blk["seq"], blk["i"])))
+    return _take(blk, txn_order(blk["i"], blk["seq"]))
 
 
 def save_block(blk: dict[str, np.ndarray], path: str) -> str:
@@ -355,29 +394,56 @@ def load_block(path: str) -> dict[str, np.ndarray]:
         return pickle.load(f)
 
 
+def save_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]], path: str) -> list[tuple[int, BlockRef]]:
+    """The shuffle write: a task's ``[(destination, block)]`` pickled one after another into
+    one file at ``path`` (atomically, as :func:`save_block`); returns ``[(destination,
+    ref)]`` — only these small references cross Spark (the driver routes them to the
+    destination tasks, which :func:`load_blocks`). The blocks never go through the JVM:
+    a Spark shuffle of Python records pickles them into the JVM, spills them to its shuffle
+    files and streams them back into the reducers' Python workers."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    out: list[tuple[int, BlockRef]] = []
+    with open(path + ".part", "wb") as f:
+        for dest, blk in blocks:
+            out.append((dest, (path, f.tell())))
+            pickle.dump(blk, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(path + ".part", path)
+    return out
+
+
+def load_blocks(refs: Iterable[tuple[int, BlockRef]]) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """The shuffle read: ``[(destination, block)]`` of the references :func:`save_blocks` gave."""
+    for dest, (path, offset) in refs:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            yield dest, pickle.load(f)
+
+
 def resolve_task(q: int, blocks: Iterable[tuple[int, dict[str, np.ndarray]]], hist_path: str, ends: list[int]
                  ) -> list[tuple[int, Any]]:
     """Key bucket ``q``'s op blocks -> its history block, saved at ``hist_path``, and the
     records of the shuffle back to transaction order: the history's changes cut by
-    transaction range (:func:`txn_blocks`) and ``(q, hist_path)``, which tells the task
+    transaction range (:func:`txn_blocks`, saved by :func:`save_blocks` at
+    ``hist_path + ".txn"``: ``(range, ref)``) and ``(q, hist_path)``, which tells the task
     of range ``q`` (:func:`merge_task`) where bucket ``q``'s history is."""
     h = resolve_blocks(blocks)
     save_block(h, hist_path)
-    return [(q, hist_path), *txn_blocks(h, ends)]
+    return [(q, hist_path), *save_blocks(txn_blocks(h, ends), hist_path + ".txn")]
 
 
 def merge_task(spec: Spec, p: int, a: int, b: int, records: Iterable[tuple[int, Any]], block_path: str) -> Summary:
-    """Range ``p``'s records of the shuffle of :func:`resolve_task` -> its merged block
+    """Range ``p``'s records of :func:`resolve_task` (block references and the history
+    path) -> its merged block
     (saved at ``block_path``, pass 2 reads it) and its pass-1 :class:`Summary`
     (:func:`sizes`), which carries both paths."""
     hist_path = None
-    blocks = []
+    refs = []
     for k, v in records:
         if isinstance(v, str):
             hist_path = v
         else:
-            blocks.append((k, v))
-    blk = merge_txn_blocks(blocks)
+            refs.append((k, v))
+    blk = merge_txn_blocks(load_blocks(refs))
     save_block(blk, block_path)
     s = sizes(spec, p, a, b, [blk])
     s.block, s.hist = block_path, hist_path

@@ -43,14 +43,18 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     hwm = plan.prefix_hwm([part.max_hwm(spec, infos, new[p], a, b) for p, (a, b) in enumerate(ranges)], infos)
     curs = plan.cursors(new, hwm)
     # the two shuffles: blocks routed by their key (bucket, then transaction range)
-    blocks = [x for p, (a, b) in enumerate(ranges) for x in part.key_op_blocks(spec, infos, curs[p], a, b, parts)]
+    # (the blocks of both go through files, as in the job: save_blocks / load_blocks)
+    bdir = out / ".chunks" / "blocks"
+    blocks = [x for p, (a, b) in enumerate(ranges)
+              for x in part.save_blocks(part.key_op_blocks(spec, infos, curs[p], a, b, parts), str(bdir / f"o{p}"))]
     for t, inf in enumerate(infos):
-        blocks.extend(part.init_blocks(part.make_run(spec), t, 0, inf.first_fresh, parts))
+        blocks.extend(part.save_blocks(part.init_blocks(part.make_run(spec), t, 0, inf.first_fresh, parts),
+                                       str(bdir / f"i{t}")))
     ends = [b for _, b in ranges]
     # resolve, shuffle back by range, merge + pass 1, the blocks saved to files (as the job does)
-    bdir = out / ".chunks" / "blocks"
     back = [r for q in range(parts)
-            for r in part.resolve_task(q, (x for x in blocks if x[0] == q), str(bdir / f"h{q}"), ends)]
+            for r in part.resolve_task(q, part.load_blocks(x for x in blocks if x[0] == q), str(bdir / f"h{q}"),
+                                       ends)]
     sums = [part.merge_task(spec, p, a, b, (r for r in back if r[0] == p), str(bdir / f"t{p}"))
             for p, (a, b) in enumerate(ranges)]
     hist = [part.load_block(s.hist) for s in sums]
@@ -260,6 +264,27 @@ def test_resolved_histories_equal_keys_step_in_order(ops, initial, buckets) -> N
     final = {key: (s[1], s[2]) for key, s in state.items() if s[0]}
     final.update({key: (0, 0) for key in initial if key not in state})
     assert live == final
+
+
+_rows = st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 6), st.integers(-1, 9), st.integers(0, 3)), max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=_rows, presort=st.booleans(), wide=st.sampled_from([0, 1 << 47, 1 << 16]))
+def test_fast_sort_orders_equal_lexsort(rows, presort, wide) -> None:
+    """key_order and txn_order (the sorts of resolve_blocks and merge_txn_blocks) give
+    exactly np.lexsort's permutation: inputs in (i, seq) order or not, duplicates, keys
+    or tables too wide for the one-key sort, negative keys and transactions."""
+    if presort:
+        rows = sorted(rows, key=lambda r: (r[2], r[3]))
+    t, k, i, seq = (np.asarray([r[j] for r in rows], dtype=np.int64) for j in range(4))
+    if wide == 1 << 16:
+        t = t + wide
+    else:
+        k = k + wide
+    assert part.key_order(t, k, i, seq).tolist() == np.lexsort((seq, i, k, t)).tolist()
+    assert part.txn_order(i + wide, seq).tolist() == np.lexsort((seq, i + wide)).tolist()
+    assert part.txn_order(i, seq).tolist() == np.lexsort((seq, i)).tolist()
 
 
 def test_step_is_the_key_state_machine() -> None:

@@ -129,3 +129,22 @@ def test_truth_changes_identical_at_any_partition_count(spark, tmp_path: Path) -
         assert tree_digest(out / "truth" / "changes") == want, parts
     files = sorted((tmp_path / "spark7").glob("binlog.0*"))
     assert assert_matches_truth(BinlogReader(files).changes(), tmp_path / "spark7") > 80
+
+
+@pytest.mark.parametrize("jsonl_max_rows", [100, 10])
+def test_final_truth_after_pass_two_or_not_rendered(spark, local_runs, tmp_path: Path, jsonl_max_rows: int) -> None:
+    """``jsonl_max_rows`` below the initial rows plus the changes (the sorted runs of
+    truth/final are then made after pass 2, beside the commits): with the final tables'
+    rows at most that limit truth/final is the engine's; above it, it is not written and
+    every other file is the engine's."""
+    case = "sysbench-mysql80"
+    out = tmp_path / "spark"
+    generate_spark(_spec(**CASES[case]), out, partitions=3, spark=spark, parquet=False, jsonl_max_rows=jsonl_max_rows)
+    got, want = tree_digest(out), tree_digest(local_runs[case])
+    live = sum(t["live_rows"] for t in json.loads((out / "manifest.json").read_text())["tables"])
+    assert 10 < live <= 100
+    if jsonl_max_rows == 100:
+        assert got == want
+    else:
+        assert not list((out / "truth" / "final").glob("*.jsonl"))
+        assert got == {k: v for k, v in want.items() if not k.startswith("truth/final/")}
