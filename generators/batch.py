@@ -11,8 +11,11 @@ the transactions after a ``--size`` cut are rolled back (:meth:`AppliedBatch.kee
 (:meth:`generators.rows.TableRows.compute_columns`: vectorised value generators, the scalar
 ones per value where a type has none), groups the changes by image shape (before/after
 column bitmaps, ``binlogwriter.images``) and encodes each group's images with
-``binlogwriter.values.row.encode_column_images``; the images are scattered into one buffer
-in write order (an UPDATE's before image then its after image).
+``binlogwriter.values.row.encode_column_images`` — all of a table's rows in one call when
+every image has the same columns (FULL; NOBLOB without BLOBs): a row's image depends on its
+values and columns only; the images are placed in write order (an UPDATE's before image then
+its after image) when the bytes are built (``DeferredImages``). The ``oltp_write_only``
+template's key states are stepped as arrays (generators/steps.py).
 
 Shape of what a committed transaction applied (for truth / hooks): ``AppliedBatch`` arrays
 ``txn`` (0-based in the batch), ``table``, ``kind`` (0 insert, 1 update, 2 delete),
@@ -35,6 +38,7 @@ from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import plan_range
+from generators.steps import step_many
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
 
@@ -137,115 +141,6 @@ def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
     applied, vb, va, born = step_many(rows, o_tab, o_key, o_kind, epoch)
     return AppliedBatch(lo, o_txn[applied], o_tab[applied], o_kind[applied], o_key[applied], vb[applied],
                         va[applied], born[applied], advance, [], [], [], pending=True)
-
-
-def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, epoch: int):
-    """keys.step over many ops in order, vectorised: ops are grouped by (table, key) and
-    stepped from the state in ``rows`` (not changed here) — in closed form when every op
-    applies (:func:`_step_chains`), else the r-th op of every key at once (round r).
-    Returns (applied mask, version before, version after, born) per op
-    (tests/generators/test_step_many.py: equal to keys.step op by op)."""
-    n = len(key)
-    applied = np.zeros(n, dtype=bool)
-    vb = np.zeros(n, dtype=np.int64)
-    va = np.zeros(n, dtype=np.int64)
-    bo = np.zeros(n, dtype=np.int64)
-    if not n:
-        return applied, vb, va, bo
-    order = lexsort_ints((key, tab))
-    t_s, k_s = tab[order], key[order]
-    newg = np.ones(n, dtype=bool)
-    newg[1:] = (t_s[1:] != t_s[:-1]) | (k_s[1:] != k_s[:-1])
-    gstart = np.flatnonzero(newg)
-    gid = np.cumsum(newg) - 1
-    # initial state of every key (keys beyond the arrays: never inserted)
-    g_t, g_k = t_s[gstart], k_s[gstart]
-    live = np.zeros(len(gstart), dtype=bool)
-    ver = np.zeros(len(gstart), dtype=np.int64)
-    born = np.full(len(gstart), -1, dtype=np.int64)
-    for t in unique_ints(g_t).tolist():
-        rt = rows[t]
-        m = np.flatnonzero(g_t == t)
-        ks = g_k[m]
-        inside = ks < len(rt.live)
-        mi, ki = m[inside], ks[inside]
-        live[mi] = rt.live[ki]
-        ver[mi] = rt.ver[ki]
-        born[mi] = rt.born[ki]
-    chains = _step_chains(kind[order], newg, gstart, gid, live, ver, born, epoch)
-    if chains is not None:
-        applied[:] = True
-        vb[order], va[order], bo[order] = chains
-        return applied, vb, va, bo
-    rank = np.arange(n) - gstart[gid]
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.searchsorted(rank[by_rank], np.arange(int(rank.max()) + 2))
-    kind_s = kind[order]
-    for r in range(len(bounds) - 1):
-        pos = by_rank[bounds[r]:bounds[r + 1]]  # sorted positions of the r-th op of each key
-        g = gid[pos]
-        kd = kind_s[pos]
-        lv, vr, bn = live[g], ver[g], born[g]
-        ins = (kd == 0) & ~lv
-        upd = (kd == 1) & lv
-        dele = (kd == 2) & lv
-        ok = ins | upd | dele
-        new_v = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + 1, vr))
-        op = order[pos]
-        applied[op] = ok
-        vb[op] = vr
-        va[op] = new_v
-        nb = np.where(ins, epoch, bn)
-        bo[op] = nb
-        live[g] = np.where(ok, ins | upd, lv)
-        ver[g] = np.where(ok, new_v, vr)
-        born[g] = np.where(ok, nb, bn)
-    return applied, vb, va, bo
-
-
-def _step_chains(kd: np.ndarray, newg: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
-                 ver: np.ndarray, born: np.ndarray, epoch: int):
-    """:func:`step_many`'s versions in closed form, for ops sorted by key (``kd``: kinds;
-    ``newg``/``gstart``/``gid``: each key's first op; ``live``/``ver``/``born``: each key's
-    state before them), when every op applies — an INSERT exactly where the key is not live
-    (the state before an op is the one its predecessor leaves: live unless a DELETE) — and
-    no count can carry (``n`` stays below 2**32, the incarnation below 2**31, ``epoch`` >= 0).
-    Then, with ``k`` INSERTs and ``u`` UPDATEs before an op since its key's last INSERT (or
-    its first op): version before ``(g + k - 1) << 32 | u`` after an INSERT (``g`` the
-    incarnation the first INSERT starts: 0 for a key never inserted, else its version's + 1),
-    else the key's version + ``u``; an INSERT starts ``(g + k) << 32``, an UPDATE adds 1, a
-    DELETE keeps it; born is ``epoch`` from the first INSERT on. (versions before, after,
-    born) in the sorted order, or None (then the rounds)."""
-    n = len(kd)
-    if epoch < 0:
-        return None
-    size = np.diff(np.append(gstart, n))
-    if ((ver & 0xFFFFFFFF) + size >= 1 << 32).any() or ((ver >> 32) + size >= 1 << 31).any():
-        return None
-    ins = kd == 0
-    upd = kd == 1
-    lb = np.empty(n, dtype=bool)  # live before each op, if every op before it applied
-    lb[1:] = kd[:-1] != 2
-    lb[gstart] = live
-    if not np.array_equal(ins, ~lb):
-        return None
-    idx = np.arange(n)
-    cins = np.cumsum(ins)
-    k = cins - ins
-    k -= k[gstart][gid]  # INSERTs before the op, in its group
-    has = k > 0
-    cupd = np.cumsum(upd) - upd  # UPDATEs before the op
-    last = np.maximum.accumulate(np.where(ins, idx, -1))  # the last INSERT at or before the op
-    lastx = np.empty(n, dtype=np.int64)
-    lastx[0] = -1
-    lastx[1:] = last[:-1]
-    u = cupd - cupd[np.where(has, lastx + 1, gstart[gid])]
-    v0, b0 = ver[gid], born[gid]
-    g = np.where(b0 < 0, 0, (v0 >> 32) + 1)
-    vb = np.where(has, ((g + k - 1) << 32) + u, v0 + u)
-    va = np.where(ins, (g + k) << 32, vb + upd)
-    bo = np.where(ins | has, epoch, b0)
-    return vb, va, bo
 
 
 def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:

@@ -135,16 +135,20 @@ def mix64_into(z: np.ndarray, scratch: np.ndarray) -> np.ndarray:
 
 def hash64_array(base: int, *ints: np.ndarray) -> np.ndarray:
     """:func:`hash64` elementwise: ``hash64(base, a[i], b[i], ...)`` for arrays of
-    non-negative integers (int64 or uint64) of one length."""
+    non-negative integers (int64 or uint64) of one length (one result array and one
+    scratch array, mixed in place)."""
     z = np.full(len(ints[0]), base, dtype=np.uint64)
+    scratch = np.empty_like(z)
     for a in ints:
-        z = mix64_array(z ^ np.asarray(a).astype(np.uint64, copy=False))
+        z ^= np.asarray(a).astype(np.uint64, copy=False)
+        mix64_into(z, scratch)
     return z
 
 
 def draw_array(h: np.ndarray, j: int) -> np.ndarray:
     """The ``j``-th ``Stream(h).next()`` (1-based) for every base in ``h``."""
-    return mix64_array(h ^ np.uint64(j))
+    z = np.bitwise_xor(h, np.uint64(j), dtype=np.uint64)
+    return mix64_into(z, np.empty_like(z))
 
 
 def unit_array(h: np.ndarray) -> np.ndarray:

@@ -162,7 +162,7 @@ class RowsPlan:
                 crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(lengths[xi[0]]) - 4,
                                              np.concatenate([hb[xi], xids], axis=1))
                 left[xi] = False
-            for blen in np.unique(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
+            for blen in unique_ints(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
                 sel = np.flatnonzero(glens == blen)
                 heads = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
                 if int((heads != heads[0]).any(axis=0).sum()) <= _CRC_TERMS_MAX:

@@ -1,4 +1,4 @@
-"""``step_many`` (generators/batch.py: keys.step over a batch's ops, vectorised; the closed
+"""``step_many`` (generators/steps.py: keys.step over a batch's ops, vectorised; the closed
 form ``_step_chains`` where every op applies, rounds otherwise) gives, op by op, what
 ``keys.step`` gives applied in order to the same key states — for random states (keys never
 inserted, dead, live; versions near the 2**32 carry), random op sequences and sequences in
@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import batch as batch_mod
-from generators.batch import step_many
+from generators import steps as steps_mod
 from generators.keys import step
+from generators.steps import step_many
 
 _KINDS = ("insert", "update", "delete")
 
@@ -83,13 +83,13 @@ def test_step_many_equals_keys_step(b) -> None:
 def test_closed_form_is_taken(monkeypatch) -> None:
     """sysbench's oltp_write_only batches (every op applies) go through ``_step_chains``."""
     calls = []
-    real = batch_mod._step_chains
+    real = steps_mod._step_chains
 
     def spy(*a):
         r = real(*a)
         calls.append(r is not None)
         return r
-    monkeypatch.setattr(batch_mod, "_step_chains", spy)
+    monkeypatch.setattr(steps_mod, "_step_chains", spy)
     rows = [SimpleNamespace(live=np.ones(50, dtype=bool), ver=np.arange(50, dtype=np.int64) << 32,
                             born=np.zeros(50, dtype=np.int32))]
     rng = np.random.default_rng(3)
