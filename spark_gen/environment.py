@@ -138,7 +138,9 @@ def builder_options(level: str, existing: Any = None, local: bool = False) -> di
         # on the loopback: over TCP every task waited ~40 ms for the end of its input (the
         # JVM's last small write held back by Nagle's algorithm until the worker's delayed
         # ACK), 57 -> 14 ms per trivial task (strace, py-spy and Spark's event log of a
-        # local[1] session); a 500 MB run has some 60 tasks
+        # local[1] session); a 500 MB run has some 60 tasks. The socket is made in the JVM's
+        # java.io.tmpdir; ``--conf spark.python.unix.domain.socket.enabled=false`` where
+        # that path is too long for a socket name (over ~60 characters)
         out["spark.python.unix.domain.socket.enabled"] = "true"
     if local and os.environ.get("PYSPARK_PYTHON") == sys.executable:
         # the workers run this interpreter: its daemon imports the project once, before it

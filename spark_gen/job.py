@@ -139,8 +139,6 @@ def get_session(master: str | None = None, log_level: str = DEFAULT_LOG_LEVEL):
     return s
 
 
-
-
 def _attempt() -> int:
     from pyspark import TaskContext
 
