@@ -50,7 +50,7 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
         live[mi] = rt.live[ki]
         ver[mi] = rt.ver[ki]
         born[mi] = rt.born[ki]
-    chains = _step_chains(kind[order], newg, gstart, gid, live, ver, born, epoch)
+    chains = _step_chains(kind[order], gstart, gid, live, ver, born, epoch)
     if chains is not None:
         applied[:] = True
         vb[order], va[order], bo[order] = chains
@@ -81,10 +81,10 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
     return applied, vb, va, bo
 
 
-def _step_chains(kd: np.ndarray, newg: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
+def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
                  ver: np.ndarray, born: np.ndarray, epoch: int):
     """:func:`step_many`'s versions in closed form, for ops sorted by key (``kd``: kinds;
-    ``newg``/``gstart``/``gid``: each key's first op; ``live``/``ver``/``born``: each key's
+    ``gstart``/``gid``: each key's first op; ``live``/``ver``/``born``: each key's
     state before them), when every op applies — an INSERT exactly where the key is not live
     (the state before an op is the one its predecessor leaves: live unless a DELETE) — and
     no count can carry (``n`` stays below 2**32, the incarnation below 2**31, ``epoch`` >= 0).

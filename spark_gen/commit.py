@@ -18,7 +18,7 @@ from typing import Any
 
 from binlogwriter.format import BinlogFormat
 
-__all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk", "unlink_all"]
+__all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk", "unlink_all", "merged_before"]
 
 
 def concat(chunks: list[str], dest: str, *, head: str | None = None, tail: str | None = None) -> int:
@@ -118,6 +118,12 @@ def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | N
     return events, first, last
 
 
+def merged_before(dest: str, chunks: list[str]) -> bool:
+    """A retried task whose first attempt got as far as removing its chunks: ``dest`` is in
+    place (renamed there before any chunk is removed), so it is complete."""
+    return os.path.exists(dest) and not all(os.path.exists(c) for c in chunks)
+
+
 def unlink_all(paths: list[str]) -> None:
     """Remove ``paths`` (those already gone are fine)."""
     for p in paths:
@@ -161,7 +167,7 @@ def concat_binlog(chunks: list[str], dest: str, fmt: BinlogFormat,
     commit whose first attempt got that far finds ``dest`` and some chunks gone: ``dest`` is
     then the complete file (it is renamed into place before any chunk is removed) and is
     only scanned again."""
-    if remove_chunks and os.path.exists(dest) and not all(os.path.exists(c) for c in chunks):
+    if remove_chunks and merged_before(dest, chunks):
         return _info(dest, fmt, scans)
     part = f"{dest}.part-{os.getpid()}"
     if scans is None:

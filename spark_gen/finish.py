@@ -55,10 +55,10 @@ class Finisher:
             return "final", t, merge_runs(runs, jsonl, parquet, self.tables[t], self.spec.flavor)
         if kind == "changes":  # ("changes", table, chunks, destination)
             from generators.changes_truth import merge_table
-            from spark_gen.commit import unlink_all
+            from spark_gen.commit import merged_before, unlink_all
 
             _, t, chunks, dest = task
-            if os.path.exists(dest) and not all(os.path.exists(c) for c in chunks):
+            if merged_before(dest, chunks):
                 return "changes", t, None  # a retry: the first attempt merged and began removing
             n = merge_table(chunks, dest, self.tables[t], self.spec.flavor)
             unlink_all(chunks)  # here, in parallel, not by the driver at the end of the run

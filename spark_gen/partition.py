@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.columnar import columnar_supported
+from binlogwriter.batch.unique import lexsort_ints
 from generators.api import (
     AppliedBatch,
     Run,
@@ -71,7 +72,7 @@ from spark_gen.plan import Summary
 from spark_gen.writer import ChunkWriter, SinkWriter, WriterStart
 
 __all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_arrays", "key_op_blocks", "init_blocks", "bucket_of",
-           "key_order", "txn_order", "resolve_blocks", "txn_blocks", "merge_txn_blocks", "save_block", "load_block", "save_blocks",
+           "key_order", "resolve_blocks", "txn_blocks", "merge_txn_blocks", "save_block", "load_block", "save_blocks",
            "load_blocks", "BlockRef", "resolve_task", "merge_task", "applied_batch", "sizes", "write_chunks",
            "final_states", "live_counts", "truth_rows", "write_truth_chunks", "snapshot_piece", "InjectedFailure", "maybe_fail",
            "INIT", "KINDS"]
@@ -263,28 +264,11 @@ def _in_txn_order(i: np.ndarray, seq: np.ndarray) -> bool:
 
 def key_order(t: np.ndarray, k: np.ndarray, i: np.ndarray, seq: np.ndarray) -> np.ndarray:
     """``np.lexsort((seq, i, k, t))``, cheaper: rows already in ``(i, seq)`` order need only
-    a stable sort by ``(t, k)`` (ties keep that order), one stable argsort of ``t << 47 | k``
-    when both fit (``0 <= t < 2**16``, ``0 <= k < 2**47``); otherwise the full lexsort."""
+    the stable order by ``(t, k)`` (ties keep that order); both through
+    :func:`~binlogwriter.batch.unique.lexsort_ints` (one argsort of a packed key)."""
     if len(k) > 1 and not _in_txn_order(i, seq):
-        return np.lexsort((seq, i, k, t))
-    if len(k) and int(k.min()) >= 0 and int(k.max()) < 1 << 47 and int(t.min()) >= 0 and int(t.max()) < 1 << 16:
-        return np.argsort((t.astype(np.int64) << 47) | k.astype(np.int64), kind="stable")
-    return np.lexsort((k, t))
-
-
-def txn_order(i: np.ndarray, seq: np.ndarray) -> np.ndarray:
-    """``np.lexsort((seq, i))``, cheaper: one argsort of the int64 ``i * (max seq + 1) + seq``
-    when it fits (``i, seq >= 0``); a quicksort when that key has no duplicates (then every
-    sort gives one order), else a stable sort (ties in input order, as lexsort)."""
-    if len(i) and int(i.min()) >= 0 and int(seq.min()) >= 0:
-        width = int(seq.max()) + 1
-        if int(i.max()) < ((1 << 62) // width):
-            key = i.astype(np.int64) * width + seq
-            order = np.argsort(key)
-            if len(order) < 2 or bool(np.all(np.diff(key[order]) > 0)):
-                return order
-            return np.argsort(key, kind="stable")
-    return np.lexsort((seq, i))
+        return lexsort_ints((seq, i, k, t))
+    return lexsort_ints((k, t))
 
 
 # -- 3: per-key histories ----------------------------------------------------------------------
@@ -373,7 +357,7 @@ def txn_blocks(hist: dict[str, np.ndarray], ends: list[int]) -> list[tuple[int, 
 def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
     """The blocks of one transaction range -> one block sorted by ``(i, seq)``."""
     blk = _concat([b for _, b in blocks], _HIST)
-    return _take(blk, txn_order(blk["i"], blk["seq"]))
+    return _take(blk, lexsort_ints((blk["seq"], blk["i"])))
 
 
 def save_block(blk: dict[str, np.ndarray], path: str) -> str:

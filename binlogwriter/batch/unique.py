@@ -71,7 +71,6 @@ def lexsort_ints(keys: Any) -> np.ndarray:
         span = hi - lo + 1
         if scale * span >= 1 << 63 or hi >= 1 << 63:
             return np.lexsort(keys)
-        b = a.astype(np.int64) if a.dtype != np.int64 else a
-        comp += (b - lo) * scale if lo else b * scale
+        comp += (a.astype(np.int64, copy=False) - lo) * scale
         scale *= span
     return np.argsort(comp).astype(np.intp, copy=False)

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from binlogwriter.batch.unique import lexsort_ints
 from generators.api import FileInfo, Run, build_manifest, file_entry, generate
 from generators.keys import KeyCursor, resolve_ops, step
 from generators.plan import plan_transaction
@@ -272,7 +273,7 @@ _rows = st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 6), st.integers(-1
 @settings(max_examples=200, deadline=None)
 @given(rows=_rows, presort=st.booleans(), wide=st.sampled_from([0, 1 << 47, 1 << 16]))
 def test_fast_sort_orders_equal_lexsort(rows, presort, wide) -> None:
-    """key_order and txn_order (the sorts of resolve_blocks and merge_txn_blocks) give
+    """key_order and lexsort_ints (the sorts of resolve_blocks and merge_txn_blocks) give
     exactly np.lexsort's permutation: inputs in (i, seq) order or not, duplicates, keys
     or tables too wide for the one-key sort, negative keys and transactions."""
     if presort:
@@ -283,8 +284,8 @@ def test_fast_sort_orders_equal_lexsort(rows, presort, wide) -> None:
     else:
         k = k + wide
     assert part.key_order(t, k, i, seq).tolist() == np.lexsort((seq, i, k, t)).tolist()
-    assert part.txn_order(i + wide, seq).tolist() == np.lexsort((seq, i + wide)).tolist()
-    assert part.txn_order(i, seq).tolist() == np.lexsort((seq, i)).tolist()
+    assert lexsort_ints((seq, i + wide)).tolist() == np.lexsort((seq, i + wide)).tolist()
+    assert lexsort_ints((seq, i)).tolist() == np.lexsort((seq, i)).tolist()
 
 
 def test_step_is_the_key_state_machine() -> None:
