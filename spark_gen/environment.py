@@ -125,23 +125,16 @@ JVM 6.1 -> 2.8 CPU-s, same bytes)."""
 def builder_options(level: str, existing: Any = None, local: bool = False) -> dict[str, str]:
     """Settings for a new session: the driver JVM logs at ``level`` from its first line,
     no console progress bar; ``local``: the driver JVM runs the executors too and gets
-    :data:`LOCAL_JVM_OPTIONS`, Unix sockets to its Python workers and, when its workers run
-    this interpreter, the daemon of spark_gen/daemon.py. Settings the user made
-    (spark-defaults.conf, ``--conf``) win."""
+    :data:`LOCAL_JVM_OPTIONS` and, when its workers run this interpreter, the daemon of
+    spark_gen/daemon.py. Settings the user made (spark-defaults.conf, ``--conf``) win."""
     jvm = f"{LOCAL_JVM_OPTIONS} " if local else ""
     out = {"spark.ui.showConsoleProgress": "false",
            # from SparkContext's first line (also under spark-submit, whose JVM is already up)
            "spark.log.level": level.upper(),
            "spark.driver.extraJavaOptions": f"{jvm}-Dlog4j2.configurationFile=file:{_log4j_file(level)}"}
-    if local:
-        # the executor JVM talks to its Python workers over a Unix socket instead of TCP
-        # on the loopback: over TCP every task waited ~40 ms for the end of its input (the
-        # JVM's last small write held back by Nagle's algorithm until the worker's delayed
-        # ACK), 57 -> 14 ms per trivial task (strace, py-spy and Spark's event log of a
-        # local[1] session); a 500 MB run has some 60 tasks. The socket is made in the JVM's
-        # java.io.tmpdir; ``--conf spark.python.unix.domain.socket.enabled=false`` where
-        # that path is too long for a socket name (over ~60 characters)
-        out["spark.python.unix.domain.socket.enabled"] = "true"
+    # not spark.python.unix.domain.socket.enabled (Unix sockets to the workers instead of
+    # TCP: about 40 ms less per task): with it about one run in three printed a worker's
+    # cut-off traceback (a broken pipe) to stderr when the JVM stopped
     if local and os.environ.get("PYSPARK_PYTHON") == sys.executable:
         # the workers run this interpreter: its daemon imports the project once, before it
         # forks them (spark_gen/daemon.py); reused workers keep it (Spark's default, stated)
