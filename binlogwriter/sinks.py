@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from binlogwriter.appendfile import DIRECT_AFTER, AppendFile
 from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
 
 __all__ = ["Sink", "FileSink"]
@@ -94,9 +95,11 @@ class FileSink:
     digest) once the file is complete; a resumed file has none there.
     """
 
-    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False, digest: bool = False) -> None:
+    def __init__(self, directory: str | os.PathLike, *, overwrite: bool = False, digest: bool = False,
+                 direct_after: int | None = DIRECT_AFTER) -> None:
         self.directory = Path(directory)
         self.overwrite = overwrite
+        self.direct_after = direct_after  # a new file's bytes past this go with O_DIRECT (AppendFile)
         self._fh = None
         self._name: str | None = None
         self._final: list[tuple[int, bytes]] = []
@@ -126,7 +129,7 @@ class FileSink:
                               file=str(self.directory)) from None
         if offset == 0:
             try:
-                fh = open(part, "wb")
+                fh = AppendFile(part, self.direct_after)
             except OSError as exc:
                 raise OutputError(f"cannot write {part}: {exc.strerror or exc}", file=str(part)) from None
         else:
@@ -179,12 +182,13 @@ class FileSink:
         fh = self._fh
         final = self.directory / self._name
         try:
-            fh.flush()
-            for pos, data in self._final:
-                fh.seek(pos)
-                fh.write(data)
             fh.close()
             self._fh = None
+            if self._final:  # through the page cache: the file is complete on disk first
+                with open(self._part(), "r+b") as f:
+                    for pos, data in self._final:
+                        f.seek(pos)
+                        f.write(data)
             if not self.overwrite and os.path.lexists(final):  # appeared while we wrote
                 raise FileExistsError(17, "the final name exists; pass overwrite=True to replace it")
             os.replace(self._part(), final)

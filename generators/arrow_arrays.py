@@ -8,7 +8,6 @@ plain Python values without pyarrow importing pandas. Same arrays as ``pa.array`
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from decimal import Decimal
 
 import numpy as np
@@ -73,6 +72,56 @@ def _string_lists(lists: list) -> pa.Array:
     flat = _strings([x for v in lists if v is not None for x in v])
     mask = _np_bool(nulls) if nulls.any() else None
     return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + lengths[i] - 1`` for every ``i``, concatenated."""
+    total = int(lengths.sum())
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
+
+
+def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
+    """``_strings(vals).take(idx)`` (a few distinct strings, None = null, repeated over many
+    rows: an op name, a database) built by numpy: offsets from the picked lengths, bytes by
+    one gather from the strings' concatenation (a constant: one repetition)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = len(idx)
+    enc = [b"" if v is None else v.encode("utf-8") for v in vals]
+    lens = np.array([len(e) for e in enc], dtype=np.int64)
+    if n and len(enc) == 1:
+        offsets = np.arange(n + 1, dtype=np.int64) * lens[0]
+        data: bytes | np.ndarray = enc[0] * n
+    else:
+        picked = lens[idx]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(picked, out=offsets[1:])
+        pool = np.frombuffer(b"".join(enc), dtype=np.uint8)
+        data = pool[_ranges((np.cumsum(lens) - lens)[idx], picked)]
+    if offsets[-1] >= 1 << 31:
+        return _strings(vals).take(_np_array(idx))
+    nulls = np.array([v is None for v in vals], dtype=np.bool_)
+    validity, count = _validity(nulls[idx] if nulls.any() else None)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                  pa.py_buffer(data)], null_count=count)
+
+
+def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
+    """``_string_lists(lists).take(idx)`` (a few distinct column lists, None = null, over many
+    rows: the columns of a change and of its images) built by numpy: the list offsets from
+    the picked lengths, the strings by :func:`_pick_strings` of every list's items."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = len(idx)
+    items = [x for v in lists if v is not None for x in v]
+    ks = np.array([0 if v is None else len(v) for v in lists], dtype=np.int64)
+    picked = ks[idx]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(picked, out=offsets[1:])
+    flat = _pick_strings(items, _ranges((np.cumsum(ks) - ks)[idx], picked)) if items else _strings([])
+    nulls = np.array([v is None for v in lists], dtype=np.bool_)[idx]
+    mask = _np_bool(nulls) if nulls.any() else None
+    return pa.ListArray.from_arrays(_np_array(offsets.astype(np.int32)), flat, type=pa.list_(pa.string()),
+                                    mask=mask)
 
 
 def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
@@ -190,11 +239,6 @@ def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Arra
 _OP_NAMES = ("insert", "update", "delete")
 
 
-@functools.cache
-def _ops() -> pa.Array:
-    return _strings(_OP_NAMES)
-
-
 def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
     """Fixed-width ASCII rows (an (n, w) uint8 array) -> an Arrow string array of what
     :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
@@ -276,11 +320,15 @@ def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
             rows[:, :len(e)] = e
         else:
             rows[head == k, :len(e)] = e
-    at = np.arange(n)
-    for i in range(int(digits.max()) if n else 0):  # the i-th digit from the left
-        on = (digits > i) & ~null
-        digit = num // 10 ** np.maximum(digits - 1 - i, 0) % 10
-        rows[at[on], (hlen + i)[on]] = digit[on] + 48
+    live = digits[~null]
+    for d in np.unique(live).tolist() if len(live) else ():  # rows of d digits: a (rows, d) block
+        sel = np.flatnonzero((digits == d) & ~null)
+        block = (num[sel, None] // 10 ** np.arange(d - 1, -1, -1, dtype=np.int64) % 10 + 48).astype(np.uint8)
+        hl = hlen[sel]
+        if len(enc) == 1:  # one head: the digits start in one column
+            rows[sel, len(enc[0]):len(enc[0]) + d] = block
+        else:
+            rows[sel[:, None], hl[:, None] + np.arange(d)] = block
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     validity, count = _validity(null)

@@ -29,7 +29,6 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     _ascii_strings,
     _np_array,
     _np_bool,
-    _ops,
     _string_lists,
     _strings,
     _validity,

@@ -16,14 +16,12 @@ from binlogwriter.batch.unique import unique_ints
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _numbered, _spread
+from generators.arrow_arrays import _numbered, _pick_lists, _pick_strings, _spread
 from generators.changes_arrow import (
     _OP_NAMES,
     _canon_column,
     _np_array,
     _np_bool,
-    _ops,
-    _string_lists,
     _strings,
     _take_pool,
     _typed_array,
@@ -294,17 +292,16 @@ class BatchRecordingMixin:
 
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
-        at = _np_array(inv)
-        zero = _np_array(np.zeros(n, dtype=np.int64))
+        zero = np.zeros(n, dtype=np.int64)
         seq = seq0 + mine
-        arrays = [_np_array(seq), _ops().take(_np_array(kinds)),
-                  _strings([table.database]).take(zero), _strings([table.name]).take(zero),
+        arrays = [_np_array(seq), _pick_strings(_OP_NAMES, kinds),
+                  _pick_strings([table.database], zero), _pick_strings([table.name], zero),
                   gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
                   _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
-                  _string_lists([names]).take(zero),
+                  _pick_lists([names], zero),
                   struct(bi, has_b), struct(ai, has_a),
-                  _string_lists([image_names(b) for b, _ in images]).take(at),
-                  _string_lists([image_names(a) for _, a in images]).take(at),
+                  _pick_lists([image_names(b) for b, _ in images], inv),
+                  _pick_lists([image_names(a) for _, a in images], inv),
                   text(bi, has_b), text(ai, has_a)]
         self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
         if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small

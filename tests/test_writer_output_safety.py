@@ -111,7 +111,8 @@ def test_full_disk_in_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.M
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return real_write(self, data)
 
-    import binlogwriter.sinks as wmod  # FileSink opens the .part files
+    import binlogwriter.appendfile as amod  # FileSink's AppendFile opens new .part files
+    import binlogwriter.sinks as wmod  # FileSink opens resumed ones
 
     real_open = open
 
@@ -123,6 +124,7 @@ def test_full_disk_in_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.M
         return fh
 
     monkeypatch.setattr(wmod, "open", fake_open, raising=False)
+    monkeypatch.setattr(amod, "open", fake_open, raising=False)
     with pytest.raises(OutputError) as info:
         _write(tmp_path, rows=2000)
     msg = str(info.value)

@@ -10,7 +10,6 @@ array), its templates are broadcast into place, GNOs / XIDs / ``sequence_number`
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_rows, place_runs
 from binlogwriter.batch.templates import _templates
 from binlogwriter.batch.unique import unique_ints
+from binlogwriter.crc import crc32
 from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int
@@ -169,7 +169,7 @@ class RowsPlan:
                     crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, heads)
                     left[gi[sel]] = False
             rest = np.flatnonzero(left)
-            crc = zlib.crc32
+            crc = crc32
             crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
             place_rows(out, stops, crcs.view(np.uint8).reshape(n, 4))
         return memoryview(out).toreadonly()

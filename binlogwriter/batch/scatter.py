@@ -16,6 +16,8 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from binlogwriter.crc import crc32
+
 __all__ = ["place_runs", "place_rows", "crc_by_difference"]
 
 _CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
@@ -28,7 +30,7 @@ def crc_by_difference(buf: memoryview, start: int, length: int, heads: np.ndarra
     crc(b) ^ crc(0…0)`` for equal lengths, so ``crc(m_i) = crc(m_0) ^`` the XOR, over the
     bytes where ``m_i`` differs from ``m_0``, of that difference's CRC term: one zlib call
     for the group plus a table lookup per differing byte (:func:`_crc_terms`)."""
-    acc = np.full(len(heads), zlib.crc32(buf[start:start + length]), dtype=np.uint32)
+    acc = np.full(len(heads), crc32(buf[start:start + length]), dtype=np.uint32)
     diff = heads ^ heads[0]
     for p in np.flatnonzero(diff.any(axis=0)).tolist():
         acc ^= _crc_terms(length - p)[diff[:, p]]
