@@ -15,7 +15,9 @@ and the file offset are multiples of the logical block size; :data:`BLOCK` = 409
 with zeros and the file truncated to its length. Where ``O_DIRECT`` is not available (not
 Linux, or a file system that refuses it with EINVAL) the whole file goes through the page
 cache. Linux keeps the two coherent: a direct write flushes and drops cached pages of its
-own range, and the ranges here do not overlap.
+own range, and the ranges here do not overlap. ``BINLOGWRITER_DIRECT_IO=0`` in the
+environment turns ``O_DIRECT`` off (e.g. a slow disk, where a run that fits in the page
+cache would otherwise wait for the device).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ __all__ = ["AppendFile", "DIRECT_AFTER", "BLOCK", "STAGE"]
 
 BLOCK = 4096  # alignment of O_DIRECT buffers, lengths and offsets
 STAGE = 8 << 20  # bytes staged per direct write
-DIRECT_AFTER = 64 << 20  # bytes of a file written through the page cache before O_DIRECT
+DIRECT_AFTER: int | None = None if os.environ.get("BINLOGWRITER_DIRECT_IO", "1") == "0" else 64 << 20
+"""Bytes of a file written through the page cache before ``O_DIRECT``; None (environment
+``BINLOGWRITER_DIRECT_IO=0``): never."""
 
 _O_DIRECT = getattr(os, "O_DIRECT", 0)
 

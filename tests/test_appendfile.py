@@ -153,3 +153,16 @@ def test_full_disk_in_a_direct_write_is_one_error_and_no_part(tmp_path: Path, mo
     msg = str(info.value)
     assert "binlog.000001.part" in msg and "No space left on device" in msg and "\n" not in msg
     assert list(tmp_path.iterdir()) == []
+
+
+def test_environment_turns_direct_io_off(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = "from binlogwriter.appendfile import DIRECT_AFTER; print(DIRECT_AFTER)"
+    env = dict(os.environ)
+    env.pop("BINLOGWRITER_DIRECT_IO", None)
+    on = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**env, "BINLOGWRITER_DIRECT_IO": "0"})
+    assert on.stdout.strip() == str(64 << 20) and off.stdout.strip() == "None"
