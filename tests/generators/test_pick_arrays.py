@@ -24,23 +24,17 @@ def _parquet(arr: pa.Array) -> bytes:
     return buf.getvalue()
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(_TEXT, min_size=1, max_size=5), st.data())
-def test_pick_strings_is_take(vals: list, data: st.DataObject) -> None:
+_CASES = {"strings": (_TEXT, _pick_strings, _strings), "lists": (_LIST, _pick_lists, _string_lists)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(_CASES)), st.data())
+def test_pick_is_take(case: str, data: st.DataObject) -> None:
+    values, pick, build = _CASES[case]
+    vals = data.draw(st.lists(values, min_size=1, max_size=5))
     idx = np.array(data.draw(st.lists(st.integers(0, len(vals) - 1), max_size=60)), dtype=np.int64)
-    want = _strings(vals).take(_np_array(idx))
-    got = _pick_strings(vals, idx)
-    got.validate(full=True)
-    assert got.equals(want)
-    assert _parquet(got) == _parquet(want)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(_LIST, min_size=1, max_size=5), st.data())
-def test_pick_lists_is_take(lists: list, data: st.DataObject) -> None:
-    idx = np.array(data.draw(st.lists(st.integers(0, len(lists) - 1), max_size=60)), dtype=np.int64)
-    want = _string_lists(lists).take(_np_array(idx))
-    got = _pick_lists(lists, idx)
+    want = build(vals).take(_np_array(idx))
+    got = pick(vals, idx)
     got.validate(full=True)
     assert got.equals(want)
     assert _parquet(got) == _parquet(want)
