@@ -42,7 +42,12 @@ from generators.steps import step_many
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
 
-BATCH_TXNS = 4096
+BATCH_TXNS = 16_384
+"""Transactions per batch. Every batch costs the same count of numpy and Arrow calls whatever
+its size, each giving back and taking again the GIL the encoder and truth threads also want:
+sysbench 1 GB took 7.8 s at 4096, 7.3 s at 8192, 6.9-7.1 s at 16,384 and 7.3-7.7 s at
+32,768 (peak RSS 317, 375, 400, 620 MB; issue #10's closing note). The bytes do not depend
+on it (tests/generators/test_batch_size.py)."""
 _KIND = {"insert": 0, "update": 1, "delete": 2}
 _NAMES = ("insert", "update", "delete")
 
