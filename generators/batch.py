@@ -40,7 +40,7 @@ from generators.keys import KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import plan_range
 from generators.steps import step_many
 
-__all__ = ["BATCH_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
+__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
 
 BATCH_TXNS = 16_384
 """Transactions per batch. Every batch costs the same count of numpy and Arrow calls whatever
@@ -48,6 +48,12 @@ its size, each giving back and taking again the GIL the encoder and truth thread
 sysbench 1 GB took 7.8 s at 4096, 7.3 s at 8192, 6.9-7.1 s at 16,384 and 7.3-7.7 s at
 32,768 (peak RSS 317, 375, 400, 620 MB; issue #10's closing note). The bytes do not depend
 on it (tests/generators/test_batch_size.py)."""
+BATCH_BYTES = 32 << 20
+"""Binlog bytes a batch aims at (the single-process engine sizes its batches from the bytes per
+transaction so far): a wide table's batch holds fewer transactions, so memory stays flat."""
+FIRST_TXNS = 1024
+"""Transactions of the first batch (it measures the bytes per transaction) and the fewest of
+any other."""
 _KIND = {"insert": 0, "update": 1, "delete": 2}
 _NAMES = ("insert", "update", "delete")
 

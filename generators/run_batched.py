@@ -12,7 +12,7 @@ import numpy as np
 
 from binlogwriter.batch.pipeline import PipelinedSink
 from binlogwriter.writer import BinlogWriter
-from generators.batch import BATCH_TXNS, apply_batch, rows_batch
+from generators.batch import BATCH_BYTES, BATCH_TXNS, FIRST_TXNS, apply_batch, rows_batch
 from generators.manifest import FileInfo
 from generators.plan import ddl_after
 
@@ -49,9 +49,12 @@ class BatchedMixin:
                 break
             if s.size is not None and self._bytes(writer, closed) >= s.size:
                 break
-            hi = i + BATCH_TXNS
-            if s.size is not None and i:  # near the end: about what is left, not a whole batch
+            if i:  # batches of about BATCH_BYTES of binlog, at most BATCH_TXNS transactions
                 per = max(1.0, self._bytes(writer, closed) / i)
+                hi = i + max(FIRST_TXNS, min(BATCH_TXNS, int(BATCH_BYTES / per)))
+            else:  # the first one measures the bytes per transaction
+                hi = FIRST_TXNS
+            if s.size is not None and i:  # near the end: about what is left, not a whole batch
                 hi = min(hi, i + int((s.size - self._bytes(writer, closed)) / per * 1.1) + 16)
             if total is not None:
                 hi = min(hi, total)

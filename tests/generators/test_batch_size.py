@@ -41,7 +41,9 @@ def test_batch_size_does_not_change_a_byte(tmp_path_factory: pytest.TempPathFact
     argv = [*args, "--seed", str(seed), "--no-progress"]
     run_cli(*argv, "--out", str(base / "default"))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gbatch, "BATCH_TXNS", size)
-        mp.setattr(grun, "BATCH_TXNS", size)
+        for mod in (gbatch, grun):
+            mp.setattr(mod, "BATCH_TXNS", size)
+            mp.setattr(mod, "FIRST_TXNS", min(size, 5))
+            mp.setattr(mod, "BATCH_BYTES", size * 300)
         run_cli(*argv, "--out", str(base / "small"))
     assert tree_digest(Path(base / "small")) == tree_digest(Path(base / "default"))
