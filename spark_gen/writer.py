@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.appendfile import AppendFile
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, parse_gtid_setting
@@ -170,7 +171,7 @@ class ChunkSink:
 
     def open(self, name: str, offset: int) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.directory / (name + ".part"), "wb")
+        self._fh = AppendFile(self.directory / (name + ".part"))  # O_DIRECT past its first 64 MB
         self._name, self._start, self._size, self._final = name, offset, 0, []
 
     def write(self, data: bytes) -> None:
@@ -181,15 +182,15 @@ class ChunkSink:
         self._final.append((pos, data))
 
     def finish(self) -> Path:
-        fh = self._fh
-        fh.flush()
-        for pos, data in self._final:
-            if self._start <= pos and pos + len(data) <= self._start + self._size:  # in this chunk
-                fh.seek(pos - self._start)
-                fh.write(data)
-        os.fsync(fh.fileno())
-        fh.close()
+        self._fh.close()
         self._fh = None
+        with open(self.directory / (self._name + ".part"), "r+b") as fh:
+            for pos, data in self._final:
+                if self._start <= pos and pos + len(data) <= self._start + self._size:  # in this chunk
+                    fh.seek(pos - self._start)
+                    fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
         path = self.directory / self._name
         os.replace(self.directory / (self._name + ".part"), path)
         self.pieces.append((self._name, str(path), self._size))
