@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-__all__ = ["AppendFile", "DIRECT_AFTER", "BLOCK", "STAGE"]
+__all__ = ["AppendFile", "write_at", "DIRECT_AFTER", "BLOCK", "STAGE"]
 
 BLOCK = 4096  # alignment of O_DIRECT buffers, lengths and offsets
 STAGE = 8 << 20  # bytes staged per direct write
@@ -144,8 +144,9 @@ class AppendFile:
         :attr:`size` and close it. Idempotent."""
         try:
             if self._fd is not None and self._fill:
-                self._stage[self._fill:self._fill - self._fill % -BLOCK] = bytes(-self._fill % BLOCK)
-                self._fill -= self._fill % -BLOCK
+                pad = -self._fill % BLOCK
+                self._stage[self._fill:self._fill + pad] = bytes(pad)
+                self._fill += pad
                 self._drain(self._fill)
                 if self._fd is not None:
                     os.ftruncate(self._fd, self.size)
@@ -165,3 +166,19 @@ class AppendFile:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def write_at(path: str | os.PathLike, pieces: list[tuple[int, bytes]], *, fsync: bool = False) -> None:
+    """Overwrite ``data`` at offset ``pos`` of the closed file ``path`` for every ``(pos, data)``
+    of ``pieces`` (a binlog's finals: the FDE's in-use flag), through the page cache, and
+    ``fsync`` it if asked. After :meth:`AppendFile.close` the file is complete on disk, so a
+    piece written back into its direct part is coherent."""
+    if not pieces and not fsync:
+        return
+    with open(path, "r+b") as f:
+        for pos, data in pieces:
+            f.seek(pos)
+            f.write(data)
+        if fsync:
+            f.flush()
+            os.fsync(f.fileno())

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from binlogwriter.appendfile import DIRECT_AFTER, AppendFile
+from binlogwriter.appendfile import DIRECT_AFTER, AppendFile, write_at
 from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
 
 __all__ = ["Sink", "FileSink"]
@@ -184,11 +184,7 @@ class FileSink:
         try:
             fh.close()
             self._fh = None
-            if self._final:  # through the page cache: the file is complete on disk first
-                with open(self._part(), "r+b") as f:
-                    for pos, data in self._final:
-                        f.seek(pos)
-                        f.write(data)
+            write_at(self._part(), self._final)
             if not self.overwrite and os.path.lexists(final):  # appeared while we wrote
                 raise FileExistsError(17, "the final name exists; pass overwrite=True to replace it")
             os.replace(self._part(), final)

@@ -13,6 +13,8 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 
+from binlogwriter.batch.scatter import run_indices
+
 
 # -- arrays from numpy columns (the batch path) ---------------------------------------------
 def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
@@ -74,13 +76,6 @@ def _string_lists(lists: list) -> pa.Array:
     return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indices ``starts[i] .. starts[i] + lengths[i] - 1`` for every ``i``, concatenated."""
-    total = int(lengths.sum())
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
-
-
 def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
     """``_strings(vals).take(idx)`` (a few distinct strings, None = null, repeated over many
     rows: an op name, a database) built by numpy: offsets from the picked lengths, bytes by
@@ -89,17 +84,15 @@ def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
     n = len(idx)
     enc = [b"" if v is None else v.encode("utf-8") for v in vals]
     lens = np.array([len(e) for e in enc], dtype=np.int64)
+    picked = lens[idx]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(picked, out=offsets[1:])
+    if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: Arrow's take decides
+        return _strings(vals).take(_np_array(idx))
     if n and len(enc) == 1:
-        offsets = np.arange(n + 1, dtype=np.int64) * lens[0]
         data: bytes | np.ndarray = enc[0] * n
     else:
-        picked = lens[idx]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(picked, out=offsets[1:])
-        pool = np.frombuffer(b"".join(enc), dtype=np.uint8)
-        data = pool[_ranges((np.cumsum(lens) - lens)[idx], picked)]
-    if offsets[-1] >= 1 << 31:
-        return _strings(vals).take(_np_array(idx))
+        data = np.frombuffer(b"".join(enc), dtype=np.uint8)[run_indices((np.cumsum(lens) - lens)[idx], picked)]
     nulls = np.array([v is None for v in vals], dtype=np.bool_)
     validity, count = _validity(nulls[idx] if nulls.any() else None)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
@@ -117,7 +110,7 @@ def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     picked = ks[idx]
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(picked, out=offsets[1:])
-    flat = _pick_strings(items, _ranges((np.cumsum(ks) - ks)[idx], picked)) if items else _strings([])
+    flat = _pick_strings(items, run_indices((np.cumsum(ks) - ks)[idx], picked)) if items else _strings([])
     nulls = np.array([v is None for v in lists], dtype=np.bool_)[idx]
     mask = _np_bool(nulls) if nulls.any() else None
     return pa.ListArray.from_arrays(_np_array(offsets.astype(np.int32)), flat, type=pa.list_(pa.string()),
@@ -324,11 +317,10 @@ def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
     for d in np.unique(live).tolist() if len(live) else ():  # rows of d digits: a (rows, d) block
         sel = np.flatnonzero((digits == d) & ~null)
         block = (num[sel, None] // 10 ** np.arange(d - 1, -1, -1, dtype=np.int64) % 10 + 48).astype(np.uint8)
-        hl = hlen[sel]
         if len(enc) == 1:  # one head: the digits start in one column
             rows[sel, len(enc[0]):len(enc[0]) + d] = block
         else:
-            rows[sel[:, None], hl[:, None] + np.arange(d)] = block
+            rows[sel[:, None], hlen[sel][:, None] + np.arange(d)] = block
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     validity, count = _validity(null)

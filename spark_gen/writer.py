@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.appendfile import AppendFile
+from binlogwriter.appendfile import AppendFile, write_at
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, parse_gtid_setting
@@ -184,13 +184,11 @@ class ChunkSink:
     def finish(self) -> Path:
         self._fh.close()
         self._fh = None
-        with open(self.directory / (self._name + ".part"), "r+b") as fh:
-            for pos, data in self._final:
-                if self._start <= pos and pos + len(data) <= self._start + self._size:  # in this chunk
-                    fh.seek(pos - self._start)
-                    fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        end = self._start + self._size
+        write_at(self.directory / (self._name + ".part"),
+                 [(pos - self._start, data) for pos, data in self._final
+                  if self._start <= pos and pos + len(data) <= end],  # the finals in this chunk
+                 fsync=True)
         path = self.directory / self._name
         os.replace(self.directory / (self._name + ".part"), path)
         self.pieces.append((self._name, str(path), self._size))

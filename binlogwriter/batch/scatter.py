@@ -10,7 +10,6 @@ plain slicing and zlib.
 
 from __future__ import annotations
 
-import zlib
 from functools import lru_cache
 
 import numpy as np
@@ -18,7 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from binlogwriter.crc import crc32
 
-__all__ = ["place_runs", "place_rows", "crc_by_difference"]
+__all__ = ["place_runs", "place_rows", "crc_by_difference", "run_indices"]
 
 _CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
@@ -42,13 +41,20 @@ def _crc_terms(d: int) -> np.ndarray:
     """CRC term of a byte ``b`` followed by ``d - 1`` bytes, for every ``b``: ``crc(b 0…0)
     ^ crc(0…0)`` (leading zeros do not change it), built from the eight single-bit terms."""
     zeros = bytes(d)
-    base = zlib.crc32(zeros)
-    bits = np.array([zlib.crc32(bytes([1 << k]) + zeros[1:]) ^ base for k in range(8)], dtype=np.uint32)
+    base = crc32(zeros)
+    bits = np.array([crc32(bytes([1 << k]) + zeros[1:]) ^ base for k in range(8)], dtype=np.uint32)
     b = np.arange(256)
     out = np.zeros(256, dtype=np.uint32)
     for k in range(8):
         out ^= np.where(b >> k & 1, bits[k], np.uint32(0)).astype(np.uint32)
     return out
+
+
+def run_indices(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + lens[i] - 1`` of every run ``i``, concatenated
+    (int64): a gather or scatter of many byte runs in one fancy index."""
+    ends = np.cumsum(lens)
+    return np.repeat(starts - (ends - lens), lens) + np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
 
 
 def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
@@ -71,8 +77,7 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
         # sparse runs (a few image groups among many): index arithmetic over the runs' own
         # bytes, not a mask over the whole span
         if m:
-            starts = np.cumsum(lens) - lens
-            out[np.repeat(dest - starts, lens) + np.arange(m)] = src
+            out[run_indices(dest, lens)] = src
         return
     base = int(dest[0])
     out = out[base:int(dest[-1] + lens[-1])]
