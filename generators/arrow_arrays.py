@@ -13,8 +13,6 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 
-from binlogwriter.batch.scatter import run_indices
-
 
 # -- arrays from numpy columns (the batch path) ---------------------------------------------
 def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
@@ -76,43 +74,83 @@ def _string_lists(lists: list) -> pa.Array:
     return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
 
 
+def _picked_bytes(pats: list[bytes], idx: np.ndarray) -> np.ndarray:
+    """``b"".join(pats[i] for i in idx)`` as a uint8 array: picks of an empty pattern dropped,
+    the others as rows of a zero-padded matrix, one row ``take`` per pick (a copy of whole
+    rows, no per-byte index), then — when the patterns left differ in length — one boolean
+    mask of the rows' real bytes."""
+    lens = np.fromiter(map(len, pats), dtype=np.int64, count=len(pats))
+    width = int(lens.max()) if len(pats) else 0
+    if not width or not len(idx):
+        return np.zeros(0, dtype=np.uint8)
+    if not lens.all():
+        idx = idx[lens[idx] > 0]
+    if len(pats) == 1:  # bytes repetition: a doubling memcpy
+        return np.frombuffer(pats[0] * len(idx), dtype=np.uint8)
+    mat = np.zeros((len(pats), width), dtype=np.uint8)
+    for k, e in enumerate(pats):
+        mat[k, :len(e)] = np.frombuffer(e, dtype=np.uint8)
+    rows = np.take(mat, idx, axis=0)
+    if ((lens == width) | (lens == 0)).all():
+        return rows.reshape(-1)
+    return rows[np.take(np.arange(width) < lens[:, None], idx, axis=0)]
+
+
+def _picked_lengths(ks: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``ks[idx]`` summed up: the int64 offsets (``n + 1``, from 0) of the picked runs."""
+    offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+    if len(ks) == 1:
+        offsets[1:] = np.arange(1, len(idx) + 1, dtype=np.int64) * int(ks[0])
+    else:
+        np.cumsum(ks[idx], out=offsets[1:])
+    return offsets
+
+
 def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
     """``_strings(vals).take(idx)`` (a few distinct strings, None = null, repeated over many
     rows: an op name, a database) built by numpy: offsets from the picked lengths, bytes by
-    one gather from the strings' concatenation (a constant: one repetition)."""
+    :func:`_picked_bytes`."""
     idx = np.asarray(idx, dtype=np.int64)
     n = len(idx)
     enc = [b"" if v is None else v.encode("utf-8") for v in vals]
-    lens = np.array([len(e) for e in enc], dtype=np.int64)
-    picked = lens[idx]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(picked, out=offsets[1:])
+    offsets = _picked_lengths(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), idx)
     if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: Arrow's take decides
         return _strings(vals).take(_np_array(idx))
-    if n and len(enc) == 1:
-        data: bytes | np.ndarray = enc[0] * n
-    else:
-        data = np.frombuffer(b"".join(enc), dtype=np.uint8)[run_indices((np.cumsum(lens) - lens)[idx], picked)]
     nulls = np.array([v is None for v in vals], dtype=np.bool_)
     validity, count = _validity(nulls[idx] if nulls.any() else None)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
-                                                  pa.py_buffer(data)], null_count=count)
+                                                  pa.py_buffer(_picked_bytes(enc, idx))], null_count=count)
 
 
 def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     """``_string_lists(lists).take(idx)`` (a few distinct column lists, None = null, over many
     rows: the columns of a change and of its images) built by numpy: the list offsets from
-    the picked lengths, the strings by :func:`_pick_strings` of every list's items."""
+    the picked lengths; the strings' bytes are each list's items joined, picked by
+    :func:`_picked_bytes`, and each string's offset is where its list's bytes start plus
+    where it starts among them (those picked the same way): no running sum over strings."""
     idx = np.asarray(idx, dtype=np.int64)
-    n = len(idx)
-    items = [x for v in lists if v is not None for x in v]
-    ks = np.array([0 if v is None else len(v) for v in lists], dtype=np.int64)
-    picked = ks[idx]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(picked, out=offsets[1:])
-    flat = _pick_strings(items, run_indices((np.cumsum(ks) - ks)[idx], picked)) if items else _strings([])
-    nulls = np.array([v is None for v in lists], dtype=np.bool_)[idx]
-    mask = _np_bool(nulls) if nulls.any() else None
+    lists_ = [() if v is None else v for v in lists]
+    ks = np.fromiter(map(len, lists_), dtype=np.int64, count=len(lists_))
+    offsets = _picked_lengths(ks, idx)
+    enc = [[x.encode("utf-8") for x in v] for v in lists_]
+    pats = [b"".join(e) for e in enc]
+    data = _picked_bytes(pats, idx)
+    if len(data) >= 1 << 31 or offsets[-1] >= 1 << 31:  # over 32-bit offsets: Arrow's take decides
+        return _string_lists(lists).take(_np_array(idx))
+    # each string's offset: its list's start in the bytes + its start inside its list's pattern
+    inner = _picked_bytes([np.cumsum([0] + [len(x) for x in e[:-1]], dtype=np.int32).tobytes() if e else b""
+                           for e in enc], idx).view(np.int32)
+    plens = np.fromiter(map(len, pats), dtype=np.int64, count=len(pats))
+    starts = _picked_lengths(plens, idx)[:-1].astype(np.int32)
+    str_offsets = np.empty(len(inner) + 1, dtype=np.int32)
+    if len(ks) == 1 and ks[0]:
+        str_offsets[:-1].reshape(-1, int(ks[0]))[:] = starts[:, None] + inner.reshape(-1, int(ks[0]))
+    else:
+        np.add(np.repeat(starts, ks[idx]), inner, out=str_offsets[:-1])
+    str_offsets[-1] = len(data)
+    flat = pa.Array.from_buffers(pa.string(), len(inner), [None, pa.py_buffer(str_offsets), pa.py_buffer(data)])
+    nulls = np.array([v is None for v in lists], dtype=np.bool_)
+    mask = _np_bool(nulls[idx]) if nulls.any() and nulls[idx].any() else None
     return pa.ListArray.from_arrays(_np_array(offsets.astype(np.int32)), flat, type=pa.list_(pa.string()),
                                     mask=mask)
 
