@@ -5,6 +5,7 @@ installed packages add (entry points ``binlogwriter.commands``, :mod:`binlogwrit
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +16,24 @@ from binlogwriter.errors import BinlogError
 
 __all__ = ["main"]
 
+
+PROCESS_ENV = {"NUMPY_MADVISE_HUGEPAGE": "0", "OPENBLAS_NUM_THREADS": "1"}
+"""Set for the ``binlogwriter`` process (unless already set) before numpy is imported: the
+commands allocate and free large temporary arrays batch after batch. numpy's documented
+``NUMPY_MADVISE_HUGEPAGE`` (on by default on Linux) asks for transparent huge pages for
+each one, and the kernel zeroes every fresh 2 MB page in full: half of a ``generate`` run's
+system time (1.0 -> 0.5 s per sysbench GB). OpenBLAS's ``OPENBLAS_NUM_THREADS``: its
+threads spin for work (nothing here multiplies matrices) on cores the run's own threads
+use. Together about 0.5 CPU-s per sysbench GB (the #10 closing note). Library use is not
+affected: the process that imports ``binlogwriter`` keeps its own settings."""
+
+
+def process_defaults() -> None:
+    """:data:`PROCESS_ENV` into ``os.environ`` where unset, if numpy is not imported yet (a
+    command's own process, a Spark worker daemon before it forks: spark_gen/daemon.py)."""
+    if "numpy" not in sys.modules:
+        for k, v in PROCESS_ENV.items():
+            os.environ.setdefault(k, v)
 
 _LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve")}
 """Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them;
@@ -44,6 +63,7 @@ class _Group(click.Group):
         return cmd
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        process_defaults()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:

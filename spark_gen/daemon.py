@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 
 __all__ = ["PRELOAD", "preload"]
 
@@ -41,9 +40,12 @@ PRELOAD = ("numpy", "numpy.ma", "pyspark.worker", "spark_gen.partition", "spark_
 
 
 def preload(modules: tuple[str, ...] = PRELOAD) -> list[str]:
-    """Import ``modules`` (one thread for OpenBLAS) and freeze every object they made
-    (module docstring); returns those that failed."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    """Import ``modules`` (one thread for OpenBLAS, numpy without transparent huge pages:
+    binlogwriter/cli.py ``PROCESS_ENV``) and freeze every object they made (module
+    docstring); returns those that failed."""
+    from binlogwriter.cli import process_defaults
+
+    process_defaults()
     failed = []
     for m in modules:
         try:
