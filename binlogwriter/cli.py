@@ -17,14 +17,15 @@ from binlogwriter.errors import BinlogError
 __all__ = ["main"]
 
 
-PROCESS_ENV = {"NUMPY_MADVISE_HUGEPAGE": "0", "OPENBLAS_NUM_THREADS": "1"}
-"""Set for the ``binlogwriter`` process (unless already set) before numpy is imported: the
-commands allocate and free large temporary arrays batch after batch. numpy's documented
-``NUMPY_MADVISE_HUGEPAGE`` (on by default on Linux) asks for transparent huge pages for
-each one, and the kernel zeroes every fresh 2 MB page in full: half of a ``generate`` run's
-system time (1.0 -> 0.5 s per sysbench GB). OpenBLAS's ``OPENBLAS_NUM_THREADS``: its
-threads spin for work (nothing here multiplies matrices) on cores the run's own threads
-use. Together about 0.5 CPU-s per sysbench GB (the #10 closing note). Library use is not
+PROCESS_ENV = {"NUMPY_MADVISE_HUGEPAGE": "0", "MIMALLOC_LARGE_OS_PAGES": "0", "OPENBLAS_NUM_THREADS": "1"}
+"""Set for the ``binlogwriter`` process (unless already set) before numpy and pyarrow are
+imported: the commands allocate and free large temporary arrays batch after batch. numpy's
+documented ``NUMPY_MADVISE_HUGEPAGE`` (on by default on Linux) and mimalloc's
+``MIMALLOC_LARGE_OS_PAGES`` (Arrow's default memory pool) ask for transparent huge pages,
+and the kernel zeroes every fresh 2 MB page in full: most of a ``generate`` run's system
+time (about 1.2 -> 0.5 s per sysbench GB). OpenBLAS's ``OPENBLAS_NUM_THREADS``: its threads
+spin for work (nothing here multiplies matrices) on cores the run's own threads use.
+Together about 0.7 CPU-s per sysbench GB (the #10 closing note). Library use is not
 affected: the process that imports ``binlogwriter`` keeps its own settings."""
 
 
@@ -34,6 +35,7 @@ def process_defaults() -> None:
     if "numpy" not in sys.modules:
         for k, v in PROCESS_ENV.items():
             os.environ.setdefault(k, v)
+
 
 _LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogwriter.serve.cli", "serve")}
 """Subcommands imported when named (or listed): ``inspect`` and ``verify`` do not pay for them;
