@@ -35,6 +35,7 @@ from binlogwriter.batch.columnar import DeferredImages, RowsBatch
 from binlogwriter.batch.unique import lexsort_ints, unique_ints
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
+from generators import reuse
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import KeyCursor, epoch_at, resolve_ops, step
 from generators.plan import plan_range
@@ -77,8 +78,10 @@ class AppliedBatch:
     pending: bool = False  # the state was not touched: keep() sets the state the kept changes leave
     values: dict | None = None
     """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
-    table index ``(columns, before ops, after ops)`` — the columns of ``compute_columns`` over
-    the before rows of ``before ops`` then the after rows of ``after ops`` (op indices)."""
+    table index ``(columns, before ops, after ops, src)`` — the columns of ``compute_columns``
+    over the before rows of ``before ops`` then the after rows of ``after ops`` (op indices);
+    when ``src`` is not None, only some rows were computed and row ``r`` of that list is
+    row ``src[r]`` of the columns (generators/reuse.py)."""
 
     def keep(self, run: Any, c: int) -> None:
         """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``
@@ -268,13 +271,10 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         k = ab.kind[mine]
         need_b = mine[k != 0]
         need_a = mine[k != 2]
-        keys = np.concatenate([ab.key[need_b], ab.key[need_a]])
-        vers = np.concatenate([ab.ver_before[need_b], ab.ver_after[need_a]])
-        borns = np.concatenate([ab.born[need_b], ab.born[need_a]])
-        cols = rt.compute_columns(keys, vers, borns)
         nb = len(need_b)
+        cols, src, nrows = reuse.compute_rows(rt, ab, mine, need_b, need_a)
         if keep:
-            values[tidx] = (cols, need_b, need_a)
+            values[tidx] = (cols, need_b, need_a, src)
         # shapes: INSERT / DELETE one each, UPDATE one per assigned column set
         groups: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray | None]] = []  # (shape, ops, rows b, rows a)
         ins = mine[k == 0]
@@ -299,16 +299,18 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
                 groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
         for sh, ops, _, _ in groups:
             op_shape[ops] = shape_of((tidx, sh))
-        whole = _encode_whole(descs, groups, cols, len(keys), pad)
+        whole = _encode_whole(descs, groups, cols, nrows, pad)
         if whole is not None:  # every image has the same columns: the rows encoded as computed
-            buf, lens = whole
-            lb[need_b] = lens[:nb]
-            la[need_a] = lens[nb:]
-            cut = int(lens[:nb].sum())
-            pieces += [(need_b, buf[:cut], lens[:nb], 0), (need_a, buf[cut:], lens[nb:], 1)]
+            bbuf, blens, abuf, alens = reuse.split_images(*whole, src, nb)
+            lb[need_b] = blens
+            la[need_a] = alens
+            pieces += [(need_b, bbuf, blens, 0), (need_a, abuf, alens, 1)]
             continue
         for sh, ops, rb_, ra_ in groups:
             bbits, abits = sh
+            if src is not None:  # row indices into the rows computed
+                rb_ = None if rb_ is None else src[rb_]
+                ra_ = None if ra_ is None else src[ra_]
             if rb_ is not None:
                 buf, lens = _encode_images(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
                 lb[ops] = lens
@@ -342,9 +344,11 @@ def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list
     if not n:
         return []
     rowlists: dict[int, tuple] = {}
-    for tidx, (cols, need_b, need_a) in values.items():
+    for tidx, (cols, need_b, need_a, src) in values.items():
         py = [c if isinstance(c, list) else c.tolist() for c in cols]
         rows = list(zip(*py, strict=True)) if py else [() for _ in range(len(need_b) + len(need_a))]
+        if src is not None:
+            rows = [rows[r] for r in src.tolist()]
         before = dict(zip(need_b.tolist(), rows[:len(need_b)], strict=True))
         after = dict(zip(need_a.tolist(), rows[len(need_b):], strict=True))
         rowlists[tidx] = (before, after)

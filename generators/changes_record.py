@@ -252,7 +252,7 @@ class BatchRecordingMixin:
         column by column from the batch's arrays."""
         seg = self._segment(tidx, table)
         self._hold(seg.flush())  # changes recorded one by one before this batch come first
-        cols, need_b, need_a = values
+        cols, need_b, need_a, src = values
         names = seg.names
         n = len(mine)
         nb = len(need_b)
@@ -260,6 +260,11 @@ class BatchRecordingMixin:
         has_a = kinds != 2
         bi = np.searchsorted(need_b, mine)
         ai = nb + np.searchsorted(need_a, mine)
+        nrows = nb + len(need_a)
+        if src is not None:  # rows computed once for two images (generators/reuse.py)
+            bi = src[np.minimum(bi, len(src) - 1)]
+            ai = src[np.minimum(ai, len(src) - 1)]
+            nrows = int(src[-1]) + 1
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
         canons: list[list | None] = []  # canonical values the typed path rendered (JSONL reuses them)
@@ -310,7 +315,7 @@ class BatchRecordingMixin:
             def fill(lines: list) -> None:
                 canon = [_canon_column(col, flavor, c) if k is None else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
-                _jsonl_lines(lines, table, names, canon, nb + len(need_a), mine, seq.tolist(),
+                _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
                              [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
                              txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
             fills.append(fill)
