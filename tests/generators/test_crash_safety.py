@@ -41,7 +41,7 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
     staged = 0  # kills that happened after the run had created its temporary directory
     for k in range(KILLS):
         earlier = set(_stale(tmp_path, out))
-        proc = _generate(out, "300MB")
+        proc = _generate(out, "1GB")  # longer than the 2 s a kill waits at most, on a fast machine too
         if k % 3:  # most kills once the run writes (a loaded machine starts slowly), some at once
             end = time.monotonic() + 60
             while not set(_stale(tmp_path, out)) - earlier and proc.poll() is None and time.monotonic() < end:
@@ -50,10 +50,13 @@ def test_sigkill_leaves_nothing_complete_and_rerun_cleans_up(tmp_path: Path) -> 
         finished = proc.poll() is not None
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
-        if finished:  # the whole 300 MB run beat the kill: then it must be complete
+        if finished:  # the whole run beat the kill: then it must be complete
             assert proc.returncode == 0 and (out / "manifest.json").is_file()
             break
-        assert not out.exists(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
+        if out.exists():  # killed after its rename to --out (the commit point), before it exited
+            assert (out / "manifest.json").is_file(), f"kill {k}: a killed run left {sorted(os.listdir(out))} at --out"
+            assert not list(out.glob("*.part")), f"kill {k}: a complete run holds a .part: {sorted(os.listdir(out))}"
+            break
         staged += bool(set(_stale(tmp_path, out)) - earlier)
         # a killed run's temporary directory is swept by the next one, not accumulated
         assert len(_stale(tmp_path, out)) <= 1, _stale(tmp_path, out)
