@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from binlogwriter.batch.scatter import run_indices
+from binlogwriter.batch.scatter import take_runs
+from binlogwriter.batch.unique import lexsort_ints
 
 __all__ = ["REUSE_SHARE", "compute_rows", "split_images"]
 
@@ -38,7 +39,7 @@ def compute_rows(rt: Any, ab: Any, mine: np.ndarray, need_b: np.ndarray,
     own = None
     if nb and na:
         keys = ab.key[mine]
-        order = np.argsort(keys, kind="stable")  # each key's ops in batch order
+        order = lexsort_ints((keys,))  # each key's ops in batch order
         ks = keys[order]
         same = np.flatnonzero(ks[1:] == ks[:-1])
         prev = np.full(len(mine), -1, dtype=np.int64)
@@ -76,5 +77,5 @@ def split_images(buf: np.ndarray, lens: np.ndarray, src: np.ndarray | None, nb: 
     if w and (lens == w).all():
         before = np.take(buf.reshape(-1, w), pick, axis=0).reshape(-1)
     else:
-        before = buf[run_indices((np.cumsum(lens) - lens)[pick], lens[pick])]
+        before = take_runs(buf, lens, pick)
     return before, lens[pick], buf[cut:], lens[first_a:]

@@ -17,7 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from binlogwriter.crc import crc32
 
-__all__ = ["place_runs", "place_rows", "crc_by_difference", "run_indices"]
+__all__ = ["place_runs", "place_rows", "crc_by_difference", "run_indices", "take_runs"]
 
 _CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
@@ -55,6 +55,12 @@ def run_indices(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     (int64): a gather or scatter of many byte runs in one fancy index."""
     ends = np.cumsum(lens)
     return np.repeat(starts - (ends - lens), lens) + np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+
+
+def take_runs(buf: np.ndarray, lens: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Runs ``idx`` of ``buf`` (runs back to back, ``lens[i]`` bytes each), concatenated in
+    that order: one :func:`run_indices` gather."""
+    return buf[run_indices((np.cumsum(lens) - lens)[idx], lens[idx])]
 
 
 def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:

@@ -223,12 +223,12 @@ class ManyRowImages:
             if len(self._pools) >= 64:
                 self._pools.clear()
             self._pools[(i, id(pool))] = (pool, plen, flat_p)  # keeps the pool alive: its id is not reused
-        from binlogwriter.batch.scatter import run_indices
+        from binlogwriter.batch.scatter import take_runs
 
         lens = plen[idx]
         if not int(lens.sum()):
             return [Var(b"", lens)]
-        return [Var(flat_p[run_indices((np.cumsum(plen) - plen)[idx], lens)], lens)]
+        return [Var(take_runs(flat_p, plen, idx), lens)]
 
     def _raise_first(self, present, columns, n, null_pad) -> None:
         cols = [c.tolist() if isinstance(c, ColumnArray) else c for c in columns]
