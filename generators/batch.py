@@ -289,13 +289,12 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         if len(upd):
             # one group per image shape: assigned column sets with the same bitmaps (every
             # set under FULL) are encoded together
-            masks = rt.update_masks(ab.key[upd], ab.ver_after[upd])
+            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd])
             by_shape: dict[tuple, list[int]] = {}
-            for msk in unique_ints(masks).tolist():
-                given = [c for p, c in enumerate(rt.mutable) if msk >> p & 1]
-                by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(msk)
-            for (bb, aa), msks in by_shape.items():
-                sel = upd[np.isin(masks, msks)]
+            for s, given in enumerate(sets):
+                by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(s)
+            for (bb, aa), ss in by_shape.items():
+                sel = upd[np.isin(set_of, ss)]
                 groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
         for sh, ops, _, _ in groups:
             op_shape[ops] = shape_of((tidx, sh))

@@ -20,7 +20,7 @@ it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes 
 plus a bounded cache of recently computed rows (a memo of the pure function; clearing it
 changes nothing).
 
-Size (about 440 lines): one class, TableRows (see its reason).
+Size (about 480 lines): one class, TableRows (see its reason).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from binlogwriter.batch.unique import unique_rows
 from binlogwriter.schema import Column, Table
 from generators.hashing import hash64, hash64_array, salt
 from generators.keys import NEVER, TableInfo, step
@@ -237,21 +238,34 @@ class TableRows:
 
     # -- the same rows for many (key, version) pairs at once -----------------------------
     def update_masks(self, keys: np.ndarray, versions: np.ndarray) -> np.ndarray:
-        """:meth:`update_columns` of many rows as bit masks over ``self.mutable`` positions."""
+        """:meth:`update_columns` of many rows as a boolean matrix, one row per (key, version)
+        and one column per ``self.mutable`` position (a table may have thousands of mutable
+        columns: no per-row integer mask)."""
         n = len(keys)
-        out = np.zeros(n, dtype=np.int64)
-        if not n or not self.mutable:
-            return out
+        m = len(self.mutable)
+        if not n or not m:
+            return np.zeros((n, m), dtype=np.bool_)
         h = hash64_array(self.usalt, keys, versions)
         if self.groups is not None:
-            gmask = np.array([sum(1 << self.mpos[c] for c in g) for g in self.groups], dtype=np.int64)
-            return gmask[(h % np.uint64(len(self.groups))).astype(np.int64)]
-        m = len(self.mutable)
+            gmat = np.zeros((len(self.groups), m), dtype=np.bool_)
+            for g, cols in enumerate(self.groups):
+                gmat[g, [self.mpos[c] for c in cols]] = True
+            return gmat[(h % np.uint64(len(self.groups))).astype(np.int64)]
+        out = np.zeros((n, m), dtype=np.bool_)
         cnt = 1 + ((h >> np.uint64(48)) % np.uint64(min(3, m))).astype(np.int64)
+        rows = np.arange(n)
         for j in range(3):
             pos = ((h >> np.uint64(16 * j)) % np.uint64(m)).astype(np.int64)
-            out |= np.where(j < cnt, np.left_shift(1, pos), 0)
+            on = j < cnt
+            out[rows[on], pos[on]] = True
         return out
+
+    def update_sets(self, keys: np.ndarray, versions: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+        """:meth:`update_columns` of many rows as (the distinct column sets, as lists of
+        column indexes; each row's index in that list)."""
+        sets, inv = unique_rows(self.update_masks(keys, versions))
+        mut = np.asarray(self.mutable, dtype=np.int64)
+        return [mut[s].tolist() for s in sets], inv
 
     def _column(self, i: int, keys: np.ndarray, versions: np.ndarray):
         vg = self.vgens.get(i)
@@ -284,19 +298,16 @@ class TableRows:
         if self.mutable:
             mcount = len(self.mutable)
             src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
-            need = np.full(n, (1 << mcount) - 1, dtype=np.int64)
+            need = np.ones((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
             m = versions & np.int64(0xFFFFFFFF)
-            act = np.flatnonzero((m > 0) & (need != 0))
+            act = np.flatnonzero(m > 0)
             while len(act):
-                masks = self.update_masks(keys[act], gen0[act] | m[act])
-                take = masks & need[act]
-                for p in range(mcount):
-                    hit = (take >> p) & 1 == 1
-                    if hit.any():
-                        src[act[hit], p] = m[act[hit]]
-                need[act] &= ~take
+                take = self.update_masks(keys[act], gen0[act] | m[act]) & need[act]
+                r, p = np.nonzero(take)
+                src[act[r], p] = m[act[r]]
+                need[act[r], p] = False
                 m[act] -= 1
-                act = act[(m[act] > 0) & (need[act] != 0)]
+                act = act[(m[act] > 0) & need[act].any(axis=1)]
             for p, i in enumerate(self.mutable):
                 cols[i] = self._column(i, keys, gen0 | src[:, p])
         return cols

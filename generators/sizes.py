@@ -84,10 +84,9 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
             groups.append(((images.delete_columns(t, image, flavor), None), dele, np.searchsorted(need_b, dele), None))
         upd = mine[k == 1]
         if len(upd):
-            masks = rt.update_masks(ab.key[upd], ab.ver_after[upd])
-            for msk in np.unique(masks).tolist():
-                sel = upd[masks == msk]
-                given = [c for p, c in enumerate(rt.mutable) if msk >> p & 1]
+            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd])
+            for s, given in enumerate(sets):
+                sel = upd[set_of == s]
                 groups.append((images.update_columns(t, image, given, flavor), sel, np.searchsorted(need_b, sel),
                                nb + np.searchsorted(need_a, sel)))
         for sh, ops, rb_, ra_ in groups:

@@ -15,6 +15,12 @@ order of the numbers is ``np.lexsort``'s stable order; keys whose packed range w
 in 63 bits go to ``np.lexsort``. One sort instead of one merge sort per key: for keys in
 random order (a batch's ops by table and key: about a third of the 3-key lexsort); keys
 nearly sorted already are ``np.lexsort``'s good case (its merge sort finds the runs).
+
+:func:`unique_rows` gives the distinct rows of a boolean matrix (a batch's assigned column
+sets, one row per UPDATE, one column per mutable column: any number of columns, never a
+64-bit mask) and each row's index in them: the rows packed to bytes (``np.packbits``); rows of
+at most 7 bytes are read as one integer each and counted by :func:`unique_ints`, wider ones
+are sorted as byte strings (``np.unique`` of a ``void`` view).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["unique_ints", "lexsort_ints"]
+__all__ = ["unique_ints", "lexsort_ints", "unique_rows"]
 
 _SLACK = 4096  # a range this much wider than the array still counts
 
@@ -74,3 +80,25 @@ def lexsort_ints(keys: Any) -> np.ndarray:
         comp += (a.astype(np.int64, copy=False) - lo) * scale
         scale *= span
     return np.argsort(comp).astype(np.intp, copy=False)
+
+
+def unique_rows(mat: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D boolean matrix and each row's index in them:
+    the rows of ``np.unique(mat, axis=0, return_inverse=True)`` (in an order of their own) for
+    any number of columns (see module docstring)."""
+    mat = np.asarray(mat, dtype=np.bool_)
+    n, m = mat.shape
+    if not n or not m:
+        return np.zeros((min(n, 1), m), dtype=np.bool_), np.zeros(n, dtype=np.intp)
+    packed = np.packbits(mat, axis=1, bitorder="little")
+    w = packed.shape[1]
+    if w <= 7:  # below 2**56: one int64 per row, counted
+        code = np.zeros((n, 8), dtype=np.uint8)
+        code[:, :w] = packed
+        uniq, inv = unique_ints(code.view("<i8").ravel(), return_inverse=True)
+        ub = uniq.astype("<i8").view(np.uint8).reshape(-1, 8)[:, :w]
+    else:
+        uniq, inv = np.unique(np.ascontiguousarray(packed).view(np.dtype((np.void, w))).ravel(), return_inverse=True)
+        ub = np.frombuffer(uniq.tobytes(), dtype=np.uint8).reshape(-1, w)
+    out = np.unpackbits(ub, axis=1, count=m, bitorder="little").astype(np.bool_)
+    return out, np.asarray(inv, dtype=np.intp).reshape(-1)

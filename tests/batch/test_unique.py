@@ -1,6 +1,7 @@
 """``unique_ints`` (binlogwriter/batch/unique.py) returns what ``np.unique`` returns — values
 (and their dtype), inverse indices, counts — for integer arrays of every width and sign,
-small ranges (the counting branch) and wide ones (``np.unique`` itself)."""
+small ranges (the counting branch) and wide ones (``np.unique`` itself); ``unique_rows`` finds
+the distinct rows of boolean matrices of any width."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlogwriter.batch.unique import lexsort_ints, unique_ints
+from binlogwriter.batch.unique import lexsort_ints, unique_ints, unique_rows
 
 _DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 
@@ -50,3 +51,20 @@ def test_lexsort_ints_equals_np_lexsort(nkeys, n, dtype, span, seed) -> None:
     want = np.lexsort(keys)
     got = lexsort_ints(keys)
     assert np.array_equal(got, want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 200), m=st.sampled_from([0, 1, 7, 8, 55, 56, 57, 63, 64, 65, 257, 4096]),
+       distinct=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_unique_rows_equals_np_unique_of_the_rows(n, m, distinct, seed) -> None:
+    """Boolean matrices of any width (one int per row up to 56 columns, byte strings beyond):
+    the same distinct rows as ``np.unique(axis=0)``, and each row found at its index."""
+    rng = np.random.default_rng(seed)
+    pool = rng.random((distinct, m)) < 0.3
+    mat = pool[rng.integers(0, distinct, n)] if n else np.zeros((0, m), dtype=bool)
+    rows, inv = unique_rows(mat)
+    assert rows.dtype == np.bool_ and rows.shape[1] == m
+    assert inv.shape == (n,)
+    assert np.array_equal(rows[inv], mat)
+    if n:
+        assert len(rows) == len(np.unique(mat, axis=0))
