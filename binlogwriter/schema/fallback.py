@@ -33,8 +33,8 @@ earlier table).
   ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
   dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
-  ``[NOT] NULL``, ``DEFAULT`` (literal, signed number, word or function call, kept as SQL
-  text), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
+  ``[NOT] NULL``, ``DEFAULT`` (literal — string, signed number, hex or bit value, after a
+  charset introducer —, word, function call or ``(expr)``, kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
   ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
   ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
   ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
@@ -193,6 +193,37 @@ _ATTRIBUTES: dict[tuple[str, ...], tuple[tuple[str, object], ...]] = {
 }
 
 
+def _token_sql(toks: Sequence[_Tok]) -> str:
+    """Tokens back to SQL text: strings quoted, words upper-case, a space only between two
+    words or numbers."""
+    out: list[str] = []
+    prev = None
+    for t in toks:
+        if prev is not None and prev.kind in ("word", "number") and t.kind in ("word", "number"):
+            out.append(" ")
+        out.append(_sql_literal(t.text) if t.kind == "string" else t.text.upper() if t.kind == "word" else t.text)
+        prev = t
+    return "".join(out)
+
+
+def _parse_default(p: _P) -> str:
+    """The value of a column's ``DEFAULT`` as SQL text: a literal (string, number, hex or bit
+    value, signed, after a charset introducer such as ``_binary``), a word (``NULL``,
+    ``CURRENT_TIMESTAMP``), a function call (``CURRENT_TIMESTAMP(3)``) or an expression in
+    parentheses (MySQL 8.0.13+ / MariaDB 10.2+ ``DEFAULT (expr)``)."""
+    start = p.i
+    while p.is_punct("-") or p.is_punct("+"):
+        p.next()
+    t = p.peek()
+    if t is not None and t.kind == "word" and t.text.startswith("_") and p.peek(1) is not None \
+            and p.peek(1).kind in ("string", "number"):
+        p.next()  # a charset introducer: _binary 0x1F, _utf8mb4'x'
+    p.skip_balanced()
+    if p.t[p.i - 1].kind == "word" and p.is_punct("("):
+        p.skip_balanced()  # a function call
+    return _token_sql(p.t[start:p.i])
+
+
 def _parse_column(p: _P) -> _ColSpec:
     name = p.ident()
     p.column = name
@@ -223,18 +254,7 @@ def _parse_column(p: _P) -> _ColSpec:
             for attr, value in _ATTRIBUTES[words]:
                 setattr(cs, attr, value)
         elif p.accept("DEFAULT"):
-            first = p.peek()
-            if p.is_punct("-") or p.is_punct("+"):
-                cs.default = p.next().text + p.skip_balanced()
-            elif first is not None and first.kind == "string":
-                cs.default = _sql_literal(p.next().text)
-            else:
-                cs.default = p.skip_balanced().upper()
-                if p.is_punct("("):
-                    start = p.i
-                    p.skip_balanced()
-                    cs.default += "".join(_sql_literal(t.text) if t.kind == "string" else t.text.upper()
-                                          for t in p.t[start:p.i])
+            cs.default = _parse_default(p)
         elif p.accept("UNIQUE"):
             cs.unique = True
             p.accept("KEY")

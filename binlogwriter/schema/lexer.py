@@ -33,6 +33,19 @@ _ESC = {"0": "\x00", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a",
 """MySQL string escapes; ``\\%`` and ``\\_`` keep their backslash, others drop it."""
 _NUM_RE = re.compile(r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+")
 _WORD_RE = re.compile(r"[\w$]+")
+_BITS_RE = re.compile(r"([xX])'([0-9a-fA-F]*)'|([bB])'([01]*)'|0x([0-9a-fA-F]+)(?![\w$])|0b([01]+)(?![\w$])")
+"""Hexadecimal and bit-value literals (MySQL 8.0 reference, "Hexadecimal Literals" and
+"Bit-Value Literals"; MariaDB the same): ``X'1F'``, ``x'1f'``, ``0x1F`` and ``B'101'``,
+``b'101'``, ``0b101``. The ``0x`` / ``0b`` forms are case-sensitive (``0X1F`` is a name)."""
+
+
+def _bits_token(m: re.Match) -> _Tok:
+    """A hex or bit literal as a ``number`` token spelled as sqlglot spells it (``X'1F'``,
+    ``B'101'``), so both parsers keep the same DEFAULT text."""
+    hexd = m.group(2) if m.group(1) else m.group(5)
+    if hexd is not None:
+        return _Tok("number", f"X'{hexd.upper()}'", m.start(), m.end())
+    return _Tok("number", f"B'{m.group(4) if m.group(3) else m.group(6)}'", m.start(), m.end())
 
 
 def _tokenize(sql: str) -> list[_Tok]:
@@ -62,6 +75,13 @@ def _tokenize(sql: str) -> list[_Tok]:
         if ch == "#" or (sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\r\n")):
             j = sql.find("\n", i)
             i = n if j < 0 else j + 1
+            continue
+        m = _BITS_RE.match(sql, i) if ch in "xXbB0" else None
+        if m and (i == 0 or not (sql[i - 1].isalnum() or sql[i - 1] in "_$")):
+            if m.group(1) and len(m.group(2)) % 2:
+                raise SchemaError(f"hexadecimal literal {m.group()} needs an even number of digits", pos=i)
+            out.append(_bits_token(m))
+            i = m.end()
             continue
         if ch in "'\"`":
             q, j, buf = ch, i + 1, []

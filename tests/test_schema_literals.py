@@ -1,0 +1,68 @@
+"""Hexadecimal and bit-value literals in column DEFAULTs (MySQL 8.0 reference "Hexadecimal
+Literals" / "Bit-Value Literals"; MariaDB 10.11 the same), through both CREATE TABLE
+parsers: sqlglot's and the fallback the lexer sends a statement to (issue #28 step 0:
+``flags BIT(64) NOT NULL DEFAULT b'0'``, which both servers accept, was refused whenever
+the statement went to the fallback, e.g. because of a YEAR or CHECK elsewhere in it).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema import Table
+from tests.test_schema_sqlglot_gaps import _via_fallback, _via_sqlglot
+
+# (DEFAULT as written, the text both parsers keep: sqlglot's spelling)
+LITERALS = [
+    ("b'0'", "B'0'"),
+    ("B'101'", "B'101'"),
+    ("0b101", "B'101'"),
+    ("b''", "B''"),
+    ("0x1F", "X'1F'"),
+    ("0x1f", "X'1F'"),
+    ("X'1f'", "X'1F'"),
+    ("x'1F'", "X'1F'"),
+    ("X''", "X''"),
+    ("0xABC", "X'ABC'"),  # 0x… may have an odd number of digits, X'…' may not
+    ("_binary 0x1F", "_BINARY X'1F'"),
+    ("-0x1", "-X'1'"),
+    ("(b'1')", "(B'1')"),
+]
+
+
+@pytest.mark.parametrize(("written", "kept"), LITERALS)
+@pytest.mark.parametrize("column_type", ["BIT(64)", "BIT(8)", "VARBINARY(8)"])
+def test_hex_and_bit_defaults_parse_on_both_paths(column_type: str, written: str, kept: str) -> None:
+    sql = f"CREATE TABLE t (id INT PRIMARY KEY, flags {column_type} NOT NULL DEFAULT {written})"
+    for table in (_via_sqlglot(sql), _via_fallback(sql)):
+        assert table is not None
+        assert table.columns[1].default == kept
+        assert table.columns[1].nullable is False
+
+
+def test_issue_statement_with_a_fallback_column() -> None:
+    """The reported definition next to a column only the fallback reads (YEAR(4))."""
+    t = Table.from_sql(
+        "CREATE TABLE t (id INT PRIMARY KEY, flags BIT(64) NOT NULL DEFAULT b'0', y YEAR(4),"
+        " h VARBINARY(4) DEFAULT X'00ff', g BIT(3) DEFAULT 0b101)"
+    )
+    assert [(c.name, c.type, c.length, c.default) for c in t.columns[1:]] == [
+        ("flags", "BIT", 64, "B'0'"),
+        ("y", "YEAR", None, None),
+        ("h", "VARBINARY", 4, "X'00FF'"),
+        ("g", "BIT", 3, "B'101'"),
+    ]
+
+
+@pytest.mark.parametrize("bad", ["X'1'", "x'ABC'"])
+def test_odd_hex_string_literal_is_refused(bad: str) -> None:
+    """``X'…'`` needs an even number of digits (both servers: a syntax error)."""
+    with pytest.raises(SchemaError, match="even number of digits"):
+        Table.from_sql(f"CREATE TABLE t (v VARBINARY(4) DEFAULT {bad})")
+
+
+def test_names_that_look_like_literals_stay_names() -> None:
+    t = Table.from_sql("CREATE TABLE t (b INT, x INT, `0x1F` INT, b2 CHAR(1) DEFAULT 'b')")
+    assert [c.name for c in t.columns] == ["b", "x", "0x1F", "b2"]
+    assert t.columns[3].default == "'b'"
