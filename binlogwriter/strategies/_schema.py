@@ -10,6 +10,7 @@ nullable column (no PKE) or no key at all.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -20,7 +21,8 @@ from binlogwriter.schema import FLAVORS, Column, Key, KeyPart, Table
 
 from ._values import CHARSETS
 
-__all__ = ["columns", "tables", "table_sql", "COLUMN_TYPES", "KEY_KINDS", "key_safe"]
+__all__ = ["columns", "tables", "table_sql", "COLUMN_TYPES", "KEY_KINDS", "key_safe", "WIDE_SHARE",
+           "VERY_WIDE_SHARE", "WIDE_DRAWN", "WIDE_MIN", "repeats"]
 
 COLUMN_TYPES = (
     "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE", "BIT",
@@ -110,13 +112,60 @@ def columns(flavor: str = "mysql80", types: Iterable[str] | None = None, *, name
                      st.sampled_from(chosen).flatmap(lambda t: _column(t, name)), nulls)
 
 
+WIDE_SHARE = 20
+"""With ``max_columns`` left out, :func:`tables` draws a wide table (60–300 columns) in about
+one example in this many, and one of at least 1,000 columns in about one wide table in
+:data:`VERY_WIDE_SHARE`: counts past one 64-bit word and past the 250/251 and 256/257 steps of
+the packed column count and the column bitmaps (issue #28: a per-row 64-bit column mask
+crashed every table of 64 or more columns and no property test had drawn one)."""
+VERY_WIDE_SHARE = 10
+WIDE_DRAWN = 8
+"""A wide table (:data:`WIDE_MIN` columns or more, whatever the bounds asked for) draws this
+many column definitions; column ``i`` repeats column
+``i % WIDE_DRAWN`` under its own name, and in a table of :data:`WIDE_MIN` or more columns
+:func:`~binlogwriter.strategies.rows` copies the values of such a repeat from its original,
+so a wide example costs about what a narrow one costs (a value drawn for each of 1,000
+columns would overrun Hypothesis's example buffer and be discarded)."""
+WIDE_MIN = 60
+
+
+@functools.lru_cache(maxsize=16)
+def repeats(table: Table) -> dict[int, int]:
+    """Column index → the first earlier column of the same definition (all but the name)
+    and the same key membership (:func:`tables` builds wide tables of repeats,
+    :data:`WIDE_DRAWN`)."""
+    in_key = {p.column for k in table.keys for p in k.parts}
+    first: dict[tuple, int] = {}
+    out: dict[int, int] = {}
+    for i, c in enumerate(table.columns):
+        j = first.setdefault((replace(c, name=""), c.name in in_key), i)
+        if j != i:
+            out[i] = j
+    return out
+
+
+def _column_count(draw, min_columns: int, max_columns: int | None, max_narrow: int) -> tuple[int, int]:
+    """(columns, definitions drawn) of :func:`tables` (see :data:`WIDE_SHARE`)."""
+    if max_columns is not None:
+        n = draw(st.integers(min_columns, max_columns))
+    elif draw(st.sampled_from(range(WIDE_SHARE))) != WIDE_SHARE - 1:
+        n = draw(st.integers(min_columns, max(min_columns, max_narrow)))
+    elif draw(st.sampled_from(range(VERY_WIDE_SHARE))) == VERY_WIDE_SHARE - 1:
+        n = draw(st.integers(max(min_columns, 1000), max(min_columns, 1100)))
+    else:
+        n = draw(st.integers(max(min_columns, WIDE_MIN), max(min_columns, 300)))
+    return n, (WIDE_DRAWN if n >= WIDE_MIN else n)
+
+
 @st.composite
-def tables(draw, flavor: str = "mysql80", *, min_columns: int = 1, max_columns: int = 8,
+def tables(draw, flavor: str = "mysql80", *, min_columns: int = 1, max_columns: int | None = None,
            keys: Sequence[str] = KEY_KINDS, types: Iterable[str] | None = None, name: str = "t",
-           database: str = "db") -> Table:
+           database: str = "db", max_narrow: int = 8) -> Table:
     """Tables of ``min_columns``–``max_columns`` columns drawn by :func:`columns` (named
     ``c0``, ``c1``, …), with one of the ``keys`` shapes (:data:`KEY_KINDS`). A key needs a
     key-safe column (:func:`key_safe`); when ``types`` offers none the table gets none.
+    ``max_columns`` left out: up to ``max_narrow`` columns, and a wide table in a fixed small
+    share of examples (:data:`WIDE_SHARE`: 60–300 columns, sometimes 1,000 or more).
 
     >>> from hypothesis import given
     >>> @given(tables("mysql84", max_columns=300, keys=["none"]))   # doctest: +SKIP
@@ -127,8 +176,9 @@ def tables(draw, flavor: str = "mysql80", *, min_columns: int = 1, max_columns: 
     bad = [k for k in keys if k not in KEY_KINDS]
     if bad or not keys:
         raise ValueError(f"tables(keys=...): {bad or 'empty'}; choose among {', '.join(KEY_KINDS)}")
-    n = draw(st.integers(min_columns, max_columns))
-    cols = [draw(columns(flavor, types, name=f"c{i}")) for i in range(n)]
+    n, drawn = _column_count(draw, min_columns, max_columns, max_narrow)
+    cols = [draw(columns(flavor, types, name=f"c{i}")) for i in range(drawn)]
+    cols += [replace(cols[i % drawn], name=f"c{i}") for i in range(drawn, n)]
     kind = draw(st.sampled_from(keys))
     keyable = [i for i, c in enumerate(cols) if key_safe(c)]
     if kind == "none" or not keyable:

@@ -20,6 +20,7 @@ from binlogwriter import images
 from binlogwriter.fixtures._model import RowChange, Statement, unique_key_values
 from binlogwriter.schema import Table
 
+from ._schema import WIDE_MIN, repeats
 from ._values import values
 
 __all__ = ["rows", "transactions", "RowChange", "Statement", "unique_key_values"]
@@ -31,7 +32,9 @@ ROW_IMAGES = ("FULL", "MINIMAL", "NOBLOB")
 def rows(draw, table: Table, flavor: str | None = None, *, null_probability: float = 0.2) -> tuple:
     """One full row of ``table`` (a tuple in column order), every value from
     :func:`~binlogwriter.strategies.values`; nullable columns are NULL (``None``) with
-    ``null_probability``. Key columns hold key-safe values.
+    ``null_probability``. Key columns hold key-safe values. In a table of ``WIDE_MIN`` (60) or
+    more columns a column defined as an earlier one (all but its name) holds that column's
+    value (the wide tables of :func:`~binlogwriter.strategies.tables` repeat a few definitions).
 
     >>> from binlogwriter.schema import Table
     >>> t = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(8))")
@@ -40,9 +43,12 @@ def rows(draw, table: Table, flavor: str | None = None, *, null_probability: flo
     """
     flavor = flavor or table.flavor
     in_key = {p.column for k in table.keys for p in k.parts}
-    out = []
-    for c in table.columns:
-        if c.nullable and null_probability and draw(st.floats(0, 1)) < null_probability:
+    same = repeats(table) if len(table.columns) >= WIDE_MIN else {}
+    out: list = []
+    for i, c in enumerate(table.columns):
+        if i in same:
+            out.append(out[same[i]])  # a repeated definition (a wide table): the value of its original
+        elif c.nullable and null_probability and draw(st.floats(0, 1)) < null_probability:
             out.append(None)
         else:
             out.append(draw(values(c, flavor, key=c.name in in_key)))
