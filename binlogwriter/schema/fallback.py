@@ -343,7 +343,7 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
         elif u in ("FULLTEXT", "SPATIAL") and p.peek().kind == "word":
             p.next()
             p.accept("INDEX") or p.accept("KEY")
-            spec.keys.append(_parse_key(p, "INDEX"))
+            spec.keys.append(_parse_key(p, u))
         elif u in ("FOREIGN", "CHECK") and p.peek().kind == "word":
             p.skip_to_element_end()
         else:

@@ -22,9 +22,12 @@ class KeyPart:
 
 @dataclass(frozen=True)
 class Key:
-    """PRIMARY KEY / UNIQUE / other index (format.md §12.1 primary key choice)."""
+    """PRIMARY KEY / UNIQUE / other index (format.md §12.1 primary key choice). FULLTEXT and
+    SPATIAL indexes are neither unique nor PKE candidates; they need no prefix length on
+    TEXT / GEOMETRY columns (MySQL 8.0 reference "CREATE INDEX": "prefixes are not supported
+    for FULLTEXT indexes"; a SPATIAL index indexes the whole value)."""
 
-    kind: str  # "PRIMARY" | "UNIQUE" | "INDEX"
+    kind: str  # "PRIMARY" | "UNIQUE" | "INDEX" | "FULLTEXT" | "SPATIAL"
     parts: tuple[KeyPart, ...]
     name: str | None = None
 
@@ -33,9 +36,10 @@ class Key:
                       (KeyPart(*p) if isinstance(p, tuple) else KeyPart(p)) for p in self.parts)
         object.__setattr__(self, "parts", parts)
         object.__setattr__(self, "kind", self.kind.upper())
-        if self.kind not in ("PRIMARY", "UNIQUE", "INDEX"):
+        if self.kind not in ("PRIMARY", "UNIQUE", "INDEX", "FULLTEXT", "SPATIAL"):
             raise SchemaError(f"unknown key kind {self.kind!r}")
 
     @property
     def columns(self) -> tuple[str, ...]:
         return tuple(p.column for p in self.parts)
+

@@ -73,7 +73,8 @@ def _parse_with_sqlglot(sql: str) -> _TableSpec | None:
         elif isinstance(item, exp.UniqueColumnConstraint) and isinstance(item.this, exp.Schema):
             kind, name, items = "UNIQUE", item.this.name or None, item.this.expressions
         elif isinstance(item, exp.IndexColumnConstraint):
-            kind, name, items = "INDEX", item.name or None, item.expressions
+            kind = str(item.args.get("kind") or "INDEX").upper()
+            kind, name, items = kind if kind in ("FULLTEXT", "SPATIAL") else "INDEX", item.name or None, item.expressions
         else:
             return None
         parts = [part(x) for x in items]

@@ -18,6 +18,7 @@ from binlogwriter.schema.types import (
     _MARIADB_ONLY,
     _TEMPORAL_FSP,
     _TEXT_TYPES,
+    GEOMETRY_TYPES,
     KNOWN_TYPES,
     SERVER_DEFAULT_CHARSET,
     is_mariadb,
@@ -124,6 +125,9 @@ def normalise_and_validate(t: Table) -> None:
             if low not in seen:
                 raise t.err(p.column, f"{k.kind} KEY on unknown column {p.column!r}")
             col = t.column(p.column)
+            if k.kind in ("FULLTEXT", "SPATIAL"):
+                _check_fulltext_spatial(t, k.kind, col, p.prefix)
+                continue
             if p.prefix is not None:
                 if not col.is_string:
                     raise t.err(col.name, f"prefix length on non-string column of type {col.type}")
@@ -135,6 +139,23 @@ def normalise_and_validate(t: Table) -> None:
             elif col.type in _TEXT_TYPES or col.type in _BLOB_TYPES or col.type == "JSON":
                 raise t.err(col.name, f"{col.type} column used in key specification without a "
                                       "key length")
+
+
+def _check_fulltext_spatial(t: Table, kind: str, col: Column, prefix: int | None) -> None:
+    """A FULLTEXT part is a CHAR / VARCHAR / TEXT column (MySQL 8.0 reference, "Full-Text
+    Search Functions": "only on CHAR, VARCHAR, or TEXT columns"; MariaDB the same); a SPATIAL
+    part a NOT NULL geometry column (ERROR 1252 "All parts of a SPATIAL index must be NOT
+    NULL"). Neither takes a prefix length, neither needs one."""
+    if kind == "FULLTEXT":
+        if col.type not in ("CHAR", "VARCHAR") and col.type not in _TEXT_TYPES:
+            raise t.err(col.name, f"FULLTEXT index on a {col.type} column (only CHAR, VARCHAR and TEXT)")
+    else:
+        if col.type not in GEOMETRY_TYPES:
+            raise t.err(col.name, f"SPATIAL index on a {col.type} column (only geometry types)")
+        if col.nullable:
+            raise t.err(col.name, "all parts of a SPATIAL index must be NOT NULL")
+    if prefix is not None:
+        raise t.err(col.name, f"a prefix length on a {kind} index part")
 
 
 def _validate_column(t: Table, c: Column) -> None:
