@@ -467,7 +467,7 @@ class _Listing:
                 p = width[1]
             q = p + tab.nb * images
             key = (t, data[19 + tid_size:q])
-            hit = tab.headers.get(key)
+            hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
                 h = parse_rows_header(t, data[19:end], tid_size)
