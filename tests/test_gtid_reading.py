@@ -33,15 +33,18 @@ from tests.fuzz.seeds import fix_event
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
 
-def write(tmp_path: Path, flavor: str, n: int = 3, **settings) -> tuple[BinlogFormat, list[bytes]]:
-    """A file of ``n`` one-row transactions (FULL metadata): its FDE format and its events."""
+def write(
+    tmp_path: Path, flavor: str, n: int = 3, gtid: str = SID, **settings
+) -> tuple[BinlogFormat, list[bytes]]:
+    """A file of ``n`` one-row transactions (FULL metadata; MySQL GTIDs ``gtid``): its FDE
+    format and its events."""
     fmt = BinlogFormat.preset(flavor)
     t = Table.from_sql(
         "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30))", database="test", flavor=fmt.flavor
     )
-    gtid = {} if fmt.is_mariadb else {"gtid": SID}
+    given = {} if fmt.is_mariadb else {"gtid": gtid}
     d = tmp_path / "src"
-    with BinlogWriter(d, fmt, settings=SessionSettings(row_metadata="FULL", **gtid, **settings)) as w:
+    with BinlogWriter(d, fmt, settings=SessionSettings(row_metadata="FULL", **given, **settings)) as w:
         for i in range(n):
             with w.transaction() as tx:
                 tx.insert(t, [{"id": i, "v": "x"}])
