@@ -141,16 +141,24 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--roundtrip", is_flag=True, help="Also decode and re-encode every event; bytes must be identical.")
-def verify(files: tuple[str, ...], roundtrip: bool) -> None:
+@click.option("--strict", is_flag=True,
+              help="With --roundtrip: an event kept raw (not decoded) fails the check too.")
+def verify(files: tuple[str, ...], roundtrip: bool, strict: bool) -> None:
     """Check magic, FDE, event lengths, the log_pos chain and every CRC32 of FILES.
 
     Exit 0 only if everything holds. The last line is one summary line:
-    ``N files, M events: OK`` or what failed and where (file:offset).
+    ``N files, M events: OK`` or what failed and where (file:offset). With --roundtrip, events
+    the decoder keeps raw (not decoded, so not re-encoded either) are named:
+    ``N files, M events: OK (K kept raw, not decoded: TYPE at file:offset: why)``; with
+    --strict they are failures.
     """
     from binlogwriter.read.framing import scan_file
 
+    if strict and not roundtrip:
+        raise click.UsageError("--strict needs --roundtrip (only the roundtrip decodes events)")
     n_events = 0
     failures: list[str] = []
+    kept: list[str] = []
     for f in files:
         if not Path(f).is_file():
             failures.append(f"{f}: no such file")
@@ -162,16 +170,28 @@ def verify(files: tuple[str, ...], roundtrip: bool) -> None:
             continue
         from binlogwriter.read.fastverify import verify_roundtrip
 
-        file_events, file_failures = verify_roundtrip(f)
+        file_events, file_failures = verify_roundtrip(f, kept)
         n_events += file_events
         failures.extend(file_failures)
+    if strict:
+        failures.extend(f"kept raw, not decoded: {k}" for k in kept)
+        kept = []
     if failures:
+        for line in kept:
+            click.echo(f"KEPT RAW {line}")
         if len(failures) > 1:  # every failure on its own line; the summary names the first
             for line in failures:
                 click.echo(f"FAIL {line}")
         more = f" (+{len(failures) - 1} more above)" if len(failures) > 1 else ""
         click.echo(f"{len(files)} files, {n_events} events: FAILED {failures[0]}{more}")
         sys.exit(1)
+    if kept:
+        if len(kept) > 1:  # every kept-raw event on its own line; the summary names the first
+            for line in kept:
+                click.echo(f"KEPT RAW {line}")
+        more = f"; +{len(kept) - 1} more above" if len(kept) > 1 else ""
+        click.echo(f"{len(files)} files, {n_events} events: OK ({len(kept)} kept raw, not decoded: {kept[0]}{more})")
+        return
     click.echo(f"{len(files)} files, {n_events} events: OK")
 
 

@@ -158,7 +158,15 @@ class _Listing:
         self.annotate: list[str] | None = None
         """Under ``--database`` / ``--table``: the held Annotate_rows lines after its ``# at``."""
         self.annotate_at: int | None = None
-        """Place in ``buf`` of an Annotate_rows event not yet followed by its Table_map."""
+        """Place in ``buf`` of an Annotate_rows event not yet followed by its Table_map.
+
+        mariadb-binlog keeps the last Annotate_rows event read and prints it with the next
+        Table_map it prints; a later Annotate_rows replaces it, a rows event ending its
+        statement (STMT_END_F) and the end of the listing drop it (mysqlbinlog.cc,
+        ``keep_annotate_event`` / ``print_annotate_event`` / ``free_annotate_event``). The
+        listing prints each event at its own place (docs/output.md), so an Annotate_rows
+        event that mariadb-binlog never prints keeps only its ``# at`` line here
+        (:meth:`drop_annotate`)."""
 
     def note_rows(self, t: int, data: bytes, tid_size: int, first: int | None = None) -> None:
         """After a rows event was listed (in full or its ``# at`` only): remember its place
@@ -168,6 +176,8 @@ class _Listing:
         flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
         if flags & STMT_END_F:
             self.open_rows.clear()
+            self.drop_annotate()  # the statement ends: an Annotate_rows kept for it is dropped
+            self.annotate = None
         else:
             buf = self.buf
             if first is not None and len(buf) > first + 1:
@@ -181,7 +191,12 @@ class _Listing:
         for i in self.open_rows:
             self.buf[i] = self.buf[i].split("\n", 1)[0]
         self.open_rows.clear()
-        if self.annotate_at is not None:  # printed with the Table_map that follows it: not read
+        self.drop_annotate()
+
+    def drop_annotate(self) -> None:
+        """The Annotate_rows event kept for the next Table_map is not printed after all (see
+        :attr:`annotate_at`): only its ``# at`` line stays."""
+        if self.annotate_at is not None:
             self.buf[self.annotate_at] = self.buf[self.annotate_at].split("\n", 1)[0]
             self.annotate_at = None
 
@@ -230,7 +245,11 @@ class _Listing:
                 lines[1:1] = self.annotate
                 self.annotate = None
         self.buf.append("\n".join(lines))
-        self.annotate_at = len(self.buf) - 1 if e.type_code == 160 else None
+        if e.type_code == 160:
+            self.drop_annotate()  # replaced by this one before a Table_map printed it
+            self.annotate_at = len(self.buf) - 1
+        elif e.type_code == 19:
+            self.annotate_at = None  # printed with this Table_map
         if e.type_code == 40:
             self._payload(e, rec)
 
@@ -399,7 +418,8 @@ class _Listing:
                         if split is not None:
                             texts[(2, body)] = split
                 buf.append(head + tail)
-                self.annotate_at = None
+                if t == 19:
+                    self.annotate_at = None  # printed with this Table_map
                 continue
             elif t == 162:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
@@ -411,7 +431,6 @@ class _Listing:
                                f"{'' if cid is None else f' cid={cid}'}\n"
                                f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
-                    self.annotate_at = None
                     continue
             elif t == 33 or t == 34:
                 text = _mysql_gtid_text(t, data, end) if gtid_ok else None
@@ -467,7 +486,7 @@ class _Listing:
                 p = width[1]
             q = p + tab.nb * images
             key = (t, data[19 + tid_size:q])
-            hit = tab.headers.get(key)
+            hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
                 h = parse_rows_header(t, data[19:end], tid_size)

@@ -45,6 +45,7 @@ from binlogwriter.layouts.rows import (
 )
 from binlogwriter.read import places as _places
 from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header, table_decoder
 from binlogwriter.read.xa import XaHeld, xa_key
 from binlogwriter.schema.source import SchemaSource
@@ -52,13 +53,6 @@ from binlogwriter.schema.source import SchemaSource
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
 
 HEADER = _places.HEADER
-_SID, _SID_END = _places.MYSQL_GTID.sid, _places.MYSQL_GTID.sid + _places.MYSQL_GTID.sid_size
-_GNO, _GNO_END = _places.MYSQL_GTID.gno, _places.MYSQL_GTID.gno + _places.MYSQL_GTID.gno_size
-_SEQ, _SEQ_END = _places.MARIADB_GTID.seq_no, _places.MARIADB_GTID.seq_no + _places.MARIADB_GTID.seq_no_size
-_DOM, _DOM_END = (_places.MARIADB_GTID.domain_id,
-                  _places.MARIADB_GTID.domain_id + _places.MARIADB_GTID.domain_id_size)
-_SERVER_ID = _places.HEADER_DTYPE.fields["server_id"][1]
-_SERVER_ID_END = _SERVER_ID + _places.HEADER_DTYPE.fields["server_id"][0].itemsize
 _Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
 _Q_SV_LEN = HEADER + _places.QUERY_POST["_status_vars_len"][0]
 _Q_POST = _places.QUERY_POST[""][1]
@@ -205,7 +199,7 @@ class TableInfo:
             q = k + (data[k] | data[k + 1] << 8)
         q += self._wlen + (self._nb << 1 if t in _UPDATES else self._nb)
         key = (t, data[k:q])
-        hit = self._headers.get(key)
+        hit = self._headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
         if hit is None:
             h = parse_rows_header(t, data[HEADER:end], tid_size)
             if h.width != len(self.cols):
@@ -257,11 +251,6 @@ _OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYP
         **{t: "delete" for t in DELETE_TYPES}}
 
 
-def _uuid(b: bytes) -> str:
-    h = b.hex()
-    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-
-
 class _Reader:
     """The per-file state of the changes loop.
 
@@ -272,8 +261,6 @@ class _Reader:
     def __init__(self, schemas: SchemaSource | None) -> None:
         self.schemas = schemas
         self.tm_cache: dict[bytes, TableInfo] = {}
-        self.sids: dict[bytes, str] = {}
-        """GTID source ids as text ``uuid:`` by their 16 bytes."""
         self.xa = XaHeld()
         """Changes of prepared XA transactions until their XA COMMIT / ROLLBACK (read/xa.py),
         across files."""
@@ -290,7 +277,6 @@ class _Reader:
         footer = 0
         tid_size = 6
         qph = _Q_POST
-        sids = self.sids
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
             if stop is not None and offset >= stop:
                 break
@@ -312,42 +298,33 @@ class _Reader:
                     tm_cache[body] = info
                 tables[int.from_bytes(body[:tid_size], "little")] = info
             elif t == 16:  # XID_EVENT: the 8-byte xid (format.md §10)
-                xid = int.from_bytes(data[HEADER:HEADER + 8], "little")
+                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
+                       else self._event(name, offset, data, fmt).xid)
                 for c in pending:
                     c.xid = xid
                 yield from pending
                 pending = []
                 gtid = None
-            elif t in (33, 34):  # GTID / ANONYMOUS_GTID: flags, sid, gno (format.md §8)
-                if t == 34:
-                    gtid = None
-                else:
-                    sid = data[_SID:_SID_END]
-                    u = sids.get(sid)
-                    if u is None:
-                        if len(sids) >= 4096:
-                            sids.clear()
-                        u = sids[sid] = _uuid(sid) + ":"
-                    gtid = f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little')}"
-            elif t == 162:  # MariaDB GTID: seq_no, domain_id, flags2 (mariadb.md)
-                seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
-                dom = int.from_bytes(data[_DOM:_DOM_END], "little")
-                sid = int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], "little")
-                gtid = f"{dom}-{sid}-{seq}"
-            elif t == 2:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
-                # the statement after the post-header, status vars, db and its NUL (§9)
-                if end >= HEADER + _Q_POST:
-                    q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
-                    if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
-                        continue
-                q = self._query_text(data, end, fmt)
+            elif t in (33, 34, 162, 42):  # GTID events (format.md §8, mariadb.md): checked
+                gtid = transaction_gtid(t, data, end, fmt, name, offset)
+            elif t == 2 or t == 165:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
+                if t == 2:
+                    # the statement after the post-header, status vars, db and its NUL (§9)
+                    if end >= HEADER + _Q_POST:
+                        q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
+                        if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
+                            continue
+                    full = self._query_text(data, end, fmt, None)
+                else:  # MariaDB's QUERY_COMPRESSED_EVENT: the same statement, compressed (rare)
+                    full = self._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
+                q = full[:16].strip().upper()
                 if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
                     yield from pending
                     pending = []
                     if q in (b"COMMIT", b"ROLLBACK"):
                         gtid = None
                 elif q.startswith((b"XA COMMIT", b"XA ROLLBACK")):  # a prepared XA transaction ends
-                    yield from self.xa.resolve(self._query_text(data, end, fmt, None))
+                    yield from self.xa.resolve(full)
             elif t == 38:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
                 from binlogwriter.events import decode_event
 
@@ -358,10 +335,11 @@ class _Reader:
                     self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
                 pending = []
                 gtid = None
-            elif t in (42, 40):
+            elif t == 40:  # a whole compressed transaction (format.md §15): it ends here
                 yield from pending
                 pending = []
-                gtid = yield from self._slow(name, offset, data, fmt, tables, gtid)
+                yield from self._payload(name, offset, data, fmt, gtid)
+                gtid = None
         yield from pending
 
     # -- event readers -------------------------------------------------------------------
@@ -381,14 +359,23 @@ class _Reader:
             return bytes(data[start:end])
         return bytes(data[start:min(start + size, end)]).strip().upper()
 
-    def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
+    @staticmethod
+    def _event(name: str, offset: int, data: bytes, fmt: BinlogFormat) -> Any:
+        """An event not in the shape the fast readers take, decoded declaratively: a body cut
+        short is its located DecodeError, and asking a field of an event kept raw is a located
+        KeptRawError (never a value read from past the body's end)."""
         from binlogwriter.events import decode_event
 
-        ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
-        return table_info(ev, self.schemas, fmt.flavor)
+        return decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+
+    def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
+        return table_info(self._event(name, offset, data, fmt), self.schemas, fmt.flavor)
 
     def _rows(self, name: str, offset: int, data: bytes, end: int, tid_size: int, t: int,
               tables: dict, gtid: str | None, pending: list) -> None:
+        if end - HEADER < _places.rows_places_of(t, tid_size).post:  # no table id to read
+            raise DecodeError(f"rows event body of {end - HEADER} bytes has no post-header", file=name,
+                              offset=offset, event_type=type_name(t))
         table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
         info = tables.get(table_id)
         if info is None:
@@ -409,15 +396,16 @@ class _Reader:
             raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
                               offset=offset, event_type=type_name(t)) from None
 
-    def _slow(self, name: str, offset: int, data: bytes, fmt: BinlogFormat, tables: dict,
-              gtid: str | None):
-        """Tagged GTIDs and TRANSACTION_PAYLOAD events, decoded declaratively (rare)."""
+    def _payload(self, name: str, offset: int, data: bytes, fmt: BinlogFormat,
+                 gtid: str | None) -> Iterator[Change]:
+        """The changes of a TRANSACTION_PAYLOAD event, decoded declaratively (rare): its inner
+        events are the whole transaction after its GTID (BEGIN … XID, format.md §15), so the
+        GTID read before it is the transaction's own, and no later transaction inherits it
+        (the caller forgets it, as it does at an XID)."""
         from binlogwriter.events import decode_event
+        from binlogwriter.payload import inner_events
 
         ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
-        if data[4] == 42:
-            return ev.gtid
-        from binlogwriter.payload import inner_events
 
         pending: list[Change] = []
         inner_tables: dict[int, TableInfo] = {}
@@ -434,7 +422,6 @@ class _Reader:
         for c in pending:
             c.xid = xid
         yield from pending
-        return gtid
 
 
 def _partial_after(cols, present: tuple, names: tuple):

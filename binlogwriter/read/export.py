@@ -39,24 +39,14 @@ from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
-    _DOM,
-    _DOM_END,
-    _GNO,
-    _GNO_END,
-    _SEQ,
-    _SEQ_END,
-    _SERVER_ID,
-    _SERVER_ID_END,
-    _SID,
-    _SID_END,
     HEADER,
     SchemaSource,
     TableInfo,
     _Reader,
-    _uuid,
 )
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.places import MARIADB_GTID
 from binlogwriter.read.xa import XaHeld, xa_key
 
@@ -138,15 +128,9 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     if buf is None:
                         buf = buffers[id(info)] = TableBuffer(info, columnar)
                 tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
-            elif t in (33, 34):
-                gtid = None if t == 34 else (f"{_uuid(data[_SID:_SID_END])}:"
-                                             f"{int.from_bytes(data[_GNO:_GNO_END], 'little')}")
-                staged = None
-            elif t == 162:
-                seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
-                dom = int.from_bytes(data[_DOM:_DOM_END], "little")
-                gtid = f"{dom}-{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-{seq}"
-                staged = [] if data[_FLAGS2] & FL_PREPARED_XA else None
+            elif t in (33, 34, 42, 162):  # the checked reading changes() uses (read/gtidcheck.py)
+                gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
+                staged = [] if t == 162 and data[_FLAGS2] & FL_PREPARED_XA else None
             elif t == 2 or t == 38:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
                 end = len(data) - footer
                 q = _Reader._query_text(data, end, fmt) if t == 2 else b""
@@ -154,12 +138,9 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     staged, ready = _xa_step(xa, staged, t, q, data, end, fmt, name, offset)
                     for ent in ready:
                         yield from _add_staged(ent, batch_rows)
-            elif t == 42:
-                from binlogwriter.events import decode_event
-
-                gtid = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False).gtid
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
                 yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar)
+                gtid = None  # the whole transaction after its GTID: the next one does not inherit it
     for b in buffers.values():
         if len(b):
             key = f"{b.info.database}.{b.info.table}"

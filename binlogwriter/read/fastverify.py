@@ -36,13 +36,14 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from binlogwriter.events import RawEvent
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE
 from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_ok
 from binlogwriter.read.rowencode import image_verifier
 
-__all__ = ["FastRoundtrip", "verify_roundtrip"]
+__all__ = ["FastRoundtrip", "verify_roundtrip", "kept_raw_text"]
 
 _ROWS = frozenset(ROWS_TYPES) - {39} - frozenset(COMPRESSED_TYPES)
 _KNOWN_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
@@ -74,10 +75,11 @@ class FastRoundtrip:
         self._plans: dict[tuple, _Plan] = {}
 
     def _slow(self, rec: Any) -> Any:
-        """The declarative verdict; the decoded event when its bytes come back, else None."""
+        """The declarative verdict; the decoded event when its bytes come back, else None
+        (also for an event kept raw: it comes back but was not decoded — the caller names it)."""
         try:
             ev = self.reader.decode(rec)
-            if ev.type_code == 40 or self.rt.check(ev, rec.data, rec.fmt) is not None:
+            if ev.type_code == 40 or isinstance(ev, RawEvent) or self.rt.check(ev, rec.data, rec.fmt) is not None:
                 return None
         except Exception:  # noqa: BLE001 - the caller's declarative check reports it
             return None
@@ -202,22 +204,39 @@ class FastRoundtrip:
         return pos == n
 
 
-def _check_payload(ev: Any, rec: Any) -> list[str]:
+def kept_raw_text(ev: Any, file: str, offset: int, inner: int | None = None) -> str:
+    """How ``verify`` names an event the decoder kept raw: its type, where it is (an event
+    inside a TRANSACTION_PAYLOAD: the payload's place and the byte in its payload), why."""
+    where = f"{file}:{offset}" if inner is None else f"{file}:{offset} (TRANSACTION_PAYLOAD_EVENT, payload byte {inner})"
+    return f"{ev.type_name} at {where}: {ev.kept_raw or 'its type is not decoded'}"
+
+
+def _check_payload(ev: Any, rec: Any, kept: list[str] | None = None) -> list[str]:
     """Inner events of a TRANSACTION_PAYLOAD re-encode to the decompressed stream (the
-    compressed bytes themselves are kept as read: format.md §15)."""
+    compressed bytes themselves are kept as read: format.md §15); the inner events kept raw
+    are named in ``kept``."""
     from binlogwriter.events import encode_event
     from binlogwriter.payload import inner_events
 
     out = []
     for pos, chunk, inner in inner_events(ev, rec.fmt):
+        if isinstance(inner, RawEvent) and kept is not None:
+            kept.append(kept_raw_text(inner, rec.file, rec.offset, pos))
         if encode_event(inner, rec.fmt, footer=False) != chunk:
             out.append(f"re-encoded inner {inner.type_name} at payload byte {pos} differs "
                        f"- at {rec.file}:{rec.offset}")
     return out
 
 
-def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one branch per event kind
+def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, list[str]]:  # noqa: C901
     """``verify --roundtrip`` of one file: (events framed, failures, each naming file:offset).
+
+    An event the decoder keeps raw (:class:`~binlogwriter.events.RawEvent`: an undeclared
+    type, or bytes that parse but are not in the form the encoder writes — a packed integer
+    longer than needed, a tagged GTID whose fields encode otherwise, a zlib stream other than
+    the server's ``compress()``) gives its bytes back without having been decoded: it is no
+    failure, and not a roundtrip either. Each is named in ``kept`` (type, ``file:offset``,
+    why; inner events of a TRANSACTION_PAYLOAD too) for the caller to report.
 
     The events are framed here (the framing rules of :func:`~binlogwriter.read.framing.iter_frames`,
     whose errors end the file's check as the reader's do), the log_pos chain checked, and
@@ -317,8 +336,12 @@ def verify_roundtrip(path: str) -> tuple[int, list[str]]:  # noqa: C901 - one br
                 if fast.check(rec):  # first sight of a repeated body, a new rows header, …
                     continue
                 ev = reader.decode(rec)
+                if isinstance(ev, RawEvent):  # re-encodes by construction: not decoded, named
+                    if kept is not None:
+                        kept.append(kept_raw_text(ev, name, off))
+                    continue
                 if ev.type_code == 40:
-                    failures.extend(_check_payload(ev, rec))
+                    failures.extend(_check_payload(ev, rec, kept))
                 again = rt.check(ev, data, fmt)
                 if again is not None:
                     diff = next((i for i, (a, b) in enumerate(zip(again, data, strict=False)) if a != b),

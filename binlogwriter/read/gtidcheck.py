@@ -2,18 +2,25 @@
 whether a MySQL GTID / ANONYMOUS_GTID or a MariaDB GTID body re-encodes to itself, without
 building the event. Used by :mod:`binlogwriter.read.fastverify`; each is property-tested equal
 to the fast event readers' verdict (tests/test_fastverify_props.py).
+
+:func:`transaction_gtid` is the one reading of a transaction's GTID from its event's bytes
+for the readers that do not build events (``changes()``, the columnar export): the fast
+reading only where these verdicts vouch for the shape, the declarative decode otherwise.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from binlogwriter.batch.dtypes import HEADER_DTYPE
+from binlogwriter.errors import KeptRawError
+from binlogwriter.events import RawEvent, decode_event
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
 from binlogwriter.read.places import HEADER, MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
-__all__ = ["_mysql_gtid_exact", "_mysql_gtid_ok", "_mariadb_gtid_ok"]
+__all__ = ["_mysql_gtid_exact", "_mysql_gtid_ok", "_mariadb_gtid_ok", "transaction_gtid"]
 
 # field places from the declared layouts (read/places.py)
 _TS = MYSQL_GTID.ts
@@ -58,7 +65,8 @@ def _mysql_gtid_ok(data: bytes, end: int) -> bool:
         return False
     if data[_TS_TOP] & 0x80:  # original commit timestamp follows: only when it differs
         if end < _TS_END or int.from_bytes(data[_TS:_TS_ORIG], "little") & _TS_MASK == int.from_bytes(
-                data[_TS_ORIG:_TS_END], "little"):
+            data[_TS_ORIG:_TS_END], "little"
+        ):
             return False
         p = _TS_END
     else:
@@ -72,7 +80,8 @@ def _mysql_gtid_ok(data: bytes, end: int) -> bool:
         return False
     if data[q - 1] & 0x80:  # original server version follows: only when it differs
         if q + _SV_SIZE > end or int.from_bytes(data[p:q], "little") & _SV_MASK == int.from_bytes(
-                data[q:q + _SV_SIZE], "little"):
+            data[q : q + _SV_SIZE], "little"
+        ):
             return False
         q += _SV_SIZE
     return q == end or q + _TICKET == end
@@ -98,3 +107,62 @@ def _mariadb_gtid_ok(data: bytes, end: int) -> bool:
             return False
         p = _CID_END
     return p >= end or data[p] == 0
+
+
+_SID, _SID_END = MYSQL_GTID.sid, MYSQL_GTID.sid + MYSQL_GTID.sid_size
+_GNO, _GNO_END = MYSQL_GTID.gno, MYSQL_GTID.gno + MYSQL_GTID.gno_size
+_SEQ, _SEQ_END = MARIADB_GTID.seq_no, MARIADB_GTID.seq_no + MARIADB_GTID.seq_no_size
+_DOM, _DOM_END = MARIADB_GTID.domain_id, MARIADB_GTID.domain_id + MARIADB_GTID.domain_id_size
+_SERVER_ID = HEADER_DTYPE.fields["server_id"][1]
+_SERVER_ID_END = _SERVER_ID + HEADER_DTYPE.fields["server_id"][0].itemsize
+_UUIDS: dict[bytes, str] = {}
+"""GTID source ids as text ``uuid:`` by their 16 bytes (few sources per file set)."""
+
+
+def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset: int) -> str | None:
+    """The GTID a GTID event gives its transaction, as the declarative path decodes it: MySQL
+    ``uuid:gno`` (type 33), ``uuid:tag:gno`` (42), None for ANONYMOUS_GTID (34, gtid_mode
+    OFF); MariaDB ``domain-server-seq`` (162). ``end``: where the body ends (the CRC32 footer
+    after it is never read as a field).
+
+    The GNO is MySQL's ``rpl_gno``, a signed 64-bit integer (format.md §8; the server reads
+    it with ``read<int64_t>``): bytes ``00..80`` are -9223372036854775808, as the event's
+    ``gno`` and the listing say. A server accepts 1..2^63-2 only ("Invalid GNO" otherwise).
+
+    Read from the bytes only in the shapes whose declarative decode is known to be these very
+    fields (:func:`_mysql_gtid_ok`, :func:`_mariadb_gtid_ok`); every other body is decoded by
+    :func:`~binlogwriter.events.decode_event`, so a body cut short is the located
+    :class:`~binlogwriter.errors.DecodeError` ``verify`` and ``inspect`` give, and a GTID the
+    decoder keeps raw (not in the form a server writes; ``inspect`` lists it as not decoded)
+    is a located :class:`~binlogwriter.errors.KeptRawError`: its transaction's GTID is not
+    handed out from fields the reader did not decode."""
+    if t == 33 or t == 34:
+        if fmt.post_header_len(t) == MYSQL_GTID.post and _mysql_gtid_ok(data, end):
+            if t == 34:
+                return None
+            sid = bytes(data[_SID:_SID_END])
+            u = _UUIDS.get(sid)
+            if u is None:
+                if len(_UUIDS) >= 4096:
+                    _UUIDS.clear()
+                h = sid.hex()
+                u = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:"
+            return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
+    elif t == 162 and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
+        return (
+            f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
+            f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"
+            f"{int.from_bytes(data[_SEQ:_SEQ_END], 'little')}"
+        )
+    ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+    if isinstance(ev, RawEvent):
+        raise KeptRawError(
+            f"the GTID of this transaction is not read: the event is kept as raw bytes "
+            f"({ev.kept_raw or 'its type is not decoded'})",
+            file=name,
+            offset=offset,
+            event_type=ev.type_name,
+        )
+    if t == 162:
+        return f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
+    return ev.gtid
