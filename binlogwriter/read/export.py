@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
@@ -56,12 +55,13 @@ from binlogwriter.read.changes import (  # field places derived from the layouts
     _uuid,
 )
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
+from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.places import MARIADB_GTID
 from binlogwriter.read.xa import XaHeld, xa_key
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
-           "RetypedColumnError"]
+           "RetypedColumnError", "UnknownTableError"]
 
 _FLUSH_BYTES = 8 << 20
 """Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
@@ -80,6 +80,16 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
     table definition (a definition change starts a new schema). ``tables``: only these
     ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
     of the compiled row decoders, then ``pa.array``); both give the same batches."""
+    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set()):
+        yield info.key, batch
+
+
+def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_checksum: bool, batch_rows: int,
+                   tables: Iterable[str] | None, columnar: bool,
+                   seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
+    """:func:`iter_table_batches` with each batch's :class:`TableInfo` (its database and table
+    names apart: ``db.table`` is ambiguous when a name holds a dot); ``seen`` gets the
+    ``db.table`` of every Table_map read."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
@@ -125,12 +135,13 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     buf.nbytes += len(rows)
                 if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
                     for b in _flush(buf, batch_rows):
-                        yield info.key, b
+                        yield info, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
                     info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
+                seen.add(info.key)
                 if (wanted is not None and info.key not in wanted) or info.error is not None:
                     buf = None
                 else:
@@ -159,12 +170,12 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
 
                 gtid = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False).gtid
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
-                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar)
+                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar,
+                                    seen)
     for b in buffers.values():
         if len(b):
-            key = f"{b.info.database}.{b.info.table}"
             for rb in _flush(b, batch_rows):
-                yield key, rb
+                yield b.info, rb
 
 
 _TABLES: dict[tuple[bytes, Any], TableInfo] = {}
@@ -204,7 +215,8 @@ def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: in
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
-             name: str, offset: int, batch_rows: int, columnar: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
+             name: str, offset: int, batch_rows: int, columnar: bool,
+             seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
     from binlogwriter.events import decode_event
     from binlogwriter.payload import inner_events
@@ -216,6 +228,7 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
         t = inner.type_code
         if t == 19:
             inner_tables[inner.table_id] = table_info(inner, reader.schemas, fmt.flavor)
+            seen.add(inner_tables[inner.table_id].key)
         elif t in _EXPORTED:
             info = inner_tables.get(inner.table_id)
             if info is None:
@@ -233,7 +246,7 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
             _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
             if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
                 for b in _flush(buf, batch_rows):
-                    yield info.key, b
+                    yield info, b
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
@@ -262,13 +275,13 @@ def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end
     return staged, []
 
 
-def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """Buffer a rows event held for its XA COMMIT; its batches when the buffer is full."""
     buf, info, t, data, end, tid_size, gtid, name, offset = ent
     _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
     if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
         for b in _flush(buf, batch_rows):
-            yield info.key, b
+            yield info, b
 
 
 def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
@@ -328,41 +341,26 @@ def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
     return RetypedColumnError(f"table {key}: its definitions cannot be unified into one Arrow table")
 
 
-_DICTIONARY = ["op", "gtid", "file"]
-"""Columns written with dictionary pages (few distinct values per row group); the image
-columns are written plain (trying a dictionary on each costs more than the file saves)."""
-
-
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, batch_rows: int = 16384,
-                   verify_checksum: bool = True) -> dict[str, int]:
+                   verify_checksum: bool = True, overwrite: bool = False) -> dict[str, int]:
     """Write one Parquet dataset per table: ``out_dir/<db>.<table>/part-NNNNN.parquet`` (a new
-    part when the table's definition changes). Returns rows written per table."""
-    import pyarrow.parquet as pq
+    part when the table's definition changes), the names percent-encoded
+    (:mod:`binlogwriter.read.exportpaths`: a name is never a path). Returns rows written per
+    table folder name (``db.table`` for plain names).
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    writers: dict[str, tuple[pa.Schema, Any]] = {}
-    parts: dict[str, int] = {}
-    counts: dict[str, int] = {}
-    try:
-        for key, batch in iter_table_batches(paths, schemas=schemas, tables=tables, batch_rows=batch_rows,
-                                             verify_checksum=verify_checksum):
-            cur = writers.get(key)
-            if cur is None or not cur[0].equals(batch.schema):
-                if cur is not None:
-                    cur[1].close()
-                n = parts.get(key, 0)
-                parts[key] = n + 1
-                d = out / key
-                d.mkdir(parents=True, exist_ok=True)
-                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema,
-                                                                     use_dictionary=_DICTIONARY))
-            cur[1].write_batch(batch)
-            counts[key] = counts.get(key, 0) + batch.num_rows
-    except OSError as exc:
-        raise BinlogError(f"cannot write Parquet under {out}: {exc}") from None
-    finally:
-        for _, w in writers.values():
-            w.close()
-    return counts
+    ``out_dir`` is written all at once or not at all (:mod:`binlogwriter.read.exportparquet`):
+    one that is not empty raises :class:`~binlogwriter.errors.OutputExistsError` unless
+    ``overwrite``; a ``tables`` name no Table_map of the files has raises
+    :class:`UnknownTableError` (nothing written)."""
+    wanted = list(tables) if tables is not None else None
+    seen: set[str] = set()
+
+    def batches() -> Iterator[tuple[str, str, pa.RecordBatch]]:
+        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen):
+            yield info.database, info.table, batch
+        for name in wanted or ():
+            if name not in seen:
+                raise UnknownTableError.of(name, seen)
+
+    return write_parquet(batches(), out_dir, overwrite=overwrite)

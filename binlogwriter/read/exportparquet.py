@@ -1,0 +1,222 @@
+"""The Parquet side of the export (issue 27): record batches into one folder per table
+under an output directory that is written all at once or not at all.
+
+* **Folders.** A table's folder name comes from :func:`binlogwriter.read.exportpaths.table_dir`
+  (its names percent-encoded: no name from a file is ever a path); a new
+  ``part-NNNNN.parquet`` starts when the table's definition changes. Two tables whose
+  folders would be one on this file system (a case-insensitive one: ``T`` and ``t``) are an
+  :class:`~binlogwriter.errors.OutputError` naming both, never one folder holding both.
+* **All or nothing.** Everything is written into a fresh sibling of the output directory
+  (``.<name>.<random>.part``) and renamed to the output directory when complete, like the
+  binlog files (``sinks.FileSink``): a failure (bad input, a full disk, Ctrl-C) removes the
+  sibling and any parent folder this export created, and leaves an existing output
+  directory as it was. An output directory that is not empty is refused
+  (:class:`~binlogwriter.errors.OutputExistsError`) unless ``overwrite``: then the old one
+  is renamed aside, the new one renamed in, and the old one deleted — the two renames
+  leave no moment where the directory holds a mix of both runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from binlogwriter.errors import OptionError, OutputError, OutputExistsError
+from binlogwriter.read.exportpaths import DATABASE_KEY, TABLE_KEY, encode_name, table_dir
+
+__all__ = ["write_parquet", "output_directory", "shown_name", "UnknownTableError"]
+
+_DICTIONARY = ["op", "gtid", "file"]
+"""Columns written with dictionary pages (few distinct values per row group); the image
+columns are written plain (trying a dictionary on each costs more than the file saves)."""
+
+
+def write_parquet(
+    batches: Iterable[tuple[str, str, pa.RecordBatch]], out_dir: str | os.PathLike, *, overwrite: bool = False
+) -> dict[str, int]:
+    """Write ``(database, table, batch)`` triples as one Parquet dataset per table under
+    ``out_dir`` (module docstring); rows written per table folder name."""
+    with output_directory(out_dir, overwrite=overwrite) as tmp:
+        return _write(batches, tmp)
+
+
+def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path) -> dict[str, int]:
+    import pyarrow.parquet as pq
+
+    writers: dict[tuple[str, str], tuple[pa.Schema, Any, Any]] = {}  # (db, table) -> (schema, writer, file)
+    dirs: dict[tuple[str, str], str] = {}
+    owners: dict[str, tuple[str, str]] = {}
+    parts: dict[tuple[str, str], int] = {}
+    counts: dict[str, int] = {}
+    try:
+        for db, table, batch in batches:
+            pair = (db, table)
+            cur = writers.get(pair)
+            if cur is None or not cur[0].equals(batch.schema):
+                if cur is not None:
+                    cur[1].close()
+                    cur[2].close()
+                name = dirs.get(pair)
+                if name is None:
+                    name = dirs[pair] = _table_folder(tmp, db, table, owners)
+                n = parts.get(pair, 0)
+                parts[pair] = n + 1
+                meta = {DATABASE_KEY: encode_name(db).encode(), TABLE_KEY: encode_name(table).encode()}
+                schema = batch.schema.with_metadata(meta)
+                f = open(tmp / name / f"part-{n:05d}.parquet", "wb")  # noqa: SIM115 - closed with its writer
+                cur = writers[pair] = (
+                    batch.schema,
+                    pq.ParquetWriter(f, schema, use_dictionary=_DICTIONARY),
+                    f,
+                )
+            cur[1].write_batch(batch)
+            counts[dirs[pair]] = counts.get(dirs[pair], 0) + batch.num_rows
+    finally:
+        for _, w, f in writers.values():
+            with contextlib.suppress(Exception):  # the error being raised is the one to report
+                w.close()
+            f.close()
+    return counts
+
+
+def _table_folder(tmp: Path, db: str, table: str, owners: dict[str, tuple[str, str]]) -> str:
+    """Create a table's folder (it must be new: a folder another table already has on a
+    case-insensitive file system is an error naming both)."""
+    name = table_dir(db, table)
+    try:
+        (tmp / name).mkdir()
+    except FileExistsError:
+        other = next((o for n, o in owners.items() if n.lower() == name.lower()), None)
+        shown = ", ".join(_shown(p) for p in (other, (db, table)) if p is not None)
+        raise OutputError(
+            f"tables {shown} would share the folder {name} under {tmp.parent} "
+            "(a case-insensitive file system): export them one at a time with --table",
+            file=str(tmp / name),
+        ) from None
+    owners[name] = (db, table)
+    return name
+
+
+def _shown(pair: tuple[str, str]) -> str:
+    return shown_name(f"{pair[0]}.{pair[1]}")
+
+
+def shown_name(text: str) -> str:
+    """A name from a file as it can be printed on one line: characters that are not
+    printable (NUL, newline, bytes the reader kept as surrogate escapes) as ``\\x..``,
+    ``\\u..`` escapes."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+class UnknownTableError(OptionError):
+    """A ``tables`` name (``db.table``) that no Table_map of the files has."""
+
+    @classmethod
+    def of(cls, name: str, seen: Iterable[str]) -> UnknownTableError:
+        """The error for ``name``, with the closest table the files have (difflib)."""
+        known = sorted(seen)
+        close = difflib.get_close_matches(name, known, n=1)
+        if close:
+            hint = f"; did you mean {shown_name(close[0])}?"
+        elif not known:
+            hint = "; the files have no Table_map"
+        else:
+            more = ", …" if len(known) > 5 else ""
+            hint = f"; the files have {', '.join(shown_name(k) for k in known[:5])}{more}"
+        return cls(f"no table {shown_name(name)} in the files{hint}", setting="tables")
+
+
+@contextlib.contextmanager
+def output_directory(out_dir: str | os.PathLike, *, overwrite: bool = False) -> Iterator[Path]:
+    """A fresh folder to fill; renamed to ``out_dir`` when the block ends normally, removed
+    (with the parent folders made for it) when it raises (module docstring)."""
+    out = Path(out_dir)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise OutputError(f"cannot export to {out}: it is not a directory", file=str(out))
+    if out.is_dir() and not overwrite and any(out.iterdir()):
+        raise OutputExistsError(f"{out} is not empty; pass overwrite=True to replace it", file=str(out))
+    made = _make_parents(out.parent)
+    try:
+        tmp = _fresh(out.parent, f".{out.name}.", ".part")
+    except OSError as exc:
+        _remove_made(made)
+        raise OutputError(f"cannot export to {out}: {exc.strerror or exc}", file=str(out)) from None
+    try:
+        yield tmp
+        _swap(tmp, out)
+    except OSError as exc:
+        _discard(tmp, made)
+        raise OutputError(
+            f"cannot write the export under {out}: {exc.strerror or exc}"
+            f"{f' ({exc.filename})' if exc.filename else ''}",
+            file=str(out),
+        ) from None
+    except BaseException:
+        _discard(tmp, made)
+        raise
+
+
+def _swap(tmp: Path, out: Path) -> None:
+    """``tmp`` becomes ``out``; an existing ``out`` (empty, or replaced by ``overwrite``)
+    is renamed aside first and deleted after."""
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    aside = _fresh(out.parent, f".{out.name}.", ".old")
+    os.rename(out, aside / "old")
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        os.rename(aside / "old", out)
+        aside.rmdir()
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _fresh(parent: Path, prefix: str, suffix: str) -> Path:
+    """A new folder in ``parent`` with a random name, made with the process's umask (as the
+    output directory itself would be; ``tempfile.mkdtemp`` makes it private)."""
+    while True:
+        d = parent / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        return d
+
+
+def _make_parents(parent: Path) -> list[Path]:
+    """``mkdir -p`` of the output's parent; the folders it made, deepest last."""
+    missing = []
+    p = parent.absolute()
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    made = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            made.append(d)
+    except OSError as exc:
+        _remove_made(made)
+        raise OutputError(f"cannot create {parent}: {exc.strerror or exc}", file=str(parent)) from None
+    return made
+
+
+def _discard(tmp: Path, made: list[Path]) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+    _remove_made(made)
+
+
+def _remove_made(made: list[Path]) -> None:
+    for d in reversed(made):
+        with contextlib.suppress(OSError):
+            d.rmdir()
