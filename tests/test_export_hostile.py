@@ -13,14 +13,25 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
-from binlogwriter.read.export import export_parquet
+from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.events import RawEvent
+from binlogwriter.read.export import changes_tables, export_parquet, iter_table_batches
 from binlogwriter.read.exportpaths import DATABASE_KEY, TABLE_KEY, encode_name, table_of_dir
+from binlogwriter.reader import BinlogReader
 from tests.hostile_binlogs import (
     HOSTILE,
+    WIDE,
+    decimal_238,
+    duplicate_columns,
+    recompressed,
+    short_gtid,
     tree,
     write,
 )
@@ -78,3 +89,112 @@ def test_cli_prints_hostile_names_on_one_line_each(tmp_path: Path) -> None:
 
 
 # -- byte-patched files -----------------------------------------------------------------------
+
+
+def test_decimal_beyond_arrow_precision_is_exported_as_its_text(tmp_path: Path) -> None:
+    path = decimal_238(tmp_path / "in")
+    assert [c.after["d"] for c in BinlogReader([path]).changes()] == [None, Decimal(WIDE)]
+    tab = changes_tables(path)["d.t"]
+    assert tab.schema.field("after.d").type == pa.string()
+    assert tab.column("after.d").to_pylist() == [None, WIDE]
+    ref = pa.Table.from_batches([b for _, b in iter_table_batches([path], columnar=False)])
+    assert ref.equals(tab)
+    assert export_parquet([path], tmp_path / "out") == {"d.t": 2}
+    assert pq.read_table(tmp_path / "out" / "d.t").column("after.d").to_pylist() == [None, WIDE]
+
+
+def test_a_short_gtid_body_is_the_located_error_the_reader_gives(tmp_path: Path) -> None:
+    path, offset = short_gtid(tmp_path / "in")
+    with pytest.raises(DecodeError) as want:
+        list(BinlogReader([path]))
+    with pytest.raises(DecodeError) as got:
+        export_parquet([path], tmp_path / "out")
+    assert type(got.value) is type(want.value)
+    assert (got.value.file, got.value.offset) == (str(path), offset) == (want.value.file, want.value.offset)
+    assert got.value.event_type == "MARIADB_GTID_EVENT"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("level", [1, 9])
+def test_a_compressed_rows_event_at_another_zlib_level_is_exported(tmp_path: Path, level: int) -> None:
+    path = recompressed(tmp_path / "in", level)
+    rows_event = [e for e in BinlogReader([path]) if e.type_code == 166]
+    assert len(rows_event) == 1 and isinstance(rows_event[0], RawEvent)  # kept raw: it re-encodes otherwise
+    tab = changes_tables(path)["d.t"]
+    assert [(r["op"], r["after.id"], r["after.v"]) for r in tab.to_pylist()] == [
+        ("insert", i, f"value {i % 3}") for i in range(16)
+    ]
+    assert export_parquet([path], tmp_path / "out") == {"d.t": 16}
+
+
+def test_a_column_name_given_twice_keeps_both_columns(tmp_path: Path) -> None:
+    path = duplicate_columns(tmp_path / "in")
+    assert export_parquet([path], tmp_path / "out") == {"d.t": 2}
+    tab = pq.read_table(tmp_path / "out" / "d.t")
+    assert tab.column_names == [
+        "op",
+        "gtid",
+        "file",
+        "pos",
+        "timestamp",
+        "before.aa",
+        "before.aa#2",
+        "after.aa",
+        "after.aa#2",
+    ]
+    assert tab.column("after.aa").to_pylist() == [1, 2]
+    assert tab.column("after.aa#2").to_pylist() == ["x", None]
+
+
+HOSTILE_FILES = {
+    "names": lambda d: write(d, HOSTILE),
+    "decimal-238": decimal_238,
+    "gtid-5-bytes": lambda d: short_gtid(d)[0],
+    "zlib-level-1": lambda d: recompressed(d, 1),
+    "zlib-level-9": lambda d: recompressed(d, 9),
+    "duplicate-columns": duplicate_columns,
+}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "binlogwriter", *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_FILES))
+def test_export_agrees_with_inspect_and_verify(tmp_path: Path, name: str) -> None:
+    """Export succeeds, or fails with the located error class and place the declarative
+    reader (what ``inspect`` and ``verify --roundtrip`` decode with) gives; every command
+    ends with one line, never a traceback."""
+    path = HOSTILE_FILES[name](tmp_path / "in")
+    try:
+        list(BinlogReader([path]))
+        read_error = None
+    except BinlogError as exc:
+        read_error = exc
+    try:
+        export_parquet([path], tmp_path / "out")
+        export_error = None
+    except BinlogError as exc:
+        export_error = exc
+    if export_error is not None:
+        assert read_error is not None, f"export fails where the reader does not: {export_error}"
+        assert type(export_error) is type(read_error)
+        assert (export_error.offset, export_error.file) == (read_error.offset, read_error.file)
+    procs = [
+        _cli("inspect", "-vv", str(path)),
+        _cli("verify", "--roundtrip", str(path)),
+        _cli("export", str(path), "--to", "parquet", str(tmp_path / "cli-out")),
+    ]
+    for proc in procs:
+        assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 1, proc.stderr
+    assert (procs[2].returncode == 0) == (export_error is None)
+    if read_error is not None:
+        where = f"{path}:{read_error.offset}"
+        assert procs[0].returncode == procs[1].returncode == procs[2].returncode == 1
+        assert where in procs[0].stderr and where in procs[1].stdout and where in procs[2].stderr

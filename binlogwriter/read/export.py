@@ -9,7 +9,8 @@ One Arrow table per binlog table, one row per row change, columns:
   (an insert has no before image, a delete no after image).
 
 Arrow types follow the column types (docs/python-types.md): integers by width and sign,
-FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256, DATE date32, DATETIME
+FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256 (its text beyond Arrow's 76
+digits), DATE date32, DATETIME
 timestamp[us], TIMESTAMP timestamp[us, UTC], TIME duration[us], text string, binary and
 GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated), JSON its
 text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
@@ -34,6 +35,7 @@ import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
+from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
@@ -49,6 +51,7 @@ from binlogwriter.read.changes import (  # field places derived from the layouts
     _SID,
     _SID_END,
     HEADER,
+    RowsPlan,
     SchemaSource,
     TableInfo,
     _Reader,
@@ -58,6 +61,7 @@ from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
 from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.places import MARIADB_GTID
+from binlogwriter.read.rowsheader import parse_rows_header
 from binlogwriter.read.xa import XaHeld, xa_key
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
@@ -150,10 +154,12 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                         buf = buffers[id(info)] = TableBuffer(info, columnar)
                 tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
             elif t in (33, 34):
+                _gtid_fits(data, footer, _GNO_END, fmt, name, offset)
                 gtid = None if t == 34 else (f"{_uuid(data[_SID:_SID_END])}:"
                                              f"{int.from_bytes(data[_GNO:_GNO_END], 'little')}")
                 staged = None
             elif t == 162:
+                _gtid_fits(data, footer, _FLAGS2 + 1, fmt, name, offset)
                 seq = int.from_bytes(data[_SEQ:_SEQ_END], "little")
                 dom = int.from_bytes(data[_DOM:_DOM_END], "little")
                 gtid = f"{dom}-{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-{seq}"
@@ -176,6 +182,19 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
         if len(b):
             for rb in _flush(b, batch_rows):
                 yield b.info, rb
+
+
+def _gtid_fits(data: bytes, footer: int, need: int, fmt: Any, name: str, offset: int) -> None:
+    """A GTID event whose body ends before the fields read here (``need``: the end of the
+    last, from the event's start) raises what decoding it declaratively raises, the error
+    ``inspect`` and ``verify --roundtrip`` report for it."""
+    if len(data) - footer >= need:
+        return
+    from binlogwriter.events import decode_event
+
+    decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+    raise DecodeError(f"GTID event body of {len(data) - footer - HEADER} bytes ends before its "
+                      f"{need - HEADER}-byte fixed fields", file=name, offset=offset, event_type=type_name(data[4]))
 
 
 _TABLES: dict[tuple[bytes, Any], TableInfo] = {}
@@ -288,7 +307,10 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
               gtid: str | None, name: str, offset: int) -> None:
     """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
     try:
-        plan, rows = info.rows_header(t, data, end, tid_size)
+        try:
+            plan, rows = info.rows_header(t, data, end, tid_size)
+        except NonCanonical:
+            plan, rows = _inexact_rows(info, t, data, end, tid_size)
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
@@ -297,6 +319,17 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
                           event_type=type_name(t)) from None
     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
     buf.nbytes += len(rows)
+
+
+def _inexact_rows(info: TableInfo, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
+    """A MariaDB compressed rows event whose zlib stream is valid but not the one the
+    server's ``compress()`` writes at the default level (another level, other blocks): the
+    declarative reader keeps it raw (it would not re-encode to its bytes), yet its rows are
+    what the stream inflates to (mariadb.md "Compression"), and they are exported."""
+    h = parse_rows_header(t, data[HEADER:end], tid_size, exact=False)
+    if h.width != len(info.cols):
+        raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(info.cols)}")
+    return RowsPlan(info, h.present, h.after, t), h.rows
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,

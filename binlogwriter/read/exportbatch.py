@@ -30,7 +30,7 @@ from binlogwriter.read.arrowfamilies import ColumnBuilder
 from binlogwriter.read.changes import TableInfo
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["arrow_schema", "TableBuffer"]
+__all__ = ["arrow_schema", "field_names", "TableBuffer"]
 
 _OPNAMES = ("insert", "update", "delete")
 
@@ -40,9 +40,26 @@ def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
     fields = [pa.field("op", pa.string()), pa.field("gtid", pa.string()), pa.field("file", pa.string()),
               pa.field("pos", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC"))]
     types = [arrow_type(c) for c in cols]
-    fields += [pa.field(f"before.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
-    fields += [pa.field(f"after.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
+    names = field_names(cols)
+    fields += [pa.field(f"before.{n}", typ) for n, typ in zip(names, types, strict=True)]
+    fields += [pa.field(f"after.{n}", typ) for n, typ in zip(names, types, strict=True)]
     return pa.schema(fields)
+
+
+def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
+    """The columns' names, each once: a name the Table_map gives again (no server writes
+    two columns of one name, a file can hold them) is followed by ``#`` and the column's
+    1-based position from its second column on, so each column keeps a field of its own (a
+    Parquet reader finds a column by name, and refuses a name held twice)."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for i, c in enumerate(cols, 1):
+        name = str(c.name)
+        while name in taken:
+            name = f"{name}#{i}"
+        taken.add(name)
+        out.append(name)
+    return out
 
 
 class TableBuffer:
