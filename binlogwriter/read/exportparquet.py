@@ -71,7 +71,8 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path) -> dic
                 parts[pair] = n + 1
                 meta = {DATABASE_KEY: encode_name(db).encode(), TABLE_KEY: encode_name(table).encode()}
                 schema = batch.schema.with_metadata(meta)
-                f = open(tmp / name / f"part-{n:05d}.parquet", "wb")  # noqa: SIM115 - closed with its writer
+                # a native file (written without the GIL); its path as bytes: DIR may be any path
+                f = pa.OSFile(os.fsencode(tmp / name / f"part-{n:05d}.parquet"), "wb")
                 cur = writers[pair] = (
                     batch.schema,
                     pq.ParquetWriter(f, schema, use_dictionary=_DICTIONARY),
