@@ -11,6 +11,7 @@ for the same bytes; the CLI never prints a traceback.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from decimal import Decimal
@@ -198,3 +199,32 @@ def test_export_agrees_with_inspect_and_verify(tmp_path: Path, name: str) -> Non
         where = f"{path}:{read_error.offset}"
         assert procs[0].returncode == procs[1].returncode == procs[2].returncode == 1
         assert where in procs[0].stderr and where in procs[1].stdout and where in procs[2].stderr
+
+
+def test_paths_that_are_not_utf8(tmp_path: Path) -> None:
+    """A binlog path and an output directory whose names hold the byte 0xFF (a Linux file name
+    is bytes): the export writes there, and its ``file`` column shows the byte as ``\\xff``
+    (a pyarrow UnicodeEncodeError before)."""
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/in\xff"))
+    path = write(odd, [("d", "t")])
+    out = Path(os.fsdecode(os.fsencode(tmp_path) + b"/out\xff"))
+    assert export_parquet([path], out) == {"d.t": 2}
+    got = pq.read_table(pa.OSFile(os.fsencode(out / "d.t" / "part-00000.parquet"))).column("file").to_pylist()
+    assert got == [f"{tmp_path}/in\\xff/binlog.000001"] * 2
+    assert changes_tables(path)["d.t"].column("file").to_pylist() == got
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "binlogwriter",
+            "export",
+            os.fsencode(path),
+            "--to",
+            "parquet",
+            os.fsencode(out) + b"2",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (odd, out, Path(f"{out}2")))

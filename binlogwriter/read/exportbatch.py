@@ -62,6 +62,17 @@ def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
     return out
 
 
+def _files(names: list[str]) -> pa.Array:
+    """The ``file`` column: each binlog path as given; a path whose bytes are not UTF-8 (the
+    file system's undecodable bytes are surrogate escapes) with those bytes as ``\\xNN``, as
+    the errors print it (errors.DecodeError)."""
+    try:
+        return pa.array(names, type=pa.string())
+    except UnicodeEncodeError:
+        return pa.array([n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for n in names],
+                        type=pa.string())
+
+
 class TableBuffer:
     """Rows events of one table definition waiting to become a record batch: their rows
     bytes and where they come from, decoded when the batch is made.
@@ -164,7 +175,7 @@ class TableBuffer:
                         dtype=np.int64)
         return [pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind[rows_ev], type=pa.int64())),
                 pa.array([e[3] for e in ev], type=pa.string()).take(take),
-                pa.array([e[4] for e in ev], type=pa.string()).take(take),
+                _files([e[4] for e in ev]).take(take),
                 pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
                 pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
                 .cast(pa.timestamp("s", tz="UTC"))]
