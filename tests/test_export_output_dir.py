@@ -152,3 +152,31 @@ def test_an_unknown_table_is_a_usage_error_with_a_suggestion(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
     ok = _run(path, "--to", "parquet", out, "--table", "shop.orders")
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "1 tables, 2 rows"
+
+
+def test_a_directory_filled_during_the_export_is_kept(tmp_path: Path) -> None:
+    """DIR was empty when the export began and another program wrote into it meanwhile: the
+    rename that would replace it fails (POSIX rename onto a non-empty directory), nothing
+    of it is lost and nothing of the export is left."""
+    out = tmp_path / "out"
+    out.mkdir()
+    batch = pa.RecordBatch.from_pydict({"x": [1]})
+
+    def batches():
+        yield "d", "t", batch
+        (out / "theirs.txt").write_text("kept")
+
+    with pytest.raises(OutputExistsError, match="is not empty"):
+        write_parquet(batches(), out)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert [p.name for p in out.iterdir()] == ["theirs.txt"]
+
+
+def test_a_link_to_a_directory_is_written_through(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert export_parquet([write(tmp_path / "in", [("d", "t")])], tmp_path / "link") == {"d.t": 2}
+    assert (tmp_path / "link").is_symlink() and _rows(tmp_path / "real") == [0, 100]
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(OutputError, match="not a directory"):
+        export_parquet([tmp_path / "in" / "binlog.000001"], tmp_path / "dangling")

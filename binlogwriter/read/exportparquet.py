@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import os
 import secrets
 import shutil
@@ -138,38 +139,52 @@ class UnknownTableError(OptionError):
 @contextlib.contextmanager
 def output_directory(out_dir: str | os.PathLike, *, overwrite: bool = False) -> Iterator[Path]:
     """A fresh folder to fill; renamed to ``out_dir`` when the block ends normally, removed
-    (with the parent folders made for it) when it raises (module docstring)."""
-    out = Path(out_dir)
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise OutputError(f"cannot export to {out}: it is not a directory", file=str(out))
+    (with the parent folders made for it) when it raises (module docstring). A symbolic link
+    to a directory stands for that directory; ``out_dir`` is made absolute first (``.`` is
+    the current directory's own name in its parent)."""
+    out = Path(os.path.abspath(out_dir))
+    if out.is_symlink() and out.is_dir():
+        out = out.resolve()
+    if not out.name or out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise OutputError(f"cannot export to {out_dir}: it is not a directory", file=str(out_dir))
     if out.is_dir() and not overwrite and any(out.iterdir()):
-        raise OutputExistsError(f"{out} is not empty; pass overwrite=True to replace it", file=str(out))
+        raise OutputExistsError(
+            f"{out_dir} is not empty; pass overwrite=True to replace it", file=str(out_dir)
+        )
     made = _make_parents(out.parent)
     try:
         tmp = _fresh(out.parent, f".{out.name}.", ".part")
     except OSError as exc:
         _remove_made(made)
-        raise OutputError(f"cannot export to {out}: {exc.strerror or exc}", file=str(out)) from None
+        raise OutputError(f"cannot export to {out_dir}: {exc.strerror or exc}", file=str(out_dir)) from None
     try:
         yield tmp
-        _swap(tmp, out)
+        _swap(tmp, out, overwrite, out_dir)
     except OSError as exc:
         _discard(tmp, made)
         raise OutputError(
-            f"cannot write the export under {out}: {exc.strerror or exc}"
+            f"cannot write the export under {out_dir}: {exc.strerror or exc}"
             f"{f' ({exc.filename})' if exc.filename else ''}",
-            file=str(out),
+            file=str(out_dir),
         ) from None
     except BaseException:
         _discard(tmp, made)
         raise
 
 
-def _swap(tmp: Path, out: Path) -> None:
-    """``tmp`` becomes ``out``; an existing ``out`` (empty, or replaced by ``overwrite``)
-    is renamed aside first and deleted after."""
-    if not out.exists():
-        os.rename(tmp, out)
+def _swap(tmp: Path, out: Path, overwrite: bool, shown: str | os.PathLike) -> None:
+    """``tmp`` becomes ``out``. Without ``overwrite`` one rename, which takes the place of a
+    missing or empty ``out`` and fails on one that was filled meanwhile (POSIX ``rename``);
+    with it, an existing ``out`` is renamed aside first and deleted after."""
+    if not overwrite or not out.exists():
+        try:
+            os.rename(tmp, out)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise OutputExistsError(
+                    f"{shown} is not empty; pass overwrite=True to replace it", file=str(shown)
+                ) from None
+            raise
         return
     aside = _fresh(out.parent, f".{out.name}.", ".old")
     os.rename(out, aside / "old")
