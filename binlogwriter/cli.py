@@ -198,6 +198,7 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     """
     from binlogwriter.errors import OutputExistsError
     from binlogwriter.read.export import UnknownTableError, export_parquet
+    from binlogwriter.read.exportparquet import shown_name
 
     paths = list(files)
     if out_dir is None:
@@ -219,8 +220,8 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
         raise click.UsageError(f"--table: {exc}") from None
     except OutputExistsError:
         raise click.UsageError(not_empty) from None
-    except BinlogError as exc:
-        click.echo(f"binlogwriter: {exc}", err=True)
+    except BinlogError as exc:  # one line: names from the file may hold NUL, newlines, ...
+        click.echo(f"binlogwriter: {shown_name(str(exc))}", err=True)
         sys.exit(1)
     for folder, n in sorted(counts.items()):
         click.echo(f"{_table_shown(folder)}: {n} rows -> {out / folder}")
