@@ -180,3 +180,31 @@ def test_a_link_to_a_directory_is_written_through(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
     with pytest.raises(OutputError, match="not a directory"):
         export_parquet([tmp_path / "in" / "binlog.000001"], tmp_path / "dangling")
+
+
+@pytest.mark.parametrize("limit", [300, 1000])  # the row group fails / the footer (at close) fails
+def test_a_write_that_fails_leaves_nothing(tmp_path: Path, limit: int) -> None:
+    """A real failing write, no mock: the export runs with a file-size limit (RLIMIT_FSIZE;
+    SIGXFSZ ignored, so a write past it fails with EFBIG as on a full disk)."""
+    import resource
+    import signal
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    path = write(tmp_path / "in", [("d", f"t{i}") for i in range(3)])
+    out = tmp_path / "new" / "out"
+    proc = subprocess.run(
+        # -B: a .pyc written under the limit would be cut short (and then loaded)
+        [sys.executable, "-B", "-m", "binlogwriter", "export", str(path), "--to", "parquet", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert proc.stderr.startswith(f"binlogwriter: cannot write {out}/d.t0/part-00000.parquet: ")
+    assert proc.stderr.rstrip().endswith("File too large")
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -46,13 +46,24 @@ def write_parquet(
     """Write ``(database, table, batch)`` triples as one Parquet dataset per table under
     ``out_dir`` (module docstring); rows written per table folder name."""
     with output_directory(out_dir, overwrite=overwrite) as tmp:
-        return _write(batches, tmp)
+        where: list[str] = []  # the part being written (relative to out_dir)
+        try:
+            return _write(batches, tmp, where)
+        except OSError as exc:
+            shown = os.path.join(out_dir, *where[-1:])
+            raise OutputError(f"cannot write {shown}: {exc.strerror or exc}", file=shown) from None
 
 
-def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path) -> dict[str, int]:
+_Part = tuple[pa.Schema, Any, Any, str]
+"""An open part: the batches' schema, its ParquetWriter, its file, its path under the output."""
+
+
+def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where: list[str]) -> dict[str, int]:
+    """The parts under ``tmp``; ``where`` holds the path (relative to ``tmp``) of the part
+    being opened, written or closed, for the error of a write that fails."""
     import pyarrow.parquet as pq
 
-    writers: dict[tuple[str, str], tuple[pa.Schema, Any, Any]] = {}  # (db, table) -> (schema, writer, file)
+    writers: dict[tuple[str, str], _Part] = {}  # (db, table) -> its open part
     dirs: dict[tuple[str, str], str] = {}
     owners: dict[str, tuple[str, str]] = {}
     parts: dict[tuple[str, str], int] = {}
@@ -63,30 +74,54 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path) -> dic
             cur = writers.get(pair)
             if cur is None or not cur[0].equals(batch.schema):
                 if cur is not None:
-                    cur[1].close()
-                    cur[2].close()
+                    where[:] = [cur[3]]
+                    _close(cur[1], cur[2])
                 name = dirs.get(pair)
                 if name is None:
                     name = dirs[pair] = _table_folder(tmp, db, table, owners)
                 n = parts.get(pair, 0)
                 parts[pair] = n + 1
                 meta = {DATABASE_KEY: encode_name(db).encode(), TABLE_KEY: encode_name(table).encode()}
-                schema = batch.schema.with_metadata(meta)
+                rel = os.path.join(name, f"part-{n:05d}.parquet")
+                where[:] = [rel]
                 # a native file (written without the GIL); its path as bytes: DIR may be any path
-                f = pa.OSFile(os.fsencode(tmp / name / f"part-{n:05d}.parquet"), "wb")
-                cur = writers[pair] = (
-                    batch.schema,
-                    pq.ParquetWriter(f, schema, use_dictionary=_DICTIONARY),
-                    f,
-                )
+                f = pa.OSFile(os.fsencode(tmp / rel), "wb")
+                w = pq.ParquetWriter(f, batch.schema.with_metadata(meta), use_dictionary=_DICTIONARY)
+                cur = writers[pair] = (batch.schema, w, f, rel)
+            where[:] = [cur[3]]
             cur[1].write_batch(batch)
             counts[dirs[pair]] = counts.get(dirs[pair], 0) + batch.num_rows
-    finally:
-        for _, w, f in writers.values():
-            with contextlib.suppress(Exception):  # the error being raised is the one to report
-                w.close()
-            f.close()
+    except BaseException:
+        _close_all(list(writers.values()))
+        raise
+    entries = list(writers.values())
+    for i, (_, w, f, rel) in enumerate(entries):  # a footer that cannot be written fails the export
+        where[:] = [rel]
+        try:
+            _close(w, f)
+        except BaseException:
+            _close_all(entries[i + 1 :])
+            raise
     return counts
+
+
+def _close(w: Any, f: Any) -> None:
+    """Close a part: its writer writes the footer, then the file is closed. A writer whose
+    close fails is marked closed all the same: pyarrow's finalizer would try again and print
+    the error a second time ("Exception ignored in ParquetWriter.__del__")."""
+    try:
+        w.close()
+    finally:
+        w.is_open = False
+        f.close()
+
+
+def _close_all(entries: list[_Part]) -> None:
+    """Close the parts of an export that is failing: the error being raised is the one to
+    report."""
+    for _, w, f, _ in entries:
+        with contextlib.suppress(Exception):
+            _close(w, f)
 
 
 def _table_folder(tmp: Path, db: str, table: str, owners: dict[str, tuple[str, str]]) -> str:
@@ -100,7 +135,7 @@ def _table_folder(tmp: Path, db: str, table: str, owners: dict[str, tuple[str, s
         shown = ", ".join(_shown(p) for p in (other, (db, table)) if p is not None)
         raise OutputError(
             f"tables {shown} would share the folder {name} under {tmp.parent} "
-            "(a case-insensitive file system): export them one at a time with --table",
+            "(a case-insensitive file system): export them one at a time (--table)",
             file=str(tmp / name),
         ) from None
     owners[name] = (db, table)
