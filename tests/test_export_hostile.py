@@ -228,3 +228,16 @@ def test_paths_that_are_not_utf8(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (odd, out, Path(f"{out}2")))
+
+
+def test_tables_whose_db_table_text_is_the_same_are_kept_apart(tmp_path: Path) -> None:
+    """Database ``a.b`` table ``c`` and database ``a`` table ``b.c``: ``changes_tables`` keyed
+    both as ``a.b.c`` and concatenated their rows into one table; now that is a located
+    error, and the export writes two folders."""
+    path = write(tmp_path / "in", [("a.b", "c"), ("a", "b.c")])
+    with pytest.raises(DecodeError) as info:
+        changes_tables(path)
+    assert "database 'a.b' table 'c' and database 'a' table 'b.c' are both a.b.c" in str(info.value)
+    second = [c.position for c in BinlogReader([path]).changes() if c.database == "a"][0]
+    assert (info.value.file, info.value.offset) == (str(path), second)
+    assert export_parquet([path], tmp_path / "out") == {"a%2Eb.c": 2, "a.b%2Ec": 2}

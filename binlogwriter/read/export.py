@@ -16,6 +16,10 @@ GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated),
 text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
 
+Size (about 420 lines): one pass over the files — the frame loop and the per-type steps it
+calls, which share its buffers and table maps — and the three ways out of it
+(iter_table_batches, changes_tables, export_parquet).
+
 Rows events are buffered per table definition (their rows bytes; at most ``batch_rows``
 events or 8 MB) and each buffer becomes Arrow record batches of at most ``batch_rows`` rows,
 so memory stays flat in file size. A buffer is decoded column by column, many rows at once,
@@ -341,8 +345,11 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
-    for key, batch in iter_table_batches(paths, schemas=schemas, tables=tables, verify_checksum=verify_checksum):
-        by.setdefault(key, []).append(batch)
+    names: dict[str, tuple[str, str]] = {}
+    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set()):
+        if names.setdefault(info.key, (info.database, info.table)) != (info.database, info.table):
+            raise _ambiguous(info.key, names[info.key], (info.database, info.table), batch)
+        by.setdefault(info.key, []).append(batch)
     out = {}
     for key, batches in by.items():
         tabs = [pa.Table.from_batches([b]) for b in batches]
@@ -351,6 +358,18 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
         except (pa.ArrowTypeError, pa.ArrowInvalid):
             raise _retyped(key, batches) from None
     return out
+
+
+def _ambiguous(key: str, first: tuple[str, str], other: tuple[str, str], batch: pa.RecordBatch) -> DecodeError:
+    """Two tables whose ``db.table`` is the same text (a name holding a dot: database ``a.b``
+    table ``c``, database ``a`` table ``b.c``): one key cannot hold both, and merging them
+    would be silently wrong. Located at the second one's first change."""
+    from binlogwriter.read.exportparquet import shown_name
+
+    a, b = (shown_name(f"database {d!r} table {t!r}") for d, t in (first, other))
+    return DecodeError(f"{a} and {b} are both {shown_name(key)}: changes_tables cannot hold them apart; "
+                       "export_parquet writes each to its own folder",
+                       file=batch.column("file")[0].as_py(), offset=batch.column("pos")[0].as_py())
 
 
 class RetypedColumnError(DecodeError):
