@@ -38,9 +38,13 @@ HOSTILE = [
 ]
 
 
-def write(out: Path, tables: list[tuple[str, str]], table: Table = T, rows=None) -> Path:
+def write(
+    out: Path, tables: list[tuple[str, str]], table: Table = T, rows=None, fmt: BinlogFormat = FMT, **settings
+) -> Path:
+    """One binlog (FULL row metadata): a transaction inserting ``rows`` (default two rows of
+    their own) into each ``(database, table)``."""
     out.mkdir(parents=True, exist_ok=True)
-    with BinlogWriter(out, FMT, settings=SessionSettings(row_metadata="FULL")) as w:
+    with BinlogWriter(out, fmt, settings=SessionSettings(row_metadata="FULL", **settings)) as w:
         for i, (db, name) in enumerate(tables):
             with w.transaction() as tx:
                 tx.insert(
@@ -95,11 +99,16 @@ def decimal_238(tmp_path: Path) -> Path:
     return rebuild(path, evs)
 
 
-def short_gtid(tmp_path: Path) -> tuple[Path, int]:
-    """A MARIADB_GTID_EVENT whose body is 5 bytes (seq_no alone needs 8)."""
-    path = write(tmp_path, [("d", "t")])
+def short_gtid(tmp_path: Path, flavor: str = "mariadb1011") -> tuple[Path, int]:
+    """A GTID event whose body is 5 bytes: MARIADB_GTID_EVENT (seq_no alone needs 8) or
+    MySQL's GTID_LOG_EVENT (flags and 16 bytes of source id first)."""
+    if flavor == "mariadb1011":
+        path, code = write(tmp_path, [("d", "t")]), 162
+    else:
+        sid = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+        path, code = write(tmp_path, [("d", "t")], fmt=BinlogFormat.preset(flavor), gtid=sid), 33
     evs = events(path)
-    g = [e[4] for e in evs].index(162)
+    g = [e[4] for e in evs].index(code)
     evs[g] = evs[g][: 19 + 5] + evs[g][-4:]
     rebuild(path, evs)
     return path, 4 + sum(len(e) for e in evs[:g])
