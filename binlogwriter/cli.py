@@ -204,15 +204,21 @@ def verify(files: tuple[str, ...], roundtrip: bool, strict: bool) -> None:
 @click.option("--schema", "schema", type=click.Path(exists=True, dir_okay=False), default=None,
               help="CREATE TABLE file for binlogs without FULL row metadata.")
 @click.option("--table", "tables", multiple=True, help="Only this db.table (repeatable).")
+@click.option("--overwrite", is_flag=True, help="Replace DIR if it is not empty (the new export is swapped in "
+              "when complete).")
 def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | None,
-           tables: tuple[str, ...]) -> None:
+           tables: tuple[str, ...], overwrite: bool) -> None:
     """Export the row changes of FILES as one Parquet dataset per table.
 
     ``binlogwriter export binlog.000001 binlog.000002 --to parquet DIR`` writes
     ``DIR/<db>.<table>/part-00000.parquet``: one row per row change with op, gtid, file, pos,
-    timestamp and before.<column> / after.<column>.
+    timestamp and before.<column> / after.<column>. Names are percent-encoded (``/`` is
+    ``%2F``, docs/read.md): a table's folder is always directly under DIR. DIR must be empty
+    or new (``--overwrite`` replaces it); it appears only when the export is complete.
     """
-    from binlogwriter.read.export import export_parquet
+    from binlogwriter.errors import OutputExistsError
+    from binlogwriter.read.export import UnknownTableError, export_parquet
+    from binlogwriter.read.exportparquet import shown_name
 
     paths = list(files)
     if out_dir is None:
@@ -222,16 +228,36 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     for f in paths:
         if not Path(f).is_file():
             raise click.UsageError(f"{f}: no such binlog file")
-    if Path(out_dir).is_file():
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
         raise click.UsageError(f"{out_dir} is a file; the output must be a directory")
+    not_empty = f"{out_dir} is not empty; pass --overwrite to replace it"
+    if out.is_dir() and not overwrite and any(out.iterdir()):
+        raise click.UsageError(not_empty)
     try:
-        counts = export_parquet(paths, out_dir, schemas=schema, tables=tables or None)
-    except BinlogError as exc:
-        click.echo(f"binlogwriter: {exc}", err=True)
+        counts = export_parquet(paths, out, schemas=schema, tables=tables or None, overwrite=overwrite)
+    except UnknownTableError as exc:
+        raise click.UsageError(f"--table: {exc}") from None
+    except OutputExistsError:
+        raise click.UsageError(not_empty) from None
+    except BinlogError as exc:  # one line: names from the file may hold NUL, newlines, ...
+        click.echo(f"binlogwriter: {shown_name(str(exc))}", err=True)
         sys.exit(1)
-    for key, n in sorted(counts.items()):
-        click.echo(f"{key}: {n} rows -> {Path(out_dir) / key}")
+    for folder, n in sorted(counts.items()):
+        click.echo(f"{_table_shown(folder)}: {n} rows -> {out / folder}")
     click.echo(f"{len(counts)} tables, {sum(counts.values())} rows")
+
+
+def _table_shown(folder: str) -> str:
+    """``db.table`` of an export folder, printable (the folder name itself when shortened)."""
+    from binlogwriter.read.exportparquet import shown_name
+    from binlogwriter.read.exportpaths import table_of_dir
+
+    try:
+        db, table = table_of_dir(folder)
+    except ValueError:
+        return folder
+    return shown_name(f"{db.decode('utf-8', 'surrogateescape')}.{table.decode('utf-8', 'surrogateescape')}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,8 @@ def converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
         return lambda v: None if type(v) in _LENIENT else v
     if t == 245:
         return lambda v: json.dumps(v, ensure_ascii=False, default=str)
+    if t == 246 and pa.types.is_string(typ):  # a DECIMAL no Arrow decimal holds (values/decimal.py)
+        return lambda v: format(v, "f") if isinstance(v, Decimal) else str(v)
     if t == 255:
         return lambda v: v.to_bytes() if hasattr(v, "to_bytes") else v
     if pa.types.is_string(typ) and string_real_type(col) == 248:

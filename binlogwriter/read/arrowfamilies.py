@@ -127,7 +127,7 @@ class ColumnBuilder:
             return self._integer
         if t in (4, 5) and len(col.meta) == 1:
             return self._floating
-        if t == 246 and col.meta[0] <= 18:
+        if t == 246 and col.meta[0] <= 18 and pa.types.is_decimal(self.typ):
             return self._decimal
         if t == 10:
             return self._date

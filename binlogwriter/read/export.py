@@ -9,11 +9,16 @@ One Arrow table per binlog table, one row per row change, columns:
   (an insert has no before image, a delete no after image).
 
 Arrow types follow the column types (docs/python-types.md): integers by width and sign,
-FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256, DATE date32, DATETIME
+FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256 (its text beyond Arrow's 76
+digits), DATE date32, DATETIME
 timestamp[us], TIMESTAMP timestamp[us, UTC], TIME duration[us], text string, binary and
 GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated), JSON its
 text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
+
+Size (about 420 lines): one pass over the files — the frame loop and the per-type steps it
+calls, which share its buffers and table maps — and the three ways out of it
+(iter_table_batches, changes_tables, export_parquet).
 
 Rows events are buffered per table definition (their rows bytes; at most ``batch_rows``
 events or 8 MB) and each buffer becomes Arrow record batches of at most ``batch_rows`` rows,
@@ -28,30 +33,33 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
+from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
     HEADER,
+    RowsPlan,
     SchemaSource,
     TableInfo,
     _Reader,
 )
 from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
+from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.places import MARIADB_GTID
+from binlogwriter.read.rowsheader import parse_rows_header
 from binlogwriter.read.xa import XaHeld, xa_key
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
-           "RetypedColumnError"]
+           "RetypedColumnError", "UnknownTableError"]
 
 _FLUSH_BYTES = 8 << 20
 """Rows bytes of one table buffered before its batch is made (memory flat in file size)."""
@@ -70,6 +78,16 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
     table definition (a definition change starts a new schema). ``tables``: only these
     ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
     of the compiled row decoders, then ``pa.array``); both give the same batches."""
+    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set()):
+        yield info.key, batch
+
+
+def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_checksum: bool, batch_rows: int,
+                   tables: Iterable[str] | None, columnar: bool,
+                   seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
+    """:func:`iter_table_batches` with each batch's :class:`TableInfo` (its database and table
+    names apart: ``db.table`` is ambiguous when a name holds a dot); ``seen`` gets the
+    ``db.table`` of every Table_map read."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
@@ -115,12 +133,13 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     buf.nbytes += len(rows)
                 if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
                     for b in _flush(buf, batch_rows):
-                        yield info.key, b
+                        yield info, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
                     info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
+                seen.add(info.key)
                 if (wanted is not None and info.key not in wanted) or info.error is not None:
                     buf = None
                 else:
@@ -139,13 +158,13 @@ def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = Non
                     for ent in ready:
                         yield from _add_staged(ent, batch_rows)
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
-                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar)
+                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar,
+                                    seen)
                 gtid = None  # the whole transaction after its GTID: the next one does not inherit it
     for b in buffers.values():
         if len(b):
-            key = f"{b.info.database}.{b.info.table}"
             for rb in _flush(b, batch_rows):
-                yield key, rb
+                yield b.info, rb
 
 
 _TABLES: dict[tuple[bytes, Any], TableInfo] = {}
@@ -185,7 +204,8 @@ def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: in
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
-             name: str, offset: int, batch_rows: int, columnar: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
+             name: str, offset: int, batch_rows: int, columnar: bool,
+             seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
     from binlogwriter.events import decode_event
     from binlogwriter.payload import inner_events
@@ -197,6 +217,7 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
         t = inner.type_code
         if t == 19:
             inner_tables[inner.table_id] = table_info(inner, reader.schemas, fmt.flavor)
+            seen.add(inner_tables[inner.table_id].key)
         elif t in _EXPORTED:
             info = inner_tables.get(inner.table_id)
             if info is None:
@@ -214,7 +235,7 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
             _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
             if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
                 for b in _flush(buf, batch_rows):
-                    yield info.key, b
+                    yield info, b
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
@@ -243,20 +264,23 @@ def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end
     return staged, []
 
 
-def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[str, pa.RecordBatch]]:
+def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """Buffer a rows event held for its XA COMMIT; its batches when the buffer is full."""
     buf, info, t, data, end, tid_size, gtid, name, offset = ent
     _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
     if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
         for b in _flush(buf, batch_rows):
-            yield info.key, b
+            yield info, b
 
 
 def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
               gtid: str | None, name: str, offset: int) -> None:
     """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
     try:
-        plan, rows = info.rows_header(t, data, end, tid_size)
+        try:
+            plan, rows = info.rows_header(t, data, end, tid_size)
+        except NonCanonical:
+            plan, rows = _inexact_rows(info, t, data, end, tid_size)
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
@@ -265,6 +289,17 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
                           event_type=type_name(t)) from None
     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
     buf.nbytes += len(rows)
+
+
+def _inexact_rows(info: TableInfo, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
+    """A MariaDB compressed rows event whose zlib stream is valid but not the one the
+    server's ``compress()`` writes at the default level (another level, other blocks): the
+    declarative reader keeps it raw (it would not re-encode to its bytes), yet its rows are
+    what the stream inflates to (mariadb.md "Compression"), and they are exported."""
+    h = parse_rows_header(t, data[HEADER:end], tid_size, exact=False)
+    if h.width != len(info.cols):
+        raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(info.cols)}")
+    return RowsPlan(info, h.present, h.after, t), h.rows
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
@@ -276,8 +311,11 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
-    for key, batch in iter_table_batches(paths, schemas=schemas, tables=tables, verify_checksum=verify_checksum):
-        by.setdefault(key, []).append(batch)
+    names: dict[str, tuple[str, str]] = {}
+    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set()):
+        if names.setdefault(info.key, (info.database, info.table)) != (info.database, info.table):
+            raise _ambiguous(info.key, names[info.key], (info.database, info.table), batch)
+        by.setdefault(info.key, []).append(batch)
     out = {}
     for key, batches in by.items():
         tabs = [pa.Table.from_batches([b]) for b in batches]
@@ -286,6 +324,18 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
         except (pa.ArrowTypeError, pa.ArrowInvalid):
             raise _retyped(key, batches) from None
     return out
+
+
+def _ambiguous(key: str, first: tuple[str, str], other: tuple[str, str], batch: pa.RecordBatch) -> DecodeError:
+    """Two tables whose ``db.table`` is the same text (a name holding a dot: database ``a.b``
+    table ``c``, database ``a`` table ``b.c``): one key cannot hold both, and merging them
+    would be silently wrong. Located at the second one's first change."""
+    from binlogwriter.read.exportparquet import shown_name
+
+    a, b = (shown_name(f"database {d!r} table {t!r}") for d, t in (first, other))
+    return DecodeError(f"{a} and {b} are both {shown_name(key)}: changes_tables cannot hold them apart; "
+                       "export_parquet writes each to its own folder",
+                       file=batch.column("file")[0].as_py(), offset=batch.column("pos")[0].as_py())
 
 
 class RetypedColumnError(DecodeError):
@@ -309,41 +359,26 @@ def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
     return RetypedColumnError(f"table {key}: its definitions cannot be unified into one Arrow table")
 
 
-_DICTIONARY = ["op", "gtid", "file"]
-"""Columns written with dictionary pages (few distinct values per row group); the image
-columns are written plain (trying a dictionary on each costs more than the file saves)."""
-
-
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, batch_rows: int = 16384,
-                   verify_checksum: bool = True) -> dict[str, int]:
+                   verify_checksum: bool = True, overwrite: bool = False) -> dict[str, int]:
     """Write one Parquet dataset per table: ``out_dir/<db>.<table>/part-NNNNN.parquet`` (a new
-    part when the table's definition changes). Returns rows written per table."""
-    import pyarrow.parquet as pq
+    part when the table's definition changes), the names percent-encoded
+    (:mod:`binlogwriter.read.exportpaths`: a name is never a path). Returns rows written per
+    table folder name (``db.table`` for plain names).
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    writers: dict[str, tuple[pa.Schema, Any]] = {}
-    parts: dict[str, int] = {}
-    counts: dict[str, int] = {}
-    try:
-        for key, batch in iter_table_batches(paths, schemas=schemas, tables=tables, batch_rows=batch_rows,
-                                             verify_checksum=verify_checksum):
-            cur = writers.get(key)
-            if cur is None or not cur[0].equals(batch.schema):
-                if cur is not None:
-                    cur[1].close()
-                n = parts.get(key, 0)
-                parts[key] = n + 1
-                d = out / key
-                d.mkdir(parents=True, exist_ok=True)
-                cur = writers[key] = (batch.schema, pq.ParquetWriter(d / f"part-{n:05d}.parquet", batch.schema,
-                                                                     use_dictionary=_DICTIONARY))
-            cur[1].write_batch(batch)
-            counts[key] = counts.get(key, 0) + batch.num_rows
-    except OSError as exc:
-        raise BinlogError(f"cannot write Parquet under {out}: {exc}") from None
-    finally:
-        for _, w in writers.values():
-            w.close()
-    return counts
+    ``out_dir`` is written all at once or not at all (:mod:`binlogwriter.read.exportparquet`):
+    one that is not empty raises :class:`~binlogwriter.errors.OutputExistsError` unless
+    ``overwrite``; a ``tables`` name no Table_map of the files has raises
+    :class:`UnknownTableError` (nothing written)."""
+    wanted = list(tables) if tables is not None else None
+    seen: set[str] = set()
+
+    def batches() -> Iterator[tuple[str, str, pa.RecordBatch]]:
+        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen):
+            yield info.database, info.table, batch
+        for name in wanted or ():
+            if name not in seen:
+                raise UnknownTableError.of(name, seen)
+
+    return write_parquet(batches(), out_dir, overwrite=overwrite)

@@ -30,7 +30,7 @@ from binlogwriter.read.arrowfamilies import ColumnBuilder
 from binlogwriter.read.changes import TableInfo
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["arrow_schema", "TableBuffer"]
+__all__ = ["arrow_schema", "field_names", "TableBuffer"]
 
 _OPNAMES = ("insert", "update", "delete")
 
@@ -40,9 +40,37 @@ def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
     fields = [pa.field("op", pa.string()), pa.field("gtid", pa.string()), pa.field("file", pa.string()),
               pa.field("pos", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC"))]
     types = [arrow_type(c) for c in cols]
-    fields += [pa.field(f"before.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
-    fields += [pa.field(f"after.{c.name}", typ) for c, typ in zip(cols, types, strict=True)]
+    names = field_names(cols)
+    fields += [pa.field(f"before.{n}", typ) for n, typ in zip(names, types, strict=True)]
+    fields += [pa.field(f"after.{n}", typ) for n, typ in zip(names, types, strict=True)]
     return pa.schema(fields)
+
+
+def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
+    """The columns' names, each once: a name the Table_map gives again (no server writes
+    two columns of one name, a file can hold them) is followed by ``#`` and the column's
+    1-based position from its second column on, so each column keeps a field of its own (a
+    Parquet reader finds a column by name, and refuses a name held twice)."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for i, c in enumerate(cols, 1):
+        name = str(c.name)
+        while name in taken:
+            name = f"{name}#{i}"
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def _files(names: list[str]) -> pa.Array:
+    """The ``file`` column: each binlog path as given; a path whose bytes are not UTF-8 (the
+    file system's undecodable bytes are surrogate escapes) with those bytes as ``\\xNN``, as
+    the errors print it (errors.DecodeError)."""
+    try:
+        return pa.array(names, type=pa.string())
+    except UnicodeEncodeError:
+        return pa.array([n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for n in names],
+                        type=pa.string())
 
 
 class TableBuffer:
@@ -147,7 +175,7 @@ class TableBuffer:
                         dtype=np.int64)
         return [pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind[rows_ev], type=pa.int64())),
                 pa.array([e[3] for e in ev], type=pa.string()).take(take),
-                pa.array([e[4] for e in ev], type=pa.string()).take(take),
+                _files([e[4] for e in ev]).take(take),
                 pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
                 pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
                 .cast(pa.timestamp("s", tz="UTC"))]

@@ -42,10 +42,12 @@ def _bitmap(data: bytes, pos: int, n: int) -> tuple[tuple[bool, ...], int]:
 
 _BITMAPS: dict[tuple[bytes, int], tuple] = {}
 
-def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> RowsBody:
+def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6, *, exact: bool = True) -> RowsBody:
     """Post-header and column bitmaps of a rows event body (format.md §13), field places from
     the declared layout (read/places.py); rows bytes after them, decompressed for MariaDB's
-    compressed types."""
+    compressed types. ``exact``: a compressed stream other than the one the server's
+    ``compress()`` writes raises NonCanonical (the declarative reader keeps such an event
+    raw); ``exact=False`` inflates any valid zlib stream (the export reads its rows)."""
     n = len(body)
     pl = rows_places_of(type_code, table_id_size)
     p = pl.post
@@ -92,5 +94,5 @@ def parse_rows_header(type_code: int, body: bytes, table_id_size: int = 6) -> Ro
     if rows and not any(present) and not (after is not None and any(after)):
         raise DecodeError(ZERO_WIDTH.format(len(rows)))
     if type_code in COMPRESSED_TYPES:
-        rows = mariadb_decompress(rows, exact=True)
+        rows = mariadb_decompress(rows, exact=exact)
     return RowsBody(table_id, flags, width, present, after, rows, extra)

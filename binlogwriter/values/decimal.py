@@ -105,12 +105,20 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
 
 # -- exports and typed truth (read/export.py) --------------------------------------------
 
+ARROW_MAX_PRECISION = 76
+"""decimal256's largest precision. Servers declare at most DECIMAL(65, 30), but a Table_map
+is one byte each (values.md §1) and the reader takes what the file holds."""
+
+
 def arrow_type(col: ColumnDesc) -> Any:
     """The Arrow type of the values in exports and typed truth: decimal128, decimal256 beyond
-    38 digits."""
+    38 digits; string (the value with every scale digit, as :func:`renderer`) for metadata no
+    Arrow decimal holds (precision 0 or over :data:`ARROW_MAX_PRECISION`, scale over precision)."""
     import pyarrow as pa
 
     p, s = col.meta[0], col.meta[1]
+    if not 1 <= p <= ARROW_MAX_PRECISION or s > p:
+        return pa.string()
     return pa.decimal128(p, s) if p <= 38 else pa.decimal256(p, s)
 
 

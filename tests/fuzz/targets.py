@@ -14,11 +14,15 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import BinlogError
 
-__all__ = ["TARGETS", "Target", "Infidelity", "Unlocated", "run_target"]
+__all__ = ["TARGETS", "Target", "Infidelity", "Unlocated", "OutsideOutput", "run_target"]
 
 
 class Infidelity(Exception):
     """A decoded event that re-encodes to other bytes, silently (a finding)."""
+
+
+class OutsideOutput(Exception):
+    """A file the ``export`` target wrote outside its output folder (a crash finding)."""
 
 
 class Unlocated(Exception):
@@ -136,6 +140,22 @@ def _roundtrip(data, path: str) -> None:
     _cli(verify.callback, path, files=(path,), roundtrip=True)
 
 
+def _export(data, path: str) -> None:
+    """The ``export --to parquet`` command into a folder beside the input (replaced each time):
+    every error line names ``path:offset``, and nothing is written outside that folder."""
+    import os
+
+    from binlogwriter.cli import export
+
+    out = path + ".export"
+    parent = os.path.dirname(os.path.abspath(path))
+    before = set(os.listdir(parent))
+    _cli(export.callback, path, files=(path,), fmt="parquet", out_dir=out, schema=None, tables=(), overwrite=True)
+    stray = set(os.listdir(parent)) - before - {os.path.basename(out)}
+    if stray:
+        raise OutsideOutput(f"export wrote outside {out}: {sorted(stray)}")
+
+
 def _schema(text, path: str) -> None:
     from binlogwriter.schema import parse_tables
 
@@ -154,6 +174,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("changes", "binlog", _ROWS, _changes),
     Target("inspect", "binlog", None, _inspect),
     Target("roundtrip", "binlog", None, _roundtrip),
+    Target("export", "binlog", _ROWS, _export),
     Target("schema", "sql", None, _schema),
 )}
 
