@@ -18,8 +18,17 @@ from collections.abc import Iterable, Sequence
 from binlogwriter.layouts.primitives import encode_packed_int
 
 __all__ = [
-    "MAX_PAYLOAD", "PacketIO", "ProtocolError", "lenenc_int", "lenenc_str", "ok_packet", "err_packet",
-    "eof_packet", "result_set", "Capability", "SERVER_STATUS_AUTOCOMMIT",
+    "MAX_PAYLOAD",
+    "PacketIO",
+    "ProtocolError",
+    "lenenc_int",
+    "lenenc_str",
+    "ok_packet",
+    "err_packet",
+    "eof_packet",
+    "result_set",
+    "Capability",
+    "SERVER_STATUS_AUTOCOMMIT",
 ]
 
 MAX_PAYLOAD = 0xFFFFFF
@@ -76,17 +85,23 @@ def read_lenenc_int(data: bytes, pos: int) -> tuple[int, int]:
     size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
     if size is None or pos + 1 + size > len(data):
         raise ProtocolError(f"bad length-encoded integer prefix 0x{first:02x}")
-    return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
+    return int.from_bytes(data[pos + 1 : pos + 1 + size], "little"), pos + 1 + size
 
 
-def ok_packet(*, affected: int = 0, insert_id: int = 0, status: int = SERVER_STATUS_AUTOCOMMIT,
-              warnings: int = 0) -> bytes:
+def ok_packet(
+    *, affected: int = 0, insert_id: int = 0, status: int = SERVER_STATUS_AUTOCOMMIT, warnings: int = 0
+) -> bytes:
     return b"\x00" + lenenc_int(affected) + lenenc_int(insert_id) + struct.pack("<HH", status, warnings)
 
 
 def err_packet(code: int, message: str, sql_state: str = "HY000") -> bytes:
-    return (b"\xff" + struct.pack("<H", code) + b"#" + sql_state.encode("ascii")[:5].ljust(5, b"0")
-            + message.encode("utf-8", "replace"))
+    return (
+        b"\xff"
+        + struct.pack("<H", code)
+        + b"#"
+        + sql_state.encode("ascii")[:5].ljust(5, b"0")
+        + message.encode("utf-8", "replace")
+    )
 
 
 def eof_packet(status: int = SERVER_STATUS_AUTOCOMMIT, warnings: int = 0) -> bytes:
@@ -101,15 +116,25 @@ _BINARY = 63
 
 def column_definition(name: str, *, numeric: bool = False, table: str = "", schema: str = "") -> bytes:
     """A ColumnDefinition41 for a text result column (VAR_STRING utf8mb4, or BIGINT)."""
-    charset, ctype, length = ((_BINARY, _TYPE_LONGLONG, 21) if numeric
-                              else (_UTF8MB4_GENERAL, _TYPE_VAR_STRING, 1024))
-    return (lenenc_str("def") + lenenc_str(schema) + lenenc_str(table) + lenenc_str(table)
-            + lenenc_str(name) + lenenc_str(name) + b"\x0c"
-            + struct.pack("<HIBHB", charset, length, ctype, 0x0001 if numeric else 0, 0) + b"\x00\x00")
+    charset, ctype, length = (
+        (_BINARY, _TYPE_LONGLONG, 21) if numeric else (_UTF8MB4_GENERAL, _TYPE_VAR_STRING, 1024)
+    )
+    return (
+        lenenc_str("def")
+        + lenenc_str(schema)
+        + lenenc_str(table)
+        + lenenc_str(table)
+        + lenenc_str(name)
+        + lenenc_str(name)
+        + b"\x0c"
+        + struct.pack("<HIBHB", charset, length, ctype, 0x0001 if numeric else 0, 0)
+        + b"\x00\x00"
+    )
 
 
-def result_set(columns: Sequence[str], rows: Iterable[Sequence[object]],
-               numeric: Sequence[bool] | None = None) -> list[bytes]:
+def result_set(
+    columns: Sequence[str], rows: Iterable[Sequence[object]], numeric: Sequence[bool] | None = None
+) -> list[bytes]:
     """The payloads of a text result set: count, definitions, EOF, rows, EOF (values are
     rendered as text; None is NULL)."""
     numeric = numeric or [False] * len(columns)
@@ -117,8 +142,9 @@ def result_set(columns: Sequence[str], rows: Iterable[Sequence[object]],
     out += [column_definition(c, numeric=n) for c, n in zip(columns, numeric, strict=True)]
     out.append(eof_packet())
     for row in rows:
-        out.append(b"".join(b"\xfb" if v is None else lenenc_str(v if isinstance(v, bytes) else str(v))
-                            for v in row))
+        out.append(
+            b"".join(b"\xfb" if v is None else lenenc_str(v if isinstance(v, bytes) else str(v)) for v in row)
+        )
     out.append(eof_packet())
     return out
 
@@ -132,7 +158,7 @@ def frame(payload: bytes, seq: int) -> tuple[bytes, int]:
     parts = []
     pos = 0
     while True:
-        chunk = payload[pos:pos + MAX_PAYLOAD]
+        chunk = payload[pos : pos + MAX_PAYLOAD]
         parts.append(struct.pack("<I", len(chunk) | (seq << 24)))
         parts.append(chunk)
         seq = (seq + 1) & 0xFF

@@ -30,7 +30,6 @@ from binlogwriter.serve.variables import VariablesMixin
 __all__ = ["Identity", "QueryError", "answer"]
 
 
-
 @dataclass
 class Identity:
     """What the server says about itself beyond the files (CLI options)."""
@@ -107,8 +106,9 @@ class Answerer(VariablesMixin, ShowMixin):
             return self._show(q[4:].strip(), " ".join(words[1:]))
         if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL"):
             return [ok_packet()]
-        raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}",
-                         "42000")
+        raise QueryError(
+            ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}", "42000"
+        )
 
     def _set(self, rest: str) -> bytes:
         u = rest.upper()
@@ -119,8 +119,11 @@ class Answerer(VariablesMixin, ShowMixin):
             if m:
                 self.session.user_vars[m.group(1).lower()] = self.eval(m.group(2))
                 continue
-            m = re.fullmatch(r"(?:@@)?(?:(?:GLOBAL|SESSION|LOCAL)\s+|(?:GLOBAL|SESSION|LOCAL)\.)?(\w+)\s*:?=\s*(.*)",
-                             assignment, re.S | re.I)
+            m = re.fullmatch(
+                r"(?:@@)?(?:(?:GLOBAL|SESSION|LOCAL)\s+|(?:GLOBAL|SESSION|LOCAL)\.)?(\w+)\s*:?=\s*(.*)",
+                assignment,
+                re.S | re.I,
+            )
             if m:
                 continue  # system variables: accepted, not kept
             raise QueryError(ER_PARSE_ERROR, f"cannot parse SET {assignment!r}", "42000")

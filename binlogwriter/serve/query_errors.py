@@ -56,8 +56,9 @@ def _unquote(s: str) -> str:
     s = s.strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
         body = s[1:-1]
-        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "0": "\0"}.get(m.group(1), m.group(1)),
-                      body).replace(s[0] * 2, s[0])
+        return re.sub(
+            r"\\(.)", lambda m: {"n": "\n", "t": "\t", "0": "\0"}.get(m.group(1), m.group(1)), body
+        ).replace(s[0] * 2, s[0])
     return s
 
 
@@ -67,8 +68,9 @@ def _filter_like(items: list[tuple[str, object]], cond: str) -> list[tuple[str, 
     m = re.fullmatch(r"LIKE\s+('(?:[^']|'')*'|\"[^\"]*\")", cond, re.I | re.S)
     if m:
         pat = _unquote(m.group(1)).lower()
-        rx = re.compile("^" + "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
-                                      for c in pat) + "$", re.S)
+        rx = re.compile(
+            "^" + "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pat) + "$", re.S
+        )
         return [(k, v) for k, v in items if rx.match(k)]
     m = re.fullmatch(r"WHERE\s+Variable_name\s*(=|LIKE|IN)\s*(.*)", cond, re.I | re.S)
     if m:

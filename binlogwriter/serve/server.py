@@ -107,16 +107,22 @@ class Server:
                 busy = len(self._clients) >= self.config.max_clients
             cid = next(self._ids)
             if busy:
-                log.warning("client %s:%s #%d: refused, %d clients already connected",
-                            addr[0], addr[1], cid, self.config.max_clients)
+                log.warning(
+                    "client %s:%s #%d: refused, %d clients already connected",
+                    addr[0],
+                    addr[1],
+                    cid,
+                    self.config.max_clients,
+                )
                 try:
                     io = PacketIO(conn)
                     io.write(err_packet(1040, "Too many connections", "08004"))
                 finally:
                     conn.close()
                 continue
-            t = threading.Thread(target=Connection(self.config, conn, addr, cid).run,
-                                 name=f"serve-client-{cid}", daemon=True)
+            t = threading.Thread(
+                target=Connection(self.config, conn, addr, cid).run, name=f"serve-client-{cid}", daemon=True
+            )
             with self._lock:
                 self._clients.add(t)
             t.start()
@@ -140,8 +146,13 @@ class Connection:
         sock.settimeout(self.config.idle_timeout)
         dumped = False
         try:
-            hello = authenticate(self.io, self.config.credentials, self._server_version(),
-                                 self.session.connection_id, self.session.peer)
+            hello = authenticate(
+                self.io,
+                self.config.credentials,
+                self._server_version(),
+                self.session.connection_id,
+                self.session.peer,
+            )
             self.session.user = hello.user
             log.info("%s: connected", self._where())
             dumped = self._commands()
@@ -153,8 +164,11 @@ class Connection:
         except DumpError as exc:
             log.warning("%s: dump refused: %s", self._where(), exc)
         except (ConnectionError, BrokenPipeError, TimeoutError) as exc:
-            log.warning("%s: connection closed by the client (%s)", self._where(),
-                        type(exc).__name__ if not str(exc) else exc)
+            log.warning(
+                "%s: connection closed by the client (%s)",
+                self._where(),
+                type(exc).__name__ if not str(exc) else exc,
+            )
         except OSError as exc:
             log.warning("%s: socket error: %s", self._where(), exc)
         except BinlogError as exc:
@@ -236,14 +250,27 @@ class Connection:
         except (DumpError, GtidParseError) as exc:
             self.io.write(err_packet(ER_MASTER_FATAL_ERROR_READING_BINLOG, str(exc)))
             raise DumpError(str(exc)) from None
-        how = (f"GTID {req.mysql_gtids.text() or '(empty set)'}" if req.mysql_gtids is not None
-               else f"GTID {maria.text() or '(empty)'}" if maria is not None
-               else f"{req.file or '(first file)'}:{req.pos}")
+        how = (
+            f"GTID {req.mysql_gtids.text() or '(empty set)'}"
+            if req.mysql_gtids is not None
+            else f"GTID {maria.text() or '(empty)'}"
+            if maria is not None
+            else f"{req.file or '(first file)'}:{req.pos}"
+        )
         log.info("%s: dump from %s (%s)", self._where(), how, "blocking" if req.blocking else "non-blocking")
         pacer = Pacer.from_text(cfg.rate) if cfg.rate else None
         from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
 
         cls = GeneratedStreamer if isinstance(cfg.binlogs, GeneratedBinlogs) else Streamer
-        st = stream(self.io, cfg.binlogs, self.session, req, cls=cls, mariadb_gtid=maria, pacer=pacer,
-                    heartbeat_version=cfg.heartbeat_version, default_heartbeat_ns=cfg.default_heartbeat_ns)
+        st = stream(
+            self.io,
+            cfg.binlogs,
+            self.session,
+            req,
+            cls=cls,
+            mariadb_gtid=maria,
+            pacer=pacer,
+            heartbeat_version=cfg.heartbeat_version,
+            default_heartbeat_ns=cfg.default_heartbeat_ns,
+        )
         log.info("%s: dump ended after %d events, %d bytes", self._where(), st.sent_events, st.sent_bytes)

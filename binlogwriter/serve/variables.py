@@ -61,35 +61,39 @@ class VariablesMixin:
         }
         if maria:
             binlog_pos = maria_state.text()
-            v.update({
-                "gtid_domain_id": 0,
-                "gtid_binlog_pos": binlog_pos,
-                "gtid_binlog_state": binlog_pos,
-                "gtid_current_pos": binlog_pos,
-                "gtid_slave_pos": "",
-                "gtid_strict_mode": 0,
-                "gtid_ignore_duplicates": 0,
-                "binlog_annotate_row_events": "ON",
-                "log_bin_compress": "OFF",
-            })
+            v.update(
+                {
+                    "gtid_domain_id": 0,
+                    "gtid_binlog_pos": binlog_pos,
+                    "gtid_binlog_state": binlog_pos,
+                    "gtid_current_pos": binlog_pos,
+                    "gtid_slave_pos": "",
+                    "gtid_strict_mode": 0,
+                    "gtid_ignore_duplicates": 0,
+                    "binlog_annotate_row_events": "ON",
+                    "log_bin_compress": "OFF",
+                }
+            )
         else:
             gtids = bool(mysql_set)
-            v.update({
-                "gtid_mode": "ON" if gtids else "OFF",
-                "enforce_gtid_consistency": "ON" if gtids else "OFF",
-                "gtid_executed": mysql_set.text(),
-                "gtid_purged": bs.first.start_mysql.text(),
-                "binlog_gtid_simple_recovery": "ON",
-                "binlog_rows_query_log_events": "OFF",
-                "transaction_write_set_extraction": "XXHASH64",
-            })
+            v.update(
+                {
+                    "gtid_mode": "ON" if gtids else "OFF",
+                    "enforce_gtid_consistency": "ON" if gtids else "OFF",
+                    "gtid_executed": mysql_set.text(),
+                    "gtid_purged": bs.first.start_mysql.text(),
+                    "binlog_gtid_simple_recovery": "ON",
+                    "binlog_rows_query_log_events": "OFF",
+                    "transaction_write_set_extraction": "XXHASH64",
+                }
+            )
         return v
 
     def sysvar(self, name: str) -> object:
         name = name.lower()
         for prefix in ("global.", "session.", "local."):
             if name.startswith(prefix):
-                name = name[len(prefix):]
+                name = name[len(prefix) :]
         v = self.variables()
         if name not in v:
             raise QueryError(ER_UNKNOWN_SYSTEM_VARIABLE, f"Unknown system variable '{name}'")
