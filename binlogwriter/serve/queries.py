@@ -20,11 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from binlogwriter.format import version_tuple
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
 from binlogwriter.serve.queries_show import ShowMixin
 from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _split_top, _unquote
 from binlogwriter.serve.session import Session
+from binlogwriter.serve.sqltext import UnterminatedText, strip_comments, version_number
 from binlogwriter.serve.variables import VariablesMixin
 
 __all__ = ["Identity", "QueryError", "answer"]
@@ -39,12 +41,6 @@ class Identity:
     row_metadata: str = "FULL"
     port: int = 3306
     hostname: str = "127.0.0.1"
-
-
-def _strip_comments(sql: str) -> str:
-    sql = re.sub(r"/\*(?!!).*?\*/", " ", sql, flags=re.S)
-    sql = re.sub(r"/\*!\d*\s*(.*?)\*/", r"\1", sql, flags=re.S)  # executable comments
-    return sql.strip().rstrip(";").strip()
 
 
 class Answerer(VariablesMixin, ShowMixin):
@@ -92,7 +88,13 @@ class Answerer(VariablesMixin, ShowMixin):
 
     # ------------------------------------------------------------------------- statements
     def answer(self, sql: str) -> list[bytes]:
-        q = _strip_comments(sql)
+        bs = self.binlogs
+        try:
+            q = strip_comments(sql, version_number(version_tuple(bs.server_version)), mariadb=bs.is_mariadb)
+        except UnterminatedText as exc:
+            raise QueryError(
+                ER_PARSE_ERROR, f"You have an error in your SQL syntax: {exc}", "42000"
+            ) from None
         u = q.upper()
         words = u.split()
         if not words:
