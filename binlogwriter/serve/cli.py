@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 import uuid as uuidlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -103,7 +106,27 @@ def _parse_size(text: str) -> int:
     show_default=True,
     help="@@binlog_row_metadata reported.",
 )
-@click.option("--max-clients", type=click.IntRange(1), default=64, show_default=True)
+@click.option(
+    "--max-clients",
+    type=click.IntRange(1),
+    default=151,
+    show_default=True,
+    help="Connections at once (the servers' max_connections; each python-mysql-replication reader uses two).",
+)
+@click.option(
+    "--max-logins-per-ip",
+    type=click.IntRange(1),
+    default=16,
+    show_default=True,
+    help="Connections from one address still logging in; past it the oldest (over 1 s) is closed.",
+)
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds a connection has to log in (the servers' connect_timeout).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Log only incidents (warnings).")
 def serve(
     sources: tuple[str, ...],
@@ -122,6 +145,8 @@ def serve(
     row_image: str,
     row_metadata: str,
     max_clients: int,
+    max_logins_per_ip: int,
+    connect_timeout: float,
     quiet: bool,
 ) -> None:
     """Serve binlog files (a directory with binlog.index, or files in order) to replication
@@ -131,45 +156,69 @@ def serve(
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(message)s",
     )
-    try:
-        if rate:
-            parse_rate(rate)
-        if bool(sources) == bool(generate_spec):
-            raise ValueError("give binlog files / a directory, or --generate SPEC (not both)")
-        if size and not generate_spec:
-            raise ValueError("--size goes with --generate")
-        if generate_spec:
-            from binlogwriter.serve.generated import GeneratedBinlogs
+    with _ctrl_c_stops():
+        try:
+            if rate:
+                parse_rate(rate)
+            if bool(sources) == bool(generate_spec):
+                raise ValueError("give binlog files / a directory, or --generate SPEC (not both)")
+            if size and not generate_spec:
+                raise ValueError("--size goes with --generate")
+            if generate_spec:
+                from binlogwriter.serve.generated import GeneratedBinlogs
 
-            binlogs = GeneratedBinlogs(generate_spec, _parse_size(size) if size else None)
-        else:
-            binlogs = BinlogSet(list(sources), follow=follow)
-        plugin = auth_plugin or (NATIVE if binlogs.is_mariadb else CACHING_SHA2)
-        config = ServeConfig(
-            binlogs=binlogs,
-            credentials=Credentials({user: password}, plugin),
-            identity=Identity(_server_uuid(binlogs, server_uuid), row_image, row_metadata, port, bind),
-            bind=bind,
-            port=port,
-            rate=rate,
-            heartbeat_version=None if heartbeat_version == "auto" else int(heartbeat_version),
-            default_heartbeat_ns=int(heartbeat_period * 1e9),
-            max_clients=max_clients,
+                binlogs = GeneratedBinlogs(generate_spec, _parse_size(size) if size else None)
+            else:
+                binlogs = BinlogSet(list(sources), follow=follow)
+            plugin = auth_plugin or (NATIVE if binlogs.is_mariadb else CACHING_SHA2)
+            ident = Identity(
+                _server_uuid(binlogs, server_uuid),
+                row_image,
+                row_metadata,
+                port,
+                bind,
+                connect_timeout=connect_timeout,
+                max_connections=max_clients,
+            )
+            config = ServeConfig(
+                binlogs=binlogs,
+                credentials=Credentials({user: password}, plugin),
+                identity=ident,
+                bind=bind,
+                port=port,
+                rate=rate,
+                heartbeat_version=None if heartbeat_version == "auto" else int(heartbeat_version),
+                default_heartbeat_ns=int(heartbeat_period * 1e9),
+                max_clients=max_clients,
+                max_logins_per_ip=max_logins_per_ip,
+                connect_timeout=connect_timeout,
+            )
+            server = Server(config).start()
+        except (BinlogError, ValueError, OSError, PluginMissing) as exc:  # OptionError is a BinlogError
+            click.echo(f"binlogwriter serve: error: {exc}", err=True)
+            sys.exit(2)
+        config.identity.port = server.port
+        flavor = "MariaDB" if binlogs.is_mariadb else "MySQL"
+        what = f"generated from {generate_spec}" if generate_spec else f"{len(binlogs.files)} files"
+        click.echo(
+            f"binlogwriter serve: listening on {bind}:{server.port} ({flavor} {binlogs.server_version}, "
+            f"{what}, user {user!r}, {plugin})",
+            err=True,
         )
-        server = Server(config).start()
-    except (BinlogError, ValueError, OSError, PluginMissing) as exc:  # OptionError is a BinlogError
-        click.echo(f"binlogwriter serve: error: {exc}", err=True)
-        sys.exit(2)
-    config.identity.port = server.port
-    flavor = "MariaDB" if binlogs.is_mariadb else "MySQL"
-    what = f"generated from {generate_spec}" if generate_spec else f"{len(binlogs.files)} files"
-    click.echo(
-        f"binlogwriter serve: listening on {bind}:{server.port} ({flavor} {binlogs.server_version}, "
-        f"{what}, user {user!r}, {plugin})",
-        err=True,
-    )
-    sys.stderr.flush()
-    try:
+        sys.stderr.flush()
         server.serve_forever()
+
+
+@contextmanager
+def _ctrl_c_stops() -> Iterator[None]:
+    """Ctrl-C (SIGINT) stops ``serve`` with one line and exit status 130 (128 + SIGINT, what a
+    shell reports for a command SIGINT ended), at start-up or while serving. The handler is
+    installed even when SIGINT was inherited ignored, and the previous one is put back."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
     except KeyboardInterrupt:
-        pass
+        click.echo("binlogwriter serve: interrupted (Ctrl-C), stopped", err=True)
+        sys.exit(130)
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from collections.abc import Iterable, Sequence
 
 from binlogwriter.layouts.primitives import encode_packed_int
 
 __all__ = [
     "MAX_PAYLOAD",
+    "MAX_ALLOWED_PACKET",
+    "LOGIN_MAX_PACKET",
+    "LoginTimeout",
+    "PacketTooLarge",
     "PacketIO",
     "ProtocolError",
     "lenenc_int",
@@ -168,18 +173,59 @@ def frame(payload: bytes, seq: int) -> tuple[bytes, int]:
     return b"".join(parts), seq
 
 
-class PacketIO:
-    """Packets over a blocking socket. ``seq`` is the next sequence id to send/expect."""
+class PacketTooLarge(ProtocolError):
+    """A packet longer than the limit in force (refused before any of it is read)."""
 
-    def __init__(self, sock: socket.socket, *, max_packet: int = 1 << 26) -> None:
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"packet of at least {size} bytes, more than the {limit} allowed")
+        self.size = size
+        self.limit = limit
+
+
+class LoginTimeout(TimeoutError):
+    """The connection phase did not end before its deadline (``connect_timeout``)."""
+
+
+# MariaDB's default max_allowed_packet (16 MiB): the largest command this server reads after
+# login (replication clients send short queries and dump requests), reported as the variable.
+MAX_ALLOWED_PACKET = 16 << 20
+# The largest login packet a client can send: HandshakeResponse41's 32 fixed bytes, a user
+# name, an auth response (at most 255 bytes, or length-encoded), a database and a plugin name
+# (64 characters each), and connection attributes, which clients keep under 64 KiB.
+LOGIN_MAX_PACKET = 1 << 17
+_RECV_MAX = 1 << 20  # one recv() never asks for more than this: memory follows the bytes received
+
+
+class PacketIO:
+    """Packets over a blocking socket. ``seq`` is the next sequence id to send/expect.
+
+    Every length is checked before anything is allocated for it: a packet whose header
+    announces more than ``max_packet`` bytes (with the parts already joined) raises
+    :class:`PacketTooLarge` without reading its payload, and the receive buffer grows by at most
+    1 MiB per ``recv``. While ``deadline`` (a ``time.monotonic()`` value) is set, reads end
+    with :class:`LoginTimeout` once it has passed, however slowly the peer trickles bytes.
+    """
+
+    def __init__(self, sock: socket.socket, *, max_packet: int = MAX_ALLOWED_PACKET) -> None:
         self.sock = sock
         self.seq = 0
         self.max_packet = max_packet
+        self.deadline: float | None = None
         self._buf = bytearray()
 
     def _recv_exact(self, n: int) -> bytes:
         while len(self._buf) < n:
-            chunk = self.sock.recv(max(65536, n - len(self._buf)))
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    raise LoginTimeout("no complete login before the connect timeout")
+                self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(min(_RECV_MAX, max(65536, n - len(self._buf))))
+            except TimeoutError:
+                if self.deadline is not None:
+                    raise LoginTimeout("no complete login before the connect timeout") from None
+                raise
             if not chunk:
                 raise ConnectionResetError("client closed the connection")
             self._buf += chunk
@@ -197,7 +243,7 @@ class PacketIO:
                 raise ProtocolError(f"packet sequence id {head[3]}, expected {self.seq}")
             self.seq = (self.seq + 1) & 0xFF
             if len(payload) + n > self.max_packet:
-                raise ProtocolError(f"packet of more than {self.max_packet} bytes")
+                raise PacketTooLarge(len(payload) + n, self.max_packet)
             payload += self._recv_exact(n)
             if n < MAX_PAYLOAD:
                 return bytes(payload)

@@ -41,6 +41,8 @@ class Identity:
     row_metadata: str = "FULL"
     port: int = 3306
     hostname: str = "127.0.0.1"
+    connect_timeout: float = 10.0
+    max_connections: int = 151
 
 
 class Answerer(VariablesMixin, ShowMixin):

@@ -4,6 +4,7 @@ served files and the server's identity on demand."""
 
 from __future__ import annotations
 
+from binlogwriter.serve.protocol import MAX_ALLOWED_PACKET
 from binlogwriter.serve.query_errors import ER_UNKNOWN_SYSTEM_VARIABLE, QueryError
 
 
@@ -43,7 +44,9 @@ class VariablesMixin:
             "collation_server": "utf8mb4_general_ci" if maria else "utf8mb4_0900_ai_ci",
             "collation_connection": "utf8mb4_general_ci",
             "lower_case_table_names": 0,
-            "max_allowed_packet": 1 << 30,
+            "max_allowed_packet": MAX_ALLOWED_PACKET,
+            "max_connections": self.ident.max_connections,
+            "connect_timeout": round(self.ident.connect_timeout),
             "net_write_timeout": 60,
             "net_read_timeout": 30,
             "wait_timeout": 28800,
