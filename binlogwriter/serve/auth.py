@@ -30,8 +30,16 @@ from binlogwriter.serve.protocol import (
     read_lenenc_int,
 )
 
-__all__ = ["NATIVE", "CACHING_SHA2", "SERVER_CAPABILITIES", "ClientHello", "Credentials", "authenticate",
-           "native_scramble", "sha2_scramble"]
+__all__ = [
+    "NATIVE",
+    "CACHING_SHA2",
+    "SERVER_CAPABILITIES",
+    "ClientHello",
+    "Credentials",
+    "authenticate",
+    "native_scramble",
+    "sha2_scramble",
+]
 
 NATIVE = "mysql_native_password"
 CACHING_SHA2 = "caching_sha2_password"
@@ -42,11 +50,22 @@ ER_HANDSHAKE = 1043
 ER_NOT_SUPPORTED_AUTH_MODE = 1251
 
 SERVER_CAPABILITIES = (
-    Capability.LONG_PASSWORD | Capability.FOUND_ROWS | Capability.LONG_FLAG | Capability.CONNECT_WITH_DB
-    | Capability.NO_SCHEMA | Capability.ODBC | Capability.IGNORE_SPACE | Capability.PROTOCOL_41
-    | Capability.INTERACTIVE | Capability.TRANSACTIONS | Capability.SECURE_CONNECTION
-    | Capability.MULTI_RESULTS | Capability.PS_MULTI_RESULTS | Capability.PLUGIN_AUTH
-    | Capability.CONNECT_ATTRS | Capability.PLUGIN_AUTH_LENENC_DATA
+    Capability.LONG_PASSWORD
+    | Capability.FOUND_ROWS
+    | Capability.LONG_FLAG
+    | Capability.CONNECT_WITH_DB
+    | Capability.NO_SCHEMA
+    | Capability.ODBC
+    | Capability.IGNORE_SPACE
+    | Capability.PROTOCOL_41
+    | Capability.INTERACTIVE
+    | Capability.TRANSACTIONS
+    | Capability.SECURE_CONNECTION
+    | Capability.MULTI_RESULTS
+    | Capability.PS_MULTI_RESULTS
+    | Capability.PLUGIN_AUTH
+    | Capability.CONNECT_ATTRS
+    | Capability.PLUGIN_AUTH_LENENC_DATA
 )
 
 
@@ -99,10 +118,20 @@ class ClientHello:
 
 def handshake_packet(server_version: str, connection_id: int, nonce: bytes, plugin: str) -> bytes:
     caps = SERVER_CAPABILITIES
-    return (b"\x0a" + server_version.encode("ascii", "replace") + b"\x00"
-            + struct.pack("<I", connection_id) + nonce[:8] + b"\x00"
-            + struct.pack("<HBHHB", caps & 0xFFFF, 45, SERVER_STATUS_AUTOCOMMIT, caps >> 16, len(nonce) + 1)
-            + b"\x00" * 10 + nonce[8:] + b"\x00" + plugin.encode("ascii") + b"\x00")
+    return (
+        b"\x0a"
+        + server_version.encode("ascii", "replace")
+        + b"\x00"
+        + struct.pack("<I", connection_id)
+        + nonce[:8]
+        + b"\x00"
+        + struct.pack("<HBHHB", caps & 0xFFFF, 45, SERVER_STATUS_AUTOCOMMIT, caps >> 16, len(nonce) + 1)
+        + b"\x00" * 10
+        + nonce[8:]
+        + b"\x00"
+        + plugin.encode("ascii")
+        + b"\x00"
+    )
 
 
 def _cstr(data: bytes, pos: int, what: str) -> tuple[bytes, int]:
@@ -125,7 +154,7 @@ def parse_handshake_response(data: bytes) -> ClientHello:
     user, pos = _cstr(data, pos, "user name")
     if caps & Capability.PLUGIN_AUTH_LENENC_DATA:
         n, pos = read_lenenc_int(data, pos)
-        auth = data[pos:pos + n]
+        auth = data[pos : pos + n]
         pos += n
         if len(auth) != n:
             raise ProtocolError("handshake response: auth response truncated")
@@ -133,7 +162,7 @@ def parse_handshake_response(data: bytes) -> ClientHello:
         if pos >= len(data):
             raise ProtocolError("handshake response ends before the auth response")
         n = data[pos]
-        auth = data[pos + 1:pos + 1 + n]
+        auth = data[pos + 1 : pos + 1 + n]
         pos += 1 + n
         if len(auth) != n:
             raise ProtocolError("handshake response: auth response truncated")
@@ -153,10 +182,10 @@ def parse_handshake_response(data: bytes) -> ClientHello:
         end = min(len(data), pos + total)
         while pos < end:
             kl, pos = read_lenenc_int(data, pos)
-            k = data[pos:pos + kl]
+            k = data[pos : pos + kl]
             pos += kl
             vl, pos = read_lenenc_int(data, pos)
-            v = data[pos:pos + vl]
+            v = data[pos : pos + vl]
             pos += vl
             attrs[k.decode("utf-8", "replace")] = v.decode("utf-8", "replace")
     return ClientHello(caps, max_packet, charset, user.decode("utf-8", "replace"), auth, db, plugin, attrs)
@@ -166,8 +195,9 @@ class AuthFailed(Exception):
     """Login refused (the error packet was sent); the message is for the log."""
 
 
-def authenticate(io: PacketIO, creds: Credentials, server_version: str, connection_id: int,
-                 peer: str) -> ClientHello:
+def authenticate(
+    io: PacketIO, creds: Credentials, server_version: str, connection_id: int, peer: str
+) -> ClientHello:
     """Run the connection phase; returns the client's hello after sending OK, or raises
     :class:`AuthFailed` / :class:`ProtocolError` after sending an error packet."""
     nonce = _nonce()
@@ -185,8 +215,13 @@ def authenticate(io: PacketIO, creds: Credentials, server_version: str, connecti
     password = creds.users.get(hello.user)
     using = "YES" if response else "NO"
     if password is None or not hmac.compare_digest(response, _expected(plugin, password, nonce)):
-        io.write(err_packet(ER_ACCESS_DENIED, f"Access denied for user '{hello.user}'@'{peer}' "
-                                              f"(using password: {using})", "28000"))
+        io.write(
+            err_packet(
+                ER_ACCESS_DENIED,
+                f"Access denied for user '{hello.user}'@'{peer}' (using password: {using})",
+                "28000",
+            )
+        )
         why = "unknown user" if password is None else "wrong password"
         raise AuthFailed(f"access denied for user {hello.user!r} ({why}, {plugin})")
     if plugin == CACHING_SHA2 and password:

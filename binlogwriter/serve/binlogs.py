@@ -36,7 +36,9 @@ from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 __all__ = ["BinlogFile", "BinlogSet", "ServeError"]
 
 _NUMBERED = re.compile(r"^.+\.\d{6}$")
-GTID_TYPES = frozenset((EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT))
+GTID_TYPES = frozenset(
+    (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT)
+)
 
 
 class ServeError(BinlogError):
@@ -68,8 +70,14 @@ def _open_file(path: Path) -> BinlogFile:
     fmt = fde_rec.fmt
     fde = decode_event(fde_rec.data, fmt, file=str(path), offset=4)
     assert isinstance(fde, FormatDescriptionEvent)
-    bf = BinlogFile(path.name, path, fmt, fde_rec.data, int.from_bytes(fde_rec.data[5:9], "little"),
-                    header_end=4 + len(fde_rec.data))
+    bf = BinlogFile(
+        path.name,
+        path,
+        fmt,
+        fde_rec.data,
+        int.from_bytes(fde_rec.data[5:9], "little"),
+        header_end=4 + len(fde_rec.data),
+    )
     try:
         nxt = next(it)
     except (StopIteration, BinlogError):
@@ -95,11 +103,20 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     t = data[4]
     if t == EventType.GTID_LOG_EVENT and len(data) >= 19 + 25:
         h = data[20:36].hex()
-        return ("mysql", f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}", "",
-                int.from_bytes(data[36:44], "little"))
+        return (
+            "mysql",
+            f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}",
+            "",
+            int.from_bytes(data[36:44], "little"),
+        )
     if t == EventType.MARIADB_GTID_EVENT and len(data) >= 19 + 13:
-        return ("mariadb", int.from_bytes(data[27:31], "little"), int.from_bytes(data[5:9], "little"),
-                int.from_bytes(data[19:27], "little"), data[31])
+        return (
+            "mariadb",
+            int.from_bytes(data[27:31], "little"),
+            int.from_bytes(data[5:9], "little"),
+            int.from_bytes(data[19:27], "little"),
+            data[31],
+        )
     return _gtid_of_codec(data, fmt)
 
 
@@ -223,7 +240,7 @@ class BinlogSet:
                 for i in range(len(bounds) - 1):
                     a = bounds[i]
                     if buf[a + 4] in GTID_TYPES:
-                        g = gtid_of(buf[a:bounds[i + 1]], last.fmt)
+                        g = gtid_of(buf[a : bounds[i + 1]], last.fmt)
                         if g and g[0] == "mysql":
                             mysql.add(g[1], g[2], g[3])
                             uuid = g[1]

@@ -68,25 +68,41 @@ class Streamer(FileSendingMixin):
     heartbeats and the run loop share the connection state.
     """
 
-    def __init__(self, io: PacketIO, binlogs: BinlogSet, session: Session, req: DumpRequest, *,
-                 mariadb_gtid: MariadbState | None = None, pacer: Pacer | None = None,
-                 heartbeat_version: int | None = None, default_heartbeat_ns: int = 0,
-                 poll_interval: float = 0.2, fast_block: int = 256 << 10) -> None:
+    def __init__(
+        self,
+        io: PacketIO,
+        binlogs: BinlogSet,
+        session: Session,
+        req: DumpRequest,
+        *,
+        mariadb_gtid: MariadbState | None = None,
+        pacer: Pacer | None = None,
+        heartbeat_version: int | None = None,
+        default_heartbeat_ns: int = 0,
+        poll_interval: float = 0.2,
+        fast_block: int = 256 << 10,
+    ) -> None:
         self.io = io
         self.sock: socket.socket = io.sock
         self.binlogs = binlogs
         self.session = session
         self.req = req
         self.pacer = pacer
-        self.filter = (_GtidFilter(req.mysql_gtids, None) if req.mysql_gtids is not None
-                       else _GtidFilter(None, mariadb_gtid) if mariadb_gtid is not None else None)
+        self.filter = (
+            _GtidFilter(req.mysql_gtids, None)
+            if req.mysql_gtids is not None
+            else _GtidFilter(None, mariadb_gtid)
+            if mariadb_gtid is not None
+            else None
+        )
         self.gtid_start = self.filter is not None
         self.skip_annotate = binlogs.is_mariadb and not (req.flags & SEND_ANNOTATE_ROWS)
         hb_ns = session.heartbeat_ns or default_heartbeat_ns
         self.heartbeat = hb_ns / 1e9 if hb_ns else None
         if heartbeat_version is None:
-            heartbeat_version = 2 if (not binlogs.is_mariadb
-                                      and version_tuple(binlogs.server_version) >= (8, 0, 26)) else 1
+            heartbeat_version = (
+                2 if (not binlogs.is_mariadb and version_tuple(binlogs.server_version) >= (8, 0, 26)) else 1
+            )
         self.heartbeat_version = heartbeat_version
         self.poll = poll_interval
         self.fast_block = fast_block  # 256 KB: measured faster than 1-4 MB (cache), bench/serve.py
@@ -111,8 +127,9 @@ class Streamer(FileSendingMixin):
         return f.fmt.with_checksum(Checksum.CRC32 if self.fake_crc else Checksum.NONE)
 
     def _fake_rotate(self, f: BinlogFile, pos: int) -> None:
-        ev = RotateEvent(position=pos, next_file=f.name, timestamp=0, server_id=f.server_id,
-                         flags=ARTIFICIAL_F, log_pos=0)
+        ev = RotateEvent(
+            position=pos, next_file=f.name, timestamp=0, server_id=f.server_id, flags=ARTIFICIAL_F, log_pos=0
+        )
         self._packet(encode_event(ev, self._fake_fmt(f)))
 
     def _fde(self, f: BinlogFile, start: int) -> None:
@@ -123,7 +140,7 @@ class Streamer(FileSendingMixin):
         if start > 4 or (self.filter is not None and self.filter.position_pending()):
             if start > 4:
                 ev[13:17] = b"\x00\x00\x00\x00"
-            ev[_FDE_CREATED_AT:_FDE_CREATED_AT + 4] = b"\x00\x00\x00\x00"
+            ev[_FDE_CREATED_AT : _FDE_CREATED_AT + 4] = b"\x00\x00\x00\x00"
             self._packet(_with_crc(ev, has_crc))
         else:
             self._packet(bytes(ev))  # the stored CRC covers the FDE with IN_USE cleared (format.md §3)
@@ -131,11 +148,22 @@ class Streamer(FileSendingMixin):
 
     def _heartbeat(self, f: BinlogFile, pos: int) -> None:
         if self.heartbeat_version == 2:
-            ev = HeartbeatV2Event(log_filename=f.name, log_position=pos, timestamp=0,
-                                  server_id=f.server_id, flags=ARTIFICIAL_F, log_pos=0)
+            ev = HeartbeatV2Event(
+                log_filename=f.name,
+                log_position=pos,
+                timestamp=0,
+                server_id=f.server_id,
+                flags=ARTIFICIAL_F,
+                log_pos=0,
+            )
         else:
-            ev = HeartbeatEvent(log_filename=f.name, timestamp=0, server_id=f.server_id,
-                                flags=ARTIFICIAL_F, log_pos=pos & 0xFFFFFFFF)
+            ev = HeartbeatEvent(
+                log_filename=f.name,
+                timestamp=0,
+                server_id=f.server_id,
+                flags=ARTIFICIAL_F,
+                log_pos=pos & 0xFFFFFFFF,
+            )
         self._packet(encode_event(ev, self._fake_fmt(f)))
 
     def _client_gone(self, timeout: float) -> bool:
@@ -165,16 +193,19 @@ class Streamer(FileSendingMixin):
         pos = max(4, self.req.pos)
         size = bs.files[i].size
         if pos > size:
-            raise DumpError(f"Client requested master to start replication from position > file size; "
-                            f"the first event '{self.req.file}' at {pos}, the last event read from "
-                            f"'{self.req.file}' at 4, the last byte read from '{self.req.file}' at 4.")
+            raise DumpError(
+                f"Client requested master to start replication from position > file size; "
+                f"the first event '{self.req.file}' at {pos}, the last event read from "
+                f"'{self.req.file}' at 4, the last byte read from '{self.req.file}' at 4."
+            )
         return i, pos
 
     def run(self) -> None:
         bs = self.binlogs
         if bs.last.fmt.footer_size and not self.session.checksum_aware:
-            raise DumpError("Slave can not handle replication events with the checksum that master "
-                            "is configured to log")
+            raise DumpError(
+                "Slave can not handle replication events with the checksum that master is configured to log"
+            )
         index, pos = self.start_index()
         while True:
             f = bs.files[index]
@@ -221,12 +252,20 @@ class Streamer(FileSendingMixin):
 
 def _fde_has_crc(f: BinlogFile, cleared: bytearray) -> bool:
     """Whether the stored FDE ends with a real CRC32 (of its bytes with IN_USE cleared)."""
-    return (version_tuple(f.fmt.server_version) >= (5, 6, 1)
-            and zlib.crc32(cleared[:-4]) == int.from_bytes(cleared[-4:], "little"))
+    return version_tuple(f.fmt.server_version) >= (5, 6, 1) and zlib.crc32(cleared[:-4]) == int.from_bytes(
+        cleared[-4:], "little"
+    )
 
 
-def stream(io: PacketIO, binlogs: BinlogSet, session: Session, req: DumpRequest, *,
-           cls: type[Streamer] = Streamer, **kw) -> Streamer:
+def stream(
+    io: PacketIO,
+    binlogs: BinlogSet,
+    session: Session,
+    req: DumpRequest,
+    *,
+    cls: type[Streamer] = Streamer,
+    **kw,
+) -> Streamer:
     """Run a dump; a :class:`DumpError` before or during it is sent as ERR 1236."""
     st = cls(io, binlogs, session, req, **kw)
     try:

@@ -50,11 +50,17 @@ class FileSendingMixin:
                     if end > nb:
                         if ln >= 19:
                             break
-                        raise DecodeError(f"event_length {ln} is shorter than the 19-byte header",
-                                          file=f.name, offset=pos + off)
+                        raise DecodeError(
+                            f"event_length {ln} is shorter than the 19-byte header",
+                            file=f.name,
+                            offset=pos + off,
+                        )
                     if ln < 19:
-                        raise DecodeError(f"event_length {ln} is shorter than the 19-byte header",
-                                          file=f.name, offset=pos + off)
+                        raise DecodeError(
+                            f"event_length {ln} is shorter than the 19-byte header",
+                            file=f.name,
+                            offset=pos + off,
+                        )
                     if skip_annotate and buf[off + 4] == 160:
                         off = end
                         continue
@@ -86,8 +92,9 @@ class FileSendingMixin:
         sendall = self.sock.sendall
         pack = _HEAD.pack
         with open(f.path, "rb") as fh:
-            for base, buf, bounds in chunks(fh, start, name=f.name,
-                                            block=pacer.block if pacer else (1 << 20)):
+            for base, buf, bounds in chunks(
+                fh, start, name=f.name, block=pacer.block if pacer else (1 << 20)
+            ):
                 mv = memoryview(buf)
                 parts: list = []
                 seq = self.io.seq

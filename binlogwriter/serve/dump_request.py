@@ -24,8 +24,14 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 _FDE_CREATED_AT = 19 + 2 + 50
 _HEAD = struct.Struct("<I")
 _MARIA_STANDALONE = 0x01
-_TXN_TYPES = frozenset((EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT,
-                        EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT))
+_TXN_TYPES = frozenset(
+    (
+        EventType.GTID_LOG_EVENT,
+        EventType.ANONYMOUS_GTID_LOG_EVENT,
+        EventType.GTID_TAGGED_LOG_EVENT,
+        EventType.MARIADB_GTID_EVENT,
+    )
+)
 
 
 def _query_text(data: bytes, fmt) -> str:
@@ -66,13 +72,13 @@ def parse_dump_gtid(payload: bytes) -> DumpRequest:
     BINLOG_THROUGH_GTID with it, or not (ZongJi): the set is read when present either way."""
     try:
         flags, sid, nlen = struct.unpack_from("<HII", payload, 1)
-        name = payload[11:11 + nlen].decode("utf-8", "replace")
+        name = payload[11 : 11 + nlen].decode("utf-8", "replace")
         (pos,) = struct.unpack_from("<Q", payload, 11 + nlen)
         at = 19 + nlen
         gtids = MysqlGtidSet()
         if len(payload) > at:  # MySQL reads the set whether or not BINLOG_THROUGH_GTID is set
             (size,) = struct.unpack_from("<I", payload, at)
-            data = payload[at + 4:at + 4 + size]
+            data = payload[at + 4 : at + 4 + size]
             if len(data) != size:
                 raise DumpError(f"COM_BINLOG_DUMP_GTID: GTID set of {size} bytes, {len(data)} present")
             gtids = MysqlGtidSet.from_binary(data)
@@ -136,8 +142,9 @@ class _GtidFilter:
                 self.skipping = None
             return True
         # "txn": up to and including XID or a COMMIT / ROLLBACK query
-        if t == EventType.XID_EVENT or (t == EventType.QUERY_EVENT
-                                         and _query_text(data, fmt) in ("COMMIT", "ROLLBACK")):
+        if t == EventType.XID_EVENT or (
+            t == EventType.QUERY_EVENT and _query_text(data, fmt) in ("COMMIT", "ROLLBACK")
+        ):
             self.skipping = None
         elif t == EventType.XA_PREPARE_LOG_EVENT:
             self.skipping = None

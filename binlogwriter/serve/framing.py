@@ -24,8 +24,9 @@ __all__ = ["chunks", "BLOCK"]
 BLOCK = 1 << 20
 
 
-def chunks(fh: BinaryIO, start: int, *, name: str = "?", end: int | None = None,
-           block: int = BLOCK) -> Iterator[tuple[int, bytes, list[int]]]:
+def chunks(
+    fh: BinaryIO, start: int, *, name: str = "?", end: int | None = None, block: int = BLOCK
+) -> Iterator[tuple[int, bytes, list[int]]]:
     """Yield ``(base, buf, bounds)``: ``buf`` holds the file bytes from offset ``base``;
     event i is ``buf[bounds[i]:bounds[i+1]]`` (``len(bounds) >= 2``). Stops at ``end`` (an event
     boundary) or at the end of the data present, leaving a partial event unread."""
@@ -42,10 +43,14 @@ def chunks(fh: BinaryIO, start: int, *, name: str = "?", end: int | None = None,
         bounds = [0]
         off = 0
         while off + HEADER_SIZE <= n:
-            ln = int.from_bytes(buf[off + 9:off + 13], "little")
+            ln = int.from_bytes(buf[off + 9 : off + 13], "little")
             if ln < HEADER_SIZE:
-                raise DecodeError(f"event_length {ln} is shorter than the {HEADER_SIZE}-byte header",
-                                  file=name, offset=pos + off, event_type=type_name(buf[off + 4]))
+                raise DecodeError(
+                    f"event_length {ln} is shorter than the {HEADER_SIZE}-byte header",
+                    file=name,
+                    offset=pos + off,
+                    event_type=type_name(buf[off + 4]),
+                )
             if off + ln > n:
                 break
             off += ln

@@ -159,8 +159,9 @@ class GeneratedStreamer(Streamer):
     def run(self) -> None:
         gb: GeneratedBinlogs = self.binlogs  # type: ignore[assignment]
         if gb.fmt.footer_size and not self.session.checksum_aware:
-            raise DumpError("Slave can not handle replication events with the checksum that master "
-                            "is configured to log")
+            raise DumpError(
+                "Slave can not handle replication events with the checksum that master is configured to log"
+            )
         run = gb.new_run()
         sink = _MemorySink()
         # the plugin's run (generators/serve.py: the engine's own steps) drives the writer
@@ -222,7 +223,7 @@ class GeneratedStreamer(Streamer):
         parts: list = []
         ntx = 0
         while off + 19 <= nb:
-            ln = int.from_bytes(buf[off + 9:off + 13], "little")
+            ln = int.from_bytes(buf[off + 9 : off + 13], "little")
             end = off + ln
             if end > nb:
                 break
@@ -290,4 +291,3 @@ class GeneratedStreamer(Streamer):
                 if self.heartbeat:
                     self._heartbeat(f, self._offset)
                 deadline = time.monotonic() + (self.heartbeat or 3600.0)
-

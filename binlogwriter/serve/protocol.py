@@ -13,13 +13,27 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from collections.abc import Iterable, Sequence
 
 from binlogwriter.layouts.primitives import encode_packed_int
 
 __all__ = [
-    "MAX_PAYLOAD", "PacketIO", "ProtocolError", "lenenc_int", "lenenc_str", "ok_packet", "err_packet",
-    "eof_packet", "result_set", "Capability", "SERVER_STATUS_AUTOCOMMIT",
+    "MAX_PAYLOAD",
+    "MAX_ALLOWED_PACKET",
+    "LOGIN_MAX_PACKET",
+    "LoginTimeout",
+    "PacketTooLarge",
+    "PacketIO",
+    "ProtocolError",
+    "lenenc_int",
+    "lenenc_str",
+    "ok_packet",
+    "err_packet",
+    "eof_packet",
+    "result_set",
+    "Capability",
+    "SERVER_STATUS_AUTOCOMMIT",
 ]
 
 MAX_PAYLOAD = 0xFFFFFF
@@ -76,17 +90,23 @@ def read_lenenc_int(data: bytes, pos: int) -> tuple[int, int]:
     size = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(first)
     if size is None or pos + 1 + size > len(data):
         raise ProtocolError(f"bad length-encoded integer prefix 0x{first:02x}")
-    return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
+    return int.from_bytes(data[pos + 1 : pos + 1 + size], "little"), pos + 1 + size
 
 
-def ok_packet(*, affected: int = 0, insert_id: int = 0, status: int = SERVER_STATUS_AUTOCOMMIT,
-              warnings: int = 0) -> bytes:
+def ok_packet(
+    *, affected: int = 0, insert_id: int = 0, status: int = SERVER_STATUS_AUTOCOMMIT, warnings: int = 0
+) -> bytes:
     return b"\x00" + lenenc_int(affected) + lenenc_int(insert_id) + struct.pack("<HH", status, warnings)
 
 
 def err_packet(code: int, message: str, sql_state: str = "HY000") -> bytes:
-    return (b"\xff" + struct.pack("<H", code) + b"#" + sql_state.encode("ascii")[:5].ljust(5, b"0")
-            + message.encode("utf-8", "replace"))
+    return (
+        b"\xff"
+        + struct.pack("<H", code)
+        + b"#"
+        + sql_state.encode("ascii")[:5].ljust(5, b"0")
+        + message.encode("utf-8", "replace")
+    )
 
 
 def eof_packet(status: int = SERVER_STATUS_AUTOCOMMIT, warnings: int = 0) -> bytes:
@@ -101,15 +121,25 @@ _BINARY = 63
 
 def column_definition(name: str, *, numeric: bool = False, table: str = "", schema: str = "") -> bytes:
     """A ColumnDefinition41 for a text result column (VAR_STRING utf8mb4, or BIGINT)."""
-    charset, ctype, length = ((_BINARY, _TYPE_LONGLONG, 21) if numeric
-                              else (_UTF8MB4_GENERAL, _TYPE_VAR_STRING, 1024))
-    return (lenenc_str("def") + lenenc_str(schema) + lenenc_str(table) + lenenc_str(table)
-            + lenenc_str(name) + lenenc_str(name) + b"\x0c"
-            + struct.pack("<HIBHB", charset, length, ctype, 0x0001 if numeric else 0, 0) + b"\x00\x00")
+    charset, ctype, length = (
+        (_BINARY, _TYPE_LONGLONG, 21) if numeric else (_UTF8MB4_GENERAL, _TYPE_VAR_STRING, 1024)
+    )
+    return (
+        lenenc_str("def")
+        + lenenc_str(schema)
+        + lenenc_str(table)
+        + lenenc_str(table)
+        + lenenc_str(name)
+        + lenenc_str(name)
+        + b"\x0c"
+        + struct.pack("<HIBHB", charset, length, ctype, 0x0001 if numeric else 0, 0)
+        + b"\x00\x00"
+    )
 
 
-def result_set(columns: Sequence[str], rows: Iterable[Sequence[object]],
-               numeric: Sequence[bool] | None = None) -> list[bytes]:
+def result_set(
+    columns: Sequence[str], rows: Iterable[Sequence[object]], numeric: Sequence[bool] | None = None
+) -> list[bytes]:
     """The payloads of a text result set: count, definitions, EOF, rows, EOF (values are
     rendered as text; None is NULL)."""
     numeric = numeric or [False] * len(columns)
@@ -117,8 +147,9 @@ def result_set(columns: Sequence[str], rows: Iterable[Sequence[object]],
     out += [column_definition(c, numeric=n) for c, n in zip(columns, numeric, strict=True)]
     out.append(eof_packet())
     for row in rows:
-        out.append(b"".join(b"\xfb" if v is None else lenenc_str(v if isinstance(v, bytes) else str(v))
-                            for v in row))
+        out.append(
+            b"".join(b"\xfb" if v is None else lenenc_str(v if isinstance(v, bytes) else str(v)) for v in row)
+        )
     out.append(eof_packet())
     return out
 
@@ -132,7 +163,7 @@ def frame(payload: bytes, seq: int) -> tuple[bytes, int]:
     parts = []
     pos = 0
     while True:
-        chunk = payload[pos:pos + MAX_PAYLOAD]
+        chunk = payload[pos : pos + MAX_PAYLOAD]
         parts.append(struct.pack("<I", len(chunk) | (seq << 24)))
         parts.append(chunk)
         seq = (seq + 1) & 0xFF
@@ -142,18 +173,59 @@ def frame(payload: bytes, seq: int) -> tuple[bytes, int]:
     return b"".join(parts), seq
 
 
-class PacketIO:
-    """Packets over a blocking socket. ``seq`` is the next sequence id to send/expect."""
+class PacketTooLarge(ProtocolError):
+    """A packet longer than the limit in force (refused before any of it is read)."""
 
-    def __init__(self, sock: socket.socket, *, max_packet: int = 1 << 26) -> None:
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"packet of at least {size} bytes, more than the {limit} allowed")
+        self.size = size
+        self.limit = limit
+
+
+class LoginTimeout(TimeoutError):
+    """The connection phase did not end before its deadline (``connect_timeout``)."""
+
+
+# MariaDB's default max_allowed_packet (16 MiB): the largest command this server reads after
+# login (replication clients send short queries and dump requests), reported as the variable.
+MAX_ALLOWED_PACKET = 16 << 20
+# The largest login packet a client can send: HandshakeResponse41's 32 fixed bytes, a user
+# name, an auth response (at most 255 bytes, or length-encoded), a database and a plugin name
+# (64 characters each), and connection attributes, which clients keep under 64 KiB.
+LOGIN_MAX_PACKET = 1 << 17
+_RECV_MAX = 1 << 20  # one recv() never asks for more than this: memory follows the bytes received
+
+
+class PacketIO:
+    """Packets over a blocking socket. ``seq`` is the next sequence id to send/expect.
+
+    Every length is checked before anything is allocated for it: a packet whose header
+    announces more than ``max_packet`` bytes (with the parts already joined) raises
+    :class:`PacketTooLarge` without reading its payload, and the receive buffer grows by at most
+    1 MiB per ``recv``. While ``deadline`` (a ``time.monotonic()`` value) is set, reads end
+    with :class:`LoginTimeout` once it has passed, however slowly the peer trickles bytes.
+    """
+
+    def __init__(self, sock: socket.socket, *, max_packet: int = MAX_ALLOWED_PACKET) -> None:
         self.sock = sock
         self.seq = 0
         self.max_packet = max_packet
+        self.deadline: float | None = None
         self._buf = bytearray()
 
     def _recv_exact(self, n: int) -> bytes:
         while len(self._buf) < n:
-            chunk = self.sock.recv(max(65536, n - len(self._buf)))
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    raise LoginTimeout("no complete login before the connect timeout")
+                self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(min(_RECV_MAX, max(65536, n - len(self._buf))))
+            except TimeoutError:
+                if self.deadline is not None:
+                    raise LoginTimeout("no complete login before the connect timeout") from None
+                raise
             if not chunk:
                 raise ConnectionResetError("client closed the connection")
             self._buf += chunk
@@ -171,7 +243,7 @@ class PacketIO:
                 raise ProtocolError(f"packet sequence id {head[3]}, expected {self.seq}")
             self.seq = (self.seq + 1) & 0xFF
             if len(payload) + n > self.max_packet:
-                raise ProtocolError(f"packet of more than {self.max_packet} bytes")
+                raise PacketTooLarge(len(payload) + n, self.max_packet)
             payload += self._recv_exact(n)
             if n < MAX_PAYLOAD:
                 return bytes(payload)

@@ -20,15 +20,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from binlogwriter.format import version_tuple
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
 from binlogwriter.serve.queries_show import ShowMixin
 from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _split_top, _unquote
 from binlogwriter.serve.session import Session
+from binlogwriter.serve.sqltext import UnterminatedText, strip_comments, version_number
 from binlogwriter.serve.variables import VariablesMixin
 
 __all__ = ["Identity", "QueryError", "answer"]
-
 
 
 @dataclass
@@ -40,12 +41,8 @@ class Identity:
     row_metadata: str = "FULL"
     port: int = 3306
     hostname: str = "127.0.0.1"
-
-
-def _strip_comments(sql: str) -> str:
-    sql = re.sub(r"/\*(?!!).*?\*/", " ", sql, flags=re.S)
-    sql = re.sub(r"/\*!\d*\s*(.*?)\*/", r"\1", sql, flags=re.S)  # executable comments
-    return sql.strip().rstrip(";").strip()
+    connect_timeout: float = 10.0
+    max_connections: int = 151
 
 
 class Answerer(VariablesMixin, ShowMixin):
@@ -93,7 +90,13 @@ class Answerer(VariablesMixin, ShowMixin):
 
     # ------------------------------------------------------------------------- statements
     def answer(self, sql: str) -> list[bytes]:
-        q = _strip_comments(sql)
+        bs = self.binlogs
+        try:
+            q = strip_comments(sql, version_number(version_tuple(bs.server_version)), mariadb=bs.is_mariadb)
+        except UnterminatedText as exc:
+            raise QueryError(
+                ER_PARSE_ERROR, f"You have an error in your SQL syntax: {exc}", "42000"
+            ) from None
         u = q.upper()
         words = u.split()
         if not words:
@@ -107,8 +110,9 @@ class Answerer(VariablesMixin, ShowMixin):
             return self._show(q[4:].strip(), " ".join(words[1:]))
         if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL"):
             return [ok_packet()]
-        raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}",
-                         "42000")
+        raise QueryError(
+            ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}", "42000"
+        )
 
     def _set(self, rest: str) -> bytes:
         u = rest.upper()
@@ -119,8 +123,11 @@ class Answerer(VariablesMixin, ShowMixin):
             if m:
                 self.session.user_vars[m.group(1).lower()] = self.eval(m.group(2))
                 continue
-            m = re.fullmatch(r"(?:@@)?(?:(?:GLOBAL|SESSION|LOCAL)\s+|(?:GLOBAL|SESSION|LOCAL)\.)?(\w+)\s*:?=\s*(.*)",
-                             assignment, re.S | re.I)
+            m = re.fullmatch(
+                r"(?:@@)?(?:(?:GLOBAL|SESSION|LOCAL)\s+|(?:GLOBAL|SESSION|LOCAL)\.)?(\w+)\s*:?=\s*(.*)",
+                assignment,
+                re.S | re.I,
+            )
             if m:
                 continue  # system variables: accepted, not kept
             raise QueryError(ER_PARSE_ERROR, f"cannot parse SET {assignment!r}", "42000")

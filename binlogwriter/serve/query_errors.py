@@ -3,8 +3,9 @@ variables.py): the errors a query gets (MySQL error codes) and the small text he
 
 from __future__ import annotations
 
-import fnmatch
 import re
+
+from binlogwriter.serve.sqltext import UnterminatedText, like, quoted_end
 
 __all__ = ["QueryError"]
 
@@ -52,31 +53,50 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in out]
 
 
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
+
+
 def _unquote(s: str) -> str:
+    """The value of a quoted string literal (MySQL reference manual "String Literals": ``\\n``,
+    ``\\t``, ``\\0``, … escapes, a doubled quote; ``\\%`` and ``\\_`` stay two characters, for
+    LIKE); anything else is returned stripped."""
     s = s.strip()
     if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
         body = s[1:-1]
-        return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "0": "\0"}.get(m.group(1), m.group(1)),
-                      body).replace(s[0] * 2, s[0])
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body, flags=re.S).replace(
+            s[0] * 2, s[0]
+        )
     return s
 
 
+def _literal(text: str, what: str) -> str:
+    """The value of ``text``, which must be one quoted string (QueryError otherwise)."""
+    t = text.strip()
+    try:
+        whole = bool(t) and t[0] in "'\"" and quoted_end(t, 0) == len(t)
+    except UnterminatedText:
+        whole = False
+    if not whole:
+        raise QueryError(ER_PARSE_ERROR, f"{what}: expected a quoted string, not {t[:100]!r}", "42000")
+    return _unquote(t)
+
+
 def _filter_like(items: list[tuple[str, object]], cond: str) -> list[tuple[str, object]]:
+    """``SHOW VARIABLES`` rows kept by ``LIKE 'pattern'`` or ``WHERE Variable_name =|LIKE|IN …``
+    (names compare case-insensitively; LIKE through the linear matcher of sqltext.py)."""
     if not cond:
         return items
-    m = re.fullmatch(r"LIKE\s+('(?:[^']|'')*'|\"[^\"]*\")", cond, re.I | re.S)
+    if cond[:4].upper() == "LIKE" and cond[4:5] in ("", " ", "'", '"'):
+        pat = _literal(cond[4:], "SHOW VARIABLES LIKE")
+        return [(k, v) for k, v in items if like(k, pat)]
+    m = re.fullmatch(r"WHERE Variable_name ?(=|LIKE|IN) ?(.*)", cond, re.I | re.S)
     if m:
-        pat = _unquote(m.group(1)).lower()
-        rx = re.compile("^" + "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
-                                      for c in pat) + "$", re.S)
-        return [(k, v) for k, v in items if rx.match(k)]
-    m = re.fullmatch(r"WHERE\s+Variable_name\s*(=|LIKE|IN)\s*(.*)", cond, re.I | re.S)
-    if m:
-        if m.group(1).upper() == "IN":
+        op = m.group(1).upper()
+        if op == "IN":
             names = {_unquote(x).lower() for x in _split_top(m.group(2).strip().strip("()"))}
             return [(k, v) for k, v in items if k in names]
-        pat = _unquote(m.group(2)).lower()
-        if m.group(1) == "=":
-            return [(k, v) for k, v in items if k == pat]
-        return [(k, v) for k, v in items if fnmatch.fnmatchcase(k, pat.replace("%", "*").replace("_", "?"))]
-    raise QueryError(ER_PARSE_ERROR, f"cannot parse SHOW VARIABLES {cond!r}", "42000")
+        pat = _literal(m.group(2), f"SHOW VARIABLES WHERE Variable_name {op}")
+        if op == "=":
+            return [(k, v) for k, v in items if k == pat.lower()]
+        return [(k, v) for k, v in items if like(k, pat)]
+    raise QueryError(ER_PARSE_ERROR, f"cannot parse SHOW VARIABLES {cond[:200]!r}", "42000")

@@ -19,12 +19,22 @@ import time
 from dataclasses import dataclass, field
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.serve.admission import Admission, Slot
 from binlogwriter.serve.auth import AuthFailed, Credentials, authenticate
-from binlogwriter.serve.binlogs import BinlogSet
+from binlogwriter.serve.binlogs import BinlogSet, ServeError
 from binlogwriter.serve.dump import DumpError, Streamer, parse_dump, parse_dump_gtid, stream
 from binlogwriter.serve.gtid import GtidParseError, MariadbState
 from binlogwriter.serve.pacing import Pacer
-from binlogwriter.serve.protocol import PacketIO, ProtocolError, err_packet, ok_packet
+from binlogwriter.serve.protocol import (
+    LOGIN_MAX_PACKET,
+    MAX_ALLOWED_PACKET,
+    LoginTimeout,
+    PacketIO,
+    PacketTooLarge,
+    ProtocolError,
+    err_packet,
+    ok_packet,
+)
 from binlogwriter.serve.queries import Identity, answer
 from binlogwriter.serve.session import Session
 
@@ -35,6 +45,7 @@ log = logging.getLogger("binlogwriter.serve")
 COM_QUIT, COM_INIT_DB, COM_QUERY, COM_PING = 0x01, 0x02, 0x03, 0x0E
 COM_BINLOG_DUMP, COM_REGISTER_SLAVE, COM_SET_OPTION, COM_BINLOG_DUMP_GTID = 0x12, 0x15, 0x1B, 0x1E
 ER_UNKNOWN_COM_ERROR = 1047
+ER_NET_PACKET_TOO_LARGE = 1153
 ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 
 
@@ -48,7 +59,9 @@ class ServeConfig:
     rate: str | None = None
     heartbeat_version: int | None = None
     default_heartbeat_ns: int = 0
-    max_clients: int = 64
+    max_clients: int = 151  # MySQL's and MariaDB's default max_connections
+    max_logins_per_ip: int = 16
+    connect_timeout: float = 10.0  # the servers' connect_timeout: the whole login must fit in it
     idle_timeout: float = 3600.0
     extra: dict = field(default_factory=dict)
 
@@ -61,8 +74,7 @@ class Server:
         self._ids = itertools.count(1)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
-        self._clients: set[threading.Thread] = set()
-        self._lock = threading.Lock()
+        self.admission = Admission(config.max_clients, config.max_logins_per_ip)
         self._stopping = threading.Event()
 
     @property
@@ -71,10 +83,17 @@ class Server:
         return self._sock.getsockname()[1]
 
     def start(self) -> Server:
+        """Listen on ``bind:port``; a :class:`ServeError` naming the address when it cannot."""
+        cfg = self.config
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind((self.config.bind, self.config.port))
-        s.listen(128)
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((cfg.bind, cfg.port))
+            s.listen(128)
+        except OSError as exc:
+            s.close()
+            why = exc.strerror or str(exc)
+            raise ServeError(f"cannot listen on {cfg.bind}:{cfg.port} (--bind, --port): {why}") from None
         self._sock = s
         self._thread = threading.Thread(target=self._accept_loop, name="serve-accept", daemon=True)
         self._thread.start()
@@ -102,69 +121,115 @@ class Server:
                 conn, addr = self._sock.accept()
             except OSError:
                 return
-            with self._lock:
-                self._clients = {t for t in self._clients if t.is_alive()}
-                busy = len(self._clients) >= self.config.max_clients
             cid = next(self._ids)
-            if busy:
-                log.warning("client %s:%s #%d: refused, %d clients already connected",
-                            addr[0], addr[1], cid, self.config.max_clients)
+            slot, dropped = self.admission.admit(conn, addr[0])
+            for victim, why in dropped:
+                log.warning("%s: closed before its login ended: %s", victim.where, why)
+            if slot is None:
+                log.warning(
+                    "client %s:%s #%d: refused, %d clients already connected (--max-clients)",
+                    addr[0],
+                    addr[1],
+                    cid,
+                    self.config.max_clients,
+                )
                 try:
-                    io = PacketIO(conn)
-                    io.write(err_packet(1040, "Too many connections", "08004"))
+                    conn.settimeout(1.0)
+                    PacketIO(conn).write(err_packet(1040, "Too many connections", "08004"))
+                except OSError:
+                    pass
                 finally:
                     conn.close()
                 continue
-            t = threading.Thread(target=Connection(self.config, conn, addr, cid).run,
-                                 name=f"serve-client-{cid}", daemon=True)
-            with self._lock:
-                self._clients.add(t)
+            connection = Connection(self.config, conn, addr, cid, self.admission, slot)
+            t = threading.Thread(target=connection.run, name=f"serve-client-{cid}", daemon=True)
             t.start()
 
 
 class Connection:
-    def __init__(self, config: ServeConfig, sock: socket.socket, addr, cid: int) -> None:
+    def __init__(
+        self, config: ServeConfig, sock: socket.socket, addr, cid: int, admission: Admission, slot: Slot
+    ) -> None:
         self.config = config
         self.sock = sock
         self.peer = f"{addr[0]}:{addr[1]}"
         self.session = Session(cid, addr[0])
-        self.io = PacketIO(sock)
+        self.io = PacketIO(sock, max_packet=LOGIN_MAX_PACKET)
+        self.admission = admission
+        self.slot = slot
+        slot.where = self._where()
 
     def _where(self) -> str:
         user = f" ({self.session.user})" if self.session.user else ""
         return f"client {self.peer} #{self.session.connection_id}{user}"
 
     def run(self) -> None:
-        sock = self.sock
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(self.config.idle_timeout)
+        try:
+            self._run()
+        finally:
+            self.admission.release(self.slot)
+
+    def _login(self) -> bool:
+        """The connection phase under its deadline and the login packet size limit; False when
+        the connection was closed to make room meanwhile (admission.py)."""
+        cfg = self.config
+        self.io.deadline = time.monotonic() + cfg.connect_timeout
+        self.sock.settimeout(cfg.connect_timeout)
+        hello = authenticate(
+            self.io,
+            cfg.credentials,
+            self._server_version(),
+            self.session.connection_id,
+            self.session.peer,
+        )
+        self.session.user = hello.user
+        if not self.admission.logged_in(self.slot):
+            return False
+        self.io.deadline = None
+        self.io.max_packet = MAX_ALLOWED_PACKET
+        self.sock.settimeout(cfg.idle_timeout)
+        log.info("%s: connected", self._where())
+        return True
+
+    def _run(self) -> None:
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         dumped = False
         try:
-            hello = authenticate(self.io, self.config.credentials, self._server_version(),
-                                 self.session.connection_id, self.session.peer)
-            self.session.user = hello.user
-            log.info("%s: connected", self._where())
-            dumped = self._commands()
-        except AuthFailed as exc:
-            log.warning("%s: %s", self._where(), exc)
-        except (ProtocolError, GtidParseError) as exc:
-            log.warning("%s: malformed packet: %s", self._where(), exc)
-            self._try_error(1043, f"Bad handshake or malformed packet: {exc}", "08S01")
-        except DumpError as exc:
-            log.warning("%s: dump refused: %s", self._where(), exc)
-        except (ConnectionError, BrokenPipeError, TimeoutError) as exc:
-            log.warning("%s: connection closed by the client (%s)", self._where(),
-                        type(exc).__name__ if not str(exc) else exc)
-        except OSError as exc:
-            log.warning("%s: socket error: %s", self._where(), exc)
-        except BinlogError as exc:
-            log.warning("%s: binlog error: %s", self._where(), exc)
-            self._try_error(1236, str(exc))
-        except Exception as exc:  # a bug must not take the server down: logged, connection closed
-            log.exception("%s: internal error: %s", self._where(), exc)
-            self._try_error(1105, f"internal error: {exc}")
+            dumped = self._login() and self._commands()
+        except Exception as exc:
+            if not self.slot.dropped:  # a dropped connection was logged when it was dropped
+                self._incident(exc)
         finally:
             self._close(graceful=dumped)
+
+    def _incident(self, exc: Exception) -> None:
+        """The one WARNING line (and the ERR packet, when one is due) for what ended the
+        connection."""
+        where = self._where()
+        if isinstance(exc, AuthFailed):
+            log.warning("%s: %s", where, exc)
+        elif isinstance(exc, PacketTooLarge):
+            log.warning("%s: packet too large: %s", where, exc)
+            self._try_error(
+                ER_NET_PACKET_TOO_LARGE, "Got a packet bigger than 'max_allowed_packet' bytes", "08S01"
+            )
+        elif isinstance(exc, LoginTimeout):
+            log.warning("%s: no login within %g s (--connect-timeout)", where, self.config.connect_timeout)
+        elif isinstance(exc, ProtocolError | GtidParseError):
+            log.warning("%s: malformed packet: %s", where, exc)
+            self._try_error(1043, f"Bad handshake or malformed packet: {exc}", "08S01")
+        elif isinstance(exc, DumpError):
+            log.warning("%s: dump refused: %s", where, exc)
+        elif isinstance(exc, ConnectionError | TimeoutError):
+            log.warning("%s: connection closed by the client (%s)", where, str(exc) or type(exc).__name__)
+        elif isinstance(exc, OSError):
+            log.warning("%s: socket error: %s", where, exc)
+        elif isinstance(exc, BinlogError):
+            log.warning("%s: binlog error: %s", where, exc)
+            self._try_error(1236, str(exc))
+        else:  # a bug must not take the server down: logged, connection closed
+            log.error("%s: internal error: %s", where, exc, exc_info=exc)
+            self._try_error(1105, f"internal error: {exc}")
 
     def _server_version(self) -> str:
         v = self.config.binlogs.server_version
@@ -236,14 +301,27 @@ class Connection:
         except (DumpError, GtidParseError) as exc:
             self.io.write(err_packet(ER_MASTER_FATAL_ERROR_READING_BINLOG, str(exc)))
             raise DumpError(str(exc)) from None
-        how = (f"GTID {req.mysql_gtids.text() or '(empty set)'}" if req.mysql_gtids is not None
-               else f"GTID {maria.text() or '(empty)'}" if maria is not None
-               else f"{req.file or '(first file)'}:{req.pos}")
+        how = (
+            f"GTID {req.mysql_gtids.text() or '(empty set)'}"
+            if req.mysql_gtids is not None
+            else f"GTID {maria.text() or '(empty)'}"
+            if maria is not None
+            else f"{req.file or '(first file)'}:{req.pos}"
+        )
         log.info("%s: dump from %s (%s)", self._where(), how, "blocking" if req.blocking else "non-blocking")
         pacer = Pacer.from_text(cfg.rate) if cfg.rate else None
         from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
 
         cls = GeneratedStreamer if isinstance(cfg.binlogs, GeneratedBinlogs) else Streamer
-        st = stream(self.io, cfg.binlogs, self.session, req, cls=cls, mariadb_gtid=maria, pacer=pacer,
-                    heartbeat_version=cfg.heartbeat_version, default_heartbeat_ns=cfg.default_heartbeat_ns)
+        st = stream(
+            self.io,
+            cfg.binlogs,
+            self.session,
+            req,
+            cls=cls,
+            mariadb_gtid=maria,
+            pacer=pacer,
+            heartbeat_version=cfg.heartbeat_version,
+            default_heartbeat_ns=cfg.default_heartbeat_ns,
+        )
         log.info("%s: dump ended after %d events, %d bytes", self._where(), st.sent_events, st.sent_bytes)

@@ -17,15 +17,44 @@ from binlogwriter.serve.binlogs import BinlogFile
 __all__ = ["binlog_events"]
 
 _NAMES = {
-    2: "Query", 3: "Stop", 4: "Rotate", 5: "Intvar", 13: "RAND", 14: "User var", 15: "Format_desc",
-    16: "Xid", 17: "Begin_load_query", 18: "Execute_load_query", 19: "Table_map", 26: "Incident",
-    27: "Heartbeat", 28: "Ignorable", 29: "Rows_query", 30: "Write_rows", 31: "Update_rows",
-    32: "Delete_rows", 33: "Gtid", 34: "Anonymous_Gtid", 35: "Previous_gtids", 38: "XA_prepare",
-    39: "Update_rows_partial", 40: "Transaction_payload", 41: "Heartbeat_v2", 42: "Gtid_tagged_log",
-    23: "Write_rows_v1", 24: "Update_rows_v1", 25: "Delete_rows_v1",
-    160: "Annotate_rows", 161: "Binlog_checkpoint", 162: "Gtid", 163: "Gtid_list",
-    164: "Start_encryption", 165: "Query_compressed", 166: "Write_rows_compressed_v1",
-    167: "Update_rows_compressed_v1", 168: "Delete_rows_compressed_v1",
+    2: "Query",
+    3: "Stop",
+    4: "Rotate",
+    5: "Intvar",
+    13: "RAND",
+    14: "User var",
+    15: "Format_desc",
+    16: "Xid",
+    17: "Begin_load_query",
+    18: "Execute_load_query",
+    19: "Table_map",
+    26: "Incident",
+    27: "Heartbeat",
+    28: "Ignorable",
+    29: "Rows_query",
+    30: "Write_rows",
+    31: "Update_rows",
+    32: "Delete_rows",
+    33: "Gtid",
+    34: "Anonymous_Gtid",
+    35: "Previous_gtids",
+    38: "XA_prepare",
+    39: "Update_rows_partial",
+    40: "Transaction_payload",
+    41: "Heartbeat_v2",
+    42: "Gtid_tagged_log",
+    23: "Write_rows_v1",
+    24: "Update_rows_v1",
+    25: "Delete_rows_v1",
+    160: "Annotate_rows",
+    161: "Binlog_checkpoint",
+    162: "Gtid",
+    163: "Gtid_list",
+    164: "Start_encryption",
+    165: "Query_compressed",
+    166: "Write_rows_compressed_v1",
+    167: "Update_rows_compressed_v1",
+    168: "Delete_rows_compressed_v1",
 }
 
 
@@ -44,8 +73,13 @@ def _info(ev, mariadb: bool) -> str:
     if t == 16:
         return f"COMMIT /* xid={ev.xid} */"
     if t in (33, 34, 42):
-        sid = "ANONYMOUS" if t == 34 else f"{ev.sid}:{ev.tag}:{ev.gno}" if getattr(ev, "tag", "") \
+        sid = (
+            "ANONYMOUS"
+            if t == 34
+            else f"{ev.sid}:{ev.tag}:{ev.gno}"
+            if getattr(ev, "tag", "")
             else f"{ev.sid}:{ev.gno}"
+        )
         return f"SET @@SESSION.GTID_NEXT= '{sid}'"
     if t == 35:
         return ev.text
@@ -72,12 +106,20 @@ def binlog_events(f: BinlogFile, start: int, offset: int, limit: int | None) -> 
     for rec in recs:
         t = rec.type_code
         if t in _ROWS:  # rows need their Table_map to decode: the summary comes from the post-header
-            table_id = int.from_bytes(rec.data[19:19 + id_size], "little")
-            flags = int.from_bytes(rec.data[19 + id_size:21 + id_size], "little")
+            table_id = int.from_bytes(rec.data[19 : 19 + id_size], "little")
+            flags = int.from_bytes(rec.data[19 + id_size : 21 + id_size], "little")
             info = f"table_id: {table_id}" + (" flags: STMT_END_F" if flags & 1 else "")
         else:
             info = _info(reader.decode(rec), mariadb)
         name = _NAMES.get(t, f"Unknown({t})")
-        rows.append((f.name, rec.offset, name, int.from_bytes(rec.data[5:9], "little"),
-                     rec.offset + len(rec.data), info))
+        rows.append(
+            (
+                f.name,
+                rec.offset,
+                name,
+                int.from_bytes(rec.data[5:9], "little"),
+                rec.offset + len(rec.data),
+                info,
+            )
+        )
     return rows

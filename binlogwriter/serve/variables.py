@@ -4,6 +4,7 @@ served files and the server's identity on demand."""
 
 from __future__ import annotations
 
+from binlogwriter.serve.protocol import MAX_ALLOWED_PACKET
 from binlogwriter.serve.query_errors import ER_UNKNOWN_SYSTEM_VARIABLE, QueryError
 
 
@@ -43,7 +44,9 @@ class VariablesMixin:
             "collation_server": "utf8mb4_general_ci" if maria else "utf8mb4_0900_ai_ci",
             "collation_connection": "utf8mb4_general_ci",
             "lower_case_table_names": 0,
-            "max_allowed_packet": 1 << 30,
+            "max_allowed_packet": MAX_ALLOWED_PACKET,
+            "max_connections": self.ident.max_connections,
+            "connect_timeout": round(self.ident.connect_timeout),
             "net_write_timeout": 60,
             "net_read_timeout": 30,
             "wait_timeout": 28800,
@@ -61,35 +64,39 @@ class VariablesMixin:
         }
         if maria:
             binlog_pos = maria_state.text()
-            v.update({
-                "gtid_domain_id": 0,
-                "gtid_binlog_pos": binlog_pos,
-                "gtid_binlog_state": binlog_pos,
-                "gtid_current_pos": binlog_pos,
-                "gtid_slave_pos": "",
-                "gtid_strict_mode": 0,
-                "gtid_ignore_duplicates": 0,
-                "binlog_annotate_row_events": "ON",
-                "log_bin_compress": "OFF",
-            })
+            v.update(
+                {
+                    "gtid_domain_id": 0,
+                    "gtid_binlog_pos": binlog_pos,
+                    "gtid_binlog_state": binlog_pos,
+                    "gtid_current_pos": binlog_pos,
+                    "gtid_slave_pos": "",
+                    "gtid_strict_mode": 0,
+                    "gtid_ignore_duplicates": 0,
+                    "binlog_annotate_row_events": "ON",
+                    "log_bin_compress": "OFF",
+                }
+            )
         else:
             gtids = bool(mysql_set)
-            v.update({
-                "gtid_mode": "ON" if gtids else "OFF",
-                "enforce_gtid_consistency": "ON" if gtids else "OFF",
-                "gtid_executed": mysql_set.text(),
-                "gtid_purged": bs.first.start_mysql.text(),
-                "binlog_gtid_simple_recovery": "ON",
-                "binlog_rows_query_log_events": "OFF",
-                "transaction_write_set_extraction": "XXHASH64",
-            })
+            v.update(
+                {
+                    "gtid_mode": "ON" if gtids else "OFF",
+                    "enforce_gtid_consistency": "ON" if gtids else "OFF",
+                    "gtid_executed": mysql_set.text(),
+                    "gtid_purged": bs.first.start_mysql.text(),
+                    "binlog_gtid_simple_recovery": "ON",
+                    "binlog_rows_query_log_events": "OFF",
+                    "transaction_write_set_extraction": "XXHASH64",
+                }
+            )
         return v
 
     def sysvar(self, name: str) -> object:
         name = name.lower()
         for prefix in ("global.", "session.", "local."):
             if name.startswith(prefix):
-                name = name[len(prefix):]
+                name = name[len(prefix) :]
         v = self.variables()
         if name not in v:
             raise QueryError(ER_UNKNOWN_SYSTEM_VARIABLE, f"Unknown system variable '{name}'")

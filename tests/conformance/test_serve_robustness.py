@@ -26,6 +26,7 @@ from binlogwriter.writer import BinlogWriter
 from generators.engine import generate
 from generators.spec import Spec
 
+from ..serve import rawclient
 from .serve_process import ServeProcess
 
 pytestmark = [pytest.mark.conformance,
@@ -59,48 +60,6 @@ def _warnings(srv: ServeProcess) -> list[str]:
     return [line for line in srv.log if " WARNING " in line]
 
 
-def _greeting(sock: socket.socket) -> bytes:
-    head = sock.recv(4)
-    n = int.from_bytes(head[:3], "little")
-    data = b""
-    while len(data) < n:
-        data += sock.recv(n - len(data))
-    return data
-
-
-def _read_packet(sock: socket.socket) -> bytes:
-    head = b""
-    while len(head) < 4:
-        chunk = sock.recv(4 - len(head))
-        if not chunk:
-            return b""
-        head += chunk
-    n = int.from_bytes(head[:3], "little")
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def _nonce(greeting: bytes) -> bytes:
-    end = greeting.index(b"\0", 1)
-    p = end + 1 + 4
-    part1 = greeting[p:p + 8]
-    p += 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10
-    part2 = greeting[p:p + 12]
-    return part1 + part2
-
-
-def _response(user: str, auth: bytes, plugin: str) -> bytes:
-    caps = 0x0200 | 0x8000 | 0x80000 | 0x200000  # PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH, LENENC
-    body = (struct.pack("<IIB", caps, 1 << 24, 45) + b"\0" * 23 + user.encode() + b"\0"
-            + bytes((len(auth),)) + auth + plugin.encode() + b"\0")
-    return struct.pack("<I", len(body) | (1 << 24)) + body
-
-
 def test_wrong_password_and_unknown_user_are_refused(run: Path) -> None:
     with ServeProcess([run]) as srv:
         for user, pw in (("repl", "wrong"), ("nobody", "repl-pw")):
@@ -121,9 +80,9 @@ def test_malformed_packets_end_only_that_connection(run: Path) -> None:
         ]
         for garbage in bad:
             with socket.create_connection(("127.0.0.1", srv.port)) as s:
-                _greeting(s)
+                rawclient.read_packet(s)
                 s.sendall(garbage)
-                reply = _read_packet(s)
+                reply = rawclient.read_packet(s)
                 assert reply[:1] == b"\xff"
         # garbage after a good login: an unknown command and a truncated dump request
         conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="repl", password="repl-pw")
@@ -133,9 +92,9 @@ def test_malformed_packets_end_only_that_connection(run: Path) -> None:
             with pytest.raises(pymysql.err.ProgrammingError):
                 cur.execute("DROP TABLE t")
         conn._write_bytes(b"\x01\x00\x00\x00\x77")  # command 0x77
-        assert _read_packet(conn._sock)[:1] == b"\xff"
+        assert rawclient.read_packet(conn._sock)[:1] == b"\xff"
         conn._write_bytes(b"\x03\x00\x00\x00\x12\x04\x00")  # COM_BINLOG_DUMP of 3 bytes
-        assert _read_packet(conn._sock)[:1] == b"\xff"
+        assert rawclient.read_packet(conn._sock)[:1] == b"\xff"
         conn._sock.close()
         assert len(srv.wait_log("malformed packet:")) == 2
         assert len(srv.wait_log("unknown command 0x77")) == 1
@@ -175,7 +134,7 @@ def test_eight_clients_at_once_each_with_its_own_position(run: Path) -> None:
         with socket.create_connection(("127.0.0.1", srv.port)) as bad:
             for t in threads:
                 t.start()
-            _greeting(bad)
+            rawclient.read_packet(bad)
             bad.sendall(b"\xff" * 64)
             for t in threads:
                 t.join(120)
@@ -194,18 +153,18 @@ def test_auth_plugins_and_auth_switch(run: Path, server_plugin: str) -> None:
     other = "mysql_native_password" if server_plugin == "caching_sha2_password" else "caching_sha2_password"
     with ServeProcess([run], "--auth-plugin", server_plugin) as srv:
         with socket.create_connection(("127.0.0.1", srv.port)) as s:
-            g = _greeting(s)
+            g = rawclient.read_packet(s)
             assert server_plugin.encode() in g
-            s.sendall(_response("repl", scramble[other](b"repl-pw", _nonce(g)), other))
-            switch = _read_packet(s)
+            s.sendall(rawclient.response("repl", scramble[other](b"repl-pw", rawclient.nonce(g)), other))
+            switch = rawclient.read_packet(s)
             assert switch[:1] == b"\xfe" and switch[1:].startswith(server_plugin.encode() + b"\0")
             nonce = switch[2 + len(server_plugin):-1]
             auth = scramble[server_plugin](b"repl-pw", nonce)
             s.sendall(struct.pack("<I", len(auth) | (3 << 24)) + auth)
-            reply = _read_packet(s)
+            reply = rawclient.read_packet(s)
             if server_plugin == "caching_sha2_password":
                 assert reply == b"\x01\x03"  # fast path
-                reply = _read_packet(s)
+                reply = rawclient.read_packet(s)
             assert reply[:1] == b"\x00"
         conn = pymysql.connect(host="127.0.0.1", port=srv.port, user="repl", password="repl-pw")
         with conn.cursor() as cur:

@@ -10,8 +10,6 @@ import pytest
 from binlogwriter.serve.dump import DumpError, parse_dump, parse_dump_gtid
 from binlogwriter.serve.gtid import GtidParseError, MariadbState, MysqlGtidSet
 from binlogwriter.serve.pacing import parse_rate
-from binlogwriter.serve.queries import _strip_comments
-from binlogwriter.serve.query_errors import _filter_like, _split_top
 
 U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 U2 = "4e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -33,8 +31,13 @@ def test_mysql_gtid_set_text() -> None:
 
 def test_mysql_gtid_set_binary_as_mysql_encodes_it() -> None:
     # Gtid_set::encode: n_sids (8), then per sid uuid (16), n_intervals (8), [start, end) (8 + 8)
-    data = (struct.pack("<Q", 1) + bytes.fromhex(U1.replace("-", "")) + struct.pack("<Q", 2)
-            + struct.pack("<qq", 1, 6) + struct.pack("<qq", 9, 10))
+    data = (
+        struct.pack("<Q", 1)
+        + bytes.fromhex(U1.replace("-", ""))
+        + struct.pack("<Q", 2)
+        + struct.pack("<qq", 1, 6)
+        + struct.pack("<qq", 9, 10)
+    )
     s = MysqlGtidSet.from_binary(data)
     assert s.text() == f"{U1}:1-5:9"
     with pytest.raises(GtidParseError):
@@ -51,10 +54,17 @@ def test_mariadb_state() -> None:
             MariadbState.from_text(bad)
 
 
-@pytest.mark.parametrize(("text", "want"), [
-    ("20MB/s", ("bytes", 20 * 2**20)), ("5000tps", ("tps", 5000.0)), ("1.5G", ("bytes", 1.5 * 2**30)),
-    ("100", ("bytes", 100.0)), ("64KiB/s", ("bytes", 65536.0)), ("10 TPS", ("tps", 10.0)),
-])
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("20MB/s", ("bytes", 20 * 2**20)),
+        ("5000tps", ("tps", 5000.0)),
+        ("1.5G", ("bytes", 1.5 * 2**30)),
+        ("100", ("bytes", 100.0)),
+        ("64KiB/s", ("bytes", 65536.0)),
+        ("10 TPS", ("tps", 10.0)),
+    ],
+)
 def test_parse_rate(text: str, want: tuple) -> None:
     assert parse_rate(text) == want
 
@@ -79,13 +89,3 @@ def test_dump_requests() -> None:
     assert req.mysql_gtids.text() == f"{U1}:1-3" and req.blocking
     with pytest.raises(DumpError):
         parse_dump_gtid(b"\x1e" + body[:-5])
-
-
-def test_sql_helpers() -> None:
-    assert _strip_comments("/* ApplicationName=x */ SELECT 1 ;") == "SELECT 1"
-    assert _strip_comments("/*!40101 SET NAMES utf8 */") == "SET NAMES utf8"
-    assert _split_top("@a = 'x,y', @b = CONCAT(1, 2)") == ["@a = 'x,y'", "@b = CONCAT(1, 2)"]
-    items = [("binlog_checksum", "CRC32"), ("binlog_format", "ROW"), ("server_id", 1)]
-    assert _filter_like(items, "LIKE 'binlog\\_f%'") == [("binlog_format", "ROW")]
-    assert _filter_like(items, "LIKE 'BINLOG_CHECKSUM'") == [("binlog_checksum", "CRC32")]
-    assert _filter_like(items, "WHERE Variable_name IN ('server_id', 'x')") == [("server_id", 1)]

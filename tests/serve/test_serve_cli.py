@@ -1,0 +1,67 @@
+"""``binlogwriter serve`` as a command: a port in use and Ctrl-C (issue #27).
+
+Both end with one line on stderr and no traceback: a port taken is a usage error (exit 2, the
+line names the address and the flags); Ctrl-C stops the server with exit status 130 (128 +
+SIGINT), not click's "Aborted!" and 1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from binlogwriter.serve.cli import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "samples" / "mysql80-full-full-ecommerce"
+
+
+def test_a_port_in_use_is_named() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        res = CliRunner().invoke(serve, [str(RUN), "--port", str(port)])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    assert f"127.0.0.1:{port}" in lines[0] and "--port" in lines[0] and "Traceback" not in res.output
+
+
+def _start(*args: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen(
+        [sys.executable, "-m", "binlogwriter", "serve", str(RUN), "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+def test_ctrl_c_stops_with_one_line_and_130() -> None:
+    proc = _start("-q")
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # the "listening on" line: the server is up
+        assert re.search(r"listening on 127\.0\.0\.1:\d+", line), line
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["binlogwriter serve: interrupted (Ctrl-C), stopped"]
+    assert out == ""
