@@ -223,6 +223,17 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
         out[k] = v if not isinstance(v, str) else v.strip()
 
 
+def _null_key(conf: Mapping, target: Any) -> Mapping:
+    """A generator's settings with a ``None`` key read as the setting ``null``: in YAML (1.1
+    and 1.2's core schema) an unquoted ``null`` is the null scalar, as a mapping key too, so
+    ``{gen: text, null: 0.2}`` arrives as ``{None: 0.2}``. Both spellings at once are refused."""
+    if None not in conf:
+        return conf
+    if "null" in conf:
+        raise SpecError(f"spec columns.{target}: null given twice (null and \"null\")")
+    return {("null" if k is None else k): x for k, x in conf.items()}
+
+
 def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
     if isinstance(v, list | tuple) and all(isinstance(c, ColumnGen) for c in v):
         return tuple(v)
@@ -234,6 +245,7 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
             conf = {"gen": conf}
         if not isinstance(conf, Mapping):
             raise SpecError(f"spec columns.{target}: expected a mapping with 'gen'")
+        conf = _null_key(conf, target)
         if "." not in str(target):
             raise SpecError(f"spec columns: {target!r} must be table.column")
         gen = str(conf.get("gen", "default"))
