@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from binlogwriter import __version__, plugins
+from binlogwriter.cli_support import INTERRUPTED_STATUS, Interrupted, cli_message
 from binlogwriter.errors import BinlogError
 
 __all__ = ["main"]
@@ -42,10 +43,32 @@ _LAZY = {"fixture": ("binlogwriter.fixtures.cli", "fixture"), "serve": ("binlogw
 so are the plugins' commands (:data:`binlogwriter.plugins.COMMANDS`)."""
 
 
+def _interrupted() -> None:
+    """Ctrl-C: one line and status 130 (:data:`~binlogwriter.cli_support.INTERRUPTED_STATUS`),
+    whatever the command was doing. A command with clean-up of its own (``generate`` removes
+    its partial run, ``serve`` closes its connections) does it first and may exit with its
+    own line; a KeyboardInterrupt that reaches the top ends here."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed pipe: nothing more to say on stdout
+        pass
+    click.echo(("\n" if sys.stderr.isatty() else "") + "binlogwriter: interrupted", err=True)
+    sys.exit(INTERRUPTED_STATUS)
+
+
 class _Group(click.Group):
     """Usage errors of every subcommand as one line on stderr (``binlogwriter inspect:
-    error: ...``), exit status 2, instead of click's usage block. The commands of
-    :data:`_LAZY` and the plugins' commands are imported when first asked for."""
+    error: ...``), exit status 2, instead of click's usage block; a library error no
+    command caught as one line in the command line's words (:func:`cli_message`), status 1;
+    Ctrl-C as ``binlogwriter: interrupted``, status 130 (click's own handling prints
+    ``Aborted!`` and exits 1). The commands of :data:`_LAZY` and the plugins' commands are
+    imported when first asked for."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # past click.main's handler, which would print "Aborted!"
+            raise Interrupted() from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *_LAZY, *plugins.available(plugins.COMMANDS)})
@@ -80,8 +103,15 @@ class _Group(click.Group):
         except click.ClickException as e:
             e.show()
             sys.exit(e.exit_code)
-        except click.Abort:
+        except click.Abort as e:
+            if isinstance(e.__cause__, KeyboardInterrupt):  # Ctrl-C before a command ran
+                _interrupted()
             click.echo("Aborted!", err=True)
+            sys.exit(1)
+        except (Interrupted, KeyboardInterrupt):
+            _interrupted()
+        except BinlogError as e:
+            click.echo(f"binlogwriter: error: {' '.join(cli_message(e).split())}", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -134,7 +164,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
                       start_datetime=start)
     except BinlogError as exc:
         out.flush()
-        click.echo(f"binlogwriter: {exc}", err=True)
+        click.echo(f"binlogwriter: {cli_message(exc)}", err=True)
         sys.exit(1)
 
 
@@ -241,7 +271,7 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     except OutputExistsError:
         raise click.UsageError(not_empty) from None
     except BinlogError as exc:  # one line: names from the file may hold NUL, newlines, ...
-        click.echo(f"binlogwriter: {shown_name(str(exc))}", err=True)
+        click.echo(f"binlogwriter: {shown_name(cli_message(exc))}", err=True)
         sys.exit(1)
     for folder, n in sorted(counts.items()):
         click.echo(f"{_table_shown(folder)}: {n} rows -> {out / folder}")

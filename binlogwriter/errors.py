@@ -6,7 +6,13 @@ for decoding errors, ``... - at db.t.c row 3`` for value errors.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from typing import NamedTuple
+
 __all__ = [
+    "did_you_mean",
+    "Advice",
     "BinlogError",
     "DecodeError",
     "ChecksumError",
@@ -22,8 +28,36 @@ __all__ = [
 ]
 
 
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` / `` (did you mean 'x' or 'y'?)`` naming the known names close
+    to a name that is not one of them (:func:`difflib.get_close_matches`, case-insensitive;
+    git and click do the same for commands), or ``""`` when none is close. Messages about an
+    unknown fixture, workload, flavor, ... end their first clause with it."""
+    names = list(choices)
+    folded = {n.lower(): n for n in names}
+    close = [folded[m] for m in difflib.get_close_matches(value.lower(), list(folded), n=2, cutoff=0.6)]
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+
+
+class Advice(NamedTuple):
+    """What the caller can do about an error, worded for the library: ``text`` (part of the
+    message, e.g. ``pass overwrite=True to replace it``) names the keyword ``argument``
+    (``overwrite``). The command line replaces ``text`` by its own advice naming its flag
+    (:func:`binlogwriter.cli_support.cli_message`), so neither wording leaks into the other."""
+
+    argument: str
+    text: str
+
+
 class BinlogError(Exception):
-    """Root of every error binlogwriter raises on purpose."""
+    """Root of every error binlogwriter raises on purpose.
+
+    ``advice``: the :class:`Advice` its message ends with, if any (a class attribute where
+    every instance has the same)."""
+
+    advice: Advice | None = None
 
 
 class DecodeError(BinlogError):
@@ -53,7 +87,8 @@ class DecodeError(BinlogError):
             where.append(f"({self.event_type})")
         if self.path:
             where.append(f"-> {self.path}")
-        text = self.reason + (" - at " + " ".join(where) if where else "")
+        reason = self.reason if self.advice is None else f"{self.reason}; {self.advice.text}"
+        text = reason + (" - at " + " ".join(where) if where else "")
         # undecodable bytes of names are kept as surrogate escapes: show them as \udcXX so the
         # message can be printed anywhere
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -185,4 +220,11 @@ class OutputError(BinlogError):
 
 
 class OutputExistsError(OutputError):
-    """An output file that already exists and that nobody asked to overwrite."""
+    """An output file that already exists and that nobody asked to overwrite. The message is
+    ``<file> exists`` followed by the advice."""
+
+    advice = Advice("overwrite", "pass overwrite=True to replace it")
+
+    def __init__(self, message: str, *, file: str | None = None) -> None:
+        super().__init__(f"{message}; {self.advice.text}", file=file)
+        self.reason = message

@@ -121,7 +121,7 @@ class FileSink:
         final = self.directory / name
         part = self.directory / (name + _TMP_SUFFIX)
         if offset == 0 and not self.overwrite and os.path.lexists(final):
-            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it", file=str(final))
+            raise OutputExistsError(f"{final} exists", file=str(final))
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -193,8 +193,7 @@ class FileSink:
                 self.digests[final.name] = dg.hexdigest()
         except FileExistsError as exc:
             self.abort()
-            raise OutputExistsError(f"{final} exists; pass overwrite=True to replace it",
-                                    file=str(final)) from exc
+            raise OutputExistsError(f"{final} exists", file=str(final)) from exc
         except OSError as exc:
             raise self._failed("write", exc) from None
         return final

@@ -63,6 +63,7 @@ from binlogwriter.read.framing import (
     _check_magic,
     _release,
     fde_format,
+    no_events_error,
     open_binlog,
 )
 from binlogwriter.read.places import rows_places_of
@@ -301,6 +302,8 @@ class _Listing:
         last_ts = last_sid = -1
         hmid = ""
         _check_magic(mm, name)
+        if n_all == 4:  # the magic alone: a cut file, failed as verify fails it
+            raise no_events_error(name)
         pos = 4
         released = 0
         while pos < n_all:

@@ -110,7 +110,7 @@ class FilesMixin:
         index = self.directory / (self.basename + ".index")
         first = self.directory / f"{self.basename}.{self._next_index:06d}"
         if not self.overwrite and os.path.lexists(index) and not os.path.lexists(first):  # else the sink names it
-            raise OutputExistsError(f"{index} exists; pass overwrite=True to replace it", file=str(index))
+            raise OutputExistsError(f"{index} exists", file=str(index))
 
     def _write_index(self) -> None:
         tmp = self.directory / (self.basename + ".index" + _TMP_SUFFIX)

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from binlogwriter.cli_support import Choice
 from binlogwriter.errors import BinlogError, SchemaError, ValueEncodeError
 from generators.errors import SpecError
 from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
@@ -70,7 +71,7 @@ def _opt(*names: str, **kw: Any):
               help="Output directory (must not exist, or be empty).")
 @_opt("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path),
       help="YAML/JSON spec (or a manifest.json) with the same settings plus per-column generators.")
-@_opt("--workload", type=click.Choice(["sysbench", "ecommerce", "alltypes"]), help="Built-in workload [sysbench].")
+@_opt("--workload", type=Choice(["sysbench", "ecommerce", "alltypes"]), help="Built-in workload [sysbench].")
 @_opt("--schema", "schema", type=click.Path(dir_okay=False, path_type=Path),
       help="A .sql file of CREATE TABLE statements instead of a built-in workload.")
 @_opt("--database", help="Database name [test].")
@@ -84,12 +85,12 @@ def _opt(*names: str, **kw: Any):
 @_opt("--mix", help="Operation weights, e.g. insert=0.5,update=0.3,delete=0.2.")
 @_opt("--key-dist", help="uniform | zipf:S | hotspot:FRACTION:PROBABILITY | latest [uniform].")
 @_opt("--rows-per-txn", help="Row operations per transaction: N or A-B (mix template).")
-@_opt("--flavor", type=click.Choice(["mysql80", "mysql84", "mariadb1011"]), help="[mysql80]")
-@_opt("--row-metadata", type=click.Choice(["NO_LOG", "MINIMAL", "FULL"], case_sensitive=False), help="[FULL]")
-@_opt("--row-image", type=click.Choice(["FULL", "MINIMAL", "NOBLOB"], case_sensitive=False), help="[FULL]")
+@_opt("--flavor", type=Choice(["mysql80", "mysql84", "mariadb1011"]), help="[mysql80]")
+@_opt("--row-metadata", type=Choice(["NO_LOG", "MINIMAL", "FULL"], case_sensitive=False), help="[FULL]")
+@_opt("--row-image", type=Choice(["FULL", "MINIMAL", "NOBLOB"], case_sensitive=False), help="[FULL]")
 @click.option("--rows-query/--no-rows-query", default=None,
               help="ROWS_QUERY (MySQL) / ANNOTATE_ROWS (MariaDB) events [off].")
-@_opt("--checksum", type=click.Choice(["CRC32", "NONE"], case_sensitive=False), help="[CRC32]")
+@_opt("--checksum", type=Choice(["CRC32", "NONE"], case_sensitive=False), help="[CRC32]")
 @_opt("--max-binlog-size", help="Rotate after a transaction once a file reaches this size [1G].")
 @_opt("--gtid", help="MySQL: anonymous, a server UUID [3e11fa47-…] or (mysql84) UUID:tag; MariaDB: a domain id [0].")
 @click.option("--compress/--no-compress", "transaction_compression", default=None,
@@ -102,11 +103,11 @@ def _opt(*names: str, **kw: Any):
 @_opt("--row-event-max-size", help="Split rows events above this size [8192].")
 @_opt("--exclude-types", help="Built-in workloads: leave out columns of these types (JSON,GEOMETRY).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar [on when stderr is a terminal].")
-@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+@click.option("--engine", type=Choice(["local", "spark"]), default="local", show_default=True,
               help="local: one process; spark: the same bytes generated on Spark (docs/spark.md).")
 @click.option("--partitions", type=int, default=None,
               help="--engine spark: transaction ranges (tasks) [the session's default parallelism].")
-@click.option("--spark-log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default=None,
+@click.option("--spark-log-level", type=Choice(LOG_LEVELS, case_sensitive=False), default=None,
               help=f"--engine spark: Spark's console log level [{DEFAULT_LOG_LEVEL}].")
 def generate(out: Path, spec_file: Path | None, schema: Path | None, progress: bool | None,
              engine: str, partitions: int | None, spark_log_level: str | None, **options: Any) -> None:

@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from binlogwriter.errors import did_you_mean
 from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
 from generators.errors import SpecError
-from generators.spec_file import SpecFile, _norm_key, load_spec_file, read_spec_file, spec_as_json
+from generators.spec_file import SpecFile, _norm_key, load_spec_file, null_key, read_spec_file, spec_as_json
 from generators.spec_values import (
     _IDENT_RE,
     CHECKSUMS,
@@ -159,11 +160,7 @@ class Spec:
         for k, v in data.items():
             name = _norm_key(k)
             if name not in known:
-                import difflib
-
-                close = difflib.get_close_matches(name, sorted(known), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise SpecError(f"spec: unknown setting {k!r}{hint}", setting=name)
+                raise SpecError(f"spec: unknown setting {k!r}{did_you_mean(name, sorted(known))}", setting=name)
             kw[name] = v
         return validate(_coerce(kw))
 
@@ -234,11 +231,13 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
             conf = {"gen": conf}
         if not isinstance(conf, Mapping):
             raise SpecError(f"spec columns.{target}: expected a mapping with 'gen'")
+        conf = null_key(conf, target)
         if "." not in str(target):
             raise SpecError(f"spec columns: {target!r} must be table.column")
         gen = str(conf.get("gen", "default"))
         if gen not in GEN_KINDS:
-            raise SpecError(f"spec columns.{target}: unknown gen {gen!r} (one of {', '.join(GEN_KINDS)})")
+            raise SpecError(f"spec columns.{target}: unknown gen {gen!r}{did_you_mean(gen, GEN_KINDS)} "
+                            f"(one of {', '.join(GEN_KINDS)})")
         extra = sorted(str(k) for k in conf if k not in ("gen", "null") and k not in GEN_PARAMS[gen])
         if extra:
             allowed = ", ".join(GEN_PARAMS[gen] + ("null",))
@@ -263,7 +262,8 @@ def validate(s: Spec) -> Spec:
         return SpecError(msg, setting=setting_of(msg))
 
     if s.workload is not None and s.workload not in WORKLOADS:
-        raise bad(f"--workload: unknown workload {s.workload!r} (one of {', '.join(WORKLOADS)})")
+        raise bad(f"--workload: unknown workload {s.workload!r}{did_you_mean(str(s.workload), WORKLOADS)} "
+                  f"(one of {', '.join(WORKLOADS)})")
     if s.workload is not None and s.schema_sql is not None:
         raise bad("--workload and --schema are exclusive")
     if s.workload is None and s.schema_sql is None:
@@ -283,7 +283,8 @@ def validate(s: Spec) -> Spec:
     if not 0 <= s.initial_rows <= 10**8:
         raise bad(f"--initial-rows: expected 0..10^8, got {s.initial_rows}")
     if s.flavor not in FLAVORS:
-        raise bad(f"--flavor: unknown flavor {s.flavor!r} (one of {', '.join(FLAVORS)})")
+        raise bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
+                  f"(one of {', '.join(FLAVORS)})")
     if s.row_metadata not in ROW_METADATA:
         raise bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
     if s.row_metadata == "NO_LOG" and not s.flavor.startswith("mariadb"):
@@ -322,7 +323,8 @@ def validate(s: Spec) -> Spec:
     if s.transaction_compression and s.flavor.startswith("mariadb"):
         raise bad("--compress: binlog_transaction_compression is MySQL's (8.0.20+); MariaDB has none")
     if s.template is not None and s.template not in TEMPLATES:
-        raise bad(f"spec template: unknown template {s.template!r} (one of {', '.join(TEMPLATES)})")
+        raise bad(f"spec template: unknown template {s.template!r}{did_you_mean(str(s.template), TEMPLATES)} "
+                  f"(one of {', '.join(TEMPLATES)})")
     if s.template == "oltp_write_only" and s.workload != "sysbench":
         raise bad("spec template oltp_write_only needs --workload sysbench")
     if s.template == "ecommerce" and s.workload != "ecommerce":
@@ -332,7 +334,8 @@ def validate(s: Spec) -> Spec:
     if s.exclude_types:
         unknown = [t for t in s.exclude_types if t not in KNOWN_TYPES]
         if unknown:
-            raise bad(f"--exclude-types: unknown type {unknown[0]!r} (column types such as JSON, GEOMETRY, "
+            raise bad(f"--exclude-types: unknown type {unknown[0]!r}{did_you_mean(str(unknown[0]), KNOWN_TYPES)} "
+                      "(column types such as JSON, GEOMETRY, "
                       "BLOB, TEXT, ENUM, SET, BIT, DECIMAL, TIMESTAMP)")
         if s.schema_sql is not None:
             raise bad("--exclude-types applies to the built-in workloads only; with --schema, leave those "

@@ -15,7 +15,7 @@ from generators.errors import SpecError
 if TYPE_CHECKING:
     from generators.spec import Spec
 
-__all__ = ["SpecFile", "read_spec_file", "load_spec_file", "spec_as_json"]
+__all__ = ["SpecFile", "read_spec_file", "load_spec_file", "null_key", "spec_as_json"]
 
 
 @dataclass
@@ -136,6 +136,17 @@ def read_spec_file(path: str | Path) -> SpecFile:
         if "schema_file" in lines:
             lines["schema_sql"] = lines["schema_file"]
     return sf
+
+
+def null_key(conf: Mapping, target: Any) -> Mapping:
+    """A generator's settings with a ``None`` key read as the setting ``null``: in YAML (1.1
+    and 1.2's core schema) an unquoted ``null`` is the null scalar, as a mapping key too, so
+    ``{gen: text, null: 0.2}`` arrives as ``{None: 0.2}``. Both spellings at once are refused."""
+    if None not in conf:
+        return conf
+    if "null" in conf:
+        raise SpecError(f"spec columns.{target}: null given twice (null and \"null\")")
+    return {("null" if k is None else k): x for k, x in conf.items()}
 
 
 def load_spec_file(path: str | Path) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from binlogwriter.errors import did_you_mean
 from generators.errors import SpecError
 
 __all__ = ["parse_size", "parse_mix", "parse_key_dist", "parse_range", "parse_start_time"]
@@ -72,7 +73,8 @@ def parse_mix(text: str | Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
     for k, v in items:
         k = k.lower()
         if k not in OP_KINDS:
-            raise SpecError(f"--mix: unknown operation {k!r} (insert, update, delete)")
+            raise SpecError(f"--mix: unknown operation {k!r}{did_you_mean(str(k), ('insert', 'update', 'delete'))} "
+                          "(insert, update, delete)")
         try:
             w = float(v)
         except (TypeError, ValueError):

@@ -157,6 +157,17 @@ def test_verify_magic_alone_is_a_cut_file(tmp_path: Path, roundtrip: list) -> No
     assert f"FORMAT_DESCRIPTION_EVENT missing after the magic - at {f}:4" in out.strip().splitlines()[-1]
 
 
+def test_inspect_magic_alone_fails_as_verify_does(tmp_path: Path) -> None:
+    """inspect of the magic alone printed nothing and exited 0 while verify failed the file
+    (issue #27): now the same located error on stderr and status 1."""
+    f = tmp_path / "binlog.000001"
+    f.write_bytes(b"\xfebin")
+    res = CliRunner().invoke(main, ["inspect", str(f)])
+    assert res.exit_code == 1
+    assert res.stdout == ""
+    assert res.stderr == f"binlogwriter: file holds no events: FORMAT_DESCRIPTION_EVENT missing after the magic - at {f}:4\n"
+
+
 # ------------------------------------------------------------------------------ entry points
 
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from binlogwriter.errors import BinlogError, DecodeError
+from binlogwriter.errors import Advice, BinlogError, DecodeError
 from binlogwriter.format import BinlogFormat, EventType, type_name
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
@@ -62,6 +62,8 @@ _COMPRESSED = frozenset(COMPRESSED_TYPES)
 
 class ColumnNamesError(DecodeError):
     """Column names are needed but neither the Table_map nor a schema gives them."""
+
+    advice = Advice("schemas", "pass schemas= (Table objects or a CREATE TABLE file)")
 
 
 @dataclass(slots=True)
@@ -237,10 +239,10 @@ def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     err = None
     if any(c.name is None for c in cols):
         err = (f"table {ev.schema}.{ev.table}: the Table_map carries no column names "
-               f"(binlog_row_metadata is not FULL); pass schemas= (Table objects or a CREATE TABLE file)")
+               "(binlog_row_metadata is not FULL)")
     elif any(_unsized(c) for c in cols):
         err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
-               f"fsp from a schema; pass schemas= (Table objects or a CREATE TABLE file)")
+               "fsp from a schema")
     try:
         return TableInfo(ev.schema, ev.table, cols, ev, err, ColumnNamesError)
     except BinlogError as exc:  # metadata no codec accepts: its rows events raise, located

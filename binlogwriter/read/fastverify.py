@@ -39,7 +39,7 @@ from typing import Any
 from binlogwriter.events import RawEvent
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
-from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE
+from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE, no_events_error
 from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_ok
 from binlogwriter.read.rowencode import image_verifier
 
@@ -247,7 +247,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     import os
     import struct
 
-    from binlogwriter.errors import BinlogError, DecodeError, TruncatedError
+    from binlogwriter.errors import BinlogError, DecodeError
     from binlogwriter.format import type_name
     from binlogwriter.read.framing import _FDE, _bad_frame, _check_magic, _release, fde_format, open_binlog
     from binlogwriter.read.roundtrip import Roundtrip
@@ -349,9 +349,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
                                     f"({len(again)} vs {len(data)} bytes) - at {name}:{off}")
             if events == 0:
-                # the magic alone is a cut file, as scan_file says (docs/format.md §4)
-                raise TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT missing after the magic",
-                                     file=name, offset=4)
+                raise no_events_error(name)
         finally:
             buf.close()
     except DecodeError as exc:

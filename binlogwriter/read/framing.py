@@ -122,6 +122,15 @@ def _check_magic(buf, name: str) -> None:
         raise DecodeError(f"not a binlog file: magic {magic.hex()} (expected fe62696e)", file=name, offset=0)
 
 
+def no_events_error(name: str) -> TruncatedError:
+    """A file holding the magic alone. A server writes the FDE right after the magic
+    (docs/format.md §4), so this is a cut file, not an empty log: ``verify`` fails it and
+    ``inspect`` stops on it with the same located error (mariadb-binlog lists nothing and
+    exits 0, which hides the cut)."""
+    return TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT missing after the magic",
+                          file=name, offset=4)
+
+
 def _bad_frame(buf, name: str, pos: int, n: int, max_event_size: int = MAX_EVENT_SIZE) -> DecodeError | None:
     """The framing error at ``pos`` (header cut, length below the header or above the limit,
     event cut), if any."""
@@ -224,10 +233,7 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
                 if err is not None:
                     fails.append(str(err))
             elif events == 0:
-                # A server writes the FDE right after the magic (docs/format.md §4): a file
-                # holding the magic alone is a cut file, not an empty log.
-                fails.append(str(TruncatedError("file holds no events: FORMAT_DESCRIPTION_EVENT "
-                                                "missing after the magic", file=name, offset=4)))
+                fails.append(str(no_events_error(name)))
         finally:
             res.events = events
             del mv

@@ -5,8 +5,11 @@
   server it made is stopped at teardown. Options: see `MariaDBServer`.
 - `mariadb_corpus` (session): `get(row_metadata="FULL", row_image="FULL", *, checksum="CRC32",
   variant="main") -> list[Path]`, real binlog files built once per session (corpus.py).
+- `zongji_node` (session): the path of `node`, with ZongJi's npm packages installed in
+  tests/conformance/node on first use (toolchain.py).
 
-A missing MariaDB installation fails these tests (it never skips them): run .ci/run.
+A missing MariaDB installation fails these tests (it never skips them): run .ci/run. So does a
+missing consumer toolchain (node, npm): the failure says what to install.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 
 from .corpus import CorpusSpec, format_counts, make_corpus, scan
 from .mariadb import MariaDBError, MariaDBMissing, MariaDBServer, make_template
+from .toolchain import ZONGJI, Toolchain, ToolchainError, ensure
 
 # Corpora built in this session (this process): spec -> (files or the build error, seconds).
 _CORPORA: dict[CorpusSpec, tuple[list[Path] | BaseException, float]] = {}
@@ -31,6 +35,19 @@ def mariadb_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return make_template(tmp_path_factory.mktemp("mariadb-template") / "data")
     except MariaDBMissing as e:
         pytest.fail(str(e), pytrace=False)
+
+
+def toolchain_paths(tc: Toolchain) -> dict[str, str]:
+    """``ensure(tc)`` for a fixture: its programs' paths, or the test fails with one line."""
+    try:
+        return ensure(tc)
+    except ToolchainError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def zongji_node() -> str:
+    return toolchain_paths(ZONGJI)["node"]
 
 
 @pytest.fixture

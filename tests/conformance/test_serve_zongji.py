@@ -6,13 +6,13 @@ MariaDB), asks what it asks (checksum, version, binary logs, GTID variables), du
 from ``binlog.000001:4`` or resumes from a GTID set / MariaDB GTID position, and decodes rows
 with the Table_map's FULL metadata. The row counts per kind and per table, and the number of
 XIDs, must equal those our reader decodes from the files (after the GTID resume point for the
-GTID case). The npm packages are installed by CI (``npm install --prefix tests/conformance/node``).
+GTID case). The npm packages are installed on first use (``npm ci`` from package-lock.json: the
+``zongji_node`` fixture, toolchain.py).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -60,11 +60,9 @@ def _expected(out: Path, skip: int) -> tuple[dict, list[str]]:
     # tagged GTIDs (GTID_TAGGED_LOG_EVENT, MySQL 8.3+): ZongJi decodes the serialization message
     ("file_pos", "mysql84", "3e11fa47-71ca-11e1-9e33-c80aa9429562:zongji"),
 ])
-def test_zongji_reads_served_run(tmp_path: Path, flavor: str, start: str, gtid: str | None) -> None:
-    node = shutil.which("node")
-    assert node, "node is not installed (apt: nodejs)"
-    assert (NODE_DIR / "node_modules" / "@vlasky" / "zongji").is_dir(), \
-        "run: npm install --prefix tests/conformance/node"
+def test_zongji_reads_served_run(tmp_path: Path, flavor: str, start: str, gtid: str | None,
+                                 zongji_node: str) -> None:
+    node = zongji_node
     out = tmp_path / "run"
     generate(Spec.from_dict(dict(workload="ecommerce", flavor=flavor, seed=4, transactions=80, initial_rows=10,
                                  max_binlog_size=20000, database="zj", exclude_types=["JSON"]

@@ -89,9 +89,9 @@ def test_cli_writes_files_and_truth(tmp_path: Path, name: str) -> None:
 
 def test_cli_unknown_name_and_flavor(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli_main, ["fixture", "nope", "--out", str(tmp_path)])
-    assert res.exit_code == 1 and "no fixture named 'nope'" in res.output
+    assert res.exit_code == 2 and "no fixture named 'nope'" in res.output  # a usage error (issue #27)
     res = CliRunner().invoke(cli_main, ["fixture", "tagged_gtid", "--out", str(tmp_path), "--flavor", "mysql80"])
-    assert res.exit_code == 1 and "exists for mysql84" in res.output
+    assert res.exit_code == 2 and "exists for mysql84" in res.output
 
 
 def test_doc_is_rendered_from_the_catalogue(repo_root: Path) -> None:
