@@ -13,7 +13,9 @@ input) with two limits per input:
   ``MemoryError`` — a *memory* finding — instead of eating the machine.
 
 Any exception that is not a ``BinlogError`` is a *crash* finding; a decoded event that
-re-encodes differently is an *infidelity* finding. Each distinct finding (target, kind,
+re-encodes differently is an *infidelity* finding; the export writing outside its output
+directory is an *escape*, two readers of the same bytes that disagree a *disagreement*
+(tests/fuzz/oracles.py). Each distinct finding (target, kind,
 exception type, innermost project frame) is minimized in the worker and written to
 ``--findings`` (default ``./fuzz-findings``) as ``<target>/<kind>-<signature>.bin``; copy it
 to ``tests/fuzz/corpus/<target>/`` to keep it as a regression test.

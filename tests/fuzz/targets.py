@@ -2,7 +2,8 @@
 one part of the decoder on it. A target may raise only :class:`BinlogError` subclasses (the
 input is bad, and the error says where); anything else is a finding. The ``events``,
 ``rows`` and ``payload`` targets also check fidelity: an event decoded without error must
-re-encode to its own bytes (or be kept raw) — see docs/fuzzing.md.
+re-encode to its own bytes (or be kept raw) — see docs/fuzzing.md. The ``export``,
+``differential`` and ``mariadb`` targets are the oracles of :mod:`tests.fuzz.oracles`.
 """
 
 from __future__ import annotations
