@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 
 import zstandard
 
+from binlogwriter.layouts.primitives import encode_packed_int as packed_int
+from tests.fuzz.hostile import aimed
 from tests.fuzz.seeds import Unit, build_file, fix_event
 
 INTERESTING8 = (0, 1, 0x7F, 0x80, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE, 0xFF)
@@ -167,19 +169,9 @@ def m_payload_header(r: random.Random, ev: bytearray, lo: int, hi: int) -> None:
         return m_int(r, ev, lo, hi)
     t, vp, ln = r.choice(fields)
     big = r.choice(((1 << 64) - 1, 1 << 40, 1 << 31, 1 << 28, 0, 1, 300))
-    enc = _packed_int(big)
+    enc = packed_int(big)
     ev[vp - 1:vp + ln] = bytes((len(enc),)) + enc
     return None
-
-
-def _packed_int(v: int) -> bytes:
-    if v < 251:
-        return bytes((v,))
-    if v < 1 << 16:
-        return b"\xfc" + v.to_bytes(2, "little")
-    if v < 1 << 24:
-        return b"\xfd" + v.to_bytes(3, "little")
-    return b"\xfe" + v.to_bytes(8, "little")
 
 
 def m_compressed_header(r: random.Random, ev: bytearray, lo: int, hi: int) -> None:
@@ -258,7 +250,7 @@ def m_inside(r: random.Random, ev: bytearray, crc: bool) -> bool:
         for code, value in ((2, 0), (3, len(plain)), (1, len(comp))):
             if code == 3 and r.random() < 0.1:
                 value = r.choice((len(plain) + 1, max(0, len(plain) - 1), 1 << 40))
-            enc = _packed_int(value)
+            enc = packed_int(value)
             head += bytes((code, len(enc))) + enc
         ev[lo:hi] = head + b"\x00" + comp
         return True
@@ -294,8 +286,14 @@ def m_inside(r: random.Random, ev: bytearray, crc: bool) -> bool:
 
 
 # --------------------------------------------------------------------------- a mutant
-def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int] | None = None) -> bytes:
-    """The ``index``-th mutant of a run seeded ``seed``: a whole small binlog file."""
+def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int] | None = None,
+           aim: float = 0.0) -> bytes:
+    """The ``index``-th mutant of a run seeded ``seed``: a whole small binlog file.
+
+    ``aim``: the share of mutants made by the aimed operators of :mod:`tests.fuzz.hostile`
+    (hostile names, GTID bodies and numbers, extreme Table_map metadata, recompression, a
+    GTID removed), with their framing fixed; 0 keeps a target's mutants those of earlier
+    runs of the same seed."""
     r = random.Random(seed * 1_000_003 + index)
     u = units[r.randrange(len(units))]
     fde = bytearray(u.fde)
@@ -320,6 +318,8 @@ def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int
             del evs[i]
         else:
             evs[i], evs[j] = evs[j], evs[i]
+    if aim and r.random() < aim and aimed(r, evs, crc) and r.random() < 0.8:
+        return _framed(r, fde, evs, crc, fix_len=True, cut=False)
     # which events to mutate: prefer the focused types (rows, payload, ...)
     cands = list(range(len(evs)))
     if focus:
@@ -339,7 +339,13 @@ def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int
             lo = 0  # the common header too
         mutate_bytes(r, ev, lo, hi)
     # fix-up: lengths, log_pos and CRC32 (sometimes leave the framing broken on purpose)
-    fix_len = r.random() < 0.95
+    return _framed(r, fde, evs, crc, fix_len=r.random() < 0.95, cut=True)
+
+
+def _framed(r: random.Random, fde: bytearray, evs: list[bytearray], crc: bool, *, fix_len: bool,
+            cut: bool) -> bytes:
+    """The file of ``fde`` and ``evs``: each event's log_pos and CRC32 (and, ``fix_len``, its
+    event_length) set to what they are; ``cut``: a few files cut or given a bad length."""
     out_fde = fix_event(bytes(fde), True, 4)
     pos = 4 + len(out_fde)
     fixed = []
@@ -348,7 +354,7 @@ def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int
         fixed.append(e2)
         pos += len(e2)
     data = build_file(out_fde, fixed)
-    if r.random() < 0.02:
+    if cut and r.random() < 0.02:
         data = bytearray(data)
         at = r.randrange(4, max(5, len(data)))
         if r.random() < 0.5:

@@ -13,7 +13,9 @@ input) with two limits per input:
   ``MemoryError`` — a *memory* finding — instead of eating the machine.
 
 Any exception that is not a ``BinlogError`` is a *crash* finding; a decoded event that
-re-encodes differently is an *infidelity* finding. Each distinct finding (target, kind,
+re-encodes differently is an *infidelity* finding; the export writing outside its output
+directory is an *escape*, two readers of the same bytes that disagree a *disagreement*
+(tests/fuzz/oracles.py). Each distinct finding (target, kind,
 exception type, innermost project frame) is minimized in the worker and written to
 ``--findings`` (default ``./fuzz-findings``) as ``<target>/<kind>-<signature>.bin``; copy it
 to ``tests/fuzz/corpus/<target>/`` to keep it as a regression test.
@@ -39,7 +41,9 @@ import time
 import traceback
 from pathlib import Path
 
-_PROGRESS = struct.Struct("<qq")  # current index, inputs done
+_PROGRESS = struct.Struct("<qq")  # current index, inputs run (minimizing tries included)
+KINDS = ("crash", "hang", "memory", "infidelity", "unlocated", "escape", "disagreement")
+"""Finding kinds (docs/fuzzing.md)."""
 
 
 class _Timeout(BaseException):
@@ -63,6 +67,9 @@ def _signature(target: str, kind: str, exc: BaseException | None) -> tuple[str, 
     key = f"{target}:{kind}:{type(exc).__name__}:{where}"
     if kind == "infidelity":
         key = f"{target}:{kind}:{str(exc).split(' ')[0]}"
+    elif kind in ("disagreement", "escape"):  # the rule broken, without numbers and names
+        rule = str(exc).split(":", 1)[0]
+        key = f"{target}:{kind}:{''.join(c for c in rule if not c.isdigit())[:80]}"
     elif type(exc).__name__ == "Unlocated":  # the message kind, without numbers and paths
         line = str(exc).split(":offset: ", 1)[-1]
         key = f"{target}:{kind}:{''.join(c for c in line.split(' - ')[0] if not c.isdigit())[:60]}"
@@ -88,6 +95,8 @@ class _Worker:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - targets print; messages go to self.out
         self.path = os.path.join(args.tmp, "input.bin")
         self.prog = None
+        self.beat = 0
+        """Inputs run, minimizing tries included: the parent sees a long minimization progress."""
         if args.progress:
             fd = os.open(args.progress, os.O_RDWR)
             self.prog = mmap.mmap(fd, _PROGRESS.size)
@@ -104,6 +113,7 @@ class _Worker:
     def one(self, target, data) -> tuple[str | None, BaseException | None]:
         """Run one input: (finding kind or None, exception)."""
         from binlogwriter.errors import BinlogError
+        from tests.fuzz.oracles import Disagreement, Escape
         from tests.fuzz.targets import Infidelity, Unlocated, run_target
 
         signal.setitimer(signal.ITIMER_PROF, self.args.timeout, 0.05)  # re-fires if swallowed
@@ -119,6 +129,10 @@ class _Worker:
             return "infidelity", exc
         except Unlocated as exc:
             return "unlocated", exc
+        except Escape as exc:
+            return "escape", exc
+        except Disagreement as exc:
+            return "disagreement", exc
         except MemoryError as exc:
             return "memory", exc
         except RecursionError as exc:
@@ -140,6 +154,9 @@ class _Worker:
             if budget[0] <= 0:
                 return False
             budget[0] -= 1
+            if self.prog is not None:
+                self.beat += 1
+                _PROGRESS.pack_into(self.prog, 0, _PROGRESS.unpack_from(self.prog, 0)[0], self.beat)
             k, exc = self.one(target, candidate)
             return k == kind and _signature(target.name, k, exc)[0] == sig
 
@@ -238,12 +255,13 @@ class _Worker:
         while (stop is None or index < stop) and time.monotonic() < deadline:
             target = targets[index % len(targets)]
             if self.prog is not None:
-                _PROGRESS.pack_into(self.prog, 0, index, sum(counts.values()))
+                self.beat += 1
+                _PROGRESS.pack_into(self.prog, 0, index, self.beat)
             if target.kind == "sql":
                 data = sql_mutant(seeds.schemas, args.seed, index)
             else:
                 units = by_kind["rows" if target.name == "rows" else "payload" if target.name == "payload" else "all"]
-                data = mutant(units, args.seed, index, focus=target.focus)
+                data = mutant(units, args.seed, index, focus=target.focus, aim=target.aim)
             before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             t = time.perf_counter()
             kind, exc = self.one(target, data)
@@ -342,7 +360,7 @@ def _parent(args: argparse.Namespace) -> int:
             proc = _spawn(args, start, remaining, seen)
             sel = selectors.DefaultSelector()
             sel.register(proc.stdout, selectors.EVENT_READ)
-            last_idx, last_change, running = -1, time.monotonic(), False
+            last_idx, last_beat, last_change, running = -1, -1, time.monotonic(), False
             worker_counts: dict[str, int] = {}
             last_progress: dict | None = None
             finished = False
@@ -389,10 +407,10 @@ def _parent(args: argparse.Namespace) -> int:
                 if finished:
                     break
                 with open(args.progress, "rb") as fh:
-                    idx, _n = _PROGRESS.unpack(fh.read(_PROGRESS.size))
+                    idx, beat = _PROGRESS.unpack(fh.read(_PROGRESS.size))
                 now = time.monotonic()
-                if idx != last_idx:
-                    last_idx, last_change = idx, now
+                if (idx, beat) != (last_idx, last_beat):
+                    last_idx, last_beat, last_change = idx, beat, now
                 elif running and now - last_change > args.timeout + 3:
                     proc.kill()
                     killed.append(idx)
@@ -426,7 +444,7 @@ def _parent(args: argparse.Namespace) -> int:
         "seed_setup_s": round(ready_seconds, 1), "inputs": total, "per_target": counts,
         "inputs_per_s": round(total / max(elapsed - ready_seconds, 1e-9), 1),
         "per_target_inputs_per_s": {k: round(counts[k] / v, 1) for k, v in busy.items() if v > 0 and k in counts},
-        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in ("crash", "hang", "memory", "infidelity", "unlocated")},
+        "findings": {k: sum(1 for f in findings if f["kind"] == k) for k in KINDS},
         "duplicates": sum(dups.values()),
         "peak_rss_mb": round(max((m.get("peak_rss_kb", 0) for m in done_msgs), default=0) / 1024, 1),
         "max_input_rss_growth_mb": round(max((m.get("max_input_growth_kb", 0) for m in done_msgs), default=0) / 1024, 1),
@@ -463,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=60, help="seconds to run (default 60)")
     ap.add_argument("--seed", type=int, default=1, help="run seed: same seed, same mutants")
     ap.add_argument("--target", default="all", help="all, or a comma list of: framer, events, rows, "
-                    "payload, inspect, roundtrip, schema")
+                    "payload, changes, inspect, roundtrip, schema, export, differential, mariadb")
     ap.add_argument("--max-inputs", type=int, default=0, help="stop after this many inputs")
     ap.add_argument("--start", type=int, default=0, help="first mutant index (resume a run)")
     ap.add_argument("--timeout", type=float, default=2.0, help="CPU seconds per input (default 2)")

@@ -2,7 +2,8 @@
 one part of the decoder on it. A target may raise only :class:`BinlogError` subclasses (the
 input is bad, and the error says where); anything else is a finding. The ``events``,
 ``rows`` and ``payload`` targets also check fidelity: an event decoded without error must
-re-encode to its own bytes (or be kept raw) — see docs/fuzzing.md.
+re-encode to its own bytes (or be kept raw) — see docs/fuzzing.md. The ``export``,
+``differential`` and ``mariadb`` targets are the oracles of :mod:`tests.fuzz.oracles`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class Target:
     kind: str           # "binlog" (file bytes) or "sql" (text)
     focus: frozenset[int] | None
     run: Callable[[bytes | str, str], None]
+    aim: float = 0.0
+    """Share of its mutants made by the aimed operators (tests/fuzz/hostile.py)."""
 
 
 def _framer(data, path: str) -> None:
@@ -104,43 +107,46 @@ class _Sink(io.TextIOWrapper):
         super().__init__(io.BytesIO(), encoding="utf-8")
 
 
-def _cli(fn, path: str, **kw) -> None:
-    """Run a CLI command; every error line it prints must name ``path:offset``."""
+def _cli(fn, path: str, **kw) -> tuple[int, str]:
+    """Run a CLI command: (exit status, what it printed); every error line it prints must
+    name ``path:offset``."""
     old, olderr = sys.stdout, sys.stderr
     out, err = _Sink(), _Sink()
     sys.stdout, sys.stderr = out, err
+    code = 0
     try:
         fn(**kw)
     except SystemExit as exc:
-        if exc.code not in (0, None):
-            text = ""
-            for sink in (out, err):
-                sink.flush()
-                text += sink.buffer.getvalue().decode("utf-8", "replace")
-            for line in text.splitlines():
-                if (line.startswith(("binlogwriter: ", "FAIL ")) or ": FAILED " in line) and \
-                        f"{path}:" not in line:
-                    raise Unlocated(f"error without {path}:offset: {line[:300]}") from None
+        code = exc.code if isinstance(exc.code, int) else 1
     finally:
         sys.stdout, sys.stderr = old, olderr
+    text = ""
+    for sink in (out, err):
+        sink.flush()
+        text += sink.buffer.getvalue().decode("utf-8", "replace")
+    if code:
+        for line in text.splitlines():
+            if (line.startswith(("binlogwriter: ", "FAIL ")) or ": FAILED " in line) and f"{path}:" not in line:
+                raise Unlocated(f"error without {path}:offset: {line[:300]}") from None
+    return code, text
 
 
-def _inspect(data, path: str) -> None:
+def _inspect(data, path: str, verbose: int | None = None) -> tuple[int, str]:
     from binlogwriter.cli import inspect
 
-    v = 2 if len(data) % 3 else 1
-    _cli(inspect.callback, path, files=(path,), start_position=None, stop_position=None, verbose=v,
-         print_table_metadata=True, start_datetime=None, stop_datetime=None, database=None, table=None,
-         include_gtids=None, exclude_gtids=None)
+    v = verbose if verbose is not None else 2 if len(data) % 3 else 1
+    return _cli(inspect.callback, path, files=(path,), start_position=None, stop_position=None, verbose=v,
+                print_table_metadata=True, start_datetime=None, stop_datetime=None, database=None, table=None,
+                include_gtids=None, exclude_gtids=None)
 
 
-def _roundtrip(data, path: str) -> None:
+def _roundtrip(data, path: str) -> tuple[int, str]:
     from binlogwriter.cli import verify
 
-    _cli(verify.callback, path, files=(path,), roundtrip=True)
+    return _cli(verify.callback, path, files=(path,), roundtrip=True)
 
 
-def _export(data, path: str) -> None:
+def _export_cli(data, path: str) -> None:
     """The ``export --to parquet`` command into a folder beside the input (replaced each time):
     every error line names ``path:offset``, and nothing is written outside that folder."""
     import os
@@ -166,16 +172,37 @@ def _schema(text, path: str) -> None:
 _ROWS = frozenset((19, 23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
 _PAYLOAD = frozenset((40, 165, 166, 167, 168, 169, 170, 171))
 
+def _export(data, path: str) -> None:
+    from tests.fuzz.oracles import export_target
+
+    export_target(data, path)
+
+
+def _differential(data, path: str) -> None:
+    from tests.fuzz.oracles import differential_target
+
+    differential_target(data, path)
+
+
+def _mariadb(data, path: str) -> None:
+    from tests.fuzz.oracles import mariadb_target
+
+    mariadb_target(data, path)
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("framer", "binlog", None, _framer),
     Target("events", "binlog", None, _events),
     Target("rows", "binlog", _ROWS, _events),
     Target("payload", "binlog", _PAYLOAD, _events),
-    Target("changes", "binlog", _ROWS, _changes),
+    Target("changes", "binlog", _ROWS, _changes, aim=0.3),
     Target("inspect", "binlog", None, _inspect),
     Target("roundtrip", "binlog", None, _roundtrip),
-    Target("export", "binlog", _ROWS, _export),
+    Target("export_cli", "binlog", _ROWS, _export_cli),
     Target("schema", "sql", None, _schema),
+    Target("export", "binlog", _ROWS, _export, aim=0.6),
+    Target("differential", "binlog", _ROWS, _differential, aim=0.6),
+    Target("mariadb", "binlog", _ROWS, _mariadb, aim=0.6),
 )}
 
 
