@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from binlogwriter.schema.keys import Key
+from binlogwriter.schema.keys import Check, Key
 from binlogwriter.schema.types import _INT_TYPES, _MAX_BLOB, _TEMPORAL_FSP, ALIASES
 
 __all__ = ["_ColSpec", "_TableSpec", "_sql_literal", "_add_system_time_columns"]
@@ -33,6 +33,7 @@ class _ColSpec:
     generated: bool = False
     primary: bool = False
     unique: bool = False
+    checks: list[Check] = field(default_factory=list)
 
 
 @dataclass
@@ -43,6 +44,7 @@ class _TableSpec:
     keys: list[Key]
     charset: str | None = None
     collation: str | None = None
+    checks: list[Check] = field(default_factory=list)
 
 
 _SYSTEM_VERSIONING = re.compile(r"\)[^()]*\bWITH\s+SYSTEM\s+VERSIONING\b[^()]*$", re.I)

@@ -10,6 +10,7 @@ first (generators/foreign_keys.py).
 from __future__ import annotations
 
 from binlogwriter.errors import SchemaError
+from generators.checks import check_overrides
 from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
 from generators.workloads._ddl import parsed_tables
@@ -82,4 +83,20 @@ def custom(spec: Spec) -> WorkloadDef:
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
+    for d in defs:
+        if d.table.checks:
+            d.overrides.update(check_overrides(d.table, _key_columns(d)))
     return WorkloadDef("custom", spec.database, defs)
+
+
+def _key_columns(d: TableDef) -> dict[str, bool]:
+    """The columns derived from the row key (PRIMARY / UNIQUE parts, FOREIGN KEY columns),
+    lower-case, each with whether it is the one-column integer PRIMARY KEY (values ``key + 1``)."""
+    t = d.table
+    pk = t.primary_key
+    sole = pk.parts[0].column.lower() if pk is not None and len(pk.parts) == 1 else None
+    out = {p.column.lower(): False for k in t.keys if k.kind in ("PRIMARY", "UNIQUE") for p in k.parts}
+    out.update({n.lower(): False for n in d.key_fns})
+    if sole is not None and sole in out and t.column(sole).type in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"):
+        out[sole] = sole not in {n.lower() for n in d.key_fns}
+    return out
