@@ -266,6 +266,21 @@ def _parse_check(p: _P, checks: list[Check], name: str | None, column: str | Non
         checks.append(Check(name, sql, column))
 
 
+def _parse_period(p: _P, spec: _TableSpec) -> None:
+    """MariaDB ``PERIOD FOR name (start, end)``: an application-time period, whose rows must
+    have start < end (MariaDB "Application-Time Periods"; kept as that CHECK), or ``PERIOD FOR
+    SYSTEM_TIME (…)`` of a system-versioned table (its columns say ``GENERATED ALWAYS AS ROW``)."""
+    p.expect("PERIOD", "FOR")
+    name = p.ident()
+    p.expect_punct("(")
+    start = p.ident()
+    p.expect_punct(",")
+    end = p.ident()
+    p.expect_punct(")")
+    if name.upper() != "SYSTEM_TIME":
+        spec.checks.append(Check(f"PERIOD FOR {name}", f"`{start}` < `{end}`"))
+
+
 def _parse_column(p: _P) -> _ColSpec:
     name = p.ident()
     p.column = name
@@ -319,8 +334,16 @@ def _parse_column(p: _P) -> _ColSpec:
                 p.skip_balanced()
         elif p.accept("GENERATED", "ALWAYS") or u == "AS":
             p.expect("AS")
-            p.skip_balanced()
+            if not (p.accept("ROW", "START") or p.accept("ROW", "END")):  # MariaDB: a system-time column
+                p.skip_balanced()
             cs.generated = True
+        elif p.accept("COMPRESSED"):
+            cs.compressed = True
+            if p.is_punct("="):
+                p.next()
+                p.next()
+        elif p.accept("WITHOUT", "SYSTEM", "VERSIONING") or p.accept("WITH", "SYSTEM", "VERSIONING"):
+            pass  # MariaDB: whether the column is versioned; its value and binlog type do not change
         elif p.accept("CONSTRAINT"):
             cons = None if p.up() == "CHECK" else p.ident()
             p.expect("CHECK")
@@ -386,6 +409,8 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
             p.next()
             p.accept("INDEX") or p.accept("KEY")
             spec.keys.append(_parse_key(p, u))
+        elif u == "PERIOD" and p.up(1) == "FOR":
+            _parse_period(p, spec)
         elif u == "CHECK" and p.is_punct("(", 1):
             p.next()
             _parse_check(p, spec.checks, cons, None)

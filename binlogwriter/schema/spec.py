@@ -34,6 +34,7 @@ class _ColSpec:
     primary: bool = False
     unique: bool = False
     checks: list[Check] = field(default_factory=list)
+    compressed: bool = False  # MariaDB ``COMPRESSED[=zlib]``: refused by the model (not modelled)
 
 
 @dataclass
@@ -52,6 +53,9 @@ _SYSTEM_VERSIONING = re.compile(r"\)[^()]*\bWITH\s+SYSTEM\s+VERSIONING\b[^()]*$"
 TABLE prints it)."""
 
 
+_ROW_START = re.compile(r"\bAS\s+ROW\s+START\b", re.I)
+
+
 def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
     """A MariaDB system-versioned table without period columns of its own has two implicit
     invisible ones, ``row_start`` and ``row_end`` TIMESTAMP(6), after the others: its rows
@@ -60,8 +64,8 @@ def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
     if not flavor.startswith("mariadb") or not _SYSTEM_VERSIONING.search(text):
         return
     names = {c.name.lower() for c in spec.columns}
-    if "row_start" in names or "row_end" in names:
-        return
+    if "row_start" in names or "row_end" in names or _ROW_START.search(text):
+        return  # the table names its own period columns (GENERATED ALWAYS AS ROW START / END)
     for name in ("row_start", "row_end"):
         spec.columns.append(_ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 

@@ -79,7 +79,9 @@ def custom(spec: Spec) -> WorkloadDef:
         seen.add((t.database, t.name))
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
-            raise SchemaError(f"generated columns are not supported by the generator - at {t.database}.{t.name}.{col.name}")
+            raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
+                              f"system-versioning row start / end) are not supported by the generator: the "
+                              f"server computes their values - at {t.database}.{t.name}.{col.name}")
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
