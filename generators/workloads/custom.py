@@ -87,7 +87,9 @@ def custom(spec: Spec) -> WorkloadDef:
                               initial_rows=spec.initial_rows)
     for d in defs:
         if d.table.checks:
-            d.overrides.update(check_overrides(d.table, _key_columns(d)))
+            gens = check_overrides(d.table, _key_columns(d))
+            d.overrides.update(gens)
+            d.checked = frozenset(gens)
     return WorkloadDef("custom", spec.database, defs)
 
 

@@ -102,3 +102,16 @@ def _values(run: Run, column: str) -> list:
 def test_followed_checks_hold_for_every_value(cols: str, column: str, ok) -> None:
     bad = [v for v in _values(Run(_spec(cols), Path("unused")), column) if not ok(v)]
     assert not bad, bad[:5]
+
+
+def test_spec_generator_for_a_checked_column_is_refused() -> None:
+    """A spec's own generator would replace the one the CHECK asks for and could break it."""
+    from generators.spec import SpecError
+
+    ddl = "CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a BETWEEN 1 AND 9), b INT);"
+    base = dict(workload=None, schema_sql=ddl, schema_file="c.sql", transactions=5, initial_rows=2)
+    with pytest.raises(SpecError, match="CHECK constraint of table t restricts"):
+        Run(
+            Spec.from_dict({**base, "columns": {"t.a": {"gen": "int", "min": 50, "max": 60}}}), Path("unused")
+        )
+    Run(Spec.from_dict({**base, "columns": {"t.b": {"gen": "int", "min": 50, "max": 60}}}), Path("unused"))
