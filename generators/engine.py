@@ -86,6 +86,9 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
                 raise SpecError(f"spec columns.{cg.target}: table {tname!r} has no column {cname!r}") from None
             if any(col.name == td.table.columns[i].name for i, _ in td.table.effective_primary_key()):
                 raise SpecError(f"spec columns.{cg.target}: key columns are derived from the row key")
+            if col.name in td.checked:
+                raise SpecError(f"spec columns.{cg.target}: a CHECK constraint of table {tname} restricts this "
+                                "column; its values follow the constraint (generators/checks.py)")
             overrides.setdefault(tname, {})[col.name] = cg
         self.rows = [TableRows(td, self.spec, overrides.get(td.name, {})) for td in self.work.tables]
         self.fmt = BinlogFormat.preset(self.spec.flavor, checksum=self.spec.checksum)

@@ -207,7 +207,8 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
         s1 = coerce(col, cg.param("end", "2025-12-31 23:59:59"), where)
         if not hasattr(s0, "__sub__"):
             raise SpecError(f"spec columns.{where}: datetime needs a temporal column")
-        span = int((s1 - s0).total_seconds()) if hasattr(s1 - s0, "total_seconds") else (s1 - s0).days
+        # whole days for DATE (the values step by days), seconds otherwise
+        span = (s1 - s0).days if col.type == "DATE" else int((s1 - s0).total_seconds())
         if span < 0:
             raise SpecError(f"spec columns.{where}: start after end")
         if col.type == "DATE":

@@ -26,7 +26,7 @@ from __future__ import annotations
 from binlogwriter.charsets import BINARY_COLLATION, decode_in_charset, encode_in_charset
 from binlogwriter.schema.fallback import _parse_create_fallback
 from binlogwriter.schema.lexer import _tokenize
-from binlogwriter.schema.model import Column, Key, KeyPart, Table
+from binlogwriter.schema.model import Check, Column, Key, KeyPart, Table
 from binlogwriter.schema.parse import _table_from_spec, parse_tables
 from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
 from binlogwriter.schema.tables import build_table
@@ -34,7 +34,7 @@ from binlogwriter.schema.types import FLAVORS, GEOMETRY_TYPES, KNOWN_TYPES, SERV
 from binlogwriter.schema.validate import MAX_COLUMNS
 
 __all__ = [
-    "Column", "Key", "KeyPart", "Table", "build_table", "parse_tables", "FLAVORS", "GEOMETRY_TYPES",
+    "Check", "Column", "Key", "KeyPart", "Table", "build_table", "parse_tables", "FLAVORS", "GEOMETRY_TYPES",
     "KNOWN_TYPES", "SERVER_DEFAULT_CHARSET", "MAX_COLUMNS", "encode_in_charset", "decode_in_charset",
     "BINARY_COLLATION",
 ]

@@ -1,5 +1,8 @@
 """The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
+Size (about 420 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
+parts (elements, columns, DEFAULT values, CHECK expressions, table options) share the cursor.
+
 **Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
 try sqlglot's MySQL dialect first (:mod:`~binlogwriter.schema.sqlglot_parse`). A CREATE TABLE
 comes here instead when
@@ -28,7 +31,9 @@ earlier table).
 * elements: a column, or ``[CONSTRAINT [name]]`` ``PRIMARY KEY`` / ``UNIQUE [INDEX|KEY]`` /
   ``INDEX|KEY`` / ``FULLTEXT|SPATIAL [INDEX|KEY]`` with an optional name, ``USING …`` and key
   parts ``name[(prefix)] [ASC|DESC]`` (a functional part ``(expr)`` is a hidden column, never
-  logged, and skipped); ``FOREIGN KEY`` and ``CHECK`` elements are skipped;
+  logged, and skipped); ``FOREIGN KEY`` elements are skipped; ``[CONSTRAINT [name]] CHECK
+  (expr)`` elements are kept as :class:`~binlogwriter.schema.keys.Check` (``NOT ENFORCED``
+  ones dropped);
 * a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
   ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
@@ -39,7 +44,8 @@ earlier table).
   ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
   ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
   value, ``ON UPDATE`` expression, ``[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED|PERSISTENT]``,
-  inline ``[CONSTRAINT [name]] CHECK (…) [NOT] ENFORCED`` and ``REFERENCES …``; any other word
+  inline ``[CONSTRAINT [name]] CHECK (…) [NOT] ENFORCED`` (kept, as the table-level ones) and
+  ``REFERENCES …``; any other word
   is an error;
 * table options: only ``[DEFAULT] CHARACTER SET|CHARSET|CHAR SET [=]`` and ``COLLATE [=]`` are
   kept, the others skipped; reading stops at ``PARTITION``, ``AS``/``SELECT``, ``IGNORE`` and
@@ -56,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.keys import Key, KeyPart
+from binlogwriter.schema.keys import Check, Key, KeyPart
 from binlogwriter.schema.lexer import _Tok
 from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
 
@@ -224,6 +230,57 @@ def _parse_default(p: _P) -> str:
     return _token_sql(p.t[start:p.i])
 
 
+_OPERATOR_CHARS = frozenset("<>=!|&")
+
+
+def _expression_sql(toks: Sequence[_Tok]) -> str:
+    """Tokens of an expression back to SQL text sqlglot reads: names in backticks, strings
+    quoted, operators of several characters (``>=``, ``<>``, ``!=``) kept together."""
+    out: list[str] = []
+    prev = None
+    for t in toks:
+        if prev is not None and not (prev.kind == t.kind == "punct" and prev.text in _OPERATOR_CHARS
+                                     and t.text in _OPERATOR_CHARS):
+            out.append(" ")
+        if t.kind == "string":
+            out.append(_sql_literal(t.text))
+        elif t.kind == "qident":
+            out.append("`" + t.text.replace("`", "``") + "`")
+        else:
+            out.append(t.text)
+        prev = t
+    return "".join(out)
+
+
+def _parse_check(p: _P, checks: list[Check], name: str | None, column: str | None) -> None:
+    """``CHECK (expr) [[NOT] ENFORCED]`` after its ``CHECK``: kept unless NOT ENFORCED
+    (MySQL 8.0 reference, "CHECK Constraints")."""
+    if not p.is_punct("("):
+        raise p.err("expected '(' after CHECK")
+    start = p.i
+    p.skip_balanced()
+    sql = _expression_sql(p.t[start + 1:p.i - 1])
+    enforced = not p.accept("NOT", "ENFORCED")
+    p.accept("ENFORCED")
+    if enforced:
+        checks.append(Check(name, sql, column))
+
+
+def _parse_period(p: _P, spec: _TableSpec) -> None:
+    """MariaDB ``PERIOD FOR name (start, end)``: an application-time period, whose rows must
+    have start < end (MariaDB "Application-Time Periods"; kept as that CHECK), or ``PERIOD FOR
+    SYSTEM_TIME (…)`` of a system-versioned table (its columns say ``GENERATED ALWAYS AS ROW``)."""
+    p.expect("PERIOD", "FOR")
+    name = p.ident()
+    p.expect_punct("(")
+    start = p.ident()
+    p.expect_punct(",")
+    end = p.ident()
+    p.expect_punct(")")
+    if name.upper() != "SYSTEM_TIME":
+        spec.checks.append(Check(f"PERIOD FOR {name}", f"`{start}` < `{end}`"))
+
+
 def _parse_column(p: _P) -> _ColSpec:
     name = p.ident()
     p.column = name
@@ -277,15 +334,22 @@ def _parse_column(p: _P) -> _ColSpec:
                 p.skip_balanced()
         elif p.accept("GENERATED", "ALWAYS") or u == "AS":
             p.expect("AS")
-            p.skip_balanced()
+            if not (p.accept("ROW", "START") or p.accept("ROW", "END")):  # MariaDB: a system-time column
+                p.skip_balanced()
             cs.generated = True
-        elif p.accept("CONSTRAINT"):
-            if p.up() != "CHECK":
+        elif p.accept("COMPRESSED"):
+            cs.compressed = True
+            if p.is_punct("="):
                 p.next()
+                p.next()
+        elif p.accept("WITHOUT", "SYSTEM", "VERSIONING") or p.accept("WITH", "SYSTEM", "VERSIONING"):
+            pass  # MariaDB: whether the column is versioned; its value and binlog type do not change
+        elif p.accept("CONSTRAINT"):
+            cons = None if p.up() == "CHECK" else p.ident()
+            p.expect("CHECK")
+            _parse_check(p, cs.checks, cons, name)
         elif p.accept("CHECK"):
-            p.skip_balanced()
-            p.accept("NOT")
-            p.accept("ENFORCED")
+            _parse_check(p, cs.checks, None, name)
         elif p.accept("REFERENCES"):
             p.skip_to_element_end()
         else:
@@ -328,9 +392,10 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
     spec = _TableSpec(db, name, [], [])
     while True:
         u = p.up()
+        cons = None
         if p.accept("CONSTRAINT"):
             if p.up() not in ("PRIMARY", "UNIQUE", "FOREIGN", "CHECK"):
-                p.ident()
+                cons = p.ident()
             u = p.up()
         if p.accept("PRIMARY", "KEY"):
             spec.keys.append(_parse_key(p, "PRIMARY"))
@@ -344,7 +409,12 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
             p.next()
             p.accept("INDEX") or p.accept("KEY")
             spec.keys.append(_parse_key(p, u))
-        elif u in ("FOREIGN", "CHECK") and p.peek().kind == "word":
+        elif u == "PERIOD" and p.up(1) == "FOR":
+            _parse_period(p, spec)
+        elif u == "CHECK" and p.is_punct("(", 1):
+            p.next()
+            _parse_check(p, spec.checks, cons, None)
+        elif u == "FOREIGN" and p.peek().kind == "word":
             p.skip_to_element_end()
         else:
             spec.columns.append(_parse_column(p))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import SchemaError
 
-__all__ = ["Key", "KeyPart"]
+__all__ = ["Key", "KeyPart", "Check"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +43,15 @@ class Key:
     def columns(self) -> tuple[str, ...]:
         return tuple(p.column for p in self.parts)
 
+
+@dataclass(frozen=True)
+class Check:
+    """A CHECK constraint as declared: column-level (``a INT CHECK (a > 0)``: ``column`` set)
+    or table-level (``[CONSTRAINT name] CHECK (expr)``). ``sql`` is the expression's text
+    without its outer parentheses. MySQL 8.0.16+ and MariaDB 10.2+ refuse a row that makes
+    it FALSE (ERROR 3819 / 4025); ``NOT ENFORCED`` ones (MySQL) are not kept. Nothing of it
+    reaches a binlog: the generator reads it to make rows the server accepts."""
+
+    name: str | None
+    sql: str
+    column: str | None = None

@@ -30,7 +30,7 @@ from binlogwriter.charsets import (
 )
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import binlog
-from binlogwriter.schema.keys import Key, KeyPart
+from binlogwriter.schema.keys import Check, Key, KeyPart
 from binlogwriter.schema.lexer import _split_statements, _Tok
 from binlogwriter.schema.spec import _blob_type_for, _TableSpec, _type_from_spec
 from binlogwriter.schema.statements import _check_statement, _check_text, _locate, _parse_create
@@ -52,7 +52,7 @@ from binlogwriter.schema.types import (
 from binlogwriter.schema.validate import normalise_and_validate
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["Column", "Key", "KeyPart", "Table", "table_from_sql"]
+__all__ = ["Column", "Check", "Key", "KeyPart", "Table", "table_from_sql"]
 
 
 @dataclass(frozen=True)
@@ -208,9 +208,11 @@ class Table:
     database_charset: str | None = None
     database_collation: str | None = None
     flavor: str = "mysql80"
+    checks: tuple[Check, ...] = ()
 
     def __post_init__(self) -> None:
         check_flavor(self.flavor)
+        object.__setattr__(self, "checks", tuple(self.checks))
         object.__setattr__(self, "columns", tuple(self.columns))
         object.__setattr__(self, "keys", tuple(self.keys))
         object.__setattr__(self, "charset", norm_cs(self.charset))
@@ -313,6 +315,9 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
     inline_pk: list[str] = []
     tname = spec.name
     for cs in spec.columns:
+        if cs.compressed:
+            raise SchemaError(f"COMPRESSED columns (MariaDB; binlog types 140/141) are not modelled - at "
+                              f"{database}.{tname}.{cs.name} (table {tname!r}, column {cs.name!r})", column=cs.name)
         f = _type_from_spec(cs)
         if "_error" in f:
             raise SchemaError(f"{f['_error']} - at {database}.{tname}.{cs.name} "
@@ -350,9 +355,10 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
                               f"(table {tname!r}, column {inline_pk[-1]!r})", column=inline_pk[-1])
         keys.insert(0, Key("PRIMARY", (KeyPart(inline_pk[0]),), "PRIMARY"))
     keys.extend(spec.keys)
+    checks = [c for cs in spec.columns for c in cs.checks] + spec.checks
     return Table(database=spec.database or database, name=tname, columns=tuple(cols),
                  keys=tuple(keys), charset=spec.charset, collation=spec.collation,
-                 database_charset=db_cs, database_collation=db_coll, flavor=flavor)
+                 database_charset=db_cs, database_collation=db_coll, flavor=flavor, checks=tuple(checks))
 
 
 def table_from_sql(sql: str, database: str = "test", flavor: str = "mysql80",

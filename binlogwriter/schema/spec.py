@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from binlogwriter.schema.keys import Key
+from binlogwriter.schema.keys import Check, Key
 from binlogwriter.schema.types import _INT_TYPES, _MAX_BLOB, _TEMPORAL_FSP, ALIASES
 
 __all__ = ["_ColSpec", "_TableSpec", "_sql_literal", "_add_system_time_columns"]
@@ -33,6 +33,8 @@ class _ColSpec:
     generated: bool = False
     primary: bool = False
     unique: bool = False
+    checks: list[Check] = field(default_factory=list)
+    compressed: bool = False  # MariaDB ``COMPRESSED[=zlib]``: refused by the model (not modelled)
 
 
 @dataclass
@@ -43,11 +45,15 @@ class _TableSpec:
     keys: list[Key]
     charset: str | None = None
     collation: str | None = None
+    checks: list[Check] = field(default_factory=list)
 
 
 _SYSTEM_VERSIONING = re.compile(r"\)[^()]*\bWITH\s+SYSTEM\s+VERSIONING\b[^()]*$", re.I)
 """MariaDB's table option ``WITH SYSTEM VERSIONING`` (after the column list, as SHOW CREATE
 TABLE prints it)."""
+
+
+_ROW_START = re.compile(r"\bAS\s+ROW\s+START\b", re.I)
 
 
 def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
@@ -58,8 +64,8 @@ def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
     if not flavor.startswith("mariadb") or not _SYSTEM_VERSIONING.search(text):
         return
     names = {c.name.lower() for c in spec.columns}
-    if "row_start" in names or "row_end" in names:
-        return
+    if "row_start" in names or "row_end" in names or _ROW_START.search(text):
+        return  # the table names its own period columns (GENERATED ALWAYS AS ROW START / END)
     for name in ("row_start", "row_end"):
         spec.columns.append(_ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 

@@ -33,6 +33,9 @@ class TableDef:
     # referenced by a FOREIGN KEY of a custom schema: its initial rows are never deleted
     # (generators/foreign_keys.py)
     keep_initial: bool = False
+    # columns whose generator a CHECK constraint sets (generators/checks.py): a spec's own
+    # generator for one would be free to break the constraint, so it is refused
+    checked: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:

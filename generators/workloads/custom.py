@@ -10,6 +10,7 @@ first (generators/foreign_keys.py).
 from __future__ import annotations
 
 from binlogwriter.errors import SchemaError
+from generators.checks import check_overrides
 from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
 from generators.workloads._ddl import parsed_tables
@@ -78,8 +79,28 @@ def custom(spec: Spec) -> WorkloadDef:
         seen.add((t.database, t.name))
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
-            raise SchemaError(f"generated columns are not supported by the generator - at {t.database}.{t.name}.{col.name}")
+            raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
+                              f"system-versioning row start / end) are not supported by the generator: the "
+                              f"server computes their values - at {t.database}.{t.name}.{col.name}")
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
+    for d in defs:
+        if d.table.checks:
+            gens = check_overrides(d.table, _key_columns(d))
+            d.overrides.update(gens)
+            d.checked = frozenset(gens)
     return WorkloadDef("custom", spec.database, defs)
+
+
+def _key_columns(d: TableDef) -> dict[str, bool]:
+    """The columns derived from the row key (PRIMARY / UNIQUE parts, FOREIGN KEY columns),
+    lower-case, each with whether it is the one-column integer PRIMARY KEY (values ``key + 1``)."""
+    t = d.table
+    pk = t.primary_key
+    sole = pk.parts[0].column.lower() if pk is not None and len(pk.parts) == 1 else None
+    out = {p.column.lower(): False for k in t.keys if k.kind in ("PRIMARY", "UNIQUE") for p in k.parts}
+    out.update({n.lower(): False for n in d.key_fns})
+    if sole is not None and sole in out and t.column(sole).type in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"):
+        out[sole] = sole not in {n.lower() for n in d.key_fns}
+    return out

@@ -18,11 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from generators.engine import generate
-from generators.spec import Spec
-
 from .mariadb import MariaDBServer
-from .test_generate_replay import _check_readers, _truth
+from .schema_runs import generate_schema, replay_matches_truth
+from .test_generate_replay import _truth
 
 pytestmark = pytest.mark.conformance
 
@@ -48,28 +46,17 @@ def wide_ddl(name: str, ncols: int, engine: str) -> str:
 
 
 def _generate(tmp_path: Path, db: str, ncols: int, engine: str, flavor: str, image: str) -> Path:
-    """A run over one table of ``ncols`` columns (fewer rows for the widest), checked by
-    ``verify --roundtrip`` and ``mariadb-binlog``."""
-    out = tmp_path / "run"
-    meta = "FULL" if flavor == "mariadb1011" else "MINIMAL"
+    """A run over one table of ``ncols`` columns (fewer rows for the widest)."""
     small = ncols > 1000
-    spec = Spec.from_dict(
-        dict(
-            workload=None,
-            schema_sql=wide_ddl(f"w{ncols}", ncols, engine),
-            schema_file="wide.sql",
-            database=db,
-            flavor=flavor,
-            row_image=image,
-            row_metadata=meta,
-            seed=3,
-            transactions=15 if small else 60,
-            initial_rows=5 if small else 20,
-        )
+    return generate_schema(
+        tmp_path / "run",
+        wide_ddl(f"w{ncols}", ncols, engine),
+        db,
+        flavor,
+        image,
+        transactions=15 if small else 60,
+        initial_rows=5 if small else 20,
     )
-    generate(spec, out)
-    _check_readers(out)
-    return out
 
 
 @pytest.mark.parametrize("flavor", ["mysql84", "mariadb1011"])
@@ -104,9 +91,5 @@ def test_wide_table_generates_and_replays(
 ) -> None:
     db = f"wide_{ncols}_{engine}_{flavor}_{image}".lower()
     out = _generate(tmp_path, db, ncols, engine, flavor, image)
-    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
-    server.replay([out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()])
-    truth = _truth(out)
-    rows = truth[(db, f"w{ncols}")]
+    rows = replay_matches_truth(server, out)[(db, f"w{ncols}")]
     assert rows and len(rows[0]) == ncols
-    assert server.dump_table(db, f"w{ncols}") == rows

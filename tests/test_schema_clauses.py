@@ -1,0 +1,56 @@
+"""CREATE TABLE clauses of MariaDB 10.11 the parser reads (issue #28 item 5) or refuses in one
+line naming the clause and the column; the generate-and-replay side is
+tests/conformance/test_real_world_schemas.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema import Check, parse_tables
+
+T = "CREATE TABLE t (id INT PRIMARY KEY, "
+
+
+def _table(sql: str, flavor: str = "mariadb1011"):
+    return parse_tables(sql, "db", flavor)[-1]
+
+
+def test_period_for_is_kept_as_its_start_before_end_rule() -> None:
+    t = _table(T + "s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p (s, e))")
+    assert [c.name for c in t.columns] == ["id", "s", "e"]
+    assert t.checks == (Check("PERIOD FOR p", "`s` < `e`"),)
+
+
+def test_system_time_columns_named_by_the_table() -> None:
+    t = _table(
+        T + "x INT, rs TIMESTAMP(6) GENERATED ALWAYS AS ROW START, re TIMESTAMP(6) GENERATED ALWAYS AS "
+        "ROW END, PERIOD FOR SYSTEM_TIME (rs, re)) WITH SYSTEM VERSIONING"
+    )
+    assert [(c.name, c.generated) for c in t.columns] == [
+        ("id", False),
+        ("x", False),
+        ("rs", True),
+        ("re", True),
+    ]
+    assert t.checks == ()
+
+
+def test_without_system_versioning_column() -> None:
+    t = _table(T + "x INT WITHOUT SYSTEM VERSIONING, y INT WITH SYSTEM VERSIONING)")
+    assert [c.name for c in t.columns] == ["id", "x", "y"]
+
+
+@pytest.mark.parametrize("attr", ["COMPRESSED", "COMPRESSED=zlib"])
+def test_compressed_column_is_refused_in_one_line(attr: str) -> None:
+    with pytest.raises(SchemaError) as ei:
+        _table(T + f"b BLOB {attr}, v INT)")
+    assert "COMPRESSED columns" in str(ei.value) and "db.t.b" in str(ei.value)
+    assert "\n" not in str(ei.value)
+
+
+def test_long_unique_on_blob_is_mariadb_only() -> None:
+    t = _table(T + "b BLOB, UNIQUE KEY (b) USING HASH)")
+    assert [k.kind for k in t.keys] == ["PRIMARY", "UNIQUE"]
+    with pytest.raises(SchemaError, match="without a key length"):
+        _table(T + "b BLOB, UNIQUE KEY (b))", "mysql80")
