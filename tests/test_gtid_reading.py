@@ -15,6 +15,8 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.compression import mariadb_compress
 from binlogwriter.errors import BinlogError
@@ -262,3 +264,67 @@ def test_rows_event_cut_before_its_bitmap_is_not_read_from_the_footer(tmp_path, 
     assert want.startswith("DecodeError") and f"{p}:{offset}" in want
     assert got["changes"].startswith("DecodeError") and f"{p}:{offset}" in got["changes"]
     assert got["listing"] == want
+
+
+def _reference(p: Path) -> tuple[str, object]:
+    """``("changes", [(gtid, xid), ...])`` built from the events the reader decodes, or
+    ``("error", offset)`` where a GTID / XID has no value to hand out: its decode fails, or it
+    is kept raw (asking its field is a KeptRawError located there)."""
+    from binlogwriter.errors import DecodeError
+    from binlogwriter.events import MariadbGtidEvent, RawEvent, XidEvent, _GtidBase
+
+    out: list[tuple] = []
+    txn: list = []
+    gtid = None
+    try:
+        for ev in BinlogReader([p]):
+            t = ev.type_code
+            if isinstance(ev, RawEvent) and t in (16, 33, 34, 42, 162):
+                return "error", ev.origin.offset
+            if isinstance(ev, _GtidBase) or t == 42:
+                gtid = ev.gtid
+            elif isinstance(ev, MariadbGtidEvent):
+                gtid = f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
+            elif isinstance(ev, XidEvent):
+                out += [(g, ev.xid) for g in txn]
+                txn, gtid = [], None
+            elif t in (23, 30):
+                txn += [gtid] * len(ev.rows)
+    except DecodeError as exc:
+        return "error", exc.offset
+    return "changes", out + [(g, None) for g in txn]
+
+
+MUTANTS = st.sampled_from(["mysql80", "mysql84", "mariadb1011"]).flatmap(
+    lambda f: st.tuples(
+        st.just(f),
+        st.sampled_from([16, 42 if f == "mysql84" else 33 if f == "mysql80" else 162]),
+        st.integers(0, 2),
+        st.integers(0, 60),
+        st.binary(max_size=12),
+    )
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=MUTANTS)
+def test_changes_gtids_and_xids_equal_the_events_on_patched_bodies(tmp_path_factory, case) -> None:
+    """A GTID or XID body cut to a drawn length and followed by drawn bytes: ``changes()``
+    hands out the GTIDs and XIDs the decoded events hold, or fails at that event (located)
+    exactly where they have none; the export's GTIDs are the same."""
+    flavor, code, k, keep, extra = case
+    tmp = tmp_path_factory.mktemp("patched")
+    gtid = SID + ":load" if flavor == "mysql84" else SID
+    fmt, evs = write(tmp, flavor, gtid=gtid)
+    i = nth(evs, code, k)
+    evs[i] = with_body(evs[i], body(evs[i])[:keep] + extra)
+    p = save(tmp, evs)
+    kind, want = _reference(p)
+    try:
+        got = [(c.gtid, c.xid) for c in BinlogReader([p]).changes()]
+    except BinlogError as exc:
+        assert (kind, want) == ("error", exc.offset), str(exc)
+        return
+    assert (kind, want) == ("changes", got)
+    gtids = [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()]
+    assert gtids == [g for g, _ in got]
