@@ -216,6 +216,7 @@ def test_compressed_transaction_without_gtid_has_none(tmp_path):
     del evs[nth(evs, 33, 1)]
     p = save(tmp_path, evs, "plain.000001")
     assert [c.gtid for c in BinlogReader([p]).changes()] == want
+    assert [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()] == want
 
 
 @pytest.mark.parametrize("compressed", [False, True])
@@ -232,6 +233,11 @@ def test_mariadb_commit_query_compressed_or_not_ends_the_transaction(tmp_path, c
     p = save(tmp_path, evs)
     got = [(c.gtid, c.xid) for c in BinlogReader([p]).changes()]
     assert got == [("0-1-1", None), (None, 2), ("0-1-3", 3)]
+    assert [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()] == [
+        "0-1-1",
+        None,
+        "0-1-3",
+    ]
 
 
 def _cut_bitmap(tmp_path: Path, flavor: str) -> tuple[Path, int]:
@@ -302,6 +308,7 @@ MUTANTS = st.sampled_from(["mysql80", "mysql84", "mariadb1011"]).flatmap(
         st.integers(0, 2),
         st.integers(0, 60),
         st.binary(max_size=12),
+        st.booleans(),
     )
 )
 
@@ -309,15 +316,18 @@ MUTANTS = st.sampled_from(["mysql80", "mysql84", "mariadb1011"]).flatmap(
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=MUTANTS)
 def test_changes_gtids_and_xids_equal_the_events_on_patched_bodies(tmp_path_factory, case) -> None:
-    """A GTID or XID body cut to a drawn length and followed by drawn bytes: ``changes()``
-    hands out the GTIDs and XIDs the decoded events hold, or fails at that event (located)
-    exactly where they have none; the export's GTIDs are the same."""
-    flavor, code, k, keep, extra = case
+    """A GTID or XID body cut to a drawn length and followed by drawn bytes, or the event
+    left out: ``changes()`` hands out the GTIDs and XIDs the decoded events hold, or fails at
+    that event (located) exactly where they have none; the export's GTIDs are the same."""
+    flavor, code, k, keep, extra, drop = case
     tmp = tmp_path_factory.mktemp("patched")
     gtid = SID + ":load" if flavor == "mysql84" else SID
     fmt, evs = write(tmp, flavor, gtid=gtid)
     i = nth(evs, code, k)
-    evs[i] = with_body(evs[i], body(evs[i])[:keep] + extra)
+    if drop:
+        del evs[i]
+    else:
+        evs[i] = with_body(evs[i], body(evs[i])[:keep] + extra)
     p = save(tmp, evs)
     kind, want = _reference(p)
     try:
