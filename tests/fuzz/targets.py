@@ -11,6 +11,7 @@ import io
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from binlogwriter.errors import BinlogError
 
@@ -95,10 +96,11 @@ def _changes(data, path: str) -> None:
         pass
 
 
-def _transaction_ids(path: str) -> list[tuple] | str | None:
-    """The (gtid, xid) of every row change, from the events the reader decodes: what
-    ``changes()`` must hand out. ``"none"`` when a GTID or XID event has no value to give
-    (it does not decode, or it is kept raw), None when the events cannot tell (another event
+def transaction_ids(path: str) -> tuple[str, Any] | None:
+    """``("changes", [(gtid, xid), ...])``: the GTID and XID of every row change, from the
+    events the reader decodes: what ``changes()`` must hand out. ``("none", offset)`` when the
+    GTID or XID event there has no value to give (it does not decode, or it is kept raw), None
+    when the events cannot tell (another event
     that does not decode, rows left undecoded, XA, compressed transactions or queries:
     changes() handles those on its own)."""
     from binlogwriter.events import MariadbGtidEvent, QueryEvent, RawEvent, XidEvent, _GtidBase
@@ -114,7 +116,7 @@ def _transaction_ids(path: str) -> list[tuple] | str | None:
                 return None
             if isinstance(ev, RawEvent):
                 if t in (16, 33, 34, 42, 162):
-                    return "none"
+                    return "none", ev.origin.offset
                 if t in _ROWS:
                     return None
                 continue
@@ -142,9 +144,9 @@ def _transaction_ids(path: str) -> list[tuple] | str | None:
         with open(path, "rb") as fh:
             head = fh.read()
         if off is not None and off + 4 < len(head) and head[off + 4] in (16, 33, 34, 42, 162):
-            return "none"
+            return "none", off
         return None
-    return out + [(g, None) for g in txn]
+    return "changes", out + [(g, None) for g in txn]
 
 
 def _transactions(data, path: str) -> None:
@@ -153,15 +155,16 @@ def _transactions(data, path: str) -> None:
     XID event was not decoded it hands out nothing (a located error)."""
     from binlogwriter.reader import BinlogReader
 
-    want = _transaction_ids(path)
+    want = transaction_ids(path)
     try:
         got = [(c.gtid, c.xid) for c in BinlogReader(path).changes()]
     except BinlogError:
         return
-    if want == "none":
+    if want is not None and want[0] == "none":
         raise Infidelity(f"changes() handed out {len(got)} changes past a GTID / XID event that does not "
                          f"decode or is kept raw - in {path}")
-    if want is not None and got != want:
+    if want is not None and got != want[1]:
+        want = want[1]
         diff = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
         raise Infidelity(f"changes() change {diff}: (gtid, xid) {got[diff:diff + 1]} where the events hold "
                          f"{want[diff:diff + 1]} ({len(got)} vs {len(want)} changes) - in {path}")
