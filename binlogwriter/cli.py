@@ -173,7 +173,7 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
 @click.option("--roundtrip", is_flag=True, help="Also decode and re-encode every event; bytes must be identical.")
 @click.option("--strict", is_flag=True,
               help="With --roundtrip: an event kept raw (not decoded) fails the check too.")
-def verify(files: tuple[str, ...], roundtrip: bool, strict: bool) -> None:
+def verify(files: tuple[str, ...], roundtrip: bool, strict: bool = False) -> None:
     """Check magic, FDE, event lengths, the log_pos chain and every CRC32 of FILES.
 
     Exit 0 only if everything holds. The last line is one summary line:

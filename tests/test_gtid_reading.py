@@ -15,6 +15,8 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.compression import mariadb_compress
 from binlogwriter.errors import BinlogError
@@ -29,6 +31,7 @@ from binlogwriter.text_listing import write_listing
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import BinlogWriter
 from tests.fuzz.seeds import fix_event
+from tests.fuzz.targets import transaction_ids
 
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
@@ -214,6 +217,7 @@ def test_compressed_transaction_without_gtid_has_none(tmp_path):
     del evs[nth(evs, 33, 1)]
     p = save(tmp_path, evs, "plain.000001")
     assert [c.gtid for c in BinlogReader([p]).changes()] == want
+    assert [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()] == want
 
 
 @pytest.mark.parametrize("compressed", [False, True])
@@ -230,6 +234,11 @@ def test_mariadb_commit_query_compressed_or_not_ends_the_transaction(tmp_path, c
     p = save(tmp_path, evs)
     got = [(c.gtid, c.xid) for c in BinlogReader([p]).changes()]
     assert got == [("0-1-1", None), (None, 2), ("0-1-3", 3)]
+    assert [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()] == [
+        "0-1-1",
+        None,
+        "0-1-3",
+    ]
 
 
 def _cut_bitmap(tmp_path: Path, flavor: str) -> tuple[Path, int]:
@@ -262,3 +271,43 @@ def test_rows_event_cut_before_its_bitmap_is_not_read_from_the_footer(tmp_path, 
     assert want.startswith("DecodeError") and f"{p}:{offset}" in want
     assert got["changes"].startswith("DecodeError") and f"{p}:{offset}" in got["changes"]
     assert got["listing"] == want
+
+
+MUTANTS = st.sampled_from(["mysql80", "mysql84", "mariadb1011"]).flatmap(
+    lambda f: st.tuples(
+        st.just(f),
+        st.sampled_from([16, 42 if f == "mysql84" else 33 if f == "mysql80" else 162]),
+        st.integers(0, 2),
+        st.integers(0, 60),
+        st.binary(max_size=12),
+        st.booleans(),
+    )
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=MUTANTS)
+def test_changes_gtids_and_xids_equal_the_events_on_patched_bodies(tmp_path_factory, case) -> None:
+    """A GTID or XID body cut to a drawn length and followed by drawn bytes, or the event
+    left out: ``changes()`` hands out the GTIDs and XIDs the decoded events hold, or fails at
+    that event (located) exactly where they have none; the export's GTIDs are the same."""
+    flavor, code, k, keep, extra, drop = case
+    tmp = tmp_path_factory.mktemp("patched")
+    gtid = SID + ":load" if flavor == "mysql84" else SID
+    fmt, evs = write(tmp, flavor, gtid=gtid)
+    i = nth(evs, code, k)
+    if drop:
+        del evs[i]
+    else:
+        evs[i] = with_body(evs[i], body(evs[i])[:keep] + extra)
+    p = save(tmp, evs)
+    want = transaction_ids(str(p))  # the fuzzer's differential oracle (tests/fuzz/targets.py)
+    assert want is not None
+    try:
+        got = [(c.gtid, c.xid) for c in BinlogReader([p]).changes()]
+    except BinlogError as exc:
+        assert want == ("none", exc.offset), str(exc)
+        return
+    assert want == ("changes", got)
+    gtids = [g for tb in changes_tables([p]).values() for g in tb.column("gtid").to_pylist()]
+    assert gtids == [g for g, _ in got]

@@ -106,3 +106,30 @@ def test_strict_without_roundtrip_is_a_usage_error(tmp_path):
     fmt, evs = write(tmp_path, "mysql80")
     code, out = run("verify", "--strict", str(save(tmp_path, evs)))
     assert code == 2 and "--strict needs --roundtrip" in out[-1]
+
+
+def test_kept_raw_event_inside_a_payload_is_named(tmp_path):
+    """A TRANSACTION_PAYLOAD whose inner rows event has its column count in 3 bytes: the
+    payload re-encodes, the inner event was not decoded (format.md §15)."""
+    from binlogwriter.events import RawEvent, decode_event, encode_event
+    from binlogwriter.payload import compress_transaction
+
+    fmt, evs = write(tmp_path, "mysql80")
+    g = nth(evs, 33, 1)
+    x = nth(evs, 16, 1)
+    inner = [decode_event(e, fmt) for e in evs[g + 1 : x + 1]]
+    assert [e.type_code for e in inner] == [2, 19, 30, 16]
+    b = body(evs[g + 3])
+    inner[2] = RawEvent(raw_type=30, body=b[:10] + b"\xfc\x02\x00" + b[11:], server_id=1)
+    payload = encode_event(compress_transaction(inner, fmt, server_id=1), fmt, offset=0)
+    evs[g + 1 : x + 1] = [payload]
+    path = save(tmp_path, evs)
+    offset = sum(len(e) for e in evs[: g + 1]) + 4
+    at = len(encode_event(inner[0], fmt, footer=False)) + len(encode_event(inner[1], fmt, footer=False))
+    code, out = run("verify", "--roundtrip", str(path))
+    assert code == 0, out
+    head = (
+        f"1 files, {len(evs)} events: OK (1 kept raw, not decoded: WRITE_ROWS_EVENT at {path}:{offset} "
+        f"(TRANSACTION_PAYLOAD_EVENT, payload byte {at}): not canonical: column count 2"
+    )
+    assert out[-1].startswith(head), out

@@ -316,9 +316,7 @@ class _Reader:
                         q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
                         if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
                             continue
-                    full = self._query_text(data, end, fmt, None)
-                else:  # MariaDB's QUERY_COMPRESSED_EVENT: the same statement, compressed (rare)
-                    full = self._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
+                full = self.statement(t, data, end, fmt, name, offset)
                 q = full[:16].strip().upper()
                 if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
                     yield from pending
@@ -369,6 +367,14 @@ class _Reader:
         from binlogwriter.events import decode_event
 
         return decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
+
+    @staticmethod
+    def statement(t: int, data: bytes, end: int, fmt: BinlogFormat, name: str, offset: int) -> bytes:
+        """The whole statement of a QUERY_EVENT (2) or of MariaDB's QUERY_COMPRESSED_EVENT (165,
+        the same statement compressed: decoded declaratively, rare)."""
+        if t == 2:
+            return _Reader._query_text(data, end, fmt, None)
+        return _Reader._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
 
     def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
         return table_info(self._event(name, offset, data, fmt), self.schemas, fmt.flavor)

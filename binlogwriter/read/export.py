@@ -150,10 +150,14 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
             elif t in (33, 34, 42, 162):  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
                 staged = [] if t == 162 and data[_FLAGS2] & FL_PREPARED_XA else None
-            elif t == 2 or t == 38:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
+            elif t == 16:  # XID: the transaction ends, its GTID with it (as in changes())
+                gtid = None
+            elif t == 2 or t == 38 or t == 165:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
                 end = len(data) - footer
-                q = _Reader._query_text(data, end, fmt) if t == 2 else b""
-                if t == 38 or q.startswith(b"XA "):
+                q = b"" if t == 38 else _Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
+                if t == 38 or q in (b"COMMIT", b"ROLLBACK"):  # the transaction ends (as in changes())
+                    gtid = None
+                if t != 165 and (t == 38 or q.startswith(b"XA ")):
                     staged, ready = _xa_step(xa, staged, t, q, data, end, fmt, name, offset)
                     for ent in ready:
                         yield from _add_staged(ent, batch_rows)

@@ -12,6 +12,7 @@ import io
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from binlogwriter.errors import BinlogError
 
@@ -100,6 +101,80 @@ def _changes(data, path: str) -> None:
 
     for _ in BinlogReader(path).changes():
         pass
+
+
+def transaction_ids(path: str) -> tuple[str, Any] | None:
+    """``("changes", [(gtid, xid), ...])``: the GTID and XID of every row change, from the
+    events the reader decodes: what ``changes()`` must hand out. ``("none", offset)`` when the
+    GTID or XID event there has no value to give (it does not decode, or it is kept raw), None
+    when the events cannot tell (another event
+    that does not decode, rows left undecoded, XA, compressed transactions or queries:
+    changes() handles those on its own)."""
+    from binlogwriter.events import MariadbGtidEvent, QueryEvent, RawEvent, XidEvent, _GtidBase
+    from binlogwriter.reader import BinlogReader
+
+    out: list[tuple] = []
+    txn: list = []
+    gtid = None
+    try:
+        for ev in BinlogReader(path):
+            t = ev.type_code
+            if t in (38, 40, 165):
+                return None
+            if isinstance(ev, RawEvent):
+                if t in (16, 33, 34, 42, 162):
+                    return "none", ev.origin.offset
+                if t in _ROWS:
+                    return None
+                continue
+            if isinstance(ev, _GtidBase) or t == 42:
+                gtid = ev.gtid
+            elif isinstance(ev, MariadbGtidEvent):
+                gtid = f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
+            elif isinstance(ev, XidEvent):
+                out += [(g, ev.xid) for g in txn]
+                txn, gtid = [], None
+            elif isinstance(ev, QueryEvent):
+                q = ev.query.encode("utf-8", "surrogateescape")[:16].strip().upper()
+                if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith((b"BEGIN", b"XA "))):
+                    out += [(g, None) for g in txn]
+                    txn = []
+                    if q in (b"COMMIT", b"ROLLBACK"):
+                        gtid = None
+            elif t in _ROWS and t != 19:
+                if ev.rows is None:
+                    return None
+                txn += [gtid] * len(ev.rows)
+    except BinlogError as exc:
+        # a GTID or XID event that does not decode: changes() has no value to give either
+        off = getattr(exc, "offset", None)
+        with open(path, "rb") as fh:
+            head = fh.read()
+        if off is not None and off + 4 < len(head) and head[off + 4] in (16, 33, 34, 42, 162):
+            return "none", off
+        return None
+    return "changes", out + [(g, None) for g in txn]
+
+
+def _transactions(data, path: str) -> None:
+    """``changes()`` against the decoded events (a differential oracle, issue #27): the
+    GTID and XID of every change it hands out are those the events hold; where a GTID or
+    XID event was not decoded it hands out nothing (a located error)."""
+    from binlogwriter.reader import BinlogReader
+
+    want = transaction_ids(path)
+    try:
+        got = [(c.gtid, c.xid) for c in BinlogReader(path).changes()]
+    except BinlogError:
+        return
+    if want is not None and want[0] == "none":
+        raise Infidelity(f"changes() handed out {len(got)} changes past a GTID / XID event that does not "
+                         f"decode or is kept raw - in {path}")
+    if want is not None and got != want[1]:
+        want = want[1]
+        diff = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+        raise Infidelity(f"changes() change {diff}: (gtid, xid) {got[diff:diff + 1]} where the events hold "
+                         f"{want[diff:diff + 1]} ({len(got)} vs {len(want)} changes) - in {path}")
 
 
 class _Sink(io.TextIOWrapper):
@@ -196,6 +271,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("rows", "binlog", _ROWS, _events),
     Target("payload", "binlog", _PAYLOAD, _events),
     Target("changes", "binlog", _ROWS, _changes, aim=0.3),
+    Target("transactions", "binlog", frozenset((2, 16, 33, 34, 42, 162)), _transactions),
     Target("inspect", "binlog", None, _inspect),
     Target("roundtrip", "binlog", None, _roundtrip),
     Target("export_cli", "binlog", _ROWS, _export_cli),
