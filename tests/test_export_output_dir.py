@@ -221,3 +221,10 @@ def test_a_table_only_inside_a_compressed_transaction_is_known(tmp_path: Path) -
     assert export_parquet([path], tmp_path / "out", tables=["shop.orders"]) == {"shop.orders": 2}
     with pytest.raises(UnknownTableError, match="did you mean shop.orders"):
         export_parquet([path], tmp_path / "out2", tables=["shop.order"])
+
+
+def test_an_output_name_of_250_characters(tmp_path: Path) -> None:
+    """The temporary sibling's name is cut to fit a file name's 255 bytes."""
+    out = tmp_path / ("o" * 250)
+    assert export_parquet([write(tmp_path / "in", [("d", "t")])], out) == {"d.t": 2}
+    assert _rows(out) == [0, 100] and sorted(p.name for p in tmp_path.iterdir()) == ["in", "o" * 250]
