@@ -242,3 +242,21 @@ def test_tables_whose_db_table_text_is_the_same_are_kept_apart(tmp_path: Path) -
     second = [c.position for c in BinlogReader([path]).changes() if c.database == "a"][0]
     assert (info.value.file, info.value.offset) == (str(path), second)
     assert export_parquet([path], tmp_path / "out") == {"a%2Eb.c": 2, "a.b%2Ec": 2}
+
+
+@pytest.mark.parametrize(
+    ("meta", "want"),
+    [
+        ((18, 4), pa.decimal128(18, 4)),
+        ((38, 0), pa.decimal128(38, 0)),
+        ((39, 2), pa.decimal256(39, 2)),
+        ((76, 76), pa.decimal256(76, 76)),
+        ((77, 0), pa.string()),
+        ((238, 224), pa.string()),
+    ],
+)
+def test_decimal_arrow_types_at_the_limits(meta: tuple[int, int], want: pa.DataType) -> None:
+    from binlogwriter.read.arrowcols import arrow_type
+    from binlogwriter.values.base import ColumnDesc
+
+    assert arrow_type(ColumnDesc(type_code=246, meta=bytes(meta))) == want

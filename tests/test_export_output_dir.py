@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from binlogwriter.errors import BinlogError, DecodeError, OptionError, OutputError, OutputExistsError
+from binlogwriter.format import BinlogFormat
 from binlogwriter.read import exportparquet
 from binlogwriter.read.export import UnknownTableError, export_parquet
 from binlogwriter.read.exportparquet import write_parquet
@@ -208,3 +209,22 @@ def test_a_write_that_fails_leaves_nothing(tmp_path: Path, limit: int) -> None:
     assert proc.stderr.rstrip().endswith("File too large")
     assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_a_table_only_inside_a_compressed_transaction_is_known(tmp_path: Path) -> None:
+    """MySQL's TRANSACTION_PAYLOAD holds the Table_maps too (format.md §15): a --table naming
+    such a table is exported, a near miss is suggested."""
+    path = write(
+        tmp_path / "in", [("shop", "orders")], fmt=BinlogFormat.mysql80(), transaction_compression=True
+    )
+    assert 40 in {e[4] for e in events(path)}
+    assert export_parquet([path], tmp_path / "out", tables=["shop.orders"]) == {"shop.orders": 2}
+    with pytest.raises(UnknownTableError, match="did you mean shop.orders"):
+        export_parquet([path], tmp_path / "out2", tables=["shop.order"])
+
+
+def test_an_output_name_of_250_characters(tmp_path: Path) -> None:
+    """The temporary sibling's name is cut to fit a file name's 255 bytes."""
+    out = tmp_path / ("o" * 250)
+    assert export_parquet([write(tmp_path / "in", [("d", "t")])], out) == {"d.t": 2}
+    assert _rows(out) == [0, 100] and sorted(p.name for p in tmp_path.iterdir()) == ["in", "o" * 250]

@@ -10,10 +10,9 @@ One Arrow table per binlog table, one row per row change, columns:
 
 Arrow types follow the column types (docs/python-types.md): integers by width and sign,
 FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256 (its text beyond Arrow's 76
-digits), DATE date32, DATETIME
-timestamp[us], TIMESTAMP timestamp[us, UTC], TIME duration[us], text string, binary and
-GEOMETRY (SRID + WKB) binary, ENUM string, SET string (members comma-separated), JSON its
-text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
+digits), DATE date32, DATETIME timestamp[us], TIMESTAMP timestamp[us, UTC], TIME
+duration[us], text string, binary and GEOMETRY (SRID + WKB) binary, ENUM string, SET string
+(members comma-separated), JSON its text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
 
 Size (about 420 lines): one pass over the files — the frame loop and the per-type steps it

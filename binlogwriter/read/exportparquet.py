@@ -188,7 +188,7 @@ def output_directory(out_dir: str | os.PathLike, *, overwrite: bool = False) -> 
         )
     made = _make_parents(out.parent)
     try:
-        tmp = _fresh(out.parent, f".{out.name}.", ".part")
+        tmp = _fresh(out.parent, f".{out.name[:200]}.", ".part")
     except OSError as exc:
         _remove_made(made)
         raise OutputError(f"cannot export to {out_dir}: {exc.strerror or exc}", file=str(out_dir)) from None
@@ -221,7 +221,7 @@ def _swap(tmp: Path, out: Path, overwrite: bool, shown: str | os.PathLike) -> No
                 ) from None
             raise
         return
-    aside = _fresh(out.parent, f".{out.name}.", ".old")
+    aside = _fresh(out.parent, f".{out.name[:200]}.", ".old")
     os.rename(out, aside / "old")
     try:
         os.rename(tmp, out)
@@ -234,7 +234,9 @@ def _swap(tmp: Path, out: Path, overwrite: bool, shown: str | os.PathLike) -> No
 
 def _fresh(parent: Path, prefix: str, suffix: str) -> Path:
     """A new folder in ``parent`` with a random name, made with the process's umask (as the
-    output directory itself would be; ``tempfile.mkdtemp`` makes it private)."""
+    output directory itself would be; ``tempfile.mkdtemp`` makes it private). Callers keep
+    ``prefix`` to 200 characters of the output's name: with the 12 random hex digits and
+    the suffix the name stays under the 255 bytes a file name may have."""
     while True:
         d = parent / f"{prefix}{secrets.token_hex(6)}{suffix}"
         try:
