@@ -232,23 +232,27 @@ class BinlogSet:
         key = (last.path, last.size)
         if self._end_cache is not None and self._end_cache[0] == key:
             return self._end_cache[1]
-        mysql = last.start_mysql.copy()
-        maria = last.start_mariadb.copy()
-        uuid = next(iter(mysql.sids), (None,))[0] if mysql else None
-        with open(last.path, "rb") as fh:
-            for _base, buf, bounds in chunks(fh, last.header_end, name=last.name, end=key[1]):
-                for i in range(len(bounds) - 1):
-                    a = bounds[i]
-                    if buf[a + 4] in GTID_TYPES:
-                        g = gtid_of(buf[a : bounds[i + 1]], last.fmt)
-                        if g and g[0] == "mysql":
-                            mysql.add(g[1], g[2], g[3])
-                            uuid = g[1]
-                        elif g:
-                            maria.update(g[1], g[2], g[3])
+        mysql, maria, uuid, _reached = _state_at(last, key[1])
         result = (mysql, maria, uuid)
         self._end_cache = (key, result)
         return result
+
+    def mariadb_pos_at(self, name: str, pos: int) -> MariadbState | None:
+        """MariaDB's ``BINLOG_GTID_POS(name, pos)``: the GTID position of a replica that has
+        read ``name`` up to ``pos`` — the file's GTID_LIST plus, per domain, the last GTID event
+        that starts before ``pos``; None (SQL NULL) when no served file has that name or no event
+        starts at ``pos`` (inside an event, past the end: as MariaDB 10.11 answers, compared in
+        tests/conformance/test_serve_positions.py)."""
+        i = self.find(name)
+        if i is None or pos < 0:
+            return None
+        f = self.files[i]
+        if pos <= 4:  # MariaDB reads an offset before the first event as the file's start
+            return f.start_mariadb.copy()
+        if pos < f.header_end:
+            return None
+        _mysql, maria, _uuid, reached = _state_at(f, pos)
+        return maria if reached == pos else None
 
     def mysql_start_file(self, executed: MysqlGtidSet) -> int:
         """Index of the file to start a MySQL GTID dump from: the last file whose
@@ -266,3 +270,26 @@ class BinlogSet:
             if all(d in state.domains and state.domains[d][1] >= n for d, (_s, n) in start.items()):
                 return i
         return 0
+
+
+def _state_at(f: BinlogFile, end: int) -> tuple[MysqlGtidSet, MariadbState, str | None, int]:
+    """The GTID state at offset ``end`` of ``f`` (its PREVIOUS_GTIDS / GTID_LIST plus the GTID
+    events of the complete events before ``end``), the UUID of the last MySQL GTID, and the
+    offset of the event boundary reached (``end`` when an event starts or the file ends there)."""
+    mysql = f.start_mysql.copy()
+    maria = f.start_mariadb.copy()
+    uuid = next(iter(mysql.sids), (None,))[0] if mysql else None
+    reached = f.header_end
+    with open(f.path, "rb") as fh:
+        for base, buf, bounds in chunks(fh, f.header_end, name=f.name, end=end):
+            for i in range(len(bounds) - 1):
+                a = bounds[i]
+                if buf[a + 4] in GTID_TYPES:
+                    g = gtid_of(buf[a : bounds[i + 1]], f.fmt)
+                    if g and g[0] == "mysql":
+                        mysql.add(g[1], g[2], g[3])
+                        uuid = g[1]
+                    elif g:
+                        maria.update(g[1], g[2], g[3])
+            reached = base + bounds[-1]
+    return mysql, maria, uuid, reached

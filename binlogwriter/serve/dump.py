@@ -33,7 +33,7 @@ import zlib
 from binlogwriter.events import HeartbeatEvent, HeartbeatV2Event, RotateEvent, encode_event
 from binlogwriter.format import Checksum, version_tuple
 from binlogwriter.serve.binlogs import BinlogFile, BinlogSet
-from binlogwriter.serve.dump_files import FileSendingMixin
+from binlogwriter.serve.dump_files import FileSendingMixin, start_error
 from binlogwriter.serve.dump_request import (
     _FDE_CREATED_AT,
     ARTIFICIAL_F,
@@ -193,10 +193,13 @@ class Streamer(FileSendingMixin):
         pos = max(4, self.req.pos)
         size = bs.files[i].size
         if pos > size:
+            # MariaDB's sql_repl.cc and MySQL's binlog sender word it differently
+            what = "impossible position" if bs.is_mariadb else "position > file size"
+            name = self.req.file
             raise DumpError(
-                f"Client requested master to start replication from position > file size; "
-                f"the first event '{self.req.file}' at {pos}, the last event read from "
-                f"'{self.req.file}' at 4, the last byte read from '{self.req.file}' at 4."
+                f"Client requested master to start replication from {what}; "
+                f"the first event '{name}' at {pos}, the last event read from "
+                f"'{name}' at 4, the last byte read from '{name}' at 4."
             )
         return i, pos
 
@@ -207,10 +210,16 @@ class Streamer(FileSendingMixin):
                 "Slave can not handle replication events with the checksum that master is configured to log"
             )
         index, pos = self.start_index()
+        first = True
         while True:
             f = bs.files[index]
             self._fake_rotate(f, pos)
             self._fde(f, pos)
+            if first and pos > 4:  # a position inside an event: refused once ROTATE and FDE are sent
+                why = start_error(f, pos, follow=bs.follow)
+                if why:
+                    raise DumpError(why)
+            first = False
             at = pos if pos > 4 else f.header_end
             while True:
                 at = self._send_file(f, at)

@@ -4,11 +4,66 @@ filter, skipped ANNOTATE_ROWS, pacing) event by event."""
 
 from __future__ import annotations
 
+import os
+import zlib
+
 from binlogwriter.errors import DecodeError
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES, _GtidFilter
-from binlogwriter.serve.framing import chunks
+from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
 from binlogwriter.serve.protocol import MAX_PAYLOAD, frame
+
+# Why MariaDB's binlog sender stops reading an event (sql_repl.cc, the LOG_READ_* codes of
+# Log_event::read_log_event); the ERR 1236 text is the reason, then where it was reading.
+BOGUS = "bogus data in log event"
+TOO_LARGE = "log event entry exceeded max_allowed_packet; Increase max_allowed_packet on master"
+TRUNCATED = "binlog truncated in the middle of event; consider out of disk space on master"
+BAD_CRC = "event read from binlog did not pass crc check"
+
+
+def read_error(reason: str, name: str, pos: int, last_byte: int) -> str:
+    """ERR 1236's message for an event that cannot be read at ``name``:``pos`` (MariaDB's
+    wording, compared with a real MariaDB 10.11 in tests/conformance/test_serve_positions.py)."""
+    return (
+        f"{reason}; the first event '{name}' at {pos}, the last event read from '{name}' at {pos}, "
+        f"the last byte read from '{name}' at {last_byte}."
+    )
+
+
+def start_error(f: BinlogFile, pos: int, *, follow: bool) -> str | None:
+    """Why no event starts at ``pos`` of ``f`` (None: one does, or ``pos`` is the end).
+
+    A dump asked to start inside an event is refused as MariaDB's sender refuses it: after the
+    fake ROTATE and the FDE, when reading the event there. Its common header must hold an
+    ``event_length`` of at least 19 bytes (else "bogus data"), at most 1 GiB (the
+    ``max_allowed_packet`` a dump thread reads with; else "exceeded max_allowed_packet"), ending
+    within the file (else "truncated": not refused with ``--follow``, where the writer may still
+    be writing it); then, stricter than a server that does not verify checksums, its CRC32 when
+    the file has them, and its ``log_pos`` (the end offset every server writes) when not zero.
+    Only the header and that one event are read."""
+    with open(f.path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if pos >= size:
+            return None
+        fh.seek(pos)
+        head = fh.read(19)
+        if len(head) < 19:
+            return None if follow else read_error(TRUNCATED, f.name, pos, pos)
+        ln = int.from_bytes(head[9:13], "little")
+        log_pos = int.from_bytes(head[13:17], "little")
+        if ln < 19:
+            return read_error(BOGUS, f.name, pos, pos + 19)
+        if ln > MAX_EVENT_LENGTH:
+            return read_error(TOO_LARGE, f.name, pos, pos + 19)
+        if pos + ln > size:
+            return None if follow else read_error(TRUNCATED, f.name, pos, pos + 19)
+        if f.fmt.footer_size == 4:
+            event = head + fh.read(ln - 19)
+            if zlib.crc32(event[:-4]) != int.from_bytes(event[-4:], "little"):
+                return read_error(BAD_CRC, f.name, pos, pos + ln)
+        if log_pos not in (0, (pos + ln) & 0xFFFFFFFF):
+            return read_error(BOGUS, f.name, pos, pos + 19)
+    return None
 
 
 class FileSendingMixin:
@@ -46,21 +101,11 @@ class FileSendingMixin:
                 ap = parts.append
                 while off + 19 <= nb:
                     ln = unpack_from(buf, off + 9)[0]
+                    if not 19 <= ln <= MAX_EVENT_LENGTH:
+                        raise DecodeError(length_error(ln), file=f.name, offset=pos + off)
                     end = off + ln
                     if end > nb:
-                        if ln >= 19:
-                            break
-                        raise DecodeError(
-                            f"event_length {ln} is shorter than the 19-byte header",
-                            file=f.name,
-                            offset=pos + off,
-                        )
-                    if ln < 19:
-                        raise DecodeError(
-                            f"event_length {ln} is shorter than the 19-byte header",
-                            file=f.name,
-                            offset=pos + off,
-                        )
+                        break
                     if skip_annotate and buf[off + 4] == 160:
                         off = end
                         continue
@@ -78,7 +123,9 @@ class FileSendingMixin:
                 pos += off
                 carry = buf[off:]
                 if off == 0 and nb >= 19:  # one event larger than the block: read it whole
-                    block = max(block, int.from_bytes(buf[9:13], "little"))
+                    ln = int.from_bytes(buf[9:13], "little")  # in range: checked above
+                    # never more than the file holds: a length read from the file is not trusted
+                    block = max(block, min(ln, os.fstat(fh.fileno()).st_size - pos))
         self.io.seq = seq
         self.sent_bytes += pos - start
         self.sent_events += events

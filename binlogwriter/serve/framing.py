@@ -12,6 +12,7 @@ identically.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -19,9 +20,12 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.header import HEADER_SIZE
 
-__all__ = ["chunks", "BLOCK"]
+__all__ = ["chunks", "BLOCK", "MAX_EVENT_LENGTH", "length_error"]
 
 BLOCK = 1 << 20
+# The longest event a server's dump thread reads (MAX_MAX_ALLOWED_PACKET, 1 GiB): a longer
+# event_length is an error, never an allocation.
+MAX_EVENT_LENGTH = 1 << 30
 
 
 def chunks(
@@ -44,9 +48,9 @@ def chunks(
         off = 0
         while off + HEADER_SIZE <= n:
             ln = int.from_bytes(buf[off + 9 : off + 13], "little")
-            if ln < HEADER_SIZE:
+            if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
                 raise DecodeError(
-                    f"event_length {ln} is shorter than the {HEADER_SIZE}-byte header",
+                    length_error(ln),
                     file=name,
                     offset=pos + off,
                     event_type=type_name(buf[off + 4]),
@@ -59,8 +63,9 @@ def chunks(
             if not data:  # the data present ends inside an event
                 return
             if n >= HEADER_SIZE:  # one event larger than the block: read the rest of it at once
-                ln = int.from_bytes(buf[9:13], "little")
-                rest = fh.read(ln - n)
+                ln = int.from_bytes(buf[9:13], "little")  # in range: checked above
+                # never more than the file holds: a length read from the file is not trusted
+                rest = fh.read(min(ln - n, _left(fh)))
                 buf += rest
                 if len(buf) < ln:
                     return
@@ -72,3 +77,18 @@ def chunks(
         yield pos, buf, bounds
         pos += off
         carry = buf[off:]
+
+
+def length_error(ln: int) -> str:
+    """Why ``ln`` cannot be an event_length (shorter than the header, or over the limit)."""
+    if ln < HEADER_SIZE:
+        return f"event_length {ln} is shorter than the {HEADER_SIZE}-byte header"
+    return f"event_length {ln} is over the {MAX_EVENT_LENGTH}-byte limit"
+
+
+def _left(fh: BinaryIO) -> int:
+    """Bytes from the current position to the end of ``fh``."""
+    here = fh.tell()
+    end = fh.seek(0, io.SEEK_END)
+    fh.seek(here)
+    return max(0, end - here)

@@ -31,6 +31,9 @@ from binlogwriter.serve.variables import VariablesMixin
 
 __all__ = ["Identity", "QueryError", "answer"]
 
+ER_SP_DOES_NOT_EXIST = 1305
+ER_WRONG_PARAMCOUNT = 1582
+
 
 @dataclass
 class Identity:
@@ -86,7 +89,32 @@ class Answerer(VariablesMixin, ShowMixin):
             }
             if fn in funcs:
                 return funcs[fn]()
-        raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate '{e}'", "42000")
+        m = re.fullmatch(r"(\w+)\s*\((.*)\)", e, re.S)
+        if m and m.group(1).upper() == "BINLOG_GTID_POS":
+            return self._binlog_gtid_pos([self.eval(a) for a in _split_top(m.group(2))])
+        raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate '{e[:200]}'", "42000")
+
+    def _binlog_gtid_pos(self, args: list[object]) -> str | None:
+        """MariaDB's ``BINLOG_GTID_POS(file, offset)``, which a MariaDB replica asks for (the
+        GTID position at that place of the served files: binlogs.py ``mariadb_pos_at``); NULL
+        for a NULL argument, an unknown file or an offset where no event starts. MySQL has no
+        such function."""
+        if not self.binlogs.is_mariadb:
+            raise QueryError(ER_SP_DOES_NOT_EXIST, "FUNCTION binlog_gtid_pos does not exist", "42000")
+        if len(args) != 2:
+            raise QueryError(
+                ER_WRONG_PARAMCOUNT,
+                "Incorrect parameter count in the call to native function 'binlog_gtid_pos'",
+            )
+        name, pos = args
+        if name is None or pos is None:
+            return None
+        try:
+            offset = int(pos)  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            return None
+        state = self.binlogs.mariadb_pos_at(str(name), offset)
+        return None if state is None else state.text()
 
     # ------------------------------------------------------------------------- statements
     def answer(self, sql: str) -> list[bytes]:

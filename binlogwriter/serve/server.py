@@ -147,6 +147,12 @@ class Server:
 
 
 class Connection:
+    """One client: its login, its commands, its dump and the one log line for what ended it.
+
+    Size: the phases of one connection share its socket, packet sequence and session; split,
+    each piece would take all of them (the dump itself already lives in dump.py).
+    """
+
     def __init__(
         self, config: ServeConfig, sock: socket.socket, addr, cid: int, admission: Admission, slot: Slot
     ) -> None:

@@ -32,8 +32,11 @@ def test_samples_exist() -> None:
 
 
 @settings(max_examples=60)
-@given(path=st.sampled_from(SAMPLES), block=st.integers(min_value=1, max_value=1 << 16),
-       skip=st.integers(min_value=0, max_value=30))
+@given(
+    path=st.sampled_from(SAMPLES),
+    block=st.integers(min_value=1, max_value=1 << 16),
+    skip=st.integers(min_value=0, max_value=30),
+)
 def test_chunks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
     want = [(r.offset, r.data) for r in iter_raw(path)]
     start_i = min(skip, len(want) - 1)
@@ -41,7 +44,7 @@ def test_chunks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
     got = []
     with open(path, "rb") as fh:
         for base, buf, bounds in chunks(fh, start, name=path.name, block=block):
-            got += [(base + bounds[i], bytes(buf[bounds[i]:bounds[i + 1]])) for i in range(len(bounds) - 1)]
+            got += [(base + bounds[i], bytes(buf[bounds[i] : bounds[i + 1]])) for i in range(len(bounds) - 1)]
     assert got == want[start_i:]
 
 
@@ -76,9 +79,13 @@ def test_fast_path_sends_what_the_general_path_sends(run_dir: Path, annotate: bo
 
 
 @settings(max_examples=25)
-@given(run_dir=st.sampled_from(sorted({p.parent for p in SAMPLES})), block=st.integers(1, 1 << 15),
-       annotate=st.booleans())
+@given(
+    run_dir=st.sampled_from(sorted({p.parent for p in SAMPLES})),
+    block=st.integers(1, 1 << 15),
+    annotate=st.booleans(),
+)
 def test_fast_path_with_any_block_size(run_dir: Path, block: int, annotate: bool) -> None:
     """Small blocks put events across block boundaries and make events larger than a block."""
-    assert _dump_bytes(run_dir, paced=False, annotate=annotate, block=block) == \
-        _dump_bytes(run_dir, paced=True, annotate=annotate)
+    assert _dump_bytes(run_dir, paced=False, annotate=annotate, block=block) == _dump_bytes(
+        run_dir, paced=True, annotate=annotate
+    )
