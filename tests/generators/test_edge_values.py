@@ -269,3 +269,10 @@ def test_sysbench_k_is_untouched_and_no_option_keeps_the_bytes(tmp_path: Path) -
     generate(Spec.from_dict({**base, "edge_values": 1.0}), tmp_path / "b")
     a, b = tree_digest(tmp_path / "a"), tree_digest(tmp_path / "b")
     assert {k for k in a if a[k] != b.get(k)} == {"manifest.json"}
+
+
+def test_cli_option_bad_fraction_is_a_located_error(run_cli, tmp_path: Path) -> None:
+    r = run_cli("--out", str(tmp_path / "o"), "--edge-values", "1.5", "--no-progress")
+    assert r.exit_code == 2
+    assert "--edge-values: expected a fraction 0..1, got '1.5'" in r.output
+    assert not (tmp_path / "o").exists()
