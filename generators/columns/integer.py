@@ -2,8 +2,9 @@
 
 Integers in the column's range: uniform in 0..1,000,000 by default (the whole range, every
 bit length alike, for ``--schema`` runs), log-normal cents for money-like names
-(price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; edge values are
-the range ends, 0, 1 and -1. BIT and YEAR share :func:`int_range`.
+(price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; alltypes' edge values are
+the range ends, 0, 1 and -1 (``--edge-values``: generators/edge_values.py). BIT and YEAR share
+:func:`int_range`.
 
 Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
 ``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),

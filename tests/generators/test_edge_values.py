@@ -12,6 +12,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ from generators.edge_values import ValueMode
 from generators.engine import generate
 from generators.errors import SpecError
 from generators.spec import Spec
-from generators.values import column_generator
+from generators.values import column_generator, column_vector_generator
 from tests.generators.conftest import tree_digest
 
 BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
@@ -107,7 +108,9 @@ def _limits(col, typ: str, flavor: str) -> list:
     if t == "DECIMAL":
         p, s = col.precision, col.scale
         top = Decimal(("9" * (p - s) or "0") + ("." + "9" * s if s else ""))
-        return [top, Decimal(0).scaleb(-s)] + ([] if col.unsigned else [-top])
+        return [top, Decimal(0).scaleb(-s)] + (
+            [] if col.unsigned else [top.copy_negate()]
+        )  # copy_negate: exact
     if t == "FLOAT":
         return [3.4028234663852886e38, 0.0] + ([] if col.unsigned else [-3.4028234663852886e38])
     if t == "DOUBLE":
@@ -158,7 +161,8 @@ def _in_range(col, v, flavor: str) -> bool:
             and not (col.unsigned and v < 0)
         )
     if t in ("FLOAT", "DOUBLE"):
-        return abs(v) <= 3.4028234663852886e38 if t == "FLOAT" else abs(v) <= 1.7976931348623157e308
+        top = 3.4028234663852886e38 if t == "FLOAT" else 1.7976931348623157e308
+        return abs(v) <= top and not (col.unsigned and v < 0)
     if t == "BIT":
         return 0 <= v < 2**col.length
     if t == "YEAR":
@@ -188,25 +192,33 @@ def _in_range(col, v, flavor: str) -> bool:
     return True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
-    typ=column_types(),
-    nullable=st.booleans(),
+    cols=st.lists(st.tuples(column_types(), st.booleans()), min_size=1, max_size=5),
     share=st.sampled_from([0.95, 1.0]),
     flavor=st.sampled_from(["mysql80", "mariadb1011"]),
     seed=st.integers(0, 2**40),
 )
-def test_edge_values_cover_the_limits_and_stay_in_range(typ, nullable, share, flavor, seed) -> None:
-    null = "NULL" if nullable else "NOT NULL"
-    table = parse_tables(f"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, c {typ} {null})", "d", flavor)[0]
-    col = table.columns[1]
-    gen = column_generator(table, col, flavor, seed, edge=ValueMode(share, full_range=True))
-    vals = [gen(k, 0) for k in range(700)]
-    seen = {(type(v).__name__, repr(v)) for v in vals}
-    for want in _limits(col, typ, flavor) + ([None] if nullable else []):
-        assert (type(want).__name__, repr(want)) in seen, (typ, want)
-    bad = [v for v in vals if v is not None and not _in_range(col, v, flavor)]
-    assert not bad, (typ, bad[:3])
+def test_edge_values_cover_the_limits_and_stay_in_range(cols, share, flavor, seed) -> None:
+    """A random table: on the row function and on the batch path alike, every column's
+    limits (and NULL when nullable) come up and no value is outside its column."""
+    defs = ", ".join(
+        f"c{i} {typ} {'NULL' if nullable else 'NOT NULL'}" for i, (typ, nullable) in enumerate(cols)
+    )
+    table = parse_tables(f"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, {defs})", "d", flavor)[0]
+    keys = np.arange(700, dtype=np.int64)
+    for (typ, nullable), col in zip(cols, table.columns[1:], strict=True):
+        mode = ValueMode(share, full_range=True)
+        one = column_generator(table, col, flavor, seed, edge=mode)
+        many = column_vector_generator(table, col, flavor, seed, edge=mode)(
+            keys, np.zeros(700, dtype=np.int64)
+        )
+        for vals in ([one(k, 0) for k in range(700)], many if isinstance(many, list) else many.tolist()):
+            seen = {(type(v).__name__, repr(v)) for v in vals}
+            for want in _limits(col, typ, flavor) + ([None] if nullable else []):
+                assert (type(want).__name__, repr(want)) in seen, (typ, want)
+            bad = [v for v in vals if v is not None and not _in_range(col, v, flavor)]
+            assert not bad, (typ, bad[:3])
 
 
 def test_longest_strings_fill_the_column_in_characters_and_in_bytes() -> None:
