@@ -23,7 +23,7 @@ from binlogwriter.values.types import MysqlDateTime
 from generators.edge_values import ValueMode
 from generators.engine import generate
 from generators.errors import SpecError
-from generators.spec import Spec
+from generators.spec import ColumnGen, Spec
 from generators.values import column_generator, column_vector_generator
 from tests.generators.conftest import tree_digest
 
@@ -288,3 +288,31 @@ def test_cli_option_bad_fraction_is_a_located_error(run_cli, tmp_path: Path) -> 
     assert r.exit_code == 2
     assert "--edge-values: expected a fraction 0..1, got '1.5'" in r.output
     assert not (tmp_path / "o").exists()
+
+
+def test_gen_default_gets_edge_values_and_other_spec_generators_none() -> None:
+    """A spec's ``gen: default`` is the type's generator, edge values and whole integer range
+    included; any other spec generator draws only what it was asked for."""
+    table = parse_tables("CREATE TABLE t (k INT PRIMARY KEY, c SMALLINT NOT NULL)", "d", "mysql80")[0]
+    col = table.columns[1]
+    mode = ValueMode(1.0, full_range=True)
+    default = column_generator(table, col, "mysql80", 9, override=ColumnGen("t.c", "default", ()), edge=mode)
+    assert {default(k, 0) for k in range(300)} == {
+        -32768,
+        -128,
+        -1,
+        0,
+        1,
+        127,
+        255,
+        32767,
+    }  # TINYINT and SMALLINT limits
+    wide = column_generator(
+        table, col, "mysql80", 9, override=ColumnGen("t.c", "default", ()), edge=ValueMode(0.0, True)
+    )
+    assert min(wide(k, 0) for k in range(300)) < -1000
+    ranged = column_generator(
+        table, col, "mysql80", 9, override=ColumnGen("t.c", "int", (("max", 5), ("min", 1))), edge=mode
+    )
+    got = {ranged(k, 0) for k in range(300)}
+    assert got <= {1, 2, 3, 4, 5} and len(got) >= 4  # gen int: min..max, no edge value
