@@ -101,6 +101,8 @@ def _opt(*names: str, **kw: Any):
 @_opt("--ddl-every", type=int, help="ALTER TABLE ADD/DROP COLUMN after every N transactions [0 = never].")
 @_opt("--basename", help="Binlog file base name [binlog].")
 @_opt("--row-event-max-size", help="Split rows events above this size [8192].")
+@_opt("--edge-values", help="Share 0..1 of edge values (type limits, zero dates, empty and longest strings, "
+      "NULL) in every column drawn by its type [0; alltypes: 0.25 of its own].")
 @_opt("--exclude-types", help="Built-in workloads: leave out columns of these types (JSON,GEOMETRY).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar [on when stderr is a terminal].")
 @click.option("--engine", type=Choice(["local", "spark"]), default="local", show_default=True,

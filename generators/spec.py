@@ -35,6 +35,7 @@ from generators.spec_values import (
     ROW_METADATA,
     TEMPLATES,
     WORKLOADS,
+    parse_fraction,
     parse_key_dist,
     parse_mix,
     parse_range,
@@ -131,6 +132,7 @@ class Spec:
     transaction_compression: bool = False
     template: str | None = None
     exclude_types: tuple[str, ...] = ()
+    edge_values: float | None = None
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
 
     # -- serialisation ----------------------------------------------------------------
@@ -148,7 +150,7 @@ class Spec:
                 d[f.name] = None if v is None else list(v)
             else:
                 d[f.name] = v
-        return d
+        return {k: v for k, v in d.items() if v is not None or k != "edge_values"}  # only when given
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Spec:
@@ -210,6 +212,8 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             out[k] = int(v)
         except ValueError:
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
+    elif k == "edge_values":
+        out[k] = parse_fraction(v, "--edge-values")
     elif k in ("ddl_in_binlog", "rows_query", "transaction_compression"):
         if not isinstance(v, bool):
             raise SpecError(f"--{k.replace('_', '-')}: expected true or false, got {v!r}")

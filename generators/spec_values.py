@@ -12,7 +12,7 @@ from typing import Any
 from binlogwriter.errors import did_you_mean
 from generators.errors import SpecError
 
-__all__ = ["parse_size", "parse_mix", "parse_key_dist", "parse_range", "parse_start_time"]
+__all__ = ["parse_size", "parse_mix", "parse_key_dist", "parse_range", "parse_start_time", "parse_fraction"]
 
 WORKLOADS = ("sysbench", "ecommerce", "alltypes")
 ROW_METADATA = ("NO_LOG", "MINIMAL", "FULL")
@@ -109,6 +109,19 @@ def parse_key_dist(text: str) -> str:
     except ValueError:
         pass
     raise SpecError(f"--key-dist: expected uniform, zipf:S, hotspot:F:P or latest, got {text!r}")
+
+
+def parse_fraction(v: Any, what: str) -> float:
+    """A share ``0 <= x <= 1`` (``0.2``, ``"0.2"``, ``1``) as a float; SpecError naming ``what``."""
+    if isinstance(v, bool) or not isinstance(v, int | float | str):
+        raise SpecError(f"{what}: expected a fraction 0..1, got {v!r}")
+    try:
+        x = float(v)
+    except ValueError:
+        raise SpecError(f"{what}: expected a fraction 0..1, got {v!r}") from None
+    if not 0.0 <= x <= 1.0:  # NaN fails too
+        raise SpecError(f"{what}: expected a fraction 0..1, got {v!r}")
+    return x
 
 
 def parse_range(text: str | int | list | tuple, what: str = "--rows-per-txn") -> tuple[int, int]:

@@ -38,11 +38,12 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
 from generators.columns import family_of_type
-from generators.columns._common import EDGE_P, START_TIME, ValueFn, _normal, _q
+from generators.columns._common import EDGE_P, START_TIME, ValueFn, _normal, _q, _with_edges
 from generators.columns._strings import _fit_text, _text_of_length
 from generators.columns._vec import _digits_vec, _edge_twin, _int_twin, _pool_vec, _weighted_vec
 from generators.columns.integer import _INT_BITS, _uniform_int_vec, int_range
 from generators.columns.json import _json_gen
+from generators.edge_values import ValueMode, edge_values
 from generators.hashing import (
     ReplayStream,
     Stream,
@@ -63,13 +64,45 @@ __all__ = ["column_generator", "column_vector_generator", "type_generator", "ove
            "ValueFn", "EDGE_P"]
 
 
-def type_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
+def type_generator(col: Column, table: str, flavor: str, *, edge: bool | ValueMode = False,
                    start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
-    """The default generator of a column from its type and name: its family's ``generator``."""
+    """The default generator of a column from its type and name: its family's ``generator``.
+    ``edge``: True for the family's own edge values at ``EDGE_P`` (alltypes), or a
+    :class:`~generators.edge_values.ValueMode` (the share of :func:`edge_values`, the
+    integers' whole range)."""
     fam = family_of_type(col.type)
     if fam is None or fam.generator is None:
         raise SpecError(f"column {table}.{col.name}: no value generator for type {col.type}")
-    return fam.generator(col, table, flavor, edge=edge, start_time=start_time)
+    if not isinstance(edge, ValueMode):
+        return fam.generator(col, table, flavor, edge=edge, start_time=start_time)
+    if edge.full_range and fam.FAMILY == "integer":
+        gen = fam.full_range_generator(col)
+    else:
+        gen = fam.generator(col, table, flavor, start_time=start_time)
+    if edge.edge_share <= 0:
+        return gen
+    own = getattr(fam.generator(col, table, flavor, edge=True, start_time=start_time), "edges", [])
+    return _with_edges(gen, edge_values(col, flavor, own), True, edge.edge_share)
+
+
+def _null_p(col: Column, edge: bool | ValueMode, gen: Any, null_p: float | None) -> tuple[float, Any]:
+    """The NULL share of a column and its generator. With a :class:`ValueMode`'s edge share
+    ``f`` NULL is one more edge value: of ``n`` others, NULL takes ``f / (n + 1)`` of the rows
+    (plus the usual 3% of the rest) and the edge share among the non-NULL values is set so
+    that each of the ``n`` keeps ``f / (n + 1)`` of all rows."""
+    if not col.nullable:
+        return 0.0, gen
+    if null_p is not None:
+        return null_p, gen
+    if not isinstance(edge, ValueMode):
+        return (0.1 if edge else 0.03), gen
+    f = edge.edge_share
+    edges = getattr(gen, "edges", None)
+    if f <= 0 or edges is None:
+        return 0.03, gen
+    n = len(edges)
+    p = (1 - f) * 0.03 + f / (n + 1)
+    return p, _with_edges(gen.base, edges, True, min(1.0, f * n / (n + 1) / (1 - p)))
 
 
 # ------------------------------------------------------------------------------------
@@ -222,22 +255,30 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
     raise SpecError(f"spec columns.{where}: unknown gen {g!r}")
 
 
-def column_generator(table: Table, col: Column, flavor: str, seed: int, *,
-                     override: ColumnGen | None = None, edge: bool = False,
-                     null_p: float | None = None, start_time: int = START_TIME) -> ValueFn:
-    """``fn(key, version) -> value`` for one non-key column (pure; see module docstring)."""
-    base = salt(seed, table.name, col.name)
-    if override is not None:
+def _scalar_generator(table: Table, col: Column, flavor: str, override: ColumnGen | None,
+                      edge: bool | ValueMode, null_p: float | None, start_time: int) -> tuple[Any, float]:
+    """A column's scalar generator ``fn(stream, key)`` and its NULL share: the spec's
+    generator (``gen: default`` under a :class:`ValueMode` is the type's, edge values
+    included), else the type's; ``null_p`` the caller's, the spec's ``null`` or
+    :func:`_null_p`'s."""
+    if override is not None and not (override.gen == "default" and isinstance(edge, ValueMode)):
         gen = override_generator(override, col, table.name, flavor, start_time)
+    else:
+        gen = type_generator(col, table.name, flavor, edge=edge, start_time=start_time)
+    if override is not None:
         p = override.param("null", None)
         if p is not None:
             null_p = float(p)
-    else:
-        gen = type_generator(col, table.name, flavor, edge=edge, start_time=start_time)
-    if null_p is None:
-        null_p = (0.1 if edge else 0.03) if col.nullable else 0.0
-    if not col.nullable:
-        null_p = 0.0
+    null_p, gen = _null_p(col, edge, gen, null_p)
+    return gen, null_p
+
+
+def column_generator(table: Table, col: Column, flavor: str, seed: int, *,
+                     override: ColumnGen | None = None, edge: bool | ValueMode = False,
+                     null_p: float | None = None, start_time: int = START_TIME) -> ValueFn:
+    """``fn(key, version) -> value`` for one non-key column (pure; see module docstring)."""
+    base = salt(seed, table.name, col.name)
+    gen, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time)
 
     if null_p > 0:
         def fn(key: int, version: int) -> Any:
@@ -259,7 +300,7 @@ Vec = ColumnArray  # values of one column for many rows (binlogwriter.values.row
 
 
 VecFn = Callable[[np.ndarray, np.ndarray], Vec]
-def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool, flavor: str = "mysql80",
+def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool | ValueMode, flavor: str = "mysql80",
              start_time: int = START_TIME, scalar=None):
     """fn(h, j0) -> (kind, data, extra) for generators with a vectorised twin (ColumnArray
     kinds, "list" for Python values), else None."""
@@ -310,26 +351,17 @@ def _replay(gen, h: np.ndarray, keys: np.ndarray, j0: int, nulls, k: int) -> lis
 
 
 def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *,
-                            override: ColumnGen | None = None, edge: bool = False,
+                            override: ColumnGen | None = None, edge: bool | ValueMode = False,
                             null_p: float | None = None, start_time: int = START_TIME) -> VecFn:
     """``fn(keys, versions) -> Vec | list``: :func:`column_generator`'s values for many rows
     at once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
     arithmetic): a :class:`Vec` from the generator's vectorised twin, or — for a generator
     without one — a list of the scalar generator's values computed on streams whose draws
     numpy made beforehand (the same code on the same numbers)."""
-    scalar = (override_generator(override, col, table.name, flavor, start_time) if override is not None
-              else type_generator(col, table.name, flavor, edge=edge, start_time=start_time))
+    scalar, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time)
     vg = _vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
     draws = getattr(scalar, "draws", 8)
     base = salt(seed, table.name, col.name)
-    if override is not None:
-        p = override.param("null", None)
-        if p is not None:
-            null_p = float(p)
-    if null_p is None:
-        null_p = (0.1 if edge else 0.03) if col.nullable else 0.0
-    if not col.nullable:
-        null_p = 0.0
 
     def fn(keys: np.ndarray, versions: np.ndarray) -> Vec | list:
         h = hash64_array(base, keys, versions)

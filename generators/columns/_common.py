@@ -54,16 +54,18 @@ def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
     return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
 
 
-def _with_edges(gen, edges, edge: bool):
+def _with_edges(gen, edges, edge: bool, p: float = EDGE_P):
+    """``gen`` with a share ``p`` of values taken from ``edges`` (when ``edge``): draw ``j + 1``
+    decides (``chance(p)``), draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""
     if not edge:
         return gen
     edges = list(edges)
 
     def g(st: Stream, k: int):
-        if st.chance(EDGE_P):
+        if st.chance(p):
             return edges[st.below(len(edges))]
         return gen(st, k)
-    g.edges, g.base = edges, gen  # column_vector_generator builds the vectorised twin from them
+    g.edges, g.base, g.edge_p = edges, gen, p  # column_vector_generator builds the vectorised twin from them
     g.draws = getattr(gen, "draws", 8) + 2
     base_many = getattr(gen, "many", None)
     if base_many is not None:
@@ -72,7 +74,7 @@ def _with_edges(gen, edges, edge: bool):
         def many(pre: np.ndarray, keys: np.ndarray, j: int) -> list:
             """``g`` on many rows (generators/values.py ``_replay``): draw ``j + 1`` decides,
             draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""
-            e = (unit_array(pre[:, j]) < EDGE_P).tolist()
+            e = (unit_array(pre[:, j]) < p).tolist()
             ei = (pre[:, j + 1] % m).tolist()
             vals = base_many(pre, keys, j + 1)
             return [edges[i] if z else v for z, i, v in zip(e, ei, vals, strict=True)]

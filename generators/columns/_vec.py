@@ -11,7 +11,6 @@ from functools import lru_cache
 import numpy as np
 
 from binlogwriter.values.row import ColumnArray
-from generators.columns._common import EDGE_P
 from generators.hashing import draw_array, hash64_array, mix64_into, unit_array
 
 _SAFE = 1 << 52
@@ -120,8 +119,8 @@ def _weighted_vec(vals: tuple, cum: list, tot: float):
 
 def _edge_twin(scalar):
     """Vectorised twin of ``_with_edges(gen, edges)`` from gen's twin, or None: draw ``j+1``
-    decides (``chance(EDGE_P)``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on."""
-    edges = scalar.edges
+    decides (``chance(p)``, ``p`` the share given to ``_with_edges``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on."""
+    edges, p = scalar.edges, scalar.edge_p
     base = getattr(scalar.base, "vec", None)
     if base is None:
         return None
@@ -129,7 +128,7 @@ def _edge_twin(scalar):
 
     def f(h, j):
         kind, data, extra = base(h, j + 1)
-        e = unit_array(draw_array(h, j + 1)) < EDGE_P
+        e = unit_array(draw_array(h, j + 1)) < p
         ei = (draw_array(h, j + 2) % m).astype(np.int64)
         if kind == "pool":
             if any(x is None for x in edges):

@@ -1,8 +1,10 @@
 """Generator side of the ``integer`` family (TINYINT SMALLINT MEDIUMINT INT BIGINT).
 
-Integers in the column's range: uniform by default, log-normal cents for money-like names
-(price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; edge values are
-the range ends, 0, 1 and -1. BIT and YEAR share :func:`int_range`.
+Integers in the column's range: uniform in 0..1,000,000 by default (the whole range, every
+bit length alike, for ``--schema`` runs), log-normal cents for money-like names
+(price, amount, total, …), small counts for qty/stock, 18-90 for ``age``; alltypes' edge values are
+the range ends, 0, 1 and -1 (``--edge-values``: generators/edge_values.py). BIT and YEAR share
+:func:`int_range`.
 
 Faces (generators/columns/__init__.py, docs/adding-a-type.md "Generator side"):
 ``generator`` (scalar, ``fn(stream, key) -> value``), ``vector_generator`` (its numpy twin),
@@ -26,7 +28,7 @@ from generators.hashing import Stream, draw_array, unit_array
 from generators.spec import ColumnGen
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "full_range_generator"]
 
 FAMILY = "integer"
 SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
@@ -47,7 +49,39 @@ def int_range(col: Column) -> tuple[int, int]:
     raise ValueError(col.type)
 
 
-def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]:
+def _wide_int(lo: int, hi: int) -> Callable[[Stream, int], Any]:
+    """Integers over the whole range ``lo..hi`` of an integer type (values.md §1: TINYINT 8,
+    SMALLINT 16, MEDIUMINT 24, INT 32, BIGINT 64 bits, signed two's complement or unsigned),
+    every magnitude as likely as any other: draw 1 picks a bit length ``m`` in
+    ``0..hi.bit_length()`` (its bit 32 the sign when ``lo < 0``), draw 2 gives the ``m`` top
+    bits: ``v`` in ``0..2^m - 1``, a negative value being ``-v - 1``. So 0, 1, 2^31 - 1 and
+    -2^63 all come up, not only 19-digit numbers."""
+    nm = hi.bit_length() + 1
+    signed = lo < 0
+
+    def gen(st: Stream, k: int) -> int:
+        d = st.next()
+        m = d % nm
+        v = st.next() >> (64 - m) if m else 0
+        return -v - 1 if signed and (d >> 32) & 1 else v
+    gen.draws = 2
+
+    def vec(h, j):
+        d = draw_array(h, j + 1)
+        m = d % np.uint64(nm)
+        sh = np.uint64(64) - np.maximum(m, np.uint64(1))
+        v = np.where(m == 0, np.uint64(0), draw_array(h, j + 2) >> sh)
+        if not signed:
+            if hi >= 1 << 63:  # BIGINT UNSIGNED: above int64, Python ints
+                return "list", v.tolist(), None
+            return "int", v.astype(np.int64), None
+        x = v.astype(np.int64)  # v < 2^63 when signed
+        return "int", np.where((d >> np.uint64(32)) & np.uint64(1) == 1, -x - 1, x), None
+    gen.vec = vec
+    return gen
+
+
+def _int_gen(col: Column, name: str, edge: bool, full_range: bool = False) -> Callable[[Stream, int], Any]:
     lo, hi = int_range(col)
     a, b = max(lo, 0), min(hi, 1_000_000)
     if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
@@ -68,6 +102,8 @@ def _int_gen(col: Column, name: str, edge: bool) -> Callable[[Stream, int], Any]
         def gen(st, k):
             return st.between(max(a, min(18, hi)), min(hi, 90))
         gen.vec = _int_twin(_between_vec(max(a, min(18, hi)), min(hi, 90)))
+    elif full_range:
+        gen = _wide_int(lo, hi)
     else:
         def gen(st, k):
             return st.between(a, b)
@@ -94,8 +130,15 @@ def _uniform_int_vec(col: Column, cg: ColumnGen):
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
-    """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
+    """The default generator of a column from its type and name: ``fn(stream, key) -> value``
+    (0..1,000,000 for a column with no telling name: the built-in workloads' values)."""
     return _int_gen(col, col.name.lower(), edge)
+
+
+def full_range_generator(col: Column) -> Callable[[Stream, int], Any]:
+    """:func:`generator` of a ``--schema`` run (generators/values.py ``type_generator``): a
+    column with no telling name spans its type's whole range (:func:`_wide_int`)."""
+    return _int_gen(col, col.name.lower(), False, True)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -10,6 +10,7 @@ value comes from :mod:`generators.values`. The classes are in
 
 from __future__ import annotations
 
+from generators.edge_values import value_mode
 from generators.spec import Spec, workload_defaults
 from generators.workloads.base import TableDef, WorkloadDef
 
@@ -17,15 +18,24 @@ __all__ = ["TableDef", "WorkloadDef", "workload_defaults", "load_workload"]
 
 
 def load_workload(spec: Spec) -> WorkloadDef:
-    """The tables of ``spec`` (built-in workload or ``schema_sql``); SchemaError/SpecError if bad."""
+    """The tables of ``spec`` (built-in workload or ``schema_sql``); SchemaError/SpecError if bad.
+    ``--schema`` tables draw integers over their types' whole range; ``--edge-values`` gives
+    every table that share of edge values (alltypes' own 0.25 without it)."""
     if spec.workload == "sysbench":
         from generators.workloads.sysbench import sysbench
-        return sysbench(spec)
-    if spec.workload == "ecommerce":
+        wl = sysbench(spec)
+    elif spec.workload == "ecommerce":
         from generators.workloads.ecommerce import ecommerce
-        return ecommerce(spec)
-    if spec.workload == "alltypes":
+        wl = ecommerce(spec)
+    elif spec.workload == "alltypes":
         from generators.workloads.alltypes import alltypes
-        return alltypes(spec)
-    from generators.workloads.custom import custom
-    return custom(spec)
+        wl = alltypes(spec)
+    else:
+        from generators.workloads.custom import custom
+        wl = custom(spec)
+    mode = value_mode(spec)
+    if mode is not None:
+        for t in wl.tables:
+            t.edge = mode
+    return wl
+

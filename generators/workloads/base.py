@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from binlogwriter.schema import Table
+from generators.edge_values import ValueMode
 from generators.spec import ColumnGen
 
 __all__ = ["TableDef", "WorkloadDef"]
@@ -28,7 +29,9 @@ class TableDef:
     # Spark job needs them without enumerating the keys)
     is_initial: Callable[[int], bool] | None = None
     initial_next: int | None = None
-    edge: bool = False
+    # True: alltypes' own edge values; a ValueMode: --edge-values and the integers' whole
+    # range (generators/edge_values.py, load_workload)
+    edge: bool | ValueMode = False
     immutable: tuple[str, ...] = ()
     # referenced by a FOREIGN KEY of a custom schema: its initial rows are never deleted
     # (generators/foreign_keys.py)

@@ -15,6 +15,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from generators.edge_values import value_mode
 from generators.hashing import hash64, hash64_array, salt
 from generators.spec import ColumnGen, Spec
 from generators.values import Vec, column_generator, column_vector_generator
@@ -78,8 +79,9 @@ def ecommerce(spec: Spec) -> WorkloadDef:
     orders = parse_one(orders_sql, spec)
     items = parse_one(items_sql, spec)
 
+    mode = value_mode(spec) or False  # a line's unit price is its product's price, edge or not
     price_fn = column_generator(products, products.column("price"), spec.flavor, seed,
-                                start_time=spec.start_time)
+                                edge=mode, start_time=spec.start_time)
     fk_c = salt(seed, "fk", "orders.customer_id")
     fk_p = salt(seed, "fk", "order_items.product_id")
 
@@ -94,7 +96,7 @@ def ecommerce(spec: Spec) -> WorkloadDef:
 
     # the same functions for many keys at once (generators/rows.py compute_columns)
     price_vec = column_vector_generator(products, products.column("price"), spec.flavor, seed,
-                                        start_time=spec.start_time)
+                                        edge=mode, start_time=spec.start_time)
     if n > 0:
         customer_of.vec = lambda keys: Vec("int", 1 + (hash64_array(fk_c, keys) % np.uint64(n)).astype(np.int64))
         product_of.vec = lambda keys: Vec("int", 1 + (hash64_array(fk_p, keys) % np.uint64(n)).astype(np.int64))

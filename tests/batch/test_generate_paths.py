@@ -2,7 +2,7 @@
 exactly what the per-transaction path writes: every file of the run (binlogs byte for
 byte, truth, manifest) over workloads × 3 flavors × checksum on/off × FULL/MINIMAL/NOBLOB ×
 NO_LOG/MINIMAL/FULL metadata × rows-query on/off × GTID modes × rotation sizes × ``row_event_max_size`` ×
-``--ddl-every`` × ``--size`` cuts inside a batch. The per-transaction path is the
+``--ddl-every`` × ``--size`` cuts inside a batch × ``--edge-values``. The per-transaction path is the
 reference: each of its groups goes through ``transaction_events`` and the batch encoder
 that tests/batch/test_batch_equivalence.py holds to the declarative construct path.
 
@@ -25,6 +25,7 @@ from generators.changes_truth import JSONL_MAX_CHANGES
 from generators.engine import Run, generate
 from generators.spec import Spec
 from tests.generators.conftest import tree_digest
+from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
@@ -90,6 +91,16 @@ CASES += [
 ]
 
 
+# --edge-values: alltypes at another share than its own, every type family at 1.0 and 0.2
+CASES += [
+    dict(workload="alltypes", flavor="mariadb1011", edge_values=0.6, initial_rows=10, transactions=40),
+    dict(workload=None, schema_sql=EVERY_FAMILY_DDL + JSON_DDL, schema_file="e.sql", flavor="mariadb1011",
+         edge_values=1.0, initial_rows=15, transactions=60, rows_query=True),
+    dict(workload=None, schema_sql=EVERY_FAMILY_DDL, schema_file="e.sql", edge_values=0.2, initial_rows=15,
+         transactions=60, row_image="MINIMAL", ddl_every=20),
+]
+
+
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{v}" for v in kw.values())[:60])
 def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Path, monkeypatch) -> None:
     a, b = _both(tmp_path, Spec.from_dict(kw), monkeypatch)
@@ -97,16 +108,21 @@ def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Pa
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
-@given(workload=st.sampled_from(["sysbench", "ecommerce"]), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
+@given(workload=st.sampled_from(["sysbench", "ecommerce", "every-family"]),
+       flavor=st.sampled_from(["mysql80", "mariadb1011"]),
        image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]), checksum=st.sampled_from(["CRC32", "NONE"]),
        size=st.integers(20_000, 80_000), rotate=st.integers(4096, 60_000), seed=st.integers(0, 2**31),
-       rows_query=st.booleans())
+       rows_query=st.booleans(), edge=st.sampled_from([None, 0.0, 0.3, 1.0]))
 def test_batch_path_equals_per_transaction_path_drawn(workload, flavor, image, checksum, size, rotate, seed, rows_query,
-                                                      tmp_path_factory, monkeypatch) -> None:
+                                                      edge, tmp_path_factory, monkeypatch) -> None:
     tmp = tmp_path_factory.mktemp("paths")
     meta = "NO_LOG" if flavor.startswith("mariadb") else "MINIMAL"
-    spec = Spec.from_dict(dict(workload=workload, flavor=flavor, row_image=image, row_metadata=meta, checksum=checksum,
-                size=size, max_binlog_size=rotate, seed=seed, rows_query=rows_query, gtid=None if flavor.startswith("mariadb") else UUID))
+    wl = dict(workload=workload)
+    if workload == "every-family":
+        wl = dict(workload=None, schema_sql=EVERY_FAMILY_DDL, schema_file="e.sql", initial_rows=20)
+    spec = Spec.from_dict(dict(**wl, flavor=flavor, row_image=image, row_metadata=meta, checksum=checksum,
+                size=size, max_binlog_size=rotate, seed=seed, rows_query=rows_query, edge_values=edge,
+                gtid=None if flavor.startswith("mariadb") else UUID))
     a, b = _both(tmp, spec, monkeypatch)
     assert a == b
 

@@ -118,6 +118,19 @@ def _check_readers(out: Path) -> None:
     assert "###" in proc.stdout
 
 
+def replay_matches_truth(server: MariaDBServer, out: Path, *, verify_checksum: bool = True) -> int:
+    """Run OUT's snapshot.sql, replay its binlogs and require every table to equal
+    truth/final; returns the number of rows compared."""
+    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
+    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    server.replay(files, verify_checksum=verify_checksum)
+    truth = _truth(out)
+    assert truth
+    for (tdb, table), rows in truth.items():
+        assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
+    return sum(len(rows) for rows in truth.values())
+
+
 @pytest.mark.parametrize(("flavor", "meta", "image", "workload"), list(_cases()))
 def test_snapshot_plus_replay_gives_truth_final(server: MariaDBServer, tmp_path: Path, flavor, meta, image,
                                                 workload) -> None:
@@ -125,13 +138,7 @@ def test_snapshot_plus_replay_gives_truth_final(server: MariaDBServer, tmp_path:
     out = tmp_path / "run"
     generate(_spec(flavor, meta, image, workload, db), out)
     _check_readers(out)
-    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
-    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
-    server.replay(files)
-    truth = _truth(out)
-    assert truth
-    for (tdb, table), rows in truth.items():
-        assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
+    replay_matches_truth(server, out)
 
 
 @pytest.mark.parametrize("flavor", ["mysql80", "mysql84"])
@@ -224,8 +231,4 @@ def test_other_options_replay_too(server: MariaDBServer, tmp_path: Path, flavor:
     _check_readers(out)
     m = json.loads((out / "manifest.json").read_text())
     assert len(m["files"]) > 1
-    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
-    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
-    server.replay(files, verify_checksum=spec.checksum == "CRC32")
-    for (tdb, table), rows in _truth(out).items():
-        assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
+    replay_matches_truth(server, out, verify_checksum=spec.checksum == "CRC32")

@@ -1,7 +1,8 @@
 """Annotate_rows texts of a generated MariaDB run are real statements (issue 14, item 5).
 
 A small ``alltypes`` run (every column type; DDL and initial rows in the binlog), a custom
-schema (composite key, UNIQUE NOT NULL key, no key, latin1 text) and a hot-spot sysbench run with rows_query on: every
+schema (composite key, UNIQUE NOT NULL key, no key, latin1 text), a schema of every type family
+with ``--edge-values`` and a hot-spot sysbench run with rows_query on: every
 statement the binlogs hold — the DDL QUERY events and each Annotate_rows text — is executed in
 order on a fresh MariaDB 10.11; none may fail, and the tables with a key must then equal
 truth/final (a keyless table's statements find rows by every column, and FLOAT equality with
@@ -19,6 +20,7 @@ from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
 from generators.engine import generate
 from generators.spec import Spec
+from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 from .test_generate_replay import CUSTOM_DDL
 
@@ -44,13 +46,16 @@ def _script(out: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("workload", ["alltypes", "custom", "sysbench"])
+@pytest.mark.parametrize("workload", ["alltypes", "custom", "sysbench", "edge-values"])
 def test_annotate_rows_texts_replay_to_truth(mariadb_server_factory, tmp_path: Path, workload: str) -> None:
     db = f"st_{workload}"
     base = dict(flavor="mariadb1011", row_metadata="FULL", row_image="FULL", rows_query=True, database=db,
                 seed=11, transactions=30, initial_rows=8, ddl_every=9, ddl_in_binlog=True)
     if workload == "custom":
         base.update(workload=None, schema_sql=CUSTOM_DDL, schema_file="custom.sql")
+    elif workload == "edge-values":  # every type family's limits as SQL literals, keyed tables
+        base.update(workload=None, schema_sql=EVERY_FAMILY_DDL + JSON_DDL, schema_file="e.sql", edge_values=0.3,
+                    database="st_edge")
     elif workload == "sysbench":
         # a hot spot, mostly UPDATEs, several rows per transaction: one statement updates a key
         # twice (the later assignment must win)

@@ -2,7 +2,8 @@
 draws, edge twins, key twins) give exactly the values of the scalar row function
 (``column_generator`` / ``key_generator``) — same Python types, same spellings (a
 Decimal's exponent, an aware or naive datetime) — for random columns of every type
-family, names that pick the realistic generators, edge mode, NULL rates, spec-file
+family, names that pick the realistic generators, edge mode (alltypes' and --edge-values'
+with the integers' whole range), NULL rates, spec-file
 overrides, flavors, seeds, keys and versions. And ``mysql_json_text`` prints what the
 element-by-element printer prints."""
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.json_text import _mysql_json_slow
+from generators.edge_values import ValueMode
 from generators.spec import ColumnGen
 from generators.values import (
     column_generator,
@@ -41,7 +43,8 @@ def _same(got: list, want: list) -> None:
 
 @pytest.mark.parametrize("typ", TYPES)
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-@given(name=st.sampled_from(NAMES), nullable=st.booleans(), edge=st.booleans(),
+@given(name=st.sampled_from(NAMES), nullable=st.booleans(),
+       edge=st.one_of(st.booleans(), st.builds(ValueMode, st.sampled_from([0.0, 0.2, 1.0]), st.booleans())),
        flavor=st.sampled_from(["mysql80", "mariadb1011"]), seed=st.integers(0, 2**40), data=st.data())
 def test_vectorised_column_equals_scalar(typ, name, nullable, edge, flavor, seed, data) -> None:
     ddl = f"CREATE TABLE products (k INT NOT NULL PRIMARY KEY, `{name}` {typ} {'NULL' if nullable else 'NOT NULL'})"

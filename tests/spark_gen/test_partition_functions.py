@@ -24,6 +24,7 @@ from spark_gen import partition as part
 from spark_gen import plan
 from spark_gen.commit import concat_binlog
 from spark_gen.writer import WriterStart, file_name, header_size, rotate_size
+from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 from .conftest import tree_digest
 
@@ -149,6 +150,8 @@ CASES = {
     "mix-anonymous-hotspot": dict(workload="sysbench", mix="insert=0.5,update=0.3,delete=0.2",
                                   rows_per_txn="1-12", key_dist="hotspot:0.05:0.9", gtid="anonymous",
                                   checksum="NONE", max_binlog_size="4K"),
+    "every-family-edge-values": dict(workload=None, schema_sql=EVERY_FAMILY_DDL + JSON_DDL, schema_file="e.sql",
+                                     flavor="mariadb1011", edge_values=0.3, max_binlog_size="16K", ddl_every=11),
 }
 
 

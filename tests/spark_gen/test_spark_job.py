@@ -13,6 +13,7 @@ from generators.engine import generate
 from generators.spec import Spec
 from spark_gen.job import generate_spark
 from spark_gen.partition import InjectedFailure
+from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 from .conftest import tree_digest
 
@@ -60,6 +61,16 @@ def test_alltypes_ddl_in_binlog_and_parquet_truth(spark, tmp_path: Path) -> None
         assert len(got) == len(want), jl.name
         first = tab.column_names[0]
         assert [r[first] is None for r in got] == [r[first] is None for r in want]
+
+
+def test_edge_values_on_spark_equal_the_single_process(spark, tmp_path: Path) -> None:
+    """--edge-values over every type family (and the integers' whole range of --schema):
+    the same bytes from Spark tasks as from one process."""
+    spec = _spec(workload=None, schema_sql=EVERY_FAMILY_DDL + JSON_DDL, schema_file="e.sql", flavor="mariadb1011",
+                 edge_values=0.3, transactions=80, max_binlog_size="16K")
+    generate(spec, tmp_path / "local")
+    generate_spark(spec, tmp_path / "spark", partitions=3, spark=spark, parquet=True)
+    assert tree_digest(tmp_path / "spark", parquet=True) == tree_digest(tmp_path / "local", parquet=True)
 
 
 def test_size_mode_stops_where_the_engine_stops(spark, tmp_path: Path) -> None:
