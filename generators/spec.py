@@ -8,6 +8,9 @@ defaults are filled in by :func:`resolve`, so ``Spec.to_dict()`` (recorded as
 Loading (:func:`load_spec_file`) takes YAML or JSON; a ``manifest.json`` is accepted too
 (its ``spec`` member is used). Every invalid value raises :class:`SpecError` with one line
 naming the setting.
+
+Size: a little over 400 lines: the one frozen dataclass of every setting and its
+validation, which must stay together (``to_dict`` and ``validate`` walk the same fields).
 """
 
 from __future__ import annotations
