@@ -203,7 +203,7 @@ class TableInfo:
         key = (t, data[k:q])
         hit = self._headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
         if hit is None:
-            h = parse_rows_header(t, data[HEADER:end], tid_size)
+            h = parse_rows_header(t, data[HEADER:end], tid_size, exact=False)  # any valid zlib stream
             if h.width != len(self.cols):
                 raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(self.cols)}")
             plan = RowsPlan(self, h.present, h.after, t)

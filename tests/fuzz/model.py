@@ -42,6 +42,8 @@ class Model:
     xa: bool = False
 
     error_type: int | None = None
+    opaque: int | None = None
+    """First rows event kept raw for a non-default zlib stream: read by ``changes()``, not by the model."""
 
     @property
     def changes_stop(self) -> int | None:
@@ -53,7 +55,8 @@ class Model:
     @property
     def compared_until(self) -> int | None:
         """Rows at or after this offset are not compared (the reader stopped there)."""
-        cands = [o for o in (self.error and self.error[0], self.refused and self.refused[0]) if o is not None]
+        cands = [o for o in (self.error and self.error[0], self.refused and self.refused[0], self.opaque)
+                 if o is not None]
         return min(cands) if cands else None
 
 
@@ -124,7 +127,13 @@ def model(path: str) -> Model:
             if isinstance(ev, RawEvent):
                 if ev.kept_raw:
                     m.kept.append(rec.offset)
-                if t in CONSUMED and m.refused is None:
+                if ev.kept_raw and "zlib stream" in ev.kept_raw:
+                    # a valid zlib stream at another level: kept raw by the reader (it would
+                    # re-encode otherwise), read by changes() and the export (any valid stream
+                    # inflates); its rows are not compared from here on
+                    if m.opaque is None:
+                        m.opaque = rec.offset
+                elif t in CONSUMED and m.refused is None:
                     m.refused = (rec.offset, f"{ev.type_name} kept raw: {ev.kept_raw}")
                 continue
             if t == 19:
