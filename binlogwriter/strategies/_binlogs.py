@@ -66,7 +66,7 @@ def binlogs(draw, flavor: str | None = None, image: str | None = None, *, metada
     flavor = flavor or draw(st.sampled_from(FLAVORS))
     sess = draw(settings(flavor, image, metadata))
     n = draw(st.integers(1, max_tables))
-    strat = table_strategy or tables(flavor)
+    strat = table_strategy if table_strategy is not None else tables(flavor)
     tabs: list[Table] = []
     for i in range(n):
         t = draw(strat)
