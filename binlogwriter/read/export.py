@@ -15,7 +15,7 @@ duration[us], text string, binary and GEOMETRY (SRID + WKB) binary, ENUM string,
 (members comma-separated), JSON its text, BIT uint64, YEAR int16. Values Arrow cannot hold (the zero date, a TEXT value whose
 bytes are not valid in its charset) are written as null.
 
-Size (about 420 lines): one pass over the files — the frame loop and the per-type steps it
+Size (about 370 lines): one pass over the files — the frame loop and the per-type steps it
 calls, which share its buffers and table maps — and the three ways out of it
 (iter_table_batches, changes_tables, export_parquet).
 
@@ -38,13 +38,11 @@ import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
-from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
     HEADER,
-    RowsPlan,
     SchemaSource,
     TableInfo,
     _Reader,
@@ -54,7 +52,6 @@ from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.places import MARIADB_GTID
-from binlogwriter.read.rowsheader import parse_rows_header
 from binlogwriter.read.xa import XaHeld, xa_key
 
 __all__ = ["arrow_type", "arrow_schema", "iter_table_batches", "changes_tables", "export_parquet",
@@ -280,10 +277,7 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
               gtid: str | None, name: str, offset: int) -> None:
     """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
     try:
-        try:
-            plan, rows = info.rows_header(t, data, end, tid_size)
-        except NonCanonical:
-            plan, rows = _inexact_rows(info, t, data, end, tid_size)
+        plan, rows = info.rows_header(t, data, end, tid_size)  # any valid zlib stream (changes.py)
     except DecodeError as exc:
         raise exc.located(file=name, offset=offset, event_type=type_name(t),
                           path=f"{info.database}.{info.table}") from None
@@ -292,17 +286,6 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
                           event_type=type_name(t)) from None
     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
     buf.nbytes += len(rows)
-
-
-def _inexact_rows(info: TableInfo, t: int, data: bytes, end: int, tid_size: int) -> tuple[RowsPlan, bytes]:
-    """A MariaDB compressed rows event whose zlib stream is valid but not the one the
-    server's ``compress()`` writes at the default level (another level, other blocks): the
-    declarative reader keeps it raw (it would not re-encode to its bytes), yet its rows are
-    what the stream inflates to (mariadb.md "Compression"), and they are exported."""
-    h = parse_rows_header(t, data[HEADER:end], tid_size, exact=False)
-    if h.width != len(info.cols):
-        raise DecodeError(f"rows event has {h.width} columns, its Table_map {len(info.cols)}")
-    return RowsPlan(info, h.present, h.after, t), h.rows
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,

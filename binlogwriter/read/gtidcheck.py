@@ -16,7 +16,7 @@ from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
-from binlogwriter.layouts.primitives import read_packed
+from binlogwriter.layouts.primitives import Uuid, read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
 from binlogwriter.read.places import HEADER, MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
@@ -145,8 +145,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
             if u is None:
                 if len(_UUIDS) >= 4096:
                     _UUIDS.clear()
-                h = sid.hex()
-                u = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}:"
+                u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
             return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
     elif t == 162 and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
         return (
