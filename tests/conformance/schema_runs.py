@@ -8,8 +8,9 @@ from pathlib import Path
 from generators.engine import generate
 from generators.spec import Spec
 
-from .mariadb import MariaDBServer
-from .test_generate_replay import _check_readers, _truth
+from .test_generate_replay import _check_readers, replay_matches_truth
+
+__all__ = ["generate_schema", "replay_matches_truth"]
 
 
 def generate_schema(out: Path, ddl: str, db: str, flavor: str, image: str, **extra) -> Path:
@@ -31,14 +32,3 @@ def generate_schema(out: Path, ddl: str, db: str, flavor: str, image: str, **ext
     generate(Spec.from_dict({**settings, **extra}), out)
     _check_readers(out)
     return out
-
-
-def replay_matches_truth(server: MariaDBServer, out: Path) -> dict[tuple[str, str], list[tuple]]:
-    """`truth/snapshot.sql` then the binlogs into ``server``; every table equals `truth/final`."""
-    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
-    server.replay([out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()])
-    truth = _truth(out)
-    assert truth
-    for (tdb, table), rows in truth.items():
-        assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
-    return truth

@@ -108,8 +108,13 @@ def _truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
     return res
 
 
+def run_files(out: Path) -> list[Path]:
+    """The binlog files of a run, in the order of its ``binlog.index``."""
+    return [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+
+
 def _check_readers(out: Path) -> None:
-    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    files = run_files(out)
     r = CliRunner().invoke(cli_main, ["verify", "--roundtrip", *map(str, files)])
     assert r.exit_code == 0, r.output
     proc = subprocess.run([find_binary("mariadb-binlog"), "-c", "-vv", "--print-table-metadata", *map(str, files)],
@@ -118,17 +123,17 @@ def _check_readers(out: Path) -> None:
     assert "###" in proc.stdout
 
 
-def replay_matches_truth(server: MariaDBServer, out: Path, *, verify_checksum: bool = True) -> int:
+def replay_matches_truth(server: MariaDBServer, out: Path, *,
+                         verify_checksum: bool = True) -> dict[tuple[str, str], list[tuple]]:
     """Run OUT's snapshot.sql, replay its binlogs and require every table to equal
-    truth/final; returns the number of rows compared."""
+    truth/final; returns the truth compared, ``{(db, table): rows}``."""
     server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
-    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
-    server.replay(files, verify_checksum=verify_checksum)
+    server.replay(run_files(out), verify_checksum=verify_checksum)
     truth = _truth(out)
     assert truth
     for (tdb, table), rows in truth.items():
         assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
-    return sum(len(rows) for rows in truth.values())
+    return truth
 
 
 @pytest.mark.parametrize(("flavor", "meta", "image", "workload"), list(_cases()))

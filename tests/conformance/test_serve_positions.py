@@ -25,6 +25,7 @@ from generators.spec import Spec
 from ..serve import rawclient
 from .binlog_serving import ServingMariaDBServer
 from .serve_process import ServeProcess
+from .test_generate_replay import run_files
 
 pytestmark = pytest.mark.conformance
 
@@ -75,7 +76,7 @@ def run(tmp_path_factory) -> list[Path]:
         database="q",
     )
     generate(Spec.from_dict(spec), out)
-    return [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    return run_files(out)
 
 
 def test_positions_inside_events_as_mariadb(run: list[Path], mariadb_template: Path) -> None:
