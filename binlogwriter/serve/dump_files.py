@@ -5,9 +5,10 @@ filter, skipped ANNOTATE_ROWS, pacing) event by event."""
 from __future__ import annotations
 
 import os
-import zlib
 
+from binlogwriter.crc import crc32
 from binlogwriter.errors import DecodeError
+from binlogwriter.read.places import HEADER, HEADER_STRUCT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES, _GtidFilter
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
@@ -46,23 +47,22 @@ def start_error(f: BinlogFile, pos: int, *, follow: bool) -> str | None:
         if pos >= size:
             return None
         fh.seek(pos)
-        head = fh.read(19)
-        if len(head) < 19:
+        head = fh.read(HEADER)
+        if len(head) < HEADER:
             return None if follow else read_error(TRUNCATED, f.name, pos, pos)
-        ln = int.from_bytes(head[9:13], "little")
-        log_pos = int.from_bytes(head[13:17], "little")
-        if ln < 19:
-            return read_error(BOGUS, f.name, pos, pos + 19)
+        _ts, _type, _sid, ln, log_pos, _flags = HEADER_STRUCT.unpack(head)  # the common header (format.md §3)
+        if ln < HEADER:
+            return read_error(BOGUS, f.name, pos, pos + HEADER)
         if ln > MAX_EVENT_LENGTH:
-            return read_error(TOO_LARGE, f.name, pos, pos + 19)
+            return read_error(TOO_LARGE, f.name, pos, pos + HEADER)
         if pos + ln > size:
-            return None if follow else read_error(TRUNCATED, f.name, pos, pos + 19)
+            return None if follow else read_error(TRUNCATED, f.name, pos, pos + HEADER)
         if f.fmt.footer_size == 4:
-            event = head + fh.read(ln - 19)
-            if zlib.crc32(event[:-4]) != int.from_bytes(event[-4:], "little"):
+            event = head + fh.read(ln - HEADER)
+            if crc32(event[:-4]) != int.from_bytes(event[-4:], "little"):
                 return read_error(BAD_CRC, f.name, pos, pos + ln)
         if log_pos not in (0, (pos + ln) & 0xFFFFFFFF):
-            return read_error(BOGUS, f.name, pos, pos + 19)
+            return read_error(BOGUS, f.name, pos, pos + HEADER)
     return None
 
 
