@@ -4,11 +4,13 @@
    127.0.0.1, stopped after) with ``sysbench oltp_write_only`` on 2 threads for ``--seconds``;
    binlog bytes/s = growth of its binlog files over the run.
 2. ``binlogwriter generate --workload sysbench --size S`` in one process (a subprocess, timed
-   from start to exit; CPU time and peak RSS from ``wait4``), then ``ecommerce`` and
-   ``alltypes``: MB/s, MB per CPU-second (the machine may be shared), rows/s, peak RSS.
-   Default sizes (:data:`DEFAULT_SIZES`): sysbench 1 GB — the throughput of a large binlog,
-   what the tool is for; a process's start (imports, schema, first batch: about 0.3 s) is
-   a tenth of a 100 MB run but 5 % of 1 GB — ecommerce and alltypes 50 MB.
+   from start to exit; CPU time and peak RSS from ``wait4``), then ``ecommerce``,
+   ``alltypes`` and ``custom`` — ``generate --schema bench/schemas/app.sql``, a user's own
+   DDL (seven tables: JSON, DECIMAL, DATETIME(6), ENUM/SET, utf8mb4 TEXT, a composite key, a
+   keyless table, a 100-column table; default mix): MB/s, MB per CPU-second (the machine may
+   be shared), rows/s, peak RSS, and each one's ratio to the server. Default sizes
+   (:data:`DEFAULT_SIZES`): 1 GB each — the throughput of a large binlog, what the tool is
+   for (issue #28 measures 1 GB runs); ``--size`` / ``--sizes`` for quicker looks.
 3. **CRC share**: the CRC32 of every event of the sysbench output by ``zlib.crc32`` (over the
    event without its footer), timed, as a share of that run's wall time: the physical limit.
    The writer calls zlib for rows events only and derives the others' CRCs from one event
@@ -16,7 +18,7 @@
 
 Prints each line and the ratio generate / server. Run by hand (not a test)::
 
-    python bench/generate.py [--size 50MB] [--sizes sysbench=1GB,ecommerce=50MB,...] [--seconds 30] [--repeat 3] [--skip-server]
+    python bench/generate.py [--size 50MB] [--sizes sysbench=1GB,custom=200MB,...] [--only sysbench,custom] [--seconds 30] [--repeat 3] [--skip-server]
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
-DEFAULT_SIZES = {"sysbench": "1GB", "ecommerce": "50MB", "alltypes": "50MB"}
+DEFAULT_SIZES = {"sysbench": "1GB", "ecommerce": "1GB", "alltypes": "1GB", "custom": "1GB"}
+CUSTOM_SCHEMA = ROOT / "bench" / "schemas" / "app.sql"
+"""The custom DDL the ``custom`` line generates from (``--schema``)."""
+WORKLOADS = ("sysbench", "ecommerce", "alltypes", "custom")
 
 
 def _binlog_bytes(paths) -> int:
@@ -73,7 +78,8 @@ def run_generate(workload: str, size: str, out: Path, extra: list[str]) -> dict:
     """One ``generate`` subprocess: wall seconds, bytes, rows, peak RSS."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed package runs: bytecode cached (see main)
-    argv = [sys.executable, "-m", "binlogwriter", "generate", "--workload", workload, "--size", size,
+    source = ["--schema", str(CUSTOM_SCHEMA)] if workload == "custom" else ["--workload", workload]
+    argv = [sys.executable, "-m", "binlogwriter", "generate", *source, "--size", size,
             "--out", str(out), *extra]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="", help="per-workload sizes, e.g. sysbench=500MB,ecommerce=20MB")
     ap.add_argument("--seconds", type=int, default=30, help="sysbench run time")
     ap.add_argument("--skip-server", action="store_true")
+    ap.add_argument("--only", default=",".join(WORKLOADS),
+                    help=f"comma-separated workloads to generate (default: {','.join(WORKLOADS)})")
     ap.add_argument("--repeat", type=int, default=3,
                     help="sysbench generate runs (the machine's speed drifts): each is printed, the ratio "
                          "uses their median MB/s")
@@ -134,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server : {results['mariadb+sysbench oltp_write_only (2 threads)']}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-generate-"))
     try:
-        for wl in ("sysbench", "ecommerce", "alltypes"):
+        for wl in [w for w in WORKLOADS if w in a.only.split(",")]:
             out = tmp / wl
             sizes = dict(x.split("=", 1) for x in a.sizes.split(",") if x)
             runs = []
@@ -166,10 +174,14 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     srv = results.get("mariadb+sysbench oltp_write_only (2 threads)")
     if srv:
-        ratio = results["generate sysbench"]["MB/s"] / srv["MB/s"]
-        results["ratio generate sysbench / server"] = ratio
-        print(f"ratio  : generate sysbench / MariaDB+sysbench = {ratio:.2f}x (wall); "
-              f"{results['generate sysbench']['MB/cpu-s'] / srv['MB/s']:.2f}x per CPU-second of ours")
+        for wl in WORKLOADS:
+            r = results.get(f"generate {wl}")
+            if r is None:
+                continue
+            ratio = r["MB/s"] / srv["MB/s"]
+            results[f"ratio generate {wl} / server"] = ratio
+            print(f"ratio  : generate {wl:9s} / MariaDB+sysbench = {ratio:6.2f}x (wall); "
+                  f"{r['MB/cpu-s'] / srv['MB/s']:.2f}x per CPU-second of ours", flush=True)
     print(json.dumps(results, default=float))
     return 0
 
