@@ -29,6 +29,7 @@ tests/generators/test_plan_batch.py holds both to the per-transaction reference 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,10 @@ from generators.keys import LINES, KeyCursor, TableInfo
 from generators.plan import pick_index_array
 from generators.spec import Spec
 
-__all__ = ["PlannedOps", "KeyOps", "plan_ops", "resolve_range", "KIND_CODE"]
+__all__ = ["PlannedOps", "KeyOps", "plan_ops", "resolve_range", "resolve_chunks", "KIND_CODE", "CHUNK_TXNS"]
+
+CHUNK_TXNS = 1 << 16
+"""Transactions :func:`resolve_chunks` resolves at once (bounds the arrays of a long range)."""
 
 KIND_CODE = {"insert": 0, "update": 1, "delete": 2, "select": 3}
 PICK, NEW, SAME, CHILD, CHILDREN = range(5)  # Op.addr codes
@@ -327,3 +331,16 @@ def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, h
     ops = KeyOps(lo, o_txn, seq, kd[rows], t[rows], o_key, epoch, p.advance, KeyCursor(new0.tolist(), hwm0.tolist()),
                  p.txn[is_new], tn, p.txn[hw], hw_t, contrib[hw])
     return ops, KeyCursor(new_after.tolist(), hwm_after.tolist())
+
+
+def resolve_chunks(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, hi: int,
+                   chunk: int = CHUNK_TXNS) -> Iterator[tuple[KeyOps, KeyCursor]]:
+    """:func:`resolve_range` of ``lo .. hi-1`` ``chunk`` transactions at a time, the cursor
+    carried from one to the next: (key operations, cursor after) per chunk (none when the
+    range is empty)."""
+    a = lo
+    while a < hi:
+        b = min(hi, a + chunk)
+        ops, cur = resolve_range(spec, infos, cur, a, b)
+        yield ops, cur
+        a = b
