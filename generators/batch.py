@@ -14,8 +14,8 @@ column bitmaps, ``binlogwriter.images``) and encodes each group's images with
 ``binlogwriter.values.row.encode_column_images`` — all of a table's rows in one call when
 every image has the same columns (FULL; NOBLOB without BLOBs): a row's image depends on its
 values and columns only; the images are placed in write order (an UPDATE's before image then
-its after image) when the bytes are built (``DeferredImages``). The ``oltp_write_only``
-template's key states are stepped as arrays (generators/steps.py).
+its after image) when the bytes are built (``DeferredImages``). Plans, keys and key states
+are arrays for every template (generators/plan_batch.py, generators/steps.py).
 
 Shape of what a committed transaction applied (for truth / hooks): ``AppliedBatch`` arrays
 ``txn`` (0-based in the batch), ``table``, ``kind`` (0 insert, 1 update, 2 delete),
@@ -36,12 +36,12 @@ from binlogwriter.batch.unique import lexsort_ints, unique_ints
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators import reuse
-from generators.hashing import draw_array, hash64_array, salt, unit_array
-from generators.keys import KeyCursor, epoch_at, resolve_ops, step
+from generators.keys import KeyCursor, resolve_ops, step
 from generators.plan import plan_range
+from generators.plan_batch import resolve_range
 from generators.steps import step_many
 
-__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "rows_batch"]
+__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch"]
 
 BATCH_TXNS = 16_384
 """Transactions per batch. Every batch costs the same count of numpy and Arrow calls whatever
@@ -76,6 +76,7 @@ class AppliedBatch:
     undo_at: list  # per transaction: len(undo) before it
     cursors: list  # per transaction: the key cursor before it
     pending: bool = False  # the state was not touched: keep() sets the state the kept changes leave
+    cursor_at: Any = None  # pending: the key cursor before a transaction (absolute number) -> KeyCursor
     values: dict | None = None
     """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
     table index ``(columns, before ops, after ops, src)`` — the columns of ``compute_columns``
@@ -85,8 +86,11 @@ class AppliedBatch:
 
     def keep(self, run: Any, c: int) -> None:
         """Keep transactions ``0..c-1``; roll the key state back to before transaction ``c``
-        (or, for a batch applied without touching the state, set the state they leave)."""
+        (or, for a batch applied without touching the state, set the state they leave and the
+        key cursor before transaction ``c``)."""
         if self.pending:
+            if self.cursor_at is not None and c < len(self.advance):
+                run.cursor = self.cursor_at(self.lo + c)
             m = self.txn < c
             t, k = self.table[m], self.key[m]
             if not len(k):
@@ -118,52 +122,26 @@ class AppliedBatch:
         return [(int(x) // 3, _NAMES[int(x) % 3], int(k)) for x, k in zip(u, cnt, strict=True)]
 
 
-def _oltp_write_only(run: Any, lo: int, hi: int) -> AppliedBatch | None:
-    """:func:`apply_batch` for the ``oltp_write_only`` template under a uniform key
-    distribution, planned as arrays: the same draws as plan.plan_transaction (``Stream(hash64(
-    salt(seed, "txn"), i))``: advance, table, three picks), the same keys as
-    keys.resolve_ops (``pick_index("uniform", draw, hwm)``; this template never moves the
-    counters), then keys.step over the ops in order."""
-    spec = run.spec
-    if spec.template != "oltp_write_only" or spec.key_dist != "uniform":
-        return None
-    rows = run.rows
-    ntab = len(rows)
-    i = np.arange(lo, hi, dtype=np.int64)
-    base = hash64_array(salt(spec.seed, "txn"), i)
-    advance = (draw_array(base, 1) % np.uint64(4) == 0).astype(np.int64)
-    tab = (draw_array(base, 2) % np.uint64(ntab)).astype(np.int64) if ntab > 0 else np.zeros(len(i), np.int64)
-    hwm = np.asarray(run.cursor.hwm, dtype=np.int64)[tab]
-    keys = []
-    for j in (3, 4, 5):
-        u = unit_array(draw_array(base, j))
-        k = np.minimum(hwm - 1, (u * hwm).astype(np.int64))
-        keys.append(np.where(hwm > 1, k, 0))
-    keys.append(keys[2])
-    valid = hwm > 0
-    epoch = epoch_at(spec, lo)
-    infos = run.infos
-    mutable = np.array([inf.mutable for inf in infos], dtype=bool)[tab]
-    cap = np.array([inf.capacity for inf in infos], dtype=np.int64)[tab]
-    kinds = (1, 1, 2, 0)
-    ok = [valid & mutable, valid & mutable, valid, valid & (keys[3] < cap)]
-    kmat = np.stack(keys, axis=1).ravel()
-    okmat = np.stack(ok, axis=1).ravel()
-    sel = np.flatnonzero(okmat)
-    o_txn = sel // 4
-    o_tab = tab[o_txn]
-    o_key = kmat[sel]
-    o_kind = np.array(kinds, dtype=np.int64)[sel % 4]
-    applied, vb, va, born = step_many(rows, o_tab, o_key, o_kind, epoch)
-    return AppliedBatch(lo, o_txn[applied], o_tab[applied], o_kind[applied], o_key[applied], vb[applied],
-                        va[applied], born[applied], advance, [], [], [], pending=True)
-
-
 def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
-    """Plan and apply transactions ``lo..hi-1`` (see :meth:`AppliedBatch.keep`)."""
-    fast = _oltp_write_only(run, lo, hi)
-    if fast is not None:
-        return fast
+    """Plan and apply transactions ``lo..hi-1`` as arrays, every template and ``--key-dist``
+    (generators/plan_batch.py: the ops and key cursor of keys.resolve_ops over the range;
+    generators/steps.py: keys.step over them). The key state is left as it was
+    (``pending``: :meth:`AppliedBatch.keep` sets what the kept transactions leave); the key
+    cursor moves past ``hi - 1`` and ``keep`` moves it back to a cut. Same changes as
+    :func:`apply_batch_loop` (tests/generators/test_plan_batch.py)."""
+    ops, after = resolve_range(run.spec, run.infos, run.cursor, lo, hi)
+    applied, vb, va, born = step_many(run.rows, ops.table, ops.key, ops.kind, ops.epoch)
+    ab = AppliedBatch(lo, ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied],
+                      vb[applied], va[applied], born[applied], ops.advance, [], [], [], pending=True,
+                      cursor_at=ops.cursor_at)
+    run.cursor = after
+    return ab
+
+
+def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
+    """:func:`apply_batch` transaction by transaction (plan.plan_range, keys.resolve_ops,
+    keys.step, the state set as it goes, with an undo log): the reference the tests compare
+    :func:`apply_batch` with; the engine does not call it."""
     spec = run.spec
     infos = run.infos
     rows = run.rows

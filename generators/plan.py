@@ -27,10 +27,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from generators.hashing import ReplayStream, Stream, draws_matrix, hash64, hash64_array, salt, unit
+from generators.hashing import (
+    ReplayStream,
+    Stream,
+    draws_matrix,
+    hash64,
+    hash64_array,
+    mix64_array,
+    salt,
+    unit,
+    unit_array,
+)
 from generators.spec import Spec
 
-__all__ = ["Op", "TxnPlan", "plan_transaction", "plan_range", "pick_index", "ddl_after", "iter_plans"]
+__all__ = ["Op", "TxnPlan", "plan_transaction", "plan_range", "pick_index", "pick_index_array", "ddl_after", "iter_plans"]
 
 
 class Op(NamedTuple):
@@ -131,7 +141,14 @@ def _ecommerce_ops(spec: Spec, st: Stream) -> list[Op]:
 
 
 def pick_index(dist: str, draw: int, n: int) -> int:
-    """Index in [0, n) for a draw under ``--key-dist`` (rank 0 = hottest)."""
+    """Index in [0, n) for a draw under ``--key-dist`` (rank 0 = hottest).
+
+    The arithmetic is :func:`pick_index_array`'s, step for step, on Python floats: IEEE
+    double ``+ - * /``, ``floor``, ``ldexp`` and ``frexp`` are exact the same in both, and the
+    powers of ``zipf`` / ``latest`` are :func:`_exp` / :func:`_log` built from them (not
+    libm's nor numpy's ``exp`` / ``log``, which differ in the last bit between each other
+    and between CPUs). So the scalar and array picks are the same numbers on any machine
+    (tests/generators/test_plan_batch.py)."""
     if n <= 1:
         return 0
     u = unit(draw)
@@ -154,12 +171,94 @@ def pick_index(dist: str, draw: int, n: int) -> int:
 
 def _zipf_rank(s: float, u: float, n: int) -> int:
     """Inverse CDF of a continuous power law on [1, n+1): rank in [0, n)."""
-    if abs(s - 1.0) < 1e-9:
-        r = math.exp(u * math.log(n + 1)) - 1
-    else:
-        a = 1.0 - s
-        r = ((((n + 1) ** a - 1) * u + 1) ** (1 / a)) - 1
+    r = _zipf_real(s, u, float(n), _SCALAR)
     return min(n - 1, max(0, int(r)))
+
+
+# -- powers from exact IEEE operations only (the same bits as scalars and as numpy arrays) ----
+
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split (fdlibm): k * _LN2_HI is exact for |k| < 2**20
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.44269504088896338700e+00
+_SQRT_HALF = 0.70710678118654752440
+_EXP_COEF = tuple(1.0 / math.factorial(j) for j in range(13, -1, -1))  # Taylor, |r| <= ln2/2: < 1e-17
+_LOG_COEF = tuple(1.0 / (2 * j + 1) for j in range(10, 0, -1))  # atanh series 1/21 .. 1/3, s**2 < 0.03
+
+
+class _Ops:
+    """floor / ldexp / frexp / select for Python floats (``_SCALAR``) or numpy arrays (``_ARRAY``)."""
+
+    def __init__(self, floor, ldexp, frexp, where) -> None:
+        self.floor, self.ldexp, self.frexp, self.where = floor, ldexp, frexp, where
+
+
+_SCALAR = _Ops(math.floor, math.ldexp, math.frexp, lambda c, a, b: a if c else b)
+_ARRAY = _Ops(np.floor, lambda x, k: np.ldexp(x, np.asarray(k).astype(np.int64)), np.frexp, np.where)
+
+
+def _exp(x, m: _Ops):
+    """e**x (|x| < 700) from ``+ - *`` and ``ldexp``: ``x = k ln2 + r``, a Taylor polynomial of r."""
+    k = m.floor(x * _INV_LN2 + 0.5)
+    r = (x - k * _LN2_HI) - k * _LN2_LO
+    p = _EXP_COEF[0]
+    for c in _EXP_COEF[1:]:
+        p = p * r + c
+    return m.ldexp(p, k)
+
+
+def _log(x, m: _Ops):
+    """ln x (x > 0, normal) from ``frexp`` and ``+ - * /``: ``x = f 2**e`` with f in
+    [sqrt(1/2), sqrt(2)), ``ln f = 2 atanh((f - 1) / (f + 1))`` as a series."""
+    f, e = m.frexp(x)
+    small = f < _SQRT_HALF
+    f = m.where(small, f * 2.0, f)
+    e = e - small
+    g = f - 1.0
+    s = g / (g + 2.0)
+    z = s * s
+    q = _LOG_COEF[0]
+    for c in _LOG_COEF[1:]:
+        q = q * z + c
+    return e * _LN2_HI + (2.0 * s + (2.0 * s) * (z * q) + e * _LN2_LO)
+
+
+def _zipf_real(s: float, u, n, m: _Ops):
+    """The power law's real rank for unit draws ``u`` over ``n`` keys (floats or arrays)."""
+    if abs(s - 1.0) < 1e-9:
+        return _exp(u * _log(n + 1.0, m), m) - 1.0
+    a = 1.0 - s
+    return _exp(_log((_exp(a * _log(n + 1.0, m), m) - 1.0) * u + 1.0, m) * (1.0 / a), m) - 1.0
+
+
+def pick_index_array(dist: str, draws: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """:func:`pick_index` elementwise: ``draws`` uint64, ``n`` int64 (key counts), one length;
+    int64 indices (0 where ``n <= 1``)."""
+    draws = np.asarray(draws, dtype=np.uint64)
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), draws.shape)
+    out = np.zeros(len(draws), dtype=np.int64)
+    big = np.flatnonzero(n > 1)
+    if not len(big):
+        return out
+    d, nn = draws[big], n[big]
+    u = unit_array(d)
+    nf = nn.astype(np.float64)
+    if dist == "uniform":
+        r = np.minimum(nn - 1, (u * nf).astype(np.int64))
+    elif dist == "latest" or dist.startswith("zipf:"):
+        s = 1.0 if dist == "latest" else float(dist[5:])
+        rank = np.minimum(nn - 1, np.maximum(0, _zipf_real(s, u, nf, _ARRAY).astype(np.int64)))
+        r = nn - 1 - rank if dist == "latest" else rank
+    elif dist.startswith("hotspot:"):
+        _, f, p = dist.split(":")
+        hot = np.maximum(1, (nf * float(f)).astype(np.int64))
+        u2 = unit_array(mix64_array(d ^ np.uint64(1)))
+        cold = np.where(nn > hot, hot + np.minimum(nn - hot - 1, (u * (nn - hot).astype(np.float64)).astype(np.int64)),
+                        np.minimum(nn - 1, (u * nf).astype(np.int64)))
+        r = np.where(u2 < float(p), np.minimum(hot - 1, (u * hot.astype(np.float64)).astype(np.int64)), cold)
+    else:
+        raise ValueError(dist)
+    out[big] = r
+    return out
 
 
 def iter_plans(spec: Spec, ntables: int, start: int = 0, stop: int | None = None) -> Iterator[TxnPlan]:

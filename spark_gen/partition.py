@@ -64,8 +64,9 @@ from generators.api import (
     write_batch,
 )
 from generators.hashing import draw_array, hash64_array, salt, unit_array
-from generators.keys import Applied, KeyCursor, TableInfo, resolve_ops
+from generators.keys import Applied, KeyCursor, TableInfo
 from generators.plan import plan_transaction
+from generators.plan_batch import resolve_chunks
 from generators.spec import Spec
 from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
@@ -140,13 +141,12 @@ def count_new(spec: Spec, infos: list[TableInfo], a: int, b: int) -> tuple[list[
     n = len(infos)
     if _uniform_write_only(spec):
         return [0] * n, int(advances(spec, a, b).sum())
-    cur = KeyCursor([0] * n, [0] * n)
+    end = KeyCursor([0] * n, [0] * n)
     adv = 0
-    for i in range(a, b):
-        plan = plan_transaction(spec, n, i)
-        adv += plan.advance
-        resolve_ops(spec, infos, cur, plan)
-    return cur.new, adv
+    for ops, after in resolve_chunks(spec, infos, end, a, b):
+        adv += int(ops.advance.sum())
+        end = after
+    return end.new, adv
 
 
 def max_hwm(spec: Spec, infos: list[TableInfo], new_start: list[int], a: int, b: int) -> list[int]:
@@ -155,10 +155,10 @@ def max_hwm(spec: Spec, infos: list[TableInfo], new_start: list[int], a: int, b:
     n = len(infos)
     if _uniform_write_only(spec):
         return [0] * n  # with hwm 0 every pick finds nothing: no INSERT
-    cur = KeyCursor(list(new_start), [0] * n)
-    for i in range(a, b):
-        resolve_ops(spec, infos, cur, plan_transaction(spec, n, i))
-    return cur.hwm
+    end = KeyCursor(list(new_start), [0] * n)
+    for _, after in resolve_chunks(spec, infos, end, a, b):
+        end = after
+    return end.hwm
 
 
 # -- 2: key operations as arrays ------------------------------------------------------------
@@ -197,23 +197,9 @@ def ops_arrays(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: in
     ``[a, b)`` from cursor ``cur`` (not changed), as arrays in ``(i, seq)`` order."""
     if _uniform_write_only(spec):
         return _write_only_ops(spec, infos, cur, a, b)
-    cur = cur.copy()
-    n = len(infos)
-    t: list[int] = []
-    k: list[int] = []
-    ii: list[int] = []
-    seq: list[int] = []
-    kind: list[int] = []
-    ep: list[int] = []
-    for i in range(a, b):
-        for op in resolve_ops(spec, infos, cur, plan_transaction(spec, n, i)):
-            t.append(op.table)
-            k.append(op.key)
-            ii.append(i)
-            seq.append(op.seq)
-            kind.append(_KIND[op.kind])
-            ep.append(op.epoch)
-    return _block(_OPS, {"t": t, "k": k, "i": ii, "seq": seq, "kind": kind, "epoch": ep})
+    blocks = [_block(_OPS, {"t": ops.table, "k": ops.key, "i": ops.txn, "seq": ops.seq, "kind": ops.kind,
+                            "epoch": ops.epoch}) for ops, _ in resolve_chunks(spec, infos, cur, a, b)]
+    return _concat(blocks, _OPS)
 
 
 def bucket_of(t: np.ndarray, k: np.ndarray, parts: int) -> np.ndarray:
