@@ -12,8 +12,10 @@ tests/generators/test_replica_rules.py):
   replica's), same DECIMAL(p,s), same float type, CHAR/VARCHAR of the same octet length
   (whatever the charsets), TEXT of the same length size, ENUM/SET of the same pack length,
   or an identical definition of any other type;
-- ``subset`` (subset -> superset, needs ``ALL_NON_LOSSY``): a wider integer, a DECIMAL
-  holding every value of the source, FLOAT -> DOUBLE, a longer CHAR/VARCHAR;
+- ``subset`` (subset -> superset, needs ``ALL_NON_LOSSY``): a wider integer, a DECIMAL of
+  greater precision or of the same precision and greater scale (whatever the integer digits:
+  DECIMAL(5,0) -> DECIMAL(6,4) is "non-lossy", and 12345 becomes 99.9999), FLOAT -> DOUBLE,
+  a longer CHAR/VARCHAR;
 - ``superset`` (superset -> subset, needs ``ALL_LOSSY``): the reverse;
 - ``impossible``: integer <-> CHAR/VARCHAR (never converted, whatever the setting).
 
@@ -83,8 +85,9 @@ def conversion_class(table: str, src: Column, dst: Column) -> str:
             raise UnsupportedConversion(f"unsupported conversion: {where}: DECIMAL UNSIGNED", setting="replica")
         if (src.precision, src.scale) == (dst.precision, dst.scale):
             return "exact"
-        p, s, p2, s2 = src.precision or 10, src.scale or 0, dst.precision or 10, dst.scale or 0
-        return "subset" if p2 - s2 >= p - s and s2 >= s else "superset"
+        # ordered by precision, then by scale: DECIMAL(5,3) -> DECIMAL(6,1) is "subset"
+        a, b = (src.precision or 10, src.scale or 0), (dst.precision or 10, dst.scale or 0)
+        return "subset" if b > a else "superset"
     if {fs, fd} <= {"float", "double"}:
         return _order(("float", "double").index(fs), ("float", "double").index(fd))
     if fs == fd and fs in ("char", "varchar"):
