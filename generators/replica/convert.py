@@ -17,7 +17,9 @@ tests/generators/test_replica_rules.py):
   formed in the replica's charset, at most its length in characters and in octets
   (``String_copier::well_formed_copy``): latin1 "é€" read as utf8mb4 is not well formed, so
   nothing is kept;
-- ENUM / SET: the index / bitmask is kept and read against the replica's members;
+- ENUM / SET: the index / bitmask is kept and read against the replica's members; an index
+  past the replica's last member prints as '' and bits past its last member print nothing
+  (the stored number keeps them);
 - any other type: only between identical definitions, the value unchanged.
 
 A text value whose bytes are not valid in the replica column's charset is ``{"hex": "..."}``.
@@ -113,15 +115,9 @@ def convert(pair: Pair, value: Any) -> Any:
         return text_value(dst, data)
     if f == "enum":
         idx = src.members.index(value) + 1 if value != "" else 0
-        if idx > len(dst.members):
-            raise UnsupportedConversion(f"unsupported conversion: {pair.table}.{dst.name}: ENUM index {idx} "
-                                        f"past the replica's {len(dst.members)} members", setting="replica")
-        return dst.members[idx - 1] if idx else ""
+        return dst.members[idx - 1] if 0 < idx <= len(dst.members) else ""
     if f == "set":
         bits = set(_bits(src.members, value))
-        if bits and max(bits) >= len(dst.members):
-            raise UnsupportedConversion(f"unsupported conversion: {pair.table}.{dst.name}: SET member "
-                                        f"past the replica's {len(dst.members)} members", setting="replica")
         return ",".join(m for i, m in enumerate(dst.members) if i in bits)
     return value
 
