@@ -76,14 +76,27 @@ _pairs = st.one_of(_pair(_int), _pair(_dec), _strs, st.tuples(_enum, _enum), st.
                    st.just(("FLOAT", "DOUBLE")), st.tuples(_float, _float).filter(lambda p: p != ("DOUBLE", "FLOAT")))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+_extra = st.sampled_from(["INT DEFAULT 5", "INT NOT NULL", "VARCHAR(4) NOT NULL", "VARCHAR(4) DEFAULT 'x'",
+                         "DECIMAL(4,1) DEFAULT 2.5", "ENUM('p','q') NOT NULL"])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           phases=[Phase.explicit, Phase.generate])  # no shrinking: each example runs a server
 @given(cols=st.lists(_pairs, min_size=1, max_size=3),
+       extra=st.lists(_extra, max_size=2), dropped=st.integers(0, 2),
+       image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
        conversions=st.sampled_from(["", "ALL_NON_LOSSY", "ALL_LOSSY", "ALL_LOSSY,ALL_NON_LOSSY"]),
        seed=st.integers(1, 1000))
-def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory, cols, conversions, seed) -> None:
-    p = ", ".join(f"c{i} {a}" for i, (a, _) in enumerate(cols))
-    r = ", ".join(f"c{i} {b}" for i, (_, b) in enumerate(cols))
+def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory, cols, extra, dropped, image,
+                                        conversions, seed) -> None:
+    """Drawn column pairs, then either replica-only columns (defaults) or primary-only ones
+    (ignored), under any row image."""
+    p = [f"c{i} {a}" for i, (a, _) in enumerate(cols)]
+    r = [f"c{i} {b}" for i, (_, b) in enumerate(cols)]
+    if extra:
+        r += [f"x{i} {t}" for i, t in enumerate(extra)]
+    else:
+        p += [f"y{i} INT" for i in range(dropped)]
     out = tmp_path_factory.mktemp("drawn") / "run"
-    check(mariadb_template, out, f"CREATE TABLE t (id INT PRIMARY KEY, {p});",
-          f"CREATE TABLE t (id INT PRIMARY KEY, {r});", conversions, "FULL", seed=seed, transactions=20)
+    check(mariadb_template, out, f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(p)});",
+          f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(r)});", conversions, image, seed=seed, transactions=20)
