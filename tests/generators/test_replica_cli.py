@@ -67,3 +67,17 @@ def test_mistakes_are_one_line(run_cli, tmp_path: Path) -> None:
         assert res.exit_code == 2, (args, res.output)
         assert text in res.output and len(res.output.strip().splitlines()) == 1, res.output
         assert not out.exists() or not any(out.iterdir())
+
+
+def test_library_function_on_an_existing_run_writes_the_same_truth(run_cli, tmp_path: Path) -> None:
+    from generators.replica import compute_replica_truth
+
+    p, r = _files(tmp_path)
+    plain, rep = tmp_path / "plain", tmp_path / "rep"
+    assert run_cli("--out", str(plain), "--schema", str(p), *BASE).exit_code == 0
+    assert run_cli("--out", str(rep), "--schema", str(p), *BASE, "--replica-schema", str(r),
+                   "--replica-conversions", "ALL_LOSSY").exit_code == 0
+    outcome = compute_replica_truth(plain, REPLICA, conversions="ALL_LOSSY")
+    assert outcome["stopped"] is False
+    for name in ("outcome.json", "final/d.t.jsonl", "schema.sql", "settings.json"):
+        assert (plain / "truth" / "replica" / name).read_bytes() == (rep / "truth" / "replica" / name).read_bytes()
