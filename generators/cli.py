@@ -103,6 +103,11 @@ def _opt(*names: str, **kw: Any):
 @_opt("--row-event-max-size", help="Split rows events above this size [8192].")
 @_opt("--edge-values", help="Share 0..1 of edge values (type limits, zero dates, empty and longest strings, "
       "NULL) in every column drawn by its type [0; alltypes: 0.25 of its own].")
+@click.option("--replica-schema", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write truth/replica/: what a replica with this DDL holds, or where it stops (docs/replica.md).")
+@click.option("--replica-conversions", default=None,
+              help="The replica's slave_type_conversions: ALL_NON_LOSSY,ALL_LOSSY [none].")
+@click.option("--replica-flavor", default=None, help="The replica's server: mariadb1011 [mariadb1011].")
 @_opt("--exclude-types", help="Built-in workloads: leave out columns of these types (JSON,GEOMETRY).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar [on when stderr is a terminal].")
 @click.option("--engine", type=Choice(["local", "spark"]), default="local", show_default=True,
@@ -226,11 +231,31 @@ def _one_line(msg: str) -> str:
     return " ".join(msg.split())
 
 
+def _replica_options(data: dict[str, Any], options: dict[str, Any]) -> None:
+    """``--replica-schema/-conversions/-flavor`` -> the spec's ``replica`` mapping (docs/replica.md)."""
+    path = options.pop("replica_schema", None)
+    conv, flavor = options.pop("replica_conversions", None), options.pop("replica_flavor", None)
+    if path is None and conv is None and flavor is None:
+        return
+    rep = dict(data.get("replica") or {})
+    if path is not None:
+        rep.pop("schema_sql", None)
+        rep["schema"] = str(path)
+    if conv is not None:
+        rep["conversions"] = conv
+    if flavor is not None:
+        rep["flavor"] = flavor
+    if "schema" not in rep and "schema_sql" not in rep:
+        raise SpecError("--replica-conversions / --replica-flavor need --replica-schema FILE", setting="replica")
+    data["replica"] = rep
+
+
 def _build_spec(sf, schema: Path | None, options: dict[str, Any]):
     """Spec file settings overridden by the command line (SpecError/SchemaError if bad)."""
     from generators.spec import Spec, resolve
 
     data: dict[str, Any] = dict(sf.data) if sf is not None else {}
+    _replica_options(data, options)
     given = {k: v for k, v in options.items() if v is not None}
     if schema is not None:
         if options.get("workload") is not None:

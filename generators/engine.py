@@ -36,6 +36,7 @@ from generators.manifest import (
 )
 from generators.outdir import lock_dir, sweep_stale_tmp, tmp_prefix
 from generators.plan import plan_transaction
+from generators.replica.hook import write_replica_if_asked
 from generators.rows import TableRows
 from generators.run_batched import BatchedMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
@@ -258,6 +259,7 @@ def generate(spec: Spec, out: str | os.PathLike, *,
     try:
         lock = lock_dir(tmp)
         manifest = run.run(tmp)
+        write_replica_if_asked(spec, tmp)  # truth/replica/ (docs/replica.md)
         os.chmod(tmp, 0o755)
         if out.exists():
             out.rmdir()

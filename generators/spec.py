@@ -25,6 +25,7 @@ from binlogwriter.errors import did_you_mean
 from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
 from generators.errors import SpecError
+from generators.replica.settings import ReplicaSettings, parse_replica
 from generators.spec_file import SpecFile, _norm_key, load_spec_file, null_key, read_spec_file, spec_as_json
 from generators.spec_values import (
     _IDENT_RE,
@@ -136,6 +137,7 @@ class Spec:
     template: str | None = None
     exclude_types: tuple[str, ...] = ()
     edge_values: float | None = None
+    replica: ReplicaSettings | None = None
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
 
     # -- serialisation ----------------------------------------------------------------
@@ -149,11 +151,13 @@ class Spec:
                 d[f.name] = None if v is None else {k: w for k, w in v}
             elif f.name == "exclude_types":
                 d[f.name] = list(v)
+            elif f.name == "replica":
+                d[f.name] = None if v is None else v.to_dict()
             elif f.name == "rows_per_txn":
                 d[f.name] = None if v is None else list(v)
             else:
                 d[f.name] = v
-        return {k: v for k, v in d.items() if v is not None or k != "edge_values"}  # only when given
+        return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica")}  # only when given
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Spec:
@@ -217,6 +221,8 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
     elif k == "edge_values":
         out[k] = parse_fraction(v, "--edge-values")
+    elif k == "replica":
+        out[k] = parse_replica(v)
     elif k in ("ddl_in_binlog", "rows_query", "transaction_compression"):
         if not isinstance(v, bool):
             raise SpecError(f"--{k.replace('_', '-')}: expected true or false, got {v!r}")

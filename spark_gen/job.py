@@ -85,6 +85,7 @@ from generators.api import (
     sweep_stale_tmp,
     tmp_prefix,
 )
+from generators.replica.hook import write_replica_if_asked
 from generators.spec import Spec, SpecError, resolve
 from spark_gen import environment
 from spark_gen.environment import DEFAULT_LOG_LEVEL
@@ -197,6 +198,7 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
         manifest = _Job(spark, spec, run, work.absolute(), staging.absolute(), partitions, parquet,
                         jsonl_max_rows, fail).run()
         shutil.rmtree(staging, ignore_errors=True)
+        write_replica_if_asked(spec, work)  # truth/replica/ (docs/replica.md)
         os.chmod(work, 0o755)
         if out.exists():
             out.rmdir()

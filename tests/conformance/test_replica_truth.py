@@ -1,0 +1,102 @@
+"""``truth/replica/`` against a real MariaDB 10.11 replica (issue #32, docs/replica.md).
+
+For each scenario of generators/replica/scenarios.py and for hypothesis-drawn primary/replica
+column pairs: a run (``--initial-rows 0``, edge values so that type limits occur) is
+generated with ``replica`` settings, served by ``binlogwriter serve`` to a replica that has
+the replica schema and ``slave_type_conversions``; the replica must end exactly at
+``truth/replica/``: the same rows in every table, and either no error or the same errno,
+message, and stopped transaction (``Exec_Master_Log_Pos``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from generators.engine import generate
+from generators.replica.scenarios import SCENARIOS
+from generators.spec import Spec
+
+from .replica_runs import replicate
+
+pytestmark = pytest.mark.conformance
+
+
+def _expected(out: Path, table: str) -> list[tuple]:
+    lines = (out / "truth" / "replica" / "final" / f"d.{table}.jsonl").read_text("utf-8").splitlines()
+    return [tuple(json.loads(line).values()) for line in lines]
+
+
+def check(template: Path, out: Path, primary: str, replica: str, conversions: str, image: str,
+          seed: int = 3, transactions: int = 25) -> dict:
+    generate(Spec.from_dict(dict(workload=None, schema_sql=primary, schema_file="p.sql", database="d",
+                                 flavor="mariadb1011", row_image=image, seed=seed, transactions=transactions,
+                                 initial_rows=0, edge_values=0.4,
+                                 replica=dict(schema_sql=replica, conversions=conversions))), out)
+    outcome = json.loads((out / "truth" / "replica" / "outcome.json").read_text())
+    got = replicate(template, out, replica, "d", ["t"], conversions=conversions)
+    if outcome["stopped"]:
+        assert (got.errno, got.error) == (outcome["errno"], outcome["message"])
+        assert (got.file, got.position) == (outcome["file"], outcome["position"])
+    else:
+        assert got.errno == 0, got.error
+    assert got.tables["t"] == _expected(out, "t")
+    return outcome
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_scenario_matches_real_replica(mariadb_template: Path, tmp_path: Path, sc) -> None:
+    outcome = check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
+                    transactions=40)
+    expect_stop = {"charset-refused": 1677, "minimal-other-key": 1032, "minimal-no-key": 1032,
+                   "converted-key-collision": 1062}.get(sc.name)
+    assert outcome.get("errno") == expect_stop, outcome
+
+
+_INTS = ["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"]
+_int = st.builds(lambda t, u: f"{t}{' UNSIGNED' if u else ''}", st.sampled_from(_INTS), st.booleans())
+_dec = st.builds(lambda p, s: f"DECIMAL({p},{min(s, p)})", st.integers(1, 20), st.integers(0, 6))
+_cs = st.sampled_from(["latin1", "utf8mb4"])
+_strs = st.sampled_from(["VARCHAR", "CHAR"]).flatmap(lambda t: st.tuples(
+    *[st.builds(lambda n, cs: f"{t}({n}) CHARACTER SET {cs}", st.integers(1, 30), _cs)] * 2))
+_enum = st.sampled_from(["ENUM('a','b','c')", "ENUM('c','b','a','d')", "ENUM('b','a')"])
+_set = st.sampled_from(["SET('a','b','c')", "SET('c','b','a','d')"])
+_float = st.sampled_from(["FLOAT", "DOUBLE"])
+
+
+def _pair(kind):
+    return st.tuples(kind, kind)
+
+
+_pairs = st.one_of(_pair(_int), _pair(_dec), _strs, st.tuples(_enum, _enum), st.tuples(_set, _set),
+                   st.just(("FLOAT", "DOUBLE")), st.tuples(_float, _float).filter(lambda p: p != ("DOUBLE", "FLOAT")))
+
+
+_extra = st.sampled_from(["INT DEFAULT 5", "INT NOT NULL", "VARCHAR(4) NOT NULL", "VARCHAR(4) DEFAULT 'x'",
+                         "DECIMAL(4,1) DEFAULT 2.5", "ENUM('p','q') NOT NULL"])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+          phases=[Phase.explicit, Phase.generate])  # no shrinking: each example runs a server
+@given(cols=st.lists(_pairs, min_size=1, max_size=3),
+       extra=st.lists(_extra, max_size=2), dropped=st.integers(0, 2),
+       image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
+       conversions=st.sampled_from(["", "ALL_NON_LOSSY", "ALL_LOSSY", "ALL_LOSSY,ALL_NON_LOSSY"]),
+       seed=st.integers(1, 1000))
+def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory, cols, extra, dropped, image,
+                                        conversions, seed) -> None:
+    """Drawn column pairs, then either replica-only columns (defaults) or primary-only ones
+    (ignored), under any row image."""
+    p = [f"c{i} {a}" for i, (a, _) in enumerate(cols)]
+    r = [f"c{i} {b}" for i, (_, b) in enumerate(cols)]
+    if extra:
+        r += [f"x{i} {t}" for i, t in enumerate(extra)]
+    else:
+        p += [f"y{i} INT" for i in range(dropped)]
+    out = tmp_path_factory.mktemp("drawn") / "run"
+    check(mariadb_template, out, f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(p)});",
+          f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(r)});", conversions, image, seed=seed, transactions=20)
