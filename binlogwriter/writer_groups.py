@@ -94,14 +94,18 @@ class GroupsMixin:
 
     def plan_rows(self, rb):
         """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
-        (their group sizes exact, by arithmetic; ids given when written). None when this
-        writer's settings need the per-transaction path
+        (their group sizes exact, by arithmetic; XIDs / GTIDs taken when written). The
+        planner is pure (:func:`~binlogwriter.batch.columnar.plan_rows_batch` from
+        ``self.ids.peek()``); the table ids it gave are committed to :attr:`ids` here. None
+        when this writer's settings need the per-transaction path
         (:func:`~binlogwriter.batch.columnar.columnar_supported`)."""
         from binlogwriter.batch.columnar import columnar_supported, plan_rows_batch
 
         if not columnar_supported(self):
             return None
-        return plan_rows_batch(self, rb)
+        plan = plan_rows_batch(self, rb, self.ids.peek())
+        self.ids.commit_tables(plan.new_tables, plan.next_table_id)
+        return plan
 
     def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
         """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
@@ -124,10 +128,8 @@ class GroupsMixin:
             groups = int(np.count_nonzero(sizes[i:stop]))
             first = None
             if groups:
-                if self.fmt.is_mariadb:
-                    first = f"{self.settings.domain_id}-{self.server_id}-{self._mariadb_seq + 1}"
-                elif self._sid:
-                    first = f"{self._sid}:{self._gno + 1}"
+                ids = self.ids
+                first = self.gtid_text(ids.mariadb_seq + 1 if self.fmt.is_mariadb else ids.gno + 1)
             name = self._name
             later = getattr(self.sink, "write_later", None)
             if self.sizes_only or later is None:

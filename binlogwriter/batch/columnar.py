@@ -41,6 +41,7 @@ import numpy as np
 from binlogwriter.batch.columnar_encode import (
     BEGIN,
     GTID,
+    PAYLOAD,
     ROWS,
     RQUERY,
     TMAP,
@@ -48,12 +49,14 @@ from binlogwriter.batch.columnar_encode import (
     DeferredImages,
     RowsPlan,
     _GtidTails,
+    _Ids,
     _mgtid_template,
 )
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
 from binlogwriter.batch.templates import _memo_key, _plain_gtid, _templates
 from binlogwriter.batch.unique import unique_ints
+from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
@@ -61,6 +64,7 @@ from binlogwriter.events import (
     GtidEvent,
     QueryEvent,
     RowsQueryEvent,
+    TransactionPayloadEvent,
     XidEvent,
     encode_body,
 )
@@ -70,6 +74,7 @@ from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADE
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.transaction import _present_bitmap, query_status_vars
+from binlogwriter.writer_state import IdRange
 
 __all__ = ["RowsBatch", "RowsPlan", "DeferredImages", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
@@ -104,11 +109,10 @@ class RowsBatch:
 
 
 def columnar_supported(writer: Any) -> bool:
-    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no
-    compression, no tagged GTIDs, no post-header the format declares longer)."""
+    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no tagged
+    GTIDs, no post-header the format declares longer)."""
     fmt = writer.fmt
-    st = writer.settings
-    if (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
+    if writer._tag:
         return False
     if fmt.table_id_size != 6:  # the batch templates write 6-byte table ids (format.md §12)
         return False
@@ -147,13 +151,46 @@ def _commit_timestamps(tpl: Any, imm: np.ndarray, orig: int | None) -> np.ndarra
     return np.array([np.frombuffer(tpl.field("commit_timestamps", (v, orig)), dtype=np.uint8) for v in vals])
 
 
-def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
-    """Plan ``rb`` for ``writer`` (see module docstring); table ids are given here (a
-    table keeps its id while its definition is unchanged)."""
+def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> RowsPlan:
+    """Plan ``rb`` for ``writer`` (see module docstring). Pure: the ids come from ``ids``
+    (default: ``writer.ids.peek()``) and nothing of the writer changes; the table ids
+    given (a table keeps its id while its definition is unchanged, mariadb.md "Table ids")
+    are returned in :attr:`RowsPlan.new_tables` for the writer to commit
+    (:meth:`~binlogwriter.writer_groups.GroupsMixin.plan_rows`). With MySQL
+    ``binlog_transaction_compression`` each group is ``GTID · TRANSACTION_PAYLOAD``
+    (format.md §15, :func:`_compressed`)."""
+    rng = writer.ids.peek() if ids is None else ids
+    if writer.settings.transaction_compression and not writer.fmt.is_mariadb:
+        return _compressed(writer, rb, rng)
+    return _plan(writer, rb, rng, writer.fmt.footer_size == 4)
+
+
+def _given_table_ids(rng: IdRange, tables: list) -> tuple[list[int], list[tuple[Any, int]], int]:
+    """Table ids of ``tables`` (in order of first use) from ``rng``, by
+    :meth:`IdAllocator.table_id <binlogwriter.writer_state.IdAllocator.table_id>`'s rule:
+    their ids, the (table, id) pairs newly given, the next free id."""
+    known = dict(rng.tables)
+    nxt = rng.next_table_id
+    out: list[int] = []
+    given: list[tuple[Any, int]] = []
+    for t in tables:
+        key = (t.database, t.name)
+        cur = known.get(key)
+        if cur is not None and (cur[0] is t or cur[0] == t):
+            out.append(cur[1])
+            continue
+        known[key] = (t, nxt)
+        given.append((t, nxt))
+        out.append(nxt)
+        nxt += 1
+    return out, given, nxt
+
+
+def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
+    """:func:`plan_rows_batch` of plain groups (``footer``: whether events carry a CRC32)."""
     fmt = writer.fmt
     st = writer.settings
     tpl = _templates(fmt)
-    footer = fmt.footer_size == 4
     fl = 4 if footer else 0
     n_txn = len(rb.clock)
     nops = len(rb.op_txn)
@@ -165,7 +202,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
-                        gtid_tail=None, footer=footer)
+                        gtid_tail=None, footer=footer, new_tables=[], next_table_id=rng.next_table_id)
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
@@ -183,8 +220,10 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     tids = [0] * len(rb.tables)
     tm_ev: list[Any] = [None] * len(rb.tables)
     tm_body = [b""] * len(rb.tables)
-    for ti in used[np.argsort(first_at)].tolist():
-        tids[ti] = tid = writer.table_id(rb.tables[ti])
+    order = used[np.argsort(first_at)].tolist()
+    got, new_tables, next_tid = _given_table_ids(rng, [rb.tables[ti] for ti in order])
+    for ti, tid in zip(order, got, strict=True):
+        tids[ti] = tid
         tm_ev[ti] = e = writer.table_map_event(rb.tables[ti], tid)
         # keyed by content: the templates outlive this run (one per format, process-wide), and
         # an id() of an event that is gone can be another table's in the next run
@@ -355,36 +394,147 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
         ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
     else:
-        proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
-        proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
-                          last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
-                          immediate_server_version=fmt.server_version_number, server_id=writer.server_id)
-        if not _plain_gtid(proto) or tpl.gtid_dt is None:
-            raise NotImplementedError("GTID layout without a fixed post-header")
-        ev_type[g_idx] = proto.TYPE
-        ev_flags[g_idx] = proto.flags
-        post = tpl.field("server_versions", (proto.immediate_server_version, proto.original_server_version))
-        if proto.commit_group_ticket is not None:
-            post += tpl.field("commit_group_ticket", proto.commit_group_ticket)
-        others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
-        g_txn = e_txn[g_idx]
-        clock = rb.clock.astype(np.int64)
-        uc, inv = unique_ints(clock[g_txn], return_inverse=True)
-        ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
-        fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
-        rest = others[g_txn] + fixed
-        tl = np.zeros(len(g_idx), dtype=np.int64)
-        while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
-            total = rest + _packed_sizes(tl)
-            if (total == tl).all():
-                break
-            tl = np.where(total == tl, tl, total)
-        gtid_tail = _GtidTails(txn=np.full(n_txn, -1, dtype=np.int64), ct=ct[inv], tl=tl, post=post)
-        gtid_tail.txn[g_txn] = np.arange(len(g_txn))
-        ev_len[g_idx] = fixed + _packed_sizes(tl)
+        gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
     return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
-                    footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event)
+                    footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
+                    new_tables=new_tables, next_table_id=next_tid)
+
+
+def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
+                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> _GtidTails:
+    """The MySQL GTID / ANONYMOUS_GTID events ``g_idx`` of a plan (format.md §8): their
+    type, flags and length (``ev_*`` set in place; the other events' lengths already
+    there) and their bodies after the post-header; ``transaction_length`` by arithmetic:
+    the fixed point from 0 of :func:`binlogwriter.batch.encoder.transaction_length`."""
+    fmt = writer.fmt
+    proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
+    proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
+                      last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
+                      immediate_server_version=fmt.server_version_number, server_id=writer.server_id)
+    if not _plain_gtid(proto) or tpl.gtid_dt is None:
+        raise NotImplementedError("GTID layout without a fixed post-header")
+    ev_type[g_idx] = proto.TYPE
+    ev_flags[g_idx] = proto.flags
+    post = tpl.field("server_versions", (proto.immediate_server_version, proto.original_server_version))
+    if proto.commit_group_ticket is not None:
+        post += tpl.field("commit_group_ticket", proto.commit_group_ticket)
+    ev_len[g_idx] = 0
+    others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+    g_txn = e_txn[g_idx]
+    clock = clock_s.astype(np.int64)
+    uc, inv = unique_ints(clock[g_txn], return_inverse=True)
+    ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
+    fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
+    rest = others[g_txn] + fixed
+    tl = np.zeros(len(g_idx), dtype=np.int64)
+    while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
+        total = rest + _packed_sizes(tl)
+        if (total == tl).all():
+            break
+        tl = np.where(total == tl, tl, total)
+    gtid_tail = _GtidTails(txn=np.full(n_txn, -1, dtype=np.int64), ct=ct[inv], tl=tl, post=post)
+    gtid_tail.txn[g_txn] = np.arange(len(g_txn))
+    ev_len[g_idx] = fixed + _packed_sizes(tl)
+    return gtid_tail
+
+
+class CompressedRowsPlan(RowsPlan):
+    """A :class:`RowsPlan` of compressed groups (:func:`_compressed`): its payloads hold
+    the XIDs the plan was made with (``txn_xid[t]``: transaction ``t``'s, 0 when it writes
+    nothing), so the writer's next XID must be that one when a range is placed."""
+
+    txn_xid: np.ndarray
+
+    def encode_later(self, lo: int, hi: int, offset: int):
+        wrote = np.flatnonzero(self.sizes[lo:hi])
+        if len(wrote):
+            want = int(self.txn_xid[lo + int(wrote[0])])
+            have = self.writer.ids.xid + 1
+            if have != want:
+                raise BinlogError(f"compressed batch planned with XID {want} next, the writer's next is {have}: "
+                                  "XIDs were taken since it was planned")
+        return super().encode_later(lo, hi, offset)
+
+
+_ZSTD_LEVEL = 3  # binlogwriter.payload.compress_transaction's (the servers' default level)
+
+
+def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
+    """MySQL ``binlog_transaction_compression`` (format.md §15): each group is its GTID and
+    one TRANSACTION_PAYLOAD holding the rest — ``BEGIN · … · XID`` encoded without CRC32s
+    and with ``log_pos`` 0 (the plain plan's bytes, footers off, XIDs from ``rng``),
+    compressed as one zstd frame without content size or checksum, as
+    :func:`binlogwriter.payload.compress_transaction` does; the payload body is built by
+    its declaration. The GTIDs' lengths follow by arithmetic from the payloads'."""
+    import zstandard
+
+    from binlogwriter.payload import COMPRESSION_TYPE, PAYLOAD_SIZE, UNCOMPRESSED_SIZE, ZSTD
+
+    fmt = writer.fmt
+    inner = _plan(writer, rb, rng, False)
+    n_txn = inner.n_txn
+    wrote = np.flatnonzero(inner.sizes)
+    txn_xid = np.zeros(n_txn, dtype=np.int64)
+    txn_xid[wrote] = rng.next_xid + np.arange(len(wrote))
+    ne = len(inner.ev_kind)
+    if ne == 0:
+        out = CompressedRowsPlan(**{f: getattr(inner, f) for f in inner.__dataclass_fields__})
+        out.txn_xid = txn_xid
+        return out
+    sid = bytes.fromhex((writer._sid or ANONYMOUS_SID).replace("-", ""))
+    ids = _Ids(xid=rng.next_xid, server_id=writer.server_id, seq=1, gno=1 if writer._sid else 0, sid=sid)
+    raw = np.frombuffer(inner._bytes(0, ne, 0, ids), dtype=np.uint8).copy()
+    ends = np.cumsum(inner.ev_len)
+    starts = ends - inner.ev_len
+    for k in range(13, 17):  # log_pos 0 inside a payload (format.md §15)
+        raw[starts + k] = 0
+    cctx = zstandard.ZstdCompressor(level=_ZSTD_LEVEL, write_content_size=False, write_checksum=False)
+    mv = memoryview(raw)
+    tf = inner.txn_first
+    bodies: list[bytes] = []
+    pflags = 0
+    for t in wrote.tolist():
+        a, b = int(tf[t]), int(tf[t + 1])  # event a is the GTID
+        chunk = mv[int(starts[a + 1]):int(ends[b - 1])]
+        comp = cctx.compress(chunk)
+        ev = TransactionPayloadEvent(header_fields=[(COMPRESSION_TYPE, ZSTD), (UNCOMPRESSED_SIZE, len(chunk)),
+                                                    (PAYLOAD_SIZE, len(comp))], payload=comp,
+                                     server_id=writer.server_id)
+        pflags = ev.flags
+        bodies.append(encode_body(ev, fmt))
+    footer = fmt.footer_size == 4
+    fl = 4 if footer else 0
+    ng = len(wrote)
+    e_txn = np.repeat(wrote, 2)
+    e_kind = np.tile(np.array([GTID, PAYLOAD], dtype=np.int8), ng)
+    blen = np.array([len(x) for x in bodies], dtype=np.int64)
+    ev_type = np.zeros(2 * ng, dtype=np.uint8)
+    ev_flags = np.zeros(2 * ng, dtype=np.uint16)
+    ev_len = np.zeros(2 * ng, dtype=np.int64)
+    ev_dstart = np.zeros(2 * ng, dtype=np.int64)
+    ev_dlen = np.zeros(2 * ng, dtype=np.int64)
+    ev_type[1::2] = TransactionPayloadEvent.TYPE
+    ev_flags[1::2] = pflags
+    ev_len[1::2] = HEADER_SIZE + blen + fl
+    ev_dstart[1::2] = np.cumsum(blen) - blen
+    ev_dlen[1::2] = blen
+    g_idx = np.arange(0, 2 * ng, 2, dtype=np.int64)
+    tpl = _templates(fmt)
+    gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+    sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+    txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
+    rank = np.zeros(n_txn, dtype=np.int64)
+    rank[wrote] = np.arange(ng)
+    chunk_event = 2 * rank[inner.ev_txn[inner.chunk_event]] + 1  # a rows event's row: in its payload
+    out = CompressedRowsPlan(
+        writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
+        ev_flags=ev_flags, ev_len=ev_len, ev_tpl=np.full(2 * ng, -1, dtype=np.int64), templates=[],
+        ev_dstart=ev_dstart, ev_dlen=ev_dlen, ev_txn=e_txn, data=np.frombuffer(b"".join(bodies), dtype=np.uint8),
+        clock=inner.clock, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
+        chunk_event=chunk_event, new_tables=inner.new_tables, next_table_id=inner.next_table_id)
+    out.txn_xid = txn_xid
+    return out

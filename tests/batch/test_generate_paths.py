@@ -101,6 +101,16 @@ CASES += [
 ]
 
 
+# MySQL binlog_transaction_compression: the batch path plans the zstd payloads itself
+# (binlogwriter/batch/columnar.py _compressed)
+CASES += [
+    dict(workload="ecommerce", transaction_compression=True, max_binlog_size=20_000, size=120_000, initial_rows=50,
+         gtid=UUID),
+    dict(workload="alltypes", flavor="mysql84", transaction_compression=True, rows_query=True, row_image="MINIMAL",
+         ddl_every=15, transactions=50, initial_rows=10, gtid="anonymous"),
+]
+
+
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{v}" for v in kw.values())[:60])
 def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Path, monkeypatch) -> None:
     a, b = _both(tmp_path, Spec.from_dict(kw), monkeypatch)
