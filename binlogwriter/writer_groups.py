@@ -107,6 +107,17 @@ class GroupsMixin:
         self.ids.commit_tables(plan.new_tables, plan.next_table_id)
         return plan
 
+    def prepare_planned(self, plan, lo: int) -> None:
+        """Make the sizes of ``plan`` from transaction ``lo`` on exact for the file being
+        written (its ``sequence_number`` so far, the next GNO, the room left before
+        ``max_binlog_size``): only a plan whose lengths depend on them changes (tagged
+        GTIDs: :class:`~binlogwriter.batch.columnar.BoundRowsPlan`). Call before reading
+        ``plan.sizes[lo:]`` to find the rotation point; :meth:`write_planned` does."""
+        rebase = getattr(plan, "rebase", None)
+        if rebase is not None:
+            self.open()
+            rebase(lo, self.ids.seq_in_file, self.ids.gno, self.max_binlog_size - self._offset)
+
     def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
         """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
         between groups once a file reaches max_binlog_size (``searchsorted`` over the prefix
@@ -120,6 +131,7 @@ class GroupsMixin:
         sizes = plan.sizes
         i = lo
         while i < hi:
+            self.prepare_planned(plan, i)
             ends = np.cumsum(sizes[i:hi]) + self._offset
             j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
             stop = min(hi, i + j + 1)

@@ -109,6 +109,11 @@ class IdRange:
     next_xid: int
     next_table_id: int
     tables: dict
+    seq_in_file: int = 0
+    """The last MySQL ``sequence_number`` given in the current file (a planner assumes the
+    batch continues it; a rotation makes the writer re-plan what depends on it)."""
+    gno: int = 0
+    """The last MySQL GNO given."""
 
 
 @dataclass
@@ -164,7 +169,8 @@ class IdAllocator:
 
     def peek(self) -> IdRange:
         """The ids a batch planner starts from; nothing is taken."""
-        return IdRange(next_xid=self.xid + 1, next_table_id=self.next_table_id, tables=dict(self.tables))
+        return IdRange(next_xid=self.xid + 1, next_table_id=self.next_table_id, tables=dict(self.tables),
+                       seq_in_file=self.seq_in_file, gno=self.gno)
 
     def commit_tables(self, given: list[tuple[Any, int]], next_table_id: int) -> None:
         """Take the table ids a planner gave from :meth:`peek`'s range: ``given`` (table,

@@ -12,8 +12,18 @@ statement, changes with different image bitmaps go to different rows events, a r
 split at ``row_event_max_size`` by the same rule, STMT_END_F on a statement's last event.
 Every event's length follows by arithmetic; a GTID's ``transaction_length`` is the same
 fixed point as :func:`binlogwriter.batch.encoder.transaction_length`. Ids (GNOs, XIDs,
-``sequence_number``) are given only at :meth:`RowsPlan.encode`, after rotation points
-are known, so planning is pure.
+``sequence_number``) are taken from the writer's one allocator
+(:class:`~binlogwriter.writer_state.IdAllocator`) only at :meth:`RowsPlan.encode`, after
+rotation points are known; the planner reads an :class:`~binlogwriter.writer_state.IdRange`
+and returns the table ids it gave, so planning is pure.
+
+Two settings make the bytes depend on ids at planning (:class:`BoundRowsPlan`): MySQL
+``binlog_transaction_compression`` (:func:`_compressed`: each group is ``GTID ·
+TRANSACTION_PAYLOAD``, the zstd payload holding the plain plan's ``BEGIN … XID`` with the
+XIDs of the range it was planned with, format.md §15) and tagged GTIDs
+(:class:`_TaggedGtids`: varlen fields, so a GTID's length depends on its GNO and its
+``sequence_number`` in the file; re-planned from each rotation by
+``BinlogWriter.prepare_planned``).
 
 Bodies come from templates built through the construct declarations (BEGIN, TABLE_MAP,
 each rows-event shape, the MariaDB GTID), the GTID post-header from the structured dtype
@@ -62,6 +72,7 @@ from binlogwriter.events import (
     AnnotateRowsEvent,
     AnonymousGtidEvent,
     GtidEvent,
+    GtidTaggedEvent,
     QueryEvent,
     RowsQueryEvent,
     TransactionPayloadEvent,
@@ -109,14 +120,15 @@ class RowsBatch:
 
 
 def columnar_supported(writer: Any) -> bool:
-    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no tagged
-    GTIDs, no post-header the format declares longer)."""
+    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out: every
+    setting the generator can ask for (compression, anonymous / numbered / tagged GTIDs,
+    every flavor, image and metadata mode); false only for a format whose FDE declares a
+    post-header longer than the declarations know (docs/edge-cases.md 19: the writer pads
+    its own events with zeros there, the batch templates do not)."""
     fmt = writer.fmt
-    if writer._tag:
-        return False
     if fmt.table_id_size != 6:  # the batch templates write 6-byte table ids (format.md §12)
         return False
-    for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
+    for t in (2, 16, 19, 33, 34, 40, 42, 162, 23, 24, 25, 30, 31, 32):
         if not fmt.post_header_len(t):  # a type this flavor's FDE does not declare: never written
             continue                    # (MariaDB's 33/34, MySQL 8.4's v1 rows events 23-25)
         ev_extra = writer._extra.get(t)
@@ -397,20 +409,22 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
         gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
-    return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
+    return _bound(writer, rng, RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
                     footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
-                    new_tables=new_tables, next_table_id=next_tid)
+                    new_tables=new_tables, next_table_id=next_tid))
 
 
 def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
-                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> _GtidTails:
+                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> Any:
     """The MySQL GTID / ANONYMOUS_GTID events ``g_idx`` of a plan (format.md §8): their
     type, flags and length (``ev_*`` set in place; the other events' lengths already
     there) and their bodies after the post-header; ``transaction_length`` by arithmetic:
     the fixed point from 0 of :func:`binlogwriter.batch.encoder.transaction_length`."""
     fmt = writer.fmt
+    if writer._tag:
+        return _TaggedGtids.start(writer, clock_s, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
     proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
     proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
                       last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
@@ -442,22 +456,138 @@ def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: 
     return gtid_tail
 
 
-class CompressedRowsPlan(RowsPlan):
-    """A :class:`RowsPlan` of compressed groups (:func:`_compressed`): its payloads hold
-    the XIDs the plan was made with (``txn_xid[t]``: transaction ``t``'s, 0 when it writes
-    nothing), so the writer's next XID must be that one when a range is placed."""
+class BoundRowsPlan(RowsPlan):
+    """A :class:`RowsPlan` whose bytes depend on ids it was planned with:
 
-    txn_xid: np.ndarray
+    * compressed groups (:func:`_compressed`): the payloads hold the XIDs the plan was made
+      with (``txn_xid[t]``: transaction ``t``'s, 0 when it writes nothing), so the writer's
+      next XID must be that one when a range is placed;
+    * tagged GTIDs (:class:`_TaggedGtids`): a GTID_TAGGED_LOG_EVENT's length depends on its
+      GNO and its ``sequence_number`` in the file (varlen fields, format.md §8), which
+      restarts at each rotation: :meth:`rebase` re-plans the lengths from a transaction on
+      for the writer's current file (``BinlogWriter.prepare_planned`` calls it before the
+      rotation point is searched)."""
+
+    txn_xid: np.ndarray | None = None
+
+    def rebase(self, lo: int, seq: int, gno: int, room: int) -> None:
+        """Lengths of transactions ``lo..`` when the first of them that writes a group gets
+        ``sequence_number`` ``seq + 1`` and GNO ``gno + 1``, up to the first whose end is at
+        least ``room`` bytes on (where the writer rotates); ``sizes`` / ``ev_len`` updated."""
+        tails = self.gtid_tail
+        if isinstance(tails, _TaggedGtids):
+            tails.rebase(self, lo, seq, gno, room)
 
     def encode_later(self, lo: int, hi: int, offset: int):
-        wrote = np.flatnonzero(self.sizes[lo:hi])
-        if len(wrote):
-            want = int(self.txn_xid[lo + int(wrote[0])])
-            have = self.writer.ids.xid + 1
-            if have != want:
-                raise BinlogError(f"compressed batch planned with XID {want} next, the writer's next is {have}: "
-                                  "XIDs were taken since it was planned")
+        if self.txn_xid is not None:
+            wrote = np.flatnonzero(self.sizes[lo:hi])
+            if len(wrote):
+                want = int(self.txn_xid[lo + int(wrote[0])])
+                have = self.writer.ids.xid + 1
+                if have != want:
+                    raise BinlogError(f"compressed batch planned with XID {want} next, the writer's next is "
+                                      f"{have}: XIDs were taken since it was planned")
         return super().encode_later(lo, hi, offset)
+
+
+def _bound(writer: Any, rng: IdRange, plan: RowsPlan, txn_xid: np.ndarray | None = None) -> RowsPlan:
+    """``plan`` as a :class:`BoundRowsPlan` when its bytes depend on planned ids."""
+    if txn_xid is None and not isinstance(plan.gtid_tail, _TaggedGtids):
+        return plan
+    out = BoundRowsPlan(**{f: getattr(plan, f) for f in plan.__dataclass_fields__})
+    out.txn_xid = txn_xid
+    if isinstance(plan.gtid_tail, _TaggedGtids):  # the batch continues the file as the writer is now
+        out.rebase(0, rng.seq_in_file, rng.gno, 1 << 62)
+    return out
+
+
+class _TaggedGtids:
+    """MySQL 8.3+ tagged GTIDs (GTID_TAGGED_LOG_EVENT, format.md §8) of a plan: a
+    ``mysql::serialization`` message of varlen fields, so each body is built by its
+    declaration (:func:`encode_body` of the event ``next_mysql_gtid`` makes) for the GNO and
+    ``sequence_number`` it will have, and its ``transaction_length`` found by re-encoding from
+    0 (``BatchBuilder``'s rule). Per transaction: the group's bytes without its GTID
+    (``others``), the commit timestamp, the GTID's event index, and the (seq, gno) its body
+    was built for (0: none yet)."""
+
+    def __init__(self, writer: Any, others: np.ndarray, ict: np.ndarray, g_of_txn: np.ndarray, fl: int) -> None:
+        self.fmt = writer.fmt
+        self.sid, self.tag, self.server_id = writer._sid, writer._tag, writer.server_id
+        self.version = writer.fmt.server_version_number
+        self.others = others
+        self.ict = ict
+        self.g_of_txn = g_of_txn
+        self.fl = fl
+        n = len(others)
+        self.seq = np.zeros(n, dtype=np.int64)
+        self.gno = np.zeros(n, dtype=np.int64)
+        self.body: list[bytes] = [b""] * n
+
+    @classmethod
+    def start(cls, writer: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
+              ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> _TaggedGtids:
+        ev_len[g_idx] = 0
+        others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+        g_of_txn = np.full(n_txn, -1, dtype=np.int64)
+        g_of_txn[e_txn[g_idx]] = g_idx
+        proto = cls.event(writer._sid, writer._tag, 1, 1, 0, 0, writer.fmt.server_version_number, writer.server_id)
+        ev_type[g_idx] = proto.TYPE
+        ev_flags[g_idx] = proto.flags
+        return cls(writer, others, clock_s.astype(np.int64) * 1_000_000, g_of_txn, fl)
+
+    @staticmethod
+    def event(sid: str, tag: str, gno: int, seq: int, ict: int, tl: int, version: int,
+              server_id: int) -> GtidTaggedEvent:
+        """The event ``EventsMixin.next_mysql_gtid`` makes for a tagged GTID."""
+        return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, gtid_flags=0, last_committed=seq - 1, sequence_number=seq,
+                               immediate_commit_timestamp=ict, transaction_length=tl,
+                               immediate_server_version=version, server_id=server_id)
+
+    def build(self, t: int, seq: int, gno: int) -> bytes:
+        ev = self.event(self.sid, self.tag, gno, seq, int(self.ict[t]), 0, self.version, self.server_id)
+        rest = int(self.others[t]) + HEADER_SIZE + self.fl
+        body = encode_body(ev, self.fmt)
+        while True:  # the fixed point of transaction_length from 0 (encoder.BatchBuilder)
+            total = rest + len(body)
+            if total == ev.transaction_length:
+                return body
+            ev.transaction_length = total
+            body = encode_body(ev, self.fmt)
+
+    def rebase(self, plan: RowsPlan, lo: int, seq: int, gno: int, room: int) -> None:
+        used = 0
+        sizes, ev_len = plan.sizes, plan.ev_len
+        for t in range(lo, plan.n_txn):
+            g = int(self.g_of_txn[t])
+            if g < 0:
+                continue
+            seq += 1
+            gno += 1
+            if self.seq[t] != seq or self.gno[t] != gno:
+                body = self.body[t] = self.build(t, seq, gno)
+                self.seq[t], self.gno[t] = seq, gno
+                ev_len[g] = HEADER_SIZE + len(body) + self.fl
+                sizes[t] = self.others[t] + ev_len[g]
+            used += int(sizes[t])
+            if used >= room:
+                break
+
+    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The GTID bodies of transactions ``txns`` for the ids ``ph`` the encoder took
+        (``RowsPlan._bytes``): their lengths and rows; an id other than the one a body was
+        built for is an error (the plan was not rebased for the writer's file)."""
+        seq, gno = ph["sequence_number"].tolist(), ph["gno"].tolist()
+        rows = []
+        for k, t in enumerate(txns.tolist()):
+            if self.seq[t] != seq[k] or self.gno[t] != gno[k]:
+                raise BinlogError(f"tagged GTID of transaction {t} planned as {self.gno[t]} (sequence_number "
+                                  f"{self.seq[t]}), written as {gno[k]} ({seq[k]}): plan not rebased")
+            rows.append(self.body[t])
+        lens = np.array([len(b) for b in rows], dtype=np.int64)
+        m = np.zeros((len(rows), int(lens.max()) if rows else 0), dtype=np.uint8)
+        for k, b in enumerate(rows):
+            m[k, :len(b)] = np.frombuffer(b, dtype=np.uint8)
+        return lens, m
 
 
 _ZSTD_LEVEL = 3  # binlogwriter.payload.compress_transaction's (the servers' default level)
@@ -482,11 +612,10 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
     txn_xid[wrote] = rng.next_xid + np.arange(len(wrote))
     ne = len(inner.ev_kind)
     if ne == 0:
-        out = CompressedRowsPlan(**{f: getattr(inner, f) for f in inner.__dataclass_fields__})
-        out.txn_xid = txn_xid
-        return out
+        return _bound(writer, rng, inner, txn_xid)
     sid = bytes.fromhex((writer._sid or ANONYMOUS_SID).replace("-", ""))
-    ids = _Ids(xid=rng.next_xid, server_id=writer.server_id, seq=1, gno=1 if writer._sid else 0, sid=sid)
+    ids = _Ids(xid=rng.next_xid, server_id=writer.server_id, seq=rng.seq_in_file + 1,
+               gno=rng.gno + 1 if writer._sid else 0, sid=sid)  # the GTIDs' bytes are not kept
     raw = np.frombuffer(inner._bytes(0, ne, 0, ids), dtype=np.uint8).copy()
     ends = np.cumsum(inner.ev_len)
     starts = ends - inner.ev_len
@@ -530,11 +659,10 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
     rank = np.zeros(n_txn, dtype=np.int64)
     rank[wrote] = np.arange(ng)
     chunk_event = 2 * rank[inner.ev_txn[inner.chunk_event]] + 1  # a rows event's row: in its payload
-    out = CompressedRowsPlan(
+    out = RowsPlan(
         writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
         ev_flags=ev_flags, ev_len=ev_len, ev_tpl=np.full(2 * ng, -1, dtype=np.int64), templates=[],
         ev_dstart=ev_dstart, ev_dlen=ev_dlen, ev_txn=e_txn, data=np.frombuffer(b"".join(bodies), dtype=np.uint8),
         clock=inner.clock, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
         chunk_event=chunk_event, new_tables=inner.new_tables, next_table_id=inner.next_table_id)
-    out.txn_xid = txn_xid
-    return out
+    return _bound(writer, rng, out, txn_xid)

@@ -108,6 +108,11 @@ CASES += [
          gtid=UUID),
     dict(workload="alltypes", flavor="mysql84", transaction_compression=True, rows_query=True, row_image="MINIMAL",
          ddl_every=15, transactions=50, initial_rows=10, gtid="anonymous"),
+    # tagged GTIDs (mysql84): their varlen lengths re-planned per file (BinlogWriter.prepare_planned)
+    dict(workload="sysbench", flavor="mysql84", gtid=f"{UUID}:tag_1", max_binlog_size=8192, size=150_000,
+         initial_rows=50),
+    dict(workload="ecommerce", flavor="mysql84", gtid=f"{UUID}:tag_1", transaction_compression=True,
+         max_binlog_size=16_384, ddl_every=40, transactions=300, initial_rows=50),
 ]
 
 
