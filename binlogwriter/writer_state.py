@@ -124,7 +124,8 @@ class IdAllocator:
     unchanged, a changed definition gets the next one: mariadb.md "Table ids"). Every
     counter holds the *last* id given (0: none yet), except ``next_table_id``.
 
-    The declarative path takes one id at a time (:meth:`take_xid`, :meth:`take_gtid`,
+    The declarative path takes one id at a time (:meth:`take_xid`, :meth:`take_seq`, :meth:`take_gno`,
+    :meth:`take_mariadb_seq`,
     :meth:`table_id`); the batch planner peeks (:meth:`peek`) and the batch encoder takes
     ranges (:meth:`take`). Same ids in the same order either way, so the same bytes."""
 
