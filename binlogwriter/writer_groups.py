@@ -96,7 +96,7 @@ class GroupsMixin:
         """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
         (their group sizes exact, by arithmetic; XIDs / GTIDs taken when written). The
         planner is pure (:func:`~binlogwriter.batch.columnar.plan_rows_batch` from
-        ``self.ids.peek()``); the table ids it gave are committed to :attr:`ids` here. None
+        ``self.ids.peek()``); the table ids it used are taken here through :meth:`table_id`. None
         when this writer's settings need the per-transaction path
         (:func:`~binlogwriter.batch.columnar.columnar_supported`)."""
         from binlogwriter.batch.columnar import columnar_supported, plan_rows_batch
@@ -104,7 +104,10 @@ class GroupsMixin:
         if not columnar_supported(self):
             return None
         plan = plan_rows_batch(self, rb, self.ids.peek())
-        self.ids.commit_tables(plan.new_tables, plan.next_table_id)
+        for table, tid in plan.used_tables:  # taken in the planner's order (a subclass may watch table_id)
+            got = self.table_id(table)
+            if got != tid:
+                raise BinlogError(f"table {table.database}.{table.name}: planned with id {tid}, the writer gives {got}")
         return plan
 
     def prepare_planned(self, plan, lo: int) -> None:

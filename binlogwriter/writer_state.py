@@ -101,9 +101,9 @@ class WriterState:
 class IdRange:
     """What a batch planner may use without taking it (:meth:`IdAllocator.peek`): the next
     XID, the next table id and the table definitions that already have one. The planner
-    is pure: it returns the table ids it gave (:attr:`RowsPlan.new_tables
-    <binlogwriter.batch.columnar_encode.RowsPlan>`) and the writer commits them
-    (:meth:`IdAllocator.commit_tables`); XIDs / GNOs / sequence numbers are taken when the
+    is pure: it returns the table ids it used (:attr:`RowsPlan.used_tables
+    <binlogwriter.batch.columnar_encode.RowsPlan>`) and the writer takes them
+    (``BinlogWriter.table_id``, checked equal); XIDs / GNOs / sequence numbers are taken when the
     bytes are placed (:meth:`IdAllocator.take`)."""
 
     next_xid: int
@@ -172,20 +172,6 @@ class IdAllocator:
         """The ids a batch planner starts from; nothing is taken."""
         return IdRange(next_xid=self.xid + 1, next_table_id=self.next_table_id, tables=dict(self.tables),
                        seq_in_file=self.seq_in_file, gno=self.gno)
-
-    def commit_tables(self, given: list[tuple[Any, int]], next_table_id: int) -> None:
-        """Take the table ids a planner gave from :meth:`peek`'s range: ``given`` (table,
-        id) in order, ``next_table_id`` the next free one after them. Refused when the
-        allocator moved meanwhile (the plan's ids would be another table's)."""
-        for table, tid in given:
-            key = (table.database, table.name)
-            cur = self.tables.get(key)
-            if cur is not None and cur[1] == tid:
-                continue
-            if tid < self.next_table_id:
-                raise BinlogError(f"table id {tid} of {key[0]}.{key[1]} was given since the batch was planned")
-            self.tables[key] = (table, tid)
-        self.next_table_id = max(self.next_table_id, next_table_id)
 
     def take(self, n_gtids: int, n_xids: int, mariadb: bool, numbered: bool) -> tuple[int, int, int]:
         """Take ``n_xids`` XIDs and ``n_gtids`` GTIDs (MariaDB ``seq_no``; MySQL

@@ -167,7 +167,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> R
     """Plan ``rb`` for ``writer`` (see module docstring). Pure: the ids come from ``ids``
     (default: ``writer.ids.peek()``) and nothing of the writer changes; the table ids
     given (a table keeps its id while its definition is unchanged, mariadb.md "Table ids")
-    are returned in :attr:`RowsPlan.new_tables` for the writer to commit
+    are returned in :attr:`RowsPlan.used_tables` for the writer to take
     (:meth:`~binlogwriter.writer_groups.GroupsMixin.plan_rows`). With MySQL
     ``binlog_transaction_compression`` each group is ``GTID · TRANSACTION_PAYLOAD``
     (format.md §15, :func:`_compressed`)."""
@@ -177,14 +177,13 @@ def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> R
     return _plan(writer, rb, rng, writer.fmt.footer_size == 4)
 
 
-def _given_table_ids(rng: IdRange, tables: list) -> tuple[list[int], list[tuple[Any, int]], int]:
+def _given_table_ids(rng: IdRange, tables: list) -> list[int]:
     """Table ids of ``tables`` (in order of first use) from ``rng``, by
-    :meth:`IdAllocator.table_id <binlogwriter.writer_state.IdAllocator.table_id>`'s rule:
-    their ids, the (table, id) pairs newly given, the next free id."""
+    :meth:`IdAllocator.table_id <binlogwriter.writer_state.IdAllocator.table_id>`'s rule
+    (a known definition keeps its id, a new or changed one gets the next)."""
     known = dict(rng.tables)
     nxt = rng.next_table_id
     out: list[int] = []
-    given: list[tuple[Any, int]] = []
     for t in tables:
         key = (t.database, t.name)
         cur = known.get(key)
@@ -192,10 +191,9 @@ def _given_table_ids(rng: IdRange, tables: list) -> tuple[list[int], list[tuple[
             out.append(cur[1])
             continue
         known[key] = (t, nxt)
-        given.append((t, nxt))
         out.append(nxt)
         nxt += 1
-    return out, given, nxt
+    return out
 
 
 def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
@@ -214,7 +212,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
-                        gtid_tail=None, footer=footer, new_tables=[], next_table_id=rng.next_table_id)
+                        gtid_tail=None, footer=footer, used_tables=[])
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
@@ -232,9 +230,9 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     tids = [0] * len(rb.tables)
     tm_ev: list[Any] = [None] * len(rb.tables)
     tm_body = [b""] * len(rb.tables)
-    order = used[np.argsort(first_at)].tolist()
-    got, new_tables, next_tid = _given_table_ids(rng, [rb.tables[ti] for ti in order])
-    for ti, tid in zip(order, got, strict=True):
+    first_use = used[np.argsort(first_at)].tolist()
+    got = _given_table_ids(rng, [rb.tables[ti] for ti in first_use])
+    for ti, tid in zip(first_use, got, strict=True):
         tids[ti] = tid
         tm_ev[ti] = e = writer.table_map_event(rb.tables[ti], tid)
         # keyed by content: the templates outlive this run (one per format, process-wide), and
@@ -413,7 +411,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
                     footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
-                    new_tables=new_tables, next_table_id=next_tid))
+                    used_tables=[(rb.tables[ti], tid) for ti, tid in zip(first_use, got, strict=True)]))
 
 
 def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
@@ -664,5 +662,5 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
         ev_flags=ev_flags, ev_len=ev_len, ev_tpl=np.full(2 * ng, -1, dtype=np.int64), templates=[],
         ev_dstart=ev_dstart, ev_dlen=ev_dlen, ev_txn=e_txn, data=np.frombuffer(b"".join(bodies), dtype=np.uint8),
         clock=inner.clock, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
-        chunk_event=chunk_event, new_tables=inner.new_tables, next_table_id=inner.next_table_id)
+        chunk_event=chunk_event, used_tables=inner.used_tables)
     return _bound(writer, rng, out, txn_xid)

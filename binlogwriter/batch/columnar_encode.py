@@ -54,8 +54,7 @@ class RowsPlan:
     footer: bool
     chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
-    new_tables: list | None = None  # (Table, table id) the planner gave from its IdRange, in order
-    next_table_id: int | None = None  # the next free table id after them
+    used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
