@@ -34,7 +34,7 @@ from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer_events import EventsMixin, parse_gtid_setting
 from binlogwriter.writer_files import FilesMixin
 from binlogwriter.writer_groups import GroupsMixin
-from binlogwriter.writer_state import DEFAULT_START_TIME, StateMixin, WriterState
+from binlogwriter.writer_state import DEFAULT_START_TIME, IdAllocator, StateMixin, WriterState
 
 __all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
            "parse_gtid_setting"]
@@ -100,14 +100,10 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         if self.row_metadata == "NO_LOG" and not fmt.is_mariadb:
             raise BinlogError("binlog_row_metadata=NO_LOG exists only in MariaDB; MySQL has MINIMAL and FULL")
         self.rows_query = fmt.is_mariadb if st.rows_query is None else st.rows_query
-        self._tables: dict[tuple[str, str], tuple[object, int]] = {}
-        self._next_table_id = st.first_table_id
+        self.ids = IdAllocator(next_table_id=st.first_table_id)
+        """The one owner of XIDs, GNOs, sequence numbers, MariaDB seq_no and table ids."""
         self._descs: dict[int, list] = {}
         self._tm_cache: dict[int, tuple[object, Event]] = {}
-        self._xid = 0
-        self._gno = 0
-        self._seq_in_file = 0
-        self._mariadb_seq = 0
         self.transactions = 0
         self.last_gtid: str | None = None
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)

@@ -52,15 +52,9 @@ class EventsMixin:
 
     def table_id(self, table) -> int:
         """A table keeps its id while its definition is unchanged; a changed definition
-        gets a new one (mariadb.md "Table ids")."""
-        key = (table.database, table.name)
-        cur = self._tables.get(key)
-        if cur is not None and (cur[0] is table or cur[0] == table):
-            return cur[1]
-        tid = self._next_table_id
-        self._next_table_id += 1
-        self._tables[key] = (table, tid)
-        return tid
+        gets a new one (mariadb.md "Table ids"): :meth:`IdAllocator.table_id
+        <binlogwriter.writer_state.IdAllocator.table_id>`."""
+        return self.ids.table_id(table)
 
     def table_map_event(self, table, table_id: int) -> Event:
         """The Table_map of ``table`` (built once per table id and definition, then reused:
@@ -75,12 +69,10 @@ class EventsMixin:
         return cached[1]
 
     def next_xid(self) -> int:
-        self._xid += 1
-        return self._xid
+        return self.ids.take_xid()
 
     def next_mysql_gtid(self, may_have_sbr: bool = False) -> Event:
-        self._seq_in_file += 1
-        seq = self._seq_in_file
+        seq = self.ids.take_seq()
         common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=seq - 1,
                       sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
                       transaction_length=0, immediate_server_version=self.fmt.server_version_number,
@@ -88,23 +80,55 @@ class EventsMixin:
         if not self._sid:
             self.last_gtid = None
             return AnonymousGtidEvent(sid=ANONYMOUS_SID, gno=0, **common)
-        self._gno += 1
+        gno = self.ids.take_gno()
         sid, tag = self._sid, self._tag
-        self.note_mysql_gtid(sid, self._gno, tag)
+        self.note_mysql_gtid(sid, gno, tag)
+        self.last_gtid = self.gtid_text(gno)
         if tag:
             # 8.3+: a tagged GTID is a GTID_TAGGED_LOG_EVENT (format.md §8)
-            self.last_gtid = f"{sid}:{tag}:{self._gno}"
             common.pop("lt_typecode")
-            return GtidTaggedEvent(sid=sid, tag=tag, gno=self._gno, **common)
-        self.last_gtid = f"{sid}:{self._gno}"
-        return GtidEvent(sid=sid, gno=self._gno, **common)
+            return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, **common)
+        return GtidEvent(sid=sid, gno=gno, **common)
+
+    def gtid_text(self, number: int) -> str | None:
+        """The text of this writer's GTID number ``number`` (MySQL ``sid[:tag]:gno``,
+        MariaDB ``domain-server-seq_no``); None for anonymous MySQL GTIDs."""
+        if self.fmt.is_mariadb:
+            return f"{self.settings.domain_id}-{self.server_id}-{number}"
+        if not self._sid:
+            return None
+        return f"{self._sid}:{self._tag}:{number}" if self._tag else f"{self._sid}:{number}"
+
+    def take_batch_ids(self, n_gtids: int, n_xids: int) -> tuple[int, int, int]:
+        """The ids of ``n_gtids`` transactions' GTIDs and ``n_xids`` XIDs written next by the
+        batch encoder, taken from :attr:`ids` in one range each, the executed GTID sets and
+        :attr:`last_gtid` noted as :meth:`next_mysql_gtid` / :meth:`next_mariadb_gtid` of each
+        would. Returns the first (xid, sequence_number or MariaDB seq_no, gno; 0: anonymous)."""
+        mariadb = self.fmt.is_mariadb
+        xid, seq, gno = self.ids.take(n_gtids, n_xids, mariadb, bool(self._sid))
+        if not n_gtids:
+            return xid, seq, gno
+        if mariadb:
+            last = self.ids.mariadb_seq
+            self.note_mariadb_gtid(self.settings.domain_id, self.server_id, last)
+        elif self._sid:
+            last = self.ids.gno
+            ivs = self.mysql_gtids.setdefault((self._sid, self._tag), [])
+            if ivs and ivs[-1][1] == gno:
+                ivs[-1] = (ivs[-1][0], last + 1)
+            else:
+                ivs.append((gno, last + 1))
+        else:
+            last = 0
+        self.last_gtid = self.gtid_text(last)
+        return xid, seq, gno
 
     def next_mariadb_gtid(self, flags2: int = 0x0C) -> Event:
-        self._mariadb_seq += 1
+        seq = self.ids.take_mariadb_seq()
         d = self.settings.domain_id
-        self.note_mariadb_gtid(d, self.server_id, self._mariadb_seq)
-        self.last_gtid = f"{d}-{self.server_id}-{self._mariadb_seq}"
-        return MariadbGtidEvent(seq_no=self._mariadb_seq, domain_id=d, flags2=flags2,
+        self.note_mariadb_gtid(d, self.server_id, seq)
+        self.last_gtid = self.gtid_text(seq)
+        return MariadbGtidEvent(seq_no=seq, domain_id=d, flags2=flags2,
                                 flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
 
     def transaction(self) -> _TxContext:

@@ -44,7 +44,7 @@ class FilesMixin:
         fde = FormatDescriptionEvent.for_format(self.fmt, server_id=self.server_id, flags=FLAG_IN_USE,
                                                 create_timestamp=self.now if first else 0)
         self._write(fde)
-        self._seq_in_file = 0
+        self.ids.new_file()
         if self.fmt.is_mariadb:
             gtids = [{"domain_id": d, "server_id": s, "seq_no": q}
                      for d, (s, q) in sorted(self.mariadb_gtids.items())]

@@ -94,14 +94,32 @@ class GroupsMixin:
 
     def plan_rows(self, rb):
         """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
-        (their group sizes exact, by arithmetic; ids given when written). None when this
-        writer's settings need the per-transaction path
+        (their group sizes exact, by arithmetic; XIDs / GTIDs taken when written). The
+        planner is pure (:func:`~binlogwriter.batch.columnar.plan_rows_batch` from
+        ``self.ids.peek()``); the table ids it used are taken here through :meth:`table_id`. None
+        when this writer's settings need the per-transaction path
         (:func:`~binlogwriter.batch.columnar.columnar_supported`)."""
         from binlogwriter.batch.columnar import columnar_supported, plan_rows_batch
 
         if not columnar_supported(self):
             return None
-        return plan_rows_batch(self, rb)
+        plan = plan_rows_batch(self, rb, self.ids.peek())
+        for table, tid in plan.used_tables:  # taken in the planner's order (a subclass may watch table_id)
+            got = self.table_id(table)
+            if got != tid:
+                raise BinlogError(f"table {table.database}.{table.name}: planned with id {tid}, the writer gives {got}")
+        return plan
+
+    def prepare_planned(self, plan, lo: int) -> None:
+        """Make the sizes of ``plan`` from transaction ``lo`` on exact for the file being
+        written (its ``sequence_number`` so far, the next GNO, the room left before
+        ``max_binlog_size``): only a plan whose lengths depend on them changes (tagged
+        GTIDs: :class:`~binlogwriter.batch.columnar.BoundRowsPlan`). Call before reading
+        ``plan.sizes[lo:]`` to find the rotation point; :meth:`write_planned` does."""
+        rebase = getattr(plan, "rebase", None)
+        if rebase is not None:
+            self.open()
+            rebase(lo, self.ids.seq_in_file, self.ids.gno, self.max_binlog_size - self._offset)
 
     def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
         """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
@@ -116,6 +134,7 @@ class GroupsMixin:
         sizes = plan.sizes
         i = lo
         while i < hi:
+            self.prepare_planned(plan, i)
             ends = np.cumsum(sizes[i:hi]) + self._offset
             j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
             stop = min(hi, i + j + 1)
@@ -124,10 +143,8 @@ class GroupsMixin:
             groups = int(np.count_nonzero(sizes[i:stop]))
             first = None
             if groups:
-                if self.fmt.is_mariadb:
-                    first = f"{self.settings.domain_id}-{self.server_id}-{self._mariadb_seq + 1}"
-                elif self._sid:
-                    first = f"{self._sid}:{self._gno + 1}"
+                ids = self.ids
+                first = self.gtid_text(ids.mariadb_seq + 1 if self.fmt.is_mariadb else ids.gno + 1)
             name = self._name
             later = getattr(self.sink, "write_later", None)
             if self.sizes_only or later is None:

@@ -35,7 +35,6 @@ from generators.manifest import (
     scan_file,
 )
 from generators.outdir import lock_dir, sweep_stale_tmp, tmp_prefix
-from generators.plan import plan_transaction
 from generators.replica.hook import write_replica_if_asked
 from generators.rows import TableRows
 from generators.run_batched import BatchedMixin
@@ -99,7 +98,6 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
         self.file_info: dict[str, FileInfo] = {}
-        self.batched = os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction"
         self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
         self.spans: dict[str, list[tuple[int, int, int, int]]] = {}
         """Per binlog file, the runs of events the batch path wrote: (first offset, end offset,
@@ -175,28 +173,17 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
         return sum(closed) + writer.position
 
     def _loop(self, writer: BinlogWriter) -> None:
-        if self.batched and columnar_supported(writer):
-            return self._loop_batched(writer)
-        s = self.spec
-        n = len(self.rows)
-        total = s.transactions
-        closed: list[int] = []
-        i = 0
-        last_report = 0
-        while True:
-            if total is not None and i >= total:
-                break
-            if s.size is not None and self._bytes(writer, closed) >= s.size:
-                break
-            plan = plan_transaction(s, n, i)
-            self.transaction(writer, plan, self._apply(plan))
-            i += 1
-            if self.progress is not None and (i - last_report >= 256):
-                last_report = i
-                self.progress(i, self._bytes(writer, closed))
-        self.planned = i
-        if self.progress is not None:
-            self.progress(i, self._bytes(writer, closed))
+        """The transactions: one engine, the batch path (generators/run_batched.py), for
+        every workload and option (compression, anonymous / numbered / tagged GTIDs, every
+        flavor, image and metadata mode: ``columnar_supported`` holds for every writer a
+        spec makes). The per-transaction loop (generators/run_txn.py) is the reference the
+        property tests compare with, reached only through the test seam
+        :data:`_PER_TRANSACTION_REFERENCE`."""
+        if _PER_TRANSACTION_REFERENCE:
+            return self._loop_per_transaction(writer)
+        if not columnar_supported(writer):  # a preset format always is (tests/batch/test_columnar_flavors.py)
+            raise RuntimeError(f"the batch planner does not lay out {writer.fmt.flavor} as configured")
+        return self._loop_batched(writer)
 
     def write_final(self, final_dir: Path) -> None:
         fl = self.spec.flavor
@@ -220,6 +207,12 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
 
 
 _FINAL_BLOCK = 4096
+
+_PER_TRANSACTION_REFERENCE = False
+"""Test seam (tests only: ``monkeypatch.setattr(generators.engine, "_PER_TRANSACTION_REFERENCE",
+True)``): runs write through the per-transaction reference loop
+(:meth:`~generators.run_txn.TransactionsMixin._loop_per_transaction`) instead of the batch
+engine, for the tests that compare the two (tests/batch/test_generate_paths.py). Not a setting."""
 
 
 def _final_rows(rt: TableRows, fns: list) -> Iterator[list]:

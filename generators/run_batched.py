@@ -114,6 +114,7 @@ class BatchedMixin:
         i = 0
         placed: list[list[Any]] = []
         while i < n:
+            writer.prepare_planned(plan, i)  # sizes exact for the current file (tagged GTIDs)
             cut = n if cut_at is None else min(n, cut_at(i))
             if cut <= i:
                 break

@@ -1,4 +1,6 @@
-"""The per-transaction write path (part of :class:`generators.engine.Run`): a plan's keys
+"""The per-transaction write path (part of :class:`generators.engine.Run`), the reference the
+batch engine is compared with (and what spark_gen's per-transaction helpers and the
+``--ddl-every`` DDL use): a plan's keys
 resolved and applied (generators/keys.py), its rows as statements given to the writer, the
 GTID bookkeeping per file, the truth/changes hook, and the ``--ddl-every`` ALTER TABLEs."""
 
@@ -8,7 +10,7 @@ from binlogwriter.writer import BinlogWriter
 from generators.hashing import hash64, salt
 from generators.keys import Applied, epoch_at, resolve_ops, step
 from generators.manifest import FileInfo
-from generators.plan import TxnPlan, ddl_after
+from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import DDL_TYPES, TableRows
 from generators.run_snapshot import _qi
 from generators.statement_text import statement_sql
@@ -40,6 +42,33 @@ class TransactionsMixin:
         """The statement as a server logs it in Rows_query / Annotate_rows, with its values
         (generators/statement_text.py); only called when rows_query is on."""
         return statement_sql(rt.table, kind, rows, self.spec.flavor)
+
+    # -- the reference loop -----------------------------------------------------------------
+    def _loop_per_transaction(self, writer: BinlogWriter) -> None:
+        """The run's transactions one at a time through ``BinlogWriter.transaction()``: the
+        reference the batch engine is compared with (tests/batch/test_generate_paths.py),
+        reached only through ``generators.engine._PER_TRANSACTION_REFERENCE`` (a test seam);
+        ``--size`` stops at the first transaction that starts at or past it."""
+        s = self.spec
+        n = len(self.rows)
+        total = s.transactions
+        closed: list[int] = []
+        i = 0
+        last_report = 0
+        while True:
+            if total is not None and i >= total:
+                break
+            if s.size is not None and self._bytes(writer, closed) >= s.size:
+                break
+            plan = plan_transaction(s, n, i)
+            self.transaction(writer, plan, self._apply(plan))
+            i += 1
+            if self.progress is not None and (i - last_report >= 256):
+                last_report = i
+                self.progress(i, self._bytes(writer, closed))
+        self.planned = i
+        if self.progress is not None:
+            self.progress(i, self._bytes(writer, closed))
 
     # -- one transaction ----------------------------------------------------------------------
     def _apply(self, plan: TxnPlan) -> list[Applied]:

@@ -147,12 +147,11 @@ def _attempt() -> int:
     return tc.attemptNumber() if tc is not None else 0
 
 
-def _fail_from_env() -> tuple[str, int] | None:
-    v = os.environ.get("BINLOGWRITER_SPARK_FAIL")
-    if not v:
-        return None
-    stage, p = v.split(":")
-    return stage, int(p)
+_TEST_FAIL: tuple[str, int] | None = None
+"""Test seam (tests only, not a setting): a failure to inject into every job this process
+runs when ``generate_spark`` is called without ``fail`` — ``(stage, partition)``, see
+:func:`spark_gen.partition.maybe_fail`. Set on the driver (e.g. by a test that runs the CLI
+in a subprocess after setting it); the tasks get it as their ``fail`` argument."""
 
 
 def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None = None, spark=None,
@@ -186,7 +185,7 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
         raise SpecError(f"--out: parent directory {parent} does not exist")
     spark = spark or get_session(log_level=log_level)
     environment.probe_executors(spark.sparkContext)
-    fail = fail or _fail_from_env()
+    fail = fail or _TEST_FAIL
     # built in a locked temporary directory beside out and renamed at the very end, as the
     # local engine does (docs/generate.md, crash safety): a killed run leaves nothing at out
     sweep_stale_tmp(out)

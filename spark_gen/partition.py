@@ -28,10 +28,10 @@ destination partition) — a few blocks per task, never a Python object per row:
    writes the groups into the partition's chunks of the real files (``write_batch``);
 6. :func:`final_states` / :func:`truth_rows` / :func:`write_truth_chunks` — ``truth/final``.
 
-Writers whose settings the batch planner does not lay out
-(``binlogwriter.batch.columnar.columnar_supported``) and ``BINLOGWRITER_GENERATE_PATH=
-per-transaction`` take the per-transaction path (``Run.transaction``), as the one-process
-engine does.
+The batch planner lays out every writer a spec makes
+(``binlogwriter.batch.columnar.columnar_supported``); a writer it did not (a format with
+longer declared post-headers, which no preset has) would take the per-transaction path
+(``Run.transaction``). No environment variable chooses a path.
 
 Size: every stage's partition function in one module, in stage order: each is small, pure and
 tested alone (tests/spark_gen/test_partition_functions.py), and they share the block helpers
@@ -439,7 +439,7 @@ def applied_batch(spec: Spec, blk: dict[str, np.ndarray], lo: int, hi: int) -> A
 
 
 def _batched(writer: Any) -> bool:
-    return os.environ.get("BINLOGWRITER_GENERATE_PATH", "batch") != "per-transaction" and columnar_supported(writer)
+    return columnar_supported(writer)
 
 
 def _transactions(run: Run, writer, blk: dict[str, np.ndarray], a: int, end: int) -> Iterator[int]:

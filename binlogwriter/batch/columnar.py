@@ -12,8 +12,18 @@ statement, changes with different image bitmaps go to different rows events, a r
 split at ``row_event_max_size`` by the same rule, STMT_END_F on a statement's last event.
 Every event's length follows by arithmetic; a GTID's ``transaction_length`` is the same
 fixed point as :func:`binlogwriter.batch.encoder.transaction_length`. Ids (GNOs, XIDs,
-``sequence_number``) are given only at :meth:`RowsPlan.encode`, after rotation points
-are known, so planning is pure.
+``sequence_number``) are taken from the writer's one allocator
+(:class:`~binlogwriter.writer_state.IdAllocator`) only at :meth:`RowsPlan.encode`, after
+rotation points are known; the planner reads an :class:`~binlogwriter.writer_state.IdRange`
+and returns the table ids it gave, so planning is pure.
+
+Two settings make the bytes depend on ids at planning (:class:`BoundRowsPlan`): MySQL
+``binlog_transaction_compression`` (:func:`_compressed`: each group is ``GTID ·
+TRANSACTION_PAYLOAD``, the zstd payload holding the plain plan's ``BEGIN … XID`` with the
+XIDs of the range it was planned with, format.md §15) and tagged GTIDs
+(:class:`_TaggedGtids`: varlen fields, so a GTID's length depends on its GNO and its
+``sequence_number`` in the file; re-planned from each rotation by
+``BinlogWriter.prepare_planned``).
 
 Bodies come from templates built through the construct declarations (BEGIN, TABLE_MAP,
 each rows-event shape, the MariaDB GTID), the GTID post-header from the structured dtype
@@ -41,6 +51,7 @@ import numpy as np
 from binlogwriter.batch.columnar_encode import (
     BEGIN,
     GTID,
+    PAYLOAD,
     ROWS,
     RQUERY,
     TMAP,
@@ -48,19 +59,23 @@ from binlogwriter.batch.columnar_encode import (
     DeferredImages,
     RowsPlan,
     _GtidTails,
+    _Ids,
     _mgtid_template,
 )
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
 from binlogwriter.batch.templates import _memo_key, _plain_gtid, _templates
 from binlogwriter.batch.unique import unique_ints
+from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
     ANONYMOUS_SID,
     AnnotateRowsEvent,
     AnonymousGtidEvent,
     GtidEvent,
+    GtidTaggedEvent,
     QueryEvent,
     RowsQueryEvent,
+    TransactionPayloadEvent,
     XidEvent,
     encode_body,
 )
@@ -70,6 +85,7 @@ from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADE
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.transaction import _present_bitmap, query_status_vars
+from binlogwriter.writer_state import IdRange
 
 __all__ = ["RowsBatch", "RowsPlan", "DeferredImages", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
@@ -104,15 +120,15 @@ class RowsBatch:
 
 
 def columnar_supported(writer: Any) -> bool:
-    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out (no
-    compression, no tagged GTIDs, no post-header the format declares longer)."""
+    """Whether ``writer``'s settings are ones :func:`plan_rows_batch` lays out: every
+    setting the generator can ask for (compression, anonymous / numbered / tagged GTIDs,
+    every flavor, image and metadata mode); false only for a format whose FDE declares a
+    post-header longer than the declarations know (docs/edge-cases.md 19: the writer pads
+    its own events with zeros there, the batch templates do not)."""
     fmt = writer.fmt
-    st = writer.settings
-    if (st.transaction_compression and not fmt.is_mariadb) or writer._tag:
-        return False
     if fmt.table_id_size != 6:  # the batch templates write 6-byte table ids (format.md §12)
         return False
-    for t in (2, 16, 19, 33, 34, 162, 23, 24, 25, 30, 31, 32):
+    for t in (2, 16, 19, 33, 34, 40, 42, 162, 23, 24, 25, 30, 31, 32):
         if not fmt.post_header_len(t):  # a type this flavor's FDE does not declare: never written
             continue                    # (MariaDB's 33/34, MySQL 8.4's v1 rows events 23-25)
         ev_extra = writer._extra.get(t)
@@ -147,13 +163,44 @@ def _commit_timestamps(tpl: Any, imm: np.ndarray, orig: int | None) -> np.ndarra
     return np.array([np.frombuffer(tpl.field("commit_timestamps", (v, orig)), dtype=np.uint8) for v in vals])
 
 
-def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
-    """Plan ``rb`` for ``writer`` (see module docstring); table ids are given here (a
-    table keeps its id while its definition is unchanged)."""
+def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> RowsPlan:
+    """Plan ``rb`` for ``writer`` (see module docstring). Pure: the ids come from ``ids``
+    (default: ``writer.ids.peek()``) and nothing of the writer changes; the table ids
+    given (a table keeps its id while its definition is unchanged, mariadb.md "Table ids")
+    are returned in :attr:`RowsPlan.used_tables` for the writer to take
+    (:meth:`~binlogwriter.writer_groups.GroupsMixin.plan_rows`). With MySQL
+    ``binlog_transaction_compression`` each group is ``GTID · TRANSACTION_PAYLOAD``
+    (format.md §15, :func:`_compressed`)."""
+    rng = writer.ids.peek() if ids is None else ids
+    if writer.settings.transaction_compression and not writer.fmt.is_mariadb:
+        return _compressed(writer, rb, rng)
+    return _plan(writer, rb, rng, writer.fmt.footer_size == 4)
+
+
+def _given_table_ids(rng: IdRange, tables: list) -> list[int]:
+    """Table ids of ``tables`` (in order of first use) from ``rng``, by
+    :meth:`IdAllocator.table_id <binlogwriter.writer_state.IdAllocator.table_id>`'s rule
+    (a known definition keeps its id, a new or changed one gets the next)."""
+    known = dict(rng.tables)
+    nxt = rng.next_table_id
+    out: list[int] = []
+    for t in tables:
+        key = (t.database, t.name)
+        cur = known.get(key)
+        if cur is not None and (cur[0] is t or cur[0] == t):
+            out.append(cur[1])
+            continue
+        known[key] = (t, nxt)
+        out.append(nxt)
+        nxt += 1
+    return out
+
+
+def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
+    """:func:`plan_rows_batch` of plain groups (``footer``: whether events carry a CRC32)."""
     fmt = writer.fmt
     st = writer.settings
     tpl = _templates(fmt)
-    footer = fmt.footer_size == 4
     fl = 4 if footer else 0
     n_txn = len(rb.clock)
     nops = len(rb.op_txn)
@@ -165,7 +212,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
-                        gtid_tail=None, footer=footer)
+                        gtid_tail=None, footer=footer, used_tables=[])
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
@@ -183,8 +230,10 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
     tids = [0] * len(rb.tables)
     tm_ev: list[Any] = [None] * len(rb.tables)
     tm_body = [b""] * len(rb.tables)
-    for ti in used[np.argsort(first_at)].tolist():
-        tids[ti] = tid = writer.table_id(rb.tables[ti])
+    first_use = used[np.argsort(first_at)].tolist()
+    got = _given_table_ids(rng, [rb.tables[ti] for ti in first_use])
+    for ti, tid in zip(first_use, got, strict=True):
+        tids[ti] = tid
         tm_ev[ti] = e = writer.table_map_event(rb.tables[ti], tid)
         # keyed by content: the templates outlive this run (one per format, process-wide), and
         # an id() of an event that is gone can be another table's in the next run
@@ -355,36 +404,263 @@ def plan_rows_batch(writer: Any, rb: RowsBatch) -> RowsPlan:
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
         ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
     else:
-        proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
-        proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
-                          last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
-                          immediate_server_version=fmt.server_version_number, server_id=writer.server_id)
-        if not _plain_gtid(proto) or tpl.gtid_dt is None:
-            raise NotImplementedError("GTID layout without a fixed post-header")
-        ev_type[g_idx] = proto.TYPE
-        ev_flags[g_idx] = proto.flags
-        post = tpl.field("server_versions", (proto.immediate_server_version, proto.original_server_version))
-        if proto.commit_group_ticket is not None:
-            post += tpl.field("commit_group_ticket", proto.commit_group_ticket)
-        others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
-        g_txn = e_txn[g_idx]
-        clock = rb.clock.astype(np.int64)
-        uc, inv = unique_ints(clock[g_txn], return_inverse=True)
-        ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
-        fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
-        rest = others[g_txn] + fixed
-        tl = np.zeros(len(g_idx), dtype=np.int64)
-        while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
-            total = rest + _packed_sizes(tl)
-            if (total == tl).all():
-                break
-            tl = np.where(total == tl, tl, total)
-        gtid_tail = _GtidTails(txn=np.full(n_txn, -1, dtype=np.int64), ct=ct[inv], tl=tl, post=post)
-        gtid_tail.txn[g_txn] = np.arange(len(g_txn))
-        ev_len[g_idx] = fixed + _packed_sizes(tl)
+        gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
-    return RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
+    return _bound(writer, rng, RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
-                    footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event)
+                    footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
+                    used_tables=[(rb.tables[ti], tid) for ti, tid in zip(first_use, got, strict=True)]))
+
+
+def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
+                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> Any:
+    """The MySQL GTID / ANONYMOUS_GTID events ``g_idx`` of a plan (format.md §8): their
+    type, flags and length (``ev_*`` set in place; the other events' lengths already
+    there) and their bodies after the post-header; ``transaction_length`` by arithmetic:
+    the fixed point from 0 of :func:`binlogwriter.batch.encoder.transaction_length`."""
+    fmt = writer.fmt
+    if writer._tag:
+        return _TaggedGtids.start(writer, clock_s, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+    proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
+    proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
+                      last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
+                      immediate_server_version=fmt.server_version_number, server_id=writer.server_id)
+    if not _plain_gtid(proto) or tpl.gtid_dt is None:
+        raise NotImplementedError("GTID layout without a fixed post-header")
+    ev_type[g_idx] = proto.TYPE
+    ev_flags[g_idx] = proto.flags
+    post = tpl.field("server_versions", (proto.immediate_server_version, proto.original_server_version))
+    if proto.commit_group_ticket is not None:
+        post += tpl.field("commit_group_ticket", proto.commit_group_ticket)
+    ev_len[g_idx] = 0
+    others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+    g_txn = e_txn[g_idx]
+    clock = clock_s.astype(np.int64)
+    uc, inv = unique_ints(clock[g_txn], return_inverse=True)
+    ct = _commit_timestamps(tpl, uc * 1_000_000, proto.original_commit_timestamp)
+    fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + ct.shape[1] + len(post) + fl
+    rest = others[g_txn] + fixed
+    tl = np.zeros(len(g_idx), dtype=np.int64)
+    while True:  # the fixed point of transaction_length from 0 (encoder.transaction_length)
+        total = rest + _packed_sizes(tl)
+        if (total == tl).all():
+            break
+        tl = np.where(total == tl, tl, total)
+    gtid_tail = _GtidTails(txn=np.full(n_txn, -1, dtype=np.int64), ct=ct[inv], tl=tl, post=post)
+    gtid_tail.txn[g_txn] = np.arange(len(g_txn))
+    ev_len[g_idx] = fixed + _packed_sizes(tl)
+    return gtid_tail
+
+
+class BoundRowsPlan(RowsPlan):
+    """A :class:`RowsPlan` whose bytes depend on ids it was planned with:
+
+    * compressed groups (:func:`_compressed`): the payloads hold the XIDs the plan was made
+      with (``txn_xid[t]``: transaction ``t``'s, 0 when it writes nothing), so the writer's
+      next XID must be that one when a range is placed;
+    * tagged GTIDs (:class:`_TaggedGtids`): a GTID_TAGGED_LOG_EVENT's length depends on its
+      GNO and its ``sequence_number`` in the file (varlen fields, format.md §8), which
+      restarts at each rotation: :meth:`rebase` re-plans the lengths from a transaction on
+      for the writer's current file (``BinlogWriter.prepare_planned`` calls it before the
+      rotation point is searched)."""
+
+    txn_xid: np.ndarray | None = None
+
+    def rebase(self, lo: int, seq: int, gno: int, room: int) -> None:
+        """Lengths of transactions ``lo..`` when the first of them that writes a group gets
+        ``sequence_number`` ``seq + 1`` and GNO ``gno + 1``, up to the first whose end is at
+        least ``room`` bytes on (where the writer rotates); ``sizes`` / ``ev_len`` updated."""
+        tails = self.gtid_tail
+        if isinstance(tails, _TaggedGtids):
+            tails.rebase(self, lo, seq, gno, room)
+
+    def encode_later(self, lo: int, hi: int, offset: int):
+        if self.txn_xid is not None:
+            wrote = np.flatnonzero(self.sizes[lo:hi])
+            if len(wrote):
+                want = int(self.txn_xid[lo + int(wrote[0])])
+                have = self.writer.ids.xid + 1
+                if have != want:
+                    raise BinlogError(f"compressed batch planned with XID {want} next, the writer's next is "
+                                      f"{have}: XIDs were taken since it was planned")
+        return super().encode_later(lo, hi, offset)
+
+
+def _bound(writer: Any, rng: IdRange, plan: RowsPlan, txn_xid: np.ndarray | None = None) -> RowsPlan:
+    """``plan`` as a :class:`BoundRowsPlan` when its bytes depend on planned ids."""
+    if txn_xid is None and not isinstance(plan.gtid_tail, _TaggedGtids):
+        return plan
+    out = BoundRowsPlan(**{f: getattr(plan, f) for f in plan.__dataclass_fields__})
+    out.txn_xid = txn_xid
+    if isinstance(plan.gtid_tail, _TaggedGtids):  # the batch continues the file as the writer is now
+        out.rebase(0, rng.seq_in_file, rng.gno, 1 << 62)
+    return out
+
+
+class _TaggedGtids:
+    """MySQL 8.3+ tagged GTIDs (GTID_TAGGED_LOG_EVENT, format.md §8) of a plan: a
+    ``mysql::serialization`` message of varlen fields, so each body is built by its
+    declaration (:func:`encode_body` of the event ``next_mysql_gtid`` makes) for the GNO and
+    ``sequence_number`` it will have, and its ``transaction_length`` found by re-encoding from
+    0 (``BatchBuilder``'s rule). Per transaction: the group's bytes without its GTID
+    (``others``), the commit timestamp, the GTID's event index, and the (seq, gno) its body
+    was built for (0: none yet)."""
+
+    def __init__(self, writer: Any, others: np.ndarray, ict: np.ndarray, g_of_txn: np.ndarray, fl: int) -> None:
+        self.fmt = writer.fmt
+        self.sid, self.tag, self.server_id = writer._sid, writer._tag, writer.server_id
+        self.version = writer.fmt.server_version_number
+        self.others = others
+        self.ict = ict
+        self.g_of_txn = g_of_txn
+        self.fl = fl
+        n = len(others)
+        self.seq = np.zeros(n, dtype=np.int64)
+        self.gno = np.zeros(n, dtype=np.int64)
+        self.body: list[bytes] = [b""] * n
+
+    @classmethod
+    def start(cls, writer: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
+              ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> _TaggedGtids:
+        ev_len[g_idx] = 0
+        others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+        g_of_txn = np.full(n_txn, -1, dtype=np.int64)
+        g_of_txn[e_txn[g_idx]] = g_idx
+        proto = cls.event(writer._sid, writer._tag, 1, 1, 0, 0, writer.fmt.server_version_number, writer.server_id)
+        ev_type[g_idx] = proto.TYPE
+        ev_flags[g_idx] = proto.flags
+        return cls(writer, others, clock_s.astype(np.int64) * 1_000_000, g_of_txn, fl)
+
+    @staticmethod
+    def event(sid: str, tag: str, gno: int, seq: int, ict: int, tl: int, version: int,
+              server_id: int) -> GtidTaggedEvent:
+        """The event ``EventsMixin.next_mysql_gtid`` makes for a tagged GTID."""
+        return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, gtid_flags=0, last_committed=seq - 1, sequence_number=seq,
+                               immediate_commit_timestamp=ict, transaction_length=tl,
+                               immediate_server_version=version, server_id=server_id)
+
+    def build(self, t: int, seq: int, gno: int) -> bytes:
+        ev = self.event(self.sid, self.tag, gno, seq, int(self.ict[t]), 0, self.version, self.server_id)
+        rest = int(self.others[t]) + HEADER_SIZE + self.fl
+        body = encode_body(ev, self.fmt)
+        while True:  # the fixed point of transaction_length from 0 (encoder.BatchBuilder)
+            total = rest + len(body)
+            if total == ev.transaction_length:
+                return body
+            ev.transaction_length = total
+            body = encode_body(ev, self.fmt)
+
+    def rebase(self, plan: RowsPlan, lo: int, seq: int, gno: int, room: int) -> None:
+        used = 0
+        sizes, ev_len = plan.sizes, plan.ev_len
+        for t in range(lo, plan.n_txn):
+            g = int(self.g_of_txn[t])
+            if g < 0:
+                continue
+            seq += 1
+            gno += 1
+            if self.seq[t] != seq or self.gno[t] != gno:
+                body = self.body[t] = self.build(t, seq, gno)
+                self.seq[t], self.gno[t] = seq, gno
+                ev_len[g] = HEADER_SIZE + len(body) + self.fl
+                sizes[t] = self.others[t] + ev_len[g]
+            used += int(sizes[t])
+            if used >= room:
+                break
+
+    def bodies(self, ph: np.ndarray, txns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The GTID bodies of transactions ``txns`` for the ids ``ph`` the encoder took
+        (``RowsPlan._bytes``): their lengths and rows; an id other than the one a body was
+        built for is an error (the plan was not rebased for the writer's file)."""
+        seq, gno = ph["sequence_number"].tolist(), ph["gno"].tolist()
+        rows = []
+        for k, t in enumerate(txns.tolist()):
+            if self.seq[t] != seq[k] or self.gno[t] != gno[k]:
+                raise BinlogError(f"tagged GTID of transaction {t} planned as {self.gno[t]} (sequence_number "
+                                  f"{self.seq[t]}), written as {gno[k]} ({seq[k]}): plan not rebased")
+            rows.append(self.body[t])
+        lens = np.array([len(b) for b in rows], dtype=np.int64)
+        m = np.zeros((len(rows), int(lens.max()) if rows else 0), dtype=np.uint8)
+        for k, b in enumerate(rows):
+            m[k, :len(b)] = np.frombuffer(b, dtype=np.uint8)
+        return lens, m
+
+
+_ZSTD_LEVEL = 3  # binlogwriter.payload.compress_transaction's (the servers' default level)
+
+
+def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
+    """MySQL ``binlog_transaction_compression`` (format.md §15): each group is its GTID and
+    one TRANSACTION_PAYLOAD holding the rest — ``BEGIN · … · XID`` encoded without CRC32s
+    and with ``log_pos`` 0 (the plain plan's bytes, footers off, XIDs from ``rng``),
+    compressed as one zstd frame without content size or checksum, as
+    :func:`binlogwriter.payload.compress_transaction` does; the payload body is built by
+    its declaration. The GTIDs' lengths follow by arithmetic from the payloads'."""
+    import zstandard
+
+    from binlogwriter.payload import COMPRESSION_TYPE, PAYLOAD_SIZE, UNCOMPRESSED_SIZE, ZSTD
+
+    fmt = writer.fmt
+    inner = _plan(writer, rb, rng, False)
+    n_txn = inner.n_txn
+    wrote = np.flatnonzero(inner.sizes)
+    txn_xid = np.zeros(n_txn, dtype=np.int64)
+    txn_xid[wrote] = rng.next_xid + np.arange(len(wrote))
+    ne = len(inner.ev_kind)
+    if ne == 0:
+        return _bound(writer, rng, inner, txn_xid)
+    sid = bytes.fromhex((writer._sid or ANONYMOUS_SID).replace("-", ""))
+    ids = _Ids(xid=rng.next_xid, server_id=writer.server_id, seq=rng.seq_in_file + 1,
+               gno=rng.gno + 1 if writer._sid else 0, sid=sid)  # the GTIDs' bytes are not kept
+    raw = np.frombuffer(inner._bytes(0, ne, 0, ids), dtype=np.uint8).copy()
+    ends = np.cumsum(inner.ev_len)
+    starts = ends - inner.ev_len
+    for k in range(13, 17):  # log_pos 0 inside a payload (format.md §15)
+        raw[starts + k] = 0
+    cctx = zstandard.ZstdCompressor(level=_ZSTD_LEVEL, write_content_size=False, write_checksum=False)
+    mv = memoryview(raw)
+    tf = inner.txn_first
+    bodies: list[bytes] = []
+    pflags = 0
+    for t in wrote.tolist():
+        a, b = int(tf[t]), int(tf[t + 1])  # event a is the GTID
+        chunk = mv[int(starts[a + 1]):int(ends[b - 1])]
+        comp = cctx.compress(chunk)
+        ev = TransactionPayloadEvent(header_fields=[(COMPRESSION_TYPE, ZSTD), (UNCOMPRESSED_SIZE, len(chunk)),
+                                                    (PAYLOAD_SIZE, len(comp))], payload=comp,
+                                     server_id=writer.server_id)
+        pflags = ev.flags
+        bodies.append(encode_body(ev, fmt))
+    footer = fmt.footer_size == 4
+    fl = 4 if footer else 0
+    ng = len(wrote)
+    e_txn = np.repeat(wrote, 2)
+    e_kind = np.tile(np.array([GTID, PAYLOAD], dtype=np.int8), ng)
+    blen = np.array([len(x) for x in bodies], dtype=np.int64)
+    ev_type = np.zeros(2 * ng, dtype=np.uint8)
+    ev_flags = np.zeros(2 * ng, dtype=np.uint16)
+    ev_len = np.zeros(2 * ng, dtype=np.int64)
+    ev_dstart = np.zeros(2 * ng, dtype=np.int64)
+    ev_dlen = np.zeros(2 * ng, dtype=np.int64)
+    ev_type[1::2] = TransactionPayloadEvent.TYPE
+    ev_flags[1::2] = pflags
+    ev_len[1::2] = HEADER_SIZE + blen + fl
+    ev_dstart[1::2] = np.cumsum(blen) - blen
+    ev_dlen[1::2] = blen
+    g_idx = np.arange(0, 2 * ng, 2, dtype=np.int64)
+    tpl = _templates(fmt)
+    gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+    sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
+    txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
+    rank = np.zeros(n_txn, dtype=np.int64)
+    rank[wrote] = np.arange(ng)
+    chunk_event = 2 * rank[inner.ev_txn[inner.chunk_event]] + 1  # a rows event's row: in its payload
+    out = RowsPlan(
+        writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
+        ev_flags=ev_flags, ev_len=ev_len, ev_tpl=np.full(2 * ng, -1, dtype=np.int64), templates=[],
+        ev_dstart=ev_dstart, ev_dlen=ev_dlen, ev_txn=e_txn, data=np.frombuffer(b"".join(bodies), dtype=np.uint8),
+        clock=inner.clock, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
+        chunk_event=chunk_event, used_tables=inner.used_tables)
+    return _bound(writer, rng, out, txn_xid)

@@ -27,7 +27,7 @@ from binlogwriter.layouts.primitives import encode_packed_int
 
 __all__ = ["RowsPlan", "DeferredImages"]
 
-GTID, BEGIN, TMAP, ROWS, XID, RQUERY = range(6)  # event kinds of ev_kind
+GTID, BEGIN, TMAP, ROWS, XID, RQUERY, PAYLOAD = range(7)  # event kinds of ev_kind
 
 
 @dataclass
@@ -54,6 +54,7 @@ class RowsPlan:
     footer: bool
     chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
+    used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
@@ -282,38 +283,17 @@ class _GtidTails:
 
 def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
     """The first ids (GNO / XID / sequence_number / MariaDB seq_no) of events of kinds
-    ``kind`` (written next), writer ``w`` advanced past them, its GTID bookkeeping noted."""
+    ``kind`` (written next), taken from the writer's one allocator
+    (:meth:`~binlogwriter.writer_events.EventsMixin.take_batch_ids`, which notes its GTID
+    bookkeeping). A TRANSACTION_PAYLOAD (:data:`PAYLOAD`) holds its transaction's XID."""
     ng = int(np.count_nonzero(kind == GTID))
-    nx = int(np.count_nonzero(kind == XID))
-    ids = _Ids(xid=w._xid + 1, server_id=w.server_id)
-    w._xid += nx
+    nx = int(np.count_nonzero((kind == XID) | (kind == PAYLOAD)))
+    xid, seq, gno = w.take_batch_ids(ng, nx)
+    ids = _Ids(xid=xid, server_id=w.server_id, seq=seq, gno=gno)
     if w.fmt.is_mariadb:
-        ids.seq = w._mariadb_seq + 1
         ids.mgtid = _mgtid_template(w)
-        w._mariadb_seq += ng
-        d = w.settings.domain_id
-        if ng:
-            w.note_mariadb_gtid(d, w.server_id, w._mariadb_seq)
-            w.last_gtid = f"{d}-{w.server_id}-{w._mariadb_seq}"
-        return ids
-    ids.seq = w._seq_in_file + 1
-    w._seq_in_file += ng
-    if w._sid:
-        ids.gno = w._gno + 1
-        ids.sid = bytes.fromhex(w._sid.replace("-", ""))
-        if ng:
-            first = w._gno + 1
-            w._gno += ng
-            ivs = w.mysql_gtids.setdefault((w._sid, w._tag), [])
-            if ivs and ivs[-1][1] == first:
-                ivs[-1] = (ivs[-1][0], w._gno + 1)
-            else:
-                ivs.append((first, w._gno + 1))
-            w.last_gtid = f"{w._sid}:{w._gno}"
     else:
-        ids.sid = bytes.fromhex(ANONYMOUS_SID.replace("-", ""))
-        if ng:
-            w.last_gtid = None
+        ids.sid = bytes.fromhex((w._sid or ANONYMOUS_SID).replace("-", ""))
     return ids
 
 

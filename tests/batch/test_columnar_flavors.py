@@ -25,6 +25,19 @@ def test_every_flavor_takes_the_batch_path(tmp_path, flavor: str, checksum: bool
         w.close()
 
 
+@pytest.mark.parametrize("gtid,compress", [("anonymous", True), ("3e11fa47-71ca-11e1-9e33-c80aa9429562:tag_1", False),
+                                           ("3e11fa47-71ca-11e1-9e33-c80aa9429562:tag_1", True)])
+def test_compression_and_tagged_gtids_take_the_batch_path(tmp_path, gtid: str, compress: bool) -> None:
+    from binlogwriter.transaction import SessionSettings
+
+    w = BinlogWriter(tmp_path, BinlogFormat.preset("mysql84"),
+                     settings=SessionSettings(gtid=gtid, transaction_compression=compress))
+    try:
+        assert columnar_supported(w)
+    finally:
+        w.close()
+
+
 def test_a_longer_declared_post_header_still_declines(tmp_path) -> None:
     fmt = BinlogFormat.preset("mysql80")
     lengths = list(fmt.post_header_lengths)

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generators import engine
 from generators.changes_truth import JSONL_MAX_CHANGES
 from generators.engine import Run, generate
 from generators.spec import Spec
@@ -31,10 +32,15 @@ UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
 
 def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
-    monkeypatch.setenv("BINLOGWRITER_GENERATE_PATH", "batch")
+    """The run by the engine (the batch path) and by the per-transaction reference loop
+    (the test seam ``generators.engine._PER_TRANSACTION_REFERENCE``): their file digests."""
+    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
     generate(spec, tmp / "batch")
-    monkeypatch.setenv("BINLOGWRITER_GENERATE_PATH", "per-transaction")
-    generate(spec, tmp / "per-txn")
+    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", True)
+    try:
+        generate(spec, tmp / "per-txn")
+    finally:
+        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
     a, b = tree_digest(tmp / "batch"), tree_digest(tmp / "per-txn")
     # the digests cover the change-stream and typed truth too: truth/changes (Parquet per
     # table, JSONL) and truth/final (JSONL, Parquet) of both paths, and they are not empty
@@ -98,6 +104,21 @@ CASES += [
          edge_values=1.0, initial_rows=15, transactions=60, rows_query=True),
     dict(workload=None, schema_sql=EVERY_FAMILY_DDL, schema_file="e.sql", edge_values=0.2, initial_rows=15,
          transactions=60, row_image="MINIMAL", ddl_every=20),
+]
+
+
+# MySQL binlog_transaction_compression: the batch path plans the zstd payloads itself
+# (binlogwriter/batch/columnar.py _compressed)
+CASES += [
+    dict(workload="ecommerce", transaction_compression=True, max_binlog_size=20_000, size=120_000, initial_rows=50,
+         gtid=UUID),
+    dict(workload="alltypes", flavor="mysql84", transaction_compression=True, rows_query=True, row_image="MINIMAL",
+         ddl_every=15, transactions=50, initial_rows=10, gtid="anonymous"),
+    # tagged GTIDs (mysql84): their varlen lengths re-planned per file (BinlogWriter.prepare_planned)
+    dict(workload="sysbench", flavor="mysql84", gtid=f"{UUID}:tag_1", max_binlog_size=8192, size=150_000,
+         initial_rows=50),
+    dict(workload="ecommerce", flavor="mysql84", gtid=f"{UUID}:tag_1", transaction_compression=True,
+         max_binlog_size=16_384, ddl_every=40, transactions=300, initial_rows=50),
 ]
 
 

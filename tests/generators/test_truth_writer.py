@@ -31,6 +31,7 @@ import generators.changes_truth as ct
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
+from generators import engine
 from generators.engine import generate
 from generators.spec import Spec
 from generators.truth import column_renderer
@@ -79,7 +80,7 @@ def test_batch_truth_equals_per_transaction_truth_at_the_limits(kw, tmp_path: Pa
         monkeypatch.setattr(ct, "JSONL_MAX_CHANGES", limit)
         got = {}
         for path in ("batch", "per-transaction"):
-            monkeypatch.setenv("BINLOGWRITER_GENERATE_PATH", path)
+            monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
             got[path] = tree_digest(generate(spec, tmp_path / f"{path}-{limit}").out)
         assert got["batch"] == got["per-transaction"], limit
         assert ("truth/changes/changes.jsonl" in got["batch"]) == (limit >= n)

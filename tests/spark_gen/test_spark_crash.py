@@ -98,9 +98,12 @@ def test_failed_spark_job_is_one_cli_line(tmp_path: Path) -> None:
     """A task failing on every attempt (as on a full executor disk): the CLI's last line is
     one line with the task's error, status 1, the staged run removed."""
     out = tmp_path / "out"
-    env = {**os.environ, "BINLOGWRITER_SPARK_FAIL": "write!:0",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--out", str(out), "--no-progress",
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # the CLI as ``python -m binlogwriter`` runs it, with the job's test seam set first: every
+    # attempt of partition 0's write task fails
+    code = ("import sys, spark_gen.job as j; j._TEST_FAIL = ('write!', 0); sys.argv[0] = 'binlogwriter'; "
+            "from binlogwriter.cli import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, "generate", "--out", str(out), "--no-progress",
                            "--engine", "spark", "--partitions", "2", "--transactions", "200"],
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stderr
