@@ -79,6 +79,31 @@ def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
     raise ValueError(f"unknown ColumnArray kind {kind!r}")
 
 
+_DEDUP_TYPES = ({str}, {bytes}, {frozenset})
+
+
+def _encode_each(enc: Any, vals: list) -> list:
+    """``[Var]`` of ``enc(v)`` for every value (the scalar encoder; raises its
+    ValueEncodeError). Values of one type whose equal values encode alike (``str``,
+    ``bytes``, ``frozenset`` — SET members) and that repeat are encoded once per distinct
+    value and gathered by index."""
+    if len(vals) >= 16 and set(map(type, vals)) in _DEDUP_TYPES:
+        uniq = list(dict.fromkeys(vals))
+        if 2 * len(uniq) <= len(vals):
+            pos = {v: p for p, v in enumerate(uniq)}
+            idx = np.fromiter(map(pos.__getitem__, vals), dtype=np.int64, count=len(vals))
+            datas = [enc(v) for v in uniq]
+            plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+            from binlogwriter.batch.scatter import take_runs
+
+            lens = plen[idx]
+            if not int(lens.sum()):
+                return [Var(b"", lens)]
+            return [Var(take_runs(np.frombuffer(b"".join(datas), dtype=np.uint8), plen, idx), lens)]
+    datas = [enc(v) for v in vals]
+    return [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
+
+
 class ManyRowImages:
     """The many-row encoders :class:`~binlogwriter.values.row.RowImageCodec` inherits; they use
     its per-column closures (``_enc``, ``_many``, ``_arr``), ``_nullable``, ``_n`` and
@@ -195,12 +220,10 @@ class ManyRowImages:
                 except (ValueError, TypeError, OverflowError):
                     got = None
                 if got is None:
-                    enc = self._enc[i]
                     try:
-                        datas = [enc(v) for v in vals]
+                        got = _encode_each(self._enc[i], vals)
                     except ValueEncodeError:
                         self._raise_first(present, columns, n, null_pad)
-                    got = [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
             for piece in got:
                 pieces.append((rows_nn, piece))
         return nullmat, pieces, k
