@@ -26,7 +26,8 @@ class ColumnArray:
     units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
     since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
     "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
-    ``timedelta``) or "float" (float64); ``nulls`` a bool array (True = SQL NULL) or None.
+    ``timedelta``), "float" (float64) or "json" (``data`` a
+    :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns); ``nulls`` a bool array (True = SQL NULL) or None.
     :meth:`tolist` gives the Python values (None for NULL)."""
 
     __slots__ = ("kind", "data", "nulls", "pool", "meta")
@@ -76,6 +77,8 @@ def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
         return data.astype("M8[D]").tolist()
     if kind == "time":
         return data.astype("m8[us]").tolist()
+    if kind == "json":  # documents as columns (binlogwriter/values/json_columns.py)
+        return data.values()
     raise ValueError(f"unknown ColumnArray kind {kind!r}")
 
 
