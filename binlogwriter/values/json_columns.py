@@ -189,6 +189,32 @@ class _Enc:
                  lens: np.ndarray) -> None:
         self.etype, self.inline, self.inl, self.flat, self.lens = etype, inline, inl, flat, lens
 
+    @staticmethod
+    def spread(e: _Enc, held: np.ndarray, n: int) -> _Enc:
+        """``e`` (made for rows ``held``) as an encoding of ``n`` rows: the rows not held
+        get an empty inlined entry (never read)."""
+        etype = np.zeros(n, np.uint8)
+        etype[held] = e.etype
+        inline = np.ones(n, bool)
+        inline[held] = e.inline
+        inl = np.zeros(n, np.int64)
+        inl[held] = e.inl
+        lens = np.zeros(n, np.int64)
+        lens[held] = e.lens
+        return _Enc(etype, inline, inl, e.flat, lens)
+
+
+def _take_enc(e: _Enc, rows: np.ndarray) -> _Enc:
+    """The encoding of rows ``rows`` of ``e`` (their data gathered by byte runs)."""
+    from binlogwriter.batch.scatter import take_runs
+
+    n = len(e.lens)
+    if len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+        return e
+    lens = e.lens[rows]
+    flat = take_runs(e.flat, e.lens, rows) if int(lens.sum()) else np.zeros(0, np.uint8)
+    return _Enc(e.etype[rows], e.inline[rows], e.inl[rows], flat, lens)
+
 
 def _u16_bytes(a: np.ndarray) -> np.ndarray:
     """(n, 2) little-endian bytes of values 0..0xFFFF."""
@@ -196,26 +222,40 @@ def _u16_bytes(a: np.ndarray) -> np.ndarray:
 
 
 def _rows_concat(parts: list, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise concatenation of ``parts`` — each an (n, w) uint8 matrix or a (flat, lens)
-    pair of per-row byte runs — as (flat bytes, length per row)."""
-    lens = np.zeros((n, len(parts)), dtype=np.int64)
+    """Row-wise concatenation of ``parts`` — each an (n, w) uint8 matrix, a 1-d uint8 array
+    (the same bytes in every row) or a (flat, lens) pair of per-row byte runs — as (flat
+    bytes, length per row): the parts' bytes side by side in one source array, then one
+    gather of every (row, part) run in row-major order."""
+    from binlogwriter.batch.scatter import run_indices
+
+    k = len(parts)
+    starts = np.empty((n, k), dtype=np.int64)
+    lens = np.empty((n, k), dtype=np.int64)
+    srcs = []
+    base = 0
     for p, part in enumerate(parts):
-        lens[:, p] = part.shape[1] if isinstance(part, np.ndarray) else part[1]
-    row_len = lens.sum(axis=1)
-    out = np.empty(int(row_len.sum()), dtype=np.uint8)
-    at = (np.cumsum(row_len) - row_len)[:, None] + (np.cumsum(lens, axis=1) - lens)
-    for p, part in enumerate(parts):
-        if isinstance(part, np.ndarray):
-            w = part.shape[1]
-            if w:
-                out[at[:, p][:, None] + np.arange(w)[None, :]] = part
-        else:
+        if isinstance(part, tuple):
             flat, ln = part
-            m = int(ln.sum())
-            if m:
-                src = np.cumsum(ln) - ln
-                out[np.repeat(at[:, p] - src, ln) + np.arange(m)] = flat
-    return out, row_len
+            lens[:, p] = ln
+            starts[:, p] = base + np.cumsum(ln) - ln
+            srcs.append(np.asarray(flat, dtype=np.uint8))
+            base += int(ln.sum())
+        elif part.ndim == 1:
+            lens[:, p] = len(part)
+            starts[:, p] = base
+            srcs.append(part)
+            base += len(part)
+        else:
+            w = part.shape[1]
+            lens[:, p] = w
+            starts[:, p] = base + w * np.arange(n)
+            srcs.append(part.reshape(-1))
+            base += n * w
+    src = np.concatenate(srcs) if srcs else np.zeros(0, np.uint8)
+    row_len = lens.sum(axis=1)
+    if not base:
+        return np.zeros(0, np.uint8), row_len
+    return src[run_indices(starts.reshape(-1), lens.reshape(-1))], row_len
 
 
 def _in_order(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -235,9 +275,24 @@ def _in_order(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n: int) -
     return take_runs(flat, lens, pos), lens[pos]
 
 
+_POOLS: dict[int, tuple[tuple, np.ndarray, np.ndarray]] = {}
+
+
 def _pool_runs(pool: tuple) -> tuple[np.ndarray, np.ndarray]:
     """Each pool string as binary JSON string data (varlen length, UTF-8 bytes), back to
-    back, and their lengths. Unplain when one is not a ``str`` or not UTF-8."""
+    back, and their lengths (memoised by pool object). Unplain when one is not a ``str`` or
+    not UTF-8."""
+    hit = _POOLS.get(id(pool))
+    if hit is not None and hit[0] is pool:
+        return hit[1], hit[2]
+    got = _pool_runs_of(pool)
+    if len(_POOLS) >= 64:
+        _POOLS.clear()
+    _POOLS[id(pool)] = (pool, *got)  # keeps the pool alive: its id is not reused
+    return got
+
+
+def _pool_runs_of(pool: tuple) -> tuple[np.ndarray, np.ndarray]:
     from binlogwriter.values.json_binary_encode import _varlen
 
     datas = []
@@ -330,23 +385,30 @@ def _objects(node: JObj) -> tuple[np.ndarray, np.ndarray]:
     pattern = np.zeros(n, dtype=np.int64)
     for m, (_, _, p) in enumerate(members):
         pattern |= (np.ones(n, dtype=np.int64) if p is None else p.astype(np.int64)) << m
+    pats = np.unique(pattern).tolist()
+    if len(pats) == 1:
+        enc = [_encode(v) for _, v, _ in members]
+    else:  # each member encoded once, for the rows that hold it
+        enc = []
+        for m, (_, v, _) in enumerate(members):
+            held = np.flatnonzero(pattern >> m & 1)
+            enc.append(_Enc.spread(_encode(v[held]), held, n) if len(held) else None)
     groups = []
-    for pat in np.unique(pattern).tolist():
+    for pat in pats:
         rows = np.flatnonzero(pattern == pat)
         g = len(rows)
-        here = [(k, v) for m, (k, v, _) in enumerate(members) if pat >> m & 1]
-        keys = tuple(k for k, _ in here)
+        here = [(m, k) for m, (k, _, _) in enumerate(members) if pat >> m & 1]
+        keys = tuple(k for _, k in here)
         try:
             order, block, blen = _key_layout(keys)
         except Exception:  # noqa: BLE001 - a key offset beyond u16 (struct.error): the large form
             raise Unplain from None
         cnt = len(keys)
-        kids = [_encode(here[i][1][rows]) for i in order]
+        kids = [_take_enc(enc[here[i][0]], rows) for i in order]
         ent, size = _entries(kids, 4 + 3 * cnt + blen, g)
         head = np.concatenate([_u16_bytes(np.full(g, cnt)), _u16_bytes(size)], axis=1)
         kb = np.frombuffer(block, dtype=np.uint8)
-        parts: list[Any] = [head, np.broadcast_to(kb[:cnt * 4], (g, cnt * 4)), ent,
-                            np.broadcast_to(kb[cnt * 4:], (g, blen - cnt * 4))]
+        parts: list[Any] = [head, kb[:cnt * 4], ent, kb[cnt * 4:]]
         parts += [(ch.flat, ch.lens) for ch in kids]
         flat, lens = _rows_concat(parts, g)
         groups.append((rows, flat, lens))
