@@ -19,8 +19,6 @@ None (the caller then encodes the documents one by one, which writes the large f
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from binlogwriter.values.json_binary_encode import (
@@ -180,40 +178,70 @@ class JObj(JCol):
 
 class _Enc:
     """A node's value entries and data for its rows: entry type byte, whether the value is
-    inlined in its entry (then ``inl`` holds the entry's two bytes as a u16), and the
-    data of the rows not inlined (``flat`` bytes, ``lens`` per row, 0 when inlined)."""
+    inlined in its entry (then ``inl`` holds the entry's two bytes as a u16), and where
+    each row's data lies: ``lens[r]`` bytes (0 when inlined) at ``starts[r]`` in ``src``
+    (data are referred to, not copied, until the top document is gathered)."""
 
-    __slots__ = ("etype", "inline", "inl", "flat", "lens")
+    __slots__ = ("etype", "inline", "inl", "src", "starts", "lens")
 
-    def __init__(self, etype: np.ndarray, inline: np.ndarray, inl: np.ndarray, flat: np.ndarray,
-                 lens: np.ndarray) -> None:
-        self.etype, self.inline, self.inl, self.flat, self.lens = etype, inline, inl, flat, lens
+    def __init__(self, etype: np.ndarray, inline: np.ndarray, inl: np.ndarray, src: np.ndarray,
+                 starts: np.ndarray, lens: np.ndarray) -> None:
+        self.etype, self.inline, self.inl = etype, inline, inl
+        self.src, self.starts, self.lens = src, starts, lens
 
-    @staticmethod
-    def spread(e: _Enc, held: np.ndarray, n: int) -> _Enc:
-        """``e`` (made for rows ``held``) as an encoding of ``n`` rows: the rows not held
+    def spread(self, held: np.ndarray, n: int) -> _Enc:
+        """This encoding (made for rows ``held``) as one of ``n`` rows: the rows not held
         get an empty inlined entry (never read)."""
         etype = np.zeros(n, np.uint8)
-        etype[held] = e.etype
+        etype[held] = self.etype
         inline = np.ones(n, bool)
-        inline[held] = e.inline
+        inline[held] = self.inline
         inl = np.zeros(n, np.int64)
-        inl[held] = e.inl
+        inl[held] = self.inl
+        starts = np.zeros(n, np.int64)
+        starts[held] = self.starts
         lens = np.zeros(n, np.int64)
-        lens[held] = e.lens
-        return _Enc(etype, inline, inl, e.flat, lens)
+        lens[held] = self.lens
+        return _Enc(etype, inline, inl, self.src, starts, lens)
 
 
-def _take_enc(e: _Enc, rows: np.ndarray) -> _Enc:
-    """The encoding of rows ``rows`` of ``e`` (their data gathered by byte runs)."""
-    from binlogwriter.batch.scatter import take_runs
+class _Gather:
+    """Byte runs of many rows, each row's runs in order, gathered at the end in one pass:
+    source arrays side by side, and per row its (start, length) runs in them."""
 
-    n = len(e.lens)
-    if len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
-        return e
-    lens = e.lens[rows]
-    flat = take_runs(e.flat, e.lens, rows) if int(lens.sum()) else np.zeros(0, np.uint8)
-    return _Enc(e.etype[rows], e.inline[rows], e.inl[rows], flat, lens)
+    def __init__(self) -> None:
+        self.srcs: list[np.ndarray] = []
+        self.at: dict[int, int] = {}
+        self.base = 0
+        self.rows: list[np.ndarray] = []
+        self.starts: list[np.ndarray] = []
+        self.lens: list[np.ndarray] = []
+
+    def source(self, arr: np.ndarray) -> int:
+        """The offset of ``arr`` among the sources (added once per array object)."""
+        off = self.at.get(id(arr))
+        if off is None:
+            off = self.at[id(arr)] = self.base
+            self.srcs.append(arr)
+            self.base += len(arr)
+        return off
+
+    def add(self, rows: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> None:
+        """Runs of rows ``rows``: (g, k) start and length matrices, row by row in order."""
+        self.rows.append(np.repeat(rows, starts.shape[1]))
+        self.starts.append(starts.reshape(-1))
+        self.lens.append(lens.reshape(-1))
+
+    def build(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        from binlogwriter.batch.scatter import run_indices
+
+        rows = np.concatenate(self.rows) if self.rows else np.zeros(0, np.int64)
+        order = np.argsort(rows, kind="stable")  # a row's runs keep their order
+        starts = np.concatenate(self.starts)[order] if self.rows else rows
+        lens = np.concatenate(self.lens)[order] if self.rows else rows
+        row_len = np.bincount(rows[order], weights=lens, minlength=n).astype(np.int64)
+        src = np.concatenate(self.srcs) if self.srcs else np.zeros(0, np.uint8)
+        return src[run_indices(starts, lens)], row_len
 
 
 def _u16_bytes(a: np.ndarray) -> np.ndarray:
@@ -221,78 +249,16 @@ def _u16_bytes(a: np.ndarray) -> np.ndarray:
     return a.astype("<u2").view(np.uint8).reshape(-1, 2)
 
 
-def _rows_concat(parts: list, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise concatenation of ``parts`` — each an (n, w) uint8 matrix, a 1-d uint8 array
-    (the same bytes in every row) or a (flat, lens) pair of per-row byte runs — as (flat
-    bytes, length per row): the parts' bytes side by side in one source array, then one
-    gather of every (row, part) run in row-major order."""
-    from binlogwriter.batch.scatter import run_indices
-
-    k = len(parts)
-    starts = np.empty((n, k), dtype=np.int64)
-    lens = np.empty((n, k), dtype=np.int64)
-    srcs = []
-    base = 0
-    for p, part in enumerate(parts):
-        if isinstance(part, tuple):
-            flat, ln = part
-            lens[:, p] = ln
-            starts[:, p] = base + np.cumsum(ln) - ln
-            srcs.append(np.asarray(flat, dtype=np.uint8))
-            base += int(ln.sum())
-        elif part.ndim == 1:
-            lens[:, p] = len(part)
-            starts[:, p] = base
-            srcs.append(part)
-            base += len(part)
-        else:
-            w = part.shape[1]
-            lens[:, p] = w
-            starts[:, p] = base + w * np.arange(n)
-            srcs.append(part.reshape(-1))
-            base += n * w
-    src = np.concatenate(srcs) if srcs else np.zeros(0, np.uint8)
-    row_len = lens.sum(axis=1)
-    if not base:
-        return np.zeros(0, np.uint8), row_len
-    return src[run_indices(starts.reshape(-1), lens.reshape(-1))], row_len
+_POOLS: dict[int, tuple[tuple, np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
-def _in_order(groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row byte runs made group by group ((rows, flat, lens) each, the groups a
-    partition of ``range(n)``) back in row order: (flat, lens)."""
-    from binlogwriter.batch.scatter import take_runs
-
-    if len(groups) == 1 and len(groups[0][0]) == n:
-        rows, flat, lens = groups[0]
-        if (rows == np.arange(n)).all():
-            return flat, lens
-    rows = np.concatenate([g[0] for g in groups])
-    flat = np.concatenate([g[1] for g in groups])
-    lens = np.concatenate([g[2] for g in groups])
-    pos = np.empty(n, dtype=np.int64)
-    pos[rows] = np.arange(n)  # row r's run is run pos[r] of the group-order layout
-    return take_runs(flat, lens, pos), lens[pos]
-
-
-_POOLS: dict[int, tuple[tuple, np.ndarray, np.ndarray]] = {}
-
-
-def _pool_runs(pool: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _pool_runs(pool: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each pool string as binary JSON string data (varlen length, UTF-8 bytes), back to
-    back, and their lengths (memoised by pool object). Unplain when one is not a ``str`` or
-    not UTF-8."""
+    back, with their starts and lengths (memoised by pool object). Unplain when one is not
+    a ``str`` or not UTF-8."""
     hit = _POOLS.get(id(pool))
     if hit is not None and hit[0] is pool:
-        return hit[1], hit[2]
-    got = _pool_runs_of(pool)
-    if len(_POOLS) >= 64:
-        _POOLS.clear()
-    _POOLS[id(pool)] = (pool, *got)  # keeps the pool alive: its id is not reused
-    return got
-
-
-def _pool_runs_of(pool: tuple) -> tuple[np.ndarray, np.ndarray]:
+        return hit[1], hit[2], hit[3]
     from binlogwriter.values.json_binary_encode import _varlen
 
     datas = []
@@ -304,127 +270,141 @@ def _pool_runs_of(pool: tuple) -> tuple[np.ndarray, np.ndarray]:
         except UnicodeEncodeError:
             raise Unplain from None
         datas.append(_varlen(len(b)) + b)
-    return (np.frombuffer(b"".join(datas), dtype=np.uint8),
-            np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))
+    lens = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+    got = (np.frombuffer(b"".join(datas), dtype=np.uint8), np.cumsum(lens) - lens, lens)
+    if len(_POOLS) >= 64:
+        _POOLS.clear()
+    _POOLS[id(pool)] = (pool, *got)  # keeps the pool alive: its id is not reused
+    return got
 
 
 def _encode(node: JCol) -> _Enc:
-    from binlogwriter.batch.scatter import take_runs
-
     n = len(node)
     zeros = np.zeros(n, dtype=np.int64)
+    empty = np.zeros(0, np.uint8)
     if isinstance(node, JInt):
         x = node.data
         small = (x >= -32768) & (x <= 32767)
         mid = ~small & (x >= -(1 << 31)) & (x < (1 << 31))
         etype = np.where(small, INT16, np.where(mid, INT32, INT64)).astype(np.uint8)
         lens = np.where(small, 0, np.where(mid, 4, 8)).astype(np.int64)
-        b8 = x.astype("<i8").view(np.uint8).reshape(n, 8)  # int32 LE = the low 4 of int64 LE
-        flat = b8[np.arange(8)[None, :] < lens[:, None]]
-        return _Enc(etype, small, (x & 0xFFFF).astype(np.int64), flat, lens)
+        b8 = x.astype("<i8").view(np.uint8).reshape(-1)  # int32 LE = the low 4 of int64 LE
+        return _Enc(etype, small, (x & 0xFFFF).astype(np.int64), b8, 8 * np.arange(n, dtype=np.int64), lens)
     if isinstance(node, JBool):
         return _Enc(np.full(n, LITERAL, np.uint8), np.ones(n, bool), np.where(node.data, 1, 2).astype(np.int64),
-                    np.zeros(0, np.uint8), zeros)
+                    empty, zeros, zeros)
     if isinstance(node, JNull):
-        return _Enc(np.full(n, LITERAL, np.uint8), np.ones(n, bool), zeros, np.zeros(0, np.uint8), zeros)
+        return _Enc(np.full(n, LITERAL, np.uint8), np.ones(n, bool), zeros, empty, zeros, zeros)
     if isinstance(node, JStr):
-        pflat, plen = _pool_runs(node.pool)
-        return _Enc(np.full(n, STRING, np.uint8), np.zeros(n, bool), zeros, take_runs(pflat, plen, node.idx),
+        pflat, pstart, plen = _pool_runs(node.pool)
+        return _Enc(np.full(n, STRING, np.uint8), np.zeros(n, bool), zeros, pflat, pstart[node.idx],
                     plen[node.idx])
     if isinstance(node, JStrList):
-        flat, lens = _str_arrays(node)
-        return _Enc(np.full(n, SMALL_ARRAY, np.uint8), np.zeros(n, bool), zeros, flat, lens)
+        flat, lens = _str_arrays(node, None)
+        return _Enc(np.full(n, SMALL_ARRAY, np.uint8), np.zeros(n, bool), zeros, flat, np.cumsum(lens) - lens, lens)
     if isinstance(node, JObj):
-        flat, lens = _objects(node)
-        return _Enc(np.full(n, SMALL_OBJECT, np.uint8), np.zeros(n, bool), zeros, flat, lens)
+        flat, lens = _objects(node, None)
+        return _Enc(np.full(n, SMALL_OBJECT, np.uint8), np.zeros(n, bool), zeros, flat, np.cumsum(lens) - lens,
+                    lens)
     raise Unplain
 
 
-def _entries(children: list[_Enc], off0: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(n, 3 × children) value entries of a small container whose first data byte is at
-    ``off0`` (children in stored order), and each row's container size. Unplain when an
-    offset or the size passes u16."""
-    ent = np.empty((n, 3 * len(children)), dtype=np.uint8)
-    off = np.full(n, off0, dtype=np.int64)
-    for c, ch in enumerate(children):
-        ent[:, 3 * c] = ch.etype
-        word = np.where(ch.inline, ch.inl, off)
+def _entries(kids: list[tuple[_Enc, np.ndarray]], off0: int, g: int) -> tuple[np.ndarray, np.ndarray]:
+    """(g, 3 × kids) value entries of a small container whose first data byte is at
+    ``off0`` (kids in stored order, each an encoding and the rows of it this container
+    holds), and each row's container size. Unplain when an offset or the size passes u16."""
+    ent = np.empty((g, 3 * len(kids)), dtype=np.uint8)
+    off = np.full(g, off0, dtype=np.int64)
+    for c, (e, rows) in enumerate(kids):
+        ent[:, 3 * c] = e.etype[rows]
+        word = np.where(e.inline[rows], e.inl[rows], off)
         if int(word.max(initial=0)) > _U16_MAX:
             raise Unplain
         ent[:, 3 * c + 1:3 * c + 3] = _u16_bytes(word)
-        off = off + ch.lens
+        off = off + e.lens[rows]
     if int(off.max(initial=0)) > _U16_MAX:
         raise Unplain
     return ent, off
 
 
-def _str_arrays(node: JStrList) -> tuple[np.ndarray, np.ndarray]:
-    from binlogwriter.batch.scatter import take_runs
+def _container(gat: _Gather, rows: np.ndarray, type_byte: int | None, cnt: int, keys: bytes,
+               kids: list[tuple[_Enc, np.ndarray]]) -> None:
+    """Adds to ``gat`` the small containers of rows ``rows``: [type byte], count and size
+    (u16 each), key entries (objects), value entries, key bytes, the kids' data."""
+    g = len(rows)
+    kb = np.frombuffer(keys, dtype=np.uint8)
+    blen = len(kb)
+    ent, size = _entries(kids, 4 + 3 * cnt + blen, g)
+    head = np.concatenate([_u16_bytes(np.full(g, cnt)), _u16_bytes(size)], axis=1)
+    if type_byte is not None:
+        head = np.concatenate([np.full((g, 1), type_byte, np.uint8), head], axis=1)
+    hw, ew = head.shape[1], ent.shape[1]
+    k = 4 + len(kids)
+    starts = np.empty((g, k), dtype=np.int64)
+    lens = np.empty((g, k), dtype=np.int64)
+    r = np.arange(g, dtype=np.int64)
+    starts[:, 0], lens[:, 0] = gat.source(head.reshape(-1)) + hw * r, hw
+    starts[:, 1], lens[:, 1] = gat.source(kb), 4 * cnt if blen else 0
+    starts[:, 2], lens[:, 2] = gat.source(ent.reshape(-1)) + ew * r, ew
+    starts[:, 3], lens[:, 3] = gat.source(kb) + 4 * cnt, blen - 4 * cnt if blen else 0
+    for c, (e, kr) in enumerate(kids):
+        starts[:, 4 + c] = gat.source(e.src) + e.starts[kr]
+        lens[:, 4 + c] = e.lens[kr]
+    gat.add(rows, starts, lens)
 
-    pflat, plen = _pool_runs(node.pool)
+
+def _str_arrays(node: JStrList, type_byte: int | None) -> tuple[np.ndarray, np.ndarray]:
+    pflat, pstart, plen = _pool_runs(node.pool)
     n = len(node)
-    groups = []
+    gat = _Gather()
     for c in np.unique(node.counts).tolist():
         rows = np.flatnonzero(node.counts == c)
         m = len(rows)
         idx = node.idx[rows, :c]
-        slen = plen[idx]
-        kids = [_Enc(np.full(m, STRING, np.uint8), np.zeros(m, bool), np.zeros(m, np.int64), np.zeros(0, np.uint8),
-                     slen[:, t]) for t in range(c)]
-        ent, size = _entries(kids, 4 + 3 * c, m)
-        head = np.concatenate([_u16_bytes(np.full(m, c)), _u16_bytes(size)], axis=1)
-        data = take_runs(pflat, plen, idx.ravel()) if c else np.zeros(0, np.uint8)
-        flat, lens = _rows_concat([head, ent, (data, slen.sum(axis=1))], m)
-        groups.append((rows, flat, lens))
-    return _in_order(groups, n)
+        every = np.arange(m)
+        kids = [(_Enc(np.full(m, STRING, np.uint8), np.zeros(m, bool), np.zeros(m, np.int64), pflat,
+                      pstart[idx[:, t]], plen[idx[:, t]]), every) for t in range(c)]
+        _container(gat, rows, type_byte, c, b"", kids)
+    return gat.build(n)
 
 
-def _objects(node: JObj) -> tuple[np.ndarray, np.ndarray]:
+def _objects(node: JObj, type_byte: int | None) -> tuple[np.ndarray, np.ndarray]:
     n = node.n
     members = node.members
     pattern = np.zeros(n, dtype=np.int64)
     for m, (_, _, p) in enumerate(members):
         pattern |= (np.ones(n, dtype=np.int64) if p is None else p.astype(np.int64)) << m
     pats = np.unique(pattern).tolist()
-    if len(pats) == 1:
-        enc = [_encode(v) for _, v, _ in members]
-    else:  # each member encoded once, for the rows that hold it
-        enc = []
-        for m, (_, v, _) in enumerate(members):
-            held = np.flatnonzero(pattern >> m & 1)
-            enc.append(_Enc.spread(_encode(v[held]), held, n) if len(held) else None)
-    groups = []
+    enc: list[_Enc | None] = []
+    for m, (_, v, _) in enumerate(members):  # each member encoded once, for the rows that hold it
+        held = np.flatnonzero(pattern >> m & 1)
+        if len(held) == n:
+            enc.append(_encode(v))
+        else:
+            enc.append(_encode(v[held]).spread(held, n) if len(held) else None)
+    gat = _Gather()
     for pat in pats:
         rows = np.flatnonzero(pattern == pat)
-        g = len(rows)
         here = [(m, k) for m, (k, _, _) in enumerate(members) if pat >> m & 1]
         keys = tuple(k for _, k in here)
         try:
-            order, block, blen = _key_layout(keys)
+            order, block, _ = _key_layout(keys)
         except Exception:  # noqa: BLE001 - a key offset beyond u16 (struct.error): the large form
             raise Unplain from None
-        cnt = len(keys)
-        kids = [_take_enc(enc[here[i][0]], rows) for i in order]
-        ent, size = _entries(kids, 4 + 3 * cnt + blen, g)
-        head = np.concatenate([_u16_bytes(np.full(g, cnt)), _u16_bytes(size)], axis=1)
-        kb = np.frombuffer(block, dtype=np.uint8)
-        parts: list[Any] = [head, kb[:cnt * 4], ent, kb[cnt * 4:]]
-        parts += [(ch.flat, ch.lens) for ch in kids]
-        flat, lens = _rows_concat(parts, g)
-        groups.append((rows, flat, lens))
-    return _in_order(groups, n)
+        kids = [(enc[here[i][0]], rows) for i in order]
+        _container(gat, rows, type_byte, len(keys), block, kids)
+    return gat.build(n)
 
 
 def encode_documents(docs: JCol) -> tuple[np.ndarray, np.ndarray] | None:
     """The binary JSON of every row's document (type byte included) as (flat bytes,
     length per row): the bytes ``encode_plain`` writes for ``docs.values()``; None when a
     document needs what this does not write (a large container, a string not UTF-8)."""
-    if not isinstance(docs, (JObj, JStrList)):
-        return None
     try:
-        flat, lens = _objects(docs) if isinstance(docs, JObj) else _str_arrays(docs)
+        if isinstance(docs, JObj):
+            return _objects(docs, SMALL_OBJECT)
+        if isinstance(docs, JStrList):
+            return _str_arrays(docs, SMALL_ARRAY)
     except Unplain:
         return None
-    n = len(docs)
-    tb = np.full((n, 1), SMALL_OBJECT if isinstance(docs, JObj) else SMALL_ARRAY, dtype=np.uint8)
-    return _rows_concat([tb, (flat, lens)], n)
+    return None
