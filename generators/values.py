@@ -361,6 +361,7 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
     scalar, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time)
     vg = _vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
     draws = getattr(scalar, "draws", 8)
+    many_array = getattr(scalar, "many_array", None)
     base = salt(seed, table.name, col.name)
 
     def fn(keys: np.ndarray, versions: np.ndarray) -> Vec | list:
@@ -372,6 +373,9 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
             nulls = nulls if nulls.any() else None
             j0 = 1
         got = vg(h, j0) if vg is not None else None
+        if got is None and many_array is not None:  # every row's value from its draws, as arrays
+            kind, data = many_array(draws_matrix(h, j0 + draws), keys, j0)
+            return Vec(kind, data, nulls)
         if got is None:
             return _replay(scalar, h, keys, j0, nulls, draws)
         kind, data, extra = got

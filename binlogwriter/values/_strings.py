@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import methodcaller
 from typing import TYPE_CHECKING, Any
 
 import construct as cs
@@ -196,6 +197,39 @@ class _Text:
         return data[:end]
 
 
+def text_bytes_many(t: _Text, values: list) -> tuple[list[bytes], np.ndarray] | None:
+    """(stored bytes, character counts) of many ``str`` values of a text column, as
+    :meth:`_Text.to_bytes` gives them one by one (charsets.md: the column charset's Python
+    codec; utf8mb3/ucs2 refuse characters beyond the BMP), computed by C-level maps over
+    the whole list. None when a value is not a ``str``, when the charset has no codec or is
+    latin1 (cp1252 with its holes kept: :meth:`Collation.encode`) and a value is not ASCII,
+    or when a value does not encode: the scalar encoder then runs and raises the exact error."""
+    if not t.text or t.coll is None or t.coll.codec is None:
+        return None
+    if set(map(type, values)) - {str}:
+        return None
+    codec = t.coll.codec
+    if t.charset == "latin1":  # cp1252 with its holes: only ASCII text is encoded here
+        if not "".join(values).isascii():
+            return None
+        codec = "ascii"
+    elif t.bmp_only and _ASTRAL.search("".join(values)) is not None:
+        return None
+    try:
+        datas = list(map(methodcaller("encode", codec), values))
+    except UnicodeError:
+        return None
+    return datas, np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+
+
+def bytes_many(values: list) -> list[bytes] | None:
+    """Many values of a binary column as stored (``bytes(value)``, what :meth:`_Text.to_bytes`
+    gives a bytes-like value), or None when one is not ``bytes``."""
+    if set(map(type, values)) - {bytes}:
+        return None
+    return values
+
+
 def _check_len(col: ColumnDesc, sql: str, t: _Text, data: bytes, chars: int | None,
                max_bytes: int) -> None:
     if len(data) > max_bytes:
@@ -216,9 +250,10 @@ def _where(col: ColumnDesc) -> str:
     return ".".join(p for p in (col.table, col.name) if p) or "column"
 
 
-def _length_prefixed_many(datas: list[bytes], lb: int) -> list:
+def _length_prefixed_many(datas: list[bytes], lb: int, lengths: np.ndarray | None = None) -> list:
     """Vectorised ``lb``-byte little-endian length prefixes followed by the bytes."""
-    lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+    if lengths is None:
+        lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
     prefix = lengths.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :lb]
     return [Fixed(prefix), Var(b"".join(datas), lengths)]
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import construct as cs
+import numpy as np
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import (
@@ -32,7 +33,9 @@ from binlogwriter.values._strings import (
     _length_prefixed,
     _length_prefixed_many,
     _Text,
+    bytes_many,
     stored_bytes_bound,
+    text_bytes_many,
     text_renderer,
 )
 from binlogwriter.values._text import quote_bytes
@@ -108,6 +111,15 @@ class BlobCodec(Codec):
 
         def encode_many(values: list) -> list | None:
             # ``lb``-byte length then the bytes (values.md §6); JSON-as-text values go one by one
+            fast = text_bytes_many(t, values) if t.text else None
+            if fast is None and not t.text and bytes_many(values) is not None:
+                fast = values, None
+            if fast is not None:  # the whole list at once: same bytes, same limit
+                datas = fast[0]
+                lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+                if len(lengths) and int(lengths.max()) > limit:
+                    return None
+                return _length_prefixed_many(datas, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
             for v in values:

@@ -12,6 +12,7 @@ prints them (not decompressed).
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import methodcaller
 from typing import TYPE_CHECKING, Any
 
 import construct as cs
@@ -34,7 +35,9 @@ from binlogwriter.values._strings import (
     _sql_len,
     _Text,
     _where,
+    bytes_many,
     stored_bytes_bound,
+    text_bytes_many,
     text_renderer,
 )
 from binlogwriter.values._text import quote_bytes
@@ -119,7 +122,33 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
             return data.ljust(field_length, b"\x00"), end
         return t.from_bytes(data), end
 
-    return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes")
+    def encode_many(values: list) -> list | None:
+        # length (1 or 2 bytes LE) then the value without its trailing pad (values.md §5):
+        # text in a charset whose pad is the single byte 0x20 (a space is that byte alone,
+        # never part of another character), or BINARY bytes without trailing 0x00
+        if t.text and pad == b" ":
+            if set(map(type, values)) - {str}:
+                return None
+            got = text_bytes_many(t, list(map(_RSTRIP_SPACE, values)))
+            if got is None:
+                return None
+            datas, chars = got
+            if len(chars) and int(chars.max()) * t.mbmaxlen > field_length:
+                return None  # the scalar encoder checks the exact rule
+        elif t.binary and bytes_many(values) is not None:
+            datas, chars = list(map(_RSTRIP_ZERO, values)), None
+        else:
+            return None
+        lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+        if len(lengths) and int(lengths.max()) > field_length:
+            return None
+        return _length_prefixed_many(datas, lb, lengths)
+
+    return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
+
+
+_RSTRIP_SPACE = methodcaller("rstrip", " ")
+_RSTRIP_ZERO = methodcaller("rstrip", b"\x00")
 
 
 @register
@@ -150,9 +179,19 @@ class VarcharCodec(Codec):
 
         def encode_many(values: list) -> list | None:
             # length (1 or 2 bytes LE) then the bytes in the column's charset (values.md §6)
+            mb = t.mbmaxlen
+            fast = text_bytes_many(t, values) if t.text else None
+            if fast is None and not t.text and bytes_many(values) is not None:
+                fast = values, None
+            if fast is not None:  # the whole list at once: same bytes, same checks
+                datas, chars = fast
+                lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+                if len(lengths) and (int(lengths.max()) > max_bytes
+                                     or (chars is not None and int(chars.max()) * mb > max_bytes)):
+                    return None
+                return _length_prefixed_many(datas, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
-            mb = t.mbmaxlen
             for v in values:
                 try:
                     data, chars = to_bytes(v)

@@ -100,7 +100,25 @@ class JsonCodec(Codec):
                 raise NonCanonical(f"{where}: JSON scalar at {start} is not in its shortest form")
             return (JSON_NULL if v is None else v), end
 
-        return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …")
+        def encode_array(kind: str, data: Any, meta: Any) -> list | None:
+            # documents given as columns (values/json_columns.py): the binary JSON of each,
+            # built over the whole column, after its ``lb``-byte length (values.md §7)
+            if kind != "json":
+                return None
+            from binlogwriter.values._common import Fixed, Var
+            from binlogwriter.values.json_columns import encode_documents
+
+            got = encode_documents(data)
+            if got is None:
+                return None
+            flat, lens = got
+            if len(lens) and int(lens.max()) > limit:
+                return None
+            prefix = lens.astype("<u8").view("u1").reshape(-1, 8)[:, :lb]
+            return [Fixed(prefix), Var(flat, lens)]
+
+        return Bound(col, sql, encode, decode, None, "dict | list | str | int | float | bool | JsonNull | …",
+                     None, encode_array)
 
 
 # -- schema -> binlog (values.md §1, §7) ------------------------------------------------

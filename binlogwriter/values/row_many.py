@@ -26,7 +26,8 @@ class ColumnArray:
     units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
     since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
     "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
-    ``timedelta``) or "float" (float64); ``nulls`` a bool array (True = SQL NULL) or None.
+    ``timedelta``), "float" (float64) or "json" (``data`` a
+    :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns); ``nulls`` a bool array (True = SQL NULL) or None.
     :meth:`tolist` gives the Python values (None for NULL)."""
 
     __slots__ = ("kind", "data", "nulls", "pool", "meta")
@@ -76,7 +77,34 @@ def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
         return data.astype("M8[D]").tolist()
     if kind == "time":
         return data.astype("m8[us]").tolist()
+    if kind == "json":  # documents as columns (binlogwriter/values/json_columns.py)
+        return data.values()
     raise ValueError(f"unknown ColumnArray kind {kind!r}")
+
+
+_DEDUP_TYPES = ({str}, {bytes}, {frozenset})
+
+
+def _encode_each(enc: Any, vals: list) -> list:
+    """``[Var]`` of ``enc(v)`` for every value (the scalar encoder; raises its
+    ValueEncodeError). Values of one type whose equal values encode alike (``str``,
+    ``bytes``, ``frozenset`` — SET members) and that repeat are encoded once per distinct
+    value and gathered by index."""
+    if len(vals) >= 16 and set(map(type, vals)) in _DEDUP_TYPES:
+        uniq = list(dict.fromkeys(vals))
+        if 2 * len(uniq) <= len(vals):
+            pos = {v: p for p, v in enumerate(uniq)}
+            idx = np.fromiter(map(pos.__getitem__, vals), dtype=np.int64, count=len(vals))
+            datas = [enc(v) for v in uniq]
+            plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+            from binlogwriter.batch.scatter import take_runs
+
+            lens = plen[idx]
+            if not int(lens.sum()):
+                return [Var(b"", lens)]
+            return [Var(take_runs(np.frombuffer(b"".join(datas), dtype=np.uint8), plen, idx), lens)]
+    datas = [enc(v) for v in vals]
+    return [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
 
 
 class ManyRowImages:
@@ -195,12 +223,10 @@ class ManyRowImages:
                 except (ValueError, TypeError, OverflowError):
                     got = None
                 if got is None:
-                    enc = self._enc[i]
                     try:
-                        datas = [enc(v) for v in vals]
+                        got = _encode_each(self._enc[i], vals)
                     except ValueEncodeError:
                         self._raise_first(present, columns, n, null_pad)
-                    got = [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
             for piece in got:
                 pieces.append((rows_nn, piece))
         return nullmat, pieces, k

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
 
 from binlogwriter.schema import Column
 from generators.columns._common import _with_edges, quote
-from generators.columns._vec import _draw_bytes, _key_text_vec, _pool_vec
+from generators.columns._vec import _draw_bytes, _joined_runs, _key_text_vec, _pool_vec, ascii_runs
 from generators.hashing import Stream, draw_array, hash64, salt, unit_array
 from generators.pools import pool
 
@@ -118,6 +119,57 @@ def _fitter(col: Column, flavor: str) -> Callable[[str], str]:
     return lambda s: _fit_text(s, col, flavor)
 
 
+_ASCII_ONE_BYTE = ("utf8mb4", "utf8mb3", "utf8", "latin1", "ascii")
+_RSTRIP = methodcaller("rstrip", " ")
+
+
+def _ascii_fitter(col: Column, flavor: str) -> Callable[[list[str]], list[str]] | None:
+    """:func:`_fit_text` of many ASCII strings already cut to ``min(max characters, max
+    bytes)``, or None when it may do more than drop a CHAR's trailing spaces. In a charset
+    where an ASCII character is one encodable byte (utf8mb4, utf8mb3, latin1, ascii) and the
+    byte limit is at least the character limit, such a string has nothing to cut or drop:
+    ``_fit_text`` gives it back, CHAR without trailing spaces."""
+    nchars, nbytes, coll = _fit_info(col, flavor)
+    if coll is None or coll.charset not in _ASCII_ONE_BYTE or nbytes < nchars:
+        return None
+    if col.type == "CHAR":
+        return lambda vals: list(map(_RSTRIP, vals))
+    return lambda vals: vals
+
+
+def _paragraphs_cut(lo: int, mean: float):
+    """Vectorised twin of ``_text_of_length(st, max(lo, int(st.exp(mean))))[:cap]``:
+    ``fn(h, j, cap) -> list[str]`` for the stream hashes ``h`` at draw ``j`` (draw ``j + 1``
+    the length, by ``math.log`` as the scalar computes it; then one paragraph pick per draw
+    while the text is shorter than its length, rows dropping out as they are done), or
+    None when the paragraph pool is not ASCII."""
+    paras = pool("paragraph")
+    if ascii_runs(paras) is None or len(paras) != 1024:
+        return None
+
+    def cut(h: np.ndarray, j: int, cap: int) -> list[str]:
+        runs = ascii_runs(paras)
+        log = math.log
+        n = len(h)
+        targets = np.array([max(lo, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
+                           dtype=np.int64)
+        size = np.zeros(n, dtype=np.int64)
+        cols = []
+        act = np.flatnonzero(size < targets)
+        t = 0
+        while len(act):
+            p = (draw_array(h[act], j + 2 + t) % np.uint64(1024)).astype(np.int64)
+            col = np.full(n, -1, dtype=np.int64)
+            col[act] = p
+            cols.append(col)
+            size[act] += runs.lens[p]
+            act = act[size[act] < targets[act]]
+            t += 1
+        picks = np.stack(cols, axis=1) if cols else np.full((n, 0), -1, dtype=np.int64)
+        return _joined_runs(runs, picks, np.minimum(targets, cap))
+    return cut
+
+
 def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
     def pick(pool_name: str):
         pl = pool(pool_name)
@@ -166,7 +218,9 @@ def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int
         return sku
     if any(w in name for w in ("description", "comment", "body", "text", "note", "bio", "content",
                                "message", "review", "summary")):
-        return lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))
+        text = lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))  # noqa: E731
+        text.vec_cut = _paragraphs_cut(20, 280)
+        return text
     return None
 
 
@@ -188,9 +242,19 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
                 return [" ".join([words[x] for x in w[:c]]) for w, c in zip(picks, counts, strict=True)]
             base.draws = 2 + most  # the count and at most ``1 + most`` words: all in the draws matrix
             base.many = words_many
+            runs = ascii_runs(words) if len(words) == 1024 else None
+            if runs is not None:
+                def words_cut(pre: np.ndarray, keys: np.ndarray, j: int, cap: int) -> list[str]:
+                    # words_many's text cut to ``cap``, as one gather of the words' bytes
+                    counts = (1 + pre[:, j] % np.uint64(most)).astype(np.int64)
+                    picks = (pre[:, j + 1:j + 1 + most] % np.uint64(1024)).astype(np.int64)
+                    picks[np.arange(most)[None, :] >= counts[:, None]] = -1
+                    return _joined_runs(runs, picks, np.full(len(picks), cap, dtype=np.int64))
+                base.many_cut = words_cut
         else:
             def base(st, k):
                 return _text_of_length(st, max(10, int(st.exp(400))))
+            base.vec_cut = _paragraphs_cut(10, 400)
     cap = min(nchars, nbytes)
 
     def gen(st, k):
@@ -199,10 +263,17 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool):
             s = s[:cap]
         return _fit_text(s, col, flavor)
     base_many = getattr(base, "many", None)
+    fit_ascii = _ascii_fitter(col, flavor)
     if base_many is not None:
         fit = _fitter(col, flavor)
         gen.many = lambda pre, keys, j: [fit(s[:cap] if len(s) > cap else s) for s in base_many(pre, keys, j)]
         gen.draws = max(8, getattr(base, "draws", 8))
+        many_cut = getattr(base, "many_cut", None)
+        if many_cut is not None and fit_ascii is not None:  # ASCII text: cut by numpy, fitted as is
+            gen.many = lambda pre, keys, j: fit_ascii(many_cut(pre, keys, j, cap))
+    vec_cut = getattr(base, "vec_cut", None)
+    if vec_cut is not None and fit_ascii is not None:
+        gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
         gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))

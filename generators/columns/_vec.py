@@ -172,3 +172,49 @@ def twin_of(scalar):
     if getattr(scalar, "edges", None) is not None:
         return _edge_twin(scalar)
     return None
+
+
+class _AsciiRuns:
+    """A pool of ASCII entries laid out for :func:`_joined_runs`: each entry followed by one
+    space, back to back (``flat``), and those runs' lengths."""
+
+    __slots__ = ("flat", "lens")
+
+    def __init__(self, entries: tuple) -> None:
+        self.flat = np.frombuffer("".join(e + " " for e in entries).encode("ascii"), dtype=np.uint8)
+        self.lens = np.fromiter((len(e) + 1 for e in entries), dtype=np.int64, count=len(entries))
+
+
+_RUNS: dict[int, tuple[tuple, _AsciiRuns]] = {}
+
+
+def ascii_runs(entries: tuple) -> _AsciiRuns | None:
+    """:class:`_AsciiRuns` of a pool (memoised by the pool object), None when an entry is
+    not an ASCII ``str``."""
+    hit = _RUNS.get(id(entries))
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    if not all(type(e) is str and e.isascii() for e in entries):
+        return None
+    runs = _AsciiRuns(entries)
+    if len(_RUNS) > 64:
+        _RUNS.clear()
+    _RUNS[id(entries)] = (entries, runs)  # keeps the pool alive: its id is not reused
+    return runs
+
+
+def _joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[str]:
+    """Per row ``r``: ``" ".join(entries[x] for x in picks[r] if x >= 0)[:cut[r]]`` (the
+    picks of a row left-aligned, -1 after them), built as one byte gather over the pool's
+    runs (:func:`~binlogwriter.batch.scatter.take_runs`), one ASCII decode and one slice
+    per row."""
+    from binlogwriter.batch.scatter import take_runs
+
+    mask = picks >= 0
+    safe = np.where(mask, picks, 0)
+    rl = np.where(mask, runs.lens[safe], 0).sum(axis=1)
+    sel = picks[mask]
+    text = take_runs(runs.flat, runs.lens, sel).tobytes().decode("ascii") if len(sel) else ""
+    starts = np.cumsum(rl) - rl
+    ends = starts + np.minimum(np.maximum(rl - 1, 0), cut)
+    return [text[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]

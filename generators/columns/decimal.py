@@ -58,8 +58,18 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         def dvec(h, j):
             # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
             # fraction digits), then quantized to the scale half-even as _q does
+            xs = _lognormal_list(h, j)
+            a = _round4_units(np.array(xs, dtype=np.float64))
+            if a is not None and (not len(a) or int(a.max()) < (1 << 62) // 10 ** max(0, s - 4)):
+                if s >= 4:
+                    units = a * 10 ** (s - 4)
+                else:
+                    d = 10 ** (4 - s)
+                    q, rem = np.divmod(a, d)
+                    units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
+                return "dec", np.minimum(units, maxu_m), s
             u4 = []
-            for x in _lognormal_list(h, j):
+            for x in xs:
                 r = repr(round(x, 4))
                 ip, _, fp = r.partition(".")
                 if len(fp) > 4 or not ip.isdigit() or not fp.isdigit():
@@ -95,6 +105,25 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         gen.vec = dvec
     edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
     return _with_edges(gen, [_q(e, s) for e in edges], edge)
+
+
+def _round4_units(x: np.ndarray) -> np.ndarray | None:
+    """``Decimal(repr(round(v, 4))).scaleb(4)`` as int64 for every ``v`` of ``x``, or None
+    when numpy cannot tell it exactly for some value. ``round(v, 4)`` rounds the exact
+    binary value half-even to 4 places and ``repr`` prints that decimal back (at most 15
+    significant digits round-trip). ``rint(v * 1e4)`` gives the same integer unless
+    ``v * 1e4`` (one rounding, error far below 1e-6 here) lies within 1e-6 of a half:
+    those few are computed as the scalar path computes them. None (the caller's per-value
+    path) for a non-finite value or ``|v| >= 1e11`` (past 15 digits)."""
+    if not len(x):
+        return np.zeros(0, dtype=np.int64)
+    if not np.isfinite(x).all() or float(np.abs(x).max()) >= 1e11:
+        return None
+    f = x * 1e4
+    out = np.rint(f).astype(np.int64)
+    for i in np.flatnonzero(np.abs(f - np.floor(f) - 0.5) < 1e-6).tolist():  # near a half: as Python does it
+        out[i] = int(Decimal(repr(round(float(x[i]), 4))).scaleb(4))
+    return out
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
+from binlogwriter.values.json_columns import JBool, JInt, JNull, JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
 from generators.columns._common import START_TIME, _with_edges, quote
 from generators.hashing import Stream, unit_array
@@ -53,41 +54,38 @@ _SIZES = ("S", "M", "L", "XL")
 _NAME = "Zoë \"Q\" Ünïcode ✓"
 
 
-def _json_docs(pre: np.ndarray, keys: np.ndarray, j: int) -> list[dict[str, Any]]:
+def _json_columns(pre: np.ndarray, keys: np.ndarray, j: int) -> JObj:
     """:func:`_json_doc` of many rows from their draws (``pre[:, t]`` = draw ``t + 1``; the
-    streams are at draw ``j``): the draws each document takes depend on its tag count and
-    on whether it has attrs, so every field is read at its row's own position."""
+    streams are at draw ``j``), as document columns (binlogwriter/values/json_columns.py):
+    the draws each document takes depend on its tag count and on whether it has attrs, so
+    every field is read at its row's own position; members in ``_json_doc``'s order."""
+    n = len(keys)
     d = pre[:, j:j + 12]
     nt = (d[:, 0] % np.uint64(4)).astype(np.int64)
     p = 1 + nt
 
     def at(pos: np.ndarray) -> np.ndarray:
         return np.take_along_axis(d, pos[:, None], 1)[:, 0]
-    active = (unit_array(at(p)) < 0.7).tolist()
-    score = (at(p + 1) % np.uint64(1000)).tolist()
+    active = unit_array(at(p)) < 0.7
+    score = (at(p + 1) % np.uint64(1000)).astype(np.int64)
     has_attrs = unit_array(at(p + 2)) < 0.5
-    color = (at(p + 3) % np.uint64(1024)).tolist()
-    size = (at(p + 4) % np.uint64(4)).tolist()
-    weight = (10 + at(p + 5) % np.uint64(4991)).tolist()
+    color = (at(p + 3) % np.uint64(1024)).astype(np.int64)
+    size = (at(p + 4) % np.uint64(4)).astype(np.int64)
+    weight = (10 + at(p + 5) % np.uint64(4991)).astype(np.int64)
     q = p + np.where(has_attrs, 6, 3)
-    note = (unit_array(at(q)) < 0.3).tolist()
-    named = (unit_array(at(q + 1)) < 0.2).tolist()
-    tags = (d[:, 1:4] % np.uint64(1024)).tolist()
-    words = pool("word")
-    colors = pool("color")
-    out = []
-    for k, n, tg, a, sc, ha, c, sz, w, nb, nm in zip(
-            keys.tolist(), nt.tolist(), tags, active, score, has_attrs.tolist(), color, size, weight, note, named,
-            strict=True):
-        doc: dict[str, Any] = {"id": k + 1, "tags": [words[x] for x in tg[:n]], "active": a, "score": sc}
-        if ha:
-            doc["attrs"] = {"color": colors[c], "size": _SIZES[sz], "weight_g": w}
-        if nb:
-            doc["note"] = None
-        if nm:
-            doc["name"] = _NAME
-        out.append(doc)
-    return out
+    note = unit_array(at(q)) < 0.3
+    named = unit_array(at(q + 1)) < 0.2
+    tags = (d[:, 1:4] % np.uint64(1024)).astype(np.int64)
+    attrs = JObj((("color", JStr(pool("color"), color), None), ("size", JStr(_SIZES, size), None),
+                  ("weight_g", JInt(weight), None)), n)
+    return JObj((("id", JInt(keys.astype(np.int64) + 1), None), ("tags", JStrList(pool("word"), tags, nt), None),
+                 ("active", JBool(active), None), ("score", JInt(score), None), ("attrs", attrs, has_attrs),
+                 ("note", JNull(n), note), ("name", JStr((_NAME,), np.zeros(n, dtype=np.int64)), named)), n)
+
+
+def _json_docs(pre: np.ndarray, keys: np.ndarray, j: int) -> list[dict[str, Any]]:
+    """:func:`_json_doc` of many rows from their draws: :func:`_json_columns`' documents."""
+    return _json_columns(pre, keys, j).values()
 
 
 def _json_gen(col: Column, table: str, flavor: str, edge: bool):
@@ -102,6 +100,8 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
         docs = _json_docs(pre, keys, j)
         return [mysql_json_text(d) for d in docs] if as_text else docs
     gen.many = many  # generators/values.py _replay: the same documents from the same draws
+    if not as_text:  # column_vector_generator: the documents as columns ("json" ColumnArray)
+        gen.many_array = lambda pre, keys, j: ("json", _json_columns(pre, keys, j))
     edges_obj = [{}, [], "a string", 12345, True, None, [1, [2, [3, {"deep": "x"}]]]]
     edges = [mysql_json_text(e) if as_text else e for e in edges_obj]
     if not as_text:
