@@ -436,6 +436,12 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
     return n
 
 
+def _release() -> None:
+    """Give the memory Arrow's allocator keeps after a row group back to the system (mimalloc
+    holds freed pages: RSS would stay at the largest row group of every table together)."""
+    pa.default_memory_pool().release_unused()
+
+
 def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int | None = None) -> int:
     """Parquet files of one schema, in order -> one file with row groups of ``row_group``
     rows (so the bytes do not depend on how the rows were split into chunks)."""
@@ -455,8 +461,12 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
                 while held >= row_group:
                     tab = pa.Table.from_batches(pending, schema=schema)
                     # one contiguous chunk per row group: pages then do not depend on the input split
-                    w.write_table(tab.slice(0, row_group).combine_chunks(), row_group_size=row_group)
+                    group = tab.slice(0, row_group).combine_chunks()
                     pending = tab.slice(row_group).to_batches()
+                    del tab  # the batches copied into ``group`` are freed before it is encoded
+                    w.write_table(group, row_group_size=row_group)
+                    del group
+                    _release()
                     held -= row_group
                     n += row_group
         if held:
@@ -485,6 +495,7 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
         by_table.setdefault(t, []).append(p)
     fl = run.spec.flavor
     final = res.get("final", {})
+    _release()
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
         got = final.get(t)
@@ -492,6 +503,7 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
+            _release()
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     shutil.rmtree(chunk_dir, ignore_errors=True)
