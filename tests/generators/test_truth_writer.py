@@ -132,3 +132,56 @@ def test_scan_steps_over_known_runs_and_checks_them(tmp_path: Path, monkeypatch)
             assert orig(out / name, fmt, bad)["events"] == walked["events"] + 1
             moved = [(a, b, c, d + 1) for a, b, c, d in spans]  # ...a wrong last event is: walked
             assert orig(out / name, fmt, moved) == walked
+
+
+_FINAL_RUN: dict[str, Path] = {}
+
+
+@settings(max_examples=25, deadline=None)
+@given(slice_rows=st.integers(1, 40), row_group=st.integers(1, 120))
+def test_final_parquet_typed_in_slices_is_the_whole_row_group(slice_rows: int, row_group: int,
+                                                             tmp_path_factory) -> None:
+    """write_final_parquet types its rows FINAL_SLICE at a time: the file equals the one typed
+    a whole row group at a time (FINAL_SLICE past the row group: the former single pass), for
+    alltypes (edge values, NULLs, multibyte text, zero dates) at any slice and row group size."""
+    if "run" not in _FINAL_RUN:
+        root = tmp_path_factory.mktemp("final")
+        _FINAL_RUN["run"] = generate(Spec.from_dict(dict(workload="alltypes", transactions=40, initial_rows=60)),
+                                     root / "run").out
+    run = _FINAL_RUN["run"]
+    tmp = tmp_path_factory.mktemp("fp")
+    from generators.workloads import load_workload
+    spec = Spec.from_dict(dict(workload="alltypes", transactions=40, initial_rows=60))
+    from generators.spec import resolve
+    for td in load_workload(resolve(spec)).tables:
+        t = td.table
+        src = run / "truth" / "final" / f"{t.database}.{t.name}.jsonl"
+        old = ct.FINAL_SLICE
+        try:
+            ct.FINAL_SLICE = 10**9
+            ct.write_final_parquet(t, spec.flavor, ct.read_jsonl_rows(src), tmp / "whole.parquet", row_group)
+            ct.FINAL_SLICE = slice_rows
+            ct.write_final_parquet(t, spec.flavor, ct.read_jsonl_rows(src), tmp / "sliced.parquet", row_group)
+        finally:
+            ct.FINAL_SLICE = old
+        assert (tmp / "whole.parquet").read_bytes() == (tmp / "sliced.parquet").read_bytes(), t.name
+
+
+def test_spilled_segment_goes_on_in_an_ipc_stream(tmp_path: Path, monkeypatch) -> None:
+    """A segment that spills after writing aligned row groups keeps them as a Parquet chunk and
+    writes the rest to an Arrow IPC stream (no per-batch Parquet metadata held): both chunks
+    reach the merge, whose file equals the unspilled run's."""
+    monkeypatch.setattr(ct, "ROW_GROUP", 50)
+    spec = Spec.from_dict(dict(workload="sysbench", size=150_000))
+    direct = generate(spec, tmp_path / "direct").out
+    seen: list[list[str]] = []
+    real = ct.merge_table
+
+    def spy(chunks, *a, **k):
+        seen.append(list(chunks))
+        return real(chunks, *a, **k)
+    monkeypatch.setattr(ct, "merge_table", spy)
+    monkeypatch.setattr(ct, "HOLD_BYTES", 3_000)
+    mixed = generate(spec, tmp_path / "mixed").out
+    assert any(any(c.endswith(".parquet") for c in cs) and any(c.endswith("-spill.arrow") for c in cs) for cs in seen)
+    assert _changes_files(direct) == _changes_files(mixed)
