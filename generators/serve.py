@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.serve.packets import EventRun
 from binlogwriter.writer import BinlogWriter
 from generators.engine import Run
 from generators.spec import Spec, load_spec_file
@@ -43,13 +44,40 @@ class StreamingRun(Run):
 
     def write_segments(self, writer: BinlogWriter, plan: Any, ab: Any, n: int,
                        cut_at: Callable[[int], int] | None = None) -> tuple[int, list[list[Any]]]:
-        """:meth:`BatchedMixin.write_segments`, then the bookkeeping of complete files dropped."""
-        out = super().write_segments(writer, plan, ab, n, cut_at)
+        """:meth:`BatchedMixin.write_segments` with the plan's bytes handed to the sink with
+        their event lengths (:class:`_LengthsPlan`), then the bookkeeping of complete files
+        dropped."""
+        out = super().write_segments(writer, _LengthsPlan(plan), ab, n, cut_at)
         cur = writer.current_file
         for d in (self.spans, self.file_info):
             for name in [k for k in d if k != cur]:
                 del d[name]
         return out
+
+
+class _LengthsPlan:
+    """A :class:`~binlogwriter.batch.columnar_encode.RowsPlan` whose encoded groups come as
+    an :class:`~binlogwriter.serve.packets.EventRun`: the same bytes, with the lengths of
+    their events from the plan (``ev_len``), so the dump frames them without walking them.
+    Everything else is the plan's."""
+
+    def __init__(self, plan: Any) -> None:
+        self._plan = plan
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._plan, name)
+
+    def _lengths(self, lo: int, hi: int) -> Any:
+        p = self._plan
+        return p.ev_len[int(p.txn_first[lo]):int(p.txn_first[hi])]
+
+    def encode(self, lo: int, hi: int, offset: int) -> EventRun:
+        return EventRun(self._plan.encode(lo, hi, offset), self._lengths(lo, hi))
+
+    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], EventRun]:
+        build = self._plan.encode_later(lo, hi, offset)
+        lengths = self._lengths(lo, hi)
+        return lambda: EventRun(build(), lengths)
 
 
 class RunStream:

@@ -38,6 +38,7 @@ from binlogwriter.serve.dump import DumpError, Streamer
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
+from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.writer import BinlogWriter
 
@@ -49,10 +50,12 @@ _ANNOTATE_ROWS = 160
 
 
 class _StreamSink:
-    """A :class:`~binlogwriter.writer.Sink` that hands every write to the dump (``feed``) and
-    counts the bytes of each file as it would be on disk (``closed``: the completed files')."""
+    """A :class:`~binlogwriter.writer.Sink` that hands every write to the dump (``feed``: bytes,
+    or an :class:`~binlogwriter.serve.packets.EventRun` when the writer's caller knows the
+    events' lengths) and counts the bytes of each file as it would be on disk (``closed``:
+    the completed files')."""
 
-    def __init__(self, begin: Callable[[str], None], feed: Callable[[bytes], None]) -> None:
+    def __init__(self, begin: Callable[[str], None], feed: Callable[[Any], None]) -> None:
         self._begin = begin
         self._feed = feed
         self._name = ""
@@ -220,8 +223,22 @@ class GeneratedStreamer(Streamer):
                 and (self.filter is None or not self.filter.active)
                 and (self._name != self._start_file or self._offset >= self._start_pos))
 
-    def _feed(self, data: bytes) -> None:
-        """Frame and send the complete events of ``data`` (after any partial tail kept)."""
+    def _feed(self, data: Any) -> None:
+        """Frame and send the complete events of ``data`` (after any partial tail kept); an
+        :class:`EventRun` on the fast path at once (:func:`frame_events`)."""
+        if isinstance(data, EventRun):
+            if not self._carry and self._fast():
+                framed = frame_events(data.data, data.lengths, self.io.seq,
+                                      _ANNOTATE_ROWS if self.skip_annotate else None)
+                if framed is not None:
+                    out, self.io.seq, events, sent = framed
+                    if events:
+                        self.sock.sendall(out)
+                    self._offset += len(data)
+                    self.sent_events += events
+                    self.sent_bytes += sent
+                    return
+            data = bytes(data.data)
         buf = self._carry + data if self._carry else data
         off = self._send_fast(buf) if self._fast() else self._send_general(buf)
         self._carry = buf[off:]
