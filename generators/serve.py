@@ -23,7 +23,7 @@ from typing import Any
 from binlogwriter.serve.packets import EventRun
 from binlogwriter.writer import BinlogWriter
 from generators.engine import Run
-from generators.spec import Spec, load_spec_file
+from generators.spec_file import read_spec_file
 
 __all__ = ["SpecStream", "RunStream", "StreamingRun", "open_stream"]
 
@@ -112,15 +112,17 @@ class SpecStream:
     endless, or ``size`` bytes, or the spec's own ``transactions`` / ``size`` when it names one."""
 
     def __init__(self, spec_path: str | os.PathLike, size: int | None) -> None:
-        data = load_spec_file(spec_path)
-        spec = Spec.from_dict(data)
-        self.limit_size = size if size is not None else (spec.size if "size" in data else None)
-        self.limit_transactions = spec.transactions if size is None and "transactions" in data else None
-        if self.limit_size is not None:
-            spec = replace(spec, transactions=None, size=self.limit_size)
+        from generators.cli import _build_spec
+
+        sf = read_spec_file(spec_path)
+        # the spec ``generate --spec SPEC [--size SIZE]`` runs (the same rule: generators/cli.py)
+        spec = _build_spec(sf, None, {"size": size} if size is not None else {})
+        if size is None and "size" not in sf.data and "transactions" not in sf.data:
+            spec = replace(spec, transactions=None, size=None)  # no limit named: endless
+        self.limit_size = spec.size
+        self.limit_transactions = spec.transactions
         probe = Run(spec, Path(os.devnull))
-        # resolved (GTID source, defaults), with the run's own limit: none = endless
-        self.spec = replace(probe.spec, transactions=self.limit_transactions, size=self.limit_size)
+        self.spec = replace(probe.spec, transactions=spec.transactions, size=spec.size)
         self.fmt = probe.fmt
         self.basename = self.spec.basename
         self.server_id = self.spec.server_id
