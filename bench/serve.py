@@ -17,7 +17,17 @@ the discarding client's, best of ``--repeat`` runs; then the ratio serve/mariadb
 loaded machine the wall-clock MB/s is bounded by the CPU share both processes get: compare CPU
 per MB.
 
-Usage: ``python bench/serve.py [--transactions N] [--repeat R] [--no-mariadb]``.
+``--generate`` measures ``binlogwriter serve --generate SPEC --size S`` instead (issue #28: the
+stream made by the generator's batch engine while it is sent, nothing on disk) for two specs —
+``sysbench`` (the built-in workload) and ``custom`` (the custom DDL ``bench/schemas/app.sql``
+through a spec file's ``schema_file``) — each beside ``binlogwriter serve DIR`` serving the same
+bytes from files (``binlogwriter generate --spec SPEC --size S`` first, untimed): per spec and
+server the line above, a check that both sent the same number of bytes, and the ratio
+generated/files of MB/s and of CPU per MB. The goals: sysbench >= 100 MB/s, custom >= 50 MB/s.
+
+Usage: ``python bench/serve.py [--transactions N] [--repeat R] [--no-mariadb]``;
+``python bench/serve.py --generate [--sysbench-size 500MB] [--custom-size 100MB] [--flavor F]
+[--repeat R] [--only sysbench|custom]``.
 """
 
 from __future__ import annotations
@@ -98,13 +108,79 @@ def _report(label: str, n: int, dt: float, cpu: float, client: float) -> float:
     return mb / dt
 
 
+class _Serve:
+    """``binlogwriter serve ARGS`` as a subprocess on a free port (stopped by its pid on exit)."""
+
+    def __init__(self, *args: str) -> None:
+        self.args = args
+
+    def __enter__(self) -> _Serve:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self.proc = subprocess.Popen([sys.executable, "-m", "binlogwriter", "serve", *self.args, "--port", "0",
+                                      "--user", USER, "--password", PASSWORD, "--auth-plugin",
+                                      "mysql_native_password", "-q"], stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stderr.readline()
+        self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def _spec_text(kind: str, flavor: str) -> str:
+    common = f"flavor: {flavor}\nseed: 7\nmax_binlog_size: 64MB\n"
+    if kind == "sysbench":
+        return "workload: sysbench\ntables: 4\ninitial_rows: 1000\n" + common
+    return f"schema_file: {ROOT / 'bench' / 'schemas' / 'app.sql'}\ninitial_rows: 200\n" + common
+
+
+def bench_generate(kind: str, size: str, flavor: str, repeat: int, tmp: Path) -> None:
+    """One spec: ``serve DIR`` (files made by ``generate``) and ``serve --generate``."""
+    spec = tmp / f"{kind}.yaml"
+    spec.write_text(_spec_text(kind, flavor))
+    out = tmp / f"{kind}-run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--spec", str(spec), "--size", size,
+                    "--out", str(out)], check=True, env=env, stdout=subprocess.DEVNULL)
+    gen_s = time.perf_counter() - t0
+    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    total = sum(f.stat().st_size for f in files)
+    print(f"== {kind} ({flavor}, --size {size}): generate wrote {len(files)} files, {total / 1e6:.1f} MB "
+          f"in {gen_s:.1f} s (with its truth)", flush=True)
+    with _Serve(str(out)) as srv:
+        nf, df, cf, kf = _measure(srv.port, srv.proc.pid, repeat)
+    files_rate = _report("files", nf, df, cf, kf)
+    with _Serve("--generate", str(spec), "--size", size) as srv:
+        ng, dg, cg, kg = _measure(srv.port, srv.proc.pid, repeat)
+    gen_rate = _report("generate", ng, dg, cg, kg)
+    same = "same bytes count" if ng == nf else f"DIFFERENT byte counts ({ng} != {nf})"
+    print(f"{kind}: generated/files {gen_rate / files_rate:.2f} x MB/s, "
+          f"{(cg / ng) / max(cf / nf, 1e-12):.2f} x CPU per MB; {same}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--transactions", type=int, default=100000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-mariadb", action="store_true")
     ap.add_argument("--dir", type=Path, default=None, help="Serve this run instead of generating one.")
+    ap.add_argument("--generate", action="store_true", help="Measure serve --generate (module docstring).")
+    ap.add_argument("--sysbench-size", default="500MB")
+    ap.add_argument("--custom-size", default="100MB")
+    ap.add_argument("--flavor", default="mysql80")
+    ap.add_argument("--only", choices=("sysbench", "custom"), default=None)
     a = ap.parse_args(argv)
+    if a.generate:
+        tmp = Path(tempfile.mkdtemp(prefix="bench-serve-gen-"))
+        try:
+            for kind, size in (("sysbench", a.sysbench_size), ("custom", a.custom_size)):
+                if a.only in (None, kind):
+                    bench_generate(kind, size, a.flavor, a.repeat, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "tests"))
     from generators.engine import generate

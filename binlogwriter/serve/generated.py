@@ -2,16 +2,19 @@
 
 The run comes from a plugin (entry point ``binlogwriter.streams``, binlogwriter/plugins.py:
 the generators package's ``generators/serve.py``): a :class:`StreamSource` for the spec, and
-per dump a :class:`StreamRun` that writes its transactions into the writer given. Every dump
-runs its own generation of the spec (deterministic: every client sees the same
-bytes) into a :class:`~binlogwriter.writer.BinlogWriter` whose sink keeps the bytes in memory;
-after each transaction the new complete events are framed and sent as from files (fake ROTATE
-and FDE at each new file, the FDE with LOG_EVENT_BINLOG_IN_USE_F cleared). The run is endless,
-or stops at ``--size`` bytes (or at the spec's own ``transactions`` / ``size`` when it names
-one), ending the last file with STOP as a run on disk does; then a non-blocking dump ends and a
-blocking one idles with heartbeats. Starting positions work as with files: the stream is
-generated from the beginning and events before the requested file/position, or the
-transactions a GTID start excludes, are not sent.
+per dump a :class:`StreamRun` that generates everything into the writer given. Every dump
+runs its own generation of the spec (deterministic: every client sees the same bytes) into a
+:class:`~binlogwriter.writer.BinlogWriter` whose sink (:class:`_StreamSink`) hands each
+write — a batch of transactions from the generator's batch engine, or one of the writer's own
+events — to the dump, which frames and sends the complete events at once as from files (fake
+ROTATE and FDE at each new file, the FDE with LOG_EVENT_BINLOG_IN_USE_F cleared). Nothing is
+buffered beyond the write in hand: the send blocks while the client is slow, and so does the
+generator (back-pressure; the engine's pipeline holds at most two batches). The run is
+endless, or stops at ``--size`` bytes (or at the spec's own ``transactions`` / ``size`` when
+it names one) by ``generate``'s own rule, ending the last file with STOP as a run on disk
+does; then a non-blocking dump ends and a blocking one idles with heartbeats. Starting
+positions work as with files: the stream is generated from the beginning and events before
+the requested file/position, or the transactions a GTID start excludes, are not sent.
 
 The server's identity (version, server id, checksum, GTID UUID) is the spec's; ``SHOW BINARY
 LOGS`` / ``SHOW MASTER STATUS`` report the first file (a generated stream has no end to report).
@@ -22,63 +25,80 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from binlogwriter import plugins
+from binlogwriter.errors import DecodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
+from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES
+from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
+from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.writer import BinlogWriter
 
 __all__ = ["GeneratedBinlogs", "GeneratedStreamer", "StreamRun", "StreamSource"]
 
 _MAGIC = b"\xfebin"
+_FDE = 15
+_ANNOTATE_ROWS = 160
 
 
-class _MemorySink:
-    """A :class:`~binlogwriter.writer.Sink` that keeps the bytes not yet sent, per file:
-    ``segments`` = [[name, bytearray]] (every one but the last is complete)."""
+class _StreamSink:
+    """A :class:`~binlogwriter.writer.Sink` that hands every write to the dump (``feed``: bytes,
+    or an :class:`~binlogwriter.serve.packets.EventRun` when the writer's caller knows the
+    events' lengths) and counts the bytes of each file as it would be on disk (``closed``:
+    the completed files')."""
 
-    def __init__(self) -> None:
-        self.segments: list[list] = []
+    def __init__(self, begin: Callable[[str], None], feed: Callable[[Any], None]) -> None:
+        self._begin = begin
+        self._feed = feed
+        self._name = ""
+        self._size = 0
+        self.closed = 0
 
     def open(self, name: str, offset: int) -> None:
-        self.segments.append([name, bytearray()])
+        self._name = name
+        self._size = 0
+        self._begin(name)
 
     def write(self, data: bytes) -> None:
-        seg = self.segments[-1][1]
-        if not seg and data == _MAGIC:
+        if not self._size and data == _MAGIC:
+            self._size = 4
             return
-        seg += data
+        self._size += len(data)
+        self._feed(data)
 
     def set_final(self, pos: int, data: bytes) -> None:
         pass  # the FDE's IN_USE flag is cleared when sent
 
     def finish(self) -> Path:
-        return Path(self.segments[-1][0])
+        self.closed += self._size
+        return Path(self._name)
 
     def suspend(self) -> None:
         pass
 
     def abort(self) -> None:
-        self.segments.clear()
+        pass
 
 
 class StreamRun(Protocol):
     """One dump's generation: :meth:`writer_args` (BinlogWriter keyword arguments: basename,
-    server_id, max_binlog_size, start_time, settings), :meth:`start` once the writer is open
-    (the initial state; its DDL and rows when they go into the binlog), then
-    :meth:`transaction` ``i`` for i = 0, 1, …"""
+    server_id, max_binlog_size, start_time, settings), then :meth:`generate` into the writer
+    made with them: everything the run writes (the initial state when it goes into the binlog,
+    the transactions and their DDL up to the run's limit, or forever), the writer left open.
+    ``written()`` gives the bytes of the files the writer completed (the run's ``--size`` rule
+    counts them as files on disk)."""
 
     def writer_args(self) -> dict[str, Any]: ...
 
-    def start(self, writer: BinlogWriter) -> None: ...
-
-    def transaction(self, writer: BinlogWriter, i: int) -> None: ...
+    def generate(self, writer: BinlogWriter, written: Callable[[], int]) -> None: ...
 
 
 class StreamSource(Protocol):
@@ -154,7 +174,14 @@ class GeneratedBinlogs:
 
 
 class GeneratedStreamer(Streamer):
-    """A dump of a generated stream (module docstring)."""
+    """A dump of a generated stream (module docstring).
+
+    Each write the writer's sink hands over (:meth:`_feed`) holds whole events (the writer
+    writes events, groups and batches of groups whole; a partial tail would wait for the
+    next write). Until the dump's start is reached, and while a GTID start filters or a
+    ``--rate`` paces, every event is looked at (:meth:`_send_general`); after that the
+    events are framed in one loop per write and sent with one ``sendall``
+    (:meth:`_send_fast`, the rule of the files' fast path, dump_files.py)."""
 
     def run(self) -> None:
         gb: GeneratedBinlogs = self.binlogs  # type: ignore[assignment]
@@ -163,67 +190,116 @@ class GeneratedStreamer(Streamer):
                 "Slave can not handle replication events with the checksum that master is configured to log"
             )
         run = gb.new_run()
-        sink = _MemorySink()
-        # the plugin's run (generators/serve.py: the engine's own steps) drives the writer
-        # transaction by transaction into an in-memory sink instead of files
+        sink = _StreamSink(self._begin_file, self._feed)
         writer = BinlogWriter(Path(os.devnull), gb.fmt, write_index=False, sink=sink, **run.writer_args())
         basename = writer.basename
         self._start_file = self.req.file or f"{basename}.000001"
         self._start_pos = max(4, self.req.pos) if self.req.file else 4
         self._reached = self.filter is not None or not self.req.file
-        self._sink = sink
         self._name: str | None = None
-        self._file_index = 0
         self._offset = 4
-        self._total = 0
-        writer.open()
-        run.start(writer)
-        self._flush()
-        i = 0
-        while True:
-            if gb.limit_transactions is not None and i >= gb.limit_transactions:
-                break
-            if gb.limit_size is not None and self._total >= gb.limit_size:
-                break
-            run.transaction(writer, i)
-            i += 1
-            self._flush()
+        self._carry = b""
+        # the plugin's run (generators/serve.py: generate's own steps, the batch engine)
+        # writes into the sink, which hands each write to _feed
+        run.generate(writer, lambda: sink.closed)
         writer.close()
-        self._flush()
+        if self._carry:
+            raise DecodeError("the generated stream ends inside an event", file=self._name, offset=self._offset)
         if not self.req.blocking:
             self.io.write(eof_packet())
             return
         self._idle()
 
-    def _flush(self) -> None:
-        """Frame and send the complete events the sink holds, file by file."""
-        segments = self._sink.segments
-        while segments:
-            name, buf = segments[0]
-            if name != self._name:
-                self._begin_file(name)
-            self._flush_segment(buf)
-            if len(segments) == 1:
-                return
-            segments.pop(0)
-
     def _begin_file(self, name: str) -> None:
         self._name = name
-        self._file_index += 1
         self._offset = 4
-        self._total += 4  # the magic, as a file's size counts it
         self._reached = self._reached or name == self._start_file
         if self._reached:
             self._fake_rotate(self._pseudo_file(), self._start_pos if name == self._start_file else 4)
 
-    def _flush_segment(self, buf: bytearray) -> None:
-        fmt = self.binlogs.fmt
-        off = 0
+    def _fast(self) -> bool:
+        """Whether the events from the current offset on go out unfiltered and unpaced."""
+        return (self._reached and self._offset > 4 and self.pacer is None
+                and (self.filter is None or not self.filter.active)
+                and (self._name != self._start_file or self._offset >= self._start_pos))
+
+    def _feed(self, data: Any) -> None:
+        """Frame and send the complete events of ``data`` (after any partial tail kept); an
+        :class:`EventRun` on the fast path at once (:func:`frame_events`)."""
+        if isinstance(data, EventRun):
+            if not self._carry and self._fast():
+                framed = frame_events(data.data, data.lengths, self.io.seq,
+                                      _ANNOTATE_ROWS if self.skip_annotate else None)
+                if framed is not None:
+                    out, self.io.seq, events, sent = framed
+                    if events:
+                        self.sock.sendall(out)
+                    self._offset += len(data)
+                    self.sent_events += events
+                    self.sent_bytes += sent
+                    return
+            data = bytes(data.data)
+        buf = self._carry + data if self._carry else data
+        off = self._send_fast(buf) if self._fast() else self._send_general(buf)
+        self._carry = buf[off:]
+
+    def _send_fast(self, buf: bytes) -> int:
+        """Every complete event of ``buf`` in packets (``0x00`` + event; an event of 2^24-2
+        bytes or more over several, protocol.py), one ``sendall``; ANNOTATE_ROWS left out
+        unless asked for. Returns the bytes consumed."""
+        skip_annotate = self.skip_annotate
+        unpack_from = _HEAD.unpack_from
+        mv = memoryview(buf)
+        seq = self.io.seq
         nb = len(buf)
+        off = 0
+        events = sent = 0
         parts: list = []
-        ntx = 0
+        ap = parts.append
         while off + 19 <= nb:
+            ln = unpack_from(buf, off + 9)[0]
+            if not 19 <= ln <= MAX_EVENT_LENGTH:
+                raise DecodeError(length_error(ln), file=self._name, offset=self._offset + off)
+            end = off + ln
+            if end > nb:
+                break
+            if skip_annotate and buf[off + 4] == _ANNOTATE_ROWS:
+                off = end
+                continue
+            if ln + 1 < MAX_PAYLOAD:
+                ap(((ln + 1) | seq << 24).to_bytes(5, "little"))
+                ap(mv[off:end])
+                seq = (seq + 1) & 0xFF
+            else:
+                packets, seq = frame(b"\x00" + buf[off:end], seq)
+                ap(packets)
+            events += 1
+            sent += ln
+            off = end
+        if parts:
+            self.sock.sendall(b"".join(parts))
+        self.io.seq = seq
+        self._offset += off
+        self.sent_events += events
+        self.sent_bytes += sent
+        return off
+
+    def _send_general(self, buf: bytes) -> int:
+        """Event by event: the start position, the FDE (IN_USE cleared), the GTID filter,
+        ANNOTATE_ROWS and pacing; the fast path takes over once none of them is left
+        (within the same write). Returns the bytes consumed."""
+        fmt = self.binlogs.fmt
+        pacer = self.pacer
+        nb = len(buf)
+        off = 0
+        parts: list[bytes] = []
+        nbytes = ntx = 0
+        while off + 19 <= nb:
+            if self._fast():
+                break
             ln = int.from_bytes(buf[off + 9 : off + 13], "little")
+            if not 19 <= ln <= MAX_EVENT_LENGTH:
+                raise DecodeError(length_error(ln), file=self._name, offset=self._offset)
             end = off + ln
             if end > nb:
                 break
@@ -232,28 +308,37 @@ class GeneratedStreamer(Streamer):
             self._offset += ln
             off = end
             t = ev[4]
-            if t == 15:
+            if t == _FDE:
                 ev = ev[:17] + (int.from_bytes(ev[17:19], "little") & ~1).to_bytes(2, "little") + ev[19:]
                 if self._reached and (self._name != self._start_file or self._start_pos <= 4):
                     parts.append(ev)
                     self.fake_crc = fmt.footer_size == 4
                 elif self._reached:
+                    self._send_parts(parts)
+                    parts = []
                     self._fde(self._pseudo_file(fde=ev), self._start_pos)
                 continue
             if not self._reached or (self._name == self._start_file and at < self._start_pos):
                 continue
             if self.filter is not None and self.filter.active and self.filter.skip(ev, fmt):
                 continue
-            if t == 160 and self.skip_annotate:
+            if t == _ANNOTATE_ROWS and self.skip_annotate:
                 continue
-            if t in (33, 34, 42, 162):
+            if t in _TXN_TYPES:
                 ntx += 1
             parts.append(ev)
-        del buf[:off]
-        self._total += off
+            nbytes += ln
+            if pacer is not None and pacer.due(nbytes, ntx):
+                self._send_parts(parts)
+                parts = []
+                pacer.wait(nbytes, ntx)
+                nbytes = ntx = 0
         self._send_parts(parts)
-        if self.pacer is not None and parts:
-            self.pacer.wait(sum(len(p) for p in parts), ntx)
+        if pacer is not None and (nbytes or ntx):
+            pacer.wait(nbytes, ntx)
+        if off < nb and self._fast():
+            off += self._send_fast(buf[off:])
+        return off
 
     def _send_parts(self, events: list[bytes]) -> None:
         out = []
