@@ -24,15 +24,9 @@ def is_ipc(path: str) -> bool:
     return str(path).endswith(IPC_SUFFIX)
 
 
-def open_ipc(path: str, schema: pa.Schema, compression: str | None = None) -> pa.ipc.RecordBatchStreamWriter:
-    """A stream writer of ``schema`` at ``path`` (``write_batch`` / ``close``, like a ParquetWriter);
-    ``compression`` ("lz4", "zstd"): the buffers of each batch compressed (read back as they were).
-
-    Unlike a ParquetWriter, a stream writer keeps nothing per batch: a Parquet chunk written a
-    batch at a time holds the metadata of every row group (one per batch, about 170 bytes per
-    column chunk) until it is closed — for a 100-column table, over 100 MB per 1,000 batches."""
-    options = pa.ipc.IpcWriteOptions(compression=compression) if compression else None
-    return pa.ipc.new_stream(str(path), schema, options=options)
+def open_ipc(path: str, schema: pa.Schema) -> pa.ipc.RecordBatchStreamWriter:
+    """A stream writer of ``schema`` at ``path`` (``write_batch`` / ``close``, like a ParquetWriter)."""
+    return pa.ipc.new_stream(str(path), schema)
 
 
 def chunk_schema(path: str) -> pa.Schema:

@@ -72,8 +72,6 @@ __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_sch
 JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
 ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
 BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
-FINAL_SLICE = 4_096  # rows of truth/final typed at a time (write_final_parquet)
-SPILL_COMPRESSION = "lz4"  # of the Arrow IPC chunk a spilled segment goes on in (read once, by the merge)
 HOLD_BYTES = 192 << 20  # Arrow bytes the single-process engine holds for full row groups, all tables together
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "write_batch_size": ROW_GROUP}
 """Writer options of every truth Parquet file (one place, with :func:`parquet_options`: the
@@ -116,12 +114,8 @@ class _Segment:
     :func:`rechunk` writes it, so a table with one definition needs no merge pass — its
     file *is* ``truth/changes/<db>.<table>.parquet``. The recorder may :meth:`spill` a
     segment when the rows held by all segments pass its memory budget; the segment then
-    writes its batches as they come, as chunks for :func:`merge_table`: the Parquet row
-    groups it already wrote (whole ones) stay a chunk, the batches after the spill go to an
-    Arrow IPC stream beside it (:data:`SPILL_COMPRESSION`; a Parquet chunk written a batch at a
-    time would hold every row group's metadata until closed: memory that grew with the run).
-    ``paths``: the segment's chunks in order. ``sink``: the :class:`_Sink` that does the
-    writing (None: this thread)."""
+    writes its batches as they come and becomes a chunk for :func:`merge_table`. ``sink``:
+    the :class:`_Sink` that does the writing (None: this thread)."""
 
     def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
                  sink: _Sink | None = None, ipc: bool = False) -> None:
@@ -131,8 +125,6 @@ class _Segment:
         self.struct, self.convs = _struct(table, flavor)
         self.schema = changes_schema(self.struct, columns_metadata([table], flavor))
         self.path = path
-        self.paths = [path]
-        self.compression: str | None = None  # of an IPC chunk (a spilled one: SPILL_COMPRESSION)
         self.writer: pq.ParquetWriter | None = None
         self.rows: list[tuple] = []
         self.aligned = aligned
@@ -143,7 +135,7 @@ class _Segment:
 
     def _open(self) -> pq.ParquetWriter:
         if self.writer is None and self.ipc:
-            self.writer = open_ipc(self.path, self.schema, self.compression)
+            self.writer = open_ipc(self.path, self.schema)
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS,
                                               **parquet_options(self.schema))
@@ -197,28 +189,11 @@ class _Segment:
     def spill(self) -> int:
         """Stop aligning: write what is held as it is (this file becomes a chunk to merge)."""
         freed = self.held_bytes
-        if self.aligned and not self.ipc:
-            self._to_stream()
         self.aligned = False
         if self.pending:
             self._batches(self.pending)
         self.pending, self.held, self.held_bytes = [], 0, 0
         return freed
-
-    def _to_stream(self) -> None:
-        """Go on in an Arrow IPC chunk beside the Parquet one (closed as it is: whole row
-        groups). The writer is switched by a job, in order with the writes queued before."""
-        stream = self.path.with_name(self.path.stem + "-spill" + IPC_SUFFIX)
-        self.paths.append(stream)
-
-        def job() -> None:
-            if self.writer is not None:
-                self.writer.close()
-            self.writer = None
-            self.ipc = True
-            self.compression = SPILL_COMPRESSION
-            self.path = stream
-        self._do(job)
 
     def flush(self) -> int:
         if not self.rows:
@@ -356,8 +331,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         for (t, _), seg in zip(self.chunks, self._all, strict=True):
             per.setdefault(t, []).append(seg)
         final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
-        chunks = [(t, str(p)) for (t, _), seg in zip(self.chunks, self._all, strict=True) for p in seg.paths]
-        return {"chunks": [(t, p) for t, p in chunks if os.path.exists(p)], "jsonl": jsonl,
+        return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
                 "count": self.count, "final": final}
 
     def abort(self) -> None:
@@ -403,43 +377,26 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
     tmp = dest.with_name(dest.name + ".part")
     n = 0
 
-    def part(buf: list[list]) -> pa.Table:
+    def batch(buf: list[list]) -> pa.Table:
         arrays, texts = _typed_columns(plans, names, buf)
         arrays.append(py_array(texts, fields[-1].type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
-    # rows typed FINAL_SLICE at a time (the Python values of a whole row group of a wide table
-    # took hundreds of MB), each row group written from one contiguous chunk: the same bytes
     with pq.ParquetWriter(tmp, schema, write_statistics=False, **parquet_options(schema)) as w:
         buf: list[list] = []
-        parts: list[pa.Table] = []
-        held = 0
         for vals in rows:
             buf.append(vals)
-            if len(buf) >= FINAL_SLICE or held + len(buf) >= row_group:
-                parts.append(part(buf))
-                held += len(buf)
+            if len(buf) >= row_group:
+                w.write_table(batch(buf), row_group_size=row_group)
+                n += len(buf)
                 buf = []
-                if held >= row_group:
-                    w.write_table(pa.concat_tables(parts).combine_chunks(), row_group_size=row_group)
-                    n += held
-                    parts, held = [], 0
         if buf:
-            parts.append(part(buf))
-            held += len(buf)
-        if held:
-            w.write_table(pa.concat_tables(parts).combine_chunks(), row_group_size=row_group)
-            n += held
+            w.write_table(batch(buf), row_group_size=row_group)
+            n += len(buf)
         elif n == 0:
             w.write_table(schema.empty_table())
     os.replace(tmp, dest)
     return n
-
-
-def _release() -> None:
-    """Give the memory Arrow's allocator keeps after a row group back to the system (mimalloc
-    holds freed pages: RSS would stay at the largest row group of every table together)."""
-    pa.default_memory_pool().release_unused()
 
 
 def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int | None = None) -> int:
@@ -461,12 +418,8 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
                 while held >= row_group:
                     tab = pa.Table.from_batches(pending, schema=schema)
                     # one contiguous chunk per row group: pages then do not depend on the input split
-                    group = tab.slice(0, row_group).combine_chunks()
+                    w.write_table(tab.slice(0, row_group).combine_chunks(), row_group_size=row_group)
                     pending = tab.slice(row_group).to_batches()
-                    del tab  # the batches copied into ``group`` are freed before it is encoded
-                    w.write_table(group, row_group_size=row_group)
-                    del group
-                    _release()
                     held -= row_group
                     n += row_group
         if held:
@@ -495,7 +448,6 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
         by_table.setdefault(t, []).append(p)
     fl = run.spec.flavor
     final = res.get("final", {})
-    _release()
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
         got = final.get(t)
@@ -503,7 +455,6 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
-            _release()
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     shutil.rmtree(chunk_dir, ignore_errors=True)
