@@ -142,7 +142,7 @@ def specs(draw) -> tuple[dict, str | None, int | None]:
     else:
         d["database"] = "app"
     if maria:
-        d["gtid"] = draw(st.sampled_from(["null", "0", "7"]))
+        d["gtid"] = draw(st.sampled_from(["null", '"0"', '"7"']))  # a domain id, as text
     else:
         d["gtid"] = draw(st.sampled_from(["null", "anonymous", UUID] + ([f"{UUID}:tg"] if flavor == "mysql84" else [])))
     if draw(st.integers(0, 4)) == 0:
