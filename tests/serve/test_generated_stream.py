@@ -133,6 +133,8 @@ def specs(draw) -> tuple[dict, str | None, int | None]:
                "rows_query": str(draw(st.booleans())).lower(),
                "ddl_in_binlog": str(draw(st.booleans())).lower(),
                "ddl_every": draw(st.sampled_from([0, 0, 3, 11]))}
+    if schema in ("ecommerce", "app"):  # foreign keys: orders refer to existing customers
+        d["initial_rows"] = max(1, d["initial_rows"])
     if schema in ("sysbench", "ecommerce"):
         d["workload"] = schema
         if schema == "sysbench":
@@ -140,7 +142,7 @@ def specs(draw) -> tuple[dict, str | None, int | None]:
     else:
         d["database"] = "app"
     if maria:
-        d["gtid"] = draw(st.sampled_from(["null", "0", "7"]))
+        d["gtid"] = draw(st.sampled_from(["null", '"0"', '"7"']))  # a domain id, as text
     else:
         d["gtid"] = draw(st.sampled_from(["null", "anonymous", UUID] + ([f"{UUID}:tg"] if flavor == "mysql84" else [])))
     if draw(st.integers(0, 4)) == 0:
@@ -172,7 +174,7 @@ def test_generated_dump_is_the_files_dump_byte_for_byte(tmp_path_factory, case, 
         req = DumpRequest(files[k].name, data.draw(st.sampled_from(starts), label="pos"), flags, 9)
     want = _capture(lambda io: Streamer(io, BinlogSet([disk]), _session(), req))
     got = _capture(lambda io: GeneratedStreamer(io, GeneratedBinlogs(spec, size), _session(), req))
-    assert len(_events(want)) >= 3
+    assert len(_events(want)) >= 2  # at least the fake ROTATE and the FDE
     assert got == want
 
 
