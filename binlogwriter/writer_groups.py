@@ -17,7 +17,11 @@ from binlogwriter.events import (
 
 
 class GroupsMixin:
-    """:class:`~binlogwriter.writer.BinlogWriter`'s group methods."""
+    """:class:`~binlogwriter.writer.BinlogWriter`'s group methods.
+
+    Size: every way of appending whole groups (one group, staged groups, planned batches) shares
+    the staging buffer and the rotation rule, so they stay in one mixin.
+    """
 
     def write_group(self, events: Iterable[Event]) -> int:
         """Append a transaction group, then rotate if the file reached max_binlog_size

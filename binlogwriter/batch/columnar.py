@@ -39,6 +39,10 @@ per-transaction path's; tests/batch/test_crc_by_difference.py).
 Planning is here; :meth:`RowsPlan.encode` (placing a plan, ids given) is
 :mod:`binlogwriter.batch.columnar_encode`, and the byte tools both use (:func:`place_runs`,
 :func:`crc_by_difference`) are :mod:`binlogwriter.batch.scatter` (re-exported here).
+
+Size: planning a batch is one pass of array arithmetic over one event layout; the plain plan
+(:func:`_plan`) and its two id-dependent variants (compression, tagged GTIDs) read the same
+per-event arrays, so they stay beside it; encoding is already its own module.
 """
 
 from __future__ import annotations

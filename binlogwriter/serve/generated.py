@@ -181,7 +181,11 @@ class GeneratedStreamer(Streamer):
     next write). Until the dump's start is reached, and while a GTID start filters or a
     ``--rate`` paces, every event is looked at (:meth:`_send_general`); after that the
     events are framed in one loop per write and sent with one ``sendall``
-    (:meth:`_send_fast`, the rule of the files' fast path, dump_files.py)."""
+    (:meth:`_send_fast`, the rule of the files' fast path, dump_files.py).
+
+    Size: the general path (filters, pacing) and the fast path frame the same writes and share
+    the dump's state (position, heartbeats, the start point), so both are methods of one class.
+    """
 
     def run(self) -> None:
         gb: GeneratedBinlogs = self.binlogs  # type: ignore[assignment]

@@ -15,6 +15,9 @@ written as matrices, and the members' data are gathered by byte runs. Only the s
 None (the caller then encodes the documents one by one, which writes the large form).
 
 ``tests/batch/test_json_columns.py`` checks the bytes against the scalar encoder.
+
+Size: the column tree (:class:`JCol` kinds) and the matrix encoder of its binary form are one
+rule — the encoder dispatches on the node kinds declared here — so they are kept together.
 """
 
 from __future__ import annotations
