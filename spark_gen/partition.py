@@ -80,7 +80,6 @@ __all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_array
 
 KINDS = ("insert", "update", "delete")
 INIT = 3  # kind code of an ``init`` record (an initial row: live at version 0, born 0)
-_KIND = {k: c for c, k in enumerate(KINDS)}
 _OPS = ("t", "k", "i", "seq", "kind", "epoch")
 _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
 _DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
