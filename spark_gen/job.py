@@ -372,6 +372,7 @@ class _Job:
             raise RuntimeError("spark_gen: a key bucket's history block is missing")
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
+        self.txns_per_part = [s.txns for s in summ]
         self.timer.mark("2-4 histories, pass 1")
 
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
@@ -398,7 +399,7 @@ class _Job:
         fail = self.fail
         from generators.changes_truth import JSONL_MAX_CHANGES
 
-        seq_starts = plan.prefix_sum(self.changes_per_part[:last_p + 1])
+        seq_starts = plan.prefix_sum(self.txns_per_part[:last_p + 1])  # seq counts transactions with changes
         # an upper bound of the changes written: the partitions write changes.jsonl chunks only
         # when the run can be small enough for it (the commit keeps it when it is)
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
