@@ -147,8 +147,8 @@ def _check_changes(m: Model, changes: list, err: tuple | None) -> None:
     if err is None and until is None and len(changes) != len(want) or len(changes) > len(want):
         raise Disagreement(f"changes() gives {len(changes)} changes, the reader's rows events {len(want)}")
     for c, (off, i, _tm, before, after, gtid, t) in zip(changes, want, strict=False):
-        if (c.position, c.row) != (off, i):
-            raise Disagreement(f"changes() change at {c.position} row {c.row}, the reader's at {off} row {i}")
+        if (c.position, c.event_row) != (off, i):
+            raise Disagreement(f"changes() change at {c.position} row {c.event_row}, the reader's at {off} row {i}")
         if c.gtid != gtid:
             what = (
                 "changes() gives a GTID to rows the reader sees in no GTID's transaction"

@@ -71,7 +71,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
                   rotate_size=lambda i: rotate_size(fmt, basename=spec.basename, server_id=spec.server_id,
                                                     next_index=i))
     tables = plan.number_tables([s.uses for s in sums], st.first_table_id)
-    seq_starts = plan.prefix_sum([s.changes for s in sums])  # truth/changes sequence numbers
+    seq_starts = plan.prefix_sum([s.txns for s in sums])  # truth/changes seq: transactions with changes
     files: dict[str, list[str]] = {}
     results = []
     for p, (a, b) in enumerate(ranges):
