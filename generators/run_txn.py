@@ -157,3 +157,5 @@ class TransactionsMixin:
             self.ddl_epoch = d
             rt.drop_column(name)
         self._ddl(writer, sql, t.database)
+        if self.changes is not None:  # truth/schema_history.jsonl (generators/schema_history.py)
+            self.changes.define(rt)

@@ -558,6 +558,10 @@ class _Job:
                 per_table[t].append(path)
         tasks: list[tuple] = [("changes", t, per_table[t], str(cdir / table_file(tables[t])))
                               for t in range(len(tables))]
+        from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
+
+        write_history(cdir.parent / HISTORY_FILE, initial_definitions(self.run0.rows),
+                      [d for r in results for d in r["changes"]["definitions"]])
         total = sum(r["changes"]["count"] for r in results)
         jl = [r["changes"]["jsonl"] for r in results]
         if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):

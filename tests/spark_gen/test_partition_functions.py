@@ -135,6 +135,10 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         merge_table([c for r in results for t2, c in r["changes"]["chunks"] if t2 == t], cdir / table_file(rt.table),
                     rt.table, spec.flavor)
     concat_text([r["changes"]["jsonl"] for r in results], cdir / "changes.jsonl")
+    from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
+
+    write_history(out / "truth" / HISTORY_FILE, initial_definitions(run0.rows),
+                  [d for r in results for d in r["changes"]["definitions"]])
     import shutil
 
     shutil.rmtree(out / ".chunks")
