@@ -148,7 +148,8 @@ def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
 def _files(names: list[str]) -> pa.Array:
     """The ``file`` column: each binlog path as given; a path whose bytes are not UTF-8 (the
     file system's undecodable bytes are surrogate escapes) with those bytes as ``\\xNN``, as
-    the errors print it (errors.DecodeError)."""
+    the errors print it (errors.DecodeError). The ``database`` / ``table`` columns the same way
+    (a name's bytes that are not UTF-8)."""
     try:
         return pa.array(names, type=pa.string())
     except UnicodeEncodeError:
@@ -165,7 +166,7 @@ class TableBuffer:
     read that buffer.
     """
 
-    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts", "images")
+    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts", "images", "_image_names")
 
     def __init__(self, info: TableInfo, columnar: bool, images: str = "flat") -> None:
         self.info = info
@@ -174,6 +175,7 @@ class TableBuffer:
         self.columnar = columnar
         self._builders: list[ColumnBuilder] | None = None
         self._layouts: list | None = None
+        self._image_names: tuple | None = None
         self.clear()
 
     def clear(self) -> None:
@@ -296,17 +298,17 @@ class TableBuffer:
         xid = pa.array([None if t is None else t.xid for t in txns], type=pa.uint64())
         txpos = pa.array([None if t is None else t.txpos for t in txns], type=pa.uint64())
         info = self.info
-        bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else list(info.image_names(e[0].present))
-                  for e in ev]
-        anames = [list(info.image_names(e[0].after)) if e[0].after is not None
-                  else None if e[1] in DELETE_TYPES else list(info.image_names(e[0].present)) for e in ev]
+        names = self._names()
+        bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else names(e[0].present) for e in ev]
+        anames = [names(e[0].after) if e[0].after is not None
+                  else None if e[1] in DELETE_TYPES else names(e[0].present) for e in ev]
         nrows = len(rows_ev)
         unknown = np.array([t is not None and t.unknown for t in txns], dtype=np.bool_)[rows_ev]
         return [pa.array(seq[rows_ev], type=pa.int64()),
                 pa.array((row0[rows_ev] + within).astype(np.int32), type=pa.int32(), mask=unknown),
                 pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind, type=pa.int64())),
-                pa.array([info.database], type=pa.string()).take(pa.array(np.zeros(nrows, dtype=np.int64))),
-                pa.array([info.table], type=pa.string()).take(pa.array(np.zeros(nrows, dtype=np.int64))),
+                _files([info.database]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
+                _files([info.table]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
                 pa.array([e[3] for e in ev], type=pa.string()).take(take),
                 xid.take(take),
                 _files([e[4] for e in ev]).take(take),
@@ -316,6 +318,21 @@ class TableBuffer:
                 .cast(pa.timestamp("s", tz="UTC")),
                 pa.array(bnames, type=_NAMES).take(take),
                 pa.array(anames, type=_NAMES).take(take)], kind
+
+    def _names(self) -> Any:
+        """fn(column bitmap) -> the export's names of the columns it holds (:func:`field_names`,
+        bytes that are not UTF-8 as ``\\xNN``)."""
+        if self._image_names is None:
+            self._image_names = ({}, [n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                                      for n in field_names(self.info.cols)])
+        cache, all_names = self._image_names
+
+        def names(bits: tuple) -> list[str]:
+            got = cache.get(bits)
+            if got is None:
+                got = cache[bits] = [n for n, p in zip(all_names, bits, strict=True) if p]
+            return got
+        return names
 
     # -- the columnar decoders (binlogwriter.read.arrowcols) ------------------------------------
     def _columnar(self) -> pa.RecordBatch:
