@@ -236,13 +236,18 @@ def verify(files: tuple[str, ...], roundtrip: bool, strict: bool = False) -> Non
 @click.option("--table", "tables", multiple=True, help="Only this db.table (repeatable).")
 @click.option("--overwrite", is_flag=True, help="Replace DIR if it is not empty (the new export is swapped in "
               "when complete).")
+@click.option("--images", type=click.Choice(["flat", "struct"]), default="flat", show_default=True,
+              help="Image columns: flat before.<column> / after.<column>, or struct columns before / after.")
 def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | None,
-           tables: tuple[str, ...], overwrite: bool) -> None:
+           tables: tuple[str, ...], overwrite: bool, images: str) -> None:
     """Export the row changes of FILES as one Parquet dataset per table.
 
     ``binlogwriter export binlog.000001 binlog.000002 --to parquet DIR`` writes
-    ``DIR/<db>.<table>/part-00000.parquet``: one row per row change with op, gtid, file, pos,
-    timestamp and before.<column> / after.<column>. Names are percent-encoded (``/`` is
+    ``DIR/<db>.<table>/part-00000.parquet``: one row per row change in the change model's
+    names (docs/output.md): seq, row, op, database, table, gtid, xid, file, position,
+    transaction_position, timestamp, before_columns / after_columns (the columns each image
+    carries) and the images — before.<column> / after.<column> (``--images flat``, the
+    default) or struct columns before / after (``--images struct``). Names are percent-encoded (``/`` is
     ``%2F``, docs/read.md): a table's folder is always directly under DIR. DIR must be empty
     or new (``--overwrite`` replaces it); it appears only when the export is complete.
     """
@@ -265,7 +270,8 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     if out.is_dir() and not overwrite and any(out.iterdir()):
         raise click.UsageError(not_empty)
     try:
-        counts = export_parquet(paths, out, schemas=schema, tables=tables or None, overwrite=overwrite)
+        counts = export_parquet(paths, out, schemas=schema, tables=tables or None, overwrite=overwrite,
+                                images=images)
     except UnknownTableError as exc:
         raise click.UsageError(f"--table: {exc}") from None
     except OutputExistsError:

@@ -24,7 +24,8 @@ from binlogwriter.reader import BinlogReader
 from binlogwriter.values import ABSENT
 
 __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows",
-           "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS"]
+           "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
+           "table_definitions"]
 
 _OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 39: "update", 25: "delete", 32: "delete"}
 
@@ -196,10 +197,17 @@ def table_rows(rows: Iterable[tuple]) -> str:
 # truth/changes of a generated run (docs/output.md "Change-stream truth")
 # ------------------------------------------------------------------------------------
 
-TRUTH_FIELDS = ("op", "table", "gtid", "file", "position", "row", "timestamp", "before", "after")
-"""What :func:`assert_matches_truth` compares by default: ``table`` is ``db.name``;
-``before`` / ``after`` are the images as the binlog carries them (column -> canonical value,
-columns outside a MINIMAL/NOBLOB image left out), ``timestamp`` Unix seconds."""
+TRUTH_FIELDS = ("op", "database", "table", "gtid", "file", "position", "row", "timestamp", "before", "after")
+"""What :func:`assert_matches_truth` compares by default (change model names, docs/output.md
+"The change model"): ``before`` / ``after`` are the images as the binlog carries them
+(column -> canonical value, columns outside a MINIMAL/NOBLOB image left out), ``row`` the
+change's index inside its transaction, ``timestamp`` Unix seconds."""
+
+MODEL_FIELDS = ("seq", "row", "op", "database", "table", "before", "after", "before_row", "after_row", "gtid", "xid",
+                "file", "position", "transaction_position", "timestamp")
+"""The keys of one change of the change model (issue #31 §1), in order: what
+:func:`truth_changes` yields, ``truth/changes/changes.jsonl`` holds and
+:meth:`binlogwriter.read.changes.Change.as_dict` gives."""
 
 
 def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
@@ -230,11 +238,11 @@ def _run_flavor(run_dir: Path) -> str:
 
 
 def truth_changes(run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
-    """Every change of ``run_dir/truth/changes/*.parquet`` in commit order (by ``seq``), as a
-    dict: the Parquet columns with ``table`` as ``db.name``, ``timestamp`` Unix seconds,
-    ``before`` / ``after`` the images (only the columns the image carries) and
-    ``before_row`` / ``after_row`` the full rows, values in canonical form. Reads one batch
-    per table at a time."""
+    """Every change of ``run_dir/truth/changes/*.parquet`` in commit order (by ``seq``, then
+    ``row``), in the change model (keys :data:`MODEL_FIELDS`, docs/output.md "The change
+    model"): ``database`` and ``table`` apart, ``before`` / ``after`` the images (only the
+    columns the image carries), ``before_row`` / ``after_row`` the full rows, ``timestamp``
+    Unix seconds, values in canonical form. Reads one batch per table at a time."""
     import heapq
     import json
 
@@ -243,15 +251,14 @@ def truth_changes(run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
     run_dir = Path(run_dir)
     flavor = _run_flavor(run_dir)
 
-    def one(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    def one(path: Path) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
         f = pq.ParquetFile(path)
         meta = json.loads((f.schema_arrow.metadata or {}).get(b"binlogwriter.columns", b"{}"))
         fns = _canonical_fns(meta, flavor)
         for batch in f.iter_batches(batch_size=4096):
             for rec in batch.to_pylist():
-                out = {k: rec[k] for k in ("seq", "op", "gtid", "file", "position", "row", "transaction_position")}
-                out["table"] = f"{rec['database']}.{rec['table']}"
-                out["timestamp"] = int(rec["timestamp"].timestamp())
+                out = {"seq": rec["seq"], "row": rec["row"], "op": rec["op"], "database": rec["database"],
+                       "table": rec["table"]}
                 for side in ("before", "after"):
                     full = rec[side]
                     if full is None:
@@ -263,19 +270,41 @@ def truth_changes(run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
                            for c in rec["columns"]}
                     out[side + "_row"] = row
                     out[side] = {c: row.get(c) for c in keep}
-                yield rec["seq"], out
+                out = {k: out[k] for k in MODEL_FIELDS[:9]}
+                out.update(gtid=rec["gtid"], xid=rec.get("xid"), file=rec["file"], position=rec["position"],
+                           transaction_position=rec["transaction_position"],
+                           timestamp=int(rec["timestamp"].timestamp()))
+                yield (rec["seq"], rec["row"]), out
 
     files = sorted((run_dir / "truth" / "changes").glob("*.parquet"))
     for _, change in heapq.merge(*(one(p) for p in files), key=lambda x: x[0]):
         yield change
 
 
+def table_definitions(run_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """``run_dir/truth/schema_history.jsonl``: every table definition the run used, one dict
+    per definition — ``seq`` (the change model's ``seq`` of the first transaction it applies
+    to; 0 for the initial schema), ``database``, ``table``, ``create`` (CREATE TABLE text; None
+    once the table is dropped) and ``columns`` (names in order) — in the order written
+    (ascending ``seq``). Map a consumer's column positions to names with the last definition
+    of the table whose ``seq`` is at most the change's."""
+    import json
+
+    path = Path(run_dir) / "truth" / "schema_history.jsonl"
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
-    """A consumer's changes (:class:`binlogwriter.read.changes.Change` objects, or mappings
-    with the same names: ``op``, ``database``/``table`` or ``table`` as ``db.name``,
-    ``before``/``after`` image dicts, ``gtid``, ``file``, ``position``, ``row``,
-    ``timestamp``) with values in canonical form, using the column types the run's truth
-    records, ready to compare with :func:`truth_changes`."""
+    """A consumer's changes in the change model with values in canonical form, using the
+    column types the run's truth records, ready to compare with :func:`truth_changes`.
+
+    ``changes``: :class:`binlogwriter.read.changes.Change` objects (through their
+    ``as_dict()``), or mappings with the model's names — ``op``, ``database`` + ``table``
+    (or, legacy, ``table`` as ``db.name`` alone), ``before`` / ``after`` image dicts and
+    whatever else the consumer knows (``gtid``, ``file``, ``position``, ``row``, ...). The
+    result has ``database`` and ``table`` apart, ``file`` as a basename, other keys as
+    given."""
     import json
 
     import pyarrow.parquet as pq
@@ -287,12 +316,17 @@ def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Ite
         meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
         fns[p.name[:-len(".parquet")]] = _canonical_fns(meta, flavor)
     for c in changes:
-        d = dict(c) if isinstance(c, Mapping) else {k: getattr(c, k) for k in (
-            "op", "database", "table", "before", "after", "gtid", "file", "position", "row", "timestamp")}
-        if "database" in d:
-            d["table"] = f"{d.pop('database')}.{d['table']}"
-        f = fns.get(d["table"], {})
-        for side in ("before", "after"):
+        if isinstance(c, Mapping):
+            d = dict(c)
+        elif hasattr(c, "as_dict"):
+            d = c.as_dict()
+        else:
+            d = {k: getattr(c, k) for k in (
+                "op", "database", "table", "before", "after", "gtid", "file", "position", "row", "timestamp")}
+        if d.get("database") is None and "." in (d.get("table") or ""):
+            d["database"], d["table"] = d["table"].split(".", 1)
+        f = fns.get(f"{d.get('database')}.{d.get('table')}", {})
+        for side in ("before", "after", "before_row", "after_row"):
             img = d.get(side)
             if img is not None:
                 d[side] = {k: None if v is None else f[k](v) if k in f else v for k, v in img.items()}

@@ -170,7 +170,7 @@ def changes_schema(struct: pa.StructType, metadata: dict[bytes, bytes] | None = 
     return pa.schema([
         pa.field("seq", pa.int64(), nullable=False), pa.field("op", pa.string(), nullable=False),
         pa.field("database", pa.string(), nullable=False), pa.field("table", pa.string(), nullable=False),
-        pa.field("gtid", pa.string()), pa.field("file", pa.string(), nullable=False),
+        pa.field("gtid", pa.string()), pa.field("xid", pa.int64()), pa.field("file", pa.string(), nullable=False),
         pa.field("position", pa.int64(), nullable=False), pa.field("row", pa.int32(), nullable=False),
         pa.field("transaction_position", pa.int64(), nullable=False),
         pa.field("timestamp", pa.timestamp("s", tz="UTC"), nullable=False),
@@ -202,8 +202,10 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
 def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
     cols = list(zip(*[r[:9] for r in rows], strict=True))
     arrays = [py_array(cols[0], pa.int64()), py_array(cols[1], pa.string()), py_array(cols[2], pa.string()),
-              py_array(cols[3], pa.string()), py_array(cols[4], pa.string()), py_array(cols[5], pa.string()),
-              py_array(cols[6], pa.int64()), py_array(cols[7], pa.int32()), py_array(cols[8], pa.int64())]
+              py_array(cols[3], pa.string()), py_array(cols[4], pa.string()),
+              py_array([r[14] for r in rows], pa.int64()),
+              py_array(cols[5], pa.string()), py_array(cols[6], pa.int64()), py_array(cols[7], pa.int32()),
+              py_array(cols[8], pa.int64())]
     arrays.append(py_array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
     b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
     a, acols, atext = _typed_struct(struct, convs, names, rows, 10)

@@ -16,11 +16,16 @@ from binlogwriter.schema import Table
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
+MODEL_FIELDS = ("seq", "row", "op", "database", "table", "before", "after", "before_row", "after_row", "gtid", "xid",
+                "file", "position", "transaction_position", "timestamp")
+"""The keys of one change of the change model (issue #31 §1, docs/output.md "The change
+model"), in the order ``changes.jsonl`` writes them."""
+
 
 def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list], nrows: int, mine: np.ndarray,
-                 seq: list, op: list, gtid: list, fname: list, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray,
-                 ts: np.ndarray, has_b: np.ndarray, has_a: np.ndarray, bi: np.ndarray, ai: np.ndarray,
-                 bits: list) -> None:
+                 seq: list, op: list, gtid: list, xid: list, fname: list, pos: np.ndarray, row: np.ndarray,
+                 txpos: np.ndarray, ts: np.ndarray, has_b: np.ndarray, has_a: np.ndarray, bi: np.ndarray,
+                 ai: np.ndarray, bits: list) -> None:
     """:func:`jsonl_line` of many changes of one table into ``lines[mine[k]]``, the same text:
     every full row is encoded once, an image that carries every column reuses it, the
     fields around it are formatted once per distinct value."""
@@ -50,16 +55,17 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
         t, js = k
         vals = rows[r]
         return t % tuple(vals[j] for j in js)
-    for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, ab), g, f, p, rw, tp, t) in enumerate(zip(
-            mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, gtid, fname,
+    for k, (o, kd, b_ok, a_ok, r_b, r_a, (bb, ab), g, x, f, p, rw, tp, t) in enumerate(zip(
+            mine.tolist(), op, has_b.tolist(), has_a.tolist(), bi.tolist(), ai.tolist(), bits, gtid, xid, fname,
             pos.tolist(), row.tolist(), txpos.tolist(), ts.tolist(), strict=True)):
         before = full[r_b] if b_ok else "null"
         after = full[r_a] if a_ok else "null"
         bimg = image(r_b, bb) if b_ok else "null"
         aimg = image(r_a, ab) if a_ok else "null"
-        lines[o] = (f'{{"seq":{seq[k]},"op":"{kd}","database":{db},"table":{tb},"gtid":{text(g)},"file":{text(f)},'
-                    f'"position":{p},"row":{rw},"transaction_position":{tp},"timestamp":{t},"before":{before},'
-                    f'"after":{after},"before_image":{bimg},"after_image":{aimg}}}')
+        lines[o] = (f'{{"seq":{seq[k]},"row":{rw},"op":"{kd}","database":{db},"table":{tb},"before":{bimg},'
+                    f'"after":{aimg},"before_row":{before},"after_row":{after},"gtid":{text(g)},'
+                    f'"xid":{"null" if x is None else x},"file":{text(f)},"position":{p},'
+                    f'"transaction_position":{tp},"timestamp":{t}}}')
 
 
 def _json_values(vals: list) -> list[str]:
@@ -76,18 +82,21 @@ def _json_values(vals: list) -> list[str]:
 
 
 def jsonl_line(rec: tuple, names: list[str]) -> str:
-    """One change as a line of ``changes.jsonl`` (canonical values, docs/output.md)."""
-    seq, op, db, tb, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts = rec
+    """One change as a line of ``changes.jsonl``: the change model (docs/output.md "The change
+    model"), keys in :data:`MODEL_FIELDS` order, canonical values. ``rec`` is a recorder record
+    ``(seq, op, database, table, gtid, file, position, row, transaction_position, before row,
+    after row, before bits, after bits, timestamp, xid)``."""
+    seq, op, db, tb, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts, xid = rec
 
     def image(vals, bits):
         if vals is None:
             return None
         return {n: v for n, v, p in zip(names, vals, bits, strict=True) if p}
-    d = {"seq": seq, "op": op, "database": db, "table": tb, "gtid": gtid, "file": fname, "position": pos, "row": r,
-         "transaction_position": txpos, "timestamp": ts,
-         "before": None if b is None else dict(zip(names, b, strict=True)),
-         "after": None if a is None else dict(zip(names, a, strict=True)),
-         "before_image": image(b, bbits), "after_image": image(a, abits)}
+    d = {"seq": seq, "row": r, "op": op, "database": db, "table": tb,
+         "before": image(b, bbits), "after": image(a, abits),
+         "before_row": None if b is None else dict(zip(names, b, strict=True)),
+         "after_row": None if a is None else dict(zip(names, a, strict=True)),
+         "gtid": gtid, "xid": xid, "file": fname, "position": pos, "transaction_position": txpos, "timestamp": ts}
     return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -66,15 +66,18 @@ class RecordingMixin:
             at.extend((pos, r) for r in range(n))
         gtid = writer.last_gtid
         ts = writer.now
+        xid = _group_xid(writer, events)
         k = 0
         for tidx, kind, rows in stmts:
             table = self.run.rows[tidx].table
             for row in rows:
-                pos, r = at[k]
+                pos, _ = at[k]
+                self._add(tidx, table, kind, row, gtid, fname, pos, k, first, ts, xid)
                 k += 1
-                self._add(tidx, table, kind, row, gtid, fname, pos, r, first, ts)
         if k != len(at):
             raise RuntimeError(f"changes truth: {len(at)} rows in the rows events, {k} rows given")
+        if k:
+            self.seq += 1  # the change model's seq: one per transaction that carries row changes
 
     def _render(self, tidx: int, table: Table) -> Callable:
         cur = self._renders.get(tidx)
@@ -96,7 +99,7 @@ class RecordingMixin:
         return hit[1]
 
     def _add(self, tidx: int, table: Table, kind: str, row: Any, gtid: str | None, fname: str, pos: int, r: int,
-             txpos: int, ts: int) -> None:
+             txpos: int, ts: int, xid: int | None) -> None:
         render = self._render(tidx, table)
         if kind == "update":
             before, after = row
@@ -118,7 +121,7 @@ class RecordingMixin:
             b, a, assigned = render(tuple(row)), None, ()
         bbits, abits = self._images(table, kind, assigned)
         seg = self._segment(tidx, table)
-        rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts)
+        rec = (self.seq, kind, table.database, table.name, gtid, fname, pos, r, txpos, b, a, bbits, abits, ts, xid)
         seg.rows.append(rec)
         if len(seg.rows) >= self.batch_rows:
             self._hold(seg.flush())
@@ -128,8 +131,20 @@ class RecordingMixin:
                 self._jsonl.write(jsonl_line(rec, seg.names) + "\n")
             else:
                 self._drop_jsonl()
-        self.seq += 1
         self.count += 1
+
+
+def _group_xid(writer: Any, events: list) -> int | None:
+    """The XID that commits the group just written: its XID_EVENT's (format.md §10), or the
+    writer's last XID when the group is a TRANSACTION_PAYLOAD (the XID_EVENT is inside it,
+    taken just before it was compressed, binlogwriter/transaction.py); None without either."""
+    for ev in reversed(events):
+        t = ev.type_code
+        if t == 16:
+            return ev.xid
+        if t == 40:
+            return writer.ids.xid
+    return None
 
 
 class BatchRecordingMixin:
@@ -175,19 +190,27 @@ class BatchRecordingMixin:
             self._deferred.append(job)
         tables = {t: self.run.rows[t].table for t in unique_ints(ab.table[:m]).tolist()}
         seq = self.seq
-        self.seq += m
+        txn = ab.txn[:m]
+        self.seq += int(np.count_nonzero(txn[1:] != txn[:-1])) + 1  # transactions with row changes
         self.count += m
         self._later(lambda: self._record_batch(ab, rb, plan, placed, kept, m, seq, tables, fills))
 
     def _record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int, m: int, seq: int,
                       tables: dict[int, Table], fills: list | None) -> None:
-        """:meth:`record_batch`'s records: the first ``m`` changes of the batch, numbered from
-        ``seq``, of the table definitions ``tables`` (table index -> :class:`Table`)."""
+        """:meth:`record_batch`'s records: the first ``m`` changes of the batch, their
+        transactions numbered from ``seq``, of the table definitions ``tables`` (table index ->
+        :class:`Table`). The change model's ``seq`` counts the transactions that carry changes
+        (``ab.txn`` is ascending), ``row`` is the change's index inside its transaction."""
         ops = np.arange(m, dtype=np.int64)
         ch = np.searchsorted(plan.chunk_first, ops, side="right") - 1
-        op_row = ops - plan.chunk_first[ch]
         op_ev = plan.chunk_event[ch]
         op_txn = ab.txn[:m]
+        new_txn = np.ones(m, dtype=np.bool_)
+        new_txn[1:] = op_txn[1:] != op_txn[:-1]
+        starts = np.flatnonzero(new_txn)
+        op_seq = seq + np.cumsum(new_txn, dtype=np.int64) - 1
+        op_row = ops - starts[op_seq - seq]
+        op_xid = _txn_xids(plan, placed, kept)[op_txn]
         ev_pos = np.zeros(len(plan.ev_len), dtype=np.int64)
         txn_file = np.zeros(kept, dtype=np.int64)
         files: list[str] = []
@@ -195,7 +218,7 @@ class BatchRecordingMixin:
         txn_head = np.full(kept, -1, dtype=np.int64)
         txn_num = np.zeros(kept, dtype=np.int64)
         big: dict[int, str] = {}
-        for fname, lo, hi, off, first in placed:
+        for fname, lo, hi, off, first, _xid in placed:
             a, b = int(plan.txn_first[lo]), int(plan.txn_first[hi])
             ln = plan.ev_len[a:b]
             ev_pos[a:b] = off + np.cumsum(ln) - ln
@@ -227,9 +250,10 @@ class BatchRecordingMixin:
         op_shape = rb.op_shape[:m]
         for tidx, table in tables.items():
             mine = np.flatnonzero(op_tab == tidx) if len(tables) > 1 else ops
-            self._record_table(tidx, table, seq, mine, ab.values[tidx], op_kind[mine], op_shape[mine], rb.shapes,
-                               gtids.take(_np_array(op_txn[mine])), fnames.take(op_file.take(_np_array(mine))),
-                               position[mine], op_row[mine], txpos[mine], ts[mine], fills)
+            self._record_table(tidx, table, op_seq[mine], mine, ab.values[tidx], op_kind[mine], op_shape[mine],
+                               rb.shapes, gtids.take(_np_array(op_txn[mine])), op_xid[mine],
+                               fnames.take(op_file.take(_np_array(mine))), position[mine], op_row[mine], txpos[mine],
+                               ts[mine], fills)
 
     def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
         """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives
@@ -244,10 +268,11 @@ class BatchRecordingMixin:
             return _take_pool(hit[2], hit[3], values)
         return _typed_array(col, self.flavor, values, keep)
 
-    def _record_table(self, tidx: int, table: Table, seq0: int, mine: np.ndarray, values: tuple, kinds: np.ndarray,
-                      shapes: np.ndarray, shape_bits: list, gtid: pa.Array, fname: pa.Array, pos: np.ndarray,
-                      row: np.ndarray, txpos: np.ndarray, ts: np.ndarray, fills: list | None) -> None:
-        """The changes ``mine`` (batch op indices, numbered from ``seq0``) of table ``tidx``
+    def _record_table(self, tidx: int, table: Table, seq: np.ndarray, mine: np.ndarray, values: tuple,
+                      kinds: np.ndarray, shapes: np.ndarray, shape_bits: list, gtid: pa.Array, xid: np.ndarray,
+                      fname: pa.Array, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray, ts: np.ndarray,
+                      fills: list | None) -> None:
+        """The changes ``mine`` (batch op indices, of transactions ``seq``) of table ``tidx``
         (definition ``table``): the same record batch :class:`_Segment` makes of them, built
         column by column from the batch's arrays."""
         seg = self._segment(tidx, table)
@@ -298,10 +323,10 @@ class BatchRecordingMixin:
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         zero = np.zeros(n, dtype=np.int64)
-        seq = seq0 + mine
+        xid_arr = _np_array(xid, xid < 0)
         arrays = [_np_array(seq), _pick_strings(_OP_NAMES, kinds),
                   _pick_strings([table.database], zero), _pick_strings([table.name], zero),
-                  gtid, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
+                  gtid, xid_arr, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
                   _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
                   _pick_lists([names], zero),
                   struct(bi, has_b), struct(ai, has_a),
@@ -316,6 +341,28 @@ class BatchRecordingMixin:
                 canon = [_canon_column(col, flavor, c) if k is None else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
-                             [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), fname.to_pylist(), pos, row,
+                             [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
+                             fname.to_pylist(), pos, row,
                              txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
             fills.append(fill)
+
+
+def _txn_xids(plan: Any, placed: list, kept: int) -> np.ndarray:
+    """Per transaction ``0..kept-1`` of a written batch: the XID of its XID_EVENT (or of the
+    one inside its TRANSACTION_PAYLOAD), -1 when it writes none. The writer takes XIDs in
+    event order (binlogwriter/batch/columnar_encode.py ``_take_ids``) from the next one when
+    each segment starts (``placed[k][5]``)."""
+    from binlogwriter.batch.columnar_encode import PAYLOAD, XID
+
+    out = np.full(kept, -1, dtype=np.int64)
+    kind = plan.ev_kind
+    has = ((kind == XID) | (kind == PAYLOAD)).astype(np.int64)
+    cum = np.concatenate(([0], np.cumsum(has)))
+    first = plan.txn_first
+    for _f, lo, hi, _off, _gtid, xid0 in placed:
+        a = first[lo:hi]
+        b = first[lo + 1:hi + 1]
+        took = cum[b] - cum[a]
+        rank = cum[a] - cum[first[lo]]
+        out[lo:hi] = np.where(took > 0, xid0 + rank, -1)
+    return out

@@ -256,6 +256,14 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         self._pools: dict[tuple, tuple] = {}
         self._sink = _Sink(2) if aligned else None
         self._queued = False  # records being built on the sink's thread (BatchRecordingMixin.record_batch)
+        self.definitions: list[dict[str, Any]] = []  # truth/schema_history.jsonl lines after DDL (define)
+
+    def define(self, rt: Any) -> None:
+        """A DDL changed table ``rt`` (generators/run_txn.py ``do_ddl``): its new definition
+        applies from the next transaction with changes (generators/schema_history.py)."""
+        from generators.schema_history import definition
+
+        self.definitions.append(definition(rt, self.seq))
 
     def _later(self, job: Callable[[], None]) -> None:
         """Run ``job`` (it builds records and writes them to segments) on the sink's thread,
@@ -332,7 +340,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             per.setdefault(t, []).append(seg)
         final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
         return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
-                "count": self.count, "final": final}
+                "count": self.count, "final": final, "definitions": self.definitions}
 
     def abort(self) -> None:
         self._queued = False
@@ -457,6 +465,9 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
+    from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
+
+    write_history(out / "truth" / HISTORY_FILE, initial_definitions(run.rows), res["definitions"])
     shutil.rmtree(chunk_dir, ignore_errors=True)
     pdir = out / "truth" / "final" / "parquet"
     pdir.mkdir(parents=True, exist_ok=True)

@@ -106,7 +106,7 @@ class BatchedMixin:
         segment, each segment ending where the writer rotates (``searchsorted`` over the prefix
         sums of the group sizes: ``BinlogWriter.maybe_rotate``'s rule). Keeps the GTID
         bookkeeping per file and the spans the manifest scan skips. Returns how many were
-        written and the segments ``[file, first txn, end txn, offset, first GTID]``; the
+        written and the segments ``[file, first txn, end txn, offset, first GTID, first XID]``; the
         writer's clock ends at the last written transaction's."""
         sizes = plan.sizes
         now0 = writer.now
@@ -122,7 +122,7 @@ class BatchedMixin:
             stop = min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
             writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
             writer.open()
-            seg: list[Any] = [writer.current_file, i, stop, writer.position, None]
+            seg: list[Any] = [writer.current_file, i, stop, writer.position, None, writer.ids.xid + 1]
             placed.append(seg)
             for fname, groups, first, last in writer.write_planned(plan, i, stop):
                 if fname != seg[0]:

@@ -20,6 +20,10 @@ class TransactionsMixin:
     """:class:`generators.engine.Run`'s per-transaction methods (uses its ``spec``, ``rows``,
     ``infos``, ``cursor``, ``counts``, ``file_info`` and ``changes``)."""
 
+    row_txns: int = 0
+    """Transactions with row changes written one by one (Spark's pass 1 numbers the change
+    model's ``seq`` of each partition from them)."""
+
     # -- writer ---------------------------------------------------------------------------
     def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
         if writer.transactions == before:
@@ -127,6 +131,8 @@ class TransactionsMixin:
                 getattr(tx, kind)(rt.table, rows, sql=sql)
                 self.counts[f"{rt.table.database}.{rt.table.name}"][kind] += len(rows)
         self._track(writer, fname, before)
+        if writer.transactions != before and any(rows for _, _, rows in stmts):
+            self.row_txns += 1
         self._record_changes(writer, stmts, tx, before)
 
     def _record_changes(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]], tx, before: int) -> None:
@@ -151,3 +157,5 @@ class TransactionsMixin:
             self.ddl_epoch = d
             rt.drop_column(name)
         self._ddl(writer, sql, t.database)
+        if self.changes is not None:  # truth/schema_history.jsonl (generators/schema_history.py)
+            self.changes.define(rt)

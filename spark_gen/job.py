@@ -372,6 +372,7 @@ class _Job:
             raise RuntimeError("spark_gen: a key bucket's history block is missing")
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
+        self.txns_per_part = [s.txns for s in summ]
         self.timer.mark("2-4 histories, pass 1")
 
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
@@ -398,7 +399,7 @@ class _Job:
         fail = self.fail
         from generators.changes_truth import JSONL_MAX_CHANGES
 
-        seq_starts = plan.prefix_sum(self.changes_per_part[:last_p + 1])
+        seq_starts = plan.prefix_sum(self.txns_per_part[:last_p + 1])  # seq counts transactions with changes
         # an upper bound of the changes written: the partitions write changes.jsonl chunks only
         # when the run can be small enough for it (the commit keeps it when it is)
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
@@ -557,6 +558,10 @@ class _Job:
                 per_table[t].append(path)
         tasks: list[tuple] = [("changes", t, per_table[t], str(cdir / table_file(tables[t])))
                               for t in range(len(tables))]
+        from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
+
+        write_history(cdir.parent / HISTORY_FILE, initial_definitions(self.run0.rows),
+                      [d for r in results for d in r["changes"]["definitions"]])
         total = sum(r["changes"]["count"] for r in results)
         jl = [r["changes"]["jsonl"] for r in results]
         if total <= JSONL_MAX_CHANGES and all(p is not None for p in jl):

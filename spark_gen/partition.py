@@ -467,14 +467,17 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
     if p == 0 and spec.ddl_in_binlog:
         run.initial_in_binlog(w)
     prologue = len(w.sizes)
-    changes = sum(n for kinds in run.counts.values() for n in kinds.values())
+    def counted() -> int:
+        return sum(n for kinds in run.counts.values() for n in kinds.values())
+    changes = counted()
     if not _batched(w):
         first = [prologue]
         for _ in _transactions(run, w, blk, a, b):
             first.append(len(w.sizes))
-        changes = sum(n for kinds in run.counts.values() for n in kinds.values())
+        # run.row_txns: transactions with row changes written one by one (the change model's seq)
         return Summary(np.asarray(w.sizes, dtype=np.int64), np.asarray(first, dtype=np.int64), prologue, w.uses,
-                       changes)
+                       counted(), run.row_txns)
+    txns = run.row_txns  # the --ddl-in-binlog prologue's INSERT transactions
     groups: list[np.ndarray] = [np.asarray(w.sizes, dtype=np.int64)]
     per_txn: list[np.ndarray] = []
     for lo, hi in batch_bounds(spec, a, b):
@@ -485,6 +488,8 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
         cnt = nz.astype(np.int64)
         w.now += int(ab.advance.sum())
         changes += len(ab.txn)
+        if len(ab.txn):
+            txns += int(np.count_nonzero(ab.txn[1:] != ab.txn[:-1])) + 1
         d = ddl_after(spec, hi - 1)
         if d is not None:
             before = len(w.sizes)
@@ -494,7 +499,7 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
         per_txn.append(cnt)
     counts = np.concatenate(per_txn) if per_txn else np.zeros(0, dtype=np.int64)
     first = prologue + np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return Summary(np.concatenate(groups), first, prologue, w.uses, changes)
+    return Summary(np.concatenate(groups), first, prologue, w.uses, changes, txns)
 
 
 def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], start: WriterStart, chunk_dir: str, *,
@@ -502,7 +507,7 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
                  attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
     (unique per task attempt), and its truth/changes chunks in ``chunk_dir/changes``
-    (sequence numbers from ``seq_start``). Returns the chunks and what the manifest needs."""
+    (``seq`` of its first transaction with row changes: ``seq_start``). Returns the chunks and what the manifest needs."""
     from generators.changes_truth import ChangesRecorder
 
     blk = _one(records)

@@ -85,7 +85,8 @@ class Summary:
     txn_first: np.ndarray
     prologue: int = 0
     uses: list[tuple[tuple[str, str], Any]] = field(default_factory=list)
-    changes: int = 0  # row changes written (truth/changes: the sequence number where the next partition starts)
+    changes: int = 0  # row changes written
+    txns: int = 0  # transactions with row changes (truth/changes: the seq where the next partition starts)
     block: str | None = None  # the partition's merged transaction block (spark_gen/partition.py merge_task)
     hist: str | None = None  # the history block of the key bucket with the same index
 

@@ -112,7 +112,7 @@ def test_changes_equal_declarative(flavor: str, image: str, metadata: str, data)
                                            for b, a in s.rows])
         schemas = {f"{DB}.{gt.table.name}": gt.table} if metadata == "MINIMAL" else None
         want = reference(w.files, schemas)
-        got = [(c.op, c.database, c.table, c.before, c.after, c.gtid, c.file, c.position, c.timestamp, c.row,
+        got = [(c.op, c.database, c.table, c.before, c.after, c.gtid, c.file, c.position, c.timestamp, c.event_row,
                 c.xid) for c in BinlogReader(w.files, schemas=schemas).changes()]
     assert want, "the workload wrote no rows"
     assert len(got) == len(want)

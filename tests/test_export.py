@@ -71,7 +71,9 @@ def test_export_equals_changes(tmp_path: Path, workload: str, flavor: str, image
         json_cols = {c.name for e in BinlogReader(files) if e.type_code == 19 and f"{e.schema}.{e.table}" == key
                      for c in e.column_descs() if c.type_code == 245}
         for r, c in zip(rows, changes, strict=True):
-            assert (r["op"], r["gtid"], r["file"], r["pos"]) == (c.op, c.gtid, c.file, c.position)
+            assert (r["op"], r["gtid"], r["file"], r["position"]) == (c.op, c.gtid, c.file, c.position)
+            assert (r["seq"], r["row"], r["xid"], r["transaction_position"]) == \
+                (c.seq, c.row, c.xid, c.transaction_position)
             assert r["timestamp"] == dt.datetime.fromtimestamp(c.timestamp, dt.UTC)
             for side, image in (("before", c.before), ("after", c.after)):
                 cols = [k[len(side) + 1:] for k in r if k.startswith(side + ".")]

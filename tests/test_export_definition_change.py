@@ -38,7 +38,7 @@ def test_added_and_dropped_columns_unify_by_name(tmp_path: Path) -> None:
     assert [(r["op"], r["after.id"], r["after.a"], r["after.b"], r["after.c"]) for r in rows] == [
         ("insert", 1, -1, "x", None), ("insert", 2, 2, "y", None),
         ("insert", 3, 3, None, dt.datetime(2021, 1, 1, 0, 0, 0, 500000)), ("update", 1, 99, None, None)]
-    assert [r["pos"] for r in rows] == [c.position for c in BinlogReader([prefix]).changes()]
+    assert [r["position"] for r in rows] == [c.position for c in BinlogReader([prefix]).changes()]
 
 
 def test_a_retyped_column_is_a_typed_error_naming_table_column_and_place() -> None:

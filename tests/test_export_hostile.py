@@ -134,11 +134,19 @@ def test_a_column_name_given_twice_keeps_both_columns(tmp_path: Path) -> None:
     assert export_parquet([path], tmp_path / "out") == {"d.t": 2}
     tab = pq.read_table(tmp_path / "out" / "d.t")
     assert tab.column_names == [
+        "seq",
+        "row",
         "op",
+        "database",
+        "table",
         "gtid",
+        "xid",
         "file",
-        "pos",
+        "position",
+        "transaction_position",
         "timestamp",
+        "before_columns",
+        "after_columns",
         "before.aa",
         "before.aa#2",
         "after.aa",

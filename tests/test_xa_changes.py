@@ -53,6 +53,6 @@ def test_export_holds_the_changes_of_changes() -> None:
     for c in BinlogReader(FILES).changes():
         want.setdefault(f"{c.database}.{c.table}", []).append(
             (c.op, c.gtid, c.position, c.before and c.before["v"], c.after and c.after["v"]))
-    got = {k: [(r["op"], r["gtid"], r["pos"], r["before.v"], r["after.v"]) for r in t.to_pylist()]
+    got = {k: [(r["op"], r["gtid"], r["position"], r["before.v"], r["after.v"]) for r in t.to_pylist()]
            for k, t in changes_tables(FILES).items()}
     assert got == want

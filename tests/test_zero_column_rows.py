@@ -56,7 +56,7 @@ def test_server_zero_column_inserts_are_one_row_each():
 
 
 def test_changes_give_every_server_insert():
-    got = [(c.op, c.table, c.before, c.after, c.row) for c in BinlogReader([SERVER]).changes()]
+    got = [(c.op, c.table, c.before, c.after, c.event_row) for c in BinlogReader([SERVER]).changes()]
     assert got == [("insert", t, None, logged, 0) for t, logged in LOGGED]
 
 

@@ -50,7 +50,7 @@ from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header
 from binlogwriter.read.xa import XaHeld, xa_key
 from binlogwriter.schema.source import SchemaSource
 
-__all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo"]
+__all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo", "MODEL_FIELDS"]
 
 HEADER = _places.HEADER
 _Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
@@ -66,9 +66,26 @@ class ColumnNamesError(DecodeError):
     advice = Advice("schemas", "pass schemas= (Table objects or a CREATE TABLE file)")
 
 
+MODEL_FIELDS = ("seq", "row", "op", "database", "table", "before", "after", "before_row", "after_row", "gtid", "xid",
+                "file", "position", "transaction_position", "timestamp")
+"""The change model's keys (issue #31 §1, docs/output.md "The change model"), in order."""
+
+
 @dataclass(slots=True)
 class Change:
-    """One row change. ``before`` / ``after``: column name -> value, image columns only."""
+    """One row change in the change model's names (docs/output.md "The change model").
+
+    ``before`` / ``after``: column name -> value, image columns only (absent key: not in the
+    image; ``None``: SQL NULL). ``seq`` is the 0-based index of the change's transaction among
+    the transactions with row changes read (from the first file given: it is the run's
+    ``seq`` when reading starts at the run's first file and position), ``row`` the change's
+    0-based index inside its transaction, ``transaction_position`` the offset of the
+    transaction's first event (its GTID event; BEGIN without one). ``file`` is the path as
+    given; :meth:`as_dict` gives the model dict (``file`` as a basename, ``before_row`` /
+    ``after_row`` None: a reader knows only the images).
+
+    Changed in the change model: ``row`` used to be the index inside the rows event; that
+    index is now ``event_row`` (no alias is kept: the name ``row`` belongs to the model)."""
 
     op: str
     database: str
@@ -80,8 +97,19 @@ class Change:
     file: str
     position: int
     timestamp: int
+    event_row: int = 0
+    """Index of the row within its rows event (what Debezium calls ``source.row``)."""
+    seq: int | None = None
     row: int = 0
-    """Index of the row within its rows event."""
+    transaction_position: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The change as the change model's dict (keys :data:`MODEL_FIELDS`, in that order);
+        values as decoded (not in canonical form)."""
+        return {"seq": self.seq, "row": self.row, "op": self.op, "database": self.database, "table": self.table,
+                "before": self.before, "after": self.after, "before_row": None, "after_row": None,
+                "gtid": self.gtid, "xid": self.xid, "file": os.path.basename(self.file), "position": self.position,
+                "transaction_position": self.transaction_position, "timestamp": self.timestamp}
 
 
 class RowsPlan:
@@ -266,6 +294,23 @@ class _Reader:
         self.xa = XaHeld()
         """Changes of prepared XA transactions until their XA COMMIT / ROLLBACK (read/xa.py),
         across files."""
+        self.seq = 0
+        """The change model's ``seq`` of the next transaction with row changes (across files)."""
+
+    def commit(self, changes: list[Change], txpos: int | None, xid: int | None = None, set_xid: bool = False
+               ) -> list[Change]:
+        """Number one committed transaction's changes (``seq``, ``row``, ``transaction_position``;
+        ``xid`` too when ``set_xid``); returns them."""
+        if changes:
+            seq = self.seq
+            self.seq = seq + 1
+            if set_xid:
+                for i, c in enumerate(changes):
+                    c.seq, c.row, c.transaction_position, c.xid = seq, i, txpos, xid
+            else:
+                for i, c in enumerate(changes):
+                    c.seq, c.row, c.transaction_position = seq, i, txpos
+        return changes
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
                         start: int | None, stop: int | None) -> Iterator[Change]:
@@ -273,6 +318,8 @@ class _Reader:
         tables: dict[int, TableInfo] = {}
         pending: list[Change] = []
         gtid: str | None = None
+        txpos: int | None = None  # offset of the open transaction's first event (GTID, else BEGIN)
+        commit = self.commit
         tm_cache = self.tm_cache
         rows_types = frozenset(ROWS_TYPES)
         last_fmt = None
@@ -302,45 +349,52 @@ class _Reader:
             elif t == 16:  # XID_EVENT: the 8-byte xid (format.md §10)
                 xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
                        else self._event(name, offset, data, fmt).xid)
-                for c in pending:
-                    c.xid = xid
-                yield from pending
+                yield from commit(pending, txpos, xid, True)
                 pending = []
-                gtid = None
+                gtid = txpos = None
             elif t in (33, 34, 162, 42):  # GTID events (format.md §8, mariadb.md): checked
                 gtid = transaction_gtid(t, data, end, fmt, name, offset)
+                txpos = offset
             elif t == 2 or t == 165:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
                 if t == 2:
                     # the statement after the post-header, status vars, db and its NUL (§9)
                     if end >= HEADER + _Q_POST:
                         q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
                         if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
+                            if txpos is None:
+                                txpos = offset
                             continue
                 full = self.statement(t, data, end, fmt, name, offset)
                 q = full[:16].strip().upper()
                 if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
-                    yield from pending
+                    yield from commit(pending, txpos)
                     pending = []
+                    txpos = None
                     if q in (b"COMMIT", b"ROLLBACK"):
                         gtid = None
                 elif q.startswith((b"XA COMMIT", b"XA ROLLBACK")):  # a prepared XA transaction ends
-                    yield from self.xa.resolve(full)
+                    held = list(self.xa.resolve(full))
+                    yield from commit(held, held[0].transaction_position if held else None)
+                elif q.startswith(b"BEGIN") and txpos is None:
+                    txpos = offset
             elif t == 38:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
                 from binlogwriter.events import decode_event
 
                 ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
                 if ev.one_phase:
-                    yield from pending
+                    yield from commit(pending, txpos)
                 else:
+                    for c in pending:  # numbered at XA COMMIT; where the prepared transaction began
+                        c.transaction_position = txpos
                     self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
                 pending = []
-                gtid = None
+                gtid = txpos = None
             elif t == 40:  # a whole compressed transaction (format.md §15): it ends here
-                yield from pending
+                yield from commit(pending, txpos)
                 pending = []
-                yield from self._payload(name, offset, data, fmt, gtid)
-                gtid = None
-        yield from pending
+                yield from commit(self._payload(name, offset, data, fmt, gtid), offset if txpos is None else txpos)
+                gtid = txpos = None
+        yield from commit(pending, txpos)
 
     # -- event readers -------------------------------------------------------------------
     @staticmethod
@@ -405,7 +459,7 @@ class _Reader:
                               offset=offset, event_type=type_name(t)) from None
 
     def _payload(self, name: str, offset: int, data: bytes, fmt: BinlogFormat,
-                 gtid: str | None) -> Iterator[Change]:
+                 gtid: str | None) -> list[Change]:
         """The changes of a TRANSACTION_PAYLOAD event, decoded declaratively (rare): its inner
         events are the whole transaction after its GTID (BEGIN … XID, format.md §15), so the
         GTID read before it is the transaction's own, and no later transaction inherits it
@@ -429,7 +483,7 @@ class _Reader:
                 xid = inner.xid
         for c in pending:
             c.xid = xid
-        yield from pending
+        return pending
 
 
 def _partial_after(cols, present: tuple, names: tuple):

@@ -1,12 +1,25 @@
 """Columnar export: the row changes of each table as Arrow tables / a Parquet dataset.
 
-One Arrow table per binlog table, one row per row change, columns:
+One Arrow table per binlog table, one row per row change, in the change model's names
+(docs/output.md "The change model"; ``exportbatch.META_FIELDS``):
 
-* ``op`` (``insert`` / ``update`` / ``delete``), ``gtid``, ``file``, ``pos`` (offset of the
-  rows event), ``timestamp`` (its header time, UTC);
-* ``before.<column>`` and ``after.<column>`` for every column of the table: the value in that
-  image, null when the column is NULL, not in the image, or the change has no such image
-  (an insert has no before image, a delete no after image).
+* ``seq`` (the change's transaction among those with row changes, 0-based from the first
+  file given), ``row`` (the change inside its transaction), ``op`` (``insert`` / ``update`` /
+  ``delete``), ``database``, ``table``, ``gtid``, ``xid`` (null: the transaction did not end
+  with an XID), ``file``, ``position`` (offset of the rows event; of the TRANSACTION_PAYLOAD
+  in a compressed transaction), ``transaction_position`` (offset of the transaction's first
+  event), ``timestamp`` (the rows event's header time, UTC);
+* ``before_columns`` / ``after_columns``: the columns the image carries (null: no such
+  image) — a column outside the list is absent from the image, not NULL;
+* the images, ``images="flat"`` (the default, as before the change model): ``before.<column>``
+  and ``after.<column>`` for every column of the table, null when the column is NULL, not in
+  the image, or the change has no such image; ``images="struct"``: two struct columns
+  ``before`` / ``after`` of every column, the struct null when the change has no such image.
+
+Buffers are cut at transaction ends only (``row`` and ``xid`` are known then): a single
+transaction larger than the buffer limits is held whole. A transaction touching several
+tables has its rows counted as they are buffered (the compiled decoders walk the images),
+so ``row`` counts the changes of every table before it.
 
 Arrow types follow the column types (docs/python-types.md): integers by width and sign,
 FLOAT float32, DOUBLE float64, DECIMAL decimal128/decimal256 (its text beyond Arrow's 76
@@ -47,7 +60,7 @@ from binlogwriter.read.changes import (  # field places derived from the layouts
     TableInfo,
     _Reader,
 )
-from binlogwriter.read.exportbatch import TableBuffer, arrow_schema
+from binlogwriter.read.exportbatch import IMAGES, TableBuffer, Txn, arrow_schema
 from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
 from binlogwriter.read.framing import iter_frames
 from binlogwriter.read.gtidcheck import transaction_gtid
@@ -69,21 +82,55 @@ def _flush(buf: TableBuffer, batch_rows: int) -> Iterator[pa.RecordBatch]:
 
 def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
                        batch_rows: int = 16384, tables: Iterable[str] | None = None,
-                       columnar: bool = True) -> Iterator[tuple[str, pa.RecordBatch]]:
+                       columnar: bool = True, images: str = "flat") -> Iterator[tuple[str, pa.RecordBatch]]:
     """``("db.table", record batch)`` pairs, each batch at most ``batch_rows`` changes of one
     table definition (a definition change starts a new schema). ``tables``: only these
     ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
-    of the compiled row decoders, then ``pa.array``); both give the same batches."""
-    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set()):
+    of the compiled row decoders, then ``pa.array``); both give the same batches.
+    ``images``: ``"flat"`` (``before.<c>`` columns) or ``"struct"`` (see the module docstring)."""
+    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set(), images):
         yield info.key, batch
+
+
+def _ready(txn: Txn | None, xid: int | None, batch_rows: int) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
+    """A transaction ends (committed by ``xid``, or None): the batches of the buffers it
+    touched that are full (buffers are cut only at transaction ends, so the rows of a
+    transaction are numbered in one batch)."""
+    if txn is None:
+        return
+    txn.xid = xid
+    for buf in txn.bufs:
+        if buf is not None and (len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES):
+            for b in _flush(buf, batch_rows):
+                yield buf.info, b
+
+
+def _note_skipped(txn: Txn, info: TableInfo | None, data: bytes, end: int, tid_size: int) -> None:
+    """A rows event of a table not exported: its rows still count in ``row`` of the
+    transaction's later changes (or make it unknown when they cannot be decoded)."""
+    if info is None or info.error is not None or data[4] == 39:
+        txn.unknown = True
+        return
+    try:
+        plan, rows = info.rows_header(data[4], data, end, tid_size)
+        txn.add(None, plan, rows)
+    except (DecodeError, ValueError, IndexError):
+        txn.unknown = True
 
 
 def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_checksum: bool, batch_rows: int,
                    tables: Iterable[str] | None, columnar: bool,
-                   seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
+                   seen: set[str], images: str = "flat") -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """:func:`iter_table_batches` with each batch's :class:`TableInfo` (its database and table
     names apart: ``db.table`` is ambiguous when a name holds a dot); ``seen`` gets the
-    ``db.table`` of every Table_map read."""
+    ``db.table`` of every Table_map read.
+
+    The change model's ``seq`` numbers the transactions with row changes from 0 over all the
+    files (as :func:`binlogwriter.read.changes.iter_changes` does), ``row`` the changes inside
+    each, ``xid`` / ``transaction_position`` come from its XID and first event
+    (:class:`~binlogwriter.read.exportbatch.Txn`)."""
+    if images not in IMAGES:
+        raise ValueError(f"images must be one of {', '.join(IMAGES)}, not {images!r}")
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     reader = _Reader(src)
     wanted = set(tables) if tables is not None else None
@@ -92,10 +139,13 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
     v2, updates = frozenset(V2_TYPES), frozenset(UPDATE_TYPES)
     xa = XaHeld()  # rows events of prepared XA transactions until XA COMMIT / ROLLBACK (read/xa.py)
     staged: list | None = None  # rows events of the current group when it is an XA transaction
+    next_seq = 0
+    txn: Txn | None = None  # the open transaction once it has a rows event
     for path in paths:
         name = os.fspath(path)
         tmap: dict[int, tuple[TableInfo, TableBuffer | None]] = {}  # table id -> (table, its buffer)
         gtid: str | None = None
+        txpos: int | None = None  # offset of the open transaction's first event (GTID, else BEGIN)
         last_fmt = None
         footer, tid_size = 0, 6
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
@@ -106,11 +156,18 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
                 if ent is None or ent[1] is None or t == 39:
                     if _refuse(ent, data, tid_size, name, offset, wanted):
+                        if staged is None:
+                            if txn is None:
+                                txn, next_seq = Txn(next_seq, txpos), next_seq + 1
+                            _note_skipped(txn, ent[0] if ent else None, data, len(data) - footer, tid_size)
                         continue
                 info, buf = ent
                 if staged is not None:  # an XA transaction's rows count from its XA COMMIT
-                    staged.append((buf, info, t, bytes(data), len(data) - footer, tid_size, gtid, name, offset))
+                    staged.append((buf, info, t, bytes(data), len(data) - footer, tid_size, gtid, name, offset,
+                                   txpos))
                     continue
+                if txn is None:
+                    txn, next_seq = Txn(next_seq, txpos), next_seq + 1
                 # the post-header and bitmaps as last seen for this table (changes.py
                 # TableInfo.rows_header checks and caches them), else parsed in full
                 end = len(data) - footer
@@ -122,14 +179,12 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 except IndexError:
                     plan = None
                 if plan is None or q > end:
-                    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
+                    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset, txn)
                 else:
                     rows = data[q:end]
-                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn,
+                                       txn.add(buf, plan, rows)))
                     buf.nbytes += len(rows)
-                if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
-                    for b in _flush(buf, batch_rows):
-                        yield info, b
             elif t == 19:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
@@ -141,26 +196,47 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 else:
                     buf = buffers.get(id(info))
                     if buf is None:
-                        buf = buffers[id(info)] = TableBuffer(info, columnar)
+                        buf = buffers[id(info)] = TableBuffer(info, columnar, images)
                 tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
             elif t in (33, 34, 42, 162):  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
+                txpos = offset
                 staged = [] if t == 162 and data[_FLAGS2] & FL_PREPARED_XA else None
             elif t == 16:  # XID: the transaction ends, its GTID with it (as in changes())
-                gtid = None
+                end = len(data) - footer
+                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
+                       else _Reader._event(name, offset, data, fmt).xid)
+                done, txn = txn, None
+                yield from _ready(done, xid, batch_rows)
+                gtid = txpos = None
             elif t == 2 or t == 38 or t == 165:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
                 end = len(data) - footer
                 q = b"" if t == 38 else _Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
-                if t == 38 or q in (b"COMMIT", b"ROLLBACK"):  # the transaction ends (as in changes())
-                    gtid = None
+                if q.startswith(b"BEGIN"):
+                    txpos = offset if txpos is None else txpos
+                elif t == 38 or q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"XA ")):
+                    # the transaction ends (as in changes(): a DDL ends it too)
+                    done, txn = txn, None
+                    yield from _ready(done, None, batch_rows)
+                    txpos = None
+                    if t == 38 or q in (b"COMMIT", b"ROLLBACK"):
+                        gtid = None
                 if t != 165 and (t == 38 or q.startswith(b"XA ")):
                     staged, ready = _xa_step(xa, staged, t, q, data, end, fmt, name, offset)
-                    for ent in ready:
-                        yield from _add_staged(ent, batch_rows)
+                    if ready:  # an XA transaction committed now: a transaction of its own
+                        xt, next_seq = Txn(next_seq, ready[0][9]), next_seq + 1
+                        for ent in ready:
+                            _add_rows(*ent[:9], xt)
+                        yield from _ready(xt, None, batch_rows)
             elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
-                yield from _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, batch_rows, columnar,
-                                    seen)
-                gtid = None  # the whole transaction after its GTID: the next one does not inherit it
+                done, txn = txn, None
+                yield from _ready(done, None, batch_rows)
+                pt, xid = _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, columnar, seen, images,
+                                   next_seq, offset if txpos is None else txpos)
+                if pt is not None:
+                    next_seq += 1
+                yield from _ready(pt, xid, batch_rows)
+                gtid = txpos = None  # the whole transaction after its GTID: the next one does not inherit it
     for b in buffers.values():
         if len(b):
             for rb in _flush(b, batch_rows):
@@ -204,38 +280,44 @@ def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: in
 
 
 def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
-             name: str, offset: int, batch_rows: int, columnar: bool,
-             seen: set[str]) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
-    """Rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the payload's position."""
+             name: str, offset: int, columnar: bool, seen: set[str], images: str, seq: int,
+             txpos: int) -> tuple[Txn | None, int | None]:
+    """Buffer the rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the
+    payload's position: ``(its transaction numbered seq, or None without rows; its XID)``."""
     from binlogwriter.events import decode_event
     from binlogwriter.payload import inner_events
     from binlogwriter.read.changes import table_info
 
     ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
     inner_tables: dict[int, TableInfo] = {}
+    txn: Txn | None = None
+    xid = None
     for _pos, chunk, inner in inner_events(ev, fmt):
         t = inner.type_code
         if t == 19:
             inner_tables[inner.table_id] = table_info(inner, reader.schemas, fmt.flavor)
             seen.add(inner_tables[inner.table_id].key)
+        elif t == 16:
+            xid = inner.xid
         elif t in _EXPORTED:
             info = inner_tables.get(inner.table_id)
             if info is None:
                 raise DecodeError(f"rows event for table id {inner.table_id} without a preceding Table_map",
                                   file=name, offset=offset, event_type="TRANSACTION_PAYLOAD_EVENT")
+            raw = bytes(chunk)
+            if txn is None:
+                txn = Txn(seq, txpos)
             if wanted is not None and info.key not in wanted:
+                _note_skipped(txn, info, raw, len(raw), fmt.table_id_size)
                 continue
             if info.error is not None:
                 raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
             buf = buffers.get(id(info))
             if buf is None:
-                buf = buffers[id(info)] = TableBuffer(info, columnar)
-            raw = bytes(chunk)
+                buf = buffers[id(info)] = TableBuffer(info, columnar, images)
             # the header time of the payload event: inner events carry the same
-            _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset)
-            if len(buf) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
-                for b in _flush(buf, batch_rows):
-                    yield info, b
+            _add_rows(buf, info, t, raw, len(raw), fmt.table_id_size, gtid, name, offset, txn)
+    return txn, xid
 
 
 _EXPORTED = frozenset(ROWS_TYPES) - {39}
@@ -264,18 +346,10 @@ def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end
     return staged, []
 
 
-def _add_staged(ent: tuple, batch_rows: int) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
-    """Buffer a rows event held for its XA COMMIT; its batches when the buffer is full."""
-    buf, info, t, data, end, tid_size, gtid, name, offset = ent
-    _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset)
-    if len(buf.events) >= batch_rows or buf.nbytes >= _FLUSH_BYTES:
-        for b in _flush(buf, batch_rows):
-            yield info, b
-
-
 def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, tid_size: int,
-              gtid: str | None, name: str, offset: int) -> None:
-    """Buffer one rows event (its post-header and bitmaps checked now, its rows later)."""
+              gtid: str | None, name: str, offset: int, txn: Txn) -> None:
+    """Buffer one rows event of transaction ``txn`` (its post-header and bitmaps checked now,
+    its rows later)."""
     try:
         plan, rows = info.rows_header(t, data, end, tid_size)  # any valid zlib stream (changes.py)
     except DecodeError as exc:
@@ -284,12 +358,14 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
     except (ValueError, IndexError) as exc:
         raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
                           event_type=type_name(t)) from None
-    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little")))
+    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn,
+                       txn.add(buf, plan, rows)))
     buf.nbytes += len(rows)
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
-                   tables: Iterable[str] | None = None, verify_checksum: bool = True) -> dict[str, pa.Table]:
+                   tables: Iterable[str] | None = None, verify_checksum: bool = True,
+                   images: str = "flat") -> dict[str, pa.Table]:
     """``{"db.table": pyarrow.Table}`` of every table's changes (in memory: for a large file
     prefer :func:`iter_table_batches` or :func:`export_parquet`). A table whose definition
     changed has its batches unified by name (columns added as nulls); a column whose type
@@ -298,7 +374,7 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
     names: dict[str, tuple[str, str]] = {}
-    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set()):
+    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set(), images):
         if names.setdefault(info.key, (info.database, info.table)) != (info.database, info.table):
             raise _ambiguous(info.key, names[info.key], (info.database, info.table), batch)
         by.setdefault(info.key, []).append(batch)
@@ -321,7 +397,7 @@ def _ambiguous(key: str, first: tuple[str, str], other: tuple[str, str], batch: 
     a, b = (shown_name(f"database {d!r} table {t!r}") for d, t in (first, other))
     return DecodeError(f"{a} and {b} are both {shown_name(key)}: changes_tables cannot hold them apart; "
                        "export_parquet writes each to its own folder",
-                       file=batch.column("file")[0].as_py(), offset=batch.column("pos")[0].as_py())
+                       file=batch.column("file")[0].as_py(), offset=batch.column("position")[0].as_py())
 
 
 class RetypedColumnError(DecodeError):
@@ -341,13 +417,13 @@ def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
                     f"table {key}: column {f.name} is {old} in earlier changes and {f.type} from here "
                     "(the table's definition changed); one Arrow table cannot hold both: read it with "
                     "iter_table_batches or export_parquet (a part per definition)",
-                    file=b.column("file")[0].as_py(), offset=b.column("pos")[0].as_py())
+                    file=b.column("file")[0].as_py(), offset=b.column("position")[0].as_py())
     return RetypedColumnError(f"table {key}: its definitions cannot be unified into one Arrow table")
 
 
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, batch_rows: int = 16384,
-                   verify_checksum: bool = True, overwrite: bool = False) -> dict[str, int]:
+                   verify_checksum: bool = True, overwrite: bool = False, images: str = "flat") -> dict[str, int]:
     """Write one Parquet dataset per table: ``out_dir/<db>.<table>/part-NNNNN.parquet`` (a new
     part when the table's definition changes), the names percent-encoded
     (:mod:`binlogwriter.read.exportpaths`: a name is never a path). Returns rows written per
@@ -361,7 +437,7 @@ def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLik
     seen: set[str] = set()
 
     def batches() -> Iterator[tuple[str, str, pa.RecordBatch]]:
-        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen):
+        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen, images):
             yield info.database, info.table, batch
         for name in wanted or ():
             if name not in seen:

@@ -30,20 +30,103 @@ from binlogwriter.read.arrowfamilies import ColumnBuilder
 from binlogwriter.read.changes import TableInfo
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["arrow_schema", "field_names", "TableBuffer"]
+__all__ = ["arrow_schema", "field_names", "TableBuffer", "Txn", "IMAGES", "META_FIELDS", "count_rows"]
 
 _OPNAMES = ("insert", "update", "delete")
 
 
-def arrow_schema(cols: tuple[ColumnDesc, ...]) -> pa.Schema:
-    """op, gtid, file, pos, timestamp, then before.<c> and after.<c> for every column."""
-    fields = [pa.field("op", pa.string()), pa.field("gtid", pa.string()), pa.field("file", pa.string()),
-              pa.field("pos", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC"))]
+IMAGES = ("flat", "struct")
+"""How the export lays out the images: ``flat`` (default) one column ``before.<c>`` /
+``after.<c>`` per table column, ``struct`` two struct columns ``before`` / ``after``."""
+
+_NAMES = pa.list_(pa.string())
+META_FIELDS = [pa.field("seq", pa.int64()), pa.field("row", pa.int32()), pa.field("op", pa.string()),
+               pa.field("database", pa.string()), pa.field("table", pa.string()), pa.field("gtid", pa.string()),
+               pa.field("xid", pa.uint64()), pa.field("file", pa.string()), pa.field("position", pa.uint64()),
+               pa.field("transaction_position", pa.uint64()), pa.field("timestamp", pa.timestamp("s", tz="UTC")),
+               pa.field("before_columns", _NAMES), pa.field("after_columns", _NAMES)]
+"""The change model's fields (docs/output.md "The change model") before the images: ``seq``
+(transaction with row changes, 0-based from the first file read), ``row`` (change inside its
+transaction), ``before_columns`` / ``after_columns`` the columns each image carries (null:
+no such image) — a column outside the list is absent from the image, not NULL."""
+
+
+def arrow_schema(cols: tuple[ColumnDesc, ...], images: str = "flat") -> pa.Schema:
+    """:data:`META_FIELDS`, then the images: ``before.<c>`` and ``after.<c>`` for every
+    column (``images="flat"``), or structs ``before`` and ``after`` of every column
+    (``"struct"``: null when the change has no such image)."""
+    if images not in IMAGES:
+        raise ValueError(f"images must be one of {', '.join(IMAGES)}, not {images!r}")
+    fields = list(META_FIELDS)
     types = [arrow_type(c) for c in cols]
     names = field_names(cols)
+    if images == "struct":
+        st = pa.struct([pa.field(n, typ) for n, typ in zip(names, types, strict=True)])
+        return pa.schema([*fields, pa.field("before", st), pa.field("after", st)])
     fields += [pa.field(f"before.{n}", typ) for n, typ in zip(names, types, strict=True)]
     fields += [pa.field(f"after.{n}", typ) for n, typ in zip(names, types, strict=True)]
     return pa.schema(fields)
+
+
+class Txn:
+    """The transaction a buffered rows event belongs to: ``seq`` (the change model's), its
+    ``xid`` and ``txpos`` (set when known: the XID comes after the rows), the buffers it
+    touched and, once it touches more than one (``counts`` not None), each of its events' row
+    count so far — the ``row`` of a change counts the transaction's earlier changes in every
+    table. A transaction that touches one buffer only has its rows counted when the batch is
+    decoded (its events are all in that batch: buffers are cut at transaction ends)."""
+
+    __slots__ = ("seq", "xid", "txpos", "bufs", "entries", "counts", "total", "unknown")
+
+    def __init__(self, seq: int, txpos: int | None) -> None:
+        self.seq, self.xid, self.txpos = seq, None, txpos
+        self.unknown = False  # rows of a table not exported that cannot be decoded: ``row`` is null
+        self.bufs: list[Any] = []
+        self.entries: list[tuple] = []  # (plan, rows bytes) of each event, in order (until counted)
+        self.counts: list[int] | None = None  # each event's first row in the transaction, once counted
+        self.total = 0
+
+    def add(self, buf: Any, plan: Any, rows: bytes) -> int:
+        """Note one event (``buf`` None: a table not exported); returns its index here."""
+        if self.counts is None:
+            k = len(self.entries)
+            self.entries.append((plan, rows))
+            if buf not in self.bufs:
+                self.bufs.append(buf)
+            if len(self.bufs) < 2:
+                return k
+            self.counts = []
+            for p, r in self.entries:  # a second buffer: count every event so far
+                self.counts.append(self.total)
+                self.total += count_rows(p, r)
+            self.entries = []
+            return k
+        if buf not in self.bufs:
+            self.bufs.append(buf)
+        k = len(self.counts)
+        self.counts.append(self.total)
+        self.total += count_rows(plan, rows)
+        return k
+
+    def first_row(self, k: int) -> int:
+        """Row index (in the transaction) of event ``k``'s first row (counted transactions)."""
+        assert self.counts is not None
+        return self.counts[k]
+
+
+def count_rows(plan: Any, rows: bytes) -> int:
+    """Rows of one rows event (its images walked by the compiled decoders, format.md §13)."""
+    n = len(rows)
+    if n == 0:
+        return 1 if no_image_columns(plan.present, plan.after) else 0
+    b, a = plan.bimg, plan.aimg
+    pos = c = 0
+    while pos < n:
+        _, _, pos = b(rows, pos)
+        if a is not None:
+            _, _, pos = a(rows, pos)
+        c += 1
+    return c
 
 
 def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
@@ -65,7 +148,8 @@ def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
 def _files(names: list[str]) -> pa.Array:
     """The ``file`` column: each binlog path as given; a path whose bytes are not UTF-8 (the
     file system's undecodable bytes are surrogate escapes) with those bytes as ``\\xNN``, as
-    the errors print it (errors.DecodeError)."""
+    the errors print it (errors.DecodeError). The ``database`` / ``table`` columns the same way
+    (a name's bytes that are not UTF-8)."""
     try:
         return pa.array(names, type=pa.string())
     except UnicodeEncodeError:
@@ -82,22 +166,27 @@ class TableBuffer:
     read that buffer.
     """
 
-    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts")
+    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts", "images", "_image_names")
 
-    def __init__(self, info: TableInfo, columnar: bool) -> None:
+    def __init__(self, info: TableInfo, columnar: bool, images: str = "flat") -> None:
         self.info = info
-        self.schema = arrow_schema(info.cols)
+        self.images = images
+        self.schema = arrow_schema(info.cols, images)
         self.columnar = columnar
         self._builders: list[ColumnBuilder] | None = None
         self._layouts: list | None = None
+        self._image_names: tuple | None = None
         self.clear()
 
     def clear(self) -> None:
-        self.events: list[tuple] = []  # (plan, type code, rows bytes, gtid, file, pos, timestamp)
+        self.events: list[tuple] = []  # (plan, type code, rows bytes, gtid, file, pos, timestamp, Txn, k)
         self.nbytes = 0
 
-    def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int) -> None:
-        self.events.append((plan, t, rows, gtid, name, offset, ts))
+    def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int,
+            txn: Txn | None = None, k: int = 0) -> None:
+        """Buffer one rows event; ``txn``: its transaction and ``k`` its index there (None: a
+        transaction of its own, numbered ``seq`` 0)."""
+        self.events.append((plan, t, rows, gtid, name, offset, ts, txn, k))
         self.nbytes += len(rows)
 
     def __len__(self) -> int:
@@ -126,7 +215,7 @@ class TableBuffer:
         befores: list[tuple] = []
         afters: list[tuple] = []
         kinds: list[int] = []
-        for plan, t, rows, _gtid, name, offset, _ts in self.events:
+        for plan, t, rows, _gtid, name, offset, *_ in self.events:
             start = len(befores)
             try:
                 n, pos, img = len(rows), 0, plan.bfull
@@ -158,27 +247,92 @@ class TableBuffer:
             kinds.append(len(befores) - start)
         counts = np.array(kinds, dtype=np.int64)
         rows_ev = np.repeat(np.arange(len(counts)), counts)
-        arrays = self._meta(rows_ev)
+        arrays, kind = self._meta(rows_ev)
         for images in (befores, afters):
             columns = list(zip(*images, strict=True)) if len(rows_ev) else [()] * len(types)
             for vals, typ, conv in zip(columns, types, convs, strict=True):
                 if conv is not None:
                     vals = [None if v is None else conv(v) for v in vals]
                 arrays.append(safe_array(vals, typ))
+        return self._finish(arrays, kind)
+
+    def _finish(self, arrays: list[pa.Array], kind: np.ndarray) -> pa.RecordBatch:
+        """The record batch from the meta columns and the flat image columns (``kind`` per
+        row: 0 insert, 1 update, 2 delete); ``images="struct"`` wraps each image's columns in
+        a struct, null where the change has no such image."""
+        if self.images == "struct":
+            nm = len(META_FIELDS)
+            w = (len(arrays) - nm) // 2
+            st = self.schema.field("before").type
+            fields = list(st)
+            b = pa.StructArray.from_arrays(arrays[nm:nm + w], fields=fields,
+                                           mask=pa.array(kind == 0, type=pa.bool_()))
+            a = pa.StructArray.from_arrays(arrays[nm + w:], fields=fields,
+                                           mask=pa.array(kind == 2, type=pa.bool_()))
+            arrays = [*arrays[:nm], b, a]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def _meta(self, rows_ev: np.ndarray) -> list[pa.Array]:
-        """op, gtid, file, pos, timestamp of each row (``rows_ev``: its event's index)."""
+    def _meta(self, rows_ev: np.ndarray) -> tuple[list[pa.Array], np.ndarray]:
+        """The :data:`META_FIELDS` columns of each row (``rows_ev``: its event's index, rows
+        in event order), and each row's kind (0 insert, 1 update, 2 delete)."""
         ev = self.events
+        n_ev = len(ev)
         take = pa.array(rows_ev, type=pa.int64())
-        kind = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
-                        dtype=np.int64)
-        return [pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind[rows_ev], type=pa.int64())),
+        kind_ev = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
+                           dtype=np.int64)
+        kind = kind_ev[rows_ev]
+        # row: index of the change in its transaction = the event's first row there + index in the event
+        counts = np.bincount(rows_ev, minlength=n_ev).astype(np.int64) if n_ev else np.zeros(0, dtype=np.int64)
+        first = np.cumsum(counts) - counts  # each event's first row in this batch
+        within = np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev]
+        txns = [e[7] for e in ev]
+        row0 = np.empty(n_ev, dtype=np.int64)
+        start = 0
+        for i in range(n_ev):  # one transaction touching only this buffer: its events are consecutive here
+            tx = txns[i]
+            if i and (tx is None or tx is not txns[i - 1]):
+                start = i
+            row0[i] = tx.first_row(ev[i][8]) if tx is not None and tx.counts is not None \
+                else first[i] - first[start]
+        seq = np.array([0 if t is None else t.seq for t in txns], dtype=np.int64)
+        xid = pa.array([None if t is None else t.xid for t in txns], type=pa.uint64())
+        txpos = pa.array([None if t is None else t.txpos for t in txns], type=pa.uint64())
+        info = self.info
+        names = self._names()
+        bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else names(e[0].present) for e in ev]
+        anames = [names(e[0].after) if e[0].after is not None
+                  else None if e[1] in DELETE_TYPES else names(e[0].present) for e in ev]
+        nrows = len(rows_ev)
+        unknown = np.array([t is not None and t.unknown for t in txns], dtype=np.bool_)[rows_ev]
+        return [pa.array(seq[rows_ev], type=pa.int64()),
+                pa.array((row0[rows_ev] + within).astype(np.int32), type=pa.int32(), mask=unknown),
+                pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind, type=pa.int64())),
+                _files([info.database]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
+                _files([info.table]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
                 pa.array([e[3] for e in ev], type=pa.string()).take(take),
+                xid.take(take),
                 _files([e[4] for e in ev]).take(take),
                 pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
+                txpos.take(take),
                 pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
-                .cast(pa.timestamp("s", tz="UTC"))]
+                .cast(pa.timestamp("s", tz="UTC")),
+                pa.array(bnames, type=_NAMES).take(take),
+                pa.array(anames, type=_NAMES).take(take)], kind
+
+    def _names(self) -> Any:
+        """fn(column bitmap) -> the export's names of the columns it holds (:func:`field_names`,
+        bytes that are not UTF-8 as ``\\xNN``)."""
+        if self._image_names is None:
+            self._image_names = ({}, [n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                                      for n in field_names(self.info.cols)])
+        cache, all_names = self._image_names
+
+        def names(bits: tuple) -> list[str]:
+            got = cache.get(bits)
+            if got is None:
+                got = cache[bits] = [n for n, p in zip(all_names, bits, strict=True) if p]
+            return got
+        return names
 
     # -- the columnar decoders (binlogwriter.read.arrowcols) ------------------------------------
     def _columnar(self) -> pa.RecordBatch:
@@ -208,7 +362,7 @@ class TableBuffer:
         m_all = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
         perm = np.lexsort((m_all, ev_all))
         n = len(perm)
-        arrays = self._meta(ev_all[perm])
+        arrays, kind = self._meta(ev_all[perm])
         # each block's rows land at their sorted places (``dest``); absent: zeros, not valid
         dest = np.empty(n, dtype=np.int64)
         dest[perm] = np.arange(n, dtype=np.int64)
@@ -231,7 +385,7 @@ class TableBuffer:
                     arrays.append(pa.nulls(n, type=builder.typ))
                 else:
                     arrays.append(builder.build(buf, raw, start, size, valid))
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        return self._finish(arrays, kind)
 
     def _group(self, buf: np.ndarray, raw: bytes, ev: np.ndarray, s: np.ndarray, e: np.ndarray, plan: Any,
                t: int, blocks: list) -> None:

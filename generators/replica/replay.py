@@ -160,7 +160,8 @@ def replica_outcome(run: Path, settings: ReplicaSettings) -> tuple[dict[str, Any
     done = 0
     txn: list[dict[str, Any]] = []
     key = None
-    changes = truth_changes(run)
+    # the change model keeps database and table apart; the replay keys its tables by "db.table"
+    changes = ({**c, "table": f"{c['database']}.{c['table']}"} for c in truth_changes(run))
     while True:
         ch = next(changes, None)
         k = None if ch is None else (ch["file"], ch["transaction_position"])

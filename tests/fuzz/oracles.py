@@ -147,8 +147,8 @@ def _check_changes(m: Model, changes: list, err: tuple | None) -> None:
     if err is None and until is None and len(changes) != len(want) or len(changes) > len(want):
         raise Disagreement(f"changes() gives {len(changes)} changes, the reader's rows events {len(want)}")
     for c, (off, i, _tm, before, after, gtid, t) in zip(changes, want, strict=False):
-        if (c.position, c.row) != (off, i):
-            raise Disagreement(f"changes() change at {c.position} row {c.row}, the reader's at {off} row {i}")
+        if (c.position, c.event_row) != (off, i):
+            raise Disagreement(f"changes() change at {c.position} row {c.event_row}, the reader's at {off} row {i}")
         if c.gtid != gtid:
             what = (
                 "changes() gives a GTID to rows the reader sees in no GTID's transaction"
@@ -345,7 +345,7 @@ def export_target(data: bytes, path: str) -> None:
         if not escaped:
             for p in out.rglob("*.parquet"):
                 key = str(p.parent.relative_to(out))
-                written.setdefault(key, []).extend(pq.read_table(p, columns=["gtid", "pos"]).to_pylist())
+                written.setdefault(key, []).extend(pq.read_table(p, columns=["gtid", "position"]).to_pylist())
         shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(ESCAPE_ROOT, ignore_errors=True)
     if escaped:
@@ -375,13 +375,13 @@ def export_target(data: bytes, path: str) -> None:
     assert counts is not None
     by: dict[tuple[str, str], list] = {}
     for c in changes:
-        by.setdefault((c.database, c.table), []).append({"gtid": c.gtid, "pos": c.position})
+        by.setdefault((c.database, c.table), []).append({"gtid": c.gtid, "position": c.position})
     if sorted(counts.values()) != sorted(len(v) for v in by.values()):
         raise Disagreement(
             f"export writes other row counts than changes() gives: {sorted(counts.values())} "
             f"vs {sorted(len(v) for v in by.values())}"
         )
-    got = sorted(sorted((r["gtid"] or "", r["pos"]) for r in rows) for rows in written.values())
-    want = sorted(sorted((r["gtid"] or "", r["pos"]) for r in rows) for rows in by.values())
+    got = sorted(sorted((r["gtid"] or "", r["position"]) for r in rows) for rows in written.values())
+    want = sorted(sorted((r["gtid"] or "", r["position"]) for r in rows) for rows in by.values())
     if got != want:
         raise Disagreement("export writes other GTIDs than changes() gives")

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.reader import BinlogReader
-from binlogwriter.testing import assert_matches_truth, truth_changes
+from binlogwriter.testing import MODEL_FIELDS, assert_matches_truth, truth_changes
 from generators.engine import Run, generate
 from generators.spec import Spec
 
@@ -85,11 +85,20 @@ def test_truth_changes_equal_reader(tmp_path: Path, case: str) -> None:
     # the JSONL holds the same changes as the Parquet files, in the same order
     lines = [json.loads(x) for x in (out / "truth" / "changes" / "changes.jsonl").read_text("utf-8").splitlines()]
     parquet = list(truth_changes(out))
-    assert [x["seq"] for x in lines] == list(range(n)) == [x["seq"] for x in parquet]
-    for a, b in zip(lines, parquet, strict=True):
-        assert (a["before_image"], a["after_image"]) == (b["before"], b["after"])
-        assert (a["before"], a["after"]) == (b["before_row"], b["after_row"])
-        assert (a["gtid"], a["file"], a["position"], a["row"]) == (b["gtid"], b["file"], b["position"], b["row"])
+    assert len(lines) == n == len(parquet)
+    # the change model (docs/output.md): the same keys in both, and the same values
+    assert all(tuple(x) == MODEL_FIELDS for x in lines)
+    assert lines == parquet
+    # seq numbers the transactions 0, 1, 2, ...; row the changes inside each from 0
+    want_seq, want_row, prev = 0, 0, None
+    for x in lines:
+        if prev is not None and x["seq"] != prev["seq"]:
+            want_seq, want_row = want_seq + 1, 0
+            assert (x["file"], x["transaction_position"]) != (prev["file"], prev["transaction_position"])
+        assert (x["seq"], x["row"]) == (want_seq, want_row)
+        want_row += 1
+        prev = x
+        assert isinstance(x["xid"], int) and x["xid"] > 0  # every generated transaction ends with an XID
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -115,7 +124,8 @@ def test_a_wrong_stream_gets_a_readable_diff(tmp_path: Path) -> None:
     with pytest.raises(AssertionError) as ei:
         assert_matches_truth(changes, out)
     msg = str(ei.value)
-    assert f"change {k} (seq {k}, update test.sbtest1 at binlog.0" in msg
+    truth = list(truth_changes(out))
+    assert f"change {k} (seq {truth[k]['seq']}, update sbtest1 at binlog.0" in msg
     assert f"after.{col}: decoded -1 [int], truth " in msg
     assert "before.nosuch: decoded 1, not in the truth's image" in msg
     assert "--- truth" in msg and "+++ decoded" in msg
@@ -200,5 +210,6 @@ def test_jsonl_only_for_small_runs(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(ct, "JSONL_MAX_CHANGES", n - 1)
     big = generate(spec, tmp_path / "big").out
     assert sorted(p.name for p in (big / "truth" / "changes").iterdir()) == ["test.sbtest1.parquet"]
-    assert [c["seq"] for c in truth_changes(big)] == list(range(n))
+    small_lines = [json.loads(x) for x in (small / "truth" / "changes" / "changes.jsonl").open(encoding="utf-8")]
+    assert list(truth_changes(big)) == small_lines
     assert_matches_truth(_reader(big, spec).changes(), big)

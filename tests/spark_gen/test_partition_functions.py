@@ -71,7 +71,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
                   rotate_size=lambda i: rotate_size(fmt, basename=spec.basename, server_id=spec.server_id,
                                                     next_index=i))
     tables = plan.number_tables([s.uses for s in sums], st.first_table_id)
-    seq_starts = plan.prefix_sum([s.changes for s in sums])  # truth/changes sequence numbers
+    seq_starts = plan.prefix_sum([s.txns for s in sums])  # truth/changes seq: transactions with changes
     files: dict[str, list[str]] = {}
     results = []
     for p, (a, b) in enumerate(ranges):
@@ -135,6 +135,10 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         merge_table([c for r in results for t2, c in r["changes"]["chunks"] if t2 == t], cdir / table_file(rt.table),
                     rt.table, spec.flavor)
     concat_text([r["changes"]["jsonl"] for r in results], cdir / "changes.jsonl")
+    from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
+
+    write_history(out / "truth" / HISTORY_FILE, initial_definitions(run0.rows),
+                  [d for r in results for d in r["changes"]["definitions"]])
     import shutil
 
     shutil.rmtree(out / ".chunks")
