@@ -974,13 +974,6 @@ def _named(img: Any, names: list[str] | None) -> tuple[dict[str, Any] | None, st
     return {n: v for n, v in zip(names, vals, strict=True) if v is not ABSENT}, None
 
 
-@dataclass
-class _Diff:
-    kind: str
-    where: str
-    text: str
-
-
 class StreamDiff:
     """Differences of a decoded change stream from the truth, counted by kind, the first
     ``max_differences`` kept as one line each: :meth:`report` is bounded in size."""
@@ -1030,7 +1023,8 @@ def _summary(c: Mapping[str, Any]) -> str:
 
 def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mapping[str, Any],
                     fields: tuple[str, ...], columns: Mapping[str, Any] | None,
-                    names: Mapping[str, list[str]] | None, prof: Profile, flavor: str) -> None:
+                    names: Mapping[str, list[str]] | None, prof: Profile, flavor: str,
+                    tl: str = "truth") -> None:
     where = _where(k, want)
     for f in fields:
         if f in ("before", "after"):
@@ -1039,10 +1033,10 @@ def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mappi
         if wv is _MISSING and gv is _MISSING:
             continue
         if gv is _MISSING:
-            out.add("field", where, f"field {f}: not in the decoded change, truth {_val(wv)}")
+            out.add("field", where, f"field {f}: not in the decoded change, {tl} {_val(wv)}")
         elif not _same(gv, wv):
             kind = f if f in ("op", "table") else "field"
-            out.add(kind, where, f"field {f}: decoded {_val(gv)}, truth {_val(wv)}")
+            out.add(kind, where, f"field {f}: decoded {_val(gv)}, {tl} {_val(wv)}")
             if f in ("op", "table"):
                 return  # the images of another op/table say nothing more
     table = want.get("table")
@@ -1061,22 +1055,22 @@ def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mappi
             row_names = list(w)  # positional decoded, named truth of the same width
         g, why_g = _named(gimg, row_names)
         if why_w or why_g:
-            out.add("cannot compare", where, f"{side} image: {why_g or 'truth ' + why_w}")
+            out.add("cannot compare", where, f"{side} image: {why_g or tl + ' ' + why_w}")
             continue
         if g is None or w is None:
             if g is not w:
-                out.add("image", where, f"{side} image: decoded {short(g, 60)}, truth {short(w, 60)}")
+                out.add("image", where, f"{side} image: decoded {short(g, 60)}, {tl} {short(w, 60)}")
             continue
         for name in list(w) + [n for n in g if n not in w]:
             cw = f"{where} {side} column {name}"
             if name not in g:
-                out.add("absent column", cw, f"not in the decoded image, truth {_val(w[name])}")
+                out.add("absent column", cw, f"not in the decoded image, {tl} {_val(w[name])}")
             elif name not in w:
-                out.add("extra column", cw, f"decoded {_val(g[name])}, not in the truth's image")
+                out.add("extra column", cw, f"decoded {_val(g[name])}, not in the {tl}'s image")
             else:
                 d = compare_value(g[name], w[name], cols.get(name), prof, flavor=flavor)
                 if d is not None:
-                    text = f"decoded {_val(g[name])}, truth {_val(w[name])}"
+                    text = f"decoded {_val(g[name])}, {tl} {_val(w[name])}"
                     if d.kind != "column value" and d.why:
                         text += f" ({d.kind}: {d.why})"
                     out.add(d.kind, cw, text)
@@ -1135,12 +1129,13 @@ def diff_streams(decoded: Any, truth: Any, *, profile: str | Profile = "exact", 
                  fields: tuple[str, ...] = ("op", "table", "before", "after"),
                  columns: Mapping[str, Mapping[str, Any]] | None = None,
                  names: Mapping[str, list[str]] | None = None, only_tables: Any = None,
-                 max_differences: int = 20) -> tuple[StreamDiff, int]:
+                 max_differences: int = 20, truth_label: str = "truth") -> tuple[StreamDiff, int]:
     """Compare two change streams (any shapes :func:`as_change` reads) -> the differences
     and the number of truth changes. ``columns``: ``db.table`` -> {column name: Column or
     description} for typed comparison; ``names``: ``db.table`` -> column names in order, for
     positional images; ``only_tables``: only these tables (``db.table`` names) are compared.
-    Never raises on the changes' contents."""
+    ``truth_label`` names the second stream in the lines. Never raises on the changes'
+    contents."""
     prof = get_profile(profile)
     got = [as_change(c) for c in decoded]
     want = [as_change(c) for c in truth]
@@ -1152,12 +1147,12 @@ def diff_streams(decoded: Any, truth: Any, *, profile: str | Profile = "exact", 
     for j, i in _pairs(got, want):
         if i is None:
             assert j is not None
-            out.add("extra change", _where(j, got[j], "decoded change"), f"not in the truth: {_summary(got[j])}")
+            out.add("extra change", _where(j, got[j], "decoded change"), f"not in the {truth_label}: {_summary(got[j])}")
         elif j is None:
             out.add("missing change", _where(i, want[i]), f"not decoded: {_summary(want[i])}")
         else:
             try:
-                _compare_change(out, i, got[j], want[i], fields, columns, names, prof, flavor)
+                _compare_change(out, i, got[j], want[i], fields, columns, names, prof, flavor, truth_label)
             except Exception as e:  # noqa: BLE001 - a comparison reports, it never crashes
                 out.add("cannot compare", _where(i, want[i]), f"{type(e).__name__}: {short(str(e), 120)}")
     return out, len(want)

@@ -124,7 +124,7 @@ def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, pro
         names[key] = [c.name for c in t.columns]
         types[key] = {c.name: c for c in t.columns}
     out, n = diff_streams(decoded, expected, profile=profile, flavor=flavor, columns=types, names=names,
-                          max_differences=max_differences)
+                          max_differences=max_differences, truth_label="expected")
     if out.total:
         raise AssertionError(out.report(
             f"change stream differs from the ground truth (profile {_profile_name(profile)}, "
