@@ -118,11 +118,11 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
        "Debezium MySQL connector (JSON converter): DATE as epoch days or ISO text, TIME as µs, DATETIME "
        "as epoch ms/µs or ISO text, TIMESTAMP as ISO-8601 with Z, DECIMAL as text or double, binary as "
        "base64/hex, BIT as bytes (little-endian) or bool, ENUM text, SET comma text, JSON text, "
-       "GEOMETRY as {wkb, srid}, BIGINT UNSIGNED as long",
+       "GEOMETRY as {wkb, srid} (or its wkb alone), BIGINT UNSIGNED as long",
        "unsigned_as_signed", "int_text", "bit_bytes_le", "bit_bool", "decimal_text", "decimal_float",
        "float_int", "date_epoch_days", "date_text", "time_micros", "time_text", "datetime_epoch",
        "datetime_text", "timestamp_text", "zero_date_null", "binary_base64", "binary_hex", "set_text",
-       "json_text", "geometry_struct"),
+       "json_text", "geometry_struct", "geometry_no_srid"),
     _p("go-mysql",
        "go-mysql replication: DECIMAL as text or float64, temporal types as text, TEXT/BLOB as []byte, "
        "JSON as []byte text, ENUM/SET as index/mask unless names are known, BIT as int64, integers "
@@ -694,21 +694,24 @@ def _n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         return out
     if isinstance(v, bytes | bytearray | memoryview):
         b = bytes(v)
+        errors: list[_Reject] = []
         if "json_binary" in F and flavor.startswith("mysql"):
             from binlogwriter.values import decode_json
 
             try:
                 out.append(_JsonDoc(_json_key(decode_json(b))))
-            except _Reject:
-                raise
+            except _Reject as r:
+                errors.append(r)
             except Exception as e:  # noqa: BLE001 - a consumer's bytes: any decoder failure is a report
-                if "json_text" not in F:
-                    raise _cannot(f"not MySQL binary JSON: {str(e)[:60]}") from None
+                errors.append(_cannot(f"not MySQL binary JSON: {str(e)[:60]}"))
         if "json_text" in F or "json_bytes" in F:
-            out.append(_JsonDoc(_json_key(_json_loads(b))))
+            try:
+                out.append(_JsonDoc(_json_key(_json_loads(b))))
+            except _Reject as r:
+                errors.append(r)
         if out:
             return out
-        raise _type(v, col)
+        raise errors[0] if errors else _type(v, col)
     if "json_bytes" in F or "json_parsed" in F:
         return [_JsonDoc(_json_key(v))]
     if isinstance(v, dict | list | int | float | bool) or v is None:
@@ -1076,15 +1079,21 @@ def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mappi
                     out.add(d.kind, cw, text)
 
 
-def _align_key(c: Mapping[str, Any]) -> Any:
+def _align_key(c: Mapping[str, Any], cols: Mapping[str, Any], names: list[str] | None, prof: Profile,
+               flavor: str) -> Any:
+    """op, table and the first 16 image values in canonical form (for aligning streams)."""
     def img(v: Any) -> Any:
-        if isinstance(v, Mapping):
-            return tuple(sorted((str(k), short(x, 40)) for k, x in v.items()))
-        return short(v, 200)
+        named, _why = _named(v, names)
+        if named is None:
+            return short(v, 40)
+        return tuple((k, short(normalise(x, cols.get(k), prof, flavor=flavor), 40))
+                     for k, x in list(named.items())[:16])
     return (c.get("op"), c.get("table"), img(c.get("before")), img(c.get("after")))
 
 
-def _pairs(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> list[tuple[int | None, int | None]]:
+def _pairs(got: list[dict[str, Any]], want: list[dict[str, Any]], columns: Mapping[str, Any] | None,
+           names: Mapping[str, list[str]] | None, prof: Profile, flavor: str
+           ) -> list[tuple[int | None, int | None]]:
     """(decoded index, truth index) pairs, None on the side a change is missing from: by
     (seq, row) when every decoded change has both, else by order (with a sequence alignment
     on op, table and image when the counts differ, up to 50,000 changes a side)."""
@@ -1109,8 +1118,18 @@ def _pairs(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> list[tuple[
         n = min(len(got), len(want))
         return ([(i, i) for i in range(n)] + [(i, None) for i in range(n, len(got))]
                 + [(None, i) for i in range(n, len(want))])
-    sm = difflib.SequenceMatcher(None, [_align_key(c) for c in got], [_align_key(c) for c in want],
-                                 autojunk=False)
+    width: dict[str, list[str]] = dict(names or {})
+    for w in want:
+        full = w.get("after_row") or w.get("before_row")
+        if isinstance(full, Mapping) and w.get("table") not in width:
+            width[w["table"]] = [str(n) for n in full]
+    exact = PROFILES["exact"]
+
+    def keys(cs: list[dict[str, Any]], p: Profile) -> list[Any]:
+        return [_align_key(c, (columns or {}).get(c.get("table")) or {}, width.get(c.get("table")), p, flavor)
+                for c in cs]
+
+    sm = difflib.SequenceMatcher(None, keys(got, prof), keys(want, exact), autojunk=False)
     pairs = []
     for tag, a0, a1, b0, b1 in sm.get_opcodes():
         if tag == "equal" or tag == "replace":
@@ -1144,7 +1163,7 @@ def diff_streams(decoded: Any, truth: Any, *, profile: str | Profile = "exact", 
         got = [g for g in got if g.get("table") in keep]
         want = [w for w in want if w.get("table") in keep]
     out = StreamDiff(max_differences)
-    for j, i in _pairs(got, want):
+    for j, i in _pairs(got, want, columns, names, prof, flavor):
         if i is None:
             assert j is not None
             out.add("extra change", _where(j, got[j], "decoded change"), f"not in the {truth_label}: {_summary(got[j])}")
