@@ -240,11 +240,17 @@ _BINARY = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 _HEX = re.compile(r"0x[0-9a-f]*\Z")
 
 
-def _family(col: Column) -> str:
-    from binlogwriter.values.families import family_of_type
+_FAMILY_OF: dict[str, str] = {}
 
-    fam = family_of_type(col.type)
-    return fam.FAMILY if fam is not None else "?"
+
+def _family(col: Column) -> str:
+    got = _FAMILY_OF.get(col.type)
+    if got is None:
+        from binlogwriter.values.families import family_of_type
+
+        fam = family_of_type(col.type)
+        got = _FAMILY_OF[col.type] = fam.FAMILY if fam is not None else "?"
+    return got
 
 
 # ------------------------------------------------------------------------------------
@@ -684,6 +690,8 @@ def _n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     out: list[Any] = []
     if isinstance(v, str):
         out.append(v)  # canonical text (MariaDB: the stored text)
+        if flavor.startswith("mysql"):
+            out.append(mysql_json_text(v))  # a JSON string document, as binlogwriter's reader decodes it
         if "json_text" in F:
             try:
                 out.append(_JsonDoc(_json_key(_json_loads(v))))
@@ -869,15 +877,21 @@ def _matches(cand: Any, truth: Any, col: Column | None) -> bool:
     return _same(cand, truth)
 
 
+_PLAIN = (int, str, float)
+
+
 def compare_value(decoded: Any, truth: Any, column: Any = None, profile: str | Profile = "exact", *,
                   flavor: str = "mysql80") -> ValueDiff | None:
     """None when ``decoded`` (a consumer's value) is ``truth`` (canonical form, or a value
     binlogwriter's reader decodes) for ``column`` under ``profile``; else a
     :class:`ValueDiff`. Never raises on the values (a bad ``profile`` name is a ValueError)."""
     prof = get_profile(profile)
+    tt = type(truth)
+    if tt is type(decoded) and tt in _PLAIN and decoded == truth:
+        return None  # the same plain value: every profile reads it as the exact profile does
     try:
         col = column_of(column)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         return ValueDiff("cannot compare", str(e))
     exact = PROFILES["exact"]
     try:
@@ -1156,6 +1170,15 @@ def diff_streams(decoded: Any, truth: Any, *, profile: str | Profile = "exact", 
     ``truth_label`` names the second stream in the lines. Never raises on the changes'
     contents."""
     prof = get_profile(profile)
+    typed: dict[str, dict[str, Any]] = {}
+    for table, cols in (columns or {}).items():
+        typed[table] = {}
+        for name, info in cols.items():
+            try:
+                typed[table][name] = column_of(info)
+            except (TypeError, ValueError):
+                typed[table][name] = info  # reported by compare_value, value by value
+    columns = typed
     got = [as_change(c) for c in decoded]
     want = [as_change(c) for c in truth]
     if only_tables is not None:
