@@ -12,7 +12,6 @@ from any test runner. The pytest plugin (:mod:`binlogwriter.pytest_plugin`) re-e
 
 from __future__ import annotations
 
-import difflib
 import os
 import pprint
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -98,72 +97,51 @@ def _tuple(v: Any) -> tuple | None:
     return None if v is None else tuple(v)
 
 
-def _same(a: Any, b: Any) -> bool:
-    if a is ABSENT or b is ABSENT:
-        return a is b
-    if isinstance(a, bytes | str) or isinstance(b, bytes | str):
-        return type(a) is type(b) and a == b
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return True
-    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, profile: Any = "exact",
+                         tables: Any = None, columns: Mapping[str, Sequence[str]] | None = None,
+                         max_differences: int = 20, flavor: str = "mysql80") -> None:
+    """Assert a consumer's decoded change stream equals the expected one, change by change.
 
-
-def _row_diff(label: str, got: tuple | None, want: tuple | None, names: Sequence[str] | None) -> list[str]:
-    if got is None or want is None:
-        return [] if got is want else [f"  {label}: decoded {got!r}, expected {want!r}"]
-    if len(got) != len(want):
-        return [f"  {label}: {len(got)} columns decoded, {len(want)} expected"]
-    out = []
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        if not _same(g, w):
-            col = names[i] if names and i < len(names) else f"#{i}"
-            out.append(f"  {label}.{col}: decoded {_v(g)}, expected {_v(w)}")
-    return out
-
-
-def _v(v: Any) -> str:
-    if v is ABSENT:
-        return "ABSENT (not in the image)"
-    r = repr(v)
-    return (r[:120] + f"… ({len(r)} chars)") if len(r) > 130 else f"{r} [{type(v).__name__}]"
-
-
-def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *,
-                         columns: Mapping[str, Sequence[str]] | None = None) -> None:
-    """Assert a consumer's decoded change stream equals the ground truth, change by change.
-
-    Each change is a :class:`DecodedChange`, a mapping with ``op``, ``table``, ``before``,
-    ``after``, or a tuple ``(op, table, before, after)``. Values compare with ``==`` except
-    that ``str`` never equals ``bytes`` and ``ABSENT`` equals only ``ABSENT``. On a mismatch the
-    error names the first differing changes, column by column (``columns``: ``db.table`` ->
-    column names, for the message), then a unified diff of the two streams.
+    Each change is a :class:`DecodedChange`, an object or mapping with ``op``, ``table``
+    (``db.name``, or ``database`` + ``table``), ``before``, ``after`` (and ``seq`` + ``row``,
+    which then align the streams; else they align by order), or a tuple
+    ``(op, table, before, after)``. Images are ``{column: value}`` dicts or positional
+    sequences (:data:`~binlogwriter.values.ABSENT` for a column the image does not carry).
+    ``tables``: the :class:`~binlogwriter.schema.Table` objects written (or ``db.table`` ->
+    Table): they name positional columns and give each column's type, so values compare
+    through :func:`binlogwriter.compare.compare_value` under ``profile`` (a consumer profile
+    name, docs/testing.md "Consumer profiles"); without them values compare strictly (``str``
+    never equals ``bytes``, ``ABSENT`` only ``ABSENT``). ``columns``: ``db.table`` -> column
+    names, for positional images when ``tables`` is not given. On a mismatch an
+    AssertionError with a bounded report (:class:`binlogwriter.compare.StreamDiff`): counts by
+    kind, then the first ``max_differences`` differences one line each; the comparison itself
+    never raises anything else on the changes' contents.
     """
-    got = [_norm(c) for c in decoded]
-    want = [_norm(c) for c in expected]
-    problems: list[str] = []
-    if len(got) != len(want):
-        problems.append(f"{len(got)} changes decoded, {len(want)} expected")
-    for k, (g, w) in enumerate(zip(got, want, strict=False)):
-        lines = []
-        if g[:2] != w[:2]:
-            lines.append(f"  decoded {g[0]} on {g[1]}, expected {w[0]} on {w[1]}")
-        else:
-            names = (columns or {}).get(w[1])
-            lines += _row_diff("before", g[2], w[2], names)
-            lines += _row_diff("after", g[3], w[3], names)
-        if lines:
-            problems.append(f"change {k} ({w[0]} {w[1]}):")
-            problems.extend(lines)
-        if sum(1 for p in problems if p.startswith("change ")) >= 5:
-            problems.append("  … (first 5 differing changes shown)")
-            break
-    if not problems:
-        return
-    a = [repr(DecodedChange(*c)) for c in want]
-    b = [repr(DecodedChange(*c)) for c in got]
-    diff = list(difflib.unified_diff(a, b, "expected", "decoded", lineterm="", n=1))[:60]
-    raise AssertionError("change stream differs from the ground truth\n" + "\n".join(problems)
-                         + ("\n" + "\n".join(diff) if diff else ""))
+    from binlogwriter.compare import diff_streams
+
+    names: dict[str, list[str]] = {k: list(v) for k, v in (columns or {}).items()}
+    types: dict[str, dict[str, Any]] = {}
+    for key, t in _tables_of(tables):
+        names[key] = [c.name for c in t.columns]
+        types[key] = {c.name: c for c in t.columns}
+    out, n = diff_streams(decoded, expected, profile=profile, flavor=flavor, columns=types, names=names,
+                          max_differences=max_differences, truth_label="expected")
+    if out.total:
+        raise AssertionError(out.report(
+            f"change stream differs from the ground truth (profile {_profile_name(profile)}, "
+            f"{len(decoded)} decoded, {n} expected)"))
+
+
+def _tables_of(tables: Any) -> list[tuple[str, Any]]:
+    if tables is None:
+        return []
+    if isinstance(tables, Mapping):
+        return [(str(k), t) for k, t in tables.items()]
+    return [(f"{t.database}.{t.name}", t) for t in tables]
+
+
+def _profile_name(profile: Any) -> str:
+    return getattr(profile, "name", profile)
 
 
 def final_rows(changes: Iterable[Any]) -> dict[str, list[tuple]]:
@@ -335,49 +313,43 @@ def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Ite
         yield d
 
 
-def _change_line(c: Mapping[str, Any], fields: Sequence[str]) -> str:
-    return " ".join(f"{k}={c.get(k)!r}" for k in fields)
+def _truth_columns(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """``db.table`` -> {column name: column description} from the truth Parquet schema
+    metadata ``binlogwriter.columns`` (docs/output.md)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    out: dict[str, dict[str, Any]] = {}
+    for p in (run_dir / "truth" / "changes").glob("*.parquet"):
+        meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
+        out[p.name[:-len(".parquet")]] = meta
+    return out
 
 
-def assert_matches_truth(decoded: Iterable[Any], run_dir: str | os.PathLike, *,
-                         fields: Sequence[str] = TRUTH_FIELDS) -> int:
+def assert_matches_truth(decoded: Iterable[Any], run_dir: str | os.PathLike, *, profile: Any = "exact",
+                         fields: Sequence[str] = TRUTH_FIELDS, max_differences: int = 20) -> int:
     """Assert a consumer's change stream equals ``run_dir/truth/changes``, change by change,
-    comparing ``fields`` (default :data:`TRUTH_FIELDS`) in canonical form. On a mismatch the
-    error names the first differing changes field by field and column by column, then a
-    unified diff of the two streams around them. Returns the number of changes compared."""
-    got = list(canonical_changes(decoded, run_dir))
+    comparing ``fields`` (default :data:`TRUTH_FIELDS`); values compare through the column
+    types the truth records under the consumer ``profile`` (:mod:`binlogwriter.compare`,
+    docs/testing.md "Consumer profiles"; ``"exact"``: canonical form or binlogwriter's own
+    values). Changes may be objects or mappings, ``table`` as ``db.name`` or ``database`` +
+    ``table``, images as dicts or positional (named by the run's columns); they align with
+    the truth by (``seq``, ``row``) when every decoded change has both, else by order. On a
+    mismatch an AssertionError with a bounded report: counts by kind of difference, then the
+    first ``max_differences`` one line each (``change #k seq S db.table row R after column
+    c: decoded <v>, truth <v>``, values cut to ~80 characters). Returns the number of
+    changes compared."""
+    from binlogwriter.compare import diff_streams
+
+    run_dir = Path(run_dir)
+    decoded = list(decoded)
     want = list(truth_changes(run_dir))
-    problems: list[str] = []
-    if len(got) != len(want):
-        problems.append(f"{len(got)} changes decoded, {len(want)} in the truth")
-    first_bad = None
-    for k, (g, w) in enumerate(zip(got, want, strict=False)):
-        lines = []
-        for f in fields:
-            gv, wv = g.get(f), w.get(f)
-            if f in ("before", "after") and isinstance(gv, dict) and isinstance(wv, dict):
-                for col in list(wv) + [c for c in gv if c not in wv]:
-                    if col not in gv:
-                        lines.append(f"  {f}.{col}: not decoded (absent), truth {wv[col]!r}")
-                    elif col not in wv:
-                        lines.append(f"  {f}.{col}: decoded {gv[col]!r}, not in the truth's image")
-                    elif gv[col] != wv[col] or type(gv[col]) is not type(wv[col]):
-                        lines.append(f"  {f}.{col}: decoded {_v(gv[col])}, truth {_v(wv[col])}")
-            elif gv != wv:
-                lines.append(f"  {f}: decoded {gv!r}, truth {wv!r}")
-        if lines:
-            first_bad = k if first_bad is None else first_bad
-            problems.append(f"change {k} (seq {w.get('seq')}, {w.get('op')} {w.get('table')} at "
-                            f"{w.get('file')}:{w.get('position')} row {w.get('row')}):")
-            problems.extend(lines)
-        if sum(1 for p in problems if p.startswith("change ")) >= 5:
-            problems.append("  … (first 5 differing changes shown)")
-            break
-    if not problems:
-        return len(want)
-    lo = max(0, (first_bad if first_bad is not None else min(len(got), len(want))) - 2)
-    a = [_change_line(c, fields) for c in want[lo:lo + 12]]
-    b = [_change_line(c, fields) for c in got[lo:lo + 12]]
-    diff = list(difflib.unified_diff(a, b, "truth", "decoded", lineterm="", n=1))[:40]
-    raise AssertionError("change stream differs from truth/changes\n" + "\n".join(problems)
-                         + ("\n" + "\n".join(diff) if diff else ""))
+    out, n = diff_streams(decoded, want, profile=profile, flavor=_run_flavor(run_dir),
+                          fields=tuple(fields), columns=_truth_columns(run_dir),
+                          max_differences=max_differences)
+    if out.total:
+        raise AssertionError(out.report(
+            f"change stream differs from truth/changes (profile {_profile_name(profile)}, "
+            f"{len(decoded)} decoded, {n} in the truth)"))
+    return n

@@ -427,7 +427,7 @@ except AssertionError as e:
 else:
     raise SystemExit("no failure")
 want = {block.body.strip()!r}
-assert got.startswith(want + "\\n"), got
+assert (got + "\\n").startswith(want + "\\n"), got
 """
     _run([sys.executable, "-c", code], d)
 
