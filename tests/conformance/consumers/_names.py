@@ -51,3 +51,36 @@ def names(run_dir: Path, database: str, table: str, width: int) -> list[str] | N
         if len(cols) == width:
             return cols
     return None
+
+
+_COLS: dict[Path, dict[tuple[str, str], list[list[Any]]]] = {}
+
+
+def columns(run_dir: Path, database: str, table: str, width: int) -> list[Any] | None:
+    """The :class:`binlogwriter.schema.Column` list of ``database.table`` for a row of ``width``
+    columns (types, members, fsp: what an adapter needs to turn an ENUM index into its member,
+    a bitmask into SET members), or None. From the CREATE TABLE texts of the schema history,
+    else the manifest's ``column_types``."""
+    from binlogwriter.schema import Table
+    from binlogwriter.schema.tables import column_from_info
+
+    run_dir = Path(run_dir)
+    if run_dir not in _COLS:
+        found: dict[tuple[str, str], list[list[Any]]] = {}
+        hist = run_dir / "truth" / "schema_history.jsonl"
+        manifest = run_dir / "manifest.json"
+        if hist.is_file():
+            for line in hist.read_text("utf-8").splitlines():
+                r = json.loads(line)
+                if r.get("create"):
+                    t = Table.from_sql(r["create"], database=r["database"])
+                    found.setdefault((r["database"], r["table"]), []).append(list(t.columns))
+        elif manifest.is_file():
+            for t in json.loads(manifest.read_text("utf-8")).get("tables", []):
+                found.setdefault((t["database"], t["name"]), []).append(
+                    [column_from_info(info) for info in t["column_types"]])
+        _COLS[run_dir] = found
+    for cols in reversed(_COLS[run_dir].get((database, table), [])):
+        if len(cols) == width:
+            return cols
+    return None

@@ -144,8 +144,31 @@ def materialise(shape: Shape, workdir: Path) -> tuple[Path, Any]:
         from binlogwriter.fixtures import entry
 
         case = entry(shape.entry or "").write(workdir / safe, shape.flavor)
+        write_schema_history(case)
         _MADE[key] = (Path(case.directory), case)
     return _MADE[key]
+
+
+def write_schema_history(case: Any) -> Path:
+    """``truth/schema_history.jsonl`` of a catalogue case, in the shared format (issue #31 §1:
+    ``seq`` of the first transaction a definition applies from, ``database``, ``table``,
+    ``create``, ``columns``), so adapters map column positions to names as for a run."""
+    from binlogwriter.fixtures import Ddl, table_sql
+
+    lines = [{"seq": 0, "database": t.database, "table": t.name, "create": table_sql(t),
+              "columns": [c.name for c in t.columns]} for t in case.tables]
+    seq = 0
+    for tx in case.transactions:
+        if isinstance(tx, Ddl):
+            t = tx.table
+            lines.append({"seq": seq, "database": t.database, "table": t.name, "create": table_sql(t),
+                          "columns": [c.name for c in t.columns]})
+        else:
+            seq += 1
+    path = Path(case.directory) / "truth" / "schema_history.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
 
 
 # ------------------------------------------------------------------------------ truth
@@ -329,11 +352,11 @@ def run_cell(adapter: Adapter, shape: Shape, workdir: Path, serve: Callable[[Pat
 # ------------------------------------------------------------------------------ the command
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    text = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
     head = text[0] if text else type(exc).__name__
-    detail = next((ln.strip() for ln in text[1:] if ln.strip()), "")
+    detail = "; ".join(text[1:3])
     out = f"{type(exc).__name__}: {head}" + (f" — {detail}" if detail else "")
-    return out[:220].replace("|", "\\|")
+    return out[:260]
 
 
 def run_matrix(adapters: list[Adapter], workdir: Path, log=print) -> list[tuple[Adapter, Shape, str, str]]:

@@ -8,7 +8,8 @@ NOBLOB image is reported as None with ``none_sources[col] == "cols bitmap"`` and
 here (absent, not NULL). Without FULL row metadata the library names columns
 ``UNKNOWN_COL{i}``: positions are mapped to names from the run's table definitions
 (_names.py). Values are the library's own Python values (int, Decimal, str, bytes, datetime,
-date, timedelta, float, dict/list for JSON, set of str for SET), not converted.
+date, timedelta, float, dict/list for JSON, set of str for SET), not converted — except the
+bytes keys and strings of MySQL binary JSON documents, given as str.
 """
 
 from __future__ import annotations
@@ -36,8 +37,20 @@ def ensure_built() -> None:
                              "(mysql-replication)") from None
 
 
+def _json(v: Any) -> Any:
+    """MySQL binary JSON comes with bytes keys and strings: the document with str."""
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "surrogateescape")
+    if isinstance(v, dict):
+        return {_json(k): _json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_json(x) for x in v]
+    return v
+
+
 def _image(values: dict, sources: dict, server: ServedEndpoint, ev: Any) -> dict:
-    out = {k: v for k, v in values.items() if not (v is None and sources.get(k) == "cols bitmap")}
+    out = {k: _json(v) if isinstance(v, dict | list) else v for k, v in values.items()
+           if not (v is None and sources.get(k) == "cols bitmap")}
     if any(_UNKNOWN.match(str(k)) for k in values):
         cols = column_names(server.run_dir, ev.schema, ev.table, len(ev.columns))
         if cols is not None:
