@@ -5,10 +5,11 @@ already does in tests/conformance/test_mysql_event_stream.py, whose ``mes_events
 
 Its representation (``ChangeEvent`` docstring) turned into natural Python values with the
 run's table definitions (_names.columns): ENUM 1-based index -> member ('' for 0), SET bitmask
--> set of members, TIMESTAMP epoch-seconds text -> aware UTC datetime, DECIMAL text ->
+-> set of members, TIMESTAMP epoch-seconds text -> aware UTC datetime (0: the zero TIMESTAMP, as text), DECIMAL text ->
 Decimal, DATE/DATETIME/TIME text -> date/datetime/timedelta (zero or partial-zero dates stay
 text), MySQL binary JSON bytes -> the document (binlogwriter's decode_json); BIGINT UNSIGNED
-above INT64_MAX given as text -> int. Columns outside a partial image are absent from its
+above INT64_MAX given as text -> int; text of a non-UTF-8 charset (which the engine decodes as
+UTF-8 with surrogateescape) -> its bytes decoded in the column's charset. Columns outside a partial image are absent from its
 dicts, as in the change model.
 """
 
@@ -68,6 +69,8 @@ def _value(col: Any, v: Any, flavor: str) -> Any:
         return {m for i, m in enumerate(col.members) if bits >> i & 1}
     if t == "TIMESTAMP" and isinstance(v, str):
         secs = Decimal(v)
+        if secs == 0:  # the zero TIMESTAMP is stored as 0 seconds
+            return "0000-00-00 00:00:00" + ("." + "0" * col.fsp if col.fsp else "")
         return dt.datetime.fromtimestamp(0, dt.UTC) + dt.timedelta(microseconds=int(secs * 1_000_000))
     if t == "DECIMAL" and isinstance(v, str):
         return Decimal(v)
@@ -79,6 +82,13 @@ def _value(col: Any, v: Any, flavor: str) -> Any:
         return decode_json(v)
     if t in ("BIGINT", "BIT") and isinstance(v, str):
         return int(v)
+    if isinstance(v, str) and col.charset and col.charset not in ("utf8mb4", "utf8mb3", "utf8", "ascii"):
+        # the engine decodes every character column as UTF-8 with surrogateescape: the stored
+        # bytes back, decoded in the column's charset
+        try:
+            return col.collation_obj(flavor).decode(v.encode("utf-8", "surrogateescape"))
+        except (UnicodeError, LookupError, ValueError):
+            return v
     return v
 
 

@@ -83,5 +83,7 @@ def decode(server: ServedEndpoint, *, expected_changes: int, timeout: float = 12
         rec["before"], rec["after"] = _image(rec["before"], cols), _image(rec["after"], cols)
         out.append(rec)
     if proc.returncode not in (0, 3) and not out:
-        raise RuntimeError(f"zongji exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
+        lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        why = next((ln for ln in lines if "rror" in ln), lines[0] if lines else "no output")
+        raise RuntimeError(f"zongji exited {proc.returncode}: {why[:300]}")
     return out
