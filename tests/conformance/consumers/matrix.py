@@ -450,13 +450,19 @@ def render(results: list[tuple[Adapter, Shape, str, str]], rules: list[dict[str,
     by_consumer: dict[str, list] = {}
     for a, shape, outcome, detail in results:
         by_consumer.setdefault(a.name, []).append((shape, outcome, detail))
-    lines += ["| consumer | pass | fails | known failures | unexpected |", "|---|---|---|---|---|"]
+    versions = {}
+    for a, *_ in results:
+        try:
+            versions[a.name] = a.module.version() if a.module is not None and hasattr(a.module, "version") else "?"
+        except Exception:
+            versions[a.name] = "?"
+    lines += ["| consumer | version | pass | fails | known failures | unexpected |", "|---|---|---|---|---|---|"]
     for name, cells in by_consumer.items():
         exp = [expectation(name, s, rules) for s, _, _ in cells]
         p = sum(1 for _, o, _ in cells if o == "pass")
         known = sum(1 for (_, o, _), e in zip(cells, exp, strict=True) if o == "fails" and e.status == "fails")
         unexpected = sum(1 for (_, o, _), e in zip(cells, exp, strict=True) if o != e.status)
-        lines.append(f"| {name} | {p} | {len(cells) - p} | {known} | {unexpected} |")
+        lines.append(f"| {name} | {versions.get(name, '?')} | {p} | {len(cells) - p} | {known} | {unexpected} |")
     for name, cells in by_consumer.items():
         lines += ["", f"## {name}", "", "| shape | result | why |", "|---|---|---|"]
         for shape, outcome, detail in cells:

@@ -37,6 +37,13 @@ _BINARY = {"BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB", 
            "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"}
 
 
+def version() -> str:
+    """The MariaDB release the client comes with (``mariadbd --version``; the client's own
+    ``Ver 3.5`` says little)."""
+    out = subprocess.run(["mariadbd", "--version"], capture_output=True, text=True).stdout
+    return out.split("Ver ")[1].split()[0] if "Ver " in out else "?"
+
+
 def ensure_built() -> None:
     if shutil.which("mariadb-binlog") is None:
         raise AssertionError("mariadb-binlog is not installed: apt-get install mariadb-client")

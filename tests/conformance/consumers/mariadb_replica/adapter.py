@@ -15,6 +15,8 @@ MariaDB flavor only.
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -31,14 +33,24 @@ MODE = "final_rows"
 _TEMPLATE: dict[str, Path] = {}
 
 
+def version() -> str:
+    import subprocess
+
+    out = subprocess.run(["mariadbd", "--version"], capture_output=True, text=True).stdout
+    return out.split("Ver ")[1].split()[0] if "Ver " in out else "?"
+
+
 def ensure_built() -> None:
-    """An initialised datadir to copy replicas from (mariadb-install-db), made once per process."""
+    """An initialised datadir to copy replicas from (mariadb-install-db), made once per process
+    and removed when it exits."""
     from tests.conformance.mariadb import MariaDBMissing, make_template
 
     if "t" in _TEMPLATE:
         return
+    base = Path(tempfile.mkdtemp(prefix="matrix-replica-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
     try:
-        _TEMPLATE["t"] = make_template(Path(tempfile.mkdtemp(prefix="matrix-replica-")) / "data")
+        _TEMPLATE["t"] = make_template(base / "data")
     except MariaDBMissing as exc:
         raise AssertionError(f"{exc} (apt-get install mariadb-server mariadb-client)") from None
 

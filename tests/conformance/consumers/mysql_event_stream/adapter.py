@@ -28,15 +28,29 @@ if TYPE_CHECKING:
 
 NAME = "mysql-event-stream"
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+HERE = Path(__file__).resolve().parent
 _OPS = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 
 def ensure_built() -> None:
+    """The version pinned in requirements.txt beside this file is the one installed (the
+    matrix's expectations are about that version)."""
+    import importlib.metadata
+
+    pin = (HERE / "requirements.txt").read_text().split("==")[1].strip()
     try:
-        import mysql_event_stream  # noqa: F401
-    except ImportError:
-        raise AssertionError("mysql-event-stream is not installed: pip install -e '.[test]' "
-                             "(mysql-event-stream)") from None
+        got = importlib.metadata.version("mysql-event-stream")
+    except importlib.metadata.PackageNotFoundError:
+        got = None
+    if got != pin:
+        raise AssertionError(f"{NAME} {pin} is needed ({got or 'not installed'}): "
+                             f"pip install -r {HERE / 'requirements.txt'}")
+
+
+def version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("mysql-event-stream")
 
 
 def _temporal(col: Any, v: str) -> Any:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.conformance.consumers._names import names as column_names
@@ -26,15 +27,29 @@ if TYPE_CHECKING:
 
 NAME = "python-mysql-replication"
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+HERE = Path(__file__).resolve().parent
 _UNKNOWN = re.compile(r"^UNKNOWN_COL(\d+)$")
 
 
 def ensure_built() -> None:
+    """The version pinned in requirements.txt beside this file is the one installed (the
+    matrix's expectations are about that version)."""
+    import importlib.metadata
+
+    pin = (HERE / "requirements.txt").read_text().split("==")[1].strip()
     try:
-        import pymysqlreplication  # noqa: F401
-    except ImportError:
-        raise AssertionError("python-mysql-replication is not installed: pip install -e '.[test]' "
-                             "(mysql-replication)") from None
+        got = importlib.metadata.version("mysql-replication")
+    except importlib.metadata.PackageNotFoundError:
+        got = None
+    if got != pin:
+        raise AssertionError(f"{NAME} {pin} is needed ({got or 'not installed'}): "
+                             f"pip install -r {HERE / 'requirements.txt'}")
+
+
+def version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("mysql-replication")
 
 
 def _json(v: Any) -> Any:

@@ -40,6 +40,11 @@ def ensure_built() -> None:
         raise AssertionError(str(exc)) from None
 
 
+def version() -> str:
+    pkg = HERE.parents[1] / "node" / "node_modules" / "@vlasky" / "zongji" / "package.json"
+    return json.loads(pkg.read_text())["version"] if pkg.is_file() else "?"
+
+
 def _untag(v: Any, col: Any) -> Any:
     if isinstance(v, dict):
         if set(v) == {"$bytes"}:
