@@ -28,12 +28,26 @@ Fixtures
     ``assert_binlog_changes``
         :func:`binlogwriter.testing.assert_changes_equal`: a consumer's decoded change stream
         against the truth, with a column-by-column diff.
+    ``binlog_server`` (session)
+        one replication server for the whole session (:class:`BinlogServer`), pointed at a new
+        binlog set by ``binlog_server.serve(what)`` -> :class:`ServedBinlogs` (``host``,
+        ``port``, ``user``, ``password``, ``server_id``, ``flavor``, ``run_dir``/``directory``,
+        ``settings``). ``what``: a run or binlog directory / file(s), a
+        :class:`~binlogwriter.fixtures.WrittenBinlogs` (what :func:`binlogwriter.strategies.binlogs`
+        draws), a catalogue entry ``"name[:flavor]"``, or a ``generate`` spec (a dict, or a list
+        of ``binlogwriter generate`` options) generated under the session's temporary folder.
+        In-process (default) the server swaps the served set in about a millisecond, so a
+        property test serves every example; ``--binlog-server=process`` (ini
+        ``binlog_server``) runs ``binlogwriter serve`` as a subprocess instead, one per
+        ``serve()`` (about a second each). Stopped at the end of the session.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +55,18 @@ import pytest
 
 from binlogwriter.testing import assert_changes_equal, read_changes
 
-__all__ = ["catalogue_params", "assert_changes_equal", "read_changes", "verify_files"]
+__all__ = ["catalogue_params", "assert_changes_equal", "read_changes", "verify_files", "BinlogServer",
+           "ServedBinlogs"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("binlogwriter_seed", "seed of the binlog_sample fixture (int, default 0)", default="0")
     parser.addoption("--binlogwriter-seed", action="store", default=None, type=int,
                      help="seed of the binlog_sample fixture (overrides the binlogwriter_seed ini option)")
+    parser.addini("binlog_server", "how the binlog_server fixture serves: thread (in-process, default) or process",
+                  default="thread")
+    parser.addoption("--binlog-server", action="store", default=None, choices=("thread", "process"),
+                     help="binlog_server fixture: serve in-process (thread, default) or as a subprocess (process)")
 
 
 def verify_files(files: list[Path]) -> list[str]:
@@ -181,3 +200,186 @@ def binlog_sample(binlogwriter_seed: int, tmp_path: Path) -> Callable[..., Any]:
 def assert_binlog_changes() -> Callable[..., None]:
     """:func:`binlogwriter.testing.assert_changes_equal`."""
     return assert_changes_equal
+
+
+# ------------------------------------------------------------------------------------------
+# binlog_server: one replication server per session, pointed at a new binlog set per example
+# ------------------------------------------------------------------------------------------
+
+@dataclass
+class ServedBinlogs:
+    """Where a served binlog set is: what a consumer connects with. ``server_id`` is a
+    replica server id to register with (a new one per :meth:`BinlogServer.serve`);
+    ``run_dir`` is the directory served (a generated run: with its ``truth/``); ``case`` the
+    :class:`~binlogwriter.fixtures.WrittenBinlogs` when one was served (its truth)."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    flavor: str
+    run_dir: Path
+    server_id: int
+    case: Any = None
+
+    @property
+    def directory(self) -> Path:
+        return self.run_dir
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """``host``, ``port``, ``user``, ``password`` (pymysql-style connection settings)."""
+        return {"host": self.host, "port": self.port, "user": self.user, "password": self.password}
+
+
+class _ServeSubprocess:
+    """``python -m binlogwriter serve SOURCES --port 0`` until :meth:`close` (stopped by the pid
+    it was started with); the port is read from its ``listening on HOST:PORT`` line."""
+
+    def __init__(self, sources: list[Path], user: str, password: str, timeout: float = 60.0) -> None:
+        import re
+        import subprocess
+        import sys
+        import threading
+
+        argv = [sys.executable, "-m", "binlogwriter", "serve", *map(str, sources), "--port", "0",
+                "--user", user, "--password", password, "-q"]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        self.log: list[str] = []
+        self.port: int | None = None
+        ready = threading.Event()
+
+        def drain() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                self.log.append(line.rstrip("\n"))
+                m = re.search(r"listening on [\d.]+:(\d+)", line)
+                if m:
+                    self.port = int(m.group(1))
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(timeout) or self.port is None:
+            self.close()
+            raise RuntimeError("binlogwriter serve did not start:\n" + "\n".join(self.log))
+
+    def close(self) -> None:
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class BinlogServer:
+    """The ``binlog_server`` fixture: :meth:`serve` a binlog set, get where it is served.
+
+    In ``thread`` mode one in-process :func:`binlogwriter.serve.serving` server is started on
+    the first :meth:`serve` and re-pointed by each later one (connections accepted afterwards
+    see the new set). In ``process`` mode each :meth:`serve` stops the previous subprocess and
+    starts ``binlogwriter serve`` on the new set."""
+
+    def __init__(self, workdir: Path, mode: str = "thread", *, user: str = "repl",
+                 password: str = "repl-pw") -> None:
+        if mode not in ("thread", "process"):
+            raise ValueError(f"binlog_server mode {mode!r}: expected thread or process")
+        self.workdir = Path(workdir)
+        self.mode = mode
+        self.user, self.password = user, password
+        self._serving: Any = None
+        self._proc: _ServeSubprocess | None = None
+        self._ids = itertools.count(101)
+        self._made = itertools.count(1)
+        self.served: ServedBinlogs | None = None
+
+    def _materialise(self, what: Any, flavor: str | None) -> tuple[list[Path], Any]:
+        """(paths to serve, WrittenBinlogs or None) for ``what`` (see the fixture's doc)."""
+        from binlogwriter.fixtures import WrittenBinlogs
+
+        if isinstance(what, WrittenBinlogs):
+            return [Path(what.directory)], what
+        if isinstance(what, dict):
+            return [self._generate_spec(what)], None
+        if isinstance(what, list | tuple) and what and all(isinstance(a, str) for a in what) \
+                and str(what[0]).startswith("--"):
+            return [self._generate_args(list(what))], None
+        if isinstance(what, str) and not Path(what).exists() and "/" not in what:
+            from binlogwriter.fixtures import entry
+
+            name, _, fl = what.partition(":")
+            case = entry(name).write(self.workdir / f"case_{next(self._made)}_{name}", fl or flavor)
+            return [Path(case.directory)], case
+        if isinstance(what, str | os.PathLike):
+            return [Path(what)], None
+        return [Path(p) for p in what], None
+
+    def _generate_args(self, args: list[str]) -> Path:
+        from binlogwriter.plugins import COMMANDS, load
+
+        out = self.workdir / f"run_{next(self._made)}"
+        command = load(COMMANDS, "generate")
+        try:
+            command.main(["--out", str(out), *args], standalone_mode=False)
+        except SystemExit as exc:
+            if exc.code:
+                raise RuntimeError(f"binlog_server: generate {' '.join(args)} failed (exit {exc.code})") from None
+        return out
+
+    def _generate_spec(self, spec: dict[str, Any]) -> Path:
+        import json
+
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        path = self.workdir / f"spec_{next(self._made)}.json"
+        path.write_text(json.dumps(spec), encoding="utf-8")
+        return self._generate_args(["--spec", str(path)])
+
+    def serve(self, what: Any, *, flavor: str | None = None) -> ServedBinlogs:
+        """Serve ``what`` from now on -> where it is served."""
+        paths, case = self._materialise(what, flavor)
+        if self.mode == "thread":
+            from binlogwriter.serve import serving
+
+            if self._serving is None:
+                self._serving = serving(paths, user=self.user, password=self.password)
+            else:
+                self._serving.serve(paths)
+            host, port, served_flavor = self._serving.host, self._serving.port, self._serving.flavor
+        else:
+            from binlogwriter.serve.api import flavor_of
+            from binlogwriter.serve.binlogs import BinlogSet
+
+            if self._proc is not None:
+                self._proc.close()
+            served_flavor = flavor_of(BinlogSet(list(paths)))
+            self._proc = _ServeSubprocess(paths, self.user, self.password)
+            host, port = "127.0.0.1", self._proc.port
+            assert port is not None
+        self.served = ServedBinlogs(host, port, self.user, self.password, served_flavor, paths[0],
+                                    next(self._ids), case)
+        return self.served
+
+    def close(self) -> None:
+        if self._serving is not None:
+            self._serving.close()
+            self._serving = None
+        if self._proc is not None:
+            self._proc.close()
+            self._proc = None
+
+
+@pytest.fixture(scope="session")
+def binlog_server(request: pytest.FixtureRequest,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[BinlogServer]:
+    """One :class:`BinlogServer` for the session (see the module docstring)."""
+    mode = request.config.getoption("--binlog-server") or request.config.getini("binlog_server")
+    server = BinlogServer(tmp_path_factory.mktemp("binlog_server"), mode)
+    try:
+        yield server
+    finally:
+        server.close()
