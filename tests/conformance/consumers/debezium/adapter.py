@@ -21,7 +21,8 @@ silently change what we compare):
   tells a DECIMAL's text from a VARCHAR's).
 - ``bigint.unsigned.handling.mode=precise``: BIGINT UNSIGNED as Connect ``Decimal`` (scale 0)
   -> :class:`decimal.Decimal` (exact over the whole range; ``long`` would wrap above 2^63-1).
-- ``binary.handling.mode=base64``: BINARY/VARBINARY/BLOB as base64 text -> :class:`bytes`.
+- ``binary.handling.mode=base64``: BINARY/VARBINARY/BLOB as base64 text -> :class:`bytes`
+  (told from text columns by the propagated source type, below).
 - ``time.precision.mode=adaptive_time_microseconds``: DATE -> ``io.debezium.time.Date`` (days
   since the epoch) -> :class:`datetime.date`; DATETIME(0-3) -> ``io.debezium.time.Timestamp``
   (ms) and DATETIME(4-6) -> ``MicroTimestamp`` (Âµs) -> naive :class:`datetime.datetime`;
@@ -40,7 +41,10 @@ Other wire types: JSON -> ``io.debezium.data.Json`` text -> parsed (dict/list/â€
 ``io.debezium.data.Enum`` text; SET -> ``io.debezium.data.EnumSet`` text ("a,b"); BIT(1) ->
 boolean -> bool; BIT(n>1) -> ``io.debezium.data.Bits`` bytes, least significant byte first
 (Debezium's ``BitsConverter``) -> int; GEOMETRY & co -> ``io.debezium.data.geometry.*`` struct
-{wkb, srid} -> ``{"wkb": bytes, "srid": int}``; FLOAT/DOUBLE -> float; integers -> int.
+{wkb, srid} -> ``{"wkb": bytes, "srid": int}``; DOUBLE -> float; FLOAT -> Connect float32, whose JSON text is the
+shortest text of the float32, so it is rounded back to float32 (``59732.812`` -> 59732.8125);
+integers -> int; BOOLEAN/BOOL columns (TINYINT(1) declared as BOOLEAN) -> Connect boolean ->
+bool.
 
 Debezium requires ``binlog_row_image=FULL`` (``BinlogSourceTask.validateBinlogConfiguration``
 refuses to start otherwise), so a served MINIMAL/NOBLOB run is refused at startup: that is
@@ -54,6 +58,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import struct
 import subprocess
 import time
 from decimal import Decimal
@@ -231,13 +236,19 @@ def convert(schema: dict, value: Any) -> Any:
         return int.from_bytes(base64.b64decode(value), "little")
     if name and name.startswith("io.debezium.data.geometry."):
         return {"wkb": base64.b64decode(value["wkb"]), "srid": value.get("srid")}
-    if typ == "bytes":
+    source = _source_type(schema)
+    if typ == "bytes" or (typ == "string" and source.endswith(_BINARY_TYPES)):
         return base64.b64decode(value)
-    if typ in ("float", "double"):
+    if typ == "float":  # FLOAT is a Connect float32: JSON prints its shortest float32 text
+        return struct.unpack("<f", struct.pack("<f", float(value)))[0]
+    if typ == "double":
         return float(value)
-    if typ == "string" and _source_type(schema) in ("DECIMAL", "NUMERIC", "DEC", "FIXED"):
+    if typ == "string" and source.split(" ")[0] in ("DECIMAL", "NUMERIC", "DEC", "FIXED"):
         return Decimal(value)
     return value
+
+
+_BINARY_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 
 
 def _source_type(schema: dict) -> str:
