@@ -8,7 +8,8 @@ NOW(), DATABASE(), USER(), CONNECTION_ID()), ``SHOW [GLOBAL|SESSION] VARIABLES [
 ``SHOW MASTER STATUS`` / ``SHOW BINARY LOG STATUS`` / ``SHOW BINLOG STATUS``, ``SHOW BINARY
 LOGS`` / ``SHOW MASTER LOGS``, ``SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [o,] n]``,
 ``SHOW SLAVE HOSTS`` / ``SHOW REPLICAS``, ``SHOW WARNINGS``, ``SHOW GRANTS``, transaction
-statements (BEGIN/COMMIT/ROLLBACK), ``USE db``. Anything else gets ERR 1064 naming the statement.
+statements (BEGIN/COMMIT/ROLLBACK), ``USE db``, ``LOCK``/``UNLOCK TABLES`` (accepted: nothing to
+lock), ``SELECT … FROM information_schema.<table>`` (no rows: queries_catalog.py). Anything else gets ERR 1064 naming the statement.
 The variable values follow the files: version and server id from the FDE, checksum from its
 checksum algorithm, GTID variables from the GTID state of the files (binlogs.py).
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from binlogwriter.format import version_tuple
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
+from binlogwriter.serve.queries_catalog import information_schema_select, information_schema_table
 from binlogwriter.serve.queries_show import ShowMixin
 from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _split_top, _unquote
 from binlogwriter.serve.session import Session
@@ -136,7 +138,7 @@ class Answerer(VariablesMixin, ShowMixin):
             return self._select(q[6:].strip())
         if head == "SHOW":
             return self._show(q[4:].strip(), " ".join(words[1:]))
-        if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL"):
+        if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL", "LOCK", "UNLOCK"):
             return [ok_packet()]
         raise QueryError(
             ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}", "42000"
@@ -162,6 +164,9 @@ class Answerer(VariablesMixin, ShowMixin):
         return ok_packet()
 
     def _select(self, rest: str) -> list[bytes]:
+        schema_table = information_schema_table(rest)
+        if schema_table is not None:
+            return information_schema_select(rest, schema_table)
         m = re.search(r"\s+FROM\s+(\w+)", rest, re.I)
         if m and m.group(1).upper() != "DUAL":
             raise QueryError(1146, f"binlogwriter serve has no table {m.group(1)!r}", "42S02")
