@@ -4,7 +4,7 @@ Answered: ``SET`` (user variables such as ``@master_binlog_checksum``,
 ``@master_heartbeat_period``, ``@mariadb_slave_capability``, ``@slave_connect_state`` are kept
 per connection; system variables and ``SET NAMES`` are accepted and ignored), ``SELECT`` of
 system variables, user variables, literals and a few functions (VERSION(), UNIX_TIMESTAMP(),
-NOW(), DATABASE(), USER(), CONNECTION_ID()), ``SHOW [GLOBAL|SESSION] VARIABLES [LIKE|WHERE]``,
+NOW(), DATABASE(), USER(), CONNECTION_ID(), GTID_SUBTRACT(), GTID_SUBSET(): gtid_functions.py), ``SHOW [GLOBAL|SESSION] VARIABLES [LIKE|WHERE]``,
 ``SHOW MASTER STATUS`` / ``SHOW BINARY LOG STATUS`` / ``SHOW BINLOG STATUS``, ``SHOW BINARY
 LOGS`` / ``SHOW MASTER LOGS``, ``SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [o,] n]``,
 ``SHOW SLAVE HOSTS`` / ``SHOW REPLICAS``, ``SHOW WARNINGS``, ``SHOW GRANTS``, transaction
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from binlogwriter.format import version_tuple
 from binlogwriter.serve.binlogs import BinlogSet
+from binlogwriter.serve.gtid_functions import GTID_FUNCTIONS, gtid_function
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
 from binlogwriter.serve.queries_catalog import information_schema_select, information_schema_table
 from binlogwriter.serve.queries_show import ShowMixin
@@ -94,6 +95,9 @@ class Answerer(VariablesMixin, ShowMixin):
         m = re.fullmatch(r"(\w+)\s*\((.*)\)", e, re.S)
         if m and m.group(1).upper() == "BINLOG_GTID_POS":
             return self._binlog_gtid_pos([self.eval(a) for a in _split_top(m.group(2))])
+        if m and m.group(1).upper() in GTID_FUNCTIONS:
+            args = [self.eval(a) for a in _split_top(m.group(2))]
+            return gtid_function(m.group(1).upper(), args, mariadb=self.binlogs.is_mariadb)
         raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate '{e[:200]}'", "42000")
 
     def _binlog_gtid_pos(self, args: list[object]) -> str | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.queries import Identity, answer
@@ -124,3 +126,59 @@ def test_unknown_information_schema_table_is_the_servers_error(binlogs: BinlogSe
 def test_snapshot_statements_are_accepted(binlogs: BinlogSet, sql: str) -> None:
     """A Debezium snapshot's locking statements: OK (serve has nothing to lock)."""
     assert _answer(binlogs, sql)[0][:1] == b"\x00"
+
+
+# ------------------------------------------------------------------------- GTID functions
+
+U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+U2 = "4e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+
+def _value(binlogs: BinlogSet, sql: str) -> str | None:
+    return _result(_answer(binlogs, sql))[1][0][0]
+
+
+def test_gtid_subtract_as_debezium_asks_it_on_restart(binlogs: BinlogSet) -> None:
+    assert _value(binlogs, f"SELECT GTID_SUBTRACT('{U1}:1-46', '{U1}:1-15')") == f"{U1}:16-46"
+    assert _value(binlogs, f"SELECT GTID_SUBTRACT('{U1}:1-46,{U2}:5', '{U1}:3-15:20')") == (
+        f"{U1}:1-2:16-19:21-46,\n{U2}:5")
+    assert _value(binlogs, f"SELECT GTID_SUBTRACT('{U1}:1-5', '{U1}:1-5')") == ""
+    assert _value(binlogs, f"SELECT GTID_SUBTRACT(NULL, '{U1}:1')") is None
+    assert _value(binlogs, f"SELECT GTID_SUBSET('{U1}:2', '{U1}:1-15') AS s") == "1"
+    assert _value(binlogs, f"SELECT GTID_SUBSET('{U1}:2,{U2}:1', '{U1}:1-15')") == "0"
+    assert _error(_answer(binlogs, "SELECT GTID_SUBTRACT('x', '')")) == (
+        1772, "Malformed GTID set specification 'x'.")
+    assert _error(_answer(binlogs, f"SELECT GTID_SUBTRACT('{U1}:1')"))[0] == 1582
+
+
+def test_mariadb_has_no_gtid_subtract() -> None:
+    maria = BinlogSet([SAMPLES / "mariadb1011-full-full-ecommerce"])
+    assert _error(_answer(maria, "SELECT GTID_SUBTRACT('', '')")) == (1305, "FUNCTION gtid_subtract does not exist")
+
+
+_intervals = st.lists(st.tuples(st.integers(1, 60), st.integers(0, 8)), max_size=6)
+
+
+@given(a=st.dictionaries(st.sampled_from([U1, U2]), _intervals), b=st.dictionaries(st.sampled_from([U1, U2]), _intervals))
+@settings(max_examples=300, deadline=None)
+def test_gtid_subtract_is_set_difference(a: dict, b: dict) -> None:
+    """GTID_SUBTRACT over interval lists equals the difference of the sets of (uuid, gno) they
+    name, enumerated one GTID at a time."""
+    from binlogwriter.serve.gtid import MysqlGtidSet
+    from binlogwriter.serve.gtid_functions import subtract
+
+    def build(d: dict) -> tuple[MysqlGtidSet, set]:
+        s, names = MysqlGtidSet(), set()
+        for uuid, ivs in d.items():
+            for start, length in ivs:
+                s.add_interval(uuid, "", start, start + length + 1)
+                names |= {(uuid, g) for g in range(start, start + length + 1)}
+        return s, names
+
+    (sa, na), (sb, nb) = build(a), build(b)
+    got = subtract(sa, sb)
+    got_names = {(u, g) for (u, _t), ivs in got.sids.items() for x, y in ivs for g in range(x, y)}
+    assert got_names == na - nb
+    assert all(ivs for ivs in got.sids.values())
+    for ivs in got.sids.values():  # sorted, disjoint, not touching (merged)
+        assert all(ivs[k][1] < ivs[k + 1][0] for k in range(len(ivs) - 1))

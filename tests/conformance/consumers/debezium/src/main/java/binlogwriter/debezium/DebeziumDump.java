@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * Arguments: key=value pairs. host, port, user, password, server.id, expected (stop after this
  * many change records), timeout (seconds). Any other key=value is passed to the connector as a
- * property (the adapter sets the value modes there). Exit status 0 when `expected` records were
+ * property (the adapter sets the value modes there, and may replace the in-memory offset store
+ * and schema history with files to stop and resume). Exit status 0 when `expected` records were
  * printed, 2 on a timeout, 1 when the engine stopped with an error (its message on stderr as a
  * line starting "ENGINE-ERROR ").
  */
@@ -82,23 +83,31 @@ public final class DebeziumDump {
                     }
                     done.countDown();
                 })
-                .notifying(record -> {
-                    // transaction BEGIN/END records (provide.transaction.metadata) are not changes
-                    if (record.value() == null || seen.get() >= expected
-                            || record.destination().endsWith(".transaction")) {
-                        return;
+                .notifying((records, committer) -> {
+                    // Records are marked processed up to the last one printed and no further, so
+                    // offsets kept in a file (a restart test) resume exactly after it.
+                    for (ChangeEvent<String, String> record : records) {
+                        if (seen.get() >= expected) {
+                            break;
+                        }
+                        // transaction BEGIN/END records (provide.transaction.metadata) are not changes
+                        boolean change = record.value() != null
+                                && !String.valueOf(record.destination()).endsWith(".transaction");
+                        if (change) {
+                            out.print("{\"destination\":");
+                            out.print(quote(record.destination()));
+                            out.print(",\"key\":");
+                            out.print(record.key() == null ? "null" : record.key());
+                            out.print(",\"value\":");
+                            out.print(record.value());
+                            out.print("}\n");
+                            seen.incrementAndGet();
+                        }
+                        committer.markProcessed(record);
                     }
-                    synchronized (out) {
-                        out.print("{\"destination\":");
-                        out.print(quote(record.destination()));
-                        out.print(",\"key\":");
-                        out.print(record.key() == null ? "null" : record.key());
-                        out.print(",\"value\":");
-                        out.print(record.value());
-                        out.print("}\n");
-                    }
-                    if (seen.incrementAndGet() >= expected) {
-                        out.flush();
+                    out.flush();
+                    committer.markBatchFinished();
+                    if (seen.get() >= expected) {
                         done.countDown();
                     }
                 })
