@@ -46,6 +46,12 @@ shortest text of the float32, so it is rounded back to float32 (``59732.812`` ->
 integers -> int; BOOLEAN/BOOL columns (TINYINT(1) declared as BOOLEAN) -> Connect boolean ->
 bool.
 
+Change model fields Debezium does not give are None: ``xid``, ``transaction_position``,
+``before_row``/``after_row`` (the images are full rows anyway, FULL being required). ``gtid``,
+``file``, ``position`` (the rows event's offset) and ``timestamp`` come from the record's
+``source`` block; ``seq`` counts the distinct transaction ids in the order read (so it is the
+run's transaction index when the read starts at the first file).
+
 Debezium requires ``binlog_row_image=FULL`` (``BinlogSourceTask.validateBinlogConfiguration``
 refuses to start otherwise), so a served MINIMAL/NOBLOB run is refused at startup: that is
 Debezium's documented requirement, not a decoding difference.
@@ -295,8 +301,6 @@ def changes_from_records(records: list[dict]) -> list[dict]:
             "position": src.get("pos"),
             "transaction_position": None,
             "timestamp": None if ts is None else ts // 1000,
-            "debezium_row": src.get("row"),
-            "debezium_ts_received_ms": p.get("ts_ms"),
         })
     return out
 
