@@ -22,7 +22,7 @@ Where Debezium itself departs from what the binlog says, the difference is docum
   (https://github.com/osheroff/mysql-binlog-connector-java/issues/183, open).
 
 Debezium refuses ``binlog_row_image`` other than FULL (adapter.py), which
-:func:`test_debezium_refuses_a_minimal_row_image` checks; MINIMAL/NOBLOB images are therefore
+:func:`test_debezium_refuses_a_partial_row_image` checks; MINIMAL/NOBLOB images are therefore
 only served to it to see that refusal. The MariaDB flavor is not read: the MariaDB connector
 3.6.1.Final does not resolve from Maven Central here (adapter.FLAVORS).
 """
@@ -209,6 +209,12 @@ SHAPES = {
         "mysql84", ("--schema", str(SCHEMA), "--transactions", "60", "--initial-rows", "5",
                     "--row-metadata", "minimal", "--ddl-every", "15", "--edge-values", "0.2",
                     "--max-binlog-size", "32KB")),
+    "mysql84-ecommerce-tagged-gtid": (
+        "mysql84", ("--workload", "ecommerce", "--transactions", "40", "--initial-rows", "3",
+                    "--gtid", "3e11fa47-71ca-11e1-9e33-c80aa9429562:orders", "--seed", "2")),
+    "mysql80-alltypes-compressed": (
+        "mysql80", ("--workload", "alltypes", "--transactions", "40", "--initial-rows", "3",
+                    "--compress", "--seed", "9")),
     "mysql80-custom-anonymous-full-meta": (
         "mysql80", ("--schema", str(SCHEMA), "--transactions", "60", "--initial-rows", "5",
                     "--row-metadata", "full", "--gtid", "anonymous", "--edge-values", "0.2", "--seed", "11")),
@@ -274,12 +280,13 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
     compare(adapter.changes_from_records(first + second), run)
 
 
-def test_debezium_refuses_a_minimal_row_image(tmp_path: Path, debezium_built: None) -> None:
-    """Debezium requires binlog_row_image=FULL: serve reports the run's MINIMAL image and
-    Debezium stops at startup with its own message (nothing decoded)."""
+@pytest.mark.parametrize("image", ["minimal", "noblob"])
+def test_debezium_refuses_a_partial_row_image(image: str, tmp_path: Path, debezium_built: None) -> None:
+    """Debezium requires binlog_row_image=FULL: serve reports the run's MINIMAL/NOBLOB image
+    and Debezium stops at startup with its own message (nothing decoded)."""
     run = generate(tmp_path / "run", "--flavor", "mysql80", "--workload", "ecommerce",
-                   "--transactions", "10", "--initial-rows", "2", "--row-image", "minimal")
-    with ServeProcess([run], "--row-image", "MINIMAL") as srv:
+                   "--transactions", "10", "--initial-rows", "2", "--row-image", image)
+    with ServeProcess([run], "--row-image", image.upper()) as srv:
         endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
                             flavor="mysql80", run_dir=run)
         with pytest.raises(adapter.DebeziumFailed, match="binlog_row_image=FULL"):
