@@ -220,6 +220,11 @@ SHAPES = {
                     "--row-metadata", "full", "--gtid", "anonymous", "--edge-values", "0.2", "--seed", "11")),
 }
 
+SERVE_ARGS = {
+    # Connector/J logs in with either plugin (serve's default for MySQL files: caching_sha2_password)
+    "mysql80-custom-anonymous-full-meta": ("--auth-plugin", "mysql_native_password"),
+}
+
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debezium_built: None) -> None:
@@ -228,7 +233,7 @@ def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debe
     t0 = time.monotonic()
     run = generate(tmp_path / "run", "--flavor", flavor, *args)
     expected = sum(1 for _ in truth_changes(run))
-    with ServeProcess([run]) as srv:
+    with ServeProcess([run], *SERVE_ARGS.get(shape, ())) as srv:
         t1 = time.monotonic()
         endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
                             flavor=flavor, run_dir=run)
@@ -278,6 +283,27 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
     assert len(first) == stop and len(dumps) == 2
     assert "dump from GTID (empty set)" in dumps[0] and "dump from GTID 3e11fa47" in dumps[1], dumps
     compare(adapter.changes_from_records(first + second), run)
+
+
+@pytest.mark.parametrize("mode", ["initial", "no_data"])
+def test_debezium_snapshot_modes_start_against_serve(mode: str, tmp_path: Path, debezium_built: None) -> None:
+    """Debezium's default snapshot mode (``initial``) and ``no_data`` take their snapshot
+    through serve's answers (SHOW DATABASES: none, information_schema: no rows, FLUSH/UNLOCK
+    TABLES) without one refused statement, then stream from the end of the served files
+    (the GTID set SHOW BINARY LOG STATUS reported): nothing more to emit, no engine error."""
+    run = generate(tmp_path / "run", "--flavor", "mysql84", "--workload", "ecommerce",
+                   "--transactions", "5", "--initial-rows", "2")
+    executed = json.loads((run / "manifest.json").read_text())["gtid_executed"]
+    with ServeProcess([run]) as srv:
+        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                            flavor="mysql84", run_dir=run)
+        records, _err = adapter.run_records(endpoint, expected_changes=1, timeout=6.0,
+                                            properties={"snapshot.mode": mode})
+        refused = [line for line in srv.log if "query refused" in line]
+        dumps = srv.wait_log("dump from", timeout=5.0)
+    assert records == []
+    assert not refused, "serve refused a query Debezium sent:\n" + "\n".join(refused)
+    assert len(dumps) == 1 and f"dump from GTID {executed}" in dumps[0], dumps
 
 
 @pytest.mark.parametrize("image", ["minimal", "noblob"])
