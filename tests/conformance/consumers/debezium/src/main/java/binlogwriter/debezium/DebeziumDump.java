@@ -75,11 +75,14 @@ public final class DebeziumDump {
                 .using(p)
                 .using((success, message, error) -> {
                     if (!success || error != null) {
-                        StringBuilder sb = new StringBuilder(String.valueOf(message));
-                        for (Throwable t = error; t != null; t = t.getCause()) {
-                            sb.append(" | ").append(t.getClass().getName()).append(": ").append(t.getMessage());
+                        // the deepest cause first (what went wrong), then the engine's own message
+                        Throwable root = error;
+                        while (root != null && root.getCause() != null && root.getCause() != root) {
+                            root = root.getCause();
                         }
-                        failure.compareAndSet(null, sb.toString().replace('\n', ' '));
+                        String why = root == null ? String.valueOf(message)
+                                : root.getClass().getName() + ": " + root.getMessage() + " (engine: " + message + ")";
+                        failure.compareAndSet(null, why.replace('\n', ' '));
                     }
                     done.countDown();
                 })
