@@ -114,7 +114,8 @@ class _MavenToolchain(Toolchain):
 
     def digest(self) -> str:
         h = hashlib.sha256()
-        for p in [self.directory / self.lockfile, *sorted((self.directory / "src").rglob("*.java"))]:
+        sources = sorted((self.directory / "src").rglob("*.java"))
+        for p in [self.directory / self.lockfile, self.directory / "build.sh", *sources]:
             h.update(p.relative_to(self.directory).as_posix().encode() + b"\0" + p.read_bytes())
         return h.hexdigest()
 
@@ -128,7 +129,7 @@ DEBEZIUM = _MavenToolchain(
     ),
     directory=HERE,
     lockfile="pom.xml",
-    command=("mvn", "-B", "-q", "package"),
+    command=("bash", "build.sh"),
     installed="target",
     ready=(
         "target/classes/binlogwriter/debezium/DebeziumDump.class",
@@ -137,8 +138,9 @@ DEBEZIUM = _MavenToolchain(
     ),
     timeout=1200.0,
 )
-"""Built with ``mvn package``: compiles the main into target/classes and copies the pinned
-runtime dependencies into target/lib (Maven downloads them into ~/.m2 on first use)."""
+"""Built by build.sh (``mvn package``): compiles the main into target/classes and copies the
+pinned runtime dependencies into target/lib (Maven downloads them into ~/.m2 on first use); a
+failed build's message is Maven's first [ERROR] line."""
 
 
 class DebeziumFailed(AssertionError):
