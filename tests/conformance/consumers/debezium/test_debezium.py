@@ -356,3 +356,15 @@ def teardown_module() -> None:
         total = sum(a + b for _, a, b, _n in _TIMINGS)
         lines = [f"  {s}: generate+serve {a:.1f} s, Debezium {b:.1f} s, {n} changes" for s, a, b, n in _TIMINGS]
         print("\nDebezium conformance runs (total {:.1f} s):\n{}".format(total, "\n".join(lines)))
+
+
+def test_a_missing_toolchain_is_one_line_saying_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    """No java/javac/mvn on PATH: ensure_built fails (never skips) with one line naming the
+    program and the Debian package to install."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolchainError) as info:
+        adapter.ensure_built()
+    message = str(info.value)
+    assert "\n" not in message
+    assert "needs java" in message and "openjdk-17-jdk-headless" in message
