@@ -194,6 +194,17 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
 
 # ------------------------------------------------------------------------- the shapes
 
+WIDE = "<wide schema>"
+"""Stands for a schema of one table with 1,100 columns, written by the test (wide_schema)."""
+
+
+def wide_schema(path: Path, columns: int = 1100) -> Path:
+    kinds = ("INT", "VARCHAR(20)", "DECIMAL(10,3)", "DATETIME(3)", "DOUBLE", "TEXT CHARACTER SET utf8mb4")
+    cols = ",\n".join(f"  c{i:04d} {kinds[i % len(kinds)]}" for i in range(columns))
+    path.write_text(f"CREATE TABLE wide (\n  id INT NOT NULL PRIMARY KEY,\n{cols}\n);\n")
+    return path
+
+
 SHAPES = {
     # name: (flavor, generate arguments)
     "mysql80-ecommerce-full-meta-rotating": (
@@ -215,6 +226,8 @@ SHAPES = {
     "mysql80-alltypes-compressed": (
         "mysql80", ("--workload", "alltypes", "--transactions", "40", "--initial-rows", "3",
                     "--compress", "--seed", "9")),
+    "mysql84-wide-1100-columns": (
+        "mysql84", ("--schema", WIDE, "--transactions", "25", "--initial-rows", "4", "--edge-values", "0.1")),
     "mysql80-custom-anonymous-full-meta": (
         "mysql80", ("--schema", str(SCHEMA), "--transactions", "60", "--initial-rows", "5",
                     "--row-metadata", "full", "--gtid", "anonymous", "--edge-values", "0.2", "--seed", "11")),
@@ -230,6 +243,8 @@ SERVE_ARGS = {
 def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debezium_built: None) -> None:
     flavor, args = SHAPES[shape]
     assert flavor in adapter.FLAVORS
+    if WIDE in args:
+        args = tuple(str(wide_schema(tmp_path / "wide.sql")) if a == WIDE else a for a in args)
     t0 = time.monotonic()
     run = generate(tmp_path / "run", "--flavor", flavor, *args)
     expected = sum(1 for _ in truth_changes(run))
