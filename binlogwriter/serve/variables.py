@@ -26,7 +26,7 @@ class VariablesMixin:
     def variables(self) -> dict[str, object]:
         bs = self.binlogs
         maria = bs.is_mariadb
-        mysql_set, maria_state, _uuid = bs.end_state()
+        mysql_set, maria_state, uuid = bs.end_state()
         version = bs.server_version
         v: dict[str, object] = {
             "version": version,
@@ -90,7 +90,9 @@ class VariablesMixin:
                 }
             )
         else:
-            gtids = bool(mysql_set)
+            # GTIDs are on when the served events carry them: a generated stream (generated.py)
+            # knows its UUID before any GTID is sent, while its executed set is still empty
+            gtids = bool(mysql_set) or uuid is not None
             v.update(
                 {
                     "gtid_mode": "ON" if gtids else "OFF",

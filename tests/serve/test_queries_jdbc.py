@@ -182,3 +182,21 @@ def test_gtid_subtract_is_set_difference(a: dict, b: dict) -> None:
     assert all(ivs for ivs in got.sids.values())
     for ivs in got.sids.values():  # sorted, disjoint, not touching (merged)
         assert all(ivs[k][1] < ivs[k + 1][0] for k in range(len(ivs) - 1))
+
+
+# ------------------------------------------------------------------------- gtid_mode of a generated stream
+
+@pytest.mark.parametrize(("gtid", "mode"), [(U1, "ON"), ("anonymous", "OFF")])
+def test_generated_stream_reports_the_gtid_mode_its_events_have(tmp_path: Path, gtid: str, mode: str) -> None:
+    """``serve --generate``: no GTID is executed before the first dump, yet the stream's
+    transactions carry GTIDs unless the spec says anonymous, so @@gtid_mode is ON (Debezium
+    reads it to decide between a GTID dump and a position dump, and to fill source.gtid)."""
+    from binlogwriter.serve.generated import GeneratedBinlogs
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"flavor: mysql80\nworkload: ecommerce\ntransactions: 5\ninitial_rows: 2\ngtid: {gtid}\n")
+    gb = GeneratedBinlogs(spec, None)
+    assert _result(_answer(gb, "SHOW GLOBAL VARIABLES LIKE 'gtid_mode'"))[1] == [["gtid_mode", mode]]
+    assert _result(_answer(gb, "SHOW GLOBAL VARIABLES LIKE 'enforce_gtid_consistency'"))[1] == [
+        ["enforce_gtid_consistency", mode]]
+    assert _value(gb, "SELECT @@gtid_executed") == ""  # nothing streamed yet

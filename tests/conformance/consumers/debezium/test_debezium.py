@@ -300,6 +300,24 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
     compare(adapter.changes_from_records(first + second), run)
 
 
+def test_debezium_reads_a_generated_stream_as_the_runs_truth(tmp_path: Path, debezium_built: None) -> None:
+    """``serve --generate manifest.json`` streams the same bytes as the run's files without
+    writing them: Debezium's reading equals the run's truth (GTIDs included: serve reports
+    @@gtid_mode=ON for a stream whose transactions carry GTIDs, so Debezium dumps by GTID)."""
+    run = generate(tmp_path / "run", "--flavor", "mysql84", "--schema", str(SCHEMA), "--transactions", "40",
+                   "--initial-rows", "4", "--ddl-every", "12", "--max-binlog-size", "24KB", "--seed", "4")
+    expected = sum(1 for _ in truth_changes(run))
+    with ServeProcess([], "--generate", str(run / "manifest.json")) as srv:
+        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                            flavor="mysql84", run_dir=run)
+        decoded = adapter.decode(endpoint, expected_changes=expected, timeout=120.0)
+        refused = [line for line in srv.log if "query refused" in line]
+        dumps = [line for line in srv.log if "dump from" in line]
+    assert not refused, "serve refused a query Debezium sent:\n" + "\n".join(refused)
+    assert len(dumps) == 1 and "dump from GTID (empty set)" in dumps[0], dumps
+    compare(decoded, run)
+
+
 @pytest.mark.parametrize("mode", ["initial", "no_data"])
 def test_debezium_snapshot_modes_start_against_serve(mode: str, tmp_path: Path, debezium_built: None) -> None:
     """Debezium's default snapshot mode (``initial``) and ``no_data`` take their snapshot
