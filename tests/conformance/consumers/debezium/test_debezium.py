@@ -131,7 +131,7 @@ def _zero_part_date(text: str) -> bool:
     """A DATE/DATETIME/TIMESTAMP text whose year, month or day is zero (``0000-00-00``,
     ``2016-00-28``, ``0000-01-01 …``): no calendar date, which Debezium gives as null."""
     year, month, day = text[:4], text[5:7], text[8:10]
-    return "0000" == year or "00" in (month, day)
+    return year == "0000" or "00" in (month, day)
 
 
 def _documented(kind: str, got: object, want: object, info: dict) -> str | None:
