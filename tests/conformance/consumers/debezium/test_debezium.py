@@ -30,7 +30,7 @@ Shapes (:data:`SHAPES`): mysql80 and mysql84; ecommerce, alltypes (every type fa
 values) and a custom schema (JSON, DECIMAL, DATETIME(6), TIMESTAMP(3), TIME(6), ENUM/SET, BIT,
 utf8mb4 text, BLOB, BIGINT UNSIGNED, a composite key, a keyless table); FULL and MINIMAL row
 metadata; DDL mid-stream (``--ddl-every``); rotation over several files; anonymous and tagged
-GTIDs; compressed transactions; a table of 1,100 columns. Beyond them: a restart in the middle
+GTIDs; compressed transactions; ROWS_QUERY events; no checksums; a table of 1,100 columns. Beyond them: a restart in the middle
 of a transaction from file offsets, ``serve --generate`` (a stream with no files), Debezium's
 ``initial``/``no_data`` snapshot modes against serve, and the refusal of partial row images.
 """
@@ -224,7 +224,7 @@ SHAPES = {
     # name: (flavor, generate arguments)
     "mysql80-ecommerce-full-meta-rotating": (
         "mysql80", ("--workload", "ecommerce", "--transactions", "60", "--initial-rows", "4",
-                    "--row-metadata", "full", "--max-binlog-size", "16KB")),
+                    "--row-metadata", "full", "--max-binlog-size", "16KB", "--checksum", "none")),
     "mysql84-alltypes-minimal-meta": (
         "mysql84", ("--workload", "alltypes", "--transactions", "50", "--initial-rows", "4",
                     "--row-metadata", "minimal", "--seed", "7")),
@@ -237,7 +237,7 @@ SHAPES = {
                     "--max-binlog-size", "32KB")),
     "mysql84-ecommerce-tagged-gtid": (
         "mysql84", ("--workload", "ecommerce", "--transactions", "40", "--initial-rows", "3",
-                    "--gtid", "3e11fa47-71ca-11e1-9e33-c80aa9429562:orders", "--seed", "2")),
+                    "--gtid", "3e11fa47-71ca-11e1-9e33-c80aa9429562:orders", "--rows-query", "--seed", "2")),
     "mysql80-alltypes-compressed": (
         "mysql80", ("--workload", "alltypes", "--transactions", "40", "--initial-rows", "3",
                     "--compress", "--seed", "9")),
