@@ -66,7 +66,6 @@ import json
 import os
 import struct
 import subprocess
-import time
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,7 +75,8 @@ from tests.conformance.toolchain import Toolchain, ToolchainError, ensure
 if TYPE_CHECKING:
     from tests.conformance.consumers.base import ServedEndpoint
 
-__all__ = ["NAME", "FLAVORS", "CONNECTOR_PROPERTIES", "DebeziumFailed", "ensure_built", "decode", "changes_from_records"]
+__all__ = ["NAME", "FLAVORS", "CONNECTOR_PROPERTIES", "DebeziumFailed", "ensure_built", "decode", "run_records",
+           "changes_from_records", "convert"]
 
 NAME = "debezium"
 FLAVORS: tuple[str, ...] = ("mysql80", "mysql84")
@@ -306,8 +306,3 @@ def changes_from_records(records: list[dict]) -> list[dict]:
         })
     return out
 
-
-def elapsed(fn, *args, **kwargs) -> tuple[Any, float]:
-    """(fn's result, wall seconds) — for the test report of how long Debezium runs take."""
-    t0 = time.monotonic()
-    return fn(*args, **kwargs), time.monotonic() - t0
