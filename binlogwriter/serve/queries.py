@@ -4,11 +4,12 @@ Answered: ``SET`` (user variables such as ``@master_binlog_checksum``,
 ``@master_heartbeat_period``, ``@mariadb_slave_capability``, ``@slave_connect_state`` are kept
 per connection; system variables and ``SET NAMES`` are accepted and ignored), ``SELECT`` of
 system variables, user variables, literals and a few functions (VERSION(), UNIX_TIMESTAMP(),
-NOW(), DATABASE(), USER(), CONNECTION_ID()), ``SHOW [GLOBAL|SESSION] VARIABLES [LIKE|WHERE]``,
+NOW(), DATABASE(), USER(), CONNECTION_ID(), GTID_SUBTRACT(), GTID_SUBSET(): gtid_functions.py), ``SHOW [GLOBAL|SESSION] VARIABLES [LIKE|WHERE]``,
 ``SHOW MASTER STATUS`` / ``SHOW BINARY LOG STATUS`` / ``SHOW BINLOG STATUS``, ``SHOW BINARY
 LOGS`` / ``SHOW MASTER LOGS``, ``SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [o,] n]``,
 ``SHOW SLAVE HOSTS`` / ``SHOW REPLICAS``, ``SHOW WARNINGS``, ``SHOW GRANTS``, transaction
-statements (BEGIN/COMMIT/ROLLBACK), ``USE db``. Anything else gets ERR 1064 naming the statement.
+statements (BEGIN/COMMIT/ROLLBACK), ``USE db``, ``LOCK``/``UNLOCK TABLES`` (accepted: nothing to
+lock), ``SELECT … FROM information_schema.<table>`` (no rows: queries_catalog.py). Anything else gets ERR 1064 naming the statement.
 The variable values follow the files: version and server id from the FDE, checksum from its
 checksum algorithm, GTID variables from the GTID state of the files (binlogs.py).
 """
@@ -22,7 +23,9 @@ from dataclasses import dataclass
 
 from binlogwriter.format import version_tuple
 from binlogwriter.serve.binlogs import BinlogSet
+from binlogwriter.serve.gtid_functions import GTID_FUNCTIONS, gtid_function
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
+from binlogwriter.serve.queries_catalog import information_schema_select, information_schema_table
 from binlogwriter.serve.queries_show import ShowMixin
 from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _split_top, _unquote
 from binlogwriter.serve.session import Session
@@ -92,6 +95,9 @@ class Answerer(VariablesMixin, ShowMixin):
         m = re.fullmatch(r"(\w+)\s*\((.*)\)", e, re.S)
         if m and m.group(1).upper() == "BINLOG_GTID_POS":
             return self._binlog_gtid_pos([self.eval(a) for a in _split_top(m.group(2))])
+        if m and m.group(1).upper() in GTID_FUNCTIONS:
+            args = [self.eval(a) for a in _split_top(m.group(2))]
+            return gtid_function(m.group(1).upper(), args, mariadb=self.binlogs.is_mariadb)
         raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate '{e[:200]}'", "42000")
 
     def _binlog_gtid_pos(self, args: list[object]) -> str | None:
@@ -136,7 +142,7 @@ class Answerer(VariablesMixin, ShowMixin):
             return self._select(q[6:].strip())
         if head == "SHOW":
             return self._show(q[4:].strip(), " ".join(words[1:]))
-        if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL"):
+        if head in ("BEGIN", "COMMIT", "ROLLBACK", "USE", "START", "DO", "FLUSH", "KILL", "LOCK", "UNLOCK"):
             return [ok_packet()]
         raise QueryError(
             ER_PARSE_ERROR, f"binlogwriter serve does not answer this statement: {q[:200]}", "42000"
@@ -162,6 +168,9 @@ class Answerer(VariablesMixin, ShowMixin):
         return ok_packet()
 
     def _select(self, rest: str) -> list[bytes]:
+        schema_table = information_schema_table(rest)
+        if schema_table is not None:
+            return information_schema_select(rest, schema_table)
         m = re.search(r"\s+FROM\s+(\w+)", rest, re.I)
         if m and m.group(1).upper() != "DUAL":
             raise QueryError(1146, f"binlogwriter serve has no table {m.group(1)!r}", "42S02")

@@ -7,6 +7,17 @@ from __future__ import annotations
 from binlogwriter.serve.protocol import MAX_ALLOWED_PACKET
 from binlogwriter.serve.query_errors import ER_UNKNOWN_SYSTEM_VARIABLE, QueryError
 
+JDBC_SESSION_DEFAULTS: dict[str, object] = {
+    "auto_increment_increment": 1,
+    "auto_increment_offset": 1,
+    "init_connect": "",
+    "query_cache_size": 0,
+    "query_cache_type": "OFF",
+}
+"""Server defaults (MySQL reference manual "Server System Variables") that MySQL Connector/J
+reads in one ``SELECT @@session.auto_increment_increment AS …, @@init_connect …`` right after
+its login (Debezium's JDBC connection): the values of a server left at its defaults."""
+
 
 class VariablesMixin:
     """:class:`~binlogwriter.serve.queries.Answerer`'s variables."""
@@ -15,7 +26,7 @@ class VariablesMixin:
     def variables(self) -> dict[str, object]:
         bs = self.binlogs
         maria = bs.is_mariadb
-        mysql_set, maria_state, _uuid = bs.end_state()
+        mysql_set, maria_state, uuid = bs.end_state()
         version = bs.server_version
         v: dict[str, object] = {
             "version": version,
@@ -62,6 +73,7 @@ class VariablesMixin:
             "rpl_semi_sync_master_enabled": "OFF",
             "license": "GPL",
         }
+        v.update(JDBC_SESSION_DEFAULTS)
         if maria:
             binlog_pos = maria_state.text()
             v.update(
@@ -78,7 +90,9 @@ class VariablesMixin:
                 }
             )
         else:
-            gtids = bool(mysql_set)
+            # GTIDs are on when the served events carry them: a generated stream (generated.py)
+            # knows its UUID before any GTID is sent, while its executed set is still empty
+            gtids = bool(mysql_set) or uuid is not None
             v.update(
                 {
                     "gtid_mode": "ON" if gtids else "OFF",
