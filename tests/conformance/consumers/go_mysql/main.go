@@ -232,8 +232,11 @@ func main() {
 			curFile = string(e.NextLogName)
 		case *replication.GTIDEvent:
 			flush(nil)
-			s := mysqlGTID(e)
-			curGTID, txPos, inTxn = &s, start, true
+			curGTID, txPos, inTxn = nil, start, true
+			if h.EventType != replication.ANONYMOUS_GTID_EVENT {
+				s := mysqlGTID(e)
+				curGTID = &s
+			}
 		case *replication.GtidTaggedLogEvent:
 			flush(nil)
 			s := mysqlGTID(&e.GTIDEvent)
