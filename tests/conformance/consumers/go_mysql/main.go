@@ -214,20 +214,18 @@ func main() {
 		_ = out.Encode(map[string]any{"kind": "end", "reason": reason, "changes": printed})
 		os.Exit(0)
 	}
-	for {
-		if *n > 0 && printed >= *n {
-			end("count")
-		}
-		ev, err := streamer.GetEvent(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				end("timeout")
-			}
-			fail(err)
-		}
+	// handle processes one event; at is the header of the event in the file: the event
+	// itself, or the TRANSACTION_PAYLOAD event carrying it (MySQL binlog_transaction_compression),
+	// whose offset and size its changes then report.
+	var handle func(ev *replication.BinlogEvent, at *replication.EventHeader)
+	handle = func(ev *replication.BinlogEvent, at *replication.EventHeader) {
 		h := ev.Header
-		start := h.LogPos - h.EventSize
+		start := at.LogPos - at.EventSize
 		switch e := ev.Event.(type) {
+		case *replication.TransactionPayloadEvent:
+			for _, inner := range e.Events {
+				handle(inner, at)
+			}
 		case *replication.RotateEvent:
 			curFile = string(e.NextLogName)
 		case *replication.GTIDEvent:
@@ -271,7 +269,7 @@ func main() {
 			case replication.EnumRowsEventTypeDelete:
 				op = "delete"
 			default:
-				continue
+				return
 			}
 			step := 1
 			if op == "update" {
@@ -280,7 +278,7 @@ func main() {
 			for i := 0; i+step <= len(e.Rows); i += step {
 				c := &change{Kind: "change", Op: op, EventType: int(h.EventType), TableID: e.TableID,
 					Schema: string(e.Table.Schema), Table: string(e.Table.Table), Row: i / step,
-					GTID: curGTID, File: curFile, Position: start, EventSize: h.EventSize,
+					GTID: curGTID, File: curFile, Position: start, EventSize: at.EventSize,
 					Timestamp: h.Timestamp, TxPosition: txPos}
 				skip := func(k int) []int {
 					if k < len(e.SkippedColumns) {
@@ -300,6 +298,19 @@ func main() {
 				pending = append(pending, c)
 			}
 		}
+	}
+	for {
+		if *n > 0 && printed >= *n {
+			end("count")
+		}
+		ev, err := streamer.GetEvent(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				end("timeout")
+			}
+			fail(err)
+		}
+		handle(ev, ev.Header)
 	}
 }
 
