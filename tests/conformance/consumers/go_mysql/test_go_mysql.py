@@ -17,6 +17,9 @@ go-mysql's own limits, recorded rather than hidden (:func:`gomysql_signedness`):
   MySQL writes 0 for YEAR, MariaDB 1 (format.md §12.1), so on MariaDB a signed integer after
   YEAR is read as unsigned. The comparison expects exactly the values that shifted
   signedness produces for those columns and the truth's values everywhere else.
+- go-mysql #845 (https://github.com/go-mysql-org/go-mysql/issues/845, PR #1125 after v1.13.0):
+  ``mysql.ParseMysqlGTIDSet`` cannot parse a tagged GTID set (``uuid:tag:1-n``), so go-mysql
+  cannot resume from one: a strict xfail records it.
 
 The normalisation from go-mysql's natural values to canonical form is this test's
 (:func:`canonical`): the truth's per-type renderers, except that a zero/invalid DATE,
@@ -285,6 +288,23 @@ def test_go_mysql_resumes_after_a_gtid_set(tmp_path: Path, flavor: str, gomysql_
     want = expected(run_dir, skip=20)
     assert want[0]["gtid"] == txns[20]
     got = list(canonical(_decode(run_dir, len(want), gtid=gtid), run_dir))
+    compare(got, want)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "go-mysql v1.13.0 cannot parse a tagged GTID set (mysql.ParseMysqlGTIDSet: strconv.ParseInt "
+    "of the tag): https://github.com/go-mysql-org/go-mysql/issues/845, fixed by PR #1125 after "
+    "v1.13.0; reading tagged GTID events from a file/position works (the tagged case above)"))
+def test_go_mysql_resumes_after_a_tagged_gtid_set(tmp_path: Path, gomysql_built: None) -> None:
+    run_dir = _run(tmp_path, flavor="mysql84", workload="ecommerce",
+                   gtid="3e11fa47-71ca-11e1-9e33-c80aa9429562:gm")
+    txns: list[str] = []
+    for w in truth_changes(run_dir):
+        if w["gtid"] not in txns:
+            txns.append(w["gtid"])
+    uuid, tag, gno = txns[19].rsplit(":", 2)
+    want = expected(run_dir, skip=20)
+    got = list(canonical(_decode(run_dir, len(want), gtid=f"{uuid}:{tag}:1-{gno}"), run_dir))
     compare(got, want)
 
 
