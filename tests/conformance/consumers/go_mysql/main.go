@@ -15,7 +15,8 @@
 //	                        the columns the row image leaves out, the GTID, file, the rows
 //	                        event's start offset and size, the header timestamp and, once
 //	                        the transaction commits, its XID;
-//	{"kind":"end", ...}     when N changes were printed or the timeout passed.
+//	{"kind":"end", ...}     when N changes were printed or the timeout passed: the reason,
+//	                        the number of changes printed and of heartbeat events received.
 //
 // Changes are buffered per transaction and printed at its XID (or COMMIT query event, or the
 // next GTID event), so each change line carries the XID.
@@ -194,6 +195,7 @@ func main() {
 		txPos   uint32
 		pending []*change
 		printed int
+		beats   int
 		inTxn   bool
 	)
 	flush := func(xid *uint64) {
@@ -211,7 +213,7 @@ func main() {
 	}
 	end := func(reason string) {
 		flush(nil)
-		_ = out.Encode(map[string]any{"kind": "end", "reason": reason, "changes": printed})
+		_ = out.Encode(map[string]any{"kind": "end", "reason": reason, "changes": printed, "heartbeats": beats})
 		os.Exit(0)
 	}
 	// handle processes one event; at is the header of the event in the file: the event
@@ -221,6 +223,9 @@ func main() {
 	handle = func(ev *replication.BinlogEvent, at *replication.EventHeader) {
 		h := ev.Header
 		start := at.LogPos - at.EventSize
+		if h.EventType == replication.HEARTBEAT_EVENT || h.EventType == replication.HEARTBEAT_LOG_EVENT_V2 {
+			beats++
+		}
 		switch e := ev.Event.(type) {
 		case *replication.TransactionPayloadEvent:
 			for _, inner := range e.Events {

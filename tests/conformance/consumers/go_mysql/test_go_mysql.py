@@ -291,6 +291,39 @@ def test_go_mysql_resumes_after_a_gtid_set(tmp_path: Path, flavor: str, gomysql_
     compare(got, want)
 
 
+@pytest.mark.parametrize("flavor", ["mysql84", "mariadb1011"])
+def test_go_mysql_starts_at_a_later_file(tmp_path: Path, flavor: str, gomysql_built: None) -> None:
+    """StartSync at the second file's position 4 (COM_BINLOG_DUMP naming the file): go-mysql
+    gets exactly the changes of the files from there on."""
+    run_dir = _run(tmp_path, flavor=flavor, workload="ecommerce", max_binlog_size=15000)
+    files = sorted({w["file"] for w in truth_changes(run_dir)})
+    assert len(files) >= 3
+    want = [w for w in expected(run_dir) if w["file"] >= files[1]]
+    with ServeProcess([run_dir]) as srv:
+        ep = SimpleNamespace(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                             flavor=flavor, run_dir=run_dir, server_id=4032)
+        lines = adapter.run_lines(ep, expected_changes=len(want), timeout=60, extra=("-file", files[1]))
+    compare(list(canonical(adapter.to_changes(lines, run_dir, flavor), run_dir)), want)
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_go_mysql_waits_at_the_end_with_heartbeats(tmp_path: Path, flavor: str, gomysql_built: None) -> None:
+    """Asked for more changes than the run has, go-mysql reads them all, then waits on the
+    blocking dump (serve sends heartbeats: HeartbeatPeriod=1s) until the timeout, without an
+    error on either side; decode returns what was read."""
+    run_dir = _run(tmp_path, flavor=flavor, workload="ecommerce", transactions=20)
+    want = expected(run_dir)
+    with ServeProcess([run_dir]) as srv:
+        ep = SimpleNamespace(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                             flavor=flavor, run_dir=run_dir, server_id=4033)
+        lines = adapter.run_lines(ep, expected_changes=len(want) + 5, timeout=4)
+        assert not any("ERROR" in line or "Traceback" in line for line in srv.log), "\n".join(srv.log)
+    end = lines[-1]
+    assert (end["kind"], end["reason"], end["changes"]) == ("end", "timeout", len(want))
+    assert end["heartbeats"] >= 2, end  # @master_heartbeat_period = 1 s, 4 s of waiting
+    compare(list(canonical(adapter.to_changes(lines, run_dir, flavor), run_dir)), want)
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "go-mysql v1.13.0 cannot parse a tagged GTID set (mysql.ParseMysqlGTIDSet: strconv.ParseInt "
     "of the tag): https://github.com/go-mysql-org/go-mysql/issues/845, fixed by PR #1125 after "
