@@ -23,8 +23,8 @@ go-mysql's own limits, recorded rather than hidden (:func:`gomysql_signedness`):
 
 The normalisation from go-mysql's natural values to canonical form is this test's
 (:func:`canonical`): the truth's per-type renderers, except that a zero/invalid DATE,
-DATETIME or TIMESTAMP (which go-mysql gives as text) is compared as text with the fraction
-padded to the column's fsp (go-mysql prints ``0000-00-00 00:00:00`` without one).
+DATETIME or TIMESTAMP, which go-mysql gives as text (``0000-00-00 00:00:00.000``, its
+formatZeroTime), is compared as that text.
 """
 
 from __future__ import annotations
@@ -136,8 +136,7 @@ def canonical(changes: Iterable[dict[str, Any]], run_dir: Path) -> Iterator[dict
                 if v is None:
                     out[k] = None
                 elif isinstance(v, str) and t in _TEMPORAL:
-                    fsp = info[k].get("fsp") or 0
-                    out[k] = v + "." + "0" * fsp if fsp and "." not in v and t != "DATE" else v
+                    out[k] = v  # go-mysql's text of a zero/invalid date, fsp digits included
                 else:
                     out[k] = f[k](v) if k in f else v
             d[side] = out
