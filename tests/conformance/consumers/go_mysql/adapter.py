@@ -19,7 +19,8 @@ change of that table was written with, at or before that transaction). The colum
 
 Values are go-mysql's, turned into natural Python values without canonicalising them:
 integers as go-mysql gives them, made unsigned with the TABLE_MAP's signedness (go-mysql
-returns the raw signed value and leaves that to the user, as its canal package does); BIT as
+returns the raw signed value and leaves that to the user, as its canal package does; without
+SIGNEDNESS metadata, MariaDB's NO_LOG, with the truth's column definition); BIT as
 the unsigned integer; FLOAT/DOUBLE float; DECIMAL ``Decimal`` of go-mysql's text; DATE
 ``datetime.date``, DATETIME naive ``datetime.datetime``, TIMESTAMP aware UTC
 ``datetime.datetime``, TIME ``datetime.timedelta`` (a zero or otherwise invalid date stays
@@ -281,7 +282,10 @@ def _image(row: list[Any] | None, skip: list[int] | None, names: list[str], tm: 
     if row is None:
         return None
     absent = set(skip or ())
-    unsigned = set(tm["unsigned"] or ())
+    if tm["signedness"]:
+        unsigned = set(tm["unsigned"] or ())
+    else:  # no SIGNEDNESS metadata (MariaDB NO_LOG): the table's definition says
+        unsigned = {i for i, n in enumerate(names) if (infos.get(n) or {}).get("unsigned")}
     enums, sets = tm["enum"] or {}, tm["set"] or {}
     return {names[i]: natural(v, tm["types"][i], i in unsigned, infos.get(names[i]), flavor,
                               enums.get(str(i)), sets.get(str(i)))

@@ -83,6 +83,7 @@ type tableLine struct {
 	Names    []string         `json:"names"`
 	Types    []int            `json:"types"`
 	Meta     []uint16         `json:"meta"`
+	Signed   bool             `json:"signedness"`
 	Unsigned []int            `json:"unsigned"`
 	Enum     map[int][]string `json:"enum"`
 	Set      map[int][]string `json:"set"`
@@ -340,6 +341,7 @@ func tableOf(e *replication.TableMapEvent) tableLine {
 	for i, tp := range e.ColumnType {
 		t.Types[i] = realType(tp, e.ColumnMeta[i])
 	}
+	t.Signed = len(e.SignednessBitmap) > 0
 	unsigned := e.UnsignedMap()
 	for i := range e.ColumnType {
 		if unsigned[i] {
