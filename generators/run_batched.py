@@ -79,6 +79,9 @@ class BatchedMixin:
         s = self.spec
         ab = apply_batch(self, lo, hi)
         rb = rows_batch(self, ab, writer.now)
+        clock = self.wsclock
+        if clock is not None:  # MySQL WRITESET: each group's dependency (generators/writeset.py)
+            rb.back, state_after = clock.plan_batch(hi - lo, ab.txn, ab.table, ab.key)
         plan = writer.plan_rows(rb)
         cut_at = None
         if s.size is not None:
@@ -86,6 +89,8 @@ class BatchedMixin:
                 before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(plan.sizes[i:])))[:-1]
                 return i + int(np.searchsorted(before, s.size, side="left"))
         i, placed = self.write_segments(writer, plan, ab, hi - lo, cut_at)
+        if clock is not None:
+            clock.commit(state_after(i))
         ab.keep(self, i)
         self.record_written(ab, rb, plan, placed, i)
         return i

@@ -137,6 +137,8 @@ class Spec:
     template: str | None = None
     exclude_types: tuple[str, ...] = ()
     edge_values: float | None = None
+    dependency_tracking: str | None = None
+    parallel_groups: int | None = None
     replica: ReplicaSettings | None = None
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
 
@@ -157,7 +159,8 @@ class Spec:
                 d[f.name] = None if v is None else list(v)
             else:
                 d[f.name] = v
-        return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica")}  # only when given
+        return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica", "dependency_tracking",
+                                                                      "parallel_groups")}  # only when given
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Spec:
@@ -212,7 +215,9 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             raise SpecError(f"--exclude-types: expected a list of column types, got {v!r}")
         items = v.split(",") if isinstance(v, str) else list(v)
         out[k] = tuple(sorted({str(x).strip().upper() for x in items if str(x).strip()}))
-    elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables"):
+    elif k == "dependency_tracking":
+        out[k] = str(v).strip().lower().replace("-", "_")
+    elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables", "parallel_groups"):
         if isinstance(v, bool) or not isinstance(v, int | str):
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}")
         try:
@@ -298,6 +303,20 @@ def validate(s: Spec) -> Spec:
     if s.flavor not in FLAVORS:
         raise bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
                   f"(one of {', '.join(FLAVORS)})")
+    if s.dependency_tracking is not None:
+        if s.dependency_tracking not in ("writeset", "commit_order"):
+            raise bad(f"--dependency-tracking: expected writeset or commit_order, got {s.dependency_tracking!r}")
+        if s.flavor.startswith("mariadb"):
+            raise bad("--dependency-tracking: MySQL's logical clock (mysql80, mysql84); MariaDB groups "
+                      "transactions with --parallel-groups")
+        if s.flavor == "mysql84" and s.dependency_tracking != "writeset":
+            raise bad("--dependency-tracking: MySQL 8.4 tracks WRITESET only (commit_order is 8.0's)")
+    if s.parallel_groups is not None:
+        if isinstance(s.parallel_groups, bool) or not isinstance(s.parallel_groups, int) or not 0 <= s.parallel_groups <= 1000:
+            raise bad(f"--parallel-groups: expected 0..1000, got {s.parallel_groups!r}")
+        if s.parallel_groups and not s.flavor.startswith("mariadb"):
+            raise bad("--parallel-groups: MariaDB group commit ids (mariadb1011); MySQL's logical clock is "
+                      "--dependency-tracking")
     if s.row_metadata not in ROW_METADATA:
         raise bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
     if s.row_metadata == "NO_LOG" and not s.flavor.startswith("mariadb"):

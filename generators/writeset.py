@@ -35,11 +35,13 @@ only once per capacity clear, not per transaction.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["WritesetClock", "HISTORY_SIZE"]
+__all__ = ["WritesetClock", "HISTORY_SIZE", "writeset_clock"]
 
 HISTORY_SIZE = 25000
 """``binlog_transaction_dependency_history_size``'s default."""
@@ -154,3 +156,52 @@ class WritesetClock:
 
     def commit(self, state: _State) -> None:
         self.state = state
+
+    def after_prologue(self, groups: int) -> None:
+        """``groups`` groups were written before the run's transactions (``--ddl-in-binlog``:
+        CREATE DATABASE / TABLE, the initial rows) with the commit order: the next groups
+        depend at least on the last of them (a history start there; the initial rows'
+        hashes are not kept — a later dependency, still a safe one)."""
+        if groups:
+            self.state = _State(n=groups, start=groups - 1)
+
+    def plan_batch(self, n_txn: int, op_txn: np.ndarray, op_table: np.ndarray,
+                   op_key: np.ndarray) -> tuple[np.ndarray, Any]:
+        """:meth:`plan` for a batch of ``n_txn`` transactions whose row changes are ``op_*``
+        (``op_txn`` ascending, 0-based in the batch; a transaction without one writes no
+        group): ``back`` per transaction (1 for those without a group) and the state after
+        the batch, and a function ``state_after(c)``: the state after its first ``c``
+        transactions only (a batch cut by ``--size``)."""
+        op_txn = np.asarray(op_txn, dtype=np.int64)
+        txns, op_group = np.unique(op_txn, return_inverse=True)
+        back_g, state = self.plan(len(txns), op_group, op_table, op_key)
+        back = np.ones(n_txn, dtype=np.int64)
+        back[txns] = back_g
+
+        def state_after(c: int) -> Any:
+            if c >= n_txn:
+                return state
+            m = op_txn < c
+            return self.plan(int(np.searchsorted(txns, c)), op_group[m], np.asarray(op_table)[m],
+                             np.asarray(op_key)[m])[1]
+        return back, state_after
+
+
+_REFERENCES = re.compile(r"\bREFERENCES\s+(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)
+
+
+def writeset_clock(spec: Any, tables: list[Any]) -> WritesetClock | None:
+    """The tracker of a run of ``spec`` over the workload's table definitions (in table
+    index order), or None when its groups keep the commit order: MariaDB, or
+    ``dependency_tracking: commit_order``. A table is keyless when it has neither a PRIMARY
+    nor a UNIQUE key (its rows add no hash: ``set_has_missing_keys``); a barrier when a
+    FOREIGN KEY of the workload references it (``foreign_key_parents``)."""
+    if spec.flavor.startswith("mariadb") or (spec.dependency_tracking or "writeset") != "writeset":
+        return None
+    referenced = set()
+    for td in tables:
+        for db, name in _REFERENCES.findall(td.create_sql or ""):
+            referenced.add(((db or td.table.database).lower(), name.lower()))
+    keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) for td in tables]
+    barrier = [(td.table.database.lower(), td.table.name.lower()) in referenced for td in tables]
+    return WritesetClock(np.array(keyless, dtype=bool), np.array(barrier, dtype=bool))
