@@ -63,10 +63,15 @@ class WritesetClock:
     (effective) primary key; ``barrier[t]``: changing table ``t`` clears the history (a
     FOREIGN KEY parent)."""
 
-    def __init__(self, keyless: np.ndarray, barrier: np.ndarray, history_size: int = HISTORY_SIZE) -> None:
+    def __init__(self, keyless: np.ndarray, barrier: np.ndarray, history_size: int = HISTORY_SIZE,
+                 references: list[tuple[int, int, Any]] | None = None) -> None:
         self.keyless = np.asarray(keyless, dtype=bool)
         self.barrier_table = np.asarray(barrier, dtype=bool)
         self.history_size = history_size
+        self.references = references or []
+        """FOREIGN KEYs: (child table, identity code of the referenced key, ``fn(child keys) ->
+        parent keys``, -1 for NULL): a child row's writeset also holds the hash of the parent key it references
+        (the server hashes the FOREIGN KEY values as the parent's referenced key)."""
         self.state = _State()
 
     def barrier(self) -> None:
@@ -89,8 +94,19 @@ class WritesetClock:
         ser_g = np.zeros(m, dtype=bool)
         ser_g[op_group[self.keyless[op_table]]] = True
         keep = ~bar_g[op_group] & ~self.keyless[op_table]
-        # the writeset: distinct (table, key) per group
+        # the writeset: distinct (table, key) per group, and the parent keys child rows reference
         pt, pk, pg = op_table[keep], op_key[keep], op_group[keep]
+        if self.references:
+            xt, xk, xg = [pt], [pk], [pg]
+            for child, parent, fn in self.references:
+                r = np.flatnonzero(pt == child)
+                if len(r):
+                    pkeys = np.asarray(fn(pk[r]), dtype=np.int64)
+                    ok = pkeys >= 0
+                    xt.append(np.full(int(ok.sum()), parent, dtype=np.int64))
+                    xk.append(pkeys[ok])
+                    xg.append(pg[r][ok])
+            pt, pk, pg = np.concatenate(xt), np.concatenate(xk), np.concatenate(xg)
         if len(pg):
             o = np.lexsort((pg, pk, pt))
             pt, pk, pg = pt[o], pk[o], pg[o]
@@ -198,10 +214,52 @@ def writeset_clock(spec: Any, tables: list[Any]) -> WritesetClock | None:
     FOREIGN KEY of the workload references it (``foreign_key_parents``)."""
     if spec.flavor.startswith("mariadb") or (spec.dependency_tracking or "writeset") != "writeset":
         return None
+    from generators.foreign_keys import parse_foreign_keys
+
+    index = {(td.table.database.lower(), td.table.name.lower()): i for i, td in enumerate(tables)}
     referenced = set()
-    for td in tables:
-        for db, name in _REFERENCES.findall(td.create_sql or ""):
-            referenced.add(((db or td.table.database).lower(), name.lower()))
-    keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) for td in tables]
+    references = []
+    children = set()
+    for i, td in enumerate(tables):
+        if not _REFERENCES.search(td.create_sql or ""):
+            continue
+        for fk in parse_foreign_keys(td.create_sql, td.table):
+            key = (fk.parent[0].lower(), fk.parent[1].lower())
+            referenced.add(key)
+            if spec.workload is None and key in index:  # a custom schema's key-derived references
+                # the hash is of the parent's referenced key (its name, the values): one
+                # identity per (parent, referenced key); the parent's own rows never enter the
+                # history (a barrier), so it need not equal theirs
+                ptable = tables[index[key]].table
+                cols = {c.lower() for c in fk.parent_columns}
+                kix = next((j for j, k in enumerate(ptable.keys)
+                            if {part.column.lower() for part in k.parts} == cols), 0)
+                code = len(tables) + index[key] * 1024 + kix
+                references.append((i, code, _parent_keys(spec, td.table.name, fk.name, fk.parent == fk.child)))
+                children.add(i)
+    keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) and i not in children
+               for i, td in enumerate(tables)]
     barrier = [(td.table.database.lower(), td.table.name.lower()) in referenced for td in tables]
-    return WritesetClock(np.array(keyless, dtype=bool), np.array(barrier, dtype=bool))
+    return WritesetClock(np.array(keyless, dtype=bool), np.array(barrier, dtype=bool), references=references)
+
+
+def _parent_keys(spec: Any, child: str, fk_name: str, self_ref: bool):
+    """The parent key each child key references (generators/foreign_keys.py ``_reference``:
+    ``hash64(salt(seed, child, "foreign-key", name), k) % n`` with ``n`` the initial rows,
+    or ``min(k, initial)`` for a self-reference; -1 for NULL), for arrays of child keys."""
+    from generators.hashing import hash64_array, salt
+
+    h = salt(spec.seed, child, "foreign-key", fk_name)
+    initial = spec.initial_rows
+
+    def fn(keys: np.ndarray) -> np.ndarray:
+        keys = np.asarray(keys, dtype=np.int64)
+        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
+        hk = hash64_array(h, keys)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        ok = n >= 1
+        out[ok] = (hk[ok] % n[ok].astype(np.uint64)).astype(np.int64)
+        if self_ref:
+            out[~ok] = keys[~ok]  # the row itself
+        return out
+    return fn
