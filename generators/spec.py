@@ -138,6 +138,7 @@ class Spec:
     exclude_types: tuple[str, ...] = ()
     edge_values: float | None = None
     dependency_tracking: str | None = None
+    charset_stress: float | None = None
     parallel_groups: int | None = None
     replica: ReplicaSettings | None = None
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
@@ -160,7 +161,7 @@ class Spec:
             else:
                 d[f.name] = v
         return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica", "dependency_tracking",
-                                                                      "parallel_groups")}  # only when given
+                                                                      "parallel_groups", "charset_stress")}  # only when given
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Spec:
@@ -226,6 +227,8 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
     elif k == "edge_values":
         out[k] = parse_fraction(v, "--edge-values")
+    elif k == "charset_stress":
+        out[k] = parse_fraction(v, "--charset-stress")
     elif k == "replica":
         out[k] = parse_replica(v)
     elif k in ("ddl_in_binlog", "rows_query", "transaction_compression"):
@@ -274,6 +277,16 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
     return tuple(sorted(out, key=lambda c: c.target))
 
 
+CHARSET_STRESS_DEFAULT = 0.1
+"""``--charset-stress`` when not given: the share of text values from the multilingual pool."""
+
+
+def charset_stress_of(spec: Spec) -> float:
+    """The run's share of multilingual text values (``charset_stress``, default
+    :data:`CHARSET_STRESS_DEFAULT`; generators/columns/_strings.py ``stress_pool``)."""
+    return CHARSET_STRESS_DEFAULT if spec.charset_stress is None else float(spec.charset_stress)
+
+
 def validate(s: Spec) -> Spec:
     """Check every field; raise SpecError naming the option. Returns ``s`` unchanged."""
     def bad(msg: str) -> SpecError:
@@ -303,6 +316,10 @@ def validate(s: Spec) -> Spec:
     if s.flavor not in FLAVORS:
         raise bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
                   f"(one of {', '.join(FLAVORS)})")
+    if s.charset_stress is not None and (isinstance(s.charset_stress, bool)
+                                         or not isinstance(s.charset_stress, int | float)
+                                         or not 0.0 <= s.charset_stress <= 1.0):
+        raise bad(f"--charset-stress: expected a fraction 0..1, got {s.charset_stress!r}")
     if s.dependency_tracking is not None:
         if s.dependency_tracking not in ("writeset", "commit_order"):
             raise bad(f"--dependency-tracking: expected writeset or commit_order, got {s.dependency_tracking!r}")
