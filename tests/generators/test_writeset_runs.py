@@ -58,7 +58,9 @@ def model_last_committed(out: Path, keys: dict, fk_parents: set[str] = frozenset
     """The server's last_committed for every GTID group of the run at ``out``, file by file;
     ``refs``: per child table its FOREIGN KEYs (columns, parent, referenced key name)."""
     rows: dict[tuple[str, int], list[dict]] = {}
-    for line in (out / "truth" / "changes" / "changes.jsonl").read_text().splitlines():
+    for line in (out / "truth" / "changes" / "changes.jsonl").read_text(encoding="utf-8").split("\n"):
+        if not line:
+            continue
         ch = json.loads(line)
         rows.setdefault((ch["file"], ch["transaction_position"]), []).append(ch)
     want = []
