@@ -106,6 +106,9 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         self._tm_cache: dict[int, tuple[object, Event]] = {}
         self.transactions = 0
         self.last_gtid: str | None = None
+        # the next MySQL group's dependency distance (binlogwriter/logical_clock.py): 1 =
+        # commit order; next_mysql_gtid uses it once and sets it back to 1
+        self.clock_back: int = 1
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
         self.sizes_only = sizes_only
         self.stage_bytes = stage_bytes

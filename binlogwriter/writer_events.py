@@ -18,6 +18,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
+from binlogwriter.logical_clock import last_committed
 from binlogwriter.transaction import Transaction, ddl_events, transaction_events
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ class EventsMixin:
 
     def next_mysql_gtid(self, may_have_sbr: bool = False) -> Event:
         seq = self.ids.take_seq()
-        common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=seq - 1,
+        back, self.clock_back = self.clock_back, 1
+        common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=last_committed(seq, back),
                       sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
                       transaction_length=0, immediate_server_version=self.fmt.server_version_number,
                       server_id=self.server_id)

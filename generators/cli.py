@@ -103,6 +103,14 @@ def _opt(*names: str, **kw: Any):
 @_opt("--row-event-max-size", help="Split rows events above this size [8192].")
 @_opt("--edge-values", help="Share 0..1 of edge values (type limits, zero dates, empty and longest strings, "
       "NULL) in every column drawn by its type [0; alltypes: 0.25 of its own].")
+@_opt("--charset-stress", help="Share 0..1 of CHAR/VARCHAR/TEXT values drawn from multilingual text (accents, "
+      "Greek/Cyrillic, CJK, RTL, combining marks, 4-byte emoji), kept to what each column's charset holds "
+      "[0.1; 0 = ASCII text as before].")
+@_opt("--dependency-tracking", type=Choice(["writeset", "commit_order"]),
+      help="MySQL last_committed / sequence_number: WRITESET dependency tracking (parallel-apply "
+           "groups from the rows' keys) or COMMIT_ORDER (serial) [writeset].")
+@_opt("--parallel-groups", type=int,
+      help="MariaDB: group commits of up to N independent transactions (GTID commit_id) [0 = none].")
 @click.option("--replica-schema", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write truth/replica/: what a replica with this DDL holds, or where it stops (docs/replica.md).")
 @click.option("--replica-conversions", default=None,

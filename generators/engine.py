@@ -43,6 +43,7 @@ from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
 from generators.truth import column_renderer, write_sorted_jsonl
 from generators.workloads import WorkloadDef, load_workload
+from generators.writeset import writeset_clock
 
 __all__ = ["generate", "Run", "RunResult", "FileInfo", "build_manifest", "file_entry", "lock_dir", "scan_file",
            "sweep_stale_tmp", "tmp_prefix", "INITIAL_ROWS_PER_TXN", "SNAPSHOT_ROWS_PER_INSERT"]
@@ -94,6 +95,8 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
         self.fmt = BinlogFormat.preset(self.spec.flavor, checksum=self.spec.checksum)
         self.infos = [rt.info() for rt in self.rows]
         self.cursor = KeyCursor.start(self.infos)
+        self.wsclock = writeset_clock(self.spec, self.work.tables)
+        """MySQL WRITESET dependency tracking (generators/writeset.py), None: commit order."""
         self.ddl_epoch = 0
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
@@ -144,6 +147,8 @@ class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
             writer.open()
             if s.ddl_in_binlog:
                 self._initial_in_binlog(writer)
+            if self.wsclock is not None:
+                self.wsclock.after_prologue(writer.transactions)
             self._loop(writer)
             writer.close()
         except BaseException:

@@ -35,7 +35,7 @@ from binlogwriter.batch.unique import unique_rows
 from binlogwriter.schema import Column, Table
 from generators.hashing import hash64, hash64_array, salt
 from generators.keys import NEVER, TableInfo, step
-from generators.spec import ColumnGen, Spec, SpecError
+from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
 from generators.values import (
     Vec,
     column_generator,
@@ -147,10 +147,11 @@ class TableRows:
             if i in key_cols:
                 continue
             ov = self.user_overrides.get(col.name) or self.tdef.overrides.get(col.name)
+            cs = charset_stress_of(self.spec)  # multilingual text (generators/columns/_strings.py)
             gens[i] = column_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
-                                       start_time=self.spec.start_time)
+                                       start_time=self.spec.start_time, charset_stress=cs)
             vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
-                                               start_time=self.spec.start_time)
+                                               start_time=self.spec.start_time, charset_stress=cs)
         self.gens = gens
         self.vgens = vgens
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}

@@ -79,6 +79,7 @@ class BatchedMixin:
         s = self.spec
         ab = apply_batch(self, lo, hi)
         rb = rows_batch(self, ab, writer.now)
+        keep_clock = self.plan_clock(ab, rb)
         plan = writer.plan_rows(rb)
         cut_at = None
         if s.size is not None:
@@ -86,9 +87,21 @@ class BatchedMixin:
                 before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(plan.sizes[i:])))[:-1]
                 return i + int(np.searchsorted(before, s.size, side="left"))
         i, placed = self.write_segments(writer, plan, ab, hi - lo, cut_at)
+        keep_clock(i)
         ab.keep(self, i)
         self.record_written(ab, rb, plan, placed, i)
         return i
+
+    def plan_clock(self, ab: Any, rb: Any) -> Callable[[int], None]:
+        """MySQL WRITESET (generators/writeset.py): each group's dependency distance into
+        ``rb.back`` before the batch is planned; returns ``keep(c)``, to call once its first
+        ``c`` transactions are written (the tracker then continues after them). Without a
+        tracker (commit order, MariaDB): nothing."""
+        clock = self.wsclock
+        if clock is None:
+            return lambda c: None
+        rb.back, state_after = clock.plan_batch(len(ab.advance), ab.txn, ab.table, ab.key)
+        return lambda c: clock.commit(state_after(c))
 
     def record_written(self, ab: Any, rb: Any, plan: Any, placed: list[list[Any]], n: int) -> None:
         """The first ``n`` transactions of a batch are written (``placed`` by

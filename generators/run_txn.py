@@ -6,6 +6,8 @@ GTID bookkeeping per file, the truth/changes hook, and the ``--ddl-every`` ALTER
 
 from __future__ import annotations
 
+import numpy as np
+
 from binlogwriter.writer import BinlogWriter
 from generators.hashing import hash64, salt
 from generators.keys import Applied, epoch_at, resolve_ops, step
@@ -104,7 +106,15 @@ class TransactionsMixin:
         """Write transaction ``plan.index`` (clock, its rows, the DDL that follows it)."""
         if plan.advance:
             writer.advance(plan.advance)
+        clock = self.wsclock
+        if clock is not None and applied:  # MySQL WRITESET: the group's dependency (generators/writeset.py)
+            back, state = clock.plan(1, np.zeros(len(applied), dtype=np.int64),
+                                     np.array([a.table for a in applied], dtype=np.int64),
+                                     np.array([a.key for a in applied], dtype=np.int64))
+            writer.clock_back = int(back[0])
         self._write_stmts(writer, self.statements(applied))
+        if clock is not None and applied:
+            clock.commit(state)
         d = ddl_after(self.spec, plan.index)
         if d is not None:
             self.do_ddl(writer, d)
@@ -159,3 +169,5 @@ class TransactionsMixin:
         self._ddl(writer, sql, t.database)
         if self.changes is not None:  # truth/schema_history.jsonl (generators/schema_history.py)
             self.changes.define(rt)
+        if self.wsclock is not None:  # an empty writeset: the history cleared (generators/writeset.py)
+            self.wsclock.barrier()

@@ -137,6 +137,9 @@ class Spec:
     template: str | None = None
     exclude_types: tuple[str, ...] = ()
     edge_values: float | None = None
+    dependency_tracking: str | None = None
+    charset_stress: float | None = None
+    parallel_groups: int | None = None
     replica: ReplicaSettings | None = None
     columns: tuple[ColumnGen, ...] = field(default_factory=tuple)
 
@@ -157,7 +160,8 @@ class Spec:
                 d[f.name] = None if v is None else list(v)
             else:
                 d[f.name] = v
-        return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica")}  # only when given
+        return {k: v for k, v in d.items() if v is not None or k not in ("edge_values", "replica", "dependency_tracking",
+                                                                      "parallel_groups", "charset_stress")}  # only when given
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Spec:
@@ -212,7 +216,9 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             raise SpecError(f"--exclude-types: expected a list of column types, got {v!r}")
         items = v.split(",") if isinstance(v, str) else list(v)
         out[k] = tuple(sorted({str(x).strip().upper() for x in items if str(x).strip()}))
-    elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables"):
+    elif k == "dependency_tracking":
+        out[k] = str(v).strip().lower().replace("-", "_")
+    elif k in ("seed", "transactions", "initial_rows", "server_id", "ddl_every", "tables", "parallel_groups"):
         if isinstance(v, bool) or not isinstance(v, int | str):
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}")
         try:
@@ -221,6 +227,8 @@ def _coerce_one(out: dict[str, Any], k: str, v: Any) -> None:
             raise SpecError(f"--{k.replace('_', '-')}: expected an integer, got {v!r}") from None
     elif k == "edge_values":
         out[k] = parse_fraction(v, "--edge-values")
+    elif k == "charset_stress":
+        out[k] = parse_fraction(v, "--charset-stress")
     elif k == "replica":
         out[k] = parse_replica(v)
     elif k in ("ddl_in_binlog", "rows_query", "transaction_compression"):
@@ -269,6 +277,16 @@ def _parse_columns(v: Any) -> tuple[ColumnGen, ...]:
     return tuple(sorted(out, key=lambda c: c.target))
 
 
+CHARSET_STRESS_DEFAULT = 0.1
+"""``--charset-stress`` when not given: the share of text values from the multilingual pool."""
+
+
+def charset_stress_of(spec: Spec) -> float:
+    """The run's share of multilingual text values (``charset_stress``, default
+    :data:`CHARSET_STRESS_DEFAULT`; generators/columns/_strings.py ``stress_pool``)."""
+    return CHARSET_STRESS_DEFAULT if spec.charset_stress is None else float(spec.charset_stress)
+
+
 def validate(s: Spec) -> Spec:
     """Check every field; raise SpecError naming the option. Returns ``s`` unchanged."""
     def bad(msg: str) -> SpecError:
@@ -298,6 +316,24 @@ def validate(s: Spec) -> Spec:
     if s.flavor not in FLAVORS:
         raise bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
                   f"(one of {', '.join(FLAVORS)})")
+    if s.charset_stress is not None and (isinstance(s.charset_stress, bool)
+                                         or not isinstance(s.charset_stress, int | float)
+                                         or not 0.0 <= s.charset_stress <= 1.0):
+        raise bad(f"--charset-stress: expected a fraction 0..1, got {s.charset_stress!r}")
+    if s.dependency_tracking is not None:
+        if s.dependency_tracking not in ("writeset", "commit_order"):
+            raise bad(f"--dependency-tracking: expected writeset or commit_order, got {s.dependency_tracking!r}")
+        if s.flavor.startswith("mariadb"):
+            raise bad("--dependency-tracking: MySQL's logical clock (mysql80, mysql84); MariaDB groups "
+                      "transactions with --parallel-groups")
+        if s.flavor == "mysql84" and s.dependency_tracking != "writeset":
+            raise bad("--dependency-tracking: MySQL 8.4 tracks WRITESET only (commit_order is 8.0's)")
+    if s.parallel_groups is not None:
+        if isinstance(s.parallel_groups, bool) or not isinstance(s.parallel_groups, int) or not 0 <= s.parallel_groups <= 1000:
+            raise bad(f"--parallel-groups: expected 0..1000, got {s.parallel_groups!r}")
+        if s.parallel_groups and not s.flavor.startswith("mariadb"):
+            raise bad("--parallel-groups: MariaDB group commit ids (mariadb1011); MySQL's logical clock is "
+                      "--dependency-tracking")
     if s.row_metadata not in ROW_METADATA:
         raise bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
     if s.row_metadata == "NO_LOG" and not s.flavor.startswith("mariadb"):

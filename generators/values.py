@@ -65,20 +65,23 @@ __all__ = ["column_generator", "column_vector_generator", "type_generator", "ove
 
 
 def type_generator(col: Column, table: str, flavor: str, *, edge: bool | ValueMode = False,
-                   start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+                   start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: its family's ``generator``.
     ``edge``: True for the family's own edge values at ``EDGE_P`` (alltypes), or a
     :class:`~generators.edge_values.ValueMode` (the share of :func:`edge_values`, the
-    integers' whole range)."""
+    integers' whole range). ``charset_stress``: the share of a text column's values drawn
+    from the multilingual pool (``--charset-stress``, generators/columns/_strings.py), under
+    the edge values."""
     fam = family_of_type(col.type)
     if fam is None or fam.generator is None:
         raise SpecError(f"column {table}.{col.name}: no value generator for type {col.type}")
+    kw = {"charset_stress": charset_stress} if charset_stress and fam.FAMILY in ("char", "blob") else {}
     if not isinstance(edge, ValueMode):
-        return fam.generator(col, table, flavor, edge=edge, start_time=start_time)
+        return fam.generator(col, table, flavor, edge=edge, start_time=start_time, **kw)
     if edge.full_range and fam.FAMILY == "integer":
         gen = fam.full_range_generator(col)
     else:
-        gen = fam.generator(col, table, flavor, start_time=start_time)
+        gen = fam.generator(col, table, flavor, start_time=start_time, **kw)
     if edge.edge_share <= 0:
         return gen
     own = getattr(fam.generator(col, table, flavor, edge=True, start_time=start_time), "edges", [])
@@ -256,7 +259,8 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
 
 
 def _scalar_generator(table: Table, col: Column, flavor: str, override: ColumnGen | None,
-                      edge: bool | ValueMode, null_p: float | None, start_time: int) -> tuple[Any, float]:
+                      edge: bool | ValueMode, null_p: float | None, start_time: int,
+                      charset_stress: float = 0.0) -> tuple[Any, float]:
     """A column's scalar generator ``fn(stream, key)`` and its NULL share: the spec's
     generator (``gen: default`` under a :class:`ValueMode` is the type's, edge values
     included), else the type's; ``null_p`` the caller's, the spec's ``null`` or
@@ -264,7 +268,7 @@ def _scalar_generator(table: Table, col: Column, flavor: str, override: ColumnGe
     if override is not None and not (override.gen == "default" and isinstance(edge, ValueMode)):
         gen = override_generator(override, col, table.name, flavor, start_time)
     else:
-        gen = type_generator(col, table.name, flavor, edge=edge, start_time=start_time)
+        gen = type_generator(col, table.name, flavor, edge=edge, start_time=start_time, charset_stress=charset_stress)
     if override is not None:
         p = override.param("null", None)
         if p is not None:
@@ -275,10 +279,10 @@ def _scalar_generator(table: Table, col: Column, flavor: str, override: ColumnGe
 
 def column_generator(table: Table, col: Column, flavor: str, seed: int, *,
                      override: ColumnGen | None = None, edge: bool | ValueMode = False,
-                     null_p: float | None = None, start_time: int = START_TIME) -> ValueFn:
+                     null_p: float | None = None, start_time: int = START_TIME, charset_stress: float = 0.0) -> ValueFn:
     """``fn(key, version) -> value`` for one non-key column (pure; see module docstring)."""
     base = salt(seed, table.name, col.name)
-    gen, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time)
+    gen, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time, charset_stress)
 
     if null_p > 0:
         def fn(key: int, version: int) -> Any:
@@ -352,13 +356,14 @@ def _replay(gen, h: np.ndarray, keys: np.ndarray, j0: int, nulls, k: int) -> lis
 
 def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *,
                             override: ColumnGen | None = None, edge: bool | ValueMode = False,
-                            null_p: float | None = None, start_time: int = START_TIME) -> VecFn:
+                            null_p: float | None = None, start_time: int = START_TIME,
+                            charset_stress: float = 0.0) -> VecFn:
     """``fn(keys, versions) -> Vec | list``: :func:`column_generator`'s values for many rows
     at once (same hashes through :func:`~generators.hashing.hash64_array`, same draws, same
     arithmetic): a :class:`Vec` from the generator's vectorised twin, or — for a generator
     without one — a list of the scalar generator's values computed on streams whose draws
     numpy made beforehand (the same code on the same numbers)."""
-    scalar, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time)
+    scalar, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time, charset_stress)
     vg = _vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
     draws = getattr(scalar, "draws", 8)
     many_array = getattr(scalar, "many_array", None)

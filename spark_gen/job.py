@@ -373,6 +373,7 @@ class _Job:
         uses = [s.uses for s in summ]
         self.changes_per_part = [s.changes for s in summ]
         self.txns_per_part = [s.txns for s in summ]
+        self.prologue = summ[0].prologue if summ else 0
         self.timer.mark("2-4 histories, pass 1")
 
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
@@ -405,13 +406,16 @@ class _Job:
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
 
         tpaths, hpaths = blocks.txn, blocks.hist
+        # MySQL WRITESET: the tracker's state at each range's start, replayed on the driver
+        clocks = part.clock_states(spec, (part.load_block(tpaths[p]) for p in range(last_p + 1)),
+                                   ranges[:last_p + 1], self.prologue)
 
         def write(p):
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
             return part.write_chunks(spec, p, *ranges[p], [part.load_block(tpaths[p])], starts[p], d,
                                      last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
-                                     changes_jsonl=changes_jsonl)
+                                     changes_jsonl=changes_jsonl, clock_state=clocks[p])
 
         nt = len(self.run0.rows)
         final_run = part.make_run(spec, stop)

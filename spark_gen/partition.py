@@ -502,12 +502,38 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
     return Summary(np.concatenate(groups), first, prologue, w.uses, changes, txns)
 
 
+def clock_states(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: list[tuple[int, int]],
+                 prologue: int) -> list[Any]:
+    """The MySQL WRITESET tracker's state (generators/writeset.py) at the start of each
+    range, for pass 2: the ranges' merged blocks replayed in order on the driver, batch by
+    batch and DDL by DDL as the one-process batch loop does (``prologue``: the
+    ``--ddl-in-binlog`` groups before range 0). None per range when the run keeps the
+    commit order. Arrays only: one tracker call per batch."""
+    run = make_run(spec, 0)
+    clock = run.wsclock
+    if clock is None:
+        return [None] * len(ranges)
+    clock.after_prologue(prologue)
+    out = []
+    for (a, b), blk in zip(ranges, blocks, strict=False):
+        out.append(clock.state)
+        for lo, hi in batch_bounds(spec, a, b):
+            ab = applied_batch(spec, blk, lo, hi)
+            _, state_after = clock.plan_batch(hi - lo, ab.txn, ab.table, ab.key)
+            clock.commit(state_after(hi - lo))
+            if ddl_after(spec, hi - 1) is not None:
+                clock.barrier()
+    return out
+
+
 def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], start: WriterStart, chunk_dir: str, *,
                  last: bool, stop: int | None, fail: tuple[str, int] | None = None,
-                 attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True) -> dict[str, Any]:
+                 attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True,
+                 clock_state: Any = None) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
     (unique per task attempt), and its truth/changes chunks in ``chunk_dir/changes``
-    (``seq`` of its first transaction with row changes: ``seq_start``). Returns the chunks and what the manifest needs."""
+    (``seq`` of its first transaction with row changes: ``seq_start``). ``clock_state``: the WRITESET
+    tracker's state at the partition's start (:func:`clock_states`). Returns the chunks and what the manifest needs."""
     from generators.changes_truth import ChangesRecorder
 
     blk = _one(records)
@@ -519,6 +545,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
                     settings=run.session_settings())
     end = b if stop is None else min(b, stop)
     half = a + (end - a) // 2
+    if run.wsclock is not None and clock_state is not None:
+        run.wsclock.state = clock_state
     try:
         if p == 0 and spec.ddl_in_binlog:
             run.initial_in_binlog(w)
@@ -526,7 +554,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
             for lo, hi in batch_bounds(spec, a, end):
                 ab = applied_batch(spec, blk, lo, hi)
                 rb = rows_batch(run, ab, w.now)
-                write_batch(run, w, ab, w.plan_rows(rb), rb)
+                keep_clock = run.plan_clock(ab, rb)
+                keep_clock(write_batch(run, w, ab, w.plan_rows(rb), rb))
                 d = ddl_after(spec, hi - 1)
                 if d is not None:
                     do_ddl(run, w, d)

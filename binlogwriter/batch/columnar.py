@@ -88,6 +88,7 @@ from binlogwriter.events.table import known_post_header
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
+from binlogwriter.logical_clock import last_committed
 from binlogwriter.transaction import _present_bitmap, query_status_vars
 from binlogwriter.writer_state import IdRange
 
@@ -121,6 +122,10 @@ class RowsBatch:
     """With rows-query events (``binlog_rows_query_log_events`` / MariaDB annotate): the
     text of every statement, in order (one per run of changes of one transaction, table
     and kind)."""
+    back: np.ndarray | None = None
+    """MySQL: per transaction, the dependency distance of its group (binlogwriter/
+    logical_clock.py: ``last_committed`` from it and the group's ``sequence_number``); None:
+    commit order (``last_committed = sequence_number - 1``)."""
 
 
 def columnar_supported(writer: Any) -> bool:
@@ -215,7 +220,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
         return RowsPlan(writer=writer, n_txn=n_txn, sizes=np.zeros(n_txn, dtype=np.int64),
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
-                        ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32),
+                        ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
                         gtid_tail=None, footer=footer, used_tables=[])
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
@@ -408,25 +413,26 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
         ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
     else:
-        gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+        gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl, rb.back)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
     return _bound(writer, rng, RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
-                    ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), gtid_tail=gtid_tail,
+                    ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back, gtid_tail=gtid_tail,
                     footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
                     used_tables=[(rb.tables[ti], tid) for ti, tid in zip(first_use, got, strict=True)]))
 
 
 def _mysql_gtids(writer: Any, tpl: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
-                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> Any:
+                 ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int,
+                 back: np.ndarray | None = None) -> Any:
     """The MySQL GTID / ANONYMOUS_GTID events ``g_idx`` of a plan (format.md §8): their
     type, flags and length (``ev_*`` set in place; the other events' lengths already
     there) and their bodies after the post-header; ``transaction_length`` by arithmetic:
     the fixed point from 0 of :func:`binlogwriter.batch.encoder.transaction_length`."""
     fmt = writer.fmt
     if writer._tag:
-        return _TaggedGtids.start(writer, clock_s, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+        return _TaggedGtids.start(writer, clock_s, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl, back)
     proto_cls = GtidEvent if writer._sid else AnonymousGtidEvent
     proto = proto_cls(sid=writer._sid or ANONYMOUS_SID, gno=1 if writer._sid else 0, gtid_flags=0, lt_typecode=2,
                       last_committed=0, sequence_number=1, immediate_commit_timestamp=0, transaction_length=0,
@@ -512,7 +518,9 @@ class _TaggedGtids:
     (``others``), the commit timestamp, the GTID's event index, and the (seq, gno) its body
     was built for (0: none yet)."""
 
-    def __init__(self, writer: Any, others: np.ndarray, ict: np.ndarray, g_of_txn: np.ndarray, fl: int) -> None:
+    def __init__(self, writer: Any, others: np.ndarray, ict: np.ndarray, g_of_txn: np.ndarray, fl: int,
+                 back: np.ndarray | None = None) -> None:
+        self.back = back  # per transaction: dependency distance (binlogwriter/logical_clock.py); None: 1
         self.fmt = writer.fmt
         self.sid, self.tag, self.server_id = writer._sid, writer._tag, writer.server_id
         self.version = writer.fmt.server_version_number
@@ -527,7 +535,8 @@ class _TaggedGtids:
 
     @classmethod
     def start(cls, writer: Any, clock_s: np.ndarray, n_txn: int, e_txn: np.ndarray, g_idx: np.ndarray,
-              ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int) -> _TaggedGtids:
+              ev_type: np.ndarray, ev_flags: np.ndarray, ev_len: np.ndarray, fl: int,
+              back: np.ndarray | None = None) -> _TaggedGtids:
         ev_len[g_idx] = 0
         others = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
         g_of_txn = np.full(n_txn, -1, dtype=np.int64)
@@ -535,18 +544,20 @@ class _TaggedGtids:
         proto = cls.event(writer._sid, writer._tag, 1, 1, 0, 0, writer.fmt.server_version_number, writer.server_id)
         ev_type[g_idx] = proto.TYPE
         ev_flags[g_idx] = proto.flags
-        return cls(writer, others, clock_s.astype(np.int64) * 1_000_000, g_of_txn, fl)
+        return cls(writer, others, clock_s.astype(np.int64) * 1_000_000, g_of_txn, fl, back)
 
     @staticmethod
     def event(sid: str, tag: str, gno: int, seq: int, ict: int, tl: int, version: int,
-              server_id: int) -> GtidTaggedEvent:
+              server_id: int, back: int = 1) -> GtidTaggedEvent:
         """The event ``EventsMixin.next_mysql_gtid`` makes for a tagged GTID."""
-        return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, gtid_flags=0, last_committed=seq - 1, sequence_number=seq,
+        return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, gtid_flags=0, last_committed=last_committed(seq, back),
+                               sequence_number=seq,
                                immediate_commit_timestamp=ict, transaction_length=tl,
                                immediate_server_version=version, server_id=server_id)
 
     def build(self, t: int, seq: int, gno: int) -> bytes:
-        ev = self.event(self.sid, self.tag, gno, seq, int(self.ict[t]), 0, self.version, self.server_id)
+        back = 1 if self.back is None else int(self.back[t])
+        ev = self.event(self.sid, self.tag, gno, seq, int(self.ict[t]), 0, self.version, self.server_id, back)
         rest = int(self.others[t]) + HEADER_SIZE + self.fl
         body = encode_body(ev, self.fmt)
         while True:  # the fixed point of transaction_length from 0 (encoder.BatchBuilder)
@@ -655,7 +666,7 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
     ev_dlen[1::2] = blen
     g_idx = np.arange(0, 2 * ng, 2, dtype=np.int64)
     tpl = _templates(fmt)
-    gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl)
+    gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl, rb.back)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
     rank = np.zeros(n_txn, dtype=np.int64)
@@ -665,6 +676,6 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
         writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
         ev_flags=ev_flags, ev_len=ev_len, ev_tpl=np.full(2 * ng, -1, dtype=np.int64), templates=[],
         ev_dstart=ev_dstart, ev_dlen=ev_dlen, ev_txn=e_txn, data=np.frombuffer(b"".join(bodies), dtype=np.uint8),
-        clock=inner.clock, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
+        clock=inner.clock, back=inner.back, gtid_tail=gtid_tail, footer=footer, chunk_first=inner.chunk_first,
         chunk_event=chunk_event, used_tables=inner.used_tables)
     return _bound(writer, rng, out, txn_xid)

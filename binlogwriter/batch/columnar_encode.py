@@ -24,6 +24,7 @@ from binlogwriter.crc import crc32
 from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int
+from binlogwriter.logical_clock import last_committed_array
 
 __all__ = ["RowsPlan", "DeferredImages"]
 
@@ -55,6 +56,7 @@ class RowsPlan:
     chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
     used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
+    back: np.ndarray | None = None  # MySQL: per transaction, its group's dependency distance (logical_clock.py)
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
@@ -122,7 +124,8 @@ class RowsPlan:
             ph = np.zeros(ng, dtype=dt)
             seq = ids.seq + np.arange(ng)
             ph["sequence_number"] = seq
-            ph["last_committed"] = seq - 1
+            ph["last_committed"] = last_committed_array(
+                seq, None if self.back is None else self.back[self.ev_txn[a:b][gi]])
             ph["lt_typecode"] = 2
             ph["gtid_flags"] = 0
             ph["gno"] = ids.gno + np.arange(ng) if ids.gno else 0
