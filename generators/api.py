@@ -37,10 +37,11 @@ from generators.engine import (
 from generators.hashing import draw_array, hash64_array, salt
 from generators.keys import epoch_at
 from generators.plan import ddl_after
+from generators.run_count import planned_for
 from generators.sizes import rows_sizes
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
-           "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
+           "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run", "planned_for",
            "rows_batch", "rows_sizes", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
 
 def make_run(spec: Any, at: int = 0) -> Run:

@@ -13,6 +13,7 @@ from generators.keys import Applied, epoch_at, resolve_ops, step
 from generators.manifest import FileInfo
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import DDL_TYPES, TableRows
+from generators.run_count import planned_for
 from generators.run_snapshot import _qi
 from generators.statement_text import statement_sql
 
@@ -47,6 +48,12 @@ class TransactionsMixin:
             return own(rt.table, kind, rows, self.spec.flavor)
         return statement_sql(rt.table, kind, rows, self.spec.flavor)
 
+    def planned_total(self) -> int | None:
+        """Transactions to plan: with ``--transactions N``, as many as make exactly N written
+        (generators/run_count.py); None with ``--size``."""
+        n = self.spec.transactions
+        return None if n is None else planned_for(self.spec, n)
+
     # -- the reference loop -----------------------------------------------------------------
     def _loop_per_transaction(self, writer: BinlogWriter) -> None:
         """The run's transactions one at a time through ``BinlogWriter.transaction()``: the
@@ -55,7 +62,7 @@ class TransactionsMixin:
         ``--size`` stops at the first transaction that starts at or past it."""
         s = self.spec
         n = len(self.rows)
-        total = s.transactions
+        total = self.planned_total()
         closed: list[int] = []
         i = 0
         last_report = 0
