@@ -3,7 +3,7 @@ transactions to plan so that exactly ``N`` are written.
 
 A planned transaction whose operations all find nothing to do (an UPDATE or DELETE of a key
 that is not live, an INSERT past the key space) changes no row; a server logs nothing for it,
-and neither does the generator. :func:`planned_for` steps the key state alone (no values, no
+and neither does the generator. :func:`planned_transactions` steps the key state alone (no values, no
 bytes: generators/batch.py ``apply_batch`` over a fresh run's state) until ``N`` planned
 transactions have changed a row, and gives the count planned; the engines then plan exactly
 that many (the one-process loops, generators/run_batched.py and generators/run_txn.py, and
@@ -19,22 +19,21 @@ import numpy as np
 from generators.batch import BATCH_TXNS, apply_batch
 from generators.spec import SpecError
 
-__all__ = ["planned_for", "MAX_EMPTY_FACTOR"]
+__all__ = ["planned_transactions", "MAX_EMPTY_FACTOR"]
 
 MAX_EMPTY_FACTOR = 64
 """A run that plans more than this many transactions per one asked for (plus one batch) without
 reaching the count is refused: its transactions (nearly) never find a row to change."""
 
 
-def planned_for(spec: Any, n: int) -> int:
+def planned_transactions(run: Any, n: int) -> int:
     """The number of transactions to plan (0, 1, 2 …) so that exactly ``n`` of them change at
-    least one row (module docstring). A :class:`~generators.spec.SpecError` naming
-    ``--transactions`` when the workload's transactions (nearly) never change a row."""
-    from generators.engine import Run  # the engine imports this module's callers
-
+    least one row (module docstring); ``run``: a fresh :class:`generators.engine.Run` of the
+    spec (its key state is used up here; ``generators.api.planned_for`` makes one). A
+    :class:`~generators.spec.SpecError` naming ``--transactions`` when the workload's
+    transactions (nearly) never change a row."""
     if n <= 0:
         return 0
-    run = Run(spec, None)  # type: ignore[arg-type]
     for rt in run.rows:
         rt.load_initial(run.initial_keys(rt))
     i = written = 0

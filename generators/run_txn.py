@@ -13,7 +13,7 @@ from generators.keys import Applied, epoch_at, resolve_ops, step
 from generators.manifest import FileInfo
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import DDL_TYPES, TableRows
-from generators.run_count import planned_for
+from generators.run_count import planned_transactions
 from generators.run_snapshot import _qi
 from generators.statement_text import statement_sql
 
@@ -52,7 +52,7 @@ class TransactionsMixin:
         """Transactions to plan: with ``--transactions N``, as many as make exactly N written
         (generators/run_count.py); None with ``--size``."""
         n = self.spec.transactions
-        return None if n is None else planned_for(self.spec, n)
+        return None if n is None else planned_transactions(type(self)(self.spec, None), n)
 
     # -- the reference loop -----------------------------------------------------------------
     def _loop_per_transaction(self, writer: BinlogWriter) -> None:
