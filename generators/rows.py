@@ -33,6 +33,7 @@ import numpy as np
 
 from binlogwriter.batch.unique import unique_rows
 from binlogwriter.schema import Column, Table
+from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
 from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError
@@ -63,6 +64,23 @@ _DDL_COLS = {
 def _wrap(fn: Callable[[Any], Any], cap: int) -> Callable[[Any], Any]:
     """``fn`` of keys taken modulo ``cap`` (an int, or a numpy array of them)."""
     return lambda keys: fn(keys % cap)
+
+
+def _with_srid(fn: Callable[[int, int], Any], srid: int) -> Callable[[int, int], Any]:
+    """A spatial column's generator whose values carry ``srid`` (workloads.TableDef.srids)."""
+    def gen(key: int, version: int) -> Any:
+        v = fn(key, version)
+        return v if v is None else Geometry(srid, v.wkb)
+    return gen
+
+
+def _with_srid_many(fn: Any, srid: int) -> Any:
+    """:func:`_with_srid` of a column's many-row generator (its values as a list)."""
+    def gen(keys: np.ndarray, versions: np.ndarray) -> list:
+        got = fn(keys, versions)
+        vals = got if isinstance(got, list) else got.tolist()
+        return [v if v is None else Geometry(srid, v.wkb) for v in vals]
+    return gen
 
 
 def ver_of(gen: int, n: int) -> int:
@@ -152,6 +170,10 @@ class TableRows:
                                        start_time=self.spec.start_time)
             vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
                                                start_time=self.spec.start_time)
+        for name, srid in self.tdef.srids.items():  # spatial columns with an SRID: their values carry it
+            i = idx.get(name)
+            if i is not None and i in gens and srid:
+                gens[i], vgens[i] = _with_srid(gens[i], srid), _with_srid_many(vgens[i], srid)
         self.gens = gens
         self.vgens = vgens
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}

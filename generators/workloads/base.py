@@ -46,6 +46,9 @@ class TableDef:
     # with counted_updates: the text of a statement as the workload's client sends it
     # (table, kind, rows as generators/statement_text.statement_sql takes them, flavor) -> SQL
     statement_sql: Callable[[Table, str, list, str], str] | None = None
+    # spatial columns declared with an SRID (MySQL's ``SRID n``):
+    # column -> SRID their values carry (generators/rows.py; a server refuses another one)
+    srids: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -173,3 +173,38 @@ def test_auto_increment_keys_are_the_servers_sequence(initial, n, seed, referenc
                 got = ch.after[col[ch.table]]
                 assert got == top[ch.table] + 1, (ch.table, got, top[ch.table])
                 top[ch.table] = got
+
+
+_GEO_DDL = """
+CREATE TABLE places (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20),
+  loc POINT NOT NULL SRID 4326, area GEOMETRY NULL, `edge` LINESTRING SRID 3857 NULL);
+CREATE TABLE zones (z POLYGON NOT NULL SRID 2154, note TEXT);
+"""
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31), reference=st.booleans(), image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
+       flavor=st.sampled_from(["mysql80", "mysql84", "mariadb1011"]))
+def test_spatial_values_keep_the_columns_srid(seed, reference, image, flavor, monkeypatch) -> None:
+    """A spatial column declared with an SRID (``POINT NOT NULL SRID 4326``) has that SRID in every value of the binlogs and of snapshot.sql
+    (``ST_GeomFromWKB(…, 4326)``); a column without one keeps SRID 0."""
+    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", reference)
+    spec = Spec.from_dict(dict(workload=None, schema_sql=_GEO_DDL, schema_file="g.sql", database="g", seed=seed,
+                               initial_rows=4, transactions=40, flavor=flavor, row_image=image))
+    want = {"loc": 4326, "area": 0, "edge": 3857, "z": 2154}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        generate(spec, out)
+        txns = transactions(sorted(out.glob("binlog.[0-9]*")))
+        snapshot = (out / "truth" / "snapshot.sql").read_text()
+    seen = set()
+    for t in txns:
+        for ch in t.changes:
+            for img in (ch.before, ch.after):
+                for c, v in (img or {}).items():
+                    if c in want and v is not None:
+                        assert v.srid == want[c], (ch.table, c, v.srid)
+                        seen.add(c)
+    assert seen
+    srids = [int(x) for x in re.findall(r"ST_GeomFromWKB\(X'[0-9a-f]*', (\d+)\)", snapshot)]
+    assert sorted(set(srids)) == [0, 2154, 3857, 4326]
