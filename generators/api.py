@@ -37,10 +37,11 @@ from generators.engine import (
 from generators.hashing import draw_array, hash64_array, salt
 from generators.keys import epoch_at
 from generators.plan import ddl_after
+from generators.run_count import planned_transactions
 from generators.sizes import rows_sizes
 
 __all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
-           "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run",
+           "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run", "planned_for",
            "rows_batch", "rows_sizes", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
 
 def make_run(spec: Any, at: int = 0) -> Run:
@@ -49,6 +50,12 @@ def make_run(spec: Any, at: int = 0) -> Run:
     run = Run(spec, None)  # type: ignore[arg-type]
     run.set_ddl_state(at)
     return run
+
+
+def planned_for(spec: Any, n: int) -> int:
+    """How many transactions to plan so that exactly ``n`` are written (``--transactions N``;
+    generators/run_count.py), from a fresh run of ``spec``."""
+    return planned_transactions(Run(spec, None), n)  # type: ignore[arg-type]
 
 
 def do_ddl(run: Run, writer: Any, d: int) -> None:

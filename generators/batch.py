@@ -41,7 +41,8 @@ from generators.plan import plan_range
 from generators.plan_batch import resolve_range
 from generators.steps import step_many
 
-__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch"]
+__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch",
+           "own_statements"]
 
 BATCH_TXNS = 16_384
 """Transactions per batch. Every batch costs the same count of numpy and Arrow calls whatever
@@ -130,7 +131,7 @@ def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
     cursor moves past ``hi - 1`` and ``keep`` moves it back to a cut. Same changes as
     :func:`apply_batch_loop` (tests/generators/test_plan_batch.py)."""
     ops, after = resolve_range(run.spec, run.infos, run.cursor, lo, hi)
-    applied, vb, va, born = step_many(run.rows, ops.table, ops.key, ops.kind, ops.epoch)
+    applied, vb, va, born = step_many(run.rows, ops.table, ops.key, ops.kind, ops.epoch, ops.inc)
     ab = AppliedBatch(lo, ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied],
                       vb[applied], va[applied], born[applied], ops.advance, [], [], [], pending=True,
                       cursor_at=ops.cursor_at)
@@ -164,7 +165,7 @@ def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
         for op in resolve_ops(spec, infos, run.cursor, plan):
             rt = rows[op.table]
             old = rt.state(op.key)
-            res = step(old, op.kind, op.epoch)
+            res = step(old, op.kind, op.epoch, op.inc)
             if res is None:
                 continue
             st, vb, va = res
@@ -181,6 +182,14 @@ def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
                         np.asarray(kind, dtype=np.int64), np.asarray(keys, dtype=np.int64),
                         np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
                         np.asarray(born_l, dtype=np.int64), np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
+
+
+def own_statements(spec: Any) -> bool:
+    """Whether every row change of a run is a statement of its own: the oltp_write_only
+    template (sysbench sends UPDATE, UPDATE, DELETE, INSERT each as one statement of one
+    row, oltp_write_only.lua); else consecutive changes of one table and kind in a
+    transaction form one statement."""
+    return spec.template == "oltp_write_only"
 
 
 def _encode_images(t: Any, descs, present, cols, n: int, pad):
@@ -267,7 +276,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
         if len(upd):
             # one group per image shape: assigned column sets with the same bitmaps (every
             # set under FULL) are encoded together
-            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd])
+            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd], ab.ver_before[upd])
             by_shape: dict[tuple, list[int]] = {}
             for s, given in enumerate(sets):
                 by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(s)
@@ -309,7 +318,8 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     # shapes are per table in the engine; the codec wants (before bits, after bits)
     flat_shapes = [sh for _, sh in shapes]
     return RowsBatch(clock=clock, op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind, op_shape=op_shape,
-                     op_len=op_len, data=data, tables=tables, shapes=flat_shapes, stmt_sql=stmt_sql)
+                     op_len=op_len, data=data, tables=tables, shapes=flat_shapes, stmt_sql=stmt_sql,
+                     own_statements=own_statements(spec))
 
 
 def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list[str]:
@@ -330,7 +340,8 @@ def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list
         after = dict(zip(need_a.tolist(), rows[len(need_b):], strict=True))
         rowlists[tidx] = (before, after)
     new = np.ones(n, dtype=bool)
-    new[1:] = (ab.txn[1:] != ab.txn[:-1]) | (ab.table[1:] != ab.table[:-1]) | (ab.kind[1:] != ab.kind[:-1])
+    if not own_statements(run.spec):
+        new[1:] = (ab.txn[1:] != ab.txn[:-1]) | (ab.table[1:] != ab.table[:-1]) | (ab.kind[1:] != ab.kind[:-1])
     firsts = np.flatnonzero(new).tolist() + [n]
     out = []
     tab, kind = ab.table.tolist(), ab.kind.tolist()
@@ -345,7 +356,7 @@ def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list
         else:
             rows = []
             for o in range(f, e):
-                cols = rt.update_columns(int(ab.key[o]), int(ab.ver_after[o]))
+                cols = rt.update_columns(int(ab.key[o]), int(ab.ver_after[o]), int(ab.ver_before[o]))
                 rows.append((before[o], {i: after[o][i] for i in cols}))
         out.append(run._statement_sql(rt, _NAMES[k], rows))
     return out

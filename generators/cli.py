@@ -77,7 +77,7 @@ def _opt(*names: str, **kw: Any):
 @_opt("--database", help="Database name [test].")
 @_opt("--tables", type=int, help="sysbench: number of sbtest tables [1].")
 @_opt("--seed", type=int, help="Seed of every random choice [1].")
-@_opt("--transactions", type=int, help="Number of planned transactions [2000 unless --size].")
+@_opt("--transactions", type=int, help="Number of transactions written [2000 unless --size].")
 @_opt("--size", help="Stop once the binlogs reach this size (500MB, 1G).")
 @_opt("--initial-rows", type=int, help="Rows per table before the first event [1000].")
 @click.option("--ddl-in-binlog", is_flag=True, default=None,

@@ -31,9 +31,20 @@ from generators.spec import Spec
 from generators.workloads.ecommerce import LINES  # order_items keys per order (child addressing)
 
 __all__ = ["LINES", "TableInfo", "KeyCursor", "KeyOp", "Applied", "resolve_ops", "step", "epoch_at",
-           "initial_state", "NEVER"]
+           "initial_state", "NEVER", "COUNT_SHIFT", "update_inc"]
 
 NEVER = (False, 0, -1)  # state of a key never inserted: not live, version 0, born -1
+COUNT_SHIFT = 16
+"""A counted table's version (generators/rows.py, ``TableInfo.counted``): ``n`` holds the
+count of its first update statement's changes in bits 0-15 and of its second's from bit 16."""
+
+
+def update_inc(counted: bool, seq: int) -> int:
+    """What an UPDATE at position ``seq`` of its transaction adds to its key's version: 1, but
+    on a counted table (sysbench's oltp_write_only: ``SET k=k+1`` then ``SET c=?``, the first
+    and the second op of every transaction, oltp_write_only.lua) the second statement counts
+    in bits 16 and up (:data:`COUNT_SHIFT`)."""
+    return 1 << COUNT_SHIFT if counted and seq == 1 else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +55,7 @@ class TableInfo:
     capacity: int  # keys >= capacity cannot be represented by the key columns
     mutable: bool  # has columns an UPDATE may change
     keep_initial: bool = False  # a FOREIGN KEY parent: DELETEs of initial keys are skipped
+    counted: bool = False  # sysbench's oltp_write_only table: update statements by position (update_inc)
 
 
 @dataclass(slots=True)
@@ -70,6 +82,7 @@ class KeyOp(NamedTuple):
     table: int
     key: int
     epoch: int  # DDL epoch at the transaction (an INSERT's ``born``)
+    inc: int = 1  # what an UPDATE adds to the version (update_inc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +152,7 @@ def resolve_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, plan: TxnPla
             continue
         elif kind == "delete" and info.keep_initial and k < info.first_fresh:
             continue  # children reference initial parent rows (generators/foreign_keys.py)
-        out.append(KeyOp(seq, kind, t, k, epoch))
+        out.append(KeyOp(seq, kind, t, k, epoch, update_inc(info.counted, seq) if kind == "update" else 1))
         seq += 1
     return out
 
@@ -149,12 +162,14 @@ def initial_state(is_initial: bool) -> tuple[bool, int, int]:
     return (True, 0, 0) if is_initial else NEVER
 
 
-def step(state: tuple[bool, int, int], kind: str, epoch: int) -> tuple[tuple[bool, int, int], int, int] | None:
+def step(state: tuple[bool, int, int], kind: str, epoch: int,
+         inc: int = 1) -> tuple[tuple[bool, int, int], int, int] | None:
     """Step 2: apply ``kind`` to a key in ``state`` = (live, version, born).
 
     Returns (new state, version before, version after), or None when the op finds nothing
     to do. Versions are ``gen << 32 | n`` (generators/rows.py): an INSERT starts the next
-    incarnation at n = 0, an UPDATE increments n, a DELETE keeps the version."""
+    incarnation at n = 0, an UPDATE adds ``inc`` to n (:func:`update_inc`), a DELETE keeps the
+    version."""
     live, ver, born = state
     if kind == "insert":
         if live:
@@ -165,5 +180,5 @@ def step(state: tuple[bool, int, int], kind: str, epoch: int) -> tuple[tuple[boo
     if not live:
         return None
     if kind == "update":
-        return (True, ver + 1, born), ver, ver + 1
+        return (True, ver + inc, born), ver, ver + inc
     return (False, ver, born), ver, ver

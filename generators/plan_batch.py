@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from generators.hashing import hash64_array, mix64_into, salt, unit_array
-from generators.keys import LINES, KeyCursor, TableInfo
+from generators.keys import COUNT_SHIFT, LINES, KeyCursor, TableInfo
 from generators.plan import pick_index_array
 from generators.spec import Spec
 
@@ -85,6 +85,7 @@ class KeyOps:
     hw_txn: np.ndarray
     hw_table: np.ndarray
     hw_value: np.ndarray
+    inc: np.ndarray | None = None  # what each UPDATE adds to its key's version (keys.update_inc)
 
     def cursor_at(self, i: int) -> KeyCursor:
         """The key cursor before transaction ``i`` (``lo <= i <= hi``): keys.resolve_ops's
@@ -328,8 +329,11 @@ def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, h
     hwm_after = hwm0.copy()
     if len(hw):
         np.maximum.at(hwm_after, hw_t, contrib[hw])
-    ops = KeyOps(lo, o_txn, seq, kd[rows], t[rows], o_key, epoch, p.advance, KeyCursor(new0.tolist(), hwm0.tolist()),
-                 p.txn[is_new], tn, p.txn[hw], hw_t, contrib[hw])
+    counted = np.array([x.counted for x in infos], dtype=bool)
+    o_kind, o_tab = kd[rows], t[rows]
+    inc = np.where((o_kind == 1) & counted[o_tab] & (seq == 1), np.int64(1 << COUNT_SHIFT), np.int64(1))
+    ops = KeyOps(lo, o_txn, seq, o_kind, o_tab, o_key, epoch, p.advance, KeyCursor(new0.tolist(), hwm0.tolist()),
+                 p.txn[is_new], tn, p.txn[hw], hw_t, contrib[hw], inc)
     return ops, KeyCursor(new_after.tolist(), hwm_after.tolist())
 
 

@@ -33,8 +33,9 @@ import numpy as np
 
 from binlogwriter.batch.unique import unique_rows
 from binlogwriter.schema import Column, Table
+from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
-from generators.keys import NEVER, TableInfo, step
+from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
 from generators.values import (
     Vec,
@@ -50,6 +51,7 @@ __all__ = ["TableRows", "DDL_TYPES"]
 
 _CACHE_MAX = 20_000
 _BLOCK = 512  # rows computed at once for calls in key order
+_LOW = (1 << COUNT_SHIFT) - 1  # a counted table's first update statement's count (keys.COUNT_SHIFT)
 DDL_TYPES = ("INT NULL", "VARCHAR(40) NULL", "DATETIME(3) NULL", "DECIMAL(10,2) NULL")
 _DDL_COLS = {
     "INT NULL": dict(type="INT"),
@@ -62,6 +64,23 @@ _DDL_COLS = {
 def _wrap(fn: Callable[[Any], Any], cap: int) -> Callable[[Any], Any]:
     """``fn`` of keys taken modulo ``cap`` (an int, or a numpy array of them)."""
     return lambda keys: fn(keys % cap)
+
+
+def _with_srid(fn: Callable[[int, int], Any], srid: int) -> Callable[[int, int], Any]:
+    """A spatial column's generator whose values carry ``srid`` (workloads.TableDef.srids)."""
+    def gen(key: int, version: int) -> Any:
+        v = fn(key, version)
+        return v if v is None else Geometry(srid, v.wkb)
+    return gen
+
+
+def _with_srid_many(fn: Any, srid: int) -> Any:
+    """:func:`_with_srid` of a column's many-row generator (its values as a list)."""
+    def gen(keys: np.ndarray, versions: np.ndarray) -> list:
+        got = fn(keys, versions)
+        vals = got if isinstance(got, list) else got.tolist()
+        return [v if v is None else Geometry(srid, v.wkb) for v in vals]
+    return gen
 
 
 def ver_of(gen: int, n: int) -> int:
@@ -152,6 +171,10 @@ class TableRows:
                                        start_time=self.spec.start_time, charset_stress=cs)
             vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
                                                start_time=self.spec.start_time, charset_stress=cs)
+        for name, srid in self.tdef.srids.items():  # spatial columns with an SRID: their values carry it
+            i = idx.get(name)
+            if i is not None and i in gens and srid:
+                gens[i], vgens[i] = _with_srid(gens[i], srid), _with_srid_many(vgens[i], srid)
         self.gens = gens
         self.vgens = vgens
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}
@@ -166,6 +189,11 @@ class TableRows:
                 if gi:
                     groups.append(gi)
             groups = groups or None
+        cu = self.tdef.counted_updates if self.spec.template == "oltp_write_only" else None
+        self.counted: tuple[int, int] | None = None
+        if cu is not None and all(n in idx and idx[n] in candidates for n in cu):
+            self.counted = (idx[cu[0]], idx[cu[1]])
+            groups = [(idx[cu[0]],), (idx[cu[1]],)]
         self.groups = groups
         if groups is not None:
             self.mutable = sorted({i for g in groups for i in g})
@@ -179,8 +207,14 @@ class TableRows:
         self._initial = {}
 
     # -- the pure row function -------------------------------------------------------
-    def update_columns(self, key: int, version: int) -> tuple[int, ...]:
-        """Columns an UPDATE to ``version`` assigns (pure)."""
+    def update_columns(self, key: int, version: int, before: int | None = None) -> tuple[int, ...]:
+        """Columns an UPDATE to ``version`` assigns (pure); on a counted table (see
+        :meth:`compute_counted`) the statement's column, from what the UPDATE added to the
+        version (``version - before``)."""
+        if self.counted is not None:
+            if before is None:
+                raise ValueError(f"table {self.table.name}: a counted table's update needs the version before")
+            return (self.counted[0],) if (version - before) & _LOW else (self.counted[1],)
         h = hash64(self.usalt, key, version)
         if self.groups is not None:
             return self.groups[h % len(self.groups)]
@@ -218,6 +252,8 @@ class TableRows:
         gen0 = version & ~0xFFFFFFFF
         n = version & 0xFFFFFFFF
         vals: list[Any] = [None] * self.ncols
+        if self.counted is not None:
+            return self.compute_counted(key, gen0, n, born, vals)
         for i, fn in self.key_cols.items():
             vals[i] = fn(key)
         gens = self.gens
@@ -237,8 +273,27 @@ class TableRows:
             vals[i] = gens[i](key, gen0)
         return tuple(vals)
 
+    def compute_counted(self, key: int, gen0: int, n: int, born: int, vals: list) -> tuple:
+        """The row of a counted table (sysbench's oltp_write_only, oltp_write_only.lua): its
+        first update statement is ``SET k=k+1``, its second ``SET c=?``; version ``n`` holds
+        their counts (keys.COUNT_SHIFT: ``k`` updates in bits 0-15, ``c`` updates above), so
+        ``k`` is its inserted value plus its count and ``c`` the value drawn at its own
+        count (``gen0 | count << 16``; the inserted one at count 0). Every update changes
+        the row: ``k`` by one, ``c`` by a new draw of ten groups of 11 digits."""
+        for i, fn in self.key_cols.items():
+            vals[i] = fn(key)
+        gens = self.gens
+        for i in self.fixed:
+            vals[i] = gens[i](key, gen0)
+        for i, e in self.ddl_idx.items():
+            vals[i] = gens[i](key, gen0) if born >= e else None
+        ki, ci = self.counted
+        vals[ki] = gens[ki](key, gen0) + (n & _LOW)
+        vals[ci] = gens[ci](key, gen0 | (n & ~_LOW))
+        return tuple(vals)
+
     # -- the same rows for many (key, version) pairs at once -----------------------------
-    def update_masks(self, keys: np.ndarray, versions: np.ndarray) -> np.ndarray:
+    def update_masks(self, keys: np.ndarray, versions: np.ndarray, before: np.ndarray | None = None) -> np.ndarray:
         """:meth:`update_columns` of many rows as a boolean matrix, one row per (key, version)
         and one column per ``self.mutable`` position (a table may have thousands of mutable
         columns: no per-row integer mask)."""
@@ -246,6 +301,14 @@ class TableRows:
         m = len(self.mutable)
         if not n or not m:
             return np.zeros((n, m), dtype=np.bool_)
+        if self.counted is not None:
+            if before is None:
+                raise ValueError(f"table {self.table.name}: a counted table's updates need the versions before")
+            first = ((np.asarray(versions) - np.asarray(before)) & _LOW) != 0
+            out = np.zeros((n, m), dtype=np.bool_)
+            out[:, self.mpos[self.counted[0]]] = first
+            out[:, self.mpos[self.counted[1]]] = ~first
+            return out
         h = hash64_array(self.usalt, keys, versions)
         if self.groups is not None:
             gmat = np.zeros((len(self.groups), m), dtype=np.bool_)
@@ -261,10 +324,11 @@ class TableRows:
             out[rows[on], pos[on]] = True
         return out
 
-    def update_sets(self, keys: np.ndarray, versions: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+    def update_sets(self, keys: np.ndarray, versions: np.ndarray,
+                    before: np.ndarray | None = None) -> tuple[list[list[int]], np.ndarray]:
         """:meth:`update_columns` of many rows as (the distinct column sets, as lists of
         column indexes; each row's index in that list)."""
-        sets, inv = unique_rows(self.update_masks(keys, versions))
+        sets, inv = unique_rows(self.update_masks(keys, versions, before))
         mut = np.asarray(self.mutable, dtype=np.int64)
         return [mut[s].tolist() for s in sets], inv
 
@@ -296,7 +360,17 @@ class TableRows:
             else:
                 c = [None if o else v for v, o in zip(c, old.tolist(), strict=True)]
             cols[i] = c
-        if self.mutable:
+        if self.counted is not None:
+            ki, ci = self.counted
+            n_lo = versions & np.int64(_LOW)
+            kc = self._column(ki, keys, gen0)
+            if isinstance(kc, Vec) and kc.kind == "int":
+                kc = Vec("int", kc.data + n_lo, kc.nulls, kc.pool, kc.meta)
+            else:
+                kc = [v + d for v, d in zip(kc if isinstance(kc, list) else kc.tolist(), n_lo.tolist(), strict=True)]
+            cols[ki] = kc
+            cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
+        elif self.mutable:
             mcount = len(self.mutable)
             src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
             need = np.ones((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
@@ -369,7 +443,8 @@ class TableRows:
     # -- key state (generators/keys.py: the engine applies keys.step over these arrays) ------
     def info(self) -> TableInfo:
         """What key resolution needs (pure: from the workload, not from the state)."""
-        return TableInfo(self.first_fresh, self.capacity, bool(self.mutable), self.tdef.keep_initial)
+        return TableInfo(self.first_fresh, self.capacity, bool(self.mutable), self.tdef.keep_initial,
+                         self.counted is not None)
 
     @property
     def first_fresh(self) -> int:
@@ -433,8 +508,12 @@ class TableRows:
         if kind == "delete":
             self.cache.pop(key, None)
             return before
-        cols = self.update_columns(key, ver_after)
-        assigned = {i: self.gens[i](key, ver_after) for i in cols}
+        cols = self.update_columns(key, ver_after, ver_before)
+        if self.counted is not None:
+            new = self.row_at(key, ver_after, born)
+            assigned = {i: new[i] for i in cols}
+        else:
+            assigned = {i: self.gens[i](key, ver_after) for i in cols}
         after = list(before)
         for i, x in assigned.items():
             after[i] = x

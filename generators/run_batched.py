@@ -41,7 +41,7 @@ class BatchedMixin:
 
     def _loop_batches(self, writer: BinlogWriter) -> None:
         s = self.spec
-        total = s.transactions
+        total = self.planned_total()
         closed: list[int] = []
         i = 0
         while True:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.writer import BinlogWriter
+from generators.batch import own_statements
 from generators.hashing import hash64, salt
 from generators.keys import Applied, epoch_at, resolve_ops, step
 from generators.manifest import FileInfo
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import DDL_TYPES, TableRows
+from generators.run_count import planned_transactions
 from generators.run_snapshot import _qi
 from generators.statement_text import statement_sql
 
@@ -47,7 +49,16 @@ class TransactionsMixin:
     def _statement_sql(self, rt: TableRows, kind: str, rows: list) -> str:
         """The statement as a server logs it in Rows_query / Annotate_rows, with its values
         (generators/statement_text.py); only called when rows_query is on."""
+        own = rt.tdef.statement_sql if rt.counted is not None else None
+        if own is not None:
+            return own(rt.table, kind, rows, self.spec.flavor)
         return statement_sql(rt.table, kind, rows, self.spec.flavor)
+
+    def planned_total(self) -> int | None:
+        """Transactions to plan: with ``--transactions N``, as many as make exactly N written
+        (generators/run_count.py); None with ``--size``."""
+        n = self.spec.transactions
+        return None if n is None else planned_transactions(type(self)(self.spec, None), n)
 
     # -- the reference loop -----------------------------------------------------------------
     def _loop_per_transaction(self, writer: BinlogWriter) -> None:
@@ -57,7 +68,7 @@ class TransactionsMixin:
         ``--size`` stops at the first transaction that starts at or past it."""
         s = self.spec
         n = len(self.rows)
-        total = s.transactions
+        total = self.planned_total()
         closed: list[int] = []
         i = 0
         last_report = 0
@@ -82,7 +93,7 @@ class TransactionsMixin:
         applied: list[Applied] = []
         for op in resolve_ops(self.spec, self.infos, self.cursor, plan):
             rt = self.rows[op.table]
-            res = step(rt.state(op.key), op.kind, op.epoch)
+            res = step(rt.state(op.key), op.kind, op.epoch, op.inc)
             if res is None:
                 continue
             st, vb, va = res
@@ -92,11 +103,13 @@ class TransactionsMixin:
 
     def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
         """Applied ops (in seq order) -> statements: consecutive ops of one table and kind
-        form one statement; rows are pure functions of (key, version, born)."""
+        form one statement (each op its own under oltp_write_only: generators.batch.own_statements);
+        rows are pure functions of (key, version, born)."""
         stmts: list[tuple[int, str, list]] = []
+        merge = not own_statements(self.spec)
         for a in applied:
             row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born)
-            if stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
+            if merge and stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
                 stmts[-1][2].append(row)
             else:
                 stmts.append((a.table, a.kind, [row]))

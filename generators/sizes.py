@@ -26,7 +26,7 @@ from binlogwriter import images
 from binlogwriter.batch.columnar import RowsBatch
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, column_image_lengths
-from generators.batch import AppliedBatch, rows_batch
+from generators.batch import AppliedBatch, own_statements, rows_batch
 from generators.length_faces import constant_images
 
 __all__ = ["rows_sizes"]
@@ -84,7 +84,7 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
             groups.append(((images.delete_columns(t, image, flavor), None), dele, np.searchsorted(need_b, dele), None))
         upd = mine[k == 1]
         if len(upd):
-            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd])
+            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd], ab.ver_before[upd])
             for s, given in enumerate(sets):
                 sel = upd[set_of == s]
                 groups.append((images.update_columns(t, image, given, flavor), sel, np.searchsorted(need_b, sel),
@@ -110,4 +110,4 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
                 op_len[ops] += _lengths(t, descs, bits, [_take(c, rows_) for c in cols], len(ops))
     return RowsBatch(clock=now + np.cumsum(ab.advance), op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind,
                      op_shape=op_shape, op_len=op_len, data=np.zeros(0, dtype=np.uint8),
-                     tables=[rt.table for rt in run.rows], shapes=shapes)
+                     tables=[rt.table for rt in run.rows], shapes=shapes, own_statements=own_statements(spec))

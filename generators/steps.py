@@ -22,11 +22,13 @@ from binlogwriter.batch.unique import lexsort_ints, unique_ints
 __all__ = ["step_many"]
 
 
-def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, epoch: int | np.ndarray):
+def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, epoch: int | np.ndarray,
+              inc: np.ndarray | None = None):
     """keys.step over many ops in order, vectorised: ops are grouped by (table, key) and
     stepped from the state in ``rows`` (not changed here) — which ops apply and their
     versions in closed form (module docstring; :func:`_step_chains`), else the r-th op of every
-    key at once (round r). ``epoch``: the DDL epoch of every op (one number or an array).
+    key at once (round r). ``epoch``: the DDL epoch of every op (one number or an array);
+    ``inc``: what each UPDATE adds to its key's version (keys.update_inc; None: 1).
     Returns (applied mask, version before, version after, born) per op; for an op that does
     nothing: the key's version then and its born
     (tests/generators/test_step_many.py: equal to keys.step op by op)."""
@@ -60,7 +62,8 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
         born[mi] = rt.born[ki]
     kind_s = kind[order]
     ep_s = ep[order]
-    if _step_closed(kind_s, gstart, gid, live, ver, born, ep_s, order, applied, vb, va, bo):
+    inc_s = np.ones(n, dtype=np.int64) if inc is None else np.asarray(inc, dtype=np.int64)[order]
+    if _step_closed(kind_s, gstart, gid, live, ver, born, ep_s, inc_s, order, applied, vb, va, bo):
         return applied, vb, va, bo
     rank = np.arange(n) - gstart[gid]
     by_rank = np.argsort(rank, kind="stable")
@@ -74,7 +77,7 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
         upd = (kd == 1) & lv
         dele = (kd == 2) & lv
         ok = ins | upd | dele
-        new_v = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + 1, vr))
+        new_v = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + inc_s[pos], vr))
         op = order[pos]
         applied[op] = ok
         vb[op] = vr
@@ -88,8 +91,8 @@ def step_many(rows: list, tab: np.ndarray, key: np.ndarray, kind: np.ndarray, ep
 
 
 def _step_closed(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray, ver: np.ndarray,
-                 born: np.ndarray, ep: np.ndarray, order: np.ndarray, applied: np.ndarray, vb: np.ndarray,
-                 va: np.ndarray, bo: np.ndarray) -> bool:
+                 born: np.ndarray, ep: np.ndarray, inc: np.ndarray, order: np.ndarray, applied: np.ndarray,
+                 vb: np.ndarray, va: np.ndarray, bo: np.ndarray) -> bool:
     """:func:`step_many` without rounds (ops sorted by key; ``order``: their positions in the
     batch): which ops apply from the liveness rule (module docstring), the versions of those
     from :func:`_step_chains`, and for the others the version and born their key has then
@@ -111,7 +114,8 @@ def _step_closed(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     s_gid = np.cumsum(s_new) - 1
     s_start = np.flatnonzero(s_new)
     owner = gid[sel][s_start]  # original group of each applied group
-    chains = _step_chains(kd[sel], s_start, s_gid, live[owner], ver[owner], born[owner], ep[sel]) if len(sel) else \
+    chains = _step_chains(kd[sel], s_start, s_gid, live[owner], ver[owner], born[owner], ep[sel], inc[sel]) \
+        if len(sel) else \
         (np.zeros(0, np.int64),) * 3
     if chains is None:
         return False
@@ -145,12 +149,12 @@ def _step_closed(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
 
 
 def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
-                 ver: np.ndarray, born: np.ndarray, epoch: int | np.ndarray):
+                 ver: np.ndarray, born: np.ndarray, epoch: int | np.ndarray, inc: np.ndarray | None = None):
     """:func:`step_many`'s versions in closed form, for ops sorted by key (``kd``: kinds;
     ``gstart``/``gid``: each key's first op; ``live``/``ver``/``born``: each key's
     state before them), when every op applies — an INSERT exactly where the key is not live
     (the state before an op is the one its predecessor leaves: live unless a DELETE) — and
-    no count can carry (``n`` stays below 2**32, the incarnation below 2**31, ``epoch`` >= 0).
+    no count can carry (an UPDATE adds ``inc``, 1 when None) (``n`` stays below 2**32, the incarnation below 2**31, ``epoch`` >= 0).
     Then, with ``k`` INSERTs and ``u`` UPDATEs before an op since its key's last INSERT (or
     its first op): version before ``(g + k - 1) << 32 | u`` after an INSERT (``g`` the
     incarnation the first INSERT starts: 0 for a key never inserted, else its version's + 1),
@@ -162,10 +166,13 @@ def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     if n and ep.min() < 0:
         return None
     size = np.diff(np.append(gstart, n))
-    if ((ver & 0xFFFFFFFF) + size >= 1 << 32).any() or ((ver >> 32) + size >= 1 << 31).any():
-        return None
+    w = np.ones(n, dtype=np.int64) if inc is None else inc
     ins = kd == 0
     upd = kd == 1
+    wu = np.where(upd, w, 0)  # what each op adds to the version's update count
+    total = np.add.reduceat(wu, gstart) if n else np.zeros(0, np.int64)
+    if ((ver & 0xFFFFFFFF) + total >= 1 << 32).any() or ((ver >> 32) + size >= 1 << 31).any():
+        return None
     lb = np.empty(n, dtype=bool)  # live before each op, if every op before it applied
     lb[1:] = kd[:-1] != 2
     lb[gstart] = live
@@ -176,7 +183,7 @@ def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     k = cins - ins
     k -= k[gstart][gid]  # INSERTs before the op, in its group
     has = k > 0
-    cupd = np.cumsum(upd) - upd  # UPDATEs before the op
+    cupd = np.cumsum(wu) - wu  # what the UPDATEs before the op added
     last = np.maximum.accumulate(np.where(ins, idx, -1))  # the last INSERT at or before the op
     lastx = np.empty(n, dtype=np.int64)
     lastx[0] = -1
@@ -185,6 +192,6 @@ def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     v0, b0 = ver[gid], born[gid]
     g = np.where(b0 < 0, 0, (v0 >> 32) + 1)
     vb = np.where(has, ((g + k - 1) << 32) + u, v0 + u)
-    va = np.where(ins, (g + k) << 32, vb + upd)
+    va = np.where(ins, (g + k) << 32, vb + wu)
     bo = np.where(ins | has, ep[np.maximum(last, 0)], b0)
     return vb, va, bo

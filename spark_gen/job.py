@@ -82,6 +82,7 @@ from generators.api import (
     build_manifest,
     file_entry,
     lock_dir,
+    planned_for,
     sweep_stale_tmp,
     tmp_prefix,
 )
@@ -276,7 +277,8 @@ class _Job:
 
         spec = self.spec
         size_mode = spec.transactions is None
-        n = spec.transactions if not size_mode else self._estimate()
+        # --transactions N: N written, so as many planned as make N change rows (generators/run_count.py)
+        n = planned_for(spec, spec.transactions) if not size_mode else self._estimate()
         self.timer.mark("start, --size probe")
         while True:
             ranges, w, uses, adv_starts, blocks = self._round(part, plan, n)

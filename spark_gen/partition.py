@@ -64,7 +64,7 @@ from generators.api import (
     write_batch,
 )
 from generators.hashing import draw_array, hash64_array, salt, unit_array
-from generators.keys import Applied, KeyCursor, TableInfo
+from generators.keys import COUNT_SHIFT, Applied, KeyCursor, TableInfo
 from generators.plan import plan_transaction
 from generators.plan_batch import resolve_chunks
 from generators.spec import Spec
@@ -80,9 +80,9 @@ __all__ = ["make_run", "counters_are_arrays", "count_new", "max_hwm", "ops_array
 
 KINDS = ("insert", "update", "delete")
 INIT = 3  # kind code of an ``init`` record (an initial row: live at version 0, born 0)
-_OPS = ("t", "k", "i", "seq", "kind", "epoch")
+_OPS = ("t", "k", "i", "seq", "kind", "epoch", "inc")  # inc: what an UPDATE adds to the version (keys.update_inc)
 _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
-_DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64,
+_DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64, "inc": np.int32,
        "vb": np.int64, "va": np.int64, "born": np.int64}
 TRUTH_BLOCK = 4096  # final rows computed at once per table (truth_rows)
 BlockRef = tuple[str, int]  # (file, offset) of a block :func:`save_blocks` wrote
@@ -187,8 +187,11 @@ def _write_only_ops(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, 
     kinds = np.broadcast_to(np.array([1, 1, 2, 0], dtype=np.int8), keys.shape)
     m = ok.ravel()
     ii = np.repeat(i, 4)[m]
+    counted = np.array([x.counted for x in infos], dtype=bool)[tab]
+    inc = np.where((kinds == 1) & (seq == 1) & counted[:, None], 1 << COUNT_SHIFT, 1)
     return _block(_OPS, {"t": np.repeat(tab, 4)[m], "k": keys.ravel()[m], "i": ii, "seq": seq.ravel()[m],
-                         "kind": kinds.ravel()[m], "epoch": ii // spec.ddl_every if spec.ddl_every else 0 * ii})
+                         "kind": kinds.ravel()[m], "epoch": ii // spec.ddl_every if spec.ddl_every else 0 * ii,
+                         "inc": inc.ravel()[m]})
 
 
 def ops_arrays(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: int) -> dict[str, np.ndarray]:
@@ -197,7 +200,7 @@ def ops_arrays(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b: in
     if _uniform_write_only(spec):
         return _write_only_ops(spec, infos, cur, a, b)
     blocks = [_block(_OPS, {"t": ops.table, "k": ops.key, "i": ops.txn, "seq": ops.seq, "kind": ops.kind,
-                            "epoch": ops.epoch}) for ops, _ in resolve_chunks(spec, infos, cur, a, b)]
+                            "epoch": ops.epoch, "inc": ops.inc}) for ops, _ in resolve_chunks(spec, infos, cur, a, b)]
     return _concat(blocks, _OPS)
 
 
@@ -237,7 +240,8 @@ def init_blocks(run: Run, t: int, lo: int, hi: int, parts: int) -> list[tuple[in
         keys = np.fromiter((k for k in range(lo, hi) if rt.is_initial(k)), dtype=np.int64)
     n = len(keys)
     blk = _block(_OPS, {"t": np.full(n, t), "k": keys, "i": np.full(n, -1), "seq": np.zeros(n),
-                        "kind": np.full(n, INIT), "epoch": np.zeros(n)})
+                        "kind": np.full(n, INIT), "epoch": np.zeros(n),
+                            "inc": np.ones(n)})
     return _split(blk, bucket_of(blk["t"], keys, parts))
 
 
@@ -273,6 +277,7 @@ def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[
     order = key_order(ops["t"], ops["k"], ops["i"], ops["seq"])
     o = _take(ops, order)
     t, k, kind, epoch = o["t"], o["k"], o["kind"], o["epoch"]
+    inc = o["inc"].astype(np.int64)
     newg = np.ones(n, dtype=bool)
     newg[1:] = (t[1:] != t[:-1]) | (k[1:] != k[:-1])
     gstart = np.flatnonzero(newg)
@@ -300,7 +305,7 @@ def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[
         upd = (kd == 1) & lv
         dele = (kd == 2) & lv
         ok = init | ins | upd | dele
-        nv = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + 1, vr))
+        nv = np.where(ins, np.where(bn < 0, 0, ((vr >> 32) + 1) << 32), np.where(upd, vr + inc[pos], vr))
         nv = np.where(init, 0, nv)
         nb = np.where(init, 0, np.where(ins, epoch[pos], bn))
         applied[pos] = ok
@@ -318,7 +323,7 @@ def resolve_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[
             kd = int(kind[p])
             if kd == INIT:  # pragma: no cover - an init record is always a key's first
                 continue
-            res = step((bool(live[g]), int(ver[g]), int(born[g])), KINDS[kd], int(epoch[p]))
+            res = step((bool(live[g]), int(ver[g]), int(born[g])), KINDS[kd], int(epoch[p]), int(inc[p]))
             if res is None:
                 continue
             (live[g], ver[g], born[g]), vb[p], va[p] = res

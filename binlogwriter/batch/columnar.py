@@ -126,6 +126,11 @@ class RowsBatch:
     """MySQL: per transaction, the dependency distance of its group (binlogwriter/
     logical_clock.py: ``last_committed`` from it and the group's ``sequence_number``); None:
     commit order (``last_committed = sequence_number - 1``)."""
+    own_statements: bool = False
+    """Every row change is a statement of its own (one rows event each, after its own
+    Table_map), as a client sending one statement per row has them logged (sysbench's
+    oltp_write_only); False: a run of changes of one transaction, table and kind is one
+    statement."""
 
 
 def columnar_supported(writer: Any) -> bool:
@@ -225,7 +230,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
-    if nops > 1:
+    if nops > 1 and not rb.own_statements:
         same = (ot[1:] == ot[:-1]) & (otab[1:] == otab[:-1]) & (okind[1:] == okind[:-1])
         new_stmt[1:] = ~same
         new_run[1:] = ~same | (oshape[1:] != oshape[:-1])

@@ -39,6 +39,16 @@ class TableDef:
     # columns whose generator a CHECK constraint sets (generators/checks.py): a spec's own
     # generator for one would be free to break the constraint, so it is refused
     checked: frozenset[str] = frozenset()
+    # under the oltp_write_only template: (column the first update statement of a transaction
+    # increments, column its second one draws) — sysbench's ``SET k=k+1`` and ``SET c=?``
+    # (generators/rows.py, TableRows.compute_counted)
+    counted_updates: tuple[str, str] | None = None
+    # with counted_updates: the text of a statement as the workload's client sends it
+    # (table, kind, rows as generators/statement_text.statement_sql takes them, flavor) -> SQL
+    statement_sql: Callable[[Table, str, list, str], str] | None = None
+    # spatial columns declared with an SRID (MySQL's ``SRID n``):
+    # column -> SRID their values carry (generators/rows.py; a server refuses another one)
+    srids: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -9,7 +9,10 @@ first (generators/foreign_keys.py).
 
 from __future__ import annotations
 
+import re
+
 from binlogwriter.errors import SchemaError
+from binlogwriter.schema import Table
 from generators.checks import check_overrides
 from generators.foreign_keys import apply_foreign_keys
 from generators.spec import Spec
@@ -62,6 +65,28 @@ def split_statements(sql: str) -> list[str]:
     return out
 
 
+_SPATIAL = frozenset("GEOMETRY POINT LINESTRING POLYGON MULTIPOINT MULTILINESTRING MULTIPOLYGON "
+                     "GEOMETRYCOLLECTION GEOMCOLLECTION".split())
+
+
+def column_srids(table: Table, sql: str) -> dict[str, int]:
+    """The SRID of every spatial column of ``table`` whose definition in its CREATE TABLE
+    ``sql`` declares one (MySQL's ``SRID n`` attribute), as a server stores it in every
+    value (a MySQL 8 column with an SRID refuses a value of another). The table model does
+    not keep the attribute, so it is read from the column's definition text: the column
+    name (quoted or not) after ``(`` or ``,``, then its attributes up to the next ``,``."""
+    out: dict[str, int] = {}
+    for c in table.columns:
+        if c.type not in _SPATIAL:
+            continue
+        name = re.escape(c.name)
+        m = re.search(rf"[(,]\s*(?:`{name}`|{name})\s+[A-Za-z]+\b[^,]*?\bSRID\s+(\d+)",
+                      sql, re.IGNORECASE)
+        if m:
+            out[c.name] = int(m.group(1))
+    return out
+
+
 def custom(spec: Spec) -> WorkloadDef:
     assert spec.schema_sql is not None
     tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
@@ -82,7 +107,7 @@ def custom(spec: Spec) -> WorkloadDef:
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
                               f"system-versioning row start / end) are not supported by the generator: the "
                               f"server computes their values - at {t.database}.{t.name}.{col.name}")
-        defs.append(TableDef(t, sql, initial_count=spec.initial_rows))
+        defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
     for d in defs:

@@ -4,13 +4,49 @@ Rows as ``sysbench prepare`` fills them (``k`` uniform in 1..table size, ``c`` t
 ``pad`` five groups of 11 digits joined by ``-``); transactions like ``oltp_write_only``:
 one index UPDATE (``k``), one non-index UPDATE (``c``), one DELETE and the INSERT of the
 same ``id`` (template ``oltp_write_only``; with ``--mix`` the generic mix instead).
+
+Under ``oltp_write_only`` the tables are *counted* (generators/rows.py,
+``TableRows.compute_counted``): the index update is ``SET k=k+1``, the non-index one
+``SET c=?``, each a statement of one row, and the rows-query texts are the statements
+oltp_write_only.lua sends (:func:`statement_sql`).
 """
 
 from __future__ import annotations
 
+from binlogwriter.schema import Table
 from generators.spec import ColumnGen, Spec
+from generators.statement_text import literal
 from generators.workloads._ddl import create_table, parse_one
 from generators.workloads.base import TableDef, WorkloadDef
+
+
+def _quote(v: str) -> str:
+    return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def statement_sql(table: Table, kind: str, rows: list, flavor: str) -> str:
+    """The statement oltp_write_only.lua sends for one row change of ``table`` (one row per
+    statement; ``rows`` as statement_text.statement_sql takes them), as MariaDB logs it in
+    Annotate_rows: ``UPDATE sbtest1 SET k=k+1 WHERE id=25``, ``UPDATE sbtest1 SET c='…'
+    WHERE id=25``, ``DELETE FROM sbtest1 WHERE id=26``, ``INSERT INTO sbtest1 (id, k, c,
+    pad) VALUES (26, 26, '…', '…')``."""
+    if len(rows) != 1:
+        raise ValueError(f"sysbench table {table.name}: a statement of {len(rows)} rows (oltp_write_only sends one)")
+    name = table.name
+    if kind == "insert":
+        # columns an --ddl-every ALTER added follow sysbench's four, with their values
+        names = ", ".join(c.name for c in table.columns)
+        values = ", ".join(str(v) if c.name in ("id", "k") else _quote(v) if c.name in ("c", "pad")
+                           else literal(c, v, flavor) for c, v in zip(table.columns, rows[0], strict=True))
+        return f"INSERT INTO {name} ({names}) VALUES ({values})"
+    if kind == "delete":
+        return f"DELETE FROM {name} WHERE id={rows[0][0]}"
+    before, assigned = rows[0]
+    ((col, v),) = assigned.items()
+    ci = col if isinstance(col, int) else table.index_of(col)
+    if table.columns[ci].name == "k":
+        return f"UPDATE {name} SET k=k+1 WHERE id={before[0]}"
+    return f"UPDATE {name} SET c={_quote(v)} WHERE id={before[0]}"
 
 
 def sysbench(spec: Spec) -> WorkloadDef:
@@ -30,5 +66,6 @@ def sysbench(spec: Spec) -> WorkloadDef:
             "pad": ColumnGen(f"{name}.pad", "digits", (("groups", 5),)),
         }
         tables.append(TableDef(parse_one(sql, spec), sql, overrides=overrides,
-                               update_groups=[("k",), ("c",)], initial_count=spec.initial_rows))
+                               update_groups=[("k",), ("c",)], initial_count=spec.initial_rows,
+                               counted_updates=("k", "c"), statement_sql=statement_sql))
     return WorkloadDef("sysbench", spec.database, tables)

@@ -19,15 +19,16 @@ from generators.steps import step_many
 _KINDS = ("insert", "update", "delete")
 
 
-def _oracle(rows, tab, key, kind, epoch):
+def _oracle(rows, tab, key, kind, epoch, inc=None):
     state = {}
     out = []
-    for t, k, kd in zip(tab.tolist(), key.tolist(), kind.tolist(), strict=True):
+    incs = [1] * len(key) if inc is None else inc.tolist()
+    for t, k, kd, w in zip(tab.tolist(), key.tolist(), kind.tolist(), incs, strict=True):
         rt = rows[t]
         st_ = state.get((t, k))
         if st_ is None:
             st_ = (bool(rt.live[k]), int(rt.ver[k]), int(rt.born[k])) if k < len(rt.live) else (False, 0, -1)
-        res = step(st_, _KINDS[kd], epoch)
+        res = step(st_, _KINDS[kd], epoch, w)
         if res is None:
             out.append((False, st_[1], st_[1], st_[2]))  # what step_many reports for an op that does nothing
             continue
@@ -67,15 +68,18 @@ def _batches(draw):
     else:
         kind = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=np.int64)
     epoch = draw(st.integers(0, 3))
-    return rows, tab, key, kind, epoch, valid
+    # what an UPDATE adds (keys.update_inc: 1, or 1 << 16 for a counted table's second statement)
+    inc = None if draw(st.booleans()) else \
+        np.array(draw(st.lists(st.sampled_from([1, 1 << 16]), min_size=n, max_size=n)), dtype=np.int64)
+    return rows, tab, key, kind, epoch, valid, inc
 
 
 @settings(max_examples=500, deadline=None)
 @given(_batches())
 def test_step_many_equals_keys_step(b) -> None:
-    rows, tab, key, kind, epoch, valid = b
-    applied, vb, va, born = step_many(rows, tab, key, kind, epoch)
-    want = _oracle(rows, tab, key, kind, epoch)
+    rows, tab, key, kind, epoch, valid, inc = b
+    applied, vb, va, born = step_many(rows, tab, key, kind, epoch, inc)
+    want = _oracle(rows, tab, key, kind, epoch, inc)
     got = list(zip(applied.tolist(), vb.tolist(), va.tolist(), born.tolist(), strict=True))
     assert got == want
 
@@ -97,7 +101,8 @@ def test_closed_form_is_taken(monkeypatch) -> None:
     key = np.concatenate([key, key[:, 2:]], axis=1).ravel()  # update, update, delete, insert the deleted key
     kind = np.tile(np.array([1, 1, 2, 0]), 400)
     tab = np.zeros(len(key), dtype=np.int64)
-    applied, vb, va, born = step_many(rows, tab, key, kind, 1)
+    inc = np.tile(np.array([1, 1 << 16, 1, 1]), 400)  # the counted sysbench table's k then c statement
+    applied, vb, va, born = step_many(rows, tab, key, kind, 1, inc)
     assert calls == [True]
     got = list(zip(applied.tolist(), vb.tolist(), va.tolist(), born.tolist(), strict=True))
-    assert got == _oracle(rows, tab, key, kind, 1)
+    assert got == _oracle(rows, tab, key, kind, 1, inc)

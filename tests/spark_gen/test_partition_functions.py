@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.batch.unique import lexsort_ints
-from generators.api import FileInfo, Run, build_manifest, file_entry, generate
+from generators.api import FileInfo, Run, build_manifest, file_entry, generate, planned_for
 from generators.keys import KeyCursor, resolve_ops, step
 from generators.plan import plan_transaction
 from generators.spec import Spec, resolve
@@ -37,7 +37,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
     """spark_gen/job.py without Spark (binlogs, index, truth/final JSONL, snapshot, manifest)."""
     run0 = Run(spec, out)
     infos, nt = run0.infos, len(run0.infos)
-    n = spec.transactions
+    n = planned_for(spec, spec.transactions)  # --transactions N: N written (generators/run_count.py)
     ranges = plan.split(n, parts)
     counts = [part.count_new(spec, infos, a, b) for a, b in ranges]
     new = plan.prefix_new([c[0] for c in counts], nt)
@@ -247,13 +247,16 @@ def test_resolved_histories_equal_keys_step_in_order(ops, initial, buckets) -> N
     """Vectorised histories (rounds of the r-th op of every key, hot keys past the round
     limit one by one) equal keys.step applied op by op in (i, seq) order."""
     n = len(ops)
+    # what each UPDATE adds (keys.update_inc: 1, or a counted table's second statement 1 << 16)
+    incs = [1 << 16 if i % 3 == 1 else 1 for i in range(n)]
     cols = {"t": [o[0] for o in ops], "k": [o[1] for o in ops], "i": list(range(n)), "seq": [0] * n,
-            "kind": [part.KINDS.index(o[2]) for o in ops], "epoch": [o[3] for o in ops]}
+            "kind": [part.KINDS.index(o[2]) for o in ops], "epoch": [o[3] for o in ops], "inc": incs}
     blk = {f: np.asarray(v, dtype=np.int64) for f, v in cols.items()}
     init = sorted(initial)
     iblk = {"t": np.array([t for t, _ in init], dtype=np.int64), "k": np.array([k for _, k in init], dtype=np.int64),
             "i": np.full(len(init), -1), "seq": np.zeros(len(init), dtype=np.int64),
-            "kind": np.full(len(init), part.INIT), "epoch": np.zeros(len(init), dtype=np.int64)}
+            "kind": np.full(len(init), part.INIT), "epoch": np.zeros(len(init), dtype=np.int64),
+            "inc": np.ones(len(init), dtype=np.int64)}
     blocks = part._split(blk, part.bucket_of(blk["t"], blk["k"], buckets)) + \
         part._split(iblk, part.bucket_of(iblk["t"], iblk["k"], buckets))
     hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(buckets)]
@@ -263,7 +266,7 @@ def test_resolved_histories_equal_keys_step_in_order(ops, initial, buckets) -> N
     state = {key: ((True, 0, 0) if key in initial else (False, 0, -1)) for key in {(o[0], o[1]) for o in ops}}
     want = []
     for i, (t, k, kind, epoch) in enumerate(ops):
-        res = step(state[(t, k)], kind, epoch)
+        res = step(state[(t, k)], kind, epoch, incs[i])
         if res is not None:
             state[(t, k)], vb, va = res
             want.append((t, k, i, part.KINDS.index(kind), vb, va, state[(t, k)][2]))
