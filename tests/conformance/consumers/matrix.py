@@ -18,7 +18,7 @@ cell), ``adapter.decode(endpoint, expected_changes=N)``, compare with the truth:
 - an adapter with ``MODE = "final_rows"`` (a replica) is compared on the rows left in each
   table (truth/final, or ``WrittenBinlogs.rows``), as multisets.
 
-expectations.toml lists the cells known to fail (consumer, shape pattern, reason, public link);
+expectations.toml (and each consumer's own ``<consumer>/expectations.toml``) lists the cells known to fail (consumer, shape pattern, reason, public link);
 every other cell must pass. ``python -m tests.conformance.consumers.matrix --write
 docs/consumers.md`` runs every cell and writes the table.
 """
@@ -101,7 +101,12 @@ class Expectation:
     link: str = ""
 
 
-def load_expectations(path: Path = EXPECTATIONS) -> list[dict[str, Any]]:
+def load_expectations(path: Path | None = None) -> list[dict[str, Any]]:
+    """The rules of ``path``; by default those of every consumer's own
+    ``<consumer>/expectations.toml`` (each harness owns its known failures) followed by the
+    shared ``expectations.toml``."""
+    if path is None:
+        return [r for p in [*sorted(HERE.glob("*/expectations.toml")), EXPECTATIONS] for r in load_expectations(p)]
     data = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
     rules = data.get("expect", [])
     for r in rules:
