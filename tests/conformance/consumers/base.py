@@ -13,6 +13,9 @@ the canonical form (the comparison does that).
 An adapter that compares final table state instead of a change stream (a real replica) sets
 ``MODE = "final_rows"`` and its ``decode`` returns one ``{"op": "row", "database", "table",
 "after": row}`` per row left in each table the run wrote (see mariadb_replica/adapter.py).
+An adapter may set ``PROFILE`` to the comparison profile its values need
+(binlogwriter.compare.PROFILES; default: the profile named like ``NAME``, else ``exact``), and
+keep its known failures in its own ``expectations.toml`` beside ``adapter.py``.
 """
 
 from __future__ import annotations

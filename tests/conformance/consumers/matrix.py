@@ -10,9 +10,8 @@ One cell: serve the shape in-process (binlogwriter.serve.serving, one server re-
 cell), ``adapter.decode(endpoint, expected_changes=N)``, compare with the truth:
 
 - generated run: ``binlogwriter.testing.assert_matches_truth(decoded, run_dir,
-  fields=("op", "table", "before", "after"), profile=adapter NAME)`` (``profile`` passed when
-  that function accepts it: the comparison's consumer profile normalises the consumer's
-  representation);
+  fields=("op", "table", "before", "after"), profile=...)`` (:func:`profile_of`: the
+  comparison's consumer profile normalises the consumer's representation);
 - catalogue case: the same comparison against the case's truth (``WrittenBinlogs.changes``),
   both sides in the canonical form of docs/output.md (each column's type family renderer);
 - an adapter with ``MODE = "final_rows"`` (a replica) is compared on the rows left in each
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import inspect
 import json
 import os
 import random
@@ -291,7 +289,7 @@ def assert_final_rows_match(decoded: list[dict[str, Any]], run_dir: Path, case: 
         decoded = list(canonical_changes(decoded, run_dir))
     else:
         last_fns = {k: None for k in want}
-        decoded = [{**d, "table": _table_of(d)} for d in decoded]
+        decoded = [{k: v for k, v in d.items() if k != "database"} | {"table": _table_of(d)} for d in decoded]
         for d in decoded:
             key = d["table"]
             if key in last_fns:
@@ -299,7 +297,7 @@ def assert_final_rows_match(decoded: list[dict[str, Any]], run_dir: Path, case: 
                 d["after"] = _canon(_fns(t, case.flavor), d["after"]) if t is not None else d["after"]
     got: dict[str, list] = {k: [] for k in want}
     for d in decoded:
-        got.setdefault(d["table"], []).append(d["after"])
+        got.setdefault(_table_of(d), []).append(d["after"])
     problems = []
     for key in sorted(set(want) | set(got)):
         w = sorted(map(repr, want.get(key, [])))
@@ -329,10 +327,19 @@ def compare(adapter: Adapter, decoded: list[dict[str, Any]], run_dir: Path, case
         return assert_catalogue_matches(decoded, case)
     from binlogwriter.testing import assert_matches_truth
 
-    kwargs: dict[str, Any] = {"fields": COMPARED}
-    if "profile" in inspect.signature(assert_matches_truth).parameters:
-        kwargs["profile"] = adapter.name
-    return assert_matches_truth(decoded, run_dir, **kwargs)
+    return assert_matches_truth(decoded, run_dir, fields=COMPARED, profile=profile_of(adapter))
+
+
+def profile_of(adapter: Adapter) -> str:
+    """The comparison profile (binlogwriter.compare, docs/testing.md "Consumer profiles") of
+    an adapter: its ``PROFILE`` when it sets one, else its ``NAME`` when a profile has that
+    name, else ``exact`` (a consumer whose adapter already gives natural Python values)."""
+    from binlogwriter.compare import PROFILES
+
+    named = getattr(adapter.module, "PROFILE", None)
+    if named is not None:
+        return str(named)
+    return adapter.name if adapter.name in PROFILES else "exact"
 
 
 # ------------------------------------------------------------------------------ one cell
@@ -427,7 +434,8 @@ metadata combination of the generated runs). The same cells are the tests of
    values as the consumer gives them, turned into natural Python values).
 4. **Compare** with the truth, both sides in the canonical form of docs/output.md: a run with
    `binlogwriter.testing.assert_matches_truth` (op, table, before, after; with the consumer's
-   comparison profile when that function takes `profile=`), a catalogue case with its
+   comparison profile: the adapter's `PROFILE`, else the profile named like the consumer, else
+   `exact`), a catalogue case with its
    `WrittenBinlogs` truth. A replica gives no change stream: it is compared on the rows left in
    every table (truth/final or `WrittenBinlogs.rows`).
 
@@ -441,10 +449,12 @@ toolchain fails every cell of its consumer with one line saying what to install 
 `tests/conformance/consumers/<name>/adapter.py` with `NAME`, `FLAVORS`, `ensure_built()` and
 `decode(server, *, expected_changes, timeout=120.0)` (the contract is in
 `tests/conformance/consumers/base.py`); `MODE = "final_rows"` for a consumer that only has
-final table state. Column positions map to names with
+final table state; `PROFILE = "<profile>"` to compare under a consumer profile of
+`binlogwriter.compare` other than the one named like the consumer (default: that one, else
+`exact`). Column positions map to names with
 `binlogwriter.testing.table_definitions(run_dir)` (truth/schema_history.jsonl; the matrix writes
-one for catalogue cases). Run the matrix, add the failing cells to expectations.toml with what
-the consumer does and the public issue, regenerate this page.
+one for catalogue cases). Run the matrix, add the failing cells to the consumer's own
+`<name>/expectations.toml` with what the consumer does and the public issue, regenerate this page.
 
 ## Results
 """
