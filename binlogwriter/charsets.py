@@ -26,9 +26,14 @@ __all__ = [
     "BINARY_COLLATION",
     "encode_in_charset",
     "decode_in_charset",
+    "BMP_ONLY_CHARSETS",
 ]
 
 BINARY_COLLATION = 63
+BMP_ONLY_CHARSETS = frozenset({"utf8mb3", "ucs2"})
+"""Charsets that hold the Basic Multilingual Plane only: no character above U+FFFF (utf8mb3
+is at most 3 bytes a character; ucs2 one 16-bit unit, no surrogate pairs), although Python's
+codecs for them (utf-8, utf-16-be) would encode one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import construct as cs
 import numpy as np
 
-from binlogwriter.charsets import Collation, find_collation
+from binlogwriter.charsets import BMP_ONLY_CHARSETS, Collation, find_collation
 from binlogwriter.values._common import (
     Bound,
     Fixed,
@@ -106,7 +106,7 @@ class _Text:
         self.raw = not (self.binary or self.text)  # bytes as given
         self.mbmaxlen = coll.mbmaxlen if coll is not None else 1
         self.charset = coll.charset if coll is not None else None
-        self.bmp_only = self.charset in ("utf8mb3", "ucs2")
+        self.bmp_only = self.charset in BMP_ONLY_CHARSETS
         cs_ = self.charset
         if coll is None:
             self.pad_unit = b""

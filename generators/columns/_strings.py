@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from binlogwriter.charsets import BMP_ONLY_CHARSETS
 from binlogwriter.schema import Column
 from generators.columns._common import _with_edges, quote
 from generators.columns._vec import _draw_bytes, _joined_runs, _key_text_vec, _pool_vec, ascii_runs
@@ -61,7 +62,7 @@ def _fit_text(s: str, col: Column, flavor: str) -> str:
             coll.encode(s)
         except (UnicodeError, LookupError, ValueError):
             s = "".join(ch for ch in s if _encodable(ch, coll))
-    if coll is not None and coll.charset == "utf8mb3":
+    if coll is not None and coll.charset in BMP_ONLY_CHARSETS:  # no character above U+FFFF
         s = "".join(ch for ch in s if ord(ch) < 0x10000)
     if nbytes < nchars * 4:
         while len(_enc(s, coll)) > nbytes:

@@ -1,5 +1,5 @@
 """Multilingual text (``--charset-stress``, generators/columns/_strings.py ``stress_pool``):
-drawn CHAR/VARCHAR/TEXT columns in utf8mb4, utf8mb3, latin1, ascii (and BINARY/VARBINARY),
+drawn CHAR/VARCHAR/TEXT columns in utf8mb4, utf8mb3, latin1, ascii, ucs2, utf16, utf32,
 with any name, length, NULLs and edge modes. Every value fits its column — at most its
 declared characters, at most its byte limit in its charset — and encodes in that charset
 (checked here with Python's codecs, not the project's collation code); the share of
@@ -18,9 +18,10 @@ from generators.columns._strings import _STRESS, STRESS_CLASSES
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 
-CODEC = {"utf8mb4": "utf-8", "utf8mb3": "utf-8", "latin1": "cp1252", "ascii": "ascii"}
+CODEC = {"utf8mb4": "utf-8", "utf8mb3": "utf-8", "latin1": "cp1252", "ascii": "ascii", "ucs2": "utf-16-be",
+         "utf16": "utf-16-be", "utf32": "utf-32-be"}
 TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1}
-MBMAX = {"utf8mb4": 4, "utf8mb3": 3, "latin1": 1, "ascii": 1}
+MBMAX = {"utf8mb4": 4, "utf8mb3": 3, "latin1": 1, "ascii": 1, "ucs2": 2, "utf16": 4, "utf32": 4}
 
 
 @st.composite
@@ -47,7 +48,7 @@ def _check_fits(col, v, cs):
         return
     assert isinstance(v, str)
     b = v.encode(CODEC[cs])  # raises when the charset cannot hold a character
-    if cs == "utf8mb3":
+    if cs in ("utf8mb3", "ucs2"):  # BMP only: a 4-byte UTF-8 / surrogate-pair character is refused
         assert all(ord(c) < 0x10000 for c in v), v
     if cs == "latin1":
         assert all(ord(c) < 0x100 or c in "€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ" for c in v), v
