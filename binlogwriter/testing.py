@@ -67,20 +67,49 @@ def _rows_of(ev: Any, table_map: Any) -> Iterator[DecodedChange]:
 def read_changes(files: Iterable[str | os.PathLike], tables: Iterable[Any] = ()) -> list[DecodedChange]:
     """Every row change in ``files``, in order, decoded by :class:`BinlogReader`. ``tables``:
     the :class:`~binlogwriter.schema.Table` objects written, which fill in what MINIMAL or
-    NO_LOG metadata leaves out of the Table_map (column names, charsets, ENUM/SET members)."""
+    NO_LOG metadata leaves out of the Table_map (column names, charsets, ENUM/SET members) —
+    or a :class:`~binlogwriter.fixtures.WrittenBinlogs`, whose definitions after each
+    ``ALTER`` (``table_history``) are used in turn: each Table_map takes the next definition
+    of its table, in history order, with its number of columns.
+
+    A rows event that cannot be decoded (its Table_map does not fit any definition given)
+    raises ValueError naming ``file:offset`` and the table."""
     from binlogwriter.payload import inner_events
 
-    schemas = {f"{t.database}.{t.name}": t for t in tables}
+    given = [t for _, t in tables.table_history] if hasattr(tables, "table_history") else list(tables)
+    defs: dict[str, list[Any]] = {}
+    for t in given:
+        defs.setdefault(f"{t.database}.{t.name}", []).append(t)
+    schemas = {k: v[0] for k, v in defs.items()}
+    at = dict.fromkeys(defs, 0)  # index in defs[key] of the definition in use
     reader = BinlogReader(list(files), schemas=schemas)
     out: list[DecodedChange] = []
+
+    def rows(ev: Any, rec: Any) -> Iterator[DecodedChange]:
+        tm = reader.state.tables.get(ev.table_id)
+        if ev.rows is None:
+            name = f"{tm.schema}.{tm.table}" if tm is not None else f"table id {ev.table_id}"
+            raise ValueError(f"{rec.file}:{rec.offset}: the rows event of {name} cannot be decoded with the "
+                             f"table definitions given (its Table_map has {len(tm.column_types) if tm else '?'} columns)")
+        return _rows_of(ev, tm)
+
     for rec in reader.records():
         ev = reader.decode(rec)
-        if ev.type_code in _OPS:
-            out.extend(_rows_of(ev, reader.state.tables.get(ev.table_id)))
+        if ev.type_code == 19:
+            key = f"{ev.schema}.{ev.table}"
+            cands = defs.get(key, ())
+            width = len(ev.column_types)
+            if len(cands) > 1 and len(schemas[key].columns) != width:
+                nxt = next((i for i in range(at[key], len(cands)) if len(cands[i].columns) == width), None)
+                if nxt is not None:
+                    at[key], schemas[key] = nxt, cands[nxt]
+                    reader.state.observe(ev)
+        elif ev.type_code in _OPS:
+            out.extend(rows(ev, rec))
         elif ev.type_code == 40:
             for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=reader.state):
                 if inner.type_code in _OPS:
-                    out.extend(_rows_of(inner, reader.state.tables.get(inner.table_id)))
+                    out.extend(rows(inner, rec))
     return out
 
 
@@ -108,7 +137,10 @@ def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, pro
     ``(op, table, before, after)``. Images are ``{column: value}`` dicts or positional
     sequences (:data:`~binlogwriter.values.ABSENT` for a column the image does not carry).
     ``tables``: the :class:`~binlogwriter.schema.Table` objects written (or ``db.table`` ->
-    Table): they name positional columns and give each column's type, so values compare
+    Table, or a :class:`~binlogwriter.fixtures.WrittenBinlogs` — then change ``k``'s positional
+    images are named with the definition in force at that change, after any ``ALTER``,
+    :meth:`~binlogwriter.fixtures.WrittenBinlogs.tables_at`; streams then align by order):
+    they name positional columns and give each column's type, so values compare
     through :func:`binlogwriter.compare.compare_value` under ``profile`` (a consumer profile
     name, docs/testing.md "Consumer profiles"); without them values compare strictly (``str``
     never equals ``bytes``, ``ABSENT`` only ``ABSENT``). ``columns``: ``db.table`` -> column
@@ -121,6 +153,9 @@ def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, pro
 
     names: dict[str, list[str]] = {k: list(v) for k, v in (columns or {}).items()}
     types: dict[str, dict[str, Any]] = {}
+    if hasattr(tables, "tables_at"):  # a WrittenBinlogs: the definition in force at each change
+        decoded, expected = _named_by_history(decoded, tables), _named_by_history(expected, tables)
+        tables = [t for _, t in tables.table_history]  # later definitions win (types by name)
     for key, t in _tables_of(tables):
         names[key] = [c.name for c in t.columns]
         types[key] = {c.name: c for c in t.columns}
@@ -130,6 +165,34 @@ def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, pro
         raise AssertionError(out.report(
             f"change stream differs from the ground truth (profile {_profile_name(profile)}, "
             f"{len(decoded)} decoded, {n} expected)"))
+
+
+def _named_by_history(changes: Sequence[Any], case: Any) -> list[Any]:
+    """``changes`` with change ``k``'s positional images turned into ``{column: value}``
+    dicts by ``case.tables_at(k)`` (a column the image lacks stays out: absent); other changes
+    and images as given."""
+    out: list[Any] = []
+    for k, c in enumerate(changes):
+        if isinstance(c, tuple) and len(c) == 4 and isinstance(c[0], str) and not hasattr(c, "_fields"):
+            d: dict[str, Any] = dict(zip(("op", "table", "before", "after"), c, strict=True))
+        elif isinstance(c, Mapping):
+            d = dict(c)
+        elif hasattr(c, "op") and hasattr(c, "before"):
+            d = {f: getattr(c, f) for f in ("op", "table", "before", "after")}
+            d.update({f: getattr(c, f) for f in ("database", "seq", "row") if hasattr(c, f)})
+        else:
+            out.append(c)
+            continue
+        key = f"{d['database']}.{d['table']}" if d.get("database") else str(d.get("table"))
+        t = case.tables_at(k).get(key)
+        if t is not None:
+            cols = [col.name for col in t.columns]
+            for side in ("before", "after"):
+                img = d.get(side)
+                if img is not None and not isinstance(img, Mapping | str | bytes):
+                    d[side] = {n: v for n, v in zip(cols, img, strict=False) if v is not ABSENT}
+        out.append(d)
+    return out
 
 
 def _tables_of(tables: Any) -> list[tuple[str, Any]]:

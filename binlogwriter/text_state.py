@@ -48,9 +48,14 @@ class ReadState:
                 return
             try:
                 cols = tuple(event.column_descs(schema))
-            except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
-                self.columns.pop(event.table_id, None)
-                return
+            except Exception:  # noqa: BLE001 - a schema that does not fit this Table_map (an ALTER since)
+                try:  # the Table_map's own metadata still decodes the rows (names when FULL)
+                    cols = tuple(event.column_descs(None)) if schema is not None else None
+                except Exception:  # noqa: BLE001 - an undecodable table map leaves its rows raw
+                    cols = None
+                if cols is None:
+                    self.columns.pop(event.table_id, None)
+                    return
             self.columns[event.table_id] = cols
             if cache is not None:
                 cache[id(schema)] = (schema, cols)
