@@ -33,7 +33,9 @@ go-mysql's text); ENUM the member (index 0: ``""``), SET the set of members; CHA
 the text decoded from the bytes go-mysql gives in the column's charset; BINARY/VARBINARY/BLOB
 and geometry ``bytes`` (BINARY as the binlog carries it: trailing 0x00 stripped, as the server
 packs it); MySQL JSON the parsed document (go-mysql renders the binary JSON as text), MariaDB
-JSON (a LONGTEXT) the text.
+JSON (a LONGTEXT) the text. A PARTIAL_UPDATE_ROWS_EVENT (JSON partial update) is an update;
+a JSON column updated in place comes from go-mysql as one ``*JsonDiff`` and is given as
+binlogwriter's ``JsonPartial`` of that diff (:func:`_json_partial`).
 """
 
 from __future__ import annotations
@@ -236,6 +238,17 @@ def _time(text: str) -> Any:
     return -v if sign else v
 
 
+def _json_partial(diff: dict[str, str]) -> Any:
+    """go-mysql's ``*JsonDiff`` of a PARTIAL_UPDATE_ROWS_EVENT column (op, path, the value as
+    JSON text, none for a remove) as binlogwriter's ``JsonPartial``: go-mysql gives the column
+    one ``JsonDiff``, so the list has one diff."""
+    from binlogwriter.values.json_diff import JsonDiff, JsonPartial
+
+    op = diff["op"].lower()
+    value = None if op == "remove" or diff["value"] == "" else json.loads(diff["value"])
+    return JsonPartial((JsonDiff(op, diff["path"], value),))
+
+
 def natural(v: Any, type_code: int, unsigned: bool, info: dict[str, Any] | None, flavor: str,
             enum: list[str] | None, set_: list[str] | None) -> Any:
     """One go-mysql value (after :func:`_raw`) as a natural Python value (module docstring).
@@ -274,6 +287,8 @@ def natural(v: Any, type_code: int, unsigned: bool, info: dict[str, Any] | None,
         members = set_ or (info or {}).get("members") or []
         mask = v + (1 << 64) if v < 0 else v
         return {m for i, m in enumerate(members) if mask >> i & 1}
+    if type_code == 245 and isinstance(v, dict) and "$jsondiff" in v:  # a partial JSON update
+        return _json_partial(v["$jsondiff"])
     if type_code == 245:  # MySQL JSON: go-mysql's text of the binary document
         return json.loads(v) if isinstance(v, str) and v else v
     if ctype in _TEXT_TYPES or (ctype == "JSON" and flavor.startswith("mariadb")):
