@@ -8,19 +8,24 @@ its header for the value encoding and the decoder options it sets: ``ParseTime=f
 ``UseDecimal=false``, ``TimestampStringLocation=UTC``). :func:`ensure_built` builds it with
 ``go build`` into ``bin/`` (gitignored) the first time, and again when ``go.mod``, ``go.sum``
 or ``main.go`` change; :func:`decode` runs it against a served run and turns its lines into
-the change model (op, database, table, before/after images keyed by column name, gtid, xid,
-file, position of the rows event, transaction_position, timestamp).
+the change model (seq, row, op, database, table, before/after images keyed by column name,
+gtid, xid, file, position of the rows event, transaction_position, timestamp; ``before_row`` /
+``after_row`` None: go-mysql gives the images only). ``row`` is the change's index in its
+transaction, ``seq`` the index of the transaction among those with row changes, counted from
+the start of the dump (:func:`to_changes`).
 
 Column names: from the TABLE_MAP's COLUMN_NAME metadata when the run was written with
 ``binlog_row_metadata=FULL`` (``ColumnNameString()``); otherwise go-mysql has positions only
-and the names come from the run's truth (``truth/changes/*.parquet``: the column list each
-change of that table was written with, at or before that transaction). The column types
-(charset, ENUM/SET members) come from the truth's column metadata.
+and the names come from the run's table definitions (``truth/schema_history.jsonl``, read with
+``binlogwriter.testing.table_definitions``: the last definition of the table whose ``seq`` is
+at most the change's, docs/output.md "Table definitions over time"). The column types
+(charset, ENUM/SET members, signedness without SIGNEDNESS metadata) come from the same
+definition's CREATE TABLE text, as a go-mysql user takes them from the schema.
 
 Values are go-mysql's, turned into natural Python values without canonicalising them:
 integers as go-mysql gives them, made unsigned with the TABLE_MAP's signedness (go-mysql
 returns the raw signed value and leaves that to the user, as its canal package does; without
-SIGNEDNESS metadata, MariaDB's NO_LOG, with the truth's column definition); BIT as
+SIGNEDNESS metadata, MariaDB's NO_LOG, with the table definition's); BIT as
 the unsigned integer; FLOAT/DOUBLE float; DECIMAL ``Decimal`` of go-mysql's text; DATE
 ``datetime.date``, DATETIME naive ``datetime.datetime``, TIMESTAMP aware UTC
 ``datetime.datetime``, TIME ``datetime.timedelta`` (a zero or otherwise invalid date stays
@@ -28,7 +33,9 @@ go-mysql's text); ENUM the member (index 0: ``""``), SET the set of members; CHA
 the text decoded from the bytes go-mysql gives in the column's charset; BINARY/VARBINARY/BLOB
 and geometry ``bytes`` (BINARY as the binlog carries it: trailing 0x00 stripped, as the server
 packs it); MySQL JSON the parsed document (go-mysql renders the binary JSON as text), MariaDB
-JSON (a LONGTEXT) the text.
+JSON (a LONGTEXT) the text. A PARTIAL_UPDATE_ROWS_EVENT (JSON partial update) is an update;
+a JSON column updated in place comes from go-mysql as one ``*JsonDiff`` and is given as
+binlogwriter's ``JsonPartial`` of that diff (:func:`_json_partial`).
 """
 
 from __future__ import annotations
@@ -43,7 +50,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from bisect import bisect_right
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -153,34 +159,36 @@ def decode(server: ServedEndpoint | Any, *, expected_changes: int, timeout: floa
 # JSON lines -> change model
 # ------------------------------------------------------------------------------------------
 
-class _Truth:
-    """What the run's truth says about its tables: column metadata by name (type, charset,
-    members) and, per table, the column lists in effect by (file, transaction position)."""
+class _Definitions:
+    """The run's table definitions over time (``truth/schema_history.jsonl`` through
+    ``binlogwriter.testing.table_definitions``; the matrix writes one for catalogue cases):
+    per table, ``(seq, columns)`` with ``columns`` parsed from its CREATE TABLE text. What a
+    go-mysql user takes from its schema (canal reads it from the server): the column names
+    when the TABLE_MAP has none, each column's charset, ENUM/SET members and signedness."""
 
     def __init__(self, run_dir: Path) -> None:
-        import pyarrow.parquet as pq
+        from binlogwriter.schema import Table
+        from binlogwriter.testing import table_definitions
 
-        self.columns: dict[str, dict[str, dict[str, Any]]] = {}
-        self.timeline: dict[str, tuple[list[tuple[str, int]], list[list[str]]]] = {}
-        for p in sorted((run_dir / "truth" / "changes").glob("*.parquet")):
-            f = pq.ParquetFile(p)
-            key = p.name[: -len(".parquet")]
-            self.columns[key] = json.loads((f.schema_arrow.metadata or {}).get(b"binlogwriter.columns", b"{}"))
-            seen: dict[tuple[str, int], list[str]] = {}
-            for batch in f.iter_batches(columns=["file", "transaction_position", "columns"], batch_size=8192):
-                for rec in batch.to_pylist():
-                    seen.setdefault((rec["file"], rec["transaction_position"]), rec["columns"])
-            keys = sorted(seen)
-            self.timeline[key] = (keys, [seen[k] for k in keys])
+        self.defs: dict[tuple[str, str], list[tuple[int, list[Any]]]] = {}
+        for d in table_definitions(run_dir):
+            if d.get("create"):
+                cols = list(Table.from_sql(d["create"], database=d["database"]).columns)
+                self.defs.setdefault((d["database"], d["table"]), []).append((int(d["seq"]), cols))
 
-    def names(self, table: str, file: str, txpos: int, count: int) -> list[str] | None:
-        """The column list of ``table`` in effect at that transaction with ``count`` columns:
-        the latest at or before it, else the nearest later one with that many columns."""
-        keys, lists = self.timeline.get(table, ([], []))
-        i = bisect_right(keys, (file, txpos))
-        for j in [*range(i - 1, -1, -1), *range(i, len(lists))]:
-            if len(lists[j]) == count:
-                return lists[j]
+    def columns(self, database: str, table: str, seq: int, count: int) -> list[Any] | None:
+        """The columns of ``database.table`` for a change of transaction ``seq`` whose row has
+        ``count`` columns: the last definition whose ``seq`` is at most the change's
+        (docs/output.md "Table definitions over time"); when that one has another width
+        (``seq`` counted from a later start, see :func:`to_changes`), the latest with that many
+        columns."""
+        defs = self.defs.get((database, table), [])
+        at = [cols for s, cols in defs if s <= seq]
+        if at and len(at[-1]) == count:
+            return at[-1]
+        for _s, cols in reversed(defs):
+            if len(cols) == count:
+                return cols
         return None
 
 
@@ -230,10 +238,21 @@ def _time(text: str) -> Any:
     return -v if sign else v
 
 
+def _json_partial(diff: dict[str, str]) -> Any:
+    """go-mysql's ``*JsonDiff`` of a PARTIAL_UPDATE_ROWS_EVENT column (op, path, the value as
+    JSON text, none for a remove) as binlogwriter's ``JsonPartial``: go-mysql gives the column
+    one ``JsonDiff``, so the list has one diff."""
+    from binlogwriter.values.json_diff import JsonDiff, JsonPartial
+
+    op = diff["op"].lower()
+    value = None if op == "remove" or diff["value"] == "" else json.loads(diff["value"])
+    return JsonPartial((JsonDiff(op, diff["path"], value),))
+
+
 def natural(v: Any, type_code: int, unsigned: bool, info: dict[str, Any] | None, flavor: str,
             enum: list[str] | None, set_: list[str] | None) -> Any:
     """One go-mysql value (after :func:`_raw`) as a natural Python value (module docstring).
-    ``type_code`` is the TABLE_MAP's real type, ``info`` the truth's column metadata."""
+    ``type_code`` is the TABLE_MAP's real type, ``info`` the column of its table definition (type, charset, members, unsigned)."""
     from binlogwriter.charsets import decode_in_charset, default_collation
 
     v = _raw(v)
@@ -268,6 +287,8 @@ def natural(v: Any, type_code: int, unsigned: bool, info: dict[str, Any] | None,
         members = set_ or (info or {}).get("members") or []
         mask = v + (1 << 64) if v < 0 else v
         return {m for i, m in enumerate(members) if mask >> i & 1}
+    if type_code == 245 and isinstance(v, dict) and "$jsondiff" in v:  # a partial JSON update
+        return _json_partial(v["$jsondiff"])
     if type_code == 245:  # MySQL JSON: go-mysql's text of the binary document
         return json.loads(v) if isinstance(v, str) and v else v
     if ctype in _TEXT_TYPES or (ctype == "JSON" and flavor.startswith("mariadb")):
@@ -292,12 +313,19 @@ def _image(row: list[Any] | None, skip: list[int] | None, names: list[str], tm: 
             for i, v in enumerate(row) if i not in absent}
 
 
-def to_changes(lines: list[dict[str, Any]], run_dir: Path, flavor: str) -> Iterator[dict[str, Any]]:
-    """go-mysql's JSON lines as changes in the change model."""
-    truth = _Truth(run_dir)
+def to_changes(lines: list[dict[str, Any]], run_dir: Path, flavor: str, *, first_seq: int = 0) -> Iterator[dict[str, Any]]:
+    """go-mysql's JSON lines as changes in the change model (docs/output.md "The change
+    model"). ``row`` is the change's index in its transaction and ``seq`` the index of its
+    transaction among those with row changes, counted from ``first_seq`` (the ``seq`` of the
+    first transaction the dump was asked for: 0 from the first file at position 4): go-mysql
+    gives each row the transaction it belongs to (the offset of its GTID event) and reads
+    every transaction in commit order, so consecutive changes of another transaction start
+    the next ``seq``."""
+    definitions = _Definitions(run_dir)
     tables: dict[int, dict[str, Any]] = {}
     txn: tuple[str, int] | None = None
     row = 0
+    seq = first_seq - 1
     for line in lines:
         kind = line.get("kind")
         if kind == "table":
@@ -307,16 +335,20 @@ def to_changes(lines: list[dict[str, Any]], run_dir: Path, flavor: str) -> Itera
             continue
         tm = tables[line["table_id"]]
         here = (line["file"], line["transaction_position"])
-        row = row + 1 if here == txn else 0  # the row's index in its transaction
+        if here == txn:
+            row += 1  # the row's index in its transaction
+        else:
+            seq, row = seq + 1, 0
         txn = here
-        key = f"{line['schema']}.{line['table']}"
-        names = tm["names"] or truth.names(key, line["file"], line["transaction_position"], len(tm["types"]))
+        cols = definitions.columns(line["schema"], line["table"], seq, len(tm["types"]))
+        names = tm["names"] or ([c.name for c in cols] if cols is not None else None)
         if names is None or len(names) != len(tm["types"]):
-            raise AssertionError(f"go-mysql: no column names for {key} with {len(tm['types'])} columns "
-                                 f"at {line['file']}:{line['transaction_position']}")
-        infos = truth.columns.get(key, {})
+            raise AssertionError(f"go-mysql: no column names for {line['schema']}.{line['table']} with "
+                                 f"{len(tm['types'])} columns at {line['file']}:{line['transaction_position']}")
+        infos = {c.name: {"type": c.type, "charset": c.charset, "members": list(c.members), "unsigned": c.unsigned}
+                 for c in cols or ()}
         yield {
-            "op": line["op"], "database": line["schema"], "table": line["table"],
+            "seq": seq, "op": line["op"], "database": line["schema"], "table": line["table"],
             "before": _image(line["before"], line["before_skip"], names, tm, infos, flavor),
             "after": _image(line["after"], line["after_skip"], names, tm, infos, flavor),
             "before_row": None, "after_row": None,

@@ -32,7 +32,9 @@
 // Value encoding in JSON: nil -> null; integers -> JSON numbers (exact); float32 -> the
 // exactly widened float64; float64 -> JSON number (shortest round-trip text); a Go string that
 // is valid UTF-8 -> JSON string; a Go string that is not -> {"$str64": base64}; []byte ->
-// {"$bytes64": base64}; decimal.Decimal -> {"$decimal": text}; time.Time -> {"$time": RFC 3339}.
+// {"$bytes64": base64}; decimal.Decimal -> {"$decimal": text}; time.Time -> {"$time": RFC 3339};
+// *replication.JsonDiff (a JSON column of a PARTIAL_UPDATE_ROWS_EVENT after image) ->
+// {"$jsondiff": {"op": Replace|Insert|Remove, "path": its path, "value": go-mysql's JSON text}}.
 package main
 
 import (
@@ -117,6 +119,8 @@ func encode(v any) any {
 		return map[string]string{"$decimal": x.String()}
 	case time.Time:
 		return map[string]string{"$time": x.Format(time.RFC3339Nano)}
+	case *replication.JsonDiff:
+		return map[string]any{"$jsondiff": map[string]string{"op": x.Op.String(), "path": x.Path, "value": x.Value}}
 	default:
 		return v
 	}
@@ -275,7 +279,15 @@ func main() {
 			case replication.EnumRowsEventTypeDelete:
 				op = "delete"
 			default:
-				return
+				// RowsEvent.Type() has no kind for PARTIAL_UPDATE_ROWS_EVENT (MySQL's
+				// binlog_row_value_options=PARTIAL_JSON); go-mysql still parses it into a
+				// RowsEvent of before/after row pairs, JSON columns updated in place as a
+				// *JsonDiff: a BinlogSyncer user switching on the event type reads it as an
+				// update, so this program does too.
+				if h.EventType != replication.PARTIAL_UPDATE_ROWS_EVENT {
+					return
+				}
+				op = "update"
 			}
 			step := 1
 			if op == "update" {

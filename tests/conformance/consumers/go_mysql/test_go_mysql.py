@@ -5,9 +5,12 @@ Each case generates a small run (every flavor; FULL/MINIMAL/NOBLOB row images; F
 row metadata; the alltypes and ecommerce workloads and a custom schema with JSON, DECIMAL,
 DATETIME(6), ENUM/SET, utf8mb4 text, BIT, a keyless table and a 120-column table; DDL
 mid-stream with ``ddl_every``), serves it, lets go-mysql dump it from the first file (or after
-a GTID set) and compares every change — op, table, GTID, file, rows event position,
+a GTID set) and compares every change of the change model go-mysql gives (docs/output.md
+"The change model") — ``seq`` and ``row`` (counted by the adapter from go-mysql's
+transaction boundaries), op, database, table, GTID, XID, file, rows event position,
 transaction position, timestamp and the before/after images column by column — with
-``truth/changes`` in canonical form (docs/output.md).
+``truth_changes()`` in canonical form. ``before_row`` / ``after_row`` are not compared:
+go-mysql gives the binlogged images only.
 
 go-mysql's own limits, recorded rather than hidden (:func:`gomysql_signedness`):
 
@@ -47,7 +50,8 @@ from . import adapter
 
 pytestmark = pytest.mark.conformance
 
-FIELDS = ("op", "table", "gtid", "file", "position", "transaction_position", "timestamp")
+FIELDS = ("seq", "row", "op", "database", "table", "gtid", "xid", "file", "position", "transaction_position",
+          "timestamp")
 _TEMPORAL = {"DATE", "DATETIME", "TIMESTAMP", "TIME"}
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "INTEGER": 32, "BIGINT": 64}
 # the column types go-mysql v1.13.0's IsNumericColumn counts (row_event.go): no YEAR, no BIT
@@ -124,8 +128,8 @@ def canonical(changes: Iterable[dict[str, Any]], run_dir: Path) -> Iterator[dict
     fns = {t: _canonical_fns(m, flavor) for t, m in metas.items()}
     for c in changes:
         d = dict(c)
-        d["table"] = f"{d.pop('database')}.{d['table']}"
-        f, info = fns.get(d["table"], {}), metas.get(d["table"], {})
+        key = f"{d['database']}.{d['table']}"
+        f, info = fns.get(key, {}), metas.get(key, {})
         for side in ("before", "after"):
             img = d.get(side)
             if img is None:
@@ -171,12 +175,9 @@ def expected(run_dir: Path, skip: int = 0) -> list[dict[str, Any]]:
     metas = _table_meta(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     signedness = manifest["format"]["row_metadata"].upper() != "NO_LOG"  # NO_LOG: no SIGNEDNESS
-    want = list(truth_changes(run_dir))
-    if skip:
-        txns = sorted({(w["file"], w["transaction_position"]) for w in want})
-        want = [w for w in want if (w["file"], w["transaction_position"]) >= txns[skip]]
+    want = [w for w in truth_changes(run_dir) if w["seq"] >= skip]
     for w in want:
-        info = metas[w["table"]]
+        info = metas[f"{w['database']}.{w['table']}"]
         cols = list((w["after_row"] or w["before_row"]).keys())
         seen = gomysql_signedness(cols, info, flavor) if signedness else {}
         for side in ("before", "after"):
@@ -209,14 +210,18 @@ def compare(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
                 if gs[col] != ws[col] or type(gs[col]) is not type(ws[col]):
                     lines.append(f"  {side}.{col}: go-mysql {gs[col]!r:.120}, truth {ws[col]!r:.120}")
         if lines:
-            problems.append(f"change {k} ({w['op']} {w['table']} at {w['file']}:{w['position']}):")
+            problems.append(f"change {k} (seq {w['seq']} row {w['row']}: {w['op']} {w['database']}.{w['table']} "
+                            f"at {w['file']}:{w['position']}):")
             problems.extend(lines)
         if len([p for p in problems if p.startswith("change")]) >= 5:
             break
     assert not problems, "go-mysql's decoding differs from truth/changes\n" + "\n".join(problems)
 
 
-def _decode(run_dir: Path, count: int, gtid: str | None = None) -> list[dict[str, Any]]:
+def _decode(run_dir: Path, count: int, gtid: str | None = None, first_seq: int = 0) -> list[dict[str, Any]]:
+    """go-mysql's changes of the served run, from the first file or after ``gtid`` (then
+    ``first_seq`` is the ``seq`` of the first transaction it is asked for: the adapter counts
+    ``seq`` from where the dump starts)."""
     with ServeProcess([run_dir]) as srv:
         ep = SimpleNamespace(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
                              flavor=_flavor(run_dir), run_dir=run_dir, server_id=4031)
@@ -224,7 +229,7 @@ def _decode(run_dir: Path, count: int, gtid: str | None = None) -> list[dict[str
             got = adapter.decode(ep, expected_changes=count, timeout=60)
         else:
             lines = adapter.run_lines(ep, expected_changes=count, timeout=60, gtid=gtid)
-            got = list(adapter.to_changes(lines, run_dir, ep.flavor))
+            got = list(adapter.to_changes(lines, run_dir, ep.flavor, first_seq=first_seq))
         assert not any("ERROR" in line or "Traceback" in line for line in srv.log), "\n".join(srv.log)
     return got
 
@@ -290,7 +295,7 @@ def test_go_mysql_resumes_after_a_gtid_set(tmp_path: Path, flavor: str, gomysql_
     gtid = f"{last.rsplit(':', 1)[0]}:1-{last.rsplit(':', 1)[1]}" if flavor.startswith("mysql") else last
     want = expected(run_dir, skip=20)
     assert want[0]["gtid"] == txns[20]
-    got = list(canonical(_decode(run_dir, len(want), gtid=gtid), run_dir))
+    got = list(canonical(_decode(run_dir, len(want), gtid=gtid, first_seq=20), run_dir))
     compare(got, want)
 
 
@@ -306,7 +311,8 @@ def test_go_mysql_starts_at_a_later_file(tmp_path: Path, flavor: str, gomysql_bu
         ep = SimpleNamespace(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
                              flavor=flavor, run_dir=run_dir, server_id=4032)
         lines = adapter.run_lines(ep, expected_changes=len(want), timeout=60, extra=("-file", files[1]))
-    compare(list(canonical(adapter.to_changes(lines, run_dir, flavor), run_dir)), want)
+    got = adapter.to_changes(lines, run_dir, flavor, first_seq=want[0]["seq"])  # seq counted from the start point
+    compare(list(canonical(got, run_dir)), want)
 
 
 @pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
@@ -340,7 +346,7 @@ def test_go_mysql_resumes_after_a_tagged_gtid_set(tmp_path: Path, gomysql_built:
             txns.append(w["gtid"])
     uuid, tag, gno = txns[19].rsplit(":", 2)
     want = expected(run_dir, skip=20)
-    got = list(canonical(_decode(run_dir, len(want), gtid=f"{uuid}:{tag}:1-{gno}"), run_dir))
+    got = list(canonical(_decode(run_dir, len(want), gtid=f"{uuid}:{tag}:1-{gno}", first_seq=20), run_dir))
     compare(got, want)
 
 
