@@ -9,7 +9,8 @@ NOW(), DATABASE(), USER(), CONNECTION_ID(), GTID_SUBTRACT(), GTID_SUBSET(): gtid
 LOGS`` / ``SHOW MASTER LOGS``, ``SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [o,] n]``,
 ``SHOW SLAVE HOSTS`` / ``SHOW REPLICAS``, ``SHOW WARNINGS``, ``SHOW GRANTS``, transaction
 statements (BEGIN/COMMIT/ROLLBACK), ``USE db``, ``LOCK``/``UNLOCK TABLES`` (accepted: nothing to
-lock), ``SELECT … FROM information_schema.<table>`` (no rows: queries_catalog.py). Anything else gets ERR 1064 naming the statement.
+lock), ``SELECT … FROM information_schema.<table>`` (no rows, but for COLUMNS of a run whose truth
+holds its tables: queries_catalog.py). Anything else gets ERR 1064 naming the statement.
 The variable values follow the files: version and server id from the FDE, checksum from its
 checksum algorithm, GTID variables from the GTID state of the files (binlogs.py).
 """
@@ -122,6 +123,14 @@ class Answerer(VariablesMixin, ShowMixin):
         state = self.binlogs.mariadb_pos_at(str(name), offset)
         return None if state is None else state.text()
 
+    def _columns(self) -> tuple[list, bool]:
+        """The served run's information_schema.COLUMNS rows (columns_catalog.py)."""
+        from binlogwriter.serve.api import flavor_of
+        from binlogwriter.serve.columns_catalog import column_rows, served_tables
+
+        flavor = flavor_of(self.binlogs)
+        return column_rows(served_tables(self.binlogs, flavor), flavor), self.binlogs.is_mariadb
+
     # ------------------------------------------------------------------------- statements
     def answer(self, sql: str) -> list[bytes]:
         bs = self.binlogs
@@ -170,7 +179,7 @@ class Answerer(VariablesMixin, ShowMixin):
     def _select(self, rest: str) -> list[bytes]:
         schema_table = information_schema_table(rest)
         if schema_table is not None:
-            return information_schema_select(rest, schema_table)
+            return information_schema_select(rest, schema_table, self._columns)
         m = re.search(r"\s+FROM\s+(\w+)", rest, re.I)
         if m and m.group(1).upper() != "DUAL":
             raise QueryError(1146, f"binlogwriter serve has no table {m.group(1)!r}", "42S02")

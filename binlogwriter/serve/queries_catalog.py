@@ -9,11 +9,16 @@ holds binlog files, not databases: ``SHOW DATABASES`` lists none, so a SELECT fr
 with the columns it selects and no rows (``SELECT *`` is refused with 1146: its columns would
 be the server's own definitions, which serve does not reproduce). A table that ``information_schema`` does not have gets
 the server's ER_UNKNOWN_TABLE (1109) "Unknown table 'X' in information_schema".
+
+``information_schema.COLUMNS`` is the exception when the served directory holds the run's table
+definitions: its rows are the columns of those tables (columns_catalog.py, evaluated by
+queries_columns.py), which ZongJi and other clients read when the binlog carries no column names.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from binlogwriter.serve.protocol import result_set
 from binlogwriter.serve.query_errors import QueryError, _split_top
@@ -54,15 +59,24 @@ def _column_name(item: str) -> str:
     return bare
 
 
-def information_schema_select(select_rest: str, table: str) -> list[bytes]:
+def information_schema_select(select_rest: str, table: str,
+                              columns: Callable[[], tuple[list, bool]] | None = None) -> list[bytes]:
     """The answer to ``SELECT <select_rest>`` reading ``information_schema.<table>``: no rows
-    (module docstring), the selected columns' names; 1109 for a table it does not have."""
+    (module docstring), the selected columns' names; 1109 for a table it does not have.
+    ``columns()`` gives (rows of information_schema.COLUMNS, whether the server is MariaDB):
+    when it has rows, a COLUMNS query is evaluated over them (queries_columns.py)."""
     if table.upper() not in INFORMATION_SCHEMA_TABLES:
         raise QueryError(ER_UNKNOWN_TABLE, f"Unknown table '{table.upper()}' in information_schema", "42S02")
     m = _FROM_IS.search(" " + select_rest)
     assert m is not None
     items = select_rest[: m.start()].strip()
     items = re.sub(r"^(?:DISTINCT|ALL)\s+", "", items, flags=re.I)
+    if table.upper() == "COLUMNS" and columns is not None and "*" not in items:
+        rows, mariadb = columns()
+        if rows:
+            from binlogwriter.serve.queries_columns import columns_select
+
+            return columns_select(items, select_rest[m.end() - 1:], rows, mariadb=mariadb)
     cols = [_column_name(it) for it in _split_top(items)]
     if any(c == "*" or c.endswith(".*") for c in cols):
         # the columns of `*` would have to be the server's own: refused as before (1146)

@@ -2,7 +2,8 @@
 
 Each connection runs the connection phase (auth.py), then the command phase: COM_QUERY
 (queries.py), COM_PING, COM_INIT_DB, COM_QUIT, COM_REGISTER_SLAVE, COM_BINLOG_DUMP and
-COM_BINLOG_DUMP_GTID (dump.py); any other command gets ERR 1047. Each client has its own
+COM_BINLOG_DUMP_GTID (dump.py), the prepared statement commands COM_STMT_PREPARE / EXECUTE /
+SEND_LONG_DATA / CLOSE / RESET (prepared.py); any other command gets ERR 1047. Each client has its own
 position and file handles; a client that fails (bad packet, closed socket, refused login) ends
 only its own connection and leaves exactly one WARNING line in the log. After a dump ends the
 server closes the connection gracefully (shutdown, then reads until the client closes), so no
@@ -19,12 +20,14 @@ import time
 from dataclasses import dataclass, field
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.format import version_tuple
 from binlogwriter.serve.admission import Admission, Slot
 from binlogwriter.serve.auth import AuthFailed, Credentials, authenticate
 from binlogwriter.serve.binlogs import BinlogSet, ServeError
 from binlogwriter.serve.dump import DumpError, Streamer, parse_dump, parse_dump_gtid, stream
 from binlogwriter.serve.gtid import GtidParseError, MariadbState
 from binlogwriter.serve.pacing import Pacer
+from binlogwriter.serve.prepared import PreparedStatements
 from binlogwriter.serve.protocol import (
     LOGIN_MAX_PACKET,
     MAX_ALLOWED_PACKET,
@@ -37,6 +40,7 @@ from binlogwriter.serve.protocol import (
 )
 from binlogwriter.serve.queries import Identity, answer
 from binlogwriter.serve.session import Session
+from binlogwriter.serve.sqltext import strip_comments, version_number
 
 __all__ = ["ServeConfig", "Server"]
 
@@ -44,6 +48,7 @@ log = logging.getLogger("binlogwriter.serve")
 
 COM_QUIT, COM_INIT_DB, COM_QUERY, COM_PING = 0x01, 0x02, 0x03, 0x0E
 COM_BINLOG_DUMP, COM_REGISTER_SLAVE, COM_SET_OPTION, COM_BINLOG_DUMP_GTID = 0x12, 0x15, 0x1B, 0x1E
+COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE, COM_STMT_RESET = 0x16, 0x17, 0x18, 0x19, 0x1A
 ER_UNKNOWN_COM_ERROR = 1047
 ER_NET_PACKET_TOO_LARGE = 1153
 ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
@@ -164,6 +169,7 @@ class Connection:
         self.admission = admission
         self.slot = slot
         slot.where = self._where()
+        self._statements: PreparedStatements | None = None
 
     def _where(self) -> str:
         user = f" ({self.session.user})" if self.session.user else ""
@@ -283,6 +289,8 @@ class Connection:
                 if resp and resp[0][:1] == b"\xff":
                     log.info("%s: query refused: %s", self._where(), sql[:200])
                 self.io.write_many(resp)
+            elif COM_STMT_PREPARE <= cmd <= COM_STMT_RESET:
+                self._statement_command(cmd, payload)
             elif cmd in (COM_PING, COM_INIT_DB, COM_SET_OPTION):
                 self.io.write(ok_packet())
             elif cmd == COM_REGISTER_SLAVE:
@@ -295,6 +303,29 @@ class Connection:
             else:
                 log.warning("%s: unknown command 0x%02x", self._where(), cmd)
                 self.io.write(err_packet(ER_UNKNOWN_COM_ERROR, "Unknown command", "08S01"))
+
+    def _statement_command(self, cmd: int, payload: bytes) -> None:
+        """COM_STMT_* (prepared.py): answered through the same text-query answering."""
+        cfg = self.config
+        if self._statements is None:
+            self._statements = PreparedStatements(
+                lambda sql: answer(cfg.binlogs, cfg.identity, self.session, sql),
+                lambda sql: strip_comments(sql, version_number(version_tuple(cfg.binlogs.server_version)),
+                                           mariadb=cfg.binlogs.is_mariadb),
+                mariadb=cfg.binlogs.is_mariadb)
+        st = self._statements
+        if cmd == COM_STMT_PREPARE:
+            resp = st.prepare(payload)
+        elif cmd == COM_STMT_EXECUTE:
+            resp = st.execute(payload)
+        elif cmd == COM_STMT_RESET:
+            resp = st.reset(payload)
+        else:  # SEND_LONG_DATA and CLOSE have no answer
+            (st.send_long_data if cmd == COM_STMT_SEND_LONG_DATA else st.close)(payload)
+            return
+        if resp and resp[0][:1] == b"\xff":
+            log.info("%s: statement refused: %s", self._where(), resp[0][9:].decode("utf-8", "replace")[:200])
+        self.io.write_many(resp)
 
     def _dump(self, payload: bytes) -> None:
         cfg = self.config
