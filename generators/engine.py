@@ -38,6 +38,7 @@ from generators.outdir import lock_dir, sweep_stale_tmp, tmp_prefix
 from generators.replica.hook import write_replica_if_asked
 from generators.rows import TableRows
 from generators.run_batched import BatchedMixin
+from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
@@ -56,7 +57,7 @@ class RunResult:
 
 
 @dataclass
-class Run(TransactionsMixin, SnapshotMixin, BatchedMixin):
+class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
     """One generation run (use :func:`generate`). Its methods are grouped by concept:
     the per-transaction path (generators/run_txn.py), the snapshot (generators/run_snapshot.py)
     and the batch path (generators/run_batched.py); here the set-up, the loop and the end.

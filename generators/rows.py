@@ -166,7 +166,7 @@ class TableRows:
             if i in key_cols:
                 continue
             ov = self.user_overrides.get(col.name) or self.tdef.overrides.get(col.name)
-            cs = charset_stress_of(self.spec)  # multilingual text (generators/columns/_strings.py)
+            cs = charset_stress_of(self.spec)  # multilingual text (generators/columns/_stress.py)
             gens[i] = column_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,
                                        start_time=self.spec.start_time, charset_stress=cs)
             vgens[i] = column_vector_generator(t, col, fl, self.seed, override=ov, edge=self.tdef.edge,

@@ -22,7 +22,7 @@ def _qi(name: str) -> str:
 
 class SnapshotMixin:
     """:class:`generators.engine.Run`'s snapshot methods (uses its ``spec``, ``work``, ``rows``
-    and, for ``--ddl-in-binlog``, :meth:`TransactionsMixin._ddl` / ``_write_stmts``)."""
+    and, for ``--ddl-in-binlog``, :meth:`generators.run_ddl.DdlMixin._ddl` / ``_write_stmts``)."""
 
     def _databases(self) -> list[str]:
         dbs = [self.spec.database]

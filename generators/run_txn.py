@@ -1,8 +1,9 @@
 """The per-transaction write path (part of :class:`generators.engine.Run`), the reference the
 batch engine is compared with (and what spark_gen's per-transaction helpers and the
 ``--ddl-every`` DDL use): a plan's keys
-resolved and applied (generators/keys.py), its rows as statements given to the writer, the
-GTID bookkeeping per file, the truth/changes hook, and the ``--ddl-every`` ALTER TABLEs."""
+resolved and applied (generators/keys.py), its rows as statements given to the writer, and
+the truth/changes hook (the per-file GTID bookkeeping and the ``--ddl-every`` ALTER TABLEs:
+generators/run_ddl.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,10 @@ import numpy as np
 
 from binlogwriter.writer import BinlogWriter
 from generators.batch import own_statements
-from generators.hashing import hash64, salt
-from generators.keys import Applied, epoch_at, resolve_ops, step
-from generators.manifest import FileInfo
+from generators.keys import Applied, resolve_ops, step
 from generators.plan import TxnPlan, ddl_after, plan_transaction
-from generators.rows import DDL_TYPES, TableRows
+from generators.rows import TableRows
 from generators.run_count import planned_transactions
-from generators.run_snapshot import _qi
 from generators.statement_text import statement_sql
 
 
@@ -27,23 +25,6 @@ class TransactionsMixin:
     row_txns: int = 0
     """Transactions with row changes written one by one (Spark's pass 1 numbers the change
     model's ``seq`` of each partition from them)."""
-
-    # -- writer ---------------------------------------------------------------------------
-    def _track(self, writer: BinlogWriter, fname: str, before: int) -> None:
-        if writer.transactions == before:
-            return
-        fi = self.file_info.setdefault(fname, FileInfo())
-        fi.transactions += writer.transactions - before
-        if writer.last_gtid is not None:
-            if fi.first_gtid is None:
-                fi.first_gtid = writer.last_gtid
-            fi.last_gtid = writer.last_gtid
-
-    def _ddl(self, writer: BinlogWriter, sql: str, db: str) -> None:
-        writer.open()
-        fname, before = writer.current_file, writer.transactions
-        writer.ddl(sql, db)
-        self._track(writer, fname, before)
 
     # -- rows-query text ---------------------------------------------------------------------
     def _statement_sql(self, rt: TableRows, kind: str, rows: list) -> str:
@@ -132,16 +113,6 @@ class TransactionsMixin:
         if d is not None:
             self.do_ddl(writer, d)
 
-    def set_ddl_state(self, i: int) -> None:
-        """Put the tables in the DDL state in force at transaction ``i`` (a fresh Run only):
-        DDL ``d`` odd adds ``ddl_P`` (P = (d+1)//2), the next one drops it again."""
-        d = epoch_at(self.spec, i)
-        self.ddl_epoch = d
-        if d % 2 == 1:
-            p = (d + 1) // 2
-            rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
-            rt.add_column(f"ddl_{p}", DDL_TYPES[p % len(DDL_TYPES)], d)
-
     def _write_stmts(self, writer: BinlogWriter, stmts: list[tuple[int, str, list]]) -> None:
         if not stmts:
             return
@@ -163,24 +134,3 @@ class TransactionsMixin:
         (generators/changes_truth.py reads the writer's ``last_group`` and ``tx``)."""
         if self.changes is not None and writer.transactions != before:
             self.changes.record(writer, stmts, tx)
-
-    def do_ddl(self, writer: BinlogWriter, d: int) -> None:
-        """DDL number d: odd adds column ddl_P to a table chosen by hash, even drops it."""
-        p = (d + 1) // 2
-        rt = self.rows[hash64(salt(self.spec.seed, "ddl"), p) % len(self.rows)]
-        name = f"ddl_{p}"
-        t = rt.table
-        if d % 2 == 1:
-            typedef = DDL_TYPES[p % len(DDL_TYPES)]
-            sql = f"ALTER TABLE {_qi(t.name)} ADD COLUMN {_qi(name)} {typedef}"
-            self.ddl_epoch = d
-            rt.add_column(name, typedef, d)
-        else:
-            sql = f"ALTER TABLE {_qi(t.name)} DROP COLUMN {_qi(name)}"
-            self.ddl_epoch = d
-            rt.drop_column(name)
-        self._ddl(writer, sql, t.database)
-        if self.changes is not None:  # truth/schema_history.jsonl (generators/schema_history.py)
-            self.changes.define(rt)
-        if self.wsclock is not None:  # an empty writeset: the history cleared (generators/writeset.py)
-            self.wsclock.barrier()

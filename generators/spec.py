@@ -283,7 +283,7 @@ CHARSET_STRESS_DEFAULT = 0.1
 
 def charset_stress_of(spec: Spec) -> float:
     """The run's share of multilingual text values (``charset_stress``, default
-    :data:`CHARSET_STRESS_DEFAULT`; generators/columns/_strings.py ``stress_pool``)."""
+    :data:`CHARSET_STRESS_DEFAULT`; generators/columns/_stress.py ``stress_pool``)."""
     return CHARSET_STRESS_DEFAULT if spec.charset_stress is None else float(spec.charset_stress)
 
 

@@ -70,7 +70,7 @@ def type_generator(col: Column, table: str, flavor: str, *, edge: bool | ValueMo
     ``edge``: True for the family's own edge values at ``EDGE_P`` (alltypes), or a
     :class:`~generators.edge_values.ValueMode` (the share of :func:`edge_values`, the
     integers' whole range). ``charset_stress``: the share of a text column's values drawn
-    from the multilingual pool (``--charset-stress``, generators/columns/_strings.py), under
+    from the multilingual pool (``--charset-stress``, generators/columns/_stress.py), under
     the edge values."""
     fam = family_of_type(col.type)
     if fam is None or fam.generator is None:

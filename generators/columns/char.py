@@ -38,7 +38,7 @@ SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``
-    (``charset_stress``: the share of multilingual values, generators/columns/_strings.py)."""
+    (``charset_stress``: the share of multilingual values, generators/columns/_stress.py)."""
     return string_generator(col, table, flavor, edge, charset_stress)
 
 

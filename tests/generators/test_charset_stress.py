@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
-from generators.columns._strings import _STRESS, STRESS_CLASSES
+from generators.columns._stress import _STRESS, STRESS_CLASSES
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 

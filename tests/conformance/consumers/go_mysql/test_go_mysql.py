@@ -41,7 +41,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from binlogwriter.testing import _canonical_fns, truth_changes
+from binlogwriter.run_truth import _canonical_fns, truth_changes
 from generators.engine import generate
 from generators.spec import Spec
 from tests.conformance.serve_process import ServeProcess
