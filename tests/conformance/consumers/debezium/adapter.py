@@ -182,7 +182,9 @@ def run_records(server: ServedEndpoint, *, expected_changes: int, timeout: float
     except FileNotFoundError:
         raise ToolchainError("Debezium needs java, which is not installed: install a Java 17 JDK") from None
     err = proc.stderr.decode("utf-8", "replace")
-    records = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines() if line.strip()]
+    # one record per "\n"-ended line: str.splitlines() would also split inside a JSON string at
+    # U+2028/U+2029/U+0085/\x1c-\x1e, which JSON leaves unescaped and text values may hold
+    records = [json.loads(line) for line in proc.stdout.decode("utf-8").split("\n") if line.strip()]
     if proc.returncode == 1:
         failed = [ln[len("ENGINE-ERROR "):] for ln in err.splitlines() if ln.startswith("ENGINE-ERROR ")]
         raise DebeziumFailed(failed[0] if failed else f"Debezium exited 1: {err[-2000:]}")

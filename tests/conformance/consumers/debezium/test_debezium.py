@@ -164,23 +164,18 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
     problems: list[str] = []
     if len(got) != len(want):
         problems.append(f"Debezium emitted {len(got)} changes, the truth has {len(want)}")
-    # the transaction's index and the change's index in it, from the truth's transaction offsets
-    txn_index: dict[tuple[str, int], int] = {}
-    in_txn: Counter = Counter()
     explained: Counter = Counter()
     for i, (g, raw, w) in enumerate(zip(got, decoded, want, strict=False)):
-        key = (w["file"], w["transaction_position"])
-        seq = txn_index.setdefault(key, len(txn_index))
-        row = in_txn[key]
-        in_txn[key] += 1
-        where = f"change {i} ({w['op']} {w['table']} at {w['file']}:{w['position']})"
-        for f in ("op", "table", "gtid", "file", "position", "timestamp"):
+        where = f"change {i} ({w['op']} {w['database']}.{w['table']} at {w['file']}:{w['position']})"
+        for f in ("op", "database", "table", "gtid", "file", "position", "timestamp"):
             if g.get(f) != w.get(f):
                 problems.append(f"{where}: {f} decoded {g.get(f)!r}, truth {w.get(f)!r}")
-        if raw["seq"] != seq or raw["row"] != row:
+        # the change model's place of the change: seq (its transaction among those with row
+        # changes) and row (its index in the transaction), as the truth gives them
+        if (raw["seq"], raw["row"]) != (w["seq"], w["row"]):
             problems.append(f"{where}: transaction place (seq, row) decoded {(raw['seq'], raw['row'])}, "
-                            f"truth {(seq, row)}")
-        cols = types.get(w["table"], {})
+                            f"truth {(w['seq'], w['row'])}")
+        cols = types.get(f"{w['database']}.{w['table']}", {})
         for side in ("before", "after"):
             gi, wi, ri = g.get(side), w.get(side), raw.get(side)
             if (gi is None) != (wi is None):
@@ -285,13 +280,12 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
                    "--initial-rows", "3", "--rows-per-txn", "2-6", "--mix", "insert=0.5,update=0.4,delete=0.1",
                    "--max-binlog-size", "24KB", "--seed", "5")
     want = list(truth_changes(run))
-    by_txn = Counter((c["file"], c["transaction_position"]) for c in want)
+    by_txn = Counter(c["seq"] for c in want)
     placed: Counter = Counter()
     stop = None
     for i, c in enumerate(want):  # the first change past the middle that is inside a transaction
-        key = (c["file"], c["transaction_position"])
-        placed[key] += 1
-        if i >= len(want) // 2 and 0 < placed[key] < by_txn[key]:
+        placed[c["seq"]] += 1
+        if i >= len(want) // 2 and 0 < placed[c["seq"]] < by_txn[c["seq"]]:
             stop = i + 1
             break
     assert stop is not None, "the run has no transaction of several changes past its middle"
