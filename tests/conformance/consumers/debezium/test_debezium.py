@@ -21,6 +21,10 @@ Where Debezium itself departs from what the binlog says, the difference is docum
   adds 1900 to the byte unconditionally
   (https://github.com/osheroff/mysql-binlog-connector-java/issues/183, open).
 
+The same reading also goes through the kit's comparison with the ``debezium`` consumer profile
+(:func:`assert_kit_profile_accepts`): it must accept every representation above and report only
+the BOOLEAN values Debezium loses.
+
 Debezium refuses ``binlog_row_image`` other than FULL (adapter.py), which
 :func:`test_debezium_refuses_a_partial_row_image` checks; MINIMAL/NOBLOB images are therefore
 only served to it to see that refusal. The MariaDB flavor is not read: the MariaDB connector
@@ -49,6 +53,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from binlogwriter.compare import diff_streams
 from binlogwriter.testing import canonical_changes, truth_changes
 from binlogwriter.values.json_text import mysql_json_text
 from tests.conformance.serve_process import ROOT, ServeProcess
@@ -202,6 +207,30 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
     return explained
 
 
+def assert_kit_profile_accepts(decoded: list[dict], run_dir: Path) -> int:
+    """The kit's ``debezium`` consumer profile (binlogwriter.compare, docs/testing.md "Consumer
+    profiles", issue #31 §2) accepts Debezium's reading of the run: the only differences
+    :func:`binlogwriter.compare.diff_streams` still reports are the values Debezium loses — a
+    BOOLEAN (TINYINT(1)) holding other than 0/1 arrives as ``true`` (a profile accepts
+    representations, never a changed value). Those are counted here from Debezium's bools and
+    the truth's ints, independently of the profile; returns how many."""
+    want = list(truth_changes(run_dir))
+    types = _column_types(run_dir)
+    lossy = []
+    for g, w in zip(decoded, want, strict=True):
+        cols = types[f"{w['database']}.{w['table']}"]
+        for side in ("before", "after"):
+            for col, v in (g[side] or {}).items():
+                if isinstance(v, bool) and cols[col]["type"] == "TINYINT" and w[side][col] not in (0, 1):
+                    lossy.append(f"{w['database']}.{w['table']} {side} {col}")
+    flavor = json.loads((run_dir / "manifest.json").read_text())["format"]["flavor"]
+    diff, _n = diff_streams(decoded, want, profile="debezium", flavor=flavor, fields=("op", "table", "before", "after"),
+                            columns=types, max_differences=len(lossy) + 20)
+    assert diff.counts == ({"column value": len(lossy)} if lossy else {}), diff.report("profile debezium")
+    assert all(" [bool], truth " in line for line in diff.lines), diff.report("profile debezium")
+    return len(lossy)
+
+
 # ------------------------------------------------------------------------- the shapes
 
 WIDE = "<wide schema>"
@@ -268,7 +297,9 @@ def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debe
     _TIMINGS.append((shape, t1 - t0, t2 - t1, expected))
     assert not refused, "serve refused a query Debezium sent:\n" + "\n".join(refused)
     explained = compare(decoded, run)
-    print(f"{shape}: {expected} changes, Debezium {t2 - t1:.1f} s, documented differences {dict(explained)}")
+    lossy = assert_kit_profile_accepts(decoded, run)
+    print(f"{shape}: {expected} changes, Debezium {t2 - t1:.1f} s, documented differences {dict(explained)}, "
+          f"BOOLEAN values other than 0/1 the debezium profile reports {lossy}")
 
 
 def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezium_built: None) -> None:
