@@ -180,6 +180,11 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
         if (raw["seq"], raw["row"]) != (w["seq"], w["row"]):
             problems.append(f"{where}: transaction place (seq, row) decoded {(raw['seq'], raw['row'])}, "
                             f"truth {(w['seq'], w['row'])}")
+        for side in ("before_row", "after_row"):  # the full rows: the images, FULL being required
+            gr, wr = raw.get(side), w.get(side)
+            if (gr is None) != (wr is None) or list(gr or ()) != list(wr or ()):
+                problems.append(f"{where}: {side} columns decoded {None if gr is None else list(gr)}, "
+                                f"truth {None if wr is None else list(wr)}")
         cols = types.get(f"{w['database']}.{w['table']}", {})
         for side in ("before", "after"):
             gi, wi, ri = g.get(side), w.get(side), raw.get(side)
