@@ -118,8 +118,11 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
        "Debezium MySQL connector (JSON converter): DATE as epoch days or ISO text, TIME as µs, DATETIME "
        "as epoch ms/µs or ISO text, TIMESTAMP as ISO-8601 with Z, DECIMAL as text or double, binary as "
        "base64/hex, BIT as bytes (little-endian) or bool, ENUM text, SET comma text, JSON text, "
-       "GEOMETRY as {wkb, srid} (or its wkb alone), BIGINT UNSIGNED as long",
-       "unsigned_as_signed", "int_text", "bit_bytes_le", "bit_bool", "decimal_text", "decimal_float",
+       "GEOMETRY as {wkb, srid} (or its wkb alone), BIGINT UNSIGNED as long, a BOOLEAN (TINYINT(1)) "
+       "column as a bool (a value other than 0/1 becomes true: still a difference), YEAR 0000 as 1900 "
+       "(mysql-binlog-connector-java's deserializeYear, osheroff/mysql-binlog-connector-java#183)",
+       "unsigned_as_signed", "int_text", "bool_int", "year_1900", "bit_bytes_le", "bit_bool",
+       "decimal_text", "decimal_float",
        "float_int", "date_epoch_days", "date_text", "time_micros", "time_text", "datetime_epoch",
        "datetime_text", "timestamp_text", "zero_date_null", "binary_base64", "binary_hex", "set_text",
        "json_text", "geometry_struct", "geometry_no_srid"),

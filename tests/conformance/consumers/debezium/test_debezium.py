@@ -21,6 +21,10 @@ Where Debezium itself departs from what the binlog says, the difference is docum
   adds 1900 to the byte unconditionally
   (https://github.com/osheroff/mysql-binlog-connector-java/issues/183, open).
 
+The same reading also goes through the kit's comparison with the ``debezium`` consumer profile
+(:func:`assert_kit_profile_accepts`): it must accept every representation above and report only
+the BOOLEAN values Debezium loses.
+
 Debezium refuses ``binlog_row_image`` other than FULL (adapter.py), which
 :func:`test_debezium_refuses_a_partial_row_image` checks; MINIMAL/NOBLOB images are therefore
 only served to it to see that refusal. The MariaDB flavor is not read: the MariaDB connector
@@ -49,6 +53,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from binlogwriter.compare import diff_streams
 from binlogwriter.testing import canonical_changes, truth_changes
 from binlogwriter.values.json_text import mysql_json_text
 from tests.conformance.serve_process import ROOT, ServeProcess
@@ -164,23 +169,23 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
     problems: list[str] = []
     if len(got) != len(want):
         problems.append(f"Debezium emitted {len(got)} changes, the truth has {len(want)}")
-    # the transaction's index and the change's index in it, from the truth's transaction offsets
-    txn_index: dict[tuple[str, int], int] = {}
-    in_txn: Counter = Counter()
     explained: Counter = Counter()
     for i, (g, raw, w) in enumerate(zip(got, decoded, want, strict=False)):
-        key = (w["file"], w["transaction_position"])
-        seq = txn_index.setdefault(key, len(txn_index))
-        row = in_txn[key]
-        in_txn[key] += 1
-        where = f"change {i} ({w['op']} {w['table']} at {w['file']}:{w['position']})"
-        for f in ("op", "table", "gtid", "file", "position", "timestamp"):
+        where = f"change {i} ({w['op']} {w['database']}.{w['table']} at {w['file']}:{w['position']})"
+        for f in ("op", "database", "table", "gtid", "file", "position", "timestamp"):
             if g.get(f) != w.get(f):
                 problems.append(f"{where}: {f} decoded {g.get(f)!r}, truth {w.get(f)!r}")
-        if raw["seq"] != seq or raw["row"] != row:
+        # the change model's place of the change: seq (its transaction among those with row
+        # changes) and row (its index in the transaction), as the truth gives them
+        if (raw["seq"], raw["row"]) != (w["seq"], w["row"]):
             problems.append(f"{where}: transaction place (seq, row) decoded {(raw['seq'], raw['row'])}, "
-                            f"truth {(seq, row)}")
-        cols = types.get(w["table"], {})
+                            f"truth {(w['seq'], w['row'])}")
+        for side in ("before_row", "after_row"):  # the full rows: the images, FULL being required
+            gr, wr = raw.get(side), w.get(side)
+            if (gr is None) != (wr is None) or list(gr or ()) != list(wr or ()):
+                problems.append(f"{where}: {side} columns decoded {None if gr is None else list(gr)}, "
+                                f"truth {None if wr is None else list(wr)}")
+        cols = types.get(f"{w['database']}.{w['table']}", {})
         for side in ("before", "after"):
             gi, wi, ri = g.get(side), w.get(side), raw.get(side)
             if (gi is None) != (wi is None):
@@ -205,6 +210,30 @@ def compare(decoded: list[dict], run_dir: Path) -> Counter:
             break
     assert not problems, "Debezium's reading differs from the truth:\n" + "\n".join(problems[:20])
     return explained
+
+
+def assert_kit_profile_accepts(decoded: list[dict], run_dir: Path) -> int:
+    """The kit's ``debezium`` consumer profile (binlogwriter.compare, docs/testing.md "Consumer
+    profiles", issue #31 §2) accepts Debezium's reading of the run: the only differences
+    :func:`binlogwriter.compare.diff_streams` still reports are the values Debezium loses — a
+    BOOLEAN (TINYINT(1)) holding other than 0/1 arrives as ``true`` (a profile accepts
+    representations, never a changed value). Those are counted here from Debezium's bools and
+    the truth's ints, independently of the profile; returns how many."""
+    want = list(truth_changes(run_dir))
+    types = _column_types(run_dir)
+    lossy = []
+    for g, w in zip(decoded, want, strict=True):
+        cols = types[f"{w['database']}.{w['table']}"]
+        for side in ("before", "after"):
+            for col, v in (g[side] or {}).items():
+                if isinstance(v, bool) and cols[col]["type"] == "TINYINT" and w[side][col] not in (0, 1):
+                    lossy.append(f"{w['database']}.{w['table']} {side} {col}")
+    flavor = json.loads((run_dir / "manifest.json").read_text())["format"]["flavor"]
+    diff, _n = diff_streams(decoded, want, profile="debezium", flavor=flavor, fields=("op", "table", "before", "after"),
+                            columns=types, max_differences=len(lossy) + 20)
+    assert diff.counts == ({"column value": len(lossy)} if lossy else {}), diff.report("profile debezium")
+    assert all(" [bool], truth " in line for line in diff.lines), diff.report("profile debezium")
+    return len(lossy)
 
 
 # ------------------------------------------------------------------------- the shapes
@@ -273,7 +302,9 @@ def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debe
     _TIMINGS.append((shape, t1 - t0, t2 - t1, expected))
     assert not refused, "serve refused a query Debezium sent:\n" + "\n".join(refused)
     explained = compare(decoded, run)
-    print(f"{shape}: {expected} changes, Debezium {t2 - t1:.1f} s, documented differences {dict(explained)}")
+    lossy = assert_kit_profile_accepts(decoded, run)
+    print(f"{shape}: {expected} changes, Debezium {t2 - t1:.1f} s, documented differences {dict(explained)}, "
+          f"BOOLEAN values other than 0/1 the debezium profile reports {lossy}")
 
 
 def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezium_built: None) -> None:
@@ -285,13 +316,12 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
                    "--initial-rows", "3", "--rows-per-txn", "2-6", "--mix", "insert=0.5,update=0.4,delete=0.1",
                    "--max-binlog-size", "24KB", "--seed", "5")
     want = list(truth_changes(run))
-    by_txn = Counter((c["file"], c["transaction_position"]) for c in want)
+    by_txn = Counter(c["seq"] for c in want)
     placed: Counter = Counter()
     stop = None
     for i, c in enumerate(want):  # the first change past the middle that is inside a transaction
-        key = (c["file"], c["transaction_position"])
-        placed[key] += 1
-        if i >= len(want) // 2 and 0 < placed[key] < by_txn[key]:
+        placed[c["seq"]] += 1
+        if i >= len(want) // 2 and 0 < placed[c["seq"]] < by_txn[c["seq"]]:
             stop = i + 1
             break
     assert stop is not None, "the run has no transaction of several changes past its middle"
