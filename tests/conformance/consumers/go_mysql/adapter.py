@@ -145,7 +145,8 @@ def run_lines(server: ServedEndpoint | Any, *, expected_changes: int, timeout: f
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 30, check=False)
     if proc.returncode != 0:
         raise AssertionError(f"go-mysql exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    # "\n" only: str.splitlines() also splits at U+0085/U+2028/U+2029 inside a JSON string
+    return [json.loads(line) for line in proc.stdout.split("\n") if line.strip()]
 
 
 def decode(server: ServedEndpoint | Any, *, expected_changes: int, timeout: float = 120.0) -> list[dict]:

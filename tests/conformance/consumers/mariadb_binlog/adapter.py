@@ -146,7 +146,7 @@ def parse(text: str, run_dir: Path) -> list[dict]:
             cur[s] = img
         out.append(cur)
 
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines(): a printed value may hold U+2028 & co.
         if not line.startswith("###"):
             continue
         m = _HEAD.match(line)

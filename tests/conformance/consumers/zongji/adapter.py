@@ -81,7 +81,9 @@ def decode(server: ServedEndpoint, *, expected_changes: int, timeout: float = 12
                            str(server.server_id), str(expected_changes), str(int(timeout * 1000))],
                           capture_output=True, text=True, timeout=timeout + 30, env=env)
     out = []
-    for line in proc.stdout.splitlines():
+    for line in proc.stdout.split("\n"):  # not splitlines(): U+2028 & co. stay inside JSON strings
+        if not line.strip():
+            continue
         rec = json.loads(line)
         row = rec["after"] if rec["after"] is not None else rec["before"]
         cols = table_columns(Path(server.run_dir), rec["database"], rec["table"], len(row or {}))
