@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from binlogwriter.schema import Column
-from generators.columns._strings import _TEXT_LIMIT, BYTE_TYPES, TEXT_TYPES, _char_limit, _enc
+from generators.columns._fit import _TEXT_LIMIT, BYTE_TYPES, TEXT_TYPES, _char_limit, _enc
 from generators.columns.integer import int_range
 from generators.spec import Spec, SpecError
 

@@ -39,7 +39,8 @@ from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
 from generators.columns import family_of_type
 from generators.columns._common import EDGE_P, START_TIME, ValueFn, _normal, _q, _with_edges
-from generators.columns._strings import _fit_text, _text_of_length
+from generators.columns._fit import _fit_text
+from generators.columns._strings import _text_of_length
 from generators.columns._vec import _digits_vec, _edge_twin, _int_twin, _pool_vec, _weighted_vec
 from generators.columns.integer import _INT_BITS, _uniform_int_vec, int_range
 from generators.columns.json import _json_gen

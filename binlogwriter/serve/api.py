@@ -35,12 +35,8 @@ Sources = str | os.PathLike | Sequence[str | os.PathLike]
 
 
 def flavor_of(binlogs: BinlogSet) -> str:
-    """The flavor name (``mysql80``, ``mysql84``, ``mariadb1011``) of a served set, from its
-    FORMAT_DESCRIPTION server version: MariaDB files -> ``mariadb1011``, MySQL 8.0.x ->
-    ``mysql80``, any later MySQL -> ``mysql84``."""
-    if binlogs.is_mariadb:
-        return "mariadb1011"
-    return "mysql80" if binlogs.server_version.startswith("8.0") else "mysql84"
+    """The flavor name of a served set (:attr:`BinlogSet.flavor`)."""
+    return binlogs.flavor
 
 
 def _source_list(sources: Sources) -> list[Path]:

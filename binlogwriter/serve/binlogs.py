@@ -210,6 +210,15 @@ class BinlogSet:
         return self.last.fmt.server_version
 
     @property
+    def flavor(self) -> str:
+        """The flavor name (``mysql80``, ``mysql84``, ``mariadb1011``) of the set, from its
+        FORMAT_DESCRIPTION server version: MariaDB files -> ``mariadb1011``, MySQL 8.0.x ->
+        ``mysql80``, any later MySQL -> ``mysql84``."""
+        if self.is_mariadb:
+            return "mariadb1011"
+        return "mysql80" if self.server_version.startswith("8.0") else "mysql84"
+
+    @property
     def server_id(self) -> int:
         return self.last.server_id
 

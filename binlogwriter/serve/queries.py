@@ -125,10 +125,9 @@ class Answerer(VariablesMixin, ShowMixin):
 
     def _columns(self) -> tuple[list, bool]:
         """The served run's information_schema.COLUMNS rows (columns_catalog.py)."""
-        from binlogwriter.serve.api import flavor_of
         from binlogwriter.serve.columns_catalog import column_rows, served_tables
 
-        flavor = flavor_of(self.binlogs)
+        flavor = self.binlogs.flavor
         return column_rows(served_tables(self.binlogs, flavor), flavor), self.binlogs.is_mariadb
 
     # ------------------------------------------------------------------------- statements

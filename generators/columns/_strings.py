@@ -13,81 +13,20 @@ from typing import Any
 
 import numpy as np
 
-from binlogwriter.charsets import BMP_ONLY_CHARSETS
 from binlogwriter.schema import Column
 from generators.columns._common import _with_edges, quote
-from generators.columns._stress import _with_stress
+from generators.columns._fit import (
+    _TEXT_LIMIT,
+    BYTE_TYPES,
+    TEXT_TYPES,
+    _char_limit,
+    _fit_info,
+    _fit_text,
+)
+from generators.columns._stress import _with_stress, stress_pool
 from generators.columns._vec import _draw_bytes, _joined_runs, _key_text_vec, _pool_vec, ascii_runs
 from generators.hashing import Stream, draw_array, hash64, salt, unit_array
 from generators.pools import pool
-
-TEXT_TYPES = ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT")
-BYTE_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-_TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LONGTEXT": (1 << 32) - 1,
-               "TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": (1 << 24) - 1, "LONGBLOB": (1 << 32) - 1}
-
-
-def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
-    """(max characters, max bytes) of a character column."""
-    mb = col.mbmaxlen(flavor)
-    if col.type in ("CHAR", "VARCHAR"):
-        n = col.char_length() or 0
-        return n, n * mb
-    lim = _TEXT_LIMIT[col.type]
-    return lim, lim
-
-
-_FIT: dict[tuple[int, str], tuple[Column, int, int, Any]] = {}
-
-
-def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
-    """(max characters, max bytes, collation) of a column, memoised by column object."""
-    hit = _FIT.get((id(col), flavor))
-    if hit is not None and hit[0] is col:
-        return hit[1], hit[2], hit[3]
-    nchars, nbytes = _char_limit(col, flavor)
-    coll = col.collation_obj(flavor)
-    if len(_FIT) > 4096:
-        _FIT.clear()
-    _FIT[(id(col), flavor)] = (col, nchars, nbytes, coll)  # keeps col alive: its id is not reused
-    return nchars, nbytes, coll
-
-
-def _fit_text(s: str, col: Column, flavor: str) -> str:
-    """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
-    nchars, nbytes, coll = _fit_info(col, flavor)
-    if len(s) > nchars:
-        s = s[:nchars]
-    if coll is not None and coll.charset not in ("utf8mb4", "binary"):
-        try:
-            coll.encode(s)
-        except (UnicodeError, LookupError, ValueError):
-            s = "".join(ch for ch in s if _encodable(ch, coll))
-    if coll is not None and coll.charset in BMP_ONLY_CHARSETS:  # no character above U+FFFF
-        s = "".join(ch for ch in s if ord(ch) < 0x10000)
-    if nbytes < nchars * 4:
-        while len(_enc(s, coll)) > nbytes:
-            s = s[:-1]
-    if col.type == "CHAR":
-        s = s.rstrip(" ")
-    return s
-
-
-def _encodable(ch: str, coll) -> bool:
-    try:
-        coll.encode(ch)
-        return True
-    except (UnicodeError, LookupError, ValueError):
-        return False
-
-
-def _enc(s: str, coll) -> bytes:
-    if coll is None or coll.charset == "binary":
-        return s.encode("utf-8")
-    try:
-        return coll.encode(s)
-    except (UnicodeError, LookupError, ValueError):
-        return s.encode("utf-8")
 
 
 def _words(st: Stream, n: int) -> str:
@@ -280,7 +219,7 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
         gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
     if stress > 0:
-        gen = _with_stress(gen, col, flavor, stress)
+        gen = _with_stress(gen, stress_pool(col, flavor), stress)
     if not edge:
         return gen
     wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
