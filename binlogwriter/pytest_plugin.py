@@ -236,7 +236,8 @@ class _ServeSubprocess:
     """``python -m binlogwriter serve SOURCES --port 0`` until :meth:`close` (stopped by the pid
     it was started with); the port is read from its ``listening on HOST:PORT`` line."""
 
-    def __init__(self, sources: list[Path], user: str, password: str, timeout: float = 60.0) -> None:
+    def __init__(self, sources: list[Path], user: str, password: str, told: dict[str, str] | None = None,
+                 timeout: float = 60.0) -> None:
         import re
         import subprocess
         import sys
@@ -244,6 +245,8 @@ class _ServeSubprocess:
 
         argv = [sys.executable, "-m", "binlogwriter", "serve", *map(str, sources), "--port", "0",
                 "--user", user, "--password", password, "-q"]
+        for key, value in (told or {}).items():  # a catalogue case's @@binlog_row_image / _metadata
+            argv += [f"--{key.replace('_', '-')}", value]
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
         self.log: list[str] = []
@@ -345,10 +348,10 @@ class BinlogServer:
         if self.mode == "thread":
             from binlogwriter.serve import serving
 
+            told = case.server_variables if case is not None else {}  # a case's @@binlog_row_image
             if self._serving is None:
                 self._serving = serving(paths, user=self.user, password=self.password)
-            else:
-                self._serving.serve(paths)
+            self._serving.serve(paths, **told)
             host, port, served_flavor = self._serving.host, self._serving.port, self._serving.flavor
         else:
             from binlogwriter.serve.api import flavor_of
@@ -357,7 +360,8 @@ class BinlogServer:
             if self._proc is not None:
                 self._proc.close()
             served_flavor = flavor_of(BinlogSet(list(paths)))
-            self._proc = _ServeSubprocess(paths, self.user, self.password)
+            self._proc = _ServeSubprocess(paths, self.user, self.password,
+                                          case.server_variables if case is not None else None)
             host, port = "127.0.0.1", self._proc.port
             assert port is not None
         self.served = ServedBinlogs(host, port, self.user, self.password, served_flavor, paths[0],

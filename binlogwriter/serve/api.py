@@ -103,14 +103,18 @@ class Serving:
         python-mysql-replication's ``connection_settings``) take."""
         return {"host": self.host, "port": self.port, "user": self.user, "password": self.password}
 
-    def serve(self, sources: Sources, *, follow: bool = False) -> Serving:
+    def serve(self, sources: Sources, *, follow: bool = False, row_image: str | None = None,
+              row_metadata: str | None = None) -> Serving:
         """Serve ``sources`` from now on (same port, same account): new connections see them,
-        dumps already running keep their files. ServeError when they cannot be served."""
+        dumps already running keep their files. ``row_image`` / ``row_metadata``: what
+        ``@@binlog_row_image`` / ``@@binlog_row_metadata`` report for them (default: as given
+        to :func:`serving`, else the run's manifest, else FULL). ServeError when they cannot be
+        served."""
         paths = _source_list(sources)
         binlogs = BinlogSet(list(paths), follow=follow)
         config = _config(binlogs, paths, user=self.user, password=self.password,
-                         auth_plugin=self._auth_plugin, row_image=self._row_image,
-                         row_metadata=self._row_metadata, base=self.server.config)
+                         auth_plugin=self._auth_plugin, row_image=row_image or self._row_image,
+                         row_metadata=row_metadata or self._row_metadata, base=self.server.config)
         with self._lock:
             self.server.config = config
             self.sources = paths

@@ -347,13 +347,14 @@ def profile_of(adapter: Adapter) -> str:
 _IDS = iter(range(3001, 1 << 31))
 
 
-def run_cell(adapter: Adapter, shape: Shape, workdir: Path, serve: Callable[[Path], Any],
+def run_cell(adapter: Adapter, shape: Shape, workdir: Path, serve: Callable[[Path, Any], Any],
              timeout: float = 120.0) -> int:
-    """Serve ``shape`` (``serve(path)`` -> host/port/user/password/flavor), decode it with the
+    """Serve ``shape`` (``serve(path, case)`` -> host/port/user/password/flavor; ``case``: the
+    catalogue case or None, whose ``server_variables`` the server reports), decode it with the
     adapter, compare. Raises on a difference (AssertionError) or a consumer error."""
     module = adapter.check()
     run_dir, case = materialise(shape, workdir)
-    served = serve(run_dir)
+    served = serve(run_dir, case)
     endpoint = ServedEndpoint(served.host, served.port, served.user, served.password, shape.flavor, run_dir,
                               next(_IDS))
     n = expected_changes(run_dir, case)
@@ -378,13 +379,11 @@ def run_matrix(adapters: list[Adapter], workdir: Path, log=print) -> list[tuple[
     srv = None
     results = []
 
-    def serve(path: Path) -> Any:
+    def serve(path: Path, case: Any = None) -> Any:
         nonlocal srv
         if srv is None:
             srv = serving(path, password="matrix-pw")
-        else:
-            srv.serve(path)
-        return srv
+        return srv.serve(path, **(case.server_variables if case is not None else {}))
 
     try:
         for a in adapters:
