@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Table
+from binlogwriter.values.json_text import jsonl_safe
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -62,7 +63,7 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
         after = full[r_a] if a_ok else "null"
         bimg = image(r_b, bb) if b_ok else "null"
         aimg = image(r_a, ab) if a_ok else "null"
-        lines[o] = (f'{{"seq":{seq[k]},"row":{rw},"op":"{kd}","database":{db},"table":{tb},"before":{bimg},'
+        lines[o] = jsonl_safe(f'{{"seq":{seq[k]},"row":{rw},"op":"{kd}","database":{db},"table":{tb},"before":{bimg},'
                     f'"after":{aimg},"before_row":{before},"after_row":{after},"gtid":{text(g)},'
                     f'"xid":{"null" if x is None else x},"file":{text(f)},"position":{p},'
                     f'"transaction_position":{tp},"timestamp":{t}}}')
@@ -97,7 +98,7 @@ def jsonl_line(rec: tuple, names: list[str]) -> str:
          "before_row": None if b is None else dict(zip(names, b, strict=True)),
          "after_row": None if a is None else dict(zip(names, a, strict=True)),
          "gtid": gtid, "xid": xid, "file": fname, "position": pos, "transaction_position": txpos, "timestamp": ts}
-    return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+    return jsonl_safe(json.dumps(d, ensure_ascii=False, separators=(",", ":")))
 
 
 def read_jsonl_rows(path: str | os.PathLike) -> Iterable[list]:

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.values.json_text import jsonl_safe
+
 __all__ = ["definition", "initial_definitions", "write_history", "create_text", "HISTORY_FILE"]
 
 HISTORY_FILE = "schema_history.jsonl"  # under truth/
@@ -104,5 +106,5 @@ def write_history(path: str | os.PathLike, initial: list[dict[str, Any]], later:
     tmp = path.with_name(path.name + ".part")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         for d in [*initial, *later]:
-            f.write(_ENCODE({k: d[k] for k in ("seq", "database", "table", "create", "columns")}) + "\n")
+            f.write(jsonl_safe(_ENCODE({k: d[k] for k in ("seq", "database", "table", "create", "columns")})) + "\n")
     os.replace(tmp, path)

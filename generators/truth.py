@@ -22,6 +22,7 @@ from typing import Any
 
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.families import family_of_type
+from binlogwriter.values.json_text import jsonl_safe
 
 __all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "dumps_line",
            "render_temporal"]
@@ -61,7 +62,7 @@ def canonical_key(values: Iterable[Any]) -> tuple:
 
 
 def dumps_line(names: list[str], values: list) -> str:
-    return json.dumps(dict(zip(names, values, strict=True)), ensure_ascii=False, separators=(",", ":"))
+    return jsonl_safe(json.dumps(dict(zip(names, values, strict=True)), ensure_ascii=False, separators=(",", ":")))
 
 
 def write_sorted_jsonl(path: Path, names: list[str], rows: Iterable[list], *, chunk: int = 20_000) -> int:

@@ -6,7 +6,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["mysql_json_text"]
+__all__ = ["mysql_json_text", "jsonl_safe"]
+
+_LINE_SEPARATORS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def jsonl_safe(line: str) -> str:
+    """One JSON Lines record with U+0085, U+2028 and U+2029 written as ``\\uXXXX`` escapes
+    (the same JSON value): JSON leaves them raw inside strings, and readers that split text
+    at every Unicode line boundary (Python's ``str.splitlines()``, editors) would cut the
+    record there. Every ``.jsonl`` file the project writes goes through this."""
+    if "\u2028" in line or "\u2029" in line or "\x85" in line:
+        return line.translate(_LINE_SEPARATORS)
+    return line
 
 
 def _json_str(s: str) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.schema.tables import column_from_info
+from binlogwriter.values.json_text import jsonl_safe
 from generators.errors import SpecError
 from generators.replica.classes import Pair, UnsupportedConversion, map_columns
 from generators.replica.convert import convert, default_value
@@ -209,7 +210,8 @@ def write_replica_truth(run: Path, settings: ReplicaSettings, out_dir: Path | No
         rows = sorted(([r[c] for c in names] for r in rt), key=_sort_key)
         with open(out / "final" / f"{name}.jsonl", "w", encoding="utf-8") as f:
             for r in rows:
-                f.write(json.dumps(dict(zip(names, r, strict=True)), ensure_ascii=False, separators=(",", ":")) + "\n")
+                f.write(jsonl_safe(json.dumps(dict(zip(names, r, strict=True)), ensure_ascii=False,
+                                              separators=(",", ":"))) + "\n")
     (out / "outcome.json").write_text(json.dumps(outcome, ensure_ascii=False, indent=1) + "\n", "utf-8")
     (out / "schema.sql").write_text(settings.schema_sql, "utf-8")
     (out / "settings.json").write_text(json.dumps({"conversions": list(settings.conversions),

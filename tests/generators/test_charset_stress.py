@@ -123,3 +123,29 @@ def test_a_thousand_rows_hold_every_class() -> None:
     l1 = "".join(values("latin1"))
     assert "é" in l1 or "ï" in l1 or "ß" in l1
     assert not any(0x4E00 <= ord(c) <= 0x9FFF for c in l1)
+
+
+def test_jsonl_records_survive_any_line_splitter(tmp_path) -> None:
+    """The stress pool holds U+0085 / U+2028 / U+2029 (edge characters): every ``.jsonl`` a
+    run writes has them escaped, so ``str.splitlines()`` finds one record a line, each the
+    same JSON value (json_text.jsonl_safe)."""
+    import json
+
+    from generators.engine import generate
+    from generators.spec import Spec
+
+    pool = "".join(_STRESS)
+    assert {"\x85", "\u2028", "\u2029"} & set(pool), "the pool no longer draws a Unicode line separator"
+    spec = Spec.from_dict({"workload": "ecommerce", "seed": 3, "transactions": 60, "initial_rows": 20,
+                           "charset_stress": 1.0, "ddl_every": 20})
+    out = generate(spec, tmp_path / "run").out
+    files = sorted(out.rglob("*.jsonl"))
+    assert files
+    seps = 0
+    for f in files:
+        text = f.read_text("utf-8")
+        assert text.splitlines() == text.split("\n")[:-1], f
+        for line in text.split("\n")[:-1]:
+            json.loads(line)
+            seps += sum(line.count(e) for e in ("\\u2028", "\\u2029", "\\u0085"))
+    assert seps > 0, "no escaped separator written: the test no longer draws one"
