@@ -76,13 +76,12 @@ def type_generator(col: Column, table: str, flavor: str, *, edge: bool | ValueMo
     fam = family_of_type(col.type)
     if fam is None or fam.generator is None:
         raise SpecError(f"column {table}.{col.name}: no value generator for type {col.type}")
-    kw = {"charset_stress": charset_stress} if charset_stress and fam.FAMILY in ("char", "blob") else {}
     if not isinstance(edge, ValueMode):
-        return fam.generator(col, table, flavor, edge=edge, start_time=start_time, **kw)
+        return fam.generator(col, table, flavor, edge=edge, start_time=start_time, charset_stress=charset_stress)
     if edge.full_range and fam.FAMILY == "integer":
         gen = fam.full_range_generator(col)
     else:
-        gen = fam.generator(col, table, flavor, start_time=start_time, **kw)
+        gen = fam.generator(col, table, flavor, start_time=start_time, charset_stress=charset_stress)
     if edge.edge_share <= 0:
         return gen
     own = getattr(fam.generator(col, table, flavor, edge=True, start_time=start_time), "edges", [])

@@ -33,7 +33,7 @@ Vec = ColumnArray
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     lo, hi = int_range(col)
     edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]

@@ -33,7 +33,7 @@ SQL_TYPES = ("DATE",)
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     base = dt.datetime.fromtimestamp(start_time, _UTC).date().toordinal()
 

@@ -127,7 +127,7 @@ def _round4_units(x: np.ndarray) -> np.ndarray | None:
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     return _decimal_gen(col, col.name.lower(), edge)
 

@@ -69,7 +69,7 @@ def _float_gen(col: Column, name: str, edge: bool):
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     return _float_gen(col, col.name.lower(), edge)
 

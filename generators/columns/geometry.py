@@ -64,7 +64,7 @@ def _geom_gen(col: Column, edge: bool):
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a geometry column: ``fn(stream, key) -> Geometry``."""
     return _geom_gen(col, edge)
 

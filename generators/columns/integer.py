@@ -129,7 +129,7 @@ def _uniform_int_vec(col: Column, cg: ColumnGen):
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``
     (0..1,000,000 for a column with no telling name: the built-in workloads' values)."""
     return _int_gen(col, col.name.lower(), edge)

@@ -112,7 +112,7 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a JSON column: ``fn(stream, key) -> document``."""
     return _json_gen(col, table, flavor, edge)
 

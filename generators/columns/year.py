@@ -35,7 +35,7 @@ SQL_TYPES = ("YEAR",)
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
-              start_time: int = START_TIME) -> Callable[[Stream, int], Any]:
+              start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     f = lambda st, k: st.between(1990, 2030)  # noqa: E731
     f.vec = _int_twin(_between_vec(1990, 2030))

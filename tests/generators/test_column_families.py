@@ -21,7 +21,7 @@ NAMES = {"integer", "floating", "decimal", "bit", "year", "date", "time", "datet
          "blob", "enum_set", "json", "geometry", "inet_uuid"}
 
 SIGNATURES = {
-    "generator": ["col", "table", "flavor", "edge", "start_time"],
+    "generator": ["col", "table", "flavor", "edge", "start_time", "charset_stress"],  # stress: text only
     "vector_generator": ["col", "table", "flavor", "edge", "start_time"],
     "key_generator": ["col", "flavor", "table", "primary"],
     "key_capacity": ["col", "flavor", "prefix"],
