@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from binlogwriter.fixtures._model import TIMESTAMP_NOT_NULL_DEFAULT, table_sql
+from binlogwriter.fixtures._table_sql import TIMESTAMP_NOT_NULL_DEFAULT, table_sql
 from binlogwriter.schema import FLAVORS, Column, Key, KeyPart, Table
 
 from ._values import CHARSETS

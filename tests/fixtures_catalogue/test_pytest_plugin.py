@@ -121,7 +121,7 @@ def test_assert_helper_prints_a_readable_diff(pytester: pytest.Pytester) -> None
     """)
     res = run(pytester)
     res.assert_outcomes(failed=1)
-    res.stdout.fnmatch_lines(["*change 0 (insert db.t):*",
-                              "*after.code: decoded b'x' [[]bytes[]], expected 'x' [[]str[]]*",
-                              "*change 1 (update db.t):*",
-                              "*after.amount: decoded None [[]NoneType[]], expected Decimal('2.00')*"])
+    res.stdout.fnmatch_lines(["*by kind: column value 2*",
+                              "*change #0 db.t after column code: decoded b'x' [[]bytes[]], expected 'x' [[]str[]]*",
+                              "*change #1 db.t after column amount: decoded None [[]NoneType[]], "
+                              "expected Decimal('2.00')*"])
