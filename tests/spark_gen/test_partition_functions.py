@@ -72,6 +72,8 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
                                                     next_index=i))
     tables = plan.number_tables([s.uses for s in sums], st.first_table_id)
     seq_starts = plan.prefix_sum([s.txns for s in sums])  # truth/changes seq: transactions with changes
+    # MySQL WRITESET: the tracker's state at each range's start, replayed as the job's driver does
+    clocks = part.clock_states(spec, (c[0] for c in chunks), ranges, sums[0].prologue if sums else 0)
     files: dict[str, list[str]] = {}
     results = []
     for p, (a, b) in enumerate(ranges):
@@ -79,7 +81,7 @@ def emulate(spec: Spec, parts: int, out: Path) -> None:
         start = WriterStart(pos.file_index, pos.offset, pos.seq_in_file, pos.groups, spec.start_time + adv[p],
                             tables[p][0], tables[p][1], fresh=p == 0)
         r = part.write_chunks(spec, p, a, b, iter(chunks[p]), start, str(out / ".chunks" / f"p{p}"),
-                              last=p == parts - 1, stop=n, seq_start=seq_starts[p])
+                              last=p == parts - 1, stop=n, seq_start=seq_starts[p], clock_state=clocks[p])
         results.append(r)
         for name, path, _ in r["pieces"]:
             files.setdefault(name, []).append(path)
