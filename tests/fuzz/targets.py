@@ -231,7 +231,8 @@ def _export_cli(data, path: str) -> None:
     out = path + ".export"
     parent = os.path.dirname(os.path.abspath(path))
     before = set(os.listdir(parent))
-    _cli(export.callback, path, files=(path,), fmt="parquet", out_dir=out, schema=None, tables=(), overwrite=True)
+    _cli(export.callback, path, files=(path,), fmt="parquet", out_dir=out, schema=None, tables=(), overwrite=True,
+         images="flat")
     stray = set(os.listdir(parent)) - before - {os.path.basename(out)}
     if stray:
         raise OutsideOutput(f"export wrote outside {out}: {sorted(stray)}")
