@@ -146,10 +146,9 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
         return (f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
                 f"\ttransaction_length={e.transaction_length}")
     if isinstance(e, ev.MariadbGtidEvent):
-        s = f"GTID {e.domain_id}-{e.server_id}-{e.seq_no}{gtid_kinds(e.flags2)}"
-        if e.commit_id is not None:
-            s += f" cid={e.commit_id}"
-        return s
+        # mariadb-binlog prints the commit id before `` ddl`` / `` trans``
+        cid = "" if e.commit_id is None else f" cid={e.commit_id}"
+        return f"GTID {e.domain_id}-{e.server_id}-{e.seq_no}{cid}{gtid_kinds(e.flags2)}"
     if isinstance(e, ev.MariadbGtidListEvent):
         return "Gtid list [" + ",\n# ".join(
             f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in e.gtids) + "]"

@@ -430,8 +430,8 @@ class _Listing:
                 g = mariadb_gtid_fields(data, end, fmt)  # None for XA groups: the reference path
                 if g is not None:
                     seq, dom, f2, cid = g[0], g[1], g[2], g[3]
-                    buf.append(f"{head}GTID {dom}-{sid}-{seq}{gtid_kinds(f2)}"
-                               f"{'' if cid is None else f' cid={cid}'}\n"
+                    buf.append(f"{head}GTID {dom}-{sid}-{seq}{'' if cid is None else f' cid={cid}'}"
+                               f"{gtid_kinds(f2)}\n"
                                f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue

@@ -58,6 +58,11 @@ class SessionSettings:
     transaction_compression: bool = False
     """MySQL ``binlog_transaction_compression``: DML after the GTID goes into one zstd
     TRANSACTION_PAYLOAD event (format.md §15). DDL is never compressed; MariaDB ignores it."""
+    group_commit_ids: bool = False
+    """MariaDB: every row transaction's GTID carries ``FL_GROUP_COMMIT_ID`` and a
+    ``commit_id`` (mariadb.md GTID_EVENT): its binlog group commit, ``seq_no`` minus the
+    writer's ``group_pos`` (the seq_no of the group's first transaction); DDL never. MySQL
+    ignores it."""
 
 
 def query_status_vars(fmt, settings: SessionSettings, *, ddl_xid: int | None = None,
@@ -192,7 +197,7 @@ def transaction_events(writer: Any, tx: Transaction) -> list[Event]:
     xid = writer.next_xid()
     events: list[Event] = []
     if fmt.is_mariadb:
-        events.append(writer.next_mariadb_gtid(flags2=0x0C))  # TRANSACTIONAL | ALLOW_PARALLEL
+        events.append(writer.next_mariadb_gtid(flags2=0x0C, grouped=st.group_commit_ids))  # TRANSACTIONAL | ALLOW_PARALLEL
     else:
         events.append(writer.next_mysql_gtid(may_have_sbr))
         events.append(QueryEvent(thread_id=st.thread_id, db="", query="BEGIN", flags=FLAG_SUPPRESS_USE,

@@ -109,6 +109,9 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         # the next MySQL group's dependency distance (binlogwriter/logical_clock.py): 1 =
         # commit order; next_mysql_gtid uses it once and sets it back to 1
         self.clock_back: int = 1
+        # MariaDB (settings.group_commit_ids): the next row group's position in its binlog
+        # group commit (commit_id = seq_no - group_pos); next_mariadb_gtid sets it back to 0
+        self.group_pos: int = 0
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
         self.sizes_only = sizes_only
         self.stage_bytes = stage_bytes

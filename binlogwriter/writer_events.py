@@ -18,6 +18,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
+from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
 from binlogwriter.transaction import Transaction, ddl_events, transaction_events
 
@@ -125,12 +126,19 @@ class EventsMixin:
         self.last_gtid = self.gtid_text(last)
         return xid, seq, gno
 
-    def next_mariadb_gtid(self, flags2: int = 0x0C) -> Event:
+    def next_mariadb_gtid(self, flags2: int = 0x0C, grouped: bool = False) -> Event:
+        """The next MariaDB GTID; ``grouped``: with ``FL_GROUP_COMMIT_ID`` and the commit id of
+        its binlog group commit, ``seq_no - group_pos`` (``group_pos`` then back to 0;
+        generators/group_commit.py)."""
         seq = self.ids.take_mariadb_seq()
         d = self.settings.domain_id
         self.note_mariadb_gtid(d, self.server_id, seq)
         self.last_gtid = self.gtid_text(seq)
-        return MariadbGtidEvent(seq_no=seq, domain_id=d, flags2=flags2,
+        commit_id = None
+        if grouped:
+            flags2 |= FL_GROUP_COMMIT_ID
+            commit_id, self.group_pos = seq - self.group_pos, 0
+        return MariadbGtidEvent(seq_no=seq, domain_id=d, flags2=flags2, commit_id=commit_id,
                                 flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
 
     def transaction(self) -> _TxContext:

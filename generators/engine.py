@@ -24,6 +24,7 @@ from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter, FileSink
+from generators.group_commit import group_commit_clock
 from generators.keys import KeyCursor
 from generators.manifest import (
     FileInfo,
@@ -96,8 +97,9 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         self.fmt = BinlogFormat.preset(self.spec.flavor, checksum=self.spec.checksum)
         self.infos = [rt.info() for rt in self.rows]
         self.cursor = KeyCursor.start(self.infos)
-        self.wsclock = writeset_clock(self.spec, self.work.tables)
-        """MySQL WRITESET dependency tracking (generators/writeset.py), None: commit order."""
+        self.wsclock = writeset_clock(self.spec, self.work.tables) or group_commit_clock(self.spec, self.work.tables)
+        """MySQL WRITESET dependency tracking (generators/writeset.py) or MariaDB group commits
+        (``--parallel-groups``, generators/group_commit.py); None: commit order."""
         self.ddl_epoch = 0
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
@@ -116,7 +118,8 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
                                gtid="anonymous" if mariadb else (s.gtid or "anonymous"),
                                domain_id=int(s.gtid) if mariadb and s.gtid else 0,
                                row_event_max_size=s.row_event_max_size,
-                               transaction_compression=s.transaction_compression)
+                               transaction_compression=s.transaction_compression,
+                               group_commit_ids=mariadb and (s.parallel_groups or 0) >= 2)
 
     def session_settings(self) -> SessionSettings:
         """The writer's session settings for this run (public: spark_gen uses it)."""

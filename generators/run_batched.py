@@ -94,13 +94,15 @@ class BatchedMixin:
 
     def plan_clock(self, ab: Any, rb: Any) -> Callable[[int], None]:
         """MySQL WRITESET (generators/writeset.py): each group's dependency distance into
-        ``rb.back`` before the batch is planned; returns ``keep(c)``, to call once its first
+        ``rb.back`` before the batch is planned (MariaDB ``--parallel-groups``: its position in
+        its group commit into ``rb.group_pos``, generators/group_commit.py); returns ``keep(c)``, to call once its first
         ``c`` transactions are written (the tracker then continues after them). Without a
         tracker (commit order, MariaDB): nothing."""
         clock = self.wsclock
         if clock is None:
             return lambda c: None
-        rb.back, state_after = clock.plan_batch(len(ab.advance), ab.txn, ab.table, ab.key)
+        values, state_after = clock.plan_batch(len(ab.advance), ab.txn, ab.table, ab.key)
+        setattr(rb, clock.batch_field, values)  # MySQL: back; MariaDB group commits: group_pos
         return lambda c: clock.commit(state_after(c))
 
     def record_written(self, ab: Any, rb: Any, plan: Any, placed: list[list[Any]], n: int) -> None:

@@ -102,10 +102,11 @@ class TransactionsMixin:
             writer.advance(plan.advance)
         clock = self.wsclock
         if clock is not None and applied:  # MySQL WRITESET: the group's dependency (generators/writeset.py)
+            # MariaDB --parallel-groups: its place in its group commit (generators/group_commit.py)
             back, state = clock.plan(1, np.zeros(len(applied), dtype=np.int64),
                                      np.array([a.table for a in applied], dtype=np.int64),
                                      np.array([a.key for a in applied], dtype=np.int64))
-            writer.clock_back = int(back[0])
+            setattr(writer, clock.writer_field, int(back[0]))
         self._write_stmts(writer, self.statements(applied))
         if clock is not None and applied:
             clock.commit(state)

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["WritesetClock", "HISTORY_SIZE", "writeset_clock"]
+__all__ = ["WritesetClock", "HISTORY_SIZE", "writeset_clock", "key_rules", "writeset_pairs"]
 
 HISTORY_SIZE = 25000
 """``binlog_transaction_dependency_history_size``'s default."""
@@ -62,6 +62,11 @@ class WritesetClock:
     """The WRITESET tracker of a run (module docstring). ``keyless[t]``: table ``t`` has no
     (effective) primary key; ``barrier[t]``: changing table ``t`` clears the history (a
     FOREIGN KEY parent)."""
+
+    batch_field = "back"
+    """Where the batch engine puts :meth:`plan_batch`'s values (``RowsBatch.back``)."""
+    writer_field = "clock_back"
+    """Where the per-transaction path puts :meth:`plan`'s value (``BinlogWriter.clock_back``)."""
 
     def __init__(self, keyless: np.ndarray, barrier: np.ndarray, history_size: int = HISTORY_SIZE,
                  references: list[tuple[int, int, Any]] | None = None) -> None:
@@ -89,30 +94,7 @@ class WritesetClock:
         op_table = np.asarray(op_table, dtype=np.int64)
         op_key = np.asarray(op_key, dtype=np.int64)
         g_abs = st.n + np.arange(m, dtype=np.int64)
-        bar_g = np.zeros(m, dtype=bool)
-        bar_g[op_group[self.barrier_table[op_table]]] = True
-        ser_g = np.zeros(m, dtype=bool)
-        ser_g[op_group[self.keyless[op_table]]] = True
-        keep = ~bar_g[op_group] & ~self.keyless[op_table]
-        # the writeset: distinct (table, key) per group, and the parent keys child rows reference
-        pt, pk, pg = op_table[keep], op_key[keep], op_group[keep]
-        if self.references:
-            xt, xk, xg = [pt], [pk], [pg]
-            for child, parent, fn in self.references:
-                r = np.flatnonzero(pt == child)
-                if len(r):
-                    pkeys = np.asarray(fn(pk[r]), dtype=np.int64)
-                    ok = pkeys >= 0
-                    xt.append(np.full(int(ok.sum()), parent, dtype=np.int64))
-                    xk.append(pkeys[ok])
-                    xg.append(pg[r][ok])
-            pt, pk, pg = np.concatenate(xt), np.concatenate(xk), np.concatenate(xg)
-        if len(pg):
-            o = np.lexsort((pg, pk, pt))
-            pt, pk, pg = pt[o], pk[o], pg[o]
-            d = np.ones(len(pg), dtype=bool)
-            d[1:] = (pt[1:] != pt[:-1]) | (pk[1:] != pk[:-1]) | (pg[1:] != pg[:-1])
-            pt, pk, pg = pt[d], pk[d], pg[d]
+        pt, pk, pg, bar_g, ser_g = writeset_pairs(self, m, op_group, op_table, op_key)
         dep = np.full(m, -1, dtype=np.int64)
         start, ht, hk, hv = st.start, st.ht, st.hk, st.hv
         lo = 0
@@ -203,17 +185,59 @@ class WritesetClock:
         return back, state_after
 
 
+
+def writeset_pairs(rules: Any, m: int, op_group: np.ndarray, op_table: np.ndarray,
+                   op_key: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The writesets of ``m`` groups whose row changes are ``op_*`` (int64 arrays) under
+    ``rules`` (``keyless``, ``barrier_table``, ``references`` as :class:`WritesetClock`'s):
+    the distinct (table, key, group) pairs sorted by (table, key, group) — a FOREIGN KEY
+    child's rows add the referenced parent key — and per group whether it changes a barrier
+    table and whether a keyless one."""
+    bar_g = np.zeros(m, dtype=bool)
+    bar_g[op_group[rules.barrier_table[op_table]]] = True
+    ser_g = np.zeros(m, dtype=bool)
+    ser_g[op_group[rules.keyless[op_table]]] = True
+    keep = ~bar_g[op_group] & ~rules.keyless[op_table]
+    # the writeset: distinct (table, key) per group, and the parent keys child rows reference
+    pt, pk, pg = op_table[keep], op_key[keep], op_group[keep]
+    if rules.references:
+        xt, xk, xg = [pt], [pk], [pg]
+        for child, parent, fn in rules.references:
+            r = np.flatnonzero(pt == child)
+            if len(r):
+                pkeys = np.asarray(fn(pk[r]), dtype=np.int64)
+                ok = pkeys >= 0
+                xt.append(np.full(int(ok.sum()), parent, dtype=np.int64))
+                xk.append(pkeys[ok])
+                xg.append(pg[r][ok])
+        pt, pk, pg = np.concatenate(xt), np.concatenate(xk), np.concatenate(xg)
+    if len(pg):
+        o = np.lexsort((pg, pk, pt))
+        pt, pk, pg = pt[o], pk[o], pg[o]
+        d = np.ones(len(pg), dtype=bool)
+        d[1:] = (pt[1:] != pt[:-1]) | (pk[1:] != pk[:-1]) | (pg[1:] != pg[:-1])
+        pt, pk, pg = pt[d], pk[d], pg[d]
+    return pt, pk, pg, bar_g, ser_g
+
+
 _REFERENCES = re.compile(r"\bREFERENCES\s+(?:`?(\w+)`?\s*\.\s*)?`?(\w+)`?", re.IGNORECASE)
 
 
 def writeset_clock(spec: Any, tables: list[Any]) -> WritesetClock | None:
     """The tracker of a run of ``spec`` over the workload's table definitions (in table
-    index order), or None when its groups keep the commit order: MariaDB, or
-    ``dependency_tracking: commit_order``. A table is keyless when it has neither a PRIMARY
-    nor a UNIQUE key (its rows add no hash: ``set_has_missing_keys``); a barrier when a
-    FOREIGN KEY of the workload references it (``foreign_key_parents``)."""
+    index order), or None when its groups keep the commit order: MariaDB (whose commit ids
+    are generators/group_commit.py's), or ``dependency_tracking: commit_order``."""
     if spec.flavor.startswith("mariadb") or (spec.dependency_tracking or "writeset") != "writeset":
         return None
+    keyless, barrier, references = key_rules(spec, tables)
+    return WritesetClock(keyless, barrier, references=references)
+
+
+def key_rules(spec: Any, tables: list[Any]) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, Any]]]:
+    """What makes two transactions of a run of ``spec`` dependent, per table (in table index
+    order): ``keyless`` (neither a PRIMARY nor a UNIQUE key: its rows add no hash,
+    ``set_has_missing_keys``), ``barrier`` (a FOREIGN KEY of the workload references it:
+    ``foreign_key_parents``) and the FOREIGN KEY ``references`` of :class:`WritesetClock`."""
     from generators.foreign_keys import parse_foreign_keys
 
     index = {(td.table.database.lower(), td.table.name.lower()): i for i, td in enumerate(tables)}
@@ -240,7 +264,7 @@ def writeset_clock(spec: Any, tables: list[Any]) -> WritesetClock | None:
     keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) and i not in children
                for i, td in enumerate(tables)]
     barrier = [(td.table.database.lower(), td.table.name.lower()) in referenced for td in tables]
-    return WritesetClock(np.array(keyless, dtype=bool), np.array(barrier, dtype=bool), references=references)
+    return np.array(keyless, dtype=bool), np.array(barrier, dtype=bool), references
 
 
 def _parent_keys(spec: Any, child: str, fk_name: str, self_ref: bool):

@@ -126,6 +126,9 @@ class RowsBatch:
     """MySQL: per transaction, the dependency distance of its group (binlogwriter/
     logical_clock.py: ``last_committed`` from it and the group's ``sequence_number``); None:
     commit order (``last_committed = sequence_number - 1``)."""
+    group_pos: np.ndarray | None = None
+    """MariaDB with ``group_commit_ids``: per transaction, its position in its binlog group
+    commit (generators/group_commit.py); None: 0 (groups of one)."""
     own_statements: bool = False
     """Every row change is a statement of its own (one rows event each, after its own
     Table_map), as a client sending one statement per row has them logged (sysbench's
@@ -226,6 +229,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
+                        group_pos=rb.group_pos,
                         gtid_tail=None, footer=footer, used_tables=[])
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
@@ -423,7 +427,8 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     txn_first = np.searchsorted(e_txn, np.arange(n_txn + 1), side="left")
     return _bound(writer, rng, RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
-                    ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back, gtid_tail=gtid_tail,
+                    ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
+                    group_pos=rb.group_pos, gtid_tail=gtid_tail,
                     footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
                     used_tables=[(rb.tables[ti], tid) for ti, tid in zip(first_use, got, strict=True)]))
 

@@ -23,6 +23,7 @@ from binlogwriter.batch.unique import unique_ints
 from binlogwriter.crc import crc32
 from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
+from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.logical_clock import last_committed_array
 
@@ -57,6 +58,7 @@ class RowsPlan:
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
     used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
     back: np.ndarray | None = None  # MySQL: per transaction, its group's dependency distance (logical_clock.py)
+    group_pos: np.ndarray | None = None  # MariaDB group commits: commit_id = seq_no - group_pos (None: 0)
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
@@ -118,6 +120,10 @@ class RowsPlan:
             gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
             gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
             gm[:, width:] = tail
+            c = tpl.mgtid_cid
+            if mtpl[c - 1] & FL_GROUP_COMMIT_ID:  # flags2: the group commit's id after it
+                cid = seqs if self.group_pos is None else seqs - self.group_pos[self.ev_txn[a:b][gi]]
+                gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
             glens, gmat = np.full(ng, gm.shape[1], dtype=np.int64), gm
         else:
             dt = tpl.gtid_dt
@@ -301,6 +307,9 @@ def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
 
 
 def _mgtid_template(w: Any) -> bytes:
-    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C, flags=FLAG_SUPPRESS_USE,
-                          server_id=w.server_id)
+    """A row transaction's MariaDB GTID body (TRANSACTIONAL | ALLOW_PARALLEL, and
+    GROUP_COMMIT_ID with ``settings.group_commit_ids``) with seq_no and commit id 0."""
+    grouped = FL_GROUP_COMMIT_ID if w.settings.group_commit_ids else 0
+    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C | grouped, flags=FLAG_SUPPRESS_USE,
+                          server_id=w.server_id, commit_id=0 if grouped else None)
     return _templates(w.fmt).mariadb_gtid_template(ev)

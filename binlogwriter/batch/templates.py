@@ -29,6 +29,7 @@ from binlogwriter.events.rows import RowsEvent
 from binlogwriter.events.table import EVENTS
 from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 
 _MEMO_LIMIT = 4096
 
@@ -45,6 +46,8 @@ class _Templates:
         self.xid_dt = fixed_dtype(EVENTS[16].fields_for(fmt))
         mfields = EVENTS[162].fields_for(fmt)
         self.mgtid_seq = (mfields[0].name, fixed_dtype(mfields[:1]).itemsize)
+        self.mgtid_cid = fixed_dtype(mfields[:3]).itemsize
+        """Where a MariaDB GTID body's commit id starts (after seq_no, domain_id, flags2)."""
 
     def remember(self, key: Any, build) -> bytes:
         body = self.memo.get(key)
@@ -73,9 +76,11 @@ class _Templates:
         return self.remember(key, build)
 
     def mariadb_gtid_template(self, ev: MariadbGtidEvent) -> bytes:
+        """A MariaDB GTID body with seq_no (and commit id, with FL_GROUP_COMMIT_ID) 0."""
         key = ("mgtid", ev.domain_id, ev.flags2, ev.trailing)
         return self.remember(key, lambda: encode_body(
-            MariadbGtidEvent(seq_no=0, domain_id=ev.domain_id, flags2=ev.flags2, trailing=ev.trailing), self.fmt))
+            MariadbGtidEvent(seq_no=0, domain_id=ev.domain_id, flags2=ev.flags2, trailing=ev.trailing,
+                             commit_id=0 if ev.flags2 & FL_GROUP_COMMIT_ID else None), self.fmt))
 
 
 @lru_cache(maxsize=64)

@@ -122,6 +122,19 @@ CASES += [
 ]
 
 
+# MariaDB --parallel-groups: commit ids of group commits (generators/group_commit.py), the
+# open group carried across batches, DDL, rotation, --size cuts, keyless and FOREIGN KEY tables
+CASES += [
+    dict(workload="sysbench", flavor="mariadb1011", parallel_groups=8, max_binlog_size=30_000, size=200_000,
+         initial_rows=200),
+    dict(workload="ecommerce", flavor="mariadb1011", parallel_groups=3, ddl_every=17, transactions=150, initial_rows=30,
+         rows_query=True, ddl_in_binlog=True),
+    dict(workload=None, schema_sql=FK_DDL + "CREATE TABLE bag (v INT, w VARCHAR(10));", schema_file="fk.sql",
+         database="fk", flavor="mariadb1011", parallel_groups=1000, initial_rows=5, transactions=120,
+         mix="insert=0.4,update=0.2,delete=0.4", max_binlog_size=8192),
+]
+
+
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{v}" for v in kw.values())[:60])
 def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Path, monkeypatch) -> None:
     a, b = _both(tmp_path, Spec.from_dict(kw), monkeypatch)

@@ -83,7 +83,7 @@ def model_last_committed(out: Path, keys: dict, fk_parents: set[str] = frozenset
             ws = set()
             missing = False
             for c in changes:
-                for img in (c.get("before_row"), c.get("after_row")):  # full rows (change model)
+                for img in (c.get("before_row"), c.get("after_row")):  # full rows: a MINIMAL image may lack the key
                     if img is None:
                         continue
                     added = False
