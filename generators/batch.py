@@ -37,6 +37,7 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators import reuse
 from generators.keys import KeyCursor, resolve_ops, step
+from generators.noop import changed_ops
 from generators.plan import plan_range
 from generators.plan_batch import resolve_range
 from generators.steps import step_many
@@ -78,6 +79,10 @@ class AppliedBatch:
     cursors: list  # per transaction: the key cursor before it
     pending: bool = False  # the state was not touched: keep() sets the state the kept changes leave
     cursor_at: Any = None  # pending: the key cursor before a transaction (absolute number) -> KeyCursor
+    state: tuple | None = None
+    """Pending only, when UPDATEs that change nothing were dropped (generators/noop.py): every
+    applied op's ``(txn, table, kind, key, ver_after, born)``, the state :meth:`keep` sets (a
+    dropped UPDATE still moves its key's version)."""
     values: dict | None = None
     """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
     table index ``(columns, before ops, after ops, src)`` — the columns of ``compute_columns``
@@ -92,8 +97,10 @@ class AppliedBatch:
         if self.pending:
             if self.cursor_at is not None and c < len(self.advance):
                 run.cursor = self.cursor_at(self.lo + c)
-            m = self.txn < c
-            t, k = self.table[m], self.key[m]
+            txn, table, kind, key, ver_after, born = self.state or (
+                self.txn, self.table, self.kind, self.key, self.ver_after, self.born)
+            m = txn < c
+            t, k = table[m], key[m]
             if not len(k):
                 return
             # the last change of each key decides its state (kinds: 0 insert, 1 update live; 2 delete)
@@ -102,9 +109,9 @@ class AppliedBatch:
             end = np.ones(len(ks), dtype=bool)
             end[:-1] = (ts[1:] != ts[:-1]) | (ks[1:] != ks[:-1])
             pick = np.flatnonzero(m)[last[end]]
-            for tidx in unique_ints(self.table[pick]).tolist():
-                q = pick[self.table[pick] == tidx]
-                run.rows[tidx].set_states(self.key[q], self.kind[q] != 2, self.ver_after[q], self.born[q])
+            for tidx in unique_ints(table[pick]).tolist():
+                q = pick[table[pick] == tidx]
+                run.rows[tidx].set_states(key[q], kind[q] != 2, ver_after[q], born[q])
             return
         if c >= len(self.cursors):
             return
@@ -132,9 +139,15 @@ def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
     :func:`apply_batch_loop` (tests/generators/test_plan_batch.py)."""
     ops, after = resolve_range(run.spec, run.infos, run.cursor, lo, hi)
     applied, vb, va, born = step_many(run.rows, ops.table, ops.key, ops.kind, ops.epoch, ops.inc)
-    ab = AppliedBatch(lo, ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied],
-                      vb[applied], va[applied], born[applied], ops.advance, [], [], [], pending=True,
-                      cursor_at=ops.cursor_at)
+    txn, tab, kind, key = ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied]
+    vb, va, born = vb[applied], va[applied], born[applied]
+    state = None
+    keep = changed_ops(run.rows, tab, kind, key, vb, va, born)  # no row for an unchanged row
+    if keep is not None:
+        state = (txn, tab, kind, key, va, born)
+        txn, tab, kind, key, vb, va, born = (x[keep] for x in (txn, tab, kind, key, vb, va, born))
+    ab = AppliedBatch(lo, txn, tab, kind, key, vb, va, born, ops.advance, [], [], [], pending=True,
+                      cursor_at=ops.cursor_at, state=state)
     run.cursor = after
     return ab
 
@@ -178,10 +191,11 @@ def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
             vb_l.append(vb)
             va_l.append(va)
             born_l.append(st[2])
-    return AppliedBatch(lo, np.asarray(txn, dtype=np.int64), np.asarray(tab, dtype=np.int64),
-                        np.asarray(kind, dtype=np.int64), np.asarray(keys, dtype=np.int64),
-                        np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
-                        np.asarray(born_l, dtype=np.int64), np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
+    arrays = [np.asarray(x, dtype=np.int64) for x in (txn, tab, kind, keys, vb_l, va_l, born_l)]
+    keep = changed_ops(rows, *arrays[1:])  # no row for an unchanged row (generators/noop.py)
+    if keep is not None:
+        arrays = [x[keep] for x in arrays]
+    return AppliedBatch(lo, *arrays, np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
 
 
 def own_statements(spec: Any) -> bool:

@@ -339,20 +339,28 @@ class TableRows:
         g = self.gens[i]
         return [g(k, v) for k, v in zip(keys.tolist(), versions.tolist(), strict=True)]
 
-    def compute_columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray) -> list:
+    def compute_columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray,
+                        only: tuple[int, ...] | None = None) -> list:
         """:meth:`compute` of many rows, column by column: per column a
-        :class:`~generators.values.Vec` or a list of Python values (same values)."""
+        :class:`~generators.values.Vec` or a list of Python values (same values). ``only``:
+        compute those columns alone (the others None; generators/noop.py)."""
         n = len(keys)
+        want = set(range(self.ncols)) if only is None else set(only)
         keys = keys.astype(np.int64, copy=False)
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
         for i, fn in self.key_cols.items():
+            if i not in want:
+                continue
             vk = self.vkey.get(i)
             cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
         for i in self.fixed:
-            cols[i] = self._column(i, keys, gen0)
+            if i in want:
+                cols[i] = self._column(i, keys, gen0)
         for i, e in self.ddl_idx.items():
+            if i not in want:
+                continue
             old = np.asarray(borns) < e
             c = self._column(i, keys, gen0)
             if isinstance(c, Vec):
@@ -363,17 +371,21 @@ class TableRows:
         if self.counted is not None:
             ki, ci = self.counted
             n_lo = versions & np.int64(_LOW)
-            kc = self._column(ki, keys, gen0)
-            if isinstance(kc, Vec) and kc.kind == "int":
+            kc = self._column(ki, keys, gen0) if ki in want else None
+            if kc is None:
+                pass
+            elif isinstance(kc, Vec) and kc.kind == "int":
                 kc = Vec("int", kc.data + n_lo, kc.nulls, kc.pool, kc.meta)
             else:
                 kc = [v + d for v, d in zip(kc if isinstance(kc, list) else kc.tolist(), n_lo.tolist(), strict=True)]
             cols[ki] = kc
-            cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
-        elif self.mutable:
+            if ci in want:
+                cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
+        elif want.intersection(self.mutable):
             mcount = len(self.mutable)
             src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
-            need = np.ones((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
+            need = np.zeros((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
+            need[:, [p for p, i in enumerate(self.mutable) if i in want]] = True
             m = versions & np.int64(0xFFFFFFFF)
             act = np.flatnonzero(m > 0)
             while len(act):
@@ -384,7 +396,8 @@ class TableRows:
                 m[act] -= 1
                 act = act[(m[act] > 0) & need[act].any(axis=1)]
             for p, i in enumerate(self.mutable):
-                cols[i] = self._column(i, keys, gen0 | src[:, p])
+                if i in want:
+                    cols[i] = self._column(i, keys, gen0 | src[:, p])
         return cols
 
     def row(self, key: int) -> tuple:

@@ -12,6 +12,7 @@ import numpy as np
 from binlogwriter.writer import BinlogWriter
 from generators.batch import own_statements
 from generators.keys import Applied, resolve_ops, step
+from generators.noop import unchanged_updates
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import TableRows
 from generators.run_count import planned_transactions
@@ -79,6 +80,9 @@ class TransactionsMixin:
                 continue
             st, vb, va = res
             rt.set_state(op.key, st)
+            if op.kind == "update" and unchanged_updates(rt, *(np.array([x], dtype=np.int64)
+                                                               for x in (op.key, vb, va, st[2])))[0]:
+                continue  # the row did not change: a server logs nothing for it (generators/noop.py)
             applied.append(Applied(op.seq, op.kind, op.table, op.key, vb, va, st[2]))
         return applied
 
