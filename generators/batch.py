@@ -37,8 +37,10 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, encode_column_images
 from generators import reuse
 from generators.keys import KeyCursor, resolve_ops, step
+from generators.noop import changed_ops
 from generators.plan import plan_range
 from generators.plan_batch import resolve_range
+from generators.stamps import op_stamps
 from generators.steps import step_many
 
 __all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch",
@@ -78,6 +80,13 @@ class AppliedBatch:
     cursors: list  # per transaction: the key cursor before it
     pending: bool = False  # the state was not touched: keep() sets the state the kept changes leave
     cursor_at: Any = None  # pending: the key cursor before a transaction (absolute number) -> KeyCursor
+    state: tuple | None = None
+    """Pending only, when UPDATEs that change nothing were dropped (generators/noop.py) or the
+    rows have times: every applied op's ``(txn, table, kind, key, ver_after, born, ti, tu_a)``,
+    the state :meth:`keep` sets (a dropped UPDATE still moves its key's version)."""
+    stamps: tuple | None = None
+    """``(ti, tu_b, tu_a)`` per op: the row's INSERT time and last change time before and after
+    it, when a table has stamped columns (generators/stamps.py); else None."""
     values: dict | None = None
     """Set by :func:`rows_batch` when rows-query texts or truth/changes need the rows: per
     table index ``(columns, before ops, after ops, src)`` — the columns of ``compute_columns``
@@ -92,8 +101,10 @@ class AppliedBatch:
         if self.pending:
             if self.cursor_at is not None and c < len(self.advance):
                 run.cursor = self.cursor_at(self.lo + c)
-            m = self.txn < c
-            t, k = self.table[m], self.key[m]
+            txn, table, kind, key, ver_after, born, ti, tu = self.state or (
+                self.txn, self.table, self.kind, self.key, self.ver_after, self.born, None, None)
+            m = txn < c
+            t, k = table[m], key[m]
             if not len(k):
                 return
             # the last change of each key decides its state (kinds: 0 insert, 1 update live; 2 delete)
@@ -102,9 +113,11 @@ class AppliedBatch:
             end = np.ones(len(ks), dtype=bool)
             end[:-1] = (ts[1:] != ts[:-1]) | (ks[1:] != ks[:-1])
             pick = np.flatnonzero(m)[last[end]]
-            for tidx in unique_ints(self.table[pick]).tolist():
-                q = pick[self.table[pick] == tidx]
-                run.rows[tidx].set_states(self.key[q], self.kind[q] != 2, self.ver_after[q], self.born[q])
+            for tidx in unique_ints(table[pick]).tolist():
+                q = pick[table[pick] == tidx]
+                run.rows[tidx].set_states(key[q], kind[q] != 2, ver_after[q], born[q])
+                if ti is not None:
+                    run.rows[tidx].set_stamps(key[q], ti[q], tu[q])
             return
         if c >= len(self.cursors):
             return
@@ -123,18 +136,34 @@ class AppliedBatch:
         return [(int(x) // 3, _NAMES[int(x) % 3], int(k)) for x, k in zip(u, cnt, strict=True)]
 
 
-def apply_batch(run: Any, lo: int, hi: int) -> AppliedBatch:
+def apply_batch(run: Any, lo: int, hi: int, now: int | None = None) -> AppliedBatch:
     """Plan and apply transactions ``lo..hi-1`` as arrays, every template and ``--key-dist``
     (generators/plan_batch.py: the ops and key cursor of keys.resolve_ops over the range;
     generators/steps.py: keys.step over them). The key state is left as it was
     (``pending``: :meth:`AppliedBatch.keep` sets what the kept transactions leave); the key
     cursor moves past ``hi - 1`` and ``keep`` moves it back to a cut. Same changes as
-    :func:`apply_batch_loop` (tests/generators/test_plan_batch.py)."""
+    :func:`apply_batch_loop` (tests/generators/test_plan_batch.py). UPDATEs that change
+    nothing are dropped (generators/noop.py); ``now``: the clock before transaction ``lo``,
+    for the rows' times of stamped columns (generators/stamps.py; None: not kept)."""
     ops, after = resolve_range(run.spec, run.infos, run.cursor, lo, hi)
     applied, vb, va, born = step_many(run.rows, ops.table, ops.key, ops.kind, ops.epoch, ops.inc)
-    ab = AppliedBatch(lo, ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied],
-                      vb[applied], va[applied], born[applied], ops.advance, [], [], [], pending=True,
-                      cursor_at=ops.cursor_at)
+    txn, tab, kind, key = ops.txn[applied] - lo, ops.table[applied], ops.kind[applied], ops.key[applied]
+    vb, va, born = vb[applied], va[applied], born[applied]
+    state = stamps = None
+    keep = changed_ops(run.rows, tab, kind, key, vb, va, born)  # no row for an unchanged row
+    if now is not None:
+        changes = np.ones(len(txn), dtype=bool)
+        if keep is not None:
+            changes[:] = False
+            changes[keep] = True
+        stamps = op_stamps(run.rows, tab, kind, key, now + np.cumsum(ops.advance)[txn], changes)
+    if keep is not None or stamps is not None:
+        state = (txn, tab, kind, key, va, born) + ((None, None) if stamps is None else (stamps[0], stamps[2]))
+    if keep is not None:
+        txn, tab, kind, key, vb, va, born = (x[keep] for x in (txn, tab, kind, key, vb, va, born))
+        stamps = None if stamps is None else tuple(x[keep] for x in stamps)
+    ab = AppliedBatch(lo, txn, tab, kind, key, vb, va, born, ops.advance, [], [], [], pending=True,
+                      cursor_at=ops.cursor_at, state=state, stamps=stamps)
     run.cursor = after
     return ab
 
@@ -178,10 +207,11 @@ def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
             vb_l.append(vb)
             va_l.append(va)
             born_l.append(st[2])
-    return AppliedBatch(lo, np.asarray(txn, dtype=np.int64), np.asarray(tab, dtype=np.int64),
-                        np.asarray(kind, dtype=np.int64), np.asarray(keys, dtype=np.int64),
-                        np.asarray(vb_l, dtype=np.int64), np.asarray(va_l, dtype=np.int64),
-                        np.asarray(born_l, dtype=np.int64), np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
+    arrays = [np.asarray(x, dtype=np.int64) for x in (txn, tab, kind, keys, vb_l, va_l, born_l)]
+    keep = changed_ops(rows, *arrays[1:])  # no row for an unchanged row (generators/noop.py)
+    if keep is not None:
+        arrays = [x[keep] for x in arrays]
+    return AppliedBatch(lo, *arrays, np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
 
 
 def own_statements(spec: Any) -> bool:
@@ -356,7 +386,7 @@ def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list
         else:
             rows = []
             for o in range(f, e):
-                cols = rt.update_columns(int(ab.key[o]), int(ab.ver_after[o]), int(ab.ver_before[o]))
+                cols = rt.assigned_columns(int(ab.key[o]), int(ab.ver_after[o]), int(ab.ver_before[o]))
                 rows.append((before[o], {i: after[o][i] for i in cols}))
         out.append(run._statement_sql(rt, _NAMES[k], rows))
     return out

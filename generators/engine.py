@@ -231,7 +231,8 @@ def _final_rows(rt: TableRows, fns: list) -> Iterator[list]:
     live = np.flatnonzero(rt.live[:rt.next_key]).astype(np.int64)
     for s in range(0, len(live), _FINAL_BLOCK):
         keys = live[s:s + _FINAL_BLOCK]
-        cols = rt.compute_columns(keys, rt.ver[keys].astype(np.int64), rt.born[keys].astype(np.int64))
+        ti, tu = rt.times(keys)
+        cols = rt.compute_columns(keys, rt.ver[keys].astype(np.int64), rt.born[keys].astype(np.int64), ti=ti, tu=tu)
         out = []
         for f, c in zip(fns, cols, strict=True):
             vals = c if isinstance(c, list) else c.tolist()

@@ -96,6 +96,9 @@ class Applied:
     ver_before: int
     ver_after: int
     born: int
+    ti: int = -1  # the row's INSERT time and last change time before / after (generators/stamps.py)
+    tu_b: int = -1
+    tu_a: int = -1
 
 
 def epoch_at(spec: Spec, i: int) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 from binlogwriter.batch.scatter import take_runs
 from binlogwriter.batch.unique import lexsort_ints
 
-__all__ = ["REUSE_SHARE", "compute_rows", "split_images"]
+__all__ = ["REUSE_SHARE", "compute_rows", "split_images", "op_times"]
 
 REUSE_SHARE = 8
 """:func:`compute_rows` reuses after rows as before rows when at least 1 before row in this many
@@ -48,6 +48,9 @@ def compute_rows(rt: Any, ab: Any, mine: np.ndarray, need_b: np.ndarray,
         pp = np.maximum(pb, 0)
         ok = (pb >= 0) & (ab.kind[pp] != 2) & (ab.ver_after[pp] == ab.ver_before[need_b]) \
             & (ab.born[pp] == ab.born[need_b])
+        if ab.stamps is not None:  # and the same times (generators/stamps.py)
+            ti, tu_b, tu_a = ab.stamps
+            ok &= (ti[pp] == ti[need_b]) & (tu_a[pp] == tu_b[need_b])
         if np.count_nonzero(ok) * REUSE_SHARE >= nb:
             own = np.flatnonzero(~ok)
             src = np.empty(nb + na, dtype=np.int64)
@@ -57,8 +60,17 @@ def compute_rows(rt: Any, ab: Any, mine: np.ndarray, need_b: np.ndarray,
     ob = need_b if own is None else need_b[own]
     cols = rt.compute_columns(np.concatenate([ab.key[ob], ab.key[need_a]]),
                               np.concatenate([ab.ver_before[ob], ab.ver_after[need_a]]),
-                              np.concatenate([ab.born[ob], ab.born[need_a]]))
+                              np.concatenate([ab.born[ob], ab.born[need_a]]), **op_times(ab, ob, need_a))
     return cols, (None if own is None else src), len(ob) + na
+
+
+def op_times(ab: Any, need_b: np.ndarray, need_a: np.ndarray) -> dict[str, Any]:
+    """``compute_columns``' ``ti`` / ``tu`` for the before rows of ops ``need_b`` then the after
+    rows of ops ``need_a`` (generators/stamps.py), or nothing."""
+    if getattr(ab, "stamps", None) is None:
+        return {}
+    ti, tu_b, tu_a = ab.stamps
+    return dict(ti=np.concatenate([ti[need_b], ti[need_a]]), tu=np.concatenate([tu_b[need_b], tu_a[need_a]]))
 
 
 def split_images(buf: np.ndarray, lens: np.ndarray, src: np.ndarray | None, nb: int) -> tuple:

@@ -13,14 +13,17 @@ key, version) (generators/values.py):
   version ``m <= n`` whose group contained it (``m = 0``: the INSERT) — found by walking
   back from ``n`` (the expected walk is short: every group is drawn often);
 * a column added by ``--ddl-every`` is NULL for rows inserted before the ALTER and is
-  never updated.
+  never updated;
+* ``ON UPDATE`` / ``DEFAULT CURRENT_TIMESTAMP`` columns are never assigned by the groups:
+  they hold the times of the row's INSERT and last changing UPDATE (generators/stamps.py),
+  kept per key beside the version (``t_ins``, ``t_upd``) and passed with it.
 
 :class:`TableRows` holds the only state the engine needs per table: for every key whether
-it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes per key),
-plus a bounded cache of recently computed rows (a memo of the pure function; clearing it
-changes nothing).
+it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes per key;
+29 with the two times, kept for tables with stamped columns only), plus a bounded cache of recently computed
+rows (a memo of the pure function; clearing it changes nothing).
 
-Size (about 480 lines): one class, TableRows (see its reason).
+Size (about 610 lines): one class, TableRows (see its reason).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
 from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
+from generators.stamps import assigned, fill, fill_row, stamp_value, stamps_of
 from generators.values import (
     Vec,
     column_generator,
@@ -108,6 +112,10 @@ class TableRows:
         self.live = np.zeros(cap, dtype=bool)
         self.ver = np.zeros(cap, dtype=np.int64)
         self.born = np.full(cap, -1, dtype=np.int32)  # DDL epoch of the INSERT; -1 = never inserted
+        # times of the INSERT and of the last UPDATE that changed the row (-1: none; tables
+        # with stamped columns only, generators/stamps.py; empty for the others)
+        self.t_ins = np.zeros(0, dtype=np.int64)
+        self.t_upd = np.zeros(0, dtype=np.int64)
         self.next_key = 0
         self.live_count = 0
         self.cache: dict[int, tuple[int, tuple]] = {}
@@ -115,6 +123,9 @@ class TableRows:
         self._last_initial = -2
         self._last_row = -(1 << 62)
         self.build()
+        if self.stamps:
+            self.t_ins = np.full(cap, -1, dtype=np.int64)
+            self.t_upd = np.full(cap, -1, dtype=np.int64)
 
     # -- compile the row function for the current table definition -------------------
     def build(self) -> None:
@@ -180,7 +191,9 @@ class TableRows:
         ddl = {idx[n]: e for n, e in self.ddl_epoch.items() if n in idx}
         self.ddl_idx = ddl
         fixed_names = set(self.tdef.immutable)
-        candidates = [i for i in gens if i not in ddl and t.columns[i].name not in fixed_names]
+        self.stamps = stamps_of(t)  # ON UPDATE / DEFAULT CURRENT_TIMESTAMP, created_at: never drawn by an UPDATE
+        candidates = [i for i in gens if i not in ddl and t.columns[i].name not in fixed_names
+                      and i not in self.stamps.fixed]
         groups = None
         if self.tdef.update_groups:
             groups = []
@@ -224,10 +237,14 @@ class TableRows:
         cnt = 1 + (h >> 48) % min(3, m)
         return tuple(sorted({self.mutable[(h >> (16 * j)) % m] for j in range(cnt)}))
 
-    def compute(self, key: int, version: int, born: int) -> tuple:
-        """The row of ``key`` at ``version`` (inserted at DDL epoch ``born``). Calls for
+    def compute(self, key: int, version: int, born: int, ti: int = -1, tu: int = -1) -> tuple:
+        """The row of ``key`` at ``version`` (inserted at DDL epoch ``born``; ``ti``/``tu``: the
+        times of its INSERT and last changing UPDATE, generators/stamps.py). Calls for
         consecutive keys at version 0, epoch 0 (the initial rows, in key order) are served
         from blocks computed at once by :meth:`compute_columns` (same values; tested)."""
+        return fill_row(self.stamps, self.table, self._compute(key, version, born), ti, tu)
+
+    def _compute(self, key: int, version: int, born: int) -> tuple:
         if version == 0 and born == 0:
             last, self._last_initial = self._last_initial, key
             r = self._initial.get(key)
@@ -241,9 +258,10 @@ class TableRows:
                 return rows[0]
         return self.compute_scalar(key, version, born)
 
-    def rows_of(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray) -> list[tuple]:
+    def rows_of(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray,
+                ti: np.ndarray | None = None, tu: np.ndarray | None = None) -> list[tuple]:
         """:meth:`compute` of many rows, as row tuples (through :meth:`compute_columns`)."""
-        cols = self.compute_columns(keys, versions, borns)
+        cols = self.compute_columns(keys, versions, borns, ti=ti, tu=tu)
         lists = [c if isinstance(c, list) else c.tolist() for c in cols]
         return list(zip(*lists, strict=True)) if lists else [() for _ in range(len(keys))]
 
@@ -330,7 +348,12 @@ class TableRows:
         column indexes; each row's index in that list)."""
         sets, inv = unique_rows(self.update_masks(keys, versions, before))
         mut = np.asarray(self.mutable, dtype=np.int64)
-        return [mut[s].tolist() for s in sets], inv
+        return [list(assigned(self.stamps, tuple(mut[s].tolist()))) for s in sets], inv
+
+    def assigned_columns(self, key: int, version: int, before: int) -> tuple[int, ...]:
+        """The columns an UPDATE's after image changes: :meth:`update_columns` and the
+        ``ON UPDATE CURRENT_TIMESTAMP`` ones (generators/stamps.py)."""
+        return assigned(self.stamps, self.update_columns(key, version, before))
 
     def _column(self, i: int, keys: np.ndarray, versions: np.ndarray):
         vg = self.vgens.get(i)
@@ -339,20 +362,34 @@ class TableRows:
         g = self.gens[i]
         return [g(k, v) for k, v in zip(keys.tolist(), versions.tolist(), strict=True)]
 
-    def compute_columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray) -> list:
+    def compute_columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray,
+                        only: tuple[int, ...] | None = None, ti: np.ndarray | None = None,
+                        tu: np.ndarray | None = None) -> list:
         """:meth:`compute` of many rows, column by column: per column a
-        :class:`~generators.values.Vec` or a list of Python values (same values)."""
+        :class:`~generators.values.Vec` or a list of Python values (same values). ``only``:
+        compute those columns alone (the others None; generators/noop.py); ``ti``/``tu``: the
+        rows' times for their stamped columns (generators/stamps.py)."""
+        return fill(self.stamps, self.table, self._columns(keys, versions, borns, only), ti, tu)
+
+    def _columns(self, keys: np.ndarray, versions: np.ndarray, borns: np.ndarray,
+                 only: tuple[int, ...] | None) -> list:
         n = len(keys)
+        want = set(range(self.ncols)) if only is None else set(only)
         keys = keys.astype(np.int64, copy=False)
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
         for i, fn in self.key_cols.items():
+            if i not in want:
+                continue
             vk = self.vkey.get(i)
             cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
         for i in self.fixed:
-            cols[i] = self._column(i, keys, gen0)
+            if i in want:
+                cols[i] = self._column(i, keys, gen0)
         for i, e in self.ddl_idx.items():
+            if i not in want:
+                continue
             old = np.asarray(borns) < e
             c = self._column(i, keys, gen0)
             if isinstance(c, Vec):
@@ -363,17 +400,21 @@ class TableRows:
         if self.counted is not None:
             ki, ci = self.counted
             n_lo = versions & np.int64(_LOW)
-            kc = self._column(ki, keys, gen0)
-            if isinstance(kc, Vec) and kc.kind == "int":
+            kc = self._column(ki, keys, gen0) if ki in want else None
+            if kc is None:
+                pass
+            elif isinstance(kc, Vec) and kc.kind == "int":
                 kc = Vec("int", kc.data + n_lo, kc.nulls, kc.pool, kc.meta)
             else:
                 kc = [v + d for v, d in zip(kc if isinstance(kc, list) else kc.tolist(), n_lo.tolist(), strict=True)]
             cols[ki] = kc
-            cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
-        elif self.mutable:
+            if ci in want:
+                cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
+        elif want.intersection(self.mutable):
             mcount = len(self.mutable)
             src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
-            need = np.ones((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
+            need = np.zeros((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
+            need[:, [p for p, i in enumerate(self.mutable) if i in want]] = True
             m = versions & np.int64(0xFFFFFFFF)
             act = np.flatnonzero(m > 0)
             while len(act):
@@ -384,7 +425,8 @@ class TableRows:
                 m[act] -= 1
                 act = act[(m[act] > 0) & need[act].any(axis=1)]
             for p, i in enumerate(self.mutable):
-                cols[i] = self._column(i, keys, gen0 | src[:, p])
+                if i in want:
+                    cols[i] = self._column(i, keys, gen0 | src[:, p])
         return cols
 
     def row(self, key: int) -> tuple:
@@ -401,11 +443,11 @@ class TableRows:
                 if len(self.cache) + len(keys) > _CACHE_MAX:
                     self.cache.clear()
                 vers = self.ver[keys]
-                rows = self.rows_of(keys, vers, self.born[keys].astype(np.int64))
+                rows = self.rows_of(keys, vers, self.born[keys].astype(np.int64), *self.times(keys))
                 for k, vv, r in zip(keys.tolist(), vers.tolist(), rows, strict=True):
                     self.cache[k] = (vv, r)
                 return rows[0]
-        r = self.compute(key, v, int(self.born[key]))
+        r = self.compute(key, v, int(self.born[key]), *self.stamp(key))
         self._remember(key, v, r)
         return r
 
@@ -423,6 +465,9 @@ class TableRows:
         self.live = np.concatenate([self.live, np.zeros(new - cap, dtype=bool)])
         self.ver = np.concatenate([self.ver, np.zeros(new - cap, dtype=np.int64)])
         self.born = np.concatenate([self.born, np.full(new - cap, -1, dtype=np.int32)])
+        if len(self.t_ins):
+            self.t_ins = np.concatenate([self.t_ins, np.full(new - cap, -1, dtype=np.int64)])
+            self.t_upd = np.concatenate([self.t_upd, np.full(new - cap, -1, dtype=np.int64)])
 
     def is_live(self, key: int) -> bool:
         return key < self.next_key and bool(self.live[key])
@@ -490,35 +535,59 @@ class TableRows:
         self.born[keys] = born
         self.next_key = max(self.next_key, int(keys.max()) + 1)
 
-    def row_at(self, key: int, version: int, born: int) -> tuple:
-        """The row of ``key`` at ``version`` (memoised compute)."""
+    def stamp(self, key: int) -> tuple[int, int]:
+        """The times of ``key``'s INSERT and last changing UPDATE (generators/stamps.py)."""
+        if key >= len(self.t_ins):
+            return -1, -1
+        return int(self.t_ins[key]), int(self.t_upd[key])
+
+    def times(self, keys: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``compute_columns``' ``ti`` / ``tu`` of live keys (None, None without stamped columns)."""
+        if not len(self.t_ins):
+            return None, None
+        return self.t_ins[keys], self.t_upd[keys]
+
+    def set_stamps(self, keys: np.ndarray, ti: np.ndarray, tu: np.ndarray) -> None:
+        """Set the times of many distinct keys (tables with stamped columns only)."""
+        if len(keys) and len(self.t_ins):
+            self._grow(int(keys.max()))
+            self.t_ins[keys] = ti
+            self.t_upd[keys] = tu
+
+    def row_at(self, key: int, version: int, born: int, ti: int = -1, tu: int = -1) -> tuple:
+        """The row of ``key`` at ``version`` (memoised compute; a version has one pair of times)."""
         c = self.cache.get(key)
         if c is not None and c[0] == version:
             return c[1]
-        r = self.compute(key, version, born)
+        r = self.compute(key, version, born, ti, tu)
         self._remember(key, version, r)
         return r
 
-    def change(self, kind: str, key: int, ver_before: int, ver_after: int, born: int) -> Any:
+    def change(self, kind: str, key: int, ver_before: int, ver_after: int, born: int,
+               ti: int = -1, tu_b: int = -1, tu_a: int = -1) -> Any:
         """The statement row of an applied op: the inserted row, the deleted row, or an
-        UPDATE's (before row, {column index: new value})."""
+        UPDATE's (before row, {column index: new value}); ``ti``, ``tu_b``, ``tu_a``: the
+        row's times (generators/stamps.py)."""
         if kind == "insert":
-            return self.row_at(key, ver_after, born)
-        before = self.row_at(key, ver_before, born)
+            return self.row_at(key, ver_after, born, ti, tu_a)
+        before = self.row_at(key, ver_before, born, ti, tu_b)
         if kind == "delete":
             self.cache.pop(key, None)
             return before
         cols = self.update_columns(key, ver_after, ver_before)
         if self.counted is not None:
-            new = self.row_at(key, ver_after, born)
-            assigned = {i: new[i] for i in cols}
+            new = self.row_at(key, ver_after, born, ti, tu_a)
+            given = {i: new[i] for i in cols}
         else:
-            assigned = {i: self.gens[i](key, ver_after) for i in cols}
+            given = {i: self.gens[i](key, ver_after) for i in cols}
+        for i in self.stamps.on_update:  # ON UPDATE CURRENT_TIMESTAMP: the transaction's time
+            given[i] = stamp_value(self.table.columns[i], tu_a)
+        given = dict(sorted(given.items()))
         after = list(before)
-        for i, x in assigned.items():
+        for i, x in given.items():
             after[i] = x
         self._remember(key, ver_after, tuple(after))
-        return before, assigned
+        return before, given
 
     def insert(self, key: int, epoch: int) -> tuple:
         if key >= self.capacity:

@@ -77,7 +77,7 @@ class BatchedMixin:
     def _batch(self, writer: BinlogWriter, lo: int, hi: int, closed: list[int]) -> int:
         """Transactions ``lo..hi-1`` as one batch; returns how many were written."""
         s = self.spec
-        ab = apply_batch(self, lo, hi)
+        ab = apply_batch(self, lo, hi, writer.now)
         rb = rows_batch(self, ab, writer.now)
         keep_clock = self.plan_clock(ab, rb)
         plan = writer.plan_rows(rb)

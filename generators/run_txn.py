@@ -12,6 +12,7 @@ import numpy as np
 from binlogwriter.writer import BinlogWriter
 from generators.batch import own_statements
 from generators.keys import Applied, resolve_ops, step
+from generators.noop import unchanged_updates
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import TableRows
 from generators.run_count import planned_transactions
@@ -59,7 +60,7 @@ class TransactionsMixin:
             if s.size is not None and self._bytes(writer, closed) >= s.size:
                 break
             plan = plan_transaction(s, n, i)
-            self.transaction(writer, plan, self._apply(plan))
+            self.transaction(writer, plan, self._apply(plan, writer.now + plan.advance))
             i += 1
             if self.progress is not None and (i - last_report >= 256):
                 last_report = i
@@ -69,8 +70,11 @@ class TransactionsMixin:
             self.progress(i, self._bytes(writer, closed))
 
     # -- one transaction ----------------------------------------------------------------------
-    def _apply(self, plan: TxnPlan) -> list[Applied]:
-        """Resolve the plan's keys (generators/keys.py) and apply them to the key state."""
+    def _apply(self, plan: TxnPlan, now: int | None = None) -> list[Applied]:
+        """Resolve the plan's keys (generators/keys.py) and apply them to the key state; an
+        UPDATE that changes nothing moves the key's version but is not applied
+        (generators/noop.py); ``now``: the transaction's time, kept for stamped columns
+        (generators/stamps.py)."""
         applied: list[Applied] = []
         for op in resolve_ops(self.spec, self.infos, self.cursor, plan):
             rt = self.rows[op.table]
@@ -79,7 +83,18 @@ class TransactionsMixin:
                 continue
             st, vb, va = res
             rt.set_state(op.key, st)
-            applied.append(Applied(op.seq, op.kind, op.table, op.key, vb, va, st[2]))
+            if op.kind == "update" and unchanged_updates(rt, *(np.array([x], dtype=np.int64)
+                                                               for x in (op.key, vb, va, st[2])))[0]:
+                continue  # the row did not change: a server logs nothing for it (generators/noop.py)
+            ti, tu_b = rt.stamp(op.key)
+            tu_a = tu_b
+            if now is not None and rt.stamps:
+                if op.kind == "insert":
+                    ti, tu_a = now, -1
+                elif op.kind == "update":
+                    tu_a = now
+                rt.set_stamps(np.array([op.key]), ti, tu_a)
+            applied.append(Applied(op.seq, op.kind, op.table, op.key, vb, va, st[2], ti, tu_b, tu_a))
         return applied
 
     def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
@@ -89,7 +104,7 @@ class TransactionsMixin:
         stmts: list[tuple[int, str, list]] = []
         merge = not own_statements(self.spec)
         for a in applied:
-            row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born)
+            row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born, a.ti, a.tu_b, a.tu_a)
             if merge and stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
                 stmts[-1][2].append(row)
             else:

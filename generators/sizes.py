@@ -28,6 +28,7 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, column_image_lengths
 from generators.batch import AppliedBatch, own_statements, rows_batch
 from generators.length_faces import constant_images
+from generators.reuse import op_times
 
 __all__ = ["rows_sizes"]
 
@@ -106,7 +107,8 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
                 if cols is None:
                     cols = rt.compute_columns(np.concatenate([ab.key[need_b], ab.key[need_a]]),
                                               np.concatenate([ab.ver_before[need_b], ab.ver_after[need_a]]),
-                                              np.concatenate([ab.born[need_b], ab.born[need_a]]))
+                                              np.concatenate([ab.born[need_b], ab.born[need_a]]),
+                                              **op_times(ab, need_b, need_a))
                 op_len[ops] += _lengths(t, descs, bits, [_take(c, rows_) for c in cols], len(ops))
     return RowsBatch(clock=now + np.cumsum(ab.advance), op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind,
                      op_shape=op_shape, op_len=op_len, data=np.zeros(0, dtype=np.uint8),

@@ -65,6 +65,7 @@ from generators.api import (
 )
 from generators.hashing import draw_array, hash64_array, salt, unit_array
 from generators.keys import COUNT_SHIFT, Applied, KeyCursor, TableInfo
+from generators.noop import changed_ops
 from generators.plan import plan_transaction
 from generators.plan_batch import resolve_chunks
 from generators.spec import Spec
@@ -417,11 +418,22 @@ def merge_task(spec: Spec, p: int, a: int, b: int, records: Iterable[tuple[int, 
             hist_path = v
         else:
             refs.append((k, v))
-    blk = merge_txn_blocks(load_blocks(refs))
+    blk = drop_unchanged(spec, a, merge_txn_blocks(load_blocks(refs)))
     save_block(blk, block_path)
     s = sizes(spec, p, a, b, [blk])
     s.block, s.hist = block_path, hist_path
     return s
+
+
+def drop_unchanged(spec: Spec, a: int, blk: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A merged transaction block without its UPDATEs that change nothing (generators/noop.py:
+    a server logs no row for them; the one-process engine drops them in ``apply_batch``). The
+    history blocks keep them: the key's version still moves, and the row is the same."""
+    if not len(blk["k"]):
+        return blk
+    run = make_run(spec, a)
+    keep = changed_ops(run.rows, blk["t"], blk["kind"], blk["k"], blk["vb"], blk["va"], blk["born"])
+    return blk if keep is None else _take(blk, keep)
 
 
 def _one(records: Iterable[Any]) -> dict[str, np.ndarray]:

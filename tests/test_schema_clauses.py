@@ -54,3 +54,18 @@ def test_long_unique_on_blob_is_mariadb_only() -> None:
     assert [k.kind for k in t.keys] == ["PRIMARY", "UNIQUE"]
     with pytest.raises(SchemaError, match="without a key length"):
         _table(T + "b BLOB, UNIQUE KEY (b))", "mysql80")
+
+
+def test_on_update_clause_is_kept() -> None:
+    """``ON UPDATE CURRENT_TIMESTAMP[(fsp)]`` / ``NOW()`` / ``LOCALTIMESTAMP`` kept as SQL text
+    in ``Column.on_update`` (MySQL 8.0 reference 13.2.2 "Automatic Initialization and Updating
+    for TIMESTAMP and DATETIME"), beside ``DEFAULT``."""
+    from binlogwriter.schema import Table
+
+    t = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, "
+                       "u TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), "
+                       "c DATETIME DEFAULT CURRENT_TIMESTAMP, d datetime default now() on update now(), "
+                       "e timestamp null on update current_timestamp, f DATETIME(6) ON UPDATE LOCALTIMESTAMP(6))")
+    assert [(c.name, c.default, c.on_update) for c in t.columns] == [
+        ("id", None, None), ("u", "CURRENT_TIMESTAMP(3)", "CURRENT_TIMESTAMP(3)"), ("c", "CURRENT_TIMESTAMP", None),
+        ("d", "NOW()", "NOW()"), ("e", None, "CURRENT_TIMESTAMP"), ("f", None, "LOCALTIMESTAMP(6)")]

@@ -43,7 +43,7 @@ earlier table).
   ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
   ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
   ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
-  value, ``ON UPDATE`` expression, ``[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED|PERSISTENT]``,
+  value, ``ON UPDATE`` expression (kept as SQL text, as ``DEFAULT``), ``[GENERATED ALWAYS] AS (expr) [VIRTUAL|STORED|PERSISTENT]``,
   inline ``[CONSTRAINT [name]] CHECK (…) [NOT] ENFORCED`` (kept, as the table-level ones) and
   ``REFERENCES …``; any other word
   is an error;
@@ -329,9 +329,7 @@ def _parse_column(p: _P) -> _ColSpec:
             p.maybe_eq()
             p.next()
         elif p.accept("ON", "UPDATE"):
-            p.skip_balanced()
-            if p.is_punct("("):
-                p.skip_balanced()
+            cs.on_update = _parse_default(p)
         elif p.accept("GENERATED", "ALWAYS") or u == "AS":
             p.expect("AS")
             if not (p.accept("ROW", "START") or p.accept("ROW", "END")):  # MariaDB: a system-time column

@@ -83,6 +83,7 @@ class Column:
     default: str | None = None
     auto_increment: bool = False
     generated: bool = False
+    on_update: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not isinstance(self.type, str):
@@ -342,7 +343,7 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
         col = Column(
             name=cs.name, type=f.pop("type"), unsigned=cs.unsigned or cs.zerofill or f.pop("unsigned", False),
             charset=charset, collation=collation, nullable=nullable, invisible=cs.invisible,
-            default=cs.default, auto_increment=cs.auto_increment or f.pop("auto_increment", False),
+            default=cs.default, on_update=cs.on_update, auto_increment=cs.auto_increment or f.pop("auto_increment", False),
             generated=cs.generated, **{k: v for k, v in f.items() if k not in ("unsigned", "auto_increment")})
         cols.append(col)
         if cs.primary:

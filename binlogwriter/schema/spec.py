@@ -28,6 +28,7 @@ class _ColSpec:
     binary_attr: bool = False
     nullable: bool | None = None
     default: str | None = None
+    on_update: str | None = None  # ``ON UPDATE`` expression as SQL text (CURRENT_TIMESTAMP[(fsp)])
     auto_increment: bool = False
     invisible: bool = False
     generated: bool = False
