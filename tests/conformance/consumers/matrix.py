@@ -459,6 +459,13 @@ one for catalogue cases). Run the matrix, add the failing cells to the consumer'
 """
 
 
+def _cell_text(text: str) -> str:
+    """A table cell's text: ``|`` as ``/``, control characters (a consumer's error may quote
+    binlog bytes) as ``\\xNN``."""
+    text = text.replace("|", "/")
+    return "".join(ch if ch >= " " or ch == "\t" else f"\\x{ord(ch):02x}" for ch in text)
+
+
 def render(results: list[tuple[Adapter, Shape, str, str]], rules: list[dict[str, Any]]) -> str:
     lines = [HEADER]
     by_consumer: dict[str, list] = {}
@@ -485,7 +492,7 @@ def render(results: list[tuple[Adapter, Shape, str, str]], rules: list[dict[str,
             if e.status == "fails":
                 why = f"{e.reason}" + (f" ([issue]({e.link}))" if e.link else "") + (f" — {detail}" if outcome == "fails" else "")
             mark = outcome if outcome == e.status else f"**unexpected {outcome}**"
-            lines.append(f"| `{shape.id}` | {mark} | {why.replace('|', '/')} |")
+            lines.append(f"| `{shape.id}` | {mark} | {_cell_text(why)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -65,6 +65,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import struct
 import subprocess
 from decimal import Decimal
@@ -147,6 +148,13 @@ failed build's message is Maven's first [ERROR] line."""
 class DebeziumFailed(AssertionError):
     """The engine stopped with an error before the expected changes: its message (the first
     line Debezium gave and its causes) is the exception's text."""
+
+
+def version() -> str:
+    """The Debezium version of pom.xml (its MySQL connector, embedded engine)."""
+    m = re.search(r"<debezium\.version>([^<]+)</debezium\.version>|debezium-connector-mysql</artifactId>\s*"
+                  r"<version>([^<]+)</version>", (HERE / "pom.xml").read_text("utf-8"))
+    return (m.group(1) or m.group(2)) if m else "?"
 
 
 def ensure_built() -> None:

@@ -97,6 +97,12 @@ def _current() -> bool:
         return False
 
 
+def version() -> str:
+    """The go-mysql module version main.go is built with (go.mod's require line)."""
+    m = re.search(r"github\.com/go-mysql-org/go-mysql (v\S+)", (HERE / "go.mod").read_text("utf-8"))
+    return m.group(1) if m else "?"
+
+
 def ensure_built() -> None:
     """Build ``bin/gomysql_changes`` with ``go build`` unless the stamp says it was built from
     the current go.mod, go.sum and main.go (toolchain.py's pattern: an exclusive flock makes
