@@ -48,7 +48,7 @@ def _source_list(sources: Sources) -> list[Path]:
     return out
 
 
-def _manifest_format(paths: list[Path]) -> dict[str, Any]:
+def manifest_format(paths: list[Path]) -> dict[str, Any]:
     """The ``format`` block of a generated run's manifest.json (a single directory given)."""
     if len(paths) == 1 and (paths[0] / "manifest.json").is_file():
         try:
@@ -139,7 +139,7 @@ class Serving:
 def _config(binlogs: BinlogSet, paths: list[Path], *, user: str, password: str, auth_plugin: str | None,
             row_image: str | None, row_metadata: str | None, base: ServeConfig | None = None,
             **options: Any) -> ServeConfig:
-    fmt = _manifest_format(paths)
+    fmt = manifest_format(paths)
     plugin = auth_plugin or (NATIVE if binlogs.is_mariadb else CACHING_SHA2)
     ident = Identity(_server_uuid(binlogs), (row_image or fmt.get("row_image") or "FULL").upper(),
                      (row_metadata or fmt.get("row_metadata") or "FULL").upper())

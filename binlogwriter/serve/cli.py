@@ -8,11 +8,13 @@ import sys
 import uuid as uuidlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.plugins import PluginMissing
+from binlogwriter.serve.api import manifest_format
 from binlogwriter.serve.auth import CACHING_SHA2, NATIVE, Credentials
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.pacing import parse_rate
@@ -95,16 +97,14 @@ def _parse_size(text: str) -> int:
 @click.option(
     "--row-image",
     type=click.Choice(["FULL", "MINIMAL", "NOBLOB"]),
-    default="FULL",
-    show_default=True,
-    help="@@binlog_row_image reported.",
+    default=None,
+    help="@@binlog_row_image reported [a run directory's manifest.json, else FULL].",
 )
 @click.option(
     "--row-metadata",
     type=click.Choice(["FULL", "MINIMAL", "NO_LOG"]),
-    default="FULL",
-    show_default=True,
-    help="@@binlog_row_metadata reported.",
+    default=None,
+    help="@@binlog_row_metadata reported [a run directory's manifest.json, else FULL].",
 )
 @click.option(
     "--max-clients",
@@ -142,8 +142,8 @@ def serve(
     heartbeat_version: str,
     heartbeat_period: float,
     server_uuid: str | None,
-    row_image: str,
-    row_metadata: str,
+    row_image: str | None,
+    row_metadata: str | None,
     max_clients: int,
     max_logins_per_ip: int,
     connect_timeout: float,
@@ -171,10 +171,11 @@ def serve(
             else:
                 binlogs = BinlogSet(list(sources), follow=follow)
             plugin = auth_plugin or (NATIVE if binlogs.is_mariadb else CACHING_SHA2)
+            fmt = {} if generate_spec else manifest_format([Path(p) for p in sources])  # the run's settings
             ident = Identity(
                 _server_uuid(binlogs, server_uuid),
-                row_image,
-                row_metadata,
+                (row_image or fmt.get("row_image") or "FULL").upper(),
+                (row_metadata or fmt.get("row_metadata") or "FULL").upper(),
                 port,
                 bind,
                 connect_timeout=connect_timeout,

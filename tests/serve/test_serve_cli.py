@@ -65,3 +65,33 @@ def test_ctrl_c_stops_with_one_line_and_130() -> None:
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["binlogwriter serve: interrupted (Ctrl-C), stopped"]
     assert out == ""
+
+
+def test_a_run_directory_reports_its_own_row_image_and_metadata(tmp_path: Path) -> None:
+    """``binlogwriter serve RUN`` reports ``@@binlog_row_image`` / ``@@binlog_row_metadata``
+    from the run's manifest.json (a CDC client such as Debezium refuses a partial image at
+    startup from them); given options win; files without a manifest report FULL."""
+    import pymysql
+
+    from binlogwriter.pytest_plugin import _ServeSubprocess
+    from generators.engine import generate
+    from generators.spec import Spec
+
+    run = generate(Spec.from_dict({"workload": "sysbench", "transactions": 5, "initial_rows": 2, "seed": 1,
+                                   "row_image": "NOBLOB", "row_metadata": "MINIMAL"}), tmp_path / "run").out
+
+    def reported(sources: list[Path], told: dict[str, str] | None = None) -> tuple:
+        proc = _ServeSubprocess(sources, "repl", "pw", told)
+        try:
+            con = pymysql.connect(host="127.0.0.1", port=proc.port, user="repl", password="pw")
+            with con.cursor() as cur:
+                cur.execute("SELECT @@binlog_row_image, @@binlog_row_metadata")
+                got = cur.fetchone()
+            con.close()
+            return got
+        finally:
+            proc.close()
+
+    assert reported([run]) == ("NOBLOB", "MINIMAL")
+    assert reported([run], {"row_image": "FULL"}) == ("FULL", "MINIMAL")
+    assert reported([run / "binlog.000001"]) == ("FULL", "FULL")
