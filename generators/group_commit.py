@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from generators.writeset import key_rules, writeset_pairs
+from generators.writeset import key_rules, plan_by_transaction, writeset_pairs
 
 __all__ = ["GroupCommits", "group_commit_clock"]
 
@@ -129,19 +129,7 @@ class GroupCommits:
         """:meth:`plan` for a batch of ``n_txn`` transactions (as
         :meth:`WritesetClock.plan_batch <generators.writeset.WritesetClock.plan_batch>`):
         the position per transaction (0 for one without a group) and ``state_after(c)``."""
-        op_txn = np.asarray(op_txn, dtype=np.int64)
-        txns, op_group = np.unique(op_txn, return_inverse=True)
-        pos_g, state = self.plan(len(txns), op_group, op_table, op_key)
-        pos = np.zeros(n_txn, dtype=np.int64)
-        pos[txns] = pos_g
-
-        def state_after(c: int) -> Any:
-            if c >= n_txn:
-                return state
-            m = op_txn < c
-            return self.plan(int(np.searchsorted(txns, c)), op_group[m], np.asarray(op_table)[m],
-                             np.asarray(op_key)[m])[1]
-        return pos, state_after
+        return plan_by_transaction(self.plan, n_txn, op_txn, op_table, op_key, fill=0)
 
 
 def group_commit_clock(spec: Any, tables: list[Any]) -> GroupCommits | None:

@@ -272,13 +272,8 @@ class TableRows:
         vals: list[Any] = [None] * self.ncols
         if self.counted is not None:
             return self.compute_counted(key, gen0, n, born, vals)
-        for i, fn in self.key_cols.items():
-            vals[i] = fn(key)
+        self._fill_unchanging(key, gen0, born, vals)
         gens = self.gens
-        for i in self.fixed:
-            vals[i] = gens[i](key, gen0)
-        for i, e in self.ddl_idx.items():
-            vals[i] = gens[i](key, gen0) if born >= e else None
         needed = set(self.mutable)
         m = n
         while needed and m > 0:
@@ -291,13 +286,9 @@ class TableRows:
             vals[i] = gens[i](key, gen0)
         return tuple(vals)
 
-    def compute_counted(self, key: int, gen0: int, n: int, born: int, vals: list) -> tuple:
-        """The row of a counted table (sysbench's oltp_write_only, oltp_write_only.lua): its
-        first update statement is ``SET k=k+1``, its second ``SET c=?``; version ``n`` holds
-        their counts (keys.COUNT_SHIFT: ``k`` updates in bits 0-15, ``c`` updates above), so
-        ``k`` is its inserted value plus its count and ``c`` the value drawn at its own
-        count (``gen0 | count << 16``; the inserted one at count 0). Every update changes
-        the row: ``k`` by one, ``c`` by a new draw of ten groups of 11 digits."""
+    def _fill_unchanging(self, key: int, gen0: int, born: int, vals: list) -> None:
+        """Into ``vals``: the columns no update changes — the key's, the fixed ones and the
+        ``--ddl-every`` columns (NULL for a row born before its column was added)."""
         for i, fn in self.key_cols.items():
             vals[i] = fn(key)
         gens = self.gens
@@ -305,6 +296,16 @@ class TableRows:
             vals[i] = gens[i](key, gen0)
         for i, e in self.ddl_idx.items():
             vals[i] = gens[i](key, gen0) if born >= e else None
+
+    def compute_counted(self, key: int, gen0: int, n: int, born: int, vals: list) -> tuple:
+        """The row of a counted table (sysbench's oltp_write_only, oltp_write_only.lua): its
+        first update statement is ``SET k=k+1``, its second ``SET c=?``; version ``n`` holds
+        their counts (keys.COUNT_SHIFT: ``k`` updates in bits 0-15, ``c`` updates above), so
+        ``k`` is its inserted value plus its count and ``c`` the value drawn at its own
+        count (``gen0 | count << 16``; the inserted one at count 0). Every update changes
+        the row: ``k`` by one, ``c`` by a new draw of ten groups of 11 digits."""
+        self._fill_unchanging(key, gen0, born, vals)
+        gens = self.gens
         ki, ci = self.counted
         vals[ki] = gens[ki](key, gen0) + (n & _LOW)
         vals[ci] = gens[ci](key, gen0 | (n & ~_LOW))

@@ -170,19 +170,29 @@ class WritesetClock:
         group): ``back`` per transaction (1 for those without a group) and the state after
         the batch, and a function ``state_after(c)``: the state after its first ``c``
         transactions only (a batch cut by ``--size``)."""
-        op_txn = np.asarray(op_txn, dtype=np.int64)
-        txns, op_group = np.unique(op_txn, return_inverse=True)
-        back_g, state = self.plan(len(txns), op_group, op_table, op_key)
-        back = np.ones(n_txn, dtype=np.int64)
-        back[txns] = back_g
+        return plan_by_transaction(self.plan, n_txn, op_txn, op_table, op_key, fill=1)
 
-        def state_after(c: int) -> Any:
-            if c >= n_txn:
-                return state
-            m = op_txn < c
-            return self.plan(int(np.searchsorted(txns, c)), op_group[m], np.asarray(op_table)[m],
-                             np.asarray(op_key)[m])[1]
-        return back, state_after
+
+def plan_by_transaction(plan: Any, n_txn: int, op_txn: np.ndarray, op_table: np.ndarray, op_key: np.ndarray,
+                        *, fill: int) -> tuple[np.ndarray, Any]:
+    """A per-group ``plan(n_groups, op_group, op_table, op_key) -> (values, state)`` over the
+    transactions of a batch that have row changes (``op_txn`` ascending, 0-based): the value
+    per transaction (``fill`` for one without a row change) and ``state_after(c)``, the state
+    after the batch's first ``c`` transactions only (a batch cut by ``--size``). Shared by the
+    WRITESET clock and MariaDB's group commits (generators/group_commit.py)."""
+    op_txn = np.asarray(op_txn, dtype=np.int64)
+    txns, op_group = np.unique(op_txn, return_inverse=True)
+    got, state = plan(len(txns), op_group, op_table, op_key)
+    out = np.full(n_txn, fill, dtype=np.int64)
+    out[txns] = got
+
+    def state_after(c: int) -> Any:
+        if c >= n_txn:
+            return state
+        m = op_txn < c
+        return plan(int(np.searchsorted(txns, c)), op_group[m], np.asarray(op_table)[m],
+                    np.asarray(op_key)[m])[1]
+    return out, state_after
 
 
 
