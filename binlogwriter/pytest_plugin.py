@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,21 +234,26 @@ class ServedBinlogs:
 
 class _ServeSubprocess:
     """``python -m binlogwriter serve SOURCES --port 0`` until :meth:`close` (stopped by the pid
-    it was started with); the port is read from its ``listening on HOST:PORT`` line."""
+    it was started with); the port is read from its ``listening on HOST:PORT`` line, its
+    stderr lines are kept in :attr:`log`. ``told``: ``@@`` variables to report (a catalogue
+    case's ``row_image`` / ``row_metadata``); ``quiet``: warnings only in the log (``-q``);
+    ``extra``: more ``serve`` options; ``env`` /
+    ``cwd``: the subprocess's."""
 
-    def __init__(self, sources: list[Path], user: str, password: str, told: dict[str, str] | None = None,
-                 timeout: float = 60.0) -> None:
+    def __init__(self, sources: Sequence[Any], user: str, password: str, told: dict[str, str] | None = None,
+                 timeout: float = 60.0, *, quiet: bool = True, extra: Sequence[str] = (),
+                 env: dict[str, str] | None = None, cwd: Any = None) -> None:
         import re
         import subprocess
         import sys
         import threading
 
         argv = [sys.executable, "-m", "binlogwriter", "serve", *map(str, sources), "--port", "0",
-                "--user", user, "--password", password, "-q"]
+                "--user", user, "--password", password, *(["-q"] if quiet else []), *extra]
         for key, value in (told or {}).items():  # a catalogue case's @@binlog_row_image / _metadata
             argv += [f"--{key.replace('_', '-')}", value]
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
         self.log: list[str] = []
         self.port: int | None = None
         ready = threading.Event()

@@ -10,57 +10,44 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from binlogwriter.pytest_plugin import _ServeSubprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "repl", "repl-pw"
 
 
 class ServeProcess:
+    """:class:`binlogwriter.pytest_plugin._ServeSubprocess` (the ``binlog_server`` fixture's
+    process mode) as a context manager, logging at INFO, with this checkout first on the
+    subprocess's PYTHONPATH."""
+
     def __init__(self, sources: Sequence[os.PathLike | str], *args: str, user: str = USER,
                  password: str = PASSWORD, timeout: float = 60.0) -> None:
-        self.argv = [sys.executable, "-m", "binlogwriter", "serve", *map(str, sources), "--port", "0",
-                     "--user", user, "--password", password, *args]
+        self.sources, self.args = list(sources), list(args)
         self.user, self.password = user, password
         self.timeout = timeout
         self.port: int | None = None
         self.log: list[str] = []
-        self._proc: subprocess.Popen | None = None
+        self._serve: _ServeSubprocess | None = None
+
+    @property
+    def _proc(self) -> subprocess.Popen | None:
+        return self._serve.proc if self._serve is not None else None
 
     def __enter__(self) -> ServeProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self._proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-        ready = threading.Event()
-
-        def drain() -> None:
-            assert self._proc is not None and self._proc.stderr is not None
-            for line in self._proc.stderr:
-                self.log.append(line.rstrip("\n"))
-                m = re.search(r"listening on [\d.]+:(\d+)", line)
-                if m:
-                    self.port = int(m.group(1))
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not ready.wait(self.timeout) or self.port is None:
-            self.__exit__(None, None, None)
-            raise RuntimeError("binlogwriter serve did not start:\n" + "\n".join(self.log))
+        self._serve = _ServeSubprocess(self.sources, self.user, self.password, timeout=self.timeout, quiet=False,
+                                       extra=self.args, env=env, cwd=ROOT)
+        self.port, self.log = self._serve.port, self._serve.log
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+        if self._serve is not None:
+            self._serve.close()
 
     @property
     def settings(self) -> dict:
