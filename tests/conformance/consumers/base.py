@@ -26,7 +26,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+
+from binlogwriter.pytest_plugin import ServedBinlogs
 
 __all__ = ["ServedEndpoint", "Adapter", "discover", "AdapterBroken", "HERE"]
 
@@ -34,24 +35,11 @@ HERE = Path(__file__).resolve().parent
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 
 
-@dataclass(frozen=True)
-class ServedEndpoint:
-    """Where a shape is served: ``host``/``port``/``user``/``password`` of the server,
-    ``flavor`` of the files, ``run_dir`` (the directory served: a generated run with its
-    ``truth/``, or a catalogue case's files) and ``server_id`` (a replica server id to
-    register with, new for every cell)."""
-
-    host: str
-    port: int
-    user: str
-    password: str
-    flavor: str
-    run_dir: Path
-    server_id: int
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return {"host": self.host, "port": self.port, "user": self.user, "password": self.password}
+ServedEndpoint = ServedBinlogs
+"""Where a shape is served: the ``binlog_server`` fixture's :class:`ServedBinlogs` — ``host``/
+``port``/``user``/``password`` of the server, ``flavor`` of the files, ``run_dir`` (the
+directory served: a generated run with its ``truth/``, or a catalogue case's files),
+``server_id`` (a replica server id to register with, new for every cell) and ``settings``."""
 
 
 class AdapterBroken(Exception):

@@ -47,7 +47,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -56,6 +55,7 @@ import pytest
 from binlogwriter.compare import diff_streams
 from binlogwriter.testing import canonical_changes, truth_changes
 from binlogwriter.values.json_text import mysql_json_text
+from tests.conformance.consumers.base import ServedEndpoint
 from tests.conformance.serve_process import ROOT, ServeProcess
 from tests.conformance.toolchain import ToolchainError
 
@@ -66,20 +66,8 @@ pytestmark = pytest.mark.conformance
 HERE = Path(__file__).resolve().parent
 SCHEMA = HERE / "schema.sql"
 
+SERVER_ID = 5400  # the replica id Debezium registers with
 _TIMINGS: list[tuple[str, float, float, int]] = []  # shape, generate+serve s, Debezium s, changes
-
-
-@dataclass
-class Endpoint:
-    """What adapter.decode needs of a served run (the kit's ServedEndpoint has the same names)."""
-
-    host: str
-    port: int
-    user: str
-    password: str
-    flavor: str
-    run_dir: Path
-    server_id: int = 5400
 
 
 @pytest.fixture(scope="module")
@@ -294,8 +282,8 @@ def test_debezium_reads_served_run_as_the_truth(shape: str, tmp_path: Path, debe
     expected = sum(1 for _ in truth_changes(run))
     with ServeProcess([run], *SERVE_ARGS.get(shape, ())) as srv:
         t1 = time.monotonic()
-        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
-                            flavor=flavor, run_dir=run)
+        endpoint = ServedEndpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                                  flavor=flavor, run_dir=run, server_id=SERVER_ID)
         decoded = adapter.decode(endpoint, expected_changes=expected, timeout=120.0)
         t2 = time.monotonic()
         refused = [line for line in srv.log if "query refused" in line]
@@ -332,8 +320,8 @@ def test_debezium_resumes_mid_transaction_after_a_restart(tmp_path: Path, debezi
         "schema.history.internal.file.filename": str(tmp_path / "history.dat"),
     }
     with ServeProcess([run]) as srv:
-        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
-                            flavor="mysql84", run_dir=run)
+        endpoint = ServedEndpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                                  flavor="mysql84", run_dir=run, server_id=SERVER_ID)
         first, _ = adapter.run_records(endpoint, expected_changes=stop, timeout=120.0, properties=files)
         second, _ = adapter.run_records(endpoint, expected_changes=len(want) - stop, timeout=120.0,
                                         properties=files)
@@ -353,8 +341,8 @@ def test_debezium_reads_a_generated_stream_as_the_runs_truth(tmp_path: Path, deb
                    "--initial-rows", "4", "--ddl-every", "12", "--max-binlog-size", "24KB", "--seed", "4")
     expected = sum(1 for _ in truth_changes(run))
     with ServeProcess([], "--generate", str(run / "manifest.json")) as srv:
-        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
-                            flavor="mysql84", run_dir=run)
+        endpoint = ServedEndpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                                  flavor="mysql84", run_dir=run, server_id=SERVER_ID)
         decoded = adapter.decode(endpoint, expected_changes=expected, timeout=120.0)
         refused = [line for line in srv.log if "query refused" in line]
         dumps = [line for line in srv.log if "dump from" in line]
@@ -373,8 +361,8 @@ def test_debezium_snapshot_modes_start_against_serve(mode: str, tmp_path: Path, 
                    "--transactions", "5", "--initial-rows", "2")
     executed = json.loads((run / "manifest.json").read_text())["gtid_executed"]
     with ServeProcess([run]) as srv:
-        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
-                            flavor="mysql84", run_dir=run)
+        endpoint = ServedEndpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                                  flavor="mysql84", run_dir=run, server_id=SERVER_ID)
         records, _err = adapter.run_records(endpoint, expected_changes=1, timeout=6.0,
                                             properties={"snapshot.mode": mode})
         refused = [line for line in srv.log if "query refused" in line]
@@ -391,8 +379,8 @@ def test_debezium_refuses_a_partial_row_image(image: str, tmp_path: Path, debezi
     run = generate(tmp_path / "run", "--flavor", "mysql80", "--workload", "ecommerce",
                    "--transactions", "10", "--initial-rows", "2", "--row-image", image)
     with ServeProcess([run], "--row-image", image.upper()) as srv:
-        endpoint = Endpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
-                            flavor="mysql80", run_dir=run)
+        endpoint = ServedEndpoint(host="127.0.0.1", port=srv.port, user=srv.user, password=srv.password,
+                                  flavor="mysql80", run_dir=run, server_id=SERVER_ID)
         with pytest.raises(adapter.DebeziumFailed, match="binlog_row_image=FULL"):
             adapter.decode(endpoint, expected_changes=5, timeout=60.0)
 
