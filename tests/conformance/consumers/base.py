@@ -29,7 +29,7 @@ from types import ModuleType
 
 from binlogwriter.pytest_plugin import ServedBinlogs
 
-__all__ = ["ServedEndpoint", "Adapter", "discover", "AdapterBroken", "HERE"]
+__all__ = ["ServedEndpoint", "Adapter", "discover", "AdapterBroken", "HERE", "require_pinned"]
 
 HERE = Path(__file__).resolve().parent
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
@@ -40,6 +40,22 @@ ServedEndpoint = ServedBinlogs
 ``port``/``user``/``password`` of the server, ``flavor`` of the files, ``run_dir`` (the
 directory served: a generated run with its ``truth/``, or a catalogue case's files),
 ``server_id`` (a replica server id to register with, new for every cell) and ``settings``."""
+
+
+def require_pinned(name: str, distribution: str, here: Path) -> None:
+    """An adapter's ``ensure_built`` for a Python consumer: the version pinned in
+    ``here/requirements.txt`` (``distribution==X``) is the one installed — the matrix's
+    expectations are about that version; else one line saying what to install."""
+    import importlib.metadata
+
+    pin = (here / "requirements.txt").read_text().split("==")[1].strip()
+    try:
+        got = importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        got = None
+    if got != pin:
+        raise AssertionError(f"{name} {pin} is needed ({got or 'not installed'}): "
+                             f"pip install -r {here / 'requirements.txt'}")
 
 
 class AdapterBroken(Exception):

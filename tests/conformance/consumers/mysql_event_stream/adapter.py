@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.conformance.consumers._names import columns as table_columns
+from tests.conformance.consumers.base import require_pinned
 
 if TYPE_CHECKING:
-    from tests.conformance.consumers.base import ServedEndpoint
+    from tests.conformance.consumers.base import ServedEndpoint, require_pinned
 
 NAME = "mysql-event-stream"
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
@@ -33,18 +34,8 @@ _OPS = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 
 def ensure_built() -> None:
-    """The version pinned in requirements.txt beside this file is the one installed (the
-    matrix's expectations are about that version)."""
-    import importlib.metadata
-
-    pin = (HERE / "requirements.txt").read_text().split("==")[1].strip()
-    try:
-        got = importlib.metadata.version("mysql-event-stream")
-    except importlib.metadata.PackageNotFoundError:
-        got = None
-    if got != pin:
-        raise AssertionError(f"{NAME} {pin} is needed ({got or 'not installed'}): "
-                             f"pip install -r {HERE / 'requirements.txt'}")
+    """The version pinned in requirements.txt beside this file is the one installed."""
+    require_pinned(NAME, "mysql-event-stream", HERE)
 
 
 def version() -> str:

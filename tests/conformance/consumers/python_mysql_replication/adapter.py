@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tests.conformance.consumers._names import names as column_names
+from tests.conformance.consumers.base import require_pinned
 
 if TYPE_CHECKING:
-    from tests.conformance.consumers.base import ServedEndpoint
+    from tests.conformance.consumers.base import ServedEndpoint, require_pinned
 
 NAME = "python-mysql-replication"
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
@@ -32,18 +33,8 @@ _UNKNOWN = re.compile(r"^UNKNOWN_COL(\d+)$")
 
 
 def ensure_built() -> None:
-    """The version pinned in requirements.txt beside this file is the one installed (the
-    matrix's expectations are about that version)."""
-    import importlib.metadata
-
-    pin = (HERE / "requirements.txt").read_text().split("==")[1].strip()
-    try:
-        got = importlib.metadata.version("mysql-replication")
-    except importlib.metadata.PackageNotFoundError:
-        got = None
-    if got != pin:
-        raise AssertionError(f"{NAME} {pin} is needed ({got or 'not installed'}): "
-                             f"pip install -r {HERE / 'requirements.txt'}")
+    """The version pinned in requirements.txt beside this file is the one installed."""
+    require_pinned(NAME, "mysql-replication", HERE)
 
 
 def version() -> str:
