@@ -21,11 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators import engine
 from generators.changes_truth import JSONL_MAX_CHANGES
-from generators.engine import Run, generate
+from generators.engine import Run
 from generators.spec import Spec
-from tests.generators.conftest import tree_digest
+from tests.generators.conftest import generate_both, tree_digest
 from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -34,13 +33,7 @@ UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
     """The run by the engine (the batch path) and by the per-transaction reference loop
     (the test seam ``generators.engine._PER_TRANSACTION_REFERENCE``): their file digests."""
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
-    generate(spec, tmp / "batch")
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", True)
-    try:
-        generate(spec, tmp / "per-txn")
-    finally:
-        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
+    generate_both(spec, tmp, monkeypatch)
     a, b = tree_digest(tmp / "batch"), tree_digest(tmp / "per-txn")
     # the digests cover the change-stream and typed truth too: truth/changes (Parquet per
     # table, JSONL) and truth/final (JSONL, Parquet) of both paths, and they are not empty

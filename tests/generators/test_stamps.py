@@ -26,11 +26,10 @@ from hypothesis import strategies as st
 
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from generators import engine
 from generators.engine import generate
 from generators.spec import Spec, SpecError
 from generators.stamps import is_now, stamps_of
-from tests.generators.conftest import tree_digest
+from tests.generators.conftest import generate_both, tree_digest
 
 _CLAUSES = ("ON UPDATE", "DEFAULT", "BOTH", "CREATED")
 
@@ -101,13 +100,7 @@ def check_stamps(out: Path, table: Table) -> dict[str, int]:
 def test_stamped_columns_hold_the_transaction_time(case, tmp_path_factory, monkeypatch) -> None:
     tmp = tmp_path_factory.mktemp("stamps")
     spec = Spec.from_dict(case)
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
-    generate(spec, tmp / "batch")
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", True)
-    try:
-        generate(spec, tmp / "per-txn")
-    finally:
-        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
+    generate_both(spec, tmp, monkeypatch)
     assert tree_digest(tmp / "batch") == tree_digest(tmp / "per-txn")
     table = Table.from_sql(case["schema_sql"].split(";")[0], flavor=spec.flavor)
     check_stamps(tmp / "batch", table)

@@ -22,13 +22,12 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import Column
 from binlogwriter.testing import truth_changes
-from generators import engine
 from generators.engine import Run, generate
 from generators.noop import same_value, unchanged_updates
 from generators.spec import Spec
 from tests.generators.binlog_shape import transactions
 from tests.generators.binlog_shape import unchanged_updates as logged_unchanged
-from tests.generators.conftest import tree_digest
+from tests.generators.conftest import generate_both, tree_digest
 
 _NARROW = ("ENUM('only') NOT NULL", "ENUM('a','b') NULL", "BOOLEAN NOT NULL", "BIT(1) NOT NULL", "BIT(1) NULL",
            "VARCHAR(1) CHARACTER SET ascii NOT NULL", "CHAR(1) NULL", "TINYINT UNSIGNED NULL", "SET('x') NOT NULL",
@@ -61,14 +60,7 @@ def _case(draw: Any) -> dict[str, Any]:
 
 
 def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[Path, Path]:
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
-    generate(spec, tmp / "batch")
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", True)
-    try:
-        generate(spec, tmp / "per-txn")
-    finally:
-        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", False)
-    return tmp / "batch", tmp / "per-txn"
+    return generate_both(spec, tmp, monkeypatch)
 
 
 def _check_run(out: Path, n: int) -> int:
