@@ -177,29 +177,21 @@ def assert_changes_equal(decoded: Sequence[Any], expected: Sequence[Any], *, pro
 
 
 def _named_by_history(changes: Sequence[Any], case: Any) -> list[Any]:
-    """``changes`` with change ``k``'s positional images turned into ``{column: value}``
-    dicts by ``case.tables_at(k)`` (a column the image lacks stays out: absent); other changes
-    and images as given."""
+    """``changes`` in the change model (:func:`binlogwriter.compare.as_change`) with change
+    ``k``'s positional images named by ``case.tables_at(k)``; an image that does not fit that
+    definition stays as given (the comparison reports it)."""
+    from binlogwriter.compare.streams import as_change, named_image
+
     out: list[Any] = []
     for k, c in enumerate(changes):
-        if isinstance(c, tuple) and len(c) == 4 and isinstance(c[0], str) and not hasattr(c, "_fields"):
-            d: dict[str, Any] = dict(zip(("op", "table", "before", "after"), c, strict=True))
-        elif isinstance(c, Mapping):
-            d = dict(c)
-        elif hasattr(c, "op") and hasattr(c, "before"):
-            d = {f: getattr(c, f) for f in ("op", "table", "before", "after")}
-            d.update({f: getattr(c, f) for f in ("database", "seq", "row") if hasattr(c, f)})
-        else:
-            out.append(c)
-            continue
-        key = f"{d['database']}.{d['table']}" if d.get("database") else str(d.get("table"))
-        t = case.tables_at(k).get(key)
+        d = as_change(c)
+        t = case.tables_at(k).get(str(d.get("table")))
         if t is not None:
             cols = [col.name for col in t.columns]
             for side in ("before", "after"):
-                img = d.get(side)
-                if img is not None and not isinstance(img, Mapping | str | bytes):
-                    d[side] = {n: v for n, v in zip(cols, img, strict=False) if v is not ABSENT}
+                img, _why = named_image(d.get(side), cols)
+                if img is not None:
+                    d[side] = img
         out.append(d)
     return out
 

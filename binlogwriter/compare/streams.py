@@ -49,7 +49,7 @@ def as_change(change: Any) -> dict[str, Any]:
     return d
 
 
-def _named(img: Any, names: list[str] | None) -> tuple[dict[str, Any] | None, str | None]:
+def named_image(img: Any, names: list[str] | None) -> tuple[dict[str, Any] | None, str | None]:
     """An image as {name: value} (ABSENT values left out), or (None, why) when it cannot be."""
     from binlogwriter.values import ABSENT
 
@@ -141,12 +141,12 @@ def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mappi
         full = want.get(side + "_row")
         if isinstance(full, Mapping):
             row_names = [str(n) for n in full]
-        w, why_w = _named(want.get(side), row_names)
+        w, why_w = named_image(want.get(side), row_names)
         gimg = got.get(side)
         if row_names is None and w is not None and not isinstance(gimg, Mapping | None) \
                 and len(w) == len(gimg):
             row_names = list(w)  # positional decoded, named truth of the same width
-        g, why_g = _named(gimg, row_names)
+        g, why_g = named_image(gimg, row_names)
         if why_w or why_g:
             out.add("cannot compare", where, f"{side} image: {why_g or tl + ' ' + why_w}")
             continue
@@ -173,7 +173,7 @@ def _align_key(c: Mapping[str, Any], cols: Mapping[str, Any], names: list[str] |
                flavor: str) -> Any:
     """op, table and the first 16 image values in canonical form (for aligning streams)."""
     def img(v: Any) -> Any:
-        named, _why = _named(v, names)
+        named, _why = named_image(v, names)
         if named is None:
             return short(v, 40)
         return tuple((k, short(normalise(x, cols.get(k), prof, flavor=flavor), 40))
