@@ -134,8 +134,7 @@ def test_clauses_read() -> None:
 
 def test_spark_refuses_stamped_columns(tmp_path: Path) -> None:
     """--engine spark does not carry the rows' times yet: one SpecError naming the columns."""
-    pytest.importorskip("pyspark")
-    from spark_gen.job import generate_spark
+    from spark_gen.job import generate_spark  # pyspark: installed by the [all] extra
 
     ddl = "CREATE TABLE st (id INT PRIMARY KEY, u TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);\n"
     with pytest.raises(SpecError, match=r"st\.u.*--engine spark"):
