@@ -29,7 +29,14 @@ from __future__ import annotations
 import datetime as dt
 import struct
 
-from binlogwriter.serve.protocol import ProtocolError, eof_packet, lenenc_int, lenenc_str, read_lenenc_int
+from binlogwriter.serve.protocol import (
+    ProtocolError,
+    column_definition,
+    eof_packet,
+    lenenc_int,
+    lenenc_str,
+    read_lenenc_int,
+)
 
 __all__ = ["ExecuteError", "prepare_ok", "param_definition", "parse_execute", "sql_literal", "binary_result_set"]
 
@@ -63,8 +70,7 @@ def prepare_ok(stmt_id: int, columns: int, params: int, warnings: int = 0) -> by
 def param_definition() -> bytes:
     """A parameter's column definition: name ``?``, VAR_STRING of the binary charset (the type
     a parameter whose type the statement does not fix has)."""
-    return (lenenc_str("def") + b"\x00\x00\x00" + lenenc_str("?") + b"\x00" + b"\x0c"
-            + struct.pack("<HIBHB", _BINARY_CHARSET, 0, T_VAR_STRING, 0x80, 0) + b"\x00\x00")
+    return column_definition("?", org_name="", charset=_BINARY_CHARSET, length=0, ctype=T_VAR_STRING, flags=0x80)
 
 
 def _temporal(data: bytes, pos: int, kind: int) -> tuple[object, int]:

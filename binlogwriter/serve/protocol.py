@@ -119,9 +119,12 @@ _UTF8MB4_GENERAL = 45
 _BINARY = 63
 
 
-def column_definition(name: str, *, numeric: bool = False, table: str = "", schema: str = "") -> bytes:
-    """A ColumnDefinition41 for a text result column (VAR_STRING utf8mb4, or BIGINT)."""
-    charset, ctype, length = (
+def column_definition(name: str, *, numeric: bool = False, table: str = "", schema: str = "",
+                      org_name: str | None = None, charset: int | None = None, length: int | None = None,
+                      ctype: int | None = None, flags: int | None = None) -> bytes:
+    """A ColumnDefinition41 for a text result column (VAR_STRING utf8mb4, or BIGINT); the
+    keyword overrides give any other (a prepared statement's parameter: binary_protocol.py)."""
+    d_charset, d_ctype, d_length = (
         (_BINARY, _TYPE_LONGLONG, 21) if numeric else (_UTF8MB4_GENERAL, _TYPE_VAR_STRING, 1024)
     )
     return (
@@ -130,9 +133,11 @@ def column_definition(name: str, *, numeric: bool = False, table: str = "", sche
         + lenenc_str(table)
         + lenenc_str(table)
         + lenenc_str(name)
-        + lenenc_str(name)
+        + lenenc_str(name if org_name is None else org_name)
         + b"\x0c"
-        + struct.pack("<HIBHB", charset, length, ctype, 0x0001 if numeric else 0, 0)
+        + struct.pack("<HIBHB", d_charset if charset is None else charset, d_length if length is None else length,
+                      d_ctype if ctype is None else ctype,
+                      (0x0001 if numeric else 0) if flags is None else flags, 0)
         + b"\x00\x00"
     )
 
