@@ -121,7 +121,8 @@ class BinlogReader:
         from binlogwriter.read.changes import iter_changes
 
         return iter_changes(self.paths, schemas=self.schemas, verify_checksum=self.verify_checksum,
-                            start_position=self.start_position, stop_position=self.stop_position)
+                            start_position=self.start_position, stop_position=self.stop_position,
+                            max_event_size=self.max_event_size)
 
     def __iter__(self) -> Iterator[Event]:
         for rec in self.records():

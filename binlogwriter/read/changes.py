@@ -44,7 +44,7 @@ from binlogwriter.layouts.rows import (
     no_image_columns,
 )
 from binlogwriter.read import places as _places
-from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.rowdecode import AS_DICT, TableDecoder, parse_rows_header, table_decoder
 from binlogwriter.read.xa import XaHeld, xa_key
@@ -313,7 +313,8 @@ class _Reader:
         return changes
 
     def changes_of_file(self, path: str | os.PathLike, verify_checksum: bool,
-                        start: int | None, stop: int | None) -> Iterator[Change]:
+                        start: int | None, stop: int | None,
+                        max_event_size: int = MAX_EVENT_SIZE) -> Iterator[Change]:
         name = os.fspath(path)
         tables: dict[int, TableInfo] = {}
         pending: list[Change] = []
@@ -326,7 +327,7 @@ class _Reader:
         footer = 0
         tid_size = 6
         qph = _Q_POST
-        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
+        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, max_event_size=max_event_size):
             if stop is not None and offset >= stop:
                 break
             if fmt is not last_fmt:
@@ -498,12 +499,14 @@ def _partial_after(cols, present: tuple, names: tuple):
 
 
 def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
-                 start_position: int | None = None, stop_position: int | None = None) -> Iterator[Change]:
-    """Every row change of ``paths`` in order (see the module docstring)."""
+                 start_position: int | None = None, stop_position: int | None = None,
+                 max_event_size: int = MAX_EVENT_SIZE) -> Iterator[Change]:
+    """Every row change of ``paths`` in order (see the module docstring). An event_length
+    above ``max_event_size`` is a LimitError naming file:offset, as for every reader."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
     r = _Reader(src)
     for p in paths:
-        yield from r.changes_of_file(p, verify_checksum, start_position, stop_position)
+        yield from r.changes_of_file(p, verify_checksum, start_position, stop_position, max_event_size)
 
 
 from binlogwriter.layouts.control import NonCanonical as _NonCanonical  # noqa: E402
