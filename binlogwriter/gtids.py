@@ -1,8 +1,15 @@
-"""GTID sets and positions a replica sends (docs/serve.md "GTID starts").
+"""GTIDs and GTID sets: the one home of their text forms and set arithmetic.
 
-MySQL: a set of ``uuid[:tag]:intervals`` (text ``uuid:1-5:tag:7,…``; binary as
-``Gtid_set::encode``, format.md §7, the same layout PREVIOUS_GTIDS uses, tagged or not).
-MariaDB: a connect state, one ``domain-server-seq_no`` per domain (``0-1-100,1-2-7``).
+A MySQL GTID is ``uuid:gno`` or, tagged (8.3+), ``uuid:tag:gno``; a MariaDB GTID is
+``domain-server-seq_no`` (docs/format.md §7, docs/edge-cases.md 18). Every place that shows a
+GTID (event properties, listings, SHOW BINLOG EVENTS, truth, filters) builds it with
+:func:`mysql_gtid_text` / :func:`mariadb_gtid_text`.
+
+Sets: MySQL's ``uuid[:tag]:intervals`` (text ``uuid:1-5:tag:7,…``; binary as
+``Gtid_set::encode``, the layout PREVIOUS_GTIDS uses, tagged or not) is :class:`MysqlGtidSet`;
+MariaDB's connect state, one ``domain-server-seq_no`` per domain (``0-1-100,1-2-7``), is
+:class:`MariadbState`. ``serve`` reads a replica's start with them, ``inspect``'s
+``--include-gtids`` / ``--exclude-gtids`` filter with them.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import construct as cs
 from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.control import PREVIOUS_GTIDS_FIELDS
 
-__all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError"]
+__all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError", "mysql_gtid_text", "mariadb_gtid_text",
+           "normal_uuid", "is_uuid"]
 
 _SET_LAYOUT = cs.Struct(*PREVIOUS_GTIDS_FIELDS)
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
@@ -26,9 +34,25 @@ class GtidParseError(BinlogError):
     """A GTID set or MariaDB GTID position that cannot be read."""
 
 
-def _norm_uuid(u: str) -> str:
+def normal_uuid(u: str) -> str:
+    """A server UUID with or without dashes, in its canonical text (lower case, 8-4-4-4-12)."""
     h = u.replace("-", "").lower()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def is_uuid(text: str) -> bool:
+    """Whether ``text`` is a server UUID (32 hex digits, dashes optional)."""
+    return _UUID.match(text) is not None
+
+
+def mysql_gtid_text(sid: str, gno: int, tag: str = "") -> str:
+    """``uuid:gno``, or ``uuid:tag:gno`` for a tagged GTID (MySQL 8.3+ ``Gtid::to_string``)."""
+    return f"{sid}:{tag}:{gno}" if tag else f"{sid}:{gno}"
+
+
+def mariadb_gtid_text(domain_id: int, server_id: int, seq_no: int) -> str:
+    """``domain-server-seq_no`` (MariaDB ``rpl_gtid`` text, as ``@@gtid_binlog_pos`` shows it)."""
+    return f"{domain_id}-{server_id}-{seq_no}"
 
 
 @dataclass
@@ -65,7 +89,7 @@ class MysqlGtidSet:
             fields = part.split(":")
             if not _UUID.match(fields[0]):
                 raise GtidParseError(f"bad GTID set element {part!r}: {fields[0]!r} is not a UUID")
-            uuid, tag = _norm_uuid(fields[0]), ""
+            uuid, tag = normal_uuid(fields[0]), ""
             for f in fields[1:]:
                 m = re.fullmatch(r"(\d+)(?:-(\d+))?", f)
                 if m:
@@ -147,7 +171,7 @@ class MariadbState:
         self.domains[domain] = (server, seq_no)
 
     def text(self) -> str:
-        return ",".join(f"{d}-{s}-{n}" for d, (s, n) in sorted(self.domains.items()))
+        return ",".join(mariadb_gtid_text(d, s, n) for d, (s, n) in sorted(self.domains.items()))
 
     def copy(self) -> MariadbState:
         return MariadbState(dict(self.domains))

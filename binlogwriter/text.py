@@ -20,6 +20,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.events.rows import RowsEvent
 from binlogwriter.events.table_map import TableMapEvent
 from binlogwriter.format import EventType
+from binlogwriter.gtids import mariadb_gtid_text
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.query import (
     Q_AUTO_INCREMENT,
@@ -148,10 +149,10 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, ev.MariadbGtidEvent):
         # mariadb-binlog prints the commit id before `` ddl`` / `` trans``
         cid = "" if e.commit_id is None else f" cid={e.commit_id}"
-        return f"GTID {e.domain_id}-{e.server_id}-{e.seq_no}{cid}{gtid_kinds(e.flags2)}"
+        return f"GTID {e.gtid}{cid}{gtid_kinds(e.flags2)}"
     if isinstance(e, ev.MariadbGtidListEvent):
         return "Gtid list [" + ",\n# ".join(
-            f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in e.gtids) + "]"
+            mariadb_gtid_text(g["domain_id"], g["server_id"], g["seq_no"]) for g in e.gtids) + "]"
     if isinstance(e, ev.BinlogCheckpointEvent):
         return f"Binlog checkpoint {e.log_file}"
     if isinstance(e, ev.AnnotateRowsEvent):

@@ -17,6 +17,7 @@ from binlogwriter.events import (
     MariadbGtidEvent,
 )
 from binlogwriter.format import BinlogFormat, version_tuple
+from binlogwriter.gtids import mariadb_gtid_text, mysql_gtid_text
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
@@ -97,10 +98,10 @@ class EventsMixin:
         """The text of this writer's GTID number ``number`` (MySQL ``sid[:tag]:gno``,
         MariaDB ``domain-server-seq_no``); None for anonymous MySQL GTIDs."""
         if self.fmt.is_mariadb:
-            return f"{self.settings.domain_id}-{self.server_id}-{number}"
+            return mariadb_gtid_text(self.settings.domain_id, self.server_id, number)
         if not self._sid:
             return None
-        return f"{self._sid}:{self._tag}:{number}" if self._tag else f"{self._sid}:{number}"
+        return mysql_gtid_text(self._sid, number, self._tag)
 
     def take_batch_ids(self, n_gtids: int, n_xids: int) -> tuple[int, int, int]:
         """The ids of ``n_gtids`` transactions' GTIDs and ``n_xids`` XIDs written next by the

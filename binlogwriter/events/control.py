@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from binlogwriter.events.base import ANONYMOUS_SID, Event
 from binlogwriter.format import BinlogFormat, EventType
+from binlogwriter.gtids import mysql_gtid_text
 from binlogwriter.layouts.control import gtid_set_text
 
 __all__ = [
@@ -235,7 +236,7 @@ class _GtidBase(Event):
 
     @property
     def gtid(self) -> str:
-        return f"{self.sid}:{self.gno}"
+        return mysql_gtid_text(self.sid, self.gno)
 
     def to_layout(self) -> dict[str, Any]:
         d = super().to_layout()
@@ -298,7 +299,7 @@ class GtidTaggedEvent(Event):
 
     @property
     def gtid(self) -> str:
-        return f"{self.sid}:{self.tag}:{self.gno}" if self.tag else f"{self.sid}:{self.gno}"
+        return mysql_gtid_text(self.sid, self.gno, self.tag)
 
     def to_layout(self) -> dict[str, Any]:
         d = super().to_layout()

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from binlogwriter.events.base import Event
 from binlogwriter.format import EventType
+from binlogwriter.gtids import mariadb_gtid_text
 
 __all__ = ["AnnotateRowsEvent", "BinlogCheckpointEvent", "MariadbGtidEvent", "MariadbGtidListEvent",
            "StartEncryptionEvent"]
@@ -65,3 +66,8 @@ class MariadbGtidEvent(Event):
     extra_engines: int | None = None
     sa_seq_no: int | None = None
     trailing: bytes | None = None
+
+    @property
+    def gtid(self) -> str:
+        """``domain-server-seq_no``; the server id is the event header's."""
+        return mariadb_gtid_text(self.domain_id, self.server_id, self.seq_no)

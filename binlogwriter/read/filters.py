@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from binlogwriter.errors import OptionError
+from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, normal_uuid
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
 
@@ -39,15 +40,14 @@ def parse_datetime(text: str) -> int:
     return int(d.timestamp())
 
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-
-
 class GtidSet:
-    """MySQL GTID set text or a list of MariaDB GTIDs; ``gtid in set``."""
+    """MySQL GTID set text or a list of MariaDB GTIDs; ``gtid in set``. The MySQL part is a
+    :class:`~binlogwriter.gtids.MysqlGtidSet` (the one GTID-set type); the MariaDB part holds
+    ``domain-server-seq`` GTIDs and ``domain-server-lo-hi`` ranges."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.mysql: dict[str, list[tuple[int, int]]] = {}
+        self.mysql = MysqlGtidSet()
         self.mariadb: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for part in (p.strip() for p in text.replace("\n", ",").split(",")):
             if not part:
@@ -59,35 +59,26 @@ class GtidSet:
                 self.mariadb.setdefault((int(m.group(1)), int(m.group(2))), []).append((lo, hi))
                 continue
             items = part.split(":")
-            if not _UUID.match(items[0]) or len(items) < 2:
+            if not is_uuid(items[0]) or len(items) < 2:
                 raise OptionError(f"bad GTID set element {part!r}: expected uuid:1-5[:7…] or domain-server-seq")
-            sid = items[0].lower().replace("-", "")
-            tag = ""
-            for it in items[1:]:
-                r = re.fullmatch(r"(\d+)(?:-(\d+))?", it)
-                if r is None:
-                    if re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]{0,31}", it):
-                        tag = it.lower()
-                        continue
-                    raise OptionError(f"bad GTID interval {it!r} in {part!r}")
-                lo = int(r.group(1))
-                hi = int(r.group(2)) if r.group(2) else lo
-                self.mysql.setdefault(f"{sid}:{tag}", []).append((lo, hi))
+            try:
+                one = MysqlGtidSet.from_text(part)
+            except GtidParseError as e:
+                raise OptionError(str(e)) from None
+            for (uuid, tag), ivs in one.sids.items():
+                for a, b in ivs:
+                    self.mysql.add_interval(uuid, tag, a, b)
 
     def __contains__(self, gtid: str | None) -> bool:
         if gtid is None:
             return False
         m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", gtid)
         if m:
-            ranges = self.mariadb.get((int(m.group(1)), int(m.group(2))), ())
             n = int(m.group(3))
-        else:
-            parts = gtid.split(":")
-            sid = parts[0].lower().replace("-", "")
-            tag = parts[1].lower() if len(parts) == 3 else ""
-            ranges = self.mysql.get(f"{sid}:{tag}", ())
-            n = int(parts[-1])
-        return any(lo <= n <= hi for lo, hi in ranges)
+            return any(lo <= n <= hi for lo, hi in self.mariadb.get((int(m.group(1)), int(m.group(2))), ()))
+        parts = gtid.split(":")
+        tag = parts[1].lower() if len(parts) == 3 else ""
+        return self.mysql.contains(normal_uuid(parts[0]), tag, int(parts[-1]))
 
 
 _CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT")
@@ -158,8 +149,6 @@ class EventFilter:
 
 def _gtid_of(ev: Any) -> str | None:
     t = ev.type_code
-    if t == 33 or t == 42:
+    if t == 33 or t == 42 or t == 162:
         return ev.gtid
-    if t == 162:
-        return f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
     return None

@@ -162,6 +162,4 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
             offset=offset,
             event_type=ev.type_name,
         )
-    if t == 162:
-        return f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
     return ev.gtid

@@ -29,9 +29,9 @@ from binlogwriter.events import (
     decode_event,
 )
 from binlogwriter.format import BinlogFormat, EventType
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve.framing import chunks
-from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 
 __all__ = ["BinlogFile", "BinlogSet", "ServeError"]
 

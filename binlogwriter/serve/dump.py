@@ -32,6 +32,7 @@ import zlib
 
 from binlogwriter.events import HeartbeatEvent, HeartbeatV2Event, RotateEvent, encode_event
 from binlogwriter.format import Checksum, version_tuple
+from binlogwriter.gtids import MariadbState
 from binlogwriter.serve.binlogs import BinlogFile, BinlogSet
 from binlogwriter.serve.dump_files import FileSendingMixin, start_error
 from binlogwriter.serve.dump_request import (
@@ -46,7 +47,6 @@ from binlogwriter.serve.dump_request import (
     parse_dump,
     parse_dump_gtid,
 )
-from binlogwriter.serve.gtid import MariadbState
 from binlogwriter.serve.pacing import Pacer
 from binlogwriter.serve.protocol import PacketIO, eof_packet, err_packet, frame
 from binlogwriter.serve.session import Session

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from binlogwriter.events import decode_event
 from binlogwriter.format import EventType
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.serve.binlogs import GTID_TYPES, gtid_of
-from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 
 __all__ = ["DumpRequest", "DumpError", "parse_dump", "parse_dump_gtid"]
 

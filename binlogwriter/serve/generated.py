@@ -33,11 +33,11 @@ from typing import Any, Protocol
 from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import BinlogFormat
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
-from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.writer import BinlogWriter

@@ -11,7 +11,7 @@ per UUID, ``,\\n`` between UUIDs). MariaDB has neither function (ER_SP_DOES_NOT_
 
 from __future__ import annotations
 
-from binlogwriter.serve.gtid import GtidParseError, MysqlGtidSet
+from binlogwriter.gtids import GtidParseError, MysqlGtidSet
 from binlogwriter.serve.query_errors import QueryError
 
 __all__ = ["GTID_FUNCTIONS", "gtid_function"]

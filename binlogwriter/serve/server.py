@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import version_tuple
+from binlogwriter.gtids import GtidParseError, MariadbState
 from binlogwriter.serve.admission import Admission, Slot
 from binlogwriter.serve.auth import AuthFailed, Credentials, authenticate
 from binlogwriter.serve.binlogs import BinlogSet, ServeError
 from binlogwriter.serve.dump import DumpError, Streamer, parse_dump, parse_dump_gtid, stream
-from binlogwriter.serve.gtid import GtidParseError, MariadbState
 from binlogwriter.serve.pacing import Pacer
 from binlogwriter.serve.prepared import PreparedStatements
 from binlogwriter.serve.protocol import (

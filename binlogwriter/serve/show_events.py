@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from itertools import islice
 
+from binlogwriter.gtids import mariadb_gtid_text
 from binlogwriter.reader import BinlogReader
 from binlogwriter.serve.binlogs import BinlogFile
 
@@ -73,13 +74,7 @@ def _info(ev, mariadb: bool) -> str:
     if t == 16:
         return f"COMMIT /* xid={ev.xid} */"
     if t in (33, 34, 42):
-        sid = (
-            "ANONYMOUS"
-            if t == 34
-            else f"{ev.sid}:{ev.tag}:{ev.gno}"
-            if getattr(ev, "tag", "")
-            else f"{ev.sid}:{ev.gno}"
-        )
+        sid = "ANONYMOUS" if t == 34 else ev.gtid
         return f"SET @@SESSION.GTID_NEXT= '{sid}'"
     if t == 35:
         return ev.text
@@ -87,9 +82,9 @@ def _info(ev, mariadb: bool) -> str:
         return f"table_id: {ev.table_id} ({ev.schema}.{ev.table})"
     if t == 162:
         kind = "GTID" if ev.flags2 & 1 else "BEGIN GTID"
-        return f"{kind} {ev.domain_id}-{ev.server_id}-{ev.seq_no}"
+        return f"{kind} {ev.gtid}"
     if t == 163:
-        return "[" + ",".join(f"{g['domain_id']}-{g['server_id']}-{g['seq_no']}" for g in ev.gtids) + "]"
+        return "[" + ",".join(mariadb_gtid_text(g["domain_id"], g["server_id"], g["seq_no"]) for g in ev.gtids) + "]"
     if t == 161:
         return ev.log_file
     if t in (160, 29):

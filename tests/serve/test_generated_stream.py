@@ -30,12 +30,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.cli import main as cli_main
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve import generated
 from binlogwriter.serve.binlogs import GTID_TYPES, BinlogSet, gtid_of
 from binlogwriter.serve.dump import DumpRequest, Streamer
 from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
-from binlogwriter.serve.gtid import MariadbState, MysqlGtidSet
 from binlogwriter.serve.protocol import PacketIO
 from binlogwriter.serve.session import Session
 

@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
+from binlogwriter.gtids import GtidParseError, MariadbState, MysqlGtidSet
 from binlogwriter.serve.dump import DumpError, parse_dump, parse_dump_gtid
-from binlogwriter.serve.gtid import GtidParseError, MariadbState, MysqlGtidSet
 from binlogwriter.serve.pacing import parse_rate
 
 U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"

@@ -164,7 +164,7 @@ _intervals = st.lists(st.tuples(st.integers(1, 60), st.integers(0, 8)), max_size
 def test_gtid_subtract_is_set_difference(a: dict, b: dict) -> None:
     """GTID_SUBTRACT over interval lists equals the difference of the sets of (uuid, gno) they
     name, enumerated one GTID at a time."""
-    from binlogwriter.serve.gtid import MysqlGtidSet
+    from binlogwriter.gtids import MysqlGtidSet
     from binlogwriter.serve.gtid_functions import subtract
 
     def build(d: dict) -> tuple[MysqlGtidSet, set]:
