@@ -44,7 +44,7 @@ from binlogwriter.values import (
     MysqlDateTime,
     parse_string_meta,
 )
-from binlogwriter.values.strings import string_real_type
+from binlogwriter.values._strings import string_real_type
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 

@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.families import family_of_column
-from binlogwriter.values.registry import bind_column
-from binlogwriter.values.strings import (
+from binlogwriter.values._strings import (
     parse_string_meta,
     string_real_type,
 )
+from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.families import family_of_column
+from binlogwriter.values.registry import bind_column
 from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime
 
 __all__ = ["Fallback", "arrow_type", "converter", "safe_array", "column_layout", "walk_image", "PAD"]

@@ -27,13 +27,13 @@ from binlogwriter.read.arrowcols import (
     converter,
     safe_array,
 )
-from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.strings import (
+from binlogwriter.values._strings import (
     char_pad,
     column_collation,
     plain_string_layout,
     string_real_type,
 )
+from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["ColumnBuilder"]
 

@@ -31,12 +31,12 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.layouts.rows import no_image_columns
 from binlogwriter.read.inline_values import miss_lines
 from binlogwriter.read.rowsheader import RowsBody, parse_rows_header  # noqa: F401 - re-exported
+from binlogwriter.values._strings import char_pad, parse_string_meta, plain_string_layout
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_binary import JsonKeptArray, JsonKeptObject
 from binlogwriter.values.json_fast import memo_json_reader
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.row import row_codec
-from binlogwriter.values.strings import char_pad, parse_string_meta, plain_string_layout
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
 __all__ = ["AS_DICT", "TableDecoder", "table_decoder", "RowsBody", "parse_rows_header", "decode_rows_body"]

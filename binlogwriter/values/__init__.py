@@ -35,13 +35,13 @@ from typing import Any
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values._common import Bound, Codec
+from binlogwriter.values._strings import parse_string_meta, string_real_type
+from binlogwriter.values._temporal import temporal_text
 from binlogwriter.values.base import ABSENT, ColumnDesc, ValueCodec
 from binlogwriter.values.decimals import decimal_size
 from binlogwriter.values.json_binary import decode_json, encode_json
 from binlogwriter.values.registry import bind_column, codec_for
 from binlogwriter.values.row import RowImageCodec, decode_row_image, encode_row_image, row_codec
-from binlogwriter.values.strings import parse_string_meta, string_real_type
-from binlogwriter.values.temporal import temporal_text
 from binlogwriter.values.types import (
     JSON_NULL,
     JSON_NULL_EMPTY,

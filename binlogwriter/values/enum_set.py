@@ -195,7 +195,7 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     real, length = parse_string_meta(meta)
     if real == 247:
         members = {m: i + 1 for i, m in enumerate(col.enum_values or ())}
-        # the index the encoder writes for the value (values/strings.py): a member's, "" → 0
+        # the index the encoder writes for the value (values/enum_set.py encode): a member's, "" → 0
         return lambda v: str(v if isinstance(v, int) else members.get(v, 0))
     if real == 248:
         nbytes = length

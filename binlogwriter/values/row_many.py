@@ -150,7 +150,7 @@ class ManyRowImages:
         :class:`ColumnArray` or a list of Python values, None = NULL; only present columns
         are read): (the images back to back as uint8, each image's length). Same bytes as
         :meth:`encode` on each row: ints through the vectorised integer encoder, ASCII text
-        through :func:`~binlogwriter.values.strings.encode_ascii_many`, anything else through
+        through :func:`~binlogwriter.values.char.encode_ascii_many`, anything else through
         its type's vectorised encoder or its scalar one. Raises ValueEncodeError (the row
         index is the position in this call) through :meth:`encode` when a value does not fit."""
         nullmat, pieces, k = self._column_pieces(present, columns, n, null_pad)
@@ -169,7 +169,7 @@ class ManyRowImages:
         self._check_width("present flags", len(present))
         idx = [i for i in range(self._n) if present[i]]
         k = len(idx)
-        from binlogwriter.values.strings import encode_ascii_many
+        from binlogwriter.values.char import encode_ascii_many
 
         nullmat = np.zeros((n, k), dtype=bool)
         pieces: list = []

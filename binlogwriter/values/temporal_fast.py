@@ -1,6 +1,6 @@
 """Faster DATETIME2 / TIMESTAMP2 readers for the compiled row decoders (values.md §4).
 
-The bound codecs of :mod:`binlogwriter.values.temporal` are the reference. These readers
+The bound codecs of the temporal families (values/datetime.py, timestamp.py) are the reference. These readers
 take the common case — a valid date and time, a fraction below one second, a TIMESTAMP
 other than the zero value — with plain integer arithmetic and one ``datetime``
 constructor call (a TIMESTAMP's calendar day is looked up per day number instead of adding

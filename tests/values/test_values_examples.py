@@ -23,7 +23,8 @@ from binlogwriter.values import (
     string_real_type,
     temporal_text,
 )
-from binlogwriter.values.strings import EnumCodec, SetCodec, StringCodec
+from binlogwriter.values.char import StringCodec
+from binlogwriter.values.enum_set import EnumCodec, SetCodec
 
 UTC = dt.UTC
 T = dt.timedelta
