@@ -31,6 +31,7 @@ from generators.errors import SpecError
 from generators.replica.classes import Pair, UnsupportedConversion, map_columns
 from generators.replica.convert import convert, default_value
 from generators.replica.lookup import Duplicate, Missing, ReplicaTable
+from generators.replica.provision import provision, write_provision_sql
 from generators.replica.settings import ReplicaSettings, parse_conversions, parse_flavor
 
 _EVENT = {"insert": "Write_rows_v1", "update": "Update_rows_v1", "delete": "Delete_rows_v1"}
@@ -70,6 +71,10 @@ class _Model:
         spec = manifest.get("spec", {})
         if spec.get("ddl_every"):
             raise UnsupportedConversion("replica truth: a run with --ddl-every is not modelled", setting="replica")
+        if spec.get("ddl_in_binlog"):
+            raise UnsupportedConversion("replica truth: a run with --ddl-in-binlog is not modelled (the replica would "
+                                        "run the primary's CREATE TABLE); load truth/replica/provision.sql instead",
+                                        setting="replica")
         if manifest.get("format", {}).get("flavor", "").startswith("mysql"):
             raise UnsupportedConversion("replica truth: only a MariaDB (--flavor mariadb1011) run is modelled",
                                         setting="replica")
@@ -87,10 +92,8 @@ class _Model:
             if name not in self.tables:
                 raise UnsupportedConversion(f"replica truth: the replica schema has no table {name}",
                                             setting="replica")
-            if _has_initial_rows(run, name):
-                raise UnsupportedConversion(f"replica truth: table {name} has initial rows in truth/snapshot.sql; "
-                                            "generate with --initial-rows 0", setting="replica")
             self.pairs[name] = map_columns(name, cols, list(self.tables[name].table.columns))
+        self.provisioned = provision(run / "truth" / "snapshot.sql", db, self.tables, primary)
 
     def check(self, table: str) -> None:
         for pair in self.pairs[table]:
@@ -134,17 +137,6 @@ class _Model:
         end = _end_pos(self.run, ch["file"], ch["position"])
         return (f"Could not execute {_EVENT[ch['op']]} event on table {ch['table']}; {what}; "
                 f"the event's master log {ch['file']}, end_log_pos {end}")
-
-
-def _has_initial_rows(run: Path, table: str) -> bool:
-    snap = run / "truth" / "snapshot.sql"
-    if not snap.exists():
-        return False
-    _, name = table.split(".", 1)
-    text = snap.read_text("utf-8", "replace")
-    return any(line.startswith(("INSERT INTO", "REPLACE INTO")) and (f"`{name}`" in line.split("(")[0]
-                                                                   or f" {name} " in line.split("(")[0])
-               for line in text.splitlines())
 
 
 def _row_columns(ch: dict[str, Any]) -> list[str]:
@@ -214,6 +206,9 @@ def write_replica_truth(run: Path, settings: ReplicaSettings, out_dir: Path | No
                                               separators=(",", ":"))) + "\n")
     (out / "outcome.json").write_text(json.dumps(outcome, ensure_ascii=False, indent=1) + "\n", "utf-8")
     (out / "schema.sql").write_text(settings.schema_sql, "utf-8")
+    manifest = json.loads((run / "manifest.json").read_text("utf-8"))
+    write_provision_sql(run / "truth" / "snapshot.sql", settings.schema_sql,
+                        manifest.get("spec", {}).get("database", "test"), out / "provision.sql")
     (out / "settings.json").write_text(json.dumps({"conversions": list(settings.conversions),
                                                    "flavor": settings.flavor}) + "\n", "utf-8")
     return outcome

@@ -18,10 +18,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from generators.engine import generate
+from generators.replica.classes import UnsupportedConversion
+from generators.replica.provision import ProvisioningError, write_provision_sql
 from generators.replica.scenarios import SCENARIOS
 from generators.spec import Spec
 
-from .replica_runs import replicate
+from .replica_runs import load_error, replicate
 
 pytestmark = pytest.mark.conformance
 
@@ -32,13 +34,25 @@ def _expected(out: Path, table: str) -> list[tuple]:
 
 
 def check(template: Path, out: Path, primary: str, replica: str, conversions: str, image: str,
-          seed: int = 3, transactions: int = 25) -> dict:
-    generate(Spec.from_dict(dict(workload=None, schema_sql=primary, schema_file="p.sql", database="d",
-                                 flavor="mariadb1011", row_image=image, seed=seed, transactions=transactions,
-                                 initial_rows=0, edge_values=0.4,
-                                 replica=dict(schema_sql=replica, conversions=conversions))), out)
+          seed: int = 3, transactions: int = 25, initial_rows: int = 0) -> dict:
+    """Generate with replica settings, provision a real replica with ``truth/replica/provision.sql``
+    (the replica's tables and snapshot.sql's initial rows), replicate, compare. When generate
+    says the load would fail (ProvisioningError), the real server must fail loading that run's
+    provision.sql with the same error number and message."""
+    spec = dict(workload=None, schema_sql=primary, schema_file="p.sql", database="d", flavor="mariadb1011",
+                row_image=image, seed=seed, transactions=transactions, initial_rows=initial_rows, edge_values=0.4)
+    try:
+        generate(Spec.from_dict({**spec, "replica": dict(schema_sql=replica, conversions=conversions)}), out)
+    except ProvisioningError as e:
+        plain = out.with_name(out.name + "-plain")
+        generate(Spec.from_dict(spec), plain)
+        write_provision_sql(plain / "truth" / "snapshot.sql", replica, "d", plain / "provision.sql")
+        errno, message = load_error(template, (plain / "provision.sql").read_text("utf-8"))
+        assert errno and f"error {errno}: {message}" in str(e), (errno, message, str(e))
+        return {"provisioning": errno}
     outcome = json.loads((out / "truth" / "replica" / "outcome.json").read_text())
-    got = replicate(template, out, replica, "d", ["t"], conversions=conversions)
+    got = replicate(template, out, replica, "d", ["t"], conversions=conversions,
+                    provision=out / "truth" / "replica" / "provision.sql")
     if outcome["stopped"]:
         assert (got.errno, got.error) == (outcome["errno"], outcome["message"])
         assert (got.file, got.position) == (outcome["file"], outcome["position"])
@@ -55,6 +69,23 @@ def test_scenario_matches_real_replica(mariadb_template: Path, tmp_path: Path, s
     expect_stop = {"charset-refused": 1677, "minimal-other-key": 1032, "minimal-no-key": 1032,
                    "converted-key-collision": 1062}.get(sc.name)
     assert outcome.get("errno") == expect_stop, outcome
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_scenario_with_initial_rows_matches_real_replica(mariadb_template: Path, tmp_path: Path, sc) -> None:
+    """The same scenarios, the replica first loaded with the run's 30 initial rows (snapshot.sql)."""
+    if sc.name == "extra-columns":  # z DEFAULT CURRENT_TIMESTAMP would hold the load time: refused
+        with pytest.raises(UnsupportedConversion, match=r"d\.t\.z: DEFAULT CURRENT_TIMESTAMP\(\) would hold the time"):
+            check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
+                  transactions=40, initial_rows=30)
+        return
+    outcome = check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
+                    transactions=40, initial_rows=30)
+    expect = {"charset-refused": ("errno", 1677), "minimal-other-key": ("errno", 1032),
+              "minimal-no-key": ("errno", 1032), "converted-key-collision": ("provisioning", 1062),
+              "dropped-columns": ("provisioning", 1054)}.get(sc.name)
+    got = next(((k, outcome[k]) for k in ("errno", "provisioning") if outcome.get(k)), None)
+    assert got == expect, outcome
 
 
 _INTS = ["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"]
@@ -91,6 +122,25 @@ def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory
                                         conversions, seed) -> None:
     """Drawn column pairs, then either replica-only columns (defaults) or primary-only ones
     (ignored), under any row image."""
+    drawn_pairs(mariadb_template, tmp_path_factory, cols, extra, dropped, image, conversions, seed, 0)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+          phases=[Phase.explicit, Phase.generate])
+@given(cols=st.lists(_pairs, min_size=1, max_size=3),
+       extra=st.lists(_extra, max_size=2), dropped=st.sampled_from([0, 0, 0, 1]),
+       image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
+       conversions=st.sampled_from(["", "ALL_NON_LOSSY", "ALL_LOSSY", "ALL_LOSSY,ALL_NON_LOSSY"]),
+       seed=st.integers(1, 1000), initial_rows=st.integers(1, 40))
+def test_drawn_pairs_with_initial_rows_match_real_replica(mariadb_template: Path, tmp_path_factory, cols, extra,
+                                                          dropped, image, conversions, seed, initial_rows) -> None:
+    """As above, the replica first loaded with the run's initial rows (snapshot.sql's INSERTs,
+    by column name, non-strict); a primary-only column makes that load fail (1054)."""
+    drawn_pairs(mariadb_template, tmp_path_factory, cols, extra, dropped, image, conversions, seed, initial_rows)
+
+
+def drawn_pairs(mariadb_template: Path, tmp_path_factory, cols, extra, dropped, image, conversions, seed,
+                initial_rows: int) -> None:
     p = [f"c{i} {a}" for i, (a, _) in enumerate(cols)]
     r = [f"c{i} {b}" for i, (_, b) in enumerate(cols)]
     if extra:
@@ -99,4 +149,5 @@ def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory
         p += [f"y{i} INT" for i in range(dropped)]
     out = tmp_path_factory.mktemp("drawn") / "run"
     check(mariadb_template, out, f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(p)});",
-          f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(r)});", conversions, image, seed=seed, transactions=20)
+          f"CREATE TABLE t (id INT PRIMARY KEY, {', '.join(r)});", conversions, image, seed=seed, transactions=20,
+          initial_rows=initial_rows)
