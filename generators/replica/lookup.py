@@ -85,6 +85,17 @@ class ReplicaTable:
         self.unique = [k for k in table.keys if k.kind in ("PRIMARY", "UNIQUE")]
         self.index: list[dict[tuple, int]] = [{} for _ in self.unique]
 
+    def redefine(self, table: Table, fill: dict[str, Any]) -> None:
+        """The table after an ALTER: every row keeps the columns that remain, takes ``fill``
+        for the added ones (their default); keys are rebuilt."""
+        names = [c.name for c in table.columns]
+        rows = {rid: {n: row.get(n, fill.get(n)) for n in names} for rid, row in self.rows.items()}
+        nxt = self._next
+        self.__init__(table)  # type: ignore[misc]
+        self._next = nxt
+        for rid, row in rows.items():
+            self._add(rid, row)
+
     def _kv(self, key: Key, row: dict[str, Any]) -> tuple | None:
         vals = tuple(_norm(self.cols[p.column], row[p.column]) for p in key.parts)
         return None if any(v is None for v in vals) else vals

@@ -30,6 +30,7 @@ from binlogwriter.values.json_text import jsonl_safe
 from generators.errors import SpecError
 from generators.replica.classes import Pair, UnsupportedConversion, map_columns
 from generators.replica.convert import convert, default_value
+from generators.replica.ddl import AlterFailed, Ddl, Definition, definitions, parse_alter_table, run_ddls
 from generators.replica.lookup import Duplicate, Missing, ReplicaTable
 from generators.replica.provision import provision, write_provision_sql
 from generators.replica.settings import ReplicaSettings, parse_conversions, parse_flavor
@@ -53,6 +54,20 @@ def _primary_columns(run: Path) -> dict[str, list]:
     return out
 
 
+def _primary_definitions(run: Path, flavor: str) -> dict[str, Definition]:
+    """The primary's initial definitions (``truth/schema_history.jsonl``, ``seq`` 0), which the
+    run's ALTERs change as they change the replica's; {} for a run without the file."""
+    path = run / "truth" / "schema_history.jsonl"
+    if not path.exists():
+        return {}
+    out = {}
+    for line in path.read_text("utf-8").splitlines():
+        d = json.loads(line)
+        if d["seq"] == 0 and d["create"]:
+            out[f"{d['database']}.{d['table']}"] = Definition(d["create"], d["database"], flavor)
+    return out
+
+
 def _end_pos(run: Path, file: str, position: int) -> int:
     """The rows event's end (its header's ``log_pos``), as error messages print it."""
     with open(run / file, "rb") as f:
@@ -69,24 +84,28 @@ class _Model:
     def __init__(self, run: Path, settings: ReplicaSettings, manifest: dict[str, Any]) -> None:
         self.run, self.settings = run, settings
         spec = manifest.get("spec", {})
-        if spec.get("ddl_every"):
-            raise UnsupportedConversion("replica truth: a run with --ddl-every is not modelled", setting="replica")
         if spec.get("ddl_in_binlog"):
             raise UnsupportedConversion("replica truth: a run with --ddl-in-binlog is not modelled (the replica would "
                                         "run the primary's CREATE TABLE); load truth/replica/provision.sql instead",
                                         setting="replica")
-        if manifest.get("format", {}).get("flavor", "").startswith("mysql"):
+        flavor = manifest.get("format", {}).get("flavor", "")
+        if flavor.startswith("mysql"):
             raise UnsupportedConversion("replica truth: only a MariaDB (--flavor mariadb1011) run is modelled",
                                         setting="replica")
-        primary = _primary_columns(run)
         db = spec.get("database", "test")
-        self.tables: dict[str, ReplicaTable] = {}
         try:
-            parsed = parse_tables(settings.schema_sql, database=db, flavor=settings.flavor)
+            parse_tables(settings.schema_sql, database=db, flavor=settings.flavor)
+            self.replica_defs = definitions(settings.schema_sql, db, settings.flavor)
         except Exception as e:
             raise SpecError(f"--replica-schema: {e}", setting="replica") from None
-        for t in parsed:
-            self.tables[f"{t.database}.{t.name}"] = ReplicaTable(t)
+        self.tables = {n: ReplicaTable(d.table) for n, d in self.replica_defs.items() if d.table is not None}
+        self.primary_defs = _primary_definitions(run, flavor or "mariadb1011")
+        self.ddls = run_ddls(run, [f["name"] for f in manifest.get("files", [])]) if spec.get("ddl_every") else []
+        if self.ddls and not self.primary_defs:
+            raise UnsupportedConversion("replica truth: a --ddl-every run without truth/schema_history.jsonl",
+                                        setting="replica")
+        primary = ({n: list(d.table.columns) for n, d in self.primary_defs.items() if d.table is not None}
+                   or _primary_columns(run))
         self.pairs: dict[str, list[Pair]] = {}
         for name, cols in primary.items():
             if name not in self.tables:
@@ -94,6 +113,21 @@ class _Model:
                                             setting="replica")
             self.pairs[name] = map_columns(name, cols, list(self.tables[name].table.columns))
         self.provisioned = provision(run / "truth" / "snapshot.sql", db, self.tables, primary)
+
+    def ddl(self, d: Ddl) -> None:
+        """The replica runs the primary's ALTER on its own definition (generators/replica/ddl.py)."""
+        name = f"{d.database}.{parse_alter_table(d.query)}"
+        if name not in self.primary_defs or name not in self.replica_defs:
+            raise UnsupportedConversion(f"replica truth: DDL on an unknown table {name}", setting="replica")
+        primary = self.primary_defs[name].alter(d.query)
+        try:
+            replica = self.replica_defs[name].alter(d.query)
+        except AlterFailed as e:
+            q = d.query.replace("'", "''")
+            raise _Stop(e.errno, f"Error '{e.message}' on query. Default database: '{d.database}'. "
+                                 f"Query: '{q}'") from None
+        self.tables[name].redefine(replica, {c.name: default_value(name, c) for c in replica.columns})
+        self.pairs[name] = map_columns(name, list(primary.columns), list(replica.columns))
 
     def check(self, table: str) -> None:
         for pair in self.pairs[table]:
@@ -150,11 +184,18 @@ def replica_outcome(run: Path, settings: ReplicaSettings) -> tuple[dict[str, Any
 
     manifest = json.loads((run / "manifest.json").read_text("utf-8"))
     model = _Model(run, settings, manifest)
+    order = {f["name"]: i for i, f in enumerate(manifest.get("files", []))}
+    ddls = list(model.ddls)
     done = 0
     txn: list[dict[str, Any]] = []
     key = None
     # the change model keeps database and table apart; the replay keys its tables by "db.table"
     changes = ({**c, "table": f"{c['database']}.{c['table']}"} for c in truth_changes(run))
+
+    def stopped(stop: _Stop, gtid: str, file: str, position: int, event_position: int) -> dict[str, Any]:
+        return {"stopped": True, "errno": stop.errno, "message": stop.message, "gtid": gtid, "file": file,
+                "position": position, "event_position": event_position, "transactions": done}
+
     while True:
         ch = next(changes, None)
         k = None if ch is None else (ch["file"], ch["transaction_position"])
@@ -170,11 +211,17 @@ def replica_outcome(run: Path, settings: ReplicaSettings) -> tuple[dict[str, Any
                     t = model.tables[n]
                     t.rows, t.index, t._next = rows, idx, nxt
                 first = txn[0]
-                return ({"stopped": True, "errno": stop.errno, "message": stop.message, "gtid": first["gtid"],
-                         "file": first["file"], "position": first["transaction_position"],
-                         "event_position": current["position"], "transactions": done}, model.tables)
+                return (stopped(stop, first["gtid"], first["file"], first["transaction_position"],
+                                current["position"]), model.tables)
             done += 1
             txn = []
+        # the ALTERs before this transaction (all that are left, at the end)
+        while ddls and (k is None or (order.get(ddls[0].file, 0), ddls[0].position) < (order.get(k[0], 0), k[1])):
+            d = ddls.pop(0)
+            try:
+                model.ddl(d)
+            except _Stop as stop:
+                return stopped(stop, d.gtid, d.file, d.position, d.event_position), model.tables
         if ch is None:
             return {"stopped": False, "transactions": done}, model.tables
         key = k

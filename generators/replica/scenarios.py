@@ -15,6 +15,7 @@ class Scenario:
     conversions: str = ""
     row_image: str = "FULL"
     what: str = ""
+    ddl_every: int = 0
 
 
 SCENARIOS = (
@@ -57,4 +58,17 @@ SCENARIOS = (
     Scenario("converted-key-collision", "CREATE TABLE t (id INT PRIMARY KEY, a BIGINT);",
              "CREATE TABLE t (id INT PRIMARY KEY, a INT, UNIQUE KEY (a));", "ALL_LOSSY",
              what="BIGINTs clamped to INT's range collide in a unique key: 1062"),
+    Scenario("ddl-same-shape", "CREATE TABLE t (id INT PRIMARY KEY, a INT, c VARCHAR(20));",
+             "CREATE TABLE t (id INT PRIMARY KEY, a INT, c VARCHAR(20));", ddl_every=12,
+             what="the replica runs each ALTER (ADD / DROP COLUMN ddl_P) on its own table: same shape, same rows"),
+    Scenario("ddl-after-extra-column", "CREATE TABLE t (id INT PRIMARY KEY, a INT);",
+             "CREATE TABLE t (id INT PRIMARY KEY, a INT, x INT DEFAULT 5);", ddl_every=5,
+             what="the replica's ddl_1 lands after its extra column x; the primary's ddl_1 (VARCHAR) maps onto x "
+                  "(INT) by position: 1677"),
+    Scenario("ddl-duplicate-column", "CREATE TABLE t (id INT PRIMARY KEY, a INT);",
+             "CREATE TABLE t (id INT PRIMARY KEY, a INT, ddl_1 INT);", ddl_every=5,
+             what="the replica already has ddl_1: its ALTER fails, 1060"),
+    Scenario("ddl-replica-charset", "CREATE TABLE t (id INT PRIMARY KEY, a INT) DEFAULT CHARSET=utf8mb4;",
+             "CREATE TABLE t (id INT PRIMARY KEY, a INT) DEFAULT CHARSET=latin1;", "ALL_LOSSY", ddl_every=25,
+             what="the added VARCHAR(40) takes each table's own charset: 160 octets -> 40, bytes kept"),
 )
