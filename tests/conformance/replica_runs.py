@@ -41,12 +41,14 @@ def _status(rep: MariaDBServer) -> dict[str, str]:
 
 
 def replicate(template: Path, run: Path, replica_ddl: str, database: str, tables: list[str], *,
-              conversions: str = "", timeout: float = 60.0, provision: Path | None = None) -> ReplicaOutcome:
+              conversions: str = "", timeout: float = 60.0, provision: Path | None = None,
+              last_gtid: str | None = None, start_gtid: str | None = None) -> ReplicaOutcome:
     """Replicate ``run`` (MariaDB flavor) into a replica whose ``database`` holds ``replica_ddl``
     — or, with ``provision`` (``truth/replica/provision.sql``), the tables and initial rows that
-    file loads through the ``mariadb`` client before START SLAVE."""
-    manifest = json.loads((run / "manifest.json").read_text())
-    last = manifest["files"][-1]["last_gtid"]
+    file loads through the ``mariadb`` client before START SLAVE. A directory without a
+    manifest (a catalogue entry) gives its ``last_gtid``; ``start_gtid`` is the replica's
+    ``gtid_slave_pos`` before it starts (the transactions up to it are not replicated)."""
+    last = last_gtid or json.loads((run / "manifest.json").read_text())["files"][-1]["last_gtid"]
     seq_last = int(last.rsplit("-", 1)[1]) if last else 0
     args = ["--server-id=2", f"--slave-type-conversions={conversions}"]
     with MariaDBServer(template, extra_args=args) as rep, ServeProcess([run]) as srv:
@@ -55,6 +57,8 @@ def replicate(template: Path, run: Path, replica_ddl: str, database: str, tables
         else:
             rep.execute(f"CREATE DATABASE `{database}`;")
             rep.execute(replica_ddl, database=database)
+        if start_gtid:
+            rep.execute(f"SET GLOBAL gtid_slave_pos = '{start_gtid}';")
         rep.execute(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={srv.port}, "
                     f"MASTER_USER='{srv.user}', MASTER_PASSWORD='{srv.password}', "
                     "MASTER_USE_GTID=slave_pos; START SLAVE;")

@@ -1,11 +1,13 @@
 """``truth/replica/`` against a real MariaDB 10.11 replica (issue #32, docs/replica.md).
 
-For each scenario of generators/replica/scenarios.py and for hypothesis-drawn primary/replica
-column pairs: a run (``--initial-rows 0``, edge values so that type limits occur) is
-generated with ``replica`` settings, served by ``binlogwriter serve`` to a replica that has
-the replica schema and ``slave_type_conversions``; the replica must end exactly at
-``truth/replica/``: the same rows in every table, and either no error or the same errno,
-message, and stopped transaction (``Exec_Master_Log_Pos``).
+The replica entries of the fixture catalogue (binlogwriter/fixtures/replica.py): each entry's
+own binlog must bring a real replica to the entry's replica truth. For each entry's schema
+pair and for hypothesis-drawn primary/replica column pairs: a run (edge values so that type
+limits occur; with or without initial rows and ``--ddl-every``) is generated with ``replica``
+settings, the replica is loaded with ``truth/replica/provision.sql`` and fed by
+``binlogwriter serve``; it must end exactly at ``truth/replica/``: the same rows in every
+table, and either no error or the same errno, message, and stopped transaction
+(``Exec_Master_Log_Pos``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import strategies as st
 
+from binlogwriter.fixtures import ENTRIES
+from binlogwriter.reader import BinlogReader
 from generators.engine import generate
 from generators.replica.classes import UnsupportedConversion
 from generators.replica.provision import ProvisioningError, write_provision_sql
-from generators.replica.scenarios import SCENARIOS
 from generators.spec import Spec
 
 from .replica_runs import load_error, replicate
@@ -63,30 +66,62 @@ def check(template: Path, out: Path, primary: str, replica: str, conversions: st
     return outcome
 
 
-@pytest.mark.parametrize("sc", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_scenario_matches_real_replica(mariadb_template: Path, tmp_path: Path, sc) -> None:
-    outcome = check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
-                    transactions=40, ddl_every=sc.ddl_every)
-    expect_stop = {"charset-refused": 1677, "minimal-other-key": 1032, "minimal-no-key": 1032,
-                   "converted-key-collision": 1062, "ddl-after-extra-column": 1677,
-                   "ddl-duplicate-column": 1060}.get(sc.name)
-    assert outcome.get("errno") == expect_stop, outcome
+REPLICAS = [(n, e.replica) for n, e in ENTRIES.items() if e.replica is not None]
+NAMES = [n for n, _ in REPLICAS]
 
 
-@pytest.mark.parametrize("sc", SCENARIOS, ids=[s.name for s in SCENARIOS])
-def test_scenario_with_initial_rows_matches_real_replica(mariadb_template: Path, tmp_path: Path, sc) -> None:
-    """The same scenarios, the replica first loaded with the run's 30 initial rows (snapshot.sql)."""
-    if sc.name == "extra-columns":  # z DEFAULT CURRENT_TIMESTAMP would hold the load time: refused
+def _gtid_offset(files: list[Path], gtid: str) -> tuple[str, int]:
+    """(file name, offset) of the GTID event of ``gtid`` (MariaDB ``domain-server-seq``)."""
+    for f in files:
+        reader = BinlogReader(f)
+        for rec in reader.records():
+            if rec.type_code == 162:
+                ev = reader.decode(rec)
+                if f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}" == gtid:
+                    return f.name, rec.offset
+    raise AssertionError(f"no GTID {gtid}")
+
+
+@pytest.mark.parametrize("name, r", REPLICAS, ids=NAMES)
+def test_catalogue_entry_replica_truth_is_the_real_replicas(mariadb_template: Path, tmp_path: Path, name, r) -> None:
+    """A replica entry's binlog, served to a real replica with the entry's table and setting
+    (starting after the binlog's CREATEs), ends exactly at the entry's replica truth."""
+    case = ENTRIES[name].write(tmp_path / "fx")
+    last = f"0-1-{1 + len(case.tables) + len(case.transactions)}"
+    got = replicate(mariadb_template, tmp_path / "fx", r.schema_sql, "fx", ["t"], conversions=r.conversions,
+                    last_gtid=last, start_gtid=r.start_gtid)
+    assert got.tables["t"] == list(r.rows)
+    if r.stop is None:
+        assert got.errno == 0, got.error
+    else:
+        assert (got.errno, got.error) == r.stop[:2]
+        file, offset = _gtid_offset(case.files, r.stop[2])
+        first = int(r.stop[2].rsplit("-", 1)[1]) == int(r.start_gtid.rsplit("-", 1)[1]) + 1
+        # a replica stopping at the first transaction it was sent still shows the position it
+        # started reading at (Exec_Master_Log_Pos is not advanced by the skipped CREATEs)
+        assert got.file == file and (got.position <= offset if first else got.position == offset)
+
+
+@pytest.mark.parametrize("name, r", REPLICAS, ids=NAMES)
+def test_scenario_matches_real_replica(mariadb_template: Path, tmp_path: Path, name, r) -> None:
+    """A generated run of each replica entry's schema pair: truth/replica/ is the real replica's."""
+    outcome = check(mariadb_template, tmp_path / "run", r.primary_sql, r.schema_sql, r.conversions, r.row_image,
+                    transactions=40, ddl_every=r.ddl_every)
+    assert outcome.get("errno") == (r.stop[0] if r.stop else None), outcome
+
+
+@pytest.mark.parametrize("name, r", REPLICAS, ids=NAMES)
+def test_scenario_with_initial_rows_matches_real_replica(mariadb_template: Path, tmp_path: Path, name, r) -> None:
+    """The same, the replica first loaded with the run's 30 initial rows (snapshot.sql)."""
+    if name == "replica_extra_columns":  # z DEFAULT CURRENT_TIMESTAMP would hold the load time: refused
         with pytest.raises(UnsupportedConversion, match=r"d\.t\.z: DEFAULT CURRENT_TIMESTAMP\(\) would hold the time"):
-            check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
+            check(mariadb_template, tmp_path / "run", r.primary_sql, r.schema_sql, r.conversions, r.row_image,
                   transactions=40, initial_rows=30)
         return
-    outcome = check(mariadb_template, tmp_path / "run", sc.primary, sc.replica, sc.conversions, sc.row_image,
-                    transactions=40, initial_rows=30, ddl_every=sc.ddl_every)
-    expect = {"charset-refused": ("errno", 1677), "minimal-other-key": ("errno", 1032),
-              "minimal-no-key": ("errno", 1032), "converted-key-collision": ("provisioning", 1062),
-              "dropped-columns": ("provisioning", 1054), "ddl-after-extra-column": ("errno", 1677),
-              "ddl-duplicate-column": ("errno", 1060)}.get(sc.name)
+    outcome = check(mariadb_template, tmp_path / "run", r.primary_sql, r.schema_sql, r.conversions, r.row_image,
+                    transactions=40, initial_rows=30, ddl_every=r.ddl_every)
+    expect = {"replica_converted_key_collision": ("provisioning", 1062),
+              "replica_dropped_columns": ("provisioning", 1054)}.get(name, ("errno", r.stop[0]) if r.stop else None)
     got = next(((k, outcome[k]) for k in ("errno", "provisioning") if outcome.get(k)), None)
     assert got == expect, outcome
 
