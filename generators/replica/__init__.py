@@ -15,7 +15,8 @@ own rules, one module per rule:
 - :mod:`~generators.replica.provision`: the replica's starting rows (``truth/snapshot.sql``
   loaded into its tables, ``truth/replica/provision.sql``);
 - :mod:`~generators.replica.ddl`: ``--ddl-every`` ALTERs run on the replica's own definitions;
-- :mod:`~generators.replica.replay`: the replay, the stop, and ``truth/replica/``.
+- :mod:`~generators.replica.replay`: the replay, the stop, and ``truth/replica/``;
+- :mod:`~generators.replica.catalogue`: the same replay on a catalogue entry's binlog.
 """
 
 from generators.replica.replay import compute_replica_truth

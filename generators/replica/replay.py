@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,39 +82,70 @@ def _sort_key(row: list) -> tuple:
                  else (2, v) if isinstance(v, str) else (3, v["hex"]) for v in row)
 
 
+@dataclass
+class Source:
+    """What the replay reads: the binlog ``files`` (in order) in ``directory``, the run's
+    ``database`` and ``flavor``, the primary's initial table ``definitions``, its ``changes``
+    (the change model, canonical values, commit order), the ``snapshot.sql`` the replica is
+    loaded with (None: it starts empty), and whether ALTERs are to be read from the binlog.
+    A generated run gives all of it (:func:`run_source`); so does a catalogue entry
+    (:func:`generators.replica.catalogue.case_source`)."""
+
+    directory: Path
+    files: list[str]
+    database: str
+    flavor: str
+    definitions: dict[str, Definition]
+    changes: Iterable[dict[str, Any]]
+    snapshot: Path | None = None
+    ddl: bool = False
+    columns: dict[str, list] = field(default_factory=dict)  # without definitions: the columns
+
+
+def run_source(run: Path) -> Source:
+    """A generated run's :class:`Source` (refusing what the model does not know)."""
+    from binlogwriter.testing import truth_changes
+
+    manifest = json.loads((run / "manifest.json").read_text("utf-8"))
+    spec = manifest.get("spec", {})
+    if spec.get("ddl_in_binlog"):
+        raise UnsupportedConversion("replica truth: a run with --ddl-in-binlog is not modelled (the replica would "
+                                    "run the primary's CREATE TABLE); load truth/replica/provision.sql instead",
+                                    setting="replica")
+    flavor = manifest.get("format", {}).get("flavor", "") or "mariadb1011"
+    if flavor.startswith("mysql"):
+        raise UnsupportedConversion("replica truth: only a MariaDB (--flavor mariadb1011) run is modelled",
+                                    setting="replica")
+    defs = _primary_definitions(run, flavor)
+    if spec.get("ddl_every") and not defs:
+        raise UnsupportedConversion("replica truth: a --ddl-every run without truth/schema_history.jsonl",
+                                    setting="replica")
+    return Source(run, [f["name"] for f in manifest.get("files", [])], spec.get("database", "test"), flavor, defs,
+                  truth_changes(run), run / "truth" / "snapshot.sql", bool(spec.get("ddl_every")),
+                  {} if defs else _primary_columns(run))
+
+
 class _Model:
-    def __init__(self, run: Path, settings: ReplicaSettings, manifest: dict[str, Any]) -> None:
-        self.run, self.settings = run, settings
-        spec = manifest.get("spec", {})
-        if spec.get("ddl_in_binlog"):
-            raise UnsupportedConversion("replica truth: a run with --ddl-in-binlog is not modelled (the replica would "
-                                        "run the primary's CREATE TABLE); load truth/replica/provision.sql instead",
-                                        setting="replica")
-        flavor = manifest.get("format", {}).get("flavor", "")
-        if flavor.startswith("mysql"):
-            raise UnsupportedConversion("replica truth: only a MariaDB (--flavor mariadb1011) run is modelled",
-                                        setting="replica")
-        db = spec.get("database", "test")
+    def __init__(self, source: Source, settings: ReplicaSettings) -> None:
+        self.source, self.settings = source, settings
+        db = source.database
         try:
             parse_tables(settings.schema_sql, database=db, flavor=settings.flavor)
             self.replica_defs = definitions(settings.schema_sql, db, settings.flavor)
         except Exception as e:
             raise SpecError(f"--replica-schema: {e}", setting="replica") from None
         self.tables = {n: ReplicaTable(d.table) for n, d in self.replica_defs.items() if d.table is not None}
-        self.primary_defs = _primary_definitions(run, flavor or "mariadb1011")
-        self.ddls = run_ddls(run, [f["name"] for f in manifest.get("files", [])]) if spec.get("ddl_every") else []
-        if self.ddls and not self.primary_defs:
-            raise UnsupportedConversion("replica truth: a --ddl-every run without truth/schema_history.jsonl",
-                                        setting="replica")
+        self.primary_defs = source.definitions
+        self.ddls = run_ddls(source.directory, source.files) if source.ddl else []
         primary = ({n: list(d.table.columns) for n, d in self.primary_defs.items() if d.table is not None}
-                   or _primary_columns(run))
+                   or source.columns)
         self.pairs: dict[str, list[Pair]] = {}
         for name, cols in primary.items():
             if name not in self.tables:
                 raise UnsupportedConversion(f"replica truth: the replica schema has no table {name}",
                                             setting="replica")
             self.pairs[name] = map_columns(name, cols, list(self.tables[name].table.columns))
-        self.provisioned = provision(run / "truth" / "snapshot.sql", db, self.tables, primary)
+        self.provisioned = 0 if source.snapshot is None else provision(source.snapshot, db, self.tables, primary)
 
     def ddl(self, d: Ddl) -> None:
         """The replica runs the primary's ALTER on its own definition (generators/replica/ddl.py)."""
@@ -134,31 +167,31 @@ class _Model:
             if not pair.allowed(self.settings.conversions):
                 raise _Stop(1677, pair.error_1677())
 
-    def record(self, table: str, image: dict[str, Any] | None, full_cols: list[str]) -> tuple[dict, set]:
+    def record(self, table: str, image: dict[str, Any] | None) -> tuple[dict, set]:
         """The replica record unpacked from ``image`` (primary column name -> value)."""
         rt = self.tables[table]
         rec = {c.name: default_value(table, c) for c in rt.table.columns}
         got = set()
         for pair in self.pairs[table]:
-            name = full_cols[pair.index] if pair.index < len(full_cols) else None
+            name = pair.source.name  # the primary's column at that position
             if image is not None and name in image:
                 rec[pair.target.name] = convert(pair, image[name])
                 got.add(pair.target.name)
         return rec, got
 
-    def apply(self, ch: dict[str, Any], cols: list[str]) -> None:
+    def apply(self, ch: dict[str, Any]) -> None:
         table, rt = ch["table"], self.tables[ch["table"]]
         try:
             if ch["op"] == "insert":
-                rec, _ = self.record(table, ch["after"], cols)
+                rec, _ = self.record(table, ch["after"])
                 rt.insert(rec)
                 return
-            before, image = self.record(table, ch["before"], cols)
+            before, image = self.record(table, ch["before"])
             rid = rt.find(before, image)
             if ch["op"] == "delete":
                 rt.delete(rid)
                 return
-            after, assigned = self.record(table, ch["after"], cols)
+            after, assigned = self.record(table, ch["after"])
             rt.update(rid, {c: after[c] for c in assigned})
         except Missing as e:
             raise _Stop(1032, self._msg(ch, f"Can't find record in '{table.split('.', 1)[1]}', Error_code: 1032; "
@@ -168,29 +201,24 @@ class _Model:
                                             "handler error HA_ERR_FOUND_DUPP_KEY")) from None
 
     def _msg(self, ch: dict[str, Any], what: str) -> str:
-        end = _end_pos(self.run, ch["file"], ch["position"])
+        end = _end_pos(self.source.directory, ch["file"], ch["position"])
         return (f"Could not execute {_EVENT[ch['op']]} event on table {ch['table']}; {what}; "
                 f"the event's master log {ch['file']}, end_log_pos {end}")
 
 
-def _row_columns(ch: dict[str, Any]) -> list[str]:
-    row = ch["after_row"] or ch["before_row"]
-    return list(row)
-
-
-def replica_outcome(run: Path, settings: ReplicaSettings) -> tuple[dict[str, Any], dict[str, ReplicaTable]]:
-    """Replay ``run``'s changes onto ``settings``' schema: (outcome, the replica's tables)."""
-    from binlogwriter.testing import truth_changes
-
-    manifest = json.loads((run / "manifest.json").read_text("utf-8"))
-    model = _Model(run, settings, manifest)
-    order = {f["name"]: i for i, f in enumerate(manifest.get("files", []))}
+def replica_outcome(source: Source | Path, settings: ReplicaSettings) -> tuple[dict[str, Any], dict[str, ReplicaTable]]:
+    """Replay ``source``'s changes (a run directory or a :class:`Source`) onto ``settings``'
+    schema: (outcome, the replica's tables)."""
+    if not isinstance(source, Source):
+        source = run_source(Path(source))
+    model = _Model(source, settings)
+    order = {f: i for i, f in enumerate(source.files)}
     ddls = list(model.ddls)
     done = 0
     txn: list[dict[str, Any]] = []
     key = None
     # the change model keeps database and table apart; the replay keys its tables by "db.table"
-    changes = ({**c, "table": f"{c['database']}.{c['table']}"} for c in truth_changes(run))
+    changes = ({**c, "table": f"{c['database']}.{c['table']}"} for c in source.changes)
 
     def stopped(stop: _Stop, gtid: str, file: str, position: int, event_position: int) -> dict[str, Any]:
         return {"stopped": True, "errno": stop.errno, "message": stop.message, "gtid": gtid, "file": file,
@@ -205,7 +233,7 @@ def replica_outcome(run: Path, settings: ReplicaSettings) -> tuple[dict[str, Any
             try:
                 for current in txn:
                     model.check(current["table"])
-                    model.apply(current, _row_columns(current))
+                    model.apply(current)
             except _Stop as stop:
                 for n, (rows, idx, nxt) in snap.items():
                     t = model.tables[n]
@@ -241,7 +269,7 @@ def compute_replica_truth(run_dir: str | os.PathLike, replica_schema_sql: str, *
 
 
 def write_replica_truth(run: Path, settings: ReplicaSettings, out_dir: Path | None = None) -> dict[str, Any]:
-    outcome, tables = replica_outcome(run, settings)
+    outcome, tables = replica_outcome(run_source(run), settings)
     out = out_dir or run / "truth" / "replica"
     (out / "final").mkdir(parents=True, exist_ok=True)
     for name, rt in sorted(tables.items()):
