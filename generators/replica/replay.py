@@ -175,7 +175,12 @@ class _Model:
         for pair in self.pairs[table]:
             name = pair.source.name  # the primary's column at that position
             if image is not None and name in image:
-                rec[pair.target.name] = convert(pair, image[name])
+                value = convert(pair, image[name])
+                if value is None and not pair.target.nullable:
+                    # NULL into a NOT NULL replica column: its default (unpack_row: Field::set_default
+                    # and warning ER_BAD_NULL_ERROR), literal or implicit
+                    value = rec[pair.target.name]
+                rec[pair.target.name] = value
                 got.add(pair.target.name)
         return rec, got
 

@@ -170,18 +170,22 @@ def test_drawn_pairs_match_real_replica(mariadb_template: Path, tmp_path_factory
        extra=st.lists(_extra, max_size=2), dropped=st.sampled_from([0, 0, 0, 1]),
        image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
        conversions=st.sampled_from(["", "ALL_NON_LOSSY", "ALL_LOSSY", "ALL_LOSSY,ALL_NON_LOSSY"]),
-       seed=st.integers(1, 1000), initial_rows=st.integers(1, 40))
+       seed=st.integers(1, 1000), initial_rows=st.integers(1, 40), not_null=st.booleans())
 def test_drawn_pairs_with_initial_rows_match_real_replica(mariadb_template: Path, tmp_path_factory, cols, extra,
-                                                          dropped, image, conversions, seed, initial_rows) -> None:
+                                                          dropped, image, conversions, seed, initial_rows,
+                                                          not_null) -> None:
     """As above, the replica first loaded with the run's initial rows (snapshot.sql's INSERTs,
-    by column name, non-strict); a primary-only column makes that load fail (1054)."""
-    drawn_pairs(mariadb_template, tmp_path_factory, cols, extra, dropped, image, conversions, seed, initial_rows)
+    by column name, non-strict); a primary-only column makes that load fail (1054). With
+    ``not_null`` the replica's columns are NOT NULL where the primary's are nullable (NULLs
+    become defaults, in the load and in replication alike)."""
+    drawn_pairs(mariadb_template, tmp_path_factory, cols, extra, dropped, image, conversions, seed, initial_rows,
+                not_null=not_null)
 
 
 def drawn_pairs(mariadb_template: Path, tmp_path_factory, cols, extra, dropped, image, conversions, seed,
-                initial_rows: int, ddl_every: int = 0) -> None:
+                initial_rows: int, ddl_every: int = 0, not_null: bool = False) -> None:
     p = [f"c{i} {a}" for i, (a, _) in enumerate(cols)]
-    r = [f"c{i} {b}" for i, (_, b) in enumerate(cols)]
+    r = [f"c{i} {b}{' NOT NULL' if not_null else ''}" for i, (_, b) in enumerate(cols)]
     if extra:
         r += [f"x{i} {t}" for i, t in enumerate(extra)]
     else:
