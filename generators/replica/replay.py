@@ -233,21 +233,22 @@ def replica_outcome(source: Source | Path, settings: ReplicaSettings) -> tuple[d
         ch = next(changes, None)
         k = None if ch is None else (ch["file"], ch["transaction_position"])
         if txn and k != key:
-            snap = {n: (dict(t.rows), [dict(i) for i in t.index], t._next) for n, t in model.tables.items()}
+            marks = {n: len(t.undo) for n, t in model.tables.items()}
             current = txn[0]
             try:
                 for current in txn:
                     model.check(current["table"])
                     model.apply(current)
             except _Stop as stop:
-                for n, (rows, idx, nxt) in snap.items():
-                    t = model.tables[n]
-                    t.rows, t.index, t._next = rows, idx, nxt
+                for n, mark in marks.items():
+                    model.tables[n].rollback(mark)
                 first = txn[0]
                 return (stopped(stop, first["gtid"], first["file"], first["transaction_position"],
                                 current["position"]), model.tables)
             done += 1
             txn = []
+            for t in model.tables.values():  # committed: nothing to undo any more
+                t.undo.clear()
         # the ALTERs before this transaction (all that are left, at the end)
         while ddls and (k is None or (order.get(ddls[0].file, 0), ddls[0].position) < (order.get(k[0], 0), k[1])):
             d = ddls.pop(0)
