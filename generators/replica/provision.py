@@ -116,6 +116,14 @@ def _literal(toks: list[_Tok], i: int) -> tuple[Lit, int]:
         return Lit("string", t.text), i + 1
     if t.upper == "NULL":
         return Lit("null", ""), i + 1
+    if t.upper == "ST_GEOMFROMWKB" and toks[i + 1].text == "(":  # ST_GeomFromWKB(X'wkb', srid)
+        wkb, j = _literal(toks, i + 2)
+        srid = 0
+        if toks[j].text == ",":
+            s, j = _literal(toks, j + 1)
+            srid = int(s.text)
+        if wkb.kind == "hex" and toks[j].text == ")":
+            return Lit("hex", srid.to_bytes(4, "little").hex() + wkb.text), j + 1
     raise SchemaError(f"unexpected {t.text!r} in an INSERT of snapshot.sql", pos=t.pos)
 
 
@@ -248,10 +256,11 @@ def store(table: str, src: Column, dst: Column, lit: Lit) -> Any:
     if fd == "set" and lit.kind == "string":
         return _set(dst, lit.text)
     if fd == fs == "other" and same_definition(src, dst):
-        if lit.kind == "string":
+        binary = dst.type in ("BINARY", "VARBINARY") or dst.type.endswith("BLOB")
+        if lit.kind == "string" and not binary:
             return lit.text
-        if lit.kind == "hex":
-            data = lit.text
+        if lit.kind in ("hex", "string"):  # a binary column: its bytes ('' is how snapshot.sql writes none)
+            data = lit.text if lit.kind == "hex" else lit.text.encode("utf-8").hex()  # GEOMETRY: SRID + WKB
             if dst.type == "BINARY" and dst.length:  # padded with 0x00 to its length
                 data = (data + "00" * dst.length)[:2 * dst.length]
             return "0x" + data
@@ -282,7 +291,11 @@ def provision(snapshot: Path, database: str, tables: dict[str, ReplicaTable],
         if toks[0].upper == "USE":
             db = toks[1].text
             continue
-        ins = parse_insert(toks, line, db)
+        try:
+            ins = parse_insert(toks, line, db)
+        except SchemaError as e:
+            raise UnsupportedConversion(f"unsupported conversion: truth/snapshot.sql:{line}: {e}",
+                                        setting="replica") from None
         if ins is None:
             continue
         rt = tables.get(ins.table)
