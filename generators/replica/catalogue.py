@@ -43,7 +43,7 @@ def case_source(case: WrittenBinlogs) -> Source:
     """A written catalogue case as the replay's :class:`Source`."""
     defs = {f"{t.database}.{t.name}": Definition(table_sql(t), t.database, case.flavor) for t in case.tables}
     return Source(case.directory, [f.name for f in case.files], case.tables[0].database, case.flavor, defs,
-                  _changes(case), None, True)
+                  _changes(case), None, True, creates=False)
 
 
 def case_replica_outcome(case: WrittenBinlogs, schema_sql: str,

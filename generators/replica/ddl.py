@@ -1,4 +1,5 @@
-"""DDL mid-stream (``--ddl-every``) on the replica (docs/replica.md "DDL mid-stream").
+"""DDL mid-stream (``--ddl-every``, ``--ddl-in-binlog``) on the replica (docs/replica.md
+"DDL mid-stream").
 
 The run's ALTER TABLEs are Query events in the binlog (generators/run_ddl.py ``do_ddl``:
 ``ALTER TABLE `t` ADD COLUMN `ddl_P` <type> NULL``, then ``... DROP COLUMN `ddl_P```). The
@@ -104,6 +105,18 @@ def parse_alter_table(query: str) -> str:
     return _tokenize(query)[2].text
 
 
+def parse_create_table(query: str) -> tuple[str, bool]:
+    """(the table a ``CREATE TABLE`` names, whether it says IF NOT EXISTS)."""
+    toks = _tokenize(query)
+    words = [t.upper for t in toks[:5]]
+    ine = words[2:5] == ["IF", "NOT", "EXISTS"]
+    i = 5 if ine else 2
+    name = toks[i].text
+    if i + 2 < len(toks) and toks[i + 1].text == "." and toks[i + 1].kind == "punct":
+        name = toks[i + 2].text
+    return name, ine
+
+
 def definitions(schema_sql: str, database: str, flavor: str) -> dict[str, Definition]:
     """Each table of ``schema_sql`` (by ``db.table``) with its own CREATE TABLE text."""
     out: dict[str, Definition] = {}
@@ -136,6 +149,6 @@ def run_ddls(run: Path, files: list[str]) -> list[Ddl]:
             ev: Any = reader.decode(rec)
             if rec.type_code == _GTID:
                 gtid = (rec.offset, f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}")
-            elif ev.query.upper().startswith("ALTER TABLE"):
+            elif ev.query.upper().startswith(("ALTER TABLE", "CREATE TABLE")):
                 out.append(Ddl(name, gtid[0], rec.offset, gtid[1], ev.db, ev.query))
     return out

@@ -352,8 +352,11 @@ def write_provision_sql(snapshot: Path, replica_sql: str, database: str, out: Pa
                     created = True
                 continue
             f.write(text + ";\n")
-        if not created:
-            f.write(f"USE `{database.replace('`', '``')}`;\n{replica_sql.strip()}\n")
+        if not created:  # --ddl-in-binlog: snapshot.sql has no CREATEs
+            q = database.replace("`", "``")
+            f.write(f"CREATE DATABASE IF NOT EXISTS `{q}`;\nUSE `{q}`;\n{replica_sql.strip()}\n")
+            if not replica_sql.strip().endswith(";"):
+                f.write(";\n")
 
 
 __all__ = ["ProvisioningError", "provision", "write_provision_sql", "parse_insert", "store", "Insert", "Lit"]

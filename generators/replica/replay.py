@@ -32,7 +32,15 @@ from binlogwriter.values.json_text import jsonl_safe
 from generators.errors import SpecError
 from generators.replica.classes import Pair, UnsupportedConversion, map_columns
 from generators.replica.convert import convert, default_value
-from generators.replica.ddl import AlterFailed, Ddl, Definition, definitions, parse_alter_table, run_ddls
+from generators.replica.ddl import (
+    AlterFailed,
+    Ddl,
+    Definition,
+    definitions,
+    parse_alter_table,
+    parse_create_table,
+    run_ddls,
+)
 from generators.replica.lookup import Duplicate, Missing, ReplicaTable
 from generators.replica.provision import provision, write_provision_sql
 from generators.replica.settings import ReplicaSettings, parse_conversions, parse_flavor
@@ -100,6 +108,7 @@ class Source:
     snapshot: Path | None = None
     ddl: bool = False
     columns: dict[str, list] = field(default_factory=dict)  # without definitions: the columns
+    creates: bool = True  # False: the replica starts after the binlog's CREATE TABLEs
 
 
 def run_source(run: Path) -> Source:
@@ -108,10 +117,6 @@ def run_source(run: Path) -> Source:
 
     manifest = json.loads((run / "manifest.json").read_text("utf-8"))
     spec = manifest.get("spec", {})
-    if spec.get("ddl_in_binlog"):
-        raise UnsupportedConversion("replica truth: a run with --ddl-in-binlog is not modelled (the replica would "
-                                    "run the primary's CREATE TABLE); load truth/replica/provision.sql instead",
-                                    setting="replica")
     flavor = manifest.get("format", {}).get("flavor", "") or "mariadb1011"
     if flavor.startswith("mysql"):
         raise UnsupportedConversion("replica truth: only a MariaDB (--flavor mariadb1011) run is modelled",
@@ -121,7 +126,8 @@ def run_source(run: Path) -> Source:
         raise UnsupportedConversion("replica truth: a --ddl-every run without truth/schema_history.jsonl",
                                     setting="replica")
     return Source(run, [f["name"] for f in manifest.get("files", [])], spec.get("database", "test"), flavor, defs,
-                  truth_changes(run), run / "truth" / "snapshot.sql", bool(spec.get("ddl_every")),
+                  truth_changes(run), run / "truth" / "snapshot.sql",
+                  bool(spec.get("ddl_every") or spec.get("ddl_in_binlog")),
                   {} if defs else _primary_columns(run))
 
 
@@ -136,7 +142,8 @@ class _Model:
             raise SpecError(f"--replica-schema: {e}", setting="replica") from None
         self.tables = {n: ReplicaTable(d.table) for n, d in self.replica_defs.items() if d.table is not None}
         self.primary_defs = source.definitions
-        self.ddls = run_ddls(source.directory, source.files) if source.ddl else []
+        self.ddls = [d for d in (run_ddls(source.directory, source.files) if source.ddl else [])
+                     if source.creates or not d.query.upper().startswith("CREATE")]
         primary = ({n: list(d.table.columns) for n, d in self.primary_defs.items() if d.table is not None}
                    or source.columns)
         self.pairs: dict[str, list[Pair]] = {}
@@ -148,7 +155,21 @@ class _Model:
         self.provisioned = 0 if source.snapshot is None else provision(source.snapshot, db, self.tables, primary)
 
     def ddl(self, d: Ddl) -> None:
-        """The replica runs the primary's ALTER on its own definition (generators/replica/ddl.py)."""
+        """The replica runs the primary's DDL on its own tables (generators/replica/ddl.py): an
+        ALTER on its own definition; a CREATE TABLE of a table it has, under MariaDB's default
+        ``slave_ddl_exec_mode=IDEMPOTENT``, as CREATE OR REPLACE TABLE (its own table and rows
+        are replaced by the primary's, empty) — or, with IF NOT EXISTS, not at all."""
+        if d.query.upper().startswith("CREATE"):
+            table, if_not_exists = parse_create_table(d.query)
+            name = f"{d.database}.{table}"
+            if if_not_exists or name not in self.tables:
+                return
+            new = Definition(d.query, d.database, self.source.flavor)
+            assert new.table is not None
+            self.replica_defs[name] = new
+            self.tables[name] = ReplicaTable(new.table)
+            self.pairs[name] = map_columns(name, list(self.primary_defs[name].table.columns), list(new.table.columns))
+            return
         name = f"{d.database}.{parse_alter_table(d.query)}"
         if name not in self.primary_defs or name not in self.replica_defs:
             raise UnsupportedConversion(f"replica truth: DDL on an unknown table {name}", setting="replica")

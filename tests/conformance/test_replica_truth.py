@@ -37,14 +37,15 @@ def _expected(out: Path, table: str) -> list[tuple]:
 
 
 def check(template: Path, out: Path, primary: str, replica: str, conversions: str, image: str,
-          seed: int = 3, transactions: int = 25, initial_rows: int = 0, ddl_every: int = 0) -> dict:
+          seed: int = 3, transactions: int = 25, initial_rows: int = 0, ddl_every: int = 0,
+          ddl_in_binlog: bool = False) -> dict:
     """Generate with replica settings, provision a real replica with ``truth/replica/provision.sql``
     (the replica's tables and snapshot.sql's initial rows), replicate, compare. When generate
     says the load would fail (ProvisioningError), the real server must fail loading that run's
     provision.sql with the same error number and message."""
     spec = dict(workload=None, schema_sql=primary, schema_file="p.sql", database="d", flavor="mariadb1011",
                 row_image=image, seed=seed, transactions=transactions, initial_rows=initial_rows, edge_values=0.4,
-                ddl_every=ddl_every)
+                ddl_every=ddl_every, ddl_in_binlog=ddl_in_binlog)
     try:
         generate(Spec.from_dict({**spec, "replica": dict(schema_sql=replica, conversions=conversions)}), out)
     except ProvisioningError as e:
@@ -138,6 +139,22 @@ def test_other_types_with_initial_rows_match_real_replica(mariadb_template: Path
     outcome = check(mariadb_template, tmp_path / "run", _OTHER, _OTHER, "", "FULL", seed=seed, transactions=30,
                     initial_rows=30)
     assert outcome == {"stopped": False, "transactions": 30}
+
+
+@pytest.mark.parametrize("if_not_exists", [False, True])
+def test_ddl_in_binlog_matches_real_replica(mariadb_template: Path, tmp_path: Path, if_not_exists: bool) -> None:
+    """--ddl-in-binlog: the replica, holding its own table, runs the binlog's CREATE TABLE:
+    under the default slave_ddl_exec_mode=IDEMPOTENT as CREATE OR REPLACE (the replica's
+    table becomes the primary's) — or, with IF NOT EXISTS, not at all, and the initial rows
+    then arrive as rows events, mapped by position onto the replica's own table."""
+    primary = f"CREATE TABLE {'IF NOT EXISTS ' if if_not_exists else ''}t (id INT PRIMARY KEY, a BIGINT, c VARCHAR(30));"
+    replica = "CREATE TABLE t (id INT PRIMARY KEY, a INT, c VARCHAR(5), x INT DEFAULT 3);"
+    outcome = check(mariadb_template, tmp_path / "run", primary, replica, "ALL_LOSSY", "FULL", transactions=30,
+                    initial_rows=25, ddl_in_binlog=True)
+    assert outcome == {"stopped": False, "transactions": 30 + 1}, outcome  # + the initial rows' INSERT
+    names = list(json.loads((tmp_path / "run" / "truth" / "replica" / "final" / "d.t.jsonl").read_text()
+                            .splitlines()[0]))
+    assert names == (["id", "a", "c", "x"] if if_not_exists else ["id", "a", "c"])
 
 
 _INTS = ["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"]
