@@ -12,7 +12,11 @@ own rules, one module per rule:
   ``Field::store``) and extra columns' defaults;
 - :mod:`~generators.replica.lookup`: the replica's rows, WL#5092 row lookup
   (``Rows_log_event::find_row``) and unique-key checks (1032, 1062);
-- :mod:`~generators.replica.replay`: the replay, the stop, and ``truth/replica/``.
+- :mod:`~generators.replica.provision`: the replica's starting rows (``truth/snapshot.sql``
+  loaded into its tables, ``truth/replica/provision.sql``);
+- :mod:`~generators.replica.ddl`: ``--ddl-every`` ALTERs run on the replica's own definitions;
+- :mod:`~generators.replica.replay`: the replay, the stop, and ``truth/replica/``;
+- :mod:`~generators.replica.catalogue`: the same replay on a catalogue entry's binlog.
 """
 
 from generators.replica.replay import compute_replica_truth

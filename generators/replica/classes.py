@@ -104,13 +104,13 @@ def conversion_class(table: str, src: Column, dst: Column) -> str:
                                     setting="replica")
     if {fs, fd} in ({"int", "varchar"}, {"int", "char"}):
         return "impossible"
-    if fs == fd == "other" and _same_definition(src, dst):
+    if fs == fd == "other" and same_definition(src, dst):
         return "exact"
     raise UnsupportedConversion(f"unsupported conversion: {where}: {_decl(src)} -> {_decl(dst)}",
                                 setting="replica")
 
 
-def _same_definition(a: Column, b: Column) -> bool:
+def same_definition(a: Column, b: Column) -> bool:
     keys = ("type", "length", "precision", "scale", "fsp", "unsigned", "members")
     return all(getattr(a, k) == getattr(b, k) for k in keys) and \
         (a.collation_obj("mariadb1011") == b.collation_obj("mariadb1011"))

@@ -73,11 +73,13 @@ def _well_formed_prefix(col: Column, data: bytes) -> bytes:
     return b""
 
 
-def _decimal(dst: Column, value: str) -> str:
+def decimal_store(dst: Column, value: str) -> str:
+    """``value`` stored into DECIMAL ``dst``: rounded half away from zero to its scale, then
+    clamped to its range (``Field_new_decimal::store``; UNSIGNED: not below 0)."""
     p, s = dst.precision or 10, dst.scale or 0
     q = Decimal(value).quantize(Decimal(1).scaleb(-s), rounding=ROUND_HALF_UP)
     top = Decimal(10) ** (p - s) - Decimal(1).scaleb(-s)
-    q = max(min(q, top), -top)
+    q = max(min(q, top), Decimal(0) if dst.unsigned else -top)
     text = f"{q:f}"
     if q == 0:
         text = text.lstrip("-")
@@ -102,7 +104,7 @@ def convert(pair: Pair, value: Any) -> Any:
         lo, hi = int_range(dst)
         return max(lo, min(hi, raw))
     if f == "decimal":
-        return value if pair.kind == "exact" else _decimal(dst, value)
+        return value if pair.kind == "exact" else decimal_store(dst, value)
     if f in ("float", "double"):
         if family(src) == "float" or pair.kind == "exact":
             return value
@@ -138,31 +140,37 @@ def default_value(table: str, col: Column) -> Any:
     elif d is not None and d.upper() == "NULL":
         return None
     if d is None:
-        if col.nullable:
-            return None
-        if f == "int":
-            return 0
-        if f == "decimal":
-            return _decimal(col, "0")
-        if f in ("float", "double"):
-            return 0.0
-        if f in ("char", "varchar", "text", "set"):
-            return ""
-        if f == "enum":
-            return col.members[0]
-        if col.type in _ZERO_TEMPORAL:
-            z = _ZERO_TEMPORAL[col.type]
-            return z + ("." + "0" * col.fsp if col.fsp and isinstance(z, str) and col.type != "DATE" else "")
-        raise UnsupportedConversion(f"unsupported conversion: {table}.{col.name}: implicit default of {col.type}",
-                                    setting="replica")
+        return None if col.nullable else implicit_default(table, col)
     lit = d[1:-1].replace("''", "'") if len(d) >= 2 and d[0] == d[-1] == "'" else d
     if f == "int":
         return int(lit)
     if f == "decimal":
-        return _decimal(col, lit)
+        return decimal_store(col, lit)
     if f in ("char", "varchar", "text", "enum", "set"):
         return lit.rstrip(" ") if col.type == "CHAR" else lit
     if col.type in ("DATETIME", "TIMESTAMP", "DATE") and not col.fsp:
         return lit
     raise UnsupportedConversion(f"unsupported conversion: {table}.{col.name}: DEFAULT {d} of {col.type}",
+                                setting="replica")
+
+
+def implicit_default(table: str, col: Column) -> Any:
+    """The implicit default of a NOT NULL column (``Field::reset``): 0, ``''``, the first ENUM
+    member, the zero date; what a replica row or a non-strict INSERT stores for a NOT NULL column
+    it has no value for."""
+    f = family(col)
+    if f == "int":
+        return 0
+    if f == "decimal":
+        return decimal_store(col, "0")
+    if f in ("float", "double"):
+        return 0.0
+    if f in ("char", "varchar", "text", "set"):
+        return ""
+    if f == "enum":
+        return col.members[0]
+    if col.type in _ZERO_TEMPORAL:
+        z = _ZERO_TEMPORAL[col.type]
+        return z + ("." + "0" * col.fsp if col.fsp and isinstance(z, str) and col.type != "DATE" else "")
+    raise UnsupportedConversion(f"unsupported conversion: {table}.{col.name}: implicit default of {col.type}",
                                 setting="replica")

@@ -82,8 +82,20 @@ class ReplicaTable:
         self.cols = {c.name: c for c in table.columns}
         self.rows: dict[int, dict[str, Any]] = {}
         self._next = 0
+        self.undo: list[tuple[str, int, dict[str, Any] | None]] = []  # (add | remove, row id, row removed)
         self.unique = [k for k in table.keys if k.kind in ("PRIMARY", "UNIQUE")]
         self.index: list[dict[tuple, int]] = [{} for _ in self.unique]
+
+    def redefine(self, table: Table, fill: dict[str, Any]) -> None:
+        """The table after an ALTER: every row keeps the columns that remain, takes ``fill``
+        for the added ones (their default); keys are rebuilt."""
+        names = [c.name for c in table.columns]
+        rows = {rid: {n: row.get(n, fill.get(n)) for n in names} for rid, row in self.rows.items()}
+        nxt = self._next
+        self.__init__(table)  # type: ignore[misc]
+        self._next = nxt
+        for rid, row in rows.items():
+            self._add(rid, row, log=False)
 
     def _kv(self, key: Key, row: dict[str, Any]) -> tuple | None:
         vals = tuple(_norm(self.cols[p.column], row[p.column]) for p in key.parts)
@@ -95,15 +107,29 @@ class ReplicaTable:
             if kv is not None and idx.get(kv, rid) != rid:
                 raise Duplicate("-".join(_entry(row[p.column]) for p in key.parts), _key_name(self.table, key))
 
-    def _add(self, rid: int, row: dict[str, Any]) -> None:
+    def rollback(self, mark: int) -> None:
+        """Undo every row change since :attr:`undo` had ``mark`` entries (a transaction the
+        replica rolls back when it stops: InnoDB applies none of it)."""
+        while len(self.undo) > mark:
+            op, rid, row = self.undo.pop()
+            if op == "add":
+                self._remove(rid, log=False)
+            else:
+                self._add(rid, row, log=False)
+
+    def _add(self, rid: int, row: dict[str, Any], log: bool = True) -> None:
+        if log:
+            self.undo.append(("add", rid, None))
         self.rows[rid] = row
         for key, idx in zip(self.unique, self.index, strict=True):
             kv = self._kv(key, row)
             if kv is not None:
                 idx[kv] = rid
 
-    def _remove(self, rid: int) -> dict[str, Any]:
+    def _remove(self, rid: int, log: bool = True) -> dict[str, Any]:
         row = self.rows.pop(rid)
+        if log:
+            self.undo.append(("remove", rid, row))
         for key, idx in zip(self.unique, self.index, strict=True):
             kv = self._kv(key, row)
             if kv is not None and idx.get(kv) == rid:

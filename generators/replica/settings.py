@@ -53,7 +53,9 @@ def parse_conversions(v: Any) -> tuple[str, ...]:
 def parse_flavor(v: Any) -> str:
     v = str(v or "mariadb1011").strip().lower()
     if v in SUPPORTED_LATER:
-        raise SpecError(f"--replica-flavor: {v} replicas are not modelled yet (only mariadb1011)", setting="replica")
+        raise SpecError(f"--replica-flavor: {v} replicas are not modelled yet: every rule of the model is read from a "
+                        "real server and no MySQL server was available to read them from (only mariadb1011)",
+                        setting="replica")
     if v not in FLAVORS:
         raise SpecError(f"--replica-flavor: expected mariadb1011, got {v!r}", setting="replica")
     return v

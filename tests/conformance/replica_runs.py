@@ -11,13 +11,14 @@ the master file/position the SQL thread stopped at) or None.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from binlogwriter.charsets import default_collation
 
-from .mariadb import _BINARY_TYPES, _INT_TYPES, MariaDBServer, _quote_ident, _quote_str
+from .mariadb import _BINARY_TYPES, _INT_TYPES, MariaDBError, MariaDBServer, _quote_ident, _quote_str
 from .serve_process import ServeProcess
 
 
@@ -40,15 +41,24 @@ def _status(rep: MariaDBServer) -> dict[str, str]:
 
 
 def replicate(template: Path, run: Path, replica_ddl: str, database: str, tables: list[str], *,
-              conversions: str = "", timeout: float = 60.0) -> ReplicaOutcome:
-    """Replicate ``run`` (MariaDB flavor) into a replica whose ``database`` holds ``replica_ddl``."""
-    manifest = json.loads((run / "manifest.json").read_text())
-    last = manifest["files"][-1]["last_gtid"]
+              conversions: str = "", timeout: float = 60.0, provision: Path | None = None,
+              last_gtid: str | None = None, start_gtid: str | None = None) -> ReplicaOutcome:
+    """Replicate ``run`` (MariaDB flavor) into a replica whose ``database`` holds ``replica_ddl``
+    — or, with ``provision`` (``truth/replica/provision.sql``), the tables and initial rows that
+    file loads through the ``mariadb`` client before START SLAVE. A directory without a
+    manifest (a catalogue entry) gives its ``last_gtid``; ``start_gtid`` is the replica's
+    ``gtid_slave_pos`` before it starts (the transactions up to it are not replicated)."""
+    last = last_gtid or json.loads((run / "manifest.json").read_text())["files"][-1]["last_gtid"]
     seq_last = int(last.rsplit("-", 1)[1]) if last else 0
     args = ["--server-id=2", f"--slave-type-conversions={conversions}"]
     with MariaDBServer(template, extra_args=args) as rep, ServeProcess([run]) as srv:
-        rep.execute(f"CREATE DATABASE `{database}`;")
-        rep.execute(replica_ddl, database=database)
+        if provision is not None:
+            rep.execute(provision.read_text("utf-8"))
+        else:
+            rep.execute(f"CREATE DATABASE `{database}`;")
+            rep.execute(replica_ddl, database=database)
+        if start_gtid:
+            rep.execute(f"SET GLOBAL gtid_slave_pos = '{start_gtid}';")
         rep.execute(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={srv.port}, "
                     f"MASTER_USER='{srv.user}', MASTER_PASSWORD='{srv.password}', "
                     "MASTER_USE_GTID=slave_pos; START SLAVE;")
@@ -69,6 +79,19 @@ def replicate(template: Path, run: Path, replica_ddl: str, database: str, tables
             file = position = None
         dumped = {t: dump_table(rep, database, t) for t in tables}
         return ReplicaOutcome(dumped, errno, st.get("Last_SQL_Error", "") if errno else "", file, position)
+
+
+def load_error(template: Path, script: str) -> tuple[int, str]:
+    """(errno, message) of the first error the ``mariadb`` client reports loading ``script``
+    into a fresh server: ``ERROR 1054 (42S22) at line 9: Unknown column ...``; (0, '') when it loads."""
+    with MariaDBServer(template) as srv:
+        try:
+            srv.execute(script)
+        except MariaDBError as e:
+            m = re.search(r"ERROR (\d+) \(\w+\)(?: at line \d+)?: (.*)", str(e))
+            assert m, str(e)
+            return int(m.group(1)), m.group(2).strip()
+    return 0, ""
 
 
 

@@ -81,3 +81,21 @@ def test_library_function_on_an_existing_run_writes_the_same_truth(run_cli, tmp_
     assert outcome["stopped"] is False
     for name in ("outcome.json", "final/d.t.jsonl", "schema.sql", "settings.json"):
         assert (plain / "truth" / "replica" / name).read_bytes() == (rep / "truth" / "replica" / name).read_bytes()
+
+
+def test_initial_rows_the_replica_cannot_load_are_one_line(run_cli, tmp_path: Path) -> None:
+    """snapshot.sql names column c, which the replica dropped: the load would stop (1054)."""
+    p, _ = _files(tmp_path)
+    (tmp_path / "dropped.sql").write_text("CREATE TABLE t (id INT PRIMARY KEY, a INT UNSIGNED);\n")
+    base = [a for a in BASE if a not in ("--initial-rows", "0")]
+    res = run_cli("--out", str(tmp_path / "x"), "--schema", str(p), *base, "--initial-rows", "5",
+                  "--replica-schema", str(tmp_path / "dropped.sql"))
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().endswith("replica provisioning: truth/snapshot.sql:10: d.t.c: error 1054: "
+                                       "Unknown column 'c' in 'INSERT INTO' (the replica has no column c)")
+    assert len(res.output.strip().splitlines()) == 1
+    ok = run_cli("--out", str(tmp_path / "y"), "--schema", str(p), *base, "--initial-rows", "5",
+                 "--replica-schema", str(tmp_path / "r.sql"), "--replica-conversions", "ALL_LOSSY")
+    assert ok.exit_code == 0, ok.output
+    provision = (tmp_path / "y" / "truth" / "replica" / "provision.sql").read_text()
+    assert REPLICA.strip() in provision and provision.count("INSERT INTO `d`.`t`") == 1
