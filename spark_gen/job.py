@@ -74,6 +74,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from generators.api import (
@@ -269,6 +270,15 @@ class _Job:
 
         return header, rotate
 
+    def _cid_bytes(self) -> int:
+        """MariaDB group commits: the bytes a commit id adds to a GTID (pass 1 sizes every GTID
+        without one)."""
+        from binlogwriter.batch.columnar_encode import _mgtid_template
+
+        w = SimpleNamespace(settings=self.run0.session_settings(), fmt=self.run0.fmt,
+                            server_id=self.spec.server_id)
+        return len(_mgtid_template(w)) - len(_mgtid_template(w, grouped=False))
+
     def _routed(self, refs: list[tuple[int, Any]]):
         """The driver's half of a file-passed shuffle: the ``(destination, reference)``
         records of every task (in task order) grouped by destination partition, as an RDD
@@ -385,9 +395,13 @@ class _Job:
         self.prologue = summ[0].prologue if summ else 0
         self.timer.mark("2-4 histories, pass 1")
 
+        # MariaDB group commits: replayed over the whole run on the driver (a group's commit ids
+        # and its rotation depend on the transaction after its last member)
+        self.groups = part.group_commit_plan(spec, (part.load_block(t) for t in blocks.txn), ranges, self.prologue,
+                                             self._cid_bytes())
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
-                      header_size=header, rotate_size=rotate)
+                      header_size=header, rotate_size=rotate, groups=self.groups)
         self.timer.mark("walk (driver)")
         return ranges, w, uses, adv_starts, blocks
 
@@ -416,15 +430,21 @@ class _Job:
 
         tpaths, hpaths = blocks.txn, blocks.hist
         # MySQL WRITESET: the tracker's state at each range's start, replayed on the driver
-        clocks = part.clock_states(spec, (part.load_block(tpaths[p]) for p in range(last_p + 1)),
-                                   ranges[:last_p + 1], self.prologue)
+        groups = self.groups
+        if groups is not None:
+            clocks = groups.states[:last_p + 1]
+            afters = [groups.after(b) for _, b in ranges[:last_p + 1]]
+        else:
+            clocks = part.clock_states(spec, (part.load_block(tpaths[p]) for p in range(last_p + 1)),
+                                       ranges[:last_p + 1], self.prologue)
+            afters = [0] * (last_p + 1)
 
         def write(p):
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
             return part.write_chunks(spec, p, *ranges[p], [part.load_block(tpaths[p])], starts[p], d,
                                      last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
-                                     changes_jsonl=changes_jsonl, clock_state=clocks[p])
+                                     changes_jsonl=changes_jsonl, clock_state=clocks[p], group_after=afters[p])
 
         nt = len(self.run0.rows)
         final_run = part.make_run(spec, stop)

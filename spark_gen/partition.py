@@ -68,6 +68,7 @@ from generators.keys import COUNT_SHIFT, Applied, KeyCursor, TableInfo
 from generators.noop import changed_ops
 from generators.plan import plan_transaction
 from generators.plan_batch import resolve_chunks
+from generators.run_batched import release_rotation
 from generators.spec import Spec
 from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
@@ -543,14 +544,103 @@ def clock_states(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: li
     return out
 
 
+class GroupPlan:
+    """MariaDB ``--parallel-groups`` over the whole run, on the driver (generators/group_commit.py):
+    the tracker's state at each range's start, and the position in its group commit of every
+    transaction with row changes (``txns`` ascending, run-wide). A group commit's members
+    are known only with the transaction after its last one, which may be in the next
+    partition: the walk (spark_gen/plan.py) takes each group's commit-id bytes and held
+    rotations from here, pass 2 the position of the first row transaction after its range."""
+
+    def __init__(self, states: list[Any], txns: np.ndarray, pos: np.ndarray, cid_bytes: int) -> None:
+        self.states, self.txns, self.pos, self.cid_bytes = states, txns, pos, cid_bytes
+
+    def after(self, i: int) -> int:
+        """Position of the first row transaction at or after ``i`` (0: none)."""
+        k = int(np.searchsorted(self.txns, i))
+        return int(self.pos[k]) if k < len(self.txns) else 0
+
+    def partition(self, a: int, b: int, txn_first: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For transactions ``[a, b)`` whose groups pass 1 sized (every GTID without a
+        commit id; ``txn_first``): the bytes to add per group, whether each group holds the
+        rotation back, and per transaction (and ``b``) whether a ``--size`` stop before it owes
+        the next row transaction (the second member of a group whose first is written)."""
+        from generators.group_commit import commit_flags
+
+        k0, k1 = np.searchsorted(self.txns, [a, b]).tolist()
+        t, ps = self.txns[k0:k1] - a, self.pos[k0:k1]
+        gp, hold = commit_flags(t, ps, b - a, self.after(b))
+        add = np.zeros(n_groups, dtype=np.int64)
+        held = np.zeros(n_groups, dtype=bool)
+        row = t.astype(np.int64)
+        first = np.asarray(txn_first, dtype=np.int64)[row]
+        add[first] = np.where(gp[row] >= 0, self.cid_bytes, 0)
+        last = np.asarray(txn_first, dtype=np.int64)[1:] - 1  # each transaction's last group
+        has = np.asarray(txn_first[1:]) > np.asarray(txn_first[:-1])
+        held[last[has]] = hold[has]
+        nxt = np.append(ps, self.after(b))[np.searchsorted(t, np.arange(b - a + 1))]
+        return add, held, nxt == 1
+
+
+def group_commit_plan(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: list[tuple[int, int]],
+                      prologue: int, cid_bytes: int) -> GroupPlan | None:
+    """:class:`GroupPlan` of a run with MariaDB group commits (else None): the ranges' merged
+    blocks replayed in order, batch by batch and DDL by DDL, as :func:`clock_states`."""
+    from generators.group_commit import GroupCommits
+
+    run = make_run(spec, 0)
+    clock = run.wsclock
+    if not isinstance(clock, GroupCommits):
+        return None
+    clock.after_prologue(prologue)
+    states, txns, pos = [], [], []
+    for (a, b), blk in zip(ranges, blocks, strict=False):
+        states.append(clock.state)
+        for lo, hi in batch_bounds(spec, a, b):
+            ab = applied_batch(spec, blk, lo, hi)
+            cm = clock.plan_commits(hi - lo, ab.txn, ab.table, ab.key, 0)
+            txns.append(cm.txns + lo)
+            pos.append(cm.pos)
+            clock.commit(cm.state_after(hi - lo))
+            if ddl_after(spec, hi - 1) is not None:
+                clock.barrier()
+    def cat(xs):
+        return (np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, dtype=np.int64))
+    return GroupPlan(states, cat(txns), cat(pos), cid_bytes)
+
+
+def _next_in_block(spec: Spec, blk: dict[str, np.ndarray], hi: int, b: int, after_b: int) -> Any:
+    """``after`` of :meth:`GroupCommits.plan_commits` for a pass-2 batch ending before ``hi``
+    of a range ending before ``b``: 0 when a DDL follows, else a function of the state after
+    the batch giving the position of the first row transaction after it (in the block, or
+    ``after_b`` past the range when no DDL comes first)."""
+    if ddl_after(spec, hi - 1) is not None:
+        return 0
+    s = int(np.searchsorted(blk["i"], hi))
+    nxt = int(blk["i"][s]) if s < len(blk["i"]) and int(blk["i"][s]) < b else b
+    if spec.ddl_every:
+        e = spec.ddl_every
+        if hi + (e - 1 - hi % e) < nxt:  # a DDL comes first
+            return 0
+    if nxt >= b:
+        return after_b
+
+    def at(state: Any, clock: Any) -> int:
+        r = applied_batch(spec, blk, nxt, nxt + 1)
+        return clock.next_pos(state, r.table, r.key)
+    return at
+
+
 def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], start: WriterStart, chunk_dir: str, *,
                  last: bool, stop: int | None, fail: tuple[str, int] | None = None,
                  attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True,
-                 clock_state: Any = None) -> dict[str, Any]:
+                 clock_state: Any = None, group_after: int = 0) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
     (unique per task attempt), and its truth/changes chunks in ``chunk_dir/changes``
     (``seq`` of its first transaction with row changes: ``seq_start``). ``clock_state``: the WRITESET
-    tracker's state at the partition's start (:func:`clock_states`). Returns the chunks and what the manifest needs."""
+    tracker's state at the partition's start (:func:`clock_states`); ``group_after``: MariaDB group commits, the
+    position of the first row transaction after the range (:class:`GroupPlan`). Returns the chunks and what the
+    manifest needs."""
     from generators.changes_truth import ChangesRecorder
 
     blk = _one(records)
@@ -571,7 +661,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
             for lo, hi in batch_bounds(spec, a, end):
                 ab = applied_batch(spec, blk, lo, hi)
                 rb = rows_batch(run, ab, w.now)
-                keep_clock = run.plan_clock(ab, rb)
+                after = _next_in_block(spec, blk, hi, b, group_after) if run.wsclock is not None else 0
+                keep_clock, _ = run.plan_clock(ab, rb, after=after)
                 keep_clock(write_batch(run, w, ab, w.plan_rows(rb), rb))
                 d = ddl_after(spec, hi - 1)
                 if d is not None:
@@ -582,6 +673,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
             for i in _transactions(run, w, blk, a, end):
                 if i == half:
                     maybe_fail(fail, "write", p, attempt)
+        if last:
+            release_rotation(w)
         end_at = (w.current_file, w.position)
         if last:
             w.close()
