@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.writer import BinlogWriter
-from generators.batch import own_statements
+from generators.batch import statement_starts
 from generators.group_commit import GroupCommits, commit_flags
 from generators.keys import Applied, resolve_ops, step
 from generators.noop import unchanged_updates
@@ -132,13 +132,16 @@ class TransactionsMixin:
 
     def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
         """Applied ops (in seq order) -> statements: consecutive ops of one table and kind
-        form one statement (each op its own under oltp_write_only: generators.batch.own_statements);
+        form one statement (generators.batch.statement_starts: ascending keys for an UPDATE / DELETE, each op its own under oltp_write_only);
         rows are pure functions of (key, version, born)."""
         stmts: list[tuple[int, str, list]] = []
-        merge = not own_statements(self.spec)
-        for a in applied:
+        kinds = {"insert": 0, "update": 1, "delete": 2}
+        arr = [np.array(x, dtype=np.int64) for x in zip(*((0, a.table, kinds[a.kind], a.key) for a in applied),
+                                                          strict=True)] if applied else [np.zeros(0, np.int64)] * 4
+        starts = statement_starts(self, *arr).tolist()  # generators/batch.py: the batch engine's rule
+        for a, new in zip(applied, starts, strict=True):
             row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born, a.ti, a.tu_b, a.tu_a)
-            if merge and stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
+            if not new:
                 stmts[-1][2].append(row)
             else:
                 stmts.append((a.table, a.kind, [row]))

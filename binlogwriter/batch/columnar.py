@@ -134,6 +134,10 @@ class RowsBatch:
     hold: np.ndarray | None = None
     """MariaDB group commits: per transaction, the next row transaction continues its group
     (no rotation after it: BinlogWriter.hold_rotation); None: none does."""
+    stmt_start: np.ndarray | None = None
+    """Per row change, whether it starts a statement (generators/batch.py
+    ``statement_starts``); None: :attr:`own_statements` or a run of changes of one
+    transaction, table and kind."""
     own_statements: bool = False
     """Every row change is a statement of its own (one rows event each, after its own
     Table_map), as a client sending one statement per row has them logged (sysbench's
@@ -239,7 +243,10 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
-    if nops > 1 and not rb.own_statements:
+    if rb.stmt_start is not None:
+        new_stmt[:] = rb.stmt_start
+        new_run[1:] = new_stmt[1:] | (oshape[1:] != oshape[:-1])
+    elif nops > 1 and not rb.own_statements:
         same = (ot[1:] == ot[:-1]) & (otab[1:] == otab[:-1]) & (okind[1:] == okind[:-1])
         new_stmt[1:] = ~same
         new_run[1:] = ~same | (oshape[1:] != oshape[:-1])
