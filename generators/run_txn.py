@@ -136,8 +136,9 @@ class TransactionsMixin:
         rows are pure functions of (key, version, born)."""
         stmts: list[tuple[int, str, list]] = []
         kinds = {"insert": 0, "update": 1, "delete": 2}
-        arr = [np.array(x, dtype=np.int64) for x in zip(*((0, a.table, kinds[a.kind], a.key) for a in applied),
-                                                          strict=True)] if applied else [np.zeros(0, np.int64)] * 4
+        arr = [np.array(x, dtype=np.int64) for x in zip(*((0, a.table, kinds[a.kind], a.key, a.ver_before, a.ver_after)
+                                                            for a in applied), strict=True)] \
+            if applied else [np.zeros(0, np.int64)] * 6
         starts = statement_starts(self, *arr).tolist()  # generators/batch.py: the batch engine's rule
         for a, new in zip(applied, starts, strict=True):
             row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born, a.ti, a.tu_b, a.tu_a)

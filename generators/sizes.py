@@ -113,4 +113,4 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
     return RowsBatch(clock=now + np.cumsum(ab.advance), op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind,
                      op_shape=op_shape, op_len=op_len, data=np.zeros(0, dtype=np.uint8),
                      tables=[rt.table for rt in run.rows], shapes=shapes, own_statements=own_statements(spec),
-                     stmt_start=statement_starts(run, ab.txn, ab.table, ab.kind, ab.key))
+                     stmt_start=statement_starts(run, ab.txn, ab.table, ab.kind, ab.key, ab.ver_before, ab.ver_after))
