@@ -59,10 +59,10 @@ class SessionSettings:
     """MySQL ``binlog_transaction_compression``: DML after the GTID goes into one zstd
     TRANSACTION_PAYLOAD event (format.md §15). DDL is never compressed; MariaDB ignores it."""
     group_commit_ids: bool = False
-    """MariaDB: every row transaction's GTID carries ``FL_GROUP_COMMIT_ID`` and a
-    ``commit_id`` (mariadb.md GTID_EVENT): its binlog group commit, ``seq_no`` minus the
-    writer's ``group_pos`` (the seq_no of the group's first transaction); DDL never. MySQL
-    ignores it."""
+    """MariaDB: a row transaction that group-committed with others carries
+    ``FL_GROUP_COMMIT_ID`` and a ``commit_id`` (mariadb.md GTID_EVENT): ``seq_no`` minus the
+    writer's ``group_pos`` (its position in the group); a group of one (``group_pos`` -1)
+    and DDL never. MySQL ignores it."""
 
 
 def query_status_vars(fmt, settings: SessionSettings, *, ddl_xid: int | None = None,

@@ -110,8 +110,12 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         # commit order; next_mysql_gtid uses it once and sets it back to 1
         self.clock_back: int = 1
         # MariaDB (settings.group_commit_ids): the next row group's position in its binlog
-        # group commit (commit_id = seq_no - group_pos); next_mariadb_gtid sets it back to 0
-        self.group_pos: int = 0
+        # group commit (commit_id = seq_no - group_pos; -1: a group of one, no commit id);
+        # next_mariadb_gtid sets it back to -1
+        self.group_pos: int = -1
+        # the next transaction continues the group commit of the one just written: no
+        # rotation between them (a server rotates after a whole group); maybe_rotate clears it
+        self.hold_rotation: bool = False
         self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
         self.sizes_only = sizes_only
         self.stage_bytes = stage_bytes

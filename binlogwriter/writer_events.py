@@ -129,16 +129,18 @@ class EventsMixin:
 
     def next_mariadb_gtid(self, flags2: int = 0x0C, grouped: bool = False) -> Event:
         """The next MariaDB GTID; ``grouped``: with ``FL_GROUP_COMMIT_ID`` and the commit id of
-        its binlog group commit, ``seq_no - group_pos`` (``group_pos`` then back to 0;
-        generators/group_commit.py)."""
+        its binlog group commit, ``seq_no - group_pos``, unless ``group_pos`` is -1 (a group of
+        one: a server writes no commit id, sql/log.cc ``trx_group_commit_leader``);
+        ``group_pos`` then back to -1 (generators/group_commit.py)."""
         seq = self.ids.take_mariadb_seq()
         d = self.settings.domain_id
         self.note_mariadb_gtid(d, self.server_id, seq)
         self.last_gtid = self.gtid_text(seq)
         commit_id = None
-        if grouped:
+        if grouped and self.group_pos >= 0:
             flags2 |= FL_GROUP_COMMIT_ID
-            commit_id, self.group_pos = seq - self.group_pos, 0
+            commit_id = seq - self.group_pos
+        self.group_pos = -1
         return MariadbGtidEvent(seq_no=seq, domain_id=d, flags2=flags2, commit_id=commit_id,
                                 flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
 

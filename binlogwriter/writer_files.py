@@ -134,6 +134,13 @@ class FilesMixin:
             self.sink.write(b.finish().encode(0, len(b), self._pending_at))
 
     def maybe_rotate(self) -> bool:
+        """Rotate once the file reached ``max_binlog_size`` — unless ``hold_rotation`` (the
+        next transaction continues a MariaDB group commit: the server rotates after the whole
+        group, sql/log.cc ``trx_group_commit_leader`` calling ``rotate()`` once the queue is
+        written), which this clears."""
+        if self.hold_rotation:
+            self.hold_rotation = False
+            return False
         if (self._active or self._resume) and self._offset >= self.max_binlog_size:
             self.rotate()
             return True

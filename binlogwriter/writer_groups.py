@@ -141,7 +141,7 @@ class GroupsMixin:
             self.prepare_planned(plan, i)
             ends = np.cumsum(sizes[i:hi]) + self._offset
             j = int(np.searchsorted(ends, self.max_binlog_size, side="left"))
-            stop = min(hi, i + j + 1)
+            stop = held_stop(plan, min(hi, i + j + 1), hi)
             if int(ends[stop - i - 1]) > 0xFFFFFFFF:
                 raise BinlogError(f"a group at offset {self._offset} passes 4 GiB: log_pos would overflow")
             groups = int(np.count_nonzero(sizes[i:stop]))
@@ -163,6 +163,8 @@ class GroupsMixin:
             self.transactions += groups
             if groups:
                 out.append((name, groups, first, self.last_gtid))
+            hold = getattr(plan, "hold", None)
+            self.hold_rotation = hold is not None and bool(hold[stop - 1])
             self.maybe_rotate()
             i = stop
         return out
@@ -175,3 +177,16 @@ class GroupsMixin:
         self._offset += len(data)
         self.events_in_file += batch.events_in(lo, hi)
         return first
+
+
+def held_stop(plan, stop: int, hi: int) -> int:
+    """The end of a segment of a planned batch that would rotate after transaction
+    ``stop - 1``, moved past the transactions continuing its MariaDB group commit (``plan.hold``:
+    a server rotates after a whole group, sql/log.cc ``trx_group_commit_leader``), at most
+    ``hi``."""
+    hold = getattr(plan, "hold", None)
+    if hold is None:
+        return stop
+    while stop < hi and hold[stop - 1]:
+        stop += 1
+    return stop

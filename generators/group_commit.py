@@ -20,19 +20,28 @@ group greedily, with the independence rule of MySQL's WRITESET (generators/write
   commit id) and closes the open group, as do the ``--ddl-in-binlog`` prologue groups.
 
 The group's ``commit_id`` is the GTID ``seq_no`` of its first transaction (unique and
-increasing; the server writes the ``query_id`` of the group's last thread, an equally
-opaque number). The writer is told each transaction's *position* in its group
+increasing; the server writes the ``query_id`` of the group's leader, an equally opaque
+number). The writer is told each transaction's *position* in its group
 (``BinlogWriter.group_pos``; ``RowsBatch.group_pos``): ``commit_id = seq_no - position``.
-One difference from a server: every row transaction of such a run carries a commit id, a
-group of one too (the server writes none then; a replica treats a lone commit id as it
-treats none: a group of its own). This keeps every GTID the same size whatever the grouping
-(a group's size is known only after its last transaction), so positions and file rotation
-do not depend on it. A group may continue in the next binlog file (a server rotates after
-the whole group).
+As the server writes them (sql/log.cc ``trx_group_commit_leader``; both seen on a real 10.11,
+tests/conformance/test_group_commit_server.py):
+
+* a group of ONE transaction carries no commit id (``commit_id = last_in_queue == leader ?
+  0 : …``; 0 writes no ``FL_GROUP_COMMIT_ID``: the GTID is 2 bytes shorter), position -1.
+  Whether a transaction is alone is known only with the next row transaction, so the batch
+  engine keeps a batch's last row transaction for the next batch unless the run or a DDL
+  follows (:meth:`GroupCommits.plan_commits`), the per-transaction path looks one ahead, and
+  spark_gen replays the whole run on the driver (spark_gen/partition.py ``GroupPlan``);
+* the server rotates after the whole group (``rotate()`` once the queue is written): a
+  transaction whose successor joins its group holds the rotation back (``Commits.hold``,
+  ``BinlogWriter.hold_rotation``), so no group spans two files; a ``--size`` stop that would
+  leave a written transaction alone in a group it opened writes the group's second member
+  too (``Commits.cut``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +49,7 @@ import numpy as np
 
 from generators.writeset import key_rules, plan_by_transaction, writeset_pairs
 
-__all__ = ["GroupCommits", "group_commit_clock"]
+__all__ = ["GroupCommits", "Commits", "commit_flags", "group_commit_clock"]
 
 _E = np.zeros(0, dtype=np.int64)
 
@@ -86,10 +95,24 @@ class GroupCommits:
     def commit(self, state: _State) -> None:
         self.state = state
 
-    def plan(self, m: int, op_group: np.ndarray, op_table: np.ndarray, op_key: np.ndarray) -> tuple[np.ndarray, _State]:
+    def plan(self, m: int, op_group: np.ndarray, op_table: np.ndarray, op_key: np.ndarray,
+             state: _State | None = None) -> tuple[np.ndarray, _State]:
         """Position in its group of each of the next ``m`` groups (int64) whose row changes
-        are ``op_*`` (``op_group`` ascending, 0..m-1), and the state after them. Pure."""
-        st = self.state
+        are ``op_*`` (``op_group`` ascending, 0..m-1), and the state after them (from
+        ``state``, default the tracker's). Pure."""
+        pos, state_at = self._plan(self.state if state is None else state, m, op_group, op_table, op_key)
+        return pos, state_at(m)
+
+    def next_pos(self, state: _State, op_table: np.ndarray, op_key: np.ndarray) -> int:
+        """The position the row transaction whose changes are ``op_*`` would take after
+        ``state`` (0: it starts a group; > 0: it joins the open one)."""
+        pos, _ = self._plan(state, 1, np.zeros(len(op_table), dtype=np.int64), op_table, op_key)
+        return int(pos[0])
+
+    def _plan(self, st: _State, m: int, op_group: np.ndarray, op_table: np.ndarray,
+              op_key: np.ndarray) -> tuple[np.ndarray, Callable[[int], _State]]:
+        """:meth:`plan` from ``st``: the positions and ``state_at(k)``, the state after the
+        first ``k`` groups (cheap: no second pass)."""
         op_group = np.asarray(op_group, dtype=np.int64)
         op_table = np.asarray(op_table, dtype=np.int64)
         op_key = np.asarray(op_key, dtype=np.int64)
@@ -109,20 +132,26 @@ class GroupCommits:
         dep = np.full(m, -1, dtype=np.int64)
         np.maximum.at(dep, src[mine], prev[mine])
         pos = np.zeros(m, dtype=np.int64)
+        starts = np.zeros(m, dtype=np.int64)
         start, closed, cap = st.start, st.closed, self.max_size
         for g, (d, lone) in enumerate(zip(dep.tolist(), alone, strict=True)):  # greedy: one step a transaction
             o_g = st.n + g
             if closed or lone or d >= start or o_g - start >= cap:
                 start = o_g
             pos[g] = o_g - start
+            starts[g] = start
             closed = lone
-        end = st.n + m
-        if closed:
-            kt = kk = kv = _E
-        else:  # the open group's pairs (ordinals >= start)
-            keep = av >= start
-            kt, kk, kv = at[keep], ak[keep], av[keep]
-        return pos, _State(n=end, start=start, closed=closed, kt=kt, kk=kk, kv=kv)
+        shut = np.asarray(alone, dtype=bool)
+
+        def state_at(k: int) -> _State:
+            if k <= 0:
+                return st
+            end, start_k = st.n + k, int(starts[k - 1])
+            if shut[k - 1]:
+                return _State(n=end, start=start_k, closed=True)
+            keep = (av >= start_k) & (av < end)  # the open group's pairs
+            return _State(n=end, start=start_k, closed=False, kt=at[keep], kk=ak[keep], kv=av[keep])
+        return pos, state_at
 
     def plan_batch(self, n_txn: int, op_txn: np.ndarray, op_table: np.ndarray,
                    op_key: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -130,6 +159,78 @@ class GroupCommits:
         :meth:`WritesetClock.plan_batch <generators.writeset.WritesetClock.plan_batch>`):
         the position per transaction (0 for one without a group) and ``state_after(c)``."""
         return plan_by_transaction(self.plan, n_txn, op_txn, op_table, op_key, fill=0)
+
+    def plan_commits(self, n_txn: int, op_txn: np.ndarray, op_table: np.ndarray, op_key: np.ndarray,
+                     after: int | None | Callable[[_State, GroupCommits], int]) -> Commits:
+        """The group commits of a batch of ``n_txn`` transactions whose row changes are
+        ``op_*`` (``op_txn`` ascending, 0-based; a transaction without one writes no group)
+        and what the batch can write (:class:`Commits`). ``after``: the position of the
+        first row transaction after the batch (0 when it starts a group: the run's end, a DDL
+        next, or a group of its own), or None when it is not known yet: the batch's last row
+        transaction then waits for the next batch (``Commits.n_write``), whose first
+        transaction tells whether it was alone; or a function of the state after the batch
+        (and this tracker) giving that position (spark_gen: the next transaction is known)."""
+        op_txn = np.asarray(op_txn, dtype=np.int64)
+        txns, op_group = np.unique(op_txn, return_inverse=True)
+        pos, state_at = self._plan(self.state, len(txns), op_group, op_table, op_key)
+        n_write = n_txn
+        if after is None:
+            if not len(txns):  # nothing waits
+                return Commits(np.full(n_txn, -1, dtype=np.int64), np.zeros(n_txn, dtype=bool), n_txn, pos, txns,
+                               lambda c: self.state)
+            n_write, after = int(txns[-1]), 0  # the last one waits (its successor decides its commit id)
+        if callable(after):
+            after = after(state_at(len(txns)), self)
+        gp, hold = commit_flags(txns, pos, n_txn, after)
+
+        def state_after(c: int) -> _State:
+            return state_at(int(np.searchsorted(txns, c)))
+        return Commits(gp, hold, n_write, pos, txns, state_after)
+
+
+@dataclass
+class Commits:
+    """What :meth:`GroupCommits.plan_commits` gives for a batch."""
+
+    group_pos: np.ndarray
+    """Per transaction: its position in its group commit (``commit_id = seq_no - group_pos``),
+    -1 for a group of one: no commit id (sql/log.cc ``trx_group_commit_leader``:
+    ``commit_id = last_in_queue == leader ? 0 : …``, 0 writing no ``FL_GROUP_COMMIT_ID``)."""
+    hold: np.ndarray
+    """Per transaction: the next row transaction continues its group commit — no rotation
+    after it (the server rotates after a whole group: ``rotate()`` once the queue is written)."""
+    n_write: int
+    """Transactions of the batch that may be written now (all but a last row transaction
+    waiting for its successor, and the transactions after it)."""
+    pos: np.ndarray
+    """The batch's row transactions' positions (``txns`` order)."""
+    txns: np.ndarray
+    """The batch's row transactions (ascending, 0-based)."""
+    state_after: Callable[[int], _State]
+
+    def cut(self, c: int) -> int:
+        """A ``--size`` stop before transaction ``c``, moved after the next row transaction
+        when that is the second member of its group (its first, written, would be a group of
+        one carrying a commit id)."""
+        k = int(np.searchsorted(self.txns, c))
+        if k < len(self.txns) and self.pos[k] == 1:
+            return int(self.txns[k]) + 1
+        return c
+
+
+def commit_flags(txns: np.ndarray, pos: np.ndarray, n_txn: int, after: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(group_pos, hold)`` of :class:`Commits` for transactions ``0..n_txn-1`` from the
+    positions ``pos`` of the row transactions ``txns`` (ascending) and ``after``, the position
+    of the first row transaction after them: a transaction carries a commit id when it is
+    not its group's only member (it joined one, or the next joins it)."""
+    txns = np.asarray(txns, dtype=np.int64)
+    nxt = np.append(pos, after)  # the position of each row transaction's successor: nxt[k + 1]
+    grouped = (pos > 0) | (nxt[1:] > 0)
+    gp = np.full(n_txn, -1, dtype=np.int64)
+    inside = txns < n_txn
+    gp[txns[inside]] = np.where(grouped, pos, -1)[inside]
+    hold = nxt[np.searchsorted(txns, np.arange(n_txn), side="right")] > 0
+    return gp, hold
 
 
 def group_commit_clock(spec: Any, tables: list[Any]) -> GroupCommits | None:

@@ -12,9 +12,29 @@ import numpy as np
 
 from binlogwriter.batch.pipeline import PipelinedSink
 from binlogwriter.writer import BinlogWriter
+from binlogwriter.writer_groups import held_stop
 from generators.batch import BATCH_BYTES, BATCH_TXNS, FIRST_TXNS, apply_batch, rows_batch
+from generators.group_commit import GroupCommits
 from generators.manifest import FileInfo
 from generators.plan import ddl_after
+
+
+def batch_end(spec: Any, i: int, hi: int, total: int | None) -> int:
+    """``hi`` within the run (``total``) and the batch of ``i`` (a DDL ends it)."""
+    if total is not None:
+        hi = min(hi, total)
+    if spec.ddl_every:
+        e = spec.ddl_every
+        hi = min(hi, i + (e - 1 - i % e) + 1)
+    return hi
+
+
+def release_rotation(writer: BinlogWriter) -> None:
+    """The run ends: a rotation held back for a group commit continuing past the last
+    transaction written (``--size``) happens now, as the server's after that group."""
+    if writer.hold_rotation:
+        writer.hold_rotation = False
+        writer.maybe_rotate()
 
 
 class BatchedMixin:
@@ -44,10 +64,11 @@ class BatchedMixin:
         total = self.planned_total()
         closed: list[int] = []
         i = 0
+        self.owed = False
         while True:
             if total is not None and i >= total:
                 break
-            if s.size is not None and self._bytes(writer, closed) >= s.size:
+            if s.size is not None and self._bytes(writer, closed) >= s.size and not self.owed:
                 break
             if i:  # batches of about BATCH_BYTES of binlog, at most BATCH_TXNS transactions
                 per = max(1.0, self._bytes(writer, closed) / i)
@@ -58,12 +79,16 @@ class BatchedMixin:
                 hi = min(hi, i + int((s.size - self._bytes(writer, closed)) / per * 1.1) + 16)
             if total is not None:
                 hi = min(hi, total)
+            hi = max(hi, i + 1)
             if s.ddl_every:
                 e = s.ddl_every
                 hi = min(hi, i + (e - 1 - i % e) + 1)
-            done = self._batch(writer, i, hi, closed)
-            lo, i = i, i + done
-            if done < hi - lo:
+            done, stopped = self._batch(writer, i, hi, closed, total)
+            while not done and not stopped:  # one row transaction waiting for its successor: a longer batch
+                hi = batch_end(s, i, i + 2 * (hi - i), total)
+                done, stopped = self._batch(writer, i, hi, closed, total)
+            _lo, i = i, i + done
+            if stopped:
                 break
             d = ddl_after(s, i - 1)
             if d is not None:
@@ -71,39 +96,56 @@ class BatchedMixin:
             if self.progress is not None:
                 self.progress(i, self._bytes(writer, closed))
         self.planned = i
+        release_rotation(writer)
         if self.progress is not None:
             self.progress(i, self._bytes(writer, closed))
 
-    def _batch(self, writer: BinlogWriter, lo: int, hi: int, closed: list[int]) -> int:
-        """Transactions ``lo..hi-1`` as one batch; returns how many were written."""
+    def _batch(self, writer: BinlogWriter, lo: int, hi: int, closed: list[int],
+               total: int | None) -> tuple[int, bool]:
+        """Transactions ``lo..hi-1`` as one batch; returns how many were written and whether
+        the run stops there (``--size``). With MariaDB group commits a last row transaction
+        whose successor is not in the batch waits for the next batch (it decides whether that
+        one was a group of one: generators/group_commit.py), unless the run or a DDL follows."""
         s = self.spec
         ab = apply_batch(self, lo, hi, writer.now)
         rb = rows_batch(self, ab, writer.now)
-        keep_clock = self.plan_clock(ab, rb)
+        final = (total is not None and hi >= total) or ddl_after(s, hi - 1) is not None
+        keep_clock, commits = self.plan_clock(ab, rb, after=0 if final else None)
+        limit = hi - lo if commits is None else commits.n_write
         plan = writer.plan_rows(rb)
         cut_at = None
         if s.size is not None:
             def cut_at(i: int) -> int:  # transactions that still fit under --size, from i on
                 before = self._bytes(writer, closed) + np.concatenate(([0], np.cumsum(plan.sizes[i:])))[:-1]
-                return i + int(np.searchsorted(before, s.size, side="left"))
-        i, placed = self.write_segments(writer, plan, ab, hi - lo, cut_at)
+                c = i + int(np.searchsorted(before, s.size, side="left"))
+                return c if commits is None else commits.cut(c)
+        i, placed = self.write_segments(writer, plan, ab, limit, cut_at)
         keep_clock(i)
         ab.keep(self, i)
         self.record_written(ab, rb, plan, placed, i)
-        return i
+        if commits is not None:
+            k = int(np.searchsorted(commits.txns, i))
+            self.owed = k < len(commits.txns) and int(commits.pos[k]) == 1
+        return i, i < limit
 
-    def plan_clock(self, ab: Any, rb: Any) -> Callable[[int], None]:
+    def plan_clock(self, ab: Any, rb: Any, after: int | None = 0) -> tuple[Callable[[int], None], Any]:
         """MySQL WRITESET (generators/writeset.py): each group's dependency distance into
         ``rb.back`` before the batch is planned (MariaDB ``--parallel-groups``: its position in
-        its group commit into ``rb.group_pos``, generators/group_commit.py); returns ``keep(c)``, to call once its first
-        ``c`` transactions are written (the tracker then continues after them). Without a
-        tracker (commit order, MariaDB): nothing."""
+        its group commit into ``rb.group_pos`` and the rotations it holds back into ``rb.hold``,
+        generators/group_commit.py, ``after`` as :meth:`GroupCommits.plan_commits` takes it);
+        returns ``keep(c)``, to call once its first ``c`` transactions are written (the
+        tracker then continues after them), and the group commits (:class:`Commits`, else
+        None). Without a tracker (commit order, MariaDB): nothing."""
         clock = self.wsclock
         if clock is None:
-            return lambda c: None
+            return (lambda c: None), None
+        if isinstance(clock, GroupCommits):
+            commits = clock.plan_commits(len(ab.advance), ab.txn, ab.table, ab.key, after)
+            rb.group_pos, rb.hold = commits.group_pos, commits.hold
+            return (lambda c: clock.commit(commits.state_after(c))), commits
         values, state_after = clock.plan_batch(len(ab.advance), ab.txn, ab.table, ab.key)
-        setattr(rb, clock.batch_field, values)  # MySQL: back; MariaDB group commits: group_pos
-        return lambda c: clock.commit(state_after(c))
+        setattr(rb, clock.batch_field, values)  # MySQL: back
+        return (lambda c: clock.commit(state_after(c))), None
 
     def record_written(self, ab: Any, rb: Any, plan: Any, placed: list[list[Any]], n: int) -> None:
         """The first ``n`` transactions of a batch are written (``placed`` by
@@ -134,7 +176,8 @@ class BatchedMixin:
             if cut <= i:
                 break
             ends = np.cumsum(sizes[i:cut]) + writer.position
-            stop = min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1)
+            stop = held_stop(plan, min(cut, i + int(np.searchsorted(ends, writer.max_binlog_size, side="left")) + 1),
+                             cut)
             writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
             writer.open()
             seg: list[Any] = [writer.current_file, i, stop, writer.position, None, writer.ids.xid + 1]

@@ -10,11 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.writer import BinlogWriter
-from generators.batch import own_statements
+from generators.batch import statement_starts
+from generators.group_commit import GroupCommits, commit_flags
 from generators.keys import Applied, resolve_ops, step
 from generators.noop import unchanged_updates
 from generators.plan import TxnPlan, ddl_after, plan_transaction
 from generators.rows import TableRows
+from generators.run_batched import release_rotation
 from generators.run_count import planned_transactions
 from generators.statement_text import statement_sql
 
@@ -50,14 +52,15 @@ class TransactionsMixin:
         ``--size`` stops at the first transaction that starts at or past it."""
         s = self.spec
         n = len(self.rows)
-        total = self.planned_total()
+        total = self._peek_total = self.planned_total()
         closed: list[int] = []
         i = 0
         last_report = 0
+        self.owed = False
         while True:
             if total is not None and i >= total:
                 break
-            if s.size is not None and self._bytes(writer, closed) >= s.size:
+            if s.size is not None and self._bytes(writer, closed) >= s.size and not self.owed:
                 break
             plan = plan_transaction(s, n, i)
             self.transaction(writer, plan, self._apply(plan, writer.now + plan.advance))
@@ -66,8 +69,38 @@ class TransactionsMixin:
                 last_report = i
                 self.progress(i, self._bytes(writer, closed))
         self.planned = i
+        release_rotation(writer)
         if self.progress is not None:
             self.progress(i, self._bytes(writer, closed))
+
+    def _next_position(self, i: int, state: object) -> int:
+        """MariaDB group commits: the position the next transaction with row changes after
+        ``i`` takes after ``state`` (0 when none comes before the run's end or a DDL):
+        transactions ``i + 1 ..`` applied as a batch without keeping them (generators/batch.py
+        ``apply_batch`` leaves the key state; the cursor is put back)."""
+        from generators.batch import apply_batch
+        from generators.run_batched import batch_end
+
+        if not hasattr(self, "_peek_total"):  # not the reference loop (spark_gen's per-transaction helpers)
+            return 0
+        total = self._peek_total
+        if ddl_after(self.spec, i) is not None:
+            return 0
+        w, saved = 8, self.cursor
+        while True:
+            hi = batch_end(self.spec, i + 1, i + 1 + w, total)
+            if hi <= i + 1:
+                return 0
+            try:
+                ab = apply_batch(self, i + 1, hi)
+            finally:
+                self.cursor = saved
+            if len(ab.txn):
+                m = ab.txn == ab.txn[0]
+                return self.wsclock.next_pos(state, ab.table[m], ab.key[m])
+            if hi < i + 1 + w:  # the run or a DDL ends first
+                return 0
+            w *= 2
 
     # -- one transaction ----------------------------------------------------------------------
     def _apply(self, plan: TxnPlan, now: int | None = None) -> list[Applied]:
@@ -99,13 +132,17 @@ class TransactionsMixin:
 
     def statements(self, applied: list[Applied]) -> list[tuple[int, str, list]]:
         """Applied ops (in seq order) -> statements: consecutive ops of one table and kind
-        form one statement (each op its own under oltp_write_only: generators.batch.own_statements);
+        form one statement (generators.batch.statement_starts: ascending keys for an UPDATE / DELETE, each op its own under oltp_write_only);
         rows are pure functions of (key, version, born)."""
         stmts: list[tuple[int, str, list]] = []
-        merge = not own_statements(self.spec)
-        for a in applied:
+        kinds = {"insert": 0, "update": 1, "delete": 2}
+        arr = [np.array(x, dtype=np.int64) for x in zip(*((0, a.table, kinds[a.kind], a.key, a.ver_before, a.ver_after)
+                                                            for a in applied), strict=True)] \
+            if applied else [np.zeros(0, np.int64)] * 6
+        starts = statement_starts(self, *arr).tolist()  # generators/batch.py: the batch engine's rule
+        for a, new in zip(applied, starts, strict=True):
             row = self.rows[a.table].change(a.kind, a.key, a.ver_before, a.ver_after, a.born, a.ti, a.tu_b, a.tu_a)
-            if merge and stmts and stmts[-1][0] == a.table and stmts[-1][1] == a.kind:
+            if not new:
                 stmts[-1][2].append(row)
             else:
                 stmts.append((a.table, a.kind, [row]))
@@ -117,11 +154,16 @@ class TransactionsMixin:
             writer.advance(plan.advance)
         clock = self.wsclock
         if clock is not None and applied:  # MySQL WRITESET: the group's dependency (generators/writeset.py)
-            # MariaDB --parallel-groups: its place in its group commit (generators/group_commit.py)
             back, state = clock.plan(1, np.zeros(len(applied), dtype=np.int64),
                                      np.array([a.table for a in applied], dtype=np.int64),
                                      np.array([a.key for a in applied], dtype=np.int64))
-            setattr(writer, clock.writer_field, int(back[0]))
+            if isinstance(clock, GroupCommits):  # MariaDB --parallel-groups (generators/group_commit.py)
+                nxt = self._next_position(plan.index, state)
+                gp, hold = commit_flags(np.zeros(1, dtype=np.int64), back, 1, nxt)
+                writer.group_pos, writer.hold_rotation = int(gp[0]), bool(hold[0])
+                self.owed = nxt == 1  # --size: its group's second member is written too
+            else:
+                writer.clock_back = int(back[0])
         self._write_stmts(writer, self.statements(applied))
         if clock is not None and applied:
             clock.commit(state)

@@ -26,7 +26,7 @@ from binlogwriter import images
 from binlogwriter.batch.columnar import RowsBatch
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, column_image_lengths
-from generators.batch import AppliedBatch, own_statements, rows_batch
+from generators.batch import AppliedBatch, own_statements, rows_batch, statement_starts
 from generators.length_faces import constant_images
 from generators.reuse import op_times
 
@@ -112,4 +112,5 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
                 op_len[ops] += _lengths(t, descs, bits, [_take(c, rows_) for c in cols], len(ops))
     return RowsBatch(clock=now + np.cumsum(ab.advance), op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind,
                      op_shape=op_shape, op_len=op_len, data=np.zeros(0, dtype=np.uint8),
-                     tables=[rt.table for rt in run.rows], shapes=shapes, own_statements=own_statements(spec))
+                     tables=[rt.table for rt in run.rows], shapes=shapes, own_statements=own_statements(spec),
+                     stmt_start=statement_starts(run, ab.txn, ab.table, ab.kind, ab.key, ab.ver_before, ab.ver_after))

@@ -22,8 +22,9 @@ Rows stay pure functions of their state: each key holds, beside its version, the
 INSERT (``t_ins``, -1 for a row of the snapshot) and of its last UPDATE that changed it
 (``t_upd``, -1 for none); every applied op carries them before and after
 (:func:`op_stamps`), and :func:`fill` puts them into the stamped columns of computed rows.
-Only the one-process engines (batch and per-transaction) keep these times; ``--engine spark``
-refuses such a table (spark_gen/job.py).
+The one-process engines keep these times per key; ``--engine spark`` derives them from each
+key's history in its key bucket (spark_gen/partition.py ``add_stamps``: the same rule over the
+key's records in order, byte-identical to one process).
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from generators.api import (
@@ -178,13 +179,6 @@ def generate_spark(spec: Spec, out: str | os.PathLike, *, partitions: int | None
         # a zstd payload's size depends on the XIDs and table ids inside it, which the size
         # pass does not know yet: positions could not be assigned by prefix sums
         raise SpecError("--compress is not supported with --engine spark (yet); use --engine local")
-    stamped = [f"{rt.table.name}.{rt.table.columns[i].name}" for rt in run.rows
-               for i in (*rt.stamps.on_update, *rt.stamps.on_insert)]
-    if stamped:
-        # their values are the commit time of the row's last change: a per-key time the
-        # partitions' key histories do not carry (yet)
-        raise SpecError(f"ON UPDATE / DEFAULT CURRENT_TIMESTAMP columns ({', '.join(sorted(set(stamped)))}) "
-                        "are not supported with --engine spark (yet); use --engine local")
     if spec.gtid and ":" in spec.gtid:
         # tagged GTID events are varlen-coded: their size depends on the GNO and logical clock
         raise SpecError("--gtid UUID:tag is not supported with --engine spark (yet); use --engine local")
@@ -268,6 +262,15 @@ class _Job:
             return v
 
         return header, rotate
+
+    def _cid_bytes(self) -> int:
+        """MariaDB group commits: the bytes a commit id adds to a GTID (pass 1 sizes every GTID
+        without one)."""
+        from binlogwriter.batch.columnar_encode import _mgtid_template
+
+        w = SimpleNamespace(settings=self.run0.session_settings(), fmt=self.run0.fmt,
+                            server_id=self.spec.server_id)
+        return len(_mgtid_template(w)) - len(_mgtid_template(w, grouped=False))
 
     def _routed(self, refs: list[tuple[int, Any]]):
         """The driver's half of a file-passed shuffle: the ``(destination, reference)``
@@ -366,9 +369,12 @@ class _Job:
             return part.save_blocks(out, _path("o", p))
         to_bucket = self._routed(rng.flatMap(op_blocks).collect())
 
+        # ON UPDATE / DEFAULT CURRENT_TIMESTAMP columns: each history record gets its row's times
+        stamps = (spec, ranges, adv_starts) if any(rt.stamps for rt in self.run0.rows) else None
+
         def resolve(x):
             q, refs = x
-            return part.resolve_task(q, part.load_blocks(refs), _path("h", q), ends)
+            return part.resolve_task(q, part.load_blocks(refs), _path("h", q), ends, stamps)
         to_range = self._routed(to_bucket.flatMap(resolve).collect())
 
         def merge(x):
@@ -385,9 +391,13 @@ class _Job:
         self.prologue = summ[0].prologue if summ else 0
         self.timer.mark("2-4 histories, pass 1")
 
+        # MariaDB group commits: replayed over the whole run on the driver (a group's commit ids
+        # and its rotation depend on the transaction after its last member)
+        self.groups = part.group_commit_plan(spec, (part.load_block(t) for t in blocks.txn), ranges, self.prologue,
+                                             self._cid_bytes())
         w = plan.walk(summ, ranges, max_size=spec.max_binlog_size,
                       size_limit=spec.size if spec.transactions is None else None,
-                      header_size=header, rotate_size=rotate)
+                      header_size=header, rotate_size=rotate, groups=self.groups)
         self.timer.mark("walk (driver)")
         return ranges, w, uses, adv_starts, blocks
 
@@ -416,15 +426,21 @@ class _Job:
 
         tpaths, hpaths = blocks.txn, blocks.hist
         # MySQL WRITESET: the tracker's state at each range's start, replayed on the driver
-        clocks = part.clock_states(spec, (part.load_block(tpaths[p]) for p in range(last_p + 1)),
-                                   ranges[:last_p + 1], self.prologue)
+        groups = self.groups
+        if groups is not None:
+            clocks = groups.states[:last_p + 1]
+            afters = [groups.after(b) for _, b in ranges[:last_p + 1]]
+        else:
+            clocks = part.clock_states(spec, (part.load_block(tpaths[p]) for p in range(last_p + 1)),
+                                       ranges[:last_p + 1], self.prologue)
+            afters = [0] * (last_p + 1)
 
         def write(p):
             att = _attempt()
             d = os.path.join(chunk_root, f"p{p:05d}-a{att}-{uuid.uuid4().hex[:8]}")
             return part.write_chunks(spec, p, *ranges[p], [part.load_block(tpaths[p])], starts[p], d,
                                      last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
-                                     changes_jsonl=changes_jsonl, clock_state=clocks[p])
+                                     changes_jsonl=changes_jsonl, clock_state=clocks[p], group_after=afters[p])
 
         nt = len(self.run0.rows)
         final_run = part.make_run(spec, stop)

@@ -68,6 +68,7 @@ from generators.keys import COUNT_SHIFT, Applied, KeyCursor, TableInfo
 from generators.noop import changed_ops
 from generators.plan import plan_transaction
 from generators.plan_batch import resolve_chunks
+from generators.run_batched import release_rotation
 from generators.spec import Spec
 from generators.truth import canonical_key, canonical_renderer, dumps_line
 from spark_gen.plan import Summary
@@ -83,8 +84,9 @@ KINDS = ("insert", "update", "delete")
 INIT = 3  # kind code of an ``init`` record (an initial row: live at version 0, born 0)
 _OPS = ("t", "k", "i", "seq", "kind", "epoch", "inc")  # inc: what an UPDATE adds to the version (keys.update_inc)
 _HIST = ("t", "k", "i", "seq", "kind", "vb", "va", "born")
+_STAMPS = ("ti", "tub", "tua")  # runs with ON UPDATE / DEFAULT CURRENT_TIMESTAMP columns (add_stamps)
 _DT = {"t": np.int32, "k": np.int64, "i": np.int64, "seq": np.int32, "kind": np.int8, "epoch": np.int64, "inc": np.int32,
-       "vb": np.int64, "va": np.int64, "born": np.int64}
+       "vb": np.int64, "va": np.int64, "born": np.int64, "ti": np.int64, "tub": np.int64, "tua": np.int64}
 TRUTH_BLOCK = 4096  # final rows computed at once per table (truth_rows)
 BlockRef = tuple[str, int]  # (file, offset) of a block :func:`save_blocks` wrote
 _ROUNDS = 64  # ops of a key past this rank are stepped one by one (a few hot keys)
@@ -347,7 +349,8 @@ def txn_blocks(hist: dict[str, np.ndarray], ends: list[int]) -> list[tuple[int, 
 
 def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:
     """The blocks of one transaction range -> one block sorted by ``(i, seq)``."""
-    blk = _concat([b for _, b in blocks], _HIST)
+    got = [b for _, b in blocks]
+    blk = _concat(got, tuple(got[0]) if got else _HIST)  # with the stamps' times when the histories have them
     return _take(blk, lexsort_ints((blk["seq"], blk["i"])))
 
 
@@ -394,14 +397,70 @@ def load_blocks(refs: Iterable[tuple[int, BlockRef]]) -> Iterator[tuple[int, dic
             yield dest, pickle.load(f)
 
 
-def resolve_task(q: int, blocks: Iterable[tuple[int, dict[str, np.ndarray]]], hist_path: str, ends: list[int]
-                 ) -> list[tuple[int, Any]]:
+def add_stamps(spec: Spec, h: dict[str, np.ndarray], ranges: list[tuple[int, int]],
+               adv_starts: list[int]) -> dict[str, np.ndarray]:
+    """A history block with, per record, the row's INSERT time and its last change time
+    before and after it (``ti``, ``tub``, ``tua``: generators/stamps.py ``op_stamps``, -1 for
+    none) when a table of the run has ``ON UPDATE`` / ``DEFAULT CURRENT_TIMESTAMP`` columns;
+    else ``h`` as it is. A key's records are all in its bucket's history, in order, so its
+    times follow from them alone: an INSERT sets ``ti`` to its transaction's time (the commit
+    time the writer gives it: ``--start-time`` plus the advances so far, ``adv_starts`` per
+    range) and clears the change time, an UPDATE that changes the row (generators/noop.py)
+    sets the change time; initial rows have neither."""
+    run0 = make_run(spec, 0)
+    stamped = np.array([bool(rt.stamps) for rt in run0.rows], dtype=bool)
+    if not stamped.any():
+        return h
+    n = len(h["k"])
+    i, t, kind = h["i"], h["t"].astype(np.int64), h["kind"]
+    when = np.full(n, -1, dtype=np.int64)
+    chg = np.ones(n, dtype=bool)
+    p_of = np.searchsorted(np.asarray([b for _, b in ranges], dtype=np.int64), i, side="right")
+    for p in np.unique(p_of[i >= 0]).tolist():
+        a, b = ranges[p]
+        sel = np.flatnonzero((p_of == p) & (i >= 0))
+        when[sel] = spec.start_time + adv_starts[p] + np.cumsum(advances(spec, a, b))[i[sel] - a]
+        keep = changed_ops(make_run(spec, a).rows, t[sel], kind[sel], h["k"][sel], h["vb"][sel], h["va"][sel],
+                           h["born"][sel])
+        if keep is not None:
+            chg[sel] = False
+            chg[sel[keep]] = True
+    ti = np.full(n, -1, dtype=np.int64)
+    tub = np.full(n, -1, dtype=np.int64)
+    tua = np.full(n, -1, dtype=np.int64)
+    prev = (-1, -1)
+    cur_a = cur_b = -1
+    k = h["k"]
+    for j in np.flatnonzero(stamped[t]).tolist():  # records in (t, k, i, seq) order
+        key = (int(t[j]), int(k[j]))
+        if key != prev:
+            prev, cur_a, cur_b = key, -1, -1
+        kd = int(kind[j])
+        a, b = cur_a, cur_b
+        if kd == INIT:
+            b_after = -1
+        elif kd == 0:  # INSERT
+            a, b_after = int(when[j]), -1
+        elif kd == 1 and chg[j]:
+            b_after = int(when[j])
+        else:
+            b_after = b
+        ti[j], tub[j], tua[j] = a, b, b_after
+        cur_a, cur_b = a, b_after
+    return {**h, "ti": ti, "tub": tub, "tua": tua}
+
+
+def resolve_task(q: int, blocks: Iterable[tuple[int, dict[str, np.ndarray]]], hist_path: str, ends: list[int],
+                 stamps: tuple[Spec, list[tuple[int, int]], list[int]] | None = None) -> list[tuple[int, Any]]:
     """Key bucket ``q``'s op blocks -> its history block, saved at ``hist_path``, and the
     records of the shuffle back to transaction order: the history's changes cut by
     transaction range (:func:`txn_blocks`, saved by :func:`save_blocks` at
     ``hist_path + ".txn"``: ``(range, ref)``) and ``(q, hist_path)``, which tells the task
-    of range ``q`` (:func:`merge_task`) where bucket ``q``'s history is."""
+    of range ``q`` (:func:`merge_task`) where bucket ``q``'s history is. ``stamps``: ``(spec,
+    ranges, adv_starts)`` for :func:`add_stamps`."""
     h = resolve_blocks(blocks)
+    if stamps is not None:
+        h = add_stamps(stamps[0], h, stamps[1], stamps[2])
     save_block(h, hist_path)
     return [(q, hist_path), *save_blocks(txn_blocks(h, ends), hist_path + ".txn")]
 
@@ -449,9 +508,10 @@ def applied_batch(spec: Spec, blk: dict[str, np.ndarray], lo: int, hi: int) -> A
     ``apply_batch`` gives the one-process engine) from a merged block."""
     s, e = np.searchsorted(blk["i"], [lo, hi], side="left").tolist()
     i64 = np.int64
+    stamps = tuple(blk[f][s:e] for f in _STAMPS) if "ti" in blk else None  # add_stamps
     return AppliedBatch(lo, (blk["i"][s:e] - lo).astype(i64), blk["t"][s:e].astype(i64), blk["kind"][s:e].astype(i64),
                         blk["k"][s:e], blk["vb"][s:e], blk["va"][s:e], blk["born"][s:e], advances(spec, lo, hi),
-                        [], [], [], pending=True)
+                        [], [], [], pending=True, stamps=stamps)
 
 
 def _batched(writer: Any) -> bool:
@@ -543,14 +603,103 @@ def clock_states(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: li
     return out
 
 
+class GroupPlan:
+    """MariaDB ``--parallel-groups`` over the whole run, on the driver (generators/group_commit.py):
+    the tracker's state at each range's start, and the position in its group commit of every
+    transaction with row changes (``txns`` ascending, run-wide). A group commit's members
+    are known only with the transaction after its last one, which may be in the next
+    partition: the walk (spark_gen/plan.py) takes each group's commit-id bytes and held
+    rotations from here, pass 2 the position of the first row transaction after its range."""
+
+    def __init__(self, states: list[Any], txns: np.ndarray, pos: np.ndarray, cid_bytes: int) -> None:
+        self.states, self.txns, self.pos, self.cid_bytes = states, txns, pos, cid_bytes
+
+    def after(self, i: int) -> int:
+        """Position of the first row transaction at or after ``i`` (0: none)."""
+        k = int(np.searchsorted(self.txns, i))
+        return int(self.pos[k]) if k < len(self.txns) else 0
+
+    def partition(self, a: int, b: int, txn_first: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For transactions ``[a, b)`` whose groups pass 1 sized (every GTID without a
+        commit id; ``txn_first``): the bytes to add per group, whether each group holds the
+        rotation back, and per transaction (and ``b``) whether a ``--size`` stop before it owes
+        the next row transaction (the second member of a group whose first is written)."""
+        from generators.group_commit import commit_flags
+
+        k0, k1 = np.searchsorted(self.txns, [a, b]).tolist()
+        t, ps = self.txns[k0:k1] - a, self.pos[k0:k1]
+        gp, hold = commit_flags(t, ps, b - a, self.after(b))
+        add = np.zeros(n_groups, dtype=np.int64)
+        held = np.zeros(n_groups, dtype=bool)
+        row = t.astype(np.int64)
+        first = np.asarray(txn_first, dtype=np.int64)[row]
+        add[first] = np.where(gp[row] >= 0, self.cid_bytes, 0)
+        last = np.asarray(txn_first, dtype=np.int64)[1:] - 1  # each transaction's last group
+        has = np.asarray(txn_first[1:]) > np.asarray(txn_first[:-1])
+        held[last[has]] = hold[has]
+        nxt = np.append(ps, self.after(b))[np.searchsorted(t, np.arange(b - a + 1))]
+        return add, held, nxt == 1
+
+
+def group_commit_plan(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: list[tuple[int, int]],
+                      prologue: int, cid_bytes: int) -> GroupPlan | None:
+    """:class:`GroupPlan` of a run with MariaDB group commits (else None): the ranges' merged
+    blocks replayed in order, batch by batch and DDL by DDL, as :func:`clock_states`."""
+    from generators.group_commit import GroupCommits
+
+    run = make_run(spec, 0)
+    clock = run.wsclock
+    if not isinstance(clock, GroupCommits):
+        return None
+    clock.after_prologue(prologue)
+    states, txns, pos = [], [], []
+    for (a, b), blk in zip(ranges, blocks, strict=False):
+        states.append(clock.state)
+        for lo, hi in batch_bounds(spec, a, b):
+            ab = applied_batch(spec, blk, lo, hi)
+            cm = clock.plan_commits(hi - lo, ab.txn, ab.table, ab.key, 0)
+            txns.append(cm.txns + lo)
+            pos.append(cm.pos)
+            clock.commit(cm.state_after(hi - lo))
+            if ddl_after(spec, hi - 1) is not None:
+                clock.barrier()
+    def cat(xs):
+        return (np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, dtype=np.int64))
+    return GroupPlan(states, cat(txns), cat(pos), cid_bytes)
+
+
+def _next_in_block(spec: Spec, blk: dict[str, np.ndarray], hi: int, b: int, after_b: int) -> Any:
+    """``after`` of :meth:`GroupCommits.plan_commits` for a pass-2 batch ending before ``hi``
+    of a range ending before ``b``: 0 when a DDL follows, else a function of the state after
+    the batch giving the position of the first row transaction after it (in the block, or
+    ``after_b`` past the range when no DDL comes first)."""
+    if ddl_after(spec, hi - 1) is not None:
+        return 0
+    s = int(np.searchsorted(blk["i"], hi))
+    nxt = int(blk["i"][s]) if s < len(blk["i"]) and int(blk["i"][s]) < b else b
+    if spec.ddl_every:
+        e = spec.ddl_every
+        if hi + (e - 1 - hi % e) < nxt:  # a DDL comes first
+            return 0
+    if nxt >= b:
+        return after_b
+
+    def at(state: Any, clock: Any) -> int:
+        r = applied_batch(spec, blk, nxt, nxt + 1)
+        return clock.next_pos(state, r.table, r.key)
+    return at
+
+
 def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], start: WriterStart, chunk_dir: str, *,
                  last: bool, stop: int | None, fail: tuple[str, int] | None = None,
                  attempt: int = 0, seq_start: int = 0, changes_jsonl: bool = True,
-                 clock_state: Any = None) -> dict[str, Any]:
+                 clock_state: Any = None, group_after: int = 0) -> dict[str, Any]:
     """Pass 2: the partition's bytes of every file it touches, as chunks in ``chunk_dir``
     (unique per task attempt), and its truth/changes chunks in ``chunk_dir/changes``
     (``seq`` of its first transaction with row changes: ``seq_start``). ``clock_state``: the WRITESET
-    tracker's state at the partition's start (:func:`clock_states`). Returns the chunks and what the manifest needs."""
+    tracker's state at the partition's start (:func:`clock_states`); ``group_after``: MariaDB group commits, the
+    position of the first row transaction after the range (:class:`GroupPlan`). Returns the chunks and what the
+    manifest needs."""
     from generators.changes_truth import ChangesRecorder
 
     blk = _one(records)
@@ -571,7 +720,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
             for lo, hi in batch_bounds(spec, a, end):
                 ab = applied_batch(spec, blk, lo, hi)
                 rb = rows_batch(run, ab, w.now)
-                keep_clock = run.plan_clock(ab, rb)
+                after = _next_in_block(spec, blk, hi, b, group_after) if run.wsclock is not None else 0
+                keep_clock, _ = run.plan_clock(ab, rb, after=after)
                 keep_clock(write_batch(run, w, ab, w.plan_rows(rb), rb))
                 d = ddl_after(spec, hi - 1)
                 if d is not None:
@@ -582,6 +732,8 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
             for i in _transactions(run, w, blk, a, end):
                 if i == half:
                     maybe_fail(fail, "write", p, attempt)
+        if last:
+            release_rotation(w)
         end_at = (w.current_file, w.position)
         if last:
             w.close()
@@ -607,14 +759,17 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
 
 
 # -- 6: truth/final ---------------------------------------------------------------------------
-def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator[tuple[int, int, int, int]]:
+def final_states(blocks: Iterable[dict[str, np.ndarray]], stop: int) -> Iterator[tuple[int, ...]]:
     """History blocks -> ``(table, key, version, born)`` of every key live after
-    transaction ``stop - 1``: each key's last record before ``stop`` decides (a DELETE: not
+    transaction ``stop - 1`` (and its INSERT and last change times when the histories have
+    them, :func:`add_stamps`): each key's last record before ``stop`` decides (a DELETE: not
     live; an ``init``, INSERT or UPDATE: live at its version after)."""
     for h in blocks:
         sel = _live_after(h, stop)
-        yield from zip(h["t"][sel].tolist(), h["k"][sel].tolist(), h["va"][sel].tolist(), h["born"][sel].tolist(),
-                       strict=True)
+        cols = [h["t"][sel].tolist(), h["k"][sel].tolist(), h["va"][sel].tolist(), h["born"][sel].tolist()]
+        if "ti" in h:
+            cols += [h["ti"][sel].tolist(), h["tua"][sel].tolist()]
+        yield from zip(*cols, strict=True)
 
 
 def _live_after(h: dict[str, np.ndarray], stop: int) -> np.ndarray:
@@ -646,7 +801,7 @@ def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]
     also carry the canonical values (for the typed Parquet); else ``None`` in their place."""
     run = make_run(spec, stop)
     renders: dict[int, Any] = {}
-    pending: dict[int, list[tuple[int, int, int]]] = {}
+    pending: dict[int, list[tuple[int, ...]]] = {}
 
     def flush(t: int) -> Iterator[tuple[tuple, tuple[str, list | None]]]:
         got = pending.pop(t)
@@ -656,13 +811,14 @@ def truth_rows(spec: Spec, stop: int, states: Iterable[tuple[int, int, int, int]
             r = renders[t] = canonical_renderer(rt.table, spec.flavor)
         names = [c.name for c in rt.table.columns]
         arr = np.asarray(got, dtype=np.int64)
-        for k, row in zip(arr[:, 0].tolist(), rt.rows_of(arr[:, 0], arr[:, 1], arr[:, 2]), strict=True):
+        times = (arr[:, 3], arr[:, 4]) if arr.shape[1] > 3 else ()  # stamped columns' times (add_stamps)
+        for k, row in zip(arr[:, 0].tolist(), rt.rows_of(arr[:, 0], arr[:, 1], arr[:, 2], *times), strict=True):
             vals = r(row)
             yield (t, canonical_key(vals), k), (dumps_line(names, vals), vals if values else None)
 
-    for t, k, ver, born in states:
+    for t, k, *state in states:
         lst = pending.setdefault(t, [])
-        lst.append((k, ver, born))
+        lst.append((k, *state))
         if len(lst) >= TRUTH_BLOCK:
             yield from flush(t)
     for t in sorted(pending):

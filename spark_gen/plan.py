@@ -122,6 +122,7 @@ class _Walker:
         self.seq = 0
         self.groups = 0
         self.closed = 0
+        self.held = False  # the last group holds its rotation back (MariaDB group commit)
 
     def position(self) -> Position:
         return Position(self.file_index, self.offset, self.seq, self.groups, self.closed)
@@ -133,15 +134,26 @@ class _Walker:
         self.offset = self.header_size(self.file_index, self.groups)
         self.seq = 0
 
-    def one(self, size: int) -> None:
+    def one(self, size: int, hold: bool = False) -> None:
         self.offset += size
         self.seq += 1
         self.groups += 1
-        if self.offset >= self.max_size:
+        self.held = hold
+        if self.offset >= self.max_size and not hold:
             self._rotate()
 
-    def many(self, sizes: np.ndarray) -> None:
-        """Every group of ``sizes`` in order; numpy search between rotations."""
+    def release(self) -> None:
+        """The run ends: a rotation held back for a group commit happens now
+        (generators/run_batched.py ``release_rotation``)."""
+        if self.held:
+            self.held = False
+            if self.offset >= self.max_size:
+                self._rotate()
+
+    def many(self, sizes: np.ndarray, hold: np.ndarray | None = None) -> None:
+        """Every group of ``sizes`` in order; numpy search between rotations. ``hold``: per
+        group, no rotation after it (a MariaDB group commit continues: the rotation comes
+        after the group's last member)."""
         m = len(sizes)
         if m == 0:
             return
@@ -151,49 +163,68 @@ class _Walker:
             # first k in (pos, m] with offset + cum[k] - cum[pos] >= max_size
             k = int(np.searchsorted(cum, self.max_size - self.offset + int(cum[pos]), side="left"))
             k = max(k, pos + 1)
+            if hold is not None and k <= m:
+                while k < m and hold[k - 1]:
+                    k += 1
+                if hold[k - 1]:  # the group goes on past these sizes
+                    k = m + 1
             if k > m:
                 self.offset += int(cum[m] - cum[pos])
                 self.seq += m - pos
                 self.groups += m - pos
+                self.held = hold is not None and bool(hold[m - 1])
                 return
             self.offset += int(cum[k] - cum[pos])
             self.seq += k - pos
             self.groups += k - pos
+            self.held = False
             self._rotate()
             pos = k
 
 
 def walk(summaries: Iterable[Summary], ranges: list[tuple[int, int]], *, max_size: int,
          size_limit: int | None, header_size: Callable[[int, int], int],
-         rotate_size: Callable[[int], int]) -> WalkResult:
+         rotate_size: Callable[[int], int], groups: Any = None) -> WalkResult:
     """Place every partition (see module docstring). ``summaries`` in partition order (an
-    iterator is consumed lazily: the driver holds one partition's sizes at a time)."""
+    iterator is consumed lazily: the driver holds one partition's sizes at a time).
+    ``groups``: MariaDB group commits (spark_gen/partition.py ``GroupPlan``): the commit ids'
+    bytes, the rotations held back until a group's end, and a ``--size`` stop moved past the
+    second member of a group whose first is written (generators/group_commit.py)."""
     w = _Walker(max_size, header_size, rotate_size)
     starts: list[Position] = []
     it: Iterator[Summary] = iter(summaries)
     for p, summ in enumerate(it):
         a, b = ranges[p]
         starts.append(w.position())
-        sizes = summ.sizes
+        sizes, hold, owed = summ.sizes, None, None
+        if groups is not None:
+            add, hold, owed = groups.partition(a, b, summ.txn_first, len(sizes))
+            sizes = sizes + add
         if size_limit is None:
-            w.many(sizes)
+            w.many(sizes, hold)
             continue
         probe = _Walker(max_size, header_size, rotate_size)
         probe.__dict__.update(w.__dict__)
-        probe.many(sizes)
+        probe.many(sizes, hold)
         if probe.position().total < size_limit:
             w = probe
             continue
         # the stop is in this partition (or right after it): group by group
         for g in range(summ.prologue):
-            w.one(int(sizes[g]))
+            w.one(int(sizes[g]), hold is not None and bool(hold[g]))
         tf = summ.txn_first
-        for t in range(b - a):
-            if w.position().total >= size_limit:
+        for t in range(b - a + 1):
+            if w.position().total >= size_limit and (owed is None or not owed[t]):
+                w.release()
                 return WalkResult(starts, a + t, w.position())
+            if t == b - a:
+                break
             for g in range(int(tf[t]), int(tf[t + 1])):
-                w.one(int(sizes[g]))
+                w.one(int(sizes[g]), hold is not None and bool(hold[g]))
+        if w.position().total >= size_limit:  # pragma: no cover - a group's second member in the next range
+            raise RuntimeError("spark_gen: a --size stop inside a group commit at a partition boundary")
         return WalkResult(starts, b, w.position())
+    w.release()
     return WalkResult(starts, None, w.position())
 
 

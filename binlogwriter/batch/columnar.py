@@ -65,6 +65,7 @@ from binlogwriter.batch.columnar_encode import (
     _GtidTails,
     _Ids,
     _mgtid_template,
+    lone_groups,
 )
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
@@ -128,7 +129,15 @@ class RowsBatch:
     commit order (``last_committed = sequence_number - 1``)."""
     group_pos: np.ndarray | None = None
     """MariaDB with ``group_commit_ids``: per transaction, its position in its binlog group
-    commit (generators/group_commit.py); None: 0 (groups of one)."""
+    commit (generators/group_commit.py), -1 for a group of one (no commit id); None: every
+    one a group of one."""
+    hold: np.ndarray | None = None
+    """MariaDB group commits: per transaction, the next row transaction continues its group
+    (no rotation after it: BinlogWriter.hold_rotation); None: none does."""
+    stmt_start: np.ndarray | None = None
+    """Per row change, whether it starts a statement (generators/batch.py
+    ``statement_starts``); None: :attr:`own_statements` or a run of changes of one
+    transaction, table and kind."""
     own_statements: bool = False
     """Every row change is a statement of its own (one rows event each, after its own
     Table_map), as a client sending one statement per row has them logged (sysbench's
@@ -229,12 +238,15 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
                         txn_first=np.zeros(n_txn + 1, dtype=np.int64), ev_kind=z.astype(np.int8),
                         ev_type=z.astype(np.uint8), ev_flags=z.astype(np.uint16), ev_len=z, ev_tpl=z, templates=[],
                         ev_dstart=z, ev_dlen=z, ev_txn=z, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
-                        group_pos=rb.group_pos,
+                        group_pos=rb.group_pos, hold=rb.hold,
                         gtid_tail=None, footer=footer, used_tables=[])
     # statements and runs (format.md §13: one table and kind per statement, one bitmap per event)
     new_stmt = np.ones(nops, dtype=bool)
     new_run = np.ones(nops, dtype=bool)
-    if nops > 1 and not rb.own_statements:
+    if rb.stmt_start is not None:
+        new_stmt[:] = rb.stmt_start
+        new_run[1:] = new_stmt[1:] | (oshape[1:] != oshape[:-1])
+    elif nops > 1 and not rb.own_statements:
         same = (ot[1:] == ot[:-1]) & (otab[1:] == otab[:-1]) & (okind[1:] == okind[:-1])
         new_stmt[1:] = ~same
         new_run[1:] = ~same | (oshape[1:] != oshape[:-1])
@@ -421,6 +433,9 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
         ev_type[g_idx] = 162
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
         ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
+        if st.group_commit_ids:  # a group of one carries no commit id (generators/group_commit.py)
+            lone = g_idx[lone_groups(rb.group_pos, e_txn[g_idx]) < 0]
+            ev_len[lone] = HEADER_SIZE + len(_mgtid_template(writer, grouped=False)) + fl
     else:
         gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl, rb.back)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)
@@ -428,7 +443,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     return _bound(writer, rng, RowsPlan(writer=writer, n_txn=n_txn, sizes=sizes, txn_first=txn_first, ev_kind=e_kind, ev_type=ev_type,
                     ev_flags=ev_flags, ev_len=ev_len, ev_tpl=ev_tpl, templates=templates, ev_dstart=ev_dstart, ev_dlen=ev_dlen,
                     ev_txn=e_txn, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
-                    group_pos=rb.group_pos, gtid_tail=gtid_tail,
+                    group_pos=rb.group_pos, hold=rb.hold, gtid_tail=gtid_tail,
                     footer=footer, chunk_first=np.asarray(c_first, dtype=np.int64), chunk_event=chunk_event,
                     used_tables=[(rb.tables[ti], tid) for ti, tid in zip(first_use, got, strict=True)]))
 

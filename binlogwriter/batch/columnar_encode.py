@@ -58,7 +58,8 @@ class RowsPlan:
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
     used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
     back: np.ndarray | None = None  # MySQL: per transaction, its group's dependency distance (logical_clock.py)
-    group_pos: np.ndarray | None = None  # MariaDB group commits: commit_id = seq_no - group_pos (None: 0)
+    group_pos: np.ndarray | None = None  # MariaDB group commits: commit_id = seq_no - group_pos (-1, None: none)
+    hold: np.ndarray | None = None  # MariaDB group commits: no rotation after the transaction (RowsBatch.hold)
 
     def encode(self, lo: int, hi: int, offset: int) -> bytes:
         """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
@@ -121,10 +122,16 @@ class RowsPlan:
             gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
             gm[:, width:] = tail
             c = tpl.mgtid_cid
-            if mtpl[c - 1] & FL_GROUP_COMMIT_ID:  # flags2: the group commit's id after it
-                cid = seqs if self.group_pos is None else seqs - self.group_pos[self.ev_txn[a:b][gi]]
-                gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
             glens, gmat = np.full(ng, gm.shape[1], dtype=np.int64), gm
+            if mtpl[c - 1] & FL_GROUP_COMMIT_ID:  # flags2: the group commit's id after it
+                gp = lone_groups(self.group_pos, self.ev_txn[a:b][gi])
+                lone = gp < 0
+                cid = seqs - np.where(lone, 0, gp)
+                gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
+                if lone.any():  # a group of one: no FL_GROUP_COMMIT_ID, no commit id (shorter)
+                    ltail = np.frombuffer(_mgtid_template(self.writer, grouped=False)[width:], dtype=np.uint8)
+                    gm[np.ix_(lone, np.arange(width, width + len(ltail)))] = ltail
+                    glens[lone] = width + len(ltail)
         else:
             dt = tpl.gtid_dt
             ph = np.zeros(ng, dtype=dt)
@@ -306,10 +313,19 @@ def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
     return ids
 
 
-def _mgtid_template(w: Any) -> bytes:
+def lone_groups(group_pos: np.ndarray | None, txn: np.ndarray) -> np.ndarray:
+    """The group-commit position of each transaction ``txn`` of a plan (-1: a group of one,
+    no commit id; every one when the plan has none)."""
+    if group_pos is None:
+        return np.full(len(txn), -1, dtype=np.int64)
+    return np.asarray(group_pos, dtype=np.int64)[txn]
+
+
+def _mgtid_template(w: Any, grouped: bool | None = None) -> bytes:
     """A row transaction's MariaDB GTID body (TRANSACTIONAL | ALLOW_PARALLEL, and
-    GROUP_COMMIT_ID with ``settings.group_commit_ids``) with seq_no and commit id 0."""
-    grouped = FL_GROUP_COMMIT_ID if w.settings.group_commit_ids else 0
+    GROUP_COMMIT_ID with ``settings.group_commit_ids`` unless ``grouped`` is False) with
+    seq_no and commit id 0."""
+    grouped = FL_GROUP_COMMIT_ID if w.settings.group_commit_ids and grouped is not False else 0
     ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C | grouped, flags=FLAG_SUPPRESS_USE,
                           server_id=w.server_id, commit_id=0 if grouped else None)
     return _templates(w.fmt).mariadb_gtid_template(ev)

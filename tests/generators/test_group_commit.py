@@ -8,7 +8,12 @@ open group; a row transaction's keys are the (table, key name, key values) of ev
 / UNIQUE key of every row image it changes (truth/changes); it joins the open group when
 the group has fewer than N members, was not closed by a transaction alone, and shares none
 of its keys; a transaction changing a table without keys is alone; a group's commit id is
-its first transaction's seq_no.
+its first transaction's seq_no — and a group of ONE transaction carries no commit id (MariaDB
+10.11 sql/log.cc ``trx_group_commit_leader``: ``commit_id = (last_in_queue == leader ? 0 :
+…)``, 0 writing no ``FL_GROUP_COMMIT_ID``; seen on a real 10.11 in
+tests/conformance/test_parallel_groups_replica.py). Rotation: the server rotates once the
+whole group is written (``rotate()`` after the queue), so a file ends at the first group
+commit end at or past ``max_binlog_size`` and no commit id spans two files.
 """
 
 from __future__ import annotations
@@ -82,7 +87,34 @@ def model_commit_ids(out: Path, keys: dict, n: int) -> list[int | None]:
         size += 1
         closed = lone
         want.append(start)
-    return want
+    members: dict[int, int] = {}
+    for c in want:
+        if c is not None:
+            members[c] = members.get(c, 0) + 1
+    return [None if c is None or members[c] == 1 else c for c in want]
+
+
+def rotation_faults(out: Path, max_size: int) -> list[str]:
+    """Where a file does not end at its first group-commit end at or past ``max_size`` (a
+    group continuing into the next file included)."""
+    files = [f["name"] for f in json.loads((out / "manifest.json").read_text())["files"]]
+    txns = []  # (file index, end offset, commit id) of every transaction, in binlog order
+    for k, name in enumerate(files):
+        evs = list(BinlogReader([out / name]))
+        starts = [j for j, ev in enumerate(evs) if ev.type_code == 162]
+        for a, b in zip(starts, [*starts[1:], len(evs)], strict=False):
+            txns.append((k, max(ev.log_pos for ev in evs[a:b] if ev.type_code != 4), evs[a].commit_id))
+    faults = []
+    for x, (k, end, cid) in enumerate(txns):
+        nxt = txns[x + 1] if x + 1 < len(txns) else None
+        group_ends = nxt is None or cid is None or nxt[2] != cid
+        if nxt is not None and nxt[0] != k and not group_ends:
+            faults.append(f"{files[k]}: group commit {cid} continues in {files[nxt[0]]}")
+        if nxt is not None and nxt[0] == k and group_ends and end >= max_size:
+            faults.append(f"{files[k]}: a group commit ends at {end} >= {max_size}, the file goes on")
+        if nxt is not None and nxt[0] != k and end < max_size:
+            faults.append(f"{files[k]}: rotated at {end} < {max_size}")
+    return faults
 
 
 def _spec(**kw) -> Spec:
@@ -95,22 +127,28 @@ def _spec(**kw) -> Spec:
        n=st.sampled_from([2, 3, 8, 1000]), image=st.sampled_from(["FULL", "MINIMAL", "NOBLOB"]),
        rotate=st.sampled_from([8192, 30_000, 1 << 30]), ddl_every=st.sampled_from([0, 7, 40]),
        seed=st.integers(1, 1000), initial=st.sampled_from([3, 20, 200]), rows=st.sampled_from(["1", "1-6"]),
-       rows_query=st.booleans())
+       rows_query=st.booleans(), size=st.sampled_from([None, 40_000, 90_000]))
 def test_generated_commit_ids_equal_the_group_commit_rule(tables, n, image, rotate, ddl_every, seed, initial, rows,
-                                                          rows_query, tmp_path_factory) -> None:
+                                                          rows_query, size, tmp_path_factory) -> None:
     ddl = "\n".join(GROUP_SCHEMAS[t] for t in tables)
     out = tmp_path_factory.mktemp("gc") / "run"
+    count = {"transactions": 150} if size is None else {"size": size}
     generate(_spec(workload=None, schema_sql=ddl, schema_file="s.sql", parallel_groups=n, row_image=image,
-                   max_binlog_size=rotate, ddl_every=ddl_every, seed=seed, initial_rows=initial, transactions=150,
-                   rows_per_txn=rows, rows_query=rows_query), out)
-    got = [ev.commit_id for _, ev in _gtids(out)]
+                   max_binlog_size=rotate, ddl_every=ddl_every, seed=seed, initial_rows=initial,
+                   rows_per_txn=rows, rows_query=rows_query, **count), out)
+    gtids = _gtids(out)
+    got = [ev.commit_id for _, ev in gtids]
     want = model_commit_ids(out, _keys(ddl), n)
     assert len(got) == len(want) > 0
     assert got == want
+    assert all((ev.commit_id is None) == (not ev.flags2 & 0x02) for _, ev in gtids)
     sizes = np.unique([c for c in got if c is not None], return_counts=True)[1]
-    assert sizes.max() <= n
-    if "keyless" not in tables:
-        assert sizes.max() >= 2, "some transactions group-committed"
+    if len(sizes):
+        assert sizes.min() >= 2, "a group of one carries no commit id"
+        assert sizes.max() <= n
+    if "keyless" not in tables and len(got) > 20:
+        assert len(sizes) and sizes.max() >= 2, "some transactions group-committed"
+    assert rotation_faults(out, rotate) == []
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))

@@ -20,14 +20,13 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
 from generators.engine import generate
-from generators.spec import Spec, SpecError
+from generators.spec import Spec
 from generators.stamps import is_now, stamps_of
 from tests.generators.conftest import generate_both, tree_digest
 
@@ -130,13 +129,3 @@ def test_clauses_read() -> None:
     s = stamps_of(t)
     assert s.on_update == (0, 6) and s.on_insert == (0, 1) and s.fixed == frozenset({0, 1, 2, 6})
     assert is_now("current_timestamp") and is_now("NOW( 3 )") and not is_now("'2020-01-01'") and not is_now(None)
-
-
-def test_spark_refuses_stamped_columns(tmp_path: Path) -> None:
-    """--engine spark does not carry the rows' times yet: one SpecError naming the columns."""
-    from spark_gen.job import generate_spark  # pyspark: installed by the [all] extra
-
-    ddl = "CREATE TABLE st (id INT PRIMARY KEY, u TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);\n"
-    with pytest.raises(SpecError, match=r"st\.u.*--engine spark"):
-        generate_spark(Spec.from_dict(dict(workload=None, schema_sql=ddl, schema_file="s.sql", transactions=5)),
-                       tmp_path / "o")

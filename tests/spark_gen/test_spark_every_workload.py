@@ -57,6 +57,20 @@ CREATE TABLE flags (id INT NOT NULL PRIMARY KEY, e ENUM('only') NOT NULL, b BOOL
 CREATE TABLE bare (e ENUM('z') NOT NULL, b BOOL NULL);
 """
 
+STAMPED_DDL = """
+CREATE TABLE orders (
+  id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  state ENUM('new','paid') NOT NULL,
+  note VARCHAR(1) CHARACTER SET ascii NOT NULL,
+  created_at DATETIME NOT NULL,
+  placed TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  touched TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3),
+  seen DATETIME(6) NULL ON UPDATE NOW(6)
+);
+CREATE TABLE log (at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, v TINYINT NOT NULL,
+  m DATETIME ON UPDATE CURRENT_TIMESTAMP);
+"""
+
 CASES = {
     "sysbench": dict(workload="sysbench", tables=3, key_dist="hotspot:0.1:0.8", transactions=120,
                      max_binlog_size="48K"),
@@ -72,6 +86,12 @@ CASES = {
     "unchanged": dict(workload=None, schema_sql=NARROW_DDL, schema_file="narrow.sql", flavor="mariadb1011",
                       mix="insert=0.1,update=0.8,delete=0.1", rows_per_txn=[1, 3], ddl_every=11, transactions=80,
                       max_binlog_size="8K"),
+    # ON UPDATE / DEFAULT CURRENT_TIMESTAMP columns (generators/stamps.py): each row's INSERT and
+    # last change times come from its key's history (spark_gen/partition.py add_stamps), across
+    # partitions, unchanged UPDATEs (no bump), deletes, a keyless table and DDL
+    "stamped": dict(workload=None, schema_sql=STAMPED_DDL, schema_file="stamped.sql", flavor="mariadb1011",
+                    mix="insert=0.2,update=0.7,delete=0.1", rows_per_txn=[1, 4], ddl_every=13, transactions=90,
+                    key_dist="zipf:1.2", max_binlog_size="8K"),
 }
 
 
