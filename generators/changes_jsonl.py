@@ -31,11 +31,8 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
     every full row is encoded once, an image that carries every column reuses it, the
     fields around it are formatted once per distinct value."""
     enc = _ENCODE
-    keys = [enc(nm).replace("%", "%%") + ":%s" for nm in names]
-    cols = [_json_values(c) for c in canon]
-    rows = list(zip(*cols, strict=True)) if cols else [()] * nrows
-    tmpl = "{" + ",".join(keys) + "}"
-    full = [tmpl % r for r in rows]
+    keys = _object_keys(names)
+    rows, full = _object_texts(keys, canon, nrows)
     db, tb = enc(table.database), enc(table.name)
     memo: dict[Any, str] = {None: "null"}
 
@@ -67,6 +64,27 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
                     f'"after":{aimg},"before_row":{before},"after_row":{after},"gtid":{text(g)},'
                     f'"xid":{"null" if x is None else x},"file":{text(f)},"position":{p},'
                     f'"transaction_position":{tp},"timestamp":{t}}}')
+
+
+def _object_keys(names: list[str]) -> list[str]:
+    """Each column's ``"name":%s`` (``%`` escaped for the ``%`` formatting of :func:`_object_texts`)."""
+    return [_ENCODE(nm).replace("%", "%%") + ":%s" for nm in names]
+
+
+def _object_texts(keys: list[str], cols: list[list], nrows: int) -> tuple[list[tuple], list[str]]:
+    """(per row its values' JSON texts, per row the JSON object of every column) — the text
+    ``json.dumps(dict(zip(names, row)), ensure_ascii=False, separators=(",", ":"))`` writes,
+    built column by column (:func:`_json_values`) and formatted once per row."""
+    rows = list(zip(*[_json_values(c) for c in cols], strict=True)) if cols else [()] * nrows
+    tmpl = "{" + ",".join(keys) + "}"
+    return rows, [tmpl % r for r in rows]
+
+
+def object_lines(names: list[str], cols: list[list], nrows: int) -> list[str]:
+    """Per row, the JSON object of columns ``cols`` (canonical values) named ``names``: a
+    ``truth/final`` line (:func:`generators.truth.dumps_line`) without its end, made column
+    by column."""
+    return [jsonl_safe(t) for t in _object_texts(_object_keys(names), cols, nrows)[1]]
 
 
 def _json_values(vals: list) -> list[str]:

@@ -16,16 +16,19 @@ import heapq
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.families import family_of_type
 from binlogwriter.values.json_text import jsonl_safe
+from generators.changes_jsonl import object_lines
 
-__all__ = ["canonical_renderer", "canonical_key", "write_sorted_jsonl", "dumps_line",
-           "render_temporal"]
+__all__ = ["canonical_renderer", "canonical_key", "canonical_order", "write_sorted_jsonl", "sorted_jsonl_rows",
+           "dumps_line", "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 _TEMPORAL_TYPES = ("DATE", "DATETIME", "TIMESTAMP", "TIME")
@@ -66,49 +69,105 @@ def dumps_line(names: list[str], values: list) -> str:
 
 
 def write_sorted_jsonl(path: Path, names: list[str], rows: Iterable[list], *, chunk: int = 20_000) -> int:
-    """Write canonical rows to ``path`` sorted by :func:`canonical_key`; bounded memory."""
+    """Write canonical rows to ``path`` sorted by :func:`canonical_key`; bounded memory
+    (:func:`sorted_jsonl_rows` over blocks of ``chunk`` rows)."""
+    return sum(1 for _ in sorted_jsonl_rows(path, names, _column_blocks(rows, len(names), chunk), chunk=chunk))
+
+
+def _column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list[list]]:
+    buf: list[list] = []
+    for r in rows:
+        buf.append(r)
+        if len(buf) >= size:
+            yield [list(c) for c in zip(*buf, strict=True)]
+            buf = []
+    if buf:
+        yield [list(c) for c in zip(*buf, strict=True)]
+    elif ncols:
+        yield [[] for _ in range(ncols)]
+
+
+def sorted_jsonl_rows(path: Path, names: list[str], blocks: Iterable[list[list]], *,
+                      chunk: int = 20_000) -> Iterator[list]:
+    """Write the canonical rows given as ``blocks`` (each a list of columns, canonical values)
+    to ``path`` as JSON lines sorted by :func:`canonical_key` (ties in input order), and
+    yield the rows in that order (the values each line holds; ``truth/final/parquet``
+    is written from them). Bounded memory: every ``chunk`` rows a sorted run spills to a
+    temporary file (a stable sort of each run, :func:`canonical_order`, then a stable merge
+    of the runs in input order: the stable sort of all rows, wherever the runs split). The
+    lines are written column by column (:func:`generators.changes_jsonl.object_lines`).
+    Must be consumed to the end."""
     runs: list[str] = []
-    buf: list[tuple[tuple, str]] = []
-    count = 0
+    pend: list[list] = [[] for _ in names]
+    n = 0
     tmpdir = path.parent
     try:
-        for vals in rows:
-            buf.append((canonical_key(vals), dumps_line(names, vals)))
-            count += 1
-            if len(buf) >= chunk:
-                runs.append(_spill(buf, tmpdir))
-                buf = []
-        buf.sort(key=lambda x: x[0])
+        for cols in blocks:
+            for acc, c in zip(pend, cols, strict=True):
+                acc.extend(c)
+            n = len(pend[0]) if pend else 0
+            if n >= chunk:
+                runs.append(_spill(_sorted_lines(names, pend, n), tmpdir))
+                pend = [[] for _ in names]
+                n = 0
         with open(path, "w", encoding="utf-8", newline="\n") as out:
             if not runs:
-                for _, line in buf:
-                    out.write(line + "\n")
-            else:
-                runs.append(_spill(buf, tmpdir))
-                files = [open(r, encoding="utf-8") for r in runs]
-                try:
-                    def keyed(f):
-                        for line in f:
-                            obj = json.loads(line)
-                            yield canonical_key(obj.values()), line
-                    for _, line in heapq.merge(*(keyed(f) for f in files), key=lambda x: x[0]):
-                        out.write(line)
-                finally:
-                    for f in files:
-                        f.close()
+                order = canonical_order(pend, n)
+                lines = object_lines(names, pend, n)
+                out.writelines(lines[i] + "\n" for i in order.tolist())
+                srt = [[c[i] for i in order.tolist()] for c in pend]
+                yield from map(list, zip(*srt, strict=True))
+                return
+            runs.append(_spill(_sorted_lines(names, pend, n), tmpdir))
+            files = [open(r, encoding="utf-8") for r in runs]  # noqa: SIM115 - closed below
+            try:
+                def keyed(f):
+                    for line in f:
+                        vals = list(json.loads(line).values())
+                        yield canonical_key(vals), line, vals
+                for _, line, vals in heapq.merge(*(keyed(f) for f in files), key=lambda x: x[0]):
+                    out.write(line)
+                    yield vals
+            finally:
+                for f in files:
+                    f.close()
     finally:
         for r in runs:
             try:
                 os.unlink(r)
             except FileNotFoundError:
                 pass
-    return count
 
 
-def _spill(buf: list[tuple[tuple, str]], tmpdir: Path) -> str:
-    buf.sort(key=lambda x: x[0])
+def _sorted_lines(names: list[str], cols: list[list], n: int) -> list[str]:
+    lines = object_lines(names, cols, n)
+    return [lines[i] for i in canonical_order(cols, n).tolist()]
+
+
+def canonical_order(cols: list[list], n: int) -> np.ndarray:
+    """The stable order of ``n`` rows (given as columns of canonical values) by
+    :func:`canonical_key`: per column the rank of each value in the order null < number <
+    string (numbers by value, strings by code point, equal values one rank), then one
+    ``np.lexsort`` with the row index as the last tie-break. (No canonical value is NaN:
+    MySQL stores none.)"""
+    ranks = [_ranks(c) for c in cols]
+    return np.lexsort([np.arange(n, dtype=np.int64), *ranks[::-1]]).astype(np.int64)
+
+
+def _ranks(vals: list) -> np.ndarray:
+    """Each value's rank in :func:`canonical_key`'s order of one column."""
+    distinct = set(vals)
+    distinct.discard(None)
+    nums = [v for v in distinct if isinstance(v, int | float)]
+    strs = [v for v in distinct if not isinstance(v, int | float)]
+    rank: dict[Any, int] = {None: 0}
+    rank.update((v, i) for i, v in enumerate(sorted(nums), 1))
+    rank.update((v, i) for i, v in enumerate(sorted(strs), len(nums) + 1))
+    return np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+
+
+def _spill(lines: list[str], tmpdir: Path) -> str:
     fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".jsonl", dir=tmpdir)
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-        for _, line in buf:
-            f.write(line + "\n")
+        f.writelines(line + "\n" for line in lines)
     return name
