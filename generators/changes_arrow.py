@@ -314,8 +314,70 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+        got = _typed_units(col, typ, values)
+        if got is not None:
+            return got, {}
         values = values.tolist()
     return _typed_values(col, flavor, values, keep)
+
+
+_US_MIN = -62_135_596_800_000_000  # 0001-01-01 00:00:00 in microseconds since 1970-01-01
+_US_MAX = 253_402_300_799_999_999  # 9999-12-31 23:59:59.999999
+_DAY_MIN, _DAY_MAX = -719_162, 2_932_896  # 0001-01-01 and 9999-12-31 in days since 1970-01-01
+
+
+def _typed_units(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
+    """The typed array of a "dec" / "dt" / "ts" / "date" / "time" column straight from its
+    integer units, without the canonical text in between: what :func:`_typed_values` makes of
+    the same values (the text keeps the first fsp digits of the microseconds — a truncation —
+    and DECIMAL's exactly ``scale`` digits; parsing it back gives these units). None (the
+    caller renders value by value) where that path would not give a plain typed value: a
+    DECIMAL with more fraction digits than its scale (rounded) or beyond its precision, a
+    temporal outside years 1-9999."""
+    kind = values.kind
+    if kind not in ("dec", "dt", "ts", "date", "time"):
+        return None
+    nulls = values.nulls
+    data = np.asarray(values.data, dtype=np.int64)
+    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
+    if kind == "dec" and pa.types.is_decimal(typ):
+        shift = typ.scale - int(values.meta)
+        if shift < 0 or shift > 18 or not len(live):
+            return None
+        big = int(np.abs(live).max()) * 10 ** shift
+        if big >= 10 ** typ.precision or big >= 1 << 63:
+            return None
+        units = np.where(nulls, 0, data) if nulls is not None else data
+        units = units * np.int64(10 ** shift)
+        words = np.empty((len(units), typ.bit_width // 64), dtype=np.int64)
+        words[:, 0] = units
+        words[:, 1:] = (units >> 63)[:, None]  # two's complement: the sign in every higher word
+        return _from_units(typ, words, nulls)
+    if kind in ("dt", "ts") and pa.types.is_timestamp(typ) and typ.unit == "us" \
+            and typ.tz == ("UTC" if kind == "ts" else None):
+        if len(live) and (int(live.min()) < _US_MIN or int(live.max()) > _US_MAX):
+            return None
+        q = np.int64(10 ** (6 - (col.fsp or 0)))
+        return _from_units(typ, data - data % q, nulls)
+    if kind == "date" and pa.types.is_date32(typ):
+        if len(live) and (int(live.min()) < _DAY_MIN or int(live.max()) > _DAY_MAX):
+            return None
+        return _from_units(typ, data.astype(np.int32), nulls)
+    if kind == "time" and pa.types.is_duration(typ) and typ.unit == "us":
+        q = np.int64(10 ** (6 - (col.fsp or 0)))
+        mag = np.abs(data)
+        return _from_units(typ, np.sign(data) * (mag - mag % q), nulls)
+    return None
+
+
+def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) -> pa.Array:
+    """An Arrow array of type ``typ`` over fixed-width ``data`` (zeros where null, as
+    :func:`~generators.arrow_arrays.py_array` writes them)."""
+    if nulls is not None:
+        data = np.where(np.asarray(nulls, dtype=np.bool_).reshape((-1,) + (1,) * (data.ndim - 1)), 0, data)
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.ascontiguousarray(data))],
+                                 null_count=count)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:
