@@ -130,6 +130,10 @@ def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.
     texts: list[Any] = [None] * n
     arrays = []
     for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):
+        cast = _cast_texts(typ, vals) if how != _SAME else None
+        if cast is not None:
+            arrays.append(cast)
+            continue
         if how == _CONVERT:
             vals = [None if v is None else fn(v) for v in vals]
         elif how == _TEMPORAL:
@@ -148,6 +152,30 @@ def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.
             vals = out
         arrays.append(py_array(vals, typ))
     return arrays, texts
+
+
+def _cast_texts(typ: pa.DataType, vals: list | tuple) -> pa.Array | None:
+    """DECIMAL, DATE and DATETIME / TIMESTAMP canonical texts as a typed array by Arrow's
+    own parsing (one cast of the column): what :func:`typed_converter` gives value by value
+    (exact decimal digits; calendar dates and times in years 1-9999), when every text is one
+    (None otherwise — a zero date, a zero part, a year 0000, a value the type cannot hold
+    — and the caller converts value by value)."""
+    if not (pa.types.is_decimal(typ) or pa.types.is_date32(typ) or pa.types.is_timestamp(typ)):
+        return None
+    if any(type(v) is not str for v in vals if v is not None):
+        return None
+    if pa.types.is_date32(typ) and not all(len(v) == 10 and v[:4] != "0000" for v in vals if v is not None):
+        return None  # year 0: Arrow's calendar has it, Python's (the value-by-value path) has not
+    if pa.types.is_timestamp(typ) and not all(
+            v[:4] != "0000" and v[10:11] == " " and (len(v) == 19 or (20 < len(v) <= 26 and v[19] == "."))
+            for v in vals if v is not None):
+        return None  # only the canonical shape: Arrow's parser also takes "T", zones, a date alone
+    try:
+        if pa.types.is_timestamp(typ) and typ.tz is not None:  # the texts are UTC: same units, zone attached
+            return _strings(vals).cast(pa.timestamp(typ.unit)).cast(typ)
+        return _strings(vals).cast(typ)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:

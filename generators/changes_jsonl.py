@@ -5,6 +5,7 @@ the same text built column by column for the batch path, and the JSONL readers/c
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -89,7 +90,8 @@ def object_lines(names: list[str], cols: list[list], nrows: int) -> list[str]:
 
 def _json_values(vals: list) -> list[str]:
     """Canonical values -> their JSON texts, as :data:`_ENCODE` writes them inside an object
-    (strings through json's own string encoder, ints by ``repr``; other types one by one)."""
+    (strings through json's own string encoder, ints and finite floats by ``repr``; other
+    types one by one)."""
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if kinds <= {str}:
@@ -97,6 +99,8 @@ def _json_values(vals: list) -> list[str]:
         return ["null" if v is None else esc(v) for v in vals]
     if kinds <= {int}:
         return ["null" if v is None else int.__repr__(v) for v in vals]
+    if kinds == {float} and all(math.isfinite(v) for v in vals if v is not None):  # json: a finite float by repr
+        return ["null" if v is None else float.__repr__(v) for v in vals]
     return [_ENCODE(v) for v in vals]
 
 

@@ -155,15 +155,42 @@ def canonical_order(cols: list[list], n: int) -> np.ndarray:
 
 
 def _ranks(vals: list) -> np.ndarray:
-    """Each value's rank in :func:`canonical_key`'s order of one column."""
+    """Each value's rank in :func:`canonical_key`'s order of one column: equal ranks for
+    equal values (``1 == 1.0 == True``, ``0.0 == -0.0``), by numpy for a column of int64
+    integers or of floats alone, else through the distinct values sorted in Python."""
+    kinds = set(map(type, vals))
+    kinds.discard(type(None))
+    if kinds and (kinds <= {int, bool} or kinds == {float}):
+        got = _numeric_ranks(vals, float if kinds == {float} else int)
+        if got is not None:
+            return got
     distinct = set(vals)
     distinct.discard(None)
-    nums = [v for v in distinct if isinstance(v, int | float)]
-    strs = [v for v in distinct if not isinstance(v, int | float)]
+    if kinds <= {int, bool, float}:
+        nums, strs = list(distinct), []
+    elif kinds == {str}:
+        nums, strs = [], list(distinct)
+    else:
+        nums = [v for v in distinct if isinstance(v, int | float)]
+        strs = [v for v in distinct if not isinstance(v, int | float)]
     rank: dict[Any, int] = {None: 0}
     rank.update((v, i) for i, v in enumerate(sorted(nums), 1))
     rank.update((v, i) for i, v in enumerate(sorted(strs), len(nums) + 1))
     return np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+
+
+def _numeric_ranks(vals: list, kind: type) -> np.ndarray | None:
+    """:func:`_ranks` of integers within int64 (``kind`` int) or of floats: numpy's sort and
+    ``unique`` (which find ``-0.0`` equal to ``0.0``, as Python does); None past int64."""
+    nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
+    try:
+        arr = np.array([0 if v is None else v for v in vals], dtype=np.float64 if kind is float else np.int64)
+    except OverflowError:
+        return None
+    _, inv = np.unique(arr[~nulls], return_inverse=True)
+    out = np.zeros(len(vals), dtype=np.int64)
+    out[~nulls] = inv.reshape(-1) + 1
+    return out
 
 
 def _spill(lines: list[str], tmpdir: Path) -> str:
