@@ -34,7 +34,7 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     _validity,
     py_array,
 )
-from generators.truth import column_renderer
+from generators.truth import column_renderer, render_column
 
 _UTC = dt.UTC
 _PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"), int),
@@ -409,7 +409,5 @@ def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) ->
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:
-    """Canonical values (docs/output.md) of one column of many rows."""
-    render = column_renderer(col, flavor)
-    vals = values.tolist() if isinstance(values, ColumnArray) else values
-    return [None if v is None else render(v) for v in vals]
+    """Canonical values (docs/output.md) of one column of many rows (:func:`render_column`)."""
+    return render_column(col, flavor, values)

@@ -43,7 +43,7 @@ from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
-from generators.truth import column_renderer, sorted_jsonl_rows
+from generators.truth import column_renderer, render_column, sorted_jsonl_rows
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
 
@@ -240,11 +240,8 @@ def _final_blocks(rt: TableRows, fns: list) -> Iterator[list[list]]:
         keys = live[s:s + _FINAL_BLOCK]
         ti, tu = rt.times(keys)
         cols = rt.compute_columns(keys, rt.ver[keys].astype(np.int64), rt.born[keys].astype(np.int64), ti=ti, tu=tu)
-        out = []
-        for f, c in zip(fns, cols, strict=True):
-            vals = c if isinstance(c, list) else c.tolist()
-            out.append([None if v is None else f(v) for v in vals])
-        yield out
+        fl = rt.spec.flavor
+        yield [render_column(col, fl, c, f) for col, f, c in zip(rt.table.columns, fns, cols, strict=True)]
 
 
 def generate(spec: Spec, out: str | os.PathLike, *,

@@ -25,9 +25,10 @@ import numpy as np
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.families import family_of_type
 from binlogwriter.values.json_text import jsonl_safe
+from binlogwriter.values.row import ColumnArray
 from generators.changes_jsonl import object_lines
 
-__all__ = ["canonical_renderer", "canonical_key", "canonical_order", "write_sorted_jsonl", "sorted_jsonl_rows",
+__all__ = ["canonical_renderer", "render_column", "canonical_key", "canonical_order", "write_sorted_jsonl", "sorted_jsonl_rows",
            "dumps_line", "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
@@ -49,6 +50,68 @@ def column_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     if fam is None:
         raise ValueError(f"no canonical form for {col.type}")
     return fam.truth_renderer(col, flavor)
+
+
+def render_column(col: Column, flavor: str, values: Any, fn: Callable[[Any], Any] | None = None) -> list:
+    """The canonical values of one column of many rows (a ``ColumnArray`` or a list of Python
+    values; None for NULL): ``fn`` (default :func:`column_renderer`) of each value, made from
+    the arrays where the family's text follows from its units alone — integers and DOUBLE as
+    they are, DECIMAL digits at exactly the scale (units finer than the scale are rounded
+    value by value), DATE / DATETIME / TIMESTAMP by numpy's ISO text cut to the column's fsp
+    (the truncation ``_fsp_frac`` makes); everything else value by value."""
+    fn = column_renderer(col, flavor) if fn is None else fn
+    if isinstance(values, ColumnArray):
+        got = _render_units(col, fn, values)
+        if got is not None:
+            return got
+        values = values.tolist()
+    return [None if v is None else fn(v) for v in values]
+
+
+_US_MIN, _US_MAX = -62_135_596_800_000_000, 253_402_300_799_999_999  # years 1 and 9999 (microseconds)
+_DAY_MIN, _DAY_MAX = -719_162, 2_932_896
+
+
+def _render_units(col: Column, fn: Callable[[Any], Any], values: ColumnArray) -> list | None:
+    kind = values.kind
+    if (kind == "int" and fn is int) or (kind == "float" and fn is float):
+        return values.tolist()
+    if kind not in ("dec", "dt", "ts", "date") or col.type not in ("DECIMAL", "DATETIME", "TIMESTAMP", "DATE"):
+        return None
+    data = np.asarray(values.data, dtype=np.int64)
+    nulls = values.nulls
+    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
+    if kind == "dec":
+        s = col.scale or 0
+        shift = s - int(values.meta)
+        if col.type != "DECIMAL" or shift < 0 or s > 18 or \
+                (len(live) and int(np.abs(live).max()) >= (1 << 63) // 10 ** shift):
+            return None
+        units = data * np.int64(10 ** shift)
+        neg = (units < 0).tolist()
+        whole, frac = np.divmod(np.abs(units), np.int64(10 ** s))
+        if s:
+            texts = [f"-{w}.{f:0{s}d}" if z else f"{w}.{f:0{s}d}"
+                     for w, f, z in zip(whole.tolist(), frac.tolist(), neg, strict=True)]
+        else:
+            texts = [f"-{w}" if z else f"{w}" for w, z in zip(whole.tolist(), neg, strict=True)]
+    elif kind == "date":
+        if col.type != "DATE" or (len(live) and (int(live.min()) < _DAY_MIN or int(live.max()) > _DAY_MAX)):
+            return None
+        texts = np.datetime_as_string((np.where(nulls, 0, data) if nulls is not None else data).astype("M8[D]"),
+                                      unit="D").tolist()
+    else:
+        if col.type != ("TIMESTAMP" if kind == "ts" else "DATETIME") or \
+                (len(live) and (int(live.min()) < _US_MIN or int(live.max()) > _US_MAX)):
+            return None
+        fsp = col.fsp or 0
+        w = 20 + fsp if fsp else 19
+        iso = np.datetime_as_string((np.where(nulls, 0, data) if nulls is not None else data).astype("M8[us]"),
+                                    unit="us").tolist()
+        texts = [f"{t[:10]} {t[11:w]}" for t in iso]
+    if nulls is not None:
+        texts = [None if z else t for t, z in zip(texts, np.asarray(nulls).tolist(), strict=True)]
+    return texts
 
 
 def canonical_renderer(table: Table, flavor: str) -> Callable[[tuple], list]:
