@@ -1,5 +1,5 @@
 """The typed change-stream truth of DECIMAL / DATETIME / TIMESTAMP / DATE / TIME columns built
-straight from their integer units (generators/changes_arrow.py ``_typed_units``) equals the
+straight from their integer units (generators/arrow_typed.py ``_typed_units``) equals the
 value-by-value path it stands in for (``_typed_values``: canonical text, then parsed back):
 same Arrow array, no canonical texts, same Parquet bytes. Drawn: every fsp, precisions up to
 65 (decimal128 and decimal256), scales up to 30, units coarser than the scale, negative
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
-from generators.changes_arrow import _arrow_type, _typed_array, _typed_units, _typed_values
+from generators.arrow_typed import _typed_units
+from generators.changes_arrow import _arrow_type, _typed_array, _typed_values
 
 _US_DAY = 86_400_000_000
 _LIMITS = {
