@@ -34,7 +34,8 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     _validity,
     py_array,
 )
-from generators.truth import column_renderer
+from generators.arrow_typed import _cast_texts, _typed_units
+from generators.truth import column_renderer, render_column
 
 _UTC = dt.UTC
 _PLAIN = {t.id: py for ts, py in ((("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"), int),
@@ -130,6 +131,10 @@ def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.
     texts: list[Any] = [None] * n
     arrays = []
     for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):
+        cast = _cast_texts(typ, vals) if how != _SAME else None
+        if cast is not None:
+            arrays.append(cast)
+            continue
         if how == _CONVERT:
             vals = [None if v is None else fn(v) for v in vals]
         elif how == _TEMPORAL:
@@ -314,12 +319,13 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+        got = _typed_units(col, typ, values)
+        if got is not None:
+            return got, {}
         values = values.tolist()
     return _typed_values(col, flavor, values, keep)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:
-    """Canonical values (docs/output.md) of one column of many rows."""
-    render = column_renderer(col, flavor)
-    vals = values.tolist() if isinstance(values, ColumnArray) else values
-    return [None if v is None else render(v) for v in vals]
+    """Canonical values (docs/output.md) of one column of many rows (:func:`render_column`)."""
+    return render_column(col, flavor, values)

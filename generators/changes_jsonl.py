@@ -5,6 +5,7 @@ the same text built column by column for the batch path, and the JSONL readers/c
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,11 +32,8 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
     every full row is encoded once, an image that carries every column reuses it, the
     fields around it are formatted once per distinct value."""
     enc = _ENCODE
-    keys = [enc(nm).replace("%", "%%") + ":%s" for nm in names]
-    cols = [_json_values(c) for c in canon]
-    rows = list(zip(*cols, strict=True)) if cols else [()] * nrows
-    tmpl = "{" + ",".join(keys) + "}"
-    full = [tmpl % r for r in rows]
+    keys = _object_keys(names)
+    rows, full = _object_texts(keys, canon, nrows)
     db, tb = enc(table.database), enc(table.name)
     memo: dict[Any, str] = {None: "null"}
 
@@ -69,9 +67,31 @@ def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list],
                     f'"transaction_position":{tp},"timestamp":{t}}}')
 
 
+def _object_keys(names: list[str]) -> list[str]:
+    """Each column's ``"name":%s`` (``%`` escaped for the ``%`` formatting of :func:`_object_texts`)."""
+    return [_ENCODE(nm).replace("%", "%%") + ":%s" for nm in names]
+
+
+def _object_texts(keys: list[str], cols: list[list], nrows: int) -> tuple[list[tuple], list[str]]:
+    """(per row its values' JSON texts, per row the JSON object of every column) — the text
+    ``json.dumps(dict(zip(names, row)), ensure_ascii=False, separators=(",", ":"))`` writes,
+    built column by column (:func:`_json_values`) and formatted once per row."""
+    rows = list(zip(*[_json_values(c) for c in cols], strict=True)) if cols else [()] * nrows
+    tmpl = "{" + ",".join(keys) + "}"
+    return rows, [tmpl % r for r in rows]
+
+
+def object_lines(names: list[str], cols: list[list], nrows: int) -> list[str]:
+    """Per row, the JSON object of columns ``cols`` (canonical values) named ``names``: a
+    ``truth/final`` line (:func:`generators.truth.dumps_line`) without its end, made column
+    by column."""
+    return [jsonl_safe(t) for t in _object_texts(_object_keys(names), cols, nrows)[1]]
+
+
 def _json_values(vals: list) -> list[str]:
     """Canonical values -> their JSON texts, as :data:`_ENCODE` writes them inside an object
-    (strings through json's own string encoder, ints by ``repr``; other types one by one)."""
+    (strings through json's own string encoder, ints and finite floats by ``repr``; other
+    types one by one)."""
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if kinds <= {str}:
@@ -79,6 +99,8 @@ def _json_values(vals: list) -> list[str]:
         return ["null" if v is None else esc(v) for v in vals]
     if kinds <= {int}:
         return ["null" if v is None else int.__repr__(v) for v in vals]
+    if kinds == {float} and all(math.isfinite(v) for v in vals if v is not None):  # json: a finite float by repr
+        return ["null" if v is None else float.__repr__(v) for v in vals]
     return [_ENCODE(v) for v in vals]
 
 

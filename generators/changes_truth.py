@@ -441,8 +441,8 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
 
 def finish_local(run: Any, out: str | os.PathLike) -> int:
     """The single-process engine's end of a run: merge the recorder's chunks into
-    ``truth/changes/`` and write ``truth/final/parquet/`` from ``truth/final``. Returns the
-    number of changes."""
+    ``truth/changes/`` (``truth/final/parquet/`` is written with ``truth/final``,
+    ``Run.write_final``). Returns the number of changes."""
     import shutil
 
     out = Path(out)
@@ -469,10 +469,4 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
 
     write_history(out / "truth" / HISTORY_FILE, initial_definitions(run.rows), res["definitions"])
     shutil.rmtree(chunk_dir, ignore_errors=True)
-    pdir = out / "truth" / "final" / "parquet"
-    pdir.mkdir(parents=True, exist_ok=True)
-    for rt in run.rows:
-        t = rt.table
-        write_final_parquet(t, fl, read_jsonl_rows(out / "truth" / "final" / f"{t.database}.{t.name}.jsonl"),
-                            pdir / table_file(t))
     return res["count"]

@@ -43,7 +43,7 @@ from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
-from generators.truth import column_renderer, write_sorted_jsonl
+from generators.truth import column_renderer, render_column, sorted_jsonl_rows
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
 
@@ -195,12 +195,19 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         return self._loop_batched(writer)
 
     def write_final(self, final_dir: Path) -> None:
+        """``truth/final/<db>.<table>.jsonl`` and, from the same sorted rows,
+        ``truth/final/parquet/<db>.<table>.parquet`` (docs/output.md)."""
+        from generators.changes_truth import table_file, write_final_parquet
+
         fl = self.spec.flavor
+        pdir = final_dir / "parquet"
+        pdir.mkdir(parents=True, exist_ok=True)
         for rt in self.rows:
             t = rt.table
             fns = [column_renderer(c, fl) for c in t.columns]
             names = [c.name for c in t.columns]
-            write_sorted_jsonl(final_dir / f"{t.database}.{t.name}.jsonl", names, _final_rows(rt, fns))
+            rows = sorted_jsonl_rows(final_dir / f"{t.database}.{t.name}.jsonl", names, _final_blocks(rt, fns))
+            write_final_parquet(t, fl, rows, pdir / table_file(t))
 
     def manifest(self, writer: BinlogWriter, digests: dict[str, Any] | None = None) -> dict[str, Any]:
         """``manifest.json``; ``digests``: file name -> future of its sha256 (else read here)."""
@@ -224,20 +231,17 @@ True)``): runs write through the per-transaction reference loop
 engine, for the tests that compare the two (tests/batch/test_generate_paths.py). Not a setting."""
 
 
-def _final_rows(rt: TableRows, fns: list) -> Iterator[list]:
+def _final_blocks(rt: TableRows, fns: list) -> Iterator[list[list]]:
     """The canonical rows of every live key of ``rt`` in key order (``canonical_renderer`` of
-    ``rt.row(k)``): rows computed a block of keys at a time (``compute_columns``), each
-    column rendered as a whole."""
+    ``rt.row(k)``), as blocks of columns: rows computed a block of keys at a time
+    (``compute_columns``), each column rendered as a whole."""
     live = np.flatnonzero(rt.live[:rt.next_key]).astype(np.int64)
     for s in range(0, len(live), _FINAL_BLOCK):
         keys = live[s:s + _FINAL_BLOCK]
         ti, tu = rt.times(keys)
         cols = rt.compute_columns(keys, rt.ver[keys].astype(np.int64), rt.born[keys].astype(np.int64), ti=ti, tu=tu)
-        out = []
-        for f, c in zip(fns, cols, strict=True):
-            vals = c if isinstance(c, list) else c.tolist()
-            out.append([None if v is None else f(v) for v in vals])
-        yield from map(list, zip(*out, strict=True))
+        fl = rt.spec.flavor
+        yield [render_column(col, fl, c, f) for col, f, c in zip(rt.table.columns, fns, cols, strict=True)]
 
 
 def generate(spec: Spec, out: str | os.PathLike, *,

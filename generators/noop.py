@@ -66,21 +66,32 @@ def _values(c: Any) -> list:
 def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray, born: np.ndarray) -> np.ndarray:
     """For UPDATEs of one table (``rt``: its :class:`~generators.rows.TableRows`) from
     versions ``vb`` to ``va``: True where every column the UPDATE assigns keeps its value.
-    Column by column over the assigned ones, each computed for the rows not yet found changed
-    (``TableRows.compute_columns(only=)``)."""
+    Column by column over the assigned ones, each computed for the rows not yet found changed.
+    An assigned column's after value is the one made at ``va``; its before value the one made
+    at the update number :meth:`~generators.rows.TableRows.sources` finds below ``vb`` — one
+    walk for every assigned column of every row (a counted table: ``compute_columns``)."""
     n = len(keys)
     changed = np.zeros(n, dtype=bool)
     if not n or not rt.mutable:
         return ~changed
-    mask = rt.update_masks(keys, va, vb)
+    mask = np.asfortranarray(rt.update_masks(keys, va, vb))  # read a column at a time
+    src = None
+    if rt.counted is None:
+        vb = np.asarray(vb, dtype=np.int64)
+        src = rt.sources(keys, vb, mask)
+        np.bitwise_or(src, (vb & ~np.int64(0xFFFFFFFF))[:, None], out=src)  # the versions the values were made at
     for p in np.flatnonzero(mask.any(axis=0)).tolist():
         r = np.flatnonzero(mask[:, p] & ~changed)
         if not len(r):
             continue
         i = rt.mutable[p]
         col = rt.table.columns[i]
-        before = _values(rt.compute_columns(keys[r], vb[r], born[r], only=(i,))[i])
-        after = _values(rt.compute_columns(keys[r], va[r], born[r], only=(i,))[i])
+        if src is None:
+            before = _values(rt.compute_columns(keys[r], vb[r], born[r], only=(i,))[i])
+            after = _values(rt.compute_columns(keys[r], va[r], born[r], only=(i,))[i])
+        else:
+            before = _values(rt.column_at(i, keys[r], src[r, p]))
+            after = _values(rt.column_at(i, keys[r], va[r]))
         diff = [not same_value(col, x, y) for x, y in zip(before, after, strict=True)]
         changed[r[np.asarray(diff, dtype=bool)]] = True
     return ~changed

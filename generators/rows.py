@@ -208,6 +208,7 @@ class TableRows:
             self.counted = (idx[cu[0]], idx[cu[1]])
             groups = [(idx[cu[0]],), (idx[cu[1]],)]
         self.groups = groups
+        self._gpos: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         if groups is not None:
             self.mutable = sorted({i for g in groups for i in g})
         else:
@@ -328,20 +329,71 @@ class TableRows:
             out[:, self.mpos[self.counted[0]]] = first
             out[:, self.mpos[self.counted[1]]] = ~first
             return out
+        r, p = self.assigned_pairs(keys, versions)
+        out = np.zeros((n, m), dtype=np.bool_)
+        out[r, p] = True
+        return out
+
+    def assigned_pairs(self, keys: np.ndarray, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`update_columns` of many rows of a table that is not counted, as distinct
+        (row index, ``self.mutable`` position) pairs: the sparse form of :meth:`update_masks`
+        (an UPDATE assigns one to three columns, or one update group: no row × column matrix)."""
+        n, m = len(keys), len(self.mutable)
+        if not n or not m:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         h = hash64_array(self.usalt, keys, versions)
         if self.groups is not None:
-            gmat = np.zeros((len(self.groups), m), dtype=np.bool_)
-            for g, cols in enumerate(self.groups):
-                gmat[g, [self.mpos[c] for c in cols]] = True
-            return gmat[(h % np.uint64(len(self.groups))).astype(np.int64)]
-        out = np.zeros((n, m), dtype=np.bool_)
+            flat, starts, lens = self._group_positions()
+            g = (h % np.uint64(len(self.groups))).astype(np.int64)
+            per = lens[g]
+            r = np.repeat(np.arange(n, dtype=np.int64), per)
+            first = np.cumsum(per) - per
+            p = flat[np.repeat(starts[g] - first, per) + np.arange(len(r), dtype=np.int64)]
+            return r, p
         cnt = 1 + ((h >> np.uint64(48)) % np.uint64(min(3, m))).astype(np.int64)
-        rows = np.arange(n)
-        for j in range(3):
-            pos = ((h >> np.uint64(16 * j)) % np.uint64(m)).astype(np.int64)
-            on = j < cnt
-            out[rows[on], pos[on]] = True
-        return out
+        pos = [((h >> np.uint64(16 * j)) % np.uint64(m)).astype(np.int64) for j in range(3)]
+        rows = np.arange(n, dtype=np.int64)
+        on = [np.ones(n, dtype=np.bool_), (cnt > 1) & (pos[1] != pos[0]),
+              (cnt > 2) & (pos[2] != pos[0]) & (pos[2] != pos[1])]
+        return (np.concatenate([rows[o] for o in on]), np.concatenate([q[o] for q, o in zip(pos, on, strict=True)]))
+
+    def _group_positions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The update groups' distinct ``self.mutable`` positions, concatenated, with each
+        group's start and length."""
+        gp = self._gpos
+        if gp is None:
+            per = [sorted({self.mpos[c] for c in cols}) for cols in self.groups or ()]
+            lens = np.asarray([len(x) for x in per], dtype=np.int64)
+            gp = (np.asarray([q for x in per for q in x], dtype=np.int64), np.cumsum(lens) - lens, lens)
+            self._gpos = gp
+        return gp
+
+    def sources(self, keys: np.ndarray, versions: np.ndarray, need: np.ndarray) -> np.ndarray:
+        """For rows at ``versions`` (not a counted table): per row and ``self.mutable``
+        position where ``need`` holds, the update number its value was made at — the last
+        update at or below the version that assigned it (:meth:`update_columns`), 0 (the
+        inserted value) when none did; the rule of :meth:`compute_scalar`. Walks the rows'
+        updates downward, all rows at once, only rows with values still to find. The matrix
+        is column-major (a column is read at a time: contiguous)."""
+        n, mcount = need.shape
+        src = np.zeros((n, mcount), dtype=np.int64, order="F")  # column-major: callers take a column at a time
+        need = need.copy()
+        left = need.sum(axis=1)
+        gen0 = versions & ~np.int64(0xFFFFFFFF)
+        m = versions & np.int64(0xFFFFFFFF)
+        act = np.flatnonzero((m > 0) & (left > 0))
+        while len(act):
+            r, p = self.assigned_pairs(keys[act], gen0[act] | m[act])
+            rows = act[r]
+            found = need[rows, p]
+            rows, p = rows[found], p[found]
+            src[rows, p] = m[rows]
+            need[rows, p] = False
+            la = left[act] - np.bincount(r[found], minlength=len(act))
+            left[act] = la
+            m[act] -= 1
+            act = act[(m[act] > 0) & (la > 0)]
+        return src
 
     def update_sets(self, keys: np.ndarray, versions: np.ndarray,
                     before: np.ndarray | None = None) -> tuple[list[list[int]], np.ndarray]:
@@ -355,6 +407,11 @@ class TableRows:
         """The columns an UPDATE's after image changes: :meth:`update_columns` and the
         ``ON UPDATE CURRENT_TIMESTAMP`` ones (generators/stamps.py)."""
         return assigned(self.stamps, self.update_columns(key, version, before))
+
+    def column_at(self, i: int, keys: np.ndarray, versions: np.ndarray):
+        """Column ``i``'s values made at exactly ``versions`` (a :class:`~generators.values.Vec`
+        or a list): no walk, no stamps, no ``--ddl-every`` NULLs."""
+        return self._column(i, keys, versions)
 
     def _column(self, i: int, keys: np.ndarray, versions: np.ndarray):
         vg = self.vgens.get(i)
@@ -412,19 +469,9 @@ class TableRows:
             if ci in want:
                 cols[ci] = self._column(ci, keys, gen0 | (versions & np.int64(0xFFFFFFFF & ~_LOW)))
         elif want.intersection(self.mutable):
-            mcount = len(self.mutable)
-            src = np.zeros((n, mcount), dtype=np.int64)  # the update number each value was made at
-            need = np.zeros((n, mcount), dtype=np.bool_)  # values not yet found, by mutable position
+            need = np.zeros((n, len(self.mutable)), dtype=np.bool_)  # values to find, by mutable position
             need[:, [p for p, i in enumerate(self.mutable) if i in want]] = True
-            m = versions & np.int64(0xFFFFFFFF)
-            act = np.flatnonzero(m > 0)
-            while len(act):
-                take = self.update_masks(keys[act], gen0[act] | m[act]) & need[act]
-                r, p = np.nonzero(take)
-                src[act[r], p] = m[act[r]]
-                need[act[r], p] = False
-                m[act] -= 1
-                act = act[(m[act] > 0) & need[act].any(axis=1)]
+            src = self.sources(keys, versions, need)
             for p, i in enumerate(self.mutable):
                 if i in want:
                     cols[i] = self._column(i, keys, gen0 | src[:, p])

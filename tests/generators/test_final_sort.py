@@ -1,0 +1,101 @@
+"""``truth/final`` sorted column by column (generators/truth.py ``sorted_jsonl_rows``: ranks
+per column and one ``np.lexsort``, lines from ``object_lines``) writes the bytes of the
+row-by-row reference kept here (``canonical_key`` per row, ``json.dumps`` per line, sorted
+runs merged by ``heapq.merge``), and yields the rows the file holds in its order (what
+``truth/final/parquet`` is written from; the file read back is the reference). Drawn: wide
+rows, NULLs, integers past 2^53 beside equal floats, ``-0.0``, booleans, multibyte and
+line-separator text, ``%`` and quotes in names and values, duplicate rows (keyless tables),
+and chunk sizes that spill and merge. (No NaN: no column holds one, and it has no order.)"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generators.changes_jsonl import read_jsonl_rows
+from generators.truth import canonical_key, dumps_line, sorted_jsonl_rows, write_sorted_jsonl
+
+
+def _reference(path: Path, names: list[str], rows: list[list], chunk: int) -> None:
+    """The row-by-row sort this project wrote ``truth/final`` with before (bounded memory:
+    sorted runs of ``chunk`` rows spilled and merged)."""
+    runs: list[str] = []
+    buf: list[tuple[tuple, str]] = []
+
+    def spill() -> str:
+        buf.sort(key=lambda x: x[0])
+        fd, name = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.writelines(line + "\n" for _, line in buf)
+        return name
+    for vals in rows:
+        buf.append((canonical_key(vals), dumps_line(names, vals)))
+        if len(buf) >= chunk:
+            runs.append(spill())
+            buf = []
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        if not runs:
+            buf.sort(key=lambda x: x[0])
+            out.writelines(line + "\n" for _, line in buf)
+            return
+        runs.append(spill())
+        files = [open(r, encoding="utf-8") for r in runs]  # noqa: SIM115
+        try:
+            def keyed(f):
+                for line in f:
+                    yield canonical_key(json.loads(line).values()), line
+            for _, line in heapq.merge(*(keyed(f) for f in files), key=lambda x: x[0]):
+                out.write(line)
+        finally:
+            for f in files:
+                f.close()
+            for r in runs:
+                os.unlink(r)
+
+
+_TEXT = st.text(st.sampled_from(list("aAzZ0 %\"\\'é中🙂\u2028\u2029\x85\u0301\x00\t")), max_size=6)
+_VALUE = st.one_of(
+    st.none(), st.integers(-3, 3), st.integers(-(2**64), 2**64), st.sampled_from([2**53, 2**53 + 1, float(2**53)]),
+    st.floats(allow_nan=False, width=64), st.sampled_from([0.0, -0.0, 1.0, 1, True, False]), _TEXT)
+
+
+@st.composite
+def _table(draw: Any) -> tuple[list[str], list[list]]:
+    ncols = draw(st.one_of(st.integers(1, 5), st.integers(60, 300)), label="columns")
+    names = draw(st.lists(st.text(st.sampled_from(list("ab%\"é中_")), min_size=1, max_size=4), min_size=ncols,
+                          max_size=ncols, unique=True), label="names")
+    # a column draws from a few values (ties), or from anything
+    pools = [draw(st.lists(_VALUE, min_size=1, max_size=4)) for _ in range(min(ncols, 6))]
+    nrows = draw(st.integers(0, 60 if ncols < 60 else 12), label="rows")
+    rows = []
+    for _ in range(nrows):
+        row = [draw(st.sampled_from(pools[j % len(pools)])) if j % 3 else draw(_VALUE) for j in range(ncols)]
+        rows.append(row)
+    if rows and draw(st.booleans(), label="duplicates"):
+        rows += [list(r) for r in rows[: draw(st.integers(1, len(rows)))]]
+    return names, rows
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(table=_table(), chunk=st.sampled_from([1, 3, 7, 20_000]), block=st.integers(1, 50))
+def test_sorted_columns_write_the_reference_bytes(table: tuple[list[str], list[list]], chunk: int, block: int,
+                                                  tmp_path_factory) -> None:
+    names, rows = table
+    d = tmp_path_factory.mktemp("s")
+    _reference(d / "want.jsonl", names, rows, chunk)
+    blocks = [[[r[j] for r in rows[s:s + block]] for j in range(len(names))] for s in range(0, len(rows), block)]
+    got_rows = list(sorted_jsonl_rows(d / "got.jsonl", names, blocks, chunk=chunk))
+    want = (d / "want.jsonl").read_bytes()
+    assert (d / "got.jsonl").read_bytes() == want
+    back = list(read_jsonl_rows(d / "want.jsonl"))
+    assert json.dumps(got_rows) == json.dumps(back)  # same values, same types (1 vs 1.0 vs true)
+    assert write_sorted_jsonl(d / "rows.jsonl", names, iter(rows), chunk=chunk) == len(rows)
+    assert (d / "rows.jsonl").read_bytes() == want
+    assert sorted(os.listdir(d)) == ["got.jsonl", "rows.jsonl", "want.jsonl"]  # no run left behind
