@@ -266,11 +266,11 @@ class _Job:
     def _cid_bytes(self) -> int:
         """MariaDB group commits: the bytes a commit id adds to a GTID (pass 1 sizes every GTID
         without one)."""
-        from binlogwriter.batch.columnar_encode import _mgtid_template
+        from binlogwriter.batch.columnar_encode import mgtid_template
 
         w = SimpleNamespace(settings=self.run0.session_settings(), fmt=self.run0.fmt,
                             server_id=self.spec.server_id)
-        return len(_mgtid_template(w)) - len(_mgtid_template(w, grouped=False))
+        return len(mgtid_template(w)) - len(mgtid_template(w, grouped=False))
 
     def _routed(self, refs: list[tuple[int, Any]]):
         """The driver's half of a file-passed shuffle: the ``(destination, reference)``

@@ -64,8 +64,8 @@ from binlogwriter.batch.columnar_encode import (
     RowsPlan,
     _GtidTails,
     _Ids,
-    _mgtid_template,
     lone_groups,
+    mgtid_template,
 )
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
@@ -432,10 +432,10 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     if mariadb:
         ev_type[g_idx] = 162
         ev_flags[g_idx] = FLAG_SUPPRESS_USE
-        ev_len[g_idx] = HEADER_SIZE + len(_mgtid_template(writer)) + fl
+        ev_len[g_idx] = HEADER_SIZE + len(mgtid_template(writer)) + fl
         if st.group_commit_ids:  # a group of one carries no commit id (generators/group_commit.py)
             lone = g_idx[lone_groups(rb.group_pos, e_txn[g_idx]) < 0]
-            ev_len[lone] = HEADER_SIZE + len(_mgtid_template(writer, grouped=False)) + fl
+            ev_len[lone] = HEADER_SIZE + len(mgtid_template(writer, grouped=False)) + fl
     else:
         gtid_tail = _mysql_gtids(writer, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl, rb.back)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)

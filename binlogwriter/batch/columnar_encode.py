@@ -27,7 +27,7 @@ from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.logical_clock import last_committed_array
 
-__all__ = ["RowsPlan", "DeferredImages"]
+__all__ = ["RowsPlan", "DeferredImages", "mgtid_template"]
 
 GTID, BEGIN, TMAP, ROWS, XID, RQUERY, PAYLOAD = range(7)  # event kinds of ev_kind
 
@@ -129,7 +129,7 @@ class RowsPlan:
                 cid = seqs - np.where(lone, 0, gp)
                 gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
                 if lone.any():  # a group of one: no FL_GROUP_COMMIT_ID, no commit id (shorter)
-                    ltail = np.frombuffer(_mgtid_template(self.writer, grouped=False)[width:], dtype=np.uint8)
+                    ltail = np.frombuffer(mgtid_template(self.writer, grouped=False)[width:], dtype=np.uint8)
                     gm[np.ix_(lone, np.arange(width, width + len(ltail)))] = ltail
                     glens[lone] = width + len(ltail)
         else:
@@ -307,7 +307,7 @@ def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
     xid, seq, gno = w.take_batch_ids(ng, nx)
     ids = _Ids(xid=xid, server_id=w.server_id, seq=seq, gno=gno)
     if w.fmt.is_mariadb:
-        ids.mgtid = _mgtid_template(w)
+        ids.mgtid = mgtid_template(w)
     else:
         ids.sid = bytes.fromhex((w._sid or ANONYMOUS_SID).replace("-", ""))
     return ids
@@ -321,7 +321,7 @@ def lone_groups(group_pos: np.ndarray | None, txn: np.ndarray) -> np.ndarray:
     return np.asarray(group_pos, dtype=np.int64)[txn]
 
 
-def _mgtid_template(w: Any, grouped: bool | None = None) -> bytes:
+def mgtid_template(w: Any, grouped: bool | None = None) -> bytes:
     """A row transaction's MariaDB GTID body (TRANSACTIONAL | ALLOW_PARALLEL, and
     GROUP_COMMIT_ID with ``settings.group_commit_ids`` unless ``grouped`` is False) with
     seq_no and commit id 0."""

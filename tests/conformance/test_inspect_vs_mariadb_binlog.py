@@ -303,7 +303,8 @@ def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path, end: i
     out = tmp_path / "run"
     subprocess.run([sys.executable, "-m", "binlogwriter", "generate", "--workload", "alltypes",
                     "--flavor", "mariadb1011", "--transactions", "20", "--initial-rows", "20",
-                    "--row-event-max-size", "1K", "--out", str(out), "--no-progress"],
+                    # ten-row statements: some are split over rows events at 1K
+                    "--rows-per-txn", "10", "--row-event-max-size", "1K", "--out", str(out), "--no-progress"],
                    cwd=REPO_ROOT, check=True, capture_output=True, timeout=300)
     files = sorted(out.glob("binlog.0*"))[:1]
     start = next(e.origin.offset for e in BinlogReader(files)
