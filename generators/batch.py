@@ -41,10 +41,10 @@ from generators.noop import changed_ops
 from generators.plan import plan_range
 from generators.plan_batch import resolve_range
 from generators.stamps import op_stamps
+from generators.statements import own_statements, statement_starts
 from generators.steps import step_many
 
-__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch",
-           "own_statements", "statement_starts"]
+__all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch"]
 
 BATCH_TXNS = 16_384
 """Transactions per batch. Every batch costs the same count of numpy and Arrow calls whatever
@@ -212,51 +212,6 @@ def apply_batch_loop(run: Any, lo: int, hi: int) -> AppliedBatch:
     if keep is not None:
         arrays = [x[keep] for x in arrays]
     return AppliedBatch(lo, *arrays, np.asarray(adv, dtype=np.int64), undo, undo_at, cursors)
-
-
-def statement_starts(run: Any, txn: np.ndarray, table: np.ndarray, kind: np.ndarray, key: np.ndarray,
-                     ver_before: np.ndarray, ver_after: np.ndarray) -> np.ndarray:
-    """Per applied op (in order) whether it starts a statement: a run of changes of one
-    transaction, table and kind is one statement (each op its own under oltp_write_only:
-    :func:`own_statements`), as a server logs one multi-row statement — except where the
-    server would log the rows otherwise (seen on a real MariaDB 10.11,
-    tests/conformance/test_app_workload_shape.py): an UPDATE / DELETE finding its rows by
-    key (``WHERE id IN (…)``) changes them in key order, once each — so such a statement
-    holds its rows in ascending key order, a row at most once (a key at or below the
-    previous one starts the next statement); an UPDATE statement assigns the same columns in
-    every row (the server logs every assigned column in each row's after image, changed or
-    not, under ``binlog_row_image=MINIMAL``: rows assigning other columns start the next
-    statement); on a table without a key (found by every column, in the table's scan order)
-    each row is a statement of its own. ``ver_before`` / ``ver_after``: the ops' versions (an
-    UPDATE's assigned columns, ``TableRows.update_sets``)."""
-    n = len(txn)
-    new = np.ones(n, dtype=bool)
-    if n > 1 and not own_statements(run.spec):
-        keyless = np.array([not rt.table.effective_primary_key() for rt in run.rows], dtype=bool)
-        t = np.asarray(table)
-        kind = np.asarray(kind)
-        same = (txn[1:] == txn[:-1]) & (t[1:] == t[:-1]) & (kind[1:] == kind[:-1])
-        ordered = (kind[1:] == 0) | ((key[1:] > key[:-1]) & ~keyless[t[1:]])
-        pair = np.flatnonzero(same & ordered & (kind[1:] == 1))  # UPDATE pairs: compare their column sets
-        if len(pair):
-            set_id = np.full(n, -1, dtype=np.int64)
-            ops = np.unique(np.concatenate((pair, pair + 1)))
-            for tidx in np.unique(t[ops]).tolist():
-                o = ops[t[ops] == tidx]
-                _, inv = run.rows[tidx].update_sets(np.asarray(key)[o], np.asarray(ver_after)[o],
-                                                    np.asarray(ver_before)[o])
-                set_id[o] = inv
-            ordered[pair] &= set_id[pair + 1] == set_id[pair]
-        new[1:] = ~(same & ordered)
-    return new
-
-
-def own_statements(spec: Any) -> bool:
-    """Whether every row change of a run is a statement of its own: the oltp_write_only
-    template (sysbench sends UPDATE, UPDATE, DELETE, INSERT each as one statement of one
-    row, oltp_write_only.lua); else consecutive changes of one table and kind in a
-    transaction form one statement."""
-    return spec.template == "oltp_write_only"
 
 
 def _encode_images(t: Any, descs, present, cols, n: int, pad):

@@ -39,7 +39,12 @@ def release_rotation(writer: BinlogWriter) -> None:
 
 class BatchedMixin:
     """:class:`generators.engine.Run`'s batch-path methods (uses its ``spec``, ``rows``,
-    ``counts``, ``file_info``, ``spans``, ``changes``, ``progress`` and ``_bytes``)."""
+    ``counts``, ``file_info``, ``spans``, ``changes``, ``progress`` and ``_bytes``).
+
+    Size: the batch loop holds a batch's last row transaction over to the next one when it may
+    continue a MariaDB group commit (a group never straddles a rotation, issue #29), which the
+    loop, the ``--size`` cut and the segment writer share; issue #30 tracks replacing the run's
+    mixins with one engine object."""
 
     def _loop_batched(self, writer: BinlogWriter) -> None:
         """:meth:`_loop` a batch of transactions at a time (generators/batch.py): plans and

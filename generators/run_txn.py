@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.writer import BinlogWriter
-from generators.batch import statement_starts
 from generators.group_commit import GroupCommits, commit_flags
 from generators.keys import Applied, resolve_ops, step
 from generators.noop import unchanged_updates
@@ -19,11 +18,16 @@ from generators.rows import TableRows
 from generators.run_batched import release_rotation
 from generators.run_count import planned_transactions
 from generators.statement_text import statement_sql
+from generators.statements import statement_starts
 
 
 class TransactionsMixin:
     """:class:`generators.engine.Run`'s per-transaction methods (uses its ``spec``, ``rows``,
-    ``infos``, ``cursor``, ``counts``, ``file_info`` and ``changes``)."""
+    ``infos``, ``cursor``, ``counts``, ``file_info`` and ``changes``).
+
+    Size: the per-transaction reference looks one transaction ahead (``_next_position``) to
+    write MariaDB group commits as the batch engine does; it stays whole because property
+    tests compare the batch engine with exactly this path. Issue #30 tracks the run's mixins."""
 
     row_txns: int = 0
     """Transactions with row changes written one by one (Spark's pass 1 numbers the change

@@ -26,9 +26,10 @@ from binlogwriter import images
 from binlogwriter.batch.columnar import RowsBatch
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values.row import ColumnArray, column_image_lengths
-from generators.batch import AppliedBatch, own_statements, rows_batch, statement_starts
+from generators.batch import AppliedBatch, rows_batch
 from generators.length_faces import constant_images
 from generators.reuse import op_times
+from generators.statements import own_statements, statement_starts
 
 __all__ = ["rows_sizes"]
 

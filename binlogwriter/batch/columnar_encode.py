@@ -35,7 +35,11 @@ GTID, BEGIN, TMAP, ROWS, XID, RQUERY, PAYLOAD = range(7)  # event kinds of ev_ki
 @dataclass
 class RowsPlan:
     """Events of a :class:`RowsBatch` planned (lengths, bodies but ids); ``sizes[t]`` is
-    transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing)."""
+    transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing).
+
+    Size: ``_bytes`` lays out every event kind of a batch (GTID with or without a commit id,
+    Rows_query, Table_map, rows, XID) against the same offset arrays in one pass; split, the
+    pieces would pass a dozen arrays to each other. Issue #30 tracks the batch encoder's layout."""
 
     writer: Any
     n_txn: int

@@ -155,6 +155,9 @@ def test_parallel_replica_applies_commit_id_groups_to_truth_final(mariadb_templa
     assert on["parallel_mode"] == "conservative"
     # while the group's first transaction waited for the held row, the other members of its
     # commit-id group were applied by other workers, which then waited to commit in order;
-    # without commit ids no later transaction was started before it began to commit
-    assert on["states"][WAIT_COMMIT] > 0, seen
-    assert off["states"][WAIT_COMMIT] == 0, seen
+    # without commit ids no later transaction was started before it began to commit: the
+    # conservative scheduler overlaps two transactions only while the first one commits
+    # (sql/rpl_parallel.cc wait_for_prior_commit), which a 0.1 s sample catches rarely and
+    # only under load (0 or 1 samples seen), against a hundred or more with the groups
+    assert on["states"][WAIT_COMMIT] >= 10, seen
+    assert off["states"][WAIT_COMMIT] * 10 <= on["states"][WAIT_COMMIT], seen
