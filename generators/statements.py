@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["own_statements", "statement_starts"]
+__all__ = ["own_statements", "statement_starts", "key_number_order"]
 
 
 def statement_starts(run: Any, txn: np.ndarray, table: np.ndarray, kind: np.ndarray, key: np.ndarray,
@@ -25,13 +25,14 @@ def statement_starts(run: Any, txn: np.ndarray, table: np.ndarray, kind: np.ndar
     previous one starts the next statement); an UPDATE statement assigns the same columns in
     every row (the server logs every assigned column in each row's after image, changed or
     not, under ``binlog_row_image=MINIMAL``: rows assigning other columns start the next
-    statement); on a table without a key (found by every column, in the table's scan order)
-    each row is a statement of its own. ``ver_before`` / ``ver_after``: the ops' versions (an
+    statement); on a table without a key (found by every column, in the table's scan order),
+    or whose key values do not sort as its key numbers (:func:`key_number_order`), each
+    UPDATE / DELETE row is a statement of its own. ``ver_before`` / ``ver_after``: the ops' versions (an
     UPDATE's assigned columns, ``TableRows.update_sets``)."""
     n = len(txn)
     new = np.ones(n, dtype=bool)
     if n > 1 and not own_statements(run.spec):
-        keyless = np.array([not rt.table.effective_primary_key() for rt in run.rows], dtype=bool)
+        keyless = np.array([not key_number_order(rt) for rt in run.rows], dtype=bool)
         t = np.asarray(table)
         kind = np.asarray(kind)
         same = (txn[1:] == txn[:-1]) & (t[1:] == t[:-1]) & (kind[1:] == kind[:-1])
@@ -56,3 +57,15 @@ def own_statements(spec: Any) -> bool:
     row, oltp_write_only.lua); else consecutive changes of one table and kind in a
     transaction form one statement."""
     return spec.template == "oltp_write_only"
+
+
+def key_number_order(rt: Any) -> bool:
+    """Whether a table's rows sort in the server's key order when sorted by key number: its
+    key is one whole integer column (generated as ``key + 1``, or a workload's increasing key
+    function). A composite key, a prefix, or a text / temporal / DECIMAL key sorts otherwise
+    (``"10" < "9"``; the index order the server scans an ``IN (…)`` list in), so its multi-row
+    UPDATE / DELETE statements cannot be ordered by key number."""
+    pk = rt.table.effective_primary_key()
+    if len(pk) != 1 or pk[0][1]:
+        return False
+    return rt.table.columns[pk[0][0]].is_integer

@@ -114,6 +114,11 @@ class Column:
         return self.type in _INT_TYPES or self.type in ("DECIMAL", "FLOAT", "DOUBLE", "YEAR")
 
     @property
+    def is_integer(self) -> bool:
+        """TINYINT … BIGINT (any width, signedness or ZEROFILL)."""
+        return self.type in _INT_TYPES
+
+    @property
     def is_enum_or_set(self) -> bool:
         return self.type in ("ENUM", "SET")
 
