@@ -1,7 +1,7 @@
 """Typed Arrow arrays for the truth without a canonical text per value (part of the typed
 truth, generators/changes_arrow.py): DECIMAL / DATETIME / TIMESTAMP / DATE / TIME columns
-straight from their integer units (:func:`_typed_units`), and canonical DECIMAL / DATE /
-DATETIME / TIMESTAMP texts by one Arrow cast (:func:`_cast_texts`). Each gives what the
+straight from their integer units (:func:`typed_units`), and canonical DECIMAL / DATE /
+DATETIME / TIMESTAMP texts by one Arrow cast (:func:`cast_texts`). Each gives what the
 value-by-value path gives (the family's ``truth_renderer``, then
 ``changes_arrow.typed_converter``), or None where it would not (the caller then goes value
 by value); property-tested in tests/generators/test_typed_units.py and
@@ -17,14 +17,14 @@ from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import _strings, _validity
 
-__all__ = ["_typed_units", "_cast_texts"]
+__all__ = ["typed_units", "cast_texts"]
 
 _US_MIN = -62_135_596_800_000_000  # 0001-01-01 00:00:00 in microseconds since 1970-01-01
 _US_MAX = 253_402_300_799_999_999  # 9999-12-31 23:59:59.999999
 _DAY_MIN, _DAY_MAX = -719_162, 2_932_896  # 0001-01-01 and 9999-12-31 in days since 1970-01-01
 
 
-def _typed_units(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
+def typed_units(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
     """The typed array of a "dec" / "dt" / "ts" / "date" / "time" column straight from its
     integer units, without the canonical text in between: what :func:`_typed_values` makes of
     the same values (the text keeps the first fsp digits of the microseconds — a truncation —
@@ -78,7 +78,7 @@ def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) ->
                                  null_count=count)
 
 
-def _cast_texts(typ: pa.DataType, vals: list | tuple) -> pa.Array | None:
+def cast_texts(typ: pa.DataType, vals: list | tuple) -> pa.Array | None:
     """DECIMAL, DATE and DATETIME / TIMESTAMP canonical texts as a typed array by Arrow's
     own parsing (one cast of the column): what :func:`typed_converter` gives value by value
     (exact decimal digits; calendar dates and times in years 1-9999), when every text is one

@@ -34,7 +34,7 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     _validity,
     py_array,
 )
-from generators.arrow_typed import _cast_texts, _typed_units
+from generators.arrow_typed import cast_texts, typed_units
 from generators.truth import column_renderer, render_column
 
 _UTC = dt.UTC
@@ -131,7 +131,7 @@ def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.
     texts: list[Any] = [None] * n
     arrays = []
     for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):
-        cast = _cast_texts(typ, vals) if how != _SAME else None
+        cast = cast_texts(typ, vals) if how != _SAME else None
         if cast is not None:
             arrays.append(cast)
             continue
@@ -319,7 +319,7 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
-        got = _typed_units(col, typ, values)
+        got = typed_units(col, typ, values)
         if got is not None:
             return got, {}
         values = values.tolist()

@@ -47,8 +47,8 @@ class GtidSet:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.mysql = MysqlGtidSet()
         self.mariadb: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        mysql: list[str] = []
         for part in (p.strip() for p in text.replace("\n", ",").split(",")):
             if not part:
                 continue
@@ -61,13 +61,11 @@ class GtidSet:
             items = part.split(":")
             if not is_uuid(items[0]) or len(items) < 2:
                 raise OptionError(f"bad GTID set element {part!r}: expected uuid:1-5[:7…] or domain-server-seq")
-            try:
-                one = MysqlGtidSet.from_text(part)
-            except GtidParseError as e:
-                raise OptionError(str(e)) from None
-            for (uuid, tag), ivs in one.sids.items():
-                for a, b in ivs:
-                    self.mysql.add_interval(uuid, tag, a, b)
+            mysql.append(part)
+        try:
+            self.mysql = MysqlGtidSet.from_text(",".join(mysql))
+        except GtidParseError as e:
+            raise OptionError(str(e)) from None
 
     def __contains__(self, gtid: str | None) -> bool:
         if gtid is None:

@@ -341,22 +341,19 @@ def write_provision_sql(snapshot: Path, replica_sql: str, database: str, out: Pa
     with open(out, "w", encoding="utf-8", newline="\n") as f:
         f.write("-- binlogwriter generate: the replica's tables and the run's initial rows (truth/snapshot.sql with\n"
                 "-- the replica's CREATE TABLE statements); load it into the replica before START SLAVE.\n")
+        ddl = replica_sql.strip() + ("\n" if replica_sql.strip().endswith(";") else "\n;\n")
         created = False
         for _line, text, toks in _statements(snapshot) if snapshot.exists() else iter(()):
             is_create = toks[0].upper == "CREATE" and len(toks) > 1 and toks[1].upper == "TABLE"
             if toks[0].upper == "USE" or is_create:
                 if is_create and not created:
-                    f.write(f"USE `{database.replace('`', '``')}`;\n{replica_sql.strip()}\n")
-                    if not replica_sql.strip().endswith(";"):
-                        f.write(";\n")
+                    f.write(f"USE `{database.replace('`', '``')}`;\n{ddl}")
                     created = True
                 continue
             f.write(text + ";\n")
         if not created:  # --ddl-in-binlog: snapshot.sql has no CREATEs
             q = database.replace("`", "``")
-            f.write(f"CREATE DATABASE IF NOT EXISTS `{q}`;\nUSE `{q}`;\n{replica_sql.strip()}\n")
-            if not replica_sql.strip().endswith(";"):
-                f.write(";\n")
+            f.write(f"CREATE DATABASE IF NOT EXISTS `{q}`;\nUSE `{q}`;\n{ddl}")
 
 
 __all__ = ["ProvisioningError", "provision", "write_provision_sql", "parse_insert", "store", "Insert", "Lit"]

@@ -1,5 +1,5 @@
 """Canonical DECIMAL / DATE / DATETIME / TIMESTAMP texts made typed by one Arrow cast
-(generators/arrow_typed.py ``_cast_texts``, used by ``_typed_columns`` for
+(generators/arrow_typed.py ``cast_texts``, used by ``_typed_columns`` for
 ``truth/final/parquet`` and the merged change images) give what the value-by-value converter
 gives (``typed_converter``: ``Decimal`` / Python's calendar, a text for what is not a
 calendar value): same array, same texts. Drawn: values rendered by the columns' own truth

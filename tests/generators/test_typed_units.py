@@ -1,5 +1,5 @@
 """The typed change-stream truth of DECIMAL / DATETIME / TIMESTAMP / DATE / TIME columns built
-straight from their integer units (generators/arrow_typed.py ``_typed_units``) equals the
+straight from their integer units (generators/arrow_typed.py ``typed_units``) equals the
 value-by-value path it stands in for (``_typed_values``: canonical text, then parsed back):
 same Arrow array, no canonical texts, same Parquet bytes. Drawn: every fsp, precisions up to
 65 (decimal128 and decimal256), scales up to 30, units coarser than the scale, negative
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_typed import _typed_units
+from generators.arrow_typed import typed_units
 from generators.changes_arrow import _arrow_type, _typed_array, _typed_values
 
 _US_DAY = 86_400_000_000
@@ -70,7 +70,7 @@ def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray]
     sql, values = case
     col = parse_tables(f"CREATE TABLE t (c {sql} NULL)", "db", flavor)[0].columns[0]
     typ = _arrow_type(col, flavor)
-    got = _typed_units(col, typ, values)
+    got = typed_units(col, typ, values)
     if got is None:
         return
     want, texts = _typed_values(col, flavor, values.tolist())
@@ -84,8 +84,8 @@ def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray]
 def test_declines_what_the_text_would_round_or_overflow() -> None:
     col = parse_tables("CREATE TABLE t (c DECIMAL(4,1), d DATE)", "db", "mysql80")[0].columns
     typ = _arrow_type(col[0], "mysql80")
-    assert _typed_units(col[0], typ, ColumnArray("dec", np.array([15], dtype=np.int64), meta=2)) is None  # 0.15
-    assert _typed_units(col[0], typ, ColumnArray("dec", np.array([10_000], dtype=np.int64), meta=1)) is None
-    assert _typed_units(col[0], typ, ColumnArray("dec", np.array([999, -999], dtype=np.int64), meta=1)) is not None
+    assert typed_units(col[0], typ, ColumnArray("dec", np.array([15], dtype=np.int64), meta=2)) is None  # 0.15
+    assert typed_units(col[0], typ, ColumnArray("dec", np.array([10_000], dtype=np.int64), meta=1)) is None
+    assert typed_units(col[0], typ, ColumnArray("dec", np.array([999, -999], dtype=np.int64), meta=1)) is not None
     dtyp = _arrow_type(col[1], "mysql80")
-    assert _typed_units(col[1], dtyp, ColumnArray("date", np.array([2_932_897], dtype=np.int64))) is None
+    assert typed_units(col[1], dtyp, ColumnArray("date", np.array([2_932_897], dtype=np.int64))) is None

@@ -27,17 +27,23 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("parts", [1, 3])
-@pytest.mark.parametrize("case", list(CASES))
-def test_spark_writeset_clock_equals_single_process(spark, tmp_path: Path, case: str, parts: int) -> None:
-    spec = Spec.from_dict({"initial_rows": 20, "seed": 5, **CASES[case]})
+def _spark_equals_local(spark, tmp_path: Path, case: dict, parts: int) -> list:
+    """Generate ``case`` in one process and on Spark in ``parts`` partitions; assert the two
+    trees byte-identical; the Spark run's events."""
+    from binlogwriter.reader import BinlogReader
+
+    spec = Spec.from_dict({"initial_rows": 20, "seed": 5, **case})
     local = generate(spec, tmp_path / "local").out
     generate_spark(spec, tmp_path / "spark", partitions=parts, spark=spark)
     assert tree_digest(tmp_path / "spark") == tree_digest(local)
+    return [e for f in sorted((tmp_path / "spark").glob("binlog.0*")) for e in BinlogReader([f])]
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+@pytest.mark.parametrize("case", list(CASES))
+def test_spark_writeset_clock_equals_single_process(spark, tmp_path: Path, case: str, parts: int) -> None:
+    evs = [e for e in _spark_equals_local(spark, tmp_path, CASES[case], parts) if e.type_code in GTID_TYPES]
     # not trivially the commit order
-    from binlogwriter.reader import BinlogReader
-    evs = [e for f in sorted((tmp_path / "spark").glob("binlog.0*")) for e in BinlogReader([f])
-           if e.type_code in GTID_TYPES]
     assert any(e.last_committed < e.sequence_number - 1 for e in evs)
 
 
@@ -61,12 +67,7 @@ GROUP_CASES = {
 @pytest.mark.parametrize("parts", [1, 3])
 @pytest.mark.parametrize("case", list(GROUP_CASES))
 def test_spark_group_commits_equal_single_process(spark, tmp_path: Path, case: str, parts: int) -> None:
-    spec = Spec.from_dict({"initial_rows": 20, "seed": 5, **GROUP_CASES[case]})
-    local = generate(spec, tmp_path / "local").out
-    generate_spark(spec, tmp_path / "spark", partitions=parts, spark=spark)
-    assert tree_digest(tmp_path / "spark") == tree_digest(local)
-    from binlogwriter.reader import BinlogReader
-    cids = [e.commit_id for f in sorted((tmp_path / "spark").glob("binlog.0*")) for e in BinlogReader([f])
+    cids = [e.commit_id for e in _spark_equals_local(spark, tmp_path, GROUP_CASES[case], parts)
             if e.type_code == 162 and not e.flags2 & 0x20]
     grouped = [c for c in cids if c is not None]
     assert grouped and len(set(grouped)) < len(grouped), "grouped, not one transaction a group"
