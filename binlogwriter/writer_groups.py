@@ -163,8 +163,7 @@ class GroupsMixin:
             self.transactions += groups
             if groups:
                 out.append((name, groups, first, self.last_gtid))
-            hold = getattr(plan, "hold", None)
-            self.hold_rotation = hold is not None and bool(hold[stop - 1])
+            self.hold_rotation = plan.hold is not None and bool(plan.hold[stop - 1])
             self.maybe_rotate()
             i = stop
         return out
@@ -184,7 +183,7 @@ def held_stop(plan, stop: int, hi: int) -> int:
     ``stop - 1``, moved past the transactions continuing its MariaDB group commit (``plan.hold``:
     a server rotates after a whole group, sql/log.cc ``trx_group_commit_leader``), at most
     ``hi``."""
-    hold = getattr(plan, "hold", None)
+    hold = plan.hold
     if hold is None:
         return stop
     while stop < hi and hold[stop - 1]:
