@@ -19,9 +19,8 @@ import click
 
 from binlogwriter.cli_support import Choice
 from binlogwriter.errors import BinlogError, SchemaError, ValueEncodeError
+from generators.engines import DEFAULT_LOG_LEVEL, LOG_LEVELS, EngineSetupError, load_engine
 from generators.errors import SpecError
-from spark_gen.environment import DEFAULT_LOG_LEVEL, LOG_LEVELS
-from spark_gen.errors import EnvironmentSetupError
 
 __all__ = ["generate"]
 
@@ -194,12 +193,8 @@ def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: 
         _check_out(out)
         show = sys.stderr.isatty() if progress is None else progress
         if engine == "spark":
-            try:
-                from spark_gen.job import generate_spark
-            except ImportError as e:  # pragma: no cover - pyspark missing
-                raise SpecError(f"--engine spark: {e} (pip install 'binlogwriter[spark]')") from None
-            result = generate_spark(spec, out, partitions=partitions,
-                                    log_level=(spark_log_level or DEFAULT_LOG_LEVEL).upper())
+            result = load_engine(engine)(spec, out, partitions=partitions,
+                                         log_level=(spark_log_level or DEFAULT_LOG_LEVEL).upper())
         elif show:
             result = _run_with_progress(run_generate, spec, out)
         else:
@@ -207,7 +202,7 @@ def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: 
     except SpecError as e:
         where = _where(sf, e, options, schema)
         raise _OneLineError(_one_line(f"{where}: {e}" if where else str(e))) from None
-    except (SchemaError, ValueEncodeError, EnvironmentSetupError) as e:
+    except (SchemaError, ValueEncodeError, EngineSetupError) as e:
         raise _OneLineError(_one_line(str(e))) from None
     except BinlogError as e:
         click.echo(f"binlogwriter generate: failed: {_one_line(str(e))}", err=True)

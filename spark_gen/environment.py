@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generators.engines import DEFAULT_LOG_LEVEL, LOG_LEVELS
+
 __all__ = [
     "LOG_LEVELS",
     "DEFAULT_LOG_LEVEL",
@@ -46,8 +48,6 @@ __all__ = [
     "explain_failure",
 ]
 
-LOG_LEVELS = ("ALL", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
-DEFAULT_LOG_LEVEL = "ERROR"
 PROJECT_MODULES = ("binlogwriter", "generators", "spark_gen")
 _DEPENDENCIES = ("construct", "numpy", "faker", "sqlglot", "zstandard", "yaml")
 _REEXEC_FLAG = "_BINLOGWRITER_DRIVER_REEXEC"

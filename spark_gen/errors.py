@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from binlogwriter.errors import BinlogError
+from generators.engines import EngineSetupError
 
 __all__ = ["EnvironmentSetupError"]
 
 
-class EnvironmentSetupError(BinlogError):
+class EnvironmentSetupError(EngineSetupError):
     """The environment cannot run what was asked (Spark's JVM or executors' Python)."""
