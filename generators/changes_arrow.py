@@ -27,12 +27,12 @@ from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_record, changes_truth, tests)
     _OP_NAMES,
     _ascii_strings,
-    _np_array,
-    _np_bool,
     _string_lists,
-    _strings,
     _validity,
+    np_array,
+    np_bool,
     py_array,
+    string_array,
 )
 from generators.arrow_typed import cast_texts, typed_units
 from generators.truth import column_renderer, render_column
@@ -200,7 +200,7 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
         return got
     cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
     arrays, texts = _typed_columns(convs, names, fulls)
-    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=_np_bool(np.array(mask, dtype=np.bool_)))
+    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=np_bool(np.array(mask, dtype=np.bool_)))
     return sa, _string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
 
 
@@ -299,7 +299,7 @@ def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None
 def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
     """A pool column: the typed pool gathered by the rows' pool indexes."""
     idx = np.asarray(values.data, dtype=np.int64)
-    got = arr.take(_np_array(idx, values.nulls))
+    got = arr.take(np_array(idx, values.nulls))
     if not texts:
         return got, {}
     nulls = values.nulls
@@ -314,7 +314,7 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
-            return _np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
+            return np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":

@@ -16,17 +16,17 @@ from binlogwriter.batch.unique import unique_ints
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _numbered, _pick_lists, _pick_strings, _spread
+from generators.arrow_arrays import _numbered, _pick_lists, _spread, pick_strings
 from generators.changes_arrow import (
     _OP_NAMES,
     _canon_column,
-    _np_array,
-    _np_bool,
-    _strings,
     _take_pool,
     _typed_array,
     _typed_values,
+    np_array,
+    np_bool,
     py_array,
+    string_array,
 )
 from generators.changes_jsonl import _jsonl_lines, jsonl_line
 from generators.truth import canonical_renderer
@@ -237,22 +237,22 @@ class BatchRecordingMixin:
         position = ev_pos[op_ev]
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
-        op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
+        op_file = np_array(txn_file[op_txn])  # per change: index into files / txn
 
         if big:
-            gtids = _strings([big.get(t, heads[h] + str(g) if h >= 0 else None)
+            gtids = string_array([big.get(t, heads[h] + str(g) if h >= 0 else None)
                               for t, (h, g) in enumerate(zip(txn_head.tolist(), txn_num.tolist(), strict=True))])
         else:
             gtids = _numbered(heads, txn_head, txn_num)
-        fnames = _strings(files)
+        fnames = string_array(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
         for tidx, table in tables.items():
             mine = np.flatnonzero(op_tab == tidx) if len(tables) > 1 else ops
             self._record_table(tidx, table, op_seq[mine], mine, ab.values[tidx], op_kind[mine], op_shape[mine],
-                               rb.shapes, gtids.take(_np_array(op_txn[mine])), op_xid[mine],
-                               fnames.take(op_file.take(_np_array(mine))), position[mine], op_row[mine], txpos[mine],
+                               rb.shapes, gtids.take(np_array(op_txn[mine])), op_xid[mine],
+                               fnames.take(op_file.take(np_array(mine))), position[mine], op_row[mine], txpos[mine],
                                ts[mine], fills)
 
     def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
@@ -304,7 +304,7 @@ class BatchRecordingMixin:
 
         def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
             return pa.StructArray.from_arrays([_spread(a, idx, has) for a in typed], fields=fields,
-                                              mask=_np_bool(~has))
+                                              mask=np_bool(~has))
 
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
             if not row_text:
@@ -323,11 +323,11 @@ class BatchRecordingMixin:
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         zero = np.zeros(n, dtype=np.int64)
-        xid_arr = _np_array(xid, xid < 0)
-        arrays = [_np_array(seq), _pick_strings(_OP_NAMES, kinds),
-                  _pick_strings([table.database], zero), _pick_strings([table.name], zero),
-                  gtid, xid_arr, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
-                  _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
+        xid_arr = np_array(xid, xid < 0)
+        arrays = [np_array(seq), pick_strings(_OP_NAMES, kinds),
+                  pick_strings([table.database], zero), pick_strings([table.name], zero),
+                  gtid, xid_arr, fname, np_array(pos), np_array(row).cast(pa.int32()), np_array(txpos),
+                  np_array(ts).cast(pa.timestamp("s", tz="UTC")),
                   _pick_lists([names], zero),
                   struct(bi, has_b), struct(ai, has_a),
                   _pick_lists([image_names(b) for b, _ in images], inv),

@@ -5,7 +5,7 @@ every width, float64 and float32, DECIMAL, temporal values, binary, the text map
 text, all-null columns and the fall-back cases (values beyond int64, mixed classes) — and the
 Parquet bytes written from either are equal; none of them imports pandas. The batch
 recorder's own builders (``_spread`` for image columns, ``_numbered`` for GTIDs) likewise
-equal ``take`` and ``_strings``."""
+equal ``take`` and ``string_array``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.arrow_arrays import _numbered, _spread, _strings
+from generators.arrow_arrays import _numbered, _spread, string_array
 from generators.changes_arrow import py_array
 
 TEXT = st.text(max_size=12)
@@ -119,13 +119,13 @@ def test_spread_equals_take(case: tuple) -> None:
     st.just(heads), st.lists(st.tuples(st.integers(-1, len(heads) - 1), st.integers(0, (1 << 63) - 1)
                                        | st.integers(0, 12_345)), max_size=30))))
 def test_numbered_equals_strings(case: tuple) -> None:
-    """``_numbered`` (the GTIDs of a batch: head + decimal number) is ``_strings`` of the
+    """``_numbered`` (the GTIDs of a batch: head + decimal number) is ``string_array`` of the
     Python strings, over numbers of every width up to 2^63 - 1 and Unicode heads."""
     heads, rows = case
     head = np.array([h for h, _ in rows], dtype=np.int64)
     num = np.array([g for _, g in rows], dtype=np.int64)
     got = _numbered(heads, head, num)
-    want = _strings([heads[h] + str(g) if h >= 0 else None for h, g in rows])
+    want = string_array([heads[h] + str(g) if h >= 0 else None for h, g in rows])
     assert got.equals(want), (got, want)
     assert _parquet(got) == _parquet(want)
 
