@@ -23,6 +23,7 @@ import pyarrow as pa
 from binlogwriter.read.export import arrow_type
 from binlogwriter.schema import Column, Table
 from binlogwriter.schema.tables import column_from_info as column_from_info  # re-exported (changes_truth)
+from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_record, changes_truth, tests)
     _OP_NAMES,
@@ -35,6 +36,7 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     string_array,
 )
 from generators.arrow_typed import cast_texts, typed_units
+from generators.json_texts import json_texts
 from generators.truth import column_renderer, render_column
 
 _UTC = dt.UTC
@@ -310,7 +312,9 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
     """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
     array, {row: canonical text the type cannot hold}), straight from the arrays where the
     canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
-    else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
+    JSON objects / arrays by :func:`~generators.json_texts.json_texts` (a document that is a
+    scalar goes value by value: a top-level JSON null is SQL NULL there, a MariaDB string is
+    kept as is), else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
@@ -319,6 +323,13 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
             return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+        if values.kind == "json" and col.type == "JSON" and pa.types.is_string(typ) \
+                and isinstance(values.data, JObj | JStrList):  # documents that are objects / arrays
+            got = json_texts(values.data, values.nulls)
+            if got is not None:
+                if keep is not None:  # as the array: a list only if the JSONL lines are rendered
+                    keep.append(got)
+                return got, {}
         got = typed_units(col, typ, values)
         if got is not None:
             return got, {}

@@ -292,7 +292,7 @@ class BatchRecordingMixin:
             nrows = int(src[-1]) + 1
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
-        canons: list[list | None] = []  # canonical values the typed path rendered (JSONL reuses them)
+        canons: list[Any] = []  # canonical values the typed path rendered, list or string array (JSONL reuses them)
         for c, col in zip(cols, table.columns, strict=True):
             keep: list | None = [] if fills is not None else None
             arr, texts = self._typed(col, c, keep)
@@ -338,7 +338,7 @@ class BatchRecordingMixin:
             flavor = self.flavor
 
             def fill(lines: list) -> None:
-                canon = [_canon_column(col, flavor, c) if k is None else k
+                canon = [_canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
                              [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
