@@ -45,6 +45,15 @@ def _pool_texts(pool: tuple) -> pa.Array | None:
     return arr
 
 
+def _lit(text: str) -> pa.StringScalar:
+    """``text`` as an Arrow string scalar taken from an array (``pa.scalar`` of a Python value
+    imports pandas, see :func:`~generators.arrow_arrays.string_array`)."""
+    return string_array([text])[0]
+
+
+_NULL = pa.nulls(1, pa.string())[0]
+
+
 def _key_order(keys: list[str]) -> list[int]:
     """Member indexes in MySQL's key order: by UTF-8 length, then bytes."""
     enc = [k.encode("utf-8") for k in keys]
@@ -72,7 +81,7 @@ def _text(node: JCol) -> pa.Array | None:
         offsets = np.zeros(n + 1, dtype=np.int32)
         np.cumsum(counts, out=offsets[1:])
         items = pa.ListArray.from_arrays(np_array(offsets), pool.take(np_array(flat)))
-        return pc.binary_join_element_wise("[", pc.binary_join(items, ", "), "]", "")
+        return pc.binary_join_element_wise(_lit("["), pc.binary_join(items, _lit(", ")), _lit("]"), _lit(""))
     if isinstance(node, JObj):
         keys = [k for k, _, _ in node.members]
         if any(type(k) is not str for k in keys) or len(set(keys)) != len(keys):
@@ -85,12 +94,12 @@ def _text(node: JCol) -> pa.Array | None:
             text = _text(child)
             if text is None:
                 return None
-            piece = pc.binary_join_element_wise(", " + _ESCAPE(key) + ": ", text, "")
+            piece = pc.binary_join_element_wise(_lit(", " + _ESCAPE(key) + ": "), text, _lit(""))
             if present is not None:
-                piece = pc.if_else(np_bool(present), piece, "")
+                piece = pc.if_else(np_bool(present), piece, _lit(""))
             pieces.append(piece)
-        body = pc.binary_join_element_wise(*pieces, "")  # every piece starts with ", "
-        return pc.binary_join_element_wise("{", pc.utf8_slice_codeunits(body, 2), "}", "")
+        body = pc.binary_join_element_wise(*pieces, _lit(""))  # every piece starts with ", "
+        return pc.binary_join_element_wise(_lit("{"), pc.utf8_slice_codeunits(body, 2), _lit("}"), _lit(""))
     return None
 
 
@@ -105,5 +114,5 @@ def json_texts(docs: JCol, nulls: np.ndarray | None) -> pa.Array | None:
     if arr is None:
         return None
     if nulls is not None and np.asarray(nulls).any():
-        arr = pc.if_else(np_bool(np.asarray(nulls, dtype=np.bool_)), pa.scalar(None, pa.string()), arr)
+        arr = pc.if_else(np_bool(np.asarray(nulls, dtype=np.bool_)), _NULL, arr)
     return arr

@@ -75,3 +75,21 @@ def test_json_columns_type_like_the_value_path(data, flavor: str) -> None:
     assert got.equals(want)
     assert [k.to_pylist() if isinstance(k, pa.Array) else k for k in keep] == ref_keep
     assert _parquet(got) == _parquet(want)
+
+
+def test_json_texts_do_not_import_pandas() -> None:
+    """Every Arrow kernel call gets arrays and scalars taken from arrays (a Python value given
+    to pyarrow imports pandas: half a CPU-second in the truth thread). Fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from binlogwriter.values.json_columns import JBool, JInt, JNull, JObj, JStr, JStrList\n"
+            "from generators.json_texts import json_texts\n"
+            "n = 3\n"
+            "inner = JObj((('k', JInt(np.arange(n)), np.array([True, False, True])),), n)\n"
+            "doc = JObj((('b', JBool(np.ones(n, bool)), None), ('z', JNull(n), None), ('s', JStr(('x',), np.zeros(n)), None),"
+            " ('l', JStrList(('y',), np.zeros((n, 2)), np.array([0, 1, 2])), None), ('o', inner, None)), n)\n"
+            "assert json_texts(doc, np.array([False, True, False])).to_pylist()[1] is None\n"
+            "assert 'pandas' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
