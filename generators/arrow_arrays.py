@@ -46,10 +46,10 @@ def string_array(vals: list | tuple) -> pa.Array:
     Why not ``pa.array``: pyarrow's conversion of Python or numpy values asks whether they
     are pandas objects, and the first time that imports pandas (about half a CPU-second per
     process). Same values, same type, so the same Parquet bytes."""
-    return _var_binary(vals, [b"" if v is None else v.encode("utf-8") for v in vals], pa.string())
+    return var_binary(vals, [b"" if v is None else v.encode("utf-8") for v in vals], pa.string())
 
 
-def _var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Array:
+def var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Array:
     """A string or binary array of ``vals`` (None = null), ``enc`` their bytes (b"" for null)."""
     n = len(vals)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -169,7 +169,7 @@ def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
     if pa.types.is_string(typ) and kinds == {str}:
         return string_array(vals)
     if pa.types.is_binary(typ) and kinds == {bytes}:
-        return _var_binary(vals, [b"" if v is None else v for v in vals], typ)
+        return var_binary(vals, [b"" if v is None else v for v in vals], typ)
     if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
             and all(type(x) is str for v in vals if v is not None for x in v):
         return _string_lists(vals)

@@ -36,6 +36,7 @@ from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_recor
     string_array,
 )
 from generators.arrow_typed import cast_texts, typed_units
+from generators.changes_lists import typed_floats, typed_list
 from generators.json_texts import json_texts
 from generators.truth import column_renderer, render_column
 
@@ -330,10 +331,13 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
                 if keep is not None:  # as the array: a list only if the JSONL lines are rendered
                     keep.append(got)
                 return got, {}
-        got = typed_units(col, typ, values)
+        got = typed_units(col, typ, values) if values.kind != "float" else typed_floats(col, typ, values)
         if got is not None:
             return got, {}
         values = values.tolist()
+    hit = typed_list(col, _arrow_type(col, flavor), values, lambda vs: _typed_values(col, flavor, vs))
+    if hit is not None:  # nothing appended to keep: the JSONL lines render these values if they are written
+        return hit
     return _typed_values(col, flavor, values, keep)
 
 
