@@ -300,32 +300,11 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
                                  null_count=count)
 
 
-def _spread(arr: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
-    """``arr.take(idx)`` with a null where ``has`` is False (a struct child of the change
-    images). When the rows taken are consecutive (each image's rows come in change order), a
-    string or binary column is not copied: the result's offsets point into ``arr``'s data
-    buffer, null rows at zero length, as ``take`` gives them (the same array, so the same
-    Parquet bytes). Anything else is taken."""
-    n = len(has)
-    cnt = int(np.count_nonzero(has))
-    typ = arr.type
-    rows = idx[has]
-    start = int(rows[0]) if cnt else 0
-    if not (pa.types.is_string(typ) or pa.types.is_binary(typ)) \
-            or not np.array_equal(rows, np.arange(start, start + cnt)):
-        return arr.take(np_array(idx, ~has))
-    bufs = arr.buffers()
-    at = arr.offset + start
-    offsets = np.frombuffer(bufs[1], dtype=np.int32)[at:at + cnt + 1]
-    taken = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(has, out=taken[1:])
-    valid = has
-    if arr.null_count:
-        bits = np.unpackbits(np.frombuffer(bufs[0], dtype=np.uint8), count=at + cnt, bitorder="little")[at:]
-        valid = np.zeros(n, dtype=np.bool_)
-        valid[has] = bits.astype(np.bool_)
-    validity, count = _validity(~valid)
-    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets[taken]), bufs[2]], null_count=count)
+def take_rows(rows: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
+    """``rows[idx[i]]`` where ``has[i]``, null elsewhere (``idx`` there is not read): a change
+    image's struct from the struct of a table's typed columns, all children in one ``take``
+    (the same array as taking each child and masking the struct: tests/generators/test_py_array.py)."""
+    return rows.take(np_array(idx, ~np.asarray(has, dtype=np.bool_)))
 
 
 def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:

@@ -16,7 +16,7 @@ from binlogwriter.batch.unique import unique_ints
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _numbered, _pick_lists, _spread, pick_strings
+from generators.arrow_arrays import _numbered, _pick_lists, pick_strings, take_rows
 from generators.changes_arrow import (
     _OP_NAMES,
     _canon_column,
@@ -24,7 +24,6 @@ from generators.changes_arrow import (
     _typed_array,
     _typed_values,
     np_array,
-    np_bool,
     py_array,
     string_array,
 )
@@ -300,11 +299,10 @@ class BatchRecordingMixin:
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
-        fields = list(seg.struct)
+        rows = pa.StructArray.from_arrays(typed, fields=list(seg.struct))  # the batch's rows of this table
 
-        def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
-            return pa.StructArray.from_arrays([_spread(a, idx, has) for a in typed], fields=fields,
-                                              mask=np_bool(~has))
+        def struct(idx: np.ndarray, has: np.ndarray) -> pa.Array:
+            return take_rows(rows, idx, has)
 
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
             if not row_text:
