@@ -335,7 +335,7 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
-            return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
+            return _take_pool(*typed_python(col, flavor, list(values.pool)), values)
         if values.kind == "json" and col.type == "JSON" and pa.types.is_string(typ) \
                 and isinstance(values.data, JObj | JStrList):  # documents that are objects / arrays
             got = json_texts(values.data, values.nulls)
@@ -347,10 +347,18 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
         if got is not None:
             return got, {}
         values = values.tolist()
-    hit = typed_list(col, _arrow_type(col, flavor), values, lambda vs: _typed_values(col, flavor, vs))
-    if hit is not None:  # nothing appended to keep: the JSONL lines render these values if they are written
+    return typed_python(col, flavor, values, keep)
+
+
+def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+    """Python values of one column -> (typed array, texts): straight from the values where
+    :func:`~generators.changes_lists.typed_list` has a rule (then nothing is appended to
+    ``keep``: the JSONL lines render these values if they are written), else
+    :func:`_typed_values`."""
+    hit = typed_list(col, _arrow_type(col, flavor), vals, lambda vs: _typed_values(col, flavor, vs))
+    if hit is not None:
         return hit
-    return _typed_values(col, flavor, values, keep)
+    return _typed_values(col, flavor, vals, keep)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

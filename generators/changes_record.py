@@ -22,10 +22,10 @@ from generators.changes_arrow import (
     _canon_column,
     _take_pool,
     _typed_array,
-    _typed_values,
     np_array,
     py_array,
     string_array,
+    typed_python,
 )
 from generators.changes_jsonl import _jsonl_lines, jsonl_line
 from generators.truth import canonical_renderer
@@ -263,7 +263,7 @@ class BatchRecordingMixin:
             if hit is None or hit[0] is not values.pool or hit[1] is not col:
                 if len(self._pools) >= 256:
                     self._pools.clear()
-                hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
+                hit = self._pools[key] = (values.pool, col, *typed_python(col, self.flavor, list(values.pool)))
             return _take_pool(hit[2], hit[3], values)
         return _typed_array(col, self.flavor, values, keep)
 

@@ -136,3 +136,22 @@ def test_plain_generator_shapes_are_not_declined() -> None:
         col = _column(sql, "mysql80", 3)
         by_value = refuse if sql != "DATETIME" else (lambda xs, c=col: _typed_values(c, "mysql80", xs))
         assert typed_list(col, _arrow_type(col, "mysql80"), vs, by_value) is not None, sql
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), sql=st.sampled_from(_TYPES), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
+       fsp=st.integers(0, 6))
+def test_pool_columns_type_like_the_value_path(data, sql: str, flavor: str, fsp: int) -> None:
+    """A "pool" column (values drawn from a tuple by index) typed through the pool's typed
+    form and a take equals the value path over the rows' values, texts at the right rows."""
+    col = _column(sql, flavor, fsp)
+    pool = tuple(data.draw(st.lists(_values(sql), min_size=1, max_size=6), label="pool"))
+    n = data.draw(st.integers(0, 12), label="rows")
+    idx = np.array(data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=n, max_size=n)), dtype=np.int64)
+    nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"), dtype=np.bool_)
+    values = ColumnArray("pool", idx, nulls if nulls.any() else None, pool=pool)
+    got, texts = _typed_array(col, flavor, values)
+    want, want_texts = _typed_values(col, flavor, values.tolist())
+    assert texts == want_texts
+    assert got.equals(want)
+    assert _parquet(got) == _parquet(want)
