@@ -292,8 +292,12 @@ def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None
     of each value. ``keep``: the canonical values (:func:`_canon_column` of ``vals``) are
     appended to it, for a caller that needs them too (the JSONL lines)."""
     render = column_renderer(col, flavor)
+    return _typed_canon(col, flavor, [None if v is None else render(v) for v in vals], keep)
+
+
+def _typed_canon(col: Column, flavor: str, canon: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+    """:func:`_typed_values` from the canonical values ``canon`` (appended to ``keep``)."""
     typ, conv = typed_converter(col, flavor)
-    canon = [None if v is None else render(v) for v in vals]
     if keep is not None:
         keep.append(canon)
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
@@ -351,14 +355,28 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
 
 
 def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
-    """Python values of one column -> (typed array, texts): straight from the values where
-    :func:`~generators.changes_lists.typed_list` has a rule (then nothing is appended to
-    ``keep``: the JSONL lines render these values if they are written), else
-    :func:`_typed_values`."""
-    hit = typed_list(col, _arrow_type(col, flavor), vals, lambda vs: _typed_values(col, flavor, vs))
+    """Python values of one column -> (typed array, texts): what :func:`_typed_values` gives,
+    straight from the values where :func:`~generators.changes_lists.typed_list` has a rule
+    (then nothing is appended to ``keep``: the JSONL lines render these values if they are
+    written); else from the canonical values, a SET's rendered once per distinct value (a
+    frozenset's text depends on its members only), DECIMAL and calendar texts parsed by one
+    Arrow cast (:func:`~generators.arrow_typed.cast_texts`) instead of value by value."""
+    typ = _arrow_type(col, flavor)
+    hit = typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs))
     if hit is not None:
         return hit
-    return _typed_values(col, flavor, vals, keep)
+    render = column_renderer(col, flavor)
+    if col.type == "SET" and all(type(v) is frozenset for v in vals if v is not None):
+        memo = {v: render(v) for v in set(vals) if v is not None}  # SET values repeat: each rendered once
+        canon = [None if v is None else memo[v] for v in vals]
+    else:
+        canon = [None if v is None else render(v) for v in vals]
+    cast = cast_texts(typ, canon)  # DECIMAL / DATE / DATETIME / TIMESTAMP texts: one Arrow cast
+    if cast is not None:
+        if keep is not None:
+            keep.append(canon)
+        return cast, {}
+    return _typed_canon(col, flavor, canon, keep)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

@@ -7,8 +7,10 @@ length; GEOMETRY objects and raw bytes; DATETIME / TIMESTAMP at every fsp (naive
 zones; zero dates and zero parts as ``MysqlDateTime``; years 1 and 9999), TIME at every fsp
 with negative values that truncate to zero and ``MysqlTime`` values; DOUBLE / FLOAT with
 infinities, NaN, -0.0, subnormals and float32's limits; NULLs and all-NULL columns; both
-flavors. Where the fast path declines (None) nothing is claimed, but it must not decline
-for the plain shapes the generators make (checked separately)."""
+flavors; DECIMAL, DATE and SET lists through ``typed_python`` (SET values rendered once per
+distinct value, DECIMAL / calendar texts by one Arrow cast), also as value pools. Where the
+list rules decline (None) the other paths are still compared, and they must not decline for
+the plain shapes the generators make (checked separately)."""
 
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
-from binlogwriter.values.types import Geometry, MysqlDateTime, MysqlTime
-from generators.changes_arrow import _arrow_type, _typed_array, _typed_values
+from binlogwriter.values.types import Geometry, MysqlDate, MysqlDateTime, MysqlTime
+from generators.changes_arrow import _arrow_type, _typed_array, _typed_values, typed_python
 from generators.changes_lists import typed_floats, typed_list
+from generators.truth import column_renderer
 
 _TEXT = st.text(alphabet="ab  \x00é€中😀\u2028\t", max_size=12)
 _BYTES = st.binary(max_size=10)
@@ -65,11 +68,19 @@ def _values(sql: str) -> Any:
         return st.one_of(_TIMES, st.integers(-999_999, 999_999).map(lambda us: dt.timedelta(microseconds=us)),
                          st.builds(MysqlTime, st.booleans(), st.integers(0, 838), st.integers(0, 59),
                                    st.integers(0, 59), st.integers(0, 999_999)))
+    if t == "DECIMAL":
+        return st.decimals(min_value=-10**6, max_value=10**6, allow_nan=False, places=None).filter(
+            lambda d: d.is_finite() and d.adjusted() < 6)
+    if t == "DATE":
+        return st.one_of(st.dates(), st.sampled_from([MysqlDate(0, 0, 0), MysqlDate(2024, 0, 1), MysqlDate(2024, 2, 29)]))
+    if t == "SET":
+        return st.frozensets(st.sampled_from(["a", "bé", "中", "d"]), max_size=4)
     raise AssertionError(sql)
 
 
 _TYPES = ["VARCHAR(20)", "TEXT", "MEDIUMTEXT", "ENUM('a','b ','中 ')", "CHAR(8)", "BINARY(6)", "VARBINARY(9)", "BLOB",
-          "GEOMETRY", "POINT", "TIME", "DATETIME", "TIMESTAMP"]
+          "GEOMETRY", "POINT", "TIME", "DATETIME", "TIMESTAMP", "DECIMAL(12,3)", "DECIMAL(40,0)", "DATE",
+          "SET('a','bé','中','d')"]
 
 
 def _parquet(arr: pa.Array) -> bytes:
@@ -81,7 +92,7 @@ def _parquet(arr: pa.Array) -> bytes:
 def _column(sql: str, flavor: str, fsp: int) -> Any:
     if sql in ("TIME", "DATETIME", "TIMESTAMP") and fsp:
         sql = f"{sql}({fsp})"
-    charset = " CHARACTER SET utf8mb4" if sql.split("(")[0] in ("VARCHAR", "CHAR", "TEXT", "MEDIUMTEXT", "ENUM") else ""
+    charset = " CHARACTER SET utf8mb4" if sql.split("(")[0] in ("VARCHAR", "CHAR", "TEXT", "MEDIUMTEXT", "ENUM", "SET") else ""
     return parse_tables(f"CREATE TABLE t (c {sql}{charset} NULL)", "db", flavor)[0].columns[0]
 
 
@@ -93,15 +104,15 @@ def test_value_lists_type_like_the_value_path(data, sql: str, flavor: str, fsp: 
     n = data.draw(st.integers(0, 12), label="rows")
     vals = data.draw(st.lists(st.one_of(st.none(), _values(sql)), min_size=n, max_size=n), label="values")
     typ = _arrow_type(col, flavor)
-    got = typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs))
     want, texts = _typed_values(col, flavor, vals)
-    assert got is not None
-    arr, got_texts = got
-    assert arr.type == want.type == typ
-    assert got_texts == texts
-    assert arr.equals(want), (arr.to_pylist(), want.to_pylist())
-    assert _parquet(arr) == _parquet(want)
-    assert _typed_array(col, flavor, vals)[0].equals(want)
+    keep: list = []
+    for arr, got_texts in filter(None, [typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs)),
+                                        typed_python(col, flavor, vals, keep), _typed_array(col, flavor, vals)]):
+        assert arr.type == want.type == typ
+        assert got_texts == texts
+        assert arr.equals(want), (arr.to_pylist(), want.to_pylist())
+        assert _parquet(arr) == _parquet(want)
+    assert keep in ([], [[None if v is None else column_renderer(col, flavor)(v) for v in vals]])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
