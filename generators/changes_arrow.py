@@ -335,7 +335,7 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
-            return np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
+            return _int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
@@ -377,6 +377,18 @@ def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None)
             keep.append(canon)
         return cast, {}
     return _typed_canon(col, flavor, canon, keep)
+
+
+def _int_array(data: np.ndarray, nulls: np.ndarray | None, typ: pa.DataType) -> pa.Array:
+    """int64 values as an integer array of type ``typ``: narrowed by numpy when every value
+    that is not NULL fits (what Arrow's checked cast gives, without a kernel call per column
+    and batch), else by Arrow's cast (which raises)."""
+    dtype = np.dtype(typ.to_pandas_dtype())
+    info = np.iinfo(dtype)
+    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
+    if not len(live) or (int(live.min()) >= info.min and int(live.max()) <= info.max):
+        return np_array(data.astype(dtype), nulls)
+    return np_array(data, nulls).cast(typ)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

@@ -166,3 +166,46 @@ def test_pool_columns_type_like_the_value_path(data, sql: str, flavor: str, fsp:
     assert texts == want_texts
     assert got.equals(want)
     assert _parquet(got) == _parquet(want)
+
+
+_INT_TYPES = ["TINYINT", "TINYINT UNSIGNED", "SMALLINT", "SMALLINT UNSIGNED", "MEDIUMINT", "MEDIUMINT UNSIGNED",
+              "INT", "INT UNSIGNED", "BIGINT", "BIGINT UNSIGNED", "YEAR", "BIT(7)"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), sql=st.sampled_from(_INT_TYPES))
+def test_int_arrays_narrow_like_arrows_cast(data, sql: str) -> None:
+    """An "int" column narrowed by numpy (``_int_array``) is Arrow's checked cast of the int64
+    values: same array and Parquet bytes when the values fit (NULL slots may hold anything),
+    the same error when one does not."""
+    col = _column(sql, "mysql80", 0)
+    typ = _arrow_type(col, "mysql80")
+    if not pa.types.is_integer(typ):
+        return
+    info = np.iinfo(np.dtype(typ.to_pandas_dtype()))
+    lo, hi = max(int(info.min), -(1 << 63)), min(int(info.max), (1 << 63) - 1)
+    n = data.draw(st.integers(0, 12), label="rows")
+    vals = data.draw(st.lists(st.one_of(st.integers(lo, hi), st.sampled_from([lo, hi, 0])), min_size=n, max_size=n))
+    nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"), dtype=np.bool_)
+    raw = np.array(vals, dtype=np.int64)
+    if n and data.draw(st.booleans(), label="garbage under NULLs"):
+        raw = np.where(nulls, -(1 << 62), raw)
+    if n and data.draw(st.integers(0, 5), label="out of range") == 0 and (lo > -(1 << 63) or hi < (1 << 63) - 1):
+        raw[0], nulls[0] = (lo - 1 if lo > -(1 << 63) else hi + 1), False
+    values = ColumnArray("int", raw, nulls if nulls.any() else None)
+    want_err = got_err = None
+    try:
+        want = pa.Array.from_buffers(pa.int64(), n, [pa.array(~nulls).buffers()[1] if nulls.any() else None,
+                                                     pa.py_buffer(raw)]).cast(typ)
+    except pa.ArrowInvalid as e:
+        want_err = type(e)
+    try:
+        got, texts = _typed_array(col, "mysql80", values)
+    except pa.ArrowInvalid as e:
+        got_err = type(e)
+    assert got_err == want_err
+    if want_err is None:
+        assert texts == {}
+        assert got.type == typ
+        assert got.equals(want)
+        assert _parquet(got) == _parquet(want)
