@@ -15,7 +15,7 @@ import pyarrow as pa
 
 
 # -- arrays from numpy columns (the batch path) ---------------------------------------------
-def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
+def np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
     """A numpy array (int64, int32, bool, float) as an Arrow array over the same memory,
     ``nulls`` (True = null) as its validity bitmap."""
     data = np.ascontiguousarray(data)
@@ -27,8 +27,8 @@ def _np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
     return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(data)], null_count=count)
 
 
-def _np_bool(mask: np.ndarray) -> pa.Array:
-    return _np_array(np.asarray(mask, dtype=np.bool_))
+def np_bool(mask: np.ndarray) -> pa.Array:
+    return np_array(np.asarray(mask, dtype=np.bool_))
 
 
 def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
@@ -40,16 +40,43 @@ def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
     return pa.py_buffer(np.packbits(~np.asarray(nulls, dtype=np.bool_), bitorder="little")), count
 
 
-def _strings(vals: list | tuple) -> pa.Array:
+def string_array(vals: list | tuple) -> pa.Array:
     """Python ``str`` values (None = null) -> an Arrow string array built from its buffers.
 
     Why not ``pa.array``: pyarrow's conversion of Python or numpy values asks whether they
     are pandas objects, and the first time that imports pandas (about half a CPU-second per
-    process). Same values, same type, so the same Parquet bytes."""
-    return _var_binary(vals, [b"" if v is None else v.encode("utf-8") for v in vals], pa.string())
+    process). Same values, same type, so the same Parquet bytes.
+
+    The values are joined and encoded once: the UTF-8 of a join is the join of the UTF-8s, so
+    the offsets are the running sum of the values' byte lengths — their lengths in characters
+    for ASCII values (``str.isascii`` is a flag of the string object), one ``encode`` each
+    for the others."""
+    n = len(vals)
+    try:
+        lens = np.fromiter(map(len, vals), dtype=np.int64, count=n)
+        nulls, at, live = None, None, vals
+    except TypeError:  # a None (len(None) raises): the values that are not None
+        nulls = np.array(vals, dtype=object) == None  # noqa: E711 - element-wise
+        at = np.flatnonzero(~nulls)
+        live = [vals[i] for i in at.tolist()]
+        lens = np.zeros(n, dtype=np.int64)
+        lens[at] = np.fromiter(map(len, live), dtype=np.int64, count=len(live))
+    text = "".join(live)
+    data = text.encode("utf-8")
+    if len(data) != len(text):  # not ASCII: the byte lengths of the values that are not
+        wide = np.flatnonzero(~np.fromiter(map(str.isascii, live), dtype=np.bool_, count=len(live)))
+        got = np.fromiter((len(live[i].encode("utf-8")) for i in wide.tolist()), dtype=np.int64, count=len(wide))
+        lens[wide if at is None else at[wide]] = got
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    if len(data) >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
+        return pa.array(vals, pa.string())
+    validity, count = _validity(nulls)
+    return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                  pa.py_buffer(data)], null_count=count)
 
 
-def _var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Array:
+def var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Array:
     """A string or binary array of ``vals`` (None = null), ``enc`` their bytes (b"" for null)."""
     n = len(vals)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -64,14 +91,14 @@ def _var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Ar
 
 def _string_lists(lists: list) -> pa.Array:
     """Lists of ``str`` (None = null) -> an Arrow ``list<string>`` array (no pandas, see
-    :func:`_strings`)."""
+    :func:`string_array`)."""
     n = len(lists)
     nulls = np.fromiter((v is None for v in lists), dtype=np.bool_, count=n)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.fromiter((0 if v is None else len(v) for v in lists), dtype=np.int32, count=n), out=offsets[1:])
-    flat = _strings([x for v in lists if v is not None for x in v])
-    mask = _np_bool(nulls) if nulls.any() else None
-    return pa.ListArray.from_arrays(_np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
+    flat = string_array([x for v in lists if v is not None for x in v])
+    mask = np_bool(nulls) if nulls.any() else None
+    return pa.ListArray.from_arrays(np_array(offsets), flat, type=pa.list_(pa.string()), mask=mask)
 
 
 def _picked_bytes(pats: list[bytes], idx: np.ndarray) -> np.ndarray:
@@ -106,8 +133,8 @@ def _picked_lengths(ks: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return offsets
 
 
-def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
-    """``_strings(vals).take(idx)`` (a few distinct strings, None = null, repeated over many
+def pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
+    """``string_array(vals).take(idx)`` (a few distinct strings, None = null, repeated over many
     rows: an op name, a database) built by numpy: offsets from the picked lengths, bytes by
     :func:`_picked_bytes`."""
     idx = np.asarray(idx, dtype=np.int64)
@@ -115,7 +142,7 @@ def _pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
     enc = [b"" if v is None else v.encode("utf-8") for v in vals]
     offsets = _picked_lengths(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), idx)
     if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: Arrow's take decides
-        return _strings(vals).take(_np_array(idx))
+        return string_array(vals).take(np_array(idx))
     nulls = np.array([v is None for v in vals], dtype=np.bool_)
     validity, count = _validity(nulls[idx] if nulls.any() else None)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
@@ -136,7 +163,7 @@ def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     pats = [b"".join(e) for e in enc]
     data = _picked_bytes(pats, idx)
     if len(data) >= 1 << 31 or offsets[-1] >= 1 << 31:  # over 32-bit offsets: Arrow's take decides
-        return _string_lists(lists).take(_np_array(idx))
+        return _string_lists(lists).take(np_array(idx))
     # each string's offset: its list's start in the bytes + its start inside its list's pattern
     inner = _picked_bytes([np.cumsum([0] + [len(x) for x in e[:-1]], dtype=np.int32).tobytes() if e else b""
                            for e in enc], idx).view(np.int32)
@@ -150,8 +177,8 @@ def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     str_offsets[-1] = len(data)
     flat = pa.Array.from_buffers(pa.string(), len(inner), [None, pa.py_buffer(str_offsets), pa.py_buffer(data)])
     nulls = np.array([v is None for v in lists], dtype=np.bool_)
-    mask = _np_bool(nulls[idx]) if nulls.any() and nulls[idx].any() else None
-    return pa.ListArray.from_arrays(_np_array(offsets.astype(np.int32)), flat, type=pa.list_(pa.string()),
+    mask = np_bool(nulls[idx]) if nulls.any() and nulls[idx].any() else None
+    return pa.ListArray.from_arrays(np_array(offsets.astype(np.int32)), flat, type=pa.list_(pa.string()),
                                     mask=mask)
 
 
@@ -160,16 +187,16 @@ def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
     value is None or of the type's plain Python class (str for text, bytes for binary, int
     for integers, float for float64, Decimal for DECIMAL, date / datetime / timedelta for
     date32 / timestamp[us] / duration[us], lists of (str, str) pairs for the text maps): the
-    same array without pyarrow importing pandas (:func:`_strings`). Anything else (and a value
+    same array without pyarrow importing pandas (:func:`string_array`). Anything else (and a value
     the type cannot hold: pyarrow raises) goes through ``pa.array``."""
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if not kinds:
         return pa.nulls(len(vals), typ)
     if pa.types.is_string(typ) and kinds == {str}:
-        return _strings(vals)
+        return string_array(vals)
     if pa.types.is_binary(typ) and kinds == {bytes}:
-        return _var_binary(vals, [b"" if v is None else v for v in vals], typ)
+        return var_binary(vals, [b"" if v is None else v for v in vals], typ)
     if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
             and all(type(x) is str for v in vals if v is not None for x in v):
         return _string_lists(vals)
@@ -186,7 +213,7 @@ def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
                 data = np.array([0 if v is None else v for v in vals], dtype=np.uint64)
             except OverflowError:
                 return pa.array(vals, type=typ)
-        arr = _np_array(data, nulls)
+        arr = np_array(data, nulls)
         return arr if arr.type == typ else arr.cast(typ)
     got = _py_typed(vals, typ, kinds)
     return pa.array(vals, type=typ) if got is None else got
@@ -262,7 +289,7 @@ def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Arra
     np.cumsum(np.fromiter((0 if v is None else len(v) for v in vals), dtype=np.int32, count=n), out=offsets[1:])
     entries = pa.Array.from_buffers(pa.struct([typ.key_field, typ.item_field]), len(pairs),
                                     [None], null_count=0,
-                                    children=[_strings([k for k, _ in pairs]), _strings([x for _, x in pairs])])
+                                    children=[string_array([k for k, _ in pairs]), string_array([x for _, x in pairs])])
     validity, count = _validity(nulls)
     return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets)], null_count=count, children=[entries])
 
@@ -300,38 +327,17 @@ def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: boo
                                  null_count=count)
 
 
-def _spread(arr: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
-    """``arr.take(idx)`` with a null where ``has`` is False (a struct child of the change
-    images). When the rows taken are consecutive (each image's rows come in change order), a
-    string or binary column is not copied: the result's offsets point into ``arr``'s data
-    buffer, null rows at zero length, as ``take`` gives them (the same array, so the same
-    Parquet bytes). Anything else is taken."""
-    n = len(has)
-    cnt = int(np.count_nonzero(has))
-    typ = arr.type
-    rows = idx[has]
-    start = int(rows[0]) if cnt else 0
-    if not (pa.types.is_string(typ) or pa.types.is_binary(typ)) \
-            or not np.array_equal(rows, np.arange(start, start + cnt)):
-        return arr.take(_np_array(idx, ~has))
-    bufs = arr.buffers()
-    at = arr.offset + start
-    offsets = np.frombuffer(bufs[1], dtype=np.int32)[at:at + cnt + 1]
-    taken = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(has, out=taken[1:])
-    valid = has
-    if arr.null_count:
-        bits = np.unpackbits(np.frombuffer(bufs[0], dtype=np.uint8), count=at + cnt, bitorder="little")[at:]
-        valid = np.zeros(n, dtype=np.bool_)
-        valid[has] = bits.astype(np.bool_)
-    validity, count = _validity(~valid)
-    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets[taken]), bufs[2]], null_count=count)
+def take_rows(rows: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
+    """``rows[idx[i]]`` where ``has[i]``, null elsewhere (``idx`` there is not read): a change
+    image's struct from the struct of a table's typed columns, all children in one ``take``
+    (the same array as taking each child and masking the struct: tests/generators/test_py_array.py)."""
+    return rows.take(np_array(idx, ~np.asarray(has, dtype=np.bool_)))
 
 
 def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
     """String array of ``heads[head[i]] + str(num[i])`` (a GTID: ``uuid:GNO``, MariaDB
     ``domain-server-seq``), null where ``head[i] < 0``; built from numpy buffers, the same
-    array as :func:`_strings` of those Python strings. ``num`` is non-negative int64."""
+    array as :func:`string_array` of those Python strings. ``num`` is non-negative int64."""
     n = len(head)
     enc = [np.frombuffer(h.encode("utf-8"), dtype=np.uint8) for h in heads]
     null = head < 0

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _strings, _validity
+from generators.arrow_arrays import _validity, string_array
 
 __all__ = ["typed_units", "cast_texts"]
 
@@ -96,7 +96,7 @@ def cast_texts(typ: pa.DataType, vals: list | tuple) -> pa.Array | None:
         return None  # only the canonical shape: Arrow's parser also takes "T", zones, a date alone
     try:
         if pa.types.is_timestamp(typ) and typ.tz is not None:  # the texts are UTC: same units, zone attached
-            return _strings(vals).cast(pa.timestamp(typ.unit)).cast(typ)
-        return _strings(vals).cast(typ)
+            return string_array(vals).cast(pa.timestamp(typ.unit)).cast(typ)
+        return string_array(vals).cast(typ)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None

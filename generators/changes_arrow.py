@@ -23,18 +23,21 @@ import pyarrow as pa
 from binlogwriter.read.export import arrow_type
 from binlogwriter.schema import Column, Table
 from binlogwriter.schema.tables import column_from_info as column_from_info  # re-exported (changes_truth)
+from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_record, changes_truth, tests)
     _OP_NAMES,
     _ascii_strings,
-    _np_array,
-    _np_bool,
     _string_lists,
-    _strings,
     _validity,
+    np_array,
+    np_bool,
     py_array,
+    string_array,
 )
 from generators.arrow_typed import cast_texts, typed_units
+from generators.changes_lists import typed_floats, typed_list
+from generators.json_texts import json_texts
 from generators.truth import column_renderer, render_column
 
 _UTC = dt.UTC
@@ -59,8 +62,20 @@ def column_info(col: Column, flavor: str) -> dict[str, Any]:
     return d
 
 
+_TYPES: dict[tuple[int, str], tuple[Column, pa.DataType]] = {}
+
+
 def _arrow_type(col: Column, flavor: str) -> pa.DataType:
-    return arrow_type(col.column_desc(flavor, ""))
+    """The Arrow type of ``col``'s typed truth, kept per column object (a Column is frozen;
+    the entry holds it, so its id is not reused): the truth thread asks once per column and
+    batch, and building the column's binlog description costs tens of microseconds."""
+    key = (id(col), flavor)
+    hit = _TYPES.get(key)
+    if hit is None or hit[0] is not col:
+        if len(_TYPES) >= 4096:
+            _TYPES.clear()
+        hit = _TYPES[key] = (col, arrow_type(col.column_desc(flavor, "")))
+    return hit[1]
 
 
 def _temporal_parser(typ: pa.DataType) -> Callable[[str], Any]:
@@ -200,7 +215,7 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
         return got
     cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
     arrays, texts = _typed_columns(convs, names, fulls)
-    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=_np_bool(np.array(mask, dtype=np.bool_)))
+    sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=np_bool(np.array(mask, dtype=np.bool_)))
     return sa, _string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
 
 
@@ -277,8 +292,12 @@ def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None
     of each value. ``keep``: the canonical values (:func:`_canon_column` of ``vals``) are
     appended to it, for a caller that needs them too (the JSONL lines)."""
     render = column_renderer(col, flavor)
+    return _typed_canon(col, flavor, [None if v is None else render(v) for v in vals], keep)
+
+
+def _typed_canon(col: Column, flavor: str, canon: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+    """:func:`_typed_values` from the canonical values ``canon`` (appended to ``keep``)."""
     typ, conv = typed_converter(col, flavor)
-    canon = [None if v is None else render(v) for v in vals]
     if keep is not None:
         keep.append(canon)
     if (pa.types.is_string(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ)) \
@@ -299,7 +318,7 @@ def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None
 def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
     """A pool column: the typed pool gathered by the rows' pool indexes."""
     idx = np.asarray(values.data, dtype=np.int64)
-    got = arr.take(_np_array(idx, values.nulls))
+    got = arr.take(np_array(idx, values.nulls))
     if not texts:
         return got, {}
     nulls = values.nulls
@@ -310,20 +329,66 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
     """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
     array, {row: canonical text the type cannot hold}), straight from the arrays where the
     canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
-    else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
+    JSON objects / arrays by :func:`~generators.json_texts.json_texts` (a document that is a
+    scalar goes value by value: a top-level JSON null is SQL NULL there, a MariaDB string is
+    kept as is), else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
         typ = _arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
-            return _np_array(np.asarray(values.data, dtype=np.int64), values.nulls).cast(typ), {}
+            return _int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
             return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
-            return _take_pool(*_typed_values(col, flavor, list(values.pool)), values)
-        got = typed_units(col, typ, values)
+            return _take_pool(*typed_python(col, flavor, list(values.pool)), values)
+        if values.kind == "json" and col.type == "JSON" and pa.types.is_string(typ) \
+                and isinstance(values.data, JObj | JStrList):  # documents that are objects / arrays
+            got = json_texts(values.data, values.nulls)
+            if got is not None:
+                if keep is not None:  # as the array: a list only if the JSONL lines are rendered
+                    keep.append(got)
+                return got, {}
+        got = typed_units(col, typ, values) if values.kind != "float" else typed_floats(col, typ, values)
         if got is not None:
             return got, {}
         values = values.tolist()
-    return _typed_values(col, flavor, values, keep)
+    return typed_python(col, flavor, values, keep)
+
+
+def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+    """Python values of one column -> (typed array, texts): what :func:`_typed_values` gives,
+    straight from the values where :func:`~generators.changes_lists.typed_list` has a rule
+    (then nothing is appended to ``keep``: the JSONL lines render these values if they are
+    written); else from the canonical values, a SET's rendered once per distinct value (a
+    frozenset's text depends on its members only), DECIMAL and calendar texts parsed by one
+    Arrow cast (:func:`~generators.arrow_typed.cast_texts`) instead of value by value."""
+    typ = _arrow_type(col, flavor)
+    hit = typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs))
+    if hit is not None:
+        return hit
+    render = column_renderer(col, flavor)
+    if col.type == "SET" and all(type(v) is frozenset for v in vals if v is not None):
+        memo = {v: render(v) for v in set(vals) if v is not None}  # SET values repeat: each rendered once
+        canon = [None if v is None else memo[v] for v in vals]
+    else:
+        canon = [None if v is None else render(v) for v in vals]
+    cast = cast_texts(typ, canon)  # DECIMAL / DATE / DATETIME / TIMESTAMP texts: one Arrow cast
+    if cast is not None:
+        if keep is not None:
+            keep.append(canon)
+        return cast, {}
+    return _typed_canon(col, flavor, canon, keep)
+
+
+def _int_array(data: np.ndarray, nulls: np.ndarray | None, typ: pa.DataType) -> pa.Array:
+    """int64 values as an integer array of type ``typ``: narrowed by numpy when every value
+    that is not NULL fits (what Arrow's checked cast gives, without a kernel call per column
+    and batch), else by Arrow's cast (which raises)."""
+    dtype = np.dtype(typ.to_pandas_dtype())
+    info = np.iinfo(dtype)
+    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
+    if not len(live) or (int(live.min()) >= info.min and int(live.max()) <= info.max):
+        return np_array(data.astype(dtype), nulls)
+    return np_array(data, nulls).cast(typ)
 
 
 def _canon_column(col: Column, flavor: str, values: Any) -> list:

@@ -16,17 +16,16 @@ from binlogwriter.batch.unique import unique_ints
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _numbered, _pick_lists, _pick_strings, _spread
+from generators.arrow_arrays import _numbered, _pick_lists, pick_strings, take_rows
 from generators.changes_arrow import (
     _OP_NAMES,
     _canon_column,
-    _np_array,
-    _np_bool,
-    _strings,
     _take_pool,
     _typed_array,
-    _typed_values,
+    np_array,
     py_array,
+    string_array,
+    typed_python,
 )
 from generators.changes_jsonl import _jsonl_lines, jsonl_line
 from generators.truth import canonical_renderer
@@ -237,22 +236,22 @@ class BatchRecordingMixin:
         position = ev_pos[op_ev]
         txpos = ev_pos[plan.txn_first[op_txn]]
         ts = np.asarray(rb.clock, dtype=np.int64)[op_txn]
-        op_file = _np_array(txn_file[op_txn])  # per change: index into files / txn
+        op_file = np_array(txn_file[op_txn])  # per change: index into files / txn
 
         if big:
-            gtids = _strings([big.get(t, heads[h] + str(g) if h >= 0 else None)
+            gtids = string_array([big.get(t, heads[h] + str(g) if h >= 0 else None)
                               for t, (h, g) in enumerate(zip(txn_head.tolist(), txn_num.tolist(), strict=True))])
         else:
             gtids = _numbered(heads, txn_head, txn_num)
-        fnames = _strings(files)
+        fnames = string_array(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
         op_shape = rb.op_shape[:m]
         for tidx, table in tables.items():
             mine = np.flatnonzero(op_tab == tidx) if len(tables) > 1 else ops
             self._record_table(tidx, table, op_seq[mine], mine, ab.values[tidx], op_kind[mine], op_shape[mine],
-                               rb.shapes, gtids.take(_np_array(op_txn[mine])), op_xid[mine],
-                               fnames.take(op_file.take(_np_array(mine))), position[mine], op_row[mine], txpos[mine],
+                               rb.shapes, gtids.take(np_array(op_txn[mine])), op_xid[mine],
+                               fnames.take(op_file.take(np_array(mine))), position[mine], op_row[mine], txpos[mine],
                                ts[mine], fills)
 
     def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
@@ -264,7 +263,7 @@ class BatchRecordingMixin:
             if hit is None or hit[0] is not values.pool or hit[1] is not col:
                 if len(self._pools) >= 256:
                     self._pools.clear()
-                hit = self._pools[key] = (values.pool, col, *_typed_values(col, self.flavor, list(values.pool)))
+                hit = self._pools[key] = (values.pool, col, *typed_python(col, self.flavor, list(values.pool)))
             return _take_pool(hit[2], hit[3], values)
         return _typed_array(col, self.flavor, values, keep)
 
@@ -292,7 +291,7 @@ class BatchRecordingMixin:
             nrows = int(src[-1]) + 1
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
-        canons: list[list | None] = []  # canonical values the typed path rendered (JSONL reuses them)
+        canons: list[Any] = []  # canonical values the typed path rendered, list or string array (JSONL reuses them)
         for c, col in zip(cols, table.columns, strict=True):
             keep: list | None = [] if fills is not None else None
             arr, texts = self._typed(col, c, keep)
@@ -300,11 +299,10 @@ class BatchRecordingMixin:
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
-        fields = list(seg.struct)
+        rows = pa.StructArray.from_arrays(typed, fields=list(seg.struct))  # the batch's rows of this table
 
-        def struct(idx: np.ndarray, has: np.ndarray) -> pa.StructArray:
-            return pa.StructArray.from_arrays([_spread(a, idx, has) for a in typed], fields=fields,
-                                              mask=_np_bool(~has))
+        def struct(idx: np.ndarray, has: np.ndarray) -> pa.Array:
+            return take_rows(rows, idx, has)
 
         def text(idx: np.ndarray, has: np.ndarray) -> pa.Array:
             if not row_text:
@@ -323,11 +321,11 @@ class BatchRecordingMixin:
         def image_names(b: Any) -> list | None:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         zero = np.zeros(n, dtype=np.int64)
-        xid_arr = _np_array(xid, xid < 0)
-        arrays = [_np_array(seq), _pick_strings(_OP_NAMES, kinds),
-                  _pick_strings([table.database], zero), _pick_strings([table.name], zero),
-                  gtid, xid_arr, fname, _np_array(pos), _np_array(row).cast(pa.int32()), _np_array(txpos),
-                  _np_array(ts).cast(pa.timestamp("s", tz="UTC")),
+        xid_arr = np_array(xid, xid < 0)
+        arrays = [np_array(seq), pick_strings(_OP_NAMES, kinds),
+                  pick_strings([table.database], zero), pick_strings([table.name], zero),
+                  gtid, xid_arr, fname, np_array(pos), np_array(row).cast(pa.int32()), np_array(txpos),
+                  np_array(ts).cast(pa.timestamp("s", tz="UTC")),
                   _pick_lists([names], zero),
                   struct(bi, has_b), struct(ai, has_a),
                   _pick_lists([image_names(b) for b, _ in images], inv),
@@ -338,7 +336,7 @@ class BatchRecordingMixin:
             flavor = self.flavor
 
             def fill(lines: list) -> None:
-                canon = [_canon_column(col, flavor, c) if k is None else k
+                canon = [_canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
                              [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),

@@ -1,4 +1,4 @@
-"""generators/arrow_arrays.py ``_pick_strings`` / ``_pick_lists``: the truth/changes columns
+"""generators/arrow_arrays.py ``pick_strings`` / ``_pick_lists``: the truth/changes columns
 of a few distinct values over many rows (op, database, table, the column lists) built by
 numpy are the arrays ``take`` gives, and write the same Parquet bytes."""
 
@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.arrow_arrays import _np_array, _pick_lists, _pick_strings, _string_lists, _strings
+from generators.arrow_arrays import _pick_lists, _string_lists, np_array, pick_strings, string_array
 
 _TEXT = st.one_of(st.none(), st.text(max_size=12))
 _LIST = st.one_of(st.none(), st.lists(st.text(max_size=6), max_size=5))
@@ -24,7 +24,7 @@ def _parquet(arr: pa.Array) -> bytes:
     return buf.getvalue()
 
 
-_CASES = {"strings": (_TEXT, _pick_strings, _strings), "lists": (_LIST, _pick_lists, _string_lists)}
+_CASES = {"strings": (_TEXT, pick_strings, string_array), "lists": (_LIST, _pick_lists, _string_lists)}
 
 
 @settings(max_examples=300, deadline=None)
@@ -33,7 +33,7 @@ def test_pick_is_take(case: str, data: st.DataObject) -> None:
     values, pick, build = _CASES[case]
     vals = data.draw(st.lists(values, min_size=1, max_size=5))
     idx = np.array(data.draw(st.lists(st.integers(0, len(vals) - 1), max_size=60)), dtype=np.int64)
-    want = build(vals).take(_np_array(idx))
+    want = build(vals).take(np_array(idx))
     got = pick(vals, idx)
     got.validate(full=True)
     assert got.equals(want)

@@ -4,8 +4,8 @@ same type, same values, same nulls — property tests over text (any Unicode), i
 every width, float64 and float32, DECIMAL, temporal values, binary, the text maps, lists of
 text, all-null columns and the fall-back cases (values beyond int64, mixed classes) — and the
 Parquet bytes written from either are equal; none of them imports pandas. The batch
-recorder's own builders (``_spread`` for image columns, ``_numbered`` for GTIDs) likewise
-equal ``take`` and ``_strings``."""
+recorder's own builders likewise: ``_numbered`` (GTIDs) equals ``string_array``, and an
+image's struct taken whole equals its children taken one by one."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.arrow_arrays import _numbered, _spread, _strings
+from generators.arrow_arrays import _numbered, string_array, take_rows
 from generators.changes_arrow import py_array
 
 TEXT = st.text(max_size=12)
@@ -87,28 +87,34 @@ def _parquet(arr: pa.Array) -> bytes:
     return sink.getvalue()
 
 
-@settings(max_examples=80, deadline=None)
-@given(st.sampled_from([pa.string(), pa.binary(), pa.int32()]).flatmap(lambda t: st.tuples(
+_CHILD = st.sampled_from([pa.string(), pa.binary(), pa.int32()]).flatmap(lambda t: st.tuples(
     st.just(t), st.lists(st.none() | (st.binary(max_size=6) if t == pa.binary() else
-                                      st.integers(-5, 5) if t == pa.int32() else TEXT), max_size=30),
-    st.lists(st.booleans(), max_size=30), st.integers(0, 3), st.booleans())))
-def test_spread_equals_take(case: tuple) -> None:
-    """``_spread`` (a change image's struct child: consecutive rows placed where the change has
-    the image, null elsewhere) is the array ``take`` gives, Parquet bytes included, also when
-    the source is a slice and when the rows taken are not consecutive (then it takes)."""
-    typ, vals, has, cut, shuffle = case
-    src = pa.array(vals, type=typ).slice(min(cut, len(vals)))
+                                      st.integers(-5, 5) if t == pa.int32() else TEXT), min_size=12, max_size=12)))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_CHILD, min_size=1, max_size=5), st.lists(st.booleans(), max_size=30), st.integers(0, 3),
+       st.booleans())
+def test_image_struct_take_equals_child_takes(children: list, has: list, cut: int, shuffle: bool) -> None:
+    """A change image's struct (``_record_table``: one ``take`` of the struct of a table's
+    typed columns, null where the change has no such image) is the struct the recorder built
+    before, child by child (each child taken, the struct's own mask), Parquet bytes included:
+    string / binary / int children with nulls, sliced children, consecutive, reversed and no
+    rows taken."""
+    typed = [pa.array(vals, type=typ).slice(cut) for typ, vals in children]
+    fields = [pa.field(f"c{i}", a.type) for i, a in enumerate(typed)]
     has = np.array(has, dtype=np.bool_)
     k = int(has.sum())
-    start = max(0, min(cut, len(src) - k))
-    if k > len(src):
-        has[np.flatnonzero(has)[len(src):]] = False
-        k = len(src)
+    if k > len(typed[0]):
+        has[np.flatnonzero(has)[len(typed[0]):]] = False
+        k = len(typed[0])
     idx = np.zeros(len(has), dtype=np.int64)
-    rows = np.arange(start, start + k)
+    rows = np.arange(k)
     idx[has] = rows[::-1] if shuffle else rows
-    got = _spread(src, idx, has)
-    want = src.take(pa.array(idx, mask=~has))
+    take = pa.array(idx, mask=~has)
+    got = take_rows(pa.StructArray.from_arrays(typed, fields=fields), idx, has)
+    want = pa.StructArray.from_arrays([a.take(take) for a in typed], fields=fields,
+                                      mask=pa.array(~has, type=pa.bool_()))
     assert got.type == want.type and got.null_count == want.null_count
     assert got.equals(want), (got, want)
     assert _parquet(got) == _parquet(want)
@@ -119,13 +125,13 @@ def test_spread_equals_take(case: tuple) -> None:
     st.just(heads), st.lists(st.tuples(st.integers(-1, len(heads) - 1), st.integers(0, (1 << 63) - 1)
                                        | st.integers(0, 12_345)), max_size=30))))
 def test_numbered_equals_strings(case: tuple) -> None:
-    """``_numbered`` (the GTIDs of a batch: head + decimal number) is ``_strings`` of the
+    """``_numbered`` (the GTIDs of a batch: head + decimal number) is ``string_array`` of the
     Python strings, over numbers of every width up to 2^63 - 1 and Unicode heads."""
     heads, rows = case
     head = np.array([h for h, _ in rows], dtype=np.int64)
     num = np.array([g for _, g in rows], dtype=np.int64)
     got = _numbered(heads, head, num)
-    want = _strings([heads[h] + str(g) if h >= 0 else None for h, g in rows])
+    want = string_array([heads[h] + str(g) if h >= 0 else None for h, g in rows])
     assert got.equals(want), (got, want)
     assert _parquet(got) == _parquet(want)
 

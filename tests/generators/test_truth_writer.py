@@ -7,7 +7,8 @@ does not change what it writes:
   tables and with several table definitions (``--ddl-every``);
 * the batch path's truth (typed columns from the batch arrays, changes.jsonl rendered at the
   end only when the run stays small) equals the per-transaction path's at small row groups
-  and at JSONL limits just below / at the run's change count;
+  and at JSONL limits just below / at the run's change count, and on the typed column shapes
+  of alltypes and the application schema (edge values, DDL mid-stream, MINIMAL images);
 * the typed text columns built from fixed-width ASCII arrays are the canonical values of
   :meth:`ColumnArray.tolist` (property test);
 * the manifest scan that steps over the batch path's known runs of events counts what a
@@ -90,6 +91,31 @@ def test_batch_truth_equals_per_transaction_truth_at_the_limits(kw, tmp_path: Pa
         assert len(got) == n and got[0] == (0, 0)
         # seq numbers the transactions with changes in order, row the changes inside each
         assert all(b in ((s, r + 1), (s + 1, 0)) for (s, r), b in zip(got, got[1:], strict=False))
+
+
+_APP_SQL = (Path(__file__).resolve().parents[2] / "bench" / "schemas" / "app.sql").read_text()
+TYPED_CASES = [
+    dict(workload="alltypes", edge_values=0.3, ddl_every=20, transactions=150, initial_rows=20),
+    dict(workload=None, schema_sql=_APP_SQL, schema_file="app.sql", edge_values=0.3, ddl_every=50,
+         transactions=400, initial_rows=30),
+    dict(workload=None, schema_sql=_APP_SQL, schema_file="app.sql", row_image="MINIMAL",
+         transactions=1500, initial_rows=30),  # big enough batches for JSON documents given as columns
+]
+
+
+@pytest.mark.parametrize("kw", TYPED_CASES, ids=["alltypes-edge-ddl", "app-edge-ddl", "app-minimal"])
+def test_batch_truth_equals_per_transaction_truth_on_typed_columns(kw, tmp_path: Path, monkeypatch) -> None:
+    """The batch path's typed columns (JSON documents as columns, value lists typed without
+    text, pools, float arrays, zero dates, wide tables, DDL mid-stream, edge values) give the
+    per-transaction path's truth (canonical text per value, parsed back), JSONL included."""
+    monkeypatch.setattr(ct, "ROW_GROUP", 64)
+    spec = Spec.from_dict(kw)
+    got = {}
+    for path in ("batch", "per-transaction"):
+        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
+        got[path] = tree_digest(generate(spec, tmp_path / path).out)
+    assert "truth/changes/changes.jsonl" in got["batch"]
+    assert got["batch"] == got["per-transaction"]
 
 
 _ASCII = st.sampled_from([0, 32, 48, 57, 97, 45, 126])
