@@ -159,6 +159,9 @@ SORT_CELLS = 2_000_000
 (:func:`sorted_jsonl_blocks`): a run of that many is sorted and spilled; a narrow table
 sorts many more rows at once than a 1,000-column one."""
 OUT_BLOCK = 4096  # rows per block of columns that :func:`sorted_jsonl_blocks` yields
+RUN_BLOCK_CELLS = 32_768
+"""Values per pickled block of a spilled run: the merge holds one block of every run, so a
+wide table's blocks have fewer rows (a 10 GB run's widest table spills about a hundred runs)."""
 
 
 def sorted_jsonl_rows(path: Path, names: list[str], blocks: Iterable[list[list]], *,
@@ -218,13 +221,15 @@ def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list
                 pass
 
 
-def _sorted_blocks(names: list[str], cols: list[list], n: int) -> Iterator[tuple[list[str], list[list]]]:
+def _sorted_blocks(names: list[str], cols: list[list], n: int,
+                   size: int | None = None) -> Iterator[tuple[list[str], list[list]]]:
     """The ``n`` rows of ``cols`` in :func:`canonical_order` as (lines, columns) of at most
-    :data:`OUT_BLOCK` rows."""
+    ``size`` (default :data:`OUT_BLOCK`) rows."""
+    size = OUT_BLOCK if size is None else size
     lines = object_lines(names, cols, n)
     order = canonical_order(cols, n).tolist()
-    for s in range(0, n, OUT_BLOCK):
-        pick = order[s:s + OUT_BLOCK]
+    for s in range(0, n, size):
+        pick = order[s:s + size]
         yield [lines[i] for i in pick], [[c[i] for i in pick] for c in cols]
     if n == 0:
         yield [], [[] for _ in cols]
@@ -234,7 +239,7 @@ def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> str:
     """A sorted run into a temporary file: its :func:`_sorted_blocks`, pickled one after another."""
     fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
     with os.fdopen(fd, "wb") as f:
-        for part in _sorted_blocks(names, cols, n):
+        for part in _sorted_blocks(names, cols, n, max(1, RUN_BLOCK_CELLS // max(1, len(names)))):
             pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
     return name
 

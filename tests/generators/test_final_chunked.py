@@ -1,6 +1,7 @@
 """``truth/final`` written in bounded pieces (generators/engine.py ``Run.write_final``: sorted
-runs of ``SORT_CELLS`` values spilled and merged, blocks of ``OUT_BLOCK`` rows, Parquet made
-typed ``FINAL_BLOCK`` rows at a time and row groups joined from the pieces) writes the bytes
+runs of ``SORT_CELLS`` values spilled in pickled blocks of ``RUN_BLOCK_CELLS`` values and
+merged, blocks of ``OUT_BLOCK`` rows, Parquet made typed ``FINAL_BLOCK`` rows at a time and
+row groups joined from the pieces) writes the bytes
 of the whole-table reference kept here: every live row by the scalar row function
 (``TableRows.compute``), rendered by ``canonical_renderer``, sorted by ``canonical_key``
 (Python's stable sort), one ``json.dumps`` per line, and the Parquet file of arrays built
@@ -94,17 +95,18 @@ def _reference(run: Run, final: Path, row_group: int) -> dict[str, bytes]:
        edge=st.sampled_from([None, 0.3, 1.0]), stress=st.sampled_from([None, 0.5]),
        ddl=st.sampled_from([0, 0, 17]), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
        cells=st.integers(1, 3000), out_block=st.integers(1, 50), final_block=st.integers(1, 40),
-       row_group=st.integers(1, 70))
+       row_group=st.integers(1, 70), run_cells=st.integers(1, 400))
 def test_chunked_final_writes_the_whole_table_reference(tmp_path_factory: Any, monkeypatch: Any, schema: str,
                                                         ncols: int, seed: int, txns: int, initial: int,
                                                         edge: float | None, stress: float | None, ddl: int,
                                                         flavor: str, cells: int, out_block: int,
-                                                        final_block: int, row_group: int) -> None:
+                                                        final_block: int, row_group: int, run_cells: int) -> None:
     ddl_text = SCHEMAS[schema] or wide_ddl("w", ncols, "InnoDB")
     if ncols > 1000 and schema == "wide":
         txns, initial = min(txns, 30), min(initial, 3)
     monkeypatch.setattr(truth, "SORT_CELLS", cells)
     monkeypatch.setattr(truth, "OUT_BLOCK", out_block)
+    monkeypatch.setattr(truth, "RUN_BLOCK_CELLS", run_cells)
     monkeypatch.setattr(ct, "FINAL_BLOCK", final_block)
     monkeypatch.setattr(ct, "ROW_GROUP", row_group)
     spec = Spec.from_dict(dict(workload=None, schema_sql=ddl_text, schema_file="s.sql", seed=seed,
