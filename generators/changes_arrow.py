@@ -140,9 +140,14 @@ def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[An
 def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.Array], list]:
     """Canonical full rows (or None) -> one typed Arrow array per column, and per row the
     ``[(column, canonical text)]`` of values the types cannot hold (None when there are none)."""
-    n = len(fulls)
     none = (None,) * len(names)
-    columns = list(zip(*[none if f is None else f for f in fulls], strict=True)) if n else [()] * len(names)
+    columns = list(zip(*[none if f is None else f for f in fulls], strict=True)) if fulls else [()] * len(names)
+    return typed_columns_of(plans, names, columns, len(fulls))
+
+
+def typed_columns_of(plans: list, names: list[str], columns: list, n: int) -> tuple[list[pa.Array], list]:
+    """:func:`_typed_columns` of rows given as ``columns`` (one sequence of ``n`` canonical
+    values per column; truth/final's sorted blocks come as columns)."""
     texts: list[Any] = [None] * n
     arrays = []
     for (typ, how, fn), name, vals in zip(plans, names, columns, strict=True):

@@ -29,7 +29,7 @@ changes_arrow.py (Arrow types and arrays), changes_record.py (transactions and b
 records), changes_jsonl.py (``changes.jsonl``), changes_sink.py (the writer thread); here
 the tunables, the Parquet segments, the recorder's state, the merge and the final state.
 
-Size (about 420 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
+Size (about 520 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
 ``BATCH_ROWS``, ``HOLD_BYTES``, ``JSONL_MAX_CHANGES``) stays in this module.
 """
 
@@ -49,7 +49,6 @@ from generators.changes_arrow import (
     _column_plan,
     _is_merged,
     _struct,
-    _typed_columns,
     _union,
     _widen,
     changes_schema,
@@ -58,16 +57,19 @@ from generators.changes_arrow import (
     columns_metadata,
     final_schema,
     py_array,
+    typed_columns_of,
     typed_converter,
 )
 from generators.changes_ipc import IPC_SUFFIX, chunk_batches, chunk_schema, open_ipc
 from generators.changes_jsonl import concat_text, jsonl_line, read_jsonl_rows, table_file
 from generators.changes_record import BatchRecordingMixin, RecordingMixin
 from generators.changes_sink import _Sink
+from generators.memory import release_memory
+from generators.truth import column_blocks
 
-__all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "changes_schema", "typed_converter",
-           "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk", "final_schema",
-           "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
+__all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "write_final_parquet_columns", "changes_schema",
+           "typed_converter", "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk",
+           "final_schema", "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
 
 JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
 ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
@@ -375,7 +377,23 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
                         row_group: int | None = None) -> int:
     """``truth/final/parquet/<db>.<table>.parquet``: canonical rows (in truth/final order) as
     typed columns, plus ``_text`` (map column -> canonical text of values the type cannot
-    hold, e.g. the zero date). Returns the rows written."""
+    hold, e.g. the zero date). Returns the rows written. (:func:`write_final_parquet_columns`
+    of the rows in blocks.)"""
+    blocks = column_blocks(rows, len(table.columns), FINAL_BLOCK)
+    return write_final_parquet_columns(table, flavor, blocks, dest, row_group)
+
+
+FINAL_BLOCK = 4096
+"""Rows of truth/final made typed at once (:func:`write_final_parquet_columns`): the Python
+values of a block at a time, never of a whole row group of a wide table."""
+
+
+def write_final_parquet_columns(table: Table, flavor: str, blocks: Iterable[list[list]], dest: str | os.PathLike,
+                                row_group: int | None = None) -> int:
+    """:func:`write_final_parquet` of rows given as blocks of columns (any number of rows
+    each). Bounded memory: each block becomes typed Arrow arrays at once (pieces of at most
+    :data:`FINAL_BLOCK` rows), and a row group is the concatenation of its pieces (one
+    contiguous array per column: the bytes of the row group built whole)."""
     row_group = ROW_GROUP if row_group is None else row_group
     schema = final_schema(table, flavor)
     fields = list(schema)
@@ -384,27 +402,43 @@ def write_final_parquet(table: Table, flavor: str, rows: Iterable[list], dest: s
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
     n = 0
+    parts: list[list[pa.Array]] = []
+    held = 0
 
-    def batch(buf: list[list]) -> pa.Table:
-        arrays, texts = _typed_columns(plans, names, buf)
+    def typed(cols: list[list], k: int) -> list[pa.Array]:
+        arrays, texts = typed_columns_of(plans, names, cols, k)
         arrays.append(py_array(texts, fields[-1].type))
-        return pa.Table.from_arrays(arrays, schema=schema)
+        return arrays
+
+    def group(w: pq.ParquetWriter) -> None:
+        arrays = [pa.concat_arrays(list(c)) for c in zip(*parts, strict=True)]
+        w.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=row_group)
 
     with pq.ParquetWriter(tmp, schema, write_statistics=False, **parquet_options(schema)) as w:
-        buf: list[list] = []
-        for vals in rows:
-            buf.append(vals)
-            if len(buf) >= row_group:
-                w.write_table(batch(buf), row_group_size=row_group)
-                n += len(buf)
-                buf = []
-        if buf:
-            w.write_table(batch(buf), row_group_size=row_group)
-            n += len(buf)
+        for cols in blocks:
+            total = len(cols[0]) if cols else 0
+            at = 0
+            while at < total:
+                k = min(total - at, row_group - held, FINAL_BLOCK)
+                parts.append(typed([c[at:at + k] for c in cols] if (at or k < total) else cols, k))
+                at += k
+                held += k
+                if held == row_group:
+                    group(w)
+                    n += held
+                    parts, held = [], 0
+        if held:
+            group(w)
+            n += held
         elif n == 0:
             w.write_table(schema.empty_table())
     os.replace(tmp, dest)
     return n
+
+
+READ_ROWS = 8192
+"""Rows per batch :func:`rechunk` reads from a Parquet chunk: a row group's worth of them is
+held, not a second row group beside it (the batches read do not change the bytes written)."""
 
 
 def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_group: int | None = None) -> int:
@@ -419,24 +453,38 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
         pending: list[pa.RecordBatch] = []
         held = 0
         for c in chunks:
-            for batch in chunk_batches(c, row_group):
+            for batch in chunk_batches(c, min(row_group, READ_ROWS)):
                 pending.append(_widen(batch, schema) if "before" in schema.names
                                else pa.RecordBatch.from_arrays(batch.columns, schema=schema))
                 held += batch.num_rows
                 while held >= row_group:
                     tab = pa.Table.from_batches(pending, schema=schema)
-                    # one contiguous chunk per row group: pages then do not depend on the input split
-                    w.write_table(tab.slice(0, row_group).combine_chunks(), row_group_size=row_group)
+                    head = tab.slice(0, row_group).to_batches()
                     pending = tab.slice(row_group).to_batches()
+                    del tab
+                    w.write_table(_contiguous(head, schema), row_group_size=row_group)
                     held -= row_group
                     n += row_group
         if held:
-            w.write_table(pa.Table.from_batches(pending, schema=schema).combine_chunks(), row_group_size=row_group)
+            w.write_table(_contiguous(pending, schema), row_group_size=row_group)
             n += held
         elif n == 0:
             w.write_table(schema.empty_table())
     os.replace(tmp, dest)
     return n
+
+
+def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    """One row group from ``batches`` (emptied): one contiguous chunk per column, so its pages
+    do not depend on how the rows were split into batches. Column by column, each column's
+    pieces freed once it is joined: a row group is held about once, not twice."""
+    cols = [[b.column(i) for b in batches] for i in range(len(schema))]
+    batches.clear()
+    out = []
+    for i, pieces in enumerate(cols):
+        out.append(pa.concat_arrays(pieces) if pieces else pa.array([], schema.field(i).type))
+        cols[i] = []
+    return pa.Table.from_arrays(out, schema=schema)
 
 
 def finish_local(run: Any, out: str | os.PathLike) -> int:
@@ -449,6 +497,7 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
     res = run.changes.close()
     chunk_dir = run.changes.dir
     run.changes = None
+    release_memory()  # the recorder's buffers: freed, and given back before the merges
     cdir = out / "truth" / "changes"
     cdir.mkdir(parents=True, exist_ok=True)
     by_table: dict[int, list[str]] = {}
@@ -463,6 +512,7 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
+            release_memory()
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     from generators.schema_history import HISTORY_FILE, initial_definitions, write_history

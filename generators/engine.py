@@ -4,7 +4,11 @@
 it to ``out`` at the very end (``manifest.json`` is written last inside it); on any error
 the temporary directory is removed, so either a complete run exists under ``out`` or
 nothing does. Memory is bounded by the key space (13 bytes per key of every table) and a
-fixed-size row cache, not by the output size; ``truth/final`` is sorted by external merge.
+fixed-size row cache, not by the output size; ``truth/final`` is sorted by external merge
+and written in blocks (generators/truth.py ``sorted_jsonl_blocks``). The phases (the
+transactions, the merge of ``truth/changes``, ``truth/final`` table by table) follow one
+another with the freed memory given back between them (generators/memory.py), so the peak
+resident set is the largest phase's, not their sum.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from generators.manifest import (
     known_digest,
     scan_file,
 )
+from generators.memory import release_memory
 from generators.outdir import lock_dir, sweep_stale_tmp, tmp_prefix
 from generators.replica.hook import write_replica_if_asked
 from generators.rows import TableRows
@@ -43,7 +48,7 @@ from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
-from generators.truth import column_renderer, render_column, sorted_jsonl_rows
+from generators.truth import column_renderer, render_column, sorted_jsonl_blocks
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
 
@@ -155,6 +160,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
                 self.wsclock.after_prologue(writer.transactions)
             self._loop(writer)
             writer.close()
+            release_memory()
         except BaseException:
             writer.abort()
             self.changes.abort()
@@ -167,8 +173,10 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         try:
             digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
                        else pool.submit(_sha256, p) for p in writer.files}
-            self.write_final(tmp / "truth" / "final")
+            # truth/changes first: the change batches the recorder still holds are written and
+            # freed before truth/final is computed
             finish_local(self, tmp)
+            self.write_final(tmp / "truth" / "final")
             manifest = self.manifest(writer, digests)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -196,8 +204,11 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
 
     def write_final(self, final_dir: Path) -> None:
         """``truth/final/<db>.<table>.jsonl`` and, from the same sorted rows,
-        ``truth/final/parquet/<db>.<table>.parquet`` (docs/output.md)."""
-        from generators.changes_truth import table_file, write_final_parquet
+        ``truth/final/parquet/<db>.<table>.parquet`` (docs/output.md), table by table in
+        bounded pieces: rows computed ``_FINAL_BLOCK`` keys at a time, sorted in runs of
+        ``truth.SORT_CELLS`` values, the sorted rows handed on as blocks of columns, made
+        typed a block at a time (``write_final_parquet_columns``)."""
+        from generators.changes_truth import table_file, write_final_parquet_columns
 
         fl = self.spec.flavor
         pdir = final_dir / "parquet"
@@ -206,8 +217,9 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
             t = rt.table
             fns = [column_renderer(c, fl) for c in t.columns]
             names = [c.name for c in t.columns]
-            rows = sorted_jsonl_rows(final_dir / f"{t.database}.{t.name}.jsonl", names, _final_blocks(rt, fns))
-            write_final_parquet(t, fl, rows, pdir / table_file(t))
+            blocks = sorted_jsonl_blocks(final_dir / f"{t.database}.{t.name}.jsonl", names, _final_blocks(rt, fns))
+            write_final_parquet_columns(t, fl, blocks, pdir / table_file(t))
+            release_memory()
 
     def manifest(self, writer: BinlogWriter, digests: dict[str, Any] | None = None) -> dict[str, Any]:
         """``manifest.json``; ``digests``: file name -> future of its sha256 (else read here)."""

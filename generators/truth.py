@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import json
 import os
+import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from binlogwriter.values.row import ColumnArray
 from generators.changes_jsonl import object_lines
 
 __all__ = ["canonical_renderer", "render_column", "canonical_key", "canonical_order", "write_sorted_jsonl", "sorted_jsonl_rows",
+           "sorted_jsonl_blocks", "column_blocks",
            "dumps_line", "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
@@ -134,10 +136,12 @@ def dumps_line(names: list[str], values: list) -> str:
 def write_sorted_jsonl(path: Path, names: list[str], rows: Iterable[list], *, chunk: int = 20_000) -> int:
     """Write canonical rows to ``path`` sorted by :func:`canonical_key`; bounded memory
     (:func:`sorted_jsonl_rows` over blocks of ``chunk`` rows)."""
-    return sum(1 for _ in sorted_jsonl_rows(path, names, _column_blocks(rows, len(names), chunk), chunk=chunk))
+    return sum(1 for _ in sorted_jsonl_rows(path, names, column_blocks(rows, len(names), chunk), chunk=chunk))
 
 
-def _column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list[list]]:
+def column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list[list]]:
+    """Rows (lists of ``ncols`` values) as blocks of at most ``size`` rows, each block a list of
+    columns; at least one block (of empty columns when there are no rows)."""
     buf: list[list] = []
     for r in rows:
         buf.append(r)
@@ -150,50 +154,65 @@ def _column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list
         yield [[] for _ in range(ncols)]
 
 
+SORT_CELLS = 2_000_000
+"""Values (rows x columns) of ``truth/final`` held in memory while it is sorted
+(:func:`sorted_jsonl_blocks`): a run of that many is sorted and spilled; a narrow table
+sorts many more rows at once than a 1,000-column one."""
+OUT_BLOCK = 4096  # rows per block of columns that :func:`sorted_jsonl_blocks` yields
+RUN_BLOCK_CELLS = 32_768
+"""Values per pickled block of a spilled run: the merge holds one block of every run, so a
+wide table's blocks have fewer rows (a 10 GB run's widest table spills about a hundred runs)."""
+
+
 def sorted_jsonl_rows(path: Path, names: list[str], blocks: Iterable[list[list]], *,
-                      chunk: int = 20_000) -> Iterator[list]:
+                      chunk: int | None = None) -> Iterator[list]:
+    """:func:`sorted_jsonl_blocks`, yielding the rows one by one (each a list of values)."""
+    for cols in sorted_jsonl_blocks(path, names, blocks, chunk=chunk):
+        yield from map(list, zip(*cols, strict=True))
+
+
+def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list]], *,
+                        chunk: int | None = None) -> Iterator[list[list]]:
     """Write the canonical rows given as ``blocks`` (each a list of columns, canonical values)
     to ``path`` as JSON lines sorted by :func:`canonical_key` (ties in input order), and
-    yield the rows in that order (the values each line holds; ``truth/final/parquet``
-    is written from them). Bounded memory: every ``chunk`` rows a sorted run spills to a
+    yield the rows in that order as blocks of columns of at most :data:`OUT_BLOCK` rows (the
+    values each line holds; ``truth/final/parquet`` is written from them). Bounded memory:
+    every ``chunk`` rows (default: :data:`SORT_CELLS` values) a sorted run spills to a
     temporary file (a stable sort of each run, :func:`canonical_order`, then a stable merge
     of the runs in input order: the stable sort of all rows, wherever the runs split). The
-    lines are written column by column (:func:`generators.changes_jsonl.object_lines`).
+    lines are written column by column (:func:`generators.changes_jsonl.object_lines`); a
+    run keeps its lines and values (pickled), so the merge neither parses nor formats JSON.
     Must be consumed to the end."""
+    if chunk is None:
+        chunk = max(1, SORT_CELLS // max(1, len(names)))
     runs: list[str] = []
     pend: list[list] = [[] for _ in names]
     n = 0
     tmpdir = path.parent
     try:
         for cols in blocks:
-            for acc, c in zip(pend, cols, strict=True):
-                acc.extend(c)
-            n = len(pend[0]) if pend else 0
-            if n >= chunk:
-                runs.append(_spill(_sorted_lines(names, pend, n), tmpdir))
-                pend = [[] for _ in names]
-                n = 0
+            size = len(cols[0]) if cols else 0
+            at = 0
+            while at < size:  # runs of exactly ``chunk`` rows, whatever the blocks given
+                k = min(size - at, chunk - n)
+                for acc, c in zip(pend, cols, strict=True):
+                    acc.extend(c[at:at + k] if at or k < size else c)
+                at += k
+                n += k
+                if n >= chunk:
+                    runs.append(_spill(names, pend, n, tmpdir))
+                    pend = [[] for _ in names]
+                    n = 0
         with open(path, "w", encoding="utf-8", newline="\n") as out:
             if not runs:
-                order = canonical_order(pend, n)
-                lines = object_lines(names, pend, n)
-                out.writelines(lines[i] + "\n" for i in order.tolist())
-                srt = [[c[i] for i in order.tolist()] for c in pend]
-                yield from map(list, zip(*srt, strict=True))
+                for lines, cols in _sorted_blocks(names, pend, n):
+                    out.writelines(line + "\n" for line in lines)
+                    yield cols
                 return
-            runs.append(_spill(_sorted_lines(names, pend, n), tmpdir))
-            files = [open(r, encoding="utf-8") for r in runs]  # noqa: SIM115 - closed below
-            try:
-                def keyed(f):
-                    for line in f:
-                        vals = list(json.loads(line).values())
-                        yield canonical_key(vals), line, vals
-                for _, line, vals in heapq.merge(*(keyed(f) for f in files), key=lambda x: x[0]):
-                    out.write(line)
-                    yield vals
-            finally:
-                for f in files:
-                    f.close()
+            if n:
+                runs.append(_spill(names, pend, n, tmpdir))
+            pend = []
+            yield from _merge_runs(runs, len(names), out)
     finally:
         for r in runs:
             try:
@@ -202,9 +221,70 @@ def sorted_jsonl_rows(path: Path, names: list[str], blocks: Iterable[list[list]]
                 pass
 
 
-def _sorted_lines(names: list[str], cols: list[list], n: int) -> list[str]:
+def _sorted_blocks(names: list[str], cols: list[list], n: int,
+                   size: int | None = None) -> Iterator[tuple[list[str], list[list]]]:
+    """The ``n`` rows of ``cols`` in :func:`canonical_order` as (lines, columns) of at most
+    ``size`` (default :data:`OUT_BLOCK`) rows."""
+    size = OUT_BLOCK if size is None else size
     lines = object_lines(names, cols, n)
-    return [lines[i] for i in canonical_order(cols, n).tolist()]
+    order = canonical_order(cols, n).tolist()
+    for s in range(0, n, size):
+        pick = order[s:s + size]
+        yield [lines[i] for i in pick], [[c[i] for i in pick] for c in cols]
+    if n == 0:
+        yield [], [[] for _ in cols]
+
+
+def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> str:
+    """A sorted run into a temporary file: its :func:`_sorted_blocks`, pickled one after another."""
+    fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
+    with os.fdopen(fd, "wb") as f:
+        for part in _sorted_blocks(names, cols, n, max(1, RUN_BLOCK_CELLS // max(1, len(names)))):
+            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return name
+
+
+def _run_rows(path: str) -> Iterator[tuple[tuple, str, tuple]]:
+    """The rows of a spilled run in order: (:func:`canonical_key`, line, values), the keys made
+    column by column."""
+    with open(path, "rb") as f:
+        while True:
+            try:
+                lines, cols = pickle.load(f)
+            except EOFError:
+                return
+            if not lines:
+                continue
+            keys = zip(*[_keyed(c) for c in cols], strict=True) if cols else [()] * len(lines)
+            yield from zip(keys, lines, zip(*cols, strict=True) if cols else [()] * len(lines), strict=True)
+
+
+def _keyed(vals: list) -> list[tuple]:
+    """:func:`canonical_key`'s part for each value of one column."""
+    kinds = set(map(type, vals))
+    if kinds == {str}:
+        return [(2, v) for v in vals]
+    if kinds <= {int, float, bool}:
+        return [(1, v) for v in vals]
+    return [(0, 0) if v is None else (1, v) if isinstance(v, int | float) else (2, v) for v in vals]
+
+
+def _merge_runs(runs: list[str], ncols: int, out: Any) -> Iterator[list[list]]:
+    """The stable merge of sorted runs (``heapq.merge``: ties from earlier runs first): lines to
+    ``out``, values yielded as blocks of columns of at most :data:`OUT_BLOCK` rows."""
+    buf: list[tuple] = []
+    lines: list[str] = []
+    merged = heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0])
+    for _, line, vals in merged:
+        lines.append(line)
+        buf.append(vals)
+        if len(buf) >= OUT_BLOCK:
+            out.writelines(x + "\n" for x in lines)
+            yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
+            buf, lines = [], []
+    out.writelines(x + "\n" for x in lines)
+    if buf:
+        yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
 
 
 def canonical_order(cols: list[list], n: int) -> np.ndarray:
@@ -255,9 +335,3 @@ def _numeric_ranks(vals: list, kind: type) -> np.ndarray | None:
     out[~nulls] = inv.reshape(-1) + 1
     return out
 
-
-def _spill(lines: list[str], tmpdir: Path) -> str:
-    fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".jsonl", dir=tmpdir)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-        f.writelines(line + "\n" for line in lines)
-    return name
