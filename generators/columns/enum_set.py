@@ -50,7 +50,30 @@ def _enum_gen(col: Column, edge: bool):
     def sgen(st, k):
         bits = st.next()
         return frozenset(m for i, m in enumerate(members) if (bits >> (i % 64)) & 1 and (i < 64))
+    if n <= _SET_POOL_BITS:
+        # a SET of n members reads bits 0..n-1 of its draw: a pick among the 2**n sets, each
+        # built by sgen's own rule (one draw, ``bits & (2**n - 1)`` its index)
+        sets = tuple(sgen(_Bits(b), None) for b in range(1 << n))
+        mask = np.uint64((1 << n) - 1)
+        sgen.vec = lambda h, j: ("pool", (draw_array(h, j + 1) & mask).astype(np.int64), sets)
     return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
+
+
+_SET_POOL_BITS = 10
+"""SET columns of up to this many members draw their values as a pool of every subset (2**n
+frozensets, built once per column), vectorised and encoded once per subset."""
+
+
+class _Bits:
+    """A stream whose next draw is ``bits`` (builds the SET pool through ``sgen`` itself)."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def next(self) -> int:
+        return self.bits
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
