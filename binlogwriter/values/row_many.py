@@ -26,8 +26,12 @@ class ColumnArray:
     units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
     since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
     "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
-    ``timedelta``), "float" (float64) or "json" (``data`` a
-    :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns); ``nulls`` a bool array (True = SQL NULL) or None.
+    ``timedelta``), "float" (float64), "json" (``data`` a
+    :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns) or
+    "edged" (values of another kind with a few others among them — edge values it cannot
+    hold: ``meta`` is ``(edges, base)``, ``base`` a ColumnArray of every row without NULLs,
+    ``edges`` a tuple of Python values, ``data`` per row -1 for the base value, else the
+    index of its edge); ``nulls`` a bool array (True = SQL NULL) or None.
     :meth:`tolist` gives the Python values (None for NULL)."""
 
     __slots__ = ("kind", "data", "nulls", "pool", "meta")
@@ -45,6 +49,12 @@ class ColumnArray:
         elif kind == "pool":
             pool = self.pool
             vals = [pool[i] for i in self.data.tolist()]
+        elif kind == "edged":
+            edges, base = self.meta
+            vals = base.tolist()
+            at = np.flatnonzero(self.data >= 0)
+            for r, w in zip(at.tolist(), self.data[at].tolist(), strict=True):
+                vals[r] = edges[w]
         elif kind == "ascii":
             w = self.data.shape[1]
             vals = ([b.decode("ascii") for b in np.ascontiguousarray(self.data).view(f"S{w}").ravel().tolist()]
@@ -56,8 +66,9 @@ class ColumnArray:
         return vals
 
     def take(self, idx: np.ndarray) -> ColumnArray:
+        meta = self.meta if self.kind != "edged" else (self.meta[0], self.meta[1].take(idx))
         return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx], self.pool,
-                           self.meta)
+                           meta)
 
 
 def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
@@ -196,6 +207,11 @@ class ManyRowImages:
                     got = self._pool_pieces(i, col.pool, data)
                 elif col.kind == "ascii":
                     got = encode_ascii_many(self.cols[i], data)
+                elif col.kind == "edged":
+                    split = self._edged_pieces(i, col, rows_nn)
+                    if split is not None:
+                        pieces += split
+                        continue
                 else:
                     arr = self._arr[i]
                     got = arr(col.kind, data, col.meta) if arr is not None else None
@@ -230,6 +246,35 @@ class ManyRowImages:
             for piece in got:
                 pieces.append((rows_nn, piece))
         return nullmat, pieces, k
+
+    def _edged_pieces(self, i: int, col: ColumnArray, rows: np.ndarray) -> list | None:
+        """An "edged" column's pieces for its non-NULL ``rows``: the rows holding a base value
+        through the base kind's array encoder, the rows holding an edge through
+        :meth:`_pool_pieces` (each edge encoded once) — two sets of pieces over disjoint rows,
+        which :meth:`_assemble` places by row. None when either encoder does not take them
+        (the caller then encodes the Python values)."""
+        edges, base = col.meta
+        which = col.data[rows]
+        at_base = which < 0
+        out: list = []
+        rb, re_ = rows[at_base], rows[~at_base]
+        if len(rb):
+            data = base.data[rb]
+            if base.kind == "int":
+                many = self._many[i]
+                got = many(data) if many is not None else None
+            else:
+                arr = self._arr[i]
+                got = arr(base.kind, data, base.meta) if arr is not None else None
+            if got is None:
+                return None
+            out += [(rb, piece) for piece in got]
+        if len(re_):
+            got = self._pool_pieces(i, edges, which[~at_base])
+            if got is None:
+                return None
+            out += [(re_, piece) for piece in got]
+        return out
 
     def _pool_pieces(self, i: int, pool: tuple, idx: np.ndarray) -> list | None:
         """Values drawn from a few distinct ones (``pool[idx]``): each distinct value encoded

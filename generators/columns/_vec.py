@@ -117,14 +117,23 @@ def _weighted_vec(vals: tuple, cum: list, tot: float):
     return f
 
 
+_EDGED = frozenset({"int", "float", "dec", "dt", "ts", "date", "time"})
+"""Base kinds :func:`_edge_twin` keeps as arrays under edge values they cannot hold (a zero
+date, a DECIMAL beyond int64 units): ColumnArray kind "edged"."""
+
+
 def _edge_twin(scalar):
     """Vectorised twin of ``_with_edges(gen, edges)`` from gen's twin, or None: draw ``j+1``
-    decides (``chance(p)``, ``p`` the share given to ``_with_edges``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on."""
+    decides (``chance(p)``, ``p`` the share given to ``_with_edges``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on.
+    Edges the base kind holds stay in its array; others: kind "edged" (base kinds of
+    ``_EDGED``: the base array and the edges as a pool, binlogwriter/values/row_many.py), else
+    a list of Python values."""
     edges, p = scalar.edges, scalar.edge_p
     base = getattr(scalar.base, "vec", None)
     if base is None:
         return None
     m = np.uint64(len(edges))
+    edges_t = tuple(edges)  # one pool object: its encoded edges are kept between calls
 
     def f(h, j):
         kind, data, extra = base(h, j + 1)
@@ -140,6 +149,9 @@ def _edge_twin(scalar):
             eu = np.array([int(x.scaleb(extra)) for x in edges], dtype=object)
             if all(-(1 << 63) < int(u) < 1 << 63 for u in eu):
                 return "dec", np.where(e, eu.astype(np.int64)[ei], data), extra
+        if kind in _EDGED and not any(x is None for x in edges):
+            # the base values as they are, the edges as a pool over them (ColumnArray "edged")
+            return "edged", np.where(e, ei, -1), (edges_t, ColumnArray(kind, data, None, None, extra))
         vals = list(data) if kind == "list" else ColumnArray(kind, data, None, None, extra).tolist()
         for r in np.flatnonzero(e).tolist():
             vals[r] = edges[int(ei[r])]
