@@ -87,6 +87,24 @@ def _with_srid_many(fn: Any, srid: int) -> Any:
     return gen
 
 
+_ONCE_SHARE = 8
+"""``TableRows._column_once`` makes each distinct (key, version) once when at least 1 row in
+this many repeats one (below that the gather costs more than the values it saves)."""
+
+
+def _key_runs(keys: np.ndarray, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows in (key, version) order and, per adjacent pair there, whether the key
+    repeats; None when no key repeats (each row is made: nothing to share)."""
+    if len(keys) < 2:
+        return None
+    order = np.lexsort((versions, keys))
+    ks = keys[order]
+    same_key = ks[1:] == ks[:-1]
+    if np.count_nonzero(same_key) * _ONCE_SHARE < len(keys):
+        return None
+    return order, same_key
+
+
 def ver_of(gen: int, n: int) -> int:
     return (gen << 32) | n
 
@@ -437,6 +455,7 @@ class TableRows:
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
+        runs = _key_runs(keys, versions)
         for i, fn in self.key_cols.items():
             if i not in want:
                 continue
@@ -444,12 +463,12 @@ class TableRows:
             cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
         for i in self.fixed:
             if i in want:
-                cols[i] = self._column(i, keys, gen0)
+                cols[i] = self._column_once(i, keys, gen0, runs)
         for i, e in self.ddl_idx.items():
             if i not in want:
                 continue
             old = np.asarray(borns) < e
-            c = self._column(i, keys, gen0)
+            c = self._column_once(i, keys, gen0, runs)
             if isinstance(c, Vec):
                 c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool, c.meta)
             else:
@@ -474,8 +493,35 @@ class TableRows:
             src = self.sources(keys, versions, need)
             for p, i in enumerate(self.mutable):
                 if i in want:
-                    cols[i] = self._column(i, keys, gen0 | src[:, p])
+                    cols[i] = self._column_once(i, keys, gen0 | src[:, p], runs)
         return cols
+
+    def _column_once(self, i: int, keys: np.ndarray, versions: np.ndarray, runs: tuple | None):
+        """:meth:`_column` with each distinct (key, version) made once: a value is a pure
+        function of them, and rows repeat them — an UPDATE's before and after rows hold the
+        same value in every column the UPDATE does not assign (made at the same version,
+        :meth:`sources`), a row computed twice in a batch all of them. ``runs``
+        (:func:`_key_runs`): the rows in (key, version) order; rows of one key whose versions
+        for this column are equal are adjacent there (a column's version is non-decreasing
+        in the row's). The first of each run is made, the others take its value; with few
+        repeats every row is made."""
+        if runs is None:
+            return self._column(i, keys, versions)
+        order, same_key = runs
+        n = len(order)
+        vs = versions[order]
+        first = np.ones(n, dtype=bool)
+        first[1:] = ~(same_key & (vs[1:] == vs[:-1]))
+        made = int(np.count_nonzero(first))
+        if made * _ONCE_SHARE > n * (_ONCE_SHARE - 1):
+            return self._column(i, keys, versions)
+        pick = order[first]
+        got = self._column(i, keys[pick], versions[pick])
+        idx = np.empty(n, dtype=np.int64)
+        idx[order] = np.cumsum(first) - 1
+        if isinstance(got, Vec):
+            return got.take(idx)
+        return [got[j] for j in idx.tolist()]
 
     def row(self, key: int) -> tuple:
         """The current row of live ``key``. Calls in ascending key order (the final state,
