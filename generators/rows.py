@@ -23,7 +23,7 @@ it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes 
 29 with the two times, kept for tables with stamped columns only), plus a bounded cache of recently computed
 rows (a memo of the pure function; clearing it changes nothing).
 
-Size (about 610 lines): one class, TableRows (see its reason).
+Size (about 720 lines): one class, TableRows (see its reason).
 """
 
 from __future__ import annotations

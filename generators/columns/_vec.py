@@ -126,7 +126,7 @@ def _edge_twin(scalar):
     """Vectorised twin of ``_with_edges(gen, edges)`` from gen's twin, or None: draw ``j+1``
     decides (``chance(p)``, ``p`` the share given to ``_with_edges``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on.
     Edges the base kind holds stay in its array; others: kind "edged" (base kinds of
-    ``_EDGED``: the base array and the edges as a pool, binlogwriter/values/row_many.py), else
+    ``_EDGED``: the base array and the edges as a pool, binlogwriter/values/column_array.py), else
     a list of Python values."""
     edges, p = scalar.edges, scalar.edge_p
     base = getattr(scalar.base, "vec", None)
