@@ -150,6 +150,13 @@ def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     return np.where(na | nb, na & nb, eq)
 
 
+def _halves(col: Any, m: int) -> tuple[Any, Any]:
+    """Rows ``0..m-1`` and ``m..2m-1`` of a column (a ColumnArray or a list)."""
+    if isinstance(col, ColumnArray):
+        return col.take(np.arange(m)), col.take(np.arange(m, 2 * m))
+    return col[:m], col[m:]
+
+
 def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray, born: np.ndarray) -> np.ndarray:
     """For UPDATEs of one table (``rt``: its :class:`~generators.rows.TableRows`) from
     versions ``vb`` to ``va``: True where every column the UPDATE assigns keeps its value.
@@ -179,9 +186,11 @@ def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray,
         if src is None:
             before = rt.compute_columns(keys[r], vb[r], born[r], only=(i,))[i]
             after = rt.compute_columns(keys[r], va[r], born[r], only=(i,))[i]
-        else:
-            before = rt.column_at(i, keys[r], src[r, p])
-            after = rt.column_at(i, keys[r], va[r])
+        else:  # both sides in one call (a wide table pays a generator call per column)
+            m = len(r)
+            kr = keys[r]
+            both = rt.column_at(i, np.concatenate([kr, kr]), np.concatenate([src[r, p], va[r]]))
+            before, after = _halves(both, m)
         same = same_arrays(col, before, after)
         if same is None:
             same = np.fromiter(map(same_value, [col] * len(r), _values(before), _values(after)), dtype=bool,
