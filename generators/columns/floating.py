@@ -12,14 +12,19 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _lognormal_list, _lognormal_price, _with_edges
+from generators.columns._common import (
+    START_TIME,
+    _lognormal_list,
+    _lognormal_np,
+    _lognormal_price,
+    _with_edges,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 
@@ -63,11 +68,7 @@ def lognormal_8g(h: np.ndarray, j: int) -> np.ndarray:
     (two draws): the log-normal by numpy's functions and :func:`round_8g`; the rows it leaves
     out (near a tie: numpy's functions are not ``math``'s to the last ulp) by the scalar
     formula (:func:`~generators.columns._common._lognormal_list`'s ``math`` functions)."""
-    u1 = unit_array(draw_array(h, j + 1))
-    u2 = unit_array(draw_array(h, j + 2))
-    a = np.where(u1 == 0.0, 1e-12, u1)  # the scalar's ``a or 1e-12``
-    v = np.exp(3.0 + 1.1 * (np.sqrt(-2.0 * np.log(a)) * np.cos(2 * math.pi * u2)))
-    out, left = round_8g(v)
+    out, left = round_8g(_lognormal_np(h, j))
     rows = np.flatnonzero(left)
     if len(rows):
         out[rows] = [float(f"{x:.8g}") for x in _lognormal_list(h[rows], j)]
