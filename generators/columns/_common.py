@@ -87,6 +87,20 @@ def _lognormal_cut(h: np.ndarray, j: int, step: float, tie: bool) -> np.ndarray:
     return v
 
 
+def exp_ints(u: np.ndarray, mean: float) -> np.ndarray:
+    """``int(-math.log(1.0 - x) * mean)`` of every ``x`` of ``u`` (units in [0, 1): a
+    Stream's ``exp`` truncated, as the scalar generators draw lengths and ranks) as int64:
+    numpy's ``log``, the rows within ``_CUT_MARGIN`` of an integer by ``math.log``."""
+    t = -np.log(1.0 - u) * mean
+    f = t - np.floor(t)
+    rows = np.flatnonzero((f < _CUT_MARGIN) | (f > 1 - _CUT_MARGIN) | ~np.isfinite(t))
+    out = np.floor(np.where(np.isfinite(t), t, 0.0)).astype(np.int64)
+    if len(rows):
+        log = math.log
+        out[rows] = [int(-log(1.0 - x) * mean) for x in u[rows].tolist()]
+    return out
+
+
 def _with_edges(gen, edges, edge: bool, p: float = EDGE_P):
     """``gen`` with a share ``p`` of values taken from ``edges`` (when ``edge``): draw ``j + 1``
     decides (``chance(p)``), draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""

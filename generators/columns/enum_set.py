@@ -13,7 +13,6 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _with_edges, quote
+from generators.columns._common import START_TIME, _with_edges, exp_ints, quote
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import column_renderer
@@ -42,9 +41,8 @@ def _enum_gen(col: Column, edge: bool):
             i = min(n - 1, int(st.exp(max(1.0, n / 3))))
             return members[i]
         mean = max(1.0, n / 3)
-        gen.vec = lambda h, j: ("pool", np.array(
-            [min(n - 1, int(-math.log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
-            dtype=np.int64), tuple(members))
+        gen.vec = lambda h, j: ("pool", np.minimum(n - 1, exp_ints(unit_array(draw_array(h, j + 1)), mean)),
+                                tuple(members))
         return _with_edges(gen, [members[0], members[-1], ""], edge)
 
     def sgen(st, k):

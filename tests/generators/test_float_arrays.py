@@ -81,3 +81,24 @@ def test_money_columns_equal_the_scalar_generator(typ: str, name: str, seed: int
     got = got if isinstance(got, list) else got.tolist()
     want = [one(int(k), int(v)) for k, v in zip(keys, vers, strict=True)]
     assert [(type(x), repr(x)) for x in got] == [(type(x), repr(x)) for x in want]
+
+
+@st.composite
+def units_near_integers(draw) -> float:
+    """A unit ``u`` whose ``-log(1 - u) * mean`` is a few ulps from an integer ``k``."""
+    mean = draw(st.sampled_from([1.0, 2.0, 16.0, 200.0, 280.0, 400.0]))
+    u = 1.0 - math.exp(-draw(st.integers(0, 5000)) / mean)
+    for _ in range(draw(st.integers(0, 4))):
+        u = math.nextafter(u, 1.0 if draw(st.booleans()) else 0.0)
+    return min(max(u, 0.0), math.nextafter(1.0, 0.0))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(us=st.lists(st.one_of(st.floats(0.0, 1.0, exclude_max=True), units_near_integers()), min_size=1, max_size=50),
+       mean=st.sampled_from([1.0, 2.0, 16.0, 200.0, 280.0, 400.0, 1.7]))
+def test_exp_ints_equal_the_scalar_formula(us: list[float], mean: float) -> None:
+    """``exp_ints`` (ENUM ranks, text and byte lengths) is ``int(-math.log(1.0 - u) * mean)``."""
+    from generators.columns._common import exp_ints
+
+    got = exp_ints(np.array(us, dtype=np.float64), mean).tolist()
+    assert got == [int(-math.log(1.0 - u) * mean) for u in us]
