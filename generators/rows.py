@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from binlogwriter.batch.unique import unique_rows
+from binlogwriter.batch.unique import lexsort_ints, unique_rows
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
@@ -93,11 +93,13 @@ this many repeats one (below that the gather costs more than the values it saves
 
 
 def _key_runs(keys: np.ndarray, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The rows in (key, version) order and, per adjacent pair there, whether the key
-    repeats; None when no key repeats (each row is made: nothing to share)."""
+    """The rows in key order (a key's rows in the order given: ``compute_rows`` gives before
+    rows then after rows, each in op order, so a key's versions mostly ascend) and, per
+    adjacent pair there, whether the key repeats; None when no key repeats (each row is made:
+    nothing to share). One integer sort (``lexsort_ints``), not a two-key lexsort."""
     if len(keys) < 2:
         return None
-    order = np.lexsort((versions, keys))
+    order = lexsort_ints((keys,))
     ks = keys[order]
     same_key = ks[1:] == ks[:-1]
     if np.count_nonzero(same_key) * _ONCE_SHARE < len(keys):
@@ -501,10 +503,10 @@ class TableRows:
         function of them, and rows repeat them — an UPDATE's before and after rows hold the
         same value in every column the UPDATE does not assign (made at the same version,
         :meth:`sources`), a row computed twice in a batch all of them. ``runs``
-        (:func:`_key_runs`): the rows in (key, version) order; rows of one key whose versions
-        for this column are equal are adjacent there (a column's version is non-decreasing
-        in the row's). The first of each run is made, the others take its value; with few
-        repeats every row is made."""
+        (:func:`_key_runs`): the rows in key order; adjacent rows of one key with the same
+        version for this column form a run, whose first row is made and the others take its
+        value (rows that repeat a pair apart from each other are made again: the same
+        values); with few repeats every row is made."""
         if runs is None:
             return self._column(i, keys, versions)
         order, same_key = runs
