@@ -36,8 +36,9 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values.json_text import mysql_json_text
+from binlogwriter.values.row import ColumnArray
 
-__all__ = ["same_value", "unchanged_updates", "changed_ops"]
+__all__ = ["same_value", "same_arrays", "unchanged_updates", "changed_ops"]
 
 _UPDATE = 1  # the kind code of generators/batch.py (0 insert, 1 update, 2 delete)
 
@@ -63,13 +64,108 @@ def _values(c: Any) -> list:
     return c if isinstance(c, list) else c.tolist()
 
 
+_UNITS = frozenset({"int", "dec", "dt", "ts", "date", "time"})
+"""ColumnArray kinds whose values are equal exactly when their units are (one Python type
+per kind; "dec" at one scale)."""
+_LATE = {"CHAR": 1, "VARCHAR": 1, "BINARY": 1, "VARBINARY": 1}
+_LAST = ("TEXT", "BLOB", "JSON")
+
+
+def _cost_rank(col: Column) -> int:
+    """Order in which :func:`unchanged_updates` compares assigned columns: numbers, times,
+    ENUM/SET first, short strings next, TEXT/BLOB/JSON/spatial last — a row found changed by
+    a cheap column is not computed for the dear ones (the answer, an OR over the columns, does
+    not depend on the order)."""
+    t = col.type
+    if t in _LATE:
+        return 1
+    if t.endswith(_LAST) or t in ("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT",
+                                  "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"):
+        return 2
+    return 0
+
+
+_CLASSES: dict[tuple[str, int], tuple[tuple, np.ndarray | None]] = {}
+
+
+def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
+    """Per entry of a value pool, the index of its first entry with the same stored value
+    (:func:`same_value`'s rule as a hashable key), or None when an entry has no such key (a
+    float NaN, an unhashable value). Memoised per (column type, pool object): the rule reads
+    the type alone."""
+    hit = _CLASSES.get((col.type, id(pool)))
+    if hit is not None and hit[0] is pool:
+        return hit[1]
+    first: dict = {}
+    out: np.ndarray | None = np.empty(len(pool), dtype=np.int64)
+    try:
+        for i, v in enumerate(pool):
+            if v is None or (isinstance(v, float) and v != v):
+                raise TypeError
+            if col.type == "JSON":
+                k: Any = (str, mysql_json_text(v))
+            elif isinstance(v, float):
+                k = (float, v, math.copysign(1.0, v))
+            elif col.type == "CHAR" and isinstance(v, str):
+                k = (str, v.rstrip(" "))
+            elif col.type == "BINARY" and isinstance(v, bytes):
+                k = (bytes, v.rstrip(b"\0"))
+            else:
+                k = (type(v), v)
+            out[i] = first.setdefault(k, i)
+    except TypeError:
+        out = None
+    if len(_CLASSES) >= 256:
+        _CLASSES.clear()
+    _CLASSES[(col.type, id(pool))] = (pool, out)  # keeps the pool alive: its id is not reused
+    return out
+
+
+def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
+    """:func:`same_value` of two columns of values given as :class:`ColumnArray` s of one
+    kind, row by row as a bool array (NULL is the same as NULL only); None when they are
+    not such arrays (the caller compares Python values)."""
+    if not (isinstance(a, ColumnArray) and isinstance(b, ColumnArray)) or a.kind != b.kind:
+        return None
+    kind = a.kind
+    if kind in _UNITS and col.type != "JSON":
+        if kind == "dec" and a.meta != b.meta:
+            return None
+        eq = np.asarray(a.data) == np.asarray(b.data)
+    elif kind == "float":
+        x, y = np.asarray(a.data), np.asarray(b.data)
+        eq = (x == y) & (np.signbit(x) == np.signbit(y))
+    elif kind == "pool" and a.pool is b.pool:
+        cls = _pool_classes(col, a.pool)
+        if cls is None:
+            return None
+        eq = cls[np.asarray(a.data)] == cls[np.asarray(b.data)]
+    else:
+        return None
+    if a.nulls is None and b.nulls is None:
+        return eq
+    n = len(eq)
+    na = np.zeros(n, dtype=bool) if a.nulls is None else a.nulls
+    nb = np.zeros(n, dtype=bool) if b.nulls is None else b.nulls
+    return np.where(na | nb, na & nb, eq)
+
+
+def _halves(col: Any, m: int) -> tuple[Any, Any]:
+    """Rows ``0..m-1`` and ``m..2m-1`` of a column (a ColumnArray or a list)."""
+    if isinstance(col, ColumnArray):
+        return col.take(np.arange(m)), col.take(np.arange(m, 2 * m))
+    return col[:m], col[m:]
+
+
 def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray, born: np.ndarray) -> np.ndarray:
     """For UPDATEs of one table (``rt``: its :class:`~generators.rows.TableRows`) from
     versions ``vb`` to ``va``: True where every column the UPDATE assigns keeps its value.
     Column by column over the assigned ones, each computed for the rows not yet found changed.
     An assigned column's after value is the one made at ``va``; its before value the one made
     at the update number :meth:`~generators.rows.TableRows.sources` finds below ``vb`` — one
-    walk for every assigned column of every row (a counted table: ``compute_columns``)."""
+    walk for every assigned column of every row (a counted table: ``compute_columns``).
+    Cheap columns first (:func:`_cost_rank`); values that are arrays of one kind compared as
+    arrays (:func:`same_arrays`), others value by value."""
     n = len(keys)
     changed = np.zeros(n, dtype=bool)
     if not n or not rt.mutable:
@@ -80,20 +176,26 @@ def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray,
         vb = np.asarray(vb, dtype=np.int64)
         src = rt.sources(keys, vb, mask)
         np.bitwise_or(src, (vb & ~np.int64(0xFFFFFFFF))[:, None], out=src)  # the versions the values were made at
-    for p in np.flatnonzero(mask.any(axis=0)).tolist():
+    cols = rt.table.columns
+    for p in sorted(np.flatnonzero(mask.any(axis=0)).tolist(), key=lambda p: _cost_rank(cols[rt.mutable[p]])):
         r = np.flatnonzero(mask[:, p] & ~changed)
         if not len(r):
             continue
         i = rt.mutable[p]
-        col = rt.table.columns[i]
+        col = cols[i]
         if src is None:
-            before = _values(rt.compute_columns(keys[r], vb[r], born[r], only=(i,))[i])
-            after = _values(rt.compute_columns(keys[r], va[r], born[r], only=(i,))[i])
-        else:
-            before = _values(rt.column_at(i, keys[r], src[r, p]))
-            after = _values(rt.column_at(i, keys[r], va[r]))
-        diff = [not same_value(col, x, y) for x, y in zip(before, after, strict=True)]
-        changed[r[np.asarray(diff, dtype=bool)]] = True
+            before = rt.compute_columns(keys[r], vb[r], born[r], only=(i,))[i]
+            after = rt.compute_columns(keys[r], va[r], born[r], only=(i,))[i]
+        else:  # both sides in one call (a wide table pays a generator call per column)
+            m = len(r)
+            kr = keys[r]
+            both = rt.column_at(i, np.concatenate([kr, kr]), np.concatenate([src[r, p], va[r]]))
+            before, after = _halves(both, m)
+        same = same_arrays(col, before, after)
+        if same is None:
+            same = np.fromiter(map(same_value, [col] * len(r), _values(before), _values(after)), dtype=bool,
+                               count=len(r))
+        changed[r[~same]] = True
     return ~changed
 
 

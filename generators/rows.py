@@ -23,7 +23,7 @@ it is live, its version and the DDL epoch of its INSERT (numpy arrays, 13 bytes 
 29 with the two times, kept for tables with stamped columns only), plus a bounded cache of recently computed
 rows (a memo of the pure function; clearing it changes nothing).
 
-Size (about 610 lines): one class, TableRows (see its reason).
+Size (about 720 lines): one class, TableRows (see its reason).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from binlogwriter.batch.unique import unique_rows
+from binlogwriter.batch.unique import lexsort_ints, unique_rows
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
@@ -85,6 +85,26 @@ def _with_srid_many(fn: Any, srid: int) -> Any:
         vals = got if isinstance(got, list) else got.tolist()
         return [v if v is None else Geometry(srid, v.wkb) for v in vals]
     return gen
+
+
+_ONCE_SHARE = 8
+"""``TableRows._column_once`` makes each distinct (key, version) once when at least 1 row in
+this many repeats one (below that the gather costs more than the values it saves)."""
+
+
+def _key_runs(keys: np.ndarray, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows in key order (a key's rows in the order given: ``compute_rows`` gives before
+    rows then after rows, each in op order, so a key's versions mostly ascend) and, per
+    adjacent pair there, whether the key repeats; None when no key repeats (each row is made:
+    nothing to share). One integer sort (``lexsort_ints``), not a two-key lexsort."""
+    if len(keys) < 2:
+        return None
+    order = lexsort_ints((keys,))
+    ks = keys[order]
+    same_key = ks[1:] == ks[:-1]
+    if np.count_nonzero(same_key) * _ONCE_SHARE < len(keys):
+        return None
+    return order, same_key
 
 
 def ver_of(gen: int, n: int) -> int:
@@ -437,6 +457,7 @@ class TableRows:
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
+        runs = _key_runs(keys, versions)
         for i, fn in self.key_cols.items():
             if i not in want:
                 continue
@@ -444,12 +465,12 @@ class TableRows:
             cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
         for i in self.fixed:
             if i in want:
-                cols[i] = self._column(i, keys, gen0)
+                cols[i] = self._column_once(i, keys, gen0, runs)
         for i, e in self.ddl_idx.items():
             if i not in want:
                 continue
             old = np.asarray(borns) < e
-            c = self._column(i, keys, gen0)
+            c = self._column_once(i, keys, gen0, runs)
             if isinstance(c, Vec):
                 c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool, c.meta)
             else:
@@ -474,8 +495,35 @@ class TableRows:
             src = self.sources(keys, versions, need)
             for p, i in enumerate(self.mutable):
                 if i in want:
-                    cols[i] = self._column(i, keys, gen0 | src[:, p])
+                    cols[i] = self._column_once(i, keys, gen0 | src[:, p], runs)
         return cols
+
+    def _column_once(self, i: int, keys: np.ndarray, versions: np.ndarray, runs: tuple | None):
+        """:meth:`_column` with each distinct (key, version) made once: a value is a pure
+        function of them, and rows repeat them — an UPDATE's before and after rows hold the
+        same value in every column the UPDATE does not assign (made at the same version,
+        :meth:`sources`), a row computed twice in a batch all of them. ``runs``
+        (:func:`_key_runs`): the rows in key order; adjacent rows of one key with the same
+        version for this column form a run, whose first row is made and the others take its
+        value (rows that repeat a pair apart from each other are made again: the same
+        values); with few repeats every row is made."""
+        if runs is None:
+            return self._column(i, keys, versions)
+        order, same_key = runs
+        n = len(order)
+        vs = versions[order]
+        first = np.ones(n, dtype=bool)
+        first[1:] = ~(same_key & (vs[1:] == vs[:-1]))
+        made = int(np.count_nonzero(first))
+        if made * _ONCE_SHARE > n * (_ONCE_SHARE - 1):
+            return self._column(i, keys, versions)
+        pick = order[first]
+        got = self._column(i, keys[pick], versions[pick])
+        idx = np.empty(n, dtype=np.int64)
+        idx[order] = np.cumsum(first) - 1
+        if isinstance(got, Vec):
+            return got.take(idx)
+        return [got[j] for j in idx.tolist()]
 
     def row(self, key: int) -> tuple:
         """The current row of live ``key``. Calls in ascending key order (the final state,

@@ -105,6 +105,8 @@ def _null_p(col: Column, edge: bool | ValueMode, gen: Any, null_p: float | None)
         return 0.03, gen
     n = len(edges)
     p = (1 - f) * 0.03 + f / (n + 1)
+    if p >= 1:  # no edge but NULL at share 1 (a type without edge values): every value NULL
+        return 1.0, gen
     return p, _with_edges(gen.base, edges, True, min(1.0, f * n / (n + 1) / (1 - p)))
 
 

@@ -4,7 +4,8 @@ Same bytes as encoding each row by :meth:`RowImageCodec.encode` (format.md §13;
 in tests/values/test_row_images_vectorised.py): the null bitmaps come from ``np.packbits``, each
 present column from its type's vectorised encoder (``Bound.encode_many`` / ``encode_array``) or
 its scalar one, and the pieces are scattered into one buffer at offsets from prefix sums.
-:class:`ColumnArray` is the column-by-column input the generators build.
+:class:`~binlogwriter.values.column_array.ColumnArray` (re-exported here) is the
+column-by-column input the generators build.
 """
 
 from __future__ import annotations
@@ -17,69 +18,9 @@ import numpy as np
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values._common import Fixed, Var
 from binlogwriter.values.base import ABSENT
+from binlogwriter.values.column_array import ColumnArray
 
-
-class ColumnArray:
-    """Values of one column for many rows, as arrays: ``kind`` "int" (``data`` an int64
-    array), "ascii" (``data`` an (n, width) uint8 array of ASCII text, one value per row),
-    "pool" (``data`` int64 indexes into the tuple ``pool`` of Python values), "dec" (int64
-    units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
-    since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
-    "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
-    ``timedelta``), "float" (float64) or "json" (``data`` a
-    :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns); ``nulls`` a bool array (True = SQL NULL) or None.
-    :meth:`tolist` gives the Python values (None for NULL)."""
-
-    __slots__ = ("kind", "data", "nulls", "pool", "meta")
-
-    def __init__(self, kind: str, data: Any, nulls: Any = None, pool: tuple | None = None, meta: Any = None) -> None:
-        self.kind, self.data, self.nulls, self.pool, self.meta = kind, data, nulls, pool, meta
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def tolist(self) -> list:
-        kind = self.kind
-        if kind in ("int", "float"):
-            vals: list = self.data.tolist()
-        elif kind == "pool":
-            pool = self.pool
-            vals = [pool[i] for i in self.data.tolist()]
-        elif kind == "ascii":
-            w = self.data.shape[1]
-            vals = ([b.decode("ascii") for b in np.ascontiguousarray(self.data).view(f"S{w}").ravel().tolist()]
-                    if w else [""] * len(self.data))
-        else:
-            vals = _array_values(kind, self.data, self.meta)
-        if self.nulls is not None:
-            vals = [None if z else v for v, z in zip(vals, self.nulls.tolist(), strict=True)]
-        return vals
-
-    def take(self, idx: np.ndarray) -> ColumnArray:
-        return ColumnArray(self.kind, self.data[idx], None if self.nulls is None else self.nulls[idx], self.pool,
-                           self.meta)
-
-
-def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
-    """Python values of a "dec" / "dt" / "ts" / "date" / "time" array (see ColumnArray)."""
-    if kind == "dec":
-        from decimal import Decimal
-
-        e = -int(meta)
-        return [Decimal(u).scaleb(e) for u in data.tolist()]
-    if kind == "dt":
-        return data.astype("M8[us]").tolist()
-    if kind == "ts":
-        from datetime import UTC
-
-        return [d.replace(tzinfo=UTC) for d in data.astype("M8[us]").tolist()]
-    if kind == "date":
-        return data.astype("M8[D]").tolist()
-    if kind == "time":
-        return data.astype("m8[us]").tolist()
-    if kind == "json":  # documents as columns (binlogwriter/values/json_columns.py)
-        return data.values()
-    raise ValueError(f"unknown ColumnArray kind {kind!r}")
+__all__ = ["ColumnArray", "ManyRowImages"]
 
 
 _DEDUP_TYPES = ({str}, {bytes}, {frozenset})
@@ -105,6 +46,17 @@ def _encode_each(enc: Any, vals: list) -> list:
             return [Var(take_runs(np.frombuffer(b"".join(datas), dtype=np.uint8), plen, idx), lens)]
     datas = [enc(v) for v in vals]
     return [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
+
+
+def _scatter_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, flat: np.ndarray) -> None:
+    """``out[dest[i]:dest[i] + lens[i]]`` = run ``i`` of ``flat`` (runs back to back), every
+    variable-length piece of the images at once: one index per byte, int32 when ``out`` is
+    under 2 GiB (half the index bytes to build and read)."""
+    it = np.int32 if len(out) < (1 << 31) else np.int64
+    src = np.cumsum(lens) - lens
+    idx = np.repeat((dest - src).astype(it), lens)
+    idx += np.arange(len(flat), dtype=it)
+    out[idx] = flat
 
 
 class ManyRowImages:
@@ -196,6 +148,11 @@ class ManyRowImages:
                     got = self._pool_pieces(i, col.pool, data)
                 elif col.kind == "ascii":
                     got = encode_ascii_many(self.cols[i], data)
+                elif col.kind == "edged":
+                    split = self._edged_pieces(i, col, rows_nn)
+                    if split is not None:
+                        pieces += split
+                        continue
                 else:
                     arr = self._arr[i]
                     got = arr(col.kind, data, col.meta) if arr is not None else None
@@ -230,6 +187,35 @@ class ManyRowImages:
             for piece in got:
                 pieces.append((rows_nn, piece))
         return nullmat, pieces, k
+
+    def _edged_pieces(self, i: int, col: ColumnArray, rows: np.ndarray) -> list | None:
+        """An "edged" column's pieces for its non-NULL ``rows``: the rows holding a base value
+        through the base kind's array encoder, the rows holding an edge through
+        :meth:`_pool_pieces` (each edge encoded once) — two sets of pieces over disjoint rows,
+        which :meth:`_assemble` places by row. None when either encoder does not take them
+        (the caller then encodes the Python values)."""
+        edges, base = col.meta
+        which = col.data[rows]
+        at_base = which < 0
+        out: list = []
+        rb, re_ = rows[at_base], rows[~at_base]
+        if len(rb):
+            data = base.data[rb]
+            if base.kind == "int":
+                many = self._many[i]
+                got = many(data) if many is not None else None
+            else:
+                arr = self._arr[i]
+                got = arr(base.kind, data, base.meta) if arr is not None else None
+            if got is None:
+                return None
+            out += [(rb, piece) for piece in got]
+        if len(re_):
+            got = self._pool_pieces(i, edges, which[~at_base])
+            if got is None:
+                return None
+            out += [(re_, piece) for piece in got]
+        return out
 
     def _pool_pieces(self, i: int, pool: tuple, idx: np.ndarray) -> list | None:
         """Values drawn from a few distinct ones (``pool[idx]``): each distinct value encoded
@@ -306,17 +292,17 @@ class ManyRowImages:
 
         out = np.empty(int(row_len.sum()), dtype=np.uint8)
         place_rows(out, row_start, bitmap)
+        var_dest, var_len, var_flat = [], [], []
         for p, (rows_nn, piece) in enumerate(pieces, start=1):
             dest = row_start[rows_nn] + at[rows_nn, p]
             if isinstance(piece, Fixed):
                 place_rows(out, dest, piece.data)
-            else:
-                ln = piece.lengths
-                m = int(ln.sum())
-                if m:
-                    src = np.cumsum(ln) - ln
-                    flat = piece.flat if isinstance(piece.flat, np.ndarray) else np.frombuffer(piece.flat, np.uint8)
-                    out[np.repeat(dest - src, ln) + np.arange(m)] = flat
+            elif int(piece.lengths.sum()):
+                var_dest.append(dest)
+                var_len.append(piece.lengths)
+                var_flat.append(piece.flat if isinstance(piece.flat, np.ndarray) else np.frombuffer(piece.flat, np.uint8))
+        if var_dest:
+            _scatter_runs(out, np.concatenate(var_dest), np.concatenate(var_len), np.concatenate(var_flat))
         return out, row_len
 
     def _columns(self, idx: list[int], rows: Sequence[Sequence[Any]], n: int):

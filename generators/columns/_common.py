@@ -54,6 +54,53 @@ def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
     return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
 
 
+def _lognormal_np(h: np.ndarray, j: int) -> np.ndarray:
+    """:func:`_lognormal_list`'s formula by numpy's functions: the same values to a few ulps
+    (numpy's ``exp`` / ``log`` / ``cos`` are not ``math``'s to the last bit), for callers that
+    cut the value (round it, truncate it) and recompute with :func:`_lognormal_list` the rows
+    near a cut (:func:`_lognormal_cut`)."""
+    u1 = unit_array(draw_array(h, j + 1))
+    u2 = unit_array(draw_array(h, j + 2))
+    a = np.where(u1 == 0.0, 1e-12, u1)  # the scalar's ``a or 1e-12``
+    return np.exp(3.0 + 1.1 * (np.sqrt(-2.0 * np.log(a)) * np.cos(2 * math.pi * u2)))
+
+
+_CUT_MARGIN = 1e-4
+"""How near a cut (in units of the cut's step) :func:`_lognormal_cut` recomputes a value: the
+two formulas differ by a relative 1e-14 at most, values stay below 1e6, steps are 1e-4 and
+coarser, so numpy's value is within 1e-6 of a step of ``math``'s."""
+
+
+def _lognormal_cut(h: np.ndarray, j: int, step: float, tie: bool) -> np.ndarray:
+    """:func:`_lognormal_list` as a float64 array for a caller that cuts ``v / step`` at the
+    integers (``tie`` False: truncation, ``int(x * 100)``) or at the half-integers (``tie``
+    True: rounding, ``round(x, 4)``): numpy's values, except rows within ``_CUT_MARGIN`` of a
+    cut, which take ``math``'s (the same cut either way for every row)."""
+    v = _lognormal_np(h, j)
+    t = v / step
+    f = t - np.floor(t)
+    near = np.abs(f - 0.5) < _CUT_MARGIN if tie else (f < _CUT_MARGIN) | (f > 1 - _CUT_MARGIN)
+    near |= ~np.isfinite(t)
+    rows = np.flatnonzero(near)
+    if len(rows):
+        v[rows] = _lognormal_list(h[rows], j)
+    return v
+
+
+def exp_ints(u: np.ndarray, mean: float) -> np.ndarray:
+    """``int(-math.log(1.0 - x) * mean)`` of every ``x`` of ``u`` (units in [0, 1): a
+    Stream's ``exp`` truncated, as the scalar generators draw lengths and ranks) as int64:
+    numpy's ``log``, the rows within ``_CUT_MARGIN`` of an integer by ``math.log``."""
+    t = -np.log(1.0 - u) * mean
+    f = t - np.floor(t)
+    rows = np.flatnonzero((f < _CUT_MARGIN) | (f > 1 - _CUT_MARGIN) | ~np.isfinite(t))
+    out = np.floor(np.where(np.isfinite(t), t, 0.0)).astype(np.int64)
+    if len(rows):
+        log = math.log
+        out[rows] = [int(-log(1.0 - x) * mean) for x in u[rows].tolist()]
+    return out
+
+
 def _with_edges(gen, edges, edge: bool, p: float = EDGE_P):
     """``gen`` with a share ``p`` of values taken from ``edges`` (when ``edge``): draw ``j + 1``
     decides (``chance(p)``), draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""

@@ -6,7 +6,6 @@ byte limit in the column's charset, characters the charset cannot hold dropped).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from operator import methodcaller
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import _with_edges, quote
+from generators.columns._common import _with_edges, exp_ints, quote
 from generators.columns._fit import (
     _TEXT_LIMIT,
     BYTE_TYPES,
@@ -90,10 +89,8 @@ def _paragraphs_cut(lo: int, mean: float):
 
     def cut(h: np.ndarray, j: int, cap: int) -> list[str]:
         runs = ascii_runs(paras)
-        log = math.log
         n = len(h)
-        targets = np.array([max(lo, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
-                           dtype=np.int64)
+        targets = np.maximum(lo, exp_ints(unit_array(draw_array(h, j + 1)), mean))
         size = np.zeros(n, dtype=np.int64)
         cols = []
         act = np.flatnonzero(size < targets)
@@ -248,8 +245,7 @@ def _bytes_gen(col: Column, name: str, edge: bool):
     vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
 
     def vvec(h, j):
-        log = math.log
-        lens = [min(limit, int(-log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()]
+        lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean)).tolist()
         mat = _draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
         return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
     vgen.vec = vvec

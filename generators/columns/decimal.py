@@ -20,7 +20,15 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import _CTX, START_TIME, _lognormal_list, _lognormal_price, _q, _with_edges
+from generators.columns._common import (
+    _CTX,
+    START_TIME,
+    _lognormal_cut,
+    _lognormal_list,
+    _lognormal_price,
+    _q,
+    _with_edges,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import column_renderer
@@ -58,8 +66,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         def dvec(h, j):
             # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
             # fraction digits), then quantized to the scale half-even as _q does
-            xs = _lognormal_list(h, j)
-            a = _round4_units(np.array(xs, dtype=np.float64))
+            a = _round4_units(_lognormal_cut(h, j, 1e-4, True))  # the 4-place rounding's ties by math
             if a is not None and (not len(a) or int(a.max()) < (1 << 62) // 10 ** max(0, s - 4)):
                 if s >= 4:
                     units = a * 10 ** (s - 4)
@@ -68,6 +75,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
                     q, rem = np.divmod(a, d)
                     units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
                 return "dec", np.minimum(units, maxu_m), s
+            xs = _lognormal_list(h, j)
             u4 = []
             for x in xs:
                 r = repr(round(x, 4))

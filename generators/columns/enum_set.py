@@ -13,7 +13,6 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _with_edges, quote
+from generators.columns._common import START_TIME, _with_edges, exp_ints, quote
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import column_renderer
@@ -42,15 +41,37 @@ def _enum_gen(col: Column, edge: bool):
             i = min(n - 1, int(st.exp(max(1.0, n / 3))))
             return members[i]
         mean = max(1.0, n / 3)
-        gen.vec = lambda h, j: ("pool", np.array(
-            [min(n - 1, int(-math.log(1.0 - u) * mean)) for u in unit_array(draw_array(h, j + 1)).tolist()],
-            dtype=np.int64), tuple(members))
+        gen.vec = lambda h, j: ("pool", np.minimum(n - 1, exp_ints(unit_array(draw_array(h, j + 1)), mean)),
+                                tuple(members))
         return _with_edges(gen, [members[0], members[-1], ""], edge)
 
     def sgen(st, k):
         bits = st.next()
         return frozenset(m for i, m in enumerate(members) if (bits >> (i % 64)) & 1 and (i < 64))
+    if n <= _SET_POOL_BITS:
+        # a SET of n members reads bits 0..n-1 of its draw: a pick among the 2**n sets, each
+        # built by sgen's own rule (one draw, ``bits & (2**n - 1)`` its index)
+        sets = tuple(sgen(_Bits(b), None) for b in range(1 << n))
+        mask = np.uint64((1 << n) - 1)
+        sgen.vec = lambda h, j: ("pool", (draw_array(h, j + 1) & mask).astype(np.int64), sets)
     return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
+
+
+_SET_POOL_BITS = 10
+"""SET columns of up to this many members draw their values as a pool of every subset (2**n
+frozensets, built once per column), vectorised and encoded once per subset."""
+
+
+class _Bits:
+    """A stream whose next draw is ``bits`` (builds the SET pool through ``sgen`` itself)."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def next(self) -> int:
+        return self.bits
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _lognormal_list, _lognormal_price, _with_edges
+from generators.columns._common import (
+    START_TIME,
+    _lognormal_list,
+    _lognormal_np,
+    _lognormal_price,
+    _with_edges,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 
@@ -27,6 +33,46 @@ __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generato
 
 FAMILY = "floating"
 SQL_TYPES = ("FLOAT", "DOUBLE")
+
+
+_POW10 = np.array([float(10 ** i) for i in range(23)])  # exact doubles
+_TIE_MARGIN = 1e-4
+"""How far (in units of the 8th significant digit) from a rounding tie, or from the next
+power of ten, numpy's value must be for :func:`round_8g` to round it: numpy's ``exp`` /
+``log`` / ``cos`` differ from ``math``'s by a few ulps (a relative 1e-14 at most, 1e-6 of a
+unit here); rows closer are computed by the scalar formula."""
+
+
+def round_8g(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``float(f"{x:.8g}")`` of positive finite doubles, as arrays: (values, rows left out).
+    The 8 significant digits are ``k = rint(v * 10**p)`` (``p = 7 - floor(log10(v))``,
+    10**7 <= k < 10**8) where that product is further than ``_TIE_MARGIN`` from a tie and
+    from the digit range's ends; the value is then ``k / 10**p`` (or ``k * 10**-p``): both
+    operands exact, IEEE division and product round correctly — the double nearest the
+    8-digit decimal, what ``float`` of the formatted text gives. Rows out of those bounds
+    (or with ``|p| > 22``) are left out (True in the mask) for the caller to format."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 7 - np.floor(np.log10(v)).astype(np.int64)
+    ok = (np.abs(p) <= 22) & (v > 0) & np.isfinite(v)
+    pc = np.where(ok, p, 0)
+    scale = _POW10[np.abs(pc)]
+    s = np.where(pc >= 0, v * scale, v / scale)
+    k = np.rint(s)
+    ok &= (s >= 1e7) & (s < 1e8 - 0.5 - _TIE_MARGIN) & (np.abs(np.abs(s - np.floor(s)) - 0.5) > _TIE_MARGIN)
+    out = np.where(pc >= 0, k / scale, k * scale)
+    return out, ~ok
+
+
+def lognormal_8g(h: np.ndarray, j: int) -> np.ndarray:
+    """``float(f"{_lognormal_price(st):.8g}")`` of ``Stream(h[i])`` from draw ``j + 1`` on
+    (two draws): the log-normal by numpy's functions and :func:`round_8g`; the rows it leaves
+    out (near a tie: numpy's functions are not ``math``'s to the last ulp) by the scalar
+    formula (:func:`~generators.columns._common._lognormal_list`'s ``math`` functions)."""
+    out, left = round_8g(_lognormal_np(h, j))
+    rows = np.flatnonzero(left)
+    if len(rows):
+        out[rows] = [float(f"{x:.8g}") for x in _lognormal_list(h[rows], j)]
+    return out
 
 
 def _float_gen(col: Column, name: str, edge: bool):
@@ -56,11 +102,10 @@ def _float_gen(col: Column, name: str, edge: bool):
         return float(f"{v:.8g}")
 
     def dvec(h, j):
-        v = _lognormal_list(h, j)
+        out = lognormal_8g(h, j)
         if not col.unsigned:
-            neg = (unit_array(draw_array(h, j + 3)) < 0.2).tolist()
-            v = [-x if z else x for x, z in zip(v, neg, strict=True)]
-        return "float", np.array([float(f"{x:.8g}") for x in v], dtype=np.float64), None
+            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)  # the format is sign-symmetric
+        return "float", out, None
     dgen.vec = dvec
     edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
     if not col.unsigned:

@@ -22,7 +22,7 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.columns._common import START_TIME, _lognormal_list, _lognormal_price, _with_edges
+from generators.columns._common import START_TIME, _lognormal_cut, _lognormal_price, _with_edges
 from generators.columns._vec import _SAFE, _between_vec, _int_twin, twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.spec import ColumnGen
@@ -89,7 +89,7 @@ def _int_gen(col: Column, name: str, edge: bool, full_range: bool = False) -> Ca
             return min(hi, max(a, int(_lognormal_price(st) * 100)))
         if hi < 1 << 63:
             def pvec(h, j):
-                cents = np.array([int(x * 100) for x in _lognormal_list(h, j)], dtype=np.int64)
+                cents = np.floor(_lognormal_cut(h, j, 0.01, False) * 100).astype(np.int64)  # int() of a positive
                 return "int", np.minimum(hi, np.maximum(a, cents)), None
             gen.vec = pvec
     elif any(w in name for w in ("qty", "quantity", "stock", "count")):

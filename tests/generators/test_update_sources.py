@@ -96,3 +96,26 @@ def test_unchanged_updates_equal_comparing_the_scalar_rows(case: dict[str, Any],
                                                           rt.compute_scalar(k, a, n), strict=True))
             for k, b, a, n in zip(keys.tolist(), vb.tolist(), va.tolist(), born.tolist(), strict=True)]
     assert got.tolist() == want
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=_case(), data=st.data())
+def test_rows_sharing_key_and_version_equal_the_scalar_rows(case: dict[str, Any], data: Any) -> None:
+    """Rows that repeat a (key, version) or follow one another (an UPDATE's before and after
+    rows: version and version + 1; a chain of them; a row asked twice) — the rows whose
+    columns ``TableRows._column_once`` makes once and shares — equal the scalar rows."""
+    rt = _rows(case, data)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="rng"))
+    m = data.draw(st.integers(1, 6 if rt.ncols > 300 else 30), label="chains")
+    keys = rng.integers(0, 50, m).astype(np.int64)
+    start = (rng.integers(0, 3, m).astype(np.int64) << 32) | rng.integers(0, 40, m).astype(np.int64)
+    born = rng.integers(0, 6, m).astype(np.int64)
+    steps = rng.integers(1, 4, m)
+    rows = [(k, v + d, b) for k, v, b, s in zip(keys.tolist(), start.tolist(), born.tolist(), steps.tolist(),
+                                                 strict=True) for d in range(s)]
+    rows += [rows[j] for j in rng.integers(0, len(rows), len(rows) // 3).tolist()]  # asked twice
+    rows = [rows[j] for j in rng.permutation(len(rows)).tolist()]
+    k, v, b = (np.array(x, dtype=np.int64) for x in zip(*rows, strict=True))
+    lists = [c if isinstance(c, list) else c.tolist() for c in rt.compute_columns(k, v, b)]
+    for r, row in enumerate(rows):
+        assert tuple(c[r] for c in lists) == rt.compute_scalar(*row), row

@@ -32,7 +32,8 @@ TYPES = ["TINYINT", "SMALLINT UNSIGNED", "MEDIUMINT", "INT", "BIGINT", "BIGINT U
          "DATE", "DATETIME", "DATETIME(3)", "DATETIME(6)", "TIMESTAMP", "TIMESTAMP(2)", "TIME", "TIME(4)", "TIME(6)",
          "CHAR(3)", "CHAR(20) CHARACTER SET latin1", "VARCHAR(64)", "VARCHAR(10) CHARACTER SET ascii", "TINYTEXT",
          "TEXT", "BINARY(11)", "VARBINARY(40)", "BLOB", "TINYBLOB",
-         "ENUM('a','b','c','d','e','f')", "SET('x','y','z')", "JSON"]
+         "ENUM('a','b','c','d','e','f')", "SET('x','y','z')", "SET('one')", "SET('a','b','c','d','e','f','g','h','i','j')",
+         "SET('a','b','c','d','e','f','g','h','i','j','k')", "JSON"]
 NAMES = ["c", "price", "total", "qty", "stock", "age", "email", "first_name", "city", "country_code", "name",
          "sku", "description", "note", "phone", "url", "status"]
 

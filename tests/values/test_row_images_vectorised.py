@@ -84,6 +84,10 @@ def _as_column(values: list, col, draw):
 
     nn = [v for v in values if v is not None]
     nulls = np.array([v is None for v in values])
+    if len(nn) > 1 and draw(st.integers(0, 3)) == 0:  # some values as edges over an array of the others
+        edged = _edged_column(values, nulls, col, draw)
+        if edged is not None:
+            return edged
     if nn and draw(st.integers(0, 2)) == 0:  # drawn from a pool of values by index
         pos = np.cumsum(~nulls) - 1
         return ColumnArray("pool", np.where(nulls, 0, pos).astype(np.int64), nulls if nulls.any() else None,
@@ -106,6 +110,37 @@ def _as_column(values: list, col, draw):
                 data[i] = np.frombuffer(v.encode("ascii"), dtype=np.uint8)
         return ColumnArray("ascii", data, nulls if nulls.any() else None)
     return list(values)
+
+
+def _edged_column(values: list, nulls, col, draw):
+    """A ColumnArray "edged" of ``values`` (generators/columns/_vec.py ``_edge_twin`` under edge
+    values its base kind cannot hold): the rows drawn as edges index a tuple of those values,
+    the other non-NULL rows an int64 or typed base array of every row; None when those others
+    fit no array kind."""
+    import numpy as np
+
+    from binlogwriter.values.row import ColumnArray
+
+    n = len(values)
+    edge = np.array([v is not None and draw(st.booleans()) for v in values], dtype=bool)
+    rest = [v for v, z, e in zip(values, nulls.tolist(), edge.tolist(), strict=True) if not z and not e]
+    if not rest:
+        return None
+    if all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in rest):
+        kind, vals, meta = "int", np.array(rest, dtype=np.int64), None
+    else:
+        got = _typed_array(rest, col)
+        if got is None:
+            return None
+        kind, vals, meta = got
+    at = ~nulls & ~edge
+    data = np.zeros(n, dtype=vals.dtype)
+    data[at] = vals
+    edges = tuple(v for v, e in zip(values, edge.tolist(), strict=True) if e)  # one entry per edge row
+    which = np.full(n, -1, dtype=np.int64)
+    which[edge] = np.arange(len(edges))
+    return ColumnArray("edged", which, nulls if nulls.any() else None, None,
+                       (edges, ColumnArray(kind, data, None, None, meta)))
 
 
 def _typed_array(nn: list, col):
