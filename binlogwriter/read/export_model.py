@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from binlogwriter.layouts.rows import no_image_columns
+from binlogwriter.read.arrowbuild import strings
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.values.base import ColumnDesc
 
@@ -132,7 +133,6 @@ def _files(names: list[str]) -> pa.Array:
     the errors print it (errors.DecodeError). The ``database`` / ``table`` columns the same way
     (a name's bytes that are not UTF-8)."""
     try:
-        return pa.array(names, type=pa.string())
+        return strings(names)
     except UnicodeEncodeError:
-        return pa.array([n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for n in names],
-                        type=pa.string())
+        return strings([n.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") for n in names])

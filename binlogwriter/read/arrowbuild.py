@@ -1,0 +1,72 @@
+"""Arrow arrays built from their buffers, without ``pa.array`` (issue 30: the export command's
+start-up).
+
+``pa.array`` asks pyarrow's pandas shim whether its input is a pandas object before it looks
+at it, and that shim imports pandas (about 0.3 CPU-s, more than the export of a 10 MB file)
+whenever pandas is installed — for a numpy array or a plain list too. The export's meta
+columns, validity masks and take indices are numpy arrays and lists of strings: this module
+lays them out as Arrow does (validity bitmap LSB first, 32-bit string offsets) and hands the
+buffers to ``pa.Array.from_buffers``, which asks nobody. The arrays are equal to what
+``pa.array`` gives (``tests/test_export_no_pandas.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["bitmap", "numbers", "booleans", "strings", "string_lists", "indices"]
+
+
+def bitmap(valid: np.ndarray) -> pa.Buffer | None:
+    """Arrow's validity bitmap of a boolean array (bit i of byte i//8, LSB first); None when
+    every value is valid (Arrow's form of "no nulls")."""
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def numbers(values: np.ndarray, typ: pa.DataType, mask: np.ndarray | None = None) -> pa.Array:
+    """``pa.array(values, type=typ, mask=mask)`` for a fixed-width numeric ``typ`` whose numpy
+    form ``values`` already has (``mask``: True where null, as ``pa.array`` takes it)."""
+    data = np.ascontiguousarray(values)
+    if data.dtype.itemsize * 8 != typ.bit_width:
+        raise TypeError(f"{data.dtype} values for {typ}")
+    valid = None if mask is None else bitmap(~np.asarray(mask, dtype=bool))
+    return pa.Array.from_buffers(typ, len(data), [valid, pa.py_buffer(data)])
+
+
+def indices(idx: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """int64 take indices, null where ``valid`` is False."""
+    return numbers(idx, pa.int64(), None if valid is None else ~valid)
+
+
+def booleans(values: np.ndarray) -> pa.Array:
+    """``pa.array(values, type=pa.bool_())`` for a numpy boolean array."""
+    v = np.asarray(values, dtype=bool)
+    return pa.Array.from_buffers(pa.bool_(), len(v), [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
+
+
+def strings(values: Sequence[str | None]) -> pa.Array:
+    """``pa.array(values, type=pa.string())``; raises UnicodeEncodeError for a str holding
+    surrogates, as ``pa.array`` does (callers escape those)."""
+    enc = [b"" if v is None else v.encode("utf-8") for v in values]
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
+    off = np.zeros(len(enc) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    if off[-1] >= 1 << 31:
+        return pa.array(values, type=pa.string())  # large: pyarrow splits it (pandas or not)
+    valid = bitmap(np.fromiter((v is not None for v in values), dtype=bool, count=len(enc)))
+    return pa.Array.from_buffers(pa.string(), len(enc),
+                                 [valid, pa.py_buffer(off.astype(np.int32)), pa.py_buffer(b"".join(enc))])
+
+
+def string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
+    """``pa.array(values, type=pa.list_(pa.string()))``."""
+    flat = [s for v in values if v is not None for s in v]
+    lens = np.fromiter((0 if v is None else len(v) for v in values), dtype=np.int64, count=len(values))
+    off = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(lens, out=off[1:])
+    valid = bitmap(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
+    return pa.Array.from_buffers(pa.list_(pa.string()), len(values), [valid, pa.py_buffer(off)],
+                                 children=[strings(flat)])
