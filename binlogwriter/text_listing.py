@@ -44,7 +44,18 @@ from typing import Any, TextIO
 
 from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
-from binlogwriter.format import type_name
+from binlogwriter.format import (
+    ANNOTATE_ROWS_EVENT,
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    QUERY_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XID_EVENT,
+    type_name,
+)
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -238,20 +249,20 @@ class _Listing:
         if filt is not None and (filt.database is not None or filt.table is not None):
             # mysqlbinlog keeps an Annotate_rows event and prints it with the first Table_map
             # that passes --database / --table (or never): its position is printed now
-            if e.type_code == 160 and len(lines) > 1:
+            if e.type_code == ANNOTATE_ROWS_EVENT and len(lines) > 1:
                 self.buf.append(lines[0])
                 self.annotate = lines[1:]
                 return
-            if e.type_code == 19 and self.annotate is not None:
+            if e.type_code == TABLE_MAP_EVENT and self.annotate is not None:
                 lines[1:1] = self.annotate
                 self.annotate = None
         self.buf.append("\n".join(lines))
-        if e.type_code == 160:
+        if e.type_code == ANNOTATE_ROWS_EVENT:
             self.drop_annotate()  # replaced by this one before a Table_map printed it
             self.annotate_at = len(self.buf) - 1
-        elif e.type_code == 19:
+        elif e.type_code == TABLE_MAP_EVENT:
             self.annotate_at = None  # printed with this Table_map
-        if e.type_code == 40:
+        if e.type_code == TRANSACTION_PAYLOAD_EVENT:
             self._payload(e, rec)
 
     def _payload(self, ev: Any, rec: RawRecord) -> None:
@@ -314,8 +325,8 @@ class _Listing:
             if length < 19 or end_ > n_all or length > limit:
                 raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
             data = mm[pos:end_]
-            if rfmt is None or t == 15:
-                if t != 15:
+            if rfmt is None or t == FORMAT_DESCRIPTION_EVENT:
+                if t != FORMAT_DESCRIPTION_EVENT:
                     raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
                                       file=name, offset=pos, event_type=type_name(t))
                 rfmt = fde_format(data, name, pos, verify)
@@ -345,7 +356,7 @@ class _Listing:
                 tm_bodies.clear()
                 texts.clear()
             n = length
-            if since is not None and t != 15:
+            if since is not None and t != FORMAT_DESCRIPTION_EVENT:
                 # --start-datetime: events before it are not read at all; the first event at or
                 # after it opens the range for good, later timestamps notwithstanding (the FDE is
                 # always read: mysqlbinlog's process_event)
@@ -353,7 +364,7 @@ class _Listing:
                     continue
                 self.start = since = None
                 fast = self.fast
-            if t == 15 or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
+            if t == FORMAT_DESCRIPTION_EVENT or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
 
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
                 rec = RawRecord(name, offset, data, rfmt)
@@ -361,7 +372,7 @@ class _Listing:
                 buf = self.buf
                 if t in _ROWS_ALL:
                     self.note_rows(t, data, tid_size)
-                if t == 19 and n >= 19 + tid_size:
+                if t == TABLE_MAP_EVENT and n >= 19 + tid_size:
                     tid = int.from_bytes(data[19:19 + tid_size], "little")
                     tables.pop(tid, None)
                     tm_bodies.pop(tid, None)
@@ -389,10 +400,10 @@ class _Listing:
                             _after_unknown(buf, mark, state)
                         self.note_rows(t, data, tid_size, mark)
                         continue
-            elif t == 2 or t == 19:
+            elif t == QUERY_EVENT or t == TABLE_MAP_EVENT:
                 body = data[19:end]
                 ev = None
-                if t == 19:
+                if t == TABLE_MAP_EVENT:
                     tid = int.from_bytes(body[:tid_size], "little")
                     if tm_bodies.get(tid) != body:  # a new definition for the id: the reader decodes it
                         tables.pop(tid, None)
@@ -416,15 +427,15 @@ class _Listing:
                     if len(texts) > 4096:
                         texts.clear()
                     texts[key] = tail
-                    if t == 2:
+                    if t == QUERY_EVENT:
                         split = _timestamp_split(tail, ts)
                         if split is not None:
                             texts[(2, body)] = split
                 buf.append(head + tail)
-                if t == 19:
+                if t == TABLE_MAP_EVENT:
                     self.annotate_at = None  # printed with this Table_map
                 continue
-            elif t == 162:
+            elif t == MARIADB_GTID_EVENT:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
                 g = mariadb_gtid_fields(data, end, fmt)  # None for XA groups: the reference path
@@ -435,12 +446,12 @@ class _Listing:
                                f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
-            elif t == 33 or t == 34:
+            elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
                 text = _mysql_gtid_text(t, data, end) if gtid_ok else None
                 if text is not None:
                     buf.append(head + text)
                     continue
-            elif t == 16 and end == 27 and xid_ok:  # XID: one u64
+            elif t == XID_EVENT and end == 27 and xid_ok:  # XID: one u64
                 buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), int.from_bytes(data[end:], "little") if footer else None)
@@ -610,7 +621,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     p += 8 if data[p + 3] & 0x80 else 4
     if p > end or (p != end and p + 8 != end):
         return None
-    if t == 34:
+    if t == ANONYMOUS_GTID_LOG_EVENT:
         nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
     else:
         uuid = _UUIDS.get(sid)
@@ -620,7 +631,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
                 _UUIDS.clear()
             uuid = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
         nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
-    return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
+    return (f"{'GTID' if t == GTID_LOG_EVENT else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
             f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")
 
@@ -629,7 +640,7 @@ def _crc_of(rec: RawRecord) -> int | None:
     """The stored CRC32 footer of a record, if it has one and it is printed: an FDE always
     carries one, but mysqlbinlog prints it only when the FDE's own checksum_alg byte (the byte
     before the footer) says CRC32, not under binlog_checksum=NONE (docs/format.md §4)."""
-    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == 15 and rec.data[-5] != 1):
+    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
         return None
     return int.from_bytes(rec.data[-4:], "little")
 

@@ -25,7 +25,15 @@ from binlogwriter.events import EventPosition, decode_body, decode_event
 from binlogwriter.events import GtidEvent as _GtidEvent
 from binlogwriter.events import MariadbGtidEvent as _MariadbGtidEvent
 from binlogwriter.events import XidEvent as _XidEvent
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import (
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    TABLE_MAP_EVENT,
+    XID_EVENT,
+    BinlogFormat,
+)
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
@@ -141,7 +149,7 @@ def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, serve
         ticket = int.from_bytes(data[p:end], "little")
     elif p != end:
         return None
-    return (_GtidEvent if t == 33 else _AnonymousGtidEvent)(
+    return (_GtidEvent if t == GTID_LOG_EVENT else _AnonymousGtidEvent)(
         **fields, immediate_commit_timestamp=imm_ts, original_commit_timestamp=orig_ts,
         transaction_length=tlen, immediate_server_version=imm_sv, original_server_version=orig_sv,
         commit_group_ticket=ticket, timestamp=ts, server_id=server_id, flags=flags, log_pos=log_pos)
@@ -168,7 +176,7 @@ class EventDecoder:
                verify_checksum: bool, columns_for: Any) -> Any:
         n = len(data)
         t = data[4] if n > 4 else -1
-        if n < 19 or t == 15:
+        if n < 19 or t == FORMAT_DESCRIPTION_EVENT:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         ts, t, server_id, length, log_pos, flags = _HEAD.unpack_from(data, 0)
@@ -189,7 +197,7 @@ class EventDecoder:
                                     file=file, offset=offset, columns_for=columns_for)
                 if len(self._cache) >= self._max:
                     self._cache.clear()
-                if t == 19:  # column descriptions per schema, shared by the copies (text_state.py)
+                if t == TABLE_MAP_EVENT:  # column descriptions per schema, shared by the copies (text_state.py)
                     proto._descs_cache = {}
                 hit = self._cache[key] = (proto, type(proto), dict(proto.__dict__),
                                           tuple(k for k, v in proto.__dict__.items() if type(v) is list))
@@ -207,13 +215,13 @@ class EventDecoder:
             if ev is None:
                 return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                     columns_for=columns_for)
-        elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:
+        elif t == XID_EVENT and end - 19 == 8 and fmt.post_header_len(16) == 0:
             # XID_EVENT: one u64 (format.md §10)
             ev = _XidEvent(xid=int.from_bytes(data[19:27], "little"), timestamp=ts, server_id=server_id,
                            flags=flags, log_pos=log_pos)
-        elif t == 162 and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t == MARIADB_GTID_EVENT and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
-        elif t in (33, 34) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
         else:
             if t in _NOT_STATEFUL:  # the body alone decides: skip the construct header parse

@@ -37,6 +37,15 @@ import zlib
 from typing import Any
 
 from binlogwriter.events import RawEvent
+from binlogwriter.format import (
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XID_EVENT,
+)
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE, no_events_error
@@ -79,7 +88,7 @@ class FastRoundtrip:
         (also for an event kept raw: it comes back but was not decoded — the caller names it)."""
         try:
             ev = self.reader.decode(rec)
-            if ev.type_code == 40 or isinstance(ev, RawEvent) or self.rt.check(ev, rec.data, rec.fmt) is not None:
+            if ev.type_code == TRANSACTION_PAYLOAD_EVENT or isinstance(ev, RawEvent) or self.rt.check(ev, rec.data, rec.fmt) is not None:
                 return None
         except Exception:  # noqa: BLE001 - the caller's declarative check reports it
             return None
@@ -100,7 +109,7 @@ class FastRoundtrip:
         if n < 19 or int.from_bytes(data[9:13], "little") != n:
             return False
         t = data[4]
-        if t == 15:
+        if t == FORMAT_DESCRIPTION_EVENT:
             return False
         if footer and zlib.crc32(data) != CRC_RESIDUE:
             return False
@@ -114,11 +123,11 @@ class FastRoundtrip:
                 ev = self._slow(rec)
                 if ev is None:
                     return False
-                hit = (ev, self.reader.state.columns_for(ev.table_id) if t == 19 else None)
+                hit = (ev, self.reader.state.columns_for(ev.table_id) if t == TABLE_MAP_EVENT else None)
                 if len(self._bodies) > 8192:
                     self._bodies.clear()
                 self._bodies[key] = hit
-            elif t == 19:
+            elif t == TABLE_MAP_EVENT:
                 ev, cols = hit
                 state = self.reader.state
                 state.tables[ev.table_id] = ev
@@ -127,11 +136,11 @@ class FastRoundtrip:
                 else:
                     state.columns[ev.table_id] = cols
             return True
-        if t == 16:  # XID: one u64 (format.md §10)
+        if t == XID_EVENT:  # XID: one u64 (format.md §10)
             return end - 19 == 8 and fmt.post_header_len(16) == 0
-        if t == 162:
+        if t == MARIADB_GTID_EVENT:
             return fmt.post_header_len(162) == 19 and _mariadb_gtid_ok(data, end)
-        if t in (33, 34):
+        if t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
             return fmt.post_header_len(t) == 42 and _mysql_gtid_ok(data, end)
         return False
 
@@ -315,7 +324,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     elif t in CACHED_TYPES:
                         hit = bodies.get((t, data[19:e]))
                         if hit is not None:
-                            if t == 19:
+                            if t == TABLE_MAP_EVENT:
                                 ev, cols = hit
                                 state.tables[ev.table_id] = ev
                                 if cols is None:
@@ -323,13 +332,13 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                                 else:
                                     state.columns[ev.table_id] = cols
                             continue
-                    elif t == 16:
+                    elif t == XID_EVENT:
                         if xid_ok and e == 27:
                             continue
-                    elif t == 162:
+                    elif t == MARIADB_GTID_EVENT:
                         if maria_gtid_ok and _mariadb_gtid_ok(data, e):
                             continue
-                    elif t == 33 or t == 34:
+                    elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
                         if mysql_gtid_ok and _mysql_gtid_ok(data, e):
                             continue
                 rec = RawRecord(name, off, data, fmt)
@@ -340,7 +349,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     if kept is not None:
                         kept.append(kept_raw_text(ev, name, off))
                     continue
-                if ev.type_code == 40:
+                if ev.type_code == TRANSACTION_PAYLOAD_EVENT:
                     failures.extend(_check_payload(ev, rec, kept))
                 again = rt.check(ev, data, fmt)
                 if again is not None:

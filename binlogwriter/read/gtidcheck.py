@@ -15,6 +15,7 @@ from typing import Any
 from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
+from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIADB_GTID_EVENT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import Uuid, read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
@@ -136,9 +137,9 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
     decoder keeps raw (not in the form a server writes; ``inspect`` lists it as not decoded)
     is a located :class:`~binlogwriter.errors.KeptRawError`: its transaction's GTID is not
     handed out from fields the reader did not decode."""
-    if t == 33 or t == 34:
+    if t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
         if fmt.post_header_len(t) == MYSQL_GTID.post and _mysql_gtid_ok(data, end):
-            if t == 34:
+            if t == ANONYMOUS_GTID_LOG_EVENT:
                 return None
             sid = bytes(data[_SID:_SID_END])
             u = _UUIDS.get(sid)
@@ -147,7 +148,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
                     _UUIDS.clear()
                 u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
             return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
-    elif t == 162 and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
+    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
         return (
             f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
             f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"

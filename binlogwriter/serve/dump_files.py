@@ -8,6 +8,7 @@ import os
 
 from binlogwriter.crc import crc32
 from binlogwriter.errors import DecodeError
+from binlogwriter.format import ANNOTATE_ROWS_EVENT
 from binlogwriter.read.places import HEADER, HEADER_STRUCT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES, _GtidFilter
@@ -157,7 +158,7 @@ class FileSendingMixin:
                             continue
                         if not flt.active:
                             flt = None
-                    if t == 160 and skip_annotate:
+                    if t == ANNOTATE_ROWS_EVENT and skip_annotate:
                         continue
                     if t in _TXN_TYPES:
                         ntx += 1
