@@ -56,6 +56,7 @@ from binlogwriter.format import (
     XID_EVENT,
     type_name,
 )
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -95,7 +96,7 @@ from binlogwriter.text_state import ReadState
 
 __all__ = ["write_listing"]
 
-_HEAD = struct.Struct("<IBIIIH")
+_HEAD = HEADER_STRUCT
 _ROWS_ALL = frozenset(ROWS_TYPES)
 _ROWS_FAST = _ROWS_ALL - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
@@ -185,7 +186,7 @@ class _Listing:
         until its statement's STMT_END_F event (format.md §13, rows_flags). ``first``: where
         its text starts in ``buf`` when the fast path listed it as several items (joined
         into one here, so that :meth:`drop_open_statement` can cut it to its first line)."""
-        flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
+        flags = int.from_bytes(data[HEADER_SIZE + rows_places_of(t, tid_size).flags:][:2], "little")
         if flags & STMT_END_F:
             self.open_rows.clear()
             self.drop_annotate()  # the statement ends: an Annotate_rows kept for it is dropped
@@ -318,11 +319,11 @@ class _Listing:
         pos = 4
         released = 0
         while pos < n_all:
-            if pos + 19 > n_all:
+            if pos + HEADER_SIZE > n_all:
                 raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
             ts, t, sid, length, log_pos, _flags = unpack(mm, pos)
             end_ = pos + length
-            if length < 19 or end_ > n_all or length > limit:
+            if length < HEADER_SIZE or end_ > n_all or length > limit:
                 raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
             data = mm[pos:end_]
             if rfmt is None or t == FORMAT_DESCRIPTION_EVENT:
@@ -372,8 +373,8 @@ class _Listing:
                 buf = self.buf
                 if t in _ROWS_ALL:
                     self.note_rows(t, data, tid_size)
-                if t == TABLE_MAP_EVENT and n >= 19 + tid_size:
-                    tid = int.from_bytes(data[19:19 + tid_size], "little")
+                if t == TABLE_MAP_EVENT and n >= HEADER_SIZE + tid_size:
+                    tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
                     tables.pop(tid, None)
                     tm_bodies.pop(tid, None)
                 continue
@@ -389,7 +390,7 @@ class _Listing:
                 head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
-                tid = int.from_bytes(data[19:19 + tid_size], "little")
+                tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
                 tab = tables.get(tid)
                 if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
                     tab = self.table(state, tid, tables)
@@ -486,7 +487,7 @@ class _Listing:
             if places is None:
                 pl = rows_places_of(t, tid_size)
                 places = _PLACES[(t, tid_size)] = (
-                    19 + pl.post, None if pl.var_header is None else 19 + pl.var_header, pl.var_header_size,
+                    HEADER_SIZE + pl.post, None if pl.var_header is None else HEADER_SIZE + pl.var_header, pl.var_header_size,
                     2 if t in UPDATE_TYPES else 1)
             p, v, vs, images = places
             if v is not None:  # v2: the extra info counts its own length field
@@ -499,7 +500,7 @@ class _Listing:
                     return False
                 p = width[1]
             q = p + tab.nb * images
-            key = (t, data[19 + tid_size:q])
+            key = (t, data[HEADER_SIZE + tid_size:q])
             hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
@@ -583,7 +584,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     then nothing or the commit group ticket (property-tested equal to the event's text)."""
     if end < 73:
         return None
-    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, 19)
+    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, HEADER_SIZE)
     imm = int.from_bytes(data[61:68], "little")
     orig = 0
     p = 68

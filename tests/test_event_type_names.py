@@ -41,8 +41,9 @@ def _ints(node: ast.AST) -> bool:
 
 
 def _event_side(node: ast.AST, column_module: bool) -> bool:
-    if isinstance(node, ast.Subscript):  # the header's type byte: data[4]
-        return isinstance(node.slice, ast.Constant) and node.slice.value == 4 and isinstance(node.value, (
+    if isinstance(node, ast.Subscript):  # the header's type byte: data[4], buf[off + 4]
+        at = node.slice.right if isinstance(node.slice, ast.BinOp) and isinstance(node.slice.op, ast.Add) else node.slice
+        return isinstance(at, ast.Constant) and at.value == 4 and isinstance(node.value, (
             ast.Name, ast.Attribute)) and (node.value.id if isinstance(node.value, ast.Name) else node.value.attr) in (
             "data", "ev", "event", "buf", "head", "header")
     if column_module or node.__class__ is ast.Attribute and not isinstance(node.value, ast.Name):
@@ -63,7 +64,7 @@ def bare_comparisons(root: Path = ROOT) -> list[tuple[str, int, str]]:
                 if not isinstance(node, ast.Compare):
                     continue
                 sides = [node.left, *node.comparators]
-                for a, b in zip(sides, sides[1:]):
+                for a, b in zip(sides, sides[1:], strict=False):
                     if (_event_side(a, column_module) and _ints(b)) or (_event_side(b, column_module) and _ints(a)):
                         text = ast.unparse(node)
                         if (rel, text) not in ALLOWED:
@@ -81,11 +82,12 @@ def test_the_scan_finds_bare_integers(tmp_path: Path) -> None:
     """The scan itself: each form it must catch, caught (and a column's type code left alone)."""
     pkg = tmp_path / "binlogwriter"
     pkg.mkdir()
-    (pkg / "m.py").write_text("def f(t, ev, data, col):\n"
+    (pkg / "m.py").write_text("def f(t, ev, data, col, buf, off):\n"
                               "    a = t == 19\n"
                               "    b = ev.type_code in (30, 31, 32)\n"
                               "    c = data[4] == 15\n"
+                              "    g = buf[off + 4] == 160\n"
                               "    d = col.type_code == 15\n"
                               "    e = t == TABLE_MAP_EVENT\n")
     found = bare_comparisons(tmp_path)
-    assert [n for _, n, _ in found] == [2, 3, 4]
+    assert [n for _, n, _ in found] == [2, 3, 4, 5]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.events import AnonymousGtidEvent as _AnonymousGtidEvent
 from binlogwriter.events import EventPosition, decode_body, decode_event
 from binlogwriter.events import GtidEvent as _GtidEvent
@@ -34,13 +33,13 @@ from binlogwriter.format import (
     XID_EVENT,
     BinlogFormat,
 )
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
     HEADER,
-    HEADER_STRUCT,
     MARIADB_GTID,
     MARIADB_GTID_POST,
     MYSQL_GTID,
@@ -51,7 +50,6 @@ from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 __all__ = ["EventDecoder", "CACHED_TYPES", "mariadb_gtid_fields"]
 
 _HEAD = HEADER_STRUCT
-assert HEADER_DTYPE.names == ("timestamp", "type_code", "server_id", "event_length", "log_pos", "flags")
 CACHED_TYPES = frozenset((2, 19, 29, 160, 165, 35, 163, 161, 3))
 """Types decoded once per distinct body (bodies that repeat: BEGIN, Table_map, …)."""
 _ROWS = frozenset(ROWS_TYPES) - {39}
@@ -176,7 +174,7 @@ class EventDecoder:
                verify_checksum: bool, columns_for: Any) -> Any:
         n = len(data)
         t = data[4] if n > 4 else -1
-        if n < 19 or t == FORMAT_DESCRIPTION_EVENT:
+        if n < HEADER_SIZE or t == FORMAT_DESCRIPTION_EVENT:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         ts, t, server_id, length, log_pos, flags = _HEAD.unpack_from(data, 0)
@@ -184,7 +182,7 @@ class EventDecoder:
             self._set_format(fmt)
         footer = self._footer
         end = n - footer
-        if length != n or end < 19 or (footer and verify_checksum and zlib.crc32(data) != CRC_RESIDUE):
+        if length != n or end < HEADER_SIZE or (footer and verify_checksum and zlib.crc32(data) != CRC_RESIDUE):
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         if t in CACHED_TYPES:
@@ -210,7 +208,7 @@ class EventDecoder:
             d["timestamp"], d["server_id"], d["flags"], d["log_pos"] = ts, server_id, flags, log_pos
         elif t in self._rows_ok and columns_for is not None:
             tid_size = fmt.table_id_size
-            cols = columns_for(int.from_bytes(data[19:19 + tid_size], "little")) if end - 19 >= tid_size else None
+            cols = columns_for(int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")) if end - HEADER_SIZE >= tid_size else None
             ev = self._rows(t, data, end, fmt, cols, ts, server_id, flags, log_pos) if cols is not None else None
             if ev is None:
                 return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,

@@ -46,6 +46,7 @@ from binlogwriter.format import (
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
 )
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, header_struct
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE, no_events_error
@@ -106,7 +107,7 @@ class FastRoundtrip:
             self._tid = fmt.table_id_size
         n = len(data)
         footer = self._footer
-        if n < 19 or int.from_bytes(data[9:13], "little") != n:
+        if n < HEADER_SIZE or int.from_bytes(data[LENGTH_AT:LOG_POS_AT], "little") != n:
             return False
         t = data[4]
         if t == FORMAT_DESCRIPTION_EVENT:
@@ -152,10 +153,10 @@ class FastRoundtrip:
     def _rows_at(self, data: bytes, t: int, end: int, tid: int, state: Any, rec: Any = None) -> bool:
         """A rows event's verdict (post-header length already checked). Without ``rec``, a
         header not seen before is not shown here (False): the caller asks :meth:`check`."""
-        cols = state.columns.get(int.from_bytes(data[19:19 + tid], "little"))
+        cols = state.columns.get(int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid], "little"))
         if cols is None:
             return False
-        p = 19 + tid
+        p = HEADER_SIZE + tid
         q = p + 2
         try:
             if t in V2_TYPES:
@@ -254,7 +255,6 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     and checked declaratively (:class:`~binlogwriter.read.roundtrip.Roundtrip`), which names
     the first byte that differs; a decode error ends the file's check, located."""
     import os
-    import struct
 
     from binlogwriter.errors import BinlogError, DecodeError
     from binlogwriter.format import type_name
@@ -269,7 +269,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     failures: list[str] = []
     events = 0
     rec = None
-    unpack = struct.Struct("<4xB4xII2x").unpack_from
+    unpack = header_struct("type_code", "event_length", "log_pos").unpack_from
     crc32 = zlib.crc32
     limit = reader.max_event_size
     try:
@@ -286,11 +286,11 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
             state = reader.state
             xid_ok = maria_gtid_ok = mysql_gtid_ok = False
             while pos < n:
-                if pos + 19 > n:
+                if pos + HEADER_SIZE > n:
                     raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
                 t, length, log_pos = unpack(buf, pos)
                 end = pos + length
-                if length < 19 or end > n or length > limit:
+                if length < HEADER_SIZE or end > n or length > limit:
                     raise _bad_frame(buf, name, pos, n, limit)  # type: ignore[misc]
                 data = buf[pos:end]
                 if fmt is None or t == _FDE:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
 from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIADB_GTID_EVENT
+from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import Uuid, read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
@@ -114,8 +114,7 @@ _SID, _SID_END = MYSQL_GTID.sid, MYSQL_GTID.sid + MYSQL_GTID.sid_size
 _GNO, _GNO_END = MYSQL_GTID.gno, MYSQL_GTID.gno + MYSQL_GTID.gno_size
 _SEQ, _SEQ_END = MARIADB_GTID.seq_no, MARIADB_GTID.seq_no + MARIADB_GTID.seq_no_size
 _DOM, _DOM_END = MARIADB_GTID.domain_id, MARIADB_GTID.domain_id + MARIADB_GTID.domain_id_size
-_SERVER_ID = HEADER_DTYPE.fields["server_id"][1]
-_SERVER_ID_END = _SERVER_ID + HEADER_DTYPE.fields["server_id"][0].itemsize
+_SERVER_ID, _SERVER_ID_END = SERVER_ID_AT, LENGTH_AT
 _UUIDS: dict[bytes, str] = {}
 """GTID source ids as text ``uuid:`` by their 16 bytes (few sources per file set)."""
 

@@ -29,6 +29,7 @@ from binlogwriter.format import (
     XID_EVENT,
 )
 from binlogwriter.gtids import mariadb_gtid_text
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT
 from binlogwriter.reader import BinlogReader
 from binlogwriter.serve.binlogs import BinlogFile
 
@@ -118,8 +119,8 @@ def binlog_events(f: BinlogFile, start: int, offset: int, limit: int | None) -> 
     for rec in recs:
         t = rec.type_code
         if t in _ROWS:  # rows need their Table_map to decode: the summary comes from the post-header
-            table_id = int.from_bytes(rec.data[19 : 19 + id_size], "little")
-            flags = int.from_bytes(rec.data[19 + id_size : 21 + id_size], "little")
+            table_id = int.from_bytes(rec.data[HEADER_SIZE : HEADER_SIZE + id_size], "little")
+            flags = int.from_bytes(rec.data[HEADER_SIZE + id_size : HEADER_SIZE + 2 + id_size], "little")
             info = f"table_id: {table_id}" + (" flags: STMT_END_F" if flags & 1 else "")
         else:
             info = _info(reader.decode(rec), mariadb)
@@ -129,7 +130,7 @@ def binlog_events(f: BinlogFile, start: int, offset: int, limit: int | None) -> 
                 f.name,
                 rec.offset,
                 name,
-                int.from_bytes(rec.data[5:9], "little"),
+                int.from_bytes(rec.data[SERVER_ID_AT:LENGTH_AT], "little"),
                 rec.offset + len(rec.data),
                 info,
             )
