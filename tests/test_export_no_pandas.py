@@ -92,3 +92,14 @@ def test_strings_refuse_surrogates_like_pa_array() -> None:
         pa.array(["a\udcff"], type=pa.string())
     with pytest.raises(UnicodeEncodeError):
         strings(["a\udcff"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.none() | st.lists(_TEXT, max_size=4), min_size=1, max_size=4), st.lists(st.integers(0, 3),
+                                                                                           max_size=30))
+def test_shared_string_lists_equal_pa_array(pool: list[list[str] | None], picks: list[int]) -> None:
+    """The export's name lists repeat a few list objects: laid out once each, then taken."""
+    vals = [pool[i % len(pool)] for i in picks]
+    got = string_lists(vals)
+    got.validate(full=True)
+    assert got.equals(pa.array(vals, type=pa.list_(pa.string())))

@@ -88,7 +88,7 @@ def safe_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
     if typ == pa.string():
         try:
             return strings(vals)
-        except (AttributeError, UnicodeEncodeError):  # bytes or a lone surrogate: pa.array's rules below
+        except (TypeError, UnicodeEncodeError):  # bytes or a lone surrogate: pa.array's rules below
             pass
     try:
         return pa.array(vals, type=typ)
