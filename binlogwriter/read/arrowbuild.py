@@ -52,9 +52,14 @@ def strings(values: Sequence[str | None]) -> pa.Array:
     surrogates, as ``pa.array`` does (callers escape those), and TypeError for a value that is
     not a str. The bytes are encoded in one piece; an ASCII batch's offsets are the str
     lengths (both C loops: as fast as ``pa.array``)."""
-    has_null = None in values
-    vals = [("" if v is None else v) for v in values] if has_null else values
-    text = "".join(vals)
+    vals = values
+    try:
+        text = "".join(vals)
+        has_null = False
+    except TypeError:  # a None (or a value that is not a str: raised again below)
+        vals = [("" if v is None else v) for v in values]
+        text = "".join(vals)
+        has_null = True
     data = text.encode("utf-8")
     n = len(vals)
     if len(data) == len(text):
@@ -73,17 +78,11 @@ def string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
     """``pa.array(values, type=pa.list_(pa.string()))``. The export's name lists are a few
     shared list objects (one per column bitmap): each distinct object is laid out once, then
     taken per value."""
-    slot: dict[int, int] = {}
-    uniq: list[Sequence[str] | None] = []
-    idx = np.fromiter((slot.setdefault(id(v), len(slot)) for v in values), dtype=np.int64, count=len(values))
-    if len(slot) == len(values):
+    ids = np.fromiter(map(id, values), dtype=np.uint64, count=len(values))
+    _, first, inv = np.unique(ids, return_index=True, return_inverse=True)
+    if len(first) == len(values):
         return _string_lists(values)
-    seen = set()
-    for v, i in zip(values, idx.tolist(), strict=True):
-        if i not in seen:
-            seen.add(i)
-            uniq.append(v)
-    return _string_lists(uniq).take(indices(idx))
+    return _string_lists([values[i] for i in first.tolist()]).take(indices(inv.reshape(-1).astype(np.int64)))
 
 
 def _string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
