@@ -39,10 +39,9 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
 from binlogwriter.format import (
     ANNOTATE_ROWS_EVENT,
@@ -54,7 +53,6 @@ from binlogwriter.format import (
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
-    type_name,
 )
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.primitives import read_packed
@@ -68,15 +66,10 @@ from binlogwriter.layouts.rows import (
 )
 from binlogwriter.read.fastdecode import mariadb_gtid_fields
 from binlogwriter.read.framing import (
-    _RELEASE,
     CRC_RESIDUE,
     MAX_EVENT_SIZE,
-    _bad_frame,
-    _check_magic,
-    _release,
-    fde_format,
+    iter_frames,
     no_events_error,
-    open_binlog,
 )
 from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
@@ -287,16 +280,15 @@ class _Listing:
         verify = reader.verify_checksum
         ranged = start is not None or stop is not None
         since = self.start
-        # the framing of iter_frames (check_crc=False), inline: its errors, raised when reached
-        limit = reader.max_event_size
-        mm = open_binlog(path)
+        # the events as iter_frames frames them (check_crc=False: the decoder checks CRCs)
+        frames = iter_frames(path, verify_checksum=verify, check_crc=False, max_event_size=reader.max_event_size)
         try:
-            self._events(reader, mm, name, limit, verify, ranged, start, stop, since, fast)
+            self._events(reader, frames, name, verify, ranged, start, stop, since, fast)
         finally:
-            mm.close()
+            frames.close()
 
-    def _events(self, reader: BinlogReader, mm: Any, name: str, limit: int, verify: bool, ranged: bool,  # noqa: C901
-                start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
+    def _events(self, reader: BinlogReader, frames: Iterator[tuple[int, bytes, Any]], name: str,  # noqa: C901
+                verify: bool, ranged: bool, start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
         state = reader.state
         opts = self.opts
         verbose = self.verbose
@@ -306,35 +298,15 @@ class _Listing:
         tm_bodies: dict[int, bytes] = {}
         unpack = _HEAD.unpack_from
         crc32 = zlib.crc32
-        fmt = rfmt = None
+        fmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
         xid_ok = gtid_ok = False
-        n_all = len(mm)
         last_ts = last_sid = -1
         hmid = ""
-        _check_magic(mm, name)
-        if n_all == 4:  # the magic alone: a cut file, failed as verify fails it
-            raise no_events_error(name)
-        pos = 4
-        released = 0
-        while pos < n_all:
-            if pos + HEADER_SIZE > n_all:
-                raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
-            ts, t, sid, length, log_pos, _flags = unpack(mm, pos)
-            end_ = pos + length
-            if length < HEADER_SIZE or end_ > n_all or length > limit:
-                raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
-            data = mm[pos:end_]
-            if rfmt is None or t == FORMAT_DESCRIPTION_EVENT:
-                if t != FORMAT_DESCRIPTION_EVENT:
-                    raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
-                                      file=name, offset=pos, event_type=type_name(t))
-                rfmt = fde_format(data, name, pos, verify)
-            offset = pos
-            pos = end_
-            if pos >= released + _RELEASE:
-                released = _release(mm, released, pos)
+        offset = -1
+        for offset, data, rfmt in frames:
+            ts, t, sid, length, log_pos, _flags = unpack(data, 0)
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
@@ -452,13 +424,15 @@ class _Listing:
                 if text is not None:
                     buf.append(head + text)
                     continue
-            elif t == XID_EVENT and end == 27 and xid_ok:  # XID: one u64
-                buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
+            elif t == XID_EVENT and end == HEADER_SIZE + 8 and xid_ok:  # XID: one u64
+                buf.append(f"{head}Xid = {int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + 8], 'little')}\nCOMMIT/*!*/;")
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), int.from_bytes(data[end:], "little") if footer else None)
             buf = self.buf
             if t in _ROWS_ALL:
                 self.note_rows(t, data, tid_size)
+        if offset < 0:  # the magic alone: a cut file, failed as verify fails it
+            raise no_events_error(name)
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
         tm = state.tables.get(tid)

@@ -49,7 +49,7 @@ from binlogwriter.format import (
 from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, header_struct
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
-from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE, no_events_error
+from binlogwriter.read.framing import CRC_RESIDUE, no_events_error
 from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_ok
 from binlogwriter.read.rowencode import image_verifier
 
@@ -257,8 +257,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     import os
 
     from binlogwriter.errors import BinlogError, DecodeError
-    from binlogwriter.format import type_name
-    from binlogwriter.read.framing import _FDE, _bad_frame, _check_magic, _release, fde_format, open_binlog
+    from binlogwriter.read.framing import _FDE, iter_frames
     from binlogwriter.read.roundtrip import Roundtrip
     from binlogwriter.reader import BinlogReader, RawRecord
 
@@ -271,33 +270,20 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     rec = None
     unpack = header_struct("type_code", "event_length", "log_pos").unpack_from
     crc32 = zlib.crc32
-    limit = reader.max_event_size
+    frames = iter_frames(name, verify_checksum=True, check_crc=False, max_event_size=reader.max_event_size)
     try:
-        buf = open_binlog(name)
         try:
-            n = len(buf)
-            _check_magic(buf, name)
-            pos = 4
-            released = 0
             fmt = None
             footer = tid = 0
             bodies = fast._bodies
             rows_ok: frozenset = frozenset()
             state = reader.state
             xid_ok = maria_gtid_ok = mysql_gtid_ok = False
-            while pos < n:
-                if pos + HEADER_SIZE > n:
-                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
-                t, length, log_pos = unpack(buf, pos)
-                end = pos + length
-                if length < HEADER_SIZE or end > n or length > limit:
-                    raise _bad_frame(buf, name, pos, n, limit)  # type: ignore[misc]
-                data = buf[pos:end]
-                if fmt is None or t == _FDE:
-                    if t != _FDE:
-                        raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
-                                          file=name, offset=pos, event_type=type_name(t))
-                    fmt = reader.fmt = fde_format(data, name, pos, True)
+            for off, data, fmt in frames:
+                t, length, log_pos = unpack(data, 0)
+                end = off + length
+                if t == _FDE:
+                    reader.fmt = fmt
                     footer = fmt.footer_size
                     tid = fmt.table_id_size
                     rows_ok = frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x])
@@ -309,10 +295,6 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     bodies.clear()
                     fast._plans.clear()
                 events += 1
-                off = pos
-                pos = end
-                if pos >= released + _RELEASE:
-                    released = _release(buf, released, pos)
                 if log_pos != end and log_pos != 0:
                     failures.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{off}")
                     continue
@@ -322,7 +304,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                         if fast._rows_at(data, t, e, tid, state):
                             continue
                     elif t in CACHED_TYPES:
-                        hit = bodies.get((t, data[19:e]))
+                        hit = bodies.get((t, data[HEADER_SIZE:e]))
                         if hit is not None:
                             if t == TABLE_MAP_EVENT:
                                 ev, cols = hit
@@ -333,7 +315,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                                     state.columns[ev.table_id] = cols
                             continue
                     elif t == XID_EVENT:
-                        if xid_ok and e == 27:
+                        if xid_ok and e == HEADER_SIZE + 8:
                             continue
                     elif t == MARIADB_GTID_EVENT:
                         if maria_gtid_ok and _mariadb_gtid_ok(data, e):
@@ -360,7 +342,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
             if events == 0:
                 raise no_events_error(name)
         finally:
-            buf.close()
+            frames.close()
     except DecodeError as exc:
         failures.append(str(exc))
     except BinlogError as exc:  # a value the encoder refuses: the event it was read from
