@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["bitmap", "numbers", "booleans", "strings", "string_lists", "indices"]
+__all__ = ["bitmap", "numbers", "booleans", "strings", "string_lists", "indices", "take"]
 
 
 def bitmap(valid: np.ndarray) -> pa.Buffer | None:
@@ -82,7 +82,7 @@ def string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
     _, first, inv = np.unique(ids, return_index=True, return_inverse=True)
     if len(first) == len(values):
         return _string_lists(values)
-    return _string_lists([values[i] for i in first.tolist()]).take(indices(inv.reshape(-1).astype(np.int64)))
+    return take(_string_lists([values[i] for i in first.tolist()]), inv.reshape(-1))
 
 
 def _string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
@@ -93,3 +93,81 @@ def _string_lists(values: Sequence[Sequence[str] | None]) -> pa.Array:
     valid = bitmap(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
     return pa.Array.from_buffers(pa.list_(pa.string()), len(values), [valid, pa.py_buffer(off)],
                                  children=[strings(flat)])
+
+
+def take(arr: pa.Array, idx: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """``arr.take(indices(idx, valid))`` (null where ``valid`` is False or the value taken is
+    null) without ``pyarrow.compute``, whose import alone costs the export command more than
+    the gathers: byte-wide fixed-width types (integers, floats, temporal, decimals), string /
+    binary and lists of those are gathered with numpy from ``arr``'s buffers; other types, and
+    text of 2 GiB or more, go through ``arr.take``. ``idx`` must be within ``arr`` where valid."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n, typ = len(idx), arr.type
+    if valid is not None:
+        valid = np.asarray(valid, dtype=bool)
+        if not valid.all():
+            idx = np.where(valid, idx, 0)
+    if not len(arr):
+        if n and (valid is None or valid.any()):
+            raise IndexError(f"index out of bounds: {n} indices into an empty array")
+        return pa.nulls(n, type=typ)
+    src_valid = _validity(arr)
+    ok = src_valid[idx] if src_valid is not None else None
+    if valid is not None:
+        ok = valid if ok is None else ok & valid
+    vbuf = None if ok is None else bitmap(ok)
+    if _fixed_bytes(typ):
+        width = typ.bit_width // 8
+        values = np.frombuffer(arr.buffers()[1], dtype=f"V{width}", count=arr.offset + len(arr))[arr.offset:]
+        return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(np.ascontiguousarray(values[idx]))])
+    if pa.types.is_string(typ) or pa.types.is_binary(typ):
+        bufs = arr.buffers()
+        off = np.frombuffer(bufs[1], dtype=np.int32, count=arr.offset + len(arr) + 1)[arr.offset:].astype(np.int64)
+        new_off, pos = _ranges(off, idx, ok)
+        if new_off is None:
+            return arr.take(indices(idx, valid))
+        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+        return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(new_off), pa.py_buffer(data[pos])])
+    if pa.types.is_list(typ) and (pa.types.is_string(typ.value_type) or pa.types.is_binary(typ.value_type)):
+        # offsets into the whole child (arr.values: the slice's offset is in the offsets)
+        off = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=arr.offset + len(arr) + 1)[arr.offset:]
+        off = off.astype(np.int64)
+        new_off, pos = _ranges(off, idx, ok)
+        if new_off is None:
+            return arr.take(indices(idx, valid))
+        return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(new_off)], children=[take(arr.values, pos)])
+    return arr.take(indices(idx, valid))
+
+
+def _fixed_bytes(typ: pa.DataType) -> bool:
+    """A fixed-width type of whole bytes (no bit-packed booleans, no nested or dictionary types)."""
+    t = pa.types
+    if not (t.is_integer(typ) or t.is_floating(typ) or t.is_temporal(typ) or t.is_decimal(typ)
+            or t.is_fixed_size_binary(typ)):
+        return False
+    return typ.bit_width % 8 == 0
+
+
+def _validity(arr: pa.Array) -> np.ndarray | None:
+    """Each value's validity (None: no nulls) from ``arr``'s bitmap, its slice offset applied."""
+    if arr.null_count == 0:
+        return None
+    if pa.types.is_null(arr.type):
+        return np.zeros(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
+def _ranges(off: np.ndarray, idx: np.ndarray, ok: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray]:
+    """The int32 offsets of the values ``idx`` picks out of those ``off`` bounds (empty where
+    ``ok`` is False), and the positions of their elements in order; (None, …) past 2 GiB."""
+    starts = off[idx]
+    lens = off[idx + 1] - starts
+    if ok is not None:
+        lens = np.where(ok, lens, 0)
+    new_off = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(lens, out=new_off[1:])
+    if new_off[-1] >= 1 << 31:
+        return None, starts
+    pos = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
+    return new_off.astype(np.int32), pos

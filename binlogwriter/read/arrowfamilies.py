@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from binlogwriter.read.arrowbuild import bitmap, indices, strings
+from binlogwriter.read.arrowbuild import bitmap, strings, take
 from binlogwriter.read.arrowcols import (
     Fallback,
     arrow_type,
@@ -103,7 +103,7 @@ class ColumnBuilder:
             arr = safe_array([one(u.tobytes()) for u in uniq], self.typ)
             idx = np.zeros(len(start), dtype=np.int64)
             idx[rows] = inv.reshape(-1)
-            return arr.take(indices(idx, valid))
+            return take(arr, idx, valid)
         memo: dict[bytes, Any] = {}
         vals: list[Any] = [None] * len(start)
         for j in rows.tolist():
@@ -308,7 +308,7 @@ class ColumnBuilder:
             out.append(",".join(names))
         idx = np.zeros(len(start), dtype=np.int64)
         idx[rows] = inv.reshape(-1)
-        return strings(out).take(indices(idx, valid))
+        return take(strings(out), idx, valid)
 
     # char / blob / geometry --------------------------------------------------------------------
     def _ascii(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,

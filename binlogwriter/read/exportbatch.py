@@ -17,7 +17,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.rows import DELETE_TYPES, no_image_columns
-from binlogwriter.read.arrowbuild import booleans, indices, numbers, string_lists, strings
+from binlogwriter.read.arrowbuild import booleans, numbers, string_lists, strings, take
 from binlogwriter.read.arrowcols import (
     PAD,
     Fallback,
@@ -164,7 +164,6 @@ class TableBuffer:
         in event order), and each row's kind (0 insert, 1 update, 2 delete)."""
         ev = self.events
         n_ev = len(ev)
-        take = indices(rows_ev)
         kind_ev = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
                            dtype=np.int64)
         kind = kind_ev[rows_ev]
@@ -193,20 +192,20 @@ class TableBuffer:
                   else None if e[1] in DELETE_TYPES else names(e[0].present) for e in ev]
         nrows = len(rows_ev)
         unknown = np.array([t is not None and t.unknown for t in txns], dtype=np.bool_)[rows_ev]
+        zero = np.zeros(nrows, dtype=np.int64)
         return [numbers(seq[rows_ev], pa.int64()),
                 numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown),
-                strings(_OPNAMES).take(indices(kind)),
-                _files([info.database]).take(indices(np.zeros(nrows, dtype=np.int64))),
-                _files([info.table]).take(indices(np.zeros(nrows, dtype=np.int64))),
-                strings([e[3] for e in ev]).take(take),
-                xid.take(take),
-                _files([e[4] for e in ev]).take(take),
+                take(strings(_OPNAMES), kind),
+                take(_files([info.database]), zero),
+                take(_files([info.table]), zero),
+                take(strings([e[3] for e in ev]), rows_ev),
+                take(xid, rows_ev),
+                take(_files([e[4] for e in ev]), rows_ev),
                 numbers(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], pa.uint64()),
-                txpos.take(take),
-                numbers(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], pa.int64())
-                .cast(pa.timestamp("s", tz="UTC")),
-                string_lists(bnames).take(take),
-                string_lists(anames).take(take)], kind
+                take(txpos, rows_ev),
+                numbers(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
+                take(string_lists(bnames), rows_ev),
+                take(string_lists(anames), rows_ev)], kind
 
     def _names(self) -> Any:
         """fn(column bitmap) -> the export's names of the columns it holds (:func:`field_names`,
