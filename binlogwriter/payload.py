@@ -18,7 +18,7 @@ import zstandard
 from binlogwriter.errors import DecodeError, LimitError
 from binlogwriter.events import Event, TransactionPayloadEvent, decode_event
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import HEADER_SIZE
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT
 from binlogwriter.text_state import ReadState
 
 __all__ = ["compress_transaction", "inner_events", "inner_event_bytes", "PAYLOAD_SIZE",
@@ -111,7 +111,7 @@ def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
         if len(data) - pos < HEADER_SIZE:
             raise DecodeError(f"payload ends inside an event header (payload byte {pos})", file=file,
                               offset=offset, event_type="TRANSACTION_PAYLOAD_EVENT")
-        length = int.from_bytes(data[pos + 9:pos + 13], "little")
+        length = int.from_bytes(data[pos + LENGTH_AT:pos + LOG_POS_AT], "little")
         if length < HEADER_SIZE or pos + length > len(data):
             raise DecodeError(f"inner event at payload byte {pos} has event_length {length}, "
                               f"{len(data) - pos} bytes left", file=file, offset=offset,

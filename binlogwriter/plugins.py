@@ -18,8 +18,10 @@ installed package raises (a plugin that fails silently would hide a bug).
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["COMMANDS", "STREAMS", "PluginMissing", "available", "load"]
 
@@ -32,8 +34,11 @@ class PluginMissing(LookupError):
 
 
 def available(group: str) -> dict[str, EntryPoint]:
-    """The entry points of ``group`` whose top-level package is importable, by name."""
+    """The entry points of ``group`` whose top-level package is importable, by name
+    (:mod:`importlib.metadata` imported here: a command that asks for no plugin does not
+    pay for it)."""
     import importlib.util
+    from importlib.metadata import entry_points
 
     out: dict[str, EntryPoint] = {}
     for ep in entry_points(group=group):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from binlogwriter.events import Event
 from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import FLAGS_AT, LOG_POS_AT
 from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 
@@ -41,7 +42,7 @@ class RawRecord:
 
     @property
     def log_pos(self) -> int:
-        return int.from_bytes(self.data[13:17], "little")
+        return int.from_bytes(self.data[LOG_POS_AT:FLAGS_AT], "little")
 
 
 def iter_raw(path: str | os.PathLike, *, verify_checksum: bool = True,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.format import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
 from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
     MODEL_FIELDS,
@@ -104,7 +105,7 @@ def read_changes(files: Iterable[str | os.PathLike], tables: Iterable[Any] = ())
 
     for rec in reader.records():
         ev = reader.decode(rec)
-        if ev.type_code == 19:
+        if ev.type_code == TABLE_MAP_EVENT:
             key = f"{ev.schema}.{ev.table}"
             cands = defs.get(key, ())
             width = len(ev.column_types)
@@ -115,7 +116,7 @@ def read_changes(files: Iterable[str | os.PathLike], tables: Iterable[Any] = ())
                     reader.state.observe(ev)
         elif ev.type_code in _OPS:
             out.extend(rows(ev, rec))
-        elif ev.type_code == 40:
+        elif ev.type_code == TRANSACTION_PAYLOAD_EVENT:
             for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=reader.state):
                 if inner.type_code in _OPS:
                     out.extend(rows(inner, rec))

@@ -19,7 +19,13 @@ from binlogwriter.charsets import find_collation
 from binlogwriter.errors import DecodeError
 from binlogwriter.events.rows import RowsEvent
 from binlogwriter.events.table_map import TableMapEvent
-from binlogwriter.format import EventType
+from binlogwriter.format import (
+    DELETE_ROWS_EVENT_V1,
+    UPDATE_ROWS_EVENT_V1,
+    WRITE_ROWS_COMPRESSED_EVENT_V1,
+    WRITE_ROWS_EVENT_V1,
+    EventType,
+)
 from binlogwriter.gtids import mariadb_gtid_text
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.query import (
@@ -82,7 +88,7 @@ def _rows_summary(e: Any, state: Any) -> str:
     tables = getattr(state, "tables", None) or {}
     tm = tables.get(e.table_id) or next(iter(tables.values()), None)
     family = _family(tm.flavor) if tm is not None else (
-        "mariadb" if e.type_code >= 166 or e.type_code in (23, 24, 25) else "mysql")
+        "mariadb" if e.type_code >= WRITE_ROWS_COMPRESSED_EVENT_V1 or e.type_code in (WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1) else "mysql")
     name = _ROWS_NAMES[family].get(e.type_code) or _ROWS_NAMES["mariadb"].get(e.type_code) or e.type_name
     return f"{name}: table id {e.table_id}" + (" flags: STMT_END_F" if e.rows_flags & 1 else "")
 

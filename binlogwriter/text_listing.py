@@ -39,12 +39,22 @@ from __future__ import annotations
 import os
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from binlogwriter.errors import DecodeError
 from binlogwriter.events import has_footer
-from binlogwriter.format import type_name
+from binlogwriter.format import (
+    ANNOTATE_ROWS_EVENT,
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    QUERY_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XID_EVENT,
+)
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -56,15 +66,10 @@ from binlogwriter.layouts.rows import (
 )
 from binlogwriter.read.fastdecode import mariadb_gtid_fields
 from binlogwriter.read.framing import (
-    _RELEASE,
     CRC_RESIDUE,
     MAX_EVENT_SIZE,
-    _bad_frame,
-    _check_magic,
-    _release,
-    fde_format,
+    iter_frames,
     no_events_error,
-    open_binlog,
 )
 from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
@@ -84,7 +89,7 @@ from binlogwriter.text_state import ReadState
 
 __all__ = ["write_listing"]
 
-_HEAD = struct.Struct("<IBIIIH")
+_HEAD = HEADER_STRUCT
 _ROWS_ALL = frozenset(ROWS_TYPES)
 _ROWS_FAST = _ROWS_ALL - {39}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
@@ -174,7 +179,7 @@ class _Listing:
         until its statement's STMT_END_F event (format.md §13, rows_flags). ``first``: where
         its text starts in ``buf`` when the fast path listed it as several items (joined
         into one here, so that :meth:`drop_open_statement` can cut it to its first line)."""
-        flags = int.from_bytes(data[19 + rows_places_of(t, tid_size).flags:][:2], "little")
+        flags = int.from_bytes(data[HEADER_SIZE + rows_places_of(t, tid_size).flags:][:2], "little")
         if flags & STMT_END_F:
             self.open_rows.clear()
             self.drop_annotate()  # the statement ends: an Annotate_rows kept for it is dropped
@@ -238,20 +243,20 @@ class _Listing:
         if filt is not None and (filt.database is not None or filt.table is not None):
             # mysqlbinlog keeps an Annotate_rows event and prints it with the first Table_map
             # that passes --database / --table (or never): its position is printed now
-            if e.type_code == 160 and len(lines) > 1:
+            if e.type_code == ANNOTATE_ROWS_EVENT and len(lines) > 1:
                 self.buf.append(lines[0])
                 self.annotate = lines[1:]
                 return
-            if e.type_code == 19 and self.annotate is not None:
+            if e.type_code == TABLE_MAP_EVENT and self.annotate is not None:
                 lines[1:1] = self.annotate
                 self.annotate = None
         self.buf.append("\n".join(lines))
-        if e.type_code == 160:
+        if e.type_code == ANNOTATE_ROWS_EVENT:
             self.drop_annotate()  # replaced by this one before a Table_map printed it
             self.annotate_at = len(self.buf) - 1
-        elif e.type_code == 19:
+        elif e.type_code == TABLE_MAP_EVENT:
             self.annotate_at = None  # printed with this Table_map
-        if e.type_code == 40:
+        if e.type_code == TRANSACTION_PAYLOAD_EVENT:
             self._payload(e, rec)
 
     def _payload(self, ev: Any, rec: RawRecord) -> None:
@@ -275,16 +280,15 @@ class _Listing:
         verify = reader.verify_checksum
         ranged = start is not None or stop is not None
         since = self.start
-        # the framing of iter_frames (check_crc=False), inline: its errors, raised when reached
-        limit = reader.max_event_size
-        mm = open_binlog(path)
+        # the events as iter_frames frames them (check_crc=False: the decoder checks CRCs)
+        frames = iter_frames(path, verify_checksum=verify, check_crc=False, max_event_size=reader.max_event_size)
         try:
-            self._events(reader, mm, name, limit, verify, ranged, start, stop, since, fast)
+            self._events(reader, frames, name, verify, ranged, start, stop, since, fast)
         finally:
-            mm.close()
+            frames.close()
 
-    def _events(self, reader: BinlogReader, mm: Any, name: str, limit: int, verify: bool, ranged: bool,  # noqa: C901
-                start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
+    def _events(self, reader: BinlogReader, frames: Iterator[tuple[int, bytes, Any]], name: str,  # noqa: C901
+                verify: bool, ranged: bool, start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
         state = reader.state
         opts = self.opts
         verbose = self.verbose
@@ -294,35 +298,15 @@ class _Listing:
         tm_bodies: dict[int, bytes] = {}
         unpack = _HEAD.unpack_from
         crc32 = zlib.crc32
-        fmt = rfmt = None
+        fmt = None
         footer = tid_size = 0
         rows_ok: frozenset = frozenset()
         xid_ok = gtid_ok = False
-        n_all = len(mm)
         last_ts = last_sid = -1
         hmid = ""
-        _check_magic(mm, name)
-        if n_all == 4:  # the magic alone: a cut file, failed as verify fails it
-            raise no_events_error(name)
-        pos = 4
-        released = 0
-        while pos < n_all:
-            if pos + 19 > n_all:
-                raise _bad_frame(mm, name, pos, n_all)  # type: ignore[misc]
-            ts, t, sid, length, log_pos, _flags = unpack(mm, pos)
-            end_ = pos + length
-            if length < 19 or end_ > n_all or length > limit:
-                raise _bad_frame(mm, name, pos, n_all, limit)  # type: ignore[misc]
-            data = mm[pos:end_]
-            if rfmt is None or t == 15:
-                if t != 15:
-                    raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
-                                      file=name, offset=pos, event_type=type_name(t))
-                rfmt = fde_format(data, name, pos, verify)
-            offset = pos
-            pos = end_
-            if pos >= released + _RELEASE:
-                released = _release(mm, released, pos)
+        offset = -1
+        for offset, data, rfmt in frames:
+            ts, t, sid, length, log_pos, _flags = unpack(data, 0)
             if ranged:
                 if start is not None and offset < start:
                     reader.fmt = rfmt
@@ -345,7 +329,7 @@ class _Listing:
                 tm_bodies.clear()
                 texts.clear()
             n = length
-            if since is not None and t != 15:
+            if since is not None and t != FORMAT_DESCRIPTION_EVENT:
                 # --start-datetime: events before it are not read at all; the first event at or
                 # after it opens the range for good, later timestamps notwithstanding (the FDE is
                 # always read: mysqlbinlog's process_event)
@@ -353,7 +337,7 @@ class _Listing:
                     continue
                 self.start = since = None
                 fast = self.fast
-            if t == 15 or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
+            if t == FORMAT_DESCRIPTION_EVENT or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
 
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
                 rec = RawRecord(name, offset, data, rfmt)
@@ -361,8 +345,8 @@ class _Listing:
                 buf = self.buf
                 if t in _ROWS_ALL:
                     self.note_rows(t, data, tid_size)
-                if t == 19 and n >= 19 + tid_size:
-                    tid = int.from_bytes(data[19:19 + tid_size], "little")
+                if t == TABLE_MAP_EVENT and n >= HEADER_SIZE + tid_size:
+                    tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
                     tables.pop(tid, None)
                     tm_bodies.pop(tid, None)
                 continue
@@ -378,7 +362,7 @@ class _Listing:
                 head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
                 # a rows event: its Table_map's compiled decoder and ### printer
-                tid = int.from_bytes(data[19:19 + tid_size], "little")
+                tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
                 tab = tables.get(tid)
                 if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
                     tab = self.table(state, tid, tables)
@@ -389,10 +373,10 @@ class _Listing:
                             _after_unknown(buf, mark, state)
                         self.note_rows(t, data, tid_size, mark)
                         continue
-            elif t == 2 or t == 19:
+            elif t == QUERY_EVENT or t == TABLE_MAP_EVENT:
                 body = data[19:end]
                 ev = None
-                if t == 19:
+                if t == TABLE_MAP_EVENT:
                     tid = int.from_bytes(body[:tid_size], "little")
                     if tm_bodies.get(tid) != body:  # a new definition for the id: the reader decodes it
                         tables.pop(tid, None)
@@ -416,15 +400,15 @@ class _Listing:
                     if len(texts) > 4096:
                         texts.clear()
                     texts[key] = tail
-                    if t == 2:
+                    if t == QUERY_EVENT:
                         split = _timestamp_split(tail, ts)
                         if split is not None:
                             texts[(2, body)] = split
                 buf.append(head + tail)
-                if t == 19:
+                if t == TABLE_MAP_EVENT:
                     self.annotate_at = None  # printed with this Table_map
                 continue
-            elif t == 162:
+            elif t == MARIADB_GTID_EVENT:
                 # GTIDs in their common shapes, read as the reader's fast decoder reads them and
                 # printed as text._summary / text._body print them
                 g = mariadb_gtid_fields(data, end, fmt)  # None for XA groups: the reference path
@@ -435,18 +419,20 @@ class _Listing:
                                f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
                                + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
                     continue
-            elif t == 33 or t == 34:
+            elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
                 text = _mysql_gtid_text(t, data, end) if gtid_ok else None
                 if text is not None:
                     buf.append(head + text)
                     continue
-            elif t == 16 and end == 27 and xid_ok:  # XID: one u64
-                buf.append(f"{head}Xid = {int.from_bytes(data[19:27], 'little')}\nCOMMIT/*!*/;")
+            elif t == XID_EVENT and end == HEADER_SIZE + 8 and xid_ok:  # XID: one u64
+                buf.append(f"{head}Xid = {int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + 8], 'little')}\nCOMMIT/*!*/;")
                 continue
             self.slow(reader, RawRecord(name, offset, data, rfmt), int.from_bytes(data[end:], "little") if footer else None)
             buf = self.buf
             if t in _ROWS_ALL:
                 self.note_rows(t, data, tid_size)
+        if offset < 0:  # the magic alone: a cut file, failed as verify fails it
+            raise no_events_error(name)
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
         tm = state.tables.get(tid)
@@ -475,7 +461,7 @@ class _Listing:
             if places is None:
                 pl = rows_places_of(t, tid_size)
                 places = _PLACES[(t, tid_size)] = (
-                    19 + pl.post, None if pl.var_header is None else 19 + pl.var_header, pl.var_header_size,
+                    HEADER_SIZE + pl.post, None if pl.var_header is None else HEADER_SIZE + pl.var_header, pl.var_header_size,
                     2 if t in UPDATE_TYPES else 1)
             p, v, vs, images = places
             if v is not None:  # v2: the extra info counts its own length field
@@ -488,7 +474,7 @@ class _Listing:
                     return False
                 p = width[1]
             q = p + tab.nb * images
-            key = (t, data[19 + tid_size:q])
+            key = (t, data[HEADER_SIZE + tid_size:q])
             hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
@@ -572,7 +558,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     then nothing or the commit group ticket (property-tested equal to the event's text)."""
     if end < 73:
         return None
-    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, 19)
+    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, HEADER_SIZE)
     imm = int.from_bytes(data[61:68], "little")
     orig = 0
     p = 68
@@ -610,7 +596,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     p += 8 if data[p + 3] & 0x80 else 4
     if p > end or (p != end and p + 8 != end):
         return None
-    if t == 34:
+    if t == ANONYMOUS_GTID_LOG_EVENT:
         nxt = "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
     else:
         uuid = _UUIDS.get(sid)
@@ -620,7 +606,7 @@ def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
                 _UUIDS.clear()
             uuid = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
         nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
-    return (f"{'GTID' if t == 33 else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
+    return (f"{'GTID' if t == GTID_LOG_EVENT else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
             f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")
 
@@ -629,7 +615,7 @@ def _crc_of(rec: RawRecord) -> int | None:
     """The stored CRC32 footer of a record, if it has one and it is printed: an FDE always
     carries one, but mysqlbinlog prints it only when the FDE's own checksum_alg byte (the byte
     before the footer) says CRC32, not under binlog_checksum=NONE (docs/format.md §4)."""
-    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == 15 and rec.data[-5] != 1):
+    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
         return None
     return int.from_bytes(rec.data[-4:], "little")
 

@@ -46,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT
 from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
 from binlogwriter.text_columns import (
     _table_def_type,
@@ -262,7 +263,7 @@ def rows_text(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tup
     (one decoder of row bytes: values/row.py and the compiled decoders equal to it). Rows the
     reader left raw are decoded here with columns from the Table_map alone. ValueError when
     they cannot be (mariadb-binlog stops with exit status 1 there)."""
-    if e.type_code == 39:
+    if e.type_code == PARTIAL_UPDATE_ROWS_EVENT:
         raise ValueError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not printed yet")
     if e.rows is not None and e.rows_raw is None and e.columns is not None:
         pr = _printer(e.columns, tm, verbose, family)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from binlogwriter.events import Event
+from binlogwriter.format import FORMAT_DESCRIPTION_EVENT, TABLE_MAP_EVENT
 
 __all__ = ["ReadState"]
 
@@ -29,7 +30,7 @@ class ReadState:
         """MariaDB: the ``### Row event for unknown table`` text of the statement so far."""
 
     def observe(self, event: Event) -> None:
-        if event.type_code == 19:
+        if event.type_code == TABLE_MAP_EVENT:
             self.tables[event.table_id] = event
             if isinstance(self.schemas, dict):
                 schema = self.schemas.get(f"{event.schema}.{event.table}")
@@ -59,7 +60,7 @@ class ReadState:
             self.columns[event.table_id] = cols
             if cache is not None:
                 cache[id(schema)] = (schema, cols)
-        elif event.type_code == 15:
+        elif event.type_code == FORMAT_DESCRIPTION_EVENT:
             self.flavor = "mariadb" if "mariadb" in (getattr(event, "server_version", "") or "").lower() else "mysql"
 
     def columns_for(self, table_id: int) -> list | None:

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from binlogwriter import images
 from binlogwriter.batch.unique import unique_ints
+from binlogwriter.format import TRANSACTION_PAYLOAD_EVENT, XID_EVENT
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
@@ -54,7 +55,7 @@ class RecordingMixin:
             t = ev.type_code
             if t in _ROWS:
                 places.append(off)
-            elif t == 40:  # TRANSACTION_PAYLOAD: its rows events are inside (format.md §15)
+            elif t == TRANSACTION_PAYLOAD_EVENT:  # TRANSACTION_PAYLOAD: its rows events are inside (format.md §15)
                 payload = off
             off += ln
         counts = [n for st in tx.statements for n in st.event_rows]
@@ -139,9 +140,9 @@ def _group_xid(writer: Any, events: list) -> int | None:
     taken just before it was compressed, binlogwriter/transaction.py); None without either."""
     for ev in reversed(events):
         t = ev.type_code
-        if t == 16:
+        if t == XID_EVENT:
             return ev.xid
-        if t == 40:
+        if t == TRANSACTION_PAYLOAD_EVENT:
             return writer.ids.xid
     return None
 

@@ -20,7 +20,7 @@ from binlogwriter.events.control import FormatDescriptionEvent
 from binlogwriter.events.table import EVENTS, body_layout
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts.control import NonCanonical
-from binlogwriter.layouts.header import FLAG_IN_USE, HEADER_SIZE, Header
+from binlogwriter.layouts.header import FLAG_IN_USE, FLAGS_AT, HEADER_SIZE, Header
 from binlogwriter.layouts.rows import ROWS_TYPES
 
 __all__ = ["encode_event", "decode_event", "encode_body", "decode_body", "has_footer"]
@@ -50,7 +50,7 @@ def _fde_server_version(data: bytes | bytearray) -> str | None:
 def _event_crc(data: bytes | bytearray) -> int:
     """CRC32 of an encoded event without its footer; an FDE's is computed with
     LOG_EVENT_BINLOG_IN_USE_F cleared, so a server can clear it in place (format.md §3)."""
-    flags = int.from_bytes(data[17:19], "little")
+    flags = int.from_bytes(data[FLAGS_AT:HEADER_SIZE], "little")
     if data[4] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
         crc = zlib.crc32(data[:17])
         crc = zlib.crc32((flags & ~FLAG_IN_USE).to_bytes(2, "little"), crc)

@@ -76,7 +76,6 @@ class RowsEvent(Event):
         return {"columns": self.columns}
 
 
-@dataclass(kw_only=True)
 class WriteRowsEventV1(RowsEvent):
     """WRITE_ROWS_EVENT_V1 (format.md §13)."""
 
@@ -84,7 +83,6 @@ class WriteRowsEventV1(RowsEvent):
     KIND: ClassVar[str] = "insert"
 
 
-@dataclass(kw_only=True)
 class UpdateRowsEventV1(RowsEvent):
     """UPDATE_ROWS_EVENT_V1 (format.md §13)."""
 
@@ -92,7 +90,6 @@ class UpdateRowsEventV1(RowsEvent):
     KIND: ClassVar[str] = "update"
 
 
-@dataclass(kw_only=True)
 class DeleteRowsEventV1(RowsEvent):
     """DELETE_ROWS_EVENT_V1 (format.md §13)."""
 
@@ -100,7 +97,6 @@ class DeleteRowsEventV1(RowsEvent):
     KIND: ClassVar[str] = "delete"
 
 
-@dataclass(kw_only=True)
 class WriteRowsEvent(RowsEvent):
     """WRITE_ROWS_EVENT (format.md §13)."""
 
@@ -108,7 +104,6 @@ class WriteRowsEvent(RowsEvent):
     KIND: ClassVar[str] = "insert"
 
 
-@dataclass(kw_only=True)
 class UpdateRowsEvent(RowsEvent):
     """UPDATE_ROWS_EVENT (format.md §13)."""
 
@@ -116,7 +111,6 @@ class UpdateRowsEvent(RowsEvent):
     KIND: ClassVar[str] = "update"
 
 
-@dataclass(kw_only=True)
 class DeleteRowsEvent(RowsEvent):
     """DELETE_ROWS_EVENT (format.md §13)."""
 
@@ -124,7 +118,6 @@ class DeleteRowsEvent(RowsEvent):
     KIND: ClassVar[str] = "delete"
 
 
-@dataclass(kw_only=True)
 class PartialUpdateRowsEvent(RowsEvent):
     """PARTIAL_UPDATE_ROWS_EVENT (format.md §13)."""
 
@@ -132,7 +125,6 @@ class PartialUpdateRowsEvent(RowsEvent):
     KIND: ClassVar[str] = "update"
 
 
-@dataclass(kw_only=True)
 class WriteRowsCompressedEventV1(RowsEvent):
     """WRITE_ROWS_COMPRESSED_EVENT_V1 (format.md §13)."""
 
@@ -140,7 +132,6 @@ class WriteRowsCompressedEventV1(RowsEvent):
     KIND: ClassVar[str] = "insert"
 
 
-@dataclass(kw_only=True)
 class UpdateRowsCompressedEventV1(RowsEvent):
     """UPDATE_ROWS_COMPRESSED_EVENT_V1 (format.md §13)."""
 
@@ -148,7 +139,6 @@ class UpdateRowsCompressedEventV1(RowsEvent):
     KIND: ClassVar[str] = "update"
 
 
-@dataclass(kw_only=True)
 class DeleteRowsCompressedEventV1(RowsEvent):
     """DELETE_ROWS_COMPRESSED_EVENT_V1 (format.md §13)."""
 
@@ -156,7 +146,6 @@ class DeleteRowsCompressedEventV1(RowsEvent):
     KIND: ClassVar[str] = "delete"
 
 
-@dataclass(kw_only=True)
 class WriteRowsCompressedEvent(RowsEvent):
     """WRITE_ROWS_COMPRESSED_EVENT (format.md §13)."""
 
@@ -164,7 +153,6 @@ class WriteRowsCompressedEvent(RowsEvent):
     KIND: ClassVar[str] = "insert"
 
 
-@dataclass(kw_only=True)
 class UpdateRowsCompressedEvent(RowsEvent):
     """UPDATE_ROWS_COMPRESSED_EVENT (format.md §13)."""
 
@@ -172,7 +160,6 @@ class UpdateRowsCompressedEvent(RowsEvent):
     KIND: ClassVar[str] = "update"
 
 
-@dataclass(kw_only=True)
 class DeleteRowsCompressedEvent(RowsEvent):
     """DELETE_ROWS_COMPRESSED_EVENT (format.md §13)."""
 

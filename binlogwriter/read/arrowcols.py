@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from binlogwriter.read.arrowbuild import strings
 from binlogwriter.values._strings import (
     parse_string_meta,
     string_real_type,
@@ -81,7 +82,14 @@ def converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
 
 def safe_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
     """``pa.array(vals, type=typ)`` with each value Arrow cannot hold as ``typ`` made null,
-    found by halving (a few bad values among many cost a few conversions each)."""
+    found by halving (a few bad values among many cost a few conversions each). Text of
+    str values is laid out by :func:`~binlogwriter.read.arrowbuild.strings` (no pandas
+    import: that module's docstring)."""
+    if typ == pa.string():
+        try:
+            return strings(vals)
+        except (TypeError, UnicodeEncodeError):  # bytes or a lone surrogate: pa.array's rules below
+            pass
     try:
         return pa.array(vals, type=typ)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):

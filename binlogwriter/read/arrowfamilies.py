@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from binlogwriter.read.arrowbuild import bitmap, strings, take
 from binlogwriter.read.arrowcols import (
     Fallback,
     arrow_type,
@@ -42,10 +43,6 @@ _INT = frozenset((1, 2, 9, 3, 8))
 
 
 # -- Arrow arrays from spans ------------------------------------------------------------------
-
-def _bitmap(valid: np.ndarray) -> pa.Buffer | None:
-    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-
 
 def _gather(buf: np.ndarray, start: np.ndarray, w: int) -> np.ndarray:
     """(n, w) bytes at each start (garbage for NULL rows, in bounds thanks to PAD)."""
@@ -106,7 +103,7 @@ class ColumnBuilder:
             arr = safe_array([one(u.tobytes()) for u in uniq], self.typ)
             idx = np.zeros(len(start), dtype=np.int64)
             idx[rows] = inv.reshape(-1)
-            return arr.take(pa.array(idx, mask=~valid))
+            return take(arr, idx, valid)
         memo: dict[bytes, Any] = {}
         vals: list[Any] = [None] * len(start)
         for j in rows.tolist():
@@ -171,7 +168,7 @@ class ColumnBuilder:
             valid[rows] = ref.is_valid().to_numpy(zero_copy_only=False)
             data = data.copy()
             data[rows] = ref.view(storage).fill_null(0).to_numpy(zero_copy_only=False)
-        return pa.Array.from_buffers(self.typ, len(data), [_bitmap(valid), pa.py_buffer(data)])
+        return pa.Array.from_buffers(self.typ, len(data), [bitmap(valid), pa.py_buffer(data)])
 
     # integer ---------------------------------------------------------------------------------
     def _integer(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -186,7 +183,7 @@ class ColumnBuilder:
             data = v.astype(np.uint32 if self.col.unsigned else np.int32)
         else:
             data = m.view(f"<{'u' if self.col.unsigned else 'i'}{w}").reshape(-1)
-        return pa.Array.from_buffers(self.typ, len(data), [_bitmap(valid), pa.py_buffer(data)])
+        return pa.Array.from_buffers(self.typ, len(data), [bitmap(valid), pa.py_buffer(data)])
 
     # floating --------------------------------------------------------------------------------
     def _floating(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -239,7 +236,7 @@ class ColumnBuilder:
         data = np.empty((len(m), 2), dtype=np.int64)
         data[:, 0] = value
         data[:, 1] = value >> 63
-        return pa.Array.from_buffers(self.typ, len(m), [_bitmap(valid), pa.py_buffer(data)])
+        return pa.Array.from_buffers(self.typ, len(m), [bitmap(valid), pa.py_buffer(data)])
 
     # date ------------------------------------------------------------------------------------
     def _date(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -311,7 +308,7 @@ class ColumnBuilder:
             out.append(",".join(names))
         idx = np.zeros(len(start), dtype=np.int64)
         idx[rows] = inv.reshape(-1)
-        return pa.array(out, type=self.typ).take(pa.array(idx, mask=~valid))
+        return take(strings(out), idx, valid)
 
     # char / blob / geometry --------------------------------------------------------------------
     def _ascii(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
@@ -369,7 +366,7 @@ class ColumnBuilder:
             if int(offsets[-1]) >= 1 << 31:
                 raise Fallback
         off32 = offsets.astype(np.int32)
-        arr = pa.Array.from_buffers(self.typ, n, [_bitmap(valid), pa.py_buffer(off32), pa.py_buffer(data)])
+        arr = pa.Array.from_buffers(self.typ, n, [bitmap(valid), pa.py_buffer(off32), pa.py_buffer(data)])
         if pa.types.is_string(self.typ):
             try:
                 arr.validate(full=True)

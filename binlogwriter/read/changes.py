@@ -33,7 +33,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from binlogwriter.errors import Advice, BinlogError, DecodeError
-from binlogwriter.format import BinlogFormat, EventType, type_name
+from binlogwriter.format import (
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_TYPES,
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XA_PREPARE_LOG_EVENT,
+    XID_EVENT,
+    BinlogFormat,
+    EventType,
+    type_name,
+)
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -333,12 +345,12 @@ class _Reader:
             if fmt is not last_fmt:
                 last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(2)
             t = data[4]
-            end = len(data) - footer if t != 15 else len(data)
+            end = len(data) - footer if t != FORMAT_DESCRIPTION_EVENT else len(data)
             if t in rows_types:
                 if start is not None and offset < start:
                     continue
                 self._rows(name, offset, data, end, tid_size, t, tables, gtid, pending)
-            elif t == 19:
+            elif t == TABLE_MAP_EVENT:
                 body = data[HEADER:end]
                 info = tm_cache.get(body)
                 if info is None:
@@ -347,17 +359,17 @@ class _Reader:
                         tm_cache.clear()
                     tm_cache[body] = info
                 tables[int.from_bytes(body[:tid_size], "little")] = info
-            elif t == 16:  # XID_EVENT: the 8-byte xid (format.md §10)
+            elif t == XID_EVENT:  # XID_EVENT: the 8-byte xid (format.md §10)
                 xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
                        else self._event(name, offset, data, fmt).xid)
                 yield from commit(pending, txpos, xid, True)
                 pending = []
                 gtid = txpos = None
-            elif t in (33, 34, 162, 42):  # GTID events (format.md §8, mariadb.md): checked
+            elif t in GTID_TYPES:  # GTID events (format.md §8, mariadb.md): checked
                 gtid = transaction_gtid(t, data, end, fmt, name, offset)
                 txpos = offset
-            elif t == 2 or t == 165:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
-                if t == 2:
+            elif t == QUERY_EVENT or t == QUERY_COMPRESSED_EVENT:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
+                if t == QUERY_EVENT:
                     # the statement after the post-header, status vars, db and its NUL (§9)
                     if end >= HEADER + _Q_POST:
                         q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
@@ -378,7 +390,7 @@ class _Reader:
                     yield from commit(held, held[0].transaction_position if held else None)
                 elif q.startswith(b"BEGIN") and txpos is None:
                     txpos = offset
-            elif t == 38:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
+            elif t == XA_PREPARE_LOG_EVENT:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
                 from binlogwriter.events import decode_event
 
                 ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
@@ -390,7 +402,7 @@ class _Reader:
                     self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
                 pending = []
                 gtid = txpos = None
-            elif t == 40:  # a whole compressed transaction (format.md §15): it ends here
+            elif t == TRANSACTION_PAYLOAD_EVENT:  # a whole compressed transaction (format.md §15): it ends here
                 yield from commit(pending, txpos)
                 pending = []
                 yield from commit(self._payload(name, offset, data, fmt, gtid), offset if txpos is None else txpos)
@@ -427,7 +439,7 @@ class _Reader:
     def statement(t: int, data: bytes, end: int, fmt: BinlogFormat, name: str, offset: int) -> bytes:
         """The whole statement of a QUERY_EVENT (2) or of MariaDB's QUERY_COMPRESSED_EVENT (165,
         the same statement compressed: decoded declaratively, rare)."""
-        if t == 2:
+        if t == QUERY_EVENT:
             return _Reader._query_text(data, end, fmt, None)
         return _Reader._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
 
@@ -475,12 +487,12 @@ class _Reader:
         xid = None
         for _pos, chunk, inner in inner_events(ev, fmt):
             t = inner.type_code
-            if t == 19:
+            if t == TABLE_MAP_EVENT:
                 inner_tables[inner.table_id] = table_info(inner, self.schemas, fmt.flavor)
             elif t in _OPS:
                 raw = bytes(chunk)
                 self._rows(name, offset, raw, len(raw), fmt.table_id_size, t, inner_tables, gtid, pending)
-            elif t == 16:
+            elif t == XID_EVENT:
                 xid = inner.xid
         for c in pending:
             c.xid = xid

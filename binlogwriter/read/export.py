@@ -50,7 +50,18 @@ from typing import Any
 import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import type_name
+from binlogwriter.format import (
+    GTID_TYPES,
+    MARIADB_GTID_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XA_PREPARE_LOG_EVENT,
+    XID_EVENT,
+    type_name,
+)
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.arrowcols import arrow_type
@@ -108,7 +119,7 @@ def _ready(txn: Txn | None, xid: int | None, batch_rows: int) -> Iterator[tuple[
 def _note_skipped(txn: Txn, info: TableInfo | None, data: bytes, end: int, tid_size: int) -> None:
     """A rows event of a table not exported: its rows still count in ``row`` of the
     transaction's later changes (or make it unknown when they cannot be decoded)."""
-    if info is None or info.error is not None or data[4] == 39:
+    if info is None or info.error is not None or data[4] == PARTIAL_UPDATE_ROWS_EVENT:
         txn.unknown = True
         return
     try:
@@ -154,7 +165,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
             t = data[4]
             if t in rows_types:
                 ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
-                if ent is None or ent[1] is None or t == 39:
+                if ent is None or ent[1] is None or t == PARTIAL_UPDATE_ROWS_EVENT:
                     if _refuse(ent, data, tid_size, name, offset, wanted):
                         if staged is None:
                             if txn is None:
@@ -185,7 +196,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn,
                                        txn.add(buf, plan, rows)))
                     buf.nbytes += len(rows)
-            elif t == 19:
+            elif t == TABLE_MAP_EVENT:
                 body = data[HEADER:len(data) - footer]
                 info = reader.tm_cache.get(body)
                 if info is None:
@@ -198,37 +209,37 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                     if buf is None:
                         buf = buffers[id(info)] = TableBuffer(info, columnar, images)
                 tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
-            elif t in (33, 34, 42, 162):  # the checked reading changes() uses (read/gtidcheck.py)
+            elif t in GTID_TYPES:  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
                 txpos = offset
-                staged = [] if t == 162 and data[_FLAGS2] & FL_PREPARED_XA else None
-            elif t == 16:  # XID: the transaction ends, its GTID with it (as in changes())
+                staged = [] if t == MARIADB_GTID_EVENT and data[_FLAGS2] & FL_PREPARED_XA else None
+            elif t == XID_EVENT:  # XID: the transaction ends, its GTID with it (as in changes())
                 end = len(data) - footer
                 xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
                        else _Reader._event(name, offset, data, fmt).xid)
                 done, txn = txn, None
                 yield from _ready(done, xid, batch_rows)
                 gtid = txpos = None
-            elif t == 2 or t == 38 or t == 165:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
+            elif t == QUERY_EVENT or t == XA_PREPARE_LOG_EVENT or t == QUERY_COMPRESSED_EVENT:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
                 end = len(data) - footer
-                q = b"" if t == 38 else _Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
+                q = b"" if t == XA_PREPARE_LOG_EVENT else _Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
                 if q.startswith(b"BEGIN"):
                     txpos = offset if txpos is None else txpos
-                elif t == 38 or q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"XA ")):
+                elif t == XA_PREPARE_LOG_EVENT or q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"XA ")):
                     # the transaction ends (as in changes(): a DDL ends it too)
                     done, txn = txn, None
                     yield from _ready(done, None, batch_rows)
                     txpos = None
-                    if t == 38 or q in (b"COMMIT", b"ROLLBACK"):
+                    if t == XA_PREPARE_LOG_EVENT or q in (b"COMMIT", b"ROLLBACK"):
                         gtid = None
-                if t != 165 and (t == 38 or q.startswith(b"XA ")):
+                if t != QUERY_COMPRESSED_EVENT and (t == XA_PREPARE_LOG_EVENT or q.startswith(b"XA ")):
                     staged, ready = _xa_step(xa, staged, t, q, data, end, fmt, name, offset)
                     if ready:  # an XA transaction committed now: a transaction of its own
                         xt, next_seq = Txn(next_seq, ready[0][9]), next_seq + 1
                         for ent in ready:
                             _add_rows(*ent[:9], xt)
                         yield from _ready(xt, None, batch_rows)
-            elif t == 40:  # a compressed transaction: its inner events, decoded declaratively
+            elif t == TRANSACTION_PAYLOAD_EVENT:  # a compressed transaction: its inner events, decoded declaratively
                 done, txn = txn, None
                 yield from _ready(done, None, batch_rows)
                 pt, xid = _payload(reader, buffers, wanted, data, fmt, gtid, name, offset, columnar, seen, images,
@@ -294,10 +305,10 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
     xid = None
     for _pos, chunk, inner in inner_events(ev, fmt):
         t = inner.type_code
-        if t == 19:
+        if t == TABLE_MAP_EVENT:
             inner_tables[inner.table_id] = table_info(inner, reader.schemas, fmt.flavor)
             seen.add(inner_tables[inner.table_id].key)
-        elif t == 16:
+        elif t == XID_EVENT:
             xid = inner.xid
         elif t in _EXPORTED:
             info = inner_tables.get(inner.table_id)
@@ -330,7 +341,7 @@ def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end
     ``XA START`` query opens the staging (MariaDB's GTID flag does), XA_PREPARE holds it by
     XID (one-phase: commits it), ``XA COMMIT`` commits what its XID holds, ``XA ROLLBACK``
     drops it."""
-    if t == 38:
+    if t == XA_PREPARE_LOG_EVENT:
         from binlogwriter.events import decode_event
 
         ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)

@@ -17,6 +17,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.rows import DELETE_TYPES, no_image_columns
+from binlogwriter.read.arrowbuild import booleans, numbers, string_lists, strings, take
 from binlogwriter.read.arrowcols import (
     PAD,
     Fallback,
@@ -29,7 +30,6 @@ from binlogwriter.read.arrowcols import (
 from binlogwriter.read.arrowfamilies import ColumnBuilder
 from binlogwriter.read.changes import TableInfo
 from binlogwriter.read.export_model import (  # re-exported: the export's one import point
-    _NAMES,
     IMAGES,
     META_FIELDS,
     Txn,
@@ -153,9 +153,9 @@ class TableBuffer:
             st = self.schema.field("before").type
             fields = list(st)
             b = pa.StructArray.from_arrays(arrays[nm:nm + w], fields=fields,
-                                           mask=pa.array(kind == 0, type=pa.bool_()))
+                                           mask=booleans(kind == 0))
             a = pa.StructArray.from_arrays(arrays[nm + w:], fields=fields,
-                                           mask=pa.array(kind == 2, type=pa.bool_()))
+                                           mask=booleans(kind == 2))
             arrays = [*arrays[:nm], b, a]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
@@ -164,7 +164,6 @@ class TableBuffer:
         in event order), and each row's kind (0 insert, 1 update, 2 delete)."""
         ev = self.events
         n_ev = len(ev)
-        take = pa.array(rows_ev, type=pa.int64())
         kind_ev = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
                            dtype=np.int64)
         kind = kind_ev[rows_ev]
@@ -182,8 +181,10 @@ class TableBuffer:
             row0[i] = tx.first_row(ev[i][8]) if tx is not None and tx.counts is not None \
                 else first[i] - first[start]
         seq = np.array([0 if t is None else t.seq for t in txns], dtype=np.int64)
-        xid = pa.array([None if t is None else t.xid for t in txns], type=pa.uint64())
-        txpos = pa.array([None if t is None else t.txpos for t in txns], type=pa.uint64())
+        xid = numbers(np.array([0 if t is None else t.xid for t in txns], dtype=np.uint64), pa.uint64(),
+                      np.array([t is None for t in txns], dtype=bool))
+        txpos = numbers(np.array([0 if t is None else t.txpos for t in txns], dtype=np.uint64), pa.uint64(),
+                        np.array([t is None for t in txns], dtype=bool))
         info = self.info
         names = self._names()
         bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else names(e[0].present) for e in ev]
@@ -191,20 +192,20 @@ class TableBuffer:
                   else None if e[1] in DELETE_TYPES else names(e[0].present) for e in ev]
         nrows = len(rows_ev)
         unknown = np.array([t is not None and t.unknown for t in txns], dtype=np.bool_)[rows_ev]
-        return [pa.array(seq[rows_ev], type=pa.int64()),
-                pa.array((row0[rows_ev] + within).astype(np.int32), type=pa.int32(), mask=unknown),
-                pa.array(_OPNAMES, type=pa.string()).take(pa.array(kind, type=pa.int64())),
-                _files([info.database]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
-                _files([info.table]).take(pa.array(np.zeros(nrows, dtype=np.int64))),
-                pa.array([e[3] for e in ev], type=pa.string()).take(take),
-                xid.take(take),
-                _files([e[4] for e in ev]).take(take),
-                pa.array(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], type=pa.uint64()),
-                txpos.take(take),
-                pa.array(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], type=pa.int64())
-                .cast(pa.timestamp("s", tz="UTC")),
-                pa.array(bnames, type=_NAMES).take(take),
-                pa.array(anames, type=_NAMES).take(take)], kind
+        zero = np.zeros(nrows, dtype=np.int64)
+        return [numbers(seq[rows_ev], pa.int64()),
+                numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown),
+                take(strings(_OPNAMES), kind),
+                take(_files([info.database]), zero),
+                take(_files([info.table]), zero),
+                take(strings([e[3] for e in ev]), rows_ev),
+                take(xid, rows_ev),
+                take(_files([e[4] for e in ev]), rows_ev),
+                numbers(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], pa.uint64()),
+                take(txpos, rows_ev),
+                numbers(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
+                take(string_lists(bnames), rows_ev),
+                take(string_lists(anames), rows_ev)], kind
 
     def _names(self) -> Any:
         """fn(column bitmap) -> the export's names of the columns it holds (:func:`field_names`,

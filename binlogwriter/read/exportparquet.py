@@ -14,6 +14,9 @@ under an output directory that is written all at once or not at all.
   (:class:`~binlogwriter.errors.OutputExistsError`) unless ``overwrite``: then the old one
   is renamed aside, the new one renamed in, and the old one deleted — the two renames
   leave no moment where the directory holds a mix of both runs.
+* **A writer thread.** The batches are written into their parts by one thread of their own
+  (``_Writer``), in order, while the caller decodes the next ones: the same bytes, the
+  Parquet encoding on the machine's second core (issue 30).
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ _Part = tuple[pa.Schema, Any, Any, str]
 
 def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where: list[str]) -> dict[str, int]:
     """The parts under ``tmp``; ``where`` holds the path (relative to ``tmp``) of the part
-    being opened, written or closed, for the error of a write that fails."""
+    being opened, written or closed, for the error of a write that fails. The batches are
+    written by one :class:`_Writer` thread, in order, while the next ones are decoded."""
     import pyarrow.parquet as pq
 
     writers: dict[tuple[str, str], _Part] = {}  # (db, table) -> its open part
@@ -68,12 +72,14 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
     owners: dict[str, tuple[str, str]] = {}
     parts: dict[tuple[str, str], int] = {}
     counts: dict[str, int] = {}
+    bg = _Writer()
     try:
         for db, table, batch in batches:
             pair = (db, table)
             cur = writers.get(pair)
             if cur is None or not cur[0].equals(batch.schema):
                 if cur is not None:
+                    bg.wait(where)
                     where[:] = [cur[3]]
                     _close(cur[1], cur[2])
                 name = dirs.get(pair)
@@ -88,10 +94,11 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
                 f = pa.OSFile(os.fsencode(tmp / rel), "wb")
                 w = pq.ParquetWriter(f, batch.schema.with_metadata(meta), use_dictionary=_DICTIONARY)
                 cur = writers[pair] = (batch.schema, w, f, rel)
-            where[:] = [cur[3]]
-            cur[1].write_batch(batch)
+            bg.write(cur[1], batch, cur[3], where)
             counts[dirs[pair]] = counts.get(dirs[pair], 0) + batch.num_rows
+        bg.stop(where)
     except BaseException:
+        bg.abandon()
         _close_all(list(writers.values()))
         raise
     entries = list(writers.values())
@@ -103,6 +110,71 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
             _close_all(entries[i + 1 :])
             raise
     return counts
+
+
+class _Writer:
+    """The thread that writes the record batches into their parts, in the order given, while
+    the caller decodes the next ones (pyarrow encodes and compresses a batch without the
+    GIL; the machine's second core does it). At most :attr:`DEPTH` batches wait (memory
+    stays flat); the first write that fails stops the writing, and its error is raised in
+    the caller at its next :meth:`write`, :meth:`wait` or :meth:`stop`, with ``where`` set
+    to that write's part. The parts are the same bytes as written in the caller's thread."""
+
+    DEPTH = 2
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self._jobs: queue.Queue = queue.Queue(self.DEPTH)
+        self._failed: tuple[BaseException, str] | None = None
+        self._thread = threading.Thread(target=self._run, name="parquet-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            try:
+                if job is None:
+                    return
+                w, batch, rel = job
+                if self._failed is None:
+                    try:
+                        w.write_batch(batch)
+                    except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
+                        self._failed = (exc, rel)
+            finally:
+                self._jobs.task_done()
+
+    def _check(self, where: list[str]) -> None:
+        if self._failed is not None:
+            exc, rel = self._failed
+            where[:] = [rel]
+            raise exc
+
+    def write(self, w: Any, batch: pa.RecordBatch, rel: str, where: list[str]) -> None:
+        """Queue ``batch`` for the part ``rel`` (its ParquetWriter ``w``)."""
+        self._check(where)
+        self._jobs.put((w, batch, rel))
+
+    def wait(self, where: list[str]) -> None:
+        """Every queued batch written (before a part is closed)."""
+        self._jobs.join()
+        self._check(where)
+
+    def stop(self, where: list[str]) -> None:
+        """Every queued batch written, the thread ended."""
+        self._jobs.put(None)
+        self._thread.join()
+        self._check(where)
+
+    def abandon(self) -> None:
+        """The export fails: the thread ends once the write under way returns (no part is
+        closed under it); the batches still queued are not written."""
+        if self._thread.is_alive():
+            self._failed = self._failed or (RuntimeError("abandoned"), "")
+            self._jobs.put(None)
+            self._thread.join()
 
 
 def _close(w: Any, f: Any) -> None:

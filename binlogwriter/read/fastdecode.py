@@ -19,20 +19,27 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.events import AnonymousGtidEvent as _AnonymousGtidEvent
 from binlogwriter.events import EventPosition, decode_body, decode_event
 from binlogwriter.events import GtidEvent as _GtidEvent
 from binlogwriter.events import MariadbGtidEvent as _MariadbGtidEvent
 from binlogwriter.events import XidEvent as _XidEvent
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import (
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    TABLE_MAP_EVENT,
+    XID_EVENT,
+    BinlogFormat,
+)
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
     HEADER,
-    HEADER_STRUCT,
     MARIADB_GTID,
     MARIADB_GTID_POST,
     MYSQL_GTID,
@@ -43,7 +50,6 @@ from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 __all__ = ["EventDecoder", "CACHED_TYPES", "mariadb_gtid_fields"]
 
 _HEAD = HEADER_STRUCT
-assert HEADER_DTYPE.names == ("timestamp", "type_code", "server_id", "event_length", "log_pos", "flags")
 CACHED_TYPES = frozenset((2, 19, 29, 160, 165, 35, 163, 161, 3))
 """Types decoded once per distinct body (bodies that repeat: BEGIN, Table_map, …)."""
 _ROWS = frozenset(ROWS_TYPES) - {39}
@@ -141,7 +147,7 @@ def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, serve
         ticket = int.from_bytes(data[p:end], "little")
     elif p != end:
         return None
-    return (_GtidEvent if t == 33 else _AnonymousGtidEvent)(
+    return (_GtidEvent if t == GTID_LOG_EVENT else _AnonymousGtidEvent)(
         **fields, immediate_commit_timestamp=imm_ts, original_commit_timestamp=orig_ts,
         transaction_length=tlen, immediate_server_version=imm_sv, original_server_version=orig_sv,
         commit_group_ticket=ticket, timestamp=ts, server_id=server_id, flags=flags, log_pos=log_pos)
@@ -168,7 +174,7 @@ class EventDecoder:
                verify_checksum: bool, columns_for: Any) -> Any:
         n = len(data)
         t = data[4] if n > 4 else -1
-        if n < 19 or t == 15:
+        if n < HEADER_SIZE or t == FORMAT_DESCRIPTION_EVENT:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         ts, t, server_id, length, log_pos, flags = _HEAD.unpack_from(data, 0)
@@ -176,7 +182,7 @@ class EventDecoder:
             self._set_format(fmt)
         footer = self._footer
         end = n - footer
-        if length != n or end < 19 or (footer and verify_checksum and zlib.crc32(data) != CRC_RESIDUE):
+        if length != n or end < HEADER_SIZE or (footer and verify_checksum and zlib.crc32(data) != CRC_RESIDUE):
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         if t in CACHED_TYPES:
@@ -189,7 +195,7 @@ class EventDecoder:
                                     file=file, offset=offset, columns_for=columns_for)
                 if len(self._cache) >= self._max:
                     self._cache.clear()
-                if t == 19:  # column descriptions per schema, shared by the copies (text_state.py)
+                if t == TABLE_MAP_EVENT:  # column descriptions per schema, shared by the copies (text_state.py)
                     proto._descs_cache = {}
                 hit = self._cache[key] = (proto, type(proto), dict(proto.__dict__),
                                           tuple(k for k, v in proto.__dict__.items() if type(v) is list))
@@ -202,18 +208,18 @@ class EventDecoder:
             d["timestamp"], d["server_id"], d["flags"], d["log_pos"] = ts, server_id, flags, log_pos
         elif t in self._rows_ok and columns_for is not None:
             tid_size = fmt.table_id_size
-            cols = columns_for(int.from_bytes(data[19:19 + tid_size], "little")) if end - 19 >= tid_size else None
+            cols = columns_for(int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")) if end - HEADER_SIZE >= tid_size else None
             ev = self._rows(t, data, end, fmt, cols, ts, server_id, flags, log_pos) if cols is not None else None
             if ev is None:
                 return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                     columns_for=columns_for)
-        elif t == 16 and end - 19 == 8 and fmt.post_header_len(16) == 0:
+        elif t == XID_EVENT and end - 19 == 8 and fmt.post_header_len(16) == 0:
             # XID_EVENT: one u64 (format.md §10)
             ev = _XidEvent(xid=int.from_bytes(data[19:27], "little"), timestamp=ts, server_id=server_id,
                            flags=flags, log_pos=log_pos)
-        elif t == 162 and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t == MARIADB_GTID_EVENT and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
-        elif t in (33, 34) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
         else:
             if t in _NOT_STATEFUL:  # the body alone decides: skip the construct header parse

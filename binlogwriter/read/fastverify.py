@@ -37,9 +37,19 @@ import zlib
 from typing import Any
 
 from binlogwriter.events import RawEvent
+from binlogwriter.format import (
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XID_EVENT,
+)
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, header_struct
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
-from binlogwriter.read.framing import _RELEASE, CRC_RESIDUE, no_events_error
+from binlogwriter.read.framing import CRC_RESIDUE, no_events_error
 from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_ok
 from binlogwriter.read.rowencode import image_verifier
 
@@ -79,7 +89,7 @@ class FastRoundtrip:
         (also for an event kept raw: it comes back but was not decoded — the caller names it)."""
         try:
             ev = self.reader.decode(rec)
-            if ev.type_code == 40 or isinstance(ev, RawEvent) or self.rt.check(ev, rec.data, rec.fmt) is not None:
+            if ev.type_code == TRANSACTION_PAYLOAD_EVENT or isinstance(ev, RawEvent) or self.rt.check(ev, rec.data, rec.fmt) is not None:
                 return None
         except Exception:  # noqa: BLE001 - the caller's declarative check reports it
             return None
@@ -97,10 +107,10 @@ class FastRoundtrip:
             self._tid = fmt.table_id_size
         n = len(data)
         footer = self._footer
-        if n < 19 or int.from_bytes(data[9:13], "little") != n:
+        if n < HEADER_SIZE or int.from_bytes(data[LENGTH_AT:LOG_POS_AT], "little") != n:
             return False
         t = data[4]
-        if t == 15:
+        if t == FORMAT_DESCRIPTION_EVENT:
             return False
         if footer and zlib.crc32(data) != CRC_RESIDUE:
             return False
@@ -114,11 +124,11 @@ class FastRoundtrip:
                 ev = self._slow(rec)
                 if ev is None:
                     return False
-                hit = (ev, self.reader.state.columns_for(ev.table_id) if t == 19 else None)
+                hit = (ev, self.reader.state.columns_for(ev.table_id) if t == TABLE_MAP_EVENT else None)
                 if len(self._bodies) > 8192:
                     self._bodies.clear()
                 self._bodies[key] = hit
-            elif t == 19:
+            elif t == TABLE_MAP_EVENT:
                 ev, cols = hit
                 state = self.reader.state
                 state.tables[ev.table_id] = ev
@@ -127,11 +137,11 @@ class FastRoundtrip:
                 else:
                     state.columns[ev.table_id] = cols
             return True
-        if t == 16:  # XID: one u64 (format.md §10)
+        if t == XID_EVENT:  # XID: one u64 (format.md §10)
             return end - 19 == 8 and fmt.post_header_len(16) == 0
-        if t == 162:
+        if t == MARIADB_GTID_EVENT:
             return fmt.post_header_len(162) == 19 and _mariadb_gtid_ok(data, end)
-        if t in (33, 34):
+        if t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
             return fmt.post_header_len(t) == 42 and _mysql_gtid_ok(data, end)
         return False
 
@@ -143,10 +153,10 @@ class FastRoundtrip:
     def _rows_at(self, data: bytes, t: int, end: int, tid: int, state: Any, rec: Any = None) -> bool:
         """A rows event's verdict (post-header length already checked). Without ``rec``, a
         header not seen before is not shown here (False): the caller asks :meth:`check`."""
-        cols = state.columns.get(int.from_bytes(data[19:19 + tid], "little"))
+        cols = state.columns.get(int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid], "little"))
         if cols is None:
             return False
-        p = 19 + tid
+        p = HEADER_SIZE + tid
         q = p + 2
         try:
             if t in V2_TYPES:
@@ -245,11 +255,9 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     and checked declaratively (:class:`~binlogwriter.read.roundtrip.Roundtrip`), which names
     the first byte that differs; a decode error ends the file's check, located."""
     import os
-    import struct
 
     from binlogwriter.errors import BinlogError, DecodeError
-    from binlogwriter.format import type_name
-    from binlogwriter.read.framing import _FDE, _bad_frame, _check_magic, _release, fde_format, open_binlog
+    from binlogwriter.read.framing import _FDE, iter_frames
     from binlogwriter.read.roundtrip import Roundtrip
     from binlogwriter.reader import BinlogReader, RawRecord
 
@@ -260,35 +268,22 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     failures: list[str] = []
     events = 0
     rec = None
-    unpack = struct.Struct("<4xB4xII2x").unpack_from
+    unpack = header_struct("type_code", "event_length", "log_pos").unpack_from
     crc32 = zlib.crc32
-    limit = reader.max_event_size
+    frames = iter_frames(name, verify_checksum=True, check_crc=False, max_event_size=reader.max_event_size)
     try:
-        buf = open_binlog(name)
         try:
-            n = len(buf)
-            _check_magic(buf, name)
-            pos = 4
-            released = 0
             fmt = None
             footer = tid = 0
             bodies = fast._bodies
             rows_ok: frozenset = frozenset()
             state = reader.state
             xid_ok = maria_gtid_ok = mysql_gtid_ok = False
-            while pos < n:
-                if pos + 19 > n:
-                    raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
-                t, length, log_pos = unpack(buf, pos)
-                end = pos + length
-                if length < 19 or end > n or length > limit:
-                    raise _bad_frame(buf, name, pos, n, limit)  # type: ignore[misc]
-                data = buf[pos:end]
-                if fmt is None or t == _FDE:
-                    if t != _FDE:
-                        raise DecodeError(f"first event is {type_name(t)}, expected FORMAT_DESCRIPTION_EVENT",
-                                          file=name, offset=pos, event_type=type_name(t))
-                    fmt = reader.fmt = fde_format(data, name, pos, True)
+            for off, data, fmt in frames:
+                t, length, log_pos = unpack(data, 0)
+                end = off + length
+                if t == _FDE:
+                    reader.fmt = fmt
                     footer = fmt.footer_size
                     tid = fmt.table_id_size
                     rows_ok = frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x])
@@ -300,10 +295,6 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     bodies.clear()
                     fast._plans.clear()
                 events += 1
-                off = pos
-                pos = end
-                if pos >= released + _RELEASE:
-                    released = _release(buf, released, pos)
                 if log_pos != end and log_pos != 0:
                     failures.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{off}")
                     continue
@@ -313,9 +304,9 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                         if fast._rows_at(data, t, e, tid, state):
                             continue
                     elif t in CACHED_TYPES:
-                        hit = bodies.get((t, data[19:e]))
+                        hit = bodies.get((t, data[HEADER_SIZE:e]))
                         if hit is not None:
-                            if t == 19:
+                            if t == TABLE_MAP_EVENT:
                                 ev, cols = hit
                                 state.tables[ev.table_id] = ev
                                 if cols is None:
@@ -323,13 +314,13 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                                 else:
                                     state.columns[ev.table_id] = cols
                             continue
-                    elif t == 16:
-                        if xid_ok and e == 27:
+                    elif t == XID_EVENT:
+                        if xid_ok and e == HEADER_SIZE + 8:
                             continue
-                    elif t == 162:
+                    elif t == MARIADB_GTID_EVENT:
                         if maria_gtid_ok and _mariadb_gtid_ok(data, e):
                             continue
-                    elif t == 33 or t == 34:
+                    elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
                         if mysql_gtid_ok and _mysql_gtid_ok(data, e):
                             continue
                 rec = RawRecord(name, off, data, fmt)
@@ -340,7 +331,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                     if kept is not None:
                         kept.append(kept_raw_text(ev, name, off))
                     continue
-                if ev.type_code == 40:
+                if ev.type_code == TRANSACTION_PAYLOAD_EVENT:
                     failures.extend(_check_payload(ev, rec, kept))
                 again = rt.check(ev, data, fmt)
                 if again is not None:
@@ -351,7 +342,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
             if events == 0:
                 raise no_events_error(name)
         finally:
-            buf.close()
+            frames.close()
     except DecodeError as exc:
         failures.append(str(exc))
     except BinlogError as exc:  # a value the encoder refuses: the event it was read from

@@ -21,6 +21,16 @@ import re
 from typing import Any
 
 from binlogwriter.errors import OptionError
+from binlogwriter.format import (
+    EXECUTE_LOAD_QUERY_EVENT,
+    GTID_LOG_EVENT,
+    GTID_TAGGED_LOG_EVENT,
+    GTID_TYPES,
+    MARIADB_GTID_EVENT,
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    TABLE_MAP_EVENT,
+)
 from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, normal_uuid
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
@@ -110,7 +120,7 @@ class EventFilter:
     def shows(self, ev: Any, state: Any) -> bool:
         """Whether ``ev`` (decoded; ``state`` has its Table_maps) is listed."""
         gtid = _gtid_of(ev)
-        if gtid is not None or ev.type_code in (33, 34, 42, 162):
+        if gtid is not None or ev.type_code in GTID_TYPES:
             self._gtid, self._seen_gtid = gtid, True
         if self.start is not None and (ev.timestamp or 0) < self.start:
             return False
@@ -122,13 +132,13 @@ class EventFilter:
         if self.database is None and self.table is None:
             return True
         t = ev.type_code
-        if t == 19:
+        if t == TABLE_MAP_EVENT:
             return self._table_ok(ev.schema, ev.table)
         if hasattr(ev, "rows") and hasattr(ev, "table_id"):
             tm = (getattr(state, "tables", None) or {}).get(ev.table_id)
             return tm is None or self._table_ok(tm.schema, tm.table)
-        if t in (2, 18, 165) and self.database is not None:
-            q = ev.text if t == 165 else ev.query
+        if t in (QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT) and self.database is not None:
+            q = ev.text if t == QUERY_COMPRESSED_EVENT else ev.query
             if isinstance(q, str) and q.lstrip().upper().startswith(_CONTROL):
                 return True
             return ev.db == self.database
@@ -147,6 +157,6 @@ class EventFilter:
 
 def _gtid_of(ev: Any) -> str | None:
     t = ev.type_code
-    if t == 33 or t == 42 or t == 162:
+    if t == GTID_LOG_EVENT or t == GTID_TAGGED_LOG_EVENT or t == MARIADB_GTID_EVENT:
         return ev.gtid
     return None

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import mmap
 import os
-import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from binlogwriter.errors import ChecksumError, DecodeError, LimitError, TruncatedError, UnreadableFileError
 from binlogwriter.format import BinlogFormat, EventType, type_name
-from binlogwriter.layouts.header import HEADER_SIZE, MAGIC
+from binlogwriter.layouts.header import HEADER_SIZE, MAGIC, TYPE_AT, header_struct
 
 __all__ = ["CRC_RESIDUE", "MAX_EVENT_SIZE", "FileScan", "scan_file", "open_binlog", "iter_frames",
            "fde_format"]
@@ -41,7 +40,7 @@ so the largest event) a MySQL or MariaDB server allows."""
 CRC_RESIDUE = 0x2144DF1C
 """zlib.crc32(data + crc32(data).to_bytes(4, "little")) for any ``data``."""
 
-_HEAD = struct.Struct("<4xB4xII2x")      # type_code, event_length, log_pos
+_HEAD = header_struct("type_code", "event_length", "log_pos")
 _FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _BOOTSTRAP = BinlogFormat.mysql80()
 
@@ -151,7 +150,7 @@ def _bad_frame(buf, name: str, pos: int, n: int, max_event_size: int = MAX_EVENT
 
 
 def _crc_error(buf, name: str, pos: int, end: int) -> ChecksumError | DecodeError:
-    tcode = buf[pos + 4]
+    tcode = buf[pos + TYPE_AT]
     if end - pos < HEADER_SIZE + 4:
         return TruncatedError("event too short for its checksum", file=name, offset=pos,
                               event_type=type_name(tcode))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
+from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIADB_GTID_EVENT
+from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import Uuid, read_packed
 from binlogwriter.read.fastdecode import _mysql_gtid
@@ -113,8 +114,7 @@ _SID, _SID_END = MYSQL_GTID.sid, MYSQL_GTID.sid + MYSQL_GTID.sid_size
 _GNO, _GNO_END = MYSQL_GTID.gno, MYSQL_GTID.gno + MYSQL_GTID.gno_size
 _SEQ, _SEQ_END = MARIADB_GTID.seq_no, MARIADB_GTID.seq_no + MARIADB_GTID.seq_no_size
 _DOM, _DOM_END = MARIADB_GTID.domain_id, MARIADB_GTID.domain_id + MARIADB_GTID.domain_id_size
-_SERVER_ID = HEADER_DTYPE.fields["server_id"][1]
-_SERVER_ID_END = _SERVER_ID + HEADER_DTYPE.fields["server_id"][0].itemsize
+_SERVER_ID, _SERVER_ID_END = SERVER_ID_AT, LENGTH_AT
 _UUIDS: dict[bytes, str] = {}
 """GTID source ids as text ``uuid:`` by their 16 bytes (few sources per file set)."""
 
@@ -136,9 +136,9 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
     decoder keeps raw (not in the form a server writes; ``inspect`` lists it as not decoded)
     is a located :class:`~binlogwriter.errors.KeptRawError`: its transaction's GTID is not
     handed out from fields the reader did not decode."""
-    if t == 33 or t == 34:
+    if t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
         if fmt.post_header_len(t) == MYSQL_GTID.post and _mysql_gtid_ok(data, end):
-            if t == 34:
+            if t == ANONYMOUS_GTID_LOG_EVENT:
                 return None
             sid = bytes(data[_SID:_SID_END])
             u = _UUIDS.get(sid)
@@ -147,7 +147,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
                     _UUIDS.clear()
                 u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
             return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
-    elif t == 162 and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
+    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
         return (
             f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
             f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"

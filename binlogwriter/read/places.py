@@ -18,17 +18,18 @@ from typing import NamedTuple
 import construct as cs
 import numpy as np
 
-from binlogwriter.batch.dtypes import HEADER_DTYPE, fixed_dtype
+from binlogwriter.batch.dtypes import fixed_dtype
 from binlogwriter.events.table import EVENTS
 from binlogwriter.layouts import gtid as _gtid
 from binlogwriter.layouts import mariadb as _mariadb
 from binlogwriter.layouts import query as _query
+from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.rows import rows_fields
 
 __all__ = ["HEADER", "GtidPlaces", "gtid_places", "MYSQL_GTID", "MariadbGtidPlaces", "mariadb_gtid_places",
-           "MARIADB_GTID", "MARIADB_GTID_POST", "HEADER_STRUCT", "RowsPlaces", "rows_places", "rows_places_of", "dtype_struct", "fixed_places", "QUERY_POST"]
+           "MARIADB_GTID", "MARIADB_GTID_POST", "RowsPlaces", "rows_places", "rows_places_of", "dtype_struct", "fixed_places", "QUERY_POST"]
 
-HEADER = HEADER_DTYPE.itemsize
+HEADER = HEADER_SIZE
 """The common header's size (format.md §3): bodies start here."""
 
 
@@ -151,8 +152,6 @@ def mariadb_gtid_places(fields: list) -> MariadbGtidPlaces:
 MARIADB_GTID = mariadb_gtid_places(_mariadb.GTID_FIELDS)
 MARIADB_GTID_POST = _mariadb.GTID_PADDED_SIZE
 """The post-header length a MariaDB FDE declares for GTID_EVENT: the padded body size."""
-HEADER_STRUCT = dtype_struct(HEADER_DTYPE)
-"""The common header (format.md §3) unpacked in one call, fields in declaration order."""
 
 
 class RowsPlaces(NamedTuple):

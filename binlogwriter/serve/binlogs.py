@@ -30,6 +30,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT, TYPE_AT
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve.framing import chunks
 
@@ -75,7 +76,7 @@ def _open_file(path: Path) -> BinlogFile:
         path,
         fmt,
         fde_rec.data,
-        int.from_bytes(fde_rec.data[5:9], "little"),
+        int.from_bytes(fde_rec.data[SERVER_ID_AT:LENGTH_AT], "little"),
         header_end=4 + len(fde_rec.data),
     )
     try:
@@ -101,7 +102,7 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     header); tagged GTIDs go through the codec. tests/serve/test_gtid_of.py checks both against
     :func:`~binlogwriter.events.decode_event` over the sample runs."""
     t = data[4]
-    if t == EventType.GTID_LOG_EVENT and len(data) >= 19 + 25:
+    if t == EventType.GTID_LOG_EVENT and len(data) >= HEADER_SIZE + 25:
         h = data[20:36].hex()
         return (
             "mysql",
@@ -109,11 +110,11 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
             "",
             int.from_bytes(data[36:44], "little"),
         )
-    if t == EventType.MARIADB_GTID_EVENT and len(data) >= 19 + 13:
+    if t == EventType.MARIADB_GTID_EVENT and len(data) >= HEADER_SIZE + 13:
         return (
             "mariadb",
             int.from_bytes(data[27:31], "little"),
-            int.from_bytes(data[5:9], "little"),
+            int.from_bytes(data[SERVER_ID_AT:LENGTH_AT], "little"),
             int.from_bytes(data[19:27], "little"),
             data[31],
         )
@@ -293,7 +294,7 @@ def _state_at(f: BinlogFile, end: int) -> tuple[MysqlGtidSet, MariadbState, str 
         for base, buf, bounds in chunks(fh, f.header_end, name=f.name, end=end):
             for i in range(len(bounds) - 1):
                 a = bounds[i]
-                if buf[a + 4] in GTID_TYPES:
+                if buf[a + TYPE_AT] in GTID_TYPES:
                     g = gtid_of(buf[a : bounds[i + 1]], f.fmt)
                     if g and g[0] == "mysql":
                         mysql.add(g[1], g[2], g[3])

@@ -33,6 +33,7 @@ import zlib
 from binlogwriter.events import HeartbeatEvent, HeartbeatV2Event, RotateEvent, encode_event
 from binlogwriter.format import Checksum, version_tuple
 from binlogwriter.gtids import MariadbState
+from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LOG_POS_AT
 from binlogwriter.serve.binlogs import BinlogFile, BinlogSet
 from binlogwriter.serve.dump_files import FileSendingMixin, start_error
 from binlogwriter.serve.dump_request import (
@@ -134,12 +135,12 @@ class Streamer(FileSendingMixin):
 
     def _fde(self, f: BinlogFile, start: int) -> None:
         ev = bytearray(f.fde)
-        flags = int.from_bytes(ev[17:19], "little") & ~IN_USE_F
-        ev[17:19] = flags.to_bytes(2, "little")
+        flags = int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~IN_USE_F
+        ev[FLAGS_AT:HEADER_SIZE] = flags.to_bytes(2, "little")
         has_crc = _fde_has_crc(f, ev)
         if start > 4 or (self.filter is not None and self.filter.position_pending()):
             if start > 4:
-                ev[13:17] = b"\x00\x00\x00\x00"
+                ev[LOG_POS_AT:FLAGS_AT] = b"\x00\x00\x00\x00"
             ev[_FDE_CREATED_AT : _FDE_CREATED_AT + 4] = b"\x00\x00\x00\x00"
             self._packet(_with_crc(ev, has_crc))
         else:

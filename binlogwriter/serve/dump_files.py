@@ -8,7 +8,9 @@ import os
 
 from binlogwriter.crc import crc32
 from binlogwriter.errors import DecodeError
-from binlogwriter.read.places import HEADER, HEADER_STRUCT
+from binlogwriter.format import ANNOTATE_ROWS_EVENT
+from binlogwriter.layouts.header import HEADER_SIZE as HEADER
+from binlogwriter.layouts.header import HEADER_STRUCT, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES, _GtidFilter
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
@@ -99,14 +101,14 @@ class FileSendingMixin:
                 off = 0
                 parts: list = []
                 ap = parts.append
-                while off + 19 <= nb:
-                    ln = unpack_from(buf, off + 9)[0]
-                    if not 19 <= ln <= MAX_EVENT_LENGTH:
+                while off + HEADER <= nb:
+                    ln = unpack_from(buf, off + LENGTH_AT)[0]
+                    if not HEADER <= ln <= MAX_EVENT_LENGTH:
                         raise DecodeError(length_error(ln), file=f.name, offset=pos + off)
                     end = off + ln
                     if end > nb:
                         break
-                    if skip_annotate and buf[off + 4] == 160:
+                    if skip_annotate and buf[off + TYPE_AT] == ANNOTATE_ROWS_EVENT:
                         off = end
                         continue
                     if ln + 1 < MAX_PAYLOAD:
@@ -122,8 +124,8 @@ class FileSendingMixin:
                     sendall(b"".join(parts))
                 pos += off
                 carry = buf[off:]
-                if off == 0 and nb >= 19:  # one event larger than the block: read it whole
-                    ln = int.from_bytes(buf[9:13], "little")  # in range: checked above
+                if off == 0 and nb >= HEADER:  # one event larger than the block: read it whole
+                    ln = int.from_bytes(buf[LENGTH_AT:LOG_POS_AT], "little")  # in range: checked above
                     # never more than the file holds: a length read from the file is not trusted
                     block = max(block, min(ln, os.fstat(fh.fileno()).st_size - pos))
         self.io.seq = seq
@@ -151,13 +153,13 @@ class FileSendingMixin:
                 for i in range(last):
                     a = bounds[i]
                     b = bounds[i + 1]
-                    t = buf[a + 4]
+                    t = buf[a + TYPE_AT]
                     if flt is not None:
                         if flt.skip(buf[a:b], fmt):
                             continue
                         if not flt.active:
                             flt = None
-                    if t == 160 and skip_annotate:
+                    if t == ANNOTATE_ROWS_EVENT and skip_annotate:
                         continue
                     if t in _TXN_TYPES:
                         ntx += 1

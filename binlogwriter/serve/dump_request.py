@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from binlogwriter.events import decode_event
 from binlogwriter.format import EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
+from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.serve.binlogs import GTID_TYPES, gtid_of
 
 __all__ = ["DumpRequest", "DumpError", "parse_dump", "parse_dump_gtid"]
@@ -21,7 +22,7 @@ THROUGH_GTID = 0x04
 ARTIFICIAL_F = 0x0020
 IN_USE_F = 0x0001
 ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
-_FDE_CREATED_AT = 19 + 2 + 50
+_FDE_CREATED_AT = HEADER_SIZE + 2 + 50
 _HEAD = struct.Struct("<I")
 _MARIA_STANDALONE = 0x01
 _TXN_TYPES = frozenset(
@@ -74,7 +75,7 @@ def parse_dump_gtid(payload: bytes) -> DumpRequest:
         flags, sid, nlen = struct.unpack_from("<HII", payload, 1)
         name = payload[11 : 11 + nlen].decode("utf-8", "replace")
         (pos,) = struct.unpack_from("<Q", payload, 11 + nlen)
-        at = 19 + nlen
+        at = HEADER_SIZE + nlen
         gtids = MysqlGtidSet()
         if len(payload) > at:  # MySQL reads the set whether or not BINLOG_THROUGH_GTID is set
             (size,) = struct.unpack_from("<I", payload, at)

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
-from binlogwriter.layouts.header import HEADER_SIZE
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT
 
 __all__ = ["chunks", "BLOCK", "MAX_EVENT_LENGTH", "length_error"]
 
@@ -47,13 +47,13 @@ def chunks(
         bounds = [0]
         off = 0
         while off + HEADER_SIZE <= n:
-            ln = int.from_bytes(buf[off + 9 : off + 13], "little")
+            ln = int.from_bytes(buf[off + LENGTH_AT : off + LOG_POS_AT], "little")
             if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
                 raise DecodeError(
                     length_error(ln),
                     file=name,
                     offset=pos + off,
-                    event_type=type_name(buf[off + 4]),
+                    event_type=type_name(buf[off + TYPE_AT]),
                 )
             if off + ln > n:
                 break
@@ -63,7 +63,7 @@ def chunks(
             if not data:  # the data present ends inside an event
                 return
             if n >= HEADER_SIZE:  # one event larger than the block: read the rest of it at once
-                ln = int.from_bytes(buf[9:13], "little")  # in range: checked above
+                ln = int.from_bytes(buf[LENGTH_AT:LOG_POS_AT], "little")  # in range: checked above
                 # never more than the file holds: a length read from the file is not trusted
                 rest = fh.read(min(ln - n, _left(fh)))
                 buf += rest

@@ -34,6 +34,7 @@ from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
+from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
 from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES
@@ -260,14 +261,14 @@ class GeneratedStreamer(Streamer):
         events = sent = 0
         parts: list = []
         ap = parts.append
-        while off + 19 <= nb:
-            ln = unpack_from(buf, off + 9)[0]
-            if not 19 <= ln <= MAX_EVENT_LENGTH:
+        while off + HEADER_SIZE <= nb:
+            ln = unpack_from(buf, off + LENGTH_AT)[0]
+            if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
                 raise DecodeError(length_error(ln), file=self._name, offset=self._offset + off)
             end = off + ln
             if end > nb:
                 break
-            if skip_annotate and buf[off + 4] == _ANNOTATE_ROWS:
+            if skip_annotate and buf[off + TYPE_AT] == _ANNOTATE_ROWS:
                 off = end
                 continue
             if ln + 1 < MAX_PAYLOAD:
@@ -298,11 +299,11 @@ class GeneratedStreamer(Streamer):
         off = 0
         parts: list[bytes] = []
         nbytes = ntx = 0
-        while off + 19 <= nb:
+        while off + HEADER_SIZE <= nb:
             if self._fast():
                 break
-            ln = int.from_bytes(buf[off + 9 : off + 13], "little")
-            if not 19 <= ln <= MAX_EVENT_LENGTH:
+            ln = int.from_bytes(buf[off + LENGTH_AT : off + LOG_POS_AT], "little")
+            if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
                 raise DecodeError(length_error(ln), file=self._name, offset=self._offset)
             end = off + ln
             if end > nb:
@@ -313,7 +314,7 @@ class GeneratedStreamer(Streamer):
             off = end
             t = ev[4]
             if t == _FDE:
-                ev = ev[:17] + (int.from_bytes(ev[17:19], "little") & ~1).to_bytes(2, "little") + ev[19:]
+                ev = ev[:FLAGS_AT] + (int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~1).to_bytes(2, "little") + ev[HEADER_SIZE:]
                 if self._reached and (self._name != self._start_file or self._start_pos <= 4):
                     parts.append(ev)
                     self.fake_crc = fmt.footer_size == 4

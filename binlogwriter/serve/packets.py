@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.scatter import place_rows, place_runs
+from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT
 from binlogwriter.serve.protocol import MAX_PAYLOAD
 
 __all__ = ["EventRun", "frame_events"]
@@ -52,7 +53,7 @@ def frame_events(data: Any, lengths: np.ndarray, seq: int,
     k = len(lengths)
     if not k:
         return (np.empty(0, dtype=np.uint8), seq, 0, 0) if not len(buf) else None
-    if int(lengths.sum()) != len(buf) or int(lengths.min()) < 19 or int(lengths.max()) + 1 >= MAX_PAYLOAD:
+    if int(lengths.sum()) != len(buf) or int(lengths.min()) < HEADER_SIZE or int(lengths.max()) + 1 >= MAX_PAYLOAD:
         return None
     starts = np.cumsum(lengths) - lengths
     field = buf[starts[:, None] + np.arange(_LENGTH_AT, _LENGTH_AT + 4)]  # (k, 4)
@@ -60,7 +61,7 @@ def frame_events(data: Any, lengths: np.ndarray, seq: int,
         return None
     src = buf
     if skip_type is not None:
-        keep = buf[starts + 4] != skip_type
+        keep = buf[starts + TYPE_AT] != skip_type
         if not keep.all():
             src = buf[np.repeat(keep, lengths)]
             lengths = lengths[keep]

@@ -11,7 +11,25 @@ from __future__ import annotations
 
 from itertools import islice
 
+from binlogwriter.format import (
+    ANNOTATE_ROWS_EVENT,
+    ANONYMOUS_GTID_LOG_EVENT,
+    BINLOG_CHECKPOINT_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    GTID_TAGGED_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    MARIADB_GTID_LIST_EVENT,
+    PREVIOUS_GTIDS_LOG_EVENT,
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    ROTATE_EVENT,
+    ROWS_QUERY_LOG_EVENT,
+    TABLE_MAP_EVENT,
+    XID_EVENT,
+)
 from binlogwriter.gtids import mariadb_gtid_text
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT
 from binlogwriter.reader import BinlogReader
 from binlogwriter.serve.binlogs import BinlogFile
 
@@ -64,30 +82,30 @@ _ROWS = frozenset((23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
 
 def _info(ev, mariadb: bool) -> str:
     t = ev.type_code
-    if t == 15:
+    if t == FORMAT_DESCRIPTION_EVENT:
         return f"Server ver: {ev.server_version}, Binlog ver: {ev.binlog_version}"
-    if t in (2, 165):
+    if t in (QUERY_EVENT, QUERY_COMPRESSED_EVENT):
         q = ev.query if isinstance(ev.query, str) else ev.query.decode("utf-8", "replace")
         return f"use `{ev.db}`; {q}" if ev.db else q
-    if t == 4:
+    if t == ROTATE_EVENT:
         return f"{ev.next_file};pos={ev.position}"
-    if t == 16:
+    if t == XID_EVENT:
         return f"COMMIT /* xid={ev.xid} */"
-    if t in (33, 34, 42):
-        sid = "ANONYMOUS" if t == 34 else ev.gtid
+    if t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT):
+        sid = "ANONYMOUS" if t == ANONYMOUS_GTID_LOG_EVENT else ev.gtid
         return f"SET @@SESSION.GTID_NEXT= '{sid}'"
-    if t == 35:
+    if t == PREVIOUS_GTIDS_LOG_EVENT:
         return ev.text
-    if t == 19:
+    if t == TABLE_MAP_EVENT:
         return f"table_id: {ev.table_id} ({ev.schema}.{ev.table})"
-    if t == 162:
+    if t == MARIADB_GTID_EVENT:
         kind = "GTID" if ev.flags2 & 1 else "BEGIN GTID"
         return f"{kind} {ev.gtid}"
-    if t == 163:
+    if t == MARIADB_GTID_LIST_EVENT:
         return "[" + ",".join(mariadb_gtid_text(g["domain_id"], g["server_id"], g["seq_no"]) for g in ev.gtids) + "]"
-    if t == 161:
+    if t == BINLOG_CHECKPOINT_EVENT:
         return ev.log_file
-    if t in (160, 29):
+    if t in (ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT):
         return ev.query
     return ""
 
@@ -101,8 +119,8 @@ def binlog_events(f: BinlogFile, start: int, offset: int, limit: int | None) -> 
     for rec in recs:
         t = rec.type_code
         if t in _ROWS:  # rows need their Table_map to decode: the summary comes from the post-header
-            table_id = int.from_bytes(rec.data[19 : 19 + id_size], "little")
-            flags = int.from_bytes(rec.data[19 + id_size : 21 + id_size], "little")
+            table_id = int.from_bytes(rec.data[HEADER_SIZE : HEADER_SIZE + id_size], "little")
+            flags = int.from_bytes(rec.data[HEADER_SIZE + id_size : HEADER_SIZE + 2 + id_size], "little")
             info = f"table_id: {table_id}" + (" flags: STMT_END_F" if flags & 1 else "")
         else:
             info = _info(reader.decode(rec), mariadb)
@@ -112,7 +130,7 @@ def binlog_events(f: BinlogFile, start: int, offset: int, limit: int | None) -> 
                 f.name,
                 rec.offset,
                 name,
-                int.from_bytes(rec.data[5:9], "little"),
+                int.from_bytes(rec.data[SERVER_ID_AT:LENGTH_AT], "little"),
                 rec.offset + len(rec.data),
                 info,
             )
