@@ -294,7 +294,7 @@ def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Arra
     return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets)], null_count=count, children=[entries])
 
 
-_OP_NAMES = ("insert", "update", "delete")
+OP_NAMES = ("insert", "update", "delete")
 
 
 def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:

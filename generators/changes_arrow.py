@@ -25,8 +25,7 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.schema.tables import column_from_info as column_from_info  # re-exported (changes_truth)
 from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import (  # noqa: F401 - re-exported (changes_record, changes_truth, tests)
-    _OP_NAMES,
+from generators.arrow_arrays import (  # noqa: F401 - py_array re-exported (changes_truth, tests)
     _ascii_strings,
     _string_lists,
     _validity,

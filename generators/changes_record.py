@@ -17,17 +17,17 @@ from binlogwriter.format import TRANSACTION_PAYLOAD_EVENT, XID_EVENT
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _numbered, _pick_lists, pick_strings, take_rows
-from generators.changes_arrow import (
-    _OP_NAMES,
-    _canon_column,
-    _take_pool,
-    _typed_array,
+from generators.arrow_arrays import (
+    OP_NAMES,
+    _numbered,
+    _pick_lists,
     np_array,
+    pick_strings,
     py_array,
     string_array,
-    typed_python,
+    take_rows,
 )
+from generators.changes_arrow import _canon_column, _take_pool, _typed_array, typed_python
 from generators.changes_jsonl import _jsonl_lines, jsonl_line
 from generators.truth import canonical_renderer
 
@@ -323,7 +323,7 @@ class BatchRecordingMixin:
             return None if b is None else [nm for nm, p in zip(names, b, strict=True) if p]
         zero = np.zeros(n, dtype=np.int64)
         xid_arr = np_array(xid, xid < 0)
-        arrays = [np_array(seq), pick_strings(_OP_NAMES, kinds),
+        arrays = [np_array(seq), pick_strings(OP_NAMES, kinds),
                   pick_strings([table.database], zero), pick_strings([table.name], zero),
                   gtid, xid_arr, fname, np_array(pos), np_array(row).cast(pa.int32()), np_array(txpos),
                   np_array(ts).cast(pa.timestamp("s", tz="UTC")),
@@ -340,7 +340,7 @@ class BatchRecordingMixin:
                 canon = [_canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
                 _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
-                             [_OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
+                             [OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
                              fname.to_pylist(), pos, row,
                              txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
             fills.append(fill)
