@@ -181,10 +181,8 @@ class TableBuffer:
             row0[i] = tx.first_row(ev[i][8]) if tx is not None and tx.counts is not None \
                 else first[i] - first[start]
         seq = np.array([0 if t is None else t.seq for t in txns], dtype=np.int64)
-        xid = numbers(np.array([0 if t is None else t.xid for t in txns], dtype=np.uint64), pa.uint64(),
-                      np.array([t is None for t in txns], dtype=bool))
-        txpos = numbers(np.array([0 if t is None else t.txpos for t in txns], dtype=np.uint64), pa.uint64(),
-                        np.array([t is None for t in txns], dtype=bool))
+        xid = _optional_uint64([None if t is None else t.xid for t in txns])  # None: no Xid event (COMMIT query)
+        txpos = _optional_uint64([None if t is None else t.txpos for t in txns])
         info = self.info
         names = self._names()
         bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else names(e[0].present) for e in ev]
@@ -362,3 +360,11 @@ def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
             _BUILDERS.clear()
         got = _BUILDERS[cols] = (layouts, builders)
     return got
+
+
+def _optional_uint64(values: list[int | None]) -> pa.Array:
+    """A uint64 column of ``values`` where None is null (a transaction without an Xid event,
+    or an event outside any transaction), built from numpy without ``pa.array``'s pandas shim."""
+    missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    data = np.fromiter((0 if v is None else v for v in values), dtype=np.uint64, count=len(values))
+    return numbers(data, pa.uint64(), missing)
