@@ -1,6 +1,6 @@
 """Scaling of ``generate --engine spark``: local[1] and local[2] beside the one-process engine.
 
-One run of the same sysbench spec (``--size``, default 500MB) by the one-process engine
+One run of the same spec (``--workload``, default sysbench; ``--size``, default 500MB) by the one-process engine
 (``generators.engine.generate``), then by Spark on a ``local[1]`` and on a ``local[2]``
 session (the whole job: planning, both shuffles, both passes, commit, truth, manifest;
 one untimed warm-up per session: JVM, Python workers, Faker pools). For each: wall time,
@@ -19,7 +19,7 @@ up) and takes each engine's fastest run (least disturbed by other work on the ma
 runs are printed): load that comes and goes then hits every engine alike. The outputs must
 be byte-identical (binlog files compared by sha256). Usage::
 
-    python bench/spark_scaling.py [--size 500MB] [--tables 4] [--initial-rows 10000]
+    python bench/spark_scaling.py [--workload ecommerce] [--size 500MB] [--tables 4] [--initial-rows 10000]
                                   [--partitions 8] [--skip-local1] [--stages] [--repeat N]
 """
 
@@ -107,6 +107,8 @@ def _timed(fn) -> tuple[float, float, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="500MB")
+    ap.add_argument("--workload", default="sysbench", choices=("sysbench", "ecommerce", "alltypes"),
+                    help="built-in workload (issue #28 measures 500 MB of ecommerce)")
     ap.add_argument("--tables", type=int, default=4)
     ap.add_argument("--initial-rows", type=int, default=10000)
     ap.add_argument("--partitions", type=int, default=8)
@@ -121,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     from generators.spec import Spec
     from spark_gen.job import generate_spark
 
-    spec = Spec.from_dict(dict(workload="sysbench", tables=a.tables, size=a.size, initial_rows=a.initial_rows,
-                               seed=1))
-    warm = Spec.from_dict(dict(workload="sysbench", tables=a.tables, transactions=300, initial_rows=100, seed=2))
+    tables = {"tables": a.tables} if a.workload == "sysbench" else {}
+    spec = Spec.from_dict(dict(workload=a.workload, size=a.size, initial_rows=a.initial_rows, seed=1, **tables))
+    warm = Spec.from_dict(dict(workload=a.workload, transactions=300, initial_rows=100, seed=2, **tables))
     tmp = Path(tempfile.mkdtemp(prefix="bench-spark-"))
     runs: dict[str, list[tuple[int, float, float, str]]] = {}
     sessions = {}
