@@ -144,13 +144,13 @@ class _PMR:
         from pymysqlreplication import BinLogStreamReader
         from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
 
-        from tests.conformance.test_python_mysql_replication import _Connections
+        from tests.conformance.test_python_mysql_replication import Connections
 
         served = self.tmp / "serve" / "binlog.000001"
         served.parent.mkdir(exist_ok=True)
         shutil.copyfile(path, served)
         self.server.serve_binlogs([served])
-        conns = _Connections()
+        conns = Connections()
         _ = pymysql
         stream = BinLogStreamReader(
             connection_settings={"host": "127.0.0.1", "port": self.server.port, "user": "pmr",

@@ -44,9 +44,9 @@ from binlogwriter.metadata_tlv import (
     TLV_LAYOUTS,
     TLV_NAMES,
     VECTOR_DIMENSIONALITY,
-    _mariadb,
     is_character_type,
     is_numeric_type,
+    mariadb,
     real_type,
 )
 from binlogwriter.metadata_views import TableMapViews
@@ -104,7 +104,7 @@ def build_table_map(table: Table, table_id: int, flavor: str, row_metadata: str 
     rm = row_metadata.upper()
     if rm not in ROW_METADATA:
         raise EncodeError(f"binlog_row_metadata must be one of {ROW_METADATA}, got {row_metadata!r}")
-    if rm == "NO_LOG" and not _mariadb(flavor):
+    if rm == "NO_LOG" and not mariadb(flavor):
         raise EncodeError("binlog_row_metadata=NO_LOG does not exist on MySQL "
                           "(MySQL accepts MINIMAL or FULL)")
     cols = table.columns
@@ -139,7 +139,7 @@ def build_table_map(table: Table, table_id: int, flavor: str, row_metadata: str 
                                        [{"index": i, "prefix": p} for i, p in pk]))
             else:
                 tlvs.append(_build_tlv(SIMPLE_PRIMARY_KEY, [i for i, _ in pk]))
-        if not _mariadb(flavor) and (server_version is None or tuple(server_version) >= (8, 0, 23)):
+        if not mariadb(flavor) and (server_version is None or tuple(server_version) >= (8, 0, 23)):
             vis = [not c.invisible for c in cols]
             tlvs.append(_build_tlv(COLUMN_VISIBILITY, vis, count=len(vis)))
     return {

@@ -75,7 +75,7 @@ META_SIZE = {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 0, 7: 0, 8: 0, 9: 0, 10: 0, 
 140 BLOB_COMPRESSED as BLOB, 141 VARCHAR_COMPRESSED as VARCHAR)."""
 
 
-def _mariadb(flavor: str) -> bool:
+def mariadb(flavor: str) -> bool:
     return flavor.startswith("mariadb")
 
 
@@ -94,4 +94,4 @@ def is_numeric_type(type_code: int) -> bool:
 def is_character_type(rtype: int, flavor: str) -> bool:
     """Counted in DEFAULT/COLUMN_CHARSET; MariaDB also counts GEOMETRY (mariadb.md) and its
     compressed columns."""
-    return rtype in _CHARACTER or ((rtype == 255 or rtype in _MARIADB_COMPRESSED) and _mariadb(flavor))
+    return rtype in _CHARACTER or ((rtype == 255 or rtype in _MARIADB_COMPRESSED) and mariadb(flavor))

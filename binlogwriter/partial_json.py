@@ -25,7 +25,7 @@ def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, li
     """[(before bits, after bits, [row bytes…])] of an UPDATE whose after values may hold
     :class:`~binlogwriter.values.json_diff.JsonPartial` diffs (same grouping as
     ``transaction.statement_rows``)."""
-    from binlogwriter.row_input import _as_full_row, _check_present, _update_pair
+    from binlogwriter.row_input import as_full_row, check_present, update_pair
 
     table = stmt.table
     where = f"{table.database}.{table.name}"
@@ -41,21 +41,21 @@ def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, li
     ncols = len(table.columns)
     groups: list[tuple[tuple, tuple, list[bytes]]] = []
     for i, row in enumerate(stmt.rows):
-        before, after = _update_pair(row, where, i)
-        bvals, bgiven = _as_full_row(table, before, where, i)
+        before, after = update_pair(row, where, i)
+        bvals, bgiven = as_full_row(table, before, where, i)
         if len(bgiven) != ncols:
             missing = next(c.name for j, c in enumerate(table.columns) if j not in bgiven)
             raise ValueEncodeError("the before image of an UPDATE needs the full current row",
                                    table=where, column=missing, row=i)
-        avals, agiven = _as_full_row(table, after, where, i)
+        avals, agiven = as_full_row(table, after, where, i)
         for j in agiven:
             if isinstance(avals[j], JsonPartial) and cols[j].type_code != JSON_TYPE:
                 raise ValueEncodeError("JSON diffs need a JSON column", table=where,
                                        column=table.columns[j].name, row=i)
         merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
         bbits, abits = images.update_columns(table, image, agiven, fmt.flavor)
-        _check_present(table, where, bvals, bbits, i, image, "update", "before")
-        _check_present(table, where, merged, abits, i, image, "update", "after")
+        check_present(table, where, bvals, bbits, i, image, "update", "before")
+        check_present(table, where, merged, abits, i, image, "update", "after")
         for j, keep in enumerate(abits):  # a diff is only for a column this UPDATE assigns
             if keep and j not in agiven and isinstance(merged[j], JsonPartial):
                 raise ValueEncodeError("JSON diffs in the before row", table=where,

@@ -232,7 +232,7 @@ class ServedBinlogs:
         return {"host": self.host, "port": self.port, "user": self.user, "password": self.password}
 
 
-class _ServeSubprocess:
+class ServeSubprocess:
     """``python -m binlogwriter serve SOURCES --port 0`` until :meth:`close` (stopped by the pid
     it was started with); the port is read from its ``listening on HOST:PORT`` line, its
     stderr lines are kept in :attr:`log`. ``told``: ``@@`` variables to report (a catalogue
@@ -301,7 +301,7 @@ class BinlogServer:
         self.mode = mode
         self.user, self.password = user, password
         self._serving: Any = None
-        self._proc: _ServeSubprocess | None = None
+        self._proc: ServeSubprocess | None = None
         self._ids = itertools.count(101)
         self._made = itertools.count(1)
         self.served: ServedBinlogs | None = None
@@ -365,8 +365,8 @@ class BinlogServer:
             if self._proc is not None:
                 self._proc.close()
             served_flavor = flavor_of(BinlogSet(list(paths)))
-            self._proc = _ServeSubprocess(paths, self.user, self.password,
-                                          case.server_variables if case is not None else None)
+            self._proc = ServeSubprocess(paths, self.user, self.password,
+                                         case.server_variables if case is not None else None)
             host, port = "127.0.0.1", self._proc.port
             assert port is not None
         self.served = ServedBinlogs(host, port, self.user, self.password, served_flavor, paths[0],

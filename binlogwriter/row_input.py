@@ -13,7 +13,7 @@ from binlogwriter.values._common import describe
 from binlogwriter.values.base import ABSENT
 
 
-def _as_full_row(table, row: Any, where: str, index: int) -> tuple[tuple, set[int]]:
+def as_full_row(table, row: Any, where: str, index: int) -> tuple[tuple, set[int]]:
     """A row given as a mapping (column -> value) or a full-width sequence -> (full-width
     tuple with ABSENT for columns not given, indexes of the given columns)."""
     n = len(table.columns)
@@ -37,7 +37,7 @@ def _as_full_row(table, row: Any, where: str, index: int) -> tuple[tuple, set[in
     return vals, set(range(n))
 
 
-def _update_pair(row: Any, where: str, index: int) -> tuple[Any, Any]:
+def update_pair(row: Any, where: str, index: int) -> tuple[Any, Any]:
     """An UPDATE's (before, after) pair, or a ValueEncodeError naming the table and row."""
     if isinstance(row, tuple | list) and len(row) == 2:
         return row[0], row[1]
@@ -45,8 +45,8 @@ def _update_pair(row: Any, where: str, index: int) -> tuple[Any, Any]:
                            table=where, row=index)
 
 
-def _check_present(table, where: str, vals: tuple, present: tuple[bool, ...], row: int, image: str,
-                   kind: str, side: str | None = None) -> None:
+def check_present(table, where: str, vals: tuple, present: tuple[bool, ...], row: int, image: str,
+                  kind: str, side: str | None = None) -> None:
     """Every column the image logs has a value: a column left out that the image needs is a
     ValueEncodeError naming db.table.column and the row (images.py decides which columns an
     image needs; an UPDATE's after image takes unassigned columns from its before row)."""

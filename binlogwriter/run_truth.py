@@ -31,7 +31,7 @@ MODEL_FIELDS = ("seq", "row", "op", "database", "table", "before", "after", "bef
 :meth:`binlogwriter.read.changes.Change.as_dict` gives."""
 
 
-def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
+def canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
     """column name -> fn(Python value) -> canonical value (docs/output.md), for values as
     the reader decodes them or as Parquet truth loads them."""
     from binlogwriter.schema.tables import column_from_info
@@ -52,7 +52,7 @@ def _canonical_fns(columns: Mapping[str, Any], flavor: str) -> dict[str, Any]:
     return out
 
 
-def _run_flavor(run_dir: Path) -> str:
+def run_flavor(run_dir: Path) -> str:
     import json
 
     return json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["format"]["flavor"]
@@ -70,12 +70,12 @@ def truth_changes(run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     run_dir = Path(run_dir)
-    flavor = _run_flavor(run_dir)
+    flavor = run_flavor(run_dir)
 
     def one(path: Path) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
         f = pq.ParquetFile(path)
         meta = json.loads((f.schema_arrow.metadata or {}).get(b"binlogwriter.columns", b"{}"))
-        fns = _canonical_fns(meta, flavor)
+        fns = canonical_fns(meta, flavor)
         for batch in f.iter_batches(batch_size=4096):
             for rec in batch.to_pylist():
                 out = {"seq": rec["seq"], "row": rec["row"], "op": rec["op"], "database": rec["database"],
@@ -131,11 +131,11 @@ def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Ite
     import pyarrow.parquet as pq
 
     run_dir = Path(run_dir)
-    flavor = _run_flavor(run_dir)
+    flavor = run_flavor(run_dir)
     fns: dict[str, dict[str, Any]] = {}
     for p in (run_dir / "truth" / "changes").glob("*.parquet"):
         meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
-        fns[p.name[:-len(".parquet")]] = _canonical_fns(meta, flavor)
+        fns[p.name[:-len(".parquet")]] = canonical_fns(meta, flavor)
     for c in changes:
         if isinstance(c, Mapping):
             d = dict(c)
@@ -156,7 +156,7 @@ def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Ite
         yield d
 
 
-def _truth_columns(run_dir: Path) -> dict[str, dict[str, Any]]:
+def truth_columns(run_dir: Path) -> dict[str, dict[str, Any]]:
     """``db.table`` -> {column name: column description} from the truth Parquet schema
     metadata ``binlogwriter.columns`` (docs/output.md)."""
     import json

@@ -13,7 +13,7 @@ from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
 
 __all__ = ["Sink", "FileSink"]
 
-_TMP_SUFFIX = ".part"
+TMP_SUFFIX = ".part"
 
 
 class Sink(Protocol):
@@ -109,7 +109,7 @@ class FileSink:
         self._at = 0  # file offset of the next byte written
 
     def _part(self) -> Path:
-        return self.directory / (self._name + _TMP_SUFFIX)
+        return self.directory / (self._name + TMP_SUFFIX)
 
     def _failed(self, what: str, exc: OSError) -> OutputError:
         """Drop the ``.part`` and describe the failure in one line."""
@@ -119,7 +119,7 @@ class FileSink:
 
     def open(self, name: str, offset: int) -> None:
         final = self.directory / name
-        part = self.directory / (name + _TMP_SUFFIX)
+        part = self.directory / (name + TMP_SUFFIX)
         if offset == 0 and not self.overwrite and os.path.lexists(final):
             raise OutputExistsError(f"{final} exists", file=str(final))
         try:

@@ -13,14 +13,14 @@ from typing import Any
 from binlogwriter import images
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.layouts.primitives import BitmapValue
-from binlogwriter.row_input import _as_full_row, _check_present, _update_pair
+from binlogwriter.row_input import as_full_row, check_present, update_pair
 from binlogwriter.values._common import describe
 
 __all__ = ["normalise_rows", "statement_rows"]
 
 
 @dataclass
-class _Statement:
+class Statement:
     kind: str  # insert | update | delete | query
     table: Any = None
     rows: list = field(default_factory=list)
@@ -64,13 +64,13 @@ def _py(v: Any) -> Any:
     return v
 
 
-def _where(table: Any) -> str | None:
+def where(table: Any) -> str | None:
     """``db.table`` of a Table for messages (None when it is not one)."""
     name = getattr(table, "name", None)
     return f"{getattr(table, 'database', '')}.{name}" if name is not None else None
 
 
-def _present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
+def present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
     # MySQL's full-image column bitmaps have padding 1; MariaDB's 0 (format.md §13, mariadb.md)
     pad = -1 if (not fmt.is_mariadb and all(bits)) else 0
     return BitmapValue(bits, pad)
@@ -79,7 +79,7 @@ def _present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
 VECTOR_MIN_ROWS = 8  # statements with this many rows encode their images column by column
 
 
-def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def statement_rows(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     """Encode every row of a statement: [(before_bits, after_bits, [row bytes…])] grouped by
     image bitmaps (one rows event never mixes bitmaps). Raises before anything is written.
 
@@ -98,7 +98,7 @@ def statement_rows(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | N
         return _statement_rows_one_by_one(writer, stmt)
 
 
-def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def _statement_rows_vectorised(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     from binlogwriter.values.row import encode_row_images
 
     table = stmt.table
@@ -112,22 +112,22 @@ def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tupl
     runs: list[tuple[tuple, tuple | None, list, list]] = []
     for i, row in enumerate(stmt.rows):
         if stmt.kind == "update":
-            before, after = _update_pair(row, where, i)
-            bvals, _ = _as_full_row(table, before, where, i)
-            avals, agiven = _as_full_row(table, after, where, i)
+            before, after = update_pair(row, where, i)
+            bvals, _ = as_full_row(table, before, where, i)
+            avals, agiven = as_full_row(table, after, where, i)
             merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
             bbits, abits = images.update_columns(table, image, agiven, flavor)
-            _check_present(table, where, bvals, bbits, i, image, "update", "before")
-            _check_present(table, where, merged, abits, i, image, "update", "after")
+            check_present(table, where, bvals, bbits, i, image, "update", "before")
+            check_present(table, where, merged, abits, i, image, "update", "after")
             vals = bvals
         else:
-            vals, given = _as_full_row(table, row, where, i)
+            vals, given = as_full_row(table, row, where, i)
             if stmt.kind == "insert":
                 bbits = images.insert_columns(table, image, given, flavor)
             else:
                 bbits = images.delete_columns(table, image, flavor)
             abits, merged = None, None
-            _check_present(table, where, vals, bbits, i, image, stmt.kind)
+            check_present(table, where, vals, bbits, i, image, stmt.kind)
         if runs and runs[-1][0] == bbits and runs[-1][1] == abits:
             runs[-1][2].append(vals)
             runs[-1][3].append(merged)
@@ -152,7 +152,7 @@ def _statement_rows_vectorised(writer: Any, stmt: _Statement) -> list[tuple[tupl
     return groups
 
 
-def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def _statement_rows_one_by_one(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     """:func:`statement_rows` row by row (the reference; it raises the first error in row order)."""
     from binlogwriter.values.row import encode_row_image
 
@@ -174,22 +174,22 @@ def _statement_rows_one_by_one(writer: Any, stmt: _Statement) -> list[tuple[tupl
     for i, row in enumerate(stmt.rows):
         try:
             if stmt.kind == "update":
-                before, after = _update_pair(row, where, i)
-                bvals, _ = _as_full_row(table, before, where, i)
-                avals, agiven = _as_full_row(table, after, where, i)
+                before, after = update_pair(row, where, i)
+                bvals, _ = as_full_row(table, before, where, i)
+                avals, agiven = as_full_row(table, after, where, i)
                 merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
                 bbits, abits = images.update_columns(table, image, agiven, flavor)
-                _check_present(table, where, bvals, bbits, i, image, "update", "before")
-                _check_present(table, where, merged, abits, i, image, "update", "after")
+                check_present(table, where, bvals, bbits, i, image, "update", "before")
+                check_present(table, where, merged, abits, i, image, "update", "after")
                 data = encode_row_image(cols, bbits, bvals, pad) + encode_row_image(cols, abits, merged, pad)
                 add(bbits, abits, data)
             else:
-                vals, given = _as_full_row(table, row, where, i)
+                vals, given = as_full_row(table, row, where, i)
                 if stmt.kind == "insert":
                     bits = images.insert_columns(table, image, given, flavor)
                 else:
                     bits = images.delete_columns(table, image, flavor)
-                _check_present(table, where, vals, bits, i, image, stmt.kind)
+                check_present(table, where, vals, bits, i, image, stmt.kind)
                 add(bits, None, encode_row_image(cols, bits, vals, pad))
         except ValueEncodeError as exc:
             # name the place as db.table.column, row N (docs/design.md principle 6)

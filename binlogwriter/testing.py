@@ -24,11 +24,11 @@ from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
     MODEL_FIELDS,
     TRUTH_FIELDS,
-    _run_flavor,
-    _truth_columns,
     canonical_changes,
+    run_flavor,
     table_definitions,
     truth_changes,
+    truth_columns,
 )
 from binlogwriter.values import ABSENT
 
@@ -258,8 +258,8 @@ def assert_matches_truth(decoded: Iterable[Any], run_dir: str | os.PathLike, *, 
     run_dir = Path(run_dir)
     decoded = list(decoded)
     want = list(truth_changes(run_dir))
-    out, n = diff_streams(decoded, want, profile=profile, flavor=_run_flavor(run_dir),
-                          fields=tuple(fields), columns=_truth_columns(run_dir),
+    out, n = diff_streams(decoded, want, profile=profile, flavor=run_flavor(run_dir),
+                          fields=tuple(fields), columns=truth_columns(run_dir),
                           max_differences=max_differences)
     if out.total:
         raise AssertionError(out.report(

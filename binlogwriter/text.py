@@ -60,7 +60,7 @@ def format_time(ts: int) -> str:
     return f"{t.tm_year % 100:02d}{t.tm_mon:02d}{t.tm_mday:02d} {t.tm_hour:2d}:{t.tm_min:02d}:{t.tm_sec:02d}"
 
 
-_ROWS_NAMES = {
+ROWS_NAMES = {
     "mariadb": {23: "Write_rows", 24: "Update_rows", 25: "Delete_rows", 30: "Write_rows",
                 31: "Update_rows", 32: "Delete_rows", 166: "Write_compressed_rows",
                 167: "Update_compressed_rows", 168: "Delete_compressed_rows",
@@ -89,7 +89,7 @@ def _rows_summary(e: Any, state: Any) -> str:
     tm = tables.get(e.table_id) or next(iter(tables.values()), None)
     family = _family(tm.flavor) if tm is not None else (
         "mariadb" if e.type_code >= WRITE_ROWS_COMPRESSED_EVENT_V1 or e.type_code in (WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1) else "mysql")
-    name = _ROWS_NAMES[family].get(e.type_code) or _ROWS_NAMES["mariadb"].get(e.type_code) or e.type_name
+    name = ROWS_NAMES[family].get(e.type_code) or ROWS_NAMES["mariadb"].get(e.type_code) or e.type_name
     return f"{name}: table id {e.table_id}" + (" flags: STMT_END_F" if e.rows_flags & 1 else "")
 
 
@@ -108,29 +108,65 @@ def _table_map_summary(e: Any) -> str:
     return f"Table_map: {names} mapped to number {e.table_id}"
 
 
+def _fde_summary(e: ev.FormatDescriptionEvent, state: Any) -> str:
+    """An FDE's ``Start:`` line; a MariaDB file after a rotation (no creation time) shows its
+    header time, as mariadb-binlog prints it."""
+    created = e.create_timestamp
+    if not created and _family(getattr(state, "flavor", None)) == "mariadb":
+        created = e.timestamp or 0
+    s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(created)}"
+    return s + (" at startup" if e.create_timestamp else "")
+
+
+def _query_summary(e: ev.Event, state: Any) -> str:
+    """A Query event's line: thread id, exec time, error code and its xid (status var
+    Q_XID / Q_DDL_LOGGED_WITH_XID); mariadb-binlog prints the xid always, 0 when it has none."""
+    s = f"Query\tthread_id={e.thread_id}\texec_time={e.exec_time}\terror_code={e.error_code}"
+    xid = e.status(Q_XID, e.status(Q_DDL_LOGGED_WITH_XID))
+    if xid is None and _family(getattr(state, "flavor", None)) == "mariadb":
+        xid = 0
+    if xid is not None:
+        s += f"\txid={xid}"
+    return s
+
+
+def _mysql_gtid_summary(e: ev.Event) -> str:
+    """A MySQL GTID / ANONYMOUS_GTID event's line: logical clock, rbr_only, then the commit
+    timestamps and transaction length when the event has them."""
+    kind = "GTID" if e.type_code == EventType.GTID_LOG_EVENT else "Anonymous_GTID"
+    s = f"{kind}\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
+    s += f"\trbr_only={'no' if e.gtid_flags & 1 else 'yes'}"
+    if e.immediate_commit_timestamp is not None:
+        s += f"\toriginal_committed_timestamp={e.original_commit_timestamp or e.immediate_commit_timestamp}"
+        s += f"\timmediate_commit_timestamp={e.immediate_commit_timestamp}"
+    if e.transaction_length is not None:
+        s += f"\ttransaction_length={e.transaction_length}"
+    return s
+
+
+def _payload_summary(e: ev.TransactionPayloadEvent) -> str:
+    """A TRANSACTION_PAYLOAD's line from its header fields (1 size, 2 compression, 3
+    uncompressed size; format.md §15)."""
+    fields = dict(e.header_fields)
+    comp = {0: "ZSTD", 255: "NONE"}.get(fields.get(2), fields.get(2))
+    return (f"Transaction_Payload\tpayload_size={fields.get(1)}\tcompression_type={comp}"
+            f"\tuncompressed_size={fields.get(3)}")
+
+
 def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch per event type
-    t = e.type_code
+    """The text after an event's header tab (its first line), as mysqlbinlog / mariadb-binlog
+    print it: one branch per event class, in subclass-first order."""
     if isinstance(e, TableMapEvent):
         return _table_map_summary(e)
     if isinstance(e, RowsEvent):
         return _rows_summary(e, state)
     if isinstance(e, ev.FormatDescriptionEvent):
-        created = e.create_timestamp
-        if not created and _family(getattr(state, "flavor", None)) == "mariadb":
-            created = e.timestamp or 0  # a file after a rotation: mariadb-binlog prints the header time
-        s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(created)}"
-        return s + (" at startup" if e.create_timestamp else "")
+        return _fde_summary(e, state)
     if isinstance(e, ev.ExecuteLoadQueryEvent):
         return (f"Execute_load_query\tthread_id={e.thread_id}\texec_time={e.exec_time}\t"
                 f"error_code={e.error_code}\tfile_id={e.file_id}")
-    if isinstance(e, ev._QueryBase):
-        s = f"Query\tthread_id={e.thread_id}\texec_time={e.exec_time}\terror_code={e.error_code}"
-        xid = e.status(Q_XID, e.status(Q_DDL_LOGGED_WITH_XID))
-        if xid is None and _family(getattr(state, "flavor", None)) == "mariadb":
-            xid = 0  # mariadb-binlog prints the query's xid always, 0 when it has none
-        if xid is not None:
-            s += f"\txid={xid}"
-        return s
+    if isinstance(e, ev.QueryBase):
+        return _query_summary(e, state)
     if isinstance(e, ev.XidEvent):
         return f"Xid = {e.xid}"
     if isinstance(e, ev.RotateEvent):
@@ -139,16 +175,8 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
         return "Stop"
     if isinstance(e, ev.PreviousGtidsEvent):
         return "Previous-GTIDs"
-    if isinstance(e, ev._GtidBase):
-        kind = "GTID" if t == EventType.GTID_LOG_EVENT else "Anonymous_GTID"
-        s = f"{kind}\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
-        s += f"\trbr_only={'no' if e.gtid_flags & 1 else 'yes'}"
-        if e.immediate_commit_timestamp is not None:
-            s += f"\toriginal_committed_timestamp={e.original_commit_timestamp or e.immediate_commit_timestamp}"
-            s += f"\timmediate_commit_timestamp={e.immediate_commit_timestamp}"
-        if e.transaction_length is not None:
-            s += f"\ttransaction_length={e.transaction_length}"
-        return s
+    if isinstance(e, ev.GtidBase):
+        return _mysql_gtid_summary(e)
     if isinstance(e, ev.GtidTaggedEvent):
         return (f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
                 f"\ttransaction_length={e.transaction_length}")
@@ -184,10 +212,7 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, ev.DeleteFileEvent):
         return f"Delete_file\tfile_id={e.file_id}"
     if isinstance(e, ev.TransactionPayloadEvent):
-        fields = dict(e.header_fields)
-        comp = {0: "ZSTD", 255: "NONE"}.get(fields.get(2), fields.get(2))
-        return (f"Transaction_Payload\tpayload_size={fields.get(1)}\tcompression_type={comp}"
-                f"\tuncompressed_size={fields.get(3)}")
+        return _payload_summary(e)
     if isinstance(e, ev.HeartbeatEvent | ev.HeartbeatV2Event):
         return f"Heartbeat {e.log_filename}"
     return e.type_name
@@ -204,7 +229,7 @@ def _quote_sql_value(raw: bytes, charset: int | None) -> str:
 
 
 def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
-    if isinstance(e, ev._QueryBase):
+    if isinstance(e, ev.QueryBase):
         if e.db:
             yield f"use `{e.db}`/*!*/;"
         yield f"SET TIMESTAMP={e.timestamp}/*!*/;"
@@ -234,7 +259,7 @@ def _body(e: ev.Event, opts: RenderOptions) -> Iterator[str]:  # noqa: C901
         yield "/*!*/;"
     elif isinstance(e, ev.XidEvent):
         yield "COMMIT/*!*/;"
-    elif isinstance(e, ev._GtidBase | ev.GtidTaggedEvent):
+    elif isinstance(e, ev.GtidBase | ev.GtidTaggedEvent):
         if e.type_code == EventType.ANONYMOUS_GTID_LOG_EVENT:
             yield "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'/*!*/;"
         else:

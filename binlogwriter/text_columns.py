@@ -126,7 +126,7 @@ def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos:
 
 
 # -- table_def::type ------------------------------------------------------------------
-def _table_def_type(t: int, meta: int) -> int:
+def table_def_type(t: int, meta: int) -> int:
     """``table_def::type``: ENUM/SET hide behind STRING with their type in meta's high byte."""
     if t == 254 and (meta >> 8) in (247, 248):
         return meta >> 8

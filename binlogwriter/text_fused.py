@@ -3,7 +3,7 @@ definition and kind of event (column bitmaps), compiled once (issue 11, ``inspec
 
 The reference is two steps: the compiled row decoder (:mod:`binlogwriter.read.rowdecode`,
 proven equal to the declarative row codec) gives each image's values, then the table's
-``###`` printer (:class:`binlogwriter.text_rows._ImagePrinter`) prints them. Here the two are
+``###`` printer (:class:`binlogwriter.text_rows.ImagePrinter`) prints them. Here the two are
 fused into one generated loop over the rows part of the event (format.md §13: per row the null
 bitmap of the present columns, then their non-NULL values in column order):
 
@@ -35,8 +35,8 @@ import struct
 from typing import Any
 
 from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
-from binlogwriter.read.rowdecode import _MEMO_MAX, TableDecoder
-from binlogwriter.values._text import _BYTES_MARIADB, _BYTES_MYSQL, _ESCAPED_MARIADB, _ESCAPED_MYSQL
+from binlogwriter.read.rowdecode import MEMO_MAX, TableDecoder
+from binlogwriter.values._text import BYTES_MARIADB, BYTES_MYSQL, ESCAPED_MARIADB, ESCAPED_MYSQL
 from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 
@@ -49,9 +49,9 @@ _INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
 _COMPILED = [0]
 _MEMO_BYTES = 512
 """Largest JSON document whose text is memoised (memos hold at most _MEMO_MAX texts each)."""
-_ESCAPES = {"mariadb": _ESCAPED_MARIADB, "mysql": _ESCAPED_MYSQL}
+_ESCAPES = {"mariadb": ESCAPED_MARIADB, "mysql": ESCAPED_MYSQL}
 """Family -> the bytes quote_bytes escapes."""
-_TABLES = {"mariadb": _BYTES_MARIADB, "mysql": _BYTES_MYSQL}
+_TABLES = {"mariadb": BYTES_MARIADB, "mysql": BYTES_MYSQL}
 """Family -> quote_bytes' text of each byte (a byte, or its escape)."""
 
 
@@ -140,7 +140,7 @@ class _Source:
                     *lines[3:],  # the value (the NULL case is above)
                     f"{ind}    p{g} = F{g}(v{g}) + T{g}",
                     f"{ind}    if k is not None:",
-                    f"{ind}      if len(_t{g}) >= {_MEMO_MAX}:", f"{ind}        _t{g}.clear()",
+                    f"{ind}      if len(_t{g}) >= {MEMO_MAX}:", f"{ind}        _t{g}.clear()",
                     f"{ind}      _t{g}[k] = p{g}", f"{ind}  else:", f"{ind}    pos = e"]
         stored = _stored_layout(dec, self.pr, i)
         if stored is not None:
@@ -150,7 +150,7 @@ class _Source:
             lb, pad, least = stored
             env[f"N{g}"], env[f"T{g}"] = self.pr._column(i)[3], self.pr._column(i)[2]
             fam = self.pr.family
-            env["_esc"], env["_bt"], env["_cm"] = _ESCAPES.get(fam, _ESCAPED_MYSQL), _TABLES.get(fam, _BYTES_MYSQL), \
+            env["_esc"], env["_bt"], env["_cm"] = _ESCAPES.get(fam, ESCAPED_MYSQL), _TABLES.get(fam, BYTES_MYSQL), \
                 codecs.charmap_decode
             n = ("buf[pos]" if lb == 1 else "buf[pos] | buf[pos + 1] << 8" if lb == 2
                  else f"int.from_bytes(buf[pos:pos + {lb}], 'little')")
@@ -286,7 +286,7 @@ def _miss(dec: TableDecoder, pr: Any, i: int) -> tuple[dict, Any]:
         lines = [line[2:] for line in miss_lines(col, 0, "  ", env) or []] or ["v0, e = _d0(buf, pos)"]
         lines += slow[1:]
     src = ["def miss(buf, pos, k):", f"  e = pos + {size}", *["  " + line for line in lines],
-           f"  if len(_t0) >= {_MEMO_MAX}:", "    _t0.clear()", "  _t0[k] = p0", "  return p0"]
+           f"  if len(_t0) >= {MEMO_MAX}:", "    _t0.clear()", "  _t0[k] = p0", "  return p0"]
     exec(compile("\n".join(src), f"<### text of {col.table}.{col.name}>", "exec"), env)  # noqa: S102
     hit = pr._blocks[key] = (memo, env["miss"])
     return hit
@@ -315,7 +315,7 @@ def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple |
     _COMPILED[0] += 1
     name = f"<### rows of {table!r} #{_COMPILED[0]}>"  # one name per function: profiles tell them apart
     exec(compile("\n".join(lines), name, "exec"), src.env)  # noqa: S102 - from column types only
-    if len(pr._blocks) >= _MEMO_MAX // 8:  # all caches: memory stays flat with many bitmaps
+    if len(pr._blocks) >= MEMO_MAX // 8:  # all caches: memory stays flat with many bitmaps
         pr._blocks.clear()
     fn = pr._blocks[key] = src.env["rows"]
     return fn

@@ -75,7 +75,7 @@ from binlogwriter.read.places import rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import (
-    _ROWS_NAMES,
+    ROWS_NAMES,
     RenderOptions,
     _family,
     format_time,
@@ -84,7 +84,7 @@ from binlogwriter.text import (
     render_tail,
 )
 from binlogwriter.text_fused import compile_rows_text
-from binlogwriter.text_rows import _printer, _quote_ident
+from binlogwriter.text_rows import printer, quote_ident
 from binlogwriter.text_state import ReadState
 
 __all__ = ["write_listing"]
@@ -111,14 +111,14 @@ class _Table:
         self.width = len(cols)
         self.nb = (self.width + 7) >> 3  # bytes of one column bitmap
         self.family = _family(tm.flavor)
-        self.names = _ROWS_NAMES[self.family]
+        self.names = ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
         self.ok = not any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb")
                           for c in cols)
-        self.printer = _printer(cols, tm, verbose, self.family)
+        self.printer = printer(cols, tm, verbose, self.family)
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
-        self.target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+        self.target = f"{quote_ident(tm.schema)}.{quote_ident(tm.table)}"
         self.headers: dict[tuple, tuple] = {}
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
@@ -139,7 +139,7 @@ class _Table:
         key = (t, tid, flags & STMT_END_F)
         s = self.heads.get(key)
         if s is None:
-            name = self.names.get(t) or _ROWS_NAMES["mariadb"].get(t)
+            name = self.names.get(t) or ROWS_NAMES["mariadb"].get(t)
             if name is None:
                 return None
             s = self.heads[key] = f"{name}: table id {tid}" + (" flags: STMT_END_F" if flags & STMT_END_F else "")
@@ -279,6 +279,9 @@ class _Listing:
         fast = self.fast and self.start is None
         verify = reader.verify_checksum
         ranged = start is not None or stop is not None
+        # --start-datetime: events before it are not read at all; the first event at or after it
+        # opens the range for good, later timestamps notwithstanding (the FDE is always read:
+        # mysqlbinlog's process_event)
         since = self.start
         # the events as iter_frames frames them (check_crc=False: the decoder checks CRCs)
         frames = iter_frames(path, verify_checksum=verify, check_crc=False, max_event_size=reader.max_event_size)
@@ -289,10 +292,10 @@ class _Listing:
 
     def _events(self, reader: BinlogReader, frames: Iterator[tuple[int, bytes, Any]], name: str,  # noqa: C901
                 verify: bool, ranged: bool, start: int | None, stop: int | None, since: int | None, fast: bool) -> None:
+        """List every event of ``frames`` (one file): by the shortcuts of the module docstring
+        where they apply, else by the reference path (:meth:`slow`)."""
         state = reader.state
-        opts = self.opts
         verbose = self.verbose
-        texts = self.texts
         buf = self.buf
         tables: dict[int, _Table] = {}
         tm_bodies: dict[int, bytes] = {}
@@ -307,50 +310,30 @@ class _Listing:
         offset = -1
         for offset, data, rfmt in frames:
             ts, t, sid, length, log_pos, _flags = unpack(data, 0)
-            if ranged:
-                if start is not None and offset < start:
-                    reader.fmt = rfmt
-                    reader.state.flavor = rfmt.flavor  # skipped FDE: rows of unseen tables
-                    continue
+            if ranged and self._outside(reader, offset, rfmt, start, stop):
                 if stop is not None and offset >= stop:
-                    self.drop_open_statement()
                     break
+                continue
             if len(buf) >= _CHUNK and not self.open_rows and self.annotate_at is None:
                 self.flush()
                 buf = self.buf
             if rfmt is not fmt:  # a new FDE: new body caches
                 reader.fmt = fmt = rfmt
-                footer = fmt.footer_size
-                tid_size = fmt.table_id_size
-                rows_ok = frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t])
-                xid_ok = fmt.post_header_len(16) == 0
-                gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
+                footer, tid_size, rows_ok, xid_ok, gtid_ok = _fast_forms(fmt)
                 tables.clear()
                 tm_bodies.clear()
-                texts.clear()
-            n = length
-            if since is not None and t != FORMAT_DESCRIPTION_EVENT:
-                # --start-datetime: events before it are not read at all; the first event at or
-                # after it opens the range for good, later timestamps notwithstanding (the FDE is
-                # always read: mysqlbinlog's process_event)
+                self.texts.clear()
+            if since is not None and t != FORMAT_DESCRIPTION_EVENT:  # --start-datetime (see :meth:`file`)
                 if ts < since:
                     continue
                 self.start = since = None
                 fast = self.fast
             if t == FORMAT_DESCRIPTION_EVENT or not fast or (footer and verify and crc32(data) != CRC_RESIDUE):
-
                 # FDEs (their footer is their own), a checksum error, any filter: the reference path
-                rec = RawRecord(name, offset, data, rfmt)
-                self.slow(reader, rec, _crc_of(rec))
+                self._reference(reader, RawRecord(name, offset, data, rfmt), t, tid_size, tables, tm_bodies)
                 buf = self.buf
-                if t in _ROWS_ALL:
-                    self.note_rows(t, data, tid_size)
-                if t == TABLE_MAP_EVENT and n >= HEADER_SIZE + tid_size:
-                    tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
-                    tables.pop(tid, None)
-                    tm_bodies.pop(tid, None)
                 continue
-            end = n - footer
+            end = length - footer
             if ts != last_ts or sid != last_sid:  # the header text between position and log_pos
                 last_ts, last_sid = ts, sid
                 hmid = f"\n#{format_time(ts)} server id {sid}  end_log_pos "
@@ -361,66 +344,18 @@ class _Listing:
             else:
                 head = f"# at {offset}{hmid}{log_pos} \t"
             if t in rows_ok:
-                # a rows event: its Table_map's compiled decoder and ### printer
-                tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
-                tab = tables.get(tid)
-                if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
-                    tab = self.table(state, tid, tables)
-                if tab is not None:
-                    mark = len(buf)
-                    if self.rows(tab, t, data, end, tid_size, tid, state, verbose, buf, head):
-                        if state.unknown_rows:
-                            _after_unknown(buf, mark, state)
-                        self.note_rows(t, data, tid_size, mark)
-                        continue
+                if self._fast_rows(state, tables, t, data, end, tid_size, verbose, head):
+                    continue
             elif t == QUERY_EVENT or t == TABLE_MAP_EVENT:
-                body = data[19:end]
-                ev = None
-                if t == TABLE_MAP_EVENT:
-                    tid = int.from_bytes(body[:tid_size], "little")
-                    if tm_bodies.get(tid) != body:  # a new definition for the id: the reader decodes it
-                        tables.pop(tid, None)
-                        tm_bodies.pop(tid, None)
-                        ev = reader.decode(RawRecord(name, offset, data, rfmt))
-                        tm_bodies[tid] = body
-                    key: tuple = (19, body)
-                else:
-                    # a Query's text is a function of its body but for its SET TIMESTAMP line
-                    # (the header's timestamp, text._body): kept once per body, split there
-                    split = texts.get((2, body))
-                    if split is not None:
-                        buf.append(f"{head}{split[0]}{ts}{split[1]}")
-                        continue
-                    key = (2, body, ts)
-                tail = texts.get(key)
-                if tail is None:
-                    if ev is None:
-                        ev = reader.decode(RawRecord(name, offset, data, rfmt))
-                    tail = "\n".join(render_tail(ev, opts, state))
-                    if len(texts) > 4096:
-                        texts.clear()
-                    texts[key] = tail
-                    if t == QUERY_EVENT:
-                        split = _timestamp_split(tail, ts)
-                        if split is not None:
-                            texts[(2, body)] = split
-                buf.append(head + tail)
-                if t == TABLE_MAP_EVENT:
-                    self.annotate_at = None  # printed with this Table_map
+                self._body_text(reader, name, offset, data, rfmt, t, end, ts, head, tid_size, tables, tm_bodies)
                 continue
             elif t == MARIADB_GTID_EVENT:
-                # GTIDs in their common shapes, read as the reader's fast decoder reads them and
-                # printed as text._summary / text._body print them
-                g = mariadb_gtid_fields(data, end, fmt)  # None for XA groups: the reference path
-                if g is not None:
-                    seq, dom, f2, cid = g[0], g[1], g[2], g[3]
-                    buf.append(f"{head}GTID {dom}-{sid}-{seq}{'' if cid is None else f' cid={cid}'}"
-                               f"{gtid_kinds(f2)}\n"
-                               f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
-                               + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
+                text = _mariadb_gtid_text(data, end, fmt, sid)
+                if text is not None:
+                    buf.append(head + text)
                     continue
             elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
-                text = _mysql_gtid_text(t, data, end) if gtid_ok else None
+                text = mysql_gtid_text(t, data, end) if gtid_ok else None
                 if text is not None:
                     buf.append(head + text)
                     continue
@@ -433,6 +368,98 @@ class _Listing:
                 self.note_rows(t, data, tid_size)
         if offset < 0:  # the magic alone: a cut file, failed as verify fails it
             raise no_events_error(name)
+
+    def _outside(self, reader: BinlogReader, offset: int, rfmt: Any, start: int | None, stop: int | None) -> bool:
+        """``--start-position`` / ``--stop-position``: whether the event at ``offset`` is out of
+        the range. Before it, the event is skipped but its format is kept (a skipped FDE: rows
+        of tables not seen); at or after the stop, a statement still open is dropped."""
+        if start is not None and offset < start:
+            reader.fmt = rfmt
+            reader.state.flavor = rfmt.flavor
+            return True
+        if stop is not None and offset >= stop:
+            self.drop_open_statement()
+            return True
+        return False
+
+    def _reference(self, reader: BinlogReader, rec: RawRecord, t: int, tid_size: int, tables: dict[int, _Table],
+                   tm_bodies: dict[int, bytes]) -> None:
+        """An event the shortcuts do not take at all (an FDE, a checksum error, any filter):
+        the reference path, with the shortcuts' caches of a Table_map's id dropped."""
+        self.slow(reader, rec, _crc_of(rec))
+        data = rec.data
+        if t in _ROWS_ALL:
+            self.note_rows(t, data, tid_size)
+        if t == TABLE_MAP_EVENT and len(data) >= HEADER_SIZE + tid_size:
+            tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
+            tables.pop(tid, None)
+            tm_bodies.pop(tid, None)
+
+    def _fast_rows(self, state: Any, tables: dict[int, _Table], t: int, data: bytes, end: int, tid_size: int,
+                   verbose: int, head: str) -> bool:
+        """A rows event by its Table_map's compiled decoder and ``###`` printer; False when
+        they do not take it (then the reference path lists it)."""
+        tid = int.from_bytes(data[HEADER_SIZE:HEADER_SIZE + tid_size], "little")
+        tab = tables.get(tid)
+        if tab is None or state.tables.get(tid) is not tab.tm or state.columns.get(tid) is not tab.cols:
+            tab = self.table(state, tid, tables)
+        if tab is None:
+            return False
+        buf = self.buf
+        mark = len(buf)
+        if not self.rows(tab, t, data, end, tid_size, tid, state, verbose, buf, head):
+            return False
+        if state.unknown_rows:
+            _after_unknown(buf, mark, state)
+        self.note_rows(t, data, tid_size, mark)
+        return True
+
+    def _body_text(self, reader: BinlogReader, name: str, offset: int, data: bytes, rfmt: Any, t: int, end: int,
+                   ts: int, head: str, tid_size: int, tables: dict[int, _Table], tm_bodies: dict[int, bytes]) -> None:
+        """A Query or Table_map event, listed by the text its body had before where it
+        repeats. A Query's text is a function of its body but for its SET TIMESTAMP line (the
+        header's timestamp, text._body): kept once per body, split there. A Table_map whose
+        body differs from the one kept for its table id is decoded by the reader (which
+        updates the reading state) first."""
+        texts, buf = self.texts, self.buf
+        body = data[19:end]
+        ev = None
+        if t == TABLE_MAP_EVENT:
+            tid = int.from_bytes(body[:tid_size], "little")
+            if tm_bodies.get(tid) != body:  # a new definition for the id: the reader decodes it
+                tables.pop(tid, None)
+                tm_bodies.pop(tid, None)
+                ev = reader.decode(RawRecord(name, offset, data, rfmt))
+                tm_bodies[tid] = body
+            key: tuple = (19, body)
+        else:
+            split = texts.get((2, body))
+            if split is not None:
+                buf.append(f"{head}{split[0]}{ts}{split[1]}")
+                return
+            key = (2, body, ts)
+        tail = texts.get(key)
+        if tail is None:
+            tail = self._new_tail(reader, ev, RawRecord(name, offset, data, rfmt), key, t, ts)
+        buf.append(head + tail)
+        if t == TABLE_MAP_EVENT:
+            self.annotate_at = None  # printed with this Table_map
+
+    def _new_tail(self, reader: BinlogReader, ev: Any, rec: RawRecord, key: tuple, t: int, ts: int) -> str:
+        """A Query or Table_map body not seen yet: its text after the header tab, rendered by
+        the reference path and kept under ``key`` (a Query's also split at its timestamp)."""
+        if ev is None:
+            ev = reader.decode(rec)
+        texts = self.texts
+        tail = "\n".join(render_tail(ev, self.opts, reader.state))
+        if len(texts) > 4096:
+            texts.clear()
+        texts[key] = tail
+        if t == QUERY_EVENT:
+            split = _timestamp_split(tail, ts)
+            if split is not None:
+                texts[(2, key[1])] = split
+        return tail
 
     def table(self, state: Any, tid: int, tables: dict[int, _Table]) -> _Table | None:
         tm = state.tables.get(tid)
@@ -544,14 +571,37 @@ def _after_unknown(buf: list[str], first: int, state: Any) -> None:
             return
 
 
+def _fast_forms(fmt: Any) -> tuple[int, int, frozenset, bool, bool]:
+    """What the shortcuts may take under one FDE: its footer size, its table id size, the rows
+    event types whose post-header has the length the compiled decoders read, whether XID
+    bodies are bare (no post-header) and GTID post-headers have their usual 42 bytes."""
+    return (fmt.footer_size, fmt.table_id_size,
+            frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t]),
+            fmt.post_header_len(XID_EVENT) == 0,
+            fmt.post_header_len(GTID_LOG_EVENT) == 42 and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == 42)
+
+
+def _mariadb_gtid_text(data: bytes, end: int, fmt: Any, sid: int) -> str | None:
+    """What follows the header tab of a MariaDB GTID event in its common shapes, read as the
+    reader's fast decoder reads it (format.md §8) and printed as text._summary / text._body
+    print it; None for the others (XA groups): the reference path."""
+    g = mariadb_gtid_fields(data, end, fmt)
+    if g is None:
+        return None
+    seq, dom, f2, cid = g[0], g[1], g[2], g[3]
+    return (f"GTID {dom}-{sid}-{seq}{'' if cid is None else f' cid={cid}'}{gtid_kinds(f2)}\n"
+            f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
+            + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
+
+
 _GTID_HEAD = struct.Struct("<B16sqBqq")
 _UUIDS: dict[bytes, str] = {}
 """A GTID's 16 source id bytes -> their text (few sources per file)."""
 
 
-def _mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
+def mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     """What follows the header tab of a GTID / ANONYMOUS_GTID event (text._summary and
-    text._body), read from its bytes in the shapes :func:`~binlogwriter.read.fastdecode._mysql_gtid`
+    text._body), read from its bytes in the shapes :func:`~binlogwriter.read.fastdecode.mysql_gtid`
     reads (format.md §8; the caller checks the 42-byte post-header), else None: flags, sid,
     gno, last_committed, sequence_number, the commit timestamps and server versions with
     their "original follows" high bit, the packed transaction length in its shortest form,

@@ -49,12 +49,12 @@ from binlogwriter.errors import BinlogError
 from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT
 from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
 from binlogwriter.text_columns import (
-    _table_def_type,
     column_of,
     decimal_text,
     field_metadata,
     format_value,
     split_metadata,
+    table_def_type,
     type_string,
 )
 from binlogwriter.text_rawrows import decode_raw, rows_bytes
@@ -73,7 +73,7 @@ def _family(flavor: str | None) -> str:
     return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
 
 
-class _ImagePrinter:
+class ImagePrinter:
     """``print_verbose_one_row`` for one table: per column its line prefix, its renderer and
     its ``-vv`` comments, prepared once (the renderers and type names never change)."""
 
@@ -91,7 +91,7 @@ class _ImagePrinter:
         c = self._cols.get(i)
         if c is None:
             t, meta = self.types[i], self.metas[i]
-            typestr = type_string(_table_def_type(t, meta), meta, self.family)  # unknown type: ValueError
+            typestr = type_string(table_def_type(t, meta), meta, self.family)  # unknown type: ValueError
             fn = renderer(self.cols[i], self.family)
             tail = f" /* {typestr} meta={meta} nullable={int(bool(self.nullable[i]))} is_null="
             if self.verbose > 1:
@@ -165,7 +165,7 @@ def _table_columns(tm: Any) -> tuple[list[int], list[int], list[bool]]:
     return types, metas, nullable
 
 
-def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> _ImagePrinter:
+def printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> ImagePrinter:
     """The printer of a table's columns, reused while the same column objects and Table_map
     metadata come back (a Table_map decoded once per distinct body shares them), and for
     equal columns and metadata decoded again (a Table_map of the same definition read a
@@ -179,7 +179,7 @@ def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> 
     vkey = (tuple(cols), tuple(tm.column_types), bytes(tm.metadata), tuple(tm.null_bits), verbose, family)
     pr = _PRINTERS_BY_VALUE.get(vkey)
     if pr is None:
-        pr = _ImagePrinter(cols, *_table_columns(tm), verbose, family)
+        pr = ImagePrinter(cols, *_table_columns(tm), verbose, family)
         if len(_PRINTERS_BY_VALUE) > 256:
             _PRINTERS_BY_VALUE.clear()
         _PRINTERS_BY_VALUE[vkey] = pr
@@ -189,19 +189,19 @@ def _printer(cols: Sequence[ColumnDesc], tm: Any, verbose: int, family: str) -> 
     return pr
 
 
-_PRINTERS_BY_VALUE: dict[tuple, _ImagePrinter] = {}
+_PRINTERS_BY_VALUE: dict[tuple, ImagePrinter] = {}
 
 
 def _image_lines(cols: Sequence[ColumnDesc], types: Sequence[int], metas: Sequence[int],
                  nullable: Sequence[bool], present: Sequence[bool], values: Sequence[Any], verbose: int,
                  family: str) -> list[str]:
     """``print_verbose_one_row``: the ``###   @N=…`` lines of one decoded image."""
-    return _ImagePrinter(cols, types, metas, nullable, verbose, family).lines(present, values)
+    return ImagePrinter(cols, types, metas, nullable, verbose, family).lines(present, values)
 
 
 def _columns(types: Sequence[int], metas: Sequence[int], present: Sequence[bool]) -> list[ColumnDesc]:
     """Columns from the Table_map alone; a column not in the image is never decoded (NULL type)."""
-    return [column_of(_table_def_type(t, m), m) if p else ColumnDesc(6)
+    return [column_of(table_def_type(t, m), m) if p else ColumnDesc(6)
             for t, m, p in zip(types, metas, present, strict=True)]
 
 
@@ -219,7 +219,7 @@ def render_row_image(types: Sequence[int], metas: Sequence[int], nullable: Seque
     return _image_lines(cols, types, metas, nullable, present, values, verbose, family), end
 
 
-def _quote_ident(name: str) -> str:
+def quote_ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -266,22 +266,22 @@ def rows_text(e: Any, tm: Any, verbose: int = 2, family: str = "mariadb") -> tup
     if e.type_code == PARTIAL_UPDATE_ROWS_EVENT:
         raise ValueError("PARTIAL_UPDATE_ROWS_EVENT (JSON diffs, format.md §14) is not printed yet")
     if e.rows is not None and e.rows_raw is None and e.columns is not None:
-        pr = _printer(e.columns, tm, verbose, family)
+        pr = printer(e.columns, tm, verbose, family)
         rows = e.rows
     else:
         types, metas, nullable = _table_columns(tm)
         shown = [a or b for a, b in zip(e.columns_present, e.columns_after or e.columns_present, strict=True)]
         cols = _columns(types, metas, shown)
-        pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
+        pr = ImagePrinter(cols, types, metas, nullable, verbose, family)
         rows = decode_raw(e, cols)
     return images_text(pr, tm, e.type_code, e.columns_present, e.columns_after, rows, False), len(rows)
 
 
-def images_text(pr: _ImagePrinter, tm: Any, type_code: int, present: Sequence[bool],
+def images_text(pr: ImagePrinter, tm: Any, type_code: int, present: Sequence[bool],
                 after: Sequence[bool] | None, rows: Sequence[Any], compact: bool) -> str:
     """The ``###`` text of the rows of one event (full-width values, or ``compact``: the
     present columns' only)."""
-    target = f"{_quote_ident(tm.schema)}.{_quote_ident(tm.table)}"
+    target = f"{quote_ident(tm.schema)}.{quote_ident(tm.table)}"
     if type_code in UPDATE_TYPES:
         bimg, aimg = pr.block(present, compact), pr.block(after, compact)
         pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"

@@ -31,7 +31,7 @@ from binlogwriter.events.rows import rows_event_class
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAG_THREAD_SPECIFIC
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
-from binlogwriter.statement_rows import _present_bitmap, _Statement, _where, normalise_rows, statement_rows
+from binlogwriter.statement_rows import Statement, normalise_rows, present_bitmap, statement_rows, where
 from binlogwriter.values._common import describe
 
 __all__ = ["Transaction", "SessionSettings", "normalise_rows", "query_status_vars"]
@@ -91,11 +91,11 @@ class Transaction:
 
     def __init__(self, writer: Any) -> None:
         self.writer = writer
-        self.statements: list[_Statement] = []
+        self.statements: list[Statement] = []
 
     def insert(self, table, rows: Iterable[Any] | Mapping[str, Sequence[Any]], *, sql: str | None = None) -> None:
         """INSERT rows: mappings (column -> value), full-width tuples, or a columnar batch."""
-        self.statements.append(_Statement("insert", table, normalise_rows(rows, _where(table)), sql))
+        self.statements.append(Statement("insert", table, normalise_rows(rows, where(table)), sql))
 
     def update(self, table, pairs: Iterable[tuple[Any, Any]], *, sql: str | None = None) -> None:
         """UPDATE rows: (before, after) pairs; ``before`` the current row — under MINIMAL or
@@ -105,8 +105,8 @@ class Transaction:
         ValueEncodeError naming table.column and row."""
         if isinstance(pairs, str | bytes | bytearray | Mapping) or not isinstance(pairs, Iterable):
             raise ValueEncodeError(f"UPDATE rows are an iterable of (before, after) pairs, got {describe(pairs)}",
-                                   table=_where(table))
-        self.statements.append(_Statement("update", table, list(pairs), sql))
+                                   table=where(table))
+        self.statements.append(Statement("update", table, list(pairs), sql))
 
     def partial_update(self, table, pairs: Iterable[tuple[Any, Any]], *, sql: str | None = None) -> None:
         """An UPDATE logged as MySQL does with ``binlog_row_value_options=PARTIAL_JSON``
@@ -119,14 +119,14 @@ class Transaction:
     def delete(self, table, rows: Iterable[Any], *, sql: str | None = None) -> None:
         """DELETE rows: the current rows; under MINIMAL or NOBLOB a mapping of the columns the
         before image logs (the primary key equivalent, or every column without one) is enough."""
-        self.statements.append(_Statement("delete", table, normalise_rows(rows, _where(table)), sql))
+        self.statements.append(Statement("delete", table, normalise_rows(rows, where(table)), sql))
 
     def query(self, sql: str, db: str = "") -> None:
         """A statement-format QUERY event inside the transaction."""
-        self.statements.append(_Statement("query", sql=sql, db=db))
+        self.statements.append(Statement("query", sql=sql, db=db))
 
 
-def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
+def split_rows_events(writer: Any, stmt: Statement, table_id: int,
                       groups: list[tuple[tuple, tuple | None, list[bytes]]]) -> list[Event]:
     """Rows events of one statement, split at binlog_row_event_max_size (format.md §13)."""
     fmt = writer.fmt
@@ -146,8 +146,8 @@ def split_rows_events(writer: Any, stmt: _Statement, table_id: int,
                                    "cannot count them); give their key values",
                                    table=f"{stmt.table.database}.{stmt.table.name}", row=1)
         overhead = post + packed_int_size(width) + nbm * (2 if abits is not None else 1)
-        present = _present_bitmap(bbits, fmt)
-        after = _present_bitmap(abits, fmt) if abits is not None else None
+        present = present_bitmap(bbits, fmt)
+        after = present_bitmap(abits, fmt) if abits is not None else None
         chunks: list[list[bytes]] = [[]]
         size = 0
         for r in rows:
@@ -232,7 +232,7 @@ def ddl_events(writer: Any, sql: str, db: str) -> list[Event]:
     return [writer.next_mysql_gtid(True), q]
 
 
-def default_statement_text(stmt: _Statement) -> str:
+def default_statement_text(stmt: Statement) -> str:
     """A plausible SQL text for ROWS_QUERY / ANNOTATE_ROWS when the caller gave none."""
     t = stmt.table
     name = f"`{t.database}`.`{t.name}`"

@@ -34,6 +34,7 @@ from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer_events import EventsMixin, parse_gtid_setting
 from binlogwriter.writer_files import FilesMixin
 from binlogwriter.writer_groups import GroupsMixin
+from binlogwriter.writer_ids import GtidSource
 from binlogwriter.writer_state import DEFAULT_START_TIME, IdAllocator, StateMixin, WriterState
 
 __all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
@@ -87,9 +88,6 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         self._name: str | None = None
         self._previous: str | None = None
         self.files: list[Path] = []
-        # GTID state carried into the header of each new file
-        self.mysql_gtids: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (sid, tag) -> intervals
-        self.mariadb_gtids: dict[int, tuple[int, int]] = {}  # domain -> (server_id, seq_no)
         self.events_in_file = 0
         self.closed = False
         self.settings = settings or SessionSettings()
@@ -100,12 +98,14 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         if self.row_metadata == "NO_LOG" and not fmt.is_mariadb:
             raise BinlogError("binlog_row_metadata=NO_LOG exists only in MariaDB; MySQL has MINIMAL and FULL")
         self.rows_query = fmt.is_mariadb if st.rows_query is None else st.rows_query
-        self.ids = IdAllocator(next_table_id=st.first_table_id)
-        """The one owner of XIDs, GNOs, sequence numbers, MariaDB seq_no and table ids."""
+        sid, tag = parse_gtid_setting(st.gtid, fmt)
+        self.ids = IdAllocator(GtidSource(mariadb=fmt.is_mariadb, server_id=server_id, sid=sid, tag=tag,
+                                          domain_id=st.domain_id), next_table_id=st.first_table_id)
+        """The one owner of XIDs, GNOs, sequence numbers, MariaDB seq_no, table ids and the
+        executed GTID sets (binlogwriter/writer_ids.py)."""
         self._descs: dict[int, list] = {}
         self._tm_cache: dict[int, tuple[object, Event]] = {}
         self.transactions = 0
-        self.last_gtid: str | None = None
         # the next MySQL group's dependency distance (binlogwriter/logical_clock.py): 1 =
         # commit order; next_mysql_gtid uses it once and sets it back to 1
         self.clock_back: int = 1
@@ -116,7 +116,6 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         # the next transaction continues the group commit of the one just written: no
         # rotation between them (a server rotates after a whole group); maybe_rotate clears it
         self.hold_rotation: bool = False
-        self._sid, self._tag = parse_gtid_setting(st.gtid, fmt)
         self.sizes_only = sizes_only
         self.stage_bytes = stage_bytes
         self._extra: dict[int, int] = {}  # type code -> post-header bytes the format adds (see _own)
@@ -132,6 +131,22 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         """Move the writer's clock forward; returns the new time."""
         self.now += seconds
         return self.now
+
+    # GTIDs (kept by the allocator) -----------------------------------------------------------
+    @property
+    def last_gtid(self) -> str | None:
+        """Text of the last GTID written (None: none yet, or anonymous)."""
+        return self.ids.last_gtid
+
+    @property
+    def mysql_gtids(self) -> dict[tuple[str, str], list[tuple[int, int]]]:
+        """MySQL's executed set: (sid, tag) -> GNO intervals (the next PREVIOUS_GTIDS)."""
+        return self.ids.mysql_gtids
+
+    @property
+    def mariadb_gtids(self) -> dict[int, tuple[int, int]]:
+        """MariaDB: domain -> (server_id, last seq_no) (the next GTID_LIST)."""
+        return self.ids.mariadb_gtids
 
     # files ---------------------------------------------------------------------------------
     @property

@@ -17,7 +17,6 @@ from binlogwriter.events import (
     MariadbGtidEvent,
 )
 from binlogwriter.format import BinlogFormat, version_tuple
-from binlogwriter.gtids import mariadb_gtid_text, mysql_gtid_text
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
@@ -31,18 +30,6 @@ __all__ = ["parse_gtid_setting"]
 
 class EventsMixin:
     """:class:`~binlogwriter.writer.BinlogWriter`'s event-making methods."""
-
-    # GTID bookkeeping ------------------------------------------------------------------------
-    def note_mysql_gtid(self, sid: str, gno: int, tag: str = "") -> None:
-        """Record that ``sid[:tag]:gno`` was written (for later PREVIOUS_GTIDS events)."""
-        ivs = self.mysql_gtids.setdefault((sid, tag), [])
-        if ivs and ivs[-1][1] == gno:
-            ivs[-1] = (ivs[-1][0], gno + 1)
-        else:
-            ivs.append((gno, gno + 1))
-
-    def note_mariadb_gtid(self, domain_id: int, server_id: int, seq_no: int) -> None:
-        self.mariadb_gtids[domain_id] = (server_id, seq_no)
 
     # transactions ---------------------------------------------------------------------------
     def column_descs(self, table) -> list:
@@ -75,73 +62,40 @@ class EventsMixin:
         return self.ids.take_xid()
 
     def next_mysql_gtid(self, may_have_sbr: bool = False) -> Event:
-        seq = self.ids.take_seq()
+        """The next MySQL GTID (anonymous, numbered or tagged: format.md §8), its ids taken
+        from :attr:`ids` (which notes it in the executed set)."""
+        seq, gno = self.ids.take_mysql_gtid()
         back, self.clock_back = self.clock_back, 1
         common = dict(gtid_flags=1 if may_have_sbr else 0, lt_typecode=2, last_committed=last_committed(seq, back),
                       sequence_number=seq, immediate_commit_timestamp=self.now * 1_000_000,
                       transaction_length=0, immediate_server_version=self.fmt.server_version_number,
                       server_id=self.server_id)
-        if not self._sid:
-            self.last_gtid = None
+        src = self.ids.source
+        if not src.sid:
             return AnonymousGtidEvent(sid=ANONYMOUS_SID, gno=0, **common)
-        gno = self.ids.take_gno()
-        sid, tag = self._sid, self._tag
-        self.note_mysql_gtid(sid, gno, tag)
-        self.last_gtid = self.gtid_text(gno)
-        if tag:
+        if src.tag:
             # 8.3+: a tagged GTID is a GTID_TAGGED_LOG_EVENT (format.md §8)
             common.pop("lt_typecode")
-            return GtidTaggedEvent(sid=sid, tag=tag, gno=gno, **common)
-        return GtidEvent(sid=sid, gno=gno, **common)
+            return GtidTaggedEvent(sid=src.sid, tag=src.tag, gno=gno, **common)
+        return GtidEvent(sid=src.sid, gno=gno, **common)
 
     def gtid_text(self, number: int) -> str | None:
         """The text of this writer's GTID number ``number`` (MySQL ``sid[:tag]:gno``,
         MariaDB ``domain-server-seq_no``); None for anonymous MySQL GTIDs."""
-        if self.fmt.is_mariadb:
-            return mariadb_gtid_text(self.settings.domain_id, self.server_id, number)
-        if not self._sid:
-            return None
-        return mysql_gtid_text(self._sid, number, self._tag)
-
-    def take_batch_ids(self, n_gtids: int, n_xids: int) -> tuple[int, int, int]:
-        """The ids of ``n_gtids`` transactions' GTIDs and ``n_xids`` XIDs written next by the
-        batch encoder, taken from :attr:`ids` in one range each, the executed GTID sets and
-        :attr:`last_gtid` noted as :meth:`next_mysql_gtid` / :meth:`next_mariadb_gtid` of each
-        would. Returns the first (xid, sequence_number or MariaDB seq_no, gno; 0: anonymous)."""
-        mariadb = self.fmt.is_mariadb
-        xid, seq, gno = self.ids.take(n_gtids, n_xids, mariadb, bool(self._sid))
-        if not n_gtids:
-            return xid, seq, gno
-        if mariadb:
-            last = self.ids.mariadb_seq
-            self.note_mariadb_gtid(self.settings.domain_id, self.server_id, last)
-        elif self._sid:
-            last = self.ids.gno
-            ivs = self.mysql_gtids.setdefault((self._sid, self._tag), [])
-            if ivs and ivs[-1][1] == gno:
-                ivs[-1] = (ivs[-1][0], last + 1)
-            else:
-                ivs.append((gno, last + 1))
-        else:
-            last = 0
-        self.last_gtid = self.gtid_text(last)
-        return xid, seq, gno
+        return self.ids.source.text(number)
 
     def next_mariadb_gtid(self, flags2: int = 0x0C, grouped: bool = False) -> Event:
         """The next MariaDB GTID; ``grouped``: with ``FL_GROUP_COMMIT_ID`` and the commit id of
         its binlog group commit, ``seq_no - group_pos``, unless ``group_pos`` is -1 (a group of
         one: a server writes no commit id, sql/log.cc ``trx_group_commit_leader``);
         ``group_pos`` then back to -1 (generators/group_commit.py)."""
-        seq = self.ids.take_mariadb_seq()
-        d = self.settings.domain_id
-        self.note_mariadb_gtid(d, self.server_id, seq)
-        self.last_gtid = self.gtid_text(seq)
+        seq = self.ids.take_mariadb_gtid()
         commit_id = None
         if grouped and self.group_pos >= 0:
             flags2 |= FL_GROUP_COMMIT_ID
             commit_id = seq - self.group_pos
         self.group_pos = -1
-        return MariadbGtidEvent(seq_no=seq, domain_id=d, flags2=flags2, commit_id=commit_id,
+        return MariadbGtidEvent(seq_no=seq, domain_id=self.ids.source.domain_id, flags2=flags2, commit_id=commit_id,
                                 flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
 
     def transaction(self) -> _TxContext:

@@ -21,7 +21,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.events.table import known_post_header
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, MAGIC
-from binlogwriter.sinks import _TMP_SUFFIX
+from binlogwriter.sinks import TMP_SUFFIX
 
 _FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
 
@@ -113,7 +113,7 @@ class FilesMixin:
             raise OutputExistsError(f"{index} exists", file=str(index))
 
     def _write_index(self) -> None:
-        tmp = self.directory / (self.basename + ".index" + _TMP_SUFFIX)
+        tmp = self.directory / (self.basename + ".index" + TMP_SUFFIX)
         try:
             tmp.write_text("".join(f"./{p.name}\n" for p in self.files))
             os.replace(tmp, self.directory / (self.basename + ".index"))

@@ -98,7 +98,7 @@ class GroupsMixin:
 
     def plan_rows(self, rb):
         """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
-        (their group sizes exact, by arithmetic; XIDs / GTIDs taken when written). The
+        (their group sizes exact, by arithmetic; XIDs / GTIDs given when written). The
         planner is pure (:func:`~binlogwriter.batch.columnar.plan_rows_batch` from
         ``self.ids.peek()``); the table ids it used are taken here through :meth:`table_id`. None
         when this writer's settings need the per-transaction path
@@ -118,7 +118,7 @@ class GroupsMixin:
         """Make the sizes of ``plan`` from transaction ``lo`` on exact for the file being
         written (its ``sequence_number`` so far, the next GNO, the room left before
         ``max_binlog_size``): only a plan whose lengths depend on them changes (tagged
-        GTIDs: :class:`~binlogwriter.batch.columnar.BoundRowsPlan`). Call before reading
+        GTIDs: :class:`~binlogwriter.batch.columnar_bound.BoundRowsPlan`). Call before reading
         ``plan.sizes[lo:]`` to find the rotation point; :meth:`write_planned` does."""
         rebase = getattr(plan, "rebase", None)
         if rebase is not None:
@@ -128,8 +128,11 @@ class GroupsMixin:
     def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
         """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
         between groups once a file reaches max_binlog_size (``searchsorted`` over the prefix
-        sums of the group sizes), as :meth:`commit` of each would. Returns per file written
-        to: (file name, groups, first GTID, last GTID)."""
+        sums of the group sizes), as :meth:`commit` of each would. Each segment's encoder is
+        given the allocator's next ids (:meth:`IdAllocator.next_ids
+        <binlogwriter.writer_ids.IdAllocator.next_ids>`) and the allocator commits what the
+        segment consumes (``plan.id_count``) in one call. Returns per file written to: (file
+        name, groups, first GTID, last GTID)."""
         if self.closed:
             raise BinlogError("writer is closed")
         self.open()
@@ -145,20 +148,20 @@ class GroupsMixin:
             if int(ends[stop - i - 1]) > 0xFFFFFFFF:
                 raise BinlogError(f"a group at offset {self._offset} passes 4 GiB: log_pos would overflow")
             groups = int(np.count_nonzero(sizes[i:stop]))
-            first = None
-            if groups:
-                ids = self.ids
-                first = self.gtid_text(ids.mariadb_seq + 1 if self.fmt.is_mariadb else ids.gno + 1)
+            given = self.ids.next_ids()
+            first = self.gtid_text(given.seq if self.fmt.is_mariadb else given.gno) if groups else None
             name = self._name
             later = getattr(self.sink, "write_later", None)
-            if self.sizes_only or later is None:
-                data = plan.encode(i, stop, self._offset)
-                if data and not self.sizes_only:
+            if self.sizes_only:
+                pass
+            elif later is None:
+                data = plan.encode(i, stop, self._offset, given)
+                if data:
                     self.sink.write(data)
-                self._offset += len(data)
             else:  # a pipelined sink (generators/run_batched.py) builds the bytes on its thread
-                later(plan.encode_later(i, stop, self._offset))
-                self._offset += plan.length(i, stop)
+                later(plan.encode_later(i, stop, self._offset, given))
+            self.ids.commit(given, plan.id_count(i, stop))  # the encoder took nothing: the allocator does
+            self._offset += plan.length(i, stop)
             self.events_in_file += int(plan.txn_first[stop] - plan.txn_first[i])
             self.transactions += groups
             if groups:

@@ -5,12 +5,13 @@ and another continue exactly where it was (part of binlogwriter/writer.py)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import MAGIC
+from binlogwriter.writer_ids import IdAllocator, IdRange  # re-exported: their first home
 
 if TYPE_CHECKING:
     from binlogwriter.writer import BinlogWriter
@@ -97,101 +98,6 @@ class WriterState:
         return self.current_file is not None
 
 
-@dataclass(frozen=True)
-class IdRange:
-    """What a batch planner may use without taking it (:meth:`IdAllocator.peek`): the next
-    XID, the next table id and the table definitions that already have one. The planner
-    is pure: it returns the table ids it used (:attr:`RowsPlan.used_tables
-    <binlogwriter.batch.columnar_encode.RowsPlan>`) and the writer takes them
-    (``BinlogWriter.table_id``, checked equal); XIDs / GNOs / sequence numbers are taken when the
-    bytes are placed (:meth:`IdAllocator.take`)."""
-
-    next_xid: int
-    next_table_id: int
-    tables: dict
-    seq_in_file: int = 0
-    """The last MySQL ``sequence_number`` given in the current file (a planner assumes the
-    batch continues it; a rotation makes the writer re-plan what depends on it)."""
-    gno: int = 0
-    """The last MySQL GNO given."""
-
-
-@dataclass
-class IdAllocator:
-    """The one owner of a writer's ids (issue #28): XIDs, MySQL GNOs and the logical clock
-    (``sequence_number`` in the current file, format.md §8), MariaDB ``seq_no``
-    (mariadb.md "GTID"), and table ids (a table keeps its id while its definition is
-    unchanged, a changed definition gets the next one: mariadb.md "Table ids"). Every
-    counter holds the *last* id given (0: none yet), except ``next_table_id``.
-
-    The declarative path takes one id at a time (:meth:`take_xid`, :meth:`take_seq`, :meth:`take_gno`,
-    :meth:`take_mariadb_seq`,
-    :meth:`table_id`); the batch planner peeks (:meth:`peek`) and the batch encoder takes
-    ranges (:meth:`take`). Same ids in the same order either way, so the same bytes."""
-
-    xid: int = 0
-    gno: int = 0
-    mariadb_seq: int = 0
-    seq_in_file: int = 0
-    next_table_id: int = 100
-    tables: dict = field(default_factory=dict)  # (db, name) -> (Table, table_id)
-
-    def take_xid(self) -> int:
-        self.xid += 1
-        return self.xid
-
-    def take_seq(self) -> int:
-        """The next MySQL ``sequence_number`` of the current file (``last_committed`` = it - 1)."""
-        self.seq_in_file += 1
-        return self.seq_in_file
-
-    def take_gno(self) -> int:
-        self.gno += 1
-        return self.gno
-
-    def take_mariadb_seq(self) -> int:
-        self.mariadb_seq += 1
-        return self.mariadb_seq
-
-    def new_file(self) -> None:
-        """A new file: MySQL's logical clock restarts (format.md §8)."""
-        self.seq_in_file = 0
-
-    def table_id(self, table: Any) -> int:
-        """``table``'s id, a new one when its definition is new or changed."""
-        key = (table.database, table.name)
-        cur = self.tables.get(key)
-        if cur is not None and (cur[0] is table or cur[0] == table):
-            return cur[1]
-        tid = self.next_table_id
-        self.next_table_id += 1
-        self.tables[key] = (table, tid)
-        return tid
-
-    def peek(self) -> IdRange:
-        """The ids a batch planner starts from; nothing is taken."""
-        return IdRange(next_xid=self.xid + 1, next_table_id=self.next_table_id, tables=dict(self.tables),
-                       seq_in_file=self.seq_in_file, gno=self.gno)
-
-    def take(self, n_gtids: int, n_xids: int, mariadb: bool, numbered: bool) -> tuple[int, int, int]:
-        """Take ``n_xids`` XIDs and ``n_gtids`` GTIDs (MariaDB ``seq_no``; MySQL
-        ``sequence_number`` and, when ``numbered`` — not anonymous — GNOs), in order.
-        Returns the first of each: (xid, seq, gno); gno 0 when not numbered."""
-        xid = self.xid + 1
-        self.xid += n_xids
-        if mariadb:
-            seq = self.mariadb_seq + 1
-            self.mariadb_seq += n_gtids
-            return xid, seq, 0
-        seq = self.seq_in_file + 1
-        self.seq_in_file += n_gtids
-        gno = 0
-        if numbered:
-            gno = self.gno + 1
-            self.gno += n_gtids
-        return xid, seq, gno
-
-
 class StateMixin:
     """:class:`~binlogwriter.writer.BinlogWriter`'s state methods: :meth:`resume`,
     :meth:`state`, :meth:`suspend`."""
@@ -221,10 +127,10 @@ class StateMixin:
             events_in_file=self.events_in_file if has_file else 0,
             files=tuple(p.name for p in self.files), previous_file=self._previous,
             xid=self.ids.xid, gno=self.ids.gno, mariadb_seq=self.ids.mariadb_seq,
-            mysql_gtids=tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),
-            mariadb_gtids=tuple(sorted((d, s, q) for d, (s, q) in self.mariadb_gtids.items())),
+            mysql_gtids=tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.ids.mysql_gtids.items())),
+            mariadb_gtids=tuple(sorted((d, s, q) for d, (s, q) in self.ids.mariadb_gtids.items())),
             tables=tuple((key, table, tid) for key, (table, tid) in self.ids.tables.items()),
-            next_table_id=self.ids.next_table_id, transactions=self.transactions, last_gtid=self.last_gtid)
+            next_table_id=self.ids.next_table_id, transactions=self.transactions, last_gtid=self.ids.last_gtid)
 
     def _restore(self, st: WriterState) -> None:
         self.now = st.now
@@ -235,13 +141,12 @@ class StateMixin:
         self.events_in_file = st.events_in_file
         self.files = [self.directory / n for n in st.files]
         self._previous = st.previous_file
-        self.ids = IdAllocator(xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq, seq_in_file=st.seq_in_file,
-                               next_table_id=st.next_table_id,
-                               tables={key: (table, tid) for key, table, tid in st.tables})
-        self.mysql_gtids = {(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids}
-        self.mariadb_gtids = {d: (s, q) for d, s, q in st.mariadb_gtids}
+        self.ids = IdAllocator(source=self.ids.source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq,
+                               seq_in_file=st.seq_in_file, next_table_id=st.next_table_id,
+                               tables={key: (table, tid) for key, table, tid in st.tables},
+                               mysql_gtids={(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids},
+                               mariadb_gtids={d: (s, q) for d, s, q in st.mariadb_gtids}, last_gtid=st.last_gtid)
         self.transactions = st.transactions
-        self.last_gtid = st.last_gtid
 
     def suspend(self) -> WriterState:
         """Stop without ending the current file (no ROTATE / STOP, flag still in use, the

@@ -89,7 +89,7 @@ def var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Arr
                                           pa.py_buffer(b"".join(enc))], null_count=count)
 
 
-def _string_lists(lists: list) -> pa.Array:
+def string_lists(lists: list) -> pa.Array:
     """Lists of ``str`` (None = null) -> an Arrow ``list<string>`` array (no pandas, see
     :func:`string_array`)."""
     n = len(lists)
@@ -149,7 +149,7 @@ def pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
                                                   pa.py_buffer(_picked_bytes(enc, idx))], null_count=count)
 
 
-def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
+def pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     """``_string_lists(lists).take(idx)`` (a few distinct column lists, None = null, over many
     rows: the columns of a change and of its images) built by numpy: the list offsets from
     the picked lengths; the strings' bytes are each list's items joined, picked by
@@ -163,7 +163,7 @@ def _pick_lists(lists: list, idx: np.ndarray) -> pa.Array:
     pats = [b"".join(e) for e in enc]
     data = _picked_bytes(pats, idx)
     if len(data) >= 1 << 31 or offsets[-1] >= 1 << 31:  # over 32-bit offsets: Arrow's take decides
-        return _string_lists(lists).take(np_array(idx))
+        return string_lists(lists).take(np_array(idx))
     # each string's offset: its list's start in the bytes + its start inside its list's pattern
     inner = _picked_bytes([np.cumsum([0] + [len(x) for x in e[:-1]], dtype=np.int32).tobytes() if e else b""
                            for e in enc], idx).view(np.int32)
@@ -199,7 +199,7 @@ def py_array(vals: list | tuple, typ: pa.DataType) -> pa.Array:
         return var_binary(vals, [b"" if v is None else v for v in vals], typ)
     if pa.types.is_list(typ) and typ.value_type == pa.string() and kinds <= {list, tuple} \
             and all(type(x) is str for v in vals if v is not None for x in v):
-        return _string_lists(vals)
+        return string_lists(vals)
     if (pa.types.is_integer(typ) and kinds == {int}) or (typ == pa.float64() and kinds == {float}):
         nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
         zero = 0 if kinds == {int} else 0.0
@@ -297,7 +297,7 @@ def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Arra
 OP_NAMES = ("insert", "update", "delete")
 
 
-def _ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
+def ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool) -> pa.Array:
     """Fixed-width ASCII rows (an (n, w) uint8 array) -> an Arrow string array of what
     :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
     then, for CHAR, without trailing spaces (the canonical form)."""
@@ -334,7 +334,7 @@ def take_rows(rows: pa.Array, idx: np.ndarray, has: np.ndarray) -> pa.Array:
     return rows.take(np_array(idx, ~np.asarray(has, dtype=np.bool_)))
 
 
-def _numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
+def numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
     """String array of ``heads[head[i]] + str(num[i])`` (a GTID: ``uuid:GNO``, MariaDB
     ``domain-server-seq``), null where ``head[i] < 0``; built from numpy buffers, the same
     array as :func:`string_array` of those Python strings. ``num`` is non-negative int64."""

@@ -26,13 +26,13 @@ from binlogwriter.schema.tables import column_from_info as column_from_info  # r
 from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (  # noqa: F401 - py_array re-exported (changes_truth, tests)
-    _ascii_strings,
-    _string_lists,
     _validity,
+    ascii_strings,
     np_array,
     np_bool,
     py_array,
     string_array,
+    string_lists,
 )
 from generators.arrow_typed import cast_texts, typed_units
 from generators.changes_lists import typed_floats, typed_list
@@ -102,7 +102,7 @@ def _temporal_parser(typ: pa.DataType) -> Callable[[str], Any]:
 _SAME, _CONVERT, _TEMPORAL = 0, 1, 2
 
 
-def _column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[Any], Any] | None]:
+def column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[Any], Any] | None]:
     """(Arrow type, how, fn): how the canonical values of ``col`` become typed ones —
     ``_SAME`` as they are (integers, floats, text), ``_CONVERT`` through ``fn`` (DECIMAL
     text -> Decimal, ``0x`` hex -> bytes), ``_TEMPORAL`` parsed by ``fn``, or null plus the
@@ -122,7 +122,7 @@ def _column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[
 def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[Any], tuple[Any, str | None]]]:
     """(Arrow type, fn(canonical value) -> (typed value, canonical text when the type cannot
     hold it))."""
-    typ, how, fn = _column_plan(col, flavor)
+    typ, how, fn = column_plan(col, flavor)
 
     def conv(v: Any) -> tuple[Any, str | None]:
         if how == _SAME:
@@ -136,7 +136,7 @@ def typed_converter(col: Column, flavor: str) -> tuple[pa.DataType, Callable[[An
     return typ, conv
 
 
-def _typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.Array], list]:
+def typed_columns(plans: list, names: list[str], fulls: list) -> tuple[list[pa.Array], list]:
     """Canonical full rows (or None) -> one typed Arrow array per column, and per row the
     ``[(column, canonical text)]`` of values the types cannot hold (None when there are none)."""
     none = (None,) * len(names)
@@ -175,7 +175,7 @@ def typed_columns_of(plans: list, names: list[str], columns: list, n: int) -> tu
 
 
 def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
-    plans = [_column_plan(c, flavor) for c in table.columns]
+    plans = [column_plan(c, flavor) for c in table.columns]
     return pa.struct([pa.field(c.name, p[0], nullable=True) for c, p in zip(table.columns, plans, strict=True)]), plans
 
 
@@ -218,9 +218,9 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
             got = lists[bits] = [nm for nm, p in zip(names, bits, strict=True) if p]
         return got
     cols = [None if rec[col] is None else names_of(rec[col + 2]) for rec in rows]
-    arrays, texts = _typed_columns(convs, names, fulls)
+    arrays, texts = typed_columns(convs, names, fulls)
     sa = pa.StructArray.from_arrays(arrays, fields=list(struct), mask=np_bool(np.array(mask, dtype=np.bool_)))
-    return sa, _string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
+    return sa, string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
 
 
 def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
@@ -233,18 +233,18 @@ def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[st
     arrays.append(py_array([r[13] for r in rows], pa.int64()).cast(pa.timestamp("s", tz="UTC")))
     b, bcols, btext = _typed_struct(struct, convs, names, rows, 9)
     a, acols, atext = _typed_struct(struct, convs, names, rows, 10)
-    arrays.append(_string_lists([names] * len(rows)))
+    arrays.append(string_lists([names] * len(rows)))
     arrays += [b, a, bcols, acols, btext, atext]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 def final_schema(table: Table, flavor: str) -> pa.Schema:
-    fields = [pa.field(c.name, _column_plan(c, flavor)[0]) for c in table.columns]
+    fields = [pa.field(c.name, column_plan(c, flavor)[0]) for c in table.columns]
     fields.append(pa.field("_text", pa.map_(pa.string(), pa.string())))
     return pa.schema(fields, metadata=columns_metadata([table], flavor))
 
 
-def _union(schemas: list[pa.Schema], fallback: pa.Schema) -> pa.Schema:
+def union(schemas: list[pa.Schema], fallback: pa.Schema) -> pa.Schema:
     """The changes schema whose before/after structs hold every column of ``schemas`` in order
     of first appearance; a column whose type changed between definitions is an error."""
     if not schemas:
@@ -264,7 +264,7 @@ def _union(schemas: list[pa.Schema], fallback: pa.Schema) -> pa.Schema:
     return changes_schema(struct, {b"binlogwriter.columns": json.dumps(cols, ensure_ascii=False).encode()})
 
 
-def _widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+def widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     if batch.schema.equals(schema, check_metadata=False):
         return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
     struct = schema.field("before").type
@@ -279,18 +279,18 @@ def _widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def _is_merged(schema: pa.Schema, table: Table, flavor: str) -> bool:
+def is_merged(schema: pa.Schema, table: Table, flavor: str) -> bool:
     """Whether a table's one aligned chunk, written with ``schema``, has the schema
     :func:`merge_table` would give it (then its bytes are the merge's)."""
     struct, _ = _struct(table, flavor)
-    want = _union([schema], changes_schema(struct, columns_metadata([table], flavor)))
+    want = union([schema], changes_schema(struct, columns_metadata([table], flavor)))
     return schema.equals(want, check_metadata=True)
 
 
 _IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
 
 
-def _typed_values(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+def typed_values(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """Python values (None = NULL) of one column -> (typed Arrow array, {row: canonical text
     the type cannot hold}): what :func:`canonical_renderer` and :func:`typed_converter` make
     of each value. ``keep``: the canonical values (:func:`_canon_column` of ``vals``) are
@@ -319,7 +319,7 @@ def _typed_canon(col: Column, flavor: str, canon: list, keep: list | None = None
     return py_array(out, typ), texts
 
 
-def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
+def take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tuple[pa.Array, dict[int, str]]:
     """A pool column: the typed pool gathered by the rows' pool indexes."""
     idx = np.asarray(values.data, dtype=np.int64)
     got = arr.take(np_array(idx, values.nulls))
@@ -329,7 +329,7 @@ def _take_pool(arr: pa.Array, texts: dict[int, str], values: ColumnArray) -> tup
     return got, {r: texts[i] for r, i in enumerate(idx.tolist()) if i in texts and (nulls is None or not nulls[r])}
 
 
-def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
+def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
     """One column of many rows (a ``ColumnArray`` or a list of Python values) -> (typed Arrow
     array, {row: canonical text the type cannot hold}), straight from the arrays where the
     canonical form is the value itself (integers; ASCII text, CHAR without trailing spaces),
@@ -341,9 +341,9 @@ def _typed_array(col: Column, flavor: str, values: Any, keep: list | None = None
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
             return _int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
-            return _ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
+            return ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
-            return _take_pool(*typed_python(col, flavor, list(values.pool)), values)
+            return take_pool(*typed_python(col, flavor, list(values.pool)), values)
         if values.kind == "json" and col.type == "JSON" and pa.types.is_string(typ) \
                 and isinstance(values.data, JObj | JStrList):  # documents that are objects / arrays
             got = json_texts(values.data, values.nulls)
@@ -366,7 +366,7 @@ def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None)
     frozenset's text depends on its members only), DECIMAL and calendar texts parsed by one
     Arrow cast (:func:`~generators.arrow_typed.cast_texts`) instead of value by value."""
     typ = _arrow_type(col, flavor)
-    hit = typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs))
+    hit = typed_list(col, typ, vals, lambda vs: typed_values(col, flavor, vs))
     if hit is not None:
         return hit
     render = column_renderer(col, flavor)
@@ -395,6 +395,6 @@ def _int_array(data: np.ndarray, nulls: np.ndarray | None, typ: pa.DataType) -> 
     return np_array(data, nulls).cast(typ)
 
 
-def _canon_column(col: Column, flavor: str, values: Any) -> list:
+def canon_column(col: Column, flavor: str, values: Any) -> list:
     """Canonical values (docs/output.md) of one column of many rows (:func:`render_column`)."""
     return render_column(col, flavor, values)

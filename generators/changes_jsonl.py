@@ -24,10 +24,10 @@ MODEL_FIELDS = ("seq", "row", "op", "database", "table", "before", "after", "bef
 model"), in the order ``changes.jsonl`` writes them."""
 
 
-def _jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list], nrows: int, mine: np.ndarray,
-                 seq: list, op: list, gtid: list, xid: list, fname: list, pos: np.ndarray, row: np.ndarray,
-                 txpos: np.ndarray, ts: np.ndarray, has_b: np.ndarray, has_a: np.ndarray, bi: np.ndarray,
-                 ai: np.ndarray, bits: list) -> None:
+def jsonl_lines(lines: list, table: Table, names: list[str], canon: list[list], nrows: int, mine: np.ndarray,
+                seq: list, op: list, gtid: list, xid: list, fname: list, pos: np.ndarray, row: np.ndarray,
+                txpos: np.ndarray, ts: np.ndarray, has_b: np.ndarray, has_a: np.ndarray, bi: np.ndarray,
+                ai: np.ndarray, bits: list) -> None:
     """:func:`jsonl_line` of many changes of one table into ``lines[mine[k]]``, the same text:
     every full row is encoded once, an image that carries every column reuses it, the
     fields around it are formatted once per distinct value."""

@@ -69,7 +69,7 @@ def typed_floats(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array
 
 def typed_list(col: Column, typ: pa.DataType, vals: list, by_value: Fallback) -> tuple[pa.Array, dict[int, str]] | None:
     """Python values (None = NULL) of one column -> (typed array, {row: canonical text the type
-    cannot hold}) as :func:`~generators.changes_arrow._typed_values` gives them, without the
+    cannot hold}) as :func:`~generators.changes_arrow.typed_values` gives them, without the
     text per value; ``by_value`` is that path, for the rows of a temporal column whose values
     are not plain ``datetime`` / ``timedelta``. None where this has no rule for the column or
     its values."""

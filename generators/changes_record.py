@@ -19,16 +19,16 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (
     OP_NAMES,
-    _numbered,
-    _pick_lists,
     np_array,
+    numbered,
+    pick_lists,
     pick_strings,
     py_array,
     string_array,
     take_rows,
 )
-from generators.changes_arrow import _canon_column, _take_pool, _typed_array, typed_python
-from generators.changes_jsonl import _jsonl_lines, jsonl_line
+from generators.changes_arrow import canon_column, take_pool, typed_array, typed_python
+from generators.changes_jsonl import jsonl_line, jsonl_lines
 from generators.truth import canonical_renderer
 
 _ROWS = frozenset(ROWS_TYPES)
@@ -243,7 +243,7 @@ class BatchRecordingMixin:
             gtids = string_array([big.get(t, heads[h] + str(g) if h >= 0 else None)
                               for t, (h, g) in enumerate(zip(txn_head.tolist(), txn_num.tolist(), strict=True))])
         else:
-            gtids = _numbered(heads, txn_head, txn_num)
+            gtids = numbered(heads, txn_head, txn_num)
         fnames = string_array(files)
         op_tab = ab.table[:m]
         op_kind = ab.kind[:m]
@@ -265,8 +265,8 @@ class BatchRecordingMixin:
                 if len(self._pools) >= 256:
                     self._pools.clear()
                 hit = self._pools[key] = (values.pool, col, *typed_python(col, self.flavor, list(values.pool)))
-            return _take_pool(hit[2], hit[3], values)
-        return _typed_array(col, self.flavor, values, keep)
+            return take_pool(hit[2], hit[3], values)
+        return typed_array(col, self.flavor, values, keep)
 
     def _record_table(self, tidx: int, table: Table, seq: np.ndarray, mine: np.ndarray, values: tuple,
                       kinds: np.ndarray, shapes: np.ndarray, shape_bits: list, gtid: pa.Array, xid: np.ndarray,
@@ -327,29 +327,29 @@ class BatchRecordingMixin:
                   pick_strings([table.database], zero), pick_strings([table.name], zero),
                   gtid, xid_arr, fname, np_array(pos), np_array(row).cast(pa.int32()), np_array(txpos),
                   np_array(ts).cast(pa.timestamp("s", tz="UTC")),
-                  _pick_lists([names], zero),
+                  pick_lists([names], zero),
                   struct(bi, has_b), struct(ai, has_a),
-                  _pick_lists([image_names(b) for b, _ in images], inv),
-                  _pick_lists([image_names(a) for _, a in images], inv),
+                  pick_lists([image_names(b) for b, _ in images], inv),
+                  pick_lists([image_names(a) for _, a in images], inv),
                   text(bi, has_b), text(ai, has_a)]
         self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
         if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
             flavor = self.flavor
 
             def fill(lines: list) -> None:
-                canon = [_canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
+                canon = [canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
                          for k, c, col in zip(canons, cols, table.columns, strict=True)]
-                _jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
+                jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
                              [OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
-                             fname.to_pylist(), pos, row,
-                             txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
+                            fname.to_pylist(), pos, row,
+                            txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
             fills.append(fill)
 
 
 def _txn_xids(plan: Any, placed: list, kept: int) -> np.ndarray:
     """Per transaction ``0..kept-1`` of a written batch: the XID of its XID_EVENT (or of the
     one inside its TRANSACTION_PAYLOAD), -1 when it writes none. The writer takes XIDs in
-    event order (binlogwriter/batch/columnar_encode.py ``_take_ids``) from the next one when
+    event order (binlogwriter/writer_ids.py ``IdAllocator.commit``) from the next one when
     each segment starts (``placed[k][5]``)."""
     from binlogwriter.batch.columnar_encode import PAYLOAD, XID
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 
-class _Sink:
+class Sink:
     """Jobs run by one worker thread, in the order they are given: the records of a batch
     (:meth:`ChangesRecorder._later`) and the row groups they fill. Parquet encoding,
     compression and most of the numpy work run without the GIL, so the truth is built and

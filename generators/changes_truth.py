@@ -46,24 +46,24 @@ import pyarrow.parquet as pq
 from binlogwriter.schema import Table
 from generators.changes_arrow import (
     _batch,
-    _column_plan,
-    _is_merged,
     _struct,
-    _union,
-    _widen,
     changes_schema,
     column_from_info,
     column_info,
+    column_plan,
     columns_metadata,
     final_schema,
+    is_merged,
     py_array,
     typed_columns_of,
     typed_converter,
+    union,
+    widen,
 )
 from generators.changes_ipc import IPC_SUFFIX, chunk_batches, chunk_schema, open_ipc
 from generators.changes_jsonl import concat_text, jsonl_line, read_jsonl_rows, table_file
 from generators.changes_record import BatchRecordingMixin, RecordingMixin
-from generators.changes_sink import _Sink
+from generators.changes_sink import Sink
 from generators.memory import release_memory
 from generators.truth import column_blocks
 
@@ -120,7 +120,7 @@ class _Segment:
     the :class:`_Sink` that does the writing (None: this thread)."""
 
     def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
-                 sink: _Sink | None = None, ipc: bool = False) -> None:
+                 sink: Sink | None = None, ipc: bool = False) -> None:
         self.table = table
         self.ipc = ipc  # an Arrow IPC chunk (generators/changes_ipc.py), not aligned
         self.names = [c.name for c in table.columns]
@@ -256,7 +256,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         self._renders: dict[int, tuple[Table, Callable]] = {}
         self._bits: dict[tuple, tuple] = {}
         self._pools: dict[tuple, tuple] = {}
-        self._sink = _Sink(2) if aligned else None
+        self._sink = Sink(2) if aligned else None
         self._queued = False  # records being built on the sink's thread (BatchRecordingMixin.record_batch)
         self.definitions: list[dict[str, Any]] = []  # truth/schema_history.jsonl lines after DDL (define)
 
@@ -368,7 +368,7 @@ def merge_table(chunks: list[str], dest: str | os.PathLike, table: Table, flavor
     row_group = ROW_GROUP if row_group is None else row_group
     struct, _ = _struct(table, flavor)
     fallback = changes_schema(struct, columns_metadata([table], flavor))
-    schema = _union([chunk_schema(c) for c in chunks], fallback)
+    schema = union([chunk_schema(c) for c in chunks], fallback)
     return rechunk(chunks, dest, schema, row_group)
 
 
@@ -397,7 +397,7 @@ def write_final_parquet_columns(table: Table, flavor: str, blocks: Iterable[list
     row_group = ROW_GROUP if row_group is None else row_group
     schema = final_schema(table, flavor)
     fields = list(schema)
-    plans = [_column_plan(c, flavor) for c in table.columns]
+    plans = [column_plan(c, flavor) for c in table.columns]
     names = [c.name for c in table.columns]
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
@@ -454,7 +454,7 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
         held = 0
         for c in chunks:
             for batch in chunk_batches(c, min(row_group, READ_ROWS)):
-                pending.append(_widen(batch, schema) if "before" in schema.names
+                pending.append(widen(batch, schema) if "before" in schema.names
                                else pa.RecordBatch.from_arrays(batch.columns, schema=schema))
                 held += batch.num_rows
                 while held >= row_group:
@@ -508,7 +508,7 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
         got = final.get(t)
-        if got is not None and _is_merged(got[1], rt.table, fl):
+        if got is not None and is_merged(got[1], rt.table, fl):
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, fl)

@@ -185,7 +185,7 @@ def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: 
             from generators.spec import read_spec_file
 
             sf = read_spec_file(spec_file)
-        spec = _build_spec(sf, schema, options)
+        spec = build_spec(sf, schema, options)
         if partitions is not None and engine != "spark":
             raise SpecError("--partitions needs --engine spark")
         if spark_log_level is not None and engine != "spark":
@@ -253,7 +253,7 @@ def _replica_options(data: dict[str, Any], options: dict[str, Any]) -> None:
     data["replica"] = rep
 
 
-def _build_spec(sf, schema: Path | None, options: dict[str, Any]):
+def build_spec(sf, schema: Path | None, options: dict[str, Any]):
     """Spec file settings overridden by the command line (SpecError/SchemaError if bad)."""
     from generators.spec import Spec, resolve
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from binlogwriter.schema import Column
-from generators.columns._fit import _TEXT_LIMIT, BYTE_TYPES, TEXT_TYPES, _char_limit, _enc
+from generators.columns._fit import BYTE_TYPES, TEXT_LIMIT, TEXT_TYPES, char_limit, enc
 from generators.columns.integer import int_range
 from generators.spec import Spec, SpecError
 
@@ -89,7 +89,7 @@ def _int_edges(col: Column) -> list[int]:
 
 def _longest_texts(col: Column, flavor: str) -> list[str]:
     """The longest ASCII string and the longest string of the charset's widest character."""
-    nchars, nbytes = _char_limit(col, flavor)
+    nchars, nbytes = char_limit(col, flavor)
     nbytes = min(nbytes, LONG_EDGE_BYTES)
     coll = col.collation_obj(flavor)
     out = []
@@ -105,7 +105,7 @@ def _longest_texts(col: Column, flavor: str) -> list[str]:
         if width < w <= mb:
             best, width = ch, w
     for ch in ("x", best):
-        w = len(_enc(ch, coll))
+        w = len(enc(ch, coll))
         n = min(nchars, nbytes // w)
         if n > 0:
             out.append(ch * n)
@@ -131,7 +131,7 @@ def edge_values(col: Column, flavor: str, own: list) -> list:
     elif t == "VARBINARY":
         vals = list(own) + [b"\xff" * (col.char_length() or 0)]
     elif t in BYTE_TYPES and t != "BINARY":
-        vals = list(own) + [b"\xff" * min(_TEXT_LIMIT[t], LONG_EDGE_BYTES)]
+        vals = list(own) + [b"\xff" * min(TEXT_LIMIT[t], LONG_EDGE_BYTES)]
     else:
         vals = list(own)
     seen, out = set(), []

@@ -196,7 +196,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         spec makes). The per-transaction loop (generators/run_txn.py) is the reference the
         property tests compare with, reached only through the test seam
         :data:`_PER_TRANSACTION_REFERENCE`."""
-        if _PER_TRANSACTION_REFERENCE:
+        if PER_TRANSACTION_REFERENCE:
             return self._loop_per_transaction(writer)
         if not columnar_supported(writer):  # a preset format always is (tests/batch/test_columnar_flavors.py)
             raise RuntimeError(f"the batch planner does not lay out {writer.fmt.flavor} as configured")
@@ -236,7 +236,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
 
 _FINAL_BLOCK = 4096
 
-_PER_TRANSACTION_REFERENCE = False
+PER_TRANSACTION_REFERENCE = False
 """Test seam (tests only: ``monkeypatch.setattr(generators.engine, "_PER_TRANSACTION_REFERENCE",
 True)``): runs write through the per-transaction reference loop
 (:meth:`~generators.run_txn.TransactionsMixin._loop_per_transaction`) instead of the batch

@@ -171,7 +171,7 @@ def pick_index(dist: str, draw: int, n: int) -> int:
 
 def _zipf_rank(s: float, u: float, n: int) -> int:
     """Inverse CDF of a continuous power law on [1, n+1): rank in [0, n)."""
-    r = _zipf_real(s, u, float(n), _SCALAR)
+    r = _zipf_real(s, u, float(n), SCALAR)
     return min(n - 1, max(0, int(r)))
 
 
@@ -192,11 +192,11 @@ class _Ops:
         self.floor, self.ldexp, self.frexp, self.where = floor, ldexp, frexp, where
 
 
-_SCALAR = _Ops(math.floor, math.ldexp, math.frexp, lambda c, a, b: a if c else b)
-_ARRAY = _Ops(np.floor, lambda x, k: np.ldexp(x, np.asarray(k).astype(np.int64)), np.frexp, np.where)
+SCALAR = _Ops(math.floor, math.ldexp, math.frexp, lambda c, a, b: a if c else b)
+ARRAY = _Ops(np.floor, lambda x, k: np.ldexp(x, np.asarray(k).astype(np.int64)), np.frexp, np.where)
 
 
-def _exp(x, m: _Ops):
+def exp(x, m: _Ops):
     """e**x (|x| < 700) from ``+ - *`` and ``ldexp``: ``x = k ln2 + r``, a Taylor polynomial of r."""
     k = m.floor(x * _INV_LN2 + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
@@ -206,7 +206,7 @@ def _exp(x, m: _Ops):
     return m.ldexp(p, k)
 
 
-def _log(x, m: _Ops):
+def log(x, m: _Ops):
     """ln x (x > 0, normal) from ``frexp`` and ``+ - * /``: ``x = f 2**e`` with f in
     [sqrt(1/2), sqrt(2)), ``ln f = 2 atanh((f - 1) / (f + 1))`` as a series."""
     f, e = m.frexp(x)
@@ -225,9 +225,9 @@ def _log(x, m: _Ops):
 def _zipf_real(s: float, u, n, m: _Ops):
     """The power law's real rank for unit draws ``u`` over ``n`` keys (floats or arrays)."""
     if abs(s - 1.0) < 1e-9:
-        return _exp(u * _log(n + 1.0, m), m) - 1.0
+        return exp(u * log(n + 1.0, m), m) - 1.0
     a = 1.0 - s
-    return _exp(_log((_exp(a * _log(n + 1.0, m), m) - 1.0) * u + 1.0, m) * (1.0 / a), m) - 1.0
+    return exp(log((exp(a * log(n + 1.0, m), m) - 1.0) * u + 1.0, m) * (1.0 / a), m) - 1.0
 
 
 def pick_index_array(dist: str, draws: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -246,7 +246,7 @@ def pick_index_array(dist: str, draws: np.ndarray, n: np.ndarray) -> np.ndarray:
         r = np.minimum(nn - 1, (u * nf).astype(np.int64))
     elif dist == "latest" or dist.startswith("zipf:"):
         s = 1.0 if dist == "latest" else float(dist[5:])
-        rank = np.minimum(nn - 1, np.maximum(0, _zipf_real(s, u, nf, _ARRAY).astype(np.int64)))
+        rank = np.minimum(nn - 1, np.maximum(0, _zipf_real(s, u, nf, ARRAY).astype(np.int64)))
         r = nn - 1 - rank if dist == "latest" else rank
     elif dist.startswith("hotspot:"):
         _, f, p = dist.split(":")

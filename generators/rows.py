@@ -463,14 +463,15 @@ class TableRows:
                 continue
             vk = self.vkey.get(i)
             cols[i] = vk(keys) if vk is not None else [fn(k) for k in keys.tolist()]
+        plan = self._once_plan(gen0, runs)  # every fixed column is made at gen0: one plan for all
         for i in self.fixed:
             if i in want:
-                cols[i] = self._column_once(i, keys, gen0, runs)
+                cols[i] = self._column_once(i, keys, gen0, runs, plan)
         for i, e in self.ddl_idx.items():
             if i not in want:
                 continue
             old = np.asarray(borns) < e
-            c = self._column_once(i, keys, gen0, runs)
+            c = self._column_once(i, keys, gen0, runs, plan)
             if isinstance(c, Vec):
                 c = Vec(c.kind, c.data, old if c.nulls is None else (c.nulls | old), c.pool, c.meta)
             else:
@@ -498,7 +499,25 @@ class TableRows:
                     cols[i] = self._column_once(i, keys, gen0 | src[:, p], runs)
         return cols
 
-    def _column_once(self, i: int, keys: np.ndarray, versions: np.ndarray, runs: tuple | None):
+    @staticmethod
+    def _once_plan(versions: np.ndarray, runs: tuple | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`_column_once`'s (rows made, each row's index among them) for ``versions``, or
+        None when every row is made (no runs, or too few repeats)."""
+        if runs is None:
+            return None
+        order, same_key = runs
+        n = len(order)
+        vs = versions[order]
+        first = np.ones(n, dtype=bool)
+        first[1:] = ~(same_key & (vs[1:] == vs[:-1]))
+        if int(np.count_nonzero(first)) * _ONCE_SHARE > n * (_ONCE_SHARE - 1):
+            return None
+        idx = np.empty(n, dtype=np.int64)
+        idx[order] = np.cumsum(first) - 1
+        return order[first], idx
+
+    def _column_once(self, i: int, keys: np.ndarray, versions: np.ndarray, runs: tuple | None,
+                     plan: tuple | None | bool = False):
         """:meth:`_column` with each distinct (key, version) made once: a value is a pure
         function of them, and rows repeat them — an UPDATE's before and after rows hold the
         same value in every column the UPDATE does not assign (made at the same version,
@@ -506,21 +525,13 @@ class TableRows:
         (:func:`_key_runs`): the rows in key order; adjacent rows of one key with the same
         version for this column form a run, whose first row is made and the others take its
         value (rows that repeat a pair apart from each other are made again: the same
-        values); with few repeats every row is made."""
-        if runs is None:
+        values); with few repeats every row is made. ``plan``: :meth:`_once_plan` of these
+        versions when the caller has it (False: made here)."""
+        plan = self._once_plan(versions, runs) if plan is False else plan
+        if plan is None:
             return self._column(i, keys, versions)
-        order, same_key = runs
-        n = len(order)
-        vs = versions[order]
-        first = np.ones(n, dtype=bool)
-        first[1:] = ~(same_key & (vs[1:] == vs[:-1]))
-        made = int(np.count_nonzero(first))
-        if made * _ONCE_SHARE > n * (_ONCE_SHARE - 1):
-            return self._column(i, keys, versions)
-        pick = order[first]
+        pick, idx = plan
         got = self._column(i, keys[pick], versions[pick])
-        idx = np.empty(n, dtype=np.int64)
-        idx[order] = np.cumsum(first) - 1
         if isinstance(got, Vec):
             return got.take(idx)
         return [got[j] for j in idx.tolist()]

@@ -185,7 +185,7 @@ class BatchedMixin:
                              cut)
             writer.now = now0 + int(clock[stop - 1])  # a rotation after the segment uses its clock
             writer.open()
-            seg: list[Any] = [writer.current_file, i, stop, writer.position, None, writer.ids.xid + 1]
+            seg: list[Any] = [writer.current_file, i, stop, writer.position, None, writer.ids.next_ids().xid]
             placed.append(seg)
             for fname, groups, first, last in writer.write_planned(plan, i, stop):
                 if fname != seg[0]:

@@ -10,7 +10,7 @@ from generators.hashing import hash64, salt
 from generators.keys import epoch_at
 from generators.manifest import FileInfo
 from generators.rows import DDL_TYPES
-from generators.run_snapshot import _qi
+from generators.run_snapshot import qi
 
 
 class DdlMixin:
@@ -51,11 +51,11 @@ class DdlMixin:
         t = rt.table
         if d % 2 == 1:
             typedef = DDL_TYPES[p % len(DDL_TYPES)]
-            sql = f"ALTER TABLE {_qi(t.name)} ADD COLUMN {_qi(name)} {typedef}"
+            sql = f"ALTER TABLE {qi(t.name)} ADD COLUMN {qi(name)} {typedef}"
             self.ddl_epoch = d
             rt.add_column(name, typedef, d)
         else:
-            sql = f"ALTER TABLE {_qi(t.name)} DROP COLUMN {_qi(name)}"
+            sql = f"ALTER TABLE {qi(t.name)} DROP COLUMN {qi(name)}"
             self.ddl_epoch = d
             rt.drop_column(name)
         self._ddl(writer, sql, t.database)

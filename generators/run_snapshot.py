@@ -16,7 +16,7 @@ INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transacti
 SNAPSHOT_ROWS_PER_INSERT = 100
 
 
-def _qi(name: str) -> str:
+def qi(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -36,11 +36,11 @@ class SnapshotMixin:
         return td.initial_keys() if td.initial_keys is not None else range(td.initial_count)
 
     def _insert_sql(self, t: Table, rows: list[tuple]) -> str:
-        cols = ", ".join(_qi(c.name) for c in t.columns)
+        cols = ", ".join(qi(c.name) for c in t.columns)
         fl = self.spec.flavor
         lits = [column_sql_literals(c, list(vs), fl) for c, vs in zip(t.columns, zip(*rows, strict=True), strict=True)]
         vals = ",\n".join("(" + ", ".join(r) + ")" for r in zip(*lits, strict=True))
-        return f"INSERT INTO {_qi(t.database)}.{_qi(t.name)} ({cols}) VALUES\n{vals};\n"
+        return f"INSERT INTO {qi(t.database)}.{qi(t.name)} ({cols}) VALUES\n{vals};\n"
 
     def snapshot_head(self) -> str:
         """``snapshot.sql`` up to the initial rows (comments, session settings, CREATEs)."""
@@ -55,10 +55,10 @@ class SnapshotMixin:
         out.append("SET NAMES utf8mb4;\nSET SESSION time_zone = '+00:00';\n"
                    "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nSET SESSION foreign_key_checks = 0;\n")
         for db in self._databases():
-            out.append(f"CREATE DATABASE IF NOT EXISTS {_qi(db)};\n")
+            out.append(f"CREATE DATABASE IF NOT EXISTS {qi(db)};\n")
         for rt in self.rows:
             create = rt.tdef.create_sql.strip().rstrip(";")
-            out.append(f"USE {_qi(rt.table.database)};\n{create};\n")
+            out.append(f"USE {qi(rt.table.database)};\n{create};\n")
         return "".join(out)
 
     def snapshot_tail(self) -> str:
@@ -86,7 +86,7 @@ class SnapshotMixin:
 
     def _initial_in_binlog(self, writer: BinlogWriter) -> None:
         for db in self._databases():
-            self._ddl(writer, f"CREATE DATABASE IF NOT EXISTS {_qi(db)}", db)
+            self._ddl(writer, f"CREATE DATABASE IF NOT EXISTS {qi(db)}", db)
         for rt in self.rows:
             self._ddl(writer, rt.tdef.create_sql.strip().rstrip(";"), rt.table.database)
         for tidx, rt in enumerate(self.rows):

@@ -52,7 +52,7 @@ class TransactionsMixin:
     def _loop_per_transaction(self, writer: BinlogWriter) -> None:
         """The run's transactions one at a time through ``BinlogWriter.transaction()``: the
         reference the batch engine is compared with (tests/batch/test_generate_paths.py),
-        reached only through ``generators.engine._PER_TRANSACTION_REFERENCE`` (a test seam);
+        reached only through ``generators.engine.PER_TRANSACTION_REFERENCE`` (a test seam);
         ``--size`` stops at the first transaction that starts at or past it."""
         s = self.spec
         n = len(self.rows)

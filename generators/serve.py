@@ -71,11 +71,11 @@ class _LengthsPlan:
         p = self._plan
         return p.ev_len[int(p.txn_first[lo]):int(p.txn_first[hi])]
 
-    def encode(self, lo: int, hi: int, offset: int) -> EventRun:
-        return EventRun(self._plan.encode(lo, hi, offset), self._lengths(lo, hi))
+    def encode(self, lo: int, hi: int, offset: int, ids: Any) -> EventRun:
+        return EventRun(self._plan.encode(lo, hi, offset, ids), self._lengths(lo, hi))
 
-    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], EventRun]:
-        build = self._plan.encode_later(lo, hi, offset)
+    def encode_later(self, lo: int, hi: int, offset: int, ids: Any) -> Callable[[], EventRun]:
+        build = self._plan.encode_later(lo, hi, offset, ids)
         lengths = self._lengths(lo, hi)
         return lambda: EventRun(build(), lengths)
 
@@ -112,11 +112,11 @@ class SpecStream:
     endless, or ``size`` bytes, or the spec's own ``transactions`` / ``size`` when it names one."""
 
     def __init__(self, spec_path: str | os.PathLike, size: int | None) -> None:
-        from generators.cli import _build_spec
+        from generators.cli import build_spec
 
         sf = read_spec_file(spec_path)
         # the spec ``generate --spec SPEC [--size SIZE]`` runs (the same rule: generators/cli.py)
-        spec = _build_spec(sf, None, {"size": size} if size is not None else {})
+        spec = build_spec(sf, None, {"size": size} if size is not None else {})
         if size is None and "size" not in sf.data and "transactions" not in sf.data:
             spec = replace(spec, transactions=None, size=None)  # no limit named: endless
         self.limit_size = spec.size

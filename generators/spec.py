@@ -9,8 +9,8 @@ Loading (:func:`load_spec_file`) takes YAML or JSON; a ``manifest.json`` is acce
 (its ``spec`` member is used). Every invalid value raises :class:`SpecError` with one line
 naming the setting.
 
-Size: a little over 400 lines: the one frozen dataclass of every setting and its
-validation, which must stay together (``to_dict`` and ``validate`` walk the same fields).
+Size (about 480 lines): the one frozen dataclass of every setting and its validation, which
+must stay together (``to_dict`` and ``validate`` walk the same fields).
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from binlogwriter.format import FLAVORS
 from binlogwriter.schema import KNOWN_TYPES
 from generators.errors import SpecError
 from generators.replica.settings import ReplicaSettings, parse_replica
-from generators.spec_file import SpecFile, _norm_key, load_spec_file, null_key, read_spec_file, spec_as_json
+from generators.spec_file import SpecFile, load_spec_file, norm_key, null_key, read_spec_file, spec_as_json
 from generators.spec_values import (
-    _IDENT_RE,
     CHECKSUMS,
     DEFAULT_START_TIME,
     DEFAULT_TRANSACTIONS,
     DEFAULT_UUID,
     GEN_KINDS,
     GEN_PARAMS,
+    IDENT_RE,
     ROW_IMAGE,
     ROW_METADATA,
     TEMPLATES,
@@ -171,7 +171,7 @@ class Spec:
         known = {f.name for f in fields(cls)}
         kw: dict[str, Any] = {}
         for k, v in data.items():
-            name = _norm_key(k)
+            name = norm_key(k)
             if name not in known:
                 raise SpecError(f"spec: unknown setting {k!r}{did_you_mean(name, sorted(known))}", setting=name)
             kw[name] = v
@@ -288,109 +288,141 @@ def charset_stress_of(spec: Spec) -> float:
 
 
 def validate(s: Spec) -> Spec:
-    """Check every field; raise SpecError naming the option. Returns ``s`` unchanged."""
-    def bad(msg: str) -> SpecError:
-        return SpecError(msg, setting=setting_of(msg))
+    """Check every field; raise SpecError naming the option (the first bad one, in the order
+    of the steps below). Returns ``s`` unchanged."""
+    _check_source(s)
+    _check_flavor(s)
+    _check_files(s)
+    _check_gtid(s)
+    _check_workload_options(s)
+    return s
 
+
+def _bad(msg: str) -> SpecError:
+    """A SpecError for ``msg``, with the setting its message names."""
+    return SpecError(msg, setting=setting_of(msg))
+
+
+def _check_source(s: Spec) -> None:
+    """What is generated and how much: the workload or schema, database, tables, seed,
+    transactions or size, initial rows."""
     if s.workload is not None and s.workload not in WORKLOADS:
-        raise bad(f"--workload: unknown workload {s.workload!r}{did_you_mean(str(s.workload), WORKLOADS)} "
-                  f"(one of {', '.join(WORKLOADS)})")
+        raise _bad(f"--workload: unknown workload {s.workload!r}{did_you_mean(str(s.workload), WORKLOADS)} "
+                   f"(one of {', '.join(WORKLOADS)})")
     if s.workload is not None and s.schema_sql is not None:
-        raise bad("--workload and --schema are exclusive")
+        raise _bad("--workload and --schema are exclusive")
     if s.workload is None and s.schema_sql is None:
-        raise bad("either --workload or --schema is needed")
+        raise _bad("either --workload or --schema is needed")
     if s.schema_sql is not None and not isinstance(s.schema_sql, str):
-        raise bad("spec schema_sql: expected the text of CREATE TABLE statements")
-    if not isinstance(s.database, str) or not _IDENT_RE.match(s.database):
-        raise bad(f"--database: not a valid database name: {s.database!r}")
+        raise _bad("spec schema_sql: expected the text of CREATE TABLE statements")
+    if not isinstance(s.database, str) or not IDENT_RE.match(s.database):
+        raise _bad(f"--database: not a valid database name: {s.database!r}")
     if not 1 <= s.tables <= 1000:
-        raise bad(f"--tables: expected 1..1000, got {s.tables}")
+        raise _bad(f"--tables: expected 1..1000, got {s.tables}")
     if not 0 <= s.seed < 2**63:
-        raise bad(f"--seed: expected 0 <= N < 2^63, got {s.seed}")
+        raise _bad(f"--seed: expected 0 <= N < 2^63, got {s.seed}")
     if s.transactions is not None and s.size is not None:
-        raise bad("--transactions and --size are exclusive")
+        raise _bad("--transactions and --size are exclusive")
     if s.transactions is not None and not 0 <= s.transactions <= 10**10:
-        raise bad(f"--transactions: expected 0..10^10, got {s.transactions}")
+        raise _bad(f"--transactions: expected 0..10^10, got {s.transactions}")
     if not 0 <= s.initial_rows <= 10**8:
-        raise bad(f"--initial-rows: expected 0..10^8, got {s.initial_rows}")
+        raise _bad(f"--initial-rows: expected 0..10^8, got {s.initial_rows}")
+
+
+def _check_flavor(s: Spec) -> None:
+    """The flavor, the charset stress, and the settings the flavor allows or shapes:
+    dependency tracking, parallel groups, row metadata and image, checksum."""
     if s.flavor not in FLAVORS:
-        raise bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
-                  f"(one of {', '.join(FLAVORS)})")
+        raise _bad(f"--flavor: unknown flavor {s.flavor!r}{did_you_mean(str(s.flavor), FLAVORS)} "
+                   f"(one of {', '.join(FLAVORS)})")
     if s.charset_stress is not None and (isinstance(s.charset_stress, bool)
                                          or not isinstance(s.charset_stress, int | float)
                                          or not 0.0 <= s.charset_stress <= 1.0):
-        raise bad(f"--charset-stress: expected a fraction 0..1, got {s.charset_stress!r}")
+        raise _bad(f"--charset-stress: expected a fraction 0..1, got {s.charset_stress!r}")
     if s.dependency_tracking is not None:
         if s.dependency_tracking not in ("writeset", "commit_order"):
-            raise bad(f"--dependency-tracking: expected writeset or commit_order, got {s.dependency_tracking!r}")
+            raise _bad(f"--dependency-tracking: expected writeset or commit_order, got {s.dependency_tracking!r}")
         if s.flavor.startswith("mariadb"):
-            raise bad("--dependency-tracking: MySQL's logical clock (mysql80, mysql84); MariaDB groups "
-                      "transactions with --parallel-groups")
+            raise _bad("--dependency-tracking: MySQL's logical clock (mysql80, mysql84); MariaDB groups "
+                       "transactions with --parallel-groups")
         if s.flavor == "mysql84" and s.dependency_tracking != "writeset":
-            raise bad("--dependency-tracking: MySQL 8.4 tracks WRITESET only (commit_order is 8.0's)")
+            raise _bad("--dependency-tracking: MySQL 8.4 tracks WRITESET only (commit_order is 8.0's)")
     if s.parallel_groups is not None:
         if isinstance(s.parallel_groups, bool) or not isinstance(s.parallel_groups, int) or not 0 <= s.parallel_groups <= 1000:
-            raise bad(f"--parallel-groups: expected 0..1000, got {s.parallel_groups!r}")
+            raise _bad(f"--parallel-groups: expected 0..1000, got {s.parallel_groups!r}")
         if s.parallel_groups and not s.flavor.startswith("mariadb"):
-            raise bad("--parallel-groups: MariaDB group commit ids (mariadb1011); MySQL's logical clock is "
-                      "--dependency-tracking")
+            raise _bad("--parallel-groups: MariaDB group commit ids (mariadb1011); MySQL's logical clock is "
+                       "--dependency-tracking")
     if s.row_metadata not in ROW_METADATA:
-        raise bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
+        raise _bad(f"--row-metadata: expected NO_LOG, MINIMAL or FULL, got {s.row_metadata!r}")
     if s.row_metadata == "NO_LOG" and not s.flavor.startswith("mariadb"):
-        raise bad("--row-metadata NO_LOG exists only in MariaDB (MySQL has MINIMAL and FULL)")
+        raise _bad("--row-metadata NO_LOG exists only in MariaDB (MySQL has MINIMAL and FULL)")
     if s.row_image not in ROW_IMAGE:
-        raise bad(f"--row-image: expected FULL, MINIMAL or NOBLOB, got {s.row_image!r}")
+        raise _bad(f"--row-image: expected FULL, MINIMAL or NOBLOB, got {s.row_image!r}")
     if s.checksum not in CHECKSUMS:
-        raise bad(f"--checksum: expected CRC32 or NONE, got {s.checksum!r}")
+        raise _bad(f"--checksum: expected CRC32 or NONE, got {s.checksum!r}")
+
+
+def _check_files(s: Spec) -> None:
+    """The files' and events' limits, the server id, the DDL period and the file base name."""
     if not 4096 <= s.max_binlog_size <= 1 << 40:
-        raise bad(f"--max-binlog-size: expected 4K..1T, got {s.max_binlog_size}")
+        raise _bad(f"--max-binlog-size: expected 4K..1T, got {s.max_binlog_size}")
     if not 1024 <= s.row_event_max_size <= 1 << 30:
-        raise bad(f"--row-event-max-size: expected 1K..1G, got {s.row_event_max_size}")
+        raise _bad(f"--row-event-max-size: expected 1K..1G, got {s.row_event_max_size}")
     if not 1 <= s.server_id < 2**32:
-        raise bad(f"--server-id: expected 1..4294967295, got {s.server_id}")
+        raise _bad(f"--server-id: expected 1..4294967295, got {s.server_id}")
     if not 0 <= s.ddl_every <= 10**9:
-        raise bad(f"--ddl-every: expected N >= 0, got {s.ddl_every}")
+        raise _bad(f"--ddl-every: expected N >= 0, got {s.ddl_every}")
     if not isinstance(s.basename, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", s.basename) \
             or s.basename.startswith("."):
-        raise bad(f"--basename: not a valid file base name: {s.basename!r}")
+        raise _bad(f"--basename: not a valid file base name: {s.basename!r}")
+
+
+def _check_gtid(s: Spec) -> None:
+    """The GTID setting (a MariaDB domain, or MySQL's anonymous / UUID / UUID:tag) and
+    transaction compression (MySQL's only)."""
     if s.gtid is not None:
         g = s.gtid
         if s.flavor.startswith("mariadb"):
             if not (isinstance(g, str) and g.isdigit() and int(g) < 2**32):
-                raise bad("--gtid: MariaDB always writes GTIDs; give a domain id (0..4294967295) or leave it out")
+                raise _bad("--gtid: MariaDB always writes GTIDs; give a domain id (0..4294967295) or leave it out")
         elif g != "anonymous":
             sid, _, tag = str(g).partition(":")
             try:
                 uuid.UUID(sid)
             except ValueError:
-                raise bad(f"--gtid: expected 'anonymous', a server UUID or UUID:tag, got {g!r}") from None
+                raise _bad(f"--gtid: expected 'anonymous', a server UUID or UUID:tag, got {g!r}") from None
             if tag:
                 if s.flavor != "mysql84":
-                    raise bad("--gtid UUID:tag: tagged GTIDs exist from MySQL 8.3 on (--flavor mysql84)")
+                    raise _bad("--gtid UUID:tag: tagged GTIDs exist from MySQL 8.3 on (--flavor mysql84)")
                 if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", tag):
-                    raise bad(f"--gtid: tag {tag!r} must be 1-32 letters, digits or '_', not starting with a digit")
+                    raise _bad(f"--gtid: tag {tag!r} must be 1-32 letters, digits or '_', not starting with a digit")
     if s.transaction_compression and s.flavor.startswith("mariadb"):
-        raise bad("--compress: binlog_transaction_compression is MySQL's (8.0.20+); MariaDB has none")
+        raise _bad("--compress: binlog_transaction_compression is MySQL's (8.0.20+); MariaDB has none")
+
+
+def _check_workload_options(s: Spec) -> None:
+    """The options of one workload: the sysbench / ecommerce templates, ecommerce's
+    initial rows, excluded types (built-in workloads only) and the key distribution."""
     if s.template is not None and s.template not in TEMPLATES:
-        raise bad(f"spec template: unknown template {s.template!r}{did_you_mean(str(s.template), TEMPLATES)} "
-                  f"(one of {', '.join(TEMPLATES)})")
+        raise _bad(f"spec template: unknown template {s.template!r}{did_you_mean(str(s.template), TEMPLATES)} "
+                   f"(one of {', '.join(TEMPLATES)})")
     if s.template == "oltp_write_only" and s.workload != "sysbench":
-        raise bad("spec template oltp_write_only needs --workload sysbench")
+        raise _bad("spec template oltp_write_only needs --workload sysbench")
     if s.template == "ecommerce" and s.workload != "ecommerce":
-        raise bad("spec template ecommerce needs --workload ecommerce")
+        raise _bad("spec template ecommerce needs --workload ecommerce")
     if s.workload == "ecommerce" and s.initial_rows < 1:
-        raise bad("--initial-rows: the ecommerce workload needs at least 1 (orders refer to existing customers and products)")
+        raise _bad("--initial-rows: the ecommerce workload needs at least 1 (orders refer to existing customers and products)")
     if s.exclude_types:
         unknown = [t for t in s.exclude_types if t not in KNOWN_TYPES]
         if unknown:
-            raise bad(f"--exclude-types: unknown type {unknown[0]!r}{did_you_mean(str(unknown[0]), KNOWN_TYPES)} "
-                      "(column types such as JSON, GEOMETRY, "
-                      "BLOB, TEXT, ENUM, SET, BIT, DECIMAL, TIMESTAMP)")
+            raise _bad(f"--exclude-types: unknown type {unknown[0]!r}{did_you_mean(str(unknown[0]), KNOWN_TYPES)} "
+                       "(column types such as JSON, GEOMETRY, "
+                       "BLOB, TEXT, ENUM, SET, BIT, DECIMAL, TIMESTAMP)")
         if s.schema_sql is not None:
-            raise bad("--exclude-types applies to the built-in workloads only; with --schema, leave those "
-                      "columns out of the schema file")
+            raise _bad("--exclude-types applies to the built-in workloads only; with --schema, leave those "
+                       "columns out of the schema file")
     parse_key_dist(s.key_dist)
-    return s
 
 
 _SETTING_RE = re.compile(r"^(?:--([a-z][a-z-]*)|spec ([a-z_]+)(?:\.([^\s:]+))?)")

@@ -38,7 +38,7 @@ class SpecFile:
         return f"{self.path}:{line}" if line is not None else str(self.path)
 
 
-def _norm_key(k: Any) -> str:
+def norm_key(k: Any) -> str:
     name = str(k).replace("-", "_")
     return _KEY_ALIASES.get(name, name)
 
@@ -59,7 +59,7 @@ def _yaml_lines(text: str, manifest: bool) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return out
     for k, v in node.value:
-        name = _norm_key(getattr(k, "value", ""))
+        name = norm_key(getattr(k, "value", ""))
         out.setdefault(name, k.start_mark.line + 1)
         if name == "columns" and isinstance(v, yaml.MappingNode):
             for ck, _ in v.value:
@@ -108,12 +108,12 @@ def read_spec_file(path: str | Path) -> SpecFile:
         for k in data:
             m = re.search(r'"' + re.escape(str(k)) + r'"\s*:', text)
             if m:
-                lines[_norm_key(k)] = text.count("\n", 0, m.start()) + 1
+                lines[norm_key(k)] = text.count("\n", 0, m.start()) + 1
     else:
         lines = _yaml_lines(text, manifest)
     out: dict[str, Any] = {}
     for k, v in data.items():
-        name = _norm_key(k)
+        name = norm_key(k)
         if name in out:
             raise SpecError(f"{p}:{lines.get(name, '?')}: setting {k!r} given twice", setting=name)
         out[name] = v

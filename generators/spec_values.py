@@ -34,7 +34,7 @@ GEN_PARAMS: dict[str, tuple[str, ...]] = {
 }
 """The settings each ``gen`` reads besides ``null`` (docs/generate.md)."""
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
-_IDENT_RE = re.compile(r"^[A-Za-z0-9_$]{1,64}$")
+IDENT_RE = re.compile(r"^[A-Za-z0-9_$]{1,64}$")
 
 
 def parse_size(text: str | int, what: str = "size") -> int:

@@ -114,7 +114,7 @@ def _step_closed(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     s_gid = np.cumsum(s_new) - 1
     s_start = np.flatnonzero(s_new)
     owner = gid[sel][s_start]  # original group of each applied group
-    chains = _step_chains(kd[sel], s_start, s_gid, live[owner], ver[owner], born[owner], ep[sel], inc[sel]) \
+    chains = step_chains(kd[sel], s_start, s_gid, live[owner], ver[owner], born[owner], ep[sel], inc[sel]) \
         if len(sel) else \
         (np.zeros(0, np.int64),) * 3
     if chains is None:
@@ -148,8 +148,8 @@ def _step_closed(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.n
     return True
 
 
-def _step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
-                 ver: np.ndarray, born: np.ndarray, epoch: int | np.ndarray, inc: np.ndarray | None = None):
+def step_chains(kd: np.ndarray, gstart: np.ndarray, gid: np.ndarray, live: np.ndarray,
+                ver: np.ndarray, born: np.ndarray, epoch: int | np.ndarray, inc: np.ndarray | None = None):
     """:func:`step_many`'s versions in closed form, for ops sorted by key (``kd``: kinds;
     ``gstart``/``gid``: each key's first op; ``live``/``ver``/``born``: each key's
     state before them), when every op applies — an INSERT exactly where the key is not live

@@ -158,6 +158,16 @@ SORT_CELLS = 2_000_000
 """Values (rows x columns) of ``truth/final`` held in memory while it is sorted
 (:func:`sorted_jsonl_blocks`): a run of that many is sorted and spilled; a narrow table
 sorts many more rows at once than a 1,000-column one."""
+SORT_BYTES = 64 << 20
+"""The other bound of a run (:func:`sorted_jsonl_blocks`): its values' estimated size
+(:func:`_block_bytes`: :data:`CELL_BYTES` a value plus the characters of its text). A
+table of long texts or JSON documents spills by this one before :data:`SORT_CELLS` (a run's
+sort holds about three times it: values, lines, ranks)."""
+CELL_BYTES = 32
+MERGE_FAN_IN = 16
+"""Spilled runs merged at once: when that many are spilled they are merged into one run
+file (consecutive runs in input order, so the merge stays stable), so the final merge, which
+holds a block of every run, holds at most this many blocks however large the table."""
 OUT_BLOCK = 4096  # rows per block of columns that :func:`sorted_jsonl_blocks` yields
 RUN_BLOCK_CELLS = 32_768
 """Values per pickled block of a spilled run: the merge holds one block of every run, so a
@@ -177,9 +187,11 @@ def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list
     to ``path`` as JSON lines sorted by :func:`canonical_key` (ties in input order), and
     yield the rows in that order as blocks of columns of at most :data:`OUT_BLOCK` rows (the
     values each line holds; ``truth/final/parquet`` is written from them). Bounded memory:
-    every ``chunk`` rows (default: :data:`SORT_CELLS` values) a sorted run spills to a
-    temporary file (a stable sort of each run, :func:`canonical_order`, then a stable merge
-    of the runs in input order: the stable sort of all rows, wherever the runs split). The
+    every ``chunk`` rows (default: :data:`SORT_CELLS` values), or sooner once the values
+    held reach :data:`SORT_BYTES`, a sorted run spills to a temporary file (a stable sort of
+    each run, :func:`canonical_order`, then a stable merge of the runs in input order: the
+    stable sort of all rows, wherever the runs split); every :data:`MERGE_FAN_IN` runs are
+    merged into one (:func:`_merge_spilled`), so the last merge holds a bounded number. The
     lines are written column by column (:func:`generators.changes_jsonl.object_lines`); a
     run keeps its lines and values (pickled), so the merge neither parses nor formats JSON.
     Must be consumed to the end."""
@@ -188,21 +200,26 @@ def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list
     runs: list[str] = []
     pend: list[list] = [[] for _ in names]
     n = 0
+    held = 0  # estimated bytes of ``pend`` (:func:`_block_bytes`)
     tmpdir = path.parent
     try:
         for cols in blocks:
             size = len(cols[0]) if cols else 0
             at = 0
-            while at < size:  # runs of exactly ``chunk`` rows, whatever the blocks given
+            while at < size:  # runs of ``chunk`` rows, or fewer once SORT_BYTES are held
                 k = min(size - at, chunk - n)
-                for acc, c in zip(pend, cols, strict=True):
-                    acc.extend(c[at:at + k] if at or k < size else c)
+                piece = [c[at:at + k] for c in cols] if at or k < size else cols
+                for acc, c in zip(pend, piece, strict=True):
+                    acc.extend(c)
+                held += _block_bytes(piece, k)
                 at += k
                 n += k
-                if n >= chunk:
+                if n >= chunk or held >= SORT_BYTES:
                     runs.append(_spill(names, pend, n, tmpdir))
                     pend = [[] for _ in names]
-                    n = 0
+                    n = held = 0
+                    if len(runs) >= MERGE_FAN_IN:
+                        runs = [_merge_spilled(runs, len(names), tmpdir)]
         with open(path, "w", encoding="utf-8", newline="\n") as out:
             if not runs:
                 for lines, cols in _sorted_blocks(names, pend, n):
@@ -241,6 +258,46 @@ def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> str:
     with os.fdopen(fd, "wb") as f:
         for part in _sorted_blocks(names, cols, n, max(1, RUN_BLOCK_CELLS // max(1, len(names)))):
             pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return name
+
+
+def _block_bytes(cols: list[list], n: int) -> int:
+    """The estimated memory of ``n`` rows of canonical values: :data:`CELL_BYTES` a value plus
+    the characters of every text (a column of numbers is passed over at its first value)."""
+    total = CELL_BYTES * n * len(cols)
+    for c in cols:
+        try:
+            total += sum(map(len, c))
+        except TypeError:  # numbers or NULLs: only the texts count
+            total += sum(len(v) for v in c if isinstance(v, str))
+    return total
+
+
+def _merge_spilled(runs: list[str], ncols: int, tmpdir: Path) -> str:
+    """Spilled runs (consecutive, in input order) -> one run file holding their stable merge,
+    in pickled blocks of :data:`RUN_BLOCK_CELLS` values as :func:`_spill` writes them; the
+    runs merged are removed."""
+    size = max(1, RUN_BLOCK_CELLS // max(1, ncols))
+    fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            lines: list[str] = []
+            buf: list[tuple] = []
+            for _, line, vals in heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0]):
+                lines.append(line)
+                buf.append(vals)
+                if len(buf) >= size:
+                    pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
+                                protocol=pickle.HIGHEST_PROTOCOL)
+                    lines, buf = [], []
+            if buf:
+                pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:
+        os.unlink(name)
+        raise
+    for r in runs:
+        os.unlink(r)
     return name
 
 

@@ -38,12 +38,13 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
 from generators.columns import family_of_type
-from generators.columns._common import EDGE_P, START_TIME, ValueFn, _normal, _q, _with_edges
-from generators.columns._fit import _fit_text
-from generators.columns._strings import _text_of_length
-from generators.columns._vec import _digits_vec, _edge_twin, _int_twin, _pool_vec, _weighted_vec
-from generators.columns.integer import _INT_BITS, _uniform_int_vec, int_range
-from generators.columns.json import _json_gen
+from generators.columns._common import EDGE_P, START_TIME, ValueFn, _q, normal, with_edges
+from generators.columns._fit import fit_text
+from generators.columns._strings import text_of_length
+from generators.columns._vec import digits_vec, edge_twin, int_twin, pool_vec, weighted_vec
+from generators.columns.decimal import override_vec
+from generators.columns.integer import INT_BITS, int_range, uniform_int_vec
+from generators.columns.json import json_gen
 from generators.edge_values import ValueMode, edge_values
 from generators.hashing import (
     ReplayStream,
@@ -58,8 +59,7 @@ from generators.hashing import (
 from generators.pools import pool
 from generators.spec import ColumnGen, SpecError
 
-# int_range, mysql_json_text, ValueFn and EDGE_P are re-exported (moved to generators.columns
-# and binlogwriter.values.json_text; imported from here by other modules)
+# re-exported (moved to generators.columns, values.json_text): int_range, mysql_json_text, ValueFn, EDGE_P
 __all__ = ["column_generator", "column_vector_generator", "type_generator", "override_generator", "coerce",
            "key_vector_generator", "Vec", "key_generator", "key_capacity", "int_range", "mysql_json_text",
            "ValueFn", "EDGE_P"]
@@ -85,7 +85,8 @@ def type_generator(col: Column, table: str, flavor: str, *, edge: bool | ValueMo
     if edge.edge_share <= 0:
         return gen
     own = getattr(fam.generator(col, table, flavor, edge=True, start_time=start_time), "edges", [])
-    return _with_edges(gen, edge_values(col, flavor, own), True, edge.edge_share)
+    edges = edge_values(col, flavor, own)  # none (spatial) and NOT NULL: nothing to draw
+    return with_edges(gen, edges, True, edge.edge_share) if edges or col.nullable else gen
 
 
 def _null_p(col: Column, edge: bool | ValueMode, gen: Any, null_p: float | None) -> tuple[float, Any]:
@@ -107,7 +108,7 @@ def _null_p(col: Column, edge: bool | ValueMode, gen: Any, null_p: float | None)
     p = (1 - f) * 0.03 + f / (n + 1)
     if p >= 1:  # no edge but NULL at share 1 (a type without edge values): every value NULL
         return 1.0, gen
-    return p, _with_edges(gen.base, edges, True, min(1.0, f * n / (n + 1) / (1 - p)))
+    return p, with_edges(gen.base, edges, True, min(1.0, f * n / (n + 1) / (1 - p)))
 
 
 # ------------------------------------------------------------------------------------
@@ -183,10 +184,10 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
                     if u < c:
                         return vals[i]
                 return vals[-1]
-            choice.vec = _weighted_vec(tuple(vals), cum, tot)
+            choice.vec = weighted_vec(tuple(vals), cum, tot)
             return choice
         f = lambda st, k: vals[st.below(len(vals))]  # noqa: E731
-        f.vec = _pool_vec(tuple(vals))
+        f.vec = pool_vec(tuple(vals))
         return f
     if g in ("int", "float", "decimal"):
         lo, hi = cg.param("min", 0), cg.param("max", 1000)
@@ -200,9 +201,9 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
             if dist == "uniform":
                 x = lo + st.u() * (hi - lo)
             elif dist == "normal":
-                x = (lo + hi) / 2 + _normal(st) * (hi - lo) / 6
+                x = (lo + hi) / 2 + normal(st) * (hi - lo) / 6
             else:
-                x = lo + math.exp(_normal(st)) / math.e ** 2 * (hi - lo) / 4
+                x = lo + math.exp(normal(st)) / math.e ** 2 * (hi - lo) / 4
             return min(hi, max(lo, x))
         if g == "int":
             return lambda st, k: coerce(col, int(math.floor(draw(st))), where)
@@ -222,7 +223,7 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
                             f"(one of {', '.join(POOL_NAMES)})") from None
         f = lambda st, k: coerce(col, pl[st.below(len(pl))], where)  # noqa: E731
         try:
-            f.vec = _pool_vec(tuple(coerce(col, p, where) for p in pl))
+            f.vec = pool_vec(tuple(coerce(col, p, where) for p in pl))
         except SpecError:
             pass  # some entries do not suit the column: per value, raising when one is drawn
         return f
@@ -235,8 +236,8 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
             raise SpecError(f"spec columns.{where}: text min_len {a} is longer than the column's "
                             f"{col.type}({col.length})")
         if col.type in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"):
-            return lambda st, k: _fit_text(_text_of_length(st, st.between(a, b)), col, flavor)
-        return lambda st, k: coerce(col, _text_of_length(st, st.between(a, b)), where)
+            return lambda st, k: fit_text(text_of_length(st, st.between(a, b)), col, flavor)
+        return lambda st, k: coerce(col, text_of_length(st, st.between(a, b)), where)
     if g == "digits":
         groups = cg.param("groups", 10)
         return lambda st, k: "-".join(f"{st.below(10**11):011d}" for _ in range(groups))
@@ -256,7 +257,7 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
         start, step = cg.param("start", 1), cg.param("step", 1)
         return lambda st, k: coerce(col, start + k * step, where)
     if g == "json":
-        return _json_gen(col, table, flavor, False)
+        return json_gen(col, table, flavor, False)
     raise SpecError(f"spec columns.{where}: unknown gen {g!r}")
 
 
@@ -306,8 +307,8 @@ Vec = ColumnArray  # values of one column for many rows (binlogwriter.values.row
 
 
 VecFn = Callable[[np.ndarray, np.ndarray], Vec]
-def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool | ValueMode, flavor: str = "mysql80",
-             start_time: int = START_TIME, scalar=None):
+def vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool | ValueMode, flavor: str = "mysql80",
+            start_time: int = START_TIME, scalar=None):
     """fn(h, j0) -> (kind, data, extra) for generators with a vectorised twin (ColumnArray
     kinds, "list" for Python values), else None."""
     if scalar is None:
@@ -317,16 +318,18 @@ def _vec_gen(col: Column, table: str, override: ColumnGen | None, edge: bool | V
     if pv is not None:
         return pv
     if getattr(scalar, "edges", None) is not None:
-        return _edge_twin(scalar)
+        return edge_twin(scalar)
     t = col.type
     if override is not None:
-        if override.gen == "int" and t in _INT_BITS:
-            return _int_twin(_uniform_int_vec(col, override))
+        if override.gen == "int" and t in INT_BITS:
+            return int_twin(uniform_int_vec(col, override))
+        if override.gen == "decimal" and t == "DECIMAL":
+            return override_vec(col, override)
         if override.gen == "digits" and t in ("CHAR", "VARCHAR"):
             groups = override.param("groups", 10)
             if not isinstance(groups, int) or isinstance(groups, bool):
                 return None
-            g = _digits_vec(groups)
+            g = digits_vec(groups)
             return None if g is None else (lambda h, j: ("ascii", g(h, j), None))
     return None
 
@@ -366,7 +369,7 @@ def column_vector_generator(table: Table, col: Column, flavor: str, seed: int, *
     without one — a list of the scalar generator's values computed on streams whose draws
     numpy made beforehand (the same code on the same numbers)."""
     scalar, null_p = _scalar_generator(table, col, flavor, override, edge, null_p, start_time, charset_stress)
-    vg = _vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
+    vg = vec_gen(col, table.name, override, edge, flavor, start_time, scalar)
     draws = getattr(scalar, "draws", 8)
     many_array = getattr(scalar, "many_array", None)
     base = salt(seed, table.name, col.name)

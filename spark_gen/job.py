@@ -402,29 +402,62 @@ class _Job:
         return ranges, w, uses, adv_starts, blocks
 
     def _write(self, part, plan, ranges, stop: int, w, uses, adv_starts, blocks: Blocks) -> dict[str, Any]:
+        """Stages 5-7 for transactions [0, stop): pass 2 (the bytes), the files, the index and
+        the manifest."""
         from spark_gen.finish import Finisher
-        from spark_gen.writer import WriterStart, file_name
 
-        spec = self.spec
-        fmt = self.run0.fmt
         last_p = 0 if stop == 0 else next(p for p, (a, b) in enumerate(ranges) if a <= stop - 1 < b)
+        starts = self._writer_starts(plan, w, uses, adv_starts, last_p)
+        write = self._chunk_writer(part, plan, ranges, stop, last_p, starts, blocks.txn)
+        nt = len(self.run0.rows)
+        final_run = part.make_run(self.spec, stop)
+        tables = tuple(rt.table for rt in final_run.rows)
+        finisher = Finisher(self.spec, self.run0.fmt, tables)
+        runs = self._runs_maker(part, stop, blocks.hist, nt)
+        # truth/final's sorted runs are made in pass 2 when it is rendered for sure (with
+        # Parquet, or when even every initial row and every change left a live row it would be
+        # small enough); else pass 2 counts the live rows per table after ``stop`` (they decide)
+        bound = sum(x.first_fresh for x in self.run0.infos) + sum(self.changes_per_part[:last_p + 1])
+        early_runs = self.parquet or bound <= self.jsonl_max_rows
+        got = self._pass2(part, stop, nt, last_p, blocks.hist, early_runs, write, runs, finisher)
+        results = [r for kind, r in got if kind == "write"]
+        self.timer.mark("5 pass 2 (bytes), runs")
+        self._check_ends(starts, results, last_p)
+        live_parts = [r[1] for r in got if r[0] in ("live", "counts")]
+        live = [sum(c) for c in zip(*live_parts, strict=True)] if live_parts else [0] * nt
+        files, chunk_scans, info, counts = self._gathered(results)
+        scans = self._finish_files(got, results, tables, files, chunk_scans, live, early_runs, runs, finisher, blocks)
+        self.timer.mark("6 commit, truth merges")
+        return self._index_and_manifest(files, scans, info, counts, results[-1], stop,
+                                        [(rt.table, live[t]) for t, rt in enumerate(final_run.rows)])
+
+    def _writer_starts(self, plan, w, uses, adv_starts, last_p: int) -> list:
+        """Each partition's ``WriterStart`` up to ``last_p``: its file, offset and groups from the
+        walk of pass 1, its clock and its table ids."""
+        from spark_gen.writer import WriterStart
+
         tables = plan.number_tables(uses, self.run0.session_settings().first_table_id)
         starts = []
         for p in range(last_p + 1):
             pos = w.starts[p]
             starts.append(WriterStart(file_index=pos.file_index, offset=pos.offset, seq_in_file=pos.seq_in_file,
-                                      groups=pos.groups, now=spec.start_time + adv_starts[p], tables=tables[p][0],
-                                      next_table_id=tables[p][1], fresh=p == 0))
-        chunk_root = str(self.staging / "chunks")
-        fail = self.fail
+                                      groups=pos.groups, now=self.spec.start_time + adv_starts[p],
+                                      tables=tables[p][0], next_table_id=tables[p][1], fresh=p == 0))
+        return starts
+
+    def _chunk_writer(self, part, plan, ranges, stop: int, last_p: int, starts: list,
+                      tpaths: list[str]) -> Callable[[int], dict[str, Any]]:
+        """Pass 2's task for partition ``p``: its byte range of each file it touches, in chunk
+        files of a directory unique to the task attempt (spark_gen/partition.py
+        ``write_chunks``). The function is shipped to the executors: it closes over plain values
+        only, never ``self`` (which holds the Spark context)."""
         from generators.changes_truth import JSONL_MAX_CHANGES
 
+        spec, fail, chunk_root = self.spec, self.fail, str(self.staging / "chunks")
         seq_starts = plan.prefix_sum(self.txns_per_part[:last_p + 1])  # seq counts transactions with changes
         # an upper bound of the changes written: the partitions write changes.jsonl chunks only
         # when the run can be small enough for it (the commit keeps it when it is)
         changes_jsonl = sum(self.changes_per_part[:last_p + 1]) <= JSONL_MAX_CHANGES
-
-        tpaths, hpaths = blocks.txn, blocks.hist
         # MySQL WRITESET: the tracker's state at each range's start, replayed on the driver
         groups = self.groups
         if groups is not None:
@@ -442,17 +475,27 @@ class _Job:
                                      last=p == last_p, stop=stop, fail=fail, attempt=att, seq_start=seq_starts[p],
                                      changes_jsonl=changes_jsonl, clock_state=clocks[p], group_after=afters[p])
 
-        nt = len(self.run0.rows)
-        final_run = part.make_run(spec, stop)
-        tables = tuple(rt.table for rt in final_run.rows)
-        finisher = Finisher(spec, fmt, tables)
-        root, parquet = str(self.staging / "final-runs"), self.parquet
+        return write
+
+    def _runs_maker(self, part, stop: int, hpaths: list[str], nt: int) -> Callable[[int], list[tuple[str, Any]]]:
+        """The task making truth/final's sorted runs of history block ``q`` (spark_gen/final.py);
+        shipped to the executors like :meth:`_chunk_writer`'s."""
         from spark_gen.final import sorted_runs
 
-        def runs(q: int) -> list[tuple[str, Any]]:  # truth/final's sorted runs of history block q
+        spec, root, parquet = self.spec, str(self.staging / "final-runs"), self.parquet
+
+        def runs(q: int) -> list[tuple[str, Any]]:
             return sorted_runs(spec, stop, [part.load_block(hpaths[q])],
                                os.path.join(root, f"p{q:05d}-a{_attempt()}-{uuid.uuid4().hex[:8]}"), nt, parquet)
 
+        return runs
+
+    def _pass2(self, part, stop: int, nt: int, last_p: int, hpaths: list[str], early_runs: bool, write, runs,
+               finisher) -> list[tuple]:
+        """Pass 2, one job with everything that needs only pass 1 (the long tasks first): the
+        bytes of each range; the snapshot.sql pieces; truth/final's sorted runs of each history
+        block when ``early_runs``, else the live rows per table after ``stop``. Returns the
+        tasks' ``(kind, result)`` records."""
         def task(x: tuple) -> list[tuple]:
             if x[0] == "write":
                 return [("write", write(x[1]))]
@@ -462,24 +505,25 @@ class _Job:
                 return runs(x[1])
             return [finisher(x)]  # a snapshot.sql piece
 
-        # pass 2, one job with everything that needs only pass 1 (the long tasks first): the
-        # bytes of each range; the snapshot.sql pieces; truth/final's sorted runs of each
-        # history block when truth/final is rendered for sure (with Parquet, or when even
-        # every initial row and every change left a live row it would be small enough);
-        # else the live rows per table after ``stop`` (they decide whether it is rendered)
-        bound = sum(x.first_fresh for x in self.run0.infos) + sum(self.changes_per_part[:last_p + 1])
-        early_runs = self.parquet or bound <= self.jsonl_max_rows
         items: list[tuple] = [("write", p) for p in range(last_p + 1)]
         items += [("runs" if early_runs else "live", q) for q in range(len(hpaths))]
         items += self._snapshot_pieces()
-        got = self.sc.parallelize(items, len(items)).flatMap(task).collect()
-        results = [r for kind, r in got if kind == "write"]
-        self.timer.mark("5 pass 2 (bytes), runs")
-        for p in range(last_p):  # pass 1 and pass 2 must agree on where each partition ends
-            want = (file_name(spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
+        return self.sc.parallelize(items, len(items)).flatMap(task).collect()
+
+    def _check_ends(self, starts: list, results: list[dict[str, Any]], last_p: int) -> None:
+        """Pass 1 and pass 2 must agree on where each partition ends."""
+        from spark_gen.writer import file_name
+
+        for p in range(last_p):
+            want = (file_name(self.spec.basename, starts[p + 1].file_index), starts[p + 1].offset)
             if tuple(results[p]["end"]) != want:
                 raise RuntimeError(f"spark_gen: partition {p} ended at {results[p]['end']}, the size pass "
                                    f"placed partition {p + 1} at {want}")
+
+    def _gathered(self, results: list[dict[str, Any]]) -> tuple[dict, dict, dict, dict]:
+        """The partitions' pass-2 results by binlog file, in partition order: each file's chunk
+        paths and chunk scans, its ``FileInfo`` (transactions, first and last GTID), and the
+        change counts per table and kind (the initial ones plus every partition's)."""
         files: dict[str, list[str]] = {}
         chunk_scans: dict[str, list] = {}
         info: dict[str, FileInfo] = {}
@@ -496,41 +540,30 @@ class _Job:
             for tname, kinds in r["counts"].items():
                 for k, v in kinds.items():
                     counts[tname][k] += v
-        out = str(self.out)
-        names = list(files)
-        tnames = [f"{t.database}.{t.name}" for t in tables]
+        return files, chunk_scans, info, counts
+
+    def _finish_files(self, got: list[tuple], results: list[dict[str, Any]], tables: tuple,
+                      files: dict[str, list[str]], chunk_scans: dict[str, list], live: list[int],
+                      early_runs: bool, runs, finisher, blocks: Blocks) -> dict[str, Any]:
+        """Stage 6, the files (spark_gen/finish.py), the long tasks first: each binlog file from
+        its chunks, truth/changes per table and changes.jsonl, then truth/final per table from
+        its sorted runs and snapshot.sql from its pieces — one job, or two when the runs are
+        still to be made (wave 1: the runs beside the binlog files and truth/changes). Returns
+        each binlog file's scan (by name)."""
+        out, hpaths = str(self.out), blocks.hist
         truth_dir = self.out / "truth" / "final"
         truth_dir.mkdir(parents=True, exist_ok=True)
         snapshot = [r[1] for r in got if r[0] == "snapshot"]
-        live_parts = [r[1] for r in got if r[0] in ("live", "counts")]
-        live = [sum(c) for c in zip(*live_parts, strict=True)] if live_parts else [0] * nt
         render = self.parquet or sum(live) <= self.jsonl_max_rows
-
-        # the files (spark_gen/finish.py), the long tasks first: each binlog file from its
-        # chunks, truth/changes per table and changes.jsonl, then truth/final per table from
-        # its sorted runs and snapshot.sql from its pieces — one job, or two when the runs
-        # are still to be made (wave 1: the runs beside the binlog files and truth/changes)
-        wave1 = [("commit", nm, files[nm], chunk_scans[nm], os.path.join(out, nm)) for nm in names]
+        wave1 = [("commit", nm, files[nm], chunk_scans[nm], os.path.join(out, nm)) for nm in files]
         wave1 += self._changes_tasks(results, tables)
         wave2: list[tuple] = []
         if render and not early_runs:
             got = self.sc.parallelize(wave1, len(wave1)).map(finisher) \
                 .union(self.sc.parallelize(range(len(hpaths)), len(hpaths)).flatMap(runs)).collect()
             wave1 = []
-        per_table: list[list[str]] = [[] for _ in range(nt)]
-        for r in got:
-            if r[0] == "run":
-                per_table[r[1][0]].append(r[1][1])
         if render:
-            jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
-            pdir = None
-            if self.parquet:
-                from generators.changes_truth import table_file
-
-                (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
-                pdir = str(truth_dir / "parquet")
-            wave2 += [("final", t, per_table[t], os.path.join(jdir, f"{tnames[t]}.jsonl") if jdir is not None else None,
-                       os.path.join(pdir, table_file(tables[t])) if pdir is not None else None) for t in range(nt)]
+            wave2 += self._final_tasks(got, tables, live, truth_dir)
         wave2.append(("concat", snapshot, str(self.out / "truth" / "snapshot.sql"), self.run0.snapshot_head(),
                       self.run0.snapshot_tail()))
         last_wave = wave1 + wave2
@@ -542,14 +575,34 @@ class _Job:
         sweep.start()
         got2 = self.sc.parallelize(last_wave, len(last_wave)).map(finisher).collect()
         sweep.join()
-        scans = {r[1]: r[2] for r in [*got, *got2] if r[0] == "commit"}
-        self.timer.mark("6 commit, truth merges")
+        return {r[1]: r[2] for r in [*got, *got2] if r[0] == "commit"}
 
-        # index, then manifest
+    def _final_tasks(self, got: list[tuple], tables: tuple, live: list[int], truth_dir: Path) -> list[tuple]:
+        """The truth/final tasks: each table's sorted runs (the ``run`` records of ``got``)
+        merged into its JSONL (when every table's live rows are at most ``jsonl_max_rows``) and
+        its typed Parquet (with ``parquet``)."""
+        nt = len(self.run0.rows)
+        per_table: list[list[str]] = [[] for _ in range(nt)]
+        for r in got:
+            if r[0] == "run":
+                per_table[r[1][0]].append(r[1][1])
+        tnames = [f"{t.database}.{t.name}" for t in tables]
+        jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
+        pdir = None
+        if self.parquet:
+            from generators.changes_truth import table_file
+
+            (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
+            pdir = str(truth_dir / "parquet")
+        return [("final", t, per_table[t], os.path.join(jdir, f"{tnames[t]}.jsonl") if jdir is not None else None,
+                 os.path.join(pdir, table_file(tables[t])) if pdir is not None else None) for t in range(nt)]
+
+    def _index_and_manifest(self, files: dict[str, list[str]], scans: dict[str, Any], info: dict[str, FileInfo],
+                            counts: dict, last: dict[str, Any], stop: int, live: list[tuple]) -> dict[str, Any]:
+        """Stage 7: ``binlog.index``, then ``manifest.json`` (each written atomically)."""
+        spec, names = self.spec, list(files)
         entries = [file_entry(nm, scans[nm], info.get(nm, FileInfo())) for nm in names]
-        last = results[-1]
-        manifest = build_manifest(spec, fmt, entries, last["groups"], last["last_gtid"], stop, counts,
-                                  [(rt.table, live[t]) for t, rt in enumerate(final_run.rows)])
+        manifest = build_manifest(spec, self.run0.fmt, entries, last["groups"], last["last_gtid"], stop, counts, live)
         _atomic_write(self.out / f"{spec.basename}.index", "".join(f"./{nm}\n" for nm in names))
         _atomic_write(self.out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         self.timer.mark("7 index, manifest")

@@ -214,7 +214,7 @@ def bucket_of(t: np.ndarray, k: np.ndarray, parts: int) -> np.ndarray:
     return (h % np.uint64(max(1, parts))).astype(np.int64)
 
 
-def _split(blk: dict[str, np.ndarray], dest: np.ndarray) -> list[tuple[int, dict[str, np.ndarray]]]:
+def split(blk: dict[str, np.ndarray], dest: np.ndarray) -> list[tuple[int, dict[str, np.ndarray]]]:
     """``blk`` cut by destination partition: [(partition, block)] (rows keep their order)."""
     if not len(dest):
         return []
@@ -231,7 +231,7 @@ def key_op_blocks(spec: Spec, infos: list[TableInfo], cur: KeyCursor, a: int, b:
                   ) -> list[tuple[int, dict[str, np.ndarray]]]:
     """The key operations of ``[a, b)`` as one block per key bucket: [(bucket, block)]."""
     blk = ops_arrays(spec, infos, cur, a, b)
-    return _split(blk, bucket_of(blk["t"], blk["k"], parts))
+    return split(blk, bucket_of(blk["t"], blk["k"], parts))
 
 
 def init_blocks(run: Run, t: int, lo: int, hi: int, parts: int) -> list[tuple[int, dict[str, np.ndarray]]]:
@@ -245,7 +245,7 @@ def init_blocks(run: Run, t: int, lo: int, hi: int, parts: int) -> list[tuple[in
     blk = _block(_OPS, {"t": np.full(n, t), "k": keys, "i": np.full(n, -1), "seq": np.zeros(n),
                         "kind": np.full(n, INIT), "epoch": np.zeros(n),
                             "inc": np.ones(n)})
-    return _split(blk, bucket_of(blk["t"], keys, parts))
+    return split(blk, bucket_of(blk["t"], keys, parts))
 
 
 def _in_txn_order(i: np.ndarray, seq: np.ndarray) -> bool:
@@ -344,7 +344,7 @@ def txn_blocks(hist: dict[str, np.ndarray], ends: list[int]) -> list[tuple[int, 
     they belong to (``ends``: the ranges' ends): [(partition, block)]."""
     m = np.flatnonzero(hist["kind"] != INIT)
     blk = _take(hist, m)
-    return _split(blk, np.searchsorted(np.asarray(ends, dtype=np.int64), blk["i"], side="right"))
+    return split(blk, np.searchsorted(np.asarray(ends, dtype=np.int64), blk["i"], side="right"))
 
 
 def merge_txn_blocks(blocks: Iterable[tuple[int, dict[str, np.ndarray]]]) -> dict[str, np.ndarray]:

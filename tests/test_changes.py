@@ -85,12 +85,12 @@ def test_changes_replay_to_truth(tmp_path: Path, workload: str, flavor: str) -> 
 
 def _declarative(files, schemas=None):
     """(op, db, table, before, after, gtid, xid, offset) per row, from the declarative reader."""
-    from binlogwriter.events import MariadbGtidEvent, _GtidBase
+    from binlogwriter.events import GtidBase, MariadbGtidEvent
 
     reader = BinlogReader(files, schemas=schemas)
     out, txn, gtid = [], [], None
     for ev in reader:
-        if isinstance(ev, _GtidBase):
+        if isinstance(ev, GtidBase):
             gtid = ev.gtid
         elif isinstance(ev, MariadbGtidEvent):
             gtid = f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"

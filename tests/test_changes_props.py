@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.events import (
+    GtidBase,
     MariadbGtidEvent,
     QueryEvent,
     XidEvent,
-    _GtidBase,
     decode_event,
 )
 from binlogwriter.format import BinlogFormat
@@ -59,7 +59,7 @@ def reference(files: list, schemas: Any) -> list[tuple]:
         ev = decode_event(rec.data, rec.fmt, file=rec.file, offset=rec.offset, verify_checksum=True,
                           columns_for=reader.state.columns_for)
         reader.state.observe(ev)
-        if isinstance(ev, _GtidBase):  # an AnonymousGtidEvent's gtid is None (gtid_mode OFF)
+        if isinstance(ev, GtidBase):  # an AnonymousGtidEvent's gtid is None (gtid_mode OFF)
             gtid = ev.gtid
         elif isinstance(ev, MariadbGtidEvent):
             gtid = f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"

@@ -17,7 +17,7 @@ from binlogwriter.reader import BinlogReader
 from binlogwriter.text import RenderOptions
 from binlogwriter.text_listing import write_listing
 
-from .conformance.test_inspect_vs_mariadb_binlog import Sections, _first_difference
+from .conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
 
 DATA = Path(__file__).parent / "data" / "compressed_columns"
 BINLOG = DATA / "mariadb-10.11-compressed.binlog"
@@ -38,7 +38,7 @@ def test_listing_matches_mariadb_binlog() -> None:
                          .decode("utf-8", "surrogateescape"))
     for name in ("rows", "metadata", "counts", "at", "headers", "summaries"):
         a, b = getattr(ours, name), getattr(theirs, name)
-        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+        assert a == b, f"{name} differ at {first_difference(a, b)}"
     assert any("VARSTRING(801) COMPRESSED" in line for line in theirs.rows)
 
 

@@ -432,11 +432,11 @@ def test_mariadb_blob_compressed_otherwise_is_not_canonical(level):
 
 def test_fuzzer_counts_an_error_without_file_offset_as_a_finding():
     from binlogwriter.errors import SchemaError
-    from tests.fuzz.runner import _located
+    from tests.fuzz.runner import located
 
-    assert _located(DecodeError("x", file="f.bin", offset=4), "f.bin")
-    assert not _located(DecodeError("x", file="f.bin"), "f.bin")
-    assert not _located(SchemaError("x"), "f.bin")
+    assert located(DecodeError("x", file="f.bin", offset=4), "f.bin")
+    assert not located(DecodeError("x", file="f.bin"), "f.bin")
+    assert not located(SchemaError("x"), "f.bin")
 
 
 @pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])

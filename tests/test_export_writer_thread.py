@@ -16,8 +16,10 @@ class _Part:
 
     def __init__(self, log: list, bad: object = None, gate: threading.Event | None = None) -> None:
         self.log, self.bad, self.gate = log, bad, gate
+        self.started = threading.Event()  # set when a write is under way
 
     def write_batch(self, batch: object) -> None:
+        self.started.set()
         if self.gate is not None:
             self.gate.wait(10)
         if batch == self.bad:
@@ -27,7 +29,7 @@ class _Part:
 
 def test_batches_are_written_in_order() -> None:
     log: list = []
-    w = exportparquet._Writer()
+    w = exportparquet.Writer()
     where: list[str] = []
     a, b = _Part(log), _Part(log)
     for i in range(50):
@@ -39,7 +41,7 @@ def test_batches_are_written_in_order() -> None:
 def test_a_failed_write_is_raised_with_its_part_and_stops_the_writing() -> None:
     log: list = []
     gate = threading.Event()
-    w = exportparquet._Writer()
+    w = exportparquet.Writer()
     where: list[str] = []
     w.write(_Part(log, gate=gate), 1, "t/part-00000.parquet", where)  # held until 2 and 3 are queued
     w.write(_Part(log, bad=2), 2, "u/part-00000.parquet", where)
@@ -58,11 +60,12 @@ def test_a_failed_write_is_raised_with_its_part_and_stops_the_writing() -> None:
 def test_abandon_waits_for_the_write_under_way_and_skips_the_rest() -> None:
     log: list = []
     gate = threading.Event()
-    w = exportparquet._Writer()
+    w = exportparquet.Writer()
     where: list[str] = []
     part = _Part(log, gate=gate)
     w.write(part, 1, "p", where)
     w.write(part, 2, "p", where)
+    assert part.started.wait(10)  # write 1 is under way (else abandon rightly skips it too)
     threading.Timer(0.2, gate.set).start()
     w.abandon()
     assert not w._thread.is_alive() and log == [1]

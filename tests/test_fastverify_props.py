@@ -127,7 +127,7 @@ def test_mysql_gtid_fast_true_implies_declarative(flavor, g, h) -> None:
         pass  # an ANONYMOUS_GTID's commit ticket bytes may look like another field: not claimed
 
 
-def _mutated(draw, body: bytes) -> bytes:
+def mutated(draw, body: bytes) -> bytes:
     if body and draw(st.booleans()):
         i = draw(st.integers(0, len(body) - 1))
         body = body[:i] + bytes((draw(st.integers(0, 255)),)) + body[i + 1:]
@@ -140,16 +140,16 @@ def _mutated(draw, body: bytes) -> bytes:
 @given(mysql_gtids(), mariadb_gtids(), headers, st.data())
 def test_gtid_byte_checks_equal_the_event_readers(g, mbody, h, data) -> None:
     """The byte-only GTID verdicts (no event built) are those of the fast event readers."""
-    from binlogwriter.read.fastdecode import _mariadb_gtid
-    from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_exact, _mysql_gtid_ok
+    from binlogwriter.read.fastdecode import mariadb_gtid
+    from binlogwriter.read.gtidcheck import mariadb_gtid_ok, mysql_gtid_exact, mysql_gtid_ok
 
     t, body, _ = g
-    d = frame(t, _mutated(data.draw, body), *h)
+    d = frame(t, mutated(data.draw, body), *h)
     fmt = BinlogFormat.preset("mysql80")
-    assert _mysql_gtid_ok(d, len(d) - 4) == _mysql_gtid_exact(t, d, len(d) - 4, fmt)
-    d = frame(162, _mutated(data.draw, mbody), *h)
+    assert mysql_gtid_ok(d, len(d) - 4) == mysql_gtid_exact(t, d, len(d) - 4, fmt)
+    d = frame(162, mutated(data.draw, mbody), *h)
     fmt = BinlogFormat.preset("mariadb1011")
-    assert _mariadb_gtid_ok(d, len(d) - 4) == (_mariadb_gtid(d, len(d) - 4, fmt, 0, 0, 0, 0) is not None)
+    assert mariadb_gtid_ok(d, len(d) - 4) == (mariadb_gtid(d, len(d) - 4, fmt, 0, 0, 0, 0) is not None)
 
 
 @settings(max_examples=400, deadline=None)

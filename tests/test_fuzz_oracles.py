@@ -22,7 +22,7 @@ from binlogwriter.schema import Table
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import BinlogWriter
 from tests.fuzz import hostile, oracles
-from tests.fuzz.mutate import _framed
+from tests.fuzz.mutate import framed
 from tests.fuzz.seeds import real_units
 
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -65,7 +65,7 @@ def bases(tmp_path_factory) -> dict[str, list[bytearray]]:
 
 def _file(evs: list[bytearray], path: Path) -> Path:
     crc = evs[0][-5] == 1
-    path.write_bytes(_framed(random.Random(0), evs[0], evs[1:], crc, fix_len=True, cut=False))
+    path.write_bytes(framed(random.Random(0), evs[0], evs[1:], crc, fix_len=True, cut=False))
     return path
 
 
@@ -106,7 +106,7 @@ def test_u_names_writes_the_hostile_name(bases, tmp_path, monkeypatch):
 
 
 def test_u_gno_and_u_gtid_body(bases, tmp_path, monkeypatch):
-    monkeypatch.setattr(hostile, "_BOUNDARY64", (1 << 63,))
+    monkeypatch.setattr(hostile, "BOUNDARY64", (1 << 63,))
     evs = _copy(bases["mysql"])
     g = next(e for e in evs if e[4] == 33)
     assert hostile.u_gno(random.Random(0), [g], True)
@@ -119,7 +119,7 @@ def test_u_gno_and_u_gtid_body(bases, tmp_path, monkeypatch):
 
 
 def test_u_metadata_makes_decimal_238_224(bases, tmp_path, monkeypatch):
-    monkeypatch.setattr(hostile, "_EXTREME", ((246, bytes((238, 224))),))
+    monkeypatch.setattr(hostile, "EXTREME", ((246, bytes((238, 224))),))
     evs = _copy(bases["mysql"])
     tm = next(e for e in evs if e[4] == 19)
     assert hostile.u_metadata(random.Random(0), [tm], True)
@@ -130,7 +130,7 @@ def test_u_metadata_makes_decimal_238_224(bases, tmp_path, monkeypatch):
 def test_u_recompress_keeps_the_plain_bytes(bases):
     evs = _copy(bases["compressed"])
     ev = next(e for e in evs if e[4] in (166, 167, 168, 169, 170, 171))
-    q = hostile._blob_at(ev, True)
+    q = hostile.blob_at(ev, True)
     n = ev[q] & 7
     plain = zlib.decompress(bytes(ev[q + 1 + n : -4]))
     for seed in range(20):

@@ -23,7 +23,7 @@ from binlogwriter.read.filters import EventFilter
 from binlogwriter.text import RenderOptions
 from binlogwriter.text_listing import write_listing
 
-from .conformance.test_inspect_vs_mariadb_binlog import Sections, _first_difference
+from .conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
 
 DATA = Path(__file__).parent / "data" / "inspect_filters"
 BINLOG = DATA / "mariadb-10.11-filters.binlog"
@@ -50,7 +50,7 @@ def test_filtered_listing_matches_mariadb_binlog(option: str, options: dict) -> 
     ours, theirs = listing(**options), expected(option)
     for name in ("rows", "counts", "at", "headers", "summaries"):
         a, b = getattr(ours, name), getattr(theirs, name)
-        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+        assert a == b, f"{name} differ at {first_difference(a, b)}"
     assert theirs.at
 
 
@@ -78,7 +78,7 @@ def test_positions_over_several_files_as_mariadb_binlog(option: str, options: di
     theirs = Sections.of((DATA.parent / "xa" / f"mariadb-binlog-vv-{option}.txt").read_bytes().decode("utf-8"))
     for name in ("rows", "counts", "at", "headers", "summaries"):
         a, b = getattr(ours, name), getattr(theirs, name)
-        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+        assert a == b, f"{name} differ at {first_difference(a, b)}"
     assert len(XA) == 3 and "# at 4" in theirs.at
 
 
@@ -95,5 +95,5 @@ def test_start_inside_a_statement_with_triggers_as_mariadb_binlog(fast: bool) ->
     theirs = Sections.of((d / "mariadb-binlog-vv-triggers-start-position=1487.txt").read_bytes().decode("utf-8"))
     for name in ("rows", "counts", "at", "headers", "summaries"):
         a, b = getattr(ours, name), getattr(theirs, name)
-        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+        assert a == b, f"{name} differ at {first_difference(a, b)}"
     assert "### Row event for unknown table #20### INSERT INTO `d`.`log`" in theirs.rows

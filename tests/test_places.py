@@ -22,7 +22,7 @@ _INTS = [cs.Int8ul, cs.Int16ul, cs.Int32ul, cs.Int64ul, cs.Int64sl, cs.Int32sl]
 
 
 def _value(con, draw):
-    con = places._unwrap(con)
+    con = places.unwrap(con)
     if isinstance(con, cs.FormatField):
         size = con.sizeof()
         signed = con.fmtstr[-1].islower()
@@ -58,7 +58,7 @@ def test_gtid_places_follow_the_layout(layout, data):
     body = cs.Struct(*fields).build(values)
     event = bytes(places.HEADER) + body
     p = places.gtid_places(fields, n_post)
-    assert p.post == sum(places._unwrap(f).sizeof() for f in fields[:n_post])
+    assert p.post == sum(places.unwrap(f).sizeof() for f in fields[:n_post])
     got = dict(zip(p.names, p.fixed.unpack_from(event, places.HEADER), strict=True))
     assert got["sid"].hex() == values["sid"].replace("-", "")
     assert {k: v for k, v in got.items() if k != "sid"} == {k: v for k, v in values.items()

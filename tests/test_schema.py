@@ -158,12 +158,12 @@ def test_sqlglot_and_fallback_parsers_agree(cols, opts):
         parts.append("PRIMARY KEY (c0)" if "TEXT" not in cols[0][0] and "BLOB" not in cols[0][0]
                      else "KEY (c0(3))")
     sql = "CREATE TABLE t (" + ", ".join(parts) + ")" + opts
-    toks = S._tokenize(sql)
-    glot = S._parse_with_sqlglot(sql)
+    toks = S.tokenize(sql)
+    glot = S.parse_with_sqlglot(sql)
     assert glot is not None, sql
-    own = S._parse_create_fallback(toks)
-    a = S._table_from_spec(glot, "test", "mysql80", None, None)
-    b = S._table_from_spec(own, "test", "mysql80", None, None)
+    own = S.parse_create_fallback(toks)
+    a = S.table_from_spec(glot, "test", "mysql80", None, None)
+    b = S.table_from_spec(own, "test", "mysql80", None, None)
     assert a == b
     assert Table.from_sql(_ddl(a)) == a
 

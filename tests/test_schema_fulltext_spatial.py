@@ -9,7 +9,7 @@ import pytest
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from tests.test_schema_sqlglot_gaps import _via_fallback, _via_sqlglot
+from tests.test_schema_sqlglot_gaps import via_fallback, via_sqlglot
 
 ACCEPTED = [
     (
@@ -34,7 +34,7 @@ ACCEPTED = [
 
 @pytest.mark.parametrize(("sql", "kind", "name"), ACCEPTED, ids=[f"a{i}" for i in range(len(ACCEPTED))])
 def test_fulltext_and_spatial_keys_need_no_key_length(sql: str, kind: str, name: str | None) -> None:
-    for t in (Table.from_sql(sql), _via_fallback(sql), _via_sqlglot(sql)):
+    for t in (Table.from_sql(sql), via_fallback(sql), via_sqlglot(sql)):
         if t is None:  # sqlglot cannot read it: the fallback's answer above is the one
             continue
         (k,) = [k for k in t.keys if k.kind != "PRIMARY"]

@@ -11,7 +11,7 @@ import pytest
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from tests.test_schema_sqlglot_gaps import _via_fallback, _via_sqlglot
+from tests.test_schema_sqlglot_gaps import via_fallback, via_sqlglot
 
 # (DEFAULT as written, the text both parsers keep: sqlglot's spelling)
 LITERALS = [
@@ -35,7 +35,7 @@ LITERALS = [
 @pytest.mark.parametrize("column_type", ["BIT(64)", "BIT(8)", "VARBINARY(8)"])
 def test_hex_and_bit_defaults_parse_on_both_paths(column_type: str, written: str, kept: str) -> None:
     sql = f"CREATE TABLE t (id INT PRIMARY KEY, flags {column_type} NOT NULL DEFAULT {written})"
-    for table in (_via_sqlglot(sql), _via_fallback(sql)):
+    for table in (via_sqlglot(sql), via_fallback(sql)):
         assert table is not None
         assert table.columns[1].default == kept
         assert table.columns[1].nullable is False

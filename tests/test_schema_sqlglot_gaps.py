@@ -13,19 +13,19 @@ import pytest
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from binlogwriter.schema.fallback import _parse_create_fallback
-from binlogwriter.schema.lexer import _LOSSY, _sqlglot_lossy, _tokenize
-from binlogwriter.schema.parse import _table_from_spec
-from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
+from binlogwriter.schema.fallback import parse_create_fallback
+from binlogwriter.schema.lexer import LOSSY, sqlglot_lossy, tokenize
+from binlogwriter.schema.parse import table_from_spec
+from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
 
 
-def _via_sqlglot(sql: str, flavor: str = "mysql80") -> Table | None:
-    spec = _parse_with_sqlglot(sql)
-    return None if spec is None else _table_from_spec(spec, "test", flavor, None, None)
+def via_sqlglot(sql: str, flavor: str = "mysql80") -> Table | None:
+    spec = parse_with_sqlglot(sql)
+    return None if spec is None else table_from_spec(spec, "test", flavor, None, None)
 
 
-def _via_fallback(sql: str, flavor: str = "mysql80") -> Table:
-    return _table_from_spec(_parse_create_fallback(_tokenize(sql)), "test", flavor, None, None)
+def via_fallback(sql: str, flavor: str = "mysql80") -> Table:
+    return table_from_spec(parse_create_fallback(tokenize(sql)), "test", flavor, None, None)
 
 
 # --- sqlglot reads these without complaint, but wrongly: the words of _LOSSY --------------
@@ -37,23 +37,23 @@ SILENTLY_WRONG = [
 
 
 def test_lossy_words_are_exactly_the_silently_wrong_cases() -> None:
-    assert {c.split()[1] for c, _ in SILENTLY_WRONG} == set(_LOSSY)
+    assert {c.split()[1] for c, _ in SILENTLY_WRONG} == set(LOSSY)
 
 
 @pytest.mark.parametrize(("column", "server_type"), SILENTLY_WRONG)
 def test_sqlglot_is_silently_wrong_so_the_fallback_reads_it(column: str, server_type: str) -> None:
     sql = f"CREATE TABLE t ({column})"
-    wrong = _via_sqlglot(sql)
+    wrong = via_sqlglot(sql)
     assert wrong is not None and wrong.columns[0].type != server_type
-    assert _sqlglot_lossy(_tokenize(sql), sql)
+    assert sqlglot_lossy(tokenize(sql), sql)
     assert Table.from_sql(sql).columns[0].type == server_type
 
 
 def test_executable_comment_is_sql() -> None:
     """``/*!40101 … */`` is run by the server; sqlglot drops it as a comment."""
     sql = "CREATE TABLE t (a CHAR(3)) /*!40101 DEFAULT CHARSET=latin1 */"
-    assert _via_sqlglot(sql).columns[0].charset != "latin1"  # type: ignore[union-attr]
-    assert _sqlglot_lossy(_tokenize(sql), sql)
+    assert via_sqlglot(sql).columns[0].charset != "latin1"  # type: ignore[union-attr]
+    assert sqlglot_lossy(tokenize(sql), sql)
     assert Table.from_sql(sql).columns[0].charset == "latin1"
 
 
@@ -88,7 +88,7 @@ UNMAPPED = [
 @pytest.mark.parametrize(("column", "flavor", "expected"), UNMAPPED)
 def test_sqlglot_unmapped_falls_back(column: str, flavor: str, expected: dict) -> None:
     sql = f"CREATE TABLE t ({column})"
-    assert _parse_with_sqlglot(sql) is None
+    assert parse_with_sqlglot(sql) is None
     col = Table.from_sql(sql, flavor=flavor).columns[0]
     for attr, value in expected.items():
         assert getattr(col, attr) == value, (attr, col)
@@ -102,7 +102,7 @@ def test_sqlglot_unmapped_falls_back(column: str, flavor: str, expected: dict) -
     "CREATE TABLE t (a INT) IGNORE SELECT 1",
 ])
 def test_sqlglot_unmapped_statements_fall_back(sql: str) -> None:
-    assert _parse_with_sqlglot(sql) is None
+    assert parse_with_sqlglot(sql) is None
     assert Table.from_sql(sql).columns[0].name == "a"
 
 
@@ -123,16 +123,16 @@ SAME = [
 @pytest.mark.parametrize("column", SAME)
 def test_sqlglot_and_fallback_agree(column: str, flavor: str) -> None:
     sql = f"CREATE TABLE t ({column})"
-    assert not _sqlglot_lossy(_tokenize(sql), sql)
-    got = _via_sqlglot(sql, flavor)
+    assert not sqlglot_lossy(tokenize(sql), sql)
+    got = via_sqlglot(sql, flavor)
     assert got is not None
-    assert got == _via_fallback(sql, flavor)
+    assert got == via_fallback(sql, flavor)
 
 
 def test_errors_are_the_same_on_both_paths() -> None:
     sql = "CREATE TABLE t (a DECIMAL(66,2))"
     msgs = []
-    for path in (_via_sqlglot, _via_fallback):
+    for path in (via_sqlglot, via_fallback):
         with pytest.raises(SchemaError) as exc:
             path(sql)
         msgs.append(str(exc.value))

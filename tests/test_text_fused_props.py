@@ -32,7 +32,7 @@ from binlogwriter.strategies.codec import (
     varchars,
 )
 from binlogwriter.text_fused import compile_rows_text
-from binlogwriter.text_rows import _ImagePrinter, field_metadata
+from binlogwriter.text_rows import ImagePrinter, field_metadata
 from binlogwriter.values import decode_row_image, encode_row_image
 from binlogwriter.values._text import quote_bytes
 
@@ -41,13 +41,13 @@ SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def printer(cols, nullable, verbose, family) -> _ImagePrinter:
+def printer(cols, nullable, verbose, family) -> ImagePrinter:
     types = [c.type_code for c in cols]
     metas = [field_metadata(c.type_code, bytes(c.meta)) for c in cols]
-    return _ImagePrinter(cols, types, metas, nullable, verbose, family)
+    return ImagePrinter(cols, types, metas, nullable, verbose, family)
 
 
-def reference(cols, pr: _ImagePrinter, present, after, buf: bytes) -> list[str]:
+def reference(cols, pr: ImagePrinter, present, after, buf: bytes) -> list[str]:
     """The text of each row: the declarative decoder, then the line-by-line printer."""
     out, pos = [], 0
     while pos < len(buf):

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_fastverify_props import _mutated, frame, headers, mysql_gtids  # noqa: E402
+from test_fastverify_props import frame, headers, mutated, mysql_gtids  # noqa: E402
 
 from binlogwriter.errors import BinlogError  # noqa: E402
 from binlogwriter.strategies import binlogs  # noqa: E402
@@ -147,7 +147,7 @@ def printed_images(draw):
 def test_compiled_image_printer_equals_line_printer(case) -> None:
     """``_ImagePrinter.block`` (one compiled function per image, integers inline) prints the
     lines ``_ImagePrinter.lines`` prints value by value, full width and compact."""
-    from binlogwriter.text_rows import _ImagePrinter, field_metadata
+    from binlogwriter.text_rows import ImagePrinter, field_metadata
     from binlogwriter.values import decode_row_image, encode_row_image
 
     family, cols, present, vals, nullable, verbose = case
@@ -155,7 +155,7 @@ def test_compiled_image_printer_equals_line_printer(case) -> None:
     decoded, _, _ = decode_row_image(cols, present, encode_row_image(cols, present, vals, 0), 0)
     types = [c.type_code for c in cols]
     metas = [field_metadata(c.type_code, bytes(c.meta)) for c in cols]
-    pr = _ImagePrinter(cols, types, metas, nullable, verbose, family)
+    pr = ImagePrinter(cols, types, metas, nullable, verbose, family)
     try:
         want = "".join("\n" + line for line in pr.lines(present, decoded))
     except ValueError:  # a type the printer refuses: the compiled one refuses it too
@@ -172,14 +172,14 @@ def test_compiled_image_printer_equals_line_printer(case) -> None:
 def test_compiled_integers_at_their_limits(code: int, width: int, unsigned: bool) -> None:
     """Integers are printed inline below the sign bit and by the codec's renderer from it on
     (``-1 (255)``): at the limits both print what ``render_value`` prints."""
-    from binlogwriter.text_rows import _ImagePrinter
+    from binlogwriter.text_rows import ImagePrinter
     from binlogwriter.values import ColumnDesc
     from binlogwriter.values.render import render_value
 
     col = ColumnDesc(code, b"", unsigned=unsigned)
     half = 1 << (8 * width - 1)
     edges = (0, 1, half - 1, half, half + 1, 2 * half - 1) if unsigned else (0, 1, half - 1, -1, -half)
-    pr = _ImagePrinter([col], [code], [0], [True], 2, "mariadb")
+    pr = ImagePrinter([col], [code], [0], [True], 2, "mariadb")
     for v in edges:
         assert pr.block((True,))((v,)) == f"\n###   @1={render_value(col, v)}" + pr._column(0)[2]
     if unsigned:  # the edge where the inline text would be wrong
@@ -194,14 +194,14 @@ def test_gtid_text_from_bytes_equals_the_event_text(data) -> None:
     reader refuses the bytes: hand-drawn bodies (flags over equal values, non-canonical packed
     lengths, junk, cut or changed bytes)."""
     from binlogwriter.format import BinlogFormat
-    from binlogwriter.read.fastdecode import _mysql_gtid
+    from binlogwriter.read.fastdecode import mysql_gtid
     from binlogwriter.text import render_tail
-    from binlogwriter.text_listing import _mysql_gtid_text
+    from binlogwriter.text_listing import mysql_gtid_text
 
     t, body, _ = data.draw(mysql_gtids())
     h = data.draw(headers)
-    d = frame(t, _mutated(data.draw, body), *h)
+    d = frame(t, mutated(data.draw, body), *h)
     end = len(d) - 4
-    ev = _mysql_gtid(t, d, end, BinlogFormat.preset("mysql80"), 0, 0, 0, 0)
-    got = _mysql_gtid_text(t, d, end)
+    ev = mysql_gtid(t, d, end, BinlogFormat.preset("mysql80"), 0, 0, 0, 0)
+    got = mysql_gtid_text(t, d, end)
     assert got == (None if ev is None else "\n".join(render_tail(ev)))

@@ -3,7 +3,9 @@
 :meth:`RowsPlan.encode` is the second step of :mod:`binlogwriter.batch.columnar` (whose
 docstring gives the whole design): the plan's lengths become headers (one ``HEADER_DTYPE``
 array), its templates are broadcast into place, GNOs / XIDs / ``sequence_number`` / MariaDB
-``seq_no`` are taken from the writer and advanced, the row images are placed by
+``seq_no`` are numbered from the :class:`~binlogwriter.writer_ids.BatchIds` given (the encoder
+takes nothing: :meth:`RowsPlan.id_count` says what a range consumes and the writer's
+:class:`~binlogwriter.writer_ids.IdAllocator` commits it), the row images are placed by
 :func:`~binlogwriter.batch.scatter.place_runs`, and each event gets its CRC32
 (:func:`~binlogwriter.batch.scatter.crc_by_difference` where events differ in a few bytes).
 """
@@ -17,17 +19,18 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.scatter import _CRC_TERMS_MAX, crc_by_difference, place_rows, place_runs
+from binlogwriter.batch.scatter import CRC_TERMS_MAX, crc_by_difference, place_rows, place_runs
 from binlogwriter.batch.templates import _templates
 from binlogwriter.batch.unique import unique_ints
 from binlogwriter.crc import crc32
-from binlogwriter.events import ANONYMOUS_SID, MariadbGtidEvent
+from binlogwriter.events import MariadbGtidEvent
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.logical_clock import last_committed_array
+from binlogwriter.writer_ids import BatchIds, IdCount
 
-__all__ = ["RowsPlan", "DeferredImages", "mgtid_template"]
+__all__ = ["RowsPlan", "DeferredImages", "mgtid_template", "mariadb_gtid_body"]
 
 GTID, BEGIN, TMAP, ROWS, XID, RQUERY, PAYLOAD = range(7)  # event kinds of ev_kind
 
@@ -36,12 +39,15 @@ GTID, BEGIN, TMAP, ROWS, XID, RQUERY, PAYLOAD = range(7)  # event kinds of ev_ki
 class RowsPlan:
     """Events of a :class:`RowsBatch` planned (lengths, bodies but ids); ``sizes[t]`` is
     transaction ``t``'s group size in bytes (0: it changed nothing, it writes nothing).
+    ``fmt``: the format planned for; ``group_commit_ids``: MariaDB GTIDs carry the commit id
+    of their group commit (``SessionSettings.group_commit_ids``).
 
-    Size: ``_bytes`` lays out every event kind of a batch (GTID with or without a commit id,
-    Rows_query, Table_map, rows, XID) against the same offset arrays in one pass; split, the
-    pieces would pass a dozen arrays to each other. Issue #30 tracks the batch encoder's layout."""
+    Size: the plan's arrays and the named steps that place one range of them (headers,
+    templates, GTIDs of each flavor, XIDs, row images, CRC32s), each a method reading the same
+    per-event arrays; split off, every step would take the plan's dozen arrays as arguments.
+    Issue #30 tracks the batch encoder's layout."""
 
-    writer: Any
+    fmt: Any
     n_txn: int
     sizes: np.ndarray
     txn_first: np.ndarray  # first event of each transaction (n_txn + 1)
@@ -58,6 +64,7 @@ class RowsPlan:
     clock: np.ndarray
     gtid_tail: Any  # MySQL: the GTID bodies after their post-headers (_GtidTails), else None
     footer: bool
+    group_commit_ids: bool = False
     chunk_first: np.ndarray | None = None  # first row change of each rows event (ascending)
     chunk_event: np.ndarray | None = None  # the event index of each rows event (ev_* arrays)
     used_tables: list | None = None  # (Table, table id) of every table used, in order of first use
@@ -65,135 +72,186 @@ class RowsPlan:
     group_pos: np.ndarray | None = None  # MariaDB group commits: commit_id = seq_no - group_pos (-1, None: none)
     hold: np.ndarray | None = None  # MariaDB group commits: no rotation after the transaction (RowsBatch.hold)
 
-    def encode(self, lo: int, hi: int, offset: int) -> bytes:
-        """The groups of transactions ``lo..hi-1`` at file ``offset``, ids taken from the
-        writer (GNO, XID, sequence_number in the file, MariaDB seq_no) and advanced."""
-        return bytes(self.encode_later(lo, hi, offset)())
+    def id_count(self, lo: int, hi: int) -> IdCount:
+        """The ids the groups of transactions ``lo..hi-1`` consume: one GTID per GTID event,
+        one XID per XID_EVENT or TRANSACTION_PAYLOAD (which holds its transaction's XID)."""
+        kind = self.ev_kind[int(self.txn_first[lo]):int(self.txn_first[hi])]
+        return IdCount(gtids=int(np.count_nonzero(kind == GTID)),
+                       xids=int(np.count_nonzero((kind == XID) | (kind == PAYLOAD))))
 
-    def encode_later(self, lo: int, hi: int, offset: int) -> Callable[[], bytes | memoryview]:
-        """:meth:`encode` in two steps: the ids are taken from the writer (and it is
-        advanced) now; the returned function builds the bytes from the plan's arrays and
-        those ids only, so it may run later, on another thread (generators/run_batched.py
+    def encode(self, lo: int, hi: int, offset: int, ids: BatchIds) -> bytes:
+        """The groups of transactions ``lo..hi-1`` at file ``offset``, numbered from the ids
+        ``ids`` given (the writer commits :meth:`id_count` of them)."""
+        return bytes(self.encode_later(lo, hi, offset, ids)())
+
+    def encode_later(self, lo: int, hi: int, offset: int, ids: BatchIds) -> Callable[[], bytes | memoryview]:
+        """:meth:`encode` as a function that builds the bytes from the plan's arrays and the
+        ids given only, so it may run later, on another thread (generators/run_batched.py
         overlaps it with the next batch). Its length is known now: :meth:`length`. The
         bytes come as a read-only memoryview of a buffer nothing else holds or changes
         (no copy into a ``bytes``: a sink may keep it as it keeps ``bytes``)."""
         a, b = int(self.txn_first[lo]), int(self.txn_first[hi])
         if b == a:
             return bytes
-        ids = _take_ids(self.writer, self.ev_kind[a:b])
         return lambda: self._bytes(a, b, offset, ids)
 
     def length(self, lo: int, hi: int) -> int:
         """Bytes of the groups of transactions ``lo..hi-1`` (what :meth:`encode` returns)."""
         return int(self.ev_len[int(self.txn_first[lo]):int(self.txn_first[hi])].sum())
 
-    def _bytes(self, a: int, b: int, offset: int, ids: _Ids) -> memoryview:
+    def _bytes(self, a: int, b: int, offset: int, ids: BatchIds) -> memoryview:
         """Events ``a..b-1`` at file ``offset`` with the ids ``ids``: pure (reads the plan's
-        arrays, writes nothing shared)."""
-        fmt = self.writer.fmt
-        n = b - a
-        kind = self.ev_kind[a:b]
+        arrays, writes nothing shared). Steps: headers, template bodies, GTIDs, XIDs, row
+        images, CRC32s (format.md §3)."""
         lengths = self.ev_len[a:b]
         ends = np.cumsum(lengths)
+        starts = ends - lengths
+        out = np.empty(int(ends[-1]), dtype=np.uint8)
+        hb = self._place_headers(out, a, b, starts, ends + offset, ids.source.server_id)
+        at = starts + HEADER_SIZE  # where each body starts
+        tlen = self._place_templates(out, a, b, at)
+        kind = self.ev_kind[a:b]
+        gi = np.flatnonzero(kind == GTID)
+        if self.fmt.is_mariadb:
+            glens, gmat = self._mariadb_gtids(a, b, gi, ids)
+        else:
+            glens, gmat = self._mysql_gtids(a, b, gi, ids)
+        for blen in unique_ints(glens).tolist() if len(gi) else ():  # one row assignment per body length
+            sel = np.flatnonzero(glens == blen)
+            place_rows(out, at[gi[sel]], gmat[sel, :blen])
+        xi = np.flatnonzero(kind == XID)
+        xids = (ids.xid + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
+        if len(xi):
+            place_rows(out, at[xi], xids)
+        self._place_images(out, a, b, at, tlen)
+        if self.footer:
+            heads = {"xid": (xi, xids), "gtid": (gi, glens, gmat)}
+            self._place_crcs(out, a, b, starts, ends - 4, hb, heads)
+        return memoryview(out).toreadonly()
+
+    def _place_headers(self, out: np.ndarray, a: int, b: int, starts: np.ndarray, log_pos: np.ndarray,
+                       server_id: int) -> np.ndarray:
+        """The 19-byte headers of events ``a..b-1`` (one ``HEADER_DTYPE`` array, format.md §3)
+        placed at ``starts``; returns them as rows of bytes."""
+        n = b - a
         hdr = np.empty(n, dtype=HEADER_DTYPE)
         hdr["timestamp"] = self.clock[self.ev_txn[a:b]]
         hdr["type_code"] = self.ev_type[a:b]
-        hdr["server_id"] = ids.server_id
-        hdr["event_length"] = lengths
-        hdr["log_pos"] = ends + offset
+        hdr["server_id"] = server_id
+        hdr["event_length"] = self.ev_len[a:b]
+        hdr["log_pos"] = log_pos
         hdr["flags"] = self.ev_flags[a:b]
-        tpl = _templates(fmt)
-        starts = ends - lengths
-        total = int(ends[-1])
-        out = np.empty(total, dtype=np.uint8)
-        place_rows(out, starts, hdr.view(np.uint8).reshape(n, HEADER_SIZE))
-        at = starts + HEADER_SIZE  # where each body starts
+        hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
+        place_rows(out, starts, hb)
+        return hb
+
+    def _place_templates(self, out: np.ndarray, a: int, b: int, at: np.ndarray) -> np.ndarray:
+        """The template bodies (BEGIN, TABLE_MAP, rows post-headers, rows-query) placed at
+        the bodies' starts ``at``; returns each event's template length (0: none)."""
         tp = self.ev_tpl[a:b]
-        tlen = np.zeros(n, dtype=np.int64)
+        tlen = np.zeros(b - a, dtype=np.int64)
         for u in unique_ints(tp[tp >= 0]).tolist():
             idx = np.flatnonzero(tp == u)
             t = np.frombuffer(self.templates[u], dtype=np.uint8)
             tlen[idx] = len(t)
             place_rows(out, at[idx], np.broadcast_to(t, (len(idx), len(t))))
-        gi = np.flatnonzero(kind == GTID)
+        return tlen
+
+    def _mariadb_gtids(self, a: int, b: int, gi: np.ndarray, ids: BatchIds) -> tuple[np.ndarray, np.ndarray]:
+        """The MariaDB GTID bodies of events ``gi`` (mariadb.md "GTID"): ``seq_no`` from
+        ``ids.seq`` on patched into the template, and with group commit ids the commit id
+        (``seq_no - group_pos``; a group of one has none and a shorter body). Returns their
+        lengths and the bodies as rows."""
+        tpl = _templates(self.fmt)
         ng = len(gi)
-        if fmt.is_mariadb:
-            seqs = ids.seq + np.arange(ng)
-            mtpl = ids.mgtid
-            width = tpl.mgtid_seq[1]
-            tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
-            gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
-            gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
-            gm[:, width:] = tail
-            c = tpl.mgtid_cid
-            glens, gmat = np.full(ng, gm.shape[1], dtype=np.int64), gm
-            if mtpl[c - 1] & FL_GROUP_COMMIT_ID:  # flags2: the group commit's id after it
-                gp = lone_groups(self.group_pos, self.ev_txn[a:b][gi])
-                lone = gp < 0
-                cid = seqs - np.where(lone, 0, gp)
-                gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
-                if lone.any():  # a group of one: no FL_GROUP_COMMIT_ID, no commit id (shorter)
-                    ltail = np.frombuffer(mgtid_template(self.writer, grouped=False)[width:], dtype=np.uint8)
-                    gm[np.ix_(lone, np.arange(width, width + len(ltail)))] = ltail
-                    glens[lone] = width + len(ltail)
-        else:
-            dt = tpl.gtid_dt
-            ph = np.zeros(ng, dtype=dt)
-            seq = ids.seq + np.arange(ng)
-            ph["sequence_number"] = seq
-            ph["last_committed"] = last_committed_array(
-                seq, None if self.back is None else self.back[self.ev_txn[a:b][gi]])
-            ph["lt_typecode"] = 2
-            ph["gtid_flags"] = 0
-            ph["gno"] = ids.gno + np.arange(ng) if ids.gno else 0
-            if ng:
-                ph[dt.names[1]] = np.frombuffer(ids.sid, dtype=dt.fields[dt.names[1]][0])[0]
-            glens, gmat = self.gtid_tail.bodies(ph, self.ev_txn[a:b][gi])
-        for blen in unique_ints(glens).tolist() if ng else ():  # one row assignment per body length
-            sel = np.flatnonzero(glens == blen)
-            place_rows(out, at[gi[sel]], gmat[sel, :blen])
-        xi = np.flatnonzero(kind == XID)
-        if len(xi):
-            xids = (ids.xid + np.arange(len(xi))).astype("<u8").view(np.uint8).reshape(-1, 8)
-            place_rows(out, at[xi], xids)
+        seqs = ids.seq + np.arange(ng)
+        mtpl = mariadb_gtid_body(self.fmt, ids.source.domain_id, self.group_commit_ids)
+        width = tpl.mgtid_seq[1]
+        tail = np.frombuffer(mtpl[width:], dtype=np.uint8)
+        gm = np.empty((ng, width + len(tail)), dtype=np.uint8)
+        gm[:, :width] = seqs.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width]
+        gm[:, width:] = tail
+        c = tpl.mgtid_cid
+        glens = np.full(ng, gm.shape[1], dtype=np.int64)
+        if mtpl[c - 1] & FL_GROUP_COMMIT_ID:  # flags2: the group commit's id after it
+            gp = lone_groups(self.group_pos, self.ev_txn[a:b][gi])
+            lone = gp < 0
+            cid = seqs - np.where(lone, 0, gp)
+            gm[:, c:c + 8] = cid.astype("<u8").view(np.uint8).reshape(-1, 8)
+            if lone.any():  # a group of one: no FL_GROUP_COMMIT_ID, no commit id (shorter)
+                ltail = np.frombuffer(mariadb_gtid_body(self.fmt, ids.source.domain_id, False)[width:],
+                                      dtype=np.uint8)
+                gm[np.ix_(lone, np.arange(width, width + len(ltail)))] = ltail
+                glens[lone] = width + len(ltail)
+        return glens, gm
+
+    def _mysql_gtids(self, a: int, b: int, gi: np.ndarray, ids: BatchIds) -> tuple[np.ndarray, np.ndarray]:
+        """The MySQL GTID bodies of events ``gi`` (format.md §8): the post-header (derived
+        dtype) with ``sequence_number`` from ``ids.seq`` on, ``last_committed`` by the logical
+        clock, GNO from ``ids.gno`` on (0: anonymous) and the source id; the rest from
+        :attr:`gtid_tail`. Returns their lengths and the bodies as rows."""
+        dt = _templates(self.fmt).gtid_dt
+        ng = len(gi)
+        ph = np.zeros(ng, dtype=dt)
+        seq = ids.seq + np.arange(ng)
+        txns = self.ev_txn[a:b][gi]
+        ph["sequence_number"] = seq
+        ph["last_committed"] = last_committed_array(seq, None if self.back is None else self.back[txns])
+        ph["lt_typecode"] = 2
+        ph["gtid_flags"] = 0
+        ph["gno"] = ids.gno + np.arange(ng) if ids.gno else 0
+        if ng:
+            ph[dt.names[1]] = np.frombuffer(ids.source.sid_bytes, dtype=dt.fields[dt.names[1]][0])[0]
+        return self.gtid_tail.bodies(ph, txns)
+
+    def _place_images(self, out: np.ndarray, a: int, b: int, at: np.ndarray, tlen: np.ndarray) -> None:
+        """The row images of the rows events among ``a..b-1`` after their templates; they are
+        in write order in :attr:`data`, one contiguous range."""
         dl = self.ev_dlen[a:b]
         ri = np.flatnonzero(dl)
-        if len(ri):  # the rows' bytes are in write order in ``data``: one contiguous range
-            d0 = int(self.ev_dstart[a:b][ri[0]])
-            d1 = int(self.ev_dstart[a:b][ri[-1]] + dl[ri[-1]])
-            if isinstance(self.data, DeferredImages):
-                ds = self.ev_dstart[a:b][ri]
-                self.data.place_range(out, d0, d1, ds, at[ri] + tlen[ri] - ds)
-            else:
-                place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
-        if self.footer:
-            stops = ends - 4
-            mv = memoryview(out)
-            crcs = np.zeros(n, dtype="<u4")
-            left = np.ones(n, dtype=bool)
-            # events that differ from another of their group only in a few known bytes: the
-            # header, and an XID's number; their CRCs follow from one event's (crc_by_difference)
-            hb = hdr.view(np.uint8).reshape(n, HEADER_SIZE)
-            plain = (tp >= 0) & (dl == 0)
-            for u in unique_ints(tp[plain]).tolist():
-                idx = np.flatnonzero(plain & (tp == u))
-                crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(lengths[idx[0]]) - 4, hb[idx])
-                left[idx] = False
-            if len(xi):
-                crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(lengths[xi[0]]) - 4,
-                                             np.concatenate([hb[xi], xids], axis=1))
-                left[xi] = False
-            for blen in unique_ints(glens).tolist() if ng > 1 else ():  # GTIDs of one length: most bytes equal
-                sel = np.flatnonzero(glens == blen)
-                heads = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
-                if int((heads != heads[0]).any(axis=0).sum()) <= _CRC_TERMS_MAX:
-                    crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, heads)
-                    left[gi[sel]] = False
-            rest = np.flatnonzero(left)
-            crc = crc32
-            crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
-            place_rows(out, stops, crcs.view(np.uint8).reshape(n, 4))
-        return memoryview(out).toreadonly()
+        if not len(ri):
+            return
+        ds = self.ev_dstart[a:b][ri]
+        d0 = int(ds[0])
+        d1 = int(ds[-1] + dl[ri[-1]])
+        if isinstance(self.data, DeferredImages):
+            self.data.place_range(out, d0, d1, ds, at[ri] + tlen[ri] - ds)
+        else:
+            place_runs(out, at[ri] + tlen[ri], dl[ri], self.data[d0:d1])
+
+    def _place_crcs(self, out: np.ndarray, a: int, b: int, starts: np.ndarray, stops: np.ndarray, hb: np.ndarray,
+                    heads: dict) -> None:
+        """One CRC32 per event over its final bytes (format.md §3). Events that differ from
+        another of their kind only in a few known bytes — the header; an XID's number; a
+        GTID of one body length — get theirs from one event's (:func:`crc_by_difference`);
+        the rest (rows events) by zlib. ``heads``: the XID events and numbers, the GTID
+        events, body lengths and bodies."""
+        n = b - a
+        mv = memoryview(out)
+        crcs = np.zeros(n, dtype="<u4")
+        left = np.ones(n, dtype=bool)
+        tp = self.ev_tpl[a:b]
+        plain = (tp >= 0) & (self.ev_dlen[a:b] == 0)
+        for u in unique_ints(tp[plain]).tolist():
+            idx = np.flatnonzero(plain & (tp == u))
+            crcs[idx] = crc_by_difference(mv, int(starts[idx[0]]), int(stops[idx[0]] - starts[idx[0]]), hb[idx])
+            left[idx] = False
+        xi, xids = heads["xid"]
+        if len(xi):
+            crcs[xi] = crc_by_difference(mv, int(starts[xi[0]]), int(stops[xi[0]] - starts[xi[0]]),
+                                         np.concatenate([hb[xi], xids], axis=1))
+            left[xi] = False
+        gi, glens, gmat = heads["gtid"]
+        for blen in unique_ints(glens).tolist() if len(gi) > 1 else ():  # GTIDs of one length: most bytes equal
+            sel = np.flatnonzero(glens == blen)
+            same = np.concatenate([hb[gi[sel]], gmat[sel, :blen]], axis=1)
+            if int((same != same[0]).any(axis=0).sum()) <= CRC_TERMS_MAX:
+                crcs[gi[sel]] = crc_by_difference(mv, int(starts[gi[sel[0]]]), HEADER_SIZE + blen, same)
+                left[gi[sel]] = False
+        rest = np.flatnonzero(left)
+        crc = crc32
+        crcs[rest] = [crc(mv[i:j]) for i, j in zip(starts[rest].tolist(), stops[rest].tolist(), strict=True)]
+        place_rows(out, stops, crcs.view(np.uint8).reshape(n, 4))
 
 
 class DeferredImages:
@@ -250,21 +308,7 @@ def _place(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, buf: np.ndarray)
 
 
 @dataclass
-class _Ids:
-    """The first ids of a range of events (:func:`_take_ids`): XID, GTID
-    ``sequence_number`` (MySQL) or ``seq_no`` (MariaDB), GNO (0: anonymous), the source id
-    (MySQL), the MariaDB GTID body template, the server id."""
-
-    xid: int
-    server_id: int
-    seq: int = 0
-    gno: int = 0
-    sid: bytes = b""
-    mgtid: bytes = b""
-
-
-@dataclass
-class _GtidTails:
+class GtidTails:
     """The parts of the MySQL GTID bodies after the post-header (format.md §8), per GTID of
     the batch: ``ct`` its commit timestamps field (rows of one width), ``tl`` its
     ``transaction_length``, ``post`` the server versions (and ticket) field, the same for
@@ -301,22 +345,6 @@ class _GtidTails:
         return lens, m
 
 
-def _take_ids(w: Any, kind: np.ndarray) -> _Ids:
-    """The first ids (GNO / XID / sequence_number / MariaDB seq_no) of events of kinds
-    ``kind`` (written next), taken from the writer's one allocator
-    (:meth:`~binlogwriter.writer_events.EventsMixin.take_batch_ids`, which notes its GTID
-    bookkeeping). A TRANSACTION_PAYLOAD (:data:`PAYLOAD`) holds its transaction's XID."""
-    ng = int(np.count_nonzero(kind == GTID))
-    nx = int(np.count_nonzero((kind == XID) | (kind == PAYLOAD)))
-    xid, seq, gno = w.take_batch_ids(ng, nx)
-    ids = _Ids(xid=xid, server_id=w.server_id, seq=seq, gno=gno)
-    if w.fmt.is_mariadb:
-        ids.mgtid = mgtid_template(w)
-    else:
-        ids.sid = bytes.fromhex((w._sid or ANONYMOUS_SID).replace("-", ""))
-    return ids
-
-
 def lone_groups(group_pos: np.ndarray | None, txn: np.ndarray) -> np.ndarray:
     """The group-commit position of each transaction ``txn`` of a plan (-1: a group of one,
     no commit id; every one when the plan has none)."""
@@ -325,11 +353,17 @@ def lone_groups(group_pos: np.ndarray | None, txn: np.ndarray) -> np.ndarray:
     return np.asarray(group_pos, dtype=np.int64)[txn]
 
 
-def mgtid_template(w: Any, grouped: bool | None = None) -> bytes:
+def mariadb_gtid_body(fmt: Any, domain_id: int, grouped: bool) -> bytes:
     """A row transaction's MariaDB GTID body (TRANSACTIONAL | ALLOW_PARALLEL, and
-    GROUP_COMMIT_ID with ``settings.group_commit_ids`` unless ``grouped`` is False) with
-    seq_no and commit id 0."""
-    grouped = FL_GROUP_COMMIT_ID if w.settings.group_commit_ids and grouped is not False else 0
-    ev = MariadbGtidEvent(seq_no=0, domain_id=w.settings.domain_id, flags2=0x0C | grouped, flags=FLAG_SUPPRESS_USE,
-                          server_id=w.server_id, commit_id=0 if grouped else None)
-    return _templates(w.fmt).mariadb_gtid_template(ev)
+    GROUP_COMMIT_ID when ``grouped``) with seq_no and commit id 0 (mariadb.md "GTID"); the
+    server id is the header's, not the body's."""
+    flag = FL_GROUP_COMMIT_ID if grouped else 0
+    ev = MariadbGtidEvent(seq_no=0, domain_id=domain_id, flags2=0x0C | flag, flags=FLAG_SUPPRESS_USE,
+                          commit_id=0 if grouped else None)
+    return _templates(fmt).mariadb_gtid_template(ev)
+
+
+def mgtid_template(w: Any, grouped: bool | None = None) -> bytes:
+    """:func:`mariadb_gtid_body` for a writer's settings (``w``: ``fmt`` and ``settings``):
+    GROUP_COMMIT_ID with ``settings.group_commit_ids`` unless ``grouped`` is False."""
+    return mariadb_gtid_body(w.fmt, w.settings.domain_id, bool(w.settings.group_commit_ids) and grouped is not False)

@@ -40,7 +40,7 @@ import construct as cs
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.templates import _memo_key, _plain_gtid, _plain_rows, _templates
+from binlogwriter.batch.templates import _templates, memo_key, plain_gtid, plain_rows
 from binlogwriter.errors import EncodeError
 from binlogwriter.events import (
     Event,
@@ -48,17 +48,24 @@ from binlogwriter.events import (
     GtidTaggedEvent,
     MariadbGtidEvent,
     XidEvent,
-    _event_crc,
     _has_footer,
     encode_body,
+    event_crc,
 )
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import (
+    ANONYMOUS_GTID_LOG_EVENT,
+    FORMAT_DESCRIPTION_EVENT,
+    GTID_LOG_EVENT,
+    MARIADB_GTID_EVENT,
+    XID_EVENT,
+    BinlogFormat,
+)
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.primitives import encode_packed_int, packed_int_size
 
 __all__ = ["Batch", "BatchBuilder", "plan_batch", "encode_events", "transaction_length"]
 
-_GTID_TYPES = (33, 34)
+_GTID_TYPES = (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT)
 _ZERO4 = b"\0\0\0\0"
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -150,7 +157,7 @@ class Batch:
         for i in self.fde:  # an FDE's CRC is computed with the in-use flag cleared
             if a <= i < b:
                 j = int(np.searchsorted(idx, i - a))
-                crcs[j] = _event_crc(mv[starts[j]:stops[j]])
+                crcs[j] = event_crc(mv[starts[j]:stops[j]])
         out = np.frombuffer(buf, dtype=np.uint8)
         pos = np.asarray(stops, dtype=np.int64)[:, None] + np.arange(4)
         out[pos] = np.asarray(crcs, dtype="<u4").view(np.uint8).reshape(-1, 4)
@@ -162,8 +169,9 @@ class BatchBuilder:
     None = the format's rule per event; False = no CRC (events inside a
     TRANSACTION_PAYLOAD, format.md §15, with ``log_pos_zero``).
 
-    Size: _add is the one dispatch from an event kind to its (template, length) row, kept in one
-    method so the length arithmetic a GTID's transaction_length depends on is in one place.
+    Size: the dispatch from an event kind to its (template, length) row (:meth:`_body`), the
+    header row (:meth:`_append`) and a leading GTID's ``transaction_length`` (:meth:`_lead_length`)
+    share the per-event lists they append to and the truncation that undoes them on an error.
     """
 
     def __init__(self, fmt: BinlogFormat, *, footer: bool | None = None, log_pos_zero: bool = False) -> None:
@@ -217,101 +225,119 @@ class BatchBuilder:
         self.fde = [i for i in self.fde if i < n0]
 
     def _add(self, group: Sequence[Event], ts_g: int) -> int:
-        tpl = self.tpl
-        fmt = self.fmt
         bodies = self.bodies
         start = len(bodies)
         lead = None  # (event index, kind, gtid parts) of a leading GTID to get transaction_length
         for j, ev in enumerate(group):
-            t = ev.type_code
             i = len(bodies)
-            ph = 0  # a GTID's post-header, from the array at finish
             try:
-                if t == 16 and type(ev) is XidEvent and not ev.post_header_extra and not ev.unparsed:
-                    body = ev.xid.to_bytes(tpl.xid_dt.itemsize, "little")
-                elif t in _GTID_TYPES and _plain_gtid(ev) and tpl.gtid_dt is not None:
-                    row = (ev.gtid_flags, bytes.fromhex(ev.sid.replace("-", "")), ev.gno, ev.lt_typecode,
-                           ev.last_committed, ev.sequence_number)
-                    pre = tpl.field("commit_timestamps", (ev.immediate_commit_timestamp, ev.original_commit_timestamp))
-                    post = b""
-                    if ev.immediate_server_version is not None:
-                        post = tpl.field("server_versions", (ev.immediate_server_version, ev.original_server_version))
-                        if ev.commit_group_ticket is not None:
-                            post += tpl.field("commit_group_ticket", ev.commit_group_ticket)
-                    if not (0 <= ev.gtid_flags < 256 and 0 <= ev.lt_typecode < 256
-                            and all(_I64_MIN <= x <= _I64_MAX for x in (ev.gno, ev.last_committed,
-                                                                        ev.sequence_number))):
-                        raise OverflowError("a GTID post-header field is out of range")  # now, not at finish
-                    parts = [row, pre, ev.transaction_length, post]
-                    ph = tpl.gtid_dt.itemsize
-                    body = b""
-                    if j == 0:
-                        lead = (i, "gtid", parts)
-                    else:
-                        body = pre + encode_packed_int(ev.transaction_length) + post
-                        self._gtid(i, row)
-                elif t == 162 and type(ev) is MariadbGtidEvent and ev.xid is None and not ev.flags_extra \
-                        and ev.commit_id is None and ev.extra_engines is None and ev.sa_seq_no is None \
-                        and not ev.post_header_extra and not ev.unparsed:
-                    tmpl = tpl.mariadb_gtid_template(ev)
-                    w = tpl.mgtid_seq[1]
-                    body = ev.seq_no.to_bytes(w, "little") + tmpl[w:]
-                elif _plain_rows(ev):
-                    body = tpl.rows_template(ev) + ev.rows_raw
-                else:
-                    key = _memo_key(ev)
-                    if key is not None:
-                        body = tpl.remember(key, lambda ev=ev: encode_body(ev, fmt))
-                    else:
-                        if j == 0 and type(ev) is GtidTaggedEvent and ev.transaction_length is not None:
-                            lead = (i, "tagged", None)
-                        body = encode_body(ev, fmt)
+                body, ph, lead_here = self._body(ev, i, j == 0)
             except (OverflowError, ValueError, TypeError, cs.ConstructError) as exc:
                 raise EncodeError(f"cannot encode {ev.type_name}: {exc}") from None
-            if self.footer is None and t == 15:
-                sv = ev.server_version if isinstance(ev, FormatDescriptionEvent) else None
-                f = _has_footer(t, fmt, sv)
-            else:
-                f = self.fmt_footer
-            if f and t == 15:
-                self.fde.append(i)
-            ts = ev.timestamp if ev.timestamp is not None else (ts_g or 0)
-            sid = 1 if ev.server_id is None else ev.server_id
-            if not (0 <= ts <= 0xFFFFFFFF and 0 <= sid <= 0xFFFFFFFF and 0 <= ev.flags <= 0xFFFF):
-                raise EncodeError(f"cannot encode {ev.type_name} header: timestamp {ts}, server_id {sid} "
-                                  f"or flags {ev.flags} out of range")
-            bodies.append(body)
-            self.types.append(t)
-            self.sids.append(sid)
-            self.flags.append(ev.flags)
-            self.tss.append(ts)
-            self.foots.append(f)
-            self.lengths.append(HEADER_SIZE + ph + len(body) + (4 if f else 0))
-        # transaction_length by arithmetic (format.md §8)
+            if lead_here is not None:
+                lead = lead_here
+            self._append(ev, body, ph, ts_g)
         if lead is not None:
-            i, kind, parts = lead
-            rest = sum(self.lengths[start:i]) + sum(self.lengths[i + 1:])
-            fl = 4 if self.foots[i] else 0
-            if kind == "gtid":
-                row, pre, tl0, post = parts
-                fixed = HEADER_SIZE + tpl.gtid_dt.itemsize + len(pre) + len(post) + fl
-                tl = transaction_length(tl0, fixed + rest)
-                bodies[i] = pre + encode_packed_int(tl) + post
-                self._gtid(i, row)
-                self.lengths[i] = fixed + len(bodies[i]) - len(pre) - len(post)
-            else:
-                ev = group[0]
-                while True:  # the tagged GTID's varlen fields: re-encode to the fixed point
-                    total = self.lengths[i] + rest
-                    if total == ev.transaction_length:
-                        break
-                    ev.transaction_length = total
-                    bodies[i] = encode_body(ev, fmt)
-                    self.lengths[i] = HEADER_SIZE + len(bodies[i]) + fl
+            self._lead_length(group, start, *lead)
         self.first.append(len(bodies))
         size = sum(self.lengths[start:])
         self.sizes.append(size)
         return size
+
+    def _body(self, ev: Event, i: int, first: bool) -> tuple[bytes, int, tuple | None]:
+        """Event ``ev`` (index ``i``; ``first`` in its group) -> (its body as far as known now,
+        the size of a GTID post-header added at :meth:`finish`, the ``lead`` entry of a leading
+        GTID whose ``transaction_length`` :meth:`_lead_length` fills, else None)."""
+        tpl = self.tpl
+        t = ev.type_code
+        if t == XID_EVENT and type(ev) is XidEvent and not ev.post_header_extra and not ev.unparsed:
+            return ev.xid.to_bytes(tpl.xid_dt.itemsize, "little"), 0, None
+        if t in _GTID_TYPES and plain_gtid(ev) and tpl.gtid_dt is not None:
+            return self._plain_gtid_body(ev, i, first)
+        if t == MARIADB_GTID_EVENT and type(ev) is MariadbGtidEvent and ev.xid is None and not ev.flags_extra \
+                and ev.commit_id is None and ev.extra_engines is None and ev.sa_seq_no is None \
+                and not ev.post_header_extra and not ev.unparsed:
+            tmpl = tpl.mariadb_gtid_template(ev)
+            w = tpl.mgtid_seq[1]
+            return ev.seq_no.to_bytes(w, "little") + tmpl[w:], 0, None
+        if plain_rows(ev):
+            return tpl.rows_template(ev) + ev.rows_raw, 0, None
+        key = memo_key(ev)
+        if key is not None:
+            return tpl.remember(key, lambda: encode_body(ev, self.fmt)), 0, None
+        lead = None
+        if first and type(ev) is GtidTaggedEvent and ev.transaction_length is not None:
+            lead = (i, "tagged", None)
+        return encode_body(ev, self.fmt), 0, lead
+
+    def _plain_gtid_body(self, ev: Any, i: int, first: bool) -> tuple[bytes, int, tuple | None]:
+        """A GTID / anonymous GTID with a fixed post-header (format.md §8): the post-header a
+        row of the derived-dtype array (:meth:`_gtid`), the rest built by its declared fields;
+        a leading one's body is built once its ``transaction_length`` is known."""
+        tpl = self.tpl
+        row = (ev.gtid_flags, bytes.fromhex(ev.sid.replace("-", "")), ev.gno, ev.lt_typecode,
+               ev.last_committed, ev.sequence_number)
+        pre = tpl.field("commit_timestamps", (ev.immediate_commit_timestamp, ev.original_commit_timestamp))
+        post = b""
+        if ev.immediate_server_version is not None:
+            post = tpl.field("server_versions", (ev.immediate_server_version, ev.original_server_version))
+            if ev.commit_group_ticket is not None:
+                post += tpl.field("commit_group_ticket", ev.commit_group_ticket)
+        if not (0 <= ev.gtid_flags < 256 and 0 <= ev.lt_typecode < 256
+                and all(_I64_MIN <= x <= _I64_MAX for x in (ev.gno, ev.last_committed, ev.sequence_number))):
+            raise OverflowError("a GTID post-header field is out of range")  # now, not at finish
+        if first:
+            return b"", tpl.gtid_dt.itemsize, (i, "gtid", [row, pre, ev.transaction_length, post])
+        self._gtid(i, row)
+        return pre + encode_packed_int(ev.transaction_length) + post, tpl.gtid_dt.itemsize, None
+
+    def _append(self, ev: Event, body: bytes, ph: int, ts_g: int) -> None:
+        """Event ``ev``'s header fields, footer and length (``ph``: its GTID post-header,
+        placed at :meth:`finish`); an FDE's footer by its own server version (format.md §3)."""
+        t = ev.type_code
+        if self.footer is None and t == FORMAT_DESCRIPTION_EVENT:
+            sv = ev.server_version if isinstance(ev, FormatDescriptionEvent) else None
+            f = _has_footer(t, self.fmt, sv)
+        else:
+            f = self.fmt_footer
+        if f and t == FORMAT_DESCRIPTION_EVENT:
+            self.fde.append(len(self.bodies))
+        ts = ev.timestamp if ev.timestamp is not None else (ts_g or 0)
+        sid = 1 if ev.server_id is None else ev.server_id
+        if not (0 <= ts <= 0xFFFFFFFF and 0 <= sid <= 0xFFFFFFFF and 0 <= ev.flags <= 0xFFFF):
+            raise EncodeError(f"cannot encode {ev.type_name} header: timestamp {ts}, server_id {sid} "
+                              f"or flags {ev.flags} out of range")
+        self.bodies.append(body)
+        self.types.append(t)
+        self.sids.append(sid)
+        self.flags.append(ev.flags)
+        self.tss.append(ts)
+        self.foots.append(f)
+        self.lengths.append(HEADER_SIZE + ph + len(body) + (4 if f else 0))
+
+    def _lead_length(self, group: Sequence[Event], start: int, i: int, kind: str, parts: list | None) -> None:
+        """The leading GTID's ``transaction_length`` by arithmetic (format.md §8): the whole
+        group's length, the GTID included; a tagged GTID's varlen body re-encoded to the
+        fixed point."""
+        bodies = self.bodies
+        rest = sum(self.lengths[start:i]) + sum(self.lengths[i + 1:])
+        fl = 4 if self.foots[i] else 0
+        if kind == "gtid":
+            row, pre, tl0, post = parts  # type: ignore[misc]
+            fixed = HEADER_SIZE + self.tpl.gtid_dt.itemsize + len(pre) + len(post) + fl
+            tl = transaction_length(tl0, fixed + rest)
+            bodies[i] = pre + encode_packed_int(tl) + post
+            self._gtid(i, row)
+            self.lengths[i] = fixed + len(bodies[i]) - len(pre) - len(post)
+            return
+        ev = group[0]
+        while True:  # the tagged GTID's varlen fields: re-encode to the fixed point
+            total = self.lengths[i] + rest
+            if total == ev.transaction_length:
+                return
+            ev.transaction_length = total
+            bodies[i] = encode_body(ev, self.fmt)
+            self.lengths[i] = HEADER_SIZE + len(bodies[i]) + fl
 
     def _gtid(self, i: int, row: tuple) -> None:
         self.gtid_rows.append(row)

@@ -19,7 +19,7 @@ from binlogwriter.crc import crc32
 
 __all__ = ["place_runs", "place_rows", "crc_by_difference", "run_indices", "take_runs"]
 
-_CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
+CRC_TERMS_MAX = 48  # differing bytes past which one zlib call per event is cheaper
 
 
 def crc_by_difference(buf: memoryview, start: int, length: int, heads: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ def _templates(fmt: BinlogFormat) -> _Templates:
     return _Templates(fmt)
 
 
-def _memo_key(ev: Event) -> Any:
+def memo_key(ev: Event) -> Any:
     """Content key of the bodies that repeat (BEGIN, Table_map, rows-query texts)."""
     t = type(ev)
     if t is QueryEvent:
@@ -103,12 +103,12 @@ def _memo_key(ev: Event) -> Any:
     return None
 
 
-def _plain_gtid(ev: Event) -> bool:
+def plain_gtid(ev: Event) -> bool:
     return (type(ev) in (GtidEvent, AnonymousGtidEvent) and not ev.post_header_extra and not ev.unparsed
             and ev.lt_typecode is not None and ev.last_committed is not None and ev.sequence_number is not None
             and ev.immediate_commit_timestamp is not None and ev.transaction_length is not None)
 
 
-def _plain_rows(ev: Event) -> bool:
+def plain_rows(ev: Event) -> bool:
     return (isinstance(ev, RowsEvent) and ev.rows_raw is not None and not ev.post_header_extra
             and not ev.unparsed and ev.TYPE < 166 and ev.TYPE != 39)

@@ -7,14 +7,14 @@ import struct
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
-from binlogwriter.compare._results import _INT_BITS, _Approx, _cannot, _type, short
+from binlogwriter.compare._results import INT_BITS, Approx, _type, cannot, short
 from binlogwriter.schema.model import Column
 
 # ------------------------------------------------------------------------------------
 # per family: value -> canonical candidates
 # ------------------------------------------------------------------------------------
 
-def _is_int(v: Any) -> bool:
+def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -24,35 +24,35 @@ def _int_from(v: Any, col: Column, F: frozenset[str], bits: int | None) -> list[
         if "bool_int" in F or ("bit_bool" in F and col.type == "BIT"):
             return [int(v)]
         raise _type(v, col)
-    if _is_int(v):
+    if is_int(v):
         out = [v]
     elif isinstance(v, str | Decimal) and "int_text" in F:
         try:
             d = Decimal(v.strip()) if isinstance(v, str) else v
             if not d.is_finite() or d != d.to_integral_value():
-                raise _cannot(f"{short(v)} is not a whole number")
+                raise cannot(f"{short(v)} is not a whole number")
             out = [int(d)]
         except InvalidOperation:
-            raise _cannot(f"{short(v)} is not a number") from None
+            raise cannot(f"{short(v)} is not a number") from None
     elif isinstance(v, float) and "int_float" in F:
         if not math.isfinite(v):
-            raise _cannot(f"{v!r} is not a whole number")
-        out = [int(v)] if v.is_integer() and abs(v) < 2 ** 53 else [_Approx(v)]
+            raise cannot(f"{v!r} is not a whole number")
+        out = [int(v)] if v.is_integer() and abs(v) < 2 ** 53 else [Approx(v)]
     else:
         raise _type(v, col)
-    if bits and "unsigned_as_signed" in F and _is_int(out[0]) and out[0] < 0:
+    if bits and "unsigned_as_signed" in F and is_int(out[0]) and out[0] < 0:
         out.append(out[0] + (1 << bits))
     return out
 
 
-def _n_integer(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_integer(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if col.type == "YEAR":
         got = _int_from(v, col, F, None)
         return [0 if x == 1900 and "year_1900" in F else x for x in got]
-    return _int_from(v, col, F, _INT_BITS.get(col.type) if col.unsigned else None)
+    return _int_from(v, col, F, INT_BITS.get(col.type) if col.unsigned else None)
 
 
-def _n_bit(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_bit(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if isinstance(v, bytes | bytearray | memoryview):
         b = bytes(v)
         out = [int.from_bytes(b, "big")] if "bit_bytes" in F else []
@@ -69,13 +69,13 @@ def _n_bit(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
 _DEC_CTX = Context(prec=100)
 
 
-def _n_decimal(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_decimal(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     scale = col.scale or 0
     q = Decimal(1).scaleb(-scale)
 
     def text(d: Decimal) -> str:
         if not d.is_finite():
-            raise _cannot(f"{d} is not a DECIMAL value")
+            raise cannot(f"{d} is not a DECIMAL value")
         d = d.quantize(q, context=_DEC_CTX)
         return format(abs(d) if d == 0 else d, "f")
 
@@ -89,17 +89,17 @@ def _n_decimal(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]
         try:
             d = Decimal(v.strip())
         except InvalidOperation:
-            raise _cannot(f"{short(v)} is not a decimal number") from None
+            raise cannot(f"{short(v)} is not a decimal number") from None
         if d.as_tuple().exponent < -scale and d != d.quantize(q, context=_DEC_CTX):
             return [format(d, "f")]  # more fraction digits than the column has: shown as such
         return [text(d)]
     if isinstance(v, float | int) and not isinstance(v, bool) and "decimal_float" in F:
-        return [_Approx(float(v))]
+        return [Approx(float(v))]
     raise _type(v, col)
 
 
-def _n_floating(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
-    if _is_int(v) and "float_int" in F:
+def n_floating(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+    if is_int(v) and "float_int" in F:
         v = float(v)
     if not isinstance(v, float):
         raise _type(v, col)
@@ -107,7 +107,7 @@ def _n_floating(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
         try:
             return [struct.unpack("<f", struct.pack("<f", v))[0]]
         except OverflowError:
-            raise _cannot(f"{v!r} is outside FLOAT") from None
+            raise cannot(f"{v!r} is outside FLOAT") from None
     return [v]
 
 

@@ -33,36 +33,36 @@ class ValueDiff:
     why: str = ""
 
 
-class _Reject(Exception):
+class Reject(Exception):
     def __init__(self, kind: str, why: str) -> None:
         super().__init__(why)
         self.kind, self.why = kind, why
 
 
-def _type(v: Any, col: Column) -> _Reject:
-    return _Reject("type", f"{type(v).__name__} is not a form of {col.type} under this profile")
+def _type(v: Any, col: Column) -> Reject:
+    return Reject("type", f"{type(v).__name__} is not a form of {col.type} under this profile")
 
 
-def _cannot(why: str) -> _Reject:
-    return _Reject("cannot compare", why)
+def cannot(why: str) -> Reject:
+    return Reject("cannot compare", why)
 
 
 @dataclass(frozen=True)
-class _Approx:
+class Approx:
     """A float standing for an exact value (DECIMAL or big integer given as a float)."""
 
     value: float
 
 
 @dataclass(frozen=True)
-class _JsonDoc:
+class JsonDoc:
     """A JSON document in comparable form (see :func:`_json_key`)."""
 
     doc: Any
 
 
 @dataclass(frozen=True)
-class _WkbOnly:
+class WkbOnly:
     """A geometry without its SRID: ``0x`` hex of the WKB."""
 
     hex: str
@@ -85,16 +85,16 @@ def column_of(column: Any) -> Column | None:
     raise TypeError(f"not a column description: {type(column).__name__}")
 
 
-_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
-_TEXTY = ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT")
-_BINARY = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-_HEX = re.compile(r"0x[0-9a-f]*\Z")
+INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
+TEXTY = ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT")
+BINARY = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
+HEX = re.compile(r"0x[0-9a-f]*\Z")
 
 
 _FAMILY_OF: dict[str, str] = {}
 
 
-def _family(col: Column) -> str:
+def family(col: Column) -> str:
     got = _FAMILY_OF.get(col.type)
     if got is None:
         from binlogwriter.values.families import family_of_type

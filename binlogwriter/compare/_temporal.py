@@ -8,8 +8,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from binlogwriter.compare._numbers import _is_int
-from binlogwriter.compare._results import _cannot, _Reject, _type, short
+from binlogwriter.compare._numbers import is_int
+from binlogwriter.compare._results import Reject, _type, cannot, short
 from binlogwriter.schema.model import Column
 
 
@@ -25,7 +25,7 @@ def _us_of(frac: str | None) -> int:
     if not frac:
         return 0
     if len(frac) > 6 and set(frac[6:]) != {"0"}:
-        raise _cannot(f"fraction .{frac} is finer than microseconds")
+        raise cannot(f"fraction .{frac} is finer than microseconds")
     return int(frac[:6].ljust(6, "0"))
 
 
@@ -44,7 +44,7 @@ _TIME_RE = re.compile(r"(-)?(\d+):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\Z")
 _EPOCH = _dt.datetime(1970, 1, 1)
 
 
-def _n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values import MysqlDate
 
     if isinstance(v, MysqlDate):
@@ -55,7 +55,7 @@ def _n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         if v.tzinfo is not None:
             v = v.astimezone(_dt.UTC)
         if (v.hour, v.minute, v.second, v.microsecond) != (0, 0, 0, 0):
-            raise _cannot(f"datetime {v.isoformat()} is not at midnight")
+            raise cannot(f"datetime {v.isoformat()} is not at midnight")
         return [_date_text(v.year, v.month, v.day)]
     if isinstance(v, _dt.date):
         return [_date_text(v.year, v.month, v.day)]
@@ -64,18 +64,18 @@ def _n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
             return [v]
         m = _DATE_RE.match(v.strip())
         if not m:
-            raise _cannot(f"{short(v)} is not a date")
+            raise cannot(f"{short(v)} is not a date")
         return [_date_text(*map(int, m.groups()))]
-    if _is_int(v) and "date_epoch_days" in F:
+    if is_int(v) and "date_epoch_days" in F:
         try:
             d = _dt.date(1970, 1, 1) + _dt.timedelta(days=v)
         except OverflowError:
-            raise _cannot(f"{v} days from 1970-01-01 is outside the calendar") from None
+            raise cannot(f"{v} days from 1970-01-01 is outside the calendar") from None
         return [_date_text(d.year, d.month, d.day)]
     raise _type(v, col)
 
 
-def _n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values import MysqlTime
 
     fsp = col.fsp or 0
@@ -83,7 +83,7 @@ def _n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         v = v.to_timedelta()
     if isinstance(v, _dt.time) and "time_object" in F:
         v = _dt.timedelta(hours=v.hour, minutes=v.minute, seconds=v.second, microseconds=v.microsecond)
-    if _is_int(v) and "time_micros" in F:
+    if is_int(v) and "time_micros" in F:
         v = _dt.timedelta(microseconds=v)
     if isinstance(v, _dt.timedelta):
         us = (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
@@ -92,7 +92,7 @@ def _n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
             return [v]
         m = _TIME_RE.match(v.strip())
         if not m:
-            raise _cannot(f"{short(v)} is not a time")
+            raise cannot(f"{short(v)} is not a time")
         sign, h, mi, s, frac = m.groups()
         us = ((int(h) * 60 + int(mi)) * 60 + int(s)) * 1_000_000 + _us_of(frac)
         us = -us if sign else us
@@ -106,12 +106,12 @@ def _n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
 def _parse_dt_text(v: str) -> tuple[tuple[int, ...], str | None]:
     m = _DT_RE.match(v.strip())
     if not m:
-        raise _cannot(f"{short(v)} is not a date and time")
+        raise cannot(f"{short(v)} is not a date and time")
     y, mo, d, h, mi, s, frac, zone = m.groups()
     return (int(y), int(mo), int(d), int(h), int(mi), int(s), _us_of(frac)), zone
 
 
-def _n_datetime(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_datetime(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values import MysqlDateTime
 
     fsp = col.fsp or 0
@@ -120,7 +120,7 @@ def _n_datetime(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
     if isinstance(v, _dt.datetime):
         if v.tzinfo is not None:
             if "datetime_aware" not in F:
-                raise _Reject("type", "aware datetime for DATETIME (a wall clock without a zone)")
+                raise Reject("type", "aware datetime for DATETIME (a wall clock without a zone)")
             v = v.astimezone(_dt.UTC)
         return [_dt_text(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond, fsp)]
     if isinstance(v, str):
@@ -128,14 +128,14 @@ def _n_datetime(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
             return [v]
         parts, zone = _parse_dt_text(v)
         if zone not in (None, "Z", "+00:00", "+0000", "-00:00"):
-            raise _cannot(f"{short(v)} has a zone offset; DATETIME has none")
+            raise cannot(f"{short(v)} has a zone offset; DATETIME has none")
         return [_dt_text(*parts, fsp)]
-    if _is_int(v) and "datetime_epoch" in F:
+    if is_int(v) and "datetime_epoch" in F:
         us = v * 1000 if fsp <= 3 else v
         try:
             d = _EPOCH + _dt.timedelta(microseconds=us)
         except OverflowError:
-            raise _cannot(f"{v} from the epoch is outside the calendar") from None
+            raise cannot(f"{v} from the epoch is outside the calendar") from None
         return [_dt_text(d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, fsp)]
     raise _type(v, col)
 
@@ -152,11 +152,11 @@ def _ts_from_us(us: int, fsp: int) -> str:
     try:
         d = _EPOCH + _dt.timedelta(microseconds=us)
     except OverflowError:
-        raise _cannot(f"{us} µs from the epoch is outside the calendar") from None
+        raise cannot(f"{us} µs from the epoch is outside the calendar") from None
     return _dt_text(d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, fsp)
 
 
-def _n_timestamp(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_timestamp(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values import MysqlDateTime
 
     fsp = col.fsp or 0
@@ -164,14 +164,14 @@ def _n_timestamp(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[An
         return [_dt_text(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond, fsp)]
     if isinstance(v, _dt.datetime):
         if v.tzinfo is None and "timestamp_naive_utc" not in F:
-            raise _Reject("type", "naive datetime for TIMESTAMP (an instant: give it aware, in UTC)")
+            raise Reject("type", "naive datetime for TIMESTAMP (an instant: give it aware, in UTC)")
         v = v.replace(tzinfo=_dt.UTC) if v.tzinfo is None else v.astimezone(_dt.UTC)
         delta = v - _EPOCH.replace(tzinfo=_dt.UTC)
         return [_ts_from_us((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds, fsp)]
     if isinstance(v, str):
         s = v.strip()
         if "timestamp_epoch" in F and re.fullmatch(r"-?\d+(\.\d+)?", s):
-            return _n_timestamp(Decimal(s), col, F, flavor)
+            return n_timestamp(Decimal(s), col, F, flavor)
         if "timestamp_text" not in F:
             return [v]
         parts, zone = _parse_dt_text(s)
@@ -180,19 +180,19 @@ def _n_timestamp(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[An
         try:
             d = _dt.datetime(*parts[:6], parts[6], tzinfo=_dt.UTC)
         except ValueError as e:
-            raise _cannot(f"{short(v)}: {e}") from None
+            raise cannot(f"{short(v)}: {e}") from None
         if zone not in (None, "Z"):
             sign = -1 if zone[0] == "-" else 1
             hh, mm = int(zone[1:3]), int(zone[-2:])
             d -= sign * _dt.timedelta(hours=hh, minutes=mm)
-        return _n_timestamp(d, col, F | {"timestamp_naive_utc"}, flavor)
+        return n_timestamp(d, col, F | {"timestamp_naive_utc"}, flavor)
     if isinstance(v, int | float | Decimal) and not isinstance(v, bool):
         out = []
         if "timestamp_epoch" in F:
             if isinstance(v, float) and not math.isfinite(v):
-                raise _cannot(f"{v!r} is not an instant")
+                raise cannot(f"{v!r} is not an instant")
             out.append(_ts_from_us(int((Decimal(v) * 1_000_000).to_integral_value()), fsp))
-        if "timestamp_epoch_millis" in F and _is_int(v):
+        if "timestamp_epoch_millis" in F and is_int(v):
             out.append(_ts_from_us(v * 1000, fsp))
         if out:
             return out

@@ -11,16 +11,16 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from binlogwriter.compare._numbers import _is_int
+from binlogwriter.compare._numbers import is_int
 from binlogwriter.compare._results import (
-    _BINARY,
-    _HEX,
-    _TEXTY,
-    _cannot,
-    _JsonDoc,
-    _Reject,
+    BINARY,
+    HEX,
+    TEXTY,
+    JsonDoc,
+    Reject,
+    WkbOnly,
     _type,
-    _WkbOnly,
+    cannot,
     short,
 )
 from binlogwriter.schema.model import Column
@@ -38,18 +38,18 @@ def _charset_coll(col: Column, flavor: str) -> Any:
 def _decode_text(b: bytes, col: Column, flavor: str) -> str:
     coll = _charset_coll(col, flavor)
     if coll is None or coll.codec is None:
-        raise _cannot(f"no Python codec for charset {col.charset}")
+        raise cannot(f"no Python codec for charset {col.charset}")
     try:
         return coll.decode(b)
     except UnicodeDecodeError as e:
-        raise _cannot(f"bytes not valid {col.charset}: {e.reason} at {e.start}") from None
+        raise cannot(f"bytes not valid {col.charset}: {e.reason} at {e.start}") from None
 
 
 def _is_binary(col: Column) -> bool:
-    return col.type in _BINARY or col.type not in _TEXTY and col.type.endswith("BLOB")
+    return col.type in BINARY or col.type not in TEXTY and col.type.endswith("BLOB")
 
 
-def _n_string(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_string(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if _is_binary(col):
         return _n_binary(v, col, F, flavor)
     strip = (lambda s: s.rstrip(" ")) if col.type == "CHAR" else (lambda s: s)
@@ -58,7 +58,7 @@ def _n_string(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         if "text_surrogateescape" in F:
             try:
                 out.append(strip(_decode_text(v.encode("utf-8", "surrogateescape"), col, flavor)))
-            except (_Reject, UnicodeEncodeError):
+            except (Reject, UnicodeEncodeError):
                 pass
         return out
     if isinstance(v, bytes | bytearray | memoryview) and ("text_bytes" in F or "text_surrogateescape" in F):
@@ -76,7 +76,7 @@ def _n_binary(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if isinstance(v, bytes | bytearray | memoryview):
         return [_binary_hex(bytes(v), col)]
     if isinstance(v, str):
-        out = [v] if _HEX.match(v) else []  # the canonical form itself
+        out = [v] if HEX.match(v) else []  # the canonical form itself
         if "binary_text" in F:
             try:
                 out.append(_binary_hex(v.encode("utf-8", "surrogateescape"), col))
@@ -91,23 +91,23 @@ def _n_binary(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
                 pass
         if out:
             return out
-        raise _Reject("type", f"str for {col.type} (binary) that no accepted form reads")
+        raise Reject("type", f"str for {col.type} (binary) that no accepted form reads")
     raise _type(v, col)
 
 
-def _n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     members = col.members
     if isinstance(v, bytes | bytearray) and "text_bytes" in F:
         v = _decode_text(bytes(v), col, flavor)
     if col.type == "ENUM":
         if isinstance(v, str):
             return [v]
-        if _is_int(v) and "enum_index" in F:
+        if is_int(v) and "enum_index" in F:
             if v == 0:
                 return [""]
             if 1 <= v <= len(members):
                 return [members[v - 1]]
-            raise _cannot(f"index {v} of an ENUM with {len(members)} members")
+            raise cannot(f"index {v} of an ENUM with {len(members)} members")
         raise _type(v, col)
     order = {m: i for i, m in enumerate(members)}
 
@@ -115,7 +115,7 @@ def _n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
         names = list(names)
         bad = [n for n in names if not isinstance(n, str) or n not in order]
         if bad:
-            raise _cannot(f"{short(bad[0])} is not a member of the SET")
+            raise cannot(f"{short(bad[0])} is not a member of the SET")
         return ",".join(sorted(set(names), key=order.__getitem__))
 
     if isinstance(v, set | frozenset | list | tuple):
@@ -125,52 +125,52 @@ def _n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
         if "set_text" in F:
             out.append(joined(v.split(",")) if v else "")
         if "set_mask" in F and "int_text" in F and v.isdigit():
-            out += _n_enum_set(int(v), col, F, flavor)
+            out += n_enum_set(int(v), col, F, flavor)
         return out
-    if _is_int(v) and "set_mask" in F:
+    if is_int(v) and "set_mask" in F:
         if v < 0 or v >> len(members):
-            raise _cannot(f"mask {v} has bits beyond the SET's {len(members)} members")
+            raise cannot(f"mask {v} has bits beyond the SET's {len(members)} members")
         return [",".join(m for i, m in enumerate(members) if v >> i & 1)]
     raise _type(v, col)
 
 
-def _json_key(v: Any, depth: int = 0) -> Any:
+def json_key(v: Any, depth: int = 0) -> Any:
     """A JSON value in comparable form: bytes -> str (UTF-8), numbers -> Decimal, tuples ->
     lists, dict keys -> str; anything else -> its text (datetime, …) for printing."""
     if depth > 200:
-        raise _cannot("JSON nested deeper than 200")
+        raise cannot("JSON nested deeper than 200")
     if v is None or isinstance(v, bool):
         return v
     if isinstance(v, bytes | bytearray | memoryview):
         try:
             return bytes(v).decode("utf-8")
         except UnicodeDecodeError:
-            raise _cannot("JSON bytes not valid UTF-8") from None
+            raise cannot("JSON bytes not valid UTF-8") from None
     if isinstance(v, str):
         return v
     if isinstance(v, int):
         return Decimal(v)
     if isinstance(v, float):
         if not math.isfinite(v):
-            raise _cannot(f"{v!r} in JSON")
+            raise cannot(f"{v!r} in JSON")
         return Decimal(repr(v))
     if isinstance(v, Decimal):
         return v
     if isinstance(v, Mapping):
-        return {str(_json_key(k, depth + 1)): _json_key(x, depth + 1) for k, x in v.items()}
+        return {str(json_key(k, depth + 1)): json_key(x, depth + 1) for k, x in v.items()}
     if isinstance(v, list | tuple):
-        return [_json_key(x, depth + 1) for x in v]
+        return [json_key(x, depth + 1) for x in v]
     return str(v)
 
 
-def _json_loads(text: str | bytes) -> Any:
+def json_loads(text: str | bytes) -> Any:
     try:
         return json.loads(text, parse_float=Decimal, parse_int=Decimal)
     except (ValueError, RecursionError) as e:
-        raise _cannot(f"not JSON text: {str(e)[:60]}") from None
+        raise cannot(f"not JSON text: {str(e)[:60]}") from None
 
 
-def _n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values.json_text import mysql_json_text
 
     out: list[Any] = []
@@ -180,43 +180,43 @@ def _n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
             out.append(mysql_json_text(v))  # a JSON string document, as binlogwriter's reader decodes it
         if "json_text" in F:
             try:
-                out.append(_JsonDoc(_json_key(_json_loads(v))))
-            except _Reject:
+                out.append(JsonDoc(json_key(json_loads(v))))
+            except Reject:
                 pass
         if "json_parsed" in F:
-            out.append(_JsonDoc(v))  # a parsed JSON string scalar
+            out.append(JsonDoc(v))  # a parsed JSON string scalar
         return out
     if isinstance(v, bytes | bytearray | memoryview):
         b = bytes(v)
-        errors: list[_Reject] = []
+        errors: list[Reject] = []
         if "json_binary" in F and flavor.startswith("mysql"):
             from binlogwriter.values import decode_json
 
             try:
-                out.append(_JsonDoc(_json_key(decode_json(b))))
-            except _Reject as r:
+                out.append(JsonDoc(json_key(decode_json(b))))
+            except Reject as r:
                 errors.append(r)
             except Exception as e:  # noqa: BLE001 - a consumer's bytes: any decoder failure is a report
-                errors.append(_cannot(f"not MySQL binary JSON: {str(e)[:60]}"))
+                errors.append(cannot(f"not MySQL binary JSON: {str(e)[:60]}"))
         if "json_text" in F or "json_bytes" in F:
             try:
-                out.append(_JsonDoc(_json_key(_json_loads(b))))
-            except _Reject as r:
+                out.append(JsonDoc(json_key(json_loads(b))))
+            except Reject as r:
                 errors.append(r)
         if out:
             return out
         raise errors[0] if errors else _type(v, col)
     if "json_bytes" in F or "json_parsed" in F:
-        return [_JsonDoc(_json_key(v))]
+        return [JsonDoc(json_key(v))]
     if isinstance(v, dict | list | int | float | bool) or v is None:
         try:
             return [mysql_json_text(v)]  # binlogwriter's own values (the exact profile)
         except (TypeError, ValueError, AttributeError, RecursionError) as e:
-            raise _cannot(f"JSON value not printable as MySQL JSON: {type(e).__name__}: {str(e)[:60]}") from None
+            raise cannot(f"JSON value not printable as MySQL JSON: {type(e).__name__}: {str(e)[:60]}") from None
     raise _type(v, col)
 
 
-def _n_geometry(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_geometry(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     from binlogwriter.values import Geometry
 
     if isinstance(v, Geometry):
@@ -227,26 +227,26 @@ def _n_geometry(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
             try:
                 wkb = base64.b64decode(wkb, validate=True)
             except (binascii.Error, ValueError):
-                raise _cannot("geometry wkb is not base64") from None
+                raise cannot("geometry wkb is not base64") from None
         srid = v.get("srid") or 0
-        if not isinstance(wkb, bytes | bytearray) or not _is_int(srid):
-            raise _cannot("geometry struct without bytes wkb / int srid")
+        if not isinstance(wkb, bytes | bytearray) or not is_int(srid):
+            raise cannot("geometry struct without bytes wkb / int srid")
         return ["0x" + (srid & 0xFFFFFFFF).to_bytes(4, "little").hex() + bytes(wkb).hex()]
     if isinstance(v, bytes | bytearray | memoryview):
         b = bytes(v)
         out: list[Any] = ["0x" + b.hex()]
         if "geometry_no_srid" in F:
-            out.append(_WkbOnly("0x" + b.hex()))
+            out.append(WkbOnly("0x" + b.hex()))
         return out
-    if isinstance(v, str) and _HEX.match(v):
+    if isinstance(v, str) and HEX.match(v):
         return [v]
     raise _type(v, col)
 
 
-def _n_raw_bytes(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
+def n_raw_bytes(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if isinstance(v, bytes | bytearray | memoryview):
         return ["0x" + bytes(v).hex()]
-    if isinstance(v, str) and _HEX.match(v):
+    if isinstance(v, str) and HEX.match(v):
         return [v]
     raise _type(v, col)
 

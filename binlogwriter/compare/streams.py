@@ -7,7 +7,7 @@ from typing import Any
 
 from binlogwriter.compare._results import column_of, short
 from binlogwriter.compare.profiles import PROFILES, Profile, get_profile
-from binlogwriter.compare.values import _same, compare_value, normalise
+from binlogwriter.compare.values import compare_value, normalise, same
 
 # ------------------------------------------------------------------------------------
 # change streams (the reports of binlogwriter.testing.assert_matches_truth /
@@ -127,7 +127,7 @@ def _compare_change(out: StreamDiff, k: int, got: Mapping[str, Any], want: Mappi
             continue
         if gv is _MISSING:
             out.add("field", where, f"field {f}: not in the decoded change, {tl} {_val(wv)}")
-        elif not _same(gv, wv):
+        elif not same(gv, wv):
             kind = f if f in ("op", "table") else "field"
             out.add(kind, where, f"field {f}: decoded {_val(gv)}, {tl} {_val(wv)}")
             if f in ("op", "table"):

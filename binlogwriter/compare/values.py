@@ -7,37 +7,37 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from binlogwriter.compare._numbers import _n_bit, _n_decimal, _n_floating, _n_integer
+from binlogwriter.compare._numbers import n_bit, n_decimal, n_floating, n_integer
 from binlogwriter.compare._results import (
+    Approx,
+    JsonDoc,
+    Reject,
     Uncomparable,
     ValueDiff,
-    _Approx,
-    _cannot,
-    _family,
-    _JsonDoc,
-    _Reject,
+    WkbOnly,
     _type,
-    _WkbOnly,
+    cannot,
     column_of,
+    family,
 )
-from binlogwriter.compare._temporal import _n_date, _n_datetime, _n_time, _n_timestamp
+from binlogwriter.compare._temporal import n_date, n_datetime, n_time, n_timestamp
 from binlogwriter.compare._texts import (
-    _json_key,
-    _json_loads,
-    _n_enum_set,
-    _n_geometry,
-    _n_json,
-    _n_raw_bytes,
-    _n_string,
+    json_key,
+    json_loads,
+    n_enum_set,
+    n_geometry,
+    n_json,
+    n_raw_bytes,
+    n_string,
 )
 from binlogwriter.compare.profiles import PROFILES, Profile, get_profile
 from binlogwriter.schema.model import Column
 
 _BY_FAMILY: dict[str, Callable[[Any, Column, frozenset[str], str], list[Any]]] = {
-    "integer": _n_integer, "year": _n_integer, "bit": _n_bit, "decimal": _n_decimal,
-    "floating": _n_floating, "date": _n_date, "time": _n_time, "datetime": _n_datetime,
-    "timestamp": _n_timestamp, "char": _n_string, "blob": _n_string, "enum_set": _n_enum_set,
-    "json": _n_json, "geometry": _n_geometry, "inet_uuid": _n_raw_bytes,
+    "integer": n_integer, "year": n_integer, "bit": n_bit, "decimal": n_decimal,
+    "floating": n_floating, "date": n_date, "time": n_time, "datetime": n_datetime,
+    "timestamp": n_timestamp, "char": n_string, "blob": n_string, "enum_set": n_enum_set,
+    "json": n_json, "geometry": n_geometry, "inet_uuid": n_raw_bytes,
 }
 
 
@@ -46,15 +46,15 @@ def _candidates(value: Any, col: Column | None, profile: Profile, flavor: str) -
     raises _Reject. Unknown column type: the value itself."""
     if value is None or col is None:
         return [value]
-    fn = _BY_FAMILY.get(_family(col))
+    fn = _BY_FAMILY.get(family(col))
     if fn is None:
         return [value]
     try:
         got = fn(value, col, profile.forms, flavor)
-    except _Reject:
+    except Reject:
         raise
     except Exception as e:  # noqa: BLE001 - never raise on a consumer's value: report it
-        raise _cannot(f"{type(e).__name__}: {str(e)[:80]}") from None
+        raise cannot(f"{type(e).__name__}: {str(e)[:80]}") from None
     if not got:
         raise _type(value, col)
     return got
@@ -73,15 +73,15 @@ def normalise(value: Any, column: Any, profile: str | Profile = "exact", *, flav
     try:
         col = column_of(column)
         first = _candidates(value, col, get_profile(profile), flavor)[0]
-    except _Reject as r:
+    except Reject as r:
         return Uncomparable(r.why)
     except (TypeError, ValueError) as e:
         return Uncomparable(str(e))
-    if isinstance(first, _Approx):
+    if isinstance(first, Approx):
         return first.value
-    if isinstance(first, _WkbOnly):
+    if isinstance(first, WkbOnly):
         return first.hex
-    if isinstance(first, _JsonDoc):
+    if isinstance(first, JsonDoc):
         try:
             return mysql_json_text(_plain(first.doc))
         except (TypeError, ValueError, RecursionError) as e:
@@ -112,7 +112,7 @@ def _is_zero_temporal(t: Any) -> bool:
     return y == "0000" or mo == "00" or d == "00"
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Canonical values equal: types kept apart for str/bytes/bool, NaN equal to NaN."""
     if isinstance(a, str | bytes) or isinstance(b, str | bytes):
         return type(a) is type(b) and a == b
@@ -127,22 +127,22 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _matches(cand: Any, truth: Any, col: Column | None) -> bool:
-    if isinstance(cand, _Approx):
+    if isinstance(cand, Approx):
         try:
             t = float(Decimal(truth)) if isinstance(truth, str) else float(truth)
         except (InvalidOperation, TypeError, ValueError):
             return False
         return math.isclose(cand.value, t, rel_tol=1e-12, abs_tol=1e-300)
-    if isinstance(cand, _JsonDoc):
+    if isinstance(cand, JsonDoc):
         if not isinstance(truth, str):
             return False
         try:
-            return bool(_json_key(_json_loads(truth)) == cand.doc)
-        except _Reject:
+            return bool(json_key(json_loads(truth)) == cand.doc)
+        except Reject:
             return False
-    if isinstance(cand, _WkbOnly):
+    if isinstance(cand, WkbOnly):
         return isinstance(truth, str) and truth.startswith("0x") and truth[10:] == cand.hex[2:]
-    return _same(cand, truth)
+    return same(cand, truth)
 
 
 _PLAIN = (int, str, float)
@@ -164,12 +164,12 @@ def compare_value(decoded: Any, truth: Any, column: Any = None, profile: str | P
     exact = PROFILES["exact"]
     try:
         want = _candidates(truth, col, exact, flavor)[0]
-    except _Reject as r:
+    except Reject as r:
         return ValueDiff("cannot compare", f"truth value: {r.why}")
     if decoded is None or want is None:
         if decoded is None and want is None:
             return None
-        fam = _family(col) if col is not None else "?"
+        fam = family(col) if col is not None else "?"
         if decoded is None and "zero_date_null" in prof.forms and fam in ("date", "datetime", "timestamp") \
                 and _is_zero_temporal(want):
             return None
@@ -179,7 +179,7 @@ def compare_value(decoded: Any, truth: Any, column: Any = None, profile: str | P
         return ValueDiff("column value", "NULL on one side only")
     try:
         cands = _candidates(decoded, col, prof, flavor)
-    except _Reject as r:
+    except Reject as r:
         return ValueDiff(r.kind, r.why)
     if any(_matches(c, want, col) for c in cands):
         return None

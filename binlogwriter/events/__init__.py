@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from binlogwriter.events.base import ANONYMOUS_SID, Event, EventPosition, RawEvent
 from binlogwriter.events.codec import (
-    _event_crc,
-    _fde_server_version,
     _has_footer,
     decode_body,
     decode_event,
     encode_body,
     encode_event,
+    event_crc,
+    fde_server_version,
     has_footer,
 )
 from binlogwriter.events.control import (
@@ -31,6 +31,7 @@ from binlogwriter.events.control import (
     BeginLoadQueryEvent,
     DeleteFileEvent,
     FormatDescriptionEvent,
+    GtidBase,
     GtidEvent,
     GtidTaggedEvent,
     HeartbeatEvent,
@@ -46,7 +47,6 @@ from binlogwriter.events.control import (
     UserVarEvent,
     XaPrepareEvent,
     XidEvent,
-    _GtidBase,
 )
 from binlogwriter.events.mariadb import (
     AnnotateRowsEvent,
@@ -55,7 +55,7 @@ from binlogwriter.events.mariadb import (
     MariadbGtidListEvent,
     StartEncryptionEvent,
 )
-from binlogwriter.events.query import ExecuteLoadQueryEvent, QueryCompressedEvent, QueryEvent, _QueryBase
+from binlogwriter.events.query import ExecuteLoadQueryEvent, QueryBase, QueryCompressedEvent, QueryEvent
 from binlogwriter.events.rows import RowsEvent, rows_event_class
 from binlogwriter.events.table import EVENTS, event_class
 from binlogwriter.events.table_map import TableMapEvent
@@ -71,4 +71,4 @@ __all__ = [
     "QueryCompressedEvent", "AnnotateRowsEvent", "BinlogCheckpointEvent", "MariadbGtidEvent",
     "MariadbGtidListEvent", "StartEncryptionEvent", "TableMapEvent", "RowsEvent", "rows_event_class",
 ]
-_ = (_event_crc, _fde_server_version, _has_footer, _GtidBase, _QueryBase)  # used by batch, read, text
+_ = (event_crc, fde_server_version, _has_footer, GtidBase, QueryBase)  # used by batch, read, text

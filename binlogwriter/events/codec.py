@@ -37,17 +37,17 @@ def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = 
 def has_footer(data: bytes | bytearray, fmt: BinlogFormat) -> bool:
     """Whether the encoded event ``data`` ends with a CRC32 footer under ``fmt`` (an FDE
     decides by its own server version, format.md §4)."""
-    return _has_footer(data[4], fmt, _fde_server_version(data))
+    return _has_footer(data[4], fmt, fde_server_version(data))
 
 
-def _fde_server_version(data: bytes | bytearray) -> str | None:
+def fde_server_version(data: bytes | bytearray) -> str | None:
     """The server_version field of an encoded FDE (None for any other event)."""
     if data[4] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
         return None
     return bytes(data[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
 
 
-def _event_crc(data: bytes | bytearray) -> int:
+def event_crc(data: bytes | bytearray) -> int:
     """CRC32 of an encoded event without its footer; an FDE's is computed with
     LOG_EVENT_BINLOG_IN_USE_F cleared, so a server can clear it in place (format.md §3)."""
     flags = int.from_bytes(data[FLAGS_AT:HEADER_SIZE], "little")
@@ -110,7 +110,7 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
     data = head + body
     if not has_footer:
         return data
-    return data + _event_crc(data).to_bytes(4, "little")
+    return data + event_crc(data).to_bytes(4, "little")
 
 
 def decode_body(type_code: int, body: bytes, fmt: BinlogFormat, *, header: dict | None = None,
@@ -196,13 +196,13 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
     if h.event_length != len(data):
         raise TruncatedError(f"event_length {h.event_length} but {len(data)} bytes available",
                              file=file, offset=offset, event_type=tname)
-    has_footer = _has_footer(h.type_code, fmt, _fde_server_version(data)) if footer is None else footer
+    has_footer = _has_footer(h.type_code, fmt, fde_server_version(data)) if footer is None else footer
     end = len(data) - (4 if has_footer else 0)
     if end < HEADER_SIZE:
         raise TruncatedError("event too short for its checksum", file=file, offset=offset, event_type=tname)
     if has_footer and verify_checksum:
         stored = int.from_bytes(data[end:], "little")
-        actual = _event_crc(data[:end])
+        actual = event_crc(data[:end])
         if stored != actual:
             raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{actual:08x}",
                                 file=file, offset=offset, event_type=tname)

@@ -215,7 +215,7 @@ class TransactionPayloadEvent(Event):
 
 
 @dataclass(kw_only=True)
-class _GtidBase(Event):
+class GtidBase(Event):
     """GTID_LOG_EVENT / ANONYMOUS_GTID_LOG_EVENT, 8.0 layout (format.md §8).
 
     ``original_*`` None = not written (equal to the immediate value); trailing parts None =
@@ -256,12 +256,12 @@ class _GtidBase(Event):
 
 
 @dataclass(kw_only=True)
-class GtidEvent(_GtidBase):
+class GtidEvent(GtidBase):
     TYPE: ClassVar[int] = EventType.GTID_LOG_EVENT
 
 
 @dataclass(kw_only=True)
-class AnonymousGtidEvent(_GtidBase):
+class AnonymousGtidEvent(GtidBase):
     """ANONYMOUS_GTID_LOG_EVENT: the transaction that follows has no GTID (gtid_mode OFF).
     ``gtid`` is None, as for :class:`~binlogwriter.read.changes.Change` (docs/read.md): the
     server writes a zero sid and gno here, mysqlbinlog prints ``GTID_NEXT= 'ANONYMOUS'`` and

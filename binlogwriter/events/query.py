@@ -15,7 +15,7 @@ __all__ = ["QueryEvent", "ExecuteLoadQueryEvent", "QueryCompressedEvent"]
 
 
 @dataclass(kw_only=True)
-class _QueryBase(Event):
+class QueryBase(Event):
     """QUERY_EVENT (format.md §9): ``status_vars`` = [(code, value), ...] in written order."""
 
     thread_id: int = 0
@@ -44,12 +44,12 @@ class _QueryBase(Event):
 
 
 @dataclass(kw_only=True)
-class QueryEvent(_QueryBase):
+class QueryEvent(QueryBase):
     TYPE: ClassVar[int] = EventType.QUERY_EVENT
 
 
 @dataclass(kw_only=True)
-class ExecuteLoadQueryEvent(_QueryBase):
+class ExecuteLoadQueryEvent(QueryBase):
     """EXECUTE_LOAD_QUERY_EVENT: Query plus file_id, filename positions, dup handling (§17)."""
 
     TYPE: ClassVar[int] = EventType.EXECUTE_LOAD_QUERY_EVENT
@@ -60,7 +60,7 @@ class ExecuteLoadQueryEvent(_QueryBase):
 
 
 @dataclass(kw_only=True)
-class QueryCompressedEvent(_QueryBase):
+class QueryCompressedEvent(QueryBase):
     """MariaDB QUERY_COMPRESSED_EVENT: ``query`` holds the compressed blob (bytes); ``text``
     decompresses it (mariadb.md "Compression")."""
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["bitmap", "numbers", "booleans", "strings", "string_lists", "indices", "take"]
+__all__ = ["bitmap", "numbers", "optional_uint64", "booleans", "strings", "string_lists", "indices", "take"]
 
 
 def bitmap(valid: np.ndarray) -> pa.Buffer | None:
@@ -34,6 +34,14 @@ def numbers(values: np.ndarray, typ: pa.DataType, mask: np.ndarray | None = None
         raise TypeError(f"{data.dtype} values for {typ}")
     valid = None if mask is None else bitmap(~np.asarray(mask, dtype=bool))
     return pa.Array.from_buffers(typ, len(data), [valid, pa.py_buffer(data)])
+
+
+def optional_uint64(values: list[int | None]) -> pa.Array:
+    """A uint64 column of ``values`` where None is null (a transaction without an Xid event,
+    or an event outside any transaction), built from numpy without ``pa.array``'s pandas shim."""
+    missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    data = np.fromiter((0 if v is None else v for v in values), dtype=np.uint64, count=len(values))
+    return numbers(data, pa.uint64(), missing)
 
 
 def indices(idx: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:

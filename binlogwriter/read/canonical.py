@@ -74,11 +74,11 @@ def string_rule(col: ColumnDesc) -> StringRule | None:
     are; utf8mb4 (strict UTF-8, or bytes kept when they do not decode) gives back any bytes;
     utf8mb3, latin1 and ascii give back ASCII bytes; other charsets are left to the codec.
     """
-    from binlogwriter.values._strings import _Text, parse_string_meta
+    from binlogwriter.values._strings import Text, parse_string_meta
 
     try:
         code = col.type_code
-        t = _Text(col)
+        t = Text(col)
         if code in (253, 254):
             real, length = parse_string_meta(col.meta)
             if real != 254:

@@ -33,11 +33,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from binlogwriter.errors import Advice, BinlogError, DecodeError
-from binlogwriter.format import (
+from binlogwriter.format import (  # the change loops' event types (here and read/export.py): one list
+    ANNOTATE_ROWS_EVENT,
     FORMAT_DESCRIPTION_EVENT,
     GTID_TYPES,
+    MARIADB_GTID_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
     QUERY_COMPRESSED_EVENT,
     QUERY_EVENT,
+    ROWS_QUERY_LOG_EVENT,
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XA_PREPARE_LOG_EVENT,
@@ -52,6 +56,7 @@ from binlogwriter.layouts.rows import (
     DELETE_TYPES,
     ROWS_TYPES,
     UPDATE_TYPES,
+    V2_TYPES,
     WRITE_TYPES,
     no_image_columns,
 )
@@ -63,6 +68,13 @@ from binlogwriter.read.xa import XaHeld, xa_key
 from binlogwriter.schema.source import SchemaSource
 
 __all__ = ["Change", "ColumnNamesError", "SchemaSource", "iter_changes", "TableInfo", "MODEL_FIELDS"]
+
+LOOP_EVENTS = (ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, MARIADB_GTID_EVENT, PARTIAL_UPDATE_ROWS_EVENT,
+               QUERY_COMPRESSED_EVENT, QUERY_EVENT, ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT,
+               XA_PREPARE_LOG_EVENT, XID_EVENT, GTID_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES)
+"""The event types the change loops dispatch on — :func:`iter_changes` here and the export's
+frame loop (read/export.py), which imports them from this module: one list of them, in one
+place (the constants themselves are format.py's and layouts/rows.py's)."""
 
 HEADER = _places.HEADER
 _Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
@@ -293,7 +305,7 @@ _OPS = {**{t: "insert" for t in WRITE_TYPES}, **{t: "update" for t in UPDATE_TYP
         **{t: "delete" for t in DELETE_TYPES}}
 
 
-class _Reader:
+class Reader:
     """The per-file state of the changes loop.
 
     Size: the per-event handlers (query, table map, rows, the slow path) of one file's loop,
@@ -440,8 +452,8 @@ class _Reader:
         """The whole statement of a QUERY_EVENT (2) or of MariaDB's QUERY_COMPRESSED_EVENT (165,
         the same statement compressed: decoded declaratively, rare)."""
         if t == QUERY_EVENT:
-            return _Reader._query_text(data, end, fmt, None)
-        return _Reader._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
+            return Reader._query_text(data, end, fmt, None)
+        return Reader._event(name, offset, data, fmt).text.encode("utf-8", "surrogateescape")
 
     def _table_map(self, name: str, offset: int, data: bytes, fmt: BinlogFormat) -> TableInfo:
         return table_info(self._event(name, offset, data, fmt), self.schemas, fmt.flavor)
@@ -516,7 +528,7 @@ def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, ver
     """Every row change of ``paths`` in order (see the module docstring). An event_length
     above ``max_event_size`` is a LimitError naming file:offset, as for every reader."""
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
-    r = _Reader(src)
+    r = Reader(src)
     for p in paths:
         yield from r.changes_of_file(p, verify_checksum, start_position, stop_position, max_event_size)
 

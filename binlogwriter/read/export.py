@@ -50,26 +50,28 @@ from typing import Any
 import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import (
+from binlogwriter.layouts.mariadb import FL_PREPARED_XA
+from binlogwriter.read.arrowcols import arrow_type
+from binlogwriter.read.changes import (  # the change loops' event types (changes.LOOP_EVENTS); field places
+    ANNOTATE_ROWS_EVENT,
     GTID_TYPES,
+    HEADER,
     MARIADB_GTID_EVENT,
     PARTIAL_UPDATE_ROWS_EVENT,
     QUERY_COMPRESSED_EVENT,
     QUERY_EVENT,
+    ROWS_QUERY_LOG_EVENT,
+    ROWS_TYPES,
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
+    UPDATE_TYPES,
+    V2_TYPES,
     XA_PREPARE_LOG_EVENT,
     XID_EVENT,
-    type_name,
-)
-from binlogwriter.layouts.mariadb import FL_PREPARED_XA
-from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, V2_TYPES
-from binlogwriter.read.arrowcols import arrow_type
-from binlogwriter.read.changes import (  # field places derived from the layouts (read/places.py)
-    HEADER,
+    Reader,
     SchemaSource,
     TableInfo,
-    _Reader,
+    type_name,
 )
 from binlogwriter.read.exportbatch import IMAGES, TableBuffer, Txn, arrow_schema
 from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
@@ -143,7 +145,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
     if images not in IMAGES:
         raise ValueError(f"images must be one of {', '.join(IMAGES)}, not {images!r}")
     src = schemas if isinstance(schemas, SchemaSource) else (SchemaSource(schemas) if schemas is not None else None)
-    reader = _Reader(src)
+    reader = Reader(src)
     wanted = set(tables) if tables is not None else None
     buffers: dict[int, TableBuffer] = {}  # by id(TableInfo)
     rows_types = frozenset(ROWS_TYPES)
@@ -152,6 +154,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
     staged: list | None = None  # rows events of the current group when it is an XA transaction
     next_seq = 0
     txn: Txn | None = None  # the open transaction once it has a rows event
+    mapped: dict[bytes, tuple[int, tuple[TableInfo, TableBuffer | None]]] = {}  # Table_map body -> its tmap entry
     for path in paths:
         name = os.fspath(path)
         tmap: dict[int, tuple[TableInfo, TableBuffer | None]] = {}  # table id -> (table, its buffer)
@@ -162,6 +165,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
             if fmt is not last_fmt:
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
+                mapped.clear()
             t = data[4]
             if t in rows_types:
                 ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
@@ -198,17 +202,24 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                     buf.nbytes += len(rows)
             elif t == TABLE_MAP_EVENT:
                 body = data[HEADER:len(data) - footer]
-                info = reader.tm_cache.get(body)
-                if info is None:
-                    info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
-                seen.add(info.key)
-                if (wanted is not None and info.key not in wanted) or info.error is not None:
-                    buf = None
-                else:
-                    buf = buffers.get(id(info))
-                    if buf is None:
-                        buf = buffers[id(info)] = TableBuffer(info, columnar, images)
-                tmap[int.from_bytes(body[:tid_size], "little")] = (info, buf)
+                hit = mapped.get(body)  # a body seen in this format: its table id and entry
+                if hit is None:
+                    info = reader.tm_cache.get(body)
+                    if info is None:
+                        info = reader.tm_cache[body] = _table(reader, name, offset, data, fmt, body)
+                    seen.add(info.key)
+                    if (wanted is not None and info.key not in wanted) or info.error is not None:
+                        buf = None
+                    else:
+                        buf = buffers.get(id(info))
+                        if buf is None:
+                            buf = buffers[id(info)] = TableBuffer(info, columnar, images)
+                    if len(mapped) >= 4096:
+                        mapped.clear()
+                    hit = mapped[body] = (int.from_bytes(body[:tid_size], "little"), (info, buf))
+                tmap[hit[0]] = hit[1]
+            elif t == ANNOTATE_ROWS_EVENT or t == ROWS_QUERY_LOG_EVENT:  # the statement: not exported
+                pass
             elif t in GTID_TYPES:  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
                 txpos = offset
@@ -216,13 +227,14 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
             elif t == XID_EVENT:  # XID: the transaction ends, its GTID with it (as in changes())
                 end = len(data) - footer
                 xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
-                       else _Reader._event(name, offset, data, fmt).xid)
+                       else Reader._event(name, offset, data, fmt).xid)
                 done, txn = txn, None
-                yield from _ready(done, xid, batch_rows)
+                if done is not None:
+                    yield from _ready(done, xid, batch_rows)
                 gtid = txpos = None
             elif t == QUERY_EVENT or t == XA_PREPARE_LOG_EVENT or t == QUERY_COMPRESSED_EVENT:  # XA START / XA_PREPARE / XA COMMIT / XA ROLLBACK (read/xa.py)
                 end = len(data) - footer
-                q = b"" if t == XA_PREPARE_LOG_EVENT else _Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
+                q = b"" if t == XA_PREPARE_LOG_EVENT else Reader.statement(t, data, end, fmt, name, offset)[:16].strip().upper()
                 if q.startswith(b"BEGIN"):
                     txpos = offset if txpos is None else txpos
                 elif t == XA_PREPARE_LOG_EVENT or q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"XA ")):
@@ -259,7 +271,7 @@ _TABLES: dict[tuple[bytes, Any], TableInfo] = {}
 the compiled row decoders): a Table_map is decoded declaratively once per process."""
 
 
-def _table(reader: _Reader, name: str, offset: int, data: bytes, fmt: Any, body: bytes) -> TableInfo:
+def _table(reader: Reader, name: str, offset: int, data: bytes, fmt: Any, body: bytes) -> TableInfo:
     if reader.schemas is not None:
         return reader._table_map(name, offset, data, fmt)
     key = (body, fmt)
@@ -290,7 +302,7 @@ def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: in
                       file=name, offset=offset, event_type=type_name(t))
 
 
-def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
+def _payload(reader: Reader, buffers: dict, wanted: set | None, data: bytes, fmt: Any, gtid: str | None,
              name: str, offset: int, columnar: bool, seen: set[str], images: str, seq: int,
              txpos: int) -> tuple[Txn | None, int | None]:
     """Buffer the rows of the events inside a TRANSACTION_PAYLOAD (format.md §15), at the
@@ -331,7 +343,7 @@ def _payload(reader: _Reader, buffers: dict, wanted: set | None, data: bytes, fm
     return txn, xid
 
 
-_EXPORTED = frozenset(ROWS_TYPES) - {39}
+_EXPORTED = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT}
 _FLAGS2 = MARIADB_GTID.flags2
 
 
@@ -353,7 +365,7 @@ def _xa_step(xa: XaHeld, staged: list | None, t: int, q: bytes, data: bytes, end
     if q.startswith(b"XA START"):
         return [], []
     if q.startswith((b"XA COMMIT", b"XA ROLLBACK")):
-        return staged, xa.resolve(_Reader._query_text(data, end, fmt, None))
+        return staged, xa.resolve(Reader._query_text(data, end, fmt, None))
     return staged, []
 
 

@@ -17,7 +17,7 @@ from binlogwriter.errors import DecodeError
 from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.rows import DELETE_TYPES, no_image_columns
-from binlogwriter.read.arrowbuild import booleans, numbers, string_lists, strings, take
+from binlogwriter.read.arrowbuild import booleans, numbers, optional_uint64, string_lists, strings, take
 from binlogwriter.read.arrowcols import (
     PAD,
     Fallback,
@@ -161,49 +161,56 @@ class TableBuffer:
 
     def _meta(self, rows_ev: np.ndarray) -> tuple[list[pa.Array], np.ndarray]:
         """The :data:`META_FIELDS` columns of each row (``rows_ev``: its event's index, rows
-        in event order), and each row's kind (0 insert, 1 update, 2 delete)."""
+        in event order), and each row's kind (0 insert, 1 update, 2 delete): per event in C
+        loops (``map``) and numpy, per distinct rows plan in Python, per row in numpy."""
         ev = self.events
         n_ev = len(ev)
-        kind_ev = np.array([1 if e[0].after is not None else 2 if e[1] in DELETE_TYPES else 0 for e in ev],
-                           dtype=np.int64)
-        kind = kind_ev[rows_ev]
+        plans, types, _, gtids, files, offsets, stamps, txns, ks = zip(*ev, strict=True) if n_ev else ((),) * 9
+        # per distinct rows plan (a plan is made for one type code): its kind and column names
+        ids = np.fromiter(map(id, plans), dtype=np.uint64, count=n_ev)
+        _, p_first, p_of = np.unique(ids, return_index=True, return_inverse=True)
+        p_of = p_of.reshape(-1)
+        names = self._names()
+        p_kind, bnames, anames = [], [], []
+        for i in p_first.tolist():
+            plan, t = plans[i], types[i]
+            kind = 1 if plan.after is not None else 2 if t in DELETE_TYPES else 0
+            p_kind.append(kind)
+            bnames.append(None if kind == 0 else names(plan.present))
+            anames.append(names(plan.after) if kind == 1 else None if kind == 2 else names(plan.present))
+        kind = np.array(p_kind, dtype=np.int64)[p_of][rows_ev]
         # row: index of the change in its transaction = the event's first row there + index in the event
         counts = np.bincount(rows_ev, minlength=n_ev).astype(np.int64) if n_ev else np.zeros(0, dtype=np.int64)
         first = np.cumsum(counts) - counts  # each event's first row in this batch
         within = np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev]
-        txns = [e[7] for e in ev]
-        row0 = np.empty(n_ev, dtype=np.int64)
-        start = 0
-        for i in range(n_ev):  # one transaction touching only this buffer: its events are consecutive here
-            tx = txns[i]
-            if i and (tx is None or tx is not txns[i - 1]):
-                start = i
-            row0[i] = tx.first_row(ev[i][8]) if tx is not None and tx.counts is not None \
-                else first[i] - first[start]
-        seq = np.array([0 if t is None else t.seq for t in txns], dtype=np.int64)
-        xid = _optional_uint64([None if t is None else t.xid for t in txns])  # None: no Xid event (COMMIT query)
-        txpos = _optional_uint64([None if t is None else t.txpos for t in txns])
+        counted = np.fromiter(map(_counted_row, txns, ks), dtype=np.int64, count=n_ev)  # -1: not counted
+        # not counted: a transaction touching only this buffer, its events consecutive here
+        # (None: an event outside a transaction, a run of its own)
+        tx_ids = np.fromiter(map(id, txns), dtype=np.uint64, count=n_ev)
+        new_run = np.ones(n_ev, dtype=np.bool_)
+        new_run[1:] = tx_ids[1:] != tx_ids[:-1]
+        if None in txns:
+            new_run |= np.fromiter((t is None for t in txns), dtype=np.bool_, count=n_ev)
+        run_start = np.maximum.accumulate(np.where(new_run, np.arange(n_ev), 0)) if n_ev else np.zeros(0, np.int64)
+        row0 = np.where(counted >= 0, counted, first - first[run_start])
+        seq = np.fromiter(map(_seq, txns), dtype=np.int64, count=n_ev)
+        unknown = np.fromiter(map(_unknown, txns), dtype=np.bool_, count=n_ev)
         info = self.info
-        names = self._names()
-        bnames = [None if e[0].after is None and e[1] not in DELETE_TYPES else names(e[0].present) for e in ev]
-        anames = [names(e[0].after) if e[0].after is not None
-                  else None if e[1] in DELETE_TYPES else names(e[0].present) for e in ev]
-        nrows = len(rows_ev)
-        unknown = np.array([t is not None and t.unknown for t in txns], dtype=np.bool_)[rows_ev]
-        zero = np.zeros(nrows, dtype=np.int64)
+        zero = np.zeros(len(rows_ev), dtype=np.int64)
+        p_rows = p_of[rows_ev]
         return [numbers(seq[rows_ev], pa.int64()),
-                numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown),
+                numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown[rows_ev]),
                 take(strings(_OPNAMES), kind),
                 take(_files([info.database]), zero),
                 take(_files([info.table]), zero),
-                take(strings([e[3] for e in ev]), rows_ev),
-                take(xid, rows_ev),
-                take(_files([e[4] for e in ev]), rows_ev),
-                numbers(np.array([e[5] for e in ev], dtype=np.uint64)[rows_ev], pa.uint64()),
-                take(txpos, rows_ev),
-                numbers(np.array([e[6] for e in ev], dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
-                take(string_lists(bnames), rows_ev),
-                take(string_lists(anames), rows_ev)], kind
+                take(strings(gtids), rows_ev),
+                take(optional_uint64(list(map(_xid, txns))), rows_ev),  # None: no Xid event (COMMIT query)
+                take(_files(files), rows_ev),
+                numbers(np.array(offsets, dtype=np.uint64)[rows_ev], pa.uint64()),
+                take(optional_uint64(list(map(_txpos, txns))), rows_ev),
+                numbers(np.array(stamps, dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
+                take(string_lists(bnames), p_rows),
+                take(string_lists(anames), p_rows)], kind
 
     def _names(self) -> Any:
         """fn(column bitmap) -> the export's names of the columns it holds (:func:`field_names`,
@@ -229,21 +236,24 @@ class TableBuffer:
                 self.columnar = False
                 raise Fallback
         ev = self.events
-        if any(not e[2] and no_image_columns(e[0].present, e[0].after) for e in ev):
+        plans, types, rows = list(zip(*ev, strict=True))[:3] if ev else ((), (), ())
+        if not all(rows) and any(not r and no_image_columns(p.present, p.after) for p, r in zip(plans, rows, strict=True)):
             raise Fallback  # an event of one row with 0-byte images (layouts.rows.no_image_columns)
-        raw = b"".join(e[2] for e in ev)
+        raw = b"".join(rows)
         buf = np.frombuffer(raw + bytes(PAD), dtype=np.uint8)
-        lens = np.fromiter((len(e[2]) for e in ev), dtype=np.int64, count=len(ev))
+        lens = np.fromiter(map(len, rows), dtype=np.int64, count=len(ev))
         ends = np.cumsum(lens)
         starts = ends - lens
-        groups: dict[int, list[int]] = {}
-        for i, e in enumerate(ev):
-            groups.setdefault(id(e[0]), []).append(i)
+        # the events of each rows plan (in order), plan by plan in order of first use
+        ids = np.fromiter(map(id, plans), dtype=np.uint64, count=len(ev))
+        _, firsts, of = np.unique(ids, return_index=True, return_inverse=True)
+        order = np.argsort(of.reshape(-1), kind="stable")
+        bounds = np.cumsum(np.bincount(of.reshape(-1), minlength=len(firsts)))
         blocks: list[tuple] = []
-        for members in groups.values():
-            plan, t = ev[members[0]][0], ev[members[0]][1]
-            idx = np.array(members, dtype=np.int64)
-            self._group(buf, raw, idx, starts[idx], ends[idx], plan, t, blocks)
+        for g in np.argsort(firsts).tolist():
+            idx = order[(bounds[g - 1] if g else 0):bounds[g]]
+            first = int(firsts[g])
+            self._group(buf, raw, idx, starts[idx], ends[idx], plans[first], types[first], blocks)
         ev_all = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
         m_all = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
         perm = np.lexsort((m_all, ev_all))
@@ -362,9 +372,22 @@ def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
     return got
 
 
-def _optional_uint64(values: list[int | None]) -> pa.Array:
-    """A uint64 column of ``values`` where None is null (a transaction without an Xid event,
-    or an event outside any transaction), built from numpy without ``pa.array``'s pandas shim."""
-    missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-    data = np.fromiter((0 if v is None else v for v in values), dtype=np.uint64, count=len(values))
-    return numbers(data, pa.uint64(), missing)
+def _counted_row(t: Txn | None, k: int) -> int:
+    """Event ``k`` of ``t``: its first row in the transaction once counted, else -1."""
+    return -1 if t is None or t.counts is None else t.counts[k]
+
+
+def _seq(t: Txn | None) -> int:
+    return 0 if t is None else t.seq
+
+
+def _unknown(t: Txn | None) -> bool:
+    return t is not None and t.unknown
+
+
+def _xid(t: Txn | None) -> int | None:
+    return None if t is None else t.xid
+
+
+def _txpos(t: Txn | None) -> int | None:
+    return None if t is None else t.txpos

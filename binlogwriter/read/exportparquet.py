@@ -22,10 +22,8 @@ under an output directory that is written all at once or not at all.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import errno
 import os
-import secrets
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -72,7 +70,7 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
     owners: dict[str, tuple[str, str]] = {}
     parts: dict[tuple[str, str], int] = {}
     counts: dict[str, int] = {}
-    bg = _Writer()
+    bg = Writer()
     try:
         for db, table, batch in batches:
             pair = (db, table)
@@ -112,7 +110,7 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
     return counts
 
 
-class _Writer:
+class Writer:
     """The thread that writes the record batches into their parts, in the order given, while
     the caller decodes the next ones (pyarrow encodes and compresses a batch without the
     GIL; the machine's second core does it). At most :attr:`DEPTH` batches wait (memory
@@ -231,6 +229,8 @@ class UnknownTableError(OptionError):
     @classmethod
     def of(cls, name: str, seen: Iterable[str]) -> UnknownTableError:
         """The error for ``name``, with the closest table the files have (difflib)."""
+        import difflib
+
         known = sorted(seen)
         close = difflib.get_close_matches(name, known, n=1)
         if close:
@@ -310,7 +310,7 @@ def _fresh(parent: Path, prefix: str, suffix: str) -> Path:
     ``prefix`` to 200 characters of the output's name: with the 12 random hex digits and
     the suffix the name stays under the 255 bytes a file name may have."""
     while True:
-        d = parent / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        d = parent / f"{prefix}{os.urandom(6).hex()}{suffix}"  # secrets.token_hex(6), without its import
         try:
             d.mkdir()
         except FileExistsError:

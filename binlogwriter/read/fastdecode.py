@@ -65,8 +65,8 @@ _MG_POST = _MG_CID - HEADER  # seq_no, domain_id, flags2 (the FDE declares them 
 assert _MG.names == ("seq_no", "domain_id", "flags2") and _MG_AT == HEADER
 
 
-def _mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
-                  log_pos: int) -> Any:
+def mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
+                 log_pos: int) -> Any:
     """MariaDB GTID_EVENT (mariadb.md) in its common shapes — seq_no, domain_id, flags2,
     [commit_id], zero padding kept as ``trailing``, no XA xid, no flags_extra — exactly as
     the declarative layout parses them (field places from it: read/places.py); None for
@@ -119,8 +119,8 @@ _G_MIN = _G_POST + _G_TS_SIZE + 1 + _G_SV_SIZE  # post-header, timestamp, 1-byte
 _G_TICKET = _G.ticket_size
 
 
-def _mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
-                log_pos: int) -> Any:
+def mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
+               log_pos: int) -> Any:
     """GTID / ANONYMOUS_GTID (format.md §8) in the 8.0 shape — every field up to the server
     versions present, optionally the commit group ticket, nothing after — exactly as the
     declarative layout parses it (field places from it: read/places.py); None for any other
@@ -217,9 +217,9 @@ class EventDecoder:
             # XID_EVENT: one u64 (format.md §10)
             ev = _XidEvent(xid=int.from_bytes(data[19:27], "little"), timestamp=ts, server_id=server_id,
                            flags=flags, log_pos=log_pos)
-        elif t == MARIADB_GTID_EVENT and (ev := _mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t == MARIADB_GTID_EVENT and (ev := mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
-        elif t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT) and (ev := _mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
+        elif t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT) and (ev := mysql_gtid(t, data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
         else:
             if t in _NOT_STATEFUL:  # the body alone decides: skip the construct header parse

@@ -50,7 +50,7 @@ from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, head
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import CRC_RESIDUE, no_events_error
-from binlogwriter.read.gtidcheck import _mariadb_gtid_ok, _mysql_gtid_ok
+from binlogwriter.read.gtidcheck import mariadb_gtid_ok, mysql_gtid_ok
 from binlogwriter.read.rowencode import image_verifier
 
 __all__ = ["FastRoundtrip", "verify_roundtrip", "kept_raw_text"]
@@ -95,16 +95,21 @@ class FastRoundtrip:
             return None
         return ev
 
+    def set_format(self, fmt: Any) -> None:
+        """A new FDE: its footer and table id sizes; the caches of bodies and rows headers,
+        which hold for one format only, emptied."""
+        self._fmt = fmt
+        self._bodies.clear()
+        self._plans.clear()
+        self._footer = fmt.footer_size
+        self._tid = fmt.table_id_size
+
     def check(self, rec: Any) -> bool:
         """True: ``rec`` decodes and re-encodes to its own bytes. False: not shown here."""
         data = rec.data
         fmt = rec.fmt
         if fmt is not self._fmt:
-            self._fmt = fmt
-            self._bodies.clear()
-            self._plans.clear()
-            self._footer = fmt.footer_size
-            self._tid = fmt.table_id_size
+            self.set_format(fmt)
         n = len(data)
         footer = self._footer
         if n < HEADER_SIZE or int.from_bytes(data[LENGTH_AT:LOG_POS_AT], "little") != n:
@@ -129,20 +134,14 @@ class FastRoundtrip:
                     self._bodies.clear()
                 self._bodies[key] = hit
             elif t == TABLE_MAP_EVENT:
-                ev, cols = hit
-                state = self.reader.state
-                state.tables[ev.table_id] = ev
-                if cols is None:
-                    state.columns.pop(ev.table_id, None)
-                else:
-                    state.columns[ev.table_id] = cols
+                _table_map_again(hit, self.reader.state)
             return True
         if t == XID_EVENT:  # XID: one u64 (format.md §10)
             return end - 19 == 8 and fmt.post_header_len(16) == 0
         if t == MARIADB_GTID_EVENT:
-            return fmt.post_header_len(162) == 19 and _mariadb_gtid_ok(data, end)
+            return fmt.post_header_len(162) == 19 and mariadb_gtid_ok(data, end)
         if t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
-            return fmt.post_header_len(t) == 42 and _mysql_gtid_ok(data, end)
+            return fmt.post_header_len(t) == 42 and mysql_gtid_ok(data, end)
         return False
 
     def _rows(self, rec: Any, t: int, data: bytes, end: int, fmt: Any) -> bool:
@@ -238,6 +237,62 @@ def _check_payload(ev: Any, rec: Any, kept: list[str] | None = None) -> list[str
     return out
 
 
+def _fast_forms(fmt: Any) -> tuple[frozenset, bool, bool, bool]:
+    """What the inline verdicts of :func:`verify_roundtrip` may take under one FDE: the rows
+    event types whose post-header has the length the compiled verifiers read; whether XID
+    bodies are bare, MariaDB GTID post-headers 19 bytes and MySQL GTID ones 42."""
+    return (frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x]),
+            fmt.post_header_len(XID_EVENT) == 0,
+            fmt.post_header_len(MARIADB_GTID_EVENT) == 19,
+            fmt.post_header_len(GTID_LOG_EVENT) == 42 and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == 42)
+
+
+def _table_map_again(hit: tuple[Any, Any], state: Any) -> None:
+    """A Table_map body seen before (its decoded event and columns): handed to the reading
+    state again, as decoding it would."""
+    ev, cols = hit
+    state.tables[ev.table_id] = ev
+    if cols is None:
+        state.columns.pop(ev.table_id, None)
+    else:
+        state.columns[ev.table_id] = cols
+
+
+_BYTES_VERDICT = frozenset((XID_EVENT, MARIADB_GTID_EVENT, GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT))
+
+
+def _bytes_verdict(t: int, data: bytes, end: int, xid_ok: bool, maria_ok: bool, mysql_ok: bool) -> bool:
+    """An XID or GTID event's verdict from its bytes (``end``: where its footer starts), under
+    the forms :func:`_fast_forms` found: an XID body is one u64 (format.md §10); a GTID has
+    one of the shapes :mod:`binlogwriter.read.gtidcheck` shows to re-encode."""
+    if t == XID_EVENT:
+        return xid_ok and end == HEADER_SIZE + 8
+    if t == MARIADB_GTID_EVENT:
+        return maria_ok and mariadb_gtid_ok(data, end)
+    return mysql_ok and mysql_gtid_ok(data, end)
+
+
+def _declarative_check(reader: Any, rt: Any, rec: Any, kept: list[str] | None, failures: list[str]) -> None:
+    """An event the fast verdicts did not show, checked by the reader and the declarative check
+    (:class:`~binlogwriter.read.roundtrip.Roundtrip`: the first byte that differs), its
+    failures appended to ``failures``. An event kept raw re-encodes by construction: it is not
+    decoded, only named in ``kept``; a TRANSACTION_PAYLOAD's inner events are checked too."""
+    name, off, data = rec.file, rec.offset, rec.data
+    ev = reader.decode(rec)
+    if isinstance(ev, RawEvent):
+        if kept is not None:
+            kept.append(kept_raw_text(ev, name, off))
+        return
+    if ev.type_code == TRANSACTION_PAYLOAD_EVENT:
+        failures.extend(_check_payload(ev, rec, kept))
+    again = rt.check(ev, data, rec.fmt)
+    if again is not None:
+        diff = next((i for i, (a, b) in enumerate(zip(again, data, strict=False)) if a != b),
+                    min(len(again), len(data)))
+        failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
+                        f"({len(again)} vs {len(data)} bytes) - at {name}:{off}")
+
+
 def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, list[str]]:  # noqa: C901
     """``verify --roundtrip`` of one file: (events framed, failures, each naming file:offset).
 
@@ -257,7 +312,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     import os
 
     from binlogwriter.errors import BinlogError, DecodeError
-    from binlogwriter.read.framing import _FDE, iter_frames
+    from binlogwriter.read.framing import FDE, iter_frames
     from binlogwriter.read.roundtrip import Roundtrip
     from binlogwriter.reader import BinlogReader, RawRecord
 
@@ -273,32 +328,24 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     frames = iter_frames(name, verify_checksum=True, check_crc=False, max_event_size=reader.max_event_size)
     try:
         try:
-            fmt = None
             footer = tid = 0
             bodies = fast._bodies
             rows_ok: frozenset = frozenset()
             state = reader.state
-            xid_ok = maria_gtid_ok = mysql_gtid_ok = False
+            xid_ok = maria_ok = mysql_ok = False
             for off, data, fmt in frames:
                 t, length, log_pos = unpack(data, 0)
                 end = off + length
-                if t == _FDE:
+                if t == FDE:
                     reader.fmt = fmt
-                    footer = fmt.footer_size
-                    tid = fmt.table_id_size
-                    rows_ok = frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x])
-                    xid_ok = fmt.post_header_len(16) == 0
-                    maria_gtid_ok = fmt.post_header_len(162) == 19
-                    mysql_gtid_ok = fmt.post_header_len(33) == 42 and fmt.post_header_len(34) == 42
-                    fast._fmt = fmt
-                    fast._footer, fast._tid = footer, tid
-                    bodies.clear()
-                    fast._plans.clear()
+                    fast.set_format(fmt)
+                    footer, tid = fmt.footer_size, fmt.table_id_size
+                    rows_ok, xid_ok, maria_ok, mysql_ok = _fast_forms(fmt)
                 events += 1
                 if log_pos != end and log_pos != 0:
                     failures.append(f"log_pos {log_pos} != offset + event_length {end} - at {name}:{off}")
                     continue
-                if t != _FDE and (not footer or crc32(data) == CRC_RESIDUE):
+                if t != FDE and (not footer or crc32(data) == CRC_RESIDUE):
                     e = length - footer
                     if t in rows_ok:
                         if fast._rows_at(data, t, e, tid, state):
@@ -307,38 +354,13 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
                         hit = bodies.get((t, data[HEADER_SIZE:e]))
                         if hit is not None:
                             if t == TABLE_MAP_EVENT:
-                                ev, cols = hit
-                                state.tables[ev.table_id] = ev
-                                if cols is None:
-                                    state.columns.pop(ev.table_id, None)
-                                else:
-                                    state.columns[ev.table_id] = cols
+                                _table_map_again(hit, state)
                             continue
-                    elif t == XID_EVENT:
-                        if xid_ok and e == HEADER_SIZE + 8:
-                            continue
-                    elif t == MARIADB_GTID_EVENT:
-                        if maria_gtid_ok and _mariadb_gtid_ok(data, e):
-                            continue
-                    elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
-                        if mysql_gtid_ok and _mysql_gtid_ok(data, e):
-                            continue
+                    elif t in _BYTES_VERDICT and _bytes_verdict(t, data, e, xid_ok, maria_ok, mysql_ok):
+                        continue
                 rec = RawRecord(name, off, data, fmt)
-                if fast.check(rec):  # first sight of a repeated body, a new rows header, …
-                    continue
-                ev = reader.decode(rec)
-                if isinstance(ev, RawEvent):  # re-encodes by construction: not decoded, named
-                    if kept is not None:
-                        kept.append(kept_raw_text(ev, name, off))
-                    continue
-                if ev.type_code == TRANSACTION_PAYLOAD_EVENT:
-                    failures.extend(_check_payload(ev, rec, kept))
-                again = rt.check(ev, data, fmt)
-                if again is not None:
-                    diff = next((i for i, (a, b) in enumerate(zip(again, data, strict=False)) if a != b),
-                                min(len(again), len(data)))
-                    failures.append(f"re-encoded {ev.type_name} differs at byte {diff} "
-                                    f"({len(again)} vs {len(data)} bytes) - at {name}:{off}")
+                if not fast.check(rec):  # else: first sight of a repeated body, a new rows header, …
+                    _declarative_check(reader, rt, rec, kept, failures)
             if events == 0:
                 raise no_events_error(name)
         finally:

@@ -41,7 +41,7 @@ CRC_RESIDUE = 0x2144DF1C
 """zlib.crc32(data + crc32(data).to_bytes(4, "little")) for any ``data``."""
 
 _HEAD = header_struct("type_code", "event_length", "log_pos")
-_FDE = EventType.FORMAT_DESCRIPTION_EVENT
+FDE = EventType.FORMAT_DESCRIPTION_EVENT
 _BOOTSTRAP = BinlogFormat.mysql80()
 
 
@@ -205,8 +205,8 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
                 end = pos + length
                 if length < HEADER_SIZE or end > n or length > max_event_size:
                     break
-                if tcode == _FDE or events == 0:
-                    if tcode != _FDE:
+                if tcode == FDE or events == 0:
+                    if tcode != FDE:
                         fails.append(str(DecodeError(f"first event is {type_name(tcode)}, expected "
                                                      "FORMAT_DESCRIPTION_EVENT", file=name, offset=pos,
                                                      event_type=type_name(tcode))))
@@ -267,8 +267,8 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
                 if length < HEADER_SIZE or end > n or length > max_event_size:
                     raise _bad_frame(buf, name, pos, n, max_event_size)  # type: ignore[misc]
                 data = buf[pos:end]
-                if fmt is None or tcode == _FDE:
-                    if tcode != _FDE:
+                if fmt is None or tcode == FDE:
+                    if tcode != FDE:
                         raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
                                           file=name, offset=pos, event_type=type_name(tcode))
                     fmt = fde_format(data, name, pos, verify_checksum)

@@ -18,10 +18,10 @@ from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIAD
 from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import Uuid, read_packed
-from binlogwriter.read.fastdecode import _mysql_gtid
+from binlogwriter.read.fastdecode import mysql_gtid
 from binlogwriter.read.places import HEADER, MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
-__all__ = ["_mysql_gtid_exact", "_mysql_gtid_ok", "_mariadb_gtid_ok", "transaction_gtid"]
+__all__ = ["mysql_gtid_exact", "mysql_gtid_ok", "mariadb_gtid_ok", "transaction_gtid"]
 
 # field places from the declared layouts (read/places.py)
 _TS = MYSQL_GTID.ts
@@ -36,11 +36,11 @@ _TICKET = MYSQL_GTID.ticket_size
 _MIN_END = _TS_ORIG + 1 + _SV_SIZE  # header, post-header, timestamp, 1-byte length, version
 
 
-def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
+def mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
     """GTID / ANONYMOUS_GTID in the shape the fast decoder reads, with every variable-size
     field (the commit timestamps and server versions with their "original differs" high
     bit, the packed transaction length) in the one form the encoder writes."""
-    ev = _mysql_gtid(t, data, end, fmt, 0, 0, 0, 0)
+    ev = mysql_gtid(t, data, end, fmt, 0, 0, 0, 0)
     if ev is None:
         return False
     if data[_TS_TOP] & 0x80:  # original commit timestamp follows: only when it differs
@@ -57,7 +57,7 @@ def _mysql_gtid_exact(t: int, data: bytes, end: int, fmt: Any) -> bool:
     return True
 
 
-def _mysql_gtid_ok(data: bytes, end: int) -> bool:
+def mysql_gtid_ok(data: bytes, end: int) -> bool:
     """:func:`_mysql_gtid_exact` from the bytes alone, no event built (post-header length
     checked by the caller): the 8.0 shape, the "original differs" high bits only over values
     that differ, the transaction length packed in its shortest form, then nothing or the
@@ -93,7 +93,7 @@ _CID = MARIADB_GTID.commit_id
 _CID_END = _CID + MARIADB_GTID.commit_id_size
 
 
-def _mariadb_gtid_ok(data: bytes, end: int) -> bool:
+def mariadb_gtid_ok(data: bytes, end: int) -> bool:
     """``_mariadb_gtid(...) is not None`` from the bytes alone (post-header length 19 checked
     by the caller; mariadb.md): flags2 without the XA / flags_extra bits, the commit id when
     flagged, then zero padding kept as it is (property-tested equal)."""
@@ -137,7 +137,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
     is a located :class:`~binlogwriter.errors.KeptRawError`: its transaction's GTID is not
     handed out from fields the reader did not decode."""
     if t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
-        if fmt.post_header_len(t) == MYSQL_GTID.post and _mysql_gtid_ok(data, end):
+        if fmt.post_header_len(t) == MYSQL_GTID.post and mysql_gtid_ok(data, end):
             if t == ANONYMOUS_GTID_LOG_EVENT:
                 return None
             sid = bytes(data[_SID:_SID_END])
@@ -147,7 +147,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
                     _UUIDS.clear()
                 u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
             return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
-    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(162) == MARIADB_GTID_POST and _mariadb_gtid_ok(data, end):
+    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(162) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end):
         return (
             f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
             f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"

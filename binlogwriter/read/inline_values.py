@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from binlogwriter.values.decimals import DIG2BYTES, decimal_size
-from binlogwriter.values.temporal_fast import _DAYS, _UTC, _day
+from binlogwriter.values.temporal_fast import DAYS, UTC, day
 
 __all__ = ["miss_lines"]
 
@@ -123,7 +123,7 @@ def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
     fb = (fsp + 1) // 2
     size = (5 if code == 18 else 4) + fb
     limit, mul = _FRACTION[fb]
-    env["_dtm"], env["_UTC"], env["_DAYS"], env["_day"] = _dt.datetime, _UTC, _DAYS, _day
+    env["_dtm"], env["_UTC"], env["_DAYS"], env["_day"] = _dt.datetime, UTC, DAYS, day
     sh = 8 * fb
     us = f"(x_ & {(1 << sh) - 1})" + (f" * {mul}" if mul != 1 else "") if fb else "0"
     lines = [f"{ind}if len(k) != {size}:", f"{ind}  v{r}, e = _d{r}(buf, pos)", f"{ind}else:",

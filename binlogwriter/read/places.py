@@ -33,7 +33,7 @@ HEADER = HEADER_SIZE
 """The common header's size (format.md §3): bodies start here."""
 
 
-def _unwrap(con: cs.Construct) -> cs.Construct:
+def unwrap(con: cs.Construct) -> cs.Construct:
     """The value construct under names, optional-trailing wrappers and rebuilds."""
     while isinstance(con, cs.Renamed | cs.Rebuild) or type(con).__name__ == "_IfMore":
         con = con.subcon
@@ -41,13 +41,13 @@ def _unwrap(con: cs.Construct) -> cs.Construct:
 
 
 def _named(fields: list) -> dict[str, cs.Construct]:
-    return {f.name: _unwrap(f) for f in fields if getattr(f, "name", None)}
+    return {f.name: unwrap(f) for f in fields if getattr(f, "name", None)}
 
 
 def _fixed(fields: list) -> np.dtype:
     """:func:`fixed_dtype` of ``fields`` seen through :func:`_unwrap` (a rebuilt length is a
     fixed-width field like any other); ValueError when one is not fixed-width."""
-    dt = fixed_dtype([f.name / _unwrap(f) for f in fields])
+    dt = fixed_dtype([f.name / unwrap(f) for f in fields])
     if dt is None:
         raise ValueError(f"not a fixed-width post-header: {[f.name for f in fields]}")
     return dt
@@ -138,9 +138,9 @@ class MariadbGtidPlaces(NamedTuple):
 def mariadb_gtid_places(fields: list) -> MariadbGtidPlaces:
     """:class:`MariadbGtidPlaces` of a MariaDB GTID layout: its leading fixed-width fields up to
     the first conditional one (the commit id)."""
-    n = next(i for i, f in enumerate(fields) if isinstance(_unwrap(f), cs.IfThenElse))
+    n = next(i for i, f in enumerate(fields) if isinstance(unwrap(f), cs.IfThenElse))
     dt = _fixed(fields[:n])
-    cid = _unwrap(fields[n])
+    cid = unwrap(fields[n])
     return MariadbGtidPlaces(
         names=dt.names, fixed=dtype_struct(dt),
         seq_no=HEADER + dt.fields["seq_no"][1], seq_no_size=dt.fields["seq_no"][0].itemsize,

@@ -79,7 +79,7 @@ class TableDecoder:
         self._pads = [char_pad(c) if s is not None else b"" for c, s in zip(self.cols, self._strings, strict=True)]
         self._memo = [_memo_size(c, b) for c, b in zip(self.cols, self._bound, strict=True)]
         self._caches: list[dict] = [{} for _ in self.cols]
-        self._json = [_json_lb(c) for c in self.cols]
+        self._json = [json_lb(c) for c in self.cols]
         self._json_readers = [memo_json_reader() if lb else None for lb in self._json]
         self._images: dict[tuple, Any] = {}
         self._reference = row_codec(self.cols)
@@ -223,7 +223,7 @@ class TableDecoder:
             miss = miss_lines(col, r, ind + "    ", env) or [f"{ind}    v{r}, e = _d{r}(buf, pos)"]
             return null + [f"{ind}  e = pos + {size}", f"{ind}  k = buf[pos:e]", f"{ind}  v{r} = _c{r}.get(k)",
                            f"{ind}  if v{r} is None:", *miss,
-                           f"{ind}    if len(_c{r}) >= {_MEMO_MAX}:", f"{ind}      _c{r}.clear()",
+                           f"{ind}    if len(_c{r}) >= {MEMO_MAX}:", f"{ind}      _c{r}.clear()",
                            f"{ind}    _c{r}[k] = v{r}", f"{ind}  pos = e"]
         lb = self._json[i]
         if lb:  # binary JSON: the fast reader (json_fast), the codec when it refuses
@@ -245,7 +245,7 @@ class TableDecoder:
         return null + [f"{ind}  v{r}, pos = _d{r}(buf, pos)"]
 
 
-_MEMO_MAX = 4096
+MEMO_MAX = 4096
 """Entries of one column's memo of decoded values (cleared when full: memory stays flat)."""
 _MEMO_TYPES = frozenset((246, 10, 14, 13, 16, 17, 18, 19))
 """DECIMAL, DATE, YEAR, BIT, TIMESTAMP2, DATETIME2, TIME2: fixed size, immutable values."""
@@ -269,7 +269,7 @@ def _memo_size(col: ColumnDesc, bound: Any) -> int:
     return 0
 
 
-def _json_lb(col: ColumnDesc) -> int:
+def json_lb(col: ColumnDesc) -> int:
     if col.type_code == 245 and len(col.meta) == 1 and 1 <= col.meta[0] <= 4:
         return col.meta[0]
     return 0

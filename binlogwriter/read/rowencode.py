@@ -188,7 +188,7 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
     decoded by its codec and encoded again, and fixed-size values, length-prefixed strings
     and binary JSON documents whose bytes came back are remembered by their bytes (up to
     2 KiB each), per column (a pure function of those bytes)."""
-    from binlogwriter.read.rowdecode import _json_lb, table_decoder
+    from binlogwriter.read.rowdecode import table_decoder
 
     enc = table_encoder(cols)
     key = tuple(present)
@@ -213,52 +213,7 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
     if notnull:
         lines += [f"  if bits & {notnull}:", "    return -1"]
     for r, i in enumerate(idx):
-        col = cols[i]
-        bound = enc._bound[i]
-        letter = enc._letters[i]
-        lines.append(f"  if not bits >> {r} & 1:")
-        if letter is not None or col.type_code == 9:
-            lines.append(f"    pos += {struct.calcsize('<' + letter) if letter else 3}")
-            continue
-        env[f"_d{r}"] = dec._bound[i].decode
-        env[f"_e{r}"] = bound.encode
-        dec_rule = fixed_rule(col)
-        if dec_rule is not None:  # exact: the bytes decide (canonical.py)
-            env[f"_h{r}"] = dec_rule[1]
-            lines += [f"    e = pos + {dec_rule[0]}", f"    if not _h{r}(buf[pos:e]):", "      return -1",
-                      "    pos = e"]
-            continue
-        rule = string_rule(col)
-        ind = "    "
-        if rule is not None:  # sufficient: a short value (canonical.py); else the codec decides
-            size_of = "buf[pos]" if rule.lb == 1 else f"int.from_bytes(buf[pos:pos + {rule.lb}], 'little')"
-            lines += [f"    n = {size_of}", f"    e = pos + {rule.lb} + n"]
-            cond = [f"n <= {rule.max_len}"]
-            if rule.pad >= 0:
-                cond.append(f"(not n or buf[e - 1] != {rule.pad})")
-            if rule.ascii:
-                cond.append(f"buf[pos + {rule.lb}:e].isascii()")
-            lines += [f"    if {' and '.join(cond)}:", "      pos = e", "    else:"]
-            ind = "      "
-        size = dec._memo[i]
-        lb = _json_lb(col)
-        if lb:
-            env[f"_d{r}"] = _json_decoder(dec._bound[i].decode, lb)
-        elif dec._strings[i] is not None:  # a length-prefixed string (plain_string_layout)
-            lb = dec._strings[i][0]
-        if size or lb:
-            env[f"_ok{r}"] = set()
-            if size:
-                body = [f"e = pos + {size}"]
-            else:
-                body = [f"e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')"]
-            body += ["k = buf[pos:e]", f"if k not in _ok{r}:", f"  v, e = _d{r}(buf, pos)",
-                     f"  if _e{r}(v) != k:", "    return -1",
-                     f"  if len(_ok{r}) >= {_OK_MAX}:", f"    _ok{r}.clear()",
-                     "  if len(k) <= 2048:", f"    _ok{r}.add(k)", "pos = e"]
-        else:
-            body = ["p0 = pos", f"v, pos = _d{r}(buf, pos)", f"if _e{r}(v) != buf[p0:pos]:", "  return -1"]
-        lines += [ind + b for b in body]
+        lines += _column_lines(r, i, cols[i], enc, dec, env)
     lines += ["  if pos > len(buf):", "    return -1", "  return pos"]
     code = compile("\n".join(lines), f"<row verifier {cols[0].table if cols else ''!r}>", "exec")
     exec(code, env)  # noqa: S102 - source generated above from column types only
@@ -266,6 +221,62 @@ def image_verifier(cols: Sequence[ColumnDesc], present: Sequence[bool]):
         enc.verifiers.clear()
     enc.verifiers[key] = env["verify"]
     return env["verify"]
+
+
+def _column_lines(r: int, i: int, col: ColumnDesc, enc: TableEncoder, dec: Any, env: dict[str, Any]) -> list[str]:
+    """The verifier's lines for the ``r``-th present column (column ``i`` of the table) when
+    its bit says it is not NULL, its helpers put in ``env``: an integer is skipped (it always
+    re-encodes); a value with an exact rule on its bytes is checked by it; a short string by
+    the sufficient rule, else (and every other value) by :func:`_codec_lines`."""
+    lines = [f"  if not bits >> {r} & 1:"]
+    letter = enc._letters[i]
+    if letter is not None or col.type_code == 9:
+        return lines + [f"    pos += {struct.calcsize('<' + letter) if letter else 3}"]
+    env[f"_d{r}"] = dec._bound[i].decode
+    env[f"_e{r}"] = enc._bound[i].encode
+    dec_rule = fixed_rule(col)
+    if dec_rule is not None:  # exact: the bytes decide (canonical.py)
+        env[f"_h{r}"] = dec_rule[1]
+        return lines + [f"    e = pos + {dec_rule[0]}", f"    if not _h{r}(buf[pos:e]):", "      return -1",
+                        "    pos = e"]
+    rule = string_rule(col)
+    ind = "    "
+    if rule is not None:  # sufficient: a short value (canonical.py); else the codec decides
+        size_of = "buf[pos]" if rule.lb == 1 else f"int.from_bytes(buf[pos:pos + {rule.lb}], 'little')"
+        lines += [f"    n = {size_of}", f"    e = pos + {rule.lb} + n"]
+        cond = [f"n <= {rule.max_len}"]
+        if rule.pad >= 0:
+            cond.append(f"(not n or buf[e - 1] != {rule.pad})")
+        if rule.ascii:
+            cond.append(f"buf[pos + {rule.lb}:e].isascii()")
+        lines += [f"    if {' and '.join(cond)}:", "      pos = e", "    else:"]
+        ind = "      "
+    return lines + [ind + b for b in _codec_lines(r, i, col, dec, env)]
+
+
+def _codec_lines(r: int, i: int, col: ColumnDesc, dec: Any, env: dict[str, Any]) -> list[str]:
+    """The lines checking the ``r``-th present column's value by its codec: decoded and
+    encoded again. Fixed-size values, length-prefixed strings and binary JSON documents whose
+    bytes came back are remembered by their bytes (up to 2 KiB each, at most :data:`_OK_MAX`)."""
+    from binlogwriter.read.rowdecode import json_lb
+
+    size = dec._memo[i]
+    lb = json_lb(col)
+    if lb:
+        env[f"_d{r}"] = _json_decoder(dec._bound[i].decode, lb)
+    elif dec._strings[i] is not None:  # a length-prefixed string (plain_string_layout)
+        lb = dec._strings[i][0]
+    if not (size or lb):
+        return ["p0 = pos", f"v, pos = _d{r}(buf, pos)", f"if _e{r}(v) != buf[p0:pos]:", "  return -1"]
+    env[f"_ok{r}"] = set()
+    if size:
+        body = [f"e = pos + {size}"]
+    else:
+        body = [f"e = pos + {lb} + int.from_bytes(buf[pos:pos + {lb}], 'little')"]
+    return body + ["k = buf[pos:e]", f"if k not in _ok{r}:", f"  v, e = _d{r}(buf, pos)",
+                   f"  if _e{r}(v) != k:", "    return -1",
+                   f"  if len(_ok{r}) >= {_OK_MAX}:", f"    _ok{r}.clear()",
+                   "  if len(k) <= 2048:", f"    _ok{r}.add(k)", "pos = e"]
 
 
 __all__ += ["image_verifier"]

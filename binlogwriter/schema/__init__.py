@@ -24,11 +24,11 @@ re-exported here for existing imports.
 from __future__ import annotations
 
 from binlogwriter.charsets import BINARY_COLLATION, decode_in_charset, encode_in_charset
-from binlogwriter.schema.fallback import _parse_create_fallback
-from binlogwriter.schema.lexer import _tokenize
+from binlogwriter.schema.fallback import parse_create_fallback
+from binlogwriter.schema.lexer import tokenize
 from binlogwriter.schema.model import Check, Column, Key, KeyPart, Table
-from binlogwriter.schema.parse import _table_from_spec, parse_tables
-from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
+from binlogwriter.schema.parse import parse_tables, table_from_spec
+from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
 from binlogwriter.schema.tables import build_table
 from binlogwriter.schema.types import FLAVORS, GEOMETRY_TYPES, KNOWN_TYPES, SERVER_DEFAULT_CHARSET
 from binlogwriter.schema.validate import MAX_COLUMNS
@@ -38,4 +38,4 @@ __all__ = [
     "KNOWN_TYPES", "SERVER_DEFAULT_CHARSET", "MAX_COLUMNS", "encode_in_charset", "decode_in_charset",
     "BINARY_COLLATION",
 ]
-_ = (_parse_create_fallback, _parse_with_sqlglot, _table_from_spec, _tokenize)  # used by tests/test_schema.py
+_ = (parse_create_fallback, parse_with_sqlglot, table_from_spec, tokenize)  # used by tests/test_schema.py

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.types import _TEMPORAL_FSP, is_mariadb
+from binlogwriter.schema.types import TEMPORAL_FSP, is_mariadb
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.blob import blob_length_bytes
 from binlogwriter.values.families import family_of_type
@@ -54,7 +54,7 @@ def column_desc(col: Column, flavor: str = "mysql80", table: str | None = None) 
         collation=col.collation_id(flavor),
         enum_values=col.members if col.type == "ENUM" else None,
         set_values=col.members if col.type == "SET" else None,
-        fsp=(col.fsp or 0) if col.type in _TEMPORAL_FSP else None,
+        fsp=(col.fsp or 0) if col.type in TEMPORAL_FSP else None,
         nullable=col.nullable,
         name=col.name,
         table=table,

@@ -7,7 +7,7 @@ parts (elements, columns, DEFAULT values, CHECK expressions, table options) shar
 try sqlglot's MySQL dialect first (:mod:`~binlogwriter.schema.sqlglot_parse`). A CREATE TABLE
 comes here instead when
 
-1. it holds a word of :data:`~binlogwriter.schema.lexer._LOSSY`, which sqlglot reads *silently
+1. it holds a word of :data:`~binlogwriter.schema.lexer.LOSSY`, which sqlglot reads *silently
    wrong*: ``LONG`` (MySQL: MEDIUMTEXT) and ``INT8`` (MySQL: BIGINT);
 2. it holds an executable comment ``/*! … */`` / ``/*M! … */`` (SQL the server runs; sqlglot
    drops it as a comment);
@@ -51,7 +51,7 @@ earlier table).
   kept, the others skipped; reading stops at ``PARTITION``, ``AS``/``SELECT``, ``IGNORE`` and
   ``REPLACE``.
 
-It only collects words: the result is the same :class:`~binlogwriter.schema.spec._TableSpec`
+It only collects words: the result is the same :class:`~binlogwriter.schema.spec.TableSpec`
 sqlglot's path makes; the type words are resolved (aliases, :mod:`~binlogwriter.schema.types`)
 and checked by the shared code after both (``model._table_from_spec``). Errors are
 :class:`~binlogwriter.errors.SchemaError` naming the table, the column and the token's position.
@@ -63,16 +63,16 @@ from collections.abc import Sequence
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema.keys import Check, Key, KeyPart
-from binlogwriter.schema.lexer import _Tok
-from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
+from binlogwriter.schema.lexer import Tok
+from binlogwriter.schema.spec import ColSpec, TableSpec, sql_literal
 
-__all__ = ["_parse_create_fallback", "_parse_create_database"]
+__all__ = ["parse_create_fallback", "parse_create_database"]
 
 
 class _P:
     """A cursor over tokens for the fallback parser."""
 
-    def __init__(self, toks: Sequence[_Tok], table: str = "?") -> None:
+    def __init__(self, toks: Sequence[Tok], table: str = "?") -> None:
         self.t = list(toks)
         self.i = 0
         self.table = table
@@ -84,7 +84,7 @@ class _P:
         pos = self.t[self.i].pos if self.i < len(self.t) else (self.t[-1].end if self.t else None)
         return SchemaError(f"cannot parse CREATE TABLE: {msg} near {at!r} - at {where}", pos=pos)
 
-    def peek(self, k: int = 0) -> _Tok | None:
+    def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
         return self.t[j] if j < len(self.t) else None
 
@@ -96,7 +96,7 @@ class _P:
         t = self.peek(k)
         return t is not None and t.kind == "punct" and t.text == ch
 
-    def next(self) -> _Tok:
+    def next(self) -> Tok:
         t = self.peek()
         if t is None:
             raise self.err("unexpected end")
@@ -199,7 +199,7 @@ _ATTRIBUTES: dict[tuple[str, ...], tuple[tuple[str, object], ...]] = {
 }
 
 
-def _token_sql(toks: Sequence[_Tok]) -> str:
+def _token_sql(toks: Sequence[Tok]) -> str:
     """Tokens back to SQL text: strings quoted, words upper-case, a space only between two
     words or numbers."""
     out: list[str] = []
@@ -207,7 +207,7 @@ def _token_sql(toks: Sequence[_Tok]) -> str:
     for t in toks:
         if prev is not None and prev.kind in ("word", "number") and t.kind in ("word", "number"):
             out.append(" ")
-        out.append(_sql_literal(t.text) if t.kind == "string" else t.text.upper() if t.kind == "word" else t.text)
+        out.append(sql_literal(t.text) if t.kind == "string" else t.text.upper() if t.kind == "word" else t.text)
         prev = t
     return "".join(out)
 
@@ -233,7 +233,7 @@ def _parse_default(p: _P) -> str:
 _OPERATOR_CHARS = frozenset("<>=!|&")
 
 
-def _expression_sql(toks: Sequence[_Tok]) -> str:
+def _expression_sql(toks: Sequence[Tok]) -> str:
     """Tokens of an expression back to SQL text sqlglot reads: names in backticks, strings
     quoted, operators of several characters (``>=``, ``<>``, ``!=``) kept together."""
     out: list[str] = []
@@ -243,7 +243,7 @@ def _expression_sql(toks: Sequence[_Tok]) -> str:
                                      and t.text in _OPERATOR_CHARS):
             out.append(" ")
         if t.kind == "string":
-            out.append(_sql_literal(t.text))
+            out.append(sql_literal(t.text))
         elif t.kind == "qident":
             out.append("`" + t.text.replace("`", "``") + "`")
         else:
@@ -266,7 +266,7 @@ def _parse_check(p: _P, checks: list[Check], name: str | None, column: str | Non
         checks.append(Check(name, sql, column))
 
 
-def _parse_period(p: _P, spec: _TableSpec) -> None:
+def _parse_period(p: _P, spec: TableSpec) -> None:
     """MariaDB ``PERIOD FOR name (start, end)``: an application-time period, whose rows must
     have start < end (MariaDB "Application-Time Periods"; kept as that CHECK), or ``PERIOD FOR
     SYSTEM_TIME (…)`` of a system-versioned table (its columns say ``GENERATED ALWAYS AS ROW``)."""
@@ -281,7 +281,7 @@ def _parse_period(p: _P, spec: _TableSpec) -> None:
         spec.checks.append(Check(f"PERIOD FOR {name}", f"`{start}` < `{end}`"))
 
 
-def _parse_column(p: _P) -> _ColSpec:
+def _parse_column(p: _P) -> ColSpec:
     name = p.ident()
     p.column = name
     w = p.next()
@@ -290,7 +290,7 @@ def _parse_column(p: _P) -> _ColSpec:
     words = [w.upper]
     while words[-1] in _TYPE_CONT and p.up() in _TYPE_CONT[words[-1]]:
         words.append(p.next().upper)
-    cs = _ColSpec(name=name, words=words)
+    cs = ColSpec(name=name, words=words)
     if p.is_punct("("):
         p.next()
         while not p.is_punct(")"):
@@ -356,7 +356,7 @@ def _parse_column(p: _P) -> _ColSpec:
     return cs
 
 
-def _parse_table_options(p: _P, spec: _TableSpec) -> None:
+def _parse_table_options(p: _P, spec: TableSpec) -> None:
     while p.peek() is not None:
         if p.accept("DEFAULT"):
             continue
@@ -372,7 +372,7 @@ def _parse_table_options(p: _P, spec: _TableSpec) -> None:
             p.skip_balanced()
 
 
-def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
+def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
     p = _P(toks)
     p.expect("CREATE")
     p.accept("OR", "REPLACE")
@@ -387,7 +387,7 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
     if not p.is_punct("("):
         raise p.err("only CREATE TABLE with a column list is supported (not LIKE / AS SELECT)")
     p.next()
-    spec = _TableSpec(db, name, [], [])
+    spec = TableSpec(db, name, [], [])
     while True:
         u = p.up()
         cons = None
@@ -425,12 +425,12 @@ def _parse_create_fallback(toks: Sequence[_Tok]) -> _TableSpec:
     return spec
 
 
-def _parse_create_database(toks: Sequence[_Tok]) -> tuple[str, str | None, str | None]:
+def parse_create_database(toks: Sequence[Tok]) -> tuple[str, str | None, str | None]:
     p = _P(toks)
     p.expect("CREATE")
     p.next()
     p.accept("IF", "NOT", "EXISTS")
     name = p.ident()
-    spec = _TableSpec(None, name, [], [])
+    spec = TableSpec(None, name, [], [])
     _parse_table_options(p, spec)
     return name, spec.charset, spec.collation

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import SchemaError
 
-__all__ = ["_Tok", "_tokenize", "_split_statements", "_LOSSY", "_sqlglot_lossy"]
+__all__ = ["Tok", "tokenize", "split_statements", "LOSSY", "sqlglot_lossy"]
 
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Tok:
     kind: str   # word | qident | string | number | punct
     text: str
     pos: int
@@ -39,19 +39,19 @@ _BITS_RE = re.compile(r"([xX])'([0-9a-fA-F]*)'|([bB])'([01]*)'|0x([0-9a-fA-F]+)(
 ``b'101'``, ``0b101``. The ``0x`` / ``0b`` forms are case-sensitive (``0X1F`` is a name)."""
 
 
-def _bits_token(m: re.Match) -> _Tok:
+def _bits_token(m: re.Match) -> Tok:
     """A hex or bit literal as a ``number`` token spelled as sqlglot spells it (``X'1F'``,
     ``B'101'``), so both parsers keep the same DEFAULT text."""
     hexd = m.group(2) if m.group(1) else m.group(5)
     if hexd is not None:
-        return _Tok("number", f"X'{hexd.upper()}'", m.start(), m.end())
-    return _Tok("number", f"B'{m.group(4) if m.group(3) else m.group(6)}'", m.start(), m.end())
+        return Tok("number", f"X'{hexd.upper()}'", m.start(), m.end())
+    return Tok("number", f"B'{m.group(4) if m.group(3) else m.group(6)}'", m.start(), m.end())
 
 
-def _tokenize(sql: str) -> list[_Tok]:
+def tokenize(sql: str) -> list[Tok]:
     """MySQL lexer: quoted strings (\\-escapes and doubled quotes), `identifiers`,
     comments (``#``, ``-- ``, ``/* */``; ``/*! … */`` contents are SQL), numbers, words."""
-    out: list[_Tok] = []
+    out: list[Tok] = []
     i, n, versioned = 0, len(sql), 0
     while i < n:
         ch = sql[i]
@@ -102,29 +102,29 @@ def _tokenize(sql: str) -> list[_Tok]:
                     break
                 buf.append(c)
                 j += 1
-            out.append(_Tok("qident" if q == "`" else "string", "".join(buf), i, j + 1))
+            out.append(Tok("qident" if q == "`" else "string", "".join(buf), i, j + 1))
             i = j + 1
             continue
         m = _NUM_RE.match(sql, i) if (ch.isdigit() or ch == ".") else None
         if m and not (ch.isdigit() and _WORD_RE.match(sql, i).end() > m.end()):  # type: ignore[union-attr]
-            out.append(_Tok("number", m.group(), i, m.end()))
+            out.append(Tok("number", m.group(), i, m.end()))
             i = m.end()
             continue
         m = _WORD_RE.match(sql, i)
         if m:
-            out.append(_Tok("word", m.group(), i, m.end()))
+            out.append(Tok("word", m.group(), i, m.end()))
             i = m.end()
             continue
-        out.append(_Tok("punct", ch, i, i + 1))
+        out.append(Tok("punct", ch, i, i + 1))
         i += 1
     return out
 
 
-def _split_statements(sql: str) -> list[tuple[str, list[_Tok]]]:
-    toks = _tokenize(sql)
-    out: list[tuple[str, list[_Tok]]] = []
-    cur: list[_Tok] = []
-    for t in toks + [_Tok("punct", ";", len(sql), len(sql))]:
+def split_statements(sql: str) -> list[tuple[str, list[Tok]]]:
+    toks = tokenize(sql)
+    out: list[tuple[str, list[Tok]]] = []
+    cur: list[Tok] = []
+    for t in toks + [Tok("punct", ";", len(sql), len(sql))]:
         if t.kind == "punct" and t.text == ";":
             if cur:
                 out.append((sql[cur[0].pos:cur[-1].end], cur))
@@ -134,7 +134,7 @@ def _split_statements(sql: str) -> list[tuple[str, list[_Tok]]]:
     return out
 
 
-_LOSSY = frozenset({"LONG", "INT8"})
+LOSSY = frozenset({"LONG", "INT8"})
 """Words sqlglot's MySQL dialect reads *silently wrong*: ``LONG`` (MySQL: MEDIUMTEXT; sqlglot:
 BIGINT) and ``INT8`` (MySQL: BIGINT; sqlglot: an 8-bit TINYINT). Everything else sqlglot
 cannot map (REAL, FLOAT, DOUBLE, YEAR, BOOL, geometry types, NATIONAL CHAR, SERIAL, INET6,
@@ -142,7 +142,7 @@ generated columns, CHECK, FOREIGN KEY, …) makes :func:`_parse_with_sqlglot` re
 the fallback reads the statement. tests/test_schema_sqlglot_gaps.py shows each case."""
 
 
-def _sqlglot_lossy(toks: Sequence[_Tok], text: str = "") -> bool:
+def sqlglot_lossy(toks: Sequence[Tok], text: str = "") -> bool:
     """True when sqlglot's AST would lose meaning: a word of :data:`_LOSSY`, or a ``/*! … */``
     executable comment (SQL the server runs; sqlglot drops it as a comment)."""
-    return "/*!" in text or "/*M!" in text or any(t.upper in _LOSSY for t in toks)
+    return "/*!" in text or "/*M!" in text or any(t.upper in LOSSY for t in toks)

@@ -31,20 +31,20 @@ from binlogwriter.charsets import (
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import binlog
 from binlogwriter.schema.keys import Check, Key, KeyPart
-from binlogwriter.schema.lexer import _split_statements, _Tok
-from binlogwriter.schema.spec import _blob_type_for, _TableSpec, _type_from_spec
-from binlogwriter.schema.statements import _check_statement, _check_text, _locate, _parse_create
+from binlogwriter.schema.lexer import Tok, split_statements
+from binlogwriter.schema.spec import TableSpec, blob_type_for, type_from_spec
+from binlogwriter.schema.statements import check_statement, check_text, locate, parse_create
 from binlogwriter.schema.types import (
-    _BLOB_TYPES,
-    _BYTE_TYPES,
-    _CHAR_TYPES,
-    _INT_TYPES,
-    _MARIADB_ONLY,
-    _STRING_TYPES,
-    _TEXT_TYPES,
     ALIASES,
+    BLOB_TYPES,
+    BYTE_TYPES,
+    CHAR_TYPES,
     GEOMETRY_TYPES,
+    INT_TYPES,
+    MARIADB_ONLY,
     SERVER_DEFAULT_CHARSET,
+    STRING_TYPES,
+    TEXT_TYPES,
     check_flavor,
     is_mariadb,
     norm_cs,
@@ -111,12 +111,12 @@ class Column:
     @property
     def is_numeric(self) -> bool:
         """Gets a SIGNEDNESS bit (``has_signedess_information_type``, format.md §12.1)."""
-        return self.type in _INT_TYPES or self.type in ("DECIMAL", "FLOAT", "DOUBLE", "YEAR")
+        return self.type in INT_TYPES or self.type in ("DECIMAL", "FLOAT", "DOUBLE", "YEAR")
 
     @property
     def is_integer(self) -> bool:
         """TINYINT … BIGINT (any width, signedness or ZEROFILL)."""
-        return self.type in _INT_TYPES
+        return self.type in INT_TYPES
 
     @property
     def is_enum_or_set(self) -> bool:
@@ -125,7 +125,7 @@ class Column:
     @property
     def is_string(self) -> bool:
         """CHAR/VARCHAR/BINARY/VARBINARY/TEXT/BLOB (and MariaDB INET/UUID)."""
-        return self.type in _STRING_TYPES or self.type in _MARIADB_ONLY
+        return self.type in STRING_TYPES or self.type in MARIADB_ONLY
 
     def is_character(self, flavor: str = "mysql80") -> bool:
         """Counted in DEFAULT/COLUMN_CHARSET (format.md §12.1, mariadb.md TABLE_MAP)."""
@@ -136,13 +136,13 @@ class Column:
     # -- charset ----------------------------------------------------------------------
     def collation_obj(self, flavor: str = "mysql80") -> Collation | None:
         """Effective collation of a string/ENUM/SET column (MariaDB: also JSON/GEOMETRY)."""
-        if self.type in _MARIADB_ONLY or self.type in _BYTE_TYPES:
+        if self.type in MARIADB_ONLY or self.type in BYTE_TYPES:
             return collation_by_name("binary", flavor)
         if self.type == "JSON":
             return collation_by_name("utf8mb4_bin", flavor) if is_mariadb(flavor) else None
         if self.geometry_type is not None:
             return collation_by_name("binary", flavor) if is_mariadb(flavor) else None
-        if not (self.type in _CHAR_TYPES or self.is_enum_or_set):
+        if not (self.type in CHAR_TYPES or self.is_enum_or_set):
             return None
         if self.collation is not None:
             return collation_by_name(self.collation, flavor)
@@ -160,8 +160,8 @@ class Column:
         """Declared length in characters (bytes for binary types), None if not a string."""
         if self.type in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
             return self.length if self.length is not None else 1
-        if self.type in _MARIADB_ONLY:
-            return _MARIADB_ONLY[self.type]
+        if self.type in MARIADB_ONLY:
+            return MARIADB_ONLY[self.type]
         return None
 
     def byte_length(self, flavor: str = "mysql80") -> int | None:
@@ -266,7 +266,7 @@ class Table:
 
     def _is_prefix(self, part: KeyPart) -> bool:
         col = self.column(part.column)
-        if col.type in _TEXT_TYPES or col.type in _BLOB_TYPES:
+        if col.type in TEXT_TYPES or col.type in BLOB_TYPES:
             return True
         return part.prefix is not None and part.prefix != col.char_length()
 
@@ -314,8 +314,8 @@ class Table:
         return table_from_sql(sql, database, flavor, database_charset, database_collation)
 
 
-def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | None,
-                     db_coll: str | None) -> Table:
+def table_from_spec(spec: TableSpec, database: str, flavor: str, db_cs: str | None,
+                    db_coll: str | None) -> Table:
     cols: list[Column] = []
     keys: list[Key] = []
     inline_pk: list[str] = []
@@ -324,7 +324,7 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
         if cs.compressed:
             raise SchemaError(f"COMPRESSED columns (MariaDB; binlog types 140/141) are not modelled - at "
                               f"{database}.{tname}.{cs.name} (table {tname!r}, column {cs.name!r})", column=cs.name)
-        f = _type_from_spec(cs)
+        f = type_from_spec(cs)
         if "_error" in f:
             raise SchemaError(f"{f['_error']} - at {database}.{tname}.{cs.name} "
                               f"(table {tname!r}, column {cs.name!r})", column=cs.name)
@@ -336,7 +336,7 @@ def _table_from_spec(spec: _TableSpec, database: str, flavor: str, db_cs: str | 
         if blob_len is not None:
             mb = charset_mbmaxlen(charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET) \
                 if f["type"] == "TEXT" else 1
-            f["type"] = _blob_type_for(f["type"], blob_len, mb)
+            f["type"] = blob_type_for(f["type"], blob_len, mb)
         if cs.binary_attr and collation is None:
             base_cs = charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET
             collation = "binary" if norm_cs(base_cs) == "binary" else f"{norm_cs(base_cs)}_bin"
@@ -371,15 +371,15 @@ def table_from_sql(sql: str, database: str = "test", flavor: str = "mysql80",
                    database_charset: str | None = None, database_collation: str | None = None) -> Table:
     """One CREATE TABLE statement -> Table (:meth:`Table.from_sql`)."""
     check_flavor(flavor)
-    _check_text(sql)
-    stmts: list[tuple[str, list[_Tok]]] = []
+    check_text(sql)
+    stmts: list[tuple[str, list[Tok]]] = []
     try:
-        stmts = _split_statements(sql)
+        stmts = split_statements(sql)
         if len(stmts) > 1:
             raise SchemaError(f"Table.from_sql takes one CREATE TABLE statement, got {len(stmts)} "
                               "(parse_tables() reads a script)", pos=stmts[1][1][0].pos)
-        _check_statement(stmts[0][1] if stmts else [])
-        spec = _parse_create(sql)
-        return _table_from_spec(spec, database, flavor, database_charset, database_collation)
+        check_statement(stmts[0][1] if stmts else [])
+        spec = parse_create(sql)
+        return table_from_spec(spec, database, flavor, database_charset, database_collation)
     except SchemaError as e:
-        raise _locate(e, sql, stmts[0][1] if len(stmts) == 1 else [], None) from None
+        raise locate(e, sql, stmts[0][1] if len(stmts) == 1 else [], None) from None

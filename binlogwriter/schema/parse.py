@@ -16,12 +16,12 @@ import re
 from dataclasses import replace
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.fallback import _parse_create_database, _parse_create_fallback
-from binlogwriter.schema.lexer import _split_statements, _sqlglot_lossy, _Tok
-from binlogwriter.schema.model import Table, _table_from_spec, table_from_sql
-from binlogwriter.schema.spec import _add_system_time_columns
-from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
-from binlogwriter.schema.statements import _check_statement, _check_text, _locate
+from binlogwriter.schema.fallback import parse_create_database, parse_create_fallback
+from binlogwriter.schema.lexer import Tok, split_statements, sqlglot_lossy
+from binlogwriter.schema.model import Table, table_from_spec, table_from_sql
+from binlogwriter.schema.spec import add_system_time_columns
+from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
+from binlogwriter.schema.statements import check_statement, check_text, locate
 from binlogwriter.schema.types import (
     check_flavor,
 )
@@ -85,11 +85,11 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     ``CREATE SEQUENCE`` as the table of its rows events, for reading binlogs.
     """
     check_flavor(flavor)
-    _check_text(sql_text)
+    check_text(sql_text)
     try:
-        statements = _split_statements(sql_text)
+        statements = split_statements(sql_text)
     except SchemaError as e:
-        raise _locate(e, sql_text, [], source, always=True) from None
+        raise locate(e, sql_text, [], source, always=True) from None
     db = database
     db_defaults: dict[str, tuple[str | None, str | None]] = {}
     out: list[Table] = []
@@ -97,24 +97,24 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
         try:
             _parse_statement(text, stmt, db, db_defaults, out, flavor, binlog_columns)
         except SchemaError as e:
-            raise _locate(e, sql_text, stmt, source, always=True) from None
+            raise locate(e, sql_text, stmt, source, always=True) from None
         if stmt and stmt[0].upper == "USE" and len(stmt) > 1:
             db = stmt[1].text
     return out
 
 
-def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str, tuple[str | None, str | None]],
+def _parse_statement(text: str, stmt: list[Tok], db: str, db_defaults: dict[str, tuple[str | None, str | None]],
                  out: list[Table], flavor: str, binlog_columns: bool = False) -> None:
     """One statement of a script (parse_tables): CREATE DATABASE / TABLE; others skipped."""
     head = [t.upper for t in stmt[:5]]
     if not head or not head[0]:
         return
     if head[0] == "CREATE" and "TABLE" in head[:5]:
-        _check_statement(stmt)
+        check_statement(stmt)
     if head[0] == "USE":
         pass
     elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
-        name, cs, coll = _parse_create_database(stmt)
+        name, cs, coll = parse_create_database(stmt)
         db_defaults[name.lower()] = (cs, coll)
     elif binlog_columns and head[0] == "CREATE" and "SEQUENCE" in head[:4] and flavor.startswith("mariadb"):
         out.append(_sequence_table(text, db, flavor))
@@ -126,11 +126,11 @@ def _parse_statement(text: str, stmt: list[_Tok], db: str, db_defaults: dict[str
         dbn, name = _split_name(like.group("name"), db)
         out.append(replace(src, database=dbn, name=name))
     elif head[0] == "CREATE" and "TABLE" in head[:4]:
-        spec = None if _sqlglot_lossy(stmt, text) else _parse_with_sqlglot(text)
+        spec = None if sqlglot_lossy(stmt, text) else parse_with_sqlglot(text)
         if spec is None:
-            spec = _parse_create_fallback(stmt)
+            spec = parse_create_fallback(stmt)
         if binlog_columns:
-            _add_system_time_columns(spec, text, flavor)
+            add_system_time_columns(spec, text, flavor)
         dbn = spec.database or db
         cs, coll = db_defaults.get(dbn.lower(), (None, None))
-        out.append(_table_from_spec(spec, dbn, flavor, cs, coll))
+        out.append(table_from_spec(spec, dbn, flavor, cs, coll))

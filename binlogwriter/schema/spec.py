@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from binlogwriter.schema.keys import Check, Key
-from binlogwriter.schema.types import _INT_TYPES, _MAX_BLOB, _TEMPORAL_FSP, ALIASES
+from binlogwriter.schema.types import ALIASES, INT_TYPES, MAX_BLOB, TEMPORAL_FSP
 
-__all__ = ["_ColSpec", "_TableSpec", "_sql_literal", "_add_system_time_columns"]
+__all__ = ["ColSpec", "TableSpec", "sql_literal", "add_system_time_columns"]
 
 
 @dataclass
-class _ColSpec:
+class ColSpec:
     name: str
     words: list[str]            # type words, upper-case, e.g. ["DOUBLE", "PRECISION"]
     args: list[str] = field(default_factory=list)   # type arguments as text
@@ -39,10 +39,10 @@ class _ColSpec:
 
 
 @dataclass
-class _TableSpec:
+class TableSpec:
     database: str | None
     name: str
-    columns: list[_ColSpec]
+    columns: list[ColSpec]
     keys: list[Key]
     charset: str | None = None
     collation: str | None = None
@@ -57,7 +57,7 @@ TABLE prints it)."""
 _ROW_START = re.compile(r"\bAS\s+ROW\s+START\b", re.I)
 
 
-def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
+def add_system_time_columns(spec: TableSpec, text: str, flavor: str) -> None:
     """A MariaDB system-versioned table without period columns of its own has two implicit
     invisible ones, ``row_start`` and ``row_end`` TIMESTAMP(6), after the others: its rows
     events carry them (a real 10.11 Table_map of ``(id, v) WITH SYSTEM VERSIONING`` has four
@@ -68,17 +68,17 @@ def _add_system_time_columns(spec: _TableSpec, text: str, flavor: str) -> None:
     if "row_start" in names or "row_end" in names or _ROW_START.search(text):
         return  # the table names its own period columns (GENERATED ALWAYS AS ROW START / END)
     for name in ("row_start", "row_end"):
-        spec.columns.append(_ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
+        spec.columns.append(ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 
 
-def _sql_literal(text: str) -> str:
+def sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
 _CONVERT_MEMBER = re.compile(r"\s+$")
 
 
-def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
+def type_from_spec(cs: ColSpec) -> dict[str, Any]:
     """Turn type words/arguments into Column fields (aliases and special forms)."""
     w = " ".join(cs.words)
     args = cs.args
@@ -117,13 +117,13 @@ def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
     elif w == "DECIMAL":
         out["precision"] = num(0) if args else 10
         out["scale"] = num(1) if len(args) > 1 else 0
-    elif w in _TEMPORAL_FSP:
+    elif w in TEMPORAL_FSP:
         out["fsp"] = num(0) if args else 0
     elif w in ("CHAR", "BINARY", "VARCHAR", "VARBINARY", "BIT"):
         out["length"] = num(0) if args else (None if w in ("VARCHAR", "VARBINARY") else 1)
     elif w in ("TEXT", "BLOB") and args:
         out["_blob_len"] = num(0)
-    elif w in _INT_TYPES and args and (num(0) or 0) > 255:
+    elif w in INT_TYPES and args and (num(0) or 0) > 255:
         # the display width is not kept, but the server refuses one beyond 255
         # (ER_TOO_BIG_DISPLAYWIDTH)
         out["_error"] = f"{w}({args[0]}): display width out of range (max 255)"
@@ -133,9 +133,9 @@ def _type_from_spec(cs: _ColSpec) -> dict[str, Any]:
     return out
 
 
-def _blob_type_for(base: str, n: int, mbmax: int) -> str:
+def blob_type_for(base: str, n: int, mbmax: int) -> str:
     nb = n * mbmax
-    for prefix, limit in _MAX_BLOB.items():
+    for prefix, limit in MAX_BLOB.items():
         if nb <= limit:
             return prefix + base
     return "LONG" + base

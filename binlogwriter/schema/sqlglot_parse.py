@@ -1,5 +1,5 @@
 """CREATE TABLE through sqlglot's MySQL dialect: its AST converted to a
-:class:`~binlogwriter.schema.spec._TableSpec`; None whenever sqlglot fails or shows something
+:class:`~binlogwriter.schema.spec.TableSpec`; None whenever sqlglot fails or shows something
 this mapping does not know, so the fallback parser (:mod:`~binlogwriter.schema.fallback`) reads it.
 """
 
@@ -9,11 +9,11 @@ import logging
 from typing import Any
 
 from binlogwriter.schema.keys import Key, KeyPart
-from binlogwriter.schema.spec import _ColSpec, _sql_literal, _TableSpec
+from binlogwriter.schema.spec import ColSpec, TableSpec, sql_literal
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are ours to report
 
-__all__ = ["_parse_with_sqlglot"]
+__all__ = ["parse_with_sqlglot"]
 
 
 
@@ -34,7 +34,7 @@ _SQLGLOT_TYPES = {
 }
 
 
-def _parse_with_sqlglot(sql: str) -> _TableSpec | None:
+def parse_with_sqlglot(sql: str) -> TableSpec | None:
     """Convert sqlglot's MySQL AST; None when sqlglot fails or shows something unmapped."""
     try:
         import sqlglot
@@ -48,7 +48,7 @@ def _parse_with_sqlglot(sql: str) -> _TableSpec | None:
     schema = tree.this
     if not isinstance(schema, exp.Schema) or not isinstance(schema.this, exp.Table):
         return None
-    spec = _TableSpec(schema.this.db or None, schema.this.name, [], [])
+    spec = TableSpec(schema.this.db or None, schema.this.name, [], [])
 
     def part(e: Any) -> KeyPart | None:
         if isinstance(e, exp.Ordered):
@@ -90,7 +90,7 @@ def _parse_with_sqlglot(sql: str) -> _TableSpec | None:
     return spec
 
 
-def _sqlglot_column(cd: Any, exp: Any) -> _ColSpec | None:
+def _sqlglot_column(cd: Any, exp: Any) -> ColSpec | None:
     kind = cd.args.get("kind")
     if kind is None:
         return None
@@ -104,7 +104,7 @@ def _sqlglot_column(cd: Any, exp: Any) -> _ColSpec | None:
         if not isinstance(lit, exp.Literal):
             return None
         args.append(lit.this if lit.is_string else lit.name)
-    cs = _ColSpec(name=cd.name, words=[word], args=args, unsigned=unsigned)
+    cs = ColSpec(name=cd.name, words=[word], args=args, unsigned=unsigned)
     for c in cd.args.get("constraints") or []:
         k = c.args.get("kind")
         if isinstance(k, exp.NotNullColumnConstraint):
@@ -118,7 +118,7 @@ def _sqlglot_column(cd: Any, exp: Any) -> _ColSpec | None:
         elif isinstance(k, exp.DefaultColumnConstraint):
             v = k.this
             if isinstance(v, exp.Literal):
-                cs.default = _sql_literal(v.this) if v.is_string else v.name
+                cs.default = sql_literal(v.this) if v.is_string else v.name
             elif isinstance(v, exp.Neg) and isinstance(v.this, exp.Literal):
                 cs.default = "-" + v.this.name
             else:

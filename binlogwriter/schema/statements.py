@@ -1,4 +1,4 @@
-"""CREATE TABLE text -> :class:`~binlogwriter.schema.spec._TableSpec` (part of
+"""CREATE TABLE text -> :class:`~binlogwriter.schema.spec.TableSpec` (part of
 binlogwriter/schema/parse.py): sqlglot first (:mod:`~binlogwriter.schema.sqlglot_parse`), the
 fallback (:mod:`~binlogwriter.schema.fallback`) for what sqlglot cannot read, the checks on the
 statement text, and errors located at their line. Nothing here builds a Table."""
@@ -9,30 +9,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.fallback import _parse_create_fallback
-from binlogwriter.schema.lexer import _sqlglot_lossy, _Tok, _tokenize
-from binlogwriter.schema.spec import _TableSpec
-from binlogwriter.schema.sqlglot_parse import _parse_with_sqlglot
+from binlogwriter.schema.fallback import parse_create_fallback
+from binlogwriter.schema.lexer import Tok, sqlglot_lossy, tokenize
+from binlogwriter.schema.spec import TableSpec
+from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
 
 __all__: list[str] = []
 
 
-def _parse_create(sql: str) -> _TableSpec:
+def parse_create(sql: str) -> TableSpec:
     """sqlglot first; the own parser where sqlglot fails or would lose information."""
-    toks = _tokenize(sql)
-    if not _sqlglot_lossy(toks, sql):
-        spec = _parse_with_sqlglot(sql)
+    toks = tokenize(sql)
+    if not sqlglot_lossy(toks, sql):
+        spec = parse_with_sqlglot(sql)
         if spec is not None:
             return spec
-    return _parse_create_fallback(toks)
+    return parse_create_fallback(toks)
 
 
-def _check_text(sql: Any) -> None:
+def check_text(sql: Any) -> None:
     if not isinstance(sql, str):
         raise SchemaError(f"expected the text of CREATE TABLE statements, got {type(sql).__name__}")
 
 
-def _check_statement(stmt: Sequence[_Tok]) -> None:
+def check_statement(stmt: Sequence[Tok]) -> None:
     """What both parsers would accept silently but no server does: CREATE TEMPORARY TABLE
     (never written to a row-based binlog) and empty list elements (``(a INT,)``, ``,,``)."""
     up = [t.upper for t in stmt[:4]]
@@ -59,8 +59,8 @@ def _check_statement(stmt: Sequence[_Tok]) -> None:
             raise SchemaError(f"cannot parse CREATE TABLE: {what} - at table {name!r}", pos=t.pos)
 
 
-def _locate(e: SchemaError, sql: str, stmt: Sequence[_Tok], source: str | None,
-            always: bool = False) -> SchemaError:
+def locate(e: SchemaError, sql: str, stmt: Sequence[Tok], source: str | None,
+           always: bool = False) -> SchemaError:
     """``e`` with the line of the SQL text it is about: its own position, else the (last)
     definition of the column it names, else the statement's first line."""
     if e.line is not None:

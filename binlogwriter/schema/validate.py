@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 from binlogwriter.charsets import Collation, charset_mbmaxlen, collation_by_name, default_collation
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema.types import (
-    _BLOB_TYPES,
-    _BYTE_TYPES,
-    _CHAR_TYPES,
-    _MARIADB_ONLY,
-    _TEMPORAL_FSP,
-    _TEXT_TYPES,
+    BLOB_TYPES,
+    BYTE_TYPES,
+    CHAR_TYPES,
     GEOMETRY_TYPES,
     KNOWN_TYPES,
+    MARIADB_ONLY,
     SERVER_DEFAULT_CHARSET,
+    TEMPORAL_FSP,
+    TEXT_TYPES,
     is_mariadb,
 )
 
@@ -87,11 +87,11 @@ def normalise_and_validate(t: Table) -> None:
         seen.add(low)
         if c.type not in KNOWN_TYPES:
             raise t.err(c.name, f"unknown column type {c.type!r}")
-        if c.type in _MARIADB_ONLY and not is_mariadb(t.flavor):
+        if c.type in MARIADB_ONLY and not is_mariadb(t.flavor):
             raise t.err(c.name, f"type {c.type} exists only in MariaDB")
         ccs, ccoll = _resolve_level(t, c.name, c.charset, c.collation)
         upd: dict[str, Any] = {}
-        if c.type in _CHAR_TYPES or c.is_enum_or_set:
+        if c.type in CHAR_TYPES or c.is_enum_or_set:
             if ccs is None:
                 ccs, ccoll = tcs, tcoll
             if ccs == "binary" and not c.is_enum_or_set:
@@ -101,7 +101,7 @@ def normalise_and_validate(t: Table) -> None:
                 ccs, ccoll = None, None
             upd["charset"], upd["collation"] = ccs, ccoll
         elif c.charset is not None or c.collation is not None:
-            if c.type in _BYTE_TYPES and ccs == "binary":
+            if c.type in BYTE_TYPES and ccs == "binary":
                 upd["charset"], upd["collation"] = None, None
             else:
                 raise t.err(c.name, f"CHARACTER SET/COLLATE given for non-character type {c.type}")
@@ -136,7 +136,7 @@ def normalise_and_validate(t: Table) -> None:
                 n = col.char_length()
                 if n is not None and p.prefix > n:
                     raise t.err(col.name, f"prefix length {p.prefix} longer than column ({n})")
-            elif col.type in _TEXT_TYPES or col.type in _BLOB_TYPES or col.type == "JSON":
+            elif col.type in TEXT_TYPES or col.type in BLOB_TYPES or col.type == "JSON":
                 if k.kind == "UNIQUE" and is_mariadb(t.flavor):
                     continue  # MariaDB 10.4+: a long UNIQUE, checked through a hidden hash (not logged)
                 raise t.err(col.name, f"{col.type} column used in key specification without a "
@@ -149,7 +149,7 @@ def _check_fulltext_spatial(t: Table, kind: str, col: Column, prefix: int | None
     part a NOT NULL geometry column (ERROR 1252 "All parts of a SPATIAL index must be NOT
     NULL"). Neither takes a prefix length, neither needs one."""
     if kind == "FULLTEXT":
-        if col.type not in ("CHAR", "VARCHAR") and col.type not in _TEXT_TYPES:
+        if col.type not in ("CHAR", "VARCHAR") and col.type not in TEXT_TYPES:
             raise t.err(col.name, f"FULLTEXT index on a {col.type} column (only CHAR, VARCHAR and TEXT)")
     else:
         if col.type not in GEOMETRY_TYPES:
@@ -177,7 +177,7 @@ def _validate_column(t: Table, c: Column) -> None:
             raise bad(f"DECIMAL scale {s} out of range 0..{max_scale}")
         if s > p:
             raise bad(f"DECIMAL scale {s} larger than precision {p}")
-    if ty in _TEMPORAL_FSP and c.fsp is not None and not 0 <= c.fsp <= 6:
+    if ty in TEMPORAL_FSP and c.fsp is not None and not 0 <= c.fsp <= 6:
         raise bad(f"fractional seconds precision {c.fsp} out of range 0..6")
     if ty == "BIT" and c.length is not None and not 1 <= c.length <= 64:
         raise bad(f"BIT({c.length}) out of range 1..64")

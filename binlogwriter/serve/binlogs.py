@@ -118,10 +118,10 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
             int.from_bytes(data[19:27], "little"),
             data[31],
         )
-    return _gtid_of_codec(data, fmt)
+    return gtid_of_codec(data, fmt)
 
 
-def _gtid_of_codec(data: bytes, fmt: BinlogFormat) -> tuple:
+def gtid_of_codec(data: bytes, fmt: BinlogFormat) -> tuple:
     """The same through the codec only (the reference the test compares with)."""
     ev = decode_event(data, fmt, verify_checksum=False)
     if isinstance(ev, MariadbGtidEvent):

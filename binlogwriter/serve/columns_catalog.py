@@ -137,9 +137,9 @@ def _data_type(col: Any, mariadb: bool) -> str:
 
 def _charset(col: Any, flavor: str) -> tuple[str | None, str | None]:
     """(CHARACTER_SET_NAME, COLLATION_NAME): character columns only (module docstring)."""
-    from binlogwriter.schema.types import _CHAR_TYPES
+    from binlogwriter.schema.types import CHAR_TYPES
 
-    character = col.type in _CHAR_TYPES or col.type in ("ENUM", "SET")
+    character = col.type in CHAR_TYPES or col.type in ("ENUM", "SET")
     if col.type == "JSON" and flavor.startswith("mariadb"):
         character = True
     coll = col.collation_obj(flavor) if character else None

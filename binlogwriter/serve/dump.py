@@ -37,14 +37,14 @@ from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LOG_POS_AT
 from binlogwriter.serve.binlogs import BinlogFile, BinlogSet
 from binlogwriter.serve.dump_files import FileSendingMixin, start_error
 from binlogwriter.serve.dump_request import (
-    _FDE_CREATED_AT,
     ARTIFICIAL_F,
     ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    FDE_CREATED_AT,
     IN_USE_F,
     SEND_ANNOTATE_ROWS,
     DumpError,
     DumpRequest,
-    _GtidFilter,
+    GtidFilter,
     parse_dump,
     parse_dump_gtid,
 )
@@ -90,9 +90,9 @@ class Streamer(FileSendingMixin):
         self.req = req
         self.pacer = pacer
         self.filter = (
-            _GtidFilter(req.mysql_gtids, None)
+            GtidFilter(req.mysql_gtids, None)
             if req.mysql_gtids is not None
-            else _GtidFilter(None, mariadb_gtid)
+            else GtidFilter(None, mariadb_gtid)
             if mariadb_gtid is not None
             else None
         )
@@ -141,7 +141,7 @@ class Streamer(FileSendingMixin):
         if start > 4 or (self.filter is not None and self.filter.position_pending()):
             if start > 4:
                 ev[LOG_POS_AT:FLAGS_AT] = b"\x00\x00\x00\x00"
-            ev[_FDE_CREATED_AT : _FDE_CREATED_AT + 4] = b"\x00\x00\x00\x00"
+            ev[FDE_CREATED_AT : FDE_CREATED_AT + 4] = b"\x00\x00\x00\x00"
             self._packet(_with_crc(ev, has_crc))
         else:
             self._packet(bytes(ev))  # the stored CRC covers the FDE with IN_USE cleared (format.md §3)

@@ -12,7 +12,7 @@ from binlogwriter.format import ANNOTATE_ROWS_EVENT
 from binlogwriter.layouts.header import HEADER_SIZE as HEADER
 from binlogwriter.layouts.header import HEADER_STRUCT, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
-from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES, _GtidFilter
+from binlogwriter.serve.dump_request import HEAD, TXN_TYPES, GtidFilter
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
 from binlogwriter.serve.protocol import MAX_PAYLOAD, frame
 
@@ -85,7 +85,7 @@ class FileSendingMixin:
         block = self.fast_block
         skip_annotate = self.skip_annotate
         sendall = self.sock.sendall
-        unpack_from = _HEAD.unpack_from
+        unpack_from = HEAD.unpack_from
         seq = self.io.seq
         pos = start
         carry = b""
@@ -133,13 +133,13 @@ class FileSendingMixin:
         self.sent_events += events
         return pos
 
-    def _send_file_general(self, f: BinlogFile, start: int, flt: _GtidFilter | None) -> int:
+    def _send_file_general(self, f: BinlogFile, start: int, flt: GtidFilter | None) -> int:
         pos = start
         fmt = f.fmt
         pacer = self.pacer
         skip_annotate = self.skip_annotate
         sendall = self.sock.sendall
-        pack = _HEAD.pack
+        pack = HEAD.pack
         with open(f.path, "rb") as fh:
             for base, buf, bounds in chunks(
                 fh, start, name=f.name, block=pacer.block if pacer else (1 << 20)
@@ -161,7 +161,7 @@ class FileSendingMixin:
                             flt = None
                     if t == ANNOTATE_ROWS_EVENT and skip_annotate:
                         continue
-                    if t in _TXN_TYPES:
+                    if t in TXN_TYPES:
                         ntx += 1
                     n = b - a + 1
                     if n < MAX_PAYLOAD:

@@ -22,10 +22,10 @@ THROUGH_GTID = 0x04
 ARTIFICIAL_F = 0x0020
 IN_USE_F = 0x0001
 ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
-_FDE_CREATED_AT = HEADER_SIZE + 2 + 50
-_HEAD = struct.Struct("<I")
+FDE_CREATED_AT = HEADER_SIZE + 2 + 50
+HEAD = struct.Struct("<I")
 _MARIA_STANDALONE = 0x01
-_TXN_TYPES = frozenset(
+TXN_TYPES = frozenset(
     (
         EventType.GTID_LOG_EVENT,
         EventType.ANONYMOUS_GTID_LOG_EVENT,
@@ -88,7 +88,7 @@ def parse_dump_gtid(payload: bytes) -> DumpRequest:
     return DumpRequest(name.rstrip("\x00"), pos, flags, sid, gtids)
 
 
-class _GtidFilter:
+class GtidFilter:
     """Which event groups a GTID start leaves out (module docstring)."""
 
     def __init__(self, mysql: MysqlGtidSet | None, mariadb: MariadbState | None) -> None:

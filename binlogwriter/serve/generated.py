@@ -37,7 +37,7 @@ from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
-from binlogwriter.serve.dump_request import _HEAD, _TXN_TYPES
+from binlogwriter.serve.dump_request import HEAD, TXN_TYPES
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
@@ -50,7 +50,7 @@ _FDE = 15
 _ANNOTATE_ROWS = 160
 
 
-class _StreamSink:
+class StreamSink:
     """A :class:`~binlogwriter.writer.Sink` that hands every write to the dump (``feed``: bytes,
     or an :class:`~binlogwriter.serve.packets.EventRun` when the writer's caller knows the
     events' lengths) and counts the bytes of each file as it would be on disk (``closed``:
@@ -195,7 +195,7 @@ class GeneratedStreamer(Streamer):
                 "Slave can not handle replication events with the checksum that master is configured to log"
             )
         run = gb.new_run()
-        sink = _StreamSink(self._begin_file, self._feed)
+        sink = StreamSink(self._begin_file, self._feed)
         writer = BinlogWriter(Path(os.devnull), gb.fmt, write_index=False, sink=sink, **run.writer_args())
         basename = writer.basename
         self._start_file = self.req.file or f"{basename}.000001"
@@ -253,7 +253,7 @@ class GeneratedStreamer(Streamer):
         bytes or more over several, protocol.py), one ``sendall``; ANNOTATE_ROWS left out
         unless asked for. Returns the bytes consumed."""
         skip_annotate = self.skip_annotate
-        unpack_from = _HEAD.unpack_from
+        unpack_from = HEAD.unpack_from
         mv = memoryview(buf)
         seq = self.io.seq
         nb = len(buf)
@@ -329,7 +329,7 @@ class GeneratedStreamer(Streamer):
                 continue
             if t == _ANNOTATE_ROWS and self.skip_annotate:
                 continue
-            if t in _TXN_TYPES:
+            if t in TXN_TYPES:
                 ntx += 1
             parts.append(ev)
             nbytes += ln

@@ -28,7 +28,7 @@ from binlogwriter.serve.gtid_functions import GTID_FUNCTIONS, gtid_function
 from binlogwriter.serve.protocol import err_packet, ok_packet, result_set
 from binlogwriter.serve.queries_catalog import information_schema_select, information_schema_table
 from binlogwriter.serve.queries_show import ShowMixin
-from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _split_top, _unquote
+from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, split_top, unquote
 from binlogwriter.serve.session import Session
 from binlogwriter.serve.sqltext import UnterminatedText, strip_comments, version_number
 from binlogwriter.serve.variables import VariablesMixin
@@ -70,7 +70,7 @@ class Answerer(VariablesMixin, ShowMixin):
         if m:
             return self.session.var(m.group(1))
         if re.fullmatch(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"", e, re.S):
-            return _unquote(e)
+            return unquote(e)
         if re.fullmatch(r"[-+]?\d+", e):
             return int(e)
         if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", e):
@@ -95,9 +95,9 @@ class Answerer(VariablesMixin, ShowMixin):
                 return funcs[fn]()
         m = re.fullmatch(r"(\w+)\s*\((.*)\)", e, re.S)
         if m and m.group(1).upper() == "BINLOG_GTID_POS":
-            return self._binlog_gtid_pos([self.eval(a) for a in _split_top(m.group(2))])
+            return self._binlog_gtid_pos([self.eval(a) for a in split_top(m.group(2))])
         if m and m.group(1).upper() in GTID_FUNCTIONS:
-            args = [self.eval(a) for a in _split_top(m.group(2))]
+            args = [self.eval(a) for a in split_top(m.group(2))]
             return gtid_function(m.group(1).upper(), args, mariadb=self.binlogs.is_mariadb)
         raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate '{e[:200]}'", "42000")
 
@@ -160,7 +160,7 @@ class Answerer(VariablesMixin, ShowMixin):
         u = rest.upper()
         if u.startswith(("NAMES", "CHARACTER SET", "CHARSET", "TRANSACTION", "SESSION TRANSACTION")):
             return ok_packet()
-        for assignment in _split_top(rest):
+        for assignment in split_top(rest):
             m = re.fullmatch(r"@`?(\w+)`?\s*:?=\s*(.*)", assignment, re.S)
             if m:
                 self.session.user_vars[m.group(1).lower()] = self.eval(m.group(2))
@@ -184,7 +184,7 @@ class Answerer(VariablesMixin, ShowMixin):
             raise QueryError(1146, f"binlogwriter serve has no table {m.group(1)!r}", "42S02")
         rest = re.sub(r"\s+FROM\s+DUAL\b.*$|\s+LIMIT\s+\d+\s*$", "", rest, flags=re.I | re.S)
         cols, vals = [], []
-        for item in _split_top(rest):
+        for item in split_top(rest):
             m = re.fullmatch(r"(.*?)\s+(?:AS\s+)?(`[^`]+`|'[^']+'|\"[^\"]+\"|\w+)", item, re.S | re.I)
             expr, alias = (m.group(1), m.group(2).strip("`'\"")) if m and not _is_atom(item) else (item, item)
             vals.append(self.eval(expr))

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 
 from binlogwriter.serve.protocol import result_set
-from binlogwriter.serve.query_errors import QueryError, _split_top
+from binlogwriter.serve.query_errors import QueryError, split_top
 
 __all__ = ["INFORMATION_SCHEMA_TABLES", "information_schema_table", "information_schema_select"]
 
@@ -77,7 +77,7 @@ def information_schema_select(select_rest: str, table: str,
             from binlogwriter.serve.queries_columns import columns_select
 
             return columns_select(items, select_rest[m.end() - 1:], rows, mariadb=mariadb)
-    cols = [_column_name(it) for it in _split_top(items)]
+    cols = [_column_name(it) for it in split_top(items)]
     if any(c == "*" or c.endswith(".*") for c in cols):
         # the columns of `*` would have to be the server's own: refused as before (1146)
         raise QueryError(1146, f"binlogwriter serve has no table 'information_schema.{table}' to list", "42S02")

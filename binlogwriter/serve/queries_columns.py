@@ -19,7 +19,7 @@ import re
 
 from binlogwriter.serve.columns_catalog import COLUMNS, NUMERIC_COLUMNS
 from binlogwriter.serve.protocol import result_set
-from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, _literal, _split_top
+from binlogwriter.serve.query_errors import ER_PARSE_ERROR, QueryError, literal, split_top
 from binlogwriter.serve.sqltext import UnterminatedText, like, quoted_end
 
 __all__ = ["columns_select"]
@@ -69,7 +69,7 @@ def _value(text: str) -> object:
         return int(t)
     if t.upper() == "NULL":
         return None
-    return _literal(t, "information_schema.COLUMNS WHERE")
+    return literal(t, "information_schema.COLUMNS WHERE")
 
 
 def _same(col: str, have: object, want: object) -> bool:
@@ -98,17 +98,17 @@ def _condition(cond: str):
         want = _value(rest)
         return lambda row: _same(col, row[col], want)
     if op == "LIKE":
-        pat = _literal(rest, "information_schema.COLUMNS WHERE … LIKE")
+        pat = literal(rest, "information_schema.COLUMNS WHERE … LIKE")
         return lambda row: row[col] is not None and like(str(row[col]), pat)
     if not (rest.startswith("(") and rest.endswith(")")):
         raise QueryError(ER_PARSE_ERROR, f"cannot parse IN {rest[:200]!r}", "42000")
-    wants = [_value(v) for v in _split_top(rest[1:-1])]
+    wants = [_value(v) for v in split_top(rest[1:-1])]
     return lambda row: any(_same(col, row[col], w) for w in wants)
 
 
 def _order(text: str) -> list[tuple[str, bool]]:
     out = []
-    for part in _split_top(text):
+    for part in split_top(text):
         m = re.fullmatch(r"(?is)(.*?)(?:\s+(ASC|DESC))?", part.strip())
         assert m is not None
         out.append((_column(m.group(1)), (m.group(2) or "").upper() == "DESC"))
@@ -137,7 +137,7 @@ def columns_select(items: str, tail: str, rows: list[dict[str, object]], *, mari
         raise QueryError(ER_PARSE_ERROR, f"binlogwriter serve cannot evaluate {head[:200]!r} "
                          "after FROM information_schema.COLUMNS", "42000")
     selected: list[tuple[str, str]] = []
-    for item in _split_top(items):
+    for item in split_top(items):
         m = _ITEM.fullmatch(item.strip())
         expr, alias = (m.group(1), m.group(2).strip("`'\"")) if m else (item, None)
         col = _column(expr)

@@ -11,8 +11,8 @@ from binlogwriter.serve.query_errors import (
     ER_ERROR_WHEN_EXECUTING_COMMAND,
     ER_PARSE_ERROR,
     QueryError,
-    _filter_like,
-    _unquote,
+    filter_like,
+    unquote,
 )
 
 
@@ -28,7 +28,7 @@ class ShowMixin:
                 return result_set(["Variable_name", "Value"], [])
             items = sorted(self.variables().items())
             cond = rest[rest.upper().index(m.group(2)) + len(m.group(2)) :].strip()
-            items = _filter_like(items, cond)
+            items = filter_like(items, cond)
             return result_set(["Variable_name", "Value"], items)
         if u in ("MASTER STATUS", "BINARY LOG STATUS", "BINLOG STATUS"):
             last = bs.last
@@ -86,7 +86,7 @@ class ShowMixin:
         )
         if not m:
             raise QueryError(ER_PARSE_ERROR, f"cannot parse SHOW BINLOG EVENTS {rest!r}", "42000")
-        name = _unquote(m.group(1)) if m.group(1) else self.binlogs.first.name
+        name = unquote(m.group(1)) if m.group(1) else self.binlogs.first.name
         i = self.binlogs.find(name)
         if i is None:
             raise QueryError(

@@ -21,7 +21,7 @@ class QueryError(Exception):
         self.state = state
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
+def split_top(text: str, sep: str = ",") -> list[str]:
     """Split on ``sep`` outside quotes and parentheses."""
     out, cur, depth, quote = [], [], 0, ""
     i = 0
@@ -56,7 +56,7 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 _ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a", "%": "\\%", "_": "\\_"}
 
 
-def _unquote(s: str) -> str:
+def unquote(s: str) -> str:
     """The value of a quoted string literal (MySQL reference manual "String Literals": ``\\n``,
     ``\\t``, ``\\0``, … escapes, a doubled quote; ``\\%`` and ``\\_`` stay two characters, for
     LIKE); anything else is returned stripped."""
@@ -69,7 +69,7 @@ def _unquote(s: str) -> str:
     return s
 
 
-def _literal(text: str, what: str) -> str:
+def literal(text: str, what: str) -> str:
     """The value of ``text``, which must be one quoted string (QueryError otherwise)."""
     t = text.strip()
     try:
@@ -78,24 +78,24 @@ def _literal(text: str, what: str) -> str:
         whole = False
     if not whole:
         raise QueryError(ER_PARSE_ERROR, f"{what}: expected a quoted string, not {t[:100]!r}", "42000")
-    return _unquote(t)
+    return unquote(t)
 
 
-def _filter_like(items: list[tuple[str, object]], cond: str) -> list[tuple[str, object]]:
+def filter_like(items: list[tuple[str, object]], cond: str) -> list[tuple[str, object]]:
     """``SHOW VARIABLES`` rows kept by ``LIKE 'pattern'`` or ``WHERE Variable_name =|LIKE|IN …``
     (names compare case-insensitively; LIKE through the linear matcher of sqltext.py)."""
     if not cond:
         return items
     if cond[:4].upper() == "LIKE" and cond[4:5] in ("", " ", "'", '"'):
-        pat = _literal(cond[4:], "SHOW VARIABLES LIKE")
+        pat = literal(cond[4:], "SHOW VARIABLES LIKE")
         return [(k, v) for k, v in items if like(k, pat)]
     m = re.fullmatch(r"WHERE Variable_name ?(=|LIKE|IN) ?(.*)", cond, re.I | re.S)
     if m:
         op = m.group(1).upper()
         if op == "IN":
-            names = {_unquote(x).lower() for x in _split_top(m.group(2).strip().strip("()"))}
+            names = {unquote(x).lower() for x in split_top(m.group(2).strip().strip("()"))}
             return [(k, v) for k, v in items if k in names]
-        pat = _literal(m.group(2), f"SHOW VARIABLES WHERE Variable_name {op}")
+        pat = literal(m.group(2), f"SHOW VARIABLES WHERE Variable_name {op}")
         if op == "=":
             return [(k, v) for k, v in items if k == pat.lower()]
         return [(k, v) for k, v in items if like(k, pat)]

@@ -4,6 +4,9 @@ served files and the server's identity on demand."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.serve.protocol import MAX_ALLOWED_PACKET
 from binlogwriter.serve.query_errors import ER_UNKNOWN_SYSTEM_VARIABLE, QueryError
 
@@ -24,6 +27,8 @@ class VariablesMixin:
 
     # ------------------------------------------------------------------------- variables
     def variables(self) -> dict[str, object]:
+        """Every variable by name: the server's identity and settings, the defaults clients
+        read, then the flavor's GTID state at the end of the served files."""
         bs = self.binlogs
         maria = bs.is_mariadb
         mysql_set, maria_state, uuid = bs.end_state()
@@ -74,36 +79,7 @@ class VariablesMixin:
             "license": "GPL",
         }
         v.update(JDBC_SESSION_DEFAULTS)
-        if maria:
-            binlog_pos = maria_state.text()
-            v.update(
-                {
-                    "gtid_domain_id": 0,
-                    "gtid_binlog_pos": binlog_pos,
-                    "gtid_binlog_state": binlog_pos,
-                    "gtid_current_pos": binlog_pos,
-                    "gtid_slave_pos": "",
-                    "gtid_strict_mode": 0,
-                    "gtid_ignore_duplicates": 0,
-                    "binlog_annotate_row_events": "ON",
-                    "log_bin_compress": "OFF",
-                }
-            )
-        else:
-            # GTIDs are on when the served events carry them: a generated stream (generated.py)
-            # knows its UUID before any GTID is sent, while its executed set is still empty
-            gtids = bool(mysql_set) or uuid is not None
-            v.update(
-                {
-                    "gtid_mode": "ON" if gtids else "OFF",
-                    "enforce_gtid_consistency": "ON" if gtids else "OFF",
-                    "gtid_executed": mysql_set.text(),
-                    "gtid_purged": bs.first.start_mysql.text(),
-                    "binlog_gtid_simple_recovery": "ON",
-                    "binlog_rows_query_log_events": "OFF",
-                    "transaction_write_set_extraction": "XXHASH64",
-                }
-            )
+        v.update(_mariadb_gtid_variables(maria_state) if maria else _mysql_gtid_variables(bs, mysql_set, uuid))
         return v
 
     def sysvar(self, name: str) -> object:
@@ -115,3 +91,35 @@ class VariablesMixin:
         if name not in v:
             raise QueryError(ER_UNKNOWN_SYSTEM_VARIABLE, f"Unknown system variable '{name}'")
         return v[name]
+
+
+def _mariadb_gtid_variables(maria_state: MariadbState) -> dict[str, object]:
+    """MariaDB's GTID variables: every position is the served files' end state."""
+    binlog_pos = maria_state.text()
+    return {
+        "gtid_domain_id": 0,
+        "gtid_binlog_pos": binlog_pos,
+        "gtid_binlog_state": binlog_pos,
+        "gtid_current_pos": binlog_pos,
+        "gtid_slave_pos": "",
+        "gtid_strict_mode": 0,
+        "gtid_ignore_duplicates": 0,
+        "binlog_annotate_row_events": "ON",
+        "log_bin_compress": "OFF",
+    }
+
+
+def _mysql_gtid_variables(bs: Any, mysql_set: MysqlGtidSet, uuid: str | None) -> dict[str, object]:
+    """MySQL's GTID variables. GTIDs are on when the served events carry them: a generated
+    stream (generated.py) knows its UUID before any GTID is sent, while its executed set is
+    still empty."""
+    gtids = bool(mysql_set) or uuid is not None
+    return {
+        "gtid_mode": "ON" if gtids else "OFF",
+        "enforce_gtid_consistency": "ON" if gtids else "OFF",
+        "gtid_executed": mysql_set.text(),
+        "gtid_purged": bs.first.start_mysql.text(),
+        "binlog_gtid_simple_recovery": "ON",
+        "binlog_rows_query_log_events": "OFF",
+        "transaction_write_set_extraction": "XXHASH64",
+    }

@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
     if isinstance(value, int):
         return True
     return hasattr(value, "__index__") and not isinstance(value, float)
 
 
-def _int_array(values: Any) -> np.ndarray | None:
+def int_array(values: Any) -> np.ndarray | None:
     """A non-empty 1-d integer array of ``values`` (an int array, or a list of plain ints),
     else None (bools, floats, bytes, ints beyond 64 bits: the scalar encoder decides)."""
     if isinstance(values, np.ndarray):

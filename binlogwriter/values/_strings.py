@@ -49,7 +49,7 @@ from binlogwriter.values._common import (
     describe,
     value_error,
 )
-from binlogwriter.values._text import _SPECIAL_MARIADB, _SPECIAL_MYSQL, _UTF8_CODECS, quote_bytes
+from binlogwriter.values._text import SPECIAL_MARIADB, SPECIAL_MYSQL, UTF8_CODECS, quote_bytes
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ __all__ = ["parse_string_meta", "string_real_type", "column_collation", "plain_s
            "text_renderer"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_BYTES = (bytes, bytearray, memoryview)
+BYTES = (bytes, bytearray, memoryview)
 
 STRING_META = cs.Struct(
     "byte0" / cs.Int8ul,
@@ -95,7 +95,7 @@ def column_collation(col: ColumnDesc) -> Collation | None:
     return find_collation(col.collation, col.flavor)
 
 
-class _Text:
+class Text:
     """How one column's strings turn into stored bytes and back (charsets.md rules)."""
 
     def __init__(self, col: ColumnDesc) -> None:
@@ -146,7 +146,7 @@ class _Text:
                 return value.encode("utf-8"), None
             raise ValueError(f"column charset {'unknown' if self.coll is None else self.charset} has no "
                              f"Python codec: pass bytes, got {describe(value)}")
-        if isinstance(value, _BYTES):
+        if isinstance(value, BYTES):
             data = bytes(value)
             if self.text:
                 try:
@@ -161,7 +161,7 @@ class _Text:
         encoding: a character is at least one byte in every charset), or None when only
         its encoding can tell. ``padded`` (CHAR): trailing pad is dropped, so a value ending
         with it is left to the exact check."""
-        if not isinstance(value, (str, *_BYTES)):
+        if not isinstance(value, (str, *BYTES)):
             return None
         n = len(value)
         if n <= max_bytes:
@@ -197,7 +197,7 @@ class _Text:
         return data[:end]
 
 
-def text_bytes_many(t: _Text, values: list) -> tuple[list[bytes], np.ndarray] | None:
+def text_bytes_many(t: Text, values: list) -> tuple[list[bytes], np.ndarray] | None:
     """(stored bytes, character counts) of many ``str`` values of a text column, as
     :meth:`_Text.to_bytes` gives them one by one (charsets.md: the column charset's Python
     codec; utf8mb3/ucs2 refuse characters beyond the BMP), computed by C-level maps over
@@ -230,8 +230,8 @@ def bytes_many(values: list) -> list[bytes] | None:
     return values
 
 
-def _check_len(col: ColumnDesc, sql: str, t: _Text, data: bytes, chars: int | None,
-               max_bytes: int) -> None:
+def check_len(col: ColumnDesc, sql: str, t: Text, data: bytes, chars: int | None,
+              max_bytes: int) -> None:
     if len(data) > max_bytes:
         raise value_error(col, sql, f"holds {max_bytes} bytes, got {len(data)}")
     if chars is not None and t.text and t.mbmaxlen > 1:
@@ -240,17 +240,17 @@ def _check_len(col: ColumnDesc, sql: str, t: _Text, data: bytes, chars: int | No
             raise value_error(col, sql, f"holds {max_chars} characters, got {chars}")
 
 
-def _sql_len(kind_text: str, kind_bin: str, max_bytes: int, t: _Text) -> str:
+def sql_len(kind_text: str, kind_bin: str, max_bytes: int, t: Text) -> str:
     if t.binary or t.coll is None:
         return f"{kind_bin}({max_bytes})"
     return f"{kind_text}({max_bytes // t.mbmaxlen}){t.label()}"
 
 
-def _where(col: ColumnDesc) -> str:
+def where(col: ColumnDesc) -> str:
     return ".".join(p for p in (col.table, col.name) if p) or "column"
 
 
-def _length_prefixed_many(datas: list[bytes], lb: int, lengths: np.ndarray | None = None) -> list:
+def length_prefixed_many(datas: list[bytes], lb: int, lengths: np.ndarray | None = None) -> list:
     """Vectorised ``lb``-byte little-endian length prefixes followed by the bytes."""
     if lengths is None:
         lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
@@ -258,7 +258,7 @@ def _length_prefixed_many(datas: list[bytes], lb: int, lengths: np.ndarray | Non
     return [Fixed(prefix), Var(b"".join(datas), lengths)]
 
 
-def _length_prefixed(col: ColumnDesc, sql: str, lb: int):
+def length_prefixed(col: ColumnDesc, sql: str, lb: int):
     """Decoder for ``lb``-byte LE length + bytes, returning the raw bytes."""
 
     def read(buf: Any, pos: int) -> tuple[bytes, int]:
@@ -280,13 +280,13 @@ def stored_bytes_bound(col: ColumnDesc, sql: str, lb: int, limit: int) -> Bound:
     as mariadb-binlog prints them (not decompressed); at most ``limit`` bytes."""
 
     def encode(value: Any) -> bytes:
-        if not isinstance(value, _BYTES):
+        if not isinstance(value, BYTES):
             raise value_error(col, sql, f"needs the stored bytes, got {describe(value)}")
         if len(value) > limit:
             raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}")
         return len(value).to_bytes(lb, "little") + bytes(value)
 
-    return Bound(col, sql, encode, _length_prefixed(col, sql, lb), None, "bytes")
+    return Bound(col, sql, encode, length_prefixed(col, sql, lb), None, "bytes")
 
 
 def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
@@ -311,7 +311,7 @@ def plain_string_layout(col: ColumnDesc) -> tuple[int, str | None] | None:
                 return None
         else:
             return None
-        t = _Text(col)
+        t = Text(col)
     except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
         return None
     if t.binary and code in (253, 254):
@@ -331,7 +331,7 @@ def char_pad(col: ColumnDesc) -> bytes:
     try:
         if col.type_code not in (253, 254) or parse_string_meta(col.meta)[0] != 254:
             return b""
-        return _Text(col).pad_unit
+        return Text(col).pad_unit
     except Exception:  # noqa: BLE001 - malformed metadata: the bound codec reports it
         return b""
 
@@ -341,13 +341,13 @@ def text_renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], s
     stored bytes (text re-encoded in its charset; BINARY(n) without the 0x00 pad the server
     does not log), bytes < 0x20 as ``\\xNN`` (MySQL also ``'`` and ``\\``)."""
     t = col.type_code
-    text = _Text(col)
+    text = Text(col)
     binary_char = t in (253, 254) and text.binary
-    if text.text and text.coll is not None and text.coll.codec in _UTF8_CODECS:
+    if text.text and text.coll is not None and text.coll.codec in UTF8_CODECS:
         # text decoded as UTF-8 / ASCII re-encodes to the bytes it came from, which print
         # as that same text: only the escapes need looking for (bytes kept when they did
         # not decode go the general way)
-        special = _SPECIAL_MARIADB if family == "mariadb" else _SPECIAL_MYSQL
+        special = SPECIAL_MARIADB if family == "mariadb" else SPECIAL_MYSQL
 
         def utf8_text(v: Any) -> str:
             if type(v) is str and special.search(v) is None:

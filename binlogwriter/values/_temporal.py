@@ -52,16 +52,16 @@ __all__ = [
 ]
 
 UTC = _dt.UTC
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
 _TD_ZERO = _dt.timedelta(0)
 TIME_MAX_US = ((838 * 60 + 59) * 60 + 59) * 1_000_000 + 999_999
 """Largest TIME magnitude accepted: 838:59:59.999999 (MariaDB's limit; MySQL clips at .000000)."""
-_TS_MAX = (1 << 31) - 1
-_POW = (1, 10, 100, 1000, 10000, 100000, 1000000)
+TS_MAX = (1 << 31) - 1
+POW = (1, 10, 100, 1000, 10000, 100000, 1000000)
 
 
-class _Reject(Exception):
+class Reject(Exception):
     """Internal: a value that does not fit; the bound codec turns it into ValueEncodeError."""
 
 
@@ -91,33 +91,33 @@ def datetime_value(y: int, m: int, d: int, h: int, mi: int, s: int, us: int) -> 
 
 def _check_ymd(y: int, m: int, d: int, strict: bool) -> None:
     if not (0 <= y <= 9999 and 0 <= m <= 12 and 0 <= d <= 31):
-        raise _Reject(f"date {y:04d}-{m:02d}-{d:02d} is out of range (year 0..9999, month 0..12, day 0..31)")
+        raise Reject(f"date {y:04d}-{m:02d}-{d:02d} is out of range (year 0..9999, month 0..12, day 0..31)")
     if strict and m and d and d > days_in_month(y, m):
-        raise _Reject(f"invalid date {y:04d}-{m:02d}-{d:02d}: month {m} has {days_in_month(y, m)} days")
+        raise Reject(f"invalid date {y:04d}-{m:02d}-{d:02d}: month {m} has {days_in_month(y, m)} days")
 
 
 def _check_hms(h: int, mi: int, s: int, us: int) -> None:
     if not (0 <= h <= 23 and 0 <= mi <= 59 and 0 <= s <= 59 and 0 <= us <= 999_999):
-        raise _Reject(f"time of day {h:02d}:{mi:02d}:{s:02d}.{us:06d} is out of range")
+        raise Reject(f"time of day {h:02d}:{mi:02d}:{s:02d}.{us:06d} is out of range")
 
 
-def _date_fields(value: Any) -> tuple[int, int, int]:
+def date_fields(value: Any) -> tuple[int, int, int]:
     if isinstance(value, _dt.datetime):
         if value.tzinfo is not None or value.time() != _dt.time(0):
-            raise _Reject(f"DATE has no time part, got {describe(value)}")
+            raise Reject(f"DATE has no time part, got {describe(value)}")
         return value.year, value.month, value.day
     if isinstance(value, _dt.date):
         return value.year, value.month, value.day
     if isinstance(value, MysqlDate):
         _check_ymd(value.year, value.month, value.day, value.strict)
         return value.year, value.month, value.day
-    raise _Reject(f"needs a datetime.date or MysqlDate, got {describe(value)}")
+    raise Reject(f"needs a datetime.date or MysqlDate, got {describe(value)}")
 
 
-def _datetime_fields(value: Any) -> tuple[int, int, int, int, int, int, int]:
+def datetime_fields(value: Any) -> tuple[int, int, int, int, int, int, int]:
     if isinstance(value, _dt.datetime):
         if value.tzinfo is not None:
-            raise _Reject(f"DATETIME has no time zone; pass a naive datetime, got {describe(value)}")
+            raise Reject(f"DATETIME has no time zone; pass a naive datetime, got {describe(value)}")
         return (value.year, value.month, value.day, value.hour, value.minute, value.second,
                 value.microsecond)
     if isinstance(value, MysqlDateTime):
@@ -130,72 +130,72 @@ def _datetime_fields(value: Any) -> tuple[int, int, int, int, int, int, int]:
     if isinstance(value, MysqlDate):
         _check_ymd(value.year, value.month, value.day, value.strict)
         return value.year, value.month, value.day, 0, 0, 0, 0
-    raise _Reject(f"needs a naive datetime.datetime or MysqlDateTime, got {describe(value)}")
+    raise Reject(f"needs a naive datetime.datetime or MysqlDateTime, got {describe(value)}")
 
 
-def _time_us(value: Any) -> int:
+def time_us(value: Any) -> int:
     """Signed microseconds of a TIME value, range-checked."""
     if isinstance(value, _dt.timedelta):
         us = (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
     elif isinstance(value, MysqlTime):
         if not (0 <= value.minutes <= 59 and 0 <= value.seconds <= 59
                 and 0 <= value.microseconds <= 999_999 and value.hours >= 0):
-            raise _Reject(f"TIME fields out of range: {value}")
+            raise Reject(f"TIME fields out of range: {value}")
         us = value.total_microseconds()
     elif isinstance(value, _dt.time):
         if value.tzinfo is not None:
-            raise _Reject(f"TIME has no time zone, got {describe(value)}")
+            raise Reject(f"TIME has no time zone, got {describe(value)}")
         us = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
     else:
-        raise _Reject(f"needs a datetime.timedelta, MysqlTime or datetime.time, got {describe(value)}")
+        raise Reject(f"needs a datetime.timedelta, MysqlTime or datetime.time, got {describe(value)}")
     if abs(us) > TIME_MAX_US:
-        raise _Reject(f"holds -838:59:59.999999..838:59:59.999999, got {_time_text(us, 6)}")
+        raise Reject(f"holds -838:59:59.999999..838:59:59.999999, got {_time_text(us, 6)}")
     return us
 
 
-def _timestamp_us(value: Any) -> int:
+def timestamp_us(value: Any) -> int:
     """Microseconds since the epoch (UTC) for a TIMESTAMP value; 0 = the zero timestamp."""
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:
             delta = value - _EPOCH_NAIVE
         else:
-            delta = value - _EPOCH
+            delta = value - EPOCH
         us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     elif isinstance(value, MysqlDateTime):
         if value.is_zero:
             return 0
         d = value.to_datetime()
         if d is None:
-            raise _Reject(f"TIMESTAMP cannot hold {value}")
+            raise Reject(f"TIMESTAMP cannot hold {value}")
         delta = d - _EPOCH_NAIVE
         us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     elif isinstance(value, int) and not isinstance(value, bool):
         if value == 0:
             return 0
-        if not 1 <= value <= _TS_MAX:  # checked before any arithmetic on a huge int
-            raise _Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
-                          f"(or the zero timestamp), got {int_text(value)} seconds")
+        if not 1 <= value <= TS_MAX:  # checked before any arithmetic on a huge int
+            raise Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
+                         f"(or the zero timestamp), got {int_text(value)} seconds")
         us = value * 1_000_000
     else:
-        raise _Reject(f"needs a datetime, int seconds or the zero MysqlDateTime, got {describe(value)}")
-    if not 1_000_000 <= us <= _TS_MAX * 1_000_000 + 999_999:
-        raise _Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
-                      f"(or the zero timestamp), got {_ts_text(us)}")
+        raise Reject(f"needs a datetime, int seconds or the zero MysqlDateTime, got {describe(value)}")
+    if not 1_000_000 <= us <= TS_MAX * 1_000_000 + 999_999:
+        raise Reject("holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07.999999 UTC "
+                     f"(or the zero timestamp), got {_ts_text(us)}")
     return us
 
 
 def _ts_text(us: int) -> str:
     """A TIMESTAMP's microseconds for a message: the UTC date when Python can show it."""
     try:
-        return str(_EPOCH + _dt.timedelta(microseconds=us))
+        return str(EPOCH + _dt.timedelta(microseconds=us))
     except OverflowError:
         return f"{int_text(us)} microseconds since the epoch"
 
 
-def _check_fsp(us: int, fsp: int) -> None:
-    if us % _POW[6 - fsp]:
+def check_fsp(us: int, fsp: int) -> None:
+    if us % POW[6 - fsp]:
         digits = f"{abs(us) % 1_000_000:06d}".rstrip("0")
-        raise _Reject(f"fraction .{digits} has {len(digits)} digits, fsp {fsp} keeps {fsp}; round it first")
+        raise Reject(f"fraction .{digits} has {len(digits)} digits, fsp {fsp} keeps {fsp}; round it first")
 
 
 def _time_text(us: int, fsp: int) -> str:
@@ -272,7 +272,7 @@ def time_from_packed(nr: int) -> int:
     return -us if neg else us
 
 
-def _td(us: int) -> _dt.timedelta:
+def td(us: int) -> _dt.timedelta:
     return _dt.timedelta(microseconds=us) if us else _TD_ZERO
 
 
@@ -281,30 +281,30 @@ def _td(us: int) -> _dt.timedelta:
 # ---------------------------------------------------------------------------------------------
 
 
-_FSP_LAYOUT = cs.Struct("fsp" / cs.Int8ul)
+FSP_LAYOUT = cs.Struct("fsp" / cs.Int8ul)
 
 
-def _fsp_of(codec: Codec, col: ColumnDesc) -> int:
+def fsp_of(codec: Codec, col: ColumnDesc) -> int:
     fsp = codec.parse_meta(col).fsp
     if fsp > 6:
         raise SchemaError(f"fsp {fsp} in metadata is beyond 6 - at {col.table}.{col.name}")
     return fsp
 
 
-def _wrap(col: ColumnDesc, sql: str, fn):
+def wrap(col: ColumnDesc, sql: str, fn):
     def encode(value: Any) -> bytes:
         try:
             return fn(value)
-        except _Reject as exc:
+        except Reject as exc:
             raise value_error(col, sql, str(exc)) from None
     return encode
 
 
-def _short(col: ColumnDesc, sql: str, buf: Any, pos: int, n: int):
+def short(col: ColumnDesc, sql: str, buf: Any, pos: int, n: int):
     return decode_error(col, f"{sql} needs {n} bytes at {pos}, {max(0, len(buf) - pos)} left")
 
 
-def _frac_encode(us: int, fsp: int) -> bytes:
+def frac_encode(us: int, fsp: int) -> bytes:
     if fsp == 0:
         return b""
     if fsp <= 2:
@@ -314,57 +314,57 @@ def _frac_encode(us: int, fsp: int) -> bytes:
     return us.to_bytes(3, "big")
 
 
-def _frac_decode(buf: Any, pos: int, fsp: int, col: ColumnDesc | None = None, sql: str = "") -> int:
+def frac_decode(buf: Any, pos: int, fsp: int, col: ColumnDesc | None = None, sql: str = "") -> int:
     """Microseconds of a fraction stored in (fsp+1)/2 bytes; a stored fraction of a second or
     more (no server writes one, and it would not encode back) is a located DecodeError."""
     if fsp <= 2:
         v = buf[pos]
         if v > 99:
-            raise _bad_frac(col, sql, v)
+            raise bad_frac(col, sql, v)
         return v * 10000
     if fsp <= 4:
         v = int.from_bytes(buf[pos:pos + 2], "big")
         if v > 9999:
-            raise _bad_frac(col, sql, v)
+            raise bad_frac(col, sql, v)
         return v * 100
     v = int.from_bytes(buf[pos:pos + 3], "big")
     if v > 999999:
-        raise _bad_frac(col, sql, v)
+        raise bad_frac(col, sql, v)
     return v
 
 
-def _bad_frac(col: ColumnDesc | None, sql: str, v: int):
+def bad_frac(col: ColumnDesc | None, sql: str, v: int):
     msg = f"{sql or 'temporal'} fraction {v} is a second or more"
     return decode_error(col, msg) if col is not None else ValueError(msg)
 
 
-def _ts_value(secs: int, us: int) -> Any:
+def ts_value(secs: int, us: int) -> Any:
     if secs == 0 and us == 0:
         return MysqlDateTime(0, 0, 0, strict=False)
-    return _EPOCH + _dt.timedelta(seconds=secs, microseconds=us)
+    return EPOCH + _dt.timedelta(seconds=secs, microseconds=us)
 
 
-def _ts_frac_value(col: ColumnDesc, sql: str, secs: int, us: int) -> Any:
+def ts_frac_value(col: ColumnDesc, sql: str, secs: int, us: int) -> Any:
     """:func:`_ts_value` of a TIMESTAMP with a fraction: 0 seconds with a fraction is below the
     range (1970-01-01 00:00:01 UTC; only the zero timestamp has 0 seconds), no server writes it."""
     if secs == 0 and us:
         raise decode_error(col, f"{sql} of 0 seconds and {us} microseconds is below its range "
                                 "(only the zero timestamp has 0 seconds)")
-    return _ts_value(secs, us)
+    return ts_value(secs, us)
 
 
-def _old_fsp(col: ColumnDesc) -> int:
+def old_fsp(col: ColumnDesc) -> int:
     fsp = col.fsp or 0
     if not 0 <= fsp <= 6:
         raise SchemaError(f"fsp {fsp} is beyond 6 - at {col.table}.{col.name}")
     return fsp
 
 
-_TIME_HIRES_BYTES = (3, 4, 4, 5, 5, 5, 6)
-_DATETIME_HIRES_BYTES = (8, 6, 6, 7, 7, 7, 8)
-_TS_FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
+TIME_HIRES_BYTES = (3, 4, 4, 5, 5, 5, 6)
+DATETIME_HIRES_BYTES = (8, 6, 6, 7, 7, 7, 8)
+TS_FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
 
 
-def _fsp_frac(us: int, fsp: int) -> str:
+def fsp_frac(us: int, fsp: int) -> str:
     """The ground-truth fraction: the first ``fsp`` of six microsecond digits (docs/output.md)."""
     return "" if not fsp else "." + f"{us:06d}"[:fsp]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.values._common import Fixed, be_bytes
-from binlogwriter.values._temporal import _POW, _TS_MAX, TIME_MAX_US
+from binlogwriter.values._temporal import POW, TIME_MAX_US, TS_MAX
 
 _US = 1_000_000
 
@@ -27,7 +27,7 @@ def _years_ok(days: np.ndarray) -> bool:
 
 
 def _fsp_ok(frac: np.ndarray, fsp: int) -> bool:
-    return fsp == 6 or not (frac % _POW[6 - fsp]).any()
+    return fsp == 6 or not (frac % POW[6 - fsp]).any()
 
 
 def _frac_array(frac: np.ndarray, fsp: int) -> list:
@@ -45,7 +45,7 @@ def _fixed(parts: list) -> list:
     return [Fixed(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))]
 
 
-def _date_array(kind: str, data: np.ndarray) -> list | None:
+def date_array(kind: str, data: np.ndarray) -> list | None:
     """DATE of days since the epoch: 3 bytes LE ``day | month << 5 | year << 9``."""
     if kind != "date" or not _years_ok(data):
         return None
@@ -54,7 +54,7 @@ def _date_array(kind: str, data: np.ndarray) -> list | None:
     return [Fixed(v.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3])]
 
 
-def _datetime2_array(fsp: int):
+def datetime2_array(fsp: int):
     def enc(kind: str, data: np.ndarray, meta) -> list | None:
         if kind != "dt":
             return None
@@ -70,11 +70,11 @@ def _datetime2_array(fsp: int):
     return enc
 
 
-def _timestamp2_array(fsp: int):
+def timestamp2_array(fsp: int):
     def enc(kind: str, data: np.ndarray, meta) -> list | None:
         if kind != "ts" or not len(data):
             return None
-        if int(data.min()) < _US or int(data.max()) > _TS_MAX * _US + 999_999:
+        if int(data.min()) < _US or int(data.max()) > TS_MAX * _US + 999_999:
             return None
         secs = data // _US
         frac = data - secs * _US
@@ -84,7 +84,7 @@ def _timestamp2_array(fsp: int):
     return enc
 
 
-def _time2_array(fsp: int):
+def time2_array(fsp: int):
     def enc(kind: str, data: np.ndarray, meta) -> list | None:
         if kind != "time" or not len(data):
             return None

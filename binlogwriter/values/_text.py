@@ -7,16 +7,16 @@ import re
 
 __all__ = ["quote_bytes", "bit_string"]
 
-_SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
-_SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
+SPECIAL_MARIADB = re.compile(r"[\x00-\x1f]")
+SPECIAL_MYSQL = re.compile(r"[\x00-\x1f'\\]")
 _TABLE_MARIADB = {c: f"\\x{c:02x}" for c in range(0x20)}
 _TABLE_MYSQL = {**_TABLE_MARIADB, 0x27: "\\x27", 0x5C: "\\x5c"}
-_ESCAPED_MARIADB = bytes(range(0x20))
-_ESCAPED_MYSQL = _ESCAPED_MARIADB + b"'\\"
+ESCAPED_MARIADB = bytes(range(0x20))
+ESCAPED_MYSQL = ESCAPED_MARIADB + b"'\\"
 """The bytes each family escapes (a C pass deleting them tells whether there is one)."""
-_BYTES_MARIADB = [_TABLE_MARIADB.get(c, chr(c)) for c in range(256)]
-_BYTES_MYSQL = [_TABLE_MYSQL.get(c, chr(c)) for c in range(256)]
-_UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
+BYTES_MARIADB = [_TABLE_MARIADB.get(c, chr(c)) for c in range(256)]
+BYTES_MYSQL = [_TABLE_MYSQL.get(c, chr(c)) for c in range(256)]
+UTF8_CODECS = frozenset(("utf_8", "utf-8", "utf8", "ascii"))
 
 
 def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
@@ -28,9 +28,9 @@ def quote_bytes(data: bytes | memoryview, family: str = "mariadb") -> str:
     below 0x80 is one character in UTF-8 and never part of a multi-byte sequence, so escaping
     it before or after decoding gives the same text."""
     raw = bytes(data)
-    if len(raw.translate(None, _ESCAPED_MARIADB if family == "mariadb" else _ESCAPED_MYSQL)) != len(raw):
+    if len(raw.translate(None, ESCAPED_MARIADB if family == "mariadb" else ESCAPED_MYSQL)) != len(raw):
         # bytes as Latin-1 characters (one each, both ways): a table lookup per byte in C
-        raw = raw.decode("latin-1").translate(_BYTES_MARIADB if family == "mariadb" else _BYTES_MYSQL) \
+        raw = raw.decode("latin-1").translate(BYTES_MARIADB if family == "mariadb" else BYTES_MYSQL) \
             .encode("latin-1")
     return "'" + raw.decode("utf-8", "surrogateescape") + "'"
 
@@ -44,5 +44,5 @@ def bit_string(data: bytes | memoryview, nbits: int) -> str:
     return f"b'{value:0{nbits}b}'"
 
 
-def _frac(usec: int, dec: int) -> str:
+def frac(usec: int, dec: int) -> str:
     return "." + str(usec // 10 ** (6 - dec)).zfill(dec) if dec else ""

@@ -22,7 +22,7 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values._numeric import _int_array, _is_int
+from binlogwriter.values._numeric import int_array, is_int
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class BitCodec(Codec):
                 if len(raw) > nbytes:
                     raise value_error(col, sql, f"holds {nbytes} bytes, got {len(raw)}")
                 value = int.from_bytes(raw, "big")
-            elif not _is_int(value) or isinstance(value, str):
+            elif not is_int(value) or isinstance(value, str):
                 raise value_error(col, sql, f"needs an int or bytes, got {describe(value)}")
             v = int(value)
             if not 0 <= v < limit:
@@ -69,7 +69,7 @@ class BitCodec(Codec):
 
         def encode_many(values: Any) -> list | None:
             # (M+7)/8 bytes big-endian of ints in 0..2^M-1; anything else: the scalar encoder
-            a = _int_array(values)
+            a = int_array(values)
             if a is None or int(a.min()) < 0 or int(a.max()) >= limit:
                 return None
             return [Fixed(be_bytes(a, nbytes))]

@@ -29,11 +29,11 @@ from binlogwriter.values._common import (
     value_error,
 )
 from binlogwriter.values._strings import (
-    _BYTES,
-    _length_prefixed,
-    _length_prefixed_many,
-    _Text,
+    BYTES,
+    Text,
     bytes_many,
+    length_prefixed,
+    length_prefixed_many,
     stored_bytes_bound,
     text_bytes_many,
     text_renderer,
@@ -90,15 +90,15 @@ class BlobCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         lb = _meta_length_bytes(self, col)
-        t = _Text(col)
+        t = Text(col)
         sql = _BLOB_NAMES[lb] + ("TEXT" + t.label() if t.text else "BLOB")
         limit = (1 << (8 * lb)) - 1
-        read = _length_prefixed(col, sql, lb)
+        read = length_prefixed(col, sql, lb)
 
         def encode(value: Any) -> bytes:
             if col.json_text and not isinstance(value, str | bytes | bytearray | memoryview):
                 value = _json_text(col, sql, value)
-            if len(value) > limit if isinstance(value, (str, *_BYTES)) else False:  # before encoding
+            if len(value) > limit if isinstance(value, (str, *BYTES)) else False:  # before encoding
                 raise value_error(col, sql, f"holds {limit} bytes, got {len(value)}"
                                   + (" characters" if isinstance(value, str) else ""))
             try:
@@ -119,7 +119,7 @@ class BlobCodec(Codec):
                 lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
                 if len(lengths) and int(lengths.max()) > limit:
                     return None
-                return _length_prefixed_many(datas, lb, lengths)
+                return length_prefixed_many(datas, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
             for v in values:
@@ -132,7 +132,7 @@ class BlobCodec(Codec):
                 if len(data) > limit:
                     return None
                 datas.append(data)
-            return _length_prefixed_many(datas, lb)
+            return length_prefixed_many(datas, lb)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             data, end = read(buf, pos)
@@ -168,7 +168,7 @@ class VectorCodec(Codec):
             raise SchemaError(f"VECTOR metadata must be 1..4 length bytes, got {lb}"
                               f" - at {col.table}.{col.name}")
         sql = "VECTOR"
-        read = _length_prefixed(col, sql, lb)
+        read = length_prefixed(col, sql, lb)
 
         def encode(value: Any) -> bytes:
             if not isinstance(value, list | tuple):

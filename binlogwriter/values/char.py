@@ -30,19 +30,19 @@ from binlogwriter.values._common import (
 )
 from binlogwriter.values._strings import (
     STRING_META,
-    _check_len,
-    _length_prefixed_many,
-    _sql_len,
-    _Text,
-    _where,
+    Text,
     bytes_many,
+    check_len,
+    length_prefixed_many,
+    sql_len,
     stored_bytes_bound,
     text_bytes_many,
     text_renderer,
+    where,
 )
 from binlogwriter.values._text import quote_bytes
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.enum_set import _bind_enum, _bind_set
+from binlogwriter.values.enum_set import bind_enum, bind_set
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
@@ -72,15 +72,15 @@ class StringCodec(Codec):
     def bind(self, col: ColumnDesc) -> Bound:
         m = self.parse_meta(col)
         if m.real_type == 247:
-            return _bind_enum(col, m.length)
+            return bind_enum(col, m.length)
         if m.real_type == 248:
-            return _bind_set(col, m.length)
+            return bind_set(col, m.length)
         return _bind_char(col, m.length)
 
 
 def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
-    t = _Text(col)
-    sql = _sql_len("CHAR", "BINARY", field_length, t)
+    t = Text(col)
+    sql = sql_len("CHAR", "BINARY", field_length, t)
     wide = field_length > 255
     lb = 2 if wide else 1
     repad = t.binary
@@ -99,7 +99,7 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
             # trailing pad is not part of a CHAR value: count characters without it
             chars = len(value.rstrip(" ")) if isinstance(value, str) else len(t.from_bytes(stripped))
         data = stripped
-        _check_len(col, sql, t, data, chars, field_length)
+        check_len(col, sql, t, data, chars, field_length)
         return len(data).to_bytes(lb, "little") + data
 
     def decode(buf: Any, pos: int) -> tuple[Any, int]:
@@ -116,7 +116,7 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
             # would encode to other bytes — the event is kept raw (values.md §5)
             from binlogwriter.layouts.control import NonCanonical
 
-            raise NonCanonical(f"{_where(col)}: {sql} value of {n} bytes at {start} ends "
+            raise NonCanonical(f"{where(col)}: {sql} value of {n} bytes at {start} ends "
                                f"with the pad {pad.hex()} the server strips")
         if repad:
             return data.ljust(field_length, b"\x00"), end
@@ -142,7 +142,7 @@ def _bind_char(col: ColumnDesc, field_length: int) -> Bound:
         lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
         if len(lengths) and int(lengths.max()) > field_length:
             return None
-        return _length_prefixed_many(datas, lb, lengths)
+        return length_prefixed_many(datas, lb, lengths)
 
     return Bound(col, sql, encode, decode, None, "str" if t.text else "bytes", encode_many)
 
@@ -160,8 +160,8 @@ class VarcharCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         max_bytes = self.parse_meta(col).max_bytes
-        t = _Text(col)
-        sql = _sql_len("VARCHAR", "VARBINARY", max_bytes, t)
+        t = Text(col)
+        sql = sql_len("VARCHAR", "VARBINARY", max_bytes, t)
         wide = max_bytes > 255
         lb = 2 if wide else 1
 
@@ -174,7 +174,7 @@ class VarcharCodec(Codec):
             except ValueError as exc:
                 raise value_error(col, sql, str(exc)) from None
             if len(data) > max_bytes or (chars is not None and chars * t.mbmaxlen > max_bytes):
-                _check_len(col, sql, t, data, chars, max_bytes)
+                check_len(col, sql, t, data, chars, max_bytes)
             return len(data).to_bytes(lb, "little") + data
 
         def encode_many(values: list) -> list | None:
@@ -189,7 +189,7 @@ class VarcharCodec(Codec):
                 if len(lengths) and (int(lengths.max()) > max_bytes
                                      or (chars is not None and int(chars.max()) * mb > max_bytes)):
                     return None
-                return _length_prefixed_many(datas, lb, lengths)
+                return length_prefixed_many(datas, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
             for v in values:
@@ -200,7 +200,7 @@ class VarcharCodec(Codec):
                 if len(data) > max_bytes or (chars is not None and chars * mb > max_bytes):
                     return None  # the scalar encoder checks the exact rule
                 datas.append(data)
-            return _length_prefixed_many(datas, lb)
+            return length_prefixed_many(datas, lb)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             if pos + lb > len(buf):
@@ -256,7 +256,7 @@ def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
         strip = True
     else:
         return None
-    t = _Text(col)
+    t = Text(col)
     if not t.text or t.charset not in _ASCII_SAME or mat.ndim != 2:
         return None
     n, w = mat.shape

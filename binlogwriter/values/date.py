@@ -13,12 +13,12 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, register
 from binlogwriter.values._temporal import (
-    _date_fields,
-    _short,
-    _wrap,
+    date_fields,
     date_value,
+    short,
+    wrap,
 )
-from binlogwriter.values._temporal_arrays import _date_array
+from binlogwriter.values._temporal_arrays import date_array
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlDate
 
@@ -45,18 +45,18 @@ class DateCodec(Codec):
         sql = "DATE"
 
         def enc(value: Any) -> bytes:
-            y, m, d = _date_fields(value)
+            y, m, d = date_fields(value)
             return (d | (m << 5) | (y << 9)).to_bytes(3, "little")
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + 3
             if end > len(buf):
-                raise _short(col, sql, buf, pos, 3)
+                raise short(col, sql, buf, pos, 3)
             v = int.from_bytes(buf[pos:end], "little")
             return date_value(v >> 9, (v >> 5) & 15, v & 31), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, 3, "date | MysqlDate",
-                     encode_array=lambda kind, data, meta: _date_array(kind, data))
+        return Bound(col, sql, wrap(col, sql, enc), decode, 3, "date | MysqlDate",
+                     encode_array=lambda kind, data, meta: date_array(kind, data))
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------

@@ -16,22 +16,22 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
-    _DATETIME_HIRES_BYTES,
-    _FSP_LAYOUT,
-    _POW,
-    _check_fsp,
-    _datetime_fields,
-    _frac_decode,
-    _frac_encode,
-    _fsp_frac,
-    _fsp_of,
-    _old_fsp,
-    _short,
-    _wrap,
+    DATETIME_HIRES_BYTES,
+    FSP_LAYOUT,
+    POW,
+    check_fsp,
+    datetime_fields,
     datetime_value,
+    frac_decode,
+    frac_encode,
+    fsp_frac,
+    fsp_of,
+    old_fsp,
+    short,
+    wrap,
 )
-from binlogwriter.values._temporal_arrays import _datetime2_array
-from binlogwriter.values._text import _frac as _rfrac
+from binlogwriter.values._temporal_arrays import datetime2_array
+from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
@@ -50,34 +50,34 @@ class DateTime2Codec(Codec):
     """DATETIME2 (18): 5 bytes BE ``(ymd << 17 | hms) + 2^39`` + fraction bytes (values.md §4)."""
 
     type_codes = (18,)
-    meta_layout = _FSP_LAYOUT
+    meta_layout = FSP_LAYOUT
 
     def bind(self, col: ColumnDesc) -> Bound:
-        fsp = _fsp_of(self, col)
+        fsp = fsp_of(self, col)
         sql = f"DATETIME({fsp})" if fsp else "DATETIME"
         size = 5 + (fsp + 1) // 2
 
         def enc(value: Any) -> bytes:
-            y, m, d, h, mi, s, us = _datetime_fields(value)
-            _check_fsp(us, fsp)
+            y, m, d, h, mi, s, us = datetime_fields(value)
+            check_fsp(us, fsp)
             ip = ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | s
-            return (ip + 0x8000000000).to_bytes(5, "big") + _frac_encode(us, fsp)
+            return (ip + 0x8000000000).to_bytes(5, "big") + frac_encode(us, fsp)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
             if ip < 0:
                 raise decode_error(col, f"{sql} bytes {bytes(buf[pos:end]).hex()} have the sign bit clear")
-            us = _frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
+            us = frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
             ymd = ip >> 17
             ym = ymd >> 5
             hms = ip & 0x1FFFF
             return datetime_value(ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime",
-                     encode_array=_datetime2_array(fsp))
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime",
+                     encode_array=datetime2_array(fsp))
 
 
 @register
@@ -89,24 +89,24 @@ class OldDateTimeCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         self.parse_meta(col)
-        fsp = _old_fsp(col)
+        fsp = old_fsp(col)
         sql = f"DATETIME({fsp}) (old format)" if fsp else "DATETIME (old format)"
-        size = _DATETIME_HIRES_BYTES[fsp]
-        p = _POW[fsp]
+        size = DATETIME_HIRES_BYTES[fsp]
+        p = POW[fsp]
 
         def enc(value: Any) -> bytes:
-            y, m, d, h, mi, s, us = _datetime_fields(value)
-            _check_fsp(us, fsp)
+            y, m, d, h, mi, s, us = datetime_fields(value)
+            check_fsp(us, fsp)
             if fsp == 0:
                 v = ((y * 10000 + m * 100 + d) * 1000000) + h * 10000 + mi * 100 + s
                 return v.to_bytes(8, "little")
-            v = (((((y * 13 + m) * 32 + d) * 24 + h) * 60 + mi) * 60 + s) * p + us // _POW[6 - fsp]
+            v = (((((y * 13 + m) * 32 + d) * 24 + h) * 60 + mi) * 60 + s) * p + us // POW[6 - fsp]
             return v.to_bytes(size, "big")
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             if fsp == 0:
                 v = int.from_bytes(buf[pos:end], "little")
                 dpart, tpart = divmod(v, 1000000)
@@ -119,9 +119,9 @@ class OldDateTimeCodec(Codec):
             v, h = divmod(v, 24)
             ym, d = divmod(v, 32)
             y, m = divmod(ym, 13)
-            return datetime_value(y, m, d, h, mi, s, frac * _POW[6 - fsp]), end
+            return datetime_value(y, m, d, h, mi, s, frac * POW[6 - fsp]), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime")
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime")
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------
@@ -181,7 +181,7 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
 
     def datetime_text(v: Any) -> str:
         return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                + _fsp_frac(v.microsecond, fsp))
+                + fsp_frac(v.microsecond, fsp))
     return datetime_text
 
 

@@ -16,9 +16,9 @@ from binlogwriter.values._common import Bound, Codec, Fixed, decode_error, descr
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.decimals import (
     DecimalError,
-    _pack,
     decimal_size,
     decode_decimal,
+    pack,
     pack_decimal_array,
     scaled_decimal,
 )
@@ -66,7 +66,7 @@ class DecimalCodec(Codec):
                 raise value_error(col, sql, str(exc)) from None
             if negative and unsigned:
                 raise value_error(col, sql, f"UNSIGNED column cannot hold negative {value}")
-            return _pack(negative, scaled, p, s)
+            return pack(negative, scaled, p, s)
 
         def decode(buf: Any, pos: int) -> tuple[Decimal, int]:
             try:

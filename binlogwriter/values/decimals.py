@@ -74,10 +74,10 @@ def _pow10(n: int) -> int:
 def encode_decimal(value: Decimal, precision: int, scale: int) -> bytes:
     """``decimal2bin`` of ``value`` as ``DECIMAL(precision, scale)``; DecimalError if it does not fit."""
     negative, scaled = scaled_decimal(value, precision, scale)
-    return _pack(negative, scaled, precision, scale)
+    return pack(negative, scaled, precision, scale)
 
 
-def _pack(negative: bool, scaled: int, precision: int, scale: int) -> bytes:
+def pack(negative: bool, scaled: int, precision: int, scale: int) -> bytes:
     intg = precision - scale
     ipart, fpart = divmod(scaled, _POW10[scale]) if scale < 100 else divmod(scaled, 10 ** scale)
     x = 0

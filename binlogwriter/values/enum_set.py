@@ -50,7 +50,7 @@ class EnumCodec(Codec):
     meta_layout = STRING_META
 
     def bind(self, col: ColumnDesc) -> Bound:
-        return _bind_enum(col, self.parse_meta(col).length)
+        return bind_enum(col, self.parse_meta(col).length)
 
 
 @register
@@ -61,7 +61,7 @@ class SetCodec(Codec):
     meta_layout = STRING_META
 
     def bind(self, col: ColumnDesc) -> Bound:
-        return _bind_set(col, self.parse_meta(col).length)
+        return bind_set(col, self.parse_meta(col).length)
 
 
 def _members_text(members: tuple[str, ...]) -> str:
@@ -77,7 +77,7 @@ def _distinct(members: tuple[str, ...] | None) -> tuple[str, ...] | None:
     return members
 
 
-def _bind_enum(col: ColumnDesc, storage: int) -> Bound:
+def bind_enum(col: ColumnDesc, storage: int) -> Bound:
     if storage not in (1, 2):
         raise SchemaError(f"ENUM storage must be 1 or 2 bytes, metadata says {storage}"
                           f" - at {col.table}.{col.name}")
@@ -120,7 +120,7 @@ def _bind_enum(col: ColumnDesc, storage: int) -> Bound:
     return Bound(col, sql, encode, decode, storage, "str | int")
 
 
-def _bind_set(col: ColumnDesc, storage: int) -> Bound:
+def bind_set(col: ColumnDesc, storage: int) -> Bound:
     if storage not in (1, 2, 3, 4, 8):
         raise SchemaError(f"SET storage must be 1, 2, 3, 4 or 8 bytes, metadata says {storage}"
                           f" - at {col.table}.{col.name}")

@@ -22,8 +22,8 @@ from binlogwriter.values._common import (
     value_error,
 )
 from binlogwriter.values._strings import (
-    _BYTES,
-    _length_prefixed,
+    BYTES,
+    length_prefixed,
 )
 from binlogwriter.values._text import quote_bytes
 from binlogwriter.values.base import ColumnDesc
@@ -58,16 +58,16 @@ class GeometryCodec(Codec):
                               f" - at {col.table}.{col.name}")
         sql = "GEOMETRY"
         limit = (1 << (8 * lb)) - 1
-        read = _length_prefixed(col, sql, lb)
+        read = length_prefixed(col, sql, lb)
 
         def encode(value: Any) -> bytes:
             if isinstance(value, Geometry):
                 if not (isinstance(value.srid, int) and 0 <= value.srid < 1 << 32):
                     raise value_error(col, sql, f"SRID must be a u32, got {value.srid!r}")
-                if not isinstance(value.wkb, _BYTES):
+                if not isinstance(value.wkb, BYTES):
                     raise value_error(col, sql, f"WKB must be bytes, got {describe(value.wkb)}")
                 data = value.to_bytes()
-            elif isinstance(value, _BYTES):
+            elif isinstance(value, BYTES):
                 data = bytes(value)
                 if len(data) < 4:
                     raise value_error(col, sql, f"raw geometry needs a 4-byte SRID, got {len(data)} bytes")

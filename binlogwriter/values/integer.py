@@ -23,7 +23,7 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values._numeric import _is_int
+from binlogwriter.values._numeric import is_int
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class IntCodec(Codec):
         lo, hi = (0, (1 << (8 * width)) - 1) if unsigned else (-(1 << (8 * width - 1)), (1 << (8 * width - 1)) - 1)
 
         def fail(value: Any) -> Exception:
-            if not _is_int(value) or isinstance(value, str):
+            if not is_int(value) or isinstance(value, str):
                 return value_error(col, sql, f"needs an int, got {describe(value)}")
             return value_error(col, sql, f"holds {lo}..{hi}, got {int_text(int(value))}")
 
@@ -80,7 +80,7 @@ class IntCodec(Codec):
         else:
             def encode(value: Any) -> bytes:
                 try:
-                    if lo <= value <= hi and _is_int(value):
+                    if lo <= value <= hi and is_int(value):
                         return int(value).to_bytes(3, "little", signed=not unsigned)
                 except TypeError:
                     pass

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, decode_error, register, value_error
-from binlogwriter.values._text import _SPECIAL_MYSQL, quote_bytes
+from binlogwriter.values._text import SPECIAL_MYSQL, quote_bytes
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.blob import blob_length_bytes
 from binlogwriter.values.json_binary import (
@@ -139,7 +139,7 @@ def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """MySQL: the document's text, quoted (UNVERIFIED); mariadb-binlog has no printer for 245."""
     if family != "mysql":
         raise ValueError(f"Don't know how to handle column type: {col.type_code} meta: {bytes(col.meta).hex()}")
-    special = _SPECIAL_MYSQL
+    special = SPECIAL_MYSQL
 
     def json_text(v: Any) -> str:
         if isinstance(v, JsonNull):

@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from binlogwriter.values.json_binary_decode import _opaque_value as _opaque_value  # json_fast
-from binlogwriter.values.json_binary_decode import _read_varlen as _read_varlen  # json_fast
 from binlogwriter.values.json_binary_decode import decode_json
-from binlogwriter.values.json_binary_encode import MAX_DEPTH, JsonEncodeError, _node
+from binlogwriter.values.json_binary_decode import opaque_value as opaque_value  # json_fast
+from binlogwriter.values.json_binary_decode import read_varlen as read_varlen  # json_fast
+from binlogwriter.values.json_binary_encode import MAX_DEPTH, JsonEncodeError, node
 from binlogwriter.values.json_binary_fast import Unplain, encode_plain
 from binlogwriter.values.types import JsonNull
 
@@ -64,7 +64,7 @@ def encode_json(value: Any) -> bytes:
             pass
     if isinstance(value, JsonNull):
         return b"" if value.empty else b"\x04\x00"
-    t, body = _node(value, 0)
+    t, body = node(value, 0)
     doc = bytes((t,)) + body
     kept = getattr(value, "binary", None) if type(value) in (JsonKeptObject, JsonKeptArray) else None
     if kept is not None and doc != kept:

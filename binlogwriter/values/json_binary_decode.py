@@ -20,33 +20,33 @@ from binlogwriter.values._temporal import (
 )
 from binlogwriter.values.decimals import decode_decimal
 from binlogwriter.values.json_binary_encode import (
-    _ALWAYS_INLINE,
-    _DBL,
-    _I16,
-    _I32,
-    _I64,
-    _LARGE_INLINE,
-    _U16,
-    _U32,
-    _U64,
+    ALWAYS_INLINE,
+    DBL,
     DOUBLE,
+    I16,
+    I32,
+    I64,
     INT16,
     INT32,
     INT64,
     LARGE_ARRAY,
+    LARGE_INLINE,
     LARGE_OBJECT,
     LITERAL,
     MAX_DEPTH,
     OPAQUE,
     SMALL_OBJECT,
     STRING,
+    U16,
+    U32,
+    U64,
     UINT16,
     UINT32,
     UINT64,
     JsonEncodeError,
-    _int_digits,
-    _opaque,
-    _scalar,
+    int_digits,
+    opaque,
+    scalar,
 )
 from binlogwriter.values.types import JsonDecimal, JsonOpaque, JsonTimestamp, JsonUInt
 
@@ -56,7 +56,7 @@ class _Bad(Exception):
 
 
 
-def _read_varlen(buf: Any, pos: int, end: int) -> tuple[int, int]:
+def read_varlen(buf: Any, pos: int, end: int) -> tuple[int, int]:
     n = 0
     for i in range(5):
         if pos >= end:
@@ -71,7 +71,7 @@ def _read_varlen(buf: Any, pos: int, end: int) -> tuple[int, int]:
     raise _Bad("variable-length integer longer than 5 bytes")
 
 
-def _opaque_value(ft: int, data: bytes) -> Any:
+def opaque_value(ft: int, data: bytes) -> Any:
     """Python value of an opaque node; JsonOpaque unless it maps back to the same bytes."""
     value: Any = None
     try:
@@ -84,10 +84,10 @@ def _opaque_value(ft: int, data: bytes) -> Any:
                         value = d
                         _, coeff, exp = d.as_tuple()
                         assert isinstance(exp, int)
-                        if p != max(1, _int_digits(coeff, exp)) + s:
+                        if p != max(1, int_digits(coeff, exp)) + s:
                             value = JsonDecimal(d, p)
         elif ft in (7, 10, 11, 12) and len(data) == 8:
-            nr = _I64.unpack(data)[0]
+            nr = I64.unpack(data)[0]
             if ft == 11:
                 value = _dt.timedelta(microseconds=time_from_packed(nr))
             elif nr >= 0:
@@ -105,7 +105,7 @@ def _opaque_value(ft: int, data: bytes) -> Any:
         value = None
     if value is not None:
         try:
-            if _scalar(value)[1] == _opaque(ft, data):
+            if scalar(value)[1] == opaque(ft, data):
                 return value
         except JsonEncodeError:
             pass
@@ -128,7 +128,7 @@ def _value(buf: Any, t: int, pos: int, end: int, depth: int) -> Any:
             return False
         raise _Bad(f"unknown literal {b:#x}")
     if t == STRING:
-        n, pos = _read_varlen(buf, pos, end)
+        n, pos = read_varlen(buf, pos, end)
         if pos + n > end:
             raise _Bad("string runs past the end")
         try:
@@ -139,10 +139,10 @@ def _value(buf: Any, t: int, pos: int, end: int, depth: int) -> Any:
         if pos >= end:
             raise _Bad("opaque runs past the end")
         ft = buf[pos]
-        n, pos = _read_varlen(buf, pos + 1, end)
+        n, pos = read_varlen(buf, pos + 1, end)
         if pos + n > end:
             raise _Bad("opaque value runs past the end")
-        return _opaque_value(ft, bytes(buf[pos:pos + n]))
+        return opaque_value(ft, bytes(buf[pos:pos + n]))
     st = _FIXED.get(t)
     if st is None:
         raise _Bad(f"unknown JSON node type {t:#04x}")
@@ -152,7 +152,7 @@ def _value(buf: Any, t: int, pos: int, end: int, depth: int) -> Any:
     return JsonUInt(v) if t in (UINT16, UINT32, UINT64) else v
 
 
-_FIXED = {INT16: _I16, UINT16: _U16, INT32: _I32, UINT32: _U32, INT64: _I64, UINT64: _U64, DOUBLE: _DBL}
+_FIXED = {INT16: I16, UINT16: U16, INT32: I32, UINT32: U32, INT64: I64, UINT64: U64, DOUBLE: DBL}
 
 
 def _container_value(buf: Any, t: int, start: int, end: int, depth: int) -> Any:
@@ -184,7 +184,7 @@ def _container_value(buf: Any, t: int, start: int, end: int, depth: int) -> Any:
                 keys.append(bytes(buf[start + ko:start + ko + kl]).decode("utf-8"))
             except UnicodeDecodeError:
                 raise _Bad("object key is not utf8mb4") from None
-    inline = _LARGE_INLINE if large else _ALWAYS_INLINE
+    inline = LARGE_INLINE if large else ALWAYS_INLINE
     values = []
     for _ in range(count):
         vt = buf[pos]

@@ -15,13 +15,13 @@ from typing import Any
 
 from binlogwriter.values._common import describe
 from binlogwriter.values._temporal import (
-    _datetime_fields,
-    _Reject,
-    _time_us,
+    Reject,
+    datetime_fields,
     datetime_packed,
     time_packed,
+    time_us,
 )
-from binlogwriter.values.decimals import _pack, scaled_decimal
+from binlogwriter.values.decimals import pack, scaled_decimal
 from binlogwriter.values.types import (
     JsonDecimal,
     JsonOpaque,
@@ -37,16 +37,16 @@ LITERAL, INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE, STRING, OPAQUE = (
     0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0F)
 MAX_DEPTH = 100
 
-_ALWAYS_INLINE = frozenset((LITERAL, INT16, UINT16))
-_LARGE_INLINE = frozenset((LITERAL, INT16, UINT16, INT32, UINT32))
+ALWAYS_INLINE = frozenset((LITERAL, INT16, UINT16))
+LARGE_INLINE = frozenset((LITERAL, INT16, UINT16, INT32, UINT32))
 
-_I16 = struct.Struct("<h")
-_U16 = struct.Struct("<H")
-_I32 = struct.Struct("<i")
-_U32 = struct.Struct("<I")
-_I64 = struct.Struct("<q")
-_U64 = struct.Struct("<Q")
-_DBL = struct.Struct("<d")
+I16 = struct.Struct("<h")
+U16 = struct.Struct("<H")
+I32 = struct.Struct("<i")
+U32 = struct.Struct("<I")
+I64 = struct.Struct("<q")
+U64 = struct.Struct("<Q")
+DBL = struct.Struct("<d")
 
 
 class JsonEncodeError(ValueError):
@@ -61,7 +61,7 @@ class JsonEncodeError(ValueError):
         return f"{self.message} at {self.path}"
 
 
-def _varlen(n: int) -> bytes:
+def varlen(n: int) -> bytes:
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -80,7 +80,7 @@ def _decimal_opaque(value: Decimal) -> bytes:
     _, coeff, exp = value.as_tuple()
     assert isinstance(exp, int)
     scale = max(0, -exp)
-    canonical = max(1, _int_digits(coeff, exp)) + scale
+    canonical = max(1, int_digits(coeff, exp)) + scale
     precision = canonical
     if isinstance(value, JsonDecimal) and value.precision:
         if value.precision < canonical:
@@ -91,35 +91,35 @@ def _decimal_opaque(value: Decimal) -> bytes:
         raise JsonEncodeError(f"DECIMAL {value} needs precision {precision}, scale {scale}; "
                               "the server holds at most 65, 30")
     negative, scaled = scaled_decimal(value, precision, scale)
-    return _opaque(246, bytes((precision, scale)) + _pack(negative, scaled, precision, scale))
+    return opaque(246, bytes((precision, scale)) + pack(negative, scaled, precision, scale))
 
 
-def _int_digits(coeff: tuple[int, ...], exp: int) -> int:
+def int_digits(coeff: tuple[int, ...], exp: int) -> int:
     """Number of integer-part digits of a Decimal given its coefficient digits and exponent."""
     return max(0, len(coeff) + exp) if any(coeff) else 0
 
 
-def _opaque(field_type: int, data: bytes) -> bytes:
-    return bytes((field_type,)) + _varlen(len(data)) + data
+def opaque(field_type: int, data: bytes) -> bytes:
+    return bytes((field_type,)) + varlen(len(data)) + data
 
 
 def _temporal_opaque(value: Any) -> bytes:
     try:
         if isinstance(value, JsonTimestamp):
-            return _opaque(7, _I64.pack(datetime_packed(*_datetime_fields(value))))
+            return opaque(7, I64.pack(datetime_packed(*datetime_fields(value))))
         if isinstance(value, _dt.datetime | MysqlDateTime):
-            return _opaque(12, _I64.pack(datetime_packed(*_datetime_fields(value))))
+            return opaque(12, I64.pack(datetime_packed(*datetime_fields(value))))
         if isinstance(value, _dt.date):
-            return _opaque(10, _I64.pack(datetime_packed(value.year, value.month, value.day)))
+            return opaque(10, I64.pack(datetime_packed(value.year, value.month, value.day)))
         if isinstance(value, MysqlDate):
-            y, m, d = _datetime_fields(value)[:3]
-            return _opaque(10, _I64.pack(datetime_packed(y, m, d)))
-        return _opaque(11, _I64.pack(time_packed(_time_us(value))))
-    except _Reject as exc:
+            y, m, d = datetime_fields(value)[:3]
+            return opaque(10, I64.pack(datetime_packed(y, m, d)))
+        return opaque(11, I64.pack(time_packed(time_us(value))))
+    except Reject as exc:
         raise JsonEncodeError(str(exc)) from None
 
 
-def _scalar(value: Any) -> tuple[int, bytes]:
+def scalar(value: Any) -> tuple[int, bytes]:
     """(type, value bytes) of a non-container node."""
     if value is None:
         return LITERAL, b"\x00"
@@ -133,49 +133,49 @@ def _scalar(value: Any) -> tuple[int, bytes]:
             data = value.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise JsonEncodeError(f"string holds a character utf8mb4 cannot store ({exc.reason})") from None
-        return STRING, _varlen(len(data)) + data
+        return STRING, varlen(len(data)) + data
     if t is int or (isinstance(value, int) and not isinstance(value, JsonUInt | bool)):
         v = int(value)
         if -32768 <= v <= 32767:
-            return INT16, _I16.pack(v)
+            return INT16, I16.pack(v)
         if -2147483648 <= v <= 2147483647:
-            return INT32, _I32.pack(v)
+            return INT32, I32.pack(v)
         if -(1 << 63) <= v < (1 << 63):
-            return INT64, _I64.pack(v)
+            return INT64, I64.pack(v)
         if 0 <= v < (1 << 64):
-            return UINT64, _U64.pack(v)
+            return UINT64, U64.pack(v)
         raise JsonEncodeError(f"integer {v} is beyond int64/uint64")
     if isinstance(value, JsonUInt):
         v = int(value)
         if 0 <= v <= 0xFFFF:
-            return UINT16, _U16.pack(v)
+            return UINT16, U16.pack(v)
         if 0 <= v <= 0xFFFFFFFF:
-            return UINT32, _U32.pack(v)
+            return UINT32, U32.pack(v)
         if 0 <= v < (1 << 64):
-            return UINT64, _U64.pack(v)
+            return UINT64, U64.pack(v)
         raise JsonEncodeError(f"JsonUInt {v} is beyond uint64")
     if isinstance(value, float):
         if not math.isfinite(value):
             raise JsonEncodeError(f"{value} is not a JSON number")
-        return DOUBLE, _DBL.pack(value)
+        return DOUBLE, DBL.pack(value)
     if isinstance(value, Decimal):
         return OPAQUE, _decimal_opaque(value)
     if isinstance(value, JsonOpaque):
         if not (isinstance(value.field_type, int) and 0 <= value.field_type <= 255):
             raise JsonEncodeError(f"JsonOpaque field_type must be 0..255, got {value.field_type!r}")
-        return OPAQUE, _opaque(value.field_type, bytes(value.data))
+        return OPAQUE, opaque(value.field_type, bytes(value.data))
     if isinstance(value, _dt.date | _dt.timedelta | _dt.time | MysqlDate | MysqlDateTime | MysqlTime):
         return OPAQUE, _temporal_opaque(value)
     raise JsonEncodeError(f"{describe(value)} has no JSON form (wrap raw bytes in JsonOpaque)")
 
 
-def _node(value: Any, depth: int) -> tuple[int, bytes]:
+def node(value: Any, depth: int) -> tuple[int, bytes]:
     """(type, bytes after the type byte) of any node."""
     if isinstance(value, dict):
         return _object(value, depth + 1)
     if isinstance(value, list | tuple):
         return _array(value, depth + 1)
-    return _scalar(value)
+    return scalar(value)
 
 
 def _layout(keys: list[bytes] | None, children: list[tuple[int, bytes]], large: bool) -> bytes | None:
@@ -183,7 +183,7 @@ def _layout(keys: list[bytes] | None, children: list[tuple[int, bytes]], large: 
     w = 4 if large else 2
     limit = 0xFFFFFFFF if large else 0xFFFF
     n = len(children)
-    inline = _LARGE_INLINE if large else _ALWAYS_INLINE
+    inline = LARGE_INLINE if large else ALWAYS_INLINE
     header = 2 * w + n * (1 + w) + (n * (w + 2) if keys is not None else 0)
     size = header + sum(len(k) for k in keys or ()) + sum(
         len(p) for t, p in children if t not in inline)
@@ -239,7 +239,7 @@ def _object(value: dict, depth: int) -> tuple[int, bytes]:
     children = []
     for _, kb, k, v in items:
         try:
-            children.append(_node(v, depth))
+            children.append(node(v, depth))
         except JsonEncodeError as exc:
             exc.path = "$." + (k if k.isidentifier() else repr(k)) + exc.path[1:]
             raise
@@ -253,7 +253,7 @@ def _array(value: list | tuple, depth: int) -> tuple[int, bytes]:
     children = []
     for i, v in enumerate(value):
         try:
-            children.append(_node(v, depth))
+            children.append(node(v, depth))
         except JsonEncodeError as exc:
             exc.path = f"$[{i}]" + exc.path[1:]
             raise

@@ -27,7 +27,7 @@ from binlogwriter.values.json_binary_encode import (
     SMALL_ARRAY,
     SMALL_OBJECT,
     STRING,
-    _varlen,
+    varlen,
 )
 
 __all__ = ["Unplain", "encode_plain"]
@@ -52,7 +52,7 @@ _KEYS_MAX = 4096
 _keys_cache: dict[tuple[str, ...], tuple[list[int], bytes, int]] = {}
 
 
-def _key_layout(keys: tuple[str, ...]) -> tuple[list[int], bytes, int]:
+def key_layout(keys: tuple[str, ...]) -> tuple[list[int], bytes, int]:
     """(stored order as indices into ``keys``, key entries + key bytes, their length)."""
     got = _keys_cache.get(keys)
     if got is not None:
@@ -92,7 +92,7 @@ def _child(v: Any, depth: int, tail: list[bytes], off: int) -> tuple[bytes, int]
         except UnicodeEncodeError:
             raise Unplain from None
         n = len(data)
-        tail.append((bytes((n,)) if n < 0x80 else _varlen(n)) + data)
+        tail.append((bytes((n,)) if n < 0x80 else varlen(n)) + data)
         return _OFF(STRING, off), off + len(tail[-1])
     if t is int:
         if -32768 <= v <= 32767:
@@ -132,7 +132,7 @@ def _object(value: dict, depth: int) -> bytes:
         raise Unplain
     keys = tuple(value)
     try:
-        order, block, blen = _key_layout(keys)
+        order, block, blen = key_layout(keys)
     except struct.error:  # a key offset beyond u16: the object is large
         raise Unplain from None
     vals = list(value.values())

@@ -33,7 +33,7 @@ from binlogwriter.values.json_binary_encode import (
     SMALL_OBJECT,
     STRING,
 )
-from binlogwriter.values.json_binary_fast import Unplain, _key_layout
+from binlogwriter.values.json_binary_fast import Unplain, key_layout
 
 __all__ = ["JCol", "JInt", "JBool", "JNull", "JStr", "JStrList", "JObj", "encode_documents"]
 
@@ -262,7 +262,7 @@ def _pool_runs(pool: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hit = _POOLS.get(id(pool))
     if hit is not None and hit[0] is pool:
         return hit[1], hit[2], hit[3]
-    from binlogwriter.values.json_binary_encode import _varlen
+    from binlogwriter.values.json_binary_encode import varlen
 
     datas = []
     for s in pool:
@@ -272,7 +272,7 @@ def _pool_runs(pool: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             b = s.encode("utf-8")
         except UnicodeEncodeError:
             raise Unplain from None
-        datas.append(_varlen(len(b)) + b)
+        datas.append(varlen(len(b)) + b)
     lens = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
     got = (np.frombuffer(b"".join(datas), dtype=np.uint8), np.cumsum(lens) - lens, lens)
     if len(_POOLS) >= 64:
@@ -391,7 +391,7 @@ def _objects(node: JObj, type_byte: int | None) -> tuple[np.ndarray, np.ndarray]
         here = [(m, k) for m, (k, _, _) in enumerate(members) if pat >> m & 1]
         keys = tuple(k for _, k in here)
         try:
-            order, block, _ = _key_layout(keys)
+            order, block, _ = key_layout(keys)
         except Exception:  # noqa: BLE001 - a key offset beyond u16 (struct.error): the large form
             raise Unplain from None
         kids = [(enc[here[i][0]], rows) for i in order]

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values.json_binary import _opaque_value, _read_varlen
+from binlogwriter.values.json_binary import opaque_value, read_varlen
 from binlogwriter.values.types import JsonUInt
 
 __all__ = ["decode_json_at", "memo_json_reader", "FastJsonRefused"]
@@ -56,7 +56,7 @@ def _scalar(buf: bytes, t: int, pos: int, end: int) -> Any:
         if n < 0x80:
             pos += 1
         else:
-            n, pos = _read_varlen(buf, pos, end)
+            n, pos = read_varlen(buf, pos, end)
         e = pos + n
         if e > end:
             raise FastJsonRefused
@@ -75,10 +75,10 @@ def _scalar(buf: bytes, t: int, pos: int, end: int) -> Any:
         if pos >= end:
             raise FastJsonRefused
         ft = buf[pos]
-        n, pos = _read_varlen(buf, pos + 1, end)
+        n, pos = read_varlen(buf, pos + 1, end)
         if pos + n > end:
             raise FastJsonRefused
-        return _opaque_value(ft, buf[pos:pos + n])
+        return opaque_value(ft, buf[pos:pos + n])
     raise FastJsonRefused
 
 
@@ -142,7 +142,7 @@ def _container(buf: bytes, t: int, start: int, end: int, depth: int) -> Any:
             if n < 0x80:
                 p += 1
             else:
-                n, p = _read_varlen(buf, p, cend)
+                n, p = read_varlen(buf, p, cend)
             e = p + n
             if e > cend:
                 raise FastJsonRefused

@@ -72,10 +72,10 @@ def mysql_json_text(v: Any) -> str:
     try:
         return _JSON_DUMPS(_mysql_order(v))
     except (TypeError, ValueError, RecursionError):
-        return _mysql_json_slow(v)
+        return mysql_json_slow(v)
 
 
-def _mysql_json_slow(v: Any) -> str:
+def mysql_json_slow(v: Any) -> str:
     if v is None:
         return "null"
     if v is True:
@@ -89,8 +89,8 @@ def _mysql_json_slow(v: Any) -> str:
     if isinstance(v, str):
         return _json_str(v)
     if isinstance(v, list | tuple):
-        return "[" + ", ".join(_mysql_json_slow(x) for x in v) + "]"
+        return "[" + ", ".join(mysql_json_slow(x) for x in v) + "]"
     if isinstance(v, dict):
         keys = sorted(v, key=lambda k: (len(k.encode("utf-8")), k.encode("utf-8")))
-        return "{" + ", ".join(f"{_json_str(k)}: {_mysql_json_slow(v[k])}" for k in keys) + "}"
+        return "{" + ", ".join(f"{_json_str(k)}: {mysql_json_slow(v[k])}" for k in keys) + "}"
     raise TypeError(f"not a JSON value: {v!r}")

@@ -15,23 +15,23 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values._temporal import _EPOCH
+from binlogwriter.values._temporal import EPOCH
 
 __all__ = ["fast_temporal_decoder"]
 
 _datetime = _dt.datetime
-_UTC = _EPOCH.tzinfo
-_DAYS: dict[int, tuple[int, int, int]] = {}
+UTC = EPOCH.tzinfo
+DAYS: dict[int, tuple[int, int, int]] = {}
 
 
-def _day(days: int) -> tuple[int, int, int]:
-    ymd = _DAYS.get(days)
+def day(days: int) -> tuple[int, int, int]:
+    ymd = DAYS.get(days)
     if ymd is None:
         d = _dt.date(1970, 1, 1) + _dt.timedelta(days=days)
         ymd = (d.year, d.month, d.day)
-        if len(_DAYS) >= 65536:
-            _DAYS.clear()
-        _DAYS[days] = ymd
+        if len(DAYS) >= 65536:
+            DAYS.clear()
+        DAYS[days] = ymd
     return ymd
 
 
@@ -91,7 +91,7 @@ def fast_temporal_decoder(type_code: int, fsp: int, reference: Callable) -> Call
             if secs == 0 or us < 0:
                 return reference(buf, pos)
             days, rem = divmod(secs, 86400)
-            y, m, d = _day(days)
-            return _datetime(y, m, d, rem // 3600, rem // 60 % 60, rem % 60, us, _UTC), end
+            y, m, d = day(days)
+            return _datetime(y, m, d, rem // 3600, rem // 60 % 60, rem % 60, us, UTC), end
         return timestamp2
     return None

@@ -15,23 +15,23 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
-    _FSP_LAYOUT,
-    _POW,
-    _TIME_HIRES_BYTES,
-    _bad_frac,
-    _check_fsp,
-    _fsp_frac,
-    _fsp_of,
-    _old_fsp,
-    _short,
-    _td,
-    _time_us,
-    _wrap,
+    FSP_LAYOUT,
+    POW,
+    TIME_HIRES_BYTES,
+    bad_frac,
+    check_fsp,
+    fsp_frac,
+    fsp_of,
+    old_fsp,
+    short,
+    td,
     time_from_packed,
     time_packed,
+    time_us,
+    wrap,
 )
-from binlogwriter.values._temporal_arrays import _time2_array
-from binlogwriter.values._text import _frac as _rfrac
+from binlogwriter.values._temporal_arrays import time2_array
+from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlTime
 
@@ -51,16 +51,16 @@ class Time2Codec(Codec):
     """TIME2 (19): 3 bytes BE int part + (fsp+1)/2 fraction bytes, negative via C remainder (§4)."""
 
     type_codes = (19,)
-    meta_layout = _FSP_LAYOUT
+    meta_layout = FSP_LAYOUT
 
     def bind(self, col: ColumnDesc) -> Bound:
-        fsp = _fsp_of(self, col)
+        fsp = fsp_of(self, col)
         sql = f"TIME({fsp})" if fsp else "TIME"
         size = 3 + (fsp + 1) // 2
 
         def enc(value: Any) -> bytes:
-            us = _time_us(value)
-            _check_fsp(us, fsp)
+            us = time_us(value)
+            check_fsp(us, fsp)
             nr = time_packed(us)
             if fsp >= 5:
                 return (nr + 0x800000000000).to_bytes(6, "big")
@@ -77,11 +77,11 @@ class Time2Codec(Codec):
         def decode(buf: Any, pos: int) -> tuple[_dt.timedelta, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             if fsp >= 5:
                 nr = int.from_bytes(buf[pos:end], "big") - 0x800000000000
                 if (-nr if nr < 0 else nr) & 0xFFFFFF > 999999:
-                    raise _bad_frac(col, sql, (-nr if nr < 0 else nr) & 0xFFFFFF)
+                    raise bad_frac(col, sql, (-nr if nr < 0 else nr) & 0xFFFFFF)
             else:
                 ip = int.from_bytes(buf[pos:pos + 3], "big") - 0x800000
                 if fsp == 0:
@@ -89,7 +89,7 @@ class Time2Codec(Codec):
                 elif fsp <= 2:
                     f = buf[pos + 3]
                     if f > 99 if ip >= 0 else 0 < f < 157:  # |fraction| of 1 s or more (§4)
-                        raise _bad_frac(col, sql, f)
+                        raise bad_frac(col, sql, f)
                     if ip < 0 and f:
                         ip += 1
                         f -= 256
@@ -97,7 +97,7 @@ class Time2Codec(Codec):
                 else:
                     f = int.from_bytes(buf[pos + 3:end], "big")
                     if f > 9999 if ip >= 0 else 0 < f < 55537:
-                        raise _bad_frac(col, sql, f)
+                        raise bad_frac(col, sql, f)
                     if ip < 0 and f:
                         ip += 1
                         f -= 65536
@@ -105,9 +105,9 @@ class Time2Codec(Codec):
             hms = (-nr if nr < 0 else nr) >> 24
             if hms >> 12 > 838 or (hms >> 6) & 63 > 59 or hms & 63 > 59:
                 raise decode_error(col, f"{sql} {hms >> 12}:{(hms >> 6) & 63}:{hms & 63} is out of range")
-            return _td(time_from_packed(nr)), end
+            return td(time_from_packed(nr)), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "timedelta", encode_array=_time2_array(fsp))
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "timedelta", encode_array=time2_array(fsp))
 
 
 @register
@@ -122,37 +122,37 @@ class OldTimeCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         self.parse_meta(col)
-        fsp = _old_fsp(col)
+        fsp = old_fsp(col)
         sql = f"TIME({fsp}) (old format)" if fsp else "TIME (old format)"
-        size = _TIME_HIRES_BYTES[fsp]
-        p = _POW[fsp]
+        size = TIME_HIRES_BYTES[fsp]
+        p = POW[fsp]
         ofs = 3020400 * p
 
         def enc(value: Any) -> bytes:
-            us = _time_us(value)
-            _check_fsp(us, fsp)
+            us = time_us(value)
+            check_fsp(us, fsp)
             if fsp == 0:
                 a = abs(us) // 1_000_000
                 v = (a // 3600) * 10000 + (a // 60 % 60) * 100 + a % 60
                 return (-v if us < 0 else v).to_bytes(3, "little", signed=True)
             # (seconds * p + frac), negated for negative times, + 838:59:59+1 s in units of 10^-fsp
-            return (us // _POW[6 - fsp] + ofs).to_bytes(size, "big")
+            return (us // POW[6 - fsp] + ofs).to_bytes(size, "big")
 
         def decode(buf: Any, pos: int) -> tuple[_dt.timedelta, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             if fsp == 0:
                 v = int.from_bytes(buf[pos:end], "little", signed=True)
                 a = -v if v < 0 else v
                 if a // 100 % 100 >= 60 or a % 100 >= 60:  # no server writes 102:55:72
                     raise decode_error(col, f"{sql} {a // 10000}:{a // 100 % 100}:{a % 100} is out of range")
                 us = ((a // 10000) * 3600 + (a // 100 % 100) * 60 + a % 100) * 1_000_000
-                return _td(-us if v < 0 else us), end
+                return td(-us if v < 0 else us), end
             v = int.from_bytes(buf[pos:end], "big") - ofs
-            return _td(v * _POW[6 - fsp]), end
+            return td(v * POW[6 - fsp]), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "timedelta")
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "timedelta")
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------
@@ -214,7 +214,7 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
         sign = "-" if us < 0 else ""
         us = abs(us)
         secs, frac = divmod(us, 1_000_000)
-        return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}" + _fsp_frac(frac, fsp)
+        return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}" + fsp_frac(frac, fsp)
     return time_text
 
 

@@ -18,24 +18,24 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, register
 from binlogwriter.values._temporal import (
-    _EPOCH,
-    _FSP_LAYOUT,
-    _POW,
-    _TS_FRAC_BYTES,
-    _check_fsp,
-    _frac_decode,
-    _frac_encode,
-    _fsp_frac,
-    _fsp_of,
-    _old_fsp,
-    _short,
-    _timestamp_us,
-    _ts_frac_value,
-    _ts_value,
-    _wrap,
+    EPOCH,
+    FSP_LAYOUT,
+    POW,
+    TS_FRAC_BYTES,
+    check_fsp,
+    frac_decode,
+    frac_encode,
+    fsp_frac,
+    fsp_of,
+    old_fsp,
+    short,
+    timestamp_us,
+    ts_frac_value,
+    ts_value,
+    wrap,
 )
-from binlogwriter.values._temporal_arrays import _timestamp2_array
-from binlogwriter.values._text import _frac as _rfrac
+from binlogwriter.values._temporal_arrays import timestamp2_array
+from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.types import MysqlDateTime
 
@@ -55,29 +55,29 @@ class Timestamp2Codec(Codec):
     """TIMESTAMP2 (17): 4 bytes BE seconds since the epoch (UTC) + fraction bytes (values.md §4)."""
 
     type_codes = (17,)
-    meta_layout = _FSP_LAYOUT
+    meta_layout = FSP_LAYOUT
 
     def bind(self, col: ColumnDesc) -> Bound:
-        fsp = _fsp_of(self, col)
+        fsp = fsp_of(self, col)
         sql = f"TIMESTAMP({fsp})" if fsp else "TIMESTAMP"
         size = 4 + (fsp + 1) // 2
 
         def enc(value: Any) -> bytes:
-            us = _timestamp_us(value)
-            _check_fsp(us, fsp)
+            us = timestamp_us(value)
+            check_fsp(us, fsp)
             secs, frac = divmod(us, 1_000_000)
-            return secs.to_bytes(4, "big") + _frac_encode(frac, fsp)
+            return secs.to_bytes(4, "big") + frac_encode(frac, fsp)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             secs = int.from_bytes(buf[pos:pos + 4], "big")
-            us = _frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
-            return _ts_frac_value(col, sql, secs, us), end
+            us = frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
+            return ts_frac_value(col, sql, secs, us), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime",
-                     encode_array=_timestamp2_array(fsp))
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime",
+                     encode_array=timestamp2_array(fsp))
 
 
 @register
@@ -89,30 +89,30 @@ class OldTimestampCodec(Codec):
 
     def bind(self, col: ColumnDesc) -> Bound:
         self.parse_meta(col)
-        fsp = _old_fsp(col)
+        fsp = old_fsp(col)
         sql = f"TIMESTAMP({fsp}) (old format)" if fsp else "TIMESTAMP (old format)"
-        fb = _TS_FRAC_BYTES[fsp]
+        fb = TS_FRAC_BYTES[fsp]
         size = 4 + fb
 
         def enc(value: Any) -> bytes:
-            us = _timestamp_us(value)
-            _check_fsp(us, fsp)
+            us = timestamp_us(value)
+            check_fsp(us, fsp)
             secs, frac = divmod(us, 1_000_000)
             if fsp == 0:
                 return secs.to_bytes(4, "little")
-            return secs.to_bytes(4, "big") + (frac // _POW[6 - fsp]).to_bytes(fb, "big")
+            return secs.to_bytes(4, "big") + (frac // POW[6 - fsp]).to_bytes(fb, "big")
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
-                raise _short(col, sql, buf, pos, size)
+                raise short(col, sql, buf, pos, size)
             if fsp == 0:
-                return _ts_value(int.from_bytes(buf[pos:end], "little"), 0), end
+                return ts_value(int.from_bytes(buf[pos:end], "little"), 0), end
             secs = int.from_bytes(buf[pos:pos + 4], "big")
             frac = int.from_bytes(buf[pos + 4:end], "big")
-            return _ts_frac_value(col, sql, secs, frac * _POW[6 - fsp]), end
+            return ts_frac_value(col, sql, secs, frac * POW[6 - fsp]), end
 
-        return Bound(col, sql, _wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")
+        return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime")
 
 
 # -- schema -> binlog (values.md §1) ----------------------------------------------------
@@ -133,7 +133,7 @@ def _unix(v: Any) -> tuple[int, int]:
     """(seconds, microseconds) since the epoch of a decoded TIMESTAMP (zero: 0, 0)."""
     if isinstance(v, MysqlDateTime):
         return 0, 0
-    d = v - _EPOCH if v.tzinfo is not None else v - _EPOCH.replace(tzinfo=None)
+    d = v - EPOCH if v.tzinfo is not None else v - EPOCH.replace(tzinfo=None)
     return d.days * 86400 + d.seconds, d.microseconds
 
 
@@ -173,11 +173,11 @@ def truth_renderer(col: Column, flavor: str) -> Callable[[Any], Any]:
     def timestamp_text(v: Any) -> str:
         if isinstance(v, MysqlDateTime):
             return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                    + _fsp_frac(v.microsecond, fsp))
+                    + fsp_frac(v.microsecond, fsp))
         if v.tzinfo is not None:
             v = v.astimezone(_dt.UTC)
         return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-                + _fsp_frac(v.microsecond, fsp))
+                + fsp_frac(v.microsecond, fsp))
     return timestamp_text
 
 

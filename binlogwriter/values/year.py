@@ -21,7 +21,7 @@ from binlogwriter.values._common import (
     register,
     value_error,
 )
-from binlogwriter.values._numeric import _int_array, _is_int
+from binlogwriter.values._numeric import int_array, is_int
 from binlogwriter.values.base import ColumnDesc
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class YearCodec(Codec):
         sql = "YEAR"
 
         def encode(value: Any) -> bytes:
-            if not _is_int(value) or isinstance(value, str | bool):
+            if not is_int(value) or isinstance(value, str | bool):
                 raise value_error(col, sql, f"needs an int year, got {describe(value)}")
             v = int(value)
             if v == 0:
@@ -58,7 +58,7 @@ class YearCodec(Codec):
 
         def encode_many(values: Any) -> list | None:
             # 0, or year - 1900 for 1901..2155; anything else: the scalar encoder
-            a = _int_array(values)
+            a = int_array(values)
             if a is None or not ((a == 0) | ((a >= 1901) & (a <= 2155))).all():
                 return None
             return [Fixed(np.where(a == 0, 0, a - 1900).astype(np.uint8).reshape(-1, 1))]

@@ -28,24 +28,24 @@ START_TIME = 1767225600  # default clock of generated values (2026-01-01T00:00:0
 # numbers drawn from a stream
 # ------------------------------------------------------------------------------------
 
-_CTX = Context(prec=100)
+CTX = Context(prec=100)
 
 
 def _q(d: Decimal, s: int) -> Decimal:
-    return d.quantize(Decimal(1).scaleb(-s), context=_CTX)
+    return d.quantize(Decimal(1).scaleb(-s), context=CTX)
 
 
-def _normal(st: Stream) -> float:
+def normal(st: Stream) -> float:
     u1 = st.u() or 1e-12
     u2 = st.u()
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(2 * math.pi * u2)
 
 
-def _lognormal_price(st: Stream) -> float:
-    return math.exp(3.0 + 1.1 * _normal(st))  # median ~20, long tail
+def lognormal_price(st: Stream) -> float:
+    return math.exp(3.0 + 1.1 * normal(st))  # median ~20, long tail
 
 
-def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
+def lognormal_list(h: np.ndarray, j: int) -> list[float]:
     """:func:`_lognormal_price` of ``Stream(h[i])`` from draw ``j + 1`` on (two draws),
     with the same ``math`` functions on the same floats."""
     u1 = unit_array(draw_array(h, j + 1)).tolist()
@@ -54,7 +54,7 @@ def _lognormal_list(h: np.ndarray, j: int) -> list[float]:
     return [exp(3.0 + 1.1 * (sqrt(-2.0 * log(a or 1e-12)) * cos(tau * b))) for a, b in zip(u1, u2, strict=True)]
 
 
-def _lognormal_np(h: np.ndarray, j: int) -> np.ndarray:
+def lognormal_np(h: np.ndarray, j: int) -> np.ndarray:
     """:func:`_lognormal_list`'s formula by numpy's functions: the same values to a few ulps
     (numpy's ``exp`` / ``log`` / ``cos`` are not ``math``'s to the last bit), for callers that
     cut the value (round it, truncate it) and recompute with :func:`_lognormal_list` the rows
@@ -71,19 +71,19 @@ two formulas differ by a relative 1e-14 at most, values stay below 1e6, steps ar
 coarser, so numpy's value is within 1e-6 of a step of ``math``'s."""
 
 
-def _lognormal_cut(h: np.ndarray, j: int, step: float, tie: bool) -> np.ndarray:
+def lognormal_cut(h: np.ndarray, j: int, step: float, tie: bool) -> np.ndarray:
     """:func:`_lognormal_list` as a float64 array for a caller that cuts ``v / step`` at the
     integers (``tie`` False: truncation, ``int(x * 100)``) or at the half-integers (``tie``
     True: rounding, ``round(x, 4)``): numpy's values, except rows within ``_CUT_MARGIN`` of a
     cut, which take ``math``'s (the same cut either way for every row)."""
-    v = _lognormal_np(h, j)
+    v = lognormal_np(h, j)
     t = v / step
     f = t - np.floor(t)
     near = np.abs(f - 0.5) < _CUT_MARGIN if tie else (f < _CUT_MARGIN) | (f > 1 - _CUT_MARGIN)
     near |= ~np.isfinite(t)
     rows = np.flatnonzero(near)
     if len(rows):
-        v[rows] = _lognormal_list(h[rows], j)
+        v[rows] = lognormal_list(h[rows], j)
     return v
 
 
@@ -101,7 +101,7 @@ def exp_ints(u: np.ndarray, mean: float) -> np.ndarray:
     return out
 
 
-def _with_edges(gen, edges, edge: bool, p: float = EDGE_P):
+def with_edges(gen, edges, edge: bool, p: float = EDGE_P):
     """``gen`` with a share ``p`` of values taken from ``edges`` (when ``edge``): draw ``j + 1``
     decides (``chance(p)``), draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""
     if not edge:
@@ -122,7 +122,7 @@ def _with_edges(gen, edges, edge: bool, p: float = EDGE_P):
             """``g`` on many rows (generators/values.py ``_replay``): draw ``j + 1`` decides,
             draw ``j + 2`` picks the edge, ``gen`` draws from ``j + 2`` on."""
             e = (unit_array(pre[:, j]) < p).tolist()
-            ei = (pre[:, j + 1] % m).tolist()
+            ei = (pre[:, j + 1] % m).tolist() if len(edges) else [0] * len(pre)  # no edge: never drawn
             vals = base_many(pre, keys, j + 1)
             return [edges[i] if z else v for z, i, v in zip(e, ei, vals, strict=True)]
         g.many = many

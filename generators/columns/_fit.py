@@ -12,29 +12,29 @@ from binlogwriter.schema import Column
 
 TEXT_TYPES = ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT")
 BYTE_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
-_TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LONGTEXT": (1 << 32) - 1,
-               "TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": (1 << 24) - 1, "LONGBLOB": (1 << 32) - 1}
+TEXT_LIMIT = {"TINYTEXT": 255, "TEXT": 65535, "MEDIUMTEXT": (1 << 24) - 1, "LONGTEXT": (1 << 32) - 1,
+              "TINYBLOB": 255, "BLOB": 65535, "MEDIUMBLOB": (1 << 24) - 1, "LONGBLOB": (1 << 32) - 1}
 
 
-def _char_limit(col: Column, flavor: str) -> tuple[int, int]:
+def char_limit(col: Column, flavor: str) -> tuple[int, int]:
     """(max characters, max bytes) of a character column."""
     mb = col.mbmaxlen(flavor)
     if col.type in ("CHAR", "VARCHAR"):
         n = col.char_length() or 0
         return n, n * mb
-    lim = _TEXT_LIMIT[col.type]
+    lim = TEXT_LIMIT[col.type]
     return lim, lim
 
 
 _FIT: dict[tuple[int, str], tuple[Column, int, int, Any]] = {}
 
 
-def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
+def fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
     """(max characters, max bytes, collation) of a column, memoised by column object."""
     hit = _FIT.get((id(col), flavor))
     if hit is not None and hit[0] is col:
         return hit[1], hit[2], hit[3]
-    nchars, nbytes = _char_limit(col, flavor)
+    nchars, nbytes = char_limit(col, flavor)
     coll = col.collation_obj(flavor)
     if len(_FIT) > 4096:
         _FIT.clear()
@@ -42,9 +42,9 @@ def _fit_info(col: Column, flavor: str) -> tuple[int, int, Any]:
     return nchars, nbytes, coll
 
 
-def _fit_text(s: str, col: Column, flavor: str) -> str:
+def fit_text(s: str, col: Column, flavor: str) -> str:
     """Cut ``s`` to the column's character and byte limits, dropping characters its charset lacks."""
-    nchars, nbytes, coll = _fit_info(col, flavor)
+    nchars, nbytes, coll = fit_info(col, flavor)
     if len(s) > nchars:
         s = s[:nchars]
     if coll is not None and coll.charset not in ("utf8mb4", "binary"):
@@ -55,7 +55,7 @@ def _fit_text(s: str, col: Column, flavor: str) -> str:
     if coll is not None and coll.charset in BMP_ONLY_CHARSETS:  # no character above U+FFFF
         s = "".join(ch for ch in s if ord(ch) < 0x10000)
     if nbytes < nchars * 4:
-        while len(_enc(s, coll)) > nbytes:
+        while len(enc(s, coll)) > nbytes:
             s = s[:-1]
     if col.type == "CHAR":
         s = s.rstrip(" ")
@@ -70,7 +70,7 @@ def _encodable(ch: str, coll) -> bool:
         return False
 
 
-def _enc(s: str, coll) -> bytes:
+def enc(s: str, coll) -> bytes:
     if coll is None or coll.charset == "binary":
         return s.encode("utf-8")
     try:

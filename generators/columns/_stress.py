@@ -1,14 +1,14 @@
 """Charset stress: multilingual text for CHAR/VARCHAR/TEXT columns (issue #29 §2,
 ``--charset-stress``): a fixed pool of strings of every script class (accents, Greek and
 Cyrillic, CJK, RTL, combining marks, 4-byte emoji, symbols, edge characters), fitted to each
-column by the rules of values.md §1 (:func:`generators.columns._fit._fit_text`), and a
+column by the rules of values.md §1 (:func:`generators.columns._fit.fit_text`), and a
 share of a generator's values drawn from it."""
 
 from __future__ import annotations
 
 from binlogwriter.schema import Column
-from generators.columns._common import _with_edges
-from generators.columns._fit import _fit_text
+from generators.columns._common import with_edges
+from generators.columns._fit import fit_text
 from generators.hashing import hash64, salt
 
 # -- charset stress: multilingual text (issue #29 §2) ---------------------------------------
@@ -49,7 +49,7 @@ def _stress_entries() -> tuple[str, ...]:
     return tuple(out)
 
 
-_STRESS = _stress_entries()
+STRESS = _stress_entries()
 
 
 def stress_pool(col: Column, flavor: str) -> list[str]:
@@ -57,19 +57,19 @@ def stress_pool(col: Column, flavor: str) -> list[str]:
     byte limit in its charset, characters the charset cannot hold dropped — utf8mb3 loses the
     4-byte ones, latin1 keeps the accents, ascii only ASCII); entries that lose every
     character they were chosen for are kept as fitted (often empty or ASCII)."""
-    return [_fit_text(v, col, flavor) for v in _STRESS]
+    return [fit_text(v, col, flavor) for v in STRESS]
 
 
-def _with_stress(gen, pool: list[str], share: float):
+def with_stress(gen, pool: list[str], share: float):
     """``gen`` with a share ``share`` of its values picked from ``pool`` (the column's
     :func:`stress_pool`) — the
     mechanism of ``_with_edges`` (draw ``j + 1`` decides, ``j + 2`` picks, ``gen`` draws from
     ``j + 2`` on), so its vectorised twin and its ``many`` face come with it."""
-    from generators.columns._vec import _edge_twin
+    from generators.columns._vec import edge_twin
 
-    g = _with_edges(gen, pool, True, share)
+    g = with_edges(gen, pool, True, share)
     g.stress = True
-    tw = _edge_twin(g)
+    tw = edge_twin(g)
     if tw is not None:
         g.vec = tw
     return g

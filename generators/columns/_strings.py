@@ -13,17 +13,17 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import _with_edges, exp_ints, quote
+from generators.columns._common import exp_ints, quote, with_edges
 from generators.columns._fit import (
-    _TEXT_LIMIT,
     BYTE_TYPES,
+    TEXT_LIMIT,
     TEXT_TYPES,
-    _char_limit,
-    _fit_info,
-    _fit_text,
+    char_limit,
+    fit_info,
+    fit_text,
 )
-from generators.columns._stress import _with_stress, stress_pool
-from generators.columns._vec import _draw_bytes, _joined_runs, _key_text_vec, _pool_vec, ascii_runs
+from generators.columns._stress import stress_pool, with_stress
+from generators.columns._vec import ascii_runs, draw_bytes, joined_runs, key_text_vec, pool_vec
 from generators.hashing import Stream, draw_array, hash64, salt, unit_array
 from generators.pools import pool
 
@@ -33,7 +33,7 @@ def _words(st: Stream, n: int) -> str:
     return " ".join(words[st.below(1024)] for _ in range(n))
 
 
-def _text_of_length(st: Stream, target: int) -> str:
+def text_of_length(st: Stream, target: int) -> str:
     paras = pool("paragraph")
     out: list[str] = []
     size = 0
@@ -53,10 +53,10 @@ def _below_cols(pre: np.ndarray, j: int, ns: tuple[int, ...]) -> list[list[int]]
 def _fitter(col: Column, flavor: str) -> Callable[[str], str]:
     """:func:`_fit_text` for one column; a plain cut where nothing else can apply (utf8mb4,
     four bytes a character allowed, not CHAR)."""
-    nchars, nbytes, coll = _fit_info(col, flavor)
+    nchars, nbytes, coll = fit_info(col, flavor)
     if coll is not None and coll.charset == "utf8mb4" and nbytes >= nchars * 4 and col.type != "CHAR":
         return lambda s: s[:nchars] if len(s) > nchars else s
-    return lambda s: _fit_text(s, col, flavor)
+    return lambda s: fit_text(s, col, flavor)
 
 
 _ASCII_ONE_BYTE = ("utf8mb4", "utf8mb3", "utf8", "latin1", "ascii")
@@ -69,7 +69,7 @@ def _ascii_fitter(col: Column, flavor: str) -> Callable[[list[str]], list[str]] 
     where an ASCII character is one encodable byte (utf8mb4, utf8mb3, latin1, ascii) and the
     byte limit is at least the character limit, such a string has nothing to cut or drop:
     ``_fit_text`` gives it back, CHAR without trailing spaces."""
-    nchars, nbytes, coll = _fit_info(col, flavor)
+    nchars, nbytes, coll = fit_info(col, flavor)
     if coll is None or coll.charset not in _ASCII_ONE_BYTE or nbytes < nchars:
         return None
     if col.type == "CHAR":
@@ -104,8 +104,15 @@ def _paragraphs_cut(lo: int, mean: float):
             act = act[size[act] < targets[act]]
             t += 1
         picks = np.stack(cols, axis=1) if cols else np.full((n, 0), -1, dtype=np.int64)
-        return _joined_runs(runs, picks, np.minimum(targets, cap))
+        return joined_runs(runs, picks, np.minimum(targets, cap))
     return cut
+
+
+def _pool_vec_at(entries: tuple, t: int):
+    """Vectorised twin of ``entries[stream.below(len(entries))]`` taken at draw ``j + t``
+    (the draws before it spent on choices with one outcome): a "pool" column."""
+    m = np.uint64(len(entries))
+    return lambda h, j: ("pool", (draw_array(h, j + t) % m).astype(np.int64), entries)
 
 
 def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int], str] | None:
@@ -156,14 +163,14 @@ def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int
         return sku
     if any(w in name for w in ("description", "comment", "body", "text", "note", "bio", "content",
                                "message", "review", "summary")):
-        text = lambda st, k: _text_of_length(st, max(20, int(st.exp(280))))  # noqa: E731
+        text = lambda st, k: text_of_length(st, max(20, int(st.exp(280))))  # noqa: E731
         text.vec_cut = _paragraphs_cut(20, 280)
         return text
     return None
 
 
 def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, stress: float = 0.0):
-    nchars, nbytes = _char_limit(col, flavor)
+    nchars, nbytes = char_limit(col, flavor)
     base = _string_by_name(col, name, table)
     if base is None:
         if col.type in ("CHAR", "VARCHAR"):
@@ -180,6 +187,8 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
                 return [" ".join([words[x] for x in w[:c]]) for w, c in zip(picks, counts, strict=True)]
             base.draws = 2 + most  # the count and at most ``1 + most`` words: all in the draws matrix
             base.many = words_many
+            if most == 1:  # below(1) spends draw j + 1; the one word is draw j + 2's pick
+                base.one_word = words
             runs = ascii_runs(words) if len(words) == 1024 else None
             if runs is not None:
                 def words_cut(pre: np.ndarray, keys: np.ndarray, j: int, cap: int) -> list[str]:
@@ -187,11 +196,11 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
                     counts = (1 + pre[:, j] % np.uint64(most)).astype(np.int64)
                     picks = (pre[:, j + 1:j + 1 + most] % np.uint64(1024)).astype(np.int64)
                     picks[np.arange(most)[None, :] >= counts[:, None]] = -1
-                    return _joined_runs(runs, picks, np.full(len(picks), cap, dtype=np.int64))
+                    return joined_runs(runs, picks, np.full(len(picks), cap, dtype=np.int64))
                 base.many_cut = words_cut
         else:
             def base(st, k):
-                return _text_of_length(st, max(10, int(st.exp(400))))
+                return text_of_length(st, max(10, int(st.exp(400))))
             base.vec_cut = _paragraphs_cut(10, 400)
     cap = min(nchars, nbytes)
 
@@ -199,7 +208,7 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
         s = base(st, k)
         if len(s) > cap:
             s = s[:cap]
-        return _fit_text(s, col, flavor)
+        return fit_text(s, col, flavor)
     base_many = getattr(base, "many", None)
     fit_ascii = _ascii_fitter(col, flavor)
     if base_many is not None:
@@ -212,17 +221,20 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
     vec_cut = getattr(base, "vec_cut", None)
     if vec_cut is not None and fit_ascii is not None:
         gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)
+    one = getattr(base, "one_word", None)
+    if one is not None:  # one word, cut and fitted: a pick among the fitted words by draw j + 2
+        gen.vec = _pool_vec_at(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in one), 2)
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
-        gen.vec = _pool_vec(tuple(_fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
+        gen.vec = pool_vec(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
     if stress > 0:
-        gen = _with_stress(gen, stress_pool(col, flavor), stress)
+        gen = with_stress(gen, stress_pool(col, flavor), stress)
     if not edge:
         return gen
-    wide = _fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
-    edges = ["", _fit_text("x" * min(nchars, 400), col, flavor), wide or "",
-             _fit_text("O'Brien \"quoted\" back\\slash\ttab", col, flavor)]
-    return _with_edges(gen, edges, edge)
+    wide = fit_text("é€中" * max(1, min(nchars, 300)), col, flavor)
+    edges = ["", fit_text("x" * min(nchars, 400), col, flavor), wide or "",
+             fit_text("O'Brien \"quoted\" back\\slash\ttab", col, flavor)]
+    return with_edges(gen, edges, edge)
 
 
 def _bytes_gen(col: Column, name: str, edge: bool):
@@ -233,10 +245,10 @@ def _bytes_gen(col: Column, name: str, edge: bool):
         def gen(st, k):
             return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
         gen.draws = min(64, (n + 7) // 8)
-        gen.vec = lambda h, j: ("list", [r.tobytes() for r in _draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
+        gen.vec = lambda h, j: ("list", [r.tobytes() for r in draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
         edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
-        return _with_edges(gen, edges, edge)
-    limit = col.char_length() if t == "VARBINARY" else _TEXT_LIMIT[t]
+        return with_edges(gen, edges, edge)
+    limit = col.char_length() if t == "VARBINARY" else TEXT_LIMIT[t]
     mean = 16 if t == "VARBINARY" else 200
 
     def vgen(st, k):
@@ -246,11 +258,11 @@ def _bytes_gen(col: Column, name: str, edge: bool):
 
     def vvec(h, j):
         lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean)).tolist()
-        mat = _draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
+        mat = draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
         return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
     vgen.vec = vvec
     edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
-    return _with_edges(vgen, edges, edge)
+    return with_edges(vgen, edges, edge)
 
 
 def string_generator(col: Column, table: str, flavor: str, edge: bool, charset_stress: float = 0.0):
@@ -269,11 +281,11 @@ def string_generator(col: Column, table: str, flavor: str, edge: bool, charset_s
 def string_key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
     t = col.type
     if t in TEXT_TYPES:
-        n = _char_limit(col, flavor)[0]
+        n = char_limit(col, flavor)[0]
         if prefix:
             n = min(n, prefix)
         return 10 ** max(0, min(n - 1, 18))
-    n = col.char_length() or _TEXT_LIMIT[t]
+    n = col.char_length() or TEXT_LIMIT[t]
     if prefix:
         n = min(n, prefix)
     return 1 << (8 * min(n, 8))
@@ -283,7 +295,7 @@ def string_key_generator(col: Column, flavor: str, table: str, primary: bool) ->
     t = col.type
     if t in TEXT_TYPES:
         words = pool("word")
-        nchars = _char_limit(col, flavor)[0]
+        nchars = char_limit(col, flavor)[0]
         low = col.name.lower()
         if "email" in low:
             firsts, lasts, doms = pool("first_name"), pool("last_name"), pool("email_domain")
@@ -297,7 +309,7 @@ def string_key_generator(col: Column, flavor: str, table: str, primary: bool) ->
                 if room <= 0:
                     return str(k)[:nchars]
                 return (local[:room] + tail)[:nchars]
-            email.vec = _key_text_vec(email, salt("key", table, col.name))
+            email.vec = key_text_vec(email, salt("key", table, col.name))
             return email
 
         def text_key(k: int, h: int | None = None) -> str:
@@ -305,7 +317,7 @@ def string_key_generator(col: Column, flavor: str, table: str, primary: bool) ->
                 h = hash64(salt("key", table, col.name), k)
             s = f"{k}-{words[h % 1024]}-{words[(h >> 10) % 1024]}"
             return s[:nchars].rstrip(" ")
-        text_key.vec = _key_text_vec(text_key, salt("key", table, col.name))
+        text_key.vec = key_text_vec(text_key, salt("key", table, col.name))
         return text_key
     n = col.char_length() or 8
     w = min(n, 8)

@@ -11,18 +11,18 @@ import numpy as np
 
 from generators.hashing import Stream, draw_array
 
-_UTC = dt.UTC
-_TS_MAX = 2**31 - 1
-_ORD_1970 = dt.date(1970, 1, 1).toordinal()
+UTC = dt.UTC
+TS_MAX = 2**31 - 1
+ORD_1970 = dt.date(1970, 1, 1).toordinal()
 
 
-def _frac(st: Stream, fsp: int) -> int:
+def frac(st: Stream, fsp: int) -> int:
     if not fsp:
         return 0
     return st.below(10 ** fsp) * 10 ** (6 - fsp)
 
 
-def _max_frac(fsp: int) -> int:
+def max_frac(fsp: int) -> int:
     return (10 ** fsp - 1) * 10 ** (6 - fsp) if fsp else 0
 
 

@@ -13,12 +13,12 @@ import numpy as np
 from binlogwriter.values.row import ColumnArray
 from generators.hashing import draw_array, hash64_array, mix64_into, unit_array
 
-_SAFE = 1 << 52
+SAFE = 1 << 52
 
 
-def _between_vec(lo: int, hi: int):
+def between_vec(lo: int, hi: int):
     n = hi - lo + 1
-    if not (-_SAFE < lo <= hi < _SAFE) or n <= 0:
+    if not (-SAFE < lo <= hi < SAFE) or n <= 0:
         return None
     return lambda h, j: lo + (draw_array(h, j + 1) % np.uint64(n)).astype(np.int64)
 
@@ -26,7 +26,7 @@ def _between_vec(lo: int, hi: int):
 _DIGIT_ROWS = 2048  # rows per block of the digits twin: its scratch stays in cache
 
 
-def _digits_vec(groups: int):
+def digits_vec(groups: int):
     """Vectorised twin of ``digits``: ``groups`` draws, each ``%011d`` of ``below(10**11)``,
     joined by ``-``. Per group, ``v = mix64(h ^ (j + g)) % 10**11`` (``z - z // 10**11 *
     10**11``: numpy's division by a scalar is a multiply, its remainder a division per
@@ -93,11 +93,11 @@ def _three_digits_dash() -> np.ndarray:
     return _four_digits()[:1000] >> np.uint32(8) | np.uint32(ord("-") << 24)
 
 
-def _int_twin(g):
+def int_twin(g):
     return None if g is None else (lambda h, j: ("int", g(h, j), None))
 
 
-def _pool_vec(entries: tuple):
+def pool_vec(entries: tuple):
     """Vectorised twin of ``entries[stream.below(len(entries))]`` (None if an entry is NULL)."""
     if not entries or any(e is None for e in entries):
         return None
@@ -105,7 +105,7 @@ def _pool_vec(entries: tuple):
     return lambda h, j: ("pool", (draw_array(h, j + 1) % n).astype(np.int64), entries)
 
 
-def _weighted_vec(vals: tuple, cum: list, tot: float):
+def weighted_vec(vals: tuple, cum: list, tot: float):
     """Vectorised twin of a weighted choice: the first ``i`` with ``u * tot < cum[i]``."""
     if any(v is None for v in vals):
         return None
@@ -122,7 +122,7 @@ _EDGED = frozenset({"int", "float", "dec", "dt", "ts", "date", "time"})
 date, a DECIMAL beyond int64 units): ColumnArray kind "edged"."""
 
 
-def _edge_twin(scalar):
+def edge_twin(scalar):
     """Vectorised twin of ``_with_edges(gen, edges)`` from gen's twin, or None: draw ``j+1``
     decides (``chance(p)``, ``p`` the share given to ``_with_edges``), draw ``j+2`` picks the edge, gen draws from ``j+2`` on.
     Edges the base kind holds stay in its array; others: kind "edged" (base kinds of
@@ -159,7 +159,7 @@ def _edge_twin(scalar):
     return f
 
 
-def _draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
+def draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
     """Draws ``j+1 .. j+m`` of every stream as little-endian bytes: an (n, 8m) uint8 array
     (``b"".join(st.next().to_bytes(8, "little") for _ in range(m))`` per row)."""
     d = np.empty((len(h), m), dtype="<u8")
@@ -168,7 +168,7 @@ def _draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
     return d.view(np.uint8).reshape(len(h), 8 * m)
 
 
-def _key_text_vec(fn, base: int):
+def key_text_vec(fn, base: int):
     """``[fn(k) for k in keys]`` with the per-key hashes made by numpy."""
     def vec(keys: np.ndarray) -> list:
         return [fn(k, h) for k, h in zip(keys.tolist(), hash64_array(base, keys).tolist(), strict=True)]
@@ -182,7 +182,7 @@ def twin_of(scalar):
     if pv is not None:
         return pv
     if getattr(scalar, "edges", None) is not None:
-        return _edge_twin(scalar)
+        return edge_twin(scalar)
     return None
 
 
@@ -199,13 +199,15 @@ class _AsciiRuns:
     space, back to back (``flat``), and those runs' lengths; ``entries`` the pool itself and
     ``long`` whether its entries are long enough to be joined as strings (``_LONG_RUNS``)."""
 
-    __slots__ = ("flat", "lens", "entries", "long")
+    __slots__ = ("flat", "lens", "entries", "long", "objects")
 
     def __init__(self, entries: tuple) -> None:
         self.entries = entries
         self.flat = np.frombuffer("".join(e + " " for e in entries).encode("ascii"), dtype=np.uint8)
         self.lens = np.fromiter((len(e) + 1 for e in entries), dtype=np.int64, count=len(entries))
         self.long = bool(len(entries)) and float(self.lens.mean()) - 1 >= _LONG_RUNS
+        self.objects = np.empty(len(entries), dtype=object)  # the entries, gathered by index arrays
+        self.objects[:] = entries
 
 
 _RUNS: dict[int, tuple[tuple, _AsciiRuns]] = {}
@@ -226,7 +228,7 @@ def ascii_runs(entries: tuple) -> _AsciiRuns | None:
     return runs
 
 
-def _joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[str]:
+def joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[str]:
     """Per row ``r``: ``" ".join(entries[x] for x in picks[r] if x >= 0)[:cut[r]]`` (the
     picks of a row left-aligned, -1 after them), built as one byte gather over the pool's
     runs (:func:`~binlogwriter.batch.scatter.take_runs`), one ASCII decode and one slice
@@ -234,9 +236,16 @@ def _joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[s
     row, which copies each character once instead of indexing each byte."""
     from binlogwriter.batch.scatter import take_runs
 
-    if runs.long:
-        ent, sp = runs.entries, " ".join
-        return [sp([ent[x] for x in row if x >= 0])[:c] for row, c in zip(picks.tolist(), cut.tolist(), strict=True)]
+    if runs.long:  # rows grouped by how many entries they pick: each row's entries by one gather
+        sp, ent = " ".join, runs.objects
+        count = np.count_nonzero(picks >= 0, axis=1)
+        out: list = [None] * len(picks)
+        for c in np.unique(count).tolist():
+            sel = np.flatnonzero(count == c)
+            texts = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
+            for r, t in zip(sel.tolist(), texts, strict=True):
+                out[r] = t
+        return out
     mask = picks >= 0
     safe = np.where(mask, picks, 0)
     rl = np.where(mask, runs.lens[safe], 0).sum(axis=1)

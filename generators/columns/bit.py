@@ -18,8 +18,8 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._vec import _between_vec, _int_twin, twin_of
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._vec import between_vec, int_twin, twin_of
 from generators.columns.integer import int_range
 from generators.hashing import Stream
 
@@ -38,8 +38,8 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     lo, hi = int_range(col)
     edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
     f = lambda st, k: st.between(lo, hi)  # noqa: E731
-    f.vec = _int_twin(_between_vec(lo, hi))
-    return _with_edges(f, edges, edge)
+    f.vec = int_twin(between_vec(lo, hi))
+    return with_edges(f, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

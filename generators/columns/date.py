@@ -19,8 +19,8 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDate
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._temporal import _ORD_1970, _UTC
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._temporal import ORD_1970, UTC
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array
 from generators.truth import render_temporal
@@ -35,14 +35,14 @@ SQL_TYPES = ("DATE",)
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
-    base = dt.datetime.fromtimestamp(start_time, _UTC).date().toordinal()
+    base = dt.datetime.fromtimestamp(start_time, UTC).date().toordinal()
 
     def gen(st, k):
         return dt.date.fromordinal(base - st.below(3650))
-    gen.vec = lambda h, j: ("date", base - _ORD_1970 - (draw_array(h, j + 1) % np.uint64(3650)).astype(np.int64),
+    gen.vec = lambda h, j: ("date", base - ORD_1970 - (draw_array(h, j + 1) % np.uint64(3650)).astype(np.int64),
                             None)
     edges = [dt.date(1000, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 2, 29), MysqlDate(0, 0, 0)]
-    return _with_edges(gen, edges, edge)
+    return with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -17,8 +17,8 @@ from typing import Any
 
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDateTime
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._temporal import _UTC, SPAN, _frac, _frac_vec, _max_frac, _secs_vec
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._temporal import SPAN, UTC, _frac_vec, _secs_vec, frac, max_frac
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
 from generators.truth import render_temporal
@@ -39,12 +39,12 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
 
     def gen(st, k):
         sec = start_time - st.below(span)
-        d = dt.datetime.fromtimestamp(sec, _UTC).replace(tzinfo=None)
-        return d.replace(microsecond=_frac(st, fsp))
+        d = dt.datetime.fromtimestamp(sec, UTC).replace(tzinfo=None)
+        return d.replace(microsecond=frac(st, fsp))
     gen.vec = lambda h, j: ("dt", secs_vec(h, j) * 1_000_000 + frac_vec(h, j + 2), None)
-    edges = [dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, _max_frac(fsp)),
-             dt.datetime(2024, 2, 29, 12, 34, 56, _max_frac(fsp)), MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
-    return _with_edges(gen, edges, edge)
+    edges = [dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, max_frac(fsp)),
+             dt.datetime(2024, 2, 29, 12, 34, 56, max_frac(fsp)), MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
+    return with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -21,13 +21,13 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from generators.columns._common import (
-    _CTX,
+    CTX,
     START_TIME,
-    _lognormal_cut,
-    _lognormal_list,
-    _lognormal_price,
     _q,
-    _with_edges,
+    lognormal_cut,
+    lognormal_list,
+    lognormal_price,
+    with_edges,
 )
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
@@ -43,14 +43,14 @@ SQL_TYPES = ("DECIMAL",)
 def _decimal_gen(col: Column, name: str, edge: bool):
     p, s = col.precision or 10, col.scale or 0
     unit = Decimal(1).scaleb(-s)
-    maxv = _CTX.subtract(_CTX.power(Decimal(10), p - s), unit)
+    maxv = CTX.subtract(CTX.power(Decimal(10), p - s), unit)
     maxmag = min(p - s, 6)
     neg_ok = not col.unsigned
     money = any(w in name for w in ("price", "amount", "total", "cost", "balance", "salary"))
 
     def gen(st: Stream, k: int) -> Decimal:
         if money:
-            v = Decimal(repr(round(_lognormal_price(st), 4)))
+            v = Decimal(repr(round(lognormal_price(st), 4)))
         else:
             units = st.below(10 ** (maxmag + s)) if maxmag + s > 0 else 0
             v = Decimal(units).scaleb(-s)
@@ -66,7 +66,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
         def dvec(h, j):
             # Decimal(repr(round(x, 4))) read as an int of 1/10^4 (its repr has at most 4
             # fraction digits), then quantized to the scale half-even as _q does
-            a = _round4_units(_lognormal_cut(h, j, 1e-4, True))  # the 4-place rounding's ties by math
+            a = round4_units(lognormal_cut(h, j, 1e-4, True))  # the 4-place rounding's ties by math
             if a is not None and (not len(a) or int(a.max()) < (1 << 62) // 10 ** max(0, s - 4)):
                 if s >= 4:
                     units = a * 10 ** (s - 4)
@@ -75,7 +75,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
                     q, rem = np.divmod(a, d)
                     units = q + ((2 * rem > d) | ((2 * rem == d) & (q % 2 == 1)))
                 return "dec", np.minimum(units, maxu_m), s
-            xs = _lognormal_list(h, j)
+            xs = lognormal_list(h, j)
             u4 = []
             for x in xs:
                 r = repr(round(x, 4))
@@ -86,7 +86,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
                 else:
                     u4.append(int(ip) * 10000 + int(fp.ljust(4, "0")))
             if None in u4 or max(u4, default=0) >= (1 << 62) // 10 ** max(0, s - 4):
-                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in _lognormal_list(h, j)]
+                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in lognormal_list(h, j)]
                 return "dec", np.array(units, dtype=np.int64), s
             a = np.array(u4, dtype=np.int64)
             if s >= 4:
@@ -112,10 +112,10 @@ def _decimal_gen(col: Column, name: str, edge: bool):
             return "dec", np.minimum(units, maxu), s
         gen.vec = dvec
     edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
-    return _with_edges(gen, [_q(e, s) for e in edges], edge)
+    return with_edges(gen, [_q(e, s) for e in edges], edge)
 
 
-def _round4_units(x: np.ndarray) -> np.ndarray | None:
+def round4_units(x: np.ndarray) -> np.ndarray | None:
     """``Decimal(repr(round(v, 4))).scaleb(4)`` as int64 for every ``v`` of ``x``, or None
     when numpy cannot tell it exactly for some value. ``round(v, 4)`` rounds the exact
     binary value half-even to 4 places and ``repr`` prints that decimal back (at most 15
@@ -132,6 +132,59 @@ def _round4_units(x: np.ndarray) -> np.ndarray | None:
     for i in np.flatnonzero(np.abs(f - np.floor(f) - 0.5) < 1e-6).tolist():  # near a half: as Python does it
         out[i] = int(Decimal(repr(round(float(x[i]), 4))).scaleb(4))
     return out
+
+
+_TIE_ULPS = 64.0
+"""How near a half-unit (in ulps of ``x * 10^s``) :func:`uniform_override_vec` leaves a row
+to Python's ``Decimal(repr(x))``: ``repr`` is within half an ulp of ``x`` and the product
+rounds once more, so beyond a few ulps both sides of the tie agree."""
+_UNITS_LIMIT = float(1 << 52)
+
+
+def units_half_even(x: np.ndarray, s: int) -> np.ndarray:
+    """``int(Decimal(repr(v)).quantize(10^-s, ROUND_HALF_EVEN).scaleb(s))`` for every float
+    ``v`` of ``x`` with ``|v * 10^s| < 2^52``: ``rint(v * 10^s)`` (half-even too), except rows
+    whose product lies within ``_TIE_ULPS`` ulps of a half, which are done as Python does
+    them (the shortest decimal of ``v`` decides on which side of the tie it falls)."""
+    f = x * float(10 ** s)
+    out = np.rint(f).astype(np.int64)
+    frac = np.abs(f - np.floor(f) - 0.5)
+    for i in np.flatnonzero(frac <= _TIE_ULPS * np.spacing(np.abs(f))).tolist():
+        out[i] = int(_q(Decimal(repr(float(x[i]))), s).scaleb(s))
+    return out
+
+
+def uniform_override_vec(col: Column, lo: Any, hi: Any):
+    """Vectorised twin of a spec file's ``gen: decimal`` with ``dist: uniform``
+    (generators/values.py ``override_generator``): ``min(hi, max(lo, lo + u * (hi - lo)))``
+    from draw ``j + 1`` (the same two IEEE operations on the same floats), as Python makes
+    it a Decimal (``Decimal(repr(x))`` quantized half-even to the scale, values.md §1) —
+    ``fn(h, j) -> ("dec", units, scale)``. None (the scalar path, which raises where a
+    value does not fit) when a value could exceed the precision or int64 units, or
+    ``lo < 0`` (a negative value rounding to zero is ``-0.00``, which no unit array holds)."""
+    p, s = col.precision or 10, col.scale or 0
+    if lo < 0 or hi < lo or p > 18:
+        return None
+    top = float(max(abs(lo), abs(hi))) * float(10 ** s)
+    if not top < _UNITS_LIMIT or top + 1 >= 10 ** p:
+        return None
+    span = hi - lo
+
+    def vec(h, j):
+        u = unit_array(draw_array(h, j + 1))
+        x = np.minimum(float(hi), np.maximum(float(lo), lo + u * span))
+        return "dec", units_half_even(x, s), s
+    return vec
+
+
+def override_vec(col: Column, cg: Any):
+    """The numpy twin of a spec file's ``gen: decimal`` (a :class:`~generators.spec.ColumnGen`)
+    for ``dist: uniform`` with numeric bounds (:func:`uniform_override_vec`), else None."""
+    lo, hi = cg.param("min", 0), cg.param("max", 1000)
+    if cg.param("dist", "uniform") != "uniform" or not all(
+            isinstance(x, int | float) and not isinstance(x, bool) for x in (lo, hi)):
+        return None
+    return uniform_override_vec(col, lo, hi)
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,

@@ -20,7 +20,7 @@ import numpy as np
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _with_edges, exp_ints, quote
+from generators.columns._common import START_TIME, exp_ints, quote, with_edges
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import column_renderer
@@ -43,7 +43,7 @@ def _enum_gen(col: Column, edge: bool):
         mean = max(1.0, n / 3)
         gen.vec = lambda h, j: ("pool", np.minimum(n - 1, exp_ints(unit_array(draw_array(h, j + 1)), mean)),
                                 tuple(members))
-        return _with_edges(gen, [members[0], members[-1], ""], edge)
+        return with_edges(gen, [members[0], members[-1], ""], edge)
 
     def sgen(st, k):
         bits = st.next()
@@ -54,7 +54,7 @@ def _enum_gen(col: Column, edge: bool):
         sets = tuple(sgen(_Bits(b), None) for b in range(1 << n))
         mask = np.uint64((1 << n) - 1)
         sgen.vec = lambda h, j: ("pool", (draw_array(h, j + 1) & mask).astype(np.int64), sets)
-    return _with_edges(sgen, [frozenset(), frozenset(members)], edge)
+    return with_edges(sgen, [frozenset(), frozenset(members)], edge)
 
 
 _SET_POOL_BITS = 10

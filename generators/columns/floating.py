@@ -20,10 +20,10 @@ import numpy as np
 from binlogwriter.schema import Column
 from generators.columns._common import (
     START_TIME,
-    _lognormal_list,
-    _lognormal_np,
-    _lognormal_price,
-    _with_edges,
+    lognormal_list,
+    lognormal_np,
+    lognormal_price,
+    with_edges,
 )
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
@@ -67,11 +67,11 @@ def lognormal_8g(h: np.ndarray, j: int) -> np.ndarray:
     """``float(f"{_lognormal_price(st):.8g}")`` of ``Stream(h[i])`` from draw ``j + 1`` on
     (two draws): the log-normal by numpy's functions and :func:`round_8g`; the rows it leaves
     out (near a tie: numpy's functions are not ``math``'s to the last ulp) by the scalar
-    formula (:func:`~generators.columns._common._lognormal_list`'s ``math`` functions)."""
-    out, left = round_8g(_lognormal_np(h, j))
+    formula (:func:`~generators.columns._common.lognormal_list`'s ``math`` functions)."""
+    out, left = round_8g(lognormal_np(h, j))
     rows = np.flatnonzero(left)
     if len(rows):
-        out[rows] = [float(f"{x:.8g}") for x in _lognormal_list(h[rows], j)]
+        out[rows] = [float(f"{x:.8g}") for x in lognormal_list(h[rows], j)]
     return out
 
 
@@ -93,10 +93,10 @@ def _float_gen(col: Column, name: str, edge: bool):
         edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
         if not col.unsigned:
             edges += [-3.4028234663852886e38, -1.5]
-        return _with_edges(gen, edges, edge)
+        return with_edges(gen, edges, edge)
 
     def dgen(st: Stream, k: int) -> float:
-        v = _lognormal_price(st)
+        v = lognormal_price(st)
         if not col.unsigned and st.chance(0.2):
             v = -v
         return float(f"{v:.8g}")
@@ -110,7 +110,7 @@ def _float_gen(col: Column, name: str, edge: bool):
     edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
     if not col.unsigned:
         edges += [-1.7976931348623157e308, -2.5]
-    return _with_edges(dgen, edges, edge)
+    return with_edges(dgen, edges, edge)
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,

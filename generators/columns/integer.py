@@ -22,8 +22,8 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.columns._common import START_TIME, _lognormal_cut, _lognormal_price, _with_edges
-from generators.columns._vec import _SAFE, _between_vec, _int_twin, twin_of
+from generators.columns._common import START_TIME, lognormal_cut, lognormal_price, with_edges
+from generators.columns._vec import SAFE, between_vec, int_twin, twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.spec import ColumnGen
 
@@ -34,13 +34,13 @@ FAMILY = "integer"
 SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
 
 Vec = ColumnArray
-_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
+INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "MEDIUMINT": 24, "INT": 32, "BIGINT": 64}
 
 
 def int_range(col: Column) -> tuple[int, int]:
     """(min, max) of an integer / YEAR / BIT column."""
-    if col.type in _INT_BITS:
-        b = _INT_BITS[col.type]
+    if col.type in INT_BITS:
+        b = INT_BITS[col.type]
         return (0, (1 << b) - 1) if col.unsigned else (-(1 << (b - 1)), (1 << (b - 1)) - 1)
     if col.type == "BIT":
         return (0, (1 << (col.length or 1)) - 1)
@@ -86,10 +86,10 @@ def _int_gen(col: Column, name: str, edge: bool, full_range: bool = False) -> Ca
     a, b = max(lo, 0), min(hi, 1_000_000)
     if any(w in name for w in ("price", "amount", "total", "cost", "balance")):
         def gen(st, k):
-            return min(hi, max(a, int(_lognormal_price(st) * 100)))
+            return min(hi, max(a, int(lognormal_price(st) * 100)))
         if hi < 1 << 63:
             def pvec(h, j):
-                cents = np.floor(_lognormal_cut(h, j, 0.01, False) * 100).astype(np.int64)  # int() of a positive
+                cents = np.floor(lognormal_cut(h, j, 0.01, False) * 100).astype(np.int64)  # int() of a positive
                 return "int", np.minimum(hi, np.maximum(a, cents)), None
             gen.vec = pvec
     elif any(w in name for w in ("qty", "quantity", "stock", "count")):
@@ -97,28 +97,28 @@ def _int_gen(col: Column, name: str, edge: bool, full_range: bool = False) -> Ca
 
         def gen(st, k):
             return st.between(a, top)
-        gen.vec = _int_twin(_between_vec(a, top))
+        gen.vec = int_twin(between_vec(a, top))
     elif name == "age":
         def gen(st, k):
             return st.between(max(a, min(18, hi)), min(hi, 90))
-        gen.vec = _int_twin(_between_vec(max(a, min(18, hi)), min(hi, 90)))
+        gen.vec = int_twin(between_vec(max(a, min(18, hi)), min(hi, 90)))
     elif full_range:
         gen = _wide_int(lo, hi)
     else:
         def gen(st, k):
             return st.between(a, b)
-        gen.vec = _int_twin(_between_vec(a, b))
+        gen.vec = int_twin(between_vec(a, b))
     edges = sorted({lo, hi, 0, 1} | ({-1} if lo < 0 else set()))
-    return _with_edges(gen, edges, edge)
+    return with_edges(gen, edges, edge)
 
 
-def _uniform_int_vec(col: Column, cg: ColumnGen):
+def uniform_int_vec(col: Column, cg: ColumnGen):
     lo, hi = cg.param("min", 0), cg.param("max", 1000)
     if cg.param("dist", "uniform") != "uniform" or not all(isinstance(x, int) and not isinstance(x, bool)
-                                                             and abs(x) < _SAFE for x in (lo, hi)) or lo > hi:
+                                                             and abs(x) < SAFE for x in (lo, hi)) or lo > hi:
         return None
     span = float(hi - lo)
-    rlo, rhi = int_range(col) if col.type in _INT_BITS else (lo, hi)
+    rlo, rhi = int_range(col) if col.type in INT_BITS else (lo, hi)
     if lo < rlo or hi > rhi:
         return None  # the scalar path raises (coerce does not range-check; the codec does)
 

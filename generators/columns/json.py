@@ -20,7 +20,7 @@ import numpy as np
 from binlogwriter.schema import Column
 from binlogwriter.values.json_columns import JBool, JInt, JNull, JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
-from generators.columns._common import START_TIME, _with_edges, quote
+from generators.columns._common import START_TIME, quote, with_edges
 from generators.hashing import Stream, unit_array
 from generators.pools import pool
 
@@ -88,7 +88,7 @@ def _json_docs(pre: np.ndarray, keys: np.ndarray, j: int) -> list[dict[str, Any]
     return _json_columns(pre, keys, j).values()
 
 
-def _json_gen(col: Column, table: str, flavor: str, edge: bool):
+def json_gen(col: Column, table: str, flavor: str, edge: bool):
     as_text = flavor.startswith("mariadb")
 
     def gen(st, k):
@@ -108,13 +108,13 @@ def _json_gen(col: Column, table: str, flavor: str, edge: bool):
         edges = [e for e in edges if e is not None]  # a JSON null document is fine but ambiguous in truth
     else:
         edges = [e for e in edges if e != "null"]
-    return _with_edges(gen, edges, edge)
+    return with_edges(gen, edges, edge)
 
 
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a JSON column: ``fn(stream, key) -> document``."""
-    return _json_gen(col, table, flavor, edge)
+    return json_gen(col, table, flavor, edge)
 
 
 # documents are Python dicts and lists: column_vector_generator computes them from draws numpy

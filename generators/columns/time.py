@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._temporal import _frac, _frac_vec, _max_frac
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._temporal import _frac_vec, frac, max_frac
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import render_temporal
@@ -38,7 +38,7 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     frac_vec = _frac_vec(fsp)
 
     def gen(st, k):
-        us = st.below(48 * 3600) * 1_000_000 + _frac(st, fsp)
+        us = st.below(48 * 3600) * 1_000_000 + frac(st, fsp)
         return dt.timedelta(microseconds=-us if st.chance(0.1) else us)
 
     def tvec(h, j):
@@ -50,8 +50,8 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
              -dt.timedelta(hours=838, minutes=59, seconds=59), dt.timedelta(0)]
     if fsp:
         edges.append(-dt.timedelta(microseconds=10 ** (6 - fsp)))
-        edges.append(-dt.timedelta(hours=15, minutes=4, seconds=5, microseconds=_max_frac(fsp)))
-    return _with_edges(gen, edges, edge)
+        edges.append(-dt.timedelta(hours=15, minutes=4, seconds=5, microseconds=max_frac(fsp)))
+    return with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

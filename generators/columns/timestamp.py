@@ -20,8 +20,8 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDateTime
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._temporal import _TS_MAX, _UTC, SPAN, _frac, _frac_vec, _max_frac, _secs_vec
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._temporal import SPAN, TS_MAX, UTC, _frac_vec, _secs_vec, frac, max_frac
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
 from generators.truth import render_temporal
@@ -41,13 +41,13 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     frac_vec, secs_vec = _frac_vec(fsp), _secs_vec(start_time)
 
     def gen(st, k):
-        sec = max(1, min(_TS_MAX, start_time - st.below(span)))
-        return dt.datetime.fromtimestamp(sec, _UTC).replace(microsecond=_frac(st, fsp))
-    gen.vec = lambda h, j: ("ts", np.clip(secs_vec(h, j), 1, _TS_MAX) * 1_000_000 + frac_vec(h, j + 2), None)
-    edges = [dt.datetime.fromtimestamp(1, _UTC),
-             dt.datetime.fromtimestamp(_TS_MAX, _UTC).replace(microsecond=_max_frac(fsp)),
+        sec = max(1, min(TS_MAX, start_time - st.below(span)))
+        return dt.datetime.fromtimestamp(sec, UTC).replace(microsecond=frac(st, fsp))
+    gen.vec = lambda h, j: ("ts", np.clip(secs_vec(h, j), 1, TS_MAX) * 1_000_000 + frac_vec(h, j + 2), None)
+    edges = [dt.datetime.fromtimestamp(1, UTC),
+             dt.datetime.fromtimestamp(TS_MAX, UTC).replace(microsecond=max_frac(fsp)),
              MysqlDateTime(0, 0, 0, 0, 0, 0, 0)]
-    return _with_edges(gen, edges, edge)
+    return with_edges(gen, edges, edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,
@@ -64,7 +64,7 @@ def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
 
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
     """``fn(key) -> value``: a time counted from 2000-01-01 (or 0) in the key's units."""
-    return lambda k: dt.datetime.fromtimestamp(946684800 + k, _UTC)
+    return lambda k: dt.datetime.fromtimestamp(946684800 + k, UTC)
 
 
 key_vector_generator = None  # temporal keys are rare: rows.py takes the scalar key_generator
@@ -72,7 +72,7 @@ key_vector_generator = None  # temporal keys are rare: rows.py takes the scalar 
 
 def coerce(col: Column, v: Any, where: str) -> Any:
     d = dt.datetime.fromisoformat(str(v).replace("Z", "+00:00"))
-    return d.replace(tzinfo=_UTC) if d.tzinfo is None else d.astimezone(_UTC)
+    return d.replace(tzinfo=UTC) if d.tzinfo is None else d.astimezone(UTC)
 
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from binlogwriter.schema import Column
-from generators.columns._common import START_TIME, _with_edges
-from generators.columns._vec import _between_vec, _int_twin, twin_of
+from generators.columns._common import START_TIME, with_edges
+from generators.columns._vec import between_vec, int_twin, twin_of
 from generators.columns.bit import (  # keys and literals of an integer range: the same as BIT's
     coerce,
     key_capacity,
@@ -38,8 +38,8 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     f = lambda st, k: st.between(1990, 2030)  # noqa: E731
-    f.vec = _int_twin(_between_vec(1990, 2030))
-    return _with_edges(f, [1901, 2155, 0, 2000], edge)
+    f.vec = int_twin(between_vec(1990, 2030))
+    return with_edges(f, [1901, 2155, 0, 2000], edge)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

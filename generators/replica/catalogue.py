@@ -14,7 +14,7 @@ from binlogwriter.fixtures import WrittenBinlogs, table_sql
 from binlogwriter.reader import BinlogReader
 from binlogwriter.values.families import family_of_type
 from generators.replica.ddl import Definition
-from generators.replica.replay import Source, _sort_key, replica_outcome
+from generators.replica.replay import Source, replica_outcome, sort_key
 from generators.replica.settings import ReplicaSettings, parse_conversions
 
 __all__ = ["case_source", "case_replica_outcome"]
@@ -55,5 +55,5 @@ def case_replica_outcome(case: WrittenBinlogs, schema_sql: str,
     rows = {}
     for name, rt in tables.items():
         names = [c.name for c in rt.table.columns]
-        rows[name] = sorted((tuple(r[c] for c in names) for r in rt), key=lambda r: _sort_key(list(r)))
+        rows[name] = sorted((tuple(r[c] for c in names) for r in rt), key=lambda r: sort_key(list(r)))
     return outcome, rows

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.schema import Table, parse_tables
-from binlogwriter.schema.lexer import _split_statements, _tokenize
+from binlogwriter.schema.lexer import split_statements, tokenize
 from generators.replica.classes import UnsupportedConversion
 from generators.schema_history import create_text
 
@@ -91,7 +91,7 @@ class Definition:
 
 def parse_alter(query: str) -> tuple[str, str, str]:
     """``(ADD | DROP, column, type text)`` of one of the run's ALTERs."""
-    toks = _tokenize(query)
+    toks = tokenize(query)
     words = [t.upper for t in toks]
     if words[:2] != ["ALTER", "TABLE"] or len(toks) < 6 or words[3] not in ("ADD", "DROP") or words[4] != "COLUMN":
         raise UnsupportedConversion(f"unsupported conversion: replica truth: DDL {query!r}", setting="replica")
@@ -102,12 +102,12 @@ def parse_alter(query: str) -> tuple[str, str, str]:
 
 def parse_alter_table(query: str) -> str:
     """The table an ``ALTER TABLE`` names."""
-    return _tokenize(query)[2].text
+    return tokenize(query)[2].text
 
 
 def parse_create_table(query: str) -> tuple[str, bool]:
     """(the table a ``CREATE TABLE`` names, whether it says IF NOT EXISTS)."""
-    toks = _tokenize(query)
+    toks = tokenize(query)
     words = [t.upper for t in toks[:5]]
     ine = words[2:5] == ["IF", "NOT", "EXISTS"]
     i = 5 if ine else 2
@@ -121,7 +121,7 @@ def definitions(schema_sql: str, database: str, flavor: str) -> dict[str, Defini
     """Each table of ``schema_sql`` (by ``db.table``) with its own CREATE TABLE text."""
     out: dict[str, Definition] = {}
     db = database
-    for stmt, toks in _split_statements(schema_sql):
+    for stmt, toks in split_statements(schema_sql):
         words = [t.upper for t in toks[:2]]
         if words[:1] == ["USE"]:
             db = toks[1].text

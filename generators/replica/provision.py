@@ -45,7 +45,7 @@ from typing import Any
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Column
-from binlogwriter.schema.lexer import _split_statements, _Tok
+from binlogwriter.schema.lexer import Tok, split_statements
 from generators.errors import SpecError
 from generators.replica.classes import UnsupportedConversion, same_definition
 from generators.replica.columns import FLAVOR, TEXT_BYTES, chars, family, int_range
@@ -79,7 +79,7 @@ class Insert:
     line: int
 
 
-def _statements(path: Path) -> Iterator[tuple[int, str, list[_Tok]]]:
+def _statements(path: Path) -> Iterator[tuple[int, str, list[Tok]]]:
     """(line, text, tokens) of each statement of ``path``, read a line at a time (a snapshot's
     literals never hold a raw newline, so a line ending in ``;`` usually ends a statement;
     one that does not tokenize yet — a quoted newline in a CREATE — takes the next line)."""
@@ -93,18 +93,18 @@ def _statements(path: Path) -> Iterator[tuple[int, str, list[_Tok]]]:
             if not line.rstrip().endswith(";"):
                 continue
             try:
-                stmts = _split_statements("".join(buf))
+                stmts = split_statements("".join(buf))
             except SchemaError:
                 continue
             for text, toks in stmts:
                 yield start, text, toks
             buf = []
     if buf and "".join(buf).strip():
-        for text, toks in _split_statements("".join(buf)):
+        for text, toks in split_statements("".join(buf)):
             yield start, text, toks
 
 
-def _literal(toks: list[_Tok], i: int) -> tuple[Lit, int]:
+def _literal(toks: list[Tok], i: int) -> tuple[Lit, int]:
     t = toks[i]
     if t.kind == "punct" and t.text == "-" and toks[i + 1].kind == "number":
         return Lit("number", "-" + toks[i + 1].text), i + 2
@@ -127,7 +127,7 @@ def _literal(toks: list[_Tok], i: int) -> tuple[Lit, int]:
     raise SchemaError(f"unexpected {t.text!r} in an INSERT of snapshot.sql", pos=t.pos)
 
 
-def parse_insert(toks: list[_Tok], line: int, default_db: str) -> Insert | None:
+def parse_insert(toks: list[Tok], line: int, default_db: str) -> Insert | None:
     """An ``INSERT INTO [db.]t (cols) VALUES (...), ...`` of snapshot.sql, else None."""
     if len(toks) < 2 or toks[0].upper != "INSERT" or toks[1].upper != "INTO":
         return None

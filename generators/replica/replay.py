@@ -85,7 +85,7 @@ def _end_pos(run: Path, file: str, position: int) -> int:
         return struct.unpack("<I", f.read(4))[0]
 
 
-def _sort_key(row: list) -> tuple:
+def sort_key(row: list) -> tuple:
     return tuple((0, 0) if v is None else (1, v) if isinstance(v, int | float)
                  else (2, v) if isinstance(v, str) else (3, v["hex"]) for v in row)
 
@@ -301,7 +301,7 @@ def write_replica_truth(run: Path, settings: ReplicaSettings, out_dir: Path | No
     (out / "final").mkdir(parents=True, exist_ok=True)
     for name, rt in sorted(tables.items()):
         names = [c.name for c in rt.table.columns]
-        rows = sorted(([r[c] for c in names] for r in rt), key=_sort_key)
+        rows = sorted(([r[c] for c in names] for r in rt), key=sort_key)
         with open(out / "final" / f"{name}.jsonl", "w", encoding="utf-8") as f:
             for r in rows:
                 f.write(jsonl_safe(json.dumps(dict(zip(names, r, strict=True)), ensure_ascii=False,

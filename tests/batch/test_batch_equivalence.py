@@ -130,7 +130,7 @@ def assert_same_files(got: dict[str, bytearray], want: dict[str, bytearray]) -> 
         assert got[name] == want[name]
 
 
-def _statements(tx, gt, stmts) -> None:
+def statements(tx, gt, stmts) -> None:
     for s in stmts:
         if s.kind == "insert":
             tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)} for r in s.rows])
@@ -155,13 +155,13 @@ def run(cls, fmt, settings_, max_size, gt, txs, batched: bool, stage: int = 0) -
         groups = []
         for stmts in txs:
             tx = Transaction(w)
-            _statements(tx, gt, stmts)
+            statements(tx, gt, stmts)
             groups.append(transaction_events(w, tx))
         w.write_groups(groups)
     else:
         for stmts in txs:
             with w.transaction() as tx:
-                _statements(tx, gt, stmts)
+                statements(tx, gt, stmts)
             w.advance(1)
     w.close()
     return sink.files

@@ -30,9 +30,9 @@ from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
 
-def _both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
+def both(tmp: Path, spec: Spec, monkeypatch) -> tuple[dict, dict]:
     """The run by the engine (the batch path) and by the per-transaction reference loop
-    (the test seam ``generators.engine._PER_TRANSACTION_REFERENCE``): their file digests."""
+    (the test seam ``generators.engine.PER_TRANSACTION_REFERENCE``): their file digests."""
     generate_both(spec, tmp, monkeypatch)
     a, b = tree_digest(tmp / "batch"), tree_digest(tmp / "per-txn")
     # the digests cover the change-stream and typed truth too: truth/changes (Parquet per
@@ -130,7 +130,7 @@ CASES += [
 
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{v}" for v in kw.values())[:60])
 def test_batch_path_writes_what_the_per_transaction_path_writes(kw, tmp_path: Path, monkeypatch) -> None:
-    a, b = _both(tmp_path, Spec.from_dict(kw), monkeypatch)
+    a, b = both(tmp_path, Spec.from_dict(kw), monkeypatch)
     assert a == b
 
 
@@ -150,7 +150,7 @@ def test_batch_path_equals_per_transaction_path_drawn(workload, flavor, image, c
     spec = Spec.from_dict(dict(**wl, flavor=flavor, row_image=image, row_metadata=meta, checksum=checksum,
                 size=size, max_binlog_size=rotate, seed=seed, rows_query=rows_query, edge_values=edge,
                 gtid=None if flavor.startswith("mariadb") else UUID))
-    a, b = _both(tmp, spec, monkeypatch)
+    a, b = both(tmp, spec, monkeypatch)
     assert a == b
 
 
@@ -189,5 +189,5 @@ def test_runs_in_one_process_do_not_share_table_maps(tmp_path: Path, monkeypatch
              dict(workload="sysbench", tables=2, transactions=30, initial_rows=5)]
     for i in range(30):
         (tmp_path / str(i)).mkdir()
-        a, b = _both(tmp_path / str(i), Spec.from_dict(specs[i % 2]), monkeypatch)
+        a, b = both(tmp_path / str(i), Spec.from_dict(specs[i % 2]), monkeypatch)
         assert a == b, f"run {i}"

@@ -36,8 +36,8 @@ from tests.batch.test_batch_equivalence import (
     UUID,
     DeclarativeWriter,
     MemorySink,
-    _statements,
     assert_same_files,
+    statements,
 )
 from tests.test_rows_roundtrip_props import DB, tables, workloads
 
@@ -61,7 +61,7 @@ def _reference(fmt, settings_, max_size, gt, txs) -> dict[str, bytearray]:
     w.ddl(gt.sql, DB)
     for stmts in txs:
         with w.transaction() as tx:
-            _statements(tx, gt, stmts)
+            statements(tx, gt, stmts)
         w.advance(1)
     w.close()
     return sink.files
@@ -75,7 +75,7 @@ def _rows_batch(w: BinlogWriter, gt, txs) -> RowsBatch:
     shape_ix: dict = {}
     for t, stmts in enumerate(txs):
         tx = Transaction(w)
-        _statements(tx, gt, stmts)
+        statements(tx, gt, stmts)
         for stmt in tx.statements:
             groups = statement_rows(w, stmt)
             if not groups:

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from .mariadb import MariaDBError, MariaDBServer, _quote_str
+from .mariadb import MariaDBError, MariaDBServer, quote_str
 
 BASENAME = "binlog"
 
@@ -49,6 +49,6 @@ class ServingMariaDBServer(MariaDBServer):
 
     def create_replication_user(self, user: str, password: str) -> None:
         """A TCP user (127.0.0.1) with REPLICATION SLAVE, REPLICATION CLIENT and SELECT."""
-        account = f"{_quote_str(user)}@'127.0.0.1'"
-        self.execute(f"CREATE USER {account} IDENTIFIED BY {_quote_str(password)};\n"
+        account = f"{quote_str(user)}@'127.0.0.1'"
+        self.execute(f"CREATE USER {account} IDENTIFIED BY {quote_str(password)};\n"
                      f"GRANT REPLICATION SLAVE, REPLICATION CLIENT, SELECT ON *.* TO {account};\n")

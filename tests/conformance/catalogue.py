@@ -336,7 +336,7 @@ def canonical_value(col, v: Any) -> Any:
     return v  # VARCHAR, TEXT, MariaDB JSON text
 
 
-def _sort_key(row: tuple) -> tuple:
+def sort_key(row: tuple) -> tuple:
     return tuple((0, 0) if v is None else (1, v) if isinstance(v, int | float) else (2, v) for v in row)
 
 
@@ -345,4 +345,4 @@ def expected_dump(cat: Catalogue, name: str) -> list[tuple]:
     ct = cat.tables[name]
     rows = [tuple(canonical_value(c, v) for c, v in zip(ct.table.columns, r, strict=True))
             for r in cat.model[name].values()]
-    return sorted(rows, key=_sort_key)
+    return sorted(rows, key=sort_key)

@@ -33,11 +33,11 @@ CHECKSUM = ("CRC32", "NONE")
 BINLOG_FORMAT = ("ROW", "STATEMENT", "MIXED")
 
 # DATA_TYPE values (information_schema.COLUMNS) whose canonical form is "0x" + hex of the bytes.
-_BINARY_TYPES = frozenset(
+BINARY_TYPES = frozenset(
     "binary varbinary tinyblob blob mediumblob longblob geometry point linestring polygon "
     "multipoint multilinestring multipolygon geometrycollection".split()
 )
-_INT_TYPES = frozenset("tinyint smallint mediumint int bigint year".split())
+INT_TYPES = frozenset("tinyint smallint mediumint int bigint year".split())
 
 
 class MariaDBError(RuntimeError):
@@ -375,7 +375,7 @@ class MariaDBServer:
         """(name, DATA_TYPE, CHARACTER_SET_NAME) of every column, invisible ones included."""
         return self.query(
             "SELECT COLUMN_NAME, DATA_TYPE, CHARACTER_SET_NAME FROM information_schema.COLUMNS "
-            f"WHERE TABLE_SCHEMA = {_quote_str(db)} AND TABLE_NAME = {_quote_str(table)} "
+            f"WHERE TABLE_SCHEMA = {quote_str(db)} AND TABLE_NAME = {quote_str(table)} "
             "ORDER BY ORDINAL_POSITION")
 
     def dump_table(self, db: str, table: str) -> list[tuple]:
@@ -392,8 +392,8 @@ class MariaDBServer:
             raise MariaDBError(f"table {db}.{table} has no columns (does it exist?)")
         exprs, kinds = [], []
         for name, data_type, charset in cols:
-            ident = _quote_ident(name)
-            if data_type in _BINARY_TYPES or charset == "binary":
+            ident = quote_ident(name)
+            if data_type in BINARY_TYPES or charset == "binary":
                 exprs.append(f"HEX({ident})")
                 kinds.append("hex")
             elif data_type == "float":
@@ -405,14 +405,14 @@ class MariaDBServer:
             elif data_type == "bit":
                 exprs.append(f"{ident}+0")
                 kinds.append("int")
-            elif data_type in _INT_TYPES:
+            elif data_type in INT_TYPES:
                 exprs.append(ident)
                 kinds.append("int")
             else:
                 exprs.append(ident)
                 kinds.append("str")
         order = ", ".join(str(i) for i in range(1, len(exprs) + 1))
-        sql = (f"SELECT {', '.join(exprs)} FROM {_quote_ident(db)}.{_quote_ident(table)} "
+        sql = (f"SELECT {', '.join(exprs)} FROM {quote_ident(db)}.{quote_ident(table)} "
                f"ORDER BY {order}")
         rows = []
         for raw in self.query(f"/* canonical dump */ {sql}"):
@@ -433,11 +433,11 @@ def _convert(value: str | None, kind: str) -> Any:
     return value
 
 
-def _quote_ident(name: str) -> str:
+def quote_ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _quote_str(value: str) -> str:
+def quote_str(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from binlogwriter.charsets import default_collation
 
-from .mariadb import _BINARY_TYPES, _INT_TYPES, MariaDBError, MariaDBServer, _quote_ident, _quote_str
+from .mariadb import BINARY_TYPES, INT_TYPES, MariaDBError, MariaDBServer, quote_ident, quote_str
 from .serve_process import ServeProcess
 
 
@@ -111,15 +111,15 @@ def dump_table(rep: MariaDBServer, db: str, table: str) -> list[tuple]:
     (docs/replica.md), sorted after every string."""
     info = rep.query(
         "SELECT COLUMN_NAME, DATA_TYPE, CHARACTER_SET_NAME FROM information_schema.COLUMNS "
-        f"WHERE TABLE_SCHEMA = {_quote_str(db)} AND TABLE_NAME = {_quote_str(table)} "
+        f"WHERE TABLE_SCHEMA = {quote_str(db)} AND TABLE_NAME = {quote_str(table)} "
         "ORDER BY ORDINAL_POSITION")
     exprs, kinds = [], []
     for name, dt, cs in info:
-        ident = _quote_ident(name)
+        ident = quote_ident(name)
         if dt in _TEXT_TYPES and cs not in (None, "binary"):
             exprs.append(f"HEX({ident})")
             kinds.append(cs)
-        elif dt in _BINARY_TYPES or cs == "binary":
+        elif dt in BINARY_TYPES or cs == "binary":
             exprs.append(f"HEX({ident})")
             kinds.append("hex")
         elif dt == "float":
@@ -130,9 +130,9 @@ def dump_table(rep: MariaDBServer, db: str, table: str) -> list[tuple]:
             kinds.append("int")
         else:
             exprs.append(ident)
-            kinds.append("float" if dt == "double" else "int" if dt in _INT_TYPES else "str")
+            kinds.append("float" if dt == "double" else "int" if dt in INT_TYPES else "str")
     rows = []
-    for raw in rep.query(f"SELECT {', '.join(exprs)} FROM {_quote_ident(db)}.{_quote_ident(table)}"):
+    for raw in rep.query(f"SELECT {', '.join(exprs)} FROM {quote_ident(db)}.{quote_ident(table)}"):
         row = []
         for v, kind in zip(raw, kinds, strict=True):
             if v is None or kind == "str":

@@ -8,7 +8,7 @@ from pathlib import Path
 from generators.engine import generate
 from generators.spec import Spec
 
-from .test_generate_replay import _check_readers, replay_matches_truth
+from .test_generate_replay import check_readers, replay_matches_truth
 
 __all__ = ["generate_schema", "replay_matches_truth"]
 
@@ -30,5 +30,5 @@ def generate_schema(out: Path, ddl: str, db: str, flavor: str, image: str, **ext
         initial_rows=20,
     )
     generate(Spec.from_dict({**settings, **extra}), out)
-    _check_readers(out)
+    check_readers(out)
     return out

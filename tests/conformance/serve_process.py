@@ -14,14 +14,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from binlogwriter.pytest_plugin import _ServeSubprocess
+from binlogwriter.pytest_plugin import ServeSubprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "repl", "repl-pw"
 
 
 class ServeProcess:
-    """:class:`binlogwriter.pytest_plugin._ServeSubprocess` (the ``binlog_server`` fixture's
+    """:class:`binlogwriter.pytest_plugin.ServeSubprocess` (the ``binlog_server`` fixture's
     process mode) as a context manager, logging at INFO, with this checkout first on the
     subprocess's PYTHONPATH."""
 
@@ -32,7 +32,7 @@ class ServeProcess:
         self.timeout = timeout
         self.port: int | None = None
         self.log: list[str] = []
-        self._serve: _ServeSubprocess | None = None
+        self._serve: ServeSubprocess | None = None
 
     @property
     def _proc(self) -> subprocess.Popen | None:
@@ -40,8 +40,8 @@ class ServeProcess:
 
     def __enter__(self) -> ServeProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self._serve = _ServeSubprocess(self.sources, self.user, self.password, timeout=self.timeout, quiet=False,
-                                       extra=self.args, env=env, cwd=ROOT)
+        self._serve = ServeSubprocess(self.sources, self.user, self.password, timeout=self.timeout, quiet=False,
+                                      extra=self.args, env=env, cwd=ROOT)
         self.port, self.log = self._serve.port, self._serve.log
         return self
 

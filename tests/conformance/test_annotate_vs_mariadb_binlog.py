@@ -22,7 +22,7 @@ from tests.test_gtid_reading import nth, save, write
 from tests.test_listing_annotate import annotate
 
 from .mariadb import find_binary
-from .test_inspect_vs_mariadb_binlog import REPO_ROOT, Sections, _first_difference, assert_same_listing
+from .test_inspect_vs_mariadb_binlog import REPO_ROOT, Sections, assert_same_listing, first_difference
 
 pytestmark = pytest.mark.conformance
 
@@ -78,7 +78,7 @@ def test_dropped_annotations_match_mariadb_binlog_with_filters(tmp_path: Path, a
     a, b = Sections.of(ours), Sections.of(theirs)
     for name in ("rows", "counts", "at", "headers", "summaries"):
         assert getattr(a, name) == getattr(b, name), (
-            f"{name} differ at {_first_difference(getattr(a, name), getattr(b, name))}"
+            f"{name} differ at {first_difference(getattr(a, name), getattr(b, name))}"
         )
     q = [[line for line in text.split("\n") if line.startswith("#Q>")] for text in (ours, theirs)]
     assert q[0] == q[1]

@@ -19,7 +19,7 @@ from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
 
 from .mariadb import MariaDBServer
 from .schema_runs import generate_schema
-from .test_generate_replay import _check_readers, replay_matches_truth
+from .test_generate_replay import check_readers, replay_matches_truth
 
 pytestmark = pytest.mark.conformance
 
@@ -32,7 +32,7 @@ def server(mariadb_template: Path):
 
 def _replay_equals_truth(server: MariaDBServer, spec: Spec, out: Path) -> None:
     generate(spec, out)
-    _check_readers(out)
+    check_readers(out)
     replay_matches_truth(server, out)
 
 

@@ -23,7 +23,7 @@ from generators.engine import generate
 from generators.spec import Spec
 
 from .mariadb import MariaDBError
-from .test_generate_replay import _check_readers, _truth
+from .test_generate_replay import _truth, check_readers
 
 pytestmark = pytest.mark.conformance
 
@@ -78,7 +78,7 @@ def test_foreign_key_schema_replays_to_truth(mariadb_server_factory, tmp_path: P
                                mix="insert=0.4,update=0.2,delete=0.4", max_binlog_size=32768))
     out = tmp_path / "run"
     generate(spec, out)
-    _check_readers(out)
+    check_readers(out)
     server = mariadb_server_factory(row_image=image)
     server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
     assert server.query("SELECT @@foreign_key_checks") == [("1",)]

@@ -113,7 +113,7 @@ def run_files(out: Path) -> list[Path]:
     return [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
 
 
-def _check_readers(out: Path) -> None:
+def check_readers(out: Path) -> None:
     files = run_files(out)
     r = CliRunner().invoke(cli_main, ["verify", "--roundtrip", *map(str, files)])
     assert r.exit_code == 0, r.output
@@ -142,7 +142,7 @@ def test_snapshot_plus_replay_gives_truth_final(server: MariaDBServer, tmp_path:
     db = f"g_{flavor}_{meta}_{image}_{workload}".lower()
     out = tmp_path / "run"
     generate(_spec(flavor, meta, image, workload, db), out)
-    _check_readers(out)
+    check_readers(out)
     replay_matches_truth(server, out)
 
 
@@ -233,7 +233,7 @@ def test_other_options_replay_too(server: MariaDBServer, tmp_path: Path, flavor:
     spec = _spec(flavor, "FULL", "MINIMAL", wl, db, **extra)
     out = tmp_path / "run"
     generate(spec, out)
-    _check_readers(out)
+    check_readers(out)
     m = json.loads((out / "manifest.json").read_text())
     assert len(m["files"]) > 1
     replay_matches_truth(server, out, verify_checksum=spec.checksum == "CRC32")

@@ -167,7 +167,7 @@ class Sections:
         )
 
 
-def _first_difference(ours: list[str], theirs: list[str]) -> str:
+def first_difference(ours: list[str], theirs: list[str]) -> str:
     for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
         if a != b:
             return f"line {i}:\n  ours:          {a!r}\n  mariadb-binlog: {b!r}"
@@ -178,7 +178,7 @@ def assert_same_listing(files: list[Path]) -> Sections:
     ours, theirs = Sections.of(inspect_output(files)), Sections.of(mariadb_output(files))
     for name in ("rows", "metadata", "counts", "at", "headers", "summaries"):
         a, b = getattr(ours, name), getattr(theirs, name)
-        assert a == b, f"{name} differ at {_first_difference(a, b)}"
+        assert a == b, f"{name} differ at {first_difference(a, b)}"
     assert theirs.at and theirs.headers
     return theirs
 
@@ -319,7 +319,7 @@ def test_inspect_from_a_rows_event_matches_mariadb_binlog(tmp_path: Path, end: i
     b = Sections.of(theirs.stdout.decode("utf-8", "surrogateescape"))
     assert b.rows[0].startswith("### Row event for unknown table #") and b.counts
     for name in ("rows", "counts", "at", "headers", "summaries"):
-        assert getattr(a, name) == getattr(b, name), f"{name} differ at {_first_difference(getattr(a, name), getattr(b, name))}"
+        assert getattr(a, name) == getattr(b, name), f"{name} differ at {first_difference(getattr(a, name), getattr(b, name))}"
 
 
 def test_inspect_matches_mariadb_binlog_on_our_writer_files(extra_files, tmp_path: Path) -> None:

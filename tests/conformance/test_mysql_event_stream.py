@@ -114,7 +114,7 @@ def expected_mes(col, flavor: str, v: Any) -> Any:
     return coll.encode(v).decode("utf-8", "surrogateescape")
 
 
-def _same(want: Any, got: Any) -> bool:
+def same(want: Any, got: Any) -> bool:
     if isinstance(want, tuple) and want and want[0] == "json":
         return isinstance(got, bytes) and decode_json(got) == want[1]
     if isinstance(want, float) or isinstance(got, float):
@@ -180,7 +180,7 @@ def test_mysql_event_stream_reads_what_we_wrote(tmp_path: Path, flavor: str, ima
                 problems.append(f"#{k} {name} {label}: columns {sorted(g or {})} != {sorted(w)}")
                 continue
             for c, wv in w.items():
-                if not _same(wv, g[c]):
+                if not same(wv, g[c]):
                     problems.append(f"#{k} {name} {label}.{c}: engine {g[c]!r:.120} != written {wv!r:.120}")
         if len(problems) > 20:
             break

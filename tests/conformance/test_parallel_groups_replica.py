@@ -33,7 +33,7 @@ from generators.spec import Spec
 
 from .mariadb import MariaDBServer, mariadb_binlog
 from .serve_process import ServeProcess
-from .test_serve_mariadb_replica import _slave_pos, _status, _truth, _wait
+from .test_serve_mariadb_replica import slave_pos, status, truth, wait
 
 pytestmark = pytest.mark.conformance
 
@@ -100,13 +100,13 @@ def _replicate(template: Path, out: Path, hold: tuple[int, str, str, int]) -> di
             holder.close()
 
         def seq() -> int:
-            pos = _slave_pos(rep)
+            pos = slave_pos(rep)
             return int(pos.rsplit("-", 1)[1]) if pos else 0
 
-        _wait(rep, lambda: seq() == seq_last, timeout=300)
-        st = _status(rep)
+        wait(rep, lambda: seq() == seq_last, timeout=300)
+        st = status(rep)
         assert st["Slave_SQL_Running"] == "Yes" and st["Slave_IO_Running"] == "Yes"
-        for (tdb, tname), rows in _truth(out).items():
+        for (tdb, tname), rows in truth(out).items():
             assert rep.dump_table(tdb, tname) == rows, f"{tdb}.{tname}"
         commits = _counter(rep, "Binlog_commits") - commits0
         groups = _counter(rep, "Binlog_group_commits") - groups0

@@ -198,7 +198,7 @@ class Workload:
 # ------------------------------------------------------------------ expected representation
 
 _WIDE = decimal.Context(prec=100)
-_ZERO_SOURCES = {"DATE": "out of date range", "DATETIME": "out of datetime2 range"}
+ZERO_SOURCES = {"DATE": "out of date range", "DATETIME": "out of datetime2 range"}
 
 
 class _Unchecked:
@@ -232,7 +232,7 @@ def expected_value(col, v: Any) -> tuple[Any, str | None]:
         return Decimal(v).quantize(Decimal(1).scaleb(-(col.scale or 0)), context=_WIDE), None
     if t in ("DATE", "DATETIME") and isinstance(v, MysqlDate | MysqlDateTime):
         assert (v.year, v.month, v.day) == (0, 0, 0), v  # the catalogue's only such values
-        return None, _ZERO_SOURCES[t]
+        return None, ZERO_SOURCES[t]
     if t == "TIMESTAMP":
         if isinstance(v, MysqlDateTime):
             return dt.datetime(1970, 1, 1), None
@@ -257,7 +257,7 @@ def expected_value(col, v: Any) -> tuple[Any, str | None]:
     return v, None
 
 
-def _same(want: Any, got: Any) -> bool:
+def same(want: Any, got: Any) -> bool:
     if isinstance(want, _Unchecked):
         return isinstance(got, want.kind)
     if isinstance(want, Decimal):
@@ -300,7 +300,7 @@ def expected_changes(workload: Workload, groups: list, image: str) -> list[tuple
 
 # ------------------------------------------------------------------------------ the reader
 
-class _Connections:
+class Connections:
     """``pymysql_wrapper``: counts connections (a second stream connection means the library
     lost the stream and silently replays it from the start) and corrects the length of the
     MariaDB-mode COM_BINLOG_DUMP packet (module docstring)."""
@@ -331,7 +331,7 @@ class _Connections:
 def read_stream(server: ServingMariaDBServer, **options: Any) -> list:
     """Every event of ONLY_EVENTS pymysqlreplication yields (non-blocking: until the end of the
     server's last binlog), with the rows of rows events decoded."""
-    conns = _Connections()
+    conns = Connections()
     stream = BinLogStreamReader(
         connection_settings={"host": "127.0.0.1", "port": server.port, "user": USER,
                              "password": PASSWORD, "read_timeout": 60},
@@ -403,7 +403,7 @@ def compare_rows(events: list, want: list[tuple]) -> list[str]:
                     continue
                 for c, (wv, wsrc) in w.items():
                     gv = values[c]
-                    if not _same(wv, gv):
+                    if not same(wv, gv):
                         problems.append(f"{where} row {i} {label}.{c}: decoded {_short(gv)} "
                                         f"({type(gv).__name__}), wrote {_short(wv)}")
                     elif wv is None and sources.get(c) != wsrc:

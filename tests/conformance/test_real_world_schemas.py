@@ -20,7 +20,7 @@ from binlogwriter.cli import main as cli_main
 
 from .mariadb import MariaDBServer
 from .schema_runs import replay_matches_truth
-from .test_generate_replay import _check_readers
+from .test_generate_replay import check_readers
 
 pytestmark = pytest.mark.conformance
 
@@ -246,7 +246,7 @@ def test_clause_is_accepted_or_refused_in_one_line(
         assert "Traceback" not in r.output
         return
     assert r.exit_code == 0, r.output
-    _check_readers(out)
+    check_readers(out)
     if replay:
         replay_matches_truth(server, out)
 
@@ -259,6 +259,6 @@ def test_application_schema_generates_and_replays(
     db = f"app_{name.split('_')[0]}_{flavor}"
     r, out = _generate(tmp_path, (SCHEMAS / name).read_text(), flavor, db)
     assert r.exit_code == 0, r.output
-    _check_readers(out)
+    check_readers(out)
     truth = replay_matches_truth(server, out)
     assert len(truth) >= 2 and all(truth.values())

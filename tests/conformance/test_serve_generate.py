@@ -97,7 +97,7 @@ def test_mariadb_replica_from_generated_stream(tmp_path: Path, mariadb_template:
     import time
 
     from .mariadb import MariaDBServer
-    from .test_serve_mariadb_replica import _status, _truth
+    from .test_serve_mariadb_replica import status, truth
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("workload: ecommerce\nflavor: mariadb1011\nseed: 12\nmax_binlog_size: 30000\n"
@@ -112,10 +112,10 @@ def test_mariadb_replica_from_generated_stream(tmp_path: Path, mariadb_template:
                     f"MASTER_USE_GTID=slave_pos; START SLAVE;")
         deadline = time.monotonic() + 120
         while rep.query("SELECT @@gtid_slave_pos")[0][0] != last:
-            st = _status(rep)
+            st = status(rep)
             assert st.get("Last_SQL_Errno", "0") == "0", st.get("Last_SQL_Error")
             assert st.get("Last_IO_Errno", "0") == "0", st.get("Last_IO_Error")
             assert time.monotonic() < deadline, st
             time.sleep(0.2)
-        for (tdb, table), rows in _truth(disk).items():
+        for (tdb, table), rows in truth(disk).items():
             assert rep.dump_table(tdb, table) == rows, f"{tdb}.{table}"

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.conformance
 TRANSACTIONS = 60
 
 
-def _truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
+def truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
     res = {}
     for p in sorted((out / "truth" / "final").glob("*.jsonl")):
         db, table = p.name[:-len(".jsonl")].split(".", 1)
@@ -36,7 +36,7 @@ def _truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
     return res
 
 
-def _status(rep: MariaDBServer) -> dict[str, str]:
+def status(rep: MariaDBServer) -> dict[str, str]:
     out = rep.execute("SHOW SLAVE STATUS\\G")
     st = {}
     for line in out.splitlines():
@@ -46,14 +46,14 @@ def _status(rep: MariaDBServer) -> dict[str, str]:
     return st
 
 
-def _slave_pos(rep: MariaDBServer) -> str:
+def slave_pos(rep: MariaDBServer) -> str:
     return rep.query("SELECT @@gtid_slave_pos")[0][0] or ""
 
 
-def _wait(rep: MariaDBServer, pred, timeout: float = 120.0) -> None:
+def wait(rep: MariaDBServer, pred, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
-        st = _status(rep)
+        st = status(rep)
         assert st.get("Last_SQL_Errno", "0") == "0", st.get("Last_SQL_Error")
         assert st.get("Last_IO_Errno", "0") == "0", st.get("Last_IO_Error")
         if pred():
@@ -83,23 +83,23 @@ def test_replica_replicates_to_truth_final_with_restart(mariadb_template: Path, 
                     f"MASTER_USER='{srv.user}', MASTER_PASSWORD='{srv.password}', {source}; START SLAVE;")
 
         def seq() -> int:
-            pos = _slave_pos(rep)
+            pos = slave_pos(rep)
             return int(pos.rsplit("-", 1)[1]) if pos else 0
 
-        _wait(rep, lambda: seq() >= seq_last // 3)
+        wait(rep, lambda: seq() >= seq_last // 3)
         rep.execute("STOP SLAVE;")
         midway = seq()
         assert 0 < midway < seq_last, midway
         time.sleep(0.5)
         assert seq() == midway
         rep.execute("START SLAVE;")
-        _wait(rep, lambda: seq() == seq_last)
-        st = _status(rep)
+        wait(rep, lambda: seq() == seq_last)
+        st = status(rep)
         assert st["Slave_SQL_Running"] == "Yes" and st["Slave_IO_Running"] == "Yes"
         if mode == "file_pos":  # at the last file's end (its STOP event is not relayed)
             last = manifest["files"][-1]
             assert st["Relay_Master_Log_File"] == last["name"]
             assert last["bytes"] - 23 == int(st["Exec_Master_Log_Pos"]) == int(st["Read_Master_Log_Pos"])
-        for (tdb, table), rows in _truth(out).items():
+        for (tdb, table), rows in truth(out).items():
             assert rep.dump_table(tdb, table) == rows, f"{tdb}.{table}"
         assert len(srv.wait_log(r"dump from", 1.0)) >= 2

@@ -25,8 +25,8 @@ from mysql_event_stream import DecodeError, EventType, ParseError
 from binlogwriter.fixtures import ENTRIES, entry
 from binlogwriter.strategies import binlogs, tables
 from binlogwriter.values import ABSENT
-from tests.conformance.catalogue import _sort_key, canonical_value
-from tests.conformance.test_mysql_event_stream import _same, expected_mes, mes_events
+from tests.conformance.catalogue import canonical_value, sort_key
+from tests.conformance.test_mysql_event_stream import expected_mes, mes_events, same
 
 pytestmark = pytest.mark.conformance
 
@@ -73,7 +73,7 @@ def _mes_problems(case) -> list[str]:
                 problems.append(f"#{k} {label}: columns {sorted(g or {})} != {sorted(w)}")
                 continue
             problems += [f"#{k} {label}.{c}: engine {g[c]!r:.100} != truth {wv!r:.100}"
-                         for c, wv in w.items() if not _same(wv, g[c])]
+                         for c, wv in w.items() if not same(wv, g[c])]
     return problems
 
 
@@ -116,7 +116,7 @@ def test_mariadb_replay(tmp_path: Path, server, name: str) -> None:
     for key, rows in case.rows.items():
         t = tables[key]
         want = sorted((tuple(canonical_value(c, v) for c, v in zip(t.columns, r, strict=True)) for r in rows),
-                      key=_sort_key)
+                      key=sort_key)
         got = server.dump_table(t.database, t.name)
         if got != want:
             problems.append(f"{key}: server has {got!r:.600}\n  truth {want!r:.600}")
@@ -142,6 +142,6 @@ def test_drawn_binlogs_replay_into_mariadb_to_their_truth(server, tmp_path_facto
         server.replay(case.files)
         for t in case.tables:
             want = sorted((tuple(canonical_value(c, v) for c, v in zip(t.columns, r, strict=True))
-                           for r in case.rows[f"{t.database}.{t.name}"]), key=_sort_key)
+                           for r in case.rows[f"{t.database}.{t.name}"]), key=sort_key)
             got = server.dump_table(t.database, t.name)
             assert got == want, f"{t.name}: server {got!r:.800}\ntruth {want!r:.800}"

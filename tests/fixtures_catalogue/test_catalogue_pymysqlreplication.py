@@ -20,7 +20,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 from binlogwriter.fixtures import ENTRIES, entry
 from binlogwriter.values import ABSENT, MysqlDate, MysqlDateTime
 from tests.conformance.serve_process import ServeProcess
-from tests.conformance.test_python_mysql_replication import _ZERO_SOURCES, _same, expected_value
+from tests.conformance.test_python_mysql_replication import ZERO_SOURCES, expected_value, same
 
 pytestmark = [pytest.mark.conformance,
               pytest.mark.filterwarnings("ignore:'db' is deprecated:DeprecationWarning")]
@@ -48,7 +48,7 @@ def _value(col, flavor: str, v: Any) -> tuple[Any, str | None]:
     if col.type == "JSON" and not flavor.startswith("mariadb") and v is not None:
         return _Json(v), None
     if isinstance(v, MysqlDate | MysqlDateTime) and col.type in ("DATE", "DATETIME") and 0 in (v.year, v.month, v.day):
-        return None, _ZERO_SOURCES[col.type]  # any zero part: the library's "out of range" NULL
+        return None, ZERO_SOURCES[col.type]  # any zero part: the library's "out of range" NULL
     if col.type == "TIMESTAMP" and isinstance(v, dt.datetime) and v.tzinfo is None:
         v = v.replace(tzinfo=dt.UTC)
     return expected_value(col, v)
@@ -114,7 +114,7 @@ def _problems(case) -> list[str]:
                 continue
             for c, (wv, wsrc) in w.items():
                 gv = values[c]
-                ok = _json_same(wv.v, gv) if isinstance(wv, _Json) else _same(wv, gv)
+                ok = _json_same(wv.v, gv) if isinstance(wv, _Json) else same(wv, gv)
                 if not ok:
                     problems.append(f"#{k} {label}.{c}: decoded {gv!r:.80} ({type(gv).__name__}), wrote {wv!r:.80}")
                 elif wv is None and sources.get(c) != wsrc:

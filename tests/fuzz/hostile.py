@@ -66,7 +66,7 @@ HOSTILE_NAMES: tuple[bytes, ...] = (
 GTID_TYPES = frozenset((33, 34, 162))
 _COMPRESSED_ROWS = frozenset((166, 167, 168, 169, 170, 171))
 _V2 = frozenset((30, 31, 32, 39, 169, 170, 171))
-_BOUNDARY64 = (
+BOUNDARY64 = (
     (1 << 63) - 1,
     1 << 63,
     (1 << 63) + 1,
@@ -153,7 +153,7 @@ def u_gno(r: random.Random, evs: list[bytearray], crc: bool) -> bool:
     ev = _pick(r, evs, GTID_TYPES)
     if ev is None:
         return False
-    v = r.choice(_BOUNDARY64)
+    v = r.choice(BOUNDARY64)
     if ev[4] == 162:  # seq_no u64, domain_id u32 (mariadb.md)
         if len(ev) >= 19 + 12 and r.random() < 0.3:
             ev[27:31] = (v & 0xFFFFFFFF).to_bytes(4, "little")
@@ -188,7 +188,7 @@ def _columns(ev: bytearray, crc: bool) -> tuple[int, int, int, int, int] | None:
     return types, n, types + n, ml[1], ml[1] + ml[0]
 
 
-_EXTREME: tuple[tuple[int, bytes], ...] = (
+EXTREME: tuple[tuple[int, bytes], ...] = (
     (246, bytes((238, 224))),
     (246, bytes((66, 30))),
     (246, bytes((255, 255))),
@@ -236,7 +236,7 @@ def u_metadata(r: random.Random, evs: list[bytearray], crc: bool) -> bool:
     want = [j for j in range(n) if ev[types + j] == 246]
     if want and r.random() < 0.5:  # keep the column's type: change only its precision / scale
         k = r.choice(want)
-    t, m = r.choice(_EXTREME) if ev[types + k] != 246 or r.random() < 0.3 else r.choice(_EXTREME[:6])
+    t, m = r.choice(EXTREME) if ev[types + k] != 246 or r.random() < 0.3 else r.choice(EXTREME[:6])
     ev[types + k] = t
     pieces[k] = m
     block = b"".join(pieces)
@@ -244,7 +244,7 @@ def u_metadata(r: random.Random, evs: list[bytearray], crc: bool) -> bool:
     return True
 
 
-def _blob_at(ev: bytearray, crc: bool) -> int | None:
+def blob_at(ev: bytearray, crc: bool) -> int | None:
     """Offset of the compressed blob of a MariaDB compressed rows event or QUERY_COMPRESSED."""
     t = ev[4]
     if t == 165:
@@ -265,7 +265,7 @@ def _blob_at(ev: bytearray, crc: bool) -> int | None:
 
 
 def u_recompress(r: random.Random, evs: list[bytearray], crc: bool) -> bool:
-    cands = [i for i, e in enumerate(evs) if e[4] == 40 or _blob_at(e, crc) is not None]
+    cands = [i for i, e in enumerate(evs) if e[4] == 40 or blob_at(e, crc) is not None]
     if not cands:
         return False
     ev = evs[r.choice(cands)]
@@ -285,7 +285,7 @@ def u_recompress(r: random.Random, evs: list[bytearray], crc: bool) -> bool:
         ).compress(plain)
         ev[p:end] = comp  # the header's sizes: the uncompressed size is unchanged
         return True
-    q = _blob_at(ev, crc)
+    q = blob_at(ev, crc)
     if q is None or q >= end or not ev[q] & 0x80 or not 1 <= ev[q] & 7 <= 4:
         return False
     n = ev[q] & 7

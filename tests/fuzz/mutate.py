@@ -319,7 +319,7 @@ def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int
         else:
             evs[i], evs[j] = evs[j], evs[i]
     if aim and r.random() < aim and aimed(r, evs, crc) and r.random() < 0.8:
-        return _framed(r, fde, evs, crc, fix_len=True, cut=False)
+        return framed(r, fde, evs, crc, fix_len=True, cut=False)
     # which events to mutate: prefer the focused types (rows, payload, ...)
     cands = list(range(len(evs)))
     if focus:
@@ -339,11 +339,11 @@ def mutant(units: Sequence[Unit], seed: int, index: int, *, focus: frozenset[int
             lo = 0  # the common header too
         mutate_bytes(r, ev, lo, hi)
     # fix-up: lengths, log_pos and CRC32 (sometimes leave the framing broken on purpose)
-    return _framed(r, fde, evs, crc, fix_len=r.random() < 0.95, cut=True)
+    return framed(r, fde, evs, crc, fix_len=r.random() < 0.95, cut=True)
 
 
-def _framed(r: random.Random, fde: bytearray, evs: list[bytearray], crc: bool, *, fix_len: bool,
-            cut: bool) -> bytes:
+def framed(r: random.Random, fde: bytearray, evs: list[bytearray], crc: bool, *, fix_len: bool,
+           cut: bool) -> bytes:
     """The file of ``fde`` and ``evs``: each event's log_pos and CRC32 (and, ``fix_len``, its
     event_length) set to what they are; ``cut``: a few files cut or given a bad length."""
     out_fde = fix_event(bytes(fde), True, 4)

@@ -240,14 +240,14 @@ def _check_verify(m: Model, code: int, text: str, path: str) -> None:
 
 
 def differential_target(data: bytes, path: str) -> None:
-    from tests.fuzz.targets import _inspect, _roundtrip
+    from tests.fuzz.targets import inspect, roundtrip
 
     m = model(path)
     changes, err = _changes(path)
     _check_changes(m, changes, err)
-    code, text = _inspect(data, path, verbose=2)
+    code, text = inspect(data, path, verbose=2)
     _check_inspect(m, code, text, path)
-    code, text = _roundtrip(data, path)
+    code, text = roundtrip(data, path)
     _check_verify(m, code, text, path)
     if zlib.crc32(data) % MARIADB_EVERY == 0:
         mariadb_target(data, path, m)

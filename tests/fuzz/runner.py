@@ -76,7 +76,7 @@ def _signature(target: str, kind: str, exc: BaseException | None) -> tuple[str, 
     return hashlib.sha1(key.encode()).hexdigest()[:10], desc
 
 
-def _located(exc: BaseException, path: str) -> bool:
+def located(exc: BaseException, path: str) -> bool:
     """Whether a typed error raised while reading ``path`` names its place: a
     :class:`DecodeError` with the file and an absolute offset (docs/fuzzing.md)."""
     from binlogwriter.errors import DecodeError
@@ -122,7 +122,7 @@ class _Worker:
         except _Timeout as exc:
             return "hang", exc
         except BinlogError as exc:
-            if target.kind == "binlog" and not _located(exc, self.path):
+            if target.kind == "binlog" and not located(exc, self.path):
                 return "unlocated", exc
             return None, None
         except Infidelity as exc:

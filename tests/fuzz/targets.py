@@ -110,7 +110,7 @@ def transaction_ids(path: str) -> tuple[str, Any] | None:
     when the events cannot tell (another event
     that does not decode, rows left undecoded, XA, compressed transactions or queries:
     changes() handles those on its own)."""
-    from binlogwriter.events import MariadbGtidEvent, QueryEvent, RawEvent, XidEvent, _GtidBase
+    from binlogwriter.events import GtidBase, MariadbGtidEvent, QueryEvent, RawEvent, XidEvent
     from binlogwriter.reader import BinlogReader
 
     out: list[tuple] = []
@@ -127,7 +127,7 @@ def transaction_ids(path: str) -> tuple[str, Any] | None:
                 if t in _ROWS:
                     return None
                 continue
-            if isinstance(ev, _GtidBase) or t == 42:
+            if isinstance(ev, GtidBase) or t == 42:
                 gtid = ev.gtid
             elif isinstance(ev, MariadbGtidEvent):
                 gtid = f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}"
@@ -206,7 +206,7 @@ def _cli(fn, path: str, **kw) -> tuple[int, str]:
     return code, text
 
 
-def _inspect(data, path: str, verbose: int | None = None) -> tuple[int, str]:
+def inspect(data, path: str, verbose: int | None = None) -> tuple[int, str]:
     from binlogwriter.cli import inspect
 
     v = verbose if verbose is not None else 2 if len(data) % 3 else 1
@@ -215,7 +215,7 @@ def _inspect(data, path: str, verbose: int | None = None) -> tuple[int, str]:
                 include_gtids=None, exclude_gtids=None)
 
 
-def _roundtrip(data, path: str) -> tuple[int, str]:
+def roundtrip(data, path: str) -> tuple[int, str]:
     from binlogwriter.cli import verify
 
     return _cli(verify.callback, path, files=(path,), roundtrip=True)
@@ -273,8 +273,8 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("payload", "binlog", _PAYLOAD, _events),
     Target("changes", "binlog", _ROWS, _changes, aim=0.3),
     Target("transactions", "binlog", frozenset((2, 16, 33, 34, 42, 162)), _transactions),
-    Target("inspect", "binlog", None, _inspect),
-    Target("roundtrip", "binlog", None, _roundtrip),
+    Target("inspect", "binlog", None, inspect),
+    Target("roundtrip", "binlog", None, roundtrip),
     Target("export_cli", "binlog", _ROWS, _export_cli),
     Target("schema", "sql", None, _schema),
     Target("export", "binlog", _ROWS, _export, aim=0.6),

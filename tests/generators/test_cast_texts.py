@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from binlogwriter.values import MysqlDate, MysqlDateTime
-from generators.changes_arrow import _column_plan, _typed_columns, py_array, typed_converter
+from generators.changes_arrow import column_plan, py_array, typed_columns, typed_converter
 from generators.truth import column_renderer
 
 _ODD = ["2024-01-02T03:04:05", "2024-01-02 03:04:05Z", "2024-01-02", "2024-01-02 03:04:05.1234567",
@@ -66,7 +66,7 @@ def test_one_cast_gives_the_value_by_value_conversion(case: tuple[str, list]) ->
         want = None
     want_texts = [None if t is None else [("c", t)] for _, t in pairs]
     try:
-        arrays, texts = _typed_columns([_column_plan(col, "mysql80")], ["c"], [[v] for v in vals])
+        arrays, texts = typed_columns([column_plan(col, "mysql80")], ["c"], [[v] for v in vals])
     except (ValueError, ArithmeticError):
         assert want is None
         return

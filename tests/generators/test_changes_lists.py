@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from binlogwriter.values.types import Geometry, MysqlDate, MysqlDateTime, MysqlTime
-from generators.changes_arrow import _arrow_type, _typed_array, _typed_values, typed_python
+from generators.changes_arrow import _arrow_type, typed_array, typed_python, typed_values
 from generators.changes_lists import typed_floats, typed_list
 from generators.truth import column_renderer
 
@@ -104,10 +104,10 @@ def test_value_lists_type_like_the_value_path(data, sql: str, flavor: str, fsp: 
     n = data.draw(st.integers(0, 12), label="rows")
     vals = data.draw(st.lists(st.one_of(st.none(), _values(sql)), min_size=n, max_size=n), label="values")
     typ = _arrow_type(col, flavor)
-    want, texts = _typed_values(col, flavor, vals)
+    want, texts = typed_values(col, flavor, vals)
     keep: list = []
-    for arr, got_texts in filter(None, [typed_list(col, typ, vals, lambda vs: _typed_values(col, flavor, vs)),
-                                        typed_python(col, flavor, vals, keep), _typed_array(col, flavor, vals)]):
+    for arr, got_texts in filter(None, [typed_list(col, typ, vals, lambda vs: typed_values(col, flavor, vs)),
+                                        typed_python(col, flavor, vals, keep), typed_array(col, flavor, vals)]):
         assert arr.type == want.type == typ
         assert got_texts == texts
         assert arr.equals(want), (arr.to_pylist(), want.to_pylist())
@@ -125,7 +125,7 @@ def test_float_arrays_type_like_the_value_path(data, sql: str, flavor: str) -> N
     values = ColumnArray("float", np.array(vals, dtype=np.float64), nulls if nulls.any() else None)
     got = typed_floats(col, _arrow_type(col, flavor), values)
     try:
-        want, texts = _typed_values(col, flavor, values.tolist())
+        want, texts = typed_values(col, flavor, values.tolist())
     except OverflowError:  # FLOAT beyond float32: the value path raises, the fast path declines
         assert got is None
         return
@@ -145,7 +145,7 @@ def test_plain_generator_shapes_are_not_declined() -> None:
         raise AssertionError("plain values sent value by value")
     for sql, vs in vals.items():
         col = _column(sql, "mysql80", 3)
-        by_value = refuse if sql != "DATETIME" else (lambda xs, c=col: _typed_values(c, "mysql80", xs))
+        by_value = refuse if sql != "DATETIME" else (lambda xs, c=col: typed_values(c, "mysql80", xs))
         assert typed_list(col, _arrow_type(col, "mysql80"), vs, by_value) is not None, sql
 
 
@@ -161,8 +161,8 @@ def test_pool_columns_type_like_the_value_path(data, sql: str, flavor: str, fsp:
     idx = np.array(data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=n, max_size=n)), dtype=np.int64)
     nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"), dtype=np.bool_)
     values = ColumnArray("pool", idx, nulls if nulls.any() else None, pool=pool)
-    got, texts = _typed_array(col, flavor, values)
-    want, want_texts = _typed_values(col, flavor, values.tolist())
+    got, texts = typed_array(col, flavor, values)
+    want, want_texts = typed_values(col, flavor, values.tolist())
     assert texts == want_texts
     assert got.equals(want)
     assert _parquet(got) == _parquet(want)
@@ -200,7 +200,7 @@ def test_int_arrays_narrow_like_arrows_cast(data, sql: str) -> None:
     except pa.ArrowInvalid as e:
         want_err = type(e)
     try:
-        got, texts = _typed_array(col, "mysql80", values)
+        got, texts = typed_array(col, "mysql80", values)
     except pa.ArrowInvalid as e:
         got_err = type(e)
     assert got_err == want_err

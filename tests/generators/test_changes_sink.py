@@ -10,11 +10,11 @@ import threading
 
 import pytest
 
-from generators.changes_sink import _Sink
+from generators.changes_sink import Sink
 
 
 def test_jobs_run_in_order_nested_jobs_in_place() -> None:
-    sink = _Sink(2)
+    sink = Sink(2)
     done: list[str] = []
     main = threading.current_thread()
 
@@ -32,7 +32,7 @@ def test_jobs_run_in_order_nested_jobs_in_place() -> None:
 
 
 def test_an_error_is_raised_in_the_callers_thread() -> None:
-    sink = _Sink(1)
+    sink = Sink(1)
     ran: list[int] = []
     go = threading.Event()
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
-from generators.columns._stress import _STRESS, STRESS_CLASSES
+from generators.columns._stress import STRESS, STRESS_CLASSES
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 
@@ -81,7 +81,7 @@ def test_every_value_fits_its_column_and_the_twins_agree(cols, flavor, share, ed
             _check_fits(col, v, cs)
 
 
-_STRESS_SET = set(_STRESS)
+_STRESS_SET = set(STRESS)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -134,7 +134,7 @@ def test_jsonl_records_survive_any_line_splitter(tmp_path) -> None:
     from generators.engine import generate
     from generators.spec import Spec
 
-    pool = "".join(_STRESS)
+    pool = "".join(STRESS)
     assert {"\x85", "\u2028", "\u2029"} & set(pool), "the pool no longer draws a Unicode line separator"
     spec = Spec.from_dict({"workload": "ecommerce", "seed": 3, "transactions": 60, "initial_rows": 20,
                            "charset_stress": 1.0, "ddl_every": 20})

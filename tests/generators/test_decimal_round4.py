@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators.columns.decimal import _round4_units
+from generators.columns.decimal import round4_units
 
 FLOATS = st.one_of(st.floats(0, 1e11, exclude_max=True, allow_nan=False),
                    st.integers(0, 10**14).map(lambda u: (u + 0.5) / 1e4),
@@ -22,11 +22,11 @@ FLOATS = st.one_of(st.floats(0, 1e11, exclude_max=True, allow_nan=False),
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(xs=st.lists(FLOATS, max_size=50))
 def test_round4_units_equal_python(xs) -> None:
-    got = _round4_units(np.array(xs, dtype=np.float64))
+    got = round4_units(np.array(xs, dtype=np.float64))
     assert got is not None
     assert got.tolist() == [int(Decimal(repr(round(v, 4))).scaleb(4)) for v in xs]
 
 
 def test_round4_refuses_what_it_cannot_tell() -> None:
-    assert _round4_units(np.array([1e11])) is None
-    assert _round4_units(np.array([float("inf")])) is None
+    assert round4_units(np.array([1e11])) is None
+    assert round4_units(np.array([float("inf")])) is None

@@ -15,10 +15,12 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generators import truth
 from generators.changes_jsonl import read_jsonl_rows
 from generators.truth import canonical_key, dumps_line, sorted_jsonl_rows, write_sorted_jsonl
 
@@ -84,14 +86,18 @@ def _table(draw: Any) -> tuple[list[str], list[list]]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(table=_table(), chunk=st.sampled_from([1, 3, 7, 20_000]), block=st.integers(1, 50))
+@given(table=_table(), chunk=st.sampled_from([1, 3, 7, 20_000]), block=st.integers(1, 50),
+       fan_in=st.sampled_from([2, 3, 16]), sort_bytes=st.sampled_from([1, 300, 5_000, 64 << 20]))
 def test_sorted_columns_write_the_reference_bytes(table: tuple[list[str], list[list]], chunk: int, block: int,
-                                                  tmp_path_factory) -> None:
+                                                  fan_in: int, sort_bytes: int, tmp_path_factory) -> None:
+    """Also with runs cut by bytes (``SORT_BYTES``) and merged ``MERGE_FAN_IN`` at a time
+    before the last merge: the bytes do not depend on where the runs split."""
     names, rows = table
     d = tmp_path_factory.mktemp("s")
     _reference(d / "want.jsonl", names, rows, chunk)
     blocks = [[[r[j] for r in rows[s:s + block]] for j in range(len(names))] for s in range(0, len(rows), block)]
-    got_rows = list(sorted_jsonl_rows(d / "got.jsonl", names, blocks, chunk=chunk))
+    with patch.object(truth, "MERGE_FAN_IN", fan_in), patch.object(truth, "SORT_BYTES", sort_bytes):
+        got_rows = list(sorted_jsonl_rows(d / "got.jsonl", names, blocks, chunk=chunk))
     want = (d / "want.jsonl").read_bytes()
     assert (d / "got.jsonl").read_bytes() == want
     back = list(read_jsonl_rows(d / "want.jsonl"))
@@ -99,3 +105,26 @@ def test_sorted_columns_write_the_reference_bytes(table: tuple[list[str], list[l
     assert write_sorted_jsonl(d / "rows.jsonl", names, iter(rows), chunk=chunk) == len(rows)
     assert (d / "rows.jsonl").read_bytes() == want
     assert sorted(os.listdir(d)) == ["got.jsonl", "rows.jsonl", "want.jsonl"]  # no run left behind
+
+
+def test_runs_are_cut_by_bytes_and_merged_by_fan_in(tmp_path: Path) -> None:
+    """Memory bounded by construction: a table of long texts spills a run as soon as its
+    values reach ``SORT_BYTES`` (not after ``SORT_CELLS``; checked after each block given), and no more than ``MERGE_FAN_IN``
+    spilled runs ever exist at once (so the last merge holds at most that many blocks)."""
+    names = ["k", "doc"]
+    rows = [[i % 97, "x" * 1000 + str(i)] for i in range(400)]
+    live: list[int] = []
+    real = tempfile.mkstemp
+
+    def counting(*a: Any, **kw: Any) -> tuple[int, str]:
+        got = real(*a, **kw)
+        live.append(sum(1 for p in tmp_path.iterdir() if p.name.endswith(".run")))
+        return got
+    with patch.object(truth, "SORT_BYTES", 10_000), patch.object(truth, "MERGE_FAN_IN", 4), \
+            patch.object(tempfile, "mkstemp", counting):
+        blocks = [[[r[0] for r in rows[s:s + 5]], [r[1] for r in rows[s:s + 5]]] for s in range(0, len(rows), 5)]
+        got = list(sorted_jsonl_rows(tmp_path / "got.jsonl", names, blocks, chunk=10**9))
+    assert len(live) > 40  # ~10 rows a run: 40 runs and their merges, not one run of 400 rows
+    assert max(live) <= 4 + 1  # run files once each is made: the fan-in's runs and the one they merge into
+    assert got == sorted(rows, key=canonical_key)
+    assert [p.name for p in tmp_path.iterdir()] == ["got.jsonl"]

@@ -22,7 +22,7 @@ from binlogwriter.schema import parse_tables
 from binlogwriter.values.json_columns import JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
-from generators.changes_arrow import _typed_array, _typed_values
+from generators.changes_arrow import typed_array, typed_values
 from generators.json_texts import json_texts
 from tests.batch.test_json_columns import nodes, objects
 
@@ -68,9 +68,9 @@ def test_json_columns_type_like_the_value_path(data, flavor: str) -> None:
     col = parse_tables("CREATE TABLE t (j JSON NULL)", "d", flavor)[0].columns[0]
     values = ColumnArray("json", docs, nulls if nulls.any() else None)
     keep: list = []
-    got, texts = _typed_array(col, flavor, values, keep)
+    got, texts = typed_array(col, flavor, values, keep)
     ref_keep: list = []
-    want, want_texts = _typed_values(col, flavor, values.tolist(), ref_keep)
+    want, want_texts = typed_values(col, flavor, values.tolist(), ref_keep)
     assert texts == want_texts == {}
     assert got.equals(want)
     assert [k.to_pylist() if isinstance(k, pa.Array) else k for k in keep] == ref_keep

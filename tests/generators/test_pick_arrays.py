@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.arrow_arrays import _pick_lists, _string_lists, np_array, pick_strings, string_array
+from generators.arrow_arrays import np_array, pick_lists, pick_strings, string_array, string_lists
 
 _TEXT = st.one_of(st.none(), st.text(max_size=12))
 _LIST = st.one_of(st.none(), st.lists(st.text(max_size=6), max_size=5))
@@ -24,7 +24,7 @@ def _parquet(arr: pa.Array) -> bytes:
     return buf.getvalue()
 
 
-_CASES = {"strings": (_TEXT, pick_strings, string_array), "lists": (_LIST, _pick_lists, _string_lists)}
+_CASES = {"strings": (_TEXT, pick_strings, string_array), "lists": (_LIST, pick_lists, string_lists)}
 
 
 @settings(max_examples=300, deadline=None)

@@ -32,7 +32,7 @@ from generators.batch import apply_batch, apply_batch_loop
 from generators.engine import generate
 from generators.hashing import hash64, salt
 from generators.keys import KeyCursor, TableInfo, resolve_ops, step
-from generators.plan import _ARRAY, _SCALAR, _exp, _log, pick_index, pick_index_array, plan_transaction
+from generators.plan import ARRAY, SCALAR, exp, log, pick_index, pick_index_array, plan_transaction
 from generators.plan_batch import KIND_CODE, resolve_chunks, resolve_range
 from generators.spec import Spec
 from generators.spec_values import parse_key_dist, parse_mix
@@ -196,13 +196,13 @@ def test_pick_index_array_equals_pick_index(dist: str, pairs) -> None:
        st.lists(st.floats(1e-300, 1e300, allow_nan=False), min_size=1, max_size=30))
 def test_exp_log_are_libm_to_a_few_ulps_and_the_same_as_arrays(xs, ys) -> None:
     """The powers of zipf/latest: close to math.exp / math.log, scalars equal to arrays bit for bit."""
-    ex = _exp(np.array(xs), _ARRAY)
-    lg = _log(np.array(ys), _ARRAY)
+    ex = exp(np.array(xs), ARRAY)
+    lg = log(np.array(ys), ARRAY)
     for x, e in zip(xs, ex.tolist(), strict=True):
-        assert e == _exp(x, _SCALAR)
+        assert e == exp(x, SCALAR)
         assert math.isclose(e, math.exp(x), rel_tol=1e-15)
     for y, g in zip(ys, lg.tolist(), strict=True):
-        assert g == _log(y, _SCALAR)
+        assert g == log(y, SCALAR)
         assert math.isclose(g, math.log(y), rel_tol=1e-15, abs_tol=1e-300)
 
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.arrow_arrays import _numbered, string_array, take_rows
+from generators.arrow_arrays import numbered, string_array, take_rows
 from generators.changes_arrow import py_array
 
 TEXT = st.text(max_size=12)
@@ -130,7 +130,7 @@ def test_numbered_equals_strings(case: tuple) -> None:
     heads, rows = case
     head = np.array([h for h, _ in rows], dtype=np.int64)
     num = np.array([g for _, g in rows], dtype=np.int64)
-    got = _numbered(heads, head, num)
+    got = numbered(heads, head, num)
     want = string_array([heads[h] + str(g) if h >= 0 else None for h, g in rows])
     assert got.equals(want), (got, want)
     assert _parquet(got) == _parquet(want)

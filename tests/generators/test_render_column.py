@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from generators.truth import column_renderer, render_column
-from tests.generators.test_typed_units import _column
+from tests.generators.test_typed_units import column
 
 
 @st.composite
@@ -35,7 +35,7 @@ def _numbers(draw: Any) -> tuple[str, ColumnArray]:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=st.one_of(_column(), _numbers()), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
+@given(case=st.one_of(column(), _numbers()), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
 def test_column_rendering_equals_the_value_renderer(case: tuple[str, ColumnArray], flavor: str) -> None:
     sql, values = case
     col = parse_tables(f"CREATE TABLE t (c {sql} NULL)", "db", flavor)[0].columns[0]

@@ -55,7 +55,7 @@ def check_write_only(txns: list, image: str) -> None:
        ddl_every=st.sampled_from([0, 0, 7]))
 def test_sysbench_follows_oltp_write_only(flavor, image, metadata, seed, tables, initial, transactions_,
                                           rows_query, reference, ddl_every, monkeypatch) -> None:
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", reference)  # both engine paths
+    monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", reference)  # both engine paths
     # column names come from FULL metadata; with MINIMAL the reader is given the schemas
     spec = Spec.from_dict(dict(workload="sysbench", flavor=flavor, row_image=image, row_metadata="FULL",
                                seed=seed, tables=tables, initial_rows=initial, transactions=transactions_,
@@ -119,7 +119,7 @@ def test_transactions_n_writes_exactly_n(workload, mix, initial, n, seed, refere
     """``--transactions N`` writes exactly N transactions with rows, even when planned
     transactions find nothing to change (deletes of deleted keys, updates of an empty table):
     counted in the binlogs read back, and the manifest's totals agree."""
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", reference)
+    monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", reference)
     d = dict(flavor=flavor, seed=seed, initial_rows=initial, transactions=n, ddl_every=ddl_every, mix=mix)
     if workload == "custom":
         d.update(workload=None, schema_sql=_APP_DDL, schema_file="app.sql", database="app")
@@ -158,7 +158,7 @@ def test_auto_increment_keys_are_the_servers_sequence(initial, n, seed, referenc
     """An AUTO_INCREMENT key is what a server hands out (auto_increment_increment 1): the
     initial rows 1..initial_rows, then every INSERT max + 1 — increasing, never a key used
     before, even after its row was deleted."""
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", reference)
+    monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", reference)
     spec = Spec.from_dict(dict(workload=None, schema_sql=_AUTO_DDL, schema_file="a.sql", database="a", seed=seed,
                                initial_rows=initial, transactions=n, mix=mix, flavor="mariadb1011"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,7 +188,7 @@ CREATE TABLE zones (z POLYGON NOT NULL SRID 2154, note TEXT);
 def test_spatial_values_keep_the_columns_srid(seed, reference, image, flavor, monkeypatch) -> None:
     """A spatial column declared with an SRID (``POINT NOT NULL SRID 4326``) has that SRID in every value of the binlogs and of snapshot.sql
     (``ST_GeomFromWKB(…, 4326)``); a column without one keeps SRID 0."""
-    monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", reference)
+    monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", reference)
     spec = Spec.from_dict(dict(workload=None, schema_sql=_GEO_DDL, schema_file="g.sql", database="g", seed=seed,
                                initial_rows=4, transactions=40, flavor=flavor, row_image=image))
     want = {"loc": 4326, "area": 0, "edge": 3857, "z": 2154}

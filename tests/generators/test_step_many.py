@@ -87,13 +87,13 @@ def test_step_many_equals_keys_step(b) -> None:
 def test_closed_form_is_taken(monkeypatch) -> None:
     """sysbench's oltp_write_only batches (every op applies) go through ``_step_chains``."""
     calls = []
-    real = steps_mod._step_chains
+    real = steps_mod.step_chains
 
     def spy(*a):
         r = real(*a)
         calls.append(r is not None)
         return r
-    monkeypatch.setattr(steps_mod, "_step_chains", spy)
+    monkeypatch.setattr(steps_mod, "step_chains", spy)
     rows = [SimpleNamespace(live=np.ones(50, dtype=bool), ver=np.arange(50, dtype=np.int64) << 32,
                             born=np.zeros(50, dtype=np.int32))]
     rng = np.random.default_rng(3)

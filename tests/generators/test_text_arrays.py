@@ -55,9 +55,9 @@ def test_text_column_arrays_equal_scalar(col, name, nullable, edge, flavor, seed
 def test_paragraph_text_takes_the_array_path() -> None:
     """TEXT and description-named VARCHAR columns in utf8mb4 have an array twin (not the
     per-row replay), so the test above compares two different computations."""
-    from generators.values import _vec_gen
+    from generators.values import vec_gen
 
     table = parse_tables("CREATE TABLE t (k INT PRIMARY KEY, a TEXT, description VARCHAR(500), "
                          "b VARCHAR(40)) DEFAULT CHARSET=utf8mb4", "d", "mysql80")[0]
     for c in table.columns[1:3]:
-        assert _vec_gen(c, "t", None, False) is not None, c.name
+        assert vec_gen(c, "t", None, False) is not None, c.name

@@ -81,7 +81,7 @@ def test_batch_truth_equals_per_transaction_truth_at_the_limits(kw, tmp_path: Pa
         monkeypatch.setattr(ct, "JSONL_MAX_CHANGES", limit)
         got = {}
         for path in ("batch", "per-transaction"):
-            monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
+            monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
             got[path] = tree_digest(generate(spec, tmp_path / f"{path}-{limit}").out)
         assert got["batch"] == got["per-transaction"], limit
         assert ("truth/changes/changes.jsonl" in got["batch"]) == (limit >= n)
@@ -112,7 +112,7 @@ def test_batch_truth_equals_per_transaction_truth_on_typed_columns(kw, tmp_path:
     spec = Spec.from_dict(kw)
     got = {}
     for path in ("batch", "per-transaction"):
-        monkeypatch.setattr(engine, "_PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
+        monkeypatch.setattr(engine, "PER_TRANSACTION_REFERENCE", path == "per-transaction")  # test seam
         got[path] = tree_digest(generate(spec, tmp_path / path).out)
     assert "truth/changes/changes.jsonl" in got["batch"]
     assert got["batch"] == got["per-transaction"]
@@ -130,7 +130,7 @@ def test_ascii_columns_are_their_canonical_values(data: np.ndarray, typ: str, nu
     nulls = None if null_seed == 0 else (np.arange(n) % (null_seed + 1) == 0)
     col = Column("c", typ, length=12, nullable=True)
     values = ColumnArray("ascii", data, nulls)
-    arr, texts = ca._typed_array(col, "mysql80", values)
+    arr, texts = ca.typed_array(col, "mysql80", values)
     render = column_renderer(col, "mysql80")
     assert texts == {}
     assert arr.type == pa.string()

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_typed import typed_units
-from generators.changes_arrow import _arrow_type, _typed_array, _typed_values
+from generators.changes_arrow import _arrow_type, typed_array, typed_values
 
 _US_DAY = 86_400_000_000
 _LIMITS = {
@@ -33,7 +33,7 @@ _LIMITS = {
 
 
 @st.composite
-def _column(draw: Any) -> tuple[str, ColumnArray]:
+def column(draw: Any) -> tuple[str, ColumnArray]:
     kind = draw(st.sampled_from(["dec", "dt", "ts", "date", "time"]), label="kind")
     n = draw(st.integers(1, 40), label="rows")
     if kind == "dec":
@@ -65,7 +65,7 @@ def _parquet(arr: pa.Array) -> bytes:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=_column(), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
+@given(case=column(), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
 def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray], flavor: str) -> None:
     sql, values = case
     col = parse_tables(f"CREATE TABLE t (c {sql} NULL)", "db", flavor)[0].columns[0]
@@ -73,12 +73,12 @@ def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray]
     got = typed_units(col, typ, values)
     if got is None:
         return
-    want, texts = _typed_values(col, flavor, values.tolist())
+    want, texts = typed_values(col, flavor, values.tolist())
     assert not texts
     assert got.type == want.type
     assert got.equals(want), (got.to_pylist()[:5], want.to_pylist()[:5])
     assert _parquet(got) == _parquet(want)
-    assert _typed_array(col, flavor, values)[0].equals(want)
+    assert typed_array(col, flavor, values)[0].equals(want)
 
 
 def test_declines_what_the_text_would_round_or_overflow() -> None:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
-from binlogwriter.values.json_text import _mysql_json_slow
+from binlogwriter.values.json_text import mysql_json_slow
 from generators.edge_values import ValueMode
 from generators.spec import ColumnGen
 from generators.values import (
@@ -124,4 +124,4 @@ json_values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(v=json_values)
 def test_mysql_json_text_equals_the_element_printer(v) -> None:
-    assert mysql_json_text(v) == _mysql_json_slow(v)
+    assert mysql_json_text(v) == mysql_json_slow(v)

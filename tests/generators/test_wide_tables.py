@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from binlogwriter.cli import main as cli_main
 from generators.engine import Run
 from generators.spec import Spec
-from tests.batch.test_generate_paths import _both
+from tests.batch.test_generate_paths import both
 from tests.conformance.test_wide_tables_replay import wide_ddl
 
 
@@ -76,7 +76,7 @@ def test_batch_path_equals_per_transaction_path_on_wide_tables(
             **extra,
         )
     )
-    a, b = _both(tmp_path, spec, monkeypatch)
+    a, b = both(tmp_path, spec, monkeypatch)
     assert a == b
 
 

@@ -230,12 +230,12 @@ def test_an_endless_stream_waits_for_a_slow_client(tmp_path: Path, monkeypatch) 
     spec = _write_spec(tmp_path, d, None)
     produced = [0]
 
-    class Counting(generated._StreamSink):
+    class Counting(generated.StreamSink):
         def write(self, data) -> None:
             produced[0] += len(data)
             super().write(data)
 
-    monkeypatch.setattr(generated, "_StreamSink", Counting)
+    monkeypatch.setattr(generated, "StreamSink", Counting)
     a, b = socket.socketpair()
     a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 16)
     b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from binlogwriter.reader import iter_raw
-from binlogwriter.serve.binlogs import GTID_TYPES, _gtid_of_codec, gtid_of
+from binlogwriter.serve.binlogs import GTID_TYPES, gtid_of, gtid_of_codec
 
 SAMPLES = sorted(Path(__file__).resolve().parents[2].glob("samples/*/binlog.0*"))
 
@@ -16,7 +16,7 @@ def test_gtid_of_equals_the_codec() -> None:
     for path in SAMPLES:
         for rec in iter_raw(path):
             if rec.type_code in GTID_TYPES or rec.type_code == 34:
-                want = _gtid_of_codec(rec.data, rec.fmt)
+                want = gtid_of_codec(rec.data, rec.fmt)
                 assert gtid_of(rec.data, rec.fmt) == want, f"{path}:{rec.offset}"
                 if want:
                     seen[want[0]] += 1

@@ -73,7 +73,7 @@ def test_a_run_directory_reports_its_own_row_image_and_metadata(tmp_path: Path) 
     startup from them); given options win; files without a manifest report FULL."""
     import pymysql
 
-    from binlogwriter.pytest_plugin import _ServeSubprocess
+    from binlogwriter.pytest_plugin import ServeSubprocess
     from generators.engine import generate
     from generators.spec import Spec
 
@@ -81,7 +81,7 @@ def test_a_run_directory_reports_its_own_row_image_and_metadata(tmp_path: Path) 
                                    "row_image": "NOBLOB", "row_metadata": "MINIMAL"}), tmp_path / "run").out
 
     def reported(sources: list[Path], told: dict[str, str] | None = None) -> tuple:
-        proc = _ServeSubprocess(sources, "repl", "pw", told)
+        proc = ServeSubprocess(sources, "repl", "pw", told)
         try:
             con = pymysql.connect(host="127.0.0.1", port=proc.port, user="repl", password="pw")
             with con.cursor() as cur:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.queries import Identity, answer
-from binlogwriter.serve.query_errors import _filter_like, _split_top
+from binlogwriter.serve.query_errors import filter_like, split_top
 from binlogwriter.serve.session import Session
 from binlogwriter.serve.sqltext import UnterminatedText, like, strip_comments
 
@@ -117,13 +117,13 @@ def test_unterminated_text_is_refused(sql: str) -> None:
 
 
 def test_sql_helpers() -> None:
-    assert _split_top("@a = 'x,y', @b = CONCAT(1, 2)") == ["@a = 'x,y'", "@b = CONCAT(1, 2)"]
+    assert split_top("@a = 'x,y', @b = CONCAT(1, 2)") == ["@a = 'x,y'", "@b = CONCAT(1, 2)"]
     items = [("binlog_checksum", "CRC32"), ("binlog_format", "ROW"), ("server_id", 1)]
-    assert _filter_like(items, "LIKE 'binlog\\_f%'") == [("binlog_format", "ROW")]
-    assert _filter_like(items, "LIKE 'BINLOG_CHECKSUM'") == [("binlog_checksum", "CRC32")]
-    assert _filter_like(items, "WHERE Variable_name IN ('server_id', 'x')") == [("server_id", 1)]
-    assert _filter_like(items, "WHERE Variable_name LIKE '%id'") == [("server_id", 1)]
-    assert _filter_like(items, "WHERE Variable_name = 'SERVER_ID'") == [("server_id", 1)]
+    assert filter_like(items, "LIKE 'binlog\\_f%'") == [("binlog_format", "ROW")]
+    assert filter_like(items, "LIKE 'BINLOG_CHECKSUM'") == [("binlog_checksum", "CRC32")]
+    assert filter_like(items, "WHERE Variable_name IN ('server_id', 'x')") == [("server_id", 1)]
+    assert filter_like(items, "WHERE Variable_name LIKE '%id'") == [("server_id", 1)]
+    assert filter_like(items, "WHERE Variable_name = 'SERVER_ID'") == [("server_id", 1)]
 
 
 @pytest.fixture(scope="module")

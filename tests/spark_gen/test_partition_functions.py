@@ -259,8 +259,8 @@ def test_resolved_histories_equal_keys_step_in_order(ops, initial, buckets) -> N
             "i": np.full(len(init), -1), "seq": np.zeros(len(init), dtype=np.int64),
             "kind": np.full(len(init), part.INIT), "epoch": np.zeros(len(init), dtype=np.int64),
             "inc": np.ones(len(init), dtype=np.int64)}
-    blocks = part._split(blk, part.bucket_of(blk["t"], blk["k"], buckets)) + \
-        part._split(iblk, part.bucket_of(iblk["t"], iblk["k"], buckets))
+    blocks = part.split(blk, part.bucket_of(blk["t"], blk["k"], buckets)) + \
+        part.split(iblk, part.bucket_of(iblk["t"], iblk["k"], buckets))
     hist = [part.resolve_blocks(x for x in blocks if x[0] == q) for q in range(buckets)]
     got = sorted((int(t), int(k), int(i), int(kd), int(vb), int(va), int(bo)) for h in hist
                  for t, k, i, kd, vb, va, bo in zip(h["t"], h["k"], h["i"], h["kind"], h["vb"], h["va"], h["born"],

@@ -22,7 +22,7 @@ from generators.api import apply_batch, batch_bounds, ddl_after, do_ddl, make_ru
 from generators.spec import Spec, resolve
 from spark_gen.writer import SinkWriter
 from tests.test_rows_roundtrip_props import FLAVORS, row_values, tables
-from tests.values.test_row_images_vectorised import BAD, _as_column
+from tests.values.test_row_images_vectorised import BAD, as_column
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -45,7 +45,7 @@ def test_image_lengths_equal_the_encoded_images(data) -> None:
     if data.draw(st.integers(0, 4), label="plant") == 0:
         rows[data.draw(st.integers(0, n - 1))][data.draw(st.integers(0, width - 1))] = \
             data.draw(st.sampled_from(BAD), label="bad value")
-    columns = [_as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
+    columns = [as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
     try:
         _, want = encode_column_images(cols, present, columns, n, pad)
     except ValueEncodeError as exc:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.strategies.codec import json_values
-from binlogwriter.values.json_binary_encode import JsonEncodeError, _node
+from binlogwriter.values.json_binary_encode import JsonEncodeError, node
 from binlogwriter.values.json_binary_fast import Unplain, encode_plain
 
 # plain documents, with what the fast path must decline mixed in: big and out-of-range
@@ -23,7 +23,7 @@ _plain = st.recursive(_scalars, lambda kids: st.lists(kids, max_size=6)
 
 def _general(v) -> bytes | None:
     try:
-        t, body = _node(v, 0)
+        t, body = node(v, 0)
     except (JsonEncodeError, RecursionError):
         return None
     return bytes((t,)) + body

@@ -75,7 +75,7 @@ def test_integer_and_float_columns_take_the_vectorised_path() -> None:
     assert bind_column(ColumnDesc(3)).encode_many([1, 1 << 40]) is None  # out of range: scalar raises
 
 
-def _as_column(values: list, col, draw):
+def as_column(values: list, col, draw):
     """A column of values as the batch generator may give it: the list itself, or (when the
     values allow) a ColumnArray of int64 / ASCII text with a NULL mask."""
     import numpy as np
@@ -226,7 +226,7 @@ def test_row_images_from_columns_equal_scalar(data) -> None:
         rows[data.draw(st.integers(0, n - 1))][data.draw(st.integers(0, width - 1))] = \
             data.draw(st.sampled_from(BAD), label="bad value")
     rows = [tuple(r) for r in rows]
-    columns = [_as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
+    columns = [as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
     try:
         want = scalar(cols, present, rows, pad)
     except ValueEncodeError as exc:

@@ -53,7 +53,7 @@ def names(run_dir: Path, database: str, table: str, width: int) -> list[str] | N
     return None
 
 
-_COLS: dict[Path, dict[tuple[str, str], list[list[Any]]]] = {}
+COLS: dict[Path, dict[tuple[str, str], list[list[Any]]]] = {}
 
 
 def columns(run_dir: Path, database: str, table: str, width: int) -> list[Any] | None:
@@ -65,7 +65,7 @@ def columns(run_dir: Path, database: str, table: str, width: int) -> list[Any] |
     from binlogwriter.schema.tables import column_from_info
 
     run_dir = Path(run_dir)
-    if run_dir not in _COLS:
+    if run_dir not in COLS:
         found: dict[tuple[str, str], list[list[Any]]] = {}
         hist = run_dir / "truth" / "schema_history.jsonl"
         manifest = run_dir / "manifest.json"
@@ -79,8 +79,8 @@ def columns(run_dir: Path, database: str, table: str, width: int) -> list[Any] |
             for t in json.loads(manifest.read_text("utf-8")).get("tables", []):
                 found.setdefault((t["database"], t["name"]), []).append(
                     [column_from_info(info) for info in t["column_types"]])
-        _COLS[run_dir] = found
-    for cols in reversed(_COLS[run_dir].get((database, table), [])):
+        COLS[run_dir] = found
+    for cols in reversed(COLS[run_dir].get((database, table), [])):
         if len(cols) == width:
             return cols
     return None

@@ -56,9 +56,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 try:  # the consumer kit's name for "a toolchain is missing" (issue #31 §4)
-    from tests.conformance.toolchain import ToolchainMissing as _Missing  # type: ignore[attr-defined]
+    from tests.conformance.toolchain import ToolchainMissing as Missing  # type: ignore[attr-defined]
 except ImportError:  # this copy's toolchain.py names it ToolchainError
-    from tests.conformance.toolchain import ToolchainError as _Missing
+    from tests.conformance.toolchain import ToolchainError as Missing
 
 if TYPE_CHECKING:
     from tests.conformance.consumers.base import ServedEndpoint
@@ -79,7 +79,7 @@ _GO_HINT = ("go-mysql conformance needs Go 1.22+ (`go` on PATH or /usr/local/go/
 def _go() -> str:
     found = shutil.which("go") or ("/usr/local/go/bin/go" if os.access("/usr/local/go/bin/go", os.X_OK) else None)
     if found is None:
-        raise _Missing(_GO_HINT)
+        raise Missing(_GO_HINT)
     return found
 
 
@@ -124,11 +124,11 @@ def ensure_built() -> None:
                 proc = subprocess.run([go, "build", "-o", str(BINARY), "."], cwd=HERE, env=env,
                                       capture_output=True, text=True, timeout=900, check=False)
             except subprocess.TimeoutExpired:
-                raise _Missing(f"go-mysql: `go build` in {HERE} did not finish in 900 s") from None
+                raise Missing(f"go-mysql: `go build` in {HERE} did not finish in 900 s") from None
             if proc.returncode != 0:
                 lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-                raise _Missing(f"go-mysql: `go build` in {HERE} failed (exit {proc.returncode}): "
-                               f"{(lines[-1] if lines else 'no output')[:300]}")
+                raise Missing(f"go-mysql: `go build` in {HERE} failed (exit {proc.returncode}): "
+                              f"{(lines[-1] if lines else 'no output')[:300]}")
             _STAMP.write_text(_digest() + "\n")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)

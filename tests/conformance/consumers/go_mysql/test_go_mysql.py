@@ -41,7 +41,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from binlogwriter.run_truth import _canonical_fns, truth_changes
+from binlogwriter.run_truth import canonical_fns, truth_changes
 from generators.engine import generate
 from generators.spec import Spec
 from tests.conformance.serve_process import ServeProcess
@@ -125,7 +125,7 @@ def canonical(changes: Iterable[dict[str, Any]], run_dir: Path) -> Iterator[dict
     """The adapter's changes in canonical form (module docstring)."""
     flavor = _flavor(run_dir)
     metas = _table_meta(run_dir)
-    fns = {t: _canonical_fns(m, flavor) for t, m in metas.items()}
+    fns = {t: canonical_fns(m, flavor) for t, m in metas.items()}
     for c in changes:
         d = dict(c)
         key = f"{d['database']}.{d['table']}"
@@ -354,6 +354,6 @@ def test_adapter_fails_with_one_line_without_go(monkeypatch: pytest.MonkeyPatch)
     """No Go toolchain: ensure_built raises one line saying what to install (never a skip)."""
     monkeypatch.setattr(adapter.shutil, "which", lambda name: None)
     monkeypatch.setattr(adapter.os, "access", lambda path, mode: False)
-    with pytest.raises(adapter._Missing) as exc:
+    with pytest.raises(adapter.Missing) as exc:
         adapter.ensure_built()
     assert "\n" not in str(exc.value) and "install" in str(exc.value) and "go" in str(exc.value).lower()

@@ -176,7 +176,7 @@ def _latest(run_dir: Path, database: str, table: str) -> list | None:
     from tests.conformance.consumers import _names
 
     _names.columns(run_dir, database, table, -1)
-    defs = _names._COLS.get(Path(run_dir), {}).get((database, table), [])
+    defs = _names.COLS.get(Path(run_dir), {}).get((database, table), [])
     return defs[-1] if defs else None
 
 

@@ -138,5 +138,5 @@ def _any_columns(run: Path, database: str, table: str) -> list | None:
     from tests.conformance.consumers import _names
 
     _names.columns(run, database, table, -1)
-    defs = _names._COLS.get(run, {}).get((database, table), [])
+    defs = _names.COLS.get(run, {}).get((database, table), [])
     return defs[-1] if defs else None
