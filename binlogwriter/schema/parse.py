@@ -19,7 +19,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema.fallback import parse_create_database, parse_create_fallback
 from binlogwriter.schema.lexer import Tok, split_statements, sqlglot_lossy
 from binlogwriter.schema.model import Table, table_from_spec, table_from_sql
-from binlogwriter.schema.spec import add_system_time_columns
+from binlogwriter.schema.spec import TableSpec, add_system_time_columns
 from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
 from binlogwriter.schema.statements import check_statement, check_text, locate
 from binlogwriter.schema.types import (
@@ -74,8 +74,18 @@ def _find_table(tables: list[Table], qualified: str, db: str) -> Table | None:
     return None
 
 
+def _own_spec(stmt: list[Tok]) -> TableSpec | None:
+    """The own parser's spec of a CREATE TABLE, or None where it refuses the statement (then
+    sqlglot's path reads it, and gives the error it gives)."""
+    try:
+        return parse_create_fallback(stmt)
+    except SchemaError:
+        return None
+
+
 def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
-                 source: str | None = None, *, binlog_columns: bool = False) -> list[Table]:
+                 source: str | None = None, *, binlog_columns: bool = False,
+                 own_parser_first: bool = False) -> list[Table]:
     """Every CREATE TABLE of a script, following ``USE db`` and ``CREATE DATABASE … CHARSET``.
 
     Other statements are skipped. Raises SchemaError for an invalid table, located at the
@@ -83,6 +93,10 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     ``binlog_columns``: the tables as a server logs their rows, implicit columns included
     (MariaDB ``WITH SYSTEM VERSIONING``: ``row_start``, ``row_end``), and MariaDB's
     ``CREATE SEQUENCE`` as the table of its rows events, for reading binlogs.
+    ``own_parser_first``: each CREATE TABLE is read by the own parser
+    (:mod:`~binlogwriter.schema.fallback`) first and by sqlglot only when that one refuses
+    it — the same tables (``tests/test_schema_parser_order.py`` draws them), without
+    importing sqlglot (about 0.1 CPU-s) for the usual scripts: the readers' order (issue 30).
     """
     check_flavor(flavor)
     check_text(sql_text)
@@ -95,7 +109,7 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     out: list[Table] = []
     for text, stmt in statements:
         try:
-            _parse_statement(text, stmt, db, db_defaults, out, flavor, binlog_columns)
+            _parse_statement(text, stmt, db, db_defaults, out, flavor, binlog_columns, own_parser_first)
         except SchemaError as e:
             raise locate(e, sql_text, stmt, source, always=True) from None
         if stmt and stmt[0].upper == "USE" and len(stmt) > 1:
@@ -104,7 +118,8 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
 
 
 def _parse_statement(text: str, stmt: list[Tok], db: str, db_defaults: dict[str, tuple[str | None, str | None]],
-                 out: list[Table], flavor: str, binlog_columns: bool = False) -> None:
+                 out: list[Table], flavor: str, binlog_columns: bool = False,
+                 own_parser_first: bool = False) -> None:
     """One statement of a script (parse_tables): CREATE DATABASE / TABLE; others skipped."""
     head = [t.upper for t in stmt[:5]]
     if not head or not head[0]:
@@ -126,7 +141,9 @@ def _parse_statement(text: str, stmt: list[Tok], db: str, db_defaults: dict[str,
         dbn, name = _split_name(like.group("name"), db)
         out.append(replace(src, database=dbn, name=name))
     elif head[0] == "CREATE" and "TABLE" in head[:4]:
-        spec = None if sqlglot_lossy(stmt, text) else parse_with_sqlglot(text)
+        spec = _own_spec(stmt) if own_parser_first else None
+        if spec is None:
+            spec = None if sqlglot_lossy(stmt, text) else parse_with_sqlglot(text)
         if spec is None:
             spec = parse_create_fallback(stmt)
         if binlog_columns:

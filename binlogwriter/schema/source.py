@@ -45,7 +45,7 @@ class SchemaSource:
             from binlogwriter.schema.parse import parse_tables
 
             assert self._sql is not None
-            tables = parse_tables(self._sql, self.database, flavor, binlog_columns=True)
+            tables = parse_tables(self._sql, self.database, flavor, binlog_columns=True, own_parser_first=True)
             self._tables = {f"{t.database}.{t.name}": t for t in tables}
             self._flavor = flavor
         return self._tables
