@@ -75,7 +75,7 @@ from binlogwriter.read.changes import (  # the change loops' event types (change
 )
 from binlogwriter.read.exportbatch import IMAGES, TableBuffer, Txn, arrow_schema
 from binlogwriter.read.exportparquet import UnknownTableError, write_parquet
-from binlogwriter.read.framing import iter_frames
+from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 from binlogwriter.read.gtidcheck import transaction_gtid
 from binlogwriter.read.places import MARIADB_GTID
 from binlogwriter.read.xa import XaHeld, xa_key
@@ -95,13 +95,17 @@ def _flush(buf: TableBuffer, batch_rows: int) -> Iterator[pa.RecordBatch]:
 
 def iter_table_batches(paths: Iterable[str | os.PathLike], *, schemas: Any = None, verify_checksum: bool = True,
                        batch_rows: int = 16384, tables: Iterable[str] | None = None,
-                       columnar: bool = True, images: str = "flat") -> Iterator[tuple[str, pa.RecordBatch]]:
+                       columnar: bool = True, images: str = "flat",
+                       max_event_size: int = MAX_EVENT_SIZE) -> Iterator[tuple[str, pa.RecordBatch]]:
     """``("db.table", record batch)`` pairs, each batch at most ``batch_rows`` changes of one
     table definition (a definition change starts a new schema). ``tables``: only these
     ``db.table`` names. ``columnar=False`` decodes through the reference path (Python values
     of the compiled row decoders, then ``pa.array``); both give the same batches.
-    ``images``: ``"flat"`` (``before.<c>`` columns) or ``"struct"`` (see the module docstring)."""
-    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set(), images):
+    ``images``: ``"flat"`` (``before.<c>`` columns) or ``"struct"`` (see the module docstring).
+    An event_length above ``max_event_size`` is a LimitError naming file:offset, as in
+    :func:`binlogwriter.read.changes.iter_changes`."""
+    for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, tables, columnar, set(), images,
+                                      max_event_size):
         yield info.key, batch
 
 
@@ -133,7 +137,8 @@ def _note_skipped(txn: Txn, info: TableInfo | None, data: bytes, end: int, tid_s
 
 def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_checksum: bool, batch_rows: int,
                    tables: Iterable[str] | None, columnar: bool,
-                   seen: set[str], images: str = "flat") -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
+                   seen: set[str], images: str = "flat",
+                   max_event_size: int = MAX_EVENT_SIZE) -> Iterator[tuple[TableInfo, pa.RecordBatch]]:
     """:func:`iter_table_batches` with each batch's :class:`TableInfo` (its database and table
     names apart: ``db.table`` is ambiguous when a name holds a dot); ``seen`` gets the
     ``db.table`` of every Table_map read.
@@ -162,7 +167,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
         txpos: int | None = None  # offset of the open transaction's first event (GTID, else BEGIN)
         last_fmt = None
         footer, tid_size = 0, 6
-        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum):
+        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, max_event_size=max_event_size):
             if fmt is not last_fmt:
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
                 mapped.clear()
@@ -322,7 +327,7 @@ def _payload(reader: Reader, buffers: dict, wanted: set | None, data: bytes, fmt
             seen.add(inner_tables[inner.table_id].key)
         elif t == XID_EVENT:
             xid = inner.xid
-        elif t in _EXPORTED:
+        elif t in _ROWS:
             info = inner_tables.get(inner.table_id)
             if info is None:
                 raise DecodeError(f"rows event for table id {inner.table_id} without a preceding Table_map",
@@ -333,8 +338,8 @@ def _payload(reader: Reader, buffers: dict, wanted: set | None, data: bytes, fmt
             if wanted is not None and info.key not in wanted:
                 _note_skipped(txn, info, raw, len(raw), fmt.table_id_size)
                 continue
-            if info.error is not None:
-                raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
+            if info.error is not None or t == PARTIAL_UPDATE_ROWS_EVENT:  # the located error, at the
+                _refuse((info, None), raw, fmt.table_id_size, name, offset, None)  # payload, as outside one
             buf = buffers.get(id(info))
             if buf is None:
                 buf = buffers[id(info)] = TableBuffer(info, columnar, images)
@@ -343,7 +348,7 @@ def _payload(reader: Reader, buffers: dict, wanted: set | None, data: bytes, fmt
     return txn, xid
 
 
-_EXPORTED = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT}
+_ROWS = frozenset(ROWS_TYPES)
 _FLAGS2 = MARIADB_GTID.flags2
 
 
@@ -388,7 +393,7 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, verify_checksum: bool = True,
-                   images: str = "flat") -> dict[str, pa.Table]:
+                   images: str = "flat", max_event_size: int = MAX_EVENT_SIZE) -> dict[str, pa.Table]:
     """``{"db.table": pyarrow.Table}`` of every table's changes (in memory: for a large file
     prefer :func:`iter_table_batches` or :func:`export_parquet`). A table whose definition
     changed has its batches unified by name (columns added as nulls); a column whose type
@@ -397,7 +402,8 @@ def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, sc
         paths = [paths]
     by: dict[str, list[pa.RecordBatch]] = {}
     names: dict[str, tuple[str, str]] = {}
-    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set(), images):
+    for info, batch in _table_batches(paths, schemas, verify_checksum, 16384, tables, True, set(), images,
+                                      max_event_size):
         if names.setdefault(info.key, (info.database, info.table)) != (info.database, info.table):
             raise _ambiguous(info.key, names[info.key], (info.database, info.table), batch)
         by.setdefault(info.key, []).append(batch)
@@ -446,7 +452,8 @@ def _retyped(key: str, batches: list[pa.RecordBatch]) -> RetypedColumnError:
 
 def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLike, *, schemas: Any = None,
                    tables: Iterable[str] | None = None, batch_rows: int = 16384,
-                   verify_checksum: bool = True, overwrite: bool = False, images: str = "flat") -> dict[str, int]:
+                   verify_checksum: bool = True, overwrite: bool = False, images: str = "flat",
+                   max_event_size: int = MAX_EVENT_SIZE) -> dict[str, int]:
     """Write one Parquet dataset per table: ``out_dir/<db>.<table>/part-NNNNN.parquet`` (a new
     part when the table's definition changes), the names percent-encoded
     (:mod:`binlogwriter.read.exportpaths`: a name is never a path). Returns rows written per
@@ -455,12 +462,14 @@ def export_parquet(paths: Iterable[str | os.PathLike], out_dir: str | os.PathLik
     ``out_dir`` is written all at once or not at all (:mod:`binlogwriter.read.exportparquet`):
     one that is not empty raises :class:`~binlogwriter.errors.OutputExistsError` unless
     ``overwrite``; a ``tables`` name no Table_map of the files has raises
-    :class:`UnknownTableError` (nothing written)."""
+    :class:`UnknownTableError` (nothing written); an event_length above ``max_event_size`` a
+    LimitError naming file:offset (nothing written)."""
     wanted = list(tables) if tables is not None else None
     seen: set[str] = set()
 
     def batches() -> Iterator[tuple[str, str, pa.RecordBatch]]:
-        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen, images):
+        for info, batch in _table_batches(paths, schemas, verify_checksum, batch_rows, wanted, True, seen, images,
+                                          max_event_size):
             yield info.database, info.table, batch
         for name in wanted or ():
             if name not in seen:
