@@ -167,7 +167,8 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
         txpos: int | None = None  # offset of the open transaction's first event (GTID, else BEGIN)
         last_fmt = None
         footer, tid_size = 0, 6
-        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, max_event_size=max_event_size):
+        for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, max_event_size=max_event_size,
+                                             skip=_STATEMENTS):
             if fmt is not last_fmt:
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
                 mapped.clear()
@@ -223,8 +224,6 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                         mapped.clear()
                     hit = mapped[body] = (int.from_bytes(body[:tid_size], "little"), (info, buf))
                 tmap[hit[0]] = hit[1]
-            elif t == ANNOTATE_ROWS_EVENT or t == ROWS_QUERY_LOG_EVENT:  # the statement: not exported
-                pass
             elif t in GTID_TYPES:  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
                 txpos = offset
@@ -349,6 +348,9 @@ def _payload(reader: Reader, buffers: dict, wanted: set | None, data: bytes, fmt
 
 
 _ROWS = frozenset(ROWS_TYPES)
+_STATEMENTS = frozenset((ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT))
+"""The statement of the rows events after it (MariaDB ANNOTATE_ROWS, MySQL ROWS_QUERY): not
+exported, so framed and checked but never handed to the loop (iter_frames ``skip``)."""
 _FLAGS2 = MARIADB_GTID.flags2
 
 

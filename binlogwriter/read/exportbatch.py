@@ -4,6 +4,11 @@ buffers (:mod:`binlogwriter.read.arrowcols`), or through the reference path — 
 row decoders' Python values (:mod:`binlogwriter.read.rowdecode`) and ``pa.array`` — when the
 columnar decoders decline; the reference also gives the located error for malformed input.
 ``tests/test_export_columnar_props.py`` asserts both give the same batches.
+
+Size (about 400 lines): one class, :class:`TableBuffer` — the buffered rows events of one
+table definition, and the two ways (reference, columnar) a record batch is made of them,
+which all read the same buffer and its fields transposed once — and the small per-event
+readers its meta columns use.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ class TableBuffer:
     read that buffer.
     """
 
-    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts", "images", "_image_names")
+    __slots__ = ("info", "schema", "columnar", "events", "nbytes", "_builders", "_layouts", "images", "_image_names",
+                 "_fields")
 
     def __init__(self, info: TableInfo, columnar: bool, images: str = "flat") -> None:
         self.info = info
@@ -68,6 +74,14 @@ class TableBuffer:
     def clear(self) -> None:
         self.events: list[tuple] = []  # (plan, type code, rows bytes, gtid, file, pos, timestamp, Txn, k)
         self.nbytes = 0
+        self._fields: tuple | None = None
+
+    def fields(self) -> tuple:
+        """The buffered events' fields, each a tuple over the events (the events transposed
+        once per batch: the meta columns and the columnar decoders both read them)."""
+        if self._fields is None:
+            self._fields = tuple(zip(*self.events, strict=True)) if self.events else ((),) * 9
+        return self._fields
 
     def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int,
             txn: Txn | None = None, k: int = 0) -> None:
@@ -165,7 +179,7 @@ class TableBuffer:
         loops (``map``) and numpy, per distinct rows plan in Python, per row in numpy."""
         ev = self.events
         n_ev = len(ev)
-        plans, types, _, gtids, files, offsets, stamps, txns, ks = zip(*ev, strict=True) if n_ev else ((),) * 9
+        plans, types, _, gtids, files, offsets, stamps, txns, ks = self.fields()
         # per distinct rows plan (a plan is made for one type code): its kind and column names
         ids = np.fromiter(map(id, plans), dtype=np.uint64, count=n_ev)
         _, p_first, p_of = np.unique(ids, return_index=True, return_inverse=True)
@@ -236,7 +250,7 @@ class TableBuffer:
                 self.columnar = False
                 raise Fallback
         ev = self.events
-        plans, types, rows = list(zip(*ev, strict=True))[:3] if ev else ((), (), ())
+        plans, types, rows = self.fields()[:3]
         if not all(rows) and any(not r and no_image_columns(p.present, p.after) for p, r in zip(plans, rows, strict=True)):
             raise Fallback  # an event of one row with 0-byte images (layouts.rows.no_image_columns)
         raw = b"".join(rows)

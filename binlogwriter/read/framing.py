@@ -242,9 +242,12 @@ def scan_file(path: str | os.PathLike, *, verify_checksum: bool = True, max_fail
 
 
 def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_crc: bool = True,
-                max_event_size: int = MAX_EVENT_SIZE) -> Iterator[tuple[int, bytes, BinlogFormat]]:
+                max_event_size: int = MAX_EVENT_SIZE,
+                skip: frozenset[int] = frozenset()) -> Iterator[tuple[int, bytes, BinlogFormat]]:
     """(offset, event bytes, format) of every event, raising a located DecodeError at the first
-    framing (or, with ``check_crc``, checksum) error. Bodies are not decoded (except FDEs)."""
+    framing (or, with ``check_crc``, checksum) error. Bodies are not decoded (except FDEs).
+    Events of a type in ``skip`` (never the FDE) are framed and checked the same, but not
+    yielded: a reader that ignores them does not pay for their bytes (the export, issue 30)."""
     name = os.fspath(path)
     buf = open_binlog(path)
     try:
@@ -266,16 +269,20 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
                 end = pos + length
                 if length < HEADER_SIZE or end > n or length > max_event_size:
                     raise _bad_frame(buf, name, pos, n, max_event_size)  # type: ignore[misc]
-                data = buf[pos:end]
-                if fmt is None or tcode == FDE:
-                    if tcode != FDE:
-                        raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
-                                          file=name, offset=pos, event_type=type_name(tcode))
-                    fmt = fde_format(data, name, pos, verify_checksum)
-                    crc = check_crc and verify_checksum and fmt.footer_size == 4
-                elif crc and crc32(mv[pos:end]) != residue:
-                    raise _crc_error(buf, name, pos, end)
-                yield pos, data, fmt
+                if tcode in skip and fmt is not None:  # checked, not yielded
+                    if crc and crc32(mv[pos:end]) != residue:
+                        raise _crc_error(buf, name, pos, end)
+                else:
+                    data = buf[pos:end]
+                    if fmt is None or tcode == FDE:
+                        if tcode != FDE:
+                            raise DecodeError(f"first event is {type_name(tcode)}, expected FORMAT_DESCRIPTION_EVENT",
+                                              file=name, offset=pos, event_type=type_name(tcode))
+                        fmt = fde_format(data, name, pos, verify_checksum)
+                        crc = check_crc and verify_checksum and fmt.footer_size == 4
+                    elif crc and crc32(mv[pos:end]) != residue:
+                        raise _crc_error(buf, name, pos, end)
+                    yield pos, data, fmt
                 pos = end
                 if pos >= released + _RELEASE:
                     released = _release(buf, released, pos)
