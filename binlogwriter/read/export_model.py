@@ -148,7 +148,8 @@ def row_skimmer(plan: Any, cols: tuple[ColumnDesc, ...]) -> Any:
         if any(layouts[i] is None for i in idx):
             return None
         nb = (len(idx) + 7) >> 3
-        lines.append(f"    nulls = int.from_bytes(b[pos:pos + {nb}], 'little')" if nb else "    nulls = 0")
+        lines.append("    nulls = 0" if not nb else "    nulls = b[pos]" if nb == 1
+                     else f"    nulls = int.from_bytes(b[pos:pos + {nb}], 'little')")
         lines.append(f"    pos += {nb}")
         for j, i in enumerate(idx):
             fixed, w = layouts[i]
@@ -156,6 +157,8 @@ def row_skimmer(plan: Any, cols: tuple[ColumnDesc, ...]) -> Any:
                 lines.append(f"    if not nulls & {1 << j}: pos += {w}")
             elif w == 1:
                 lines.append(f"    if not nulls & {1 << j}: pos += 1 + b[pos]")
+            elif w == 2:  # indexing, not a slice: a short buffer raises IndexError (counted by count_rows)
+                lines.append(f"    if not nulls & {1 << j}: pos += 2 + (b[pos] | b[pos + 1] << 8)")
             else:
                 lines.append(f"    if not nulls & {1 << j}: pos += {w} + int.from_bytes(b[pos:pos + {w}], 'little')")
         lines.append("    if pos > n: return None")
