@@ -17,8 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["bitmap", "numbers", "optional_uint64", "booleans", "strings", "string_lists", "indices", "take",
-           "joined_spans"]
+__all__ = ["bitmap", "numbers", "optional_uint64", "booleans", "strings", "string_lists", "indices", "take"]
 
 
 def bitmap(valid: np.ndarray) -> pa.Buffer | None:
@@ -184,37 +183,4 @@ def _ranges(off: np.ndarray, idx: np.ndarray, ok: np.ndarray | None) -> tuple[np
         return None, starts
     pos = np.repeat(starts - new_off[:-1], lens) + np.arange(new_off[-1], dtype=np.int64)
     return new_off.astype(np.int32), pos
-
-
-_VIEW_INLINE = 12
-"""Bytes an Arrow binary view holds inline (its 16-byte view: length, then the value itself up
-to 12 bytes, else a 4-byte prefix, buffer index and offset: the Arrow columnar format's
-"Variable-size Binary View Layout")."""
-
-
-def joined_spans(raw: bytes, buf: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """The bytes ``raw[start[i]:start[i] + size[i]]`` of every i, joined in order (uint8), as
-    ``b"".join`` of the slices would give them: the spans as an Arrow binary view array over
-    ``raw`` (views made in numpy), cast to binary — the gather done in C, not a slice per value.
-    ``buf`` is ``raw`` followed by at least 12 zero bytes (``arrowcols.PAD``), as numpy."""
-    n = len(start)
-    total = int(size.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.uint8)
-    if len(raw) >= 1 << 31:  # a view's offset is an int32
-        rows = np.flatnonzero(size).tolist()
-        st, sz = start.tolist(), size.tolist()
-        return np.frombuffer(b"".join([raw[st[i]:st[i] + sz[i]] for i in rows]), dtype=np.uint8)
-    head = buf[start[:, None] + np.arange(_VIEW_INLINE)]
-    views = np.zeros((n, 4), dtype=np.int32)
-    views[:, 0] = size
-    short = size <= _VIEW_INLINE
-    vb = views.view(np.uint8).reshape(n, 16)
-    vb[:, 4:] = np.where(short[:, None] & (np.arange(_VIEW_INLINE) < size[:, None]), head, 0)
-    long = ~short
-    vb[long, 4:8] = head[long, :4]
-    views[long, 3] = start[long]
-    arr = pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), pa.py_buffer(raw)])
-    out = arr.cast(pa.binary())
-    return np.frombuffer(out.buffers()[2], dtype=np.uint8)[:total]
 
