@@ -13,6 +13,7 @@ readers its meta columns use.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -79,8 +80,10 @@ class TableBuffer:
     def fields(self) -> tuple:
         """The buffered events' fields, each a tuple over the events (the events transposed
         once per batch: the meta columns and the columnar decoders both read them)."""
-        if self._fields is None:
-            self._fields = tuple(zip(*self.events, strict=True)) if self.events else ((),) * 9
+        if self._fields is None:  # one map per field (``zip(*events, strict=True)`` over thousands of
+            # tuples checks each one's end: eight times slower)
+            ev = self.events
+            self._fields = tuple(tuple(map(itemgetter(i), ev)) for i in range(9))
         return self._fields
 
     def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int,
