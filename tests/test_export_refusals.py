@@ -79,3 +79,38 @@ def test_an_event_above_max_event_size_is_a_limit_error_at_its_offset(tmp_path: 
         assert (exc.value.file, exc.value.offset) == (str(path), first.offset) == (ref.value.file, ref.value.offset)
     assert not (tmp_path / "out").exists()
     assert export_parquet([path], tmp_path / "out", max_event_size=len(big.data)) == {"d.t": 2}
+
+
+def test_a_malformed_rows_event_in_a_transaction_of_two_tables_is_located(tmp_path: Path) -> None:
+    """The ``row`` numbering of a transaction touching two tables counts each event's rows
+    when it is read: a value running past its event's end is the error changes() gives, at
+    that event's file:offset (it was raised without a place)."""
+    import zlib
+
+    from binlogwriter.read.changes import iter_changes
+
+    sql = ["CREATE TABLE a (id INT PRIMARY KEY, s VARCHAR(20))", "CREATE TABLE b (id INT PRIMARY KEY, s VARCHAR(20))"]
+    a, b = (Table.from_sql(s, database="d", flavor="mysql80") for s in sql)
+    with BinlogWriter(tmp_path / "in", BinlogFormat.preset("mysql80"), settings=SessionSettings(row_metadata="FULL")) as w:
+        w.ddl("CREATE DATABASE d")
+        for s in sql:
+            w.ddl(s, "d")
+        with w.transaction() as tx:
+            tx.insert(a, [{"id": 1, "s": "x"}])
+            tx.insert(b, [{"id": 2, "s": "yy"}])
+            tx.insert(a, [{"id": 3, "s": "z"}])
+    path = w.files[0]
+    raw = bytearray(path.read_bytes())
+    bad = [r for r in iter_raw(path) if r.type_code == EventType.WRITE_ROWS_EVENT][1]  # table b's
+    end = bad.offset + len(bad.data)
+    assert raw[end - 7:end - 4] == b"\x02yy"  # the last value: its length byte, then 'yy', then the CRC32
+    raw[end - 7] = 200
+    raw[end - 4:end] = zlib.crc32(bytes(raw[bad.offset:end - 4])).to_bytes(4, "little")
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DecodeError) as ref:
+        list(iter_changes([path]))
+    for run in (lambda: changes_tables(path), lambda: export_parquet([path], tmp_path / "out")):
+        with pytest.raises(DecodeError) as exc:
+            run()
+        assert (exc.value.file, exc.value.offset) == (str(path), bad.offset) == (ref.value.file, ref.value.offset)
+        assert str(exc.value) == str(ref.value)

@@ -203,8 +203,11 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                     _add_rows(buf, info, t, data, end, tid_size, gtid, name, offset, txn)
                 else:
                     rows = data[q:end]
-                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn,
-                                       txn.add(buf, plan, rows)))
+                    try:  # counting its rows (a transaction of several tables) reads them: located errors
+                        k = txn.add(buf, plan, rows)
+                    except (DecodeError, ValueError, IndexError) as exc:
+                        raise _rows_error(exc, info, t, name, offset) from None
+                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn, k))
                     buf.nbytes += len(rows)
             elif t == TABLE_MAP_EVENT:
                 body = data[HEADER:len(data) - footer]
@@ -382,15 +385,19 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
     its rows later)."""
     try:
         plan, rows = info.rows_header(t, data, end, tid_size)  # any valid zlib stream (changes.py)
-    except DecodeError as exc:
-        raise exc.located(file=name, offset=offset, event_type=type_name(t),
-                          path=f"{info.database}.{info.table}") from None
-    except (ValueError, IndexError) as exc:
-        raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
-                          event_type=type_name(t)) from None
-    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn,
-                       txn.add(buf, plan, rows)))
+        k = txn.add(buf, plan, rows)  # counting its rows (a transaction of several tables) reads them
+    except (DecodeError, ValueError, IndexError) as exc:
+        raise _rows_error(exc, info, t, name, offset) from None
+    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn, k))
     buf.nbytes += len(rows)
+
+
+def _rows_error(exc: Exception, info: TableInfo, t: int, name: str, offset: int) -> DecodeError:
+    """The located error of a rows event whose post-header, bitmaps or rows cannot be read:
+    the decoder's error at file:offset and the table, or a malformed rows event."""
+    if isinstance(exc, DecodeError):
+        return exc.located(file=name, offset=offset, event_type=type_name(t), path=f"{info.database}.{info.table}")
+    return DecodeError(f"malformed rows event: {exc}", file=name, offset=offset, event_type=type_name(t))
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,
