@@ -280,7 +280,7 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
                                               file=name, offset=pos, event_type=type_name(tcode))
                         fmt = fde_format(data, name, pos, verify_checksum)
                         crc = check_crc and verify_checksum and fmt.footer_size == 4
-                    elif crc and crc32(mv[pos:end]) != residue:
+                    elif crc and crc32(data) != residue:  # the bytes copied already, not another view
                         raise _crc_error(buf, name, pos, end)
                     yield pos, data, fmt
                 pos = end
