@@ -469,7 +469,10 @@ class TableRows:
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
-        runs = _key_runs(keys, versions)
+        # only _column_once shares values along runs: the fixed, --ddl-every and (not counted) updatable columns
+        shared = not want.isdisjoint(self.fixed) or not want.isdisjoint(self.ddl_idx) or (
+            self.counted is None and not want.isdisjoint(self.mutable))
+        runs = _key_runs(keys, versions) if shared else None
         for i, fn in self.key_cols.items():
             if i not in want:
                 continue
