@@ -138,6 +138,19 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         """--ddl-in-binlog: CREATE DATABASE/TABLE and the initial rows into ``writer``."""
         self._initial_in_binlog(writer)
 
+    def open_binlog(self, writer: BinlogWriter) -> None:
+        """Open ``writer`` and write what comes before the run's transactions: with
+        ``--ddl-in-binlog`` the CREATE DATABASE/TABLE and the initial rows, after which the
+        dependency clock (WRITESET / MariaDB group commits) starts its history at the last of
+        those groups (``after_prologue``: the first transactions' ``last_committed`` /
+        commit ids follow them). One method for ``generate`` and ``serve --generate``
+        (generators/serve.py) so both write the same bytes."""
+        writer.open()
+        if self.spec.ddl_in_binlog:
+            self._initial_in_binlog(writer)
+        if self.wsclock is not None:
+            self.wsclock.after_prologue(writer.transactions)
+
     # -- the run -----------------------------------------------------------------------------
     def run(self, tmp: Path) -> dict[str, Any]:
         s = self.spec
@@ -153,11 +166,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
             for rt in self.rows:
                 rt.load_initial(self._initial_keys(rt))
             self.write_snapshot(tmp / "truth" / "snapshot.sql", writer)
-            writer.open()
-            if s.ddl_in_binlog:
-                self._initial_in_binlog(writer)
-            if self.wsclock is not None:
-                self.wsclock.after_prologue(writer.transactions)
+            self.open_binlog(writer)
             self._loop(writer)
             writer.close()
             release_memory()

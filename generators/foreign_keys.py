@@ -27,13 +27,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import sqlglot
 from sqlglot import exp
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from generators.hashing import hash64, salt
-from generators.values import key_generator
+from generators.hashing import hash64, hash64_array, salt
+from generators.values import key_generator, key_vector_generator
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
 
@@ -136,6 +137,20 @@ def _value_fn(tdef: Any, column: str, flavor: str) -> Callable[[int], Any]:
     return key_generator(t.columns[ci], flavor, t.name, primary)
 
 
+def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], Any] | None:
+    """:func:`_value_fn` for many keys at once (``keys -> Vec | list``, the twin
+    generators/rows.py takes for a key column), or None when the parent's column has none."""
+    t = tdef.table
+    name = t.column(column).name
+    if name in tdef.key_fns:
+        return getattr(tdef.key_fns[name], "vec", None)
+    pk = t.effective_primary_key()
+    ci = t.index_of(name)
+    primary = len(pk) == 1 and pk[0][0] == ci
+    col = t.columns[ci]
+    return key_vector_generator(col, primary) or getattr(key_generator(col, flavor, t.name, primary), "vec", None)
+
+
 def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int, flavor: str,
                        initial_rows: int) -> list[Any]:
     """Give the children of ``defs`` (custom-schema TableDefs, with their CREATE TABLE texts)
@@ -173,6 +188,7 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
             parent.keep_initial = True
             self_ref = fk.parent == fk.child
             fns = [_value_fn(parent, c, flavor) for c in fk.parent_columns]
+            vecs = [_value_vec(parent, c, flavor) for c in fk.parent_columns]
             nullable = all(d.table.column(c).nullable for c in fk.columns)
             if initial_rows < 1 and not self_ref and not nullable:
                 raise SchemaError(f"{_where(d.table, fk.columns[0])}: FOREIGN KEY {fk.name} needs initial "
@@ -180,17 +196,31 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
                                   f"or nullable columns")
             h = salt(seed, d.table.name, "foreign-key", fk.name)
             for j, c in enumerate(fk.columns):
-                d.key_fns[d.table.column(c).name] = _reference(h, fns[j], initial_rows, self_ref)
+                d.key_fns[d.table.column(c).name] = _reference(h, fns[j], initial_rows, self_ref, vecs[j])
     return ordered
 
 
-def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool) -> Callable[[int], Any]:
+def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool,
+               value_vec: Callable[[np.ndarray], Any] | None = None) -> Callable[[int], Any]:
     """``child key -> referenced column value`` (None = NULL, only without initial parents, the
     columns being nullable). A self-reference points at an earlier initial key, or at the row
-    itself when there is none (InnoDB checks a row's own key after inserting it)."""
+    itself when there is none (InnoDB checks a row's own key after inserting it). With the
+    parent value's twin ``value_vec``, ``fn.vec(keys)`` gives the values of many child keys:
+    the parent keys by ``hash64_array`` (``hash64`` elementwise), their values by the twin
+    (tests/generators/test_foreign_keys.py holds it to ``fn``)."""
     def fn(k: int) -> Any:
         n = min(k, initial) if self_ref else initial
         if n < 1:
             return value(k) if self_ref else None
         return value(hash64(h, k) % n)
+
+    def vec(keys: np.ndarray) -> Any:
+        keys = np.asarray(keys, dtype=np.int64)
+        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
+        if len(n) and int(n.min()) < 1:  # a row of its own, or NULL: the scalar rule
+            return [fn(k) for k in keys.tolist()]
+        return value_vec((hash64_array(h, keys) % n.astype(np.uint64)).astype(np.int64))
+
+    if value_vec is not None:
+        fn.vec = vec  # type: ignore[attr-defined]
     return fn

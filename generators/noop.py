@@ -121,6 +121,22 @@ def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
     return out
 
 
+def _same_ascii(col: Column, a: ColumnArray, b: ColumnArray) -> np.ndarray:
+    """:func:`same_value` of two "ascii" ColumnArrays of one width, NULLs aside: equal rows
+    of bytes are equal strings (a value's NUL padding is not part of it, and is the same for
+    equal strings), others differ — except CHAR values that differ only by trailing spaces
+    (the record holds them padded): rows equal once spaces are read as padding are compared
+    as Python values."""
+    x, y = np.asarray(a.data), np.asarray(b.data)
+    eq = (x == y).all(axis=1)
+    if col.type == "CHAR":
+        maybe = np.flatnonzero(~eq & (np.where(x == 32, 0, x) == np.where(y == 32, 0, y)).all(axis=1))
+        if len(maybe):
+            eq[maybe] = [same_value(col, p, q) for p, q in zip(a.take(maybe).tolist(), b.take(maybe).tolist(),
+                                                                 strict=True)]
+    return eq
+
+
 def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     """:func:`same_value` of two columns of values given as :class:`ColumnArray` s of one
     kind, row by row as a bool array (NULL is the same as NULL only); None when they are
@@ -135,6 +151,8 @@ def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     elif kind == "float":
         x, y = np.asarray(a.data), np.asarray(b.data)
         eq = (x == y) & (np.signbit(x) == np.signbit(y))
+    elif kind == "ascii" and col.type != "JSON" and a.data.shape == b.data.shape:
+        eq = _same_ascii(col, a, b)
     elif kind == "pool" and a.pool is b.pool:
         cls = _pool_classes(col, a.pool)
         if cls is None:

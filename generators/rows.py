@@ -229,6 +229,7 @@ class TableRows:
             groups = [(idx[cu[0]],), (idx[cu[1]],)]
         self.groups = groups
         self._gpos: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._descs: tuple[Any, str, tuple] | None = None
         if groups is not None:
             self.mutable = sorted({i for g in groups for i in g})
         else:
@@ -428,6 +429,17 @@ class TableRows:
         ``ON UPDATE CURRENT_TIMESTAMP`` ones (generators/stamps.py)."""
         return assigned(self.stamps, self.update_columns(key, version, before))
 
+    def column_descs(self, flavor: str) -> tuple:
+        """``tuple(self.table.column_descs(flavor))``, one tuple object while the table's
+        definition stays (an ``--ddl-every`` ALTER makes a new table): row codecs are cached
+        by that object (binlogwriter/values/row.py ``row_codec``), and with a codec what it
+        derived from the value pools it encoded (row_many ``_pool_pieces``), so a batch does
+        not encode every pool entry again."""
+        d = self._descs
+        if d is None or d[0] is not self.table or d[1] != flavor:
+            d = self._descs = (self.table, flavor, tuple(self.table.column_descs(flavor)))
+        return d[2]
+
     def column_at(self, i: int, keys: np.ndarray, versions: np.ndarray):
         """Column ``i``'s values made at exactly ``versions`` (a :class:`~generators.values.Vec`
         or a list): no walk, no stamps, no ``--ddl-every`` NULLs."""
@@ -457,7 +469,10 @@ class TableRows:
         versions = versions.astype(np.int64, copy=False)
         gen0 = versions & ~np.int64(0xFFFFFFFF)
         cols: list[Any] = [None] * self.ncols
-        runs = _key_runs(keys, versions)
+        # only _column_once shares values along runs: the fixed, --ddl-every and (not counted) updatable columns
+        shared = not want.isdisjoint(self.fixed) or not want.isdisjoint(self.ddl_idx) or (
+            self.counted is None and not want.isdisjoint(self.mutable))
+        runs = _key_runs(keys, versions) if shared else None
         for i, fn in self.key_cols.items():
             if i not in want:
                 continue

@@ -101,9 +101,7 @@ class RunStream:
         run.written = written
         for rt in run.rows:
             rt.load_initial(run.initial_keys(rt))
-        writer.open()
-        if run.spec.ddl_in_binlog:
-            run.initial_in_binlog(writer)
+        run.open_binlog(writer)
         run._loop(writer)
 
 

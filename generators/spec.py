@@ -413,6 +413,12 @@ def _check_workload_options(s: Spec) -> None:
         raise _bad("spec template ecommerce needs --workload ecommerce")
     if s.workload == "ecommerce" and s.initial_rows < 1:
         raise _bad("--initial-rows: the ecommerce workload needs at least 1 (orders refer to existing customers and products)")
+    write_only = s.template == "oltp_write_only" or (s.template is None and s.mix is None)
+    if s.workload == "sysbench" and write_only and s.initial_rows < 1:
+        # an empty table gives oltp_write_only nothing to change: a --size or endless run
+        # would never end (and --transactions N is refused when planned)
+        raise _bad("--initial-rows: sysbench's oltp_write_only needs at least 1 (it updates, deletes and "
+                   "re-inserts existing rows; give --mix for INSERTs into empty tables)")
     if s.exclude_types:
         unknown = [t for t in s.exclude_types if t not in KNOWN_TYPES]
         if unknown:

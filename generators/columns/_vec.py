@@ -134,6 +134,7 @@ def edge_twin(scalar):
         return None
     m = np.uint64(len(edges))
     edges_t = tuple(edges)  # one pool object: its encoded edges are kept between calls
+    joined: list = [None, None]  # the base pool and the pool of it and the edges, made once per base pool
 
     def f(h, j):
         kind, data, extra = base(h, j + 1)
@@ -142,7 +143,12 @@ def edge_twin(scalar):
         if kind == "pool":
             if any(x is None for x in edges):
                 return None
-            return "pool", np.where(e, len(extra) + ei, data), tuple(extra) + tuple(edges)
+            if joined[0] is not extra:
+                # one object per base pool (the base's is one): the encoders and the no-change
+                # test keep what they derive from a pool by its identity (row_many
+                # ``_pool_pieces``, generators/noop.py ``_pool_classes``)
+                joined[:] = [extra, tuple(extra) + edges_t]
+            return "pool", np.where(e, len(extra) + ei, data), joined[1]
         if kind == "int" and all(type(x) is int and -(1 << 63) <= x < 1 << 63 for x in edges):
             return "int", np.where(e, np.array(edges, dtype=np.int64)[ei], data), None
         if kind == "dec" and all(isinstance(x, Decimal) and x.as_tuple().exponent == -extra for x in edges):

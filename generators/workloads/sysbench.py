@@ -16,6 +16,7 @@ from __future__ import annotations
 from binlogwriter.schema import Table
 from generators.spec import ColumnGen, Spec
 from generators.statement_text import literal
+from generators.statement_text import statement_sql as generic_statement_sql
 from generators.workloads._ddl import create_table, parse_one
 from generators.workloads.base import TableDef, WorkloadDef
 
@@ -25,20 +26,24 @@ def _quote(v: str) -> str:
 
 
 def statement_sql(table: Table, kind: str, rows: list, flavor: str) -> str:
-    """The statement oltp_write_only.lua sends for one row change of ``table`` (one row per
-    statement; ``rows`` as statement_text.statement_sql takes them), as MariaDB logs it in
-    Annotate_rows: ``UPDATE sbtest1 SET k=k+1 WHERE id=25``, ``UPDATE sbtest1 SET c='…'
-    WHERE id=25``, ``DELETE FROM sbtest1 WHERE id=26``, ``INSERT INTO sbtest1 (id, k, c,
-    pad) VALUES (26, 26, '…', '…')``."""
-    if len(rows) != 1:
-        raise ValueError(f"sysbench table {table.name}: a statement of {len(rows)} rows (oltp_write_only sends one)")
+    """The statement oltp_write_only.lua sends for one row change of ``table`` (``rows`` as
+    statement_text.statement_sql takes them), as MariaDB logs it in Annotate_rows: ``UPDATE
+    sbtest1 SET k=k+1 WHERE id=25``, ``UPDATE sbtest1 SET c='…' WHERE id=25``, ``DELETE FROM
+    sbtest1 WHERE id=26``, ``INSERT INTO sbtest1 (id, k, c, pad) VALUES (26, 26, '…', '…')``.
+    The initial rows ``--ddl-in-binlog`` writes go in statements of several rows, as
+    ``sysbench prepare``'s bulk INSERT sends them: ``INSERT INTO sbtest1 (id, k, c, pad)
+    VALUES (1, …), (2, …)``; an UPDATE or DELETE of several rows (oltp_write_only sends
+    none) is the generic statement text (generators/statement_text.py)."""
+    if kind != "insert" and len(rows) != 1:
+        return generic_statement_sql(table, kind, rows, flavor)
     name = table.name
     if kind == "insert":
         # columns an --ddl-every ALTER added follow sysbench's four, with their values
         names = ", ".join(c.name for c in table.columns)
-        values = ", ".join(str(v) if c.name in ("id", "k") else _quote(v) if c.name in ("c", "pad")
-                           else literal(c, v, flavor) for c, v in zip(table.columns, rows[0], strict=True))
-        return f"INSERT INTO {name} ({names}) VALUES ({values})"
+        values = ", ".join("(" + ", ".join(str(v) if c.name in ("id", "k") else _quote(v) if c.name in ("c", "pad")
+                                           else literal(c, v, flavor) for c, v in zip(table.columns, row, strict=True))
+                           + ")" for row in rows)
+        return f"INSERT INTO {name} ({names}) VALUES {values}"
     if kind == "delete":
         return f"DELETE FROM {name} WHERE id={rows[0][0]}"
     before, assigned = rows[0]

@@ -2,7 +2,8 @@
 
 A small ``alltypes`` run (every column type; DDL and initial rows in the binlog), a custom
 schema (composite key, UNIQUE NOT NULL key, no key, latin1 text), a schema of every type family
-with ``--edge-values`` and a hot-spot sysbench run with rows_query on: every
+with ``--edge-values``, a hot-spot sysbench run and an oltp_write_only one (its initial
+rows in ``sysbench prepare``'s bulk INSERTs) with rows_query on: every
 statement the binlogs hold — the DDL QUERY events and each Annotate_rows text — is executed in
 order on a fresh MariaDB 10.11; none may fail, and the tables with a key must then equal
 truth/final (a keyless table's statements find rows by every column, and FLOAT equality with
@@ -46,7 +47,7 @@ def _script(out: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("workload", ["alltypes", "custom", "sysbench", "edge-values"])
+@pytest.mark.parametrize("workload", ["alltypes", "custom", "sysbench", "sysbench-write-only", "edge-values"])
 def test_annotate_rows_texts_replay_to_truth(mariadb_server_factory, tmp_path: Path, workload: str) -> None:
     db = f"st_{workload}"
     base = dict(flavor="mariadb1011", row_metadata="FULL", row_image="FULL", rows_query=True, database=db,
@@ -61,6 +62,8 @@ def test_annotate_rows_texts_replay_to_truth(mariadb_server_factory, tmp_path: P
         # twice (the later assignment must win)
         base.update(workload="sysbench", tables=1, key_dist="hotspot:0.05:0.9", rows_per_txn="3-9",
                     mix="insert=0.1,update=0.8,delete=0.1", transactions=60, initial_rows=20)
+    elif workload == "sysbench-write-only":  # oltp_write_only's own texts; the initial rows in bulk INSERTs
+        base.update(workload="sysbench", tables=2, database="st_write_only", initial_rows=150)
     else:
         base["workload"] = workload
     out = tmp_path / "run"

@@ -115,3 +115,56 @@ def test_no_initial_parents_needs_nullable_columns(tmp_path: Path) -> None:
     ddl = "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE c (id INT PRIMARY KEY, r INT NOT NULL REFERENCES p (id));"
     with pytest.raises(SchemaError, match=r"fk\.c\.r: FOREIGN KEY r_ref needs initial rows in fk\.p"):
         load_workload(_spec(schema_sql=ddl, initial_rows=0))
+
+
+_VEC_DDL = DDL + """
+CREATE TABLE tag (name VARCHAR(30) CHARACTER SET utf8mb4 NOT NULL PRIMARY KEY, n INT);
+CREATE TABLE post (id INT NOT NULL PRIMARY KEY, tag VARCHAR(30) CHARACTER SET utf8mb4 NOT NULL REFERENCES tag (name),
+  body TEXT CHARACTER SET utf8mb4);
+CREATE TABLE wlog (who VARCHAR(60) NULL, up INT NULL, """ + ", ".join(
+    f"w{i} {('INT', 'VARCHAR(12) CHARACTER SET utf8mb4', 'DECIMAL(8,2)', 'DATETIME(6)')[i % 4]} NULL" for i in range(80)) + """,
+  FOREIGN KEY (who) REFERENCES cust (email), FOREIGN KEY (up) REFERENCES node (id));
+"""
+_NULLABLE_DDL = """
+CREATE TABLE p (id BIGINT NOT NULL PRIMARY KEY, code CHAR(4) NOT NULL, UNIQUE KEY (code));
+CREATE TABLE c (id INT NOT NULL PRIMARY KEY, r BIGINT NULL REFERENCES p (id), s CHAR(4) NULL REFERENCES p (code),
+  me INT NULL REFERENCES c (id));
+"""
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
+       nullable=st.booleans(), initial=st.integers(0, 7), edge=st.sampled_from([0.0, 0.3]), data=st.data())
+def test_vectorised_references_equal_the_scalar_ones(seed, flavor, nullable, initial, edge, data) -> None:
+    """A FOREIGN KEY column's twin (``fn.vec``: many child keys at once, generators/rows.py
+    takes it for the key column) gives what ``fn`` gives key by key — parents' integer,
+    CHAR, utf8mb4 VARCHAR and composite keys, a reference to a reference (ship -> line ->
+    ord), self-references (keys below the initial count and key 0), NULL without initial
+    parents — and the rows made with it are the scalar rows, a wide keyless child included."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from generators.engine import Run
+
+    if not nullable:
+        initial = max(1, initial)
+    spec = _spec(seed=seed, flavor=flavor, initial_rows=initial, schema_sql=_NULLABLE_DDL if nullable else _VEC_DDL,
+                 edge_values=edge or None)
+    run = Run(spec, Path("unused"))
+    keys = np.array(data.draw(st.lists(st.integers(0, 400), min_size=1, max_size=40), label="keys"), dtype=np.int64)
+    checked = 0
+    for rt in run.rows:
+        for name, fn in rt.tdef.key_fns.items():
+            vec = getattr(fn, "vec", None)
+            if vec is None:
+                continue
+            got = vec(keys)
+            got = got if isinstance(got, list) else got.tolist()
+            assert got == [fn(k) for k in keys.tolist()], (rt.table.name, name)
+            checked += 1
+        vers = np.zeros(len(keys), dtype=np.int64)
+        cols = [c if isinstance(c, list) else c.tolist() for c in rt.compute_columns(keys, vers, vers)]
+        for r, k in enumerate(keys.tolist()):
+            assert tuple(c[r] for c in cols) == rt.compute_scalar(k, 0, 0), (rt.table.name, k)
+    assert checked >= (3 if nullable else 6)

@@ -78,6 +78,32 @@ def test_sysbench_follows_oltp_write_only(flavor, image, metadata, seed, tables,
     del metadata  # metadata mode: FULL only here (the reader names columns from it)
 
 
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+@pytest.mark.parametrize("initial", [1, 2, 7])
+def test_sysbench_initial_rows_in_the_binlog_are_bulk_inserts(tmp_path: Path, flavor: str, initial: int) -> None:
+    """``--ddl-in-binlog`` with rows-query texts: the initial rows go in INSERTs of several
+    rows (``sysbench prepare``'s bulk INSERT); each text lists the rows its rows event
+    writes, in order (once a ValueError: oltp_write_only's text took one row only)."""
+    spec = Spec.from_dict(dict(workload="sysbench", flavor=flavor, row_metadata="FULL", seed=3, tables=1,
+                               initial_rows=initial, transactions=2, rows_query=True, ddl_in_binlog=True))
+    generate(spec, tmp_path / "run")
+    files = sorted((tmp_path / "run").glob("binlog.[0-9]*"))
+    texts, rows = [], []
+    for ev in BinlogReader(files):
+        name = type(ev).__name__
+        if name in ("AnnotateRowsEvent", "RowsQueryEvent"):
+            texts.append(ev.query)
+        elif name.startswith("WriteRows") and len(texts) == 1:
+            rows += ev.rows
+        elif name.startswith("WriteRows") and not texts:
+            raise AssertionError("a rows event without its text")
+        if len(texts) == 1 and name == "XidEvent":
+            break
+    values = ", ".join(f"({r[0]}, {r[1]}, '{r[2]}', '{r[3]}')" for r in rows)  # id, k, c, pad
+    assert [r[0] for r in rows] == list(range(1, initial + 1))
+    assert texts == [f"INSERT INTO sbtest1 (id, k, c, pad) VALUES {values}"]
+
+
 @pytest.mark.parametrize("size", [20, 3])
 def test_sysbench_k_is_counted_per_key(tmp_path: Path, size: int) -> None:
     """A key updated many times (a tiny table: every transaction hits the same few ids) has
