@@ -14,9 +14,15 @@ from enum import IntEnum
 
 from binlogwriter.errors import BinlogError
 
-__all__ = ["BinlogFormat", "Checksum", "FLAVORS", "EventType"]
+__all__ = ["BinlogFormat", "Checksum", "FLAVORS", "EventType", "flavor_family"]
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+
+
+def flavor_family(flavor: str | None) -> str:
+    """``"mariadb"`` for a MariaDB flavor (``mariadb1011``), else ``"mysql"`` (None too): the
+    family whose rules apply (collation ids, Table_map metadata, ``###`` listing text)."""
+    return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
 
 
 class Checksum(IntEnum):

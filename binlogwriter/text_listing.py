@@ -53,6 +53,7 @@ from binlogwriter.format import (
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
+    flavor_family,
 )
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
 from binlogwriter.layouts.primitives import read_packed
@@ -77,7 +78,6 @@ from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import (
     ROWS_NAMES,
     RenderOptions,
-    _family,
     format_time,
     gtid_kinds,
     render_event,
@@ -110,7 +110,7 @@ class _Table:
         self.tm, self.cols = tm, cols
         self.width = len(cols)
         self.nb = (self.width + 7) >> 3  # bytes of one column bitmap
-        self.family = _family(tm.flavor)
+        self.family = flavor_family(tm.flavor)
         self.names = ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
         self.ok = not any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb")

@@ -81,7 +81,7 @@ def known_digest(hexdigest: str) -> Future:
     return fut
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     buf = bytearray(8 << 20)
     view = memoryview(buf)
@@ -94,8 +94,8 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
-               sha256: str | None = None) -> dict[str, Any]:
+def scan_binlog_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
+                     sha256: str | None = None) -> dict[str, Any]:
     """sha256, size, event count and first/last header timestamps of a binlog file, read
     once in chunks (memory stays small whatever the file size); the event walk reads only
     the 19-byte headers' lengths and timestamps. ``spans``: runs of events whose count and
@@ -143,7 +143,7 @@ def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, i
 
 
 def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str | None = None) -> dict[str, Any]:
-    digest = _sha256(path) if sha256 is None else sha256
+    digest = file_sha256(path) if sha256 is None else sha256
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         fd = f.fileno()
@@ -189,4 +189,4 @@ def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str 
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
-scan_file = _scan_file  # public name (spark_gen's commit step scans the files it renames)
+scan_file = scan_binlog_file  # public name (spark_gen's commit step scans the files it renames)

@@ -28,7 +28,7 @@ __all__ = ["encode_event", "decode_event", "encode_body", "decode_body", "has_fo
 _ROWS_TYPES = frozenset(ROWS_TYPES)
 
 
-def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = None) -> bool:
+def type_has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = None) -> bool:
     if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
         return version_tuple(server_version or fmt.server_version) >= (5, 6, 1)
     return fmt.footer_size == 4
@@ -37,7 +37,7 @@ def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = 
 def has_footer(data: bytes | bytearray, fmt: BinlogFormat) -> bool:
     """Whether the encoded event ``data`` ends with a CRC32 footer under ``fmt`` (an FDE
     decides by its own server version, format.md §4)."""
-    return _has_footer(data[4], fmt, fde_server_version(data))
+    return type_has_footer(data[4], fmt, fde_server_version(data))
 
 
 def fde_server_version(data: bytes | bytearray) -> str | None:
@@ -94,7 +94,7 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
     ``offset`` (the event's position in its file) sets ``log_pos = offset + event_length``."""
     body = encode_body(event, fmt)
     sv = event.server_version if isinstance(event, FormatDescriptionEvent) else None
-    has_footer = _has_footer(event.type_code, fmt, sv) if footer is None else footer
+    has_footer = type_has_footer(event.type_code, fmt, sv) if footer is None else footer
     length = HEADER_SIZE + len(body) + (4 if has_footer else 0)
     if offset is not None:
         log_pos = offset + length
@@ -196,7 +196,7 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
     if h.event_length != len(data):
         raise TruncatedError(f"event_length {h.event_length} but {len(data)} bytes available",
                              file=file, offset=offset, event_type=tname)
-    has_footer = _has_footer(h.type_code, fmt, fde_server_version(data)) if footer is None else footer
+    has_footer = type_has_footer(h.type_code, fmt, fde_server_version(data)) if footer is None else footer
     end = len(data) - (4 if has_footer else 0)
     if end < HEADER_SIZE:
         raise TruncatedError("event too short for its checksum", file=file, offset=offset, event_type=tname)
