@@ -274,7 +274,7 @@ class BinlogFormat:
     @property
     def table_id_size(self) -> int:
         """6, or 4 for a pre-5.1.4 6-byte TABLE_MAP post-header (format.md §12)."""
-        return 4 if self.post_header_len(19) == 6 else 6
+        return 4 if self.post_header_len(TABLE_MAP_EVENT) == 6 else 6
 
     @property
     def rows_version(self) -> int:

@@ -55,7 +55,7 @@ from binlogwriter.format import (
     XID_EVENT,
     flavor_family,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TYPE_AT
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -422,7 +422,7 @@ class _Listing:
         body differs from the one kept for its table id is decoded by the reader (which
         updates the reading state) first."""
         texts, buf = self.texts, self.buf
-        body = data[19:end]
+        body = data[HEADER_SIZE:end]
         ev = None
         if t == TABLE_MAP_EVENT:
             tid = int.from_bytes(body[:tid_size], "little")
@@ -431,7 +431,7 @@ class _Listing:
                 tm_bodies.pop(tid, None)
                 ev = reader.decode(RawRecord(name, offset, data, rfmt))
                 tm_bodies[tid] = body
-            key: tuple = (19, body)
+            key: tuple = (TABLE_MAP_EVENT, body)
         else:
             split = texts.get((2, body))
             if split is not None:
@@ -505,7 +505,7 @@ class _Listing:
             hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
-                h = parse_rows_header(t, data[19:end], tid_size)
+                h = parse_rows_header(t, data[HEADER_SIZE:end], tid_size)
                 if h.width != tab.width:
                     return False
                 summary = tab.summary(t, tid, h.rows_flags)
@@ -665,7 +665,7 @@ def _crc_of(rec: RawRecord) -> int | None:
     """The stored CRC32 footer of a record, if it has one and it is printed: an FDE always
     carries one, but mysqlbinlog prints it only when the FDE's own checksum_alg byte (the byte
     before the footer) says CRC32, not under binlog_checksum=NONE (docs/format.md §4)."""
-    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
+    if not has_footer(rec.data, rec.fmt) or (rec.data[TYPE_AT] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
         return None
     return int.from_bytes(rec.data[-4:], "little")
 

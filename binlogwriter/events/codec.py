@@ -20,7 +20,7 @@ from binlogwriter.events.control import FormatDescriptionEvent
 from binlogwriter.events.table import EVENTS, body_layout
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts.control import NonCanonical
-from binlogwriter.layouts.header import FLAG_IN_USE, FLAGS_AT, HEADER_SIZE, Header
+from binlogwriter.layouts.header import FLAG_IN_USE, FLAGS_AT, HEADER_SIZE, TYPE_AT, Header
 from binlogwriter.layouts.rows import ROWS_TYPES
 
 __all__ = ["encode_event", "decode_event", "encode_body", "decode_body", "has_footer"]
@@ -37,12 +37,12 @@ def type_has_footer(type_code: int, fmt: BinlogFormat, server_version: str | Non
 def has_footer(data: bytes | bytearray, fmt: BinlogFormat) -> bool:
     """Whether the encoded event ``data`` ends with a CRC32 footer under ``fmt`` (an FDE
     decides by its own server version, format.md §4)."""
-    return type_has_footer(data[4], fmt, fde_server_version(data))
+    return type_has_footer(data[TYPE_AT], fmt, fde_server_version(data))
 
 
 def fde_server_version(data: bytes | bytearray) -> str | None:
     """The server_version field of an encoded FDE (None for any other event)."""
-    if data[4] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
+    if data[TYPE_AT] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
         return None
     return bytes(data[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
 
@@ -51,10 +51,10 @@ def event_crc(data: bytes | bytearray) -> int:
     """CRC32 of an encoded event without its footer; an FDE's is computed with
     LOG_EVENT_BINLOG_IN_USE_F cleared, so a server can clear it in place (format.md §3)."""
     flags = int.from_bytes(data[FLAGS_AT:HEADER_SIZE], "little")
-    if data[4] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
-        crc = zlib.crc32(data[:17])
+    if data[TYPE_AT] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
+        crc = zlib.crc32(data[:FLAGS_AT])
         crc = zlib.crc32((flags & ~FLAG_IN_USE).to_bytes(2, "little"), crc)
-        return zlib.crc32(data[19:], crc)
+        return zlib.crc32(data[HEADER_SIZE:], crc)
     return zlib.crc32(data)
 
 

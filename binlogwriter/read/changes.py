@@ -50,6 +50,8 @@ from binlogwriter.format import (  # the change loops' event types (here and rea
     EventType,
     type_name,
 )
+from binlogwriter.layouts.header import HEADER_SIZE as HEADER  # the name read/export.py imports from here
+from binlogwriter.layouts.header import TYPE_AT
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -76,7 +78,6 @@ LOOP_EVENTS = (ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, MARIADB_GTID_EVENT
 frame loop (read/export.py), which imports them from this module: one list of them, in one
 place (the constants themselves are format.py's and layouts/rows.py's)."""
 
-HEADER = _places.HEADER
 _Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
 _Q_SV_LEN = HEADER + _places.QUERY_POST["_status_vars_len"][0]
 _Q_POST = _places.QUERY_POST[""][1]
@@ -355,8 +356,8 @@ class Reader:
             if stop is not None and offset >= stop:
                 break
             if fmt is not last_fmt:
-                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(2)
-            t = data[4]
+                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(QUERY_EVENT)
+            t = data[TYPE_AT]
             end = len(data) - footer if t != FORMAT_DESCRIPTION_EVENT else len(data)
             if t in rows_types:
                 if start is not None and offset < start:
@@ -372,7 +373,7 @@ class Reader:
                     tm_cache[body] = info
                 tables[int.from_bytes(body[:tid_size], "little")] = info
             elif t == XID_EVENT:  # XID_EVENT: the 8-byte xid (format.md §10)
-                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
+                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(XID_EVENT)
                        else self._event(name, offset, data, fmt).xid)
                 yield from commit(pending, txpos, xid, True)
                 pending = []
@@ -438,7 +439,7 @@ class Reader:
     def _query_text(data: bytes, end: int, fmt: BinlogFormat, size: int | None = 16) -> bytes:
         """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9);
         its first ``size`` bytes, upper-cased (``size=None``: all of it, as written)."""
-        ph = fmt.post_header_len(2)
+        ph = fmt.post_header_len(QUERY_EVENT)
         if end < HEADER + _Q_POST:
             return b""
         db_len = data[_Q_DB_LEN]
