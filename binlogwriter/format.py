@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.layouts.header import HEADER_SIZE
 
 __all__ = ["BinlogFormat", "Checksum", "FLAVORS", "EventType", "flavor_family"]
 
@@ -190,7 +191,7 @@ class BinlogFormat:
     checksum: Checksum = Checksum.CRC32
     post_header_lengths: tuple[int, ...] = field(default=_MYSQL80, repr=False)
     binlog_version: int = 4
-    common_header_length: int = 19
+    common_header_length: int = HEADER_SIZE
 
     def __post_init__(self) -> None:
         if self.flavor not in FLAVORS:

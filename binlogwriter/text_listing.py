@@ -49,13 +49,14 @@ from binlogwriter.format import (
     FORMAT_DESCRIPTION_EVENT,
     GTID_LOG_EVENT,
     MARIADB_GTID_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
     QUERY_EVENT,
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
     flavor_family,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TYPE_AT
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -91,7 +92,7 @@ __all__ = ["write_listing"]
 
 _HEAD = HEADER_STRUCT
 _ROWS_ALL = frozenset(ROWS_TYPES)
-_ROWS_FAST = _ROWS_ALL - {39}
+_ROWS_FAST = _ROWS_ALL - {PARTIAL_UPDATE_ROWS_EVENT}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
 _PLACES: dict[tuple[int, int], tuple] = {}
 """(rows type, table id size) -> (start of the post-header's end, start of the v2 extra info
@@ -231,7 +232,7 @@ class _Listing:
     # -- the reference path ------------------------------------------------------------
     def slow(self, reader: BinlogReader, rec: RawRecord, crc: int | None) -> None:
         filt = self.filt
-        if filt is not None and filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
+        if filt is not None and filt.active and filt.done(int.from_bytes(rec.data[TIMESTAMP_AT:TYPE_AT], "little")):
             raise _Stop
         e = reader.decode(rec)
         if filt is not None and filt.active and not filt.shows(e, reader.state):

@@ -51,7 +51,7 @@ from binlogwriter.format import (  # the change loops' event types (here and rea
     type_name,
 )
 from binlogwriter.layouts.header import HEADER_SIZE as HEADER  # the name read/export.py imports from here
-from binlogwriter.layouts.header import TYPE_AT
+from binlogwriter.layouts.header import TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -485,7 +485,7 @@ class Reader:
             raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
         try:
             plan, buf = info.rows_header(t, data, end, tid_size)
-            plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[0:4], "little"))
+            plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"))
         except DecodeError as exc:
             raise exc.located(file=name, offset=offset, event_type=type_name(t),
                               path=f"{info.database}.{info.table}") from None

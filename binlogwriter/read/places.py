@@ -30,6 +30,7 @@ from binlogwriter.layouts.rows import rows_fields
 __all__ = ["GtidPlaces", "gtid_places", "MYSQL_GTID", "MariadbGtidPlaces", "mariadb_gtid_places",
            "MARIADB_GTID", "MARIADB_GTID_POST", "RowsPlaces", "rows_places", "rows_places_of", "dtype_struct", "fixed_places", "QUERY_POST"]
 
+
 def unwrap(con: cs.Construct) -> cs.Construct:
     """The value construct under names, optional-trailing wrappers and rebuilds."""
     while isinstance(con, cs.Renamed | cs.Rebuild) or type(con).__name__ == "_IfMore":
