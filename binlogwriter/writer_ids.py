@@ -181,7 +181,10 @@ class IdAllocator:
     def table_id(self, table: Any) -> int:
         """``table``'s id, a new one when its definition is new or changed (mariadb.md
         "Table ids")."""
-        key = (table.database, table.name)
+        return self.keyed_table_id((table.database, table.name), table)
+
+    def keyed_table_id(self, key: tuple[str, str], table: Any) -> int:
+        """:meth:`table_id` of ``table`` known as ``key`` ``(db, name)``."""
         cur = self.tables.get(key)
         if cur is not None and (cur[0] is table or cur[0] == table):
             return cur[1]

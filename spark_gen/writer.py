@@ -116,7 +116,6 @@ class SinkWriter(BinlogWriter):
                          sizes_only=True, **kw)
         self.sizes: list[int] = []
         self.uses: list[tuple[tuple[str, str], Any]] = []
-        self.last_use: dict[tuple[str, str], Any] = {}
 
     def write_group(self, events) -> int:
         before = self.position
@@ -125,12 +124,11 @@ class SinkWriter(BinlogWriter):
         return first
 
     def table_id(self, table) -> int:
-        key = (table.database, table.name)
-        last = self.last_use.get(key)
-        if last is None or not (last is table or last == table):
-            self.last_use[key] = table
-            self.uses.append((key, table))
-        return super().table_id(table)
+        before = self.ids.next_table_id
+        tid = super().table_id(table)
+        if self.ids.next_table_id != before:  # a new definition: the allocator gave a new id
+            self.uses.append(((table.database, table.name), table))
+        return tid
 
 
 class ChunkSink:
