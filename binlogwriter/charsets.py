@@ -15,6 +15,7 @@ from functools import cache
 
 from binlogwriter import _collations as _data
 from binlogwriter.errors import SchemaError
+from binlogwriter.format import flavor_family
 
 __all__ = [
     "Collation",
@@ -93,10 +94,6 @@ def _latin1_encode(text: str) -> bytes:
         return bytes(out)
 
 
-def _family(flavor: str) -> str:
-    return "mariadb" if flavor.startswith("mariadb") else "mysql"
-
-
 def _normalise(name: str) -> str:
     name = name.lower()
     if name == "utf8":
@@ -125,7 +122,7 @@ def collation(cid: int, flavor: str = "mysql80") -> Collation:
 
     Raises ``SchemaError`` for an id neither server knows.
     """
-    fam = _family(flavor)
+    fam = flavor_family(flavor)
     for f in (fam, "mysql" if fam == "mariadb" else "mariadb"):
         c = _tables(f)[0].get(cid)
         if c is not None:
@@ -144,7 +141,7 @@ def find_collation(cid: int, flavor: str = "mysql80") -> Collation | None:
 def collation_by_name(name: str, flavor: str = "mysql80") -> Collation:
     """The collation called ``name`` (``utf8_*`` accepted as ``utf8mb3_*``)."""
     n = _normalise(name)
-    c = _tables(_family(flavor))[1].get(n)
+    c = _tables(flavor_family(flavor))[1].get(n)
     if c is None:
         raise SchemaError(f"unknown collation {name!r} for {flavor}")
     return c
@@ -153,7 +150,7 @@ def collation_by_name(name: str, flavor: str = "mysql80") -> Collation:
 def default_collation(charset: str, flavor: str = "mysql80") -> Collation:
     """The default collation of ``charset`` on ``flavor`` (utf8mb4: 255 MySQL, 45 MariaDB)."""
     cs = _normalise(charset)
-    defaults = _data.MARIADB1011_DEFAULTS if _family(flavor) == "mariadb" else _data.MYSQL80_DEFAULTS
+    defaults = _data.MARIADB1011_DEFAULTS if flavor_family(flavor) == "mariadb" else _data.MYSQL80_DEFAULTS
     name = defaults.get(cs)
     if name is None:
         raise SchemaError(f"unknown character set {charset!r} for {flavor}")

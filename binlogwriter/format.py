@@ -13,10 +13,17 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.layouts.header import HEADER_SIZE
 
-__all__ = ["BinlogFormat", "Checksum", "FLAVORS", "EventType"]
+__all__ = ["BinlogFormat", "Checksum", "FLAVORS", "EventType", "flavor_family"]
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
+
+
+def flavor_family(flavor: str | None) -> str:
+    """``"mariadb"`` for a MariaDB flavor (``mariadb1011``), else ``"mysql"`` (None too): the
+    family whose rules apply (collation ids, Table_map metadata, ``###`` listing text)."""
+    return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
 
 
 class Checksum(IntEnum):
@@ -184,7 +191,7 @@ class BinlogFormat:
     checksum: Checksum = Checksum.CRC32
     post_header_lengths: tuple[int, ...] = field(default=_MYSQL80, repr=False)
     binlog_version: int = 4
-    common_header_length: int = 19
+    common_header_length: int = HEADER_SIZE
 
     def __post_init__(self) -> None:
         if self.flavor not in FLAVORS:
@@ -268,7 +275,7 @@ class BinlogFormat:
     @property
     def table_id_size(self) -> int:
         """6, or 4 for a pre-5.1.4 6-byte TABLE_MAP post-header (format.md §12)."""
-        return 4 if self.post_header_len(19) == 6 else 6
+        return 4 if self.post_header_len(TABLE_MAP_EVENT) == 6 else 6
 
     @property
     def rows_version(self) -> int:

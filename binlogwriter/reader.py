@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from binlogwriter.events import Event
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import FLAGS_AT, LOG_POS_AT
+from binlogwriter.layouts.header import FLAGS_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 
@@ -38,7 +38,7 @@ class RawRecord:
 
     @property
     def type_code(self) -> int:
-        return self.data[4]
+        return self.data[TYPE_AT]
 
     @property
     def log_pos(self) -> int:

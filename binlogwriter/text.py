@@ -25,6 +25,7 @@ from binlogwriter.format import (
     WRITE_ROWS_COMPRESSED_EVENT_V1,
     WRITE_ROWS_EVENT_V1,
     EventType,
+    flavor_family,
 )
 from binlogwriter.gtids import mariadb_gtid_text
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
@@ -79,15 +80,11 @@ def gtid_kinds(flags2: int) -> str:
     return (" ddl" if flags2 & 0x20 else "") + (" trans" if flags2 & 0x04 else "")
 
 
-def _family(flavor: str | None) -> str:
-    return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
-
-
 def _rows_summary(e: Any, state: Any) -> str:
     """``Write_rows: table id N flags: STMT_END_F`` (the flags part only on a statement end)."""
     tables = getattr(state, "tables", None) or {}
     tm = tables.get(e.table_id) or next(iter(tables.values()), None)
-    family = _family(tm.flavor) if tm is not None else (
+    family = flavor_family(tm.flavor) if tm is not None else (
         "mariadb" if e.type_code >= WRITE_ROWS_COMPRESSED_EVENT_V1 or e.type_code in (WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1) else "mysql")
     name = ROWS_NAMES[family].get(e.type_code) or ROWS_NAMES["mariadb"].get(e.type_code) or e.type_name
     return f"{name}: table id {e.table_id}" + (" flags: STMT_END_F" if e.rows_flags & 1 else "")
@@ -100,7 +97,7 @@ TM_BIT_HAS_TRIGGERS_F = 1 << 14
 def _table_map_summary(e: Any) -> str:
     """MariaDB prints the names with ``%`s`` (backquotes doubled) and `` (has triggers)`` when
     the post-header flags say so; MySQL the names between backquotes."""
-    if _family(e.flavor) == "mariadb":
+    if flavor_family(e.flavor) == "mariadb":
         names = "`" + e.schema.replace("`", "``") + "`.`" + e.table.replace("`", "``") + "`"
         more = " (has triggers)" if e.tm_flags & TM_BIT_HAS_TRIGGERS_F else ""
         return f"Table_map: {names} mapped to number {e.table_id}{more}"
@@ -112,7 +109,7 @@ def _fde_summary(e: ev.FormatDescriptionEvent, state: Any) -> str:
     """An FDE's ``Start:`` line; a MariaDB file after a rotation (no creation time) shows its
     header time, as mariadb-binlog prints it."""
     created = e.create_timestamp
-    if not created and _family(getattr(state, "flavor", None)) == "mariadb":
+    if not created and flavor_family(getattr(state, "flavor", None)) == "mariadb":
         created = e.timestamp or 0
     s = f"Start: binlog v {e.binlog_version}, server v {e.server_version} created {format_time(created)}"
     return s + (" at startup" if e.create_timestamp else "")
@@ -123,7 +120,7 @@ def _query_summary(e: ev.Event, state: Any) -> str:
     Q_XID / Q_DDL_LOGGED_WITH_XID); mariadb-binlog prints the xid always, 0 when it has none."""
     s = f"Query\tthread_id={e.thread_id}\texec_time={e.exec_time}\terror_code={e.error_code}"
     xid = e.status(Q_XID, e.status(Q_DDL_LOGGED_WITH_XID))
-    if xid is None and _family(getattr(state, "flavor", None)) == "mariadb":
+    if xid is None and flavor_family(getattr(state, "flavor", None)) == "mariadb":
         xid = 0
     if xid is not None:
         s += f"\txid={xid}"
@@ -202,7 +199,7 @@ def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch 
     if isinstance(e, ev.IncidentEvent):
         return f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"
     if isinstance(e, ev.XaPrepareEvent):
-        if _family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
+        if flavor_family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
             return f"XID = {xa_key(e.format_id, e.gtrid, e.bqual)}"
         return "XA PREPARE"
     if isinstance(e, ev.BeginLoadQueryEvent):

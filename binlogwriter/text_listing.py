@@ -49,12 +49,14 @@ from binlogwriter.format import (
     FORMAT_DESCRIPTION_EVENT,
     GTID_LOG_EVENT,
     MARIADB_GTID_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
     QUERY_EVENT,
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
+    flavor_family,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -77,7 +79,6 @@ from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import (
     ROWS_NAMES,
     RenderOptions,
-    _family,
     format_time,
     gtid_kinds,
     render_event,
@@ -91,7 +92,7 @@ __all__ = ["write_listing"]
 
 _HEAD = HEADER_STRUCT
 _ROWS_ALL = frozenset(ROWS_TYPES)
-_ROWS_FAST = _ROWS_ALL - {39}
+_ROWS_FAST = _ROWS_ALL - {PARTIAL_UPDATE_ROWS_EVENT}
 _POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}  # the FDE's post-header length
 _PLACES: dict[tuple[int, int], tuple] = {}
 """(rows type, table id size) -> (start of the post-header's end, start of the v2 extra info
@@ -110,7 +111,7 @@ class _Table:
         self.tm, self.cols = tm, cols
         self.width = len(cols)
         self.nb = (self.width + 7) >> 3  # bytes of one column bitmap
-        self.family = _family(tm.flavor)
+        self.family = flavor_family(tm.flavor)
         self.names = ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
         self.ok = not any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb")
@@ -231,7 +232,7 @@ class _Listing:
     # -- the reference path ------------------------------------------------------------
     def slow(self, reader: BinlogReader, rec: RawRecord, crc: int | None) -> None:
         filt = self.filt
-        if filt is not None and filt.active and filt.done(int.from_bytes(rec.data[0:4], "little")):
+        if filt is not None and filt.active and filt.done(int.from_bytes(rec.data[TIMESTAMP_AT:TYPE_AT], "little")):
             raise _Stop
         e = reader.decode(rec)
         if filt is not None and filt.active and not filt.shows(e, reader.state):
@@ -422,7 +423,7 @@ class _Listing:
         body differs from the one kept for its table id is decoded by the reader (which
         updates the reading state) first."""
         texts, buf = self.texts, self.buf
-        body = data[19:end]
+        body = data[HEADER_SIZE:end]
         ev = None
         if t == TABLE_MAP_EVENT:
             tid = int.from_bytes(body[:tid_size], "little")
@@ -431,7 +432,7 @@ class _Listing:
                 tm_bodies.pop(tid, None)
                 ev = reader.decode(RawRecord(name, offset, data, rfmt))
                 tm_bodies[tid] = body
-            key: tuple = (19, body)
+            key: tuple = (TABLE_MAP_EVENT, body)
         else:
             split = texts.get((2, body))
             if split is not None:
@@ -505,7 +506,7 @@ class _Listing:
             hit = tab.headers.get(key) if q <= end else None  # (past the end: CRC bytes, not bitmaps)
             h = None
             if hit is None:
-                h = parse_rows_header(t, data[19:end], tid_size)
+                h = parse_rows_header(t, data[HEADER_SIZE:end], tid_size)
                 if h.width != tab.width:
                     return False
                 summary = tab.summary(t, tid, h.rows_flags)
@@ -665,7 +666,7 @@ def _crc_of(rec: RawRecord) -> int | None:
     """The stored CRC32 footer of a record, if it has one and it is printed: an FDE always
     carries one, but mysqlbinlog prints it only when the FDE's own checksum_alg byte (the byte
     before the footer) says CRC32, not under binlog_checksum=NONE (docs/format.md §4)."""
-    if not has_footer(rec.data, rec.fmt) or (rec.data[4] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
+    if not has_footer(rec.data, rec.fmt) or (rec.data[TYPE_AT] == FORMAT_DESCRIPTION_EVENT and rec.data[-5] != 1):
         return None
     return int.from_bytes(rec.data[-4:], "little")
 

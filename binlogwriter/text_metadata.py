@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from binlogwriter.charsets import Collation, find_collation
 from binlogwriter.errors import DecodeError
+from binlogwriter.format import flavor_family
 from binlogwriter.metadata import (
     COLUMN_CHARSET,
     DEFAULT_CHARSET,
@@ -48,10 +49,6 @@ _PRINTER_CHARACTER = {
 }
 _ESCAPE = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b", 0x09: b"\\t", 0x27: b"\\'",
            0x00: b"\\0"}
-
-
-def _family(flavor: str) -> str:
-    return "mariadb" if flavor.startswith("mariadb") else "mysql"
 
 
 def _quote(data: bytes, identifier: bool, family: str) -> bytes:
@@ -143,7 +140,7 @@ def _type_name(rt: int, meta: bytes, cs: Collation | None, geometry: int, family
 
 def render_columns(tm: TableMap, flavor: str | None = None) -> list[str]:
     """The ``# Columns(…)`` lines for one TABLE_MAP."""
-    family = _family(flavor or tm.flavor)
+    family = flavor_family(flavor or tm.flavor)
     numeric, character = _PRINTER_NUMERIC[family], _PRINTER_CHARACTER[family]
     sign_raw = tm._parse_tlv(1)
     signs = list(sign_raw) if sign_raw is not None else []

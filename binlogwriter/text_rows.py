@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from binlogwriter.errors import BinlogError
-from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT
+from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT, flavor_family
 from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
 from binlogwriter.text_columns import (
     column_of,
@@ -67,10 +67,6 @@ __all__ = [
     "render_row_image", "render_rows", "rows_lines", "rows_text", "rows_bytes", "RowCount",
 ]
 
-
-
-def _family(flavor: str | None) -> str:
-    return "mariadb" if flavor and flavor.startswith("mariadb") else "mysql"
 
 
 class ImagePrinter:
@@ -311,7 +307,7 @@ def render_rows(e: Any, opts: Any, state: Any) -> Iterator[str]:
     """
     tables = getattr(state, "tables", None) or {}
     tm = tables.get(e.table_id)
-    family = _family(_flavor_of(state, e.table_id))
+    family = flavor_family(_flavor_of(state, e.table_id))
     verbose = getattr(opts, "verbose", 0)
     if tm is None:
         if verbose:

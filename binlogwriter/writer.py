@@ -31,14 +31,13 @@ from binlogwriter.events import (
 from binlogwriter.format import BinlogFormat
 from binlogwriter.sinks import FileSink, Sink
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer_events import EventsMixin, parse_gtid_setting
+from binlogwriter.writer_events import EventsMixin, gtid_source, parse_gtid_setting
 from binlogwriter.writer_files import FilesMixin
 from binlogwriter.writer_groups import GroupsMixin
-from binlogwriter.writer_ids import GtidSource
 from binlogwriter.writer_state import DEFAULT_START_TIME, IdAllocator, StateMixin, WriterState
 
 __all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
-           "parse_gtid_setting"]
+           "parse_gtid_setting", "gtid_source"]
 
 STAGE_BYTES = 4 << 20
 """A good ``stage_bytes`` for bulk writers (the generators): 4 MiB of groups per buffer."""
@@ -98,9 +97,7 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         if self.row_metadata == "NO_LOG" and not fmt.is_mariadb:
             raise BinlogError("binlog_row_metadata=NO_LOG exists only in MariaDB; MySQL has MINIMAL and FULL")
         self.rows_query = fmt.is_mariadb if st.rows_query is None else st.rows_query
-        sid, tag = parse_gtid_setting(st.gtid, fmt)
-        self.ids = IdAllocator(GtidSource(mariadb=fmt.is_mariadb, server_id=server_id, sid=sid, tag=tag,
-                                          domain_id=st.domain_id), next_table_id=st.first_table_id)
+        self.ids = IdAllocator(gtid_source(fmt, st, server_id), next_table_id=st.first_table_id)
         """The one owner of XIDs, GNOs, sequence numbers, MariaDB seq_no, table ids and the
         executed GTID sets (binlogwriter/writer_ids.py)."""
         self._descs: dict[int, list] = {}

@@ -20,12 +20,13 @@ from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
-from binlogwriter.transaction import Transaction, ddl_events, transaction_events
+from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
+from binlogwriter.writer_ids import GtidSource
 
 if TYPE_CHECKING:
     from binlogwriter.writer import BinlogWriter
 
-__all__ = ["parse_gtid_setting"]
+__all__ = ["parse_gtid_setting", "gtid_source"]
 
 
 class EventsMixin:
@@ -134,6 +135,13 @@ def parse_gtid_setting(value: str, fmt: BinlogFormat) -> tuple[str, str]:
         if fmt.is_mariadb or version_tuple(fmt.server_version) < (8, 3, 0):
             raise BinlogError(f"tagged GTIDs exist from MySQL 8.3 on (flavor mysql84), not in {fmt.flavor}")
     return sid, tag
+
+
+def gtid_source(fmt: BinlogFormat, settings: SessionSettings, server_id: int) -> GtidSource:
+    """Whose GTIDs a writer with these arguments writes (``settings.gtid``, :func:`parse_gtid_setting`;
+    MariaDB: ``settings.domain_id`` and ``server_id``)."""
+    sid, tag = parse_gtid_setting(settings.gtid, fmt)
+    return GtidSource(mariadb=fmt.is_mariadb, server_id=server_id, sid=sid, tag=tag, domain_id=settings.domain_id)
 
 
 class _TxContext:

@@ -121,6 +121,37 @@ class IdAllocator:
     mariadb_gtids: dict[int, tuple[int, int]] = field(default_factory=dict)
     last_gtid: str | None = None
 
+    @classmethod
+    def after_groups(cls, source: GtidSource, groups: int, in_file: int, *, tables: tuple = (),
+                     next_table_id: int = 100) -> IdAllocator:
+        """The allocator of a writer that has written ``groups`` groups, each taking one XID
+        and one GTID, the last ``in_file`` of them in the file being written; ``tables``:
+        ``((db, name), Table, table_id)`` given so far, ``next_table_id`` the next (spark_gen's
+        partitions resume a writer from it: spark_gen/writer.py)."""
+        ids = cls(source, next_table_id=next_table_id, tables={key: (table, tid) for key, table, tid in tables})
+        before = groups - in_file
+        ids.commit(ids.next_ids(), IdCount(gtids=before, xids=before))
+        ids.new_file()
+        ids.commit(ids.next_ids(), IdCount(gtids=in_file, xids=in_file))
+        return ids
+
+    @classmethod
+    def from_state(cls, source: GtidSource, st: Any) -> IdAllocator:
+        """The allocator a :class:`~binlogwriter.writer_state.WriterState` ``st`` holds."""
+        return cls(source=source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq, seq_in_file=st.seq_in_file,
+                   next_table_id=st.next_table_id, tables={key: (table, tid) for key, table, tid in st.tables},
+                   mysql_gtids={(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids},
+                   mariadb_gtids={d: (s, q) for d, s, q in st.mariadb_gtids}, last_gtid=st.last_gtid)
+
+    def state_fields(self) -> dict[str, Any]:
+        """This allocator as the id fields of a :class:`~binlogwriter.writer_state.WriterState`
+        (plain values and tuples: frozen, picklable; :meth:`from_state` reads them back)."""
+        return {"seq_in_file": self.seq_in_file, "xid": self.xid, "gno": self.gno, "mariadb_seq": self.mariadb_seq,
+                "mysql_gtids": tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),
+                "mariadb_gtids": tuple(sorted((d, s, q) for d, (s, q) in self.mariadb_gtids.items())),
+                "tables": tuple((key, table, tid) for key, (table, tid) in self.tables.items()),
+                "next_table_id": self.next_table_id, "last_gtid": self.last_gtid}
+
     # one at a time: the per-transaction path -------------------------------------------------
     def take_xid(self) -> int:
         self.xid += 1
@@ -150,7 +181,10 @@ class IdAllocator:
     def table_id(self, table: Any) -> int:
         """``table``'s id, a new one when its definition is new or changed (mariadb.md
         "Table ids")."""
-        key = (table.database, table.name)
+        return self.keyed_table_id((table.database, table.name), table)
+
+    def keyed_table_id(self, key: tuple[str, str], table: Any) -> int:
+        """:meth:`table_id` of ``table`` known as ``key`` ``(db, name)``."""
         cur = self.tables.get(key)
         if cur is not None and (cur[0] is table or cur[0] == table):
             return cur[1]

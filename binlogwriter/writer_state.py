@@ -120,17 +120,15 @@ class StateMixin:
             raise BinlogError("writer is closed: nothing continues it")
         self.flush()
         has_file = self._active or self._resume
+        ids = self.ids.state_fields()
+        if not has_file:
+            ids["seq_in_file"] = 0
         return WriterState(
             now=self.now, next_index=self._next_index,
             current_file=self._name if has_file else None, offset=self._offset if has_file else 0,
-            seq_in_file=self.ids.seq_in_file if has_file else 0,
             events_in_file=self.events_in_file if has_file else 0,
             files=tuple(p.name for p in self.files), previous_file=self._previous,
-            xid=self.ids.xid, gno=self.ids.gno, mariadb_seq=self.ids.mariadb_seq,
-            mysql_gtids=tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.ids.mysql_gtids.items())),
-            mariadb_gtids=tuple(sorted((d, s, q) for d, (s, q) in self.ids.mariadb_gtids.items())),
-            tables=tuple((key, table, tid) for key, (table, tid) in self.ids.tables.items()),
-            next_table_id=self.ids.next_table_id, transactions=self.transactions, last_gtid=self.ids.last_gtid)
+            transactions=self.transactions, **ids)
 
     def _restore(self, st: WriterState) -> None:
         self.now = st.now
@@ -141,11 +139,7 @@ class StateMixin:
         self.events_in_file = st.events_in_file
         self.files = [self.directory / n for n in st.files]
         self._previous = st.previous_file
-        self.ids = IdAllocator(source=self.ids.source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq,
-                               seq_in_file=st.seq_in_file, next_table_id=st.next_table_id,
-                               tables={key: (table, tid) for key, table, tid in st.tables},
-                               mysql_gtids={(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids},
-                               mariadb_gtids={d: (s, q) for d, s, q in st.mariadb_gtids}, last_gtid=st.last_gtid)
+        self.ids = IdAllocator.from_state(self.ids.source, st)
         self.transactions = st.transactions
 
     def suspend(self) -> WriterState:

@@ -20,7 +20,7 @@ def np_array(data: np.ndarray, nulls: np.ndarray | None = None) -> pa.Array:
     ``nulls`` (True = null) as its validity bitmap."""
     data = np.ascontiguousarray(data)
     typ = pa.from_numpy_dtype(data.dtype)
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     if data.dtype == np.bool_:
         return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.packbits(data, bitorder="little"))],
                                      null_count=count)
@@ -31,7 +31,7 @@ def np_bool(mask: np.ndarray) -> pa.Array:
     return np_array(np.asarray(mask, dtype=np.bool_))
 
 
-def _validity(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
+def validity_buffer(nulls: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
     if nulls is None:
         return None, 0
     count = int(np.count_nonzero(nulls))
@@ -71,7 +71,7 @@ def string_array(vals: list | tuple) -> pa.Array:
     np.cumsum(lens, out=offsets[1:])
     if len(data) >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
         return pa.array(vals, pa.string())
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
                                                   pa.py_buffer(data)], null_count=count)
 
@@ -84,7 +84,7 @@ def var_binary(vals: list | tuple, enc: list[bytes], typ: pa.DataType) -> pa.Arr
     if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: pyarrow decides (large chunks)
         return pa.array(vals, typ)
     nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=n)
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets.astype(np.int32)),
                                           pa.py_buffer(b"".join(enc))], null_count=count)
 
@@ -144,7 +144,7 @@ def pick_strings(vals: list | tuple, idx: np.ndarray) -> pa.Array:
     if offsets[-1] >= 1 << 31:  # over a string array's 32-bit offsets: Arrow's take decides
         return string_array(vals).take(np_array(idx))
     nulls = np.array([v is None for v in vals], dtype=np.bool_)
-    validity, count = _validity(nulls[idx] if nulls.any() else None)
+    validity, count = validity_buffer(nulls[idx] if nulls.any() else None)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
                                                   pa.py_buffer(_picked_bytes(enc, idx))], null_count=count)
 
@@ -234,7 +234,7 @@ def _py_typed(vals: list | tuple, typ: pa.DataType, kinds: set) -> pa.Array | No
             return None
         width = typ.bit_width // 8
         data = b"".join(u.to_bytes(width, "little", signed=True) for u in unscaled)
-        validity, count = _validity(nulls)
+        validity, count = validity_buffer(nulls)
         return pa.Array.from_buffers(typ, len(vals), [validity, pa.py_buffer(data)], null_count=count)
     if pa.types.is_timestamp(typ) and typ.unit == "us" and kinds == {dt.datetime}:
         epoch = _EPOCH_UTC if typ.tz == "UTC" else _EPOCH if typ.tz is None else None
@@ -255,7 +255,7 @@ def _py_typed(vals: list | tuple, typ: pa.DataType, kinds: set) -> pa.Array | No
         return _text_map(vals, typ, nulls)
     else:
         return None
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     return pa.Array.from_buffers(typ, len(vals), [validity, pa.py_buffer(data)], null_count=count)
 
 
@@ -290,7 +290,7 @@ def _text_map(vals: list | tuple, typ: pa.MapType, nulls: np.ndarray) -> pa.Arra
     entries = pa.Array.from_buffers(pa.struct([typ.key_field, typ.item_field]), len(pairs),
                                     [None], null_count=0,
                                     children=[string_array([k for k, _ in pairs]), string_array([x for _, x in pairs])])
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets)], null_count=count, children=[entries])
 
 
@@ -302,7 +302,7 @@ def ascii_strings(data: np.ndarray, nulls: np.ndarray | None, strip_spaces: bool
     :meth:`ColumnArray.tolist` decodes (trailing NULs dropped, as numpy's ``S`` dtype does),
     then, for CHAR, without trailing spaces (the canonical form)."""
     n, w = data.shape
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     if w and count == 0 and bool(np.all((data[:, -1] != 0) & (data[:, -1] != 32))):
         # no row ends in a NUL or a space: every value is all w bytes
         offsets = np.arange(0, (n + 1) * w, w, dtype=np.int32)
@@ -367,7 +367,7 @@ def numbered(heads: list[str], head: np.ndarray, num: np.ndarray) -> pa.Array:
             rows[sel[:, None], hlen[sel][:, None] + np.arange(d)] = block
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    validity, count = _validity(null)
+    validity, count = validity_buffer(null)
     return pa.Array.from_buffers(pa.string(), n, [validity, pa.py_buffer(offsets),
                                                   pa.py_buffer(rows[np.arange(width) < lengths[:, None]])],
                                  null_count=count)

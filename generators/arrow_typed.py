@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import _validity, string_array
+from generators.arrow_arrays import string_array, validity_buffer
 
 __all__ = ["typed_units", "cast_texts"]
 
@@ -73,7 +73,7 @@ def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) ->
     :func:`~generators.arrow_arrays.py_array` writes them)."""
     if nulls is not None:
         data = np.where(np.asarray(nulls, dtype=np.bool_).reshape((-1,) + (1,) * (data.ndim - 1)), 0, data)
-    validity, count = _validity(nulls)
+    validity, count = validity_buffer(nulls)
     return pa.Array.from_buffers(typ, len(data), [validity, pa.py_buffer(np.ascontiguousarray(data))],
                                  null_count=count)
 

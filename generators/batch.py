@@ -41,7 +41,7 @@ from generators.noop import changed_ops
 from generators.plan import plan_range
 from generators.plan_batch import resolve_range
 from generators.stamps import op_stamps
-from generators.statements import own_statements, statement_starts
+from generators.statements import own_statements, rows_query_texts, statement_starts
 from generators.steps import step_many
 
 __all__ = ["BATCH_BYTES", "BATCH_TXNS", "FIRST_TXNS", "AppliedBatch", "apply_batch", "apply_batch_loop", "rows_batch"]
@@ -247,88 +247,112 @@ def _take(col: Any, idx: np.ndarray) -> Any:
     return [col[j] for j in idx.tolist()]
 
 
+class _Shapes:
+    """The batch's distinct image shapes ``(table index, (before bits, after bits))``, numbered
+    in the order first met."""
+
+    def __init__(self) -> None:
+        self.shapes: list = []
+        self._ix: dict = {}
+
+    def number(self, sh: tuple) -> int:
+        """The number of shape ``sh`` (a new one the next number)."""
+        k = self._ix.get(sh)
+        if k is None:
+            k = self._ix[sh] = len(self.shapes)
+            self.shapes.append(sh)
+        return k
+
+
+_Group = tuple[tuple, np.ndarray, np.ndarray | None, np.ndarray | None]
+"""(image shape, op indices, their rows among the before rows, among the computed rows of after images)."""
+
+
+def _image_groups(rt: Any, ab: AppliedBatch, mine: np.ndarray, need_b: np.ndarray, need_a: np.ndarray,
+                  image: str, flavor: str) -> list[_Group]:
+    """One table's ops ``mine`` grouped by image shape (``binlogwriter.images``): INSERT and
+    DELETE one group each, UPDATE one per assigned column set's bitmaps (every set under
+    FULL), with each op's row among the rows computed (before rows, then after rows)."""
+    t = rt.table
+    k = ab.kind[mine]
+    nb = len(need_b)
+    groups: list[_Group] = []
+    ins = mine[k == 0]
+    if len(ins):
+        bits = images.insert_columns(t, image, range(len(t.columns)), flavor)
+        groups.append(((bits, None), ins, None, nb + np.searchsorted(need_a, ins)))
+    dele = mine[k == 2]
+    if len(dele):
+        bits = images.delete_columns(t, image, flavor)
+        groups.append(((bits, None), dele, np.searchsorted(need_b, dele), None))
+    upd = mine[k == 1]
+    if len(upd):
+        sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd], ab.ver_before[upd])
+        by_shape: dict[tuple, list[int]] = {}
+        for s, given in enumerate(sets):
+            by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(s)
+        for (bb, aa), ss in by_shape.items():
+            sel = upd[np.isin(set_of, ss)]
+            groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
+    return groups
+
+
+def _encode_groups(t: Any, descs: tuple, groups: list[_Group], cols: list, src: np.ndarray | None, pad: int,
+                   lb: np.ndarray, la: np.ndarray, pieces: list) -> None:
+    """One table's images group by group (each group's rows taken from ``cols``): their
+    lengths into ``lb`` / ``la`` (before / after image per op), the buffers onto ``pieces``."""
+    for sh, ops, rb_, ra_ in groups:
+        bbits, abits = sh
+        if src is not None:  # row indices into the rows computed
+            rb_ = None if rb_ is None else src[rb_]
+            ra_ = None if ra_ is None else src[ra_]
+        if rb_ is not None:
+            buf, lens = _encode_images(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
+            lb[ops] = lens
+            pieces.append((ops, buf, lens, 0))
+        if ra_ is not None:
+            present = bbits if abits is None else abits
+            buf, lens = _encode_images(t, descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
+            la[ops] = lens
+            pieces.append((ops, buf, lens, 1))
+
+
 def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     """The row changes of ``ab`` with their images encoded (see module docstring)."""
     spec = run.spec
     flavor = spec.flavor
-    image = spec.row_image
     pad = -1 if flavor.startswith("mariadb") else 0
     nops = len(ab.txn)
-    shapes: list = []
-    shape_ix: dict = {}
+    shapes = _Shapes()
     op_shape = np.zeros(nops, dtype=np.int64)
     lb = np.zeros(nops, dtype=np.int64)
     la = np.zeros(nops, dtype=np.int64)
     pieces: list = []  # (op indices, image buffer, image lengths, side)
-
-    def shape_of(sh) -> int:
-        k = shape_ix.get(sh)
-        if k is None:
-            k = shape_ix[sh] = len(shapes)
-            shapes.append(sh)
-        return k
-
     tables = [rt.table for rt in run.rows]
     values: dict[int, Any] = {}
     keep = spec.rows_query or getattr(run, "changes", None) is not None
     for tidx in unique_ints(ab.table).tolist():
         rt = run.rows[tidx]
-        t = rt.table
         descs = rt.column_descs(flavor)
-        ncols = len(t.columns)
         mine = np.flatnonzero(ab.table == tidx)
         k = ab.kind[mine]
         need_b = mine[k != 0]
         need_a = mine[k != 2]
-        nb = len(need_b)
         cols, src, nrows = reuse.compute_rows(rt, ab, mine, need_b, need_a)
         if keep:
             values[tidx] = (cols, need_b, need_a, src)
-        # shapes: INSERT / DELETE one each, UPDATE one per assigned column set
-        groups: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray | None]] = []  # (shape, ops, rows b, rows a)
-        ins = mine[k == 0]
-        if len(ins):
-            bits = images.insert_columns(t, image, range(ncols), flavor)
-            groups.append(((bits, None), ins, None, nb + np.searchsorted(need_a, ins)))
-        dele = mine[k == 2]
-        if len(dele):
-            bits = images.delete_columns(t, image, flavor)
-            groups.append(((bits, None), dele, np.searchsorted(need_b, dele), None))
-        upd = mine[k == 1]
-        if len(upd):
-            # one group per image shape: assigned column sets with the same bitmaps (every
-            # set under FULL) are encoded together
-            sets, set_of = rt.update_sets(ab.key[upd], ab.ver_after[upd], ab.ver_before[upd])
-            by_shape: dict[tuple, list[int]] = {}
-            for s, given in enumerate(sets):
-                by_shape.setdefault(images.update_columns(t, image, given, flavor), []).append(s)
-            for (bb, aa), ss in by_shape.items():
-                sel = upd[np.isin(set_of, ss)]
-                groups.append(((bb, aa), sel, np.searchsorted(need_b, sel), nb + np.searchsorted(need_a, sel)))
+        groups = _image_groups(rt, ab, mine, need_b, need_a, spec.row_image, flavor)
         for sh, ops, _, _ in groups:
-            op_shape[ops] = shape_of((tidx, sh))
+            op_shape[ops] = shapes.number((tidx, sh))
         whole = _encode_whole(descs, groups, cols, nrows, pad)
         if whole is not None:  # every image has the same columns: the rows encoded as computed
-            bbuf, blens, abuf, alens = reuse.split_images(*whole, src, nb)
+            bbuf, blens, abuf, alens = reuse.split_images(*whole, src, len(need_b))
             lb[need_b] = blens
             la[need_a] = alens
             pieces += [(need_b, bbuf, blens, 0), (need_a, abuf, alens, 1)]
-            continue
-        for sh, ops, rb_, ra_ in groups:
-            bbits, abits = sh
-            if src is not None:  # row indices into the rows computed
-                rb_ = None if rb_ is None else src[rb_]
-                ra_ = None if ra_ is None else src[ra_]
-            if rb_ is not None:
-                buf, lens = _encode_images(t, descs, bbits, [_take(c, rb_) for c in cols], len(ops), pad)
-                lb[ops] = lens
-                pieces.append((ops, buf, lens, 0))
-            if ra_ is not None:
-                present = bbits if abits is None else abits
-                buf, lens = _encode_images(t, descs, present, [_take(c, ra_) for c in cols], len(ops), pad)
-                la[ops] = lens
-                pieces.append((ops, buf, lens, 1))
-    stmt_sql = _statement_texts(run, ab, values) if spec.rows_query else None
+        else:
+            _encode_groups(rt.table, descs, groups, cols, src, pad, lb, la, pieces)
+    stmt_sql = rows_query_texts(run, ab, values) if spec.rows_query else None
     ab.values = values if keep else None
     op_len = lb + la
     start = np.cumsum(op_len) - op_len
@@ -338,46 +362,8 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
                           [(start[ops] + (lb[ops] if side else 0), lens, buf) for ops, buf, lens, side in pieces])
     clock = now + np.cumsum(ab.advance)
     # shapes are per table in the engine; the codec wants (before bits, after bits)
-    flat_shapes = [sh for _, sh in shapes]
+    flat_shapes = [sh for _, sh in shapes.shapes]
     return RowsBatch(clock=clock, op_txn=ab.txn, op_table=ab.table, op_kind=ab.kind, op_shape=op_shape,
                      op_len=op_len, data=data, tables=tables, shapes=flat_shapes, stmt_sql=stmt_sql,
                      own_statements=own_statements(spec),
                      stmt_start=statement_starts(run, ab.txn, ab.table, ab.kind, ab.key, ab.ver_before, ab.ver_after))
-
-
-def _statement_texts(run: Any, ab: AppliedBatch, values: dict[int, Any]) -> list[str]:
-    """Rows-query texts of the batch's statements, from the engine's one statement-text
-    function (``Run._statement_sql``) given the statement's rows as the per-transaction
-    path gives them (INSERT: the row; DELETE: the row; UPDATE: (before row, {column:
-    new value}))."""
-    n = len(ab.txn)
-    if not n:
-        return []
-    rowlists: dict[int, tuple] = {}
-    for tidx, (cols, need_b, need_a, src) in values.items():
-        py = [c if isinstance(c, list) else c.tolist() for c in cols]
-        rows = list(zip(*py, strict=True)) if py else [() for _ in range(len(need_b) + len(need_a))]
-        if src is not None:
-            rows = [rows[r] for r in src.tolist()]
-        before = dict(zip(need_b.tolist(), rows[:len(need_b)], strict=True))
-        after = dict(zip(need_a.tolist(), rows[len(need_b):], strict=True))
-        rowlists[tidx] = (before, after)
-    new = statement_starts(run, ab.txn, ab.table, ab.kind, ab.key, ab.ver_before, ab.ver_after)
-    firsts = np.flatnonzero(new).tolist() + [n]
-    out = []
-    tab, kind = ab.table.tolist(), ab.kind.tolist()
-    for f, e in zip(firsts[:-1], firsts[1:], strict=True):
-        tidx, k = tab[f], kind[f]
-        rt = run.rows[tidx]
-        before, after = rowlists[tidx]
-        if k == 0:
-            rows = [after[o] for o in range(f, e)]
-        elif k == 2:
-            rows = [before[o] for o in range(f, e)]
-        else:
-            rows = []
-            for o in range(f, e):
-                cols = rt.assigned_columns(int(ab.key[o]), int(ab.ver_after[o]), int(ab.ver_before[o]))
-                rows.append((before[o], {i: after[o][i] for i in cols}))
-        out.append(run._statement_sql(rt, _NAMES[k], rows))
-    return out

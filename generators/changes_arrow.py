@@ -26,13 +26,13 @@ from binlogwriter.schema.tables import column_from_info as column_from_info  # r
 from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import (  # noqa: F401 - py_array re-exported (changes_truth, tests)
-    _validity,
     ascii_strings,
     np_array,
     np_bool,
     py_array,
     string_array,
     string_lists,
+    validity_buffer,
 )
 from generators.arrow_typed import cast_texts, typed_units
 from generators.changes_lists import typed_floats, typed_list
@@ -57,14 +57,14 @@ def column_info(col: Column, flavor: str) -> dict[str, Any]:
         if f.name in d or v is None or v is False or v == () or v == f.default:
             continue
         d[f.name] = list(v) if isinstance(v, tuple) else v
-    d["arrow_type"] = str(_arrow_type(col, flavor))
+    d["arrow_type"] = str(column_arrow_type(col, flavor))
     return d
 
 
 _TYPES: dict[tuple[int, str], tuple[Column, pa.DataType]] = {}
 
 
-def _arrow_type(col: Column, flavor: str) -> pa.DataType:
+def column_arrow_type(col: Column, flavor: str) -> pa.DataType:
     """The Arrow type of ``col``'s typed truth, kept per column object (a Column is frozen;
     the entry holds it, so its id is not reused): the truth thread asks once per column and
     batch, and building the column's binlog description costs tens of microseconds."""
@@ -107,7 +107,7 @@ def column_plan(col: Column, flavor: str) -> tuple[pa.DataType, int, Callable[[A
     ``_SAME`` as they are (integers, floats, text), ``_CONVERT`` through ``fn`` (DECIMAL
     text -> Decimal, ``0x`` hex -> bytes), ``_TEMPORAL`` parsed by ``fn``, or null plus the
     canonical text when it is not a calendar value (the zero date)."""
-    typ = _arrow_type(col, flavor)
+    typ = column_arrow_type(col, flavor)
     if pa.types.is_decimal(typ):
         return typ, _CONVERT, Decimal
     if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_string(typ):
@@ -174,7 +174,7 @@ def typed_columns_of(plans: list, names: list[str], columns: list, n: int) -> tu
     return arrays, texts
 
 
-def _struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
+def table_struct(table: Table, flavor: str) -> tuple[pa.StructType, list]:
     plans = [column_plan(c, flavor) for c in table.columns]
     return pa.struct([pa.field(c.name, p[0], nullable=True) for c, p in zip(table.columns, plans, strict=True)]), plans
 
@@ -223,7 +223,7 @@ def _typed_struct(struct: pa.StructType, convs: list, names: list[str], rows: li
     return sa, string_lists(cols), py_array(texts, pa.map_(pa.string(), pa.string()))
 
 
-def _batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
+def rows_record_batch(schema: pa.Schema, struct: pa.StructType, convs: list, names: list[str], rows: list) -> pa.RecordBatch:
     cols = list(zip(*[r[:9] for r in rows], strict=True))
     arrays = [py_array(cols[0], pa.int64()), py_array(cols[1], pa.string()), py_array(cols[2], pa.string()),
               py_array(cols[3], pa.string()), py_array(cols[4], pa.string()),
@@ -282,7 +282,7 @@ def widen(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
 def is_merged(schema: pa.Schema, table: Table, flavor: str) -> bool:
     """Whether a table's one aligned chunk, written with ``schema``, has the schema
     :func:`merge_table` would give it (then its bytes are the merge's)."""
-    struct, _ = _struct(table, flavor)
+    struct, _ = table_struct(table, flavor)
     want = union([schema], changes_schema(struct, columns_metadata([table], flavor)))
     return schema.equals(want, check_metadata=True)
 
@@ -337,7 +337,7 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
     scalar goes value by value: a top-level JSON null is SQL NULL there, a MariaDB string is
     kept as is), else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
-        typ = _arrow_type(col, flavor)
+        typ = column_arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
             return _int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in _IDENTITY_TEXT or col.type == "CHAR"):
@@ -365,7 +365,7 @@ def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None)
     written); else from the canonical values, a SET's rendered once per distinct value (a
     frozenset's text depends on its members only), DECIMAL and calendar texts parsed by one
     Arrow cast (:func:`~generators.arrow_typed.cast_texts`) instead of value by value."""
-    typ = _arrow_type(col, flavor)
+    typ = column_arrow_type(col, flavor)
     hit = typed_list(col, typ, vals, lambda vs: typed_values(col, flavor, vs))
     if hit is not None:
         return hit

@@ -45,8 +45,6 @@ import pyarrow.parquet as pq
 
 from binlogwriter.schema import Table
 from generators.changes_arrow import (
-    _batch,
-    _struct,
     changes_schema,
     column_from_info,
     column_info,
@@ -55,6 +53,8 @@ from generators.changes_arrow import (
     final_schema,
     is_merged,
     py_array,
+    rows_record_batch,
+    table_struct,
     typed_columns_of,
     typed_converter,
     union,
@@ -124,7 +124,7 @@ class _Segment:
         self.table = table
         self.ipc = ipc  # an Arrow IPC chunk (generators/changes_ipc.py), not aligned
         self.names = [c.name for c in table.columns]
-        self.struct, self.convs = _struct(table, flavor)
+        self.struct, self.convs = table_struct(table, flavor)
         self.schema = changes_schema(self.struct, columns_metadata([table], flavor))
         self.path = path
         self.writer: pq.ParquetWriter | None = None
@@ -200,7 +200,7 @@ class _Segment:
     def flush(self) -> int:
         if not self.rows:
             return 0
-        batch = _batch(self.schema, self.struct, self.convs, self.names, self.rows)
+        batch = rows_record_batch(self.schema, self.struct, self.convs, self.names, self.rows)
         self.rows = []
         return self.write(batch)
 
@@ -366,7 +366,7 @@ def merge_table(chunks: list[str], dest: str | os.PathLike, table: Table, flavor
     """Chunks of one table, in commit order -> one Parquet file with row groups of
     ``row_group`` rows (the bytes depend only on the changes). Returns the rows written."""
     row_group = ROW_GROUP if row_group is None else row_group
-    struct, _ = _struct(table, flavor)
+    struct, _ = table_struct(table, flavor)
     fallback = changes_schema(struct, columns_metadata([table], flavor))
     schema = union([chunk_schema(c) for c in chunks], fallback)
     return rechunk(chunks, dest, schema, row_group)

@@ -32,11 +32,11 @@ from generators.group_commit import group_commit_clock
 from generators.keys import KeyCursor
 from generators.manifest import (
     FileInfo,
-    _scan_file,
-    _sha256,
     build_manifest,
     file_entry,
+    file_sha256,
     known_digest,
+    scan_binlog_file,
     scan_file,
 )
 from generators.memory import release_memory
@@ -181,7 +181,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-sha256")
         try:
             digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
-                       else pool.submit(_sha256, p) for p in writer.files}
+                       else pool.submit(file_sha256, p) for p in writer.files}
             # truth/changes first: the change batches the recorder still holds are written and
             # freed before truth/final is computed
             finish_local(self, tmp)
@@ -235,7 +235,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         files = []
         for p in writer.files:
             sha = digests[p.name].result() if digests and p.name in digests else None
-            info = _scan_file(p, self.fmt, self.spans.get(p.name), sha)
+            info = scan_binlog_file(p, self.fmt, self.spans.get(p.name), sha)
             fi = self.file_info.get(p.name, FileInfo())
             files.append(file_entry(p.name, info, fi))
         tables = [(rt.table, int(rt.live_count)) for rt in self.rows]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import struct
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from binlogwriter import __version__
 from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 from binlogwriter.schema import Table
 from generators.pools import faker_version
 from generators.spec import Spec
@@ -81,7 +81,7 @@ def known_digest(hexdigest: str) -> Future:
     return fut
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     buf = bytearray(8 << 20)
     view = memoryview(buf)
@@ -94,8 +94,8 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
-               sha256: str | None = None) -> dict[str, Any]:
+def scan_binlog_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
+                     sha256: str | None = None) -> dict[str, Any]:
     """sha256, size, event count and first/last header timestamps of a binlog file, read
     once in chunks (memory stays small whatever the file size); the event walk reads only
     the 19-byte headers' lengths and timestamps. ``spans``: runs of events whose count and
@@ -107,7 +107,7 @@ def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, i
     h = hashlib.sha256()
     events = 0
     first_ts = last_ts = None
-    unpack = struct.Struct("<I5xI").unpack_from  # timestamp, (type, server_id), event_length
+    unpack = header_struct("timestamp", "event_length").unpack_from
     need = 4  # file offset of the next header
     buf, buf_at = b"", 0  # bytes of the file from offset buf_at
     done = False
@@ -122,14 +122,14 @@ def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, i
             buf += chunk
             p = need - buf_at
             n = len(buf)
-            while p + 19 <= n:
+            while p + HEADER_SIZE <= n:
                 ts, length = unpack(buf, p)
                 events += 1
                 if ts:
                     if first_ts is None:
                         first_ts = ts
                     last_ts = ts
-                if length < 19:
+                if length < HEADER_SIZE:
                     done = True
                     break
                 p += length
@@ -143,15 +143,15 @@ def _scan_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, i
 
 
 def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str | None = None) -> dict[str, Any]:
-    digest = _sha256(path) if sha256 is None else sha256
+    digest = file_sha256(path) if sha256 is None else sha256
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         fd = f.fileno()
-        unpack = struct.Struct("<I5xI6x").unpack  # timestamp, (type, server_id), event_length, (next, flags)
+        unpack = header_struct("timestamp", "event_length").unpack
 
         def header(at: int) -> tuple[int, int] | None:
-            b = os.pread(fd, 19, at)
-            return unpack(b) if len(b) == 19 else None
+            b = os.pread(fd, HEADER_SIZE, at)
+            return unpack(b) if len(b) == HEADER_SIZE else None
 
         events = 0
         first_ts = last_ts = None
@@ -182,11 +182,11 @@ def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str 
                 if first_ts is None:
                     first_ts = ts
                 last_ts = ts
-            if length < 19:
+            if length < HEADER_SIZE:
                 break
             p += length
     return {"bytes": size, "sha256": digest, "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
 
 
-scan_file = _scan_file  # public name (spark_gen's commit step scans the files it renames)
+scan_file = scan_binlog_file  # public name (spark_gen's commit step scans the files it renames)

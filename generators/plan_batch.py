@@ -247,25 +247,33 @@ def _group_prefix_max(group: np.ndarray, value: np.ndarray) -> np.ndarray:
     return out
 
 
-def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, hi: int,
-                  planned: PlannedOps | None = None) -> tuple[KeyOps, KeyCursor]:
-    """keys.resolve_ops over ``lo .. hi-1`` from ``cur`` (not changed): the key operations and
-    the cursor after ``hi - 1`` (module docstring)."""
-    ntab = len(infos)
-    p = planned if planned is not None else plan_ops(spec, ntab, lo, hi)
-    n = len(p.txn)
-    first_fresh = np.array([x.first_fresh for x in infos], dtype=np.int64)
-    # key spaces past 2**62 (BIGINT UNSIGNED: 2**64) as 2**62: no run's keys get near either
-    cap = np.array([min(x.capacity, _CAP) for x in infos], dtype=np.int64)
-    mutable = np.array([x.mutable for x in infos], dtype=bool)
-    keep = np.array([x.keep_initial for x in infos], dtype=bool)
-    new0 = np.asarray(cur.new, dtype=np.int64)
-    hwm0 = np.asarray(cur.hwm, dtype=np.int64)
-    t = p.table
-    key = np.full(n, -1, dtype=np.int64)  # -1: no key (keys.resolve_ops's None)
-    # fresh keys: per-table prefix counts
+@dataclass
+class _Tables:
+    """keys.TableInfo's facts as arrays indexed by table number; key spaces past 2**62
+    (BIGINT UNSIGNED: 2**64) as 2**62: no run's keys get near either."""
+
+    first_fresh: np.ndarray
+    cap: np.ndarray
+    mutable: np.ndarray
+    keep: np.ndarray
+    counted: np.ndarray
+
+    @classmethod
+    def of(cls, infos: list[TableInfo]) -> _Tables:
+        """The arrays of ``infos``."""
+        return cls(np.array([x.first_fresh for x in infos], dtype=np.int64),
+                   np.array([min(x.capacity, _CAP) for x in infos], dtype=np.int64),
+                   np.array([x.mutable for x in infos], dtype=bool),
+                   np.array([x.keep_initial for x in infos], dtype=bool),
+                   np.array([x.counted for x in infos], dtype=bool))
+
+
+def _fresh_keys(p: PlannedOps, tabs: _Tables, new0: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fills ``key`` for the ``new`` ops: ``first_fresh + new`` with ``new`` the per-table
+    count of fresh keys before the op (a prefix count); past the key space a uniform pick.
+    Returns the ``new`` ops' rows and tables."""
     is_new = np.flatnonzero(p.addr == NEW)
-    tn = t[is_new]
+    tn = p.table[is_new]
     order = np.argsort(tn, kind="stable")
     ts = tn[order]
     gfirst = np.concatenate(([True], ts[1:] != ts[:-1])) if len(ts) else np.zeros(0, bool)
@@ -273,21 +281,33 @@ def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, h
     rank_s = np.arange(len(ts)) - gs[np.cumsum(gfirst) - 1] if len(ts) else np.zeros(0, np.int64)
     rank = np.empty(len(tn), dtype=np.int64)
     rank[order] = rank_s
-    kn = first_fresh[tn] + new0[tn] + rank
-    over = kn >= cap[tn]
+    kn = tabs.first_fresh[tn] + new0[tn] + rank
+    over = kn >= tabs.cap[tn]
     if over.any():
-        kn[over] = pick_index_array("uniform", p.draw[is_new][over], cap[tn][over])
+        kn[over] = pick_index_array("uniform", p.draw[is_new][over], tabs.cap[tn][over])
     key[is_new] = kn
-    # child keys of fresh keys
+    return is_new, tn
+
+
+def _child_keys(p: PlannedOps, key: np.ndarray) -> None:
+    """Fills ``key`` for the ``child`` ops: ``key(ref) * LINES + line`` (``ref`` a ``new`` op)."""
     is_child = np.flatnonzero(p.addr == CHILD)
     if len(is_child):
         cref = p.ref[is_child]
         if not (p.addr[cref] == NEW).all():  # pragma: no cover - plan.py's templates
             raise AssertionError("child of an op that is not a fresh INSERT")
         key[is_child] = key[cref] * LINES + p.line[is_child]
-    # high-water mark contributions (INSERTs of new / child keys inside the key space)
+
+
+def _picked_keys(spec: Spec, p: PlannedOps, tabs: _Tables, hwm0: np.ndarray,
+                 key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fills ``key`` for the ``pick`` ops: ``pick_index_array(--key-dist, draw, hwm)`` with
+    ``hwm`` the cursor's or one past the highest key an INSERT of the table wrote before the op
+    (nothing when 0). Returns the rows of the INSERTs that may raise the high-water mark (new
+    and child keys inside the key space) and every row's contribution (key + 1, else 0)."""
+    n, t = len(p.txn), p.table
     hw = np.flatnonzero((p.kind == 0) & ((p.addr == NEW) | (p.addr == CHILD)))
-    hw = hw[key[hw] < cap[t[hw]]]
+    hw = hw[key[hw] < tabs.cap[t[hw]]]
     contrib = np.zeros(n, dtype=np.int64)
     contrib[hw] = key[hw] + 1
     is_pick = np.flatnonzero(p.addr == PICK)
@@ -300,18 +320,49 @@ def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, h
         hwm_at = np.maximum(hwm0[tp], before)
         kp = pick_index_array(spec.key_dist, p.draw[is_pick], hwm_at)
         key[is_pick] = np.where(hwm_at > 0, kp, -1)
+    return hw, contrib
+
+
+def _referring_keys(p: PlannedOps, key: np.ndarray) -> np.ndarray:
+    """Fills ``key`` for the ``same`` ops (the key of op ``ref``) and the ``children`` ops (the
+    first of their ``LINES`` child keys, ``key(ref) * LINES``); returns the ``children`` mask."""
     is_same = np.flatnonzero(p.addr == SAME)
     key[is_same] = key[p.ref[is_same]]
     is_children = p.addr == CHILDREN
     base = np.where(is_children, key[np.maximum(p.ref, 0)], -1)
     key[is_children] = np.where(base[is_children] >= 0, base[is_children] * LINES, -1)
-    # what keys.resolve_ops emits
-    k_ok = key >= 0
-    kd = p.kind
-    emit = k_ok & (kd != 3)
-    emit &= ~((kd == 0) & (key >= cap[t]) & ~is_children)
-    emit &= ~((kd == 1) & ~mutable[t])
-    emit &= ~((kd == 2) & keep[t] & (key < first_fresh[t]) & ~is_children)
+    return is_children
+
+
+def _emitted(p: PlannedOps, tabs: _Tables, key: np.ndarray, is_children: np.ndarray) -> np.ndarray:
+    """Which ops keys.resolve_ops emits: not unresolved keys, ``select``, an INSERT at or past
+    the key space, an UPDATE of a table without mutable columns, a DELETE of an initial key of
+    a FOREIGN KEY parent (``children`` DELETEs are never dropped)."""
+    t, kd = p.table, p.kind
+    emit = (key >= 0) & (kd != 3)
+    emit &= ~((kd == 0) & (key >= tabs.cap[t]) & ~is_children)
+    emit &= ~((kd == 1) & ~tabs.mutable[t])
+    emit &= ~((kd == 2) & tabs.keep[t] & (key < tabs.first_fresh[t]) & ~is_children)
+    return emit
+
+
+def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, hi: int,
+                  planned: PlannedOps | None = None) -> tuple[KeyOps, KeyCursor]:
+    """keys.resolve_ops over ``lo .. hi-1`` from ``cur`` (not changed): the key operations and
+    the cursor after ``hi - 1`` (module docstring)."""
+    ntab = len(infos)
+    p = planned if planned is not None else plan_ops(spec, ntab, lo, hi)
+    n = len(p.txn)
+    tabs = _Tables.of(infos)
+    new0 = np.asarray(cur.new, dtype=np.int64)
+    hwm0 = np.asarray(cur.hwm, dtype=np.int64)
+    t = p.table
+    key = np.full(n, -1, dtype=np.int64)  # -1: no key (keys.resolve_ops's None)
+    is_new, tn = _fresh_keys(p, tabs, new0, key)
+    _child_keys(p, key)
+    hw, contrib = _picked_keys(spec, p, tabs, hwm0, key)
+    is_children = _referring_keys(p, key)
+    emit = _emitted(p, tabs, key, is_children)
     reps = np.where(emit, np.where(is_children, LINES, 1), 0)
     rows = np.repeat(np.arange(n), reps)
     off = np.arange(len(rows)) - (np.cumsum(reps) - reps)[rows]
@@ -329,9 +380,8 @@ def resolve_range(spec: Spec, infos: list[TableInfo], cur: KeyCursor, lo: int, h
     hwm_after = hwm0.copy()
     if len(hw):
         np.maximum.at(hwm_after, hw_t, contrib[hw])
-    counted = np.array([x.counted for x in infos], dtype=bool)
-    o_kind, o_tab = kd[rows], t[rows]
-    inc = np.where((o_kind == 1) & counted[o_tab] & (seq == 1), np.int64(1 << COUNT_SHIFT), np.int64(1))
+    o_kind, o_tab = p.kind[rows], t[rows]
+    inc = np.where((o_kind == 1) & tabs.counted[o_tab] & (seq == 1), np.int64(1 << COUNT_SHIFT), np.int64(1))
     ops = KeyOps(lo, o_txn, seq, o_kind, o_tab, o_key, epoch, p.advance, KeyCursor(new0.tolist(), hwm0.tolist()),
                  p.txn[is_new], tn, p.txn[hw], hw_t, contrib[hw], inc)
     return ops, KeyCursor(new_after.tolist(), hwm_after.tolist())

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["own_statements", "statement_starts", "key_number_order"]
+__all__ = ["own_statements", "statement_starts", "key_number_order", "rows_query_texts"]
+
+_OP_NAMES = ("insert", "update", "delete")
 
 
 def statement_starts(run: Any, txn: np.ndarray, table: np.ndarray, kind: np.ndarray, key: np.ndarray,
@@ -69,3 +71,42 @@ def key_number_order(rt: Any) -> bool:
     if len(pk) != 1 or pk[0][1]:
         return False
     return rt.table.columns[pk[0][0]].is_integer
+
+
+def rows_query_texts(run: Any, ab: Any, values: dict[int, Any]) -> list[str]:
+    """Rows-query texts of the statements of an applied batch ``ab`` (generators/batch.py
+    ``AppliedBatch``; ``values``: its rows per table as ``rows_batch`` computed them), from
+    the engine's one statement-text function (``Run._statement_sql``) given the statement's
+    rows as the per-transaction path gives them (INSERT: the row; DELETE: the row; UPDATE:
+    (before row, {column: new value}))."""
+    n = len(ab.txn)
+    if not n:
+        return []
+    rowlists: dict[int, tuple] = {}
+    for tidx, (cols, need_b, need_a, src) in values.items():
+        py = [c if isinstance(c, list) else c.tolist() for c in cols]
+        rows = list(zip(*py, strict=True)) if py else [() for _ in range(len(need_b) + len(need_a))]
+        if src is not None:
+            rows = [rows[r] for r in src.tolist()]
+        before = dict(zip(need_b.tolist(), rows[:len(need_b)], strict=True))
+        after = dict(zip(need_a.tolist(), rows[len(need_b):], strict=True))
+        rowlists[tidx] = (before, after)
+    new = statement_starts(run, ab.txn, ab.table, ab.kind, ab.key, ab.ver_before, ab.ver_after)
+    firsts = np.flatnonzero(new).tolist() + [n]
+    out = []
+    tab, kind = ab.table.tolist(), ab.kind.tolist()
+    for f, e in zip(firsts[:-1], firsts[1:], strict=True):
+        tidx, k = tab[f], kind[f]
+        rt = run.rows[tidx]
+        before, after = rowlists[tidx]
+        if k == 0:
+            rows = [after[o] for o in range(f, e)]
+        elif k == 2:
+            rows = [before[o] for o in range(f, e)]
+        else:
+            rows = []
+            for o in range(f, e):
+                cols = rt.assigned_columns(int(ab.key[o]), int(ab.ver_after[o]), int(ab.ver_before[o]))
+                rows.append((before[o], {i: after[o][i] for i in cols}))
+        out.append(run._statement_sql(rt, _OP_NAMES[k], rows))
+    return out

@@ -38,7 +38,7 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
 from generators.columns import family_of_type
-from generators.columns._common import EDGE_P, START_TIME, ValueFn, _q, normal, with_edges
+from generators.columns._common import EDGE_P, START_TIME, ValueFn, normal, quantize, with_edges
 from generators.columns._fit import fit_text
 from generators.columns._strings import text_of_length
 from generators.columns._vec import digits_vec, edge_twin, int_twin, pool_vec, weighted_vec
@@ -209,7 +209,7 @@ def override_generator(cg: ColumnGen, col: Column, table: str, flavor: str,
             return lambda st, k: coerce(col, int(math.floor(draw(st))), where)
         if g == "decimal":
             s = col.scale or 0
-            return lambda st, k: coerce(col, _q(Decimal(repr(draw(st))), s), where)
+            return lambda st, k: coerce(col, quantize(Decimal(repr(draw(st))), s), where)
         if col.type == "FLOAT":
             return lambda st, k: round(draw(st) * 16) / 16
         return lambda st, k: coerce(col, float(f"{draw(st):.8g}"), where)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.format import BinlogFormat
+from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 
 __all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk", "unlink_all", "merged_before"]
 
@@ -77,9 +78,7 @@ def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | N
     file from offset ``base``). As the manifest scan does (generators/manifest.py), a span
     whose first and last headers agree with it is counted without walking its events."""
     import mmap
-    import struct
-
-    unpack = struct.Struct("<I5xI").unpack_from
+    unpack = header_struct("timestamp", "event_length").unpack_from
     events = 0
     first = last = None
     size = os.path.getsize(path)
@@ -89,12 +88,12 @@ def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | N
     k = 0
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         p = begin
-        while p + 19 <= size:
+        while p + HEADER_SIZE <= size:
             while k < len(todo) and todo[k][0] < p:
                 k += 1
             if k < len(todo) and todo[k][0] == p:
                 s, e, c, z = todo[k]
-                if e <= size and z + 19 <= size:
+                if e <= size and z + HEADER_SIZE <= size:
                     ts_a, _ = unpack(mm, s)
                     ts_z, len_z = unpack(mm, z)
                     # its events carry the run's clock: timestamps between the first's and the last's
@@ -112,7 +111,7 @@ def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | N
                 if first is None:
                     first = ts
                 last = ts
-            if length < 19:
+            if length < HEADER_SIZE:
                 break
             p += length
     return events, first, last

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from binlogwriter.writer_ids import GtidSource, IdAllocator
 from generators.keys import KeyCursor, TableInfo
 
 __all__ = ["split", "prefix_new", "prefix_hwm", "prefix_sum", "Summary", "Position", "WalkResult", "walk",
@@ -230,17 +231,14 @@ def walk(summaries: Iterable[Summary], ranges: list[tuple[int, int]], *, max_siz
 
 def number_tables(uses: Iterable[list[tuple[tuple[str, str], Any]]], first_id: int
                   ) -> list[tuple[tuple[tuple[tuple[str, str], Any, int], ...], int]]:
-    """Table-id state (``(key, Table, id)`` entries, next id) at each partition start, as
-    BinlogWriter.table_id numbers them: a new id whenever a table is used with a definition
-    different from the one it last used."""
-    state: dict[tuple[str, str], tuple[Any, int]] = {}
-    nxt = first_id
+    """Table-id state (``(key, Table, id)`` entries, next id) at each partition start: the
+    uses replayed through the writer's own allocator (:meth:`IdAllocator.keyed_table_id
+    <binlogwriter.writer_ids.IdAllocator.keyed_table_id>`: a new id whenever a table is used with a
+    definition different from the one it last used)."""
+    ids = IdAllocator(GtidSource(mariadb=False, server_id=0), next_table_id=first_id)  # only table ids asked
     out = []
     for lst in uses:
-        out.append((tuple((k, t, i) for k, (t, i) in state.items()), nxt))
+        out.append((ids.state_fields()["tables"], ids.next_table_id))
         for key, table in lst:
-            cur = state.get(key)
-            if cur is None or not (cur[0] is table or cur[0] == table):
-                state[key] = (table, nxt)
-                nxt += 1
+            ids.keyed_table_id(key, table)
     return out

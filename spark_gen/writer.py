@@ -28,32 +28,16 @@ from typing import Any
 from binlogwriter.appendfile import AppendFile, write_at
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, parse_gtid_setting
+from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, gtid_source
+from binlogwriter.writer_ids import IdAllocator
 
-__all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size",
-           "gtid_text"]
+__all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size"]
 
 _UNBOUNDED = 1 << 62
 
 
 def file_name(basename: str, index: int) -> str:
     return f"{basename}.{index:06d}"
-
-
-def _gtid_text(fmt: BinlogFormat, settings: SessionSettings, server_id: int, groups: int) -> str | None:
-    if groups == 0:
-        return None
-    if fmt.is_mariadb:
-        return f"{settings.domain_id}-{server_id}-{groups}"
-    sid, tag = parse_gtid_setting(settings.gtid, fmt)
-    if not sid:
-        return None
-    return f"{sid}:{tag}:{groups}" if tag else f"{sid}:{groups}"
-
-
-def gtid_text(w: BinlogWriter, groups: int) -> str | None:
-    """``last_gtid`` of writer ``w`` after ``groups`` groups (None when there is none)."""
-    return _gtid_text(w.fmt, w.settings, w.server_id, groups)
 
 
 @dataclass(frozen=True)
@@ -72,27 +56,23 @@ class WriterStart:
 
     def state(self, fmt: BinlogFormat, *, basename: str, server_id: int, settings: SessionSettings
               ) -> WriterState:
-        """The full :class:`WriterState`. Every group before took one XID and one GTID
-        (numbers 1..groups in one server's sequence: MySQL ``sid[:tag]:1-groups`` unless
-        anonymous, MariaDB ``domain-server_id-groups``); the files before ``file_index``
-        are finished. ``fresh``: no file open, ``file_index`` is opened with its header.
-        ``events_in_file`` is not tracked by the driver (0; informational only)."""
-        g = self.groups
-        sid, tag = ("", "") if fmt.is_mariadb else parse_gtid_setting(settings.gtid, fmt)
+        """The full :class:`WriterState`: its ids are the writer's own allocator's after
+        ``groups`` groups (:meth:`IdAllocator.after_groups
+        <binlogwriter.writer_ids.IdAllocator.after_groups>`: one XID and one GTID each, in
+        one server's sequence, ``seq_in_file`` of them in this file); the files before
+        ``file_index`` are finished. ``fresh``: no file open, ``file_index`` is opened with
+        its header. ``events_in_file`` is not tracked by the driver (0; informational only)."""
+        ids = IdAllocator.after_groups(gtid_source(fmt, settings, server_id), self.groups,
+                                       0 if self.fresh else self.seq_in_file, tables=self.tables,
+                                       next_table_id=self.next_table_id)
         done = tuple(file_name(basename, i) for i in range(1, self.file_index))
-        mysql: tuple = ((sid, tag, ((1, g + 1),)),) if (sid and g) else ()
-        maria: tuple = ((settings.domain_id, server_id, g),) if (fmt.is_mariadb and g) else ()
         return WriterState(
             now=self.now,
             next_index=self.file_index if self.fresh else self.file_index + 1,
             current_file=None if self.fresh else file_name(basename, self.file_index),
             offset=0 if self.fresh else self.offset,
-            seq_in_file=0 if self.fresh else self.seq_in_file,
             files=done, previous_file=done[-1] if done else None,
-            xid=g, gno=g if sid else 0, mariadb_seq=g if fmt.is_mariadb else 0,
-            mysql_gtids=mysql, mariadb_gtids=maria,
-            tables=self.tables, next_table_id=self.next_table_id,
-            transactions=g, last_gtid=_gtid_text(fmt, settings, server_id, g))
+            transactions=self.groups, **ids.state_fields())
 
 
 class _CountingSink:
@@ -136,7 +116,6 @@ class SinkWriter(BinlogWriter):
                          sizes_only=True, **kw)
         self.sizes: list[int] = []
         self.uses: list[tuple[tuple[str, str], Any]] = []
-        self.last_use: dict[tuple[str, str], Any] = {}
 
     def write_group(self, events) -> int:
         before = self.position
@@ -145,12 +124,11 @@ class SinkWriter(BinlogWriter):
         return first
 
     def table_id(self, table) -> int:
-        key = (table.database, table.name)
-        last = self.last_use.get(key)
-        if last is None or not (last is table or last == table):
-            self.last_use[key] = table
-            self.uses.append((key, table))
-        return super().table_id(table)
+        before = self.ids.next_table_id
+        tid = super().table_id(table)
+        if self.ids.next_table_id != before:  # a new definition: the allocator gave a new id
+            self.uses.append(((table.database, table.name), table))
+        return tid
 
 
 class ChunkSink:

@@ -192,14 +192,14 @@ def test_export_oracle_sees_writes_outside(bases, tmp_path, monkeypatch):
 
 def test_differential_oracle_sees_another_gtid(bases, tmp_path, monkeypatch):
     path = _file(_copy(bases["mysql"]), tmp_path / "input.bin")
-    real = oracles._changes
+    real = oracles.reader_changes
 
     def shifted(p):
         out, err = real(p)
         out[-1].gtid = f"{UUID}:9"
         return out, err
 
-    monkeypatch.setattr(oracles, "_changes", shifted)
+    monkeypatch.setattr(oracles, "reader_changes", shifted)
     with pytest.raises(oracles.Disagreement, match="GTID differs"):
         oracles.differential_target(b"", str(path))
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from binlogwriter.events.table import EVENTS
 from binlogwriter.layouts import gtid as lgtid
 from binlogwriter.layouts import mariadb as lmariadb
+from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.primitives import PackedInt, read_packed
 from binlogwriter.layouts.rows import ROWS_TYPES, rows_fields
 from binlogwriter.read import places
@@ -56,10 +57,10 @@ def test_gtid_places_follow_the_layout(layout, data):
     values.update(commit_timestamps=(imm, orig), transaction_length=tlen, server_versions=(80040, None),
                   commit_group_ticket=None)
     body = cs.Struct(*fields).build(values)
-    event = bytes(places.HEADER) + body
+    event = bytes(HEADER_SIZE) + body
     p = places.gtid_places(fields, n_post)
     assert p.post == sum(places.unwrap(f).sizeof() for f in fields[:n_post])
-    got = dict(zip(p.names, p.fixed.unpack_from(event, places.HEADER), strict=True))
+    got = dict(zip(p.names, p.fixed.unpack_from(event, HEADER_SIZE), strict=True))
     assert got["sid"].hex() == values["sid"].replace("-", "")
     assert {k: v for k, v in got.items() if k != "sid"} == {k: v for k, v in values.items()
                                                            if k in got and k != "sid"}
@@ -97,9 +98,9 @@ def test_mariadb_gtid_places_follow_the_layout(data):
     values["flags2"] = data.draw(st.sampled_from([0, lmariadb.FL_GROUP_COMMIT_ID]))
     cid = data.draw(st.integers(0, (1 << 64) - 1)) if values["flags2"] else None
     values.update(commit_id=cid, xid=None, flags_extra=None, extra_engines=None, sa_seq_no=None, trailing=None)
-    event = bytes(places.HEADER) + cs.Struct(*fields).build(values)
+    event = bytes(HEADER_SIZE) + cs.Struct(*fields).build(values)
     p = places.mariadb_gtid_places(fields)
-    got = dict(zip(p.names, p.fixed.unpack_from(event, places.HEADER), strict=True))
+    got = dict(zip(p.names, p.fixed.unpack_from(event, HEADER_SIZE), strict=True))
     assert got == {k: values[k] for k in p.names}
     assert event[p.flags2] == values["flags2"]
     assert int.from_bytes(event[p.seq_no:p.seq_no + p.seq_no_size], "little") == values["seq_no"]

@@ -75,7 +75,7 @@ from binlogwriter.batch.columnar_encode import (
 )
 from binlogwriter.batch.scatter import crc_by_difference as crc_by_difference  # re-exported
 from binlogwriter.batch.scatter import place_runs
-from binlogwriter.batch.templates import _templates, memo_key, plain_gtid
+from binlogwriter.batch.templates import memo_key, plain_gtid, templates_for
 from binlogwriter.batch.unique import unique_ints
 from binlogwriter.events import (
     ANONYMOUS_SID,
@@ -254,7 +254,7 @@ def _plan(writer: Any, rb: RowsBatch, rng: IdRange, footer: bool) -> RowsPlan:
     write order (:func:`_order_events`), each kind's type, flags and length, the GTIDs'."""
     fmt = writer.fmt
     st = writer.settings
-    tpl = _templates(fmt)
+    tpl = templates_for(fmt)
     fl = 4 if footer else 0
     n_txn = len(rb.clock)
     common = dict(fmt=fmt, n_txn=n_txn, data=rb.data, clock=rb.clock.astype(np.uint32), back=rb.back,
@@ -635,7 +635,7 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
     ev_dstart[1::2] = np.cumsum(blen) - blen
     ev_dlen[1::2] = blen
     g_idx = np.arange(0, 2 * ng, 2, dtype=np.int64)
-    tpl = _templates(fmt)
+    tpl = templates_for(fmt)
     gtid_tail = _mysql_gtids(fmt, rng.source, tpl, rb.clock, n_txn, e_txn, g_idx, ev_type, ev_flags, ev_len, fl,
                              rb.back)
     sizes = np.bincount(e_txn, weights=ev_len, minlength=n_txn).astype(np.int64)

@@ -20,7 +20,7 @@ import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
 from binlogwriter.batch.scatter import CRC_TERMS_MAX, crc_by_difference, place_rows, place_runs
-from binlogwriter.batch.templates import _templates
+from binlogwriter.batch.templates import templates_for
 from binlogwriter.batch.unique import unique_ints
 from binlogwriter.crc import crc32
 from binlogwriter.events import MariadbGtidEvent
@@ -162,7 +162,7 @@ class RowsPlan:
         ``ids.seq`` on patched into the template, and with group commit ids the commit id
         (``seq_no - group_pos``; a group of one has none and a shorter body). Returns their
         lengths and the bodies as rows."""
-        tpl = _templates(self.fmt)
+        tpl = templates_for(self.fmt)
         ng = len(gi)
         seqs = ids.seq + np.arange(ng)
         mtpl = mariadb_gtid_body(self.fmt, ids.source.domain_id, self.group_commit_ids)
@@ -190,7 +190,7 @@ class RowsPlan:
         dtype) with ``sequence_number`` from ``ids.seq`` on, ``last_committed`` by the logical
         clock, GNO from ``ids.gno`` on (0: anonymous) and the source id; the rest from
         :attr:`gtid_tail`. Returns their lengths and the bodies as rows."""
-        dt = _templates(self.fmt).gtid_dt
+        dt = templates_for(self.fmt).gtid_dt
         ng = len(gi)
         ph = np.zeros(ng, dtype=dt)
         seq = ids.seq + np.arange(ng)
@@ -360,7 +360,7 @@ def mariadb_gtid_body(fmt: Any, domain_id: int, grouped: bool) -> bytes:
     flag = FL_GROUP_COMMIT_ID if grouped else 0
     ev = MariadbGtidEvent(seq_no=0, domain_id=domain_id, flags2=0x0C | flag, flags=FLAG_SUPPRESS_USE,
                           commit_id=0 if grouped else None)
-    return _templates(fmt).mariadb_gtid_template(ev)
+    return templates_for(fmt).mariadb_gtid_template(ev)
 
 
 def mgtid_template(w: Any, grouped: bool | None = None) -> bytes:

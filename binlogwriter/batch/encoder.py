@@ -40,7 +40,7 @@ import construct as cs
 import numpy as np
 
 from binlogwriter.batch.dtypes import HEADER_DTYPE
-from binlogwriter.batch.templates import _templates, memo_key, plain_gtid, plain_rows
+from binlogwriter.batch.templates import memo_key, plain_gtid, plain_rows, templates_for
 from binlogwriter.errors import EncodeError
 from binlogwriter.events import (
     Event,
@@ -48,9 +48,9 @@ from binlogwriter.events import (
     GtidTaggedEvent,
     MariadbGtidEvent,
     XidEvent,
-    _has_footer,
     encode_body,
     event_crc,
+    type_has_footer,
 )
 from binlogwriter.format import (
     ANONYMOUS_GTID_LOG_EVENT,
@@ -176,7 +176,7 @@ class BatchBuilder:
 
     def __init__(self, fmt: BinlogFormat, *, footer: bool | None = None, log_pos_zero: bool = False) -> None:
         self.fmt = fmt
-        self.tpl = _templates(fmt)
+        self.tpl = templates_for(fmt)
         self.footer = footer
         self.log_pos_zero = log_pos_zero
         self.fmt_footer = fmt.footer_size == 4 if footer is None else footer
@@ -297,7 +297,7 @@ class BatchBuilder:
         t = ev.type_code
         if self.footer is None and t == FORMAT_DESCRIPTION_EVENT:
             sv = ev.server_version if isinstance(ev, FormatDescriptionEvent) else None
-            f = _has_footer(t, self.fmt, sv)
+            f = type_has_footer(t, self.fmt, sv)
         else:
             f = self.fmt_footer
         if f and t == FORMAT_DESCRIPTION_EVENT:

@@ -84,7 +84,7 @@ class _Templates:
 
 
 @lru_cache(maxsize=64)
-def _templates(fmt: BinlogFormat) -> _Templates:
+def templates_for(fmt: BinlogFormat) -> _Templates:
     return _Templates(fmt)
 
 

@@ -7,7 +7,7 @@ import struct
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
-from binlogwriter.compare._results import INT_BITS, Approx, _type, cannot, short
+from binlogwriter.compare._results import INT_BITS, Approx, cannot, short, wrong_type
 from binlogwriter.schema.model import Column
 
 # ------------------------------------------------------------------------------------
@@ -23,7 +23,7 @@ def _int_from(v: Any, col: Column, F: frozenset[str], bits: int | None) -> list[
     if isinstance(v, bool):
         if "bool_int" in F or ("bit_bool" in F and col.type == "BIT"):
             return [int(v)]
-        raise _type(v, col)
+        raise wrong_type(v, col)
     if is_int(v):
         out = [v]
     elif isinstance(v, str | Decimal) and "int_text" in F:
@@ -39,7 +39,7 @@ def _int_from(v: Any, col: Column, F: frozenset[str], bits: int | None) -> list[
             raise cannot(f"{v!r} is not a whole number")
         out = [int(v)] if v.is_integer() and abs(v) < 2 ** 53 else [Approx(v)]
     else:
-        raise _type(v, col)
+        raise wrong_type(v, col)
     if bits and "unsigned_as_signed" in F and is_int(out[0]) and out[0] < 0:
         out.append(out[0] + (1 << bits))
     return out
@@ -59,7 +59,7 @@ def n_bit(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         if "bit_bytes_le" in F:
             out.append(int.from_bytes(b, "little"))
         if not out:
-            raise _type(v, col)
+            raise wrong_type(v, col)
         return out
     if isinstance(v, str) and "bit_string" in F and v and set(v) <= {"0", "1"}:
         return [int(v, 2)]
@@ -95,14 +95,14 @@ def n_decimal(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         return [text(d)]
     if isinstance(v, float | int) and not isinstance(v, bool) and "decimal_float" in F:
         return [Approx(float(v))]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def n_floating(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
     if is_int(v) and "float_int" in F:
         v = float(v)
     if not isinstance(v, float):
-        raise _type(v, col)
+        raise wrong_type(v, col)
     if col.type == "FLOAT" and math.isfinite(v):
         try:
             return [struct.unpack("<f", struct.pack("<f", v))[0]]

@@ -39,7 +39,7 @@ class Reject(Exception):
         self.kind, self.why = kind, why
 
 
-def _type(v: Any, col: Column) -> Reject:
+def wrong_type(v: Any, col: Column) -> Reject:
     return Reject("type", f"{type(v).__name__} is not a form of {col.type} under this profile")
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from binlogwriter.compare._numbers import is_int
-from binlogwriter.compare._results import Reject, _type, cannot, short
+from binlogwriter.compare._results import Reject, cannot, short, wrong_type
 from binlogwriter.schema.model import Column
 
 
@@ -51,7 +51,7 @@ def n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         return [str(v)]
     if isinstance(v, _dt.datetime):
         if "date_as_datetime" not in F:
-            raise _type(v, col)
+            raise wrong_type(v, col)
         if v.tzinfo is not None:
             v = v.astimezone(_dt.UTC)
         if (v.hour, v.minute, v.second, v.microsecond) != (0, 0, 0, 0):
@@ -72,7 +72,7 @@ def n_date(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         except OverflowError:
             raise cannot(f"{v} days from 1970-01-01 is outside the calendar") from None
         return [_date_text(d.year, d.month, d.day)]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
@@ -97,7 +97,7 @@ def n_time(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         us = ((int(h) * 60 + int(mi)) * 60 + int(s)) * 1_000_000 + _us_of(frac)
         us = -us if sign else us
     else:
-        raise _type(v, col)
+        raise wrong_type(v, col)
     sign = "-" if us < 0 else ""
     secs, frac_us = divmod(abs(us), 1_000_000)
     return [f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}" + _frac(frac_us, fsp)]
@@ -137,7 +137,7 @@ def n_datetime(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]
         except OverflowError:
             raise cannot(f"{v} from the epoch is outside the calendar") from None
         return [_dt_text(d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond, fsp)]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def _ts_zero(fsp: int) -> str:
@@ -196,6 +196,6 @@ def n_timestamp(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
             out.append(_ts_from_us(v * 1000, fsp))
         if out:
             return out
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 

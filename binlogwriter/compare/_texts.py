@@ -19,9 +19,9 @@ from binlogwriter.compare._results import (
     JsonDoc,
     Reject,
     WkbOnly,
-    _type,
     cannot,
     short,
+    wrong_type,
 )
 from binlogwriter.schema.model import Column
 
@@ -63,7 +63,7 @@ def n_string(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         return out
     if isinstance(v, bytes | bytearray | memoryview) and ("text_bytes" in F or "text_surrogateescape" in F):
         return [strip(_decode_text(bytes(v), col, flavor))]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def _binary_hex(b: bytes, col: Column) -> str:
@@ -92,7 +92,7 @@ def _n_binary(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
         if out:
             return out
         raise Reject("type", f"str for {col.type} (binary) that no accepted form reads")
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
@@ -108,7 +108,7 @@ def n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]
             if 1 <= v <= len(members):
                 return [members[v - 1]]
             raise cannot(f"index {v} of an ENUM with {len(members)} members")
-        raise _type(v, col)
+        raise wrong_type(v, col)
     order = {m: i for i, m in enumerate(members)}
 
     def joined(names: Any) -> str:
@@ -131,7 +131,7 @@ def n_enum_set(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]
         if v < 0 or v >> len(members):
             raise cannot(f"mask {v} has bits beyond the SET's {len(members)} members")
         return [",".join(m for i, m in enumerate(members) if v >> i & 1)]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def json_key(v: Any, depth: int = 0) -> Any:
@@ -205,7 +205,7 @@ def n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
                 errors.append(r)
         if out:
             return out
-        raise errors[0] if errors else _type(v, col)
+        raise errors[0] if errors else wrong_type(v, col)
     if "json_bytes" in F or "json_parsed" in F:
         return [JsonDoc(json_key(v))]
     if isinstance(v, dict | list | int | float | bool) or v is None:
@@ -213,7 +213,7 @@ def n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
             return [mysql_json_text(v)]  # binlogwriter's own values (the exact profile)
         except (TypeError, ValueError, AttributeError, RecursionError) as e:
             raise cannot(f"JSON value not printable as MySQL JSON: {type(e).__name__}: {str(e)[:60]}") from None
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def n_geometry(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
@@ -240,7 +240,7 @@ def n_geometry(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]
         return out
     if isinstance(v, str) and HEX.match(v):
         return [v]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 
 def n_raw_bytes(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
@@ -248,6 +248,6 @@ def n_raw_bytes(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any
         return ["0x" + bytes(v).hex()]
     if isinstance(v, str) and HEX.match(v):
         return [v]
-    raise _type(v, col)
+    raise wrong_type(v, col)
 
 

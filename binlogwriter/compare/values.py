@@ -15,10 +15,10 @@ from binlogwriter.compare._results import (
     Uncomparable,
     ValueDiff,
     WkbOnly,
-    _type,
     cannot,
     column_of,
     family,
+    wrong_type,
 )
 from binlogwriter.compare._temporal import n_date, n_datetime, n_time, n_timestamp
 from binlogwriter.compare._texts import (
@@ -56,7 +56,7 @@ def _candidates(value: Any, col: Column | None, profile: Profile, flavor: str) -
     except Exception as e:  # noqa: BLE001 - never raise on a consumer's value: report it
         raise cannot(f"{type(e).__name__}: {str(e)[:80]}") from None
     if not got:
-        raise _type(value, col)
+        raise wrong_type(value, col)
     return got
 
 

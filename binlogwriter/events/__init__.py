@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from binlogwriter.events.base import ANONYMOUS_SID, Event, EventPosition, RawEvent
 from binlogwriter.events.codec import (
-    _has_footer,
     decode_body,
     decode_event,
     encode_body,
@@ -24,6 +23,7 @@ from binlogwriter.events.codec import (
     event_crc,
     fde_server_version,
     has_footer,
+    type_has_footer,
 )
 from binlogwriter.events.control import (
     AnonymousGtidEvent,
@@ -71,4 +71,4 @@ __all__ = [
     "QueryCompressedEvent", "AnnotateRowsEvent", "BinlogCheckpointEvent", "MariadbGtidEvent",
     "MariadbGtidListEvent", "StartEncryptionEvent", "TableMapEvent", "RowsEvent", "rows_event_class",
 ]
-_ = (event_crc, fde_server_version, _has_footer, GtidBase, QueryBase)  # used by batch, read, text
+_ = (event_crc, fde_server_version, type_has_footer, GtidBase, QueryBase)  # used by batch, read, text

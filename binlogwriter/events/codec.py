@@ -20,7 +20,7 @@ from binlogwriter.events.control import FormatDescriptionEvent
 from binlogwriter.events.table import EVENTS, body_layout
 from binlogwriter.format import BinlogFormat, EventType, type_name, version_tuple
 from binlogwriter.layouts.control import NonCanonical
-from binlogwriter.layouts.header import FLAG_IN_USE, FLAGS_AT, HEADER_SIZE, Header
+from binlogwriter.layouts.header import FLAG_IN_USE, FLAGS_AT, HEADER_SIZE, TYPE_AT, Header
 from binlogwriter.layouts.rows import ROWS_TYPES
 
 __all__ = ["encode_event", "decode_event", "encode_body", "decode_body", "has_footer"]
@@ -28,7 +28,7 @@ __all__ = ["encode_event", "decode_event", "encode_body", "decode_body", "has_fo
 _ROWS_TYPES = frozenset(ROWS_TYPES)
 
 
-def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = None) -> bool:
+def type_has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = None) -> bool:
     if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
         return version_tuple(server_version or fmt.server_version) >= (5, 6, 1)
     return fmt.footer_size == 4
@@ -37,12 +37,12 @@ def _has_footer(type_code: int, fmt: BinlogFormat, server_version: str | None = 
 def has_footer(data: bytes | bytearray, fmt: BinlogFormat) -> bool:
     """Whether the encoded event ``data`` ends with a CRC32 footer under ``fmt`` (an FDE
     decides by its own server version, format.md §4)."""
-    return _has_footer(data[4], fmt, fde_server_version(data))
+    return type_has_footer(data[TYPE_AT], fmt, fde_server_version(data))
 
 
 def fde_server_version(data: bytes | bytearray) -> str | None:
     """The server_version field of an encoded FDE (None for any other event)."""
-    if data[4] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
+    if data[TYPE_AT] != EventType.FORMAT_DESCRIPTION_EVENT or len(data) < HEADER_SIZE + 52:
         return None
     return bytes(data[HEADER_SIZE + 2:HEADER_SIZE + 52]).rstrip(b"\0").decode("ascii", "replace")
 
@@ -51,10 +51,10 @@ def event_crc(data: bytes | bytearray) -> int:
     """CRC32 of an encoded event without its footer; an FDE's is computed with
     LOG_EVENT_BINLOG_IN_USE_F cleared, so a server can clear it in place (format.md §3)."""
     flags = int.from_bytes(data[FLAGS_AT:HEADER_SIZE], "little")
-    if data[4] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
-        crc = zlib.crc32(data[:17])
+    if data[TYPE_AT] == EventType.FORMAT_DESCRIPTION_EVENT and flags & FLAG_IN_USE:
+        crc = zlib.crc32(data[:FLAGS_AT])
         crc = zlib.crc32((flags & ~FLAG_IN_USE).to_bytes(2, "little"), crc)
-        return zlib.crc32(data[19:], crc)
+        return zlib.crc32(data[HEADER_SIZE:], crc)
     return zlib.crc32(data)
 
 
@@ -94,7 +94,7 @@ def encode_event(event: Event, fmt: BinlogFormat, log_pos: int | None = None, *,
     ``offset`` (the event's position in its file) sets ``log_pos = offset + event_length``."""
     body = encode_body(event, fmt)
     sv = event.server_version if isinstance(event, FormatDescriptionEvent) else None
-    has_footer = _has_footer(event.type_code, fmt, sv) if footer is None else footer
+    has_footer = type_has_footer(event.type_code, fmt, sv) if footer is None else footer
     length = HEADER_SIZE + len(body) + (4 if has_footer else 0)
     if offset is not None:
         log_pos = offset + length
@@ -196,7 +196,7 @@ def decode_event(data: bytes | memoryview, fmt: BinlogFormat, *, file: str | Non
     if h.event_length != len(data):
         raise TruncatedError(f"event_length {h.event_length} but {len(data)} bytes available",
                              file=file, offset=offset, event_type=tname)
-    has_footer = _has_footer(h.type_code, fmt, fde_server_version(data)) if footer is None else footer
+    has_footer = type_has_footer(h.type_code, fmt, fde_server_version(data)) if footer is None else footer
     end = len(data) - (4 if has_footer else 0)
     if end < HEADER_SIZE:
         raise TruncatedError("event too short for its checksum", file=file, offset=offset, event_type=tname)

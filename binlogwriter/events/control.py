@@ -14,6 +14,7 @@ from binlogwriter.events.base import ANONYMOUS_SID, Event
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import mysql_gtid_text
 from binlogwriter.layouts.control import gtid_set_text
+from binlogwriter.layouts.header import HEADER_SIZE
 
 __all__ = [
     "FormatDescriptionEvent", "RotateEvent", "StopEvent", "XidEvent", "IntvarEvent", "RandEvent",
@@ -32,7 +33,7 @@ class FormatDescriptionEvent(Event):
     binlog_version: int = 4
     server_version: str = ""
     create_timestamp: int = 0
-    header_length: int = 19
+    header_length: int = HEADER_SIZE
     post_header_lengths: tuple[int, ...] = ()
     checksum_alg: int | None = 1
 

@@ -176,5 +176,7 @@ def rows_event_class(kind: str, *, version: int = 2, compressed: bool = False) -
     """The class for ``kind`` in {insert, update, delete} of a rows-event version."""
     base = {"insert": 0, "update": 1, "delete": 2}[kind]
     if compressed:
-        return ROWS_CLASSES[(169 if version == 2 else 166) + base]
-    return ROWS_CLASSES[(30 if version == 2 else 23) + base]
+        first = EventType.WRITE_ROWS_COMPRESSED_EVENT if version == 2 else EventType.WRITE_ROWS_COMPRESSED_EVENT_V1
+    else:
+        first = EventType.WRITE_ROWS_EVENT if version == 2 else EventType.WRITE_ROWS_EVENT_V1
+    return ROWS_CLASSES[first + base]  # write, update, delete: consecutive codes

@@ -28,7 +28,7 @@ read/rowsheader.py, row images: read/rowdecode.py, inline values: read/inline_va
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,8 @@ from binlogwriter.format import (  # the change loops' event types (here and rea
     EventType,
     type_name,
 )
+from binlogwriter.layouts.header import HEADER_SIZE as HEADER  # the name read/export.py imports from here
+from binlogwriter.layouts.header import TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
@@ -76,7 +78,6 @@ LOOP_EVENTS = (ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, MARIADB_GTID_EVENT
 frame loop (read/export.py), which imports them from this module: one list of them, in one
 place (the constants themselves are format.py's and layouts/rows.py's)."""
 
-HEADER = _places.HEADER
 _Q_DB_LEN = HEADER + _places.QUERY_POST["_db_len"][0]
 _Q_SV_LEN = HEADER + _places.QUERY_POST["_status_vars_len"][0]
 _Q_POST = _places.QUERY_POST[""][1]
@@ -355,8 +356,8 @@ class Reader:
             if stop is not None and offset >= stop:
                 break
             if fmt is not last_fmt:
-                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(2)
-            t = data[4]
+                last_fmt, footer, tid_size, qph = fmt, fmt.footer_size, fmt.table_id_size, fmt.post_header_len(QUERY_EVENT)
+            t = data[TYPE_AT]
             end = len(data) - footer if t != FORMAT_DESCRIPTION_EVENT else len(data)
             if t in rows_types:
                 if start is not None and offset < start:
@@ -372,7 +373,7 @@ class Reader:
                     tm_cache[body] = info
                 tables[int.from_bytes(body[:tid_size], "little")] = info
             elif t == XID_EVENT:  # XID_EVENT: the 8-byte xid (format.md §10)
-                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
+                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(XID_EVENT)
                        else self._event(name, offset, data, fmt).xid)
                 yield from commit(pending, txpos, xid, True)
                 pending = []
@@ -381,37 +382,16 @@ class Reader:
                 gtid = transaction_gtid(t, data, end, fmt, name, offset)
                 txpos = offset
             elif t == QUERY_EVENT or t == QUERY_COMPRESSED_EVENT:  # QUERY_EVENT: COMMIT / ROLLBACK end a transaction without XID
-                if t == QUERY_EVENT:
+                if t == QUERY_EVENT and end >= HEADER + _Q_POST:
                     # the statement after the post-header, status vars, db and its NUL (§9)
-                    if end >= HEADER + _Q_POST:
-                        q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
-                        if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
-                            if txpos is None:
-                                txpos = offset
-                            continue
-                full = self.statement(t, data, end, fmt, name, offset)
-                q = full[:16].strip().upper()
-                if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
-                    yield from commit(pending, txpos)
-                    pending = []
-                    txpos = None
-                    if q in (b"COMMIT", b"ROLLBACK"):
-                        gtid = None
-                elif q.startswith((b"XA COMMIT", b"XA ROLLBACK")):  # a prepared XA transaction ends
-                    held = list(self.xa.resolve(full))
-                    yield from commit(held, held[0].transaction_position if held else None)
-                elif q.startswith(b"BEGIN") and txpos is None:
-                    txpos = offset
+                    q0 = HEADER + qph + (data[_Q_SV_LEN] | data[_Q_SV_LEN + 1] << 8) + data[_Q_DB_LEN] + 1
+                    if end == q0 + 5 and data[q0:end] == b"BEGIN":  # most transactions: nothing to do
+                        if txpos is None:
+                            txpos = offset
+                        continue
+                pending, gtid, txpos = yield from self._query(t, data, end, fmt, name, offset, pending, gtid, txpos)
             elif t == XA_PREPARE_LOG_EVENT:  # XA_PREPARE: the group's changes wait for XA COMMIT (read/xa.py)
-                from binlogwriter.events import decode_event
-
-                ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
-                if ev.one_phase:
-                    yield from commit(pending, txpos)
-                else:
-                    for c in pending:  # numbered at XA COMMIT; where the prepared transaction began
-                        c.transaction_position = txpos
-                    self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
+                yield from self._xa_prepare(data, fmt, name, offset, pending, txpos)
                 pending = []
                 gtid = txpos = None
             elif t == TRANSACTION_PAYLOAD_EVENT:  # a whole compressed transaction (format.md §15): it ends here
@@ -421,12 +401,45 @@ class Reader:
                 gtid = txpos = None
         yield from commit(pending, txpos)
 
+    def _query(self, t: int, data: bytes, end: int, fmt: BinlogFormat, name: str, offset: int,
+               pending: list[Change], gtid: str | None, txpos: int | None
+               ) -> Generator[Change, None, tuple[list[Change], str | None, int | None]]:
+        """A QUERY_EVENT / QUERY_COMPRESSED_EVENT other than a plain BEGIN (format.md §9): COMMIT,
+        ROLLBACK and any statement but BEGIN / XA … (DDL commits implicitly) end the open
+        transaction without an XID; XA COMMIT / ROLLBACK ends a prepared XA transaction
+        (read/xa.py); BEGIN opens one. Yields the changes it ends; returns the loop's new
+        ``(pending, gtid, txpos)``."""
+        full = self.statement(t, data, end, fmt, name, offset)
+        q = full[:16].strip().upper()
+        if q in (b"COMMIT", b"ROLLBACK") or (q and not q.startswith(b"BEGIN") and not q.startswith(b"XA ")):
+            yield from self.commit(pending, txpos)
+            return [], (None if q in (b"COMMIT", b"ROLLBACK") else gtid), None
+        if q.startswith((b"XA COMMIT", b"XA ROLLBACK")):  # a prepared XA transaction ends
+            held = list(self.xa.resolve(full))
+            yield from self.commit(held, held[0].transaction_position if held else None)
+        elif q.startswith(b"BEGIN") and txpos is None:
+            txpos = offset
+        return pending, gtid, txpos
+
+    def _xa_prepare(self, data: bytes, fmt: BinlogFormat, name: str, offset: int, pending: list[Change],
+                    txpos: int | None) -> Iterator[Change]:
+        """An XA_PREPARE_LOG_EVENT: a one-phase XA commits the open transaction here; otherwise
+        its changes wait for XA COMMIT (read/xa.py), numbered where the prepared transaction
+        began. The open transaction ends either way."""
+        ev = self._event(name, offset, data, fmt)
+        if ev.one_phase:
+            yield from self.commit(pending, txpos)
+        else:
+            for c in pending:
+                c.transaction_position = txpos
+            self.xa.prepare(xa_key(ev.format_id, ev.gtrid, ev.bqual), pending)
+
     # -- event readers -------------------------------------------------------------------
     @staticmethod
     def _query_text(data: bytes, end: int, fmt: BinlogFormat, size: int | None = 16) -> bytes:
         """The statement of a QUERY_EVENT: after the post-header, status vars, db and NUL (§9);
         its first ``size`` bytes, upper-cased (``size=None``: all of it, as written)."""
-        ph = fmt.post_header_len(2)
+        ph = fmt.post_header_len(QUERY_EVENT)
         if end < HEADER + _Q_POST:
             return b""
         db_len = data[_Q_DB_LEN]
@@ -472,7 +485,7 @@ class Reader:
             raise info.error_class(info.error, file=name, offset=offset, event_type=type_name(t))
         try:
             plan, buf = info.rows_header(t, data, end, tid_size)
-            plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[0:4], "little"))
+            plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"))
         except DecodeError as exc:
             raise exc.located(file=name, offset=offset, event_type=type_name(t),
                               path=f"{info.database}.{info.table}") from None

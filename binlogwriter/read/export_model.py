@@ -184,7 +184,7 @@ def field_names(cols: tuple[ColumnDesc, ...]) -> list[str]:
     return out
 
 
-def _files(names: list[str]) -> pa.Array:
+def path_strings(names: list[str]) -> pa.Array:
     """The ``file`` column: each binlog path as given; a path whose bytes are not UTF-8 (the
     file system's undecodable bytes are surrogate escapes) with those bytes as ``\\xNN``, as
     the errors print it (errors.DecodeError). The ``database`` / ``table`` columns the same way

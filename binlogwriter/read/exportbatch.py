@@ -39,10 +39,10 @@ from binlogwriter.read.export_model import (  # re-exported: the export's one im
     IMAGES,
     META_FIELDS,
     Txn,
-    _files,
     arrow_schema,
     count_rows,
     field_names,
+    path_strings,
 )
 
 __all__ = ["arrow_schema", "field_names", "TableBuffer", "Txn", "IMAGES", "META_FIELDS", "count_rows"]
@@ -218,11 +218,11 @@ class TableBuffer:
         return [numbers(seq[rows_ev], pa.int64()),
                 numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown[rows_ev]),
                 take(strings(_OPNAMES), kind),
-                take(_files([info.database]), zero),
-                take(_files([info.table]), zero),
+                take(path_strings([info.database]), zero),
+                take(path_strings([info.table]), zero),
                 take(strings(gtids), rows_ev),
                 take(optional_uint64(list(map(_xid, txns))), rows_ev),  # None: no Xid event (COMMIT query)
-                take(_files(files), rows_ev),
+                take(path_strings(files), rows_ev),
                 numbers(np.array(offsets, dtype=np.uint64)[rows_ev], pa.uint64()),
                 take(optional_uint64(list(map(_txpos, txns))), rows_ev),
                 numbers(np.array(stamps, dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),

@@ -25,21 +25,32 @@ from binlogwriter.events import GtidEvent as _GtidEvent
 from binlogwriter.events import MariadbGtidEvent as _MariadbGtidEvent
 from binlogwriter.events import XidEvent as _XidEvent
 from binlogwriter.format import (
+    ANNOTATE_ROWS_EVENT,
     ANONYMOUS_GTID_LOG_EVENT,
+    BINLOG_CHECKPOINT_EVENT,
     FORMAT_DESCRIPTION_EVENT,
     GTID_LOG_EVENT,
+    GTID_TAGGED_LOG_EVENT,
     MARIADB_GTID_EVENT,
+    MARIADB_GTID_LIST_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
+    PREVIOUS_GTIDS_LOG_EVENT,
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    ROTATE_EVENT,
+    ROWS_QUERY_LOG_EVENT,
     TABLE_MAP_EVENT,
+    XA_PREPARE_LOG_EVENT,
     XID_EVENT,
     BinlogFormat,
+    EventType,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT
+from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TYPE_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
-    HEADER,
     MARIADB_GTID,
     MARIADB_GTID_POST,
     MYSQL_GTID,
@@ -50,19 +61,25 @@ from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 __all__ = ["EventDecoder", "CACHED_TYPES", "mariadb_gtid_fields"]
 
 _HEAD = HEADER_STRUCT
-CACHED_TYPES = frozenset((2, 19, 29, 160, 165, 35, 163, 161, 3))
+CACHED_TYPES = frozenset((QUERY_EVENT, TABLE_MAP_EVENT, ROWS_QUERY_LOG_EVENT, ANNOTATE_ROWS_EVENT, QUERY_COMPRESSED_EVENT,
+                          PREVIOUS_GTIDS_LOG_EVENT, MARIADB_GTID_LIST_EVENT, BINLOG_CHECKPOINT_EVENT,
+                          EventType.STOP_EVENT))
 """Types decoded once per distinct body (bodies that repeat: BEGIN, Table_map, …)."""
-_ROWS = frozenset(ROWS_TYPES) - {39}
+_ROWS = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT}
 _KNOWN_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}
 
 
-_NOT_STATEFUL = frozenset((33, 34, 42, 4, 5, 13, 14, 26, 27, 38, 41, 164))
+_NOT_STATEFUL = frozenset((GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT, ROTATE_EVENT,
+                           EventType.INTVAR_EVENT, EventType.RAND_EVENT, EventType.USER_VAR_EVENT,
+                           EventType.INCIDENT_EVENT, EventType.HEARTBEAT_LOG_EVENT, XA_PREPARE_LOG_EVENT,
+                           EventType.HEARTBEAT_LOG_EVENT_V2, EventType.START_ENCRYPTION_EVENT))
+"""Types whose body alone decides the event (no state of the file's earlier events)."""
 
 
 _MG = MARIADB_GTID
 _MG_AT, _MG_FIXED, _MG_CID, _MG_CID_END = _MG.seq_no, _MG.fixed, _MG.commit_id, _MG.commit_id + _MG.commit_id_size
-_MG_POST = _MG_CID - HEADER  # seq_no, domain_id, flags2 (the FDE declares them padded to 19)
-assert _MG.names == ("seq_no", "domain_id", "flags2") and _MG_AT == HEADER
+_MG_POST = _MG_CID - HEADER_SIZE  # seq_no, domain_id, flags2 (the FDE declares them padded to 19)
+assert _MG.names == ("seq_no", "domain_id", "flags2") and _MG_AT == HEADER_SIZE
 
 
 def mariadb_gtid(data: bytes, end: int, fmt: BinlogFormat, ts: int, server_id: int, flags: int,
@@ -84,7 +101,7 @@ def mariadb_gtid_fields(data: bytes, end: int, fmt: BinlogFormat) -> tuple[int, 
     """(seq_no, domain_id, flags2, commit_id or None, start of the zero padding) of a MariaDB
     GTID_EVENT in the shapes :func:`_mariadb_gtid` takes, else None (its checks, without
     building the event: the listing prints these fields)."""
-    if end - HEADER < MARIADB_GTID_POST or fmt.post_header_len(162) != MARIADB_GTID_POST:
+    if end - HEADER_SIZE < MARIADB_GTID_POST or fmt.post_header_len(MARIADB_GTID_EVENT) != MARIADB_GTID_POST:
         return None
     seq_no, domain_id, f2 = _MG_FIXED.unpack_from(data, _MG_AT)
     if f2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
@@ -125,9 +142,9 @@ def mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server
     versions present, optionally the commit group ticket, nothing after — exactly as the
     declarative layout parses it (field places from it: read/places.py); None for any other
     shape."""
-    if fmt.post_header_len(t) != _G_POST or end - HEADER < _G_MIN:
+    if fmt.post_header_len(t) != _G_POST or end - HEADER_SIZE < _G_MIN:
         return None
-    fields = dict(zip(_G_NAMES, _G_FIXED.unpack_from(data, HEADER), strict=True))
+    fields = dict(zip(_G_NAMES, _G_FIXED.unpack_from(data, HEADER_SIZE), strict=True))
     sid = fields["sid"].hex()
     fields["sid"] = f"{sid[0:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:32]}"
     ct = _flagged(data, _G_TS, _G_TS_SIZE, end)
@@ -173,7 +190,7 @@ class EventDecoder:
     def decode(self, data: bytes, fmt: BinlogFormat, *, file: str | None, offset: int | None,
                verify_checksum: bool, columns_for: Any) -> Any:
         n = len(data)
-        t = data[4] if n > 4 else -1
+        t = data[TYPE_AT] if n > TYPE_AT else -1
         if n < HEADER_SIZE or t == FORMAT_DESCRIPTION_EVENT:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
@@ -186,7 +203,7 @@ class EventDecoder:
             return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                 columns_for=columns_for)
         if t in CACHED_TYPES:
-            body = data[19:end]
+            body = data[HEADER_SIZE:end]
             key = (t, body)
             hit = self._cache.get(key)
             if hit is None:
@@ -213,9 +230,9 @@ class EventDecoder:
             if ev is None:
                 return decode_event(data, fmt, file=file, offset=offset, verify_checksum=verify_checksum,
                                     columns_for=columns_for)
-        elif t == XID_EVENT and end - 19 == 8 and fmt.post_header_len(16) == 0:
+        elif t == XID_EVENT and end - HEADER_SIZE == 8 and fmt.post_header_len(XID_EVENT) == 0:
             # XID_EVENT: one u64 (format.md §10)
-            ev = _XidEvent(xid=int.from_bytes(data[19:27], "little"), timestamp=ts, server_id=server_id,
+            ev = _XidEvent(xid=int.from_bytes(data[HEADER_SIZE:end], "little"), timestamp=ts, server_id=server_id,
                            flags=flags, log_pos=log_pos)
         elif t == MARIADB_GTID_EVENT and (ev := mariadb_gtid(data, end, fmt, ts, server_id, flags, log_pos)) is not None:
             pass
@@ -223,7 +240,7 @@ class EventDecoder:
             pass
         else:
             if t in _NOT_STATEFUL:  # the body alone decides: skip the construct header parse
-                ev = decode_body(t, data[19:end], fmt, header={"timestamp": ts, "server_id": server_id,
+                ev = decode_body(t, data[HEADER_SIZE:end], fmt, header={"timestamp": ts, "server_id": server_id,
                                                               "flags": flags, "log_pos": log_pos},
                                  file=file, offset=offset)
             else:
@@ -241,7 +258,7 @@ class EventDecoder:
         if _has_unsized(cols):
             return None
         try:
-            h = parse_rows_header(t, data[19:end], fmt.table_id_size)
+            h = parse_rows_header(t, data[HEADER_SIZE:end], fmt.table_id_size)
             if h.width != len(cols):
                 return None
             dec = table_decoder(cols)

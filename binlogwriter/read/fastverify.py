@@ -42,21 +42,24 @@ from binlogwriter.format import (
     FORMAT_DESCRIPTION_EVENT,
     GTID_LOG_EVENT,
     MARIADB_GTID_EVENT,
+    PARTIAL_UPDATE_ROWS_EVENT,
     TABLE_MAP_EVENT,
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, header_struct
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT, header_struct
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import CRC_RESIDUE, no_events_error
 from binlogwriter.read.gtidcheck import mariadb_gtid_ok, mysql_gtid_ok
+from binlogwriter.read.places import MARIADB_GTID_POST, MYSQL_GTID, rows_places_of
 from binlogwriter.read.rowencode import image_verifier
 
 __all__ = ["FastRoundtrip", "verify_roundtrip", "kept_raw_text"]
 
-_ROWS = frozenset(ROWS_TYPES) - {39} - frozenset(COMPRESSED_TYPES)
-_KNOWN_POST = {t: (10 if t in V2_TYPES else 8) for t in ROWS_TYPES}
+_ROWS = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT} - frozenset(COMPRESSED_TYPES)
+_KNOWN_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}
+_V2 = frozenset(V2_TYPES)
 
 
 def _unsized(col: Any) -> bool:
@@ -114,7 +117,7 @@ class FastRoundtrip:
         footer = self._footer
         if n < HEADER_SIZE or int.from_bytes(data[LENGTH_AT:LOG_POS_AT], "little") != n:
             return False
-        t = data[4]
+        t = data[TYPE_AT]
         if t == FORMAT_DESCRIPTION_EVENT:
             return False
         if footer and zlib.crc32(data) != CRC_RESIDUE:
@@ -123,7 +126,7 @@ class FastRoundtrip:
         if t in _ROWS:
             return self._rows(rec, t, data, end, fmt)
         if t in CACHED_TYPES:
-            key = (t, data[19:end])
+            key = (t, data[HEADER_SIZE:end])
             hit = self._bodies.get(key)
             if hit is None:
                 ev = self._slow(rec)
@@ -137,11 +140,11 @@ class FastRoundtrip:
                 _table_map_again(hit, self.reader.state)
             return True
         if t == XID_EVENT:  # XID: one u64 (format.md §10)
-            return end - 19 == 8 and fmt.post_header_len(16) == 0
+            return end - HEADER_SIZE == 8 and fmt.post_header_len(XID_EVENT) == 0
         if t == MARIADB_GTID_EVENT:
-            return fmt.post_header_len(162) == 19 and mariadb_gtid_ok(data, end)
+            return fmt.post_header_len(MARIADB_GTID_EVENT) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end)
         if t in (GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT):
-            return fmt.post_header_len(t) == 42 and mysql_gtid_ok(data, end)
+            return fmt.post_header_len(t) == MYSQL_GTID.post and mysql_gtid_ok(data, end)
         return False
 
     def _rows(self, rec: Any, t: int, data: bytes, end: int, fmt: Any) -> bool:
@@ -158,7 +161,7 @@ class FastRoundtrip:
         p = HEADER_SIZE + tid
         q = p + 2
         try:
-            if t in V2_TYPES:
+            if t in _V2:
                 q += data[q] | data[q + 1] << 8
             b = data[q]
             if b < 251:  # the width, a packed integer (format.md §13)
@@ -243,8 +246,8 @@ def _fast_forms(fmt: Any) -> tuple[frozenset, bool, bool, bool]:
     bodies are bare, MariaDB GTID post-headers 19 bytes and MySQL GTID ones 42."""
     return (frozenset(x for x in _ROWS if fmt.post_header_len(x) == _KNOWN_POST[x]),
             fmt.post_header_len(XID_EVENT) == 0,
-            fmt.post_header_len(MARIADB_GTID_EVENT) == 19,
-            fmt.post_header_len(GTID_LOG_EVENT) == 42 and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == 42)
+            fmt.post_header_len(MARIADB_GTID_EVENT) == MARIADB_GTID_POST,
+            fmt.post_header_len(GTID_LOG_EVENT) == MYSQL_GTID.post and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == MYSQL_GTID.post)
 
 
 def _table_map_again(hit: tuple[Any, Any], state: Any) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
 from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIADB_GTID_EVENT
-from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import Uuid, read_packed
 from binlogwriter.read.fastdecode import mysql_gtid
-from binlogwriter.read.places import HEADER, MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
+from binlogwriter.read.places import MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
 __all__ = ["mysql_gtid_exact", "mysql_gtid_ok", "mariadb_gtid_ok", "transaction_gtid"]
 
@@ -97,7 +97,7 @@ def mariadb_gtid_ok(data: bytes, end: int) -> bool:
     """``_mariadb_gtid(...) is not None`` from the bytes alone (post-header length 19 checked
     by the caller; mariadb.md): flags2 without the XA / flags_extra bits, the commit id when
     flagged, then zero padding kept as it is (property-tested equal)."""
-    if end - HEADER < MARIADB_GTID_POST:
+    if end - HEADER_SIZE < MARIADB_GTID_POST:
         return False
     f2 = data[_F2]
     if f2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
@@ -147,7 +147,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
                     _UUIDS.clear()
                 u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
             return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
-    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(162) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end):
+    elif t == MARIADB_GTID_EVENT and fmt.post_header_len(MARIADB_GTID_EVENT) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end):
         return (
             f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
             f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"

@@ -20,17 +20,15 @@ import numpy as np
 
 from binlogwriter.batch.dtypes import fixed_dtype
 from binlogwriter.events.table import EVENTS
+from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT
 from binlogwriter.layouts import gtid as _gtid
 from binlogwriter.layouts import mariadb as _mariadb
 from binlogwriter.layouts import query as _query
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.layouts.rows import rows_fields
 
-__all__ = ["HEADER", "GtidPlaces", "gtid_places", "MYSQL_GTID", "MariadbGtidPlaces", "mariadb_gtid_places",
+__all__ = ["GtidPlaces", "gtid_places", "MYSQL_GTID", "MariadbGtidPlaces", "mariadb_gtid_places",
            "MARIADB_GTID", "MARIADB_GTID_POST", "RowsPlaces", "rows_places", "rows_places_of", "dtype_struct", "fixed_places", "QUERY_POST"]
-
-HEADER = HEADER_SIZE
-"""The common header's size (format.md §3): bodies start here."""
 
 
 def unwrap(con: cs.Construct) -> cs.Construct:
@@ -89,7 +87,7 @@ class GtidPlaces(NamedTuple):
     names: tuple[str, ...]
     """Post-header field names, in the order :attr:`fixed` unpacks them."""
     fixed: struct.Struct
-    """The whole post-header, unpacked at :data:`HEADER`."""
+    """The whole post-header, unpacked at :data:`~binlogwriter.layouts.header.HEADER_SIZE`."""
     sid: int
     sid_size: int
     gno: int
@@ -109,14 +107,15 @@ def gtid_places(fields: list, n_post: int) -> GtidPlaces:
     sid_dt, sid_at = dt.fields["sid"]
     gno_dt, gno_at = dt.fields["gno"]
     return GtidPlaces(
-        post=dt.itemsize, names=dt.names, fixed=dtype_struct(dt), sid=HEADER + sid_at, sid_size=sid_dt.itemsize,
-        gno=HEADER + gno_at, gno_size=gno_dt.itemsize, ts=HEADER + dt.itemsize,
+        post=dt.itemsize, names=dt.names, fixed=dtype_struct(dt), sid=HEADER_SIZE + sid_at, sid_size=sid_dt.itemsize,
+        gno=HEADER_SIZE + gno_at, gno_size=gno_dt.itemsize, ts=HEADER_SIZE + dt.itemsize,
         ts_size=named["commit_timestamps"].size, sv_size=named["server_versions"].size,
         ticket_size=named["commit_group_ticket"].sizeof())
 
 
-MYSQL_GTID = gtid_places(_gtid.GTID_FIELDS, EVENTS[33].n_post)
-assert EVENTS[34].fields is EVENTS[33].fields and EVENTS[34].n_post == EVENTS[33].n_post
+_GTID, _ANONYMOUS = EVENTS[GTID_LOG_EVENT], EVENTS[ANONYMOUS_GTID_LOG_EVENT]
+MYSQL_GTID = gtid_places(_gtid.GTID_FIELDS, _GTID.n_post)
+assert _ANONYMOUS.fields is _GTID.fields and _ANONYMOUS.n_post == _GTID.n_post
 
 
 class MariadbGtidPlaces(NamedTuple):
@@ -124,7 +123,7 @@ class MariadbGtidPlaces(NamedTuple):
 
     names: tuple[str, ...]
     fixed: struct.Struct
-    """seq_no, domain_id, flags2, unpacked at :data:`HEADER`."""
+    """seq_no, domain_id, flags2, unpacked at :data:`~binlogwriter.layouts.header.HEADER_SIZE`."""
     seq_no: int
     seq_no_size: int
     domain_id: int
@@ -143,9 +142,9 @@ def mariadb_gtid_places(fields: list) -> MariadbGtidPlaces:
     cid = unwrap(fields[n])
     return MariadbGtidPlaces(
         names=dt.names, fixed=dtype_struct(dt),
-        seq_no=HEADER + dt.fields["seq_no"][1], seq_no_size=dt.fields["seq_no"][0].itemsize,
-        domain_id=HEADER + dt.fields["domain_id"][1], domain_id_size=dt.fields["domain_id"][0].itemsize,
-        flags2=HEADER + dt.fields["flags2"][1], commit_id=HEADER + dt.itemsize,
+        seq_no=HEADER_SIZE + dt.fields["seq_no"][1], seq_no_size=dt.fields["seq_no"][0].itemsize,
+        domain_id=HEADER_SIZE + dt.fields["domain_id"][1], domain_id_size=dt.fields["domain_id"][0].itemsize,
+        flags2=HEADER_SIZE + dt.fields["flags2"][1], commit_id=HEADER_SIZE + dt.itemsize,
         commit_id_size=cid.thensubcon.sizeof())
 
 

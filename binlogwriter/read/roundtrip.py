@@ -18,14 +18,15 @@ from typing import Any
 
 from binlogwriter.errors import BinlogError, DecodeError
 from binlogwriter.events import encode_event
-from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.rows import COMPRESSED_TYPES, UPDATE_TYPES
+from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT, BinlogFormat
+from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.values.row import row_codec
 
 __all__ = ["Roundtrip", "reencode"]
 
-_ROWS_PLAIN = frozenset((23, 24, 25, 30, 31, 32))
+_ROWS_PLAIN = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT} - frozenset(COMPRESSED_TYPES)
 
 
 def _rows_raw(ev: Any) -> bytes:
@@ -64,10 +65,10 @@ class Roundtrip:
         self._ok: set[tuple] = set()
 
     def check(self, ev: Any, data: bytes, fmt: BinlogFormat) -> bytes | None:
-        t = data[4]
+        t = data[TYPE_AT]
         key = None
         if t in CACHED_TYPES:
-            key = (fmt, t, data[19:len(data) - fmt.footer_size])
+            key = (fmt, t, data[HEADER_SIZE:len(data) - fmt.footer_size])
             if key in self._ok:
                 return None
         try:

@@ -31,7 +31,7 @@ START_TIME = 1767225600  # default clock of generated values (2026-01-01T00:00:0
 CTX = Context(prec=100)
 
 
-def _q(d: Decimal, s: int) -> Decimal:
+def quantize(d: Decimal, s: int) -> Decimal:
     return d.quantize(Decimal(1).scaleb(-s), context=CTX)
 
 

@@ -29,7 +29,7 @@ def max_frac(fsp: int) -> int:
 SPAN = 3 * 365 * 86400  # DATETIME / TIMESTAMP values: up to three years before the run's clock
 
 
-def _frac_vec(fsp: int):
+def frac_vector(fsp: int):
     """Vectorised twin of :func:`_frac` (draw ``j``), ``fn(h, j)``."""
     def frac_vec(h, j):
         if not fsp:
@@ -38,7 +38,7 @@ def _frac_vec(fsp: int):
     return frac_vec
 
 
-def _secs_vec(start_time: int, span: int = SPAN):
+def secs_vector(start_time: int, span: int = SPAN):
     """Vectorised ``start_time - st.below(span)`` (draw ``j + 1``), ``fn(h, j)``."""
     def secs_vec(h, j):
         return start_time - (draw_array(h, j + 1) % np.uint64(span)).astype(np.int64)

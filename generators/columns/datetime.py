@@ -18,7 +18,7 @@ from typing import Any
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDateTime
 from generators.columns._common import START_TIME, with_edges
-from generators.columns._temporal import SPAN, UTC, _frac_vec, _secs_vec, frac, max_frac
+from generators.columns._temporal import SPAN, UTC, frac, frac_vector, max_frac, secs_vector
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
 from generators.truth import render_temporal
@@ -35,7 +35,7 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     fsp = col.fsp or 0
     span = SPAN
-    frac_vec, secs_vec = _frac_vec(fsp), _secs_vec(start_time)
+    frac_vec, secs_vec = frac_vector(fsp), secs_vector(start_time)
 
     def gen(st, k):
         sec = start_time - st.below(span)

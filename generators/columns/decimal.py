@@ -23,10 +23,10 @@ from binlogwriter.schema import Column
 from generators.columns._common import (
     CTX,
     START_TIME,
-    _q,
     lognormal_cut,
     lognormal_list,
     lognormal_price,
+    quantize,
     with_edges,
 )
 from generators.columns._vec import twin_of
@@ -56,7 +56,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
             v = Decimal(units).scaleb(-s)
             if neg_ok and units and st.chance(0.2):
                 v = v.copy_negate()
-        v = _q(v, s)
+        v = quantize(v, s)
         if v > maxv:
             v = maxv
         return v
@@ -86,7 +86,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
                 else:
                     u4.append(int(ip) * 10000 + int(fp.ljust(4, "0")))
             if None in u4 or max(u4, default=0) >= (1 << 62) // 10 ** max(0, s - 4):
-                units = [int(min(_q(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in lognormal_list(h, j)]
+                units = [int(min(quantize(Decimal(repr(round(x, 4))), s), maxv).scaleb(s)) for x in lognormal_list(h, j)]
                 return "dec", np.array(units, dtype=np.int64), s
             a = np.array(u4, dtype=np.int64)
             if s >= 4:
@@ -112,7 +112,7 @@ def _decimal_gen(col: Column, name: str, edge: bool):
             return "dec", np.minimum(units, maxu), s
         gen.vec = dvec
     edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
-    return with_edges(gen, [_q(e, s) for e in edges], edge)
+    return with_edges(gen, [quantize(e, s) for e in edges], edge)
 
 
 def round4_units(x: np.ndarray) -> np.ndarray | None:
@@ -150,7 +150,7 @@ def units_half_even(x: np.ndarray, s: int) -> np.ndarray:
     out = np.rint(f).astype(np.int64)
     frac = np.abs(f - np.floor(f) - 0.5)
     for i in np.flatnonzero(frac <= _TIE_ULPS * np.spacing(np.abs(f))).tolist():
-        out[i] = int(_q(Decimal(repr(float(x[i]))), s).scaleb(s))
+        out[i] = int(quantize(Decimal(repr(float(x[i]))), s).scaleb(s))
     return out
 
 
@@ -209,14 +209,14 @@ def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
     """``fn(key) -> value``: ``key + 1`` at the column's scale."""
     s = col.scale or 0
-    return lambda k: _q(Decimal(k + 1), s)
+    return lambda k: quantize(Decimal(k + 1), s)
 
 
 key_vector_generator = None  # no numpy form of Decimal keys: rows.py takes the scalar key_generator
 
 
 def coerce(col: Column, v: Any, where: str) -> Any:
-    return _q(Decimal(str(v)), col.scale or 0)
+    return quantize(Decimal(str(v)), col.scale or 0)
 
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from generators.columns._common import START_TIME, with_edges
-from generators.columns._temporal import _frac_vec, frac, max_frac
+from generators.columns._temporal import frac, frac_vector, max_frac
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import render_temporal
@@ -35,7 +35,7 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
     fsp = col.fsp or 0
-    frac_vec = _frac_vec(fsp)
+    frac_vec = frac_vector(fsp)
 
     def gen(st, k):
         us = st.below(48 * 3600) * 1_000_000 + frac(st, fsp)

@@ -23,7 +23,7 @@ from generators.engine import generate
 from generators.spec import Spec
 
 from .mariadb import MariaDBError
-from .test_generate_replay import _truth, check_readers
+from .test_generate_replay import check_readers, final_truth
 
 pytestmark = pytest.mark.conformance
 
@@ -87,7 +87,7 @@ def test_foreign_key_schema_replays_to_truth(mariadb_server_factory, tmp_path: P
     fks = server.query("SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS "
                        f"WHERE CONSTRAINT_SCHEMA = '{db}'")
     assert fks == [("5",)]
-    truth = _truth(out)
+    truth = final_truth(out)
     assert len(truth) == 6
     for (tdb, table), rows in truth.items():
         assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"

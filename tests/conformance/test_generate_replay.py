@@ -100,7 +100,7 @@ def _spec(flavor: str, meta: str, image: str, workload: str, db: str, **extra) -
     return Spec.from_dict(base)
 
 
-def _truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
+def final_truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
     res = {}
     for p in sorted((out / "truth" / "final").glob("*.jsonl")):
         db, table = p.name[:-len(".jsonl")].split(".", 1)
@@ -129,7 +129,7 @@ def replay_matches_truth(server: MariaDBServer, out: Path, *,
     truth/final; returns the truth compared, ``{(db, table): rows}``."""
     server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
     server.replay(run_files(out), verify_checksum=verify_checksum)
-    truth = _truth(out)
+    truth = final_truth(out)
     assert truth
     for (tdb, table), rows in truth.items():
         assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"

@@ -22,7 +22,7 @@ from binlogwriter.cli import main as cli_main
 
 from .mariadb import mariadb_binlog
 from .serve_process import ServeProcess
-from .test_serve_python_mysql_replication import GTIDS, ROWS, _read
+from .test_serve_python_mysql_replication import GTIDS, ROWS, read_stream
 
 pytestmark = [pytest.mark.conformance,
               pytest.mark.filterwarnings("ignore:'db' is deprecated:DeprecationWarning")]
@@ -64,8 +64,8 @@ def test_generated_mysql_stream_reads_like_the_files(tmp_path: Path) -> None:
     disk = _disk(tmp_path, spec, "120KB")
 
     def read(srv: ServeProcess, **kw) -> list:
-        return _read(BinLogStreamReader(connection_settings=srv.settings, server_id=31, blocking=False,
-                                        only_events=[*ROWS, *GTIDS], **kw))
+        return read_stream(BinLogStreamReader(connection_settings=srv.settings, server_id=31, blocking=False,
+                                              only_events=[*ROWS, *GTIDS], **kw))
 
     with ServeProcess([disk]) as files_srv, ServeProcess([], "--generate", str(spec), "--size", "120KB") as gen:
         want = read(files_srv, log_file="binlog.000001", log_pos=4, resume_stream=True)

@@ -55,7 +55,7 @@ def _present(values: dict, sources: dict) -> dict:
     return {k: v for k, v in values.items() if not (v is None and sources.get(k) == "cols bitmap")}
 
 
-def _read(stream: BinLogStreamReader, *, until_heartbeat: bool = False) -> list[tuple[str, list]]:
+def read_stream(stream: BinLogStreamReader, *, until_heartbeat: bool = False) -> list[tuple[str, list]]:
     """[(gtid, [(kind, table, row)])] in stream order; stops at the end of a non-blocking dump
     or at the first heartbeat."""
     txs: list[tuple[str, list]] = []
@@ -129,7 +129,7 @@ def _file_pos_stream(flavor: str, srv: ServeProcess, **kw) -> BinLogStreamReader
 
 def test_file_position_start_gives_truth_final(served) -> None:
     flavor, out, srv = served
-    txs = _read(_file_pos_stream(flavor, srv, blocking=False, only_events=[*ROWS, *GTIDS]))
+    txs = read_stream(_file_pos_stream(flavor, srv, blocking=False, only_events=[*ROWS, *GTIDS]))
     groups = sum(f["transactions"] for f in json.loads((out / "manifest.json").read_text())["files"])
     assert len(txs) >= TRANSACTIONS and len(txs) == groups, (len(txs), groups)
     assert len({g for g, _ in txs}) == len(txs), "a GTID came twice"
@@ -142,7 +142,7 @@ def test_file_position_start_gives_truth_final(served) -> None:
 
 def test_gtid_start_sends_only_later_transactions(served) -> None:
     flavor, out, srv = served
-    full = _read(_file_pos_stream(flavor, srv, blocking=False, only_events=[*ROWS, *GTIDS]))
+    full = read_stream(_file_pos_stream(flavor, srv, blocking=False, only_events=[*ROWS, *GTIDS]))
     k = len(full) * 2 // 3
     gtid = full[k - 1][0]
     if flavor.startswith("mariadb"):
@@ -153,13 +153,13 @@ def test_gtid_start_sends_only_later_transactions(served) -> None:
         stream = BinLogStreamReader(connection_settings=srv.settings, server_id=102,
                                     auto_position=f"{uuid}:1-{gno}", blocking=False,
                                     only_events=[*ROWS, *GTIDS])
-    assert _read(stream) == full[k:]
+    assert read_stream(stream) == full[k:]
 
 
 def test_blocking_dump_stays_open_with_heartbeats(served) -> None:
     flavor, out, srv = served
     stream = _file_pos_stream(flavor, srv, blocking=True, slave_heartbeat=0.3,
                               only_events=[*ROWS, *GTIDS, HeartbeatLogEvent])
-    txs = _read(stream, until_heartbeat=True)
+    txs = read_stream(stream, until_heartbeat=True)
     assert txs[-1][0] == "heartbeat"
     assert _apply(txs[:-1]) == _truth(out)

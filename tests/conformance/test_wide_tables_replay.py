@@ -20,7 +20,7 @@ import pytest
 
 from .mariadb import MariaDBServer
 from .schema_runs import generate_schema, replay_matches_truth
-from .test_generate_replay import _truth
+from .test_generate_replay import final_truth
 
 pytestmark = pytest.mark.conformance
 
@@ -62,7 +62,7 @@ def _generate(tmp_path: Path, db: str, ncols: int, engine: str, flavor: str, ima
 @pytest.mark.parametrize("flavor", ["mysql84", "mariadb1011"])
 def test_4096_columns_generate_and_read(tmp_path: Path, flavor: str) -> None:
     out = _generate(tmp_path, "wide", 4096, "MyISAM", flavor, "FULL")
-    rows = _truth(out)[("wide", "w4096")]
+    rows = final_truth(out)[("wide", "w4096")]
     assert rows and all(len(r) == 4096 for r in rows)
 
 

@@ -102,7 +102,7 @@ def _same(a: Any, b: Any) -> bool:
         return repr(a) == repr(b)
 
 
-def _changes(path: str) -> tuple[list, tuple[int, str, str] | None]:
+def reader_changes(path: str) -> tuple[list, tuple[int, str, str] | None]:
     from binlogwriter.reader import BinlogReader
 
     out: list = []
@@ -243,7 +243,7 @@ def differential_target(data: bytes, path: str) -> None:
     from tests.fuzz.targets import inspect, roundtrip
 
     m = model(path)
-    changes, err = _changes(path)
+    changes, err = reader_changes(path)
     _check_changes(m, changes, err)
     code, text = inspect(data, path, verbose=2)
     _check_inspect(m, code, text, path)
@@ -362,7 +362,7 @@ def export_target(data: bytes, path: str) -> None:
         raise Disagreement(
             f"export and the reader stop at other offsets: export at {where}, reader at {stop}"
         )
-    changes, err = _changes(path)
+    changes, err = reader_changes(path)
     if error is None and err is not None:
         raise Disagreement(f"export reads a file changes() refuses: changes() {_where(err)}")
     if error is not None and (err is None or where != err[0]) and not own:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from binlogwriter.values.types import Geometry, MysqlDate, MysqlDateTime, MysqlTime
-from generators.changes_arrow import _arrow_type, typed_array, typed_python, typed_values
+from generators.changes_arrow import column_arrow_type, typed_array, typed_python, typed_values
 from generators.changes_lists import typed_floats, typed_list
 from generators.truth import column_renderer
 
@@ -103,7 +103,7 @@ def test_value_lists_type_like_the_value_path(data, sql: str, flavor: str, fsp: 
     col = _column(sql, flavor, fsp)
     n = data.draw(st.integers(0, 12), label="rows")
     vals = data.draw(st.lists(st.one_of(st.none(), _values(sql)), min_size=n, max_size=n), label="values")
-    typ = _arrow_type(col, flavor)
+    typ = column_arrow_type(col, flavor)
     want, texts = typed_values(col, flavor, vals)
     keep: list = []
     for arr, got_texts in filter(None, [typed_list(col, typ, vals, lambda vs: typed_values(col, flavor, vs)),
@@ -123,7 +123,7 @@ def test_float_arrays_type_like_the_value_path(data, sql: str, flavor: str) -> N
     vals = data.draw(st.lists(_FLOATS, min_size=n, max_size=n), label="values")
     nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"), dtype=np.bool_)
     values = ColumnArray("float", np.array(vals, dtype=np.float64), nulls if nulls.any() else None)
-    got = typed_floats(col, _arrow_type(col, flavor), values)
+    got = typed_floats(col, column_arrow_type(col, flavor), values)
     try:
         want, texts = typed_values(col, flavor, values.tolist())
     except OverflowError:  # FLOAT beyond float32: the value path raises, the fast path declines
@@ -146,7 +146,7 @@ def test_plain_generator_shapes_are_not_declined() -> None:
     for sql, vs in vals.items():
         col = _column(sql, "mysql80", 3)
         by_value = refuse if sql != "DATETIME" else (lambda xs, c=col: typed_values(c, "mysql80", xs))
-        assert typed_list(col, _arrow_type(col, "mysql80"), vs, by_value) is not None, sql
+        assert typed_list(col, column_arrow_type(col, "mysql80"), vs, by_value) is not None, sql
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
@@ -179,7 +179,7 @@ def test_int_arrays_narrow_like_arrows_cast(data, sql: str) -> None:
     values: same array and Parquet bytes when the values fit (NULL slots may hold anything),
     the same error when one does not."""
     col = _column(sql, "mysql80", 0)
-    typ = _arrow_type(col, "mysql80")
+    typ = column_arrow_type(col, "mysql80")
     if not pa.types.is_integer(typ):
         return
     info = np.iinfo(np.dtype(typ.to_pandas_dtype()))

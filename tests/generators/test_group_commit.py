@@ -30,7 +30,7 @@ from binlogwriter.reader import BinlogReader
 from generators.engine import generate
 from generators.group_commit import GroupCommits
 from generators.spec import Spec, SpecError, validate
-from tests.generators.test_writeset_runs import FK_DDL, FK_REFS, SCHEMAS, _keys
+from tests.generators.test_writeset_runs import FK_DDL, FK_REFS, SCHEMAS, ddl_keys
 
 GROUP_SCHEMAS = dict(SCHEMAS)
 GROUP_SCHEMAS["multibyte"] = ("CREATE TABLE m (code VARCHAR(24) CHARACTER SET utf8mb4 NOT NULL PRIMARY KEY, "
@@ -138,7 +138,7 @@ def test_generated_commit_ids_equal_the_group_commit_rule(tables, n, image, rota
                    rows_per_txn=rows, rows_query=rows_query, **count), out)
     gtids = _gtids(out)
     got = [ev.commit_id for _, ev in gtids]
-    want = model_commit_ids(out, _keys(ddl), n)
+    want = model_commit_ids(out, ddl_keys(ddl), n)
     assert len(got) == len(want) > 0
     assert got == want
     assert all((ev.commit_id is None) == (not ev.flags2 & 0x02) for _, ev in gtids)
@@ -161,7 +161,7 @@ def test_foreign_key_groups_never_share_a_key_or_a_referenced_parent(seed, initi
     generate(_spec(workload=None, schema_sql=FK_DDL, schema_file="fk.sql", database="fk", seed=seed,
                    initial_rows=initial, transactions=200, rows_per_txn="1-2", parallel_groups=n,
                    mix="insert=0.2,update=0.7,delete=0.1"), out)
-    keys, rows = _keys(FK_DDL), _changes(out)
+    keys, rows = ddl_keys(FK_DDL), _changes(out)
     groups: dict[int, list[tuple[set, set]]] = {}
     for name, ev in _gtids(out):
         if ev.commit_id is None:

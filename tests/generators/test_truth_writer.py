@@ -141,14 +141,14 @@ def test_scan_steps_over_known_runs_and_checks_them(tmp_path: Path, monkeypatch)
     from generators import engine
 
     spans_of = {}
-    orig = engine._scan_file
+    orig = engine.scan_binlog_file
 
     def spy(path, fmt, spans=None, sha256=None):
         spans_of[path.name] = spans
         got = orig(path, fmt, spans, sha256)
         assert sha256 is None or got == orig(path, fmt, spans)  # the digest computed beside the scan
         return got
-    monkeypatch.setattr(engine, "_scan_file", spy)
+    monkeypatch.setattr(engine, "scan_binlog_file", spy)
     out = generate(Spec.from_dict(dict(workload="sysbench", size=150_000, max_binlog_size=40_000, ddl_every=50)),
                    tmp_path / "r").out
     fmt = BinlogFormat.preset("mysql80", checksum="CRC32")

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_typed import typed_units
-from generators.changes_arrow import _arrow_type, typed_array, typed_values
+from generators.changes_arrow import column_arrow_type, typed_array, typed_values
 
 _US_DAY = 86_400_000_000
 _LIMITS = {
@@ -69,7 +69,7 @@ def _parquet(arr: pa.Array) -> bytes:
 def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray], flavor: str) -> None:
     sql, values = case
     col = parse_tables(f"CREATE TABLE t (c {sql} NULL)", "db", flavor)[0].columns[0]
-    typ = _arrow_type(col, flavor)
+    typ = column_arrow_type(col, flavor)
     got = typed_units(col, typ, values)
     if got is None:
         return
@@ -83,9 +83,9 @@ def test_units_give_the_rendered_and_parsed_values(case: tuple[str, ColumnArray]
 
 def test_declines_what_the_text_would_round_or_overflow() -> None:
     col = parse_tables("CREATE TABLE t (c DECIMAL(4,1), d DATE)", "db", "mysql80")[0].columns
-    typ = _arrow_type(col[0], "mysql80")
+    typ = column_arrow_type(col[0], "mysql80")
     assert typed_units(col[0], typ, ColumnArray("dec", np.array([15], dtype=np.int64), meta=2)) is None  # 0.15
     assert typed_units(col[0], typ, ColumnArray("dec", np.array([10_000], dtype=np.int64), meta=1)) is None
     assert typed_units(col[0], typ, ColumnArray("dec", np.array([999, -999], dtype=np.int64), meta=1)) is not None
-    dtyp = _arrow_type(col[1], "mysql80")
+    dtyp = column_arrow_type(col[1], "mysql80")
     assert typed_units(col[1], dtyp, ColumnArray("date", np.array([2_932_897], dtype=np.int64))) is None

@@ -33,7 +33,7 @@ SCHEMAS = {
 }
 
 
-def _keys(create: str) -> dict[str, list[tuple[str, list[str]]]]:
+def ddl_keys(create: str) -> dict[str, list[tuple[str, list[str]]]]:
     """table -> [(key name, columns)] of its PRIMARY and UNIQUE keys, read from the DDL."""
     out: dict[str, list[tuple[str, list[str]]]] = {}
     for stmt in create.split(";"):
@@ -139,7 +139,7 @@ def test_generated_last_committed_equals_the_writeset_rule(tables, flavor, gtid,
                                  transactions=150, template="mix", rows_per_txn=rows,
                                  mix="insert=0.3,update=0.5,delete=0.2", key_dist="zipf:1.1")), out)
     got = written_last_committed(out)
-    want = model_last_committed(out, _keys(ddl))
+    want = model_last_committed(out, ddl_keys(ddl))
     assert len(got) == len(want) > 0
     assert got == want
     if "keyless" not in tables or len(tables) > 1:  # some parallelism was found: not all commit order
@@ -180,7 +180,7 @@ def test_foreign_keys_parents_are_barriers_children_hash_the_parent(seed, initia
     generate(Spec.from_dict(dict(workload=None, schema_sql=FK_DDL, schema_file="fk.sql", database="fk", seed=seed,
                                  initial_rows=initial, transactions=200, max_binlog_size=rotate, template="mix",
                                  rows_per_txn="1-2", mix="insert=0.2,update=0.7,delete=0.1")), out)
-    keys = _keys(FK_DDL)
+    keys = ddl_keys(FK_DDL)
     got = written_last_committed(out)
     want = model_last_committed(out, keys, {"ord", "cust", "prod"}, refs=FK_REFS)
     assert got == want
