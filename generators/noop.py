@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import operator
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
@@ -99,7 +100,20 @@ def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
     if hit is not None and hit[0] is pool:
         return hit[1]
     first: dict = {}
-    out: np.ndarray | None = np.empty(len(pool), dtype=np.int64)
+    types = set(map(type, pool))
+    if col.type != "JSON" and len(types) == 1 and types <= {str, bytes, frozenset}:
+        # one type whose equal values are the same stored value (CHAR/BINARY: without the pad):
+        # the value is the key, by C-level maps
+        t = types.pop()
+        vals: Any = pool
+        if col.type == "CHAR" and t is str:
+            vals = map(methodcaller("rstrip", " "), pool)
+        elif col.type == "BINARY" and t is bytes:
+            vals = map(methodcaller("rstrip", b"\0"), pool)
+        out: np.ndarray | None = np.fromiter(map(first.setdefault, vals, range(len(pool))), dtype=np.int64,
+                                             count=len(pool))
+        return _remember_classes(col, pool, out)
+    out = np.empty(len(pool), dtype=np.int64)
     try:
         for i, v in enumerate(pool):
             if v is None or (isinstance(v, float) and v != v):
@@ -117,6 +131,10 @@ def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
             out[i] = first.setdefault(k, i)
     except TypeError:
         out = None
+    return _remember_classes(col, pool, out)
+
+
+def _remember_classes(col: Column, pool: tuple, out: np.ndarray | None) -> np.ndarray | None:
     if len(_CLASSES) >= 256:
         _CLASSES.clear()
     _CLASSES[(col.type, id(pool))] = (pool, out)  # keeps the pool alive: its id is not reused

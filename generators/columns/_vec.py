@@ -239,13 +239,13 @@ def joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[st
     if runs.long:  # rows grouped by how many entries they pick: each row's entries by one gather
         sp, ent = " ".join, runs.objects
         count = np.count_nonzero(picks >= 0, axis=1)
-        out: list = [None] * len(picks)
+        out = np.empty(len(picks), dtype=object)  # each group's texts scattered by one index
         for c in np.unique(count).tolist():
             sel = np.flatnonzero(count == c)
-            texts = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
-            for r, t in zip(sel.tolist(), texts, strict=True):
-                out[r] = t
-        return out
+            texts = np.empty(len(sel), dtype=object)
+            texts[:] = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
+            out[sel] = texts
+        return out.tolist()
     mask = picks >= 0
     safe = np.where(mask, picks, 0)
     rl = np.where(mask, runs.lens[safe], 0).sum(axis=1)
