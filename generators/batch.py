@@ -274,7 +274,7 @@ def rows_batch(run: Any, ab: AppliedBatch, now: int) -> RowsBatch:
     for tidx in unique_ints(ab.table).tolist():
         rt = run.rows[tidx]
         t = rt.table
-        descs = tuple(t.column_descs(flavor))
+        descs = rt.column_descs()
         ncols = len(t.columns)
         mine = np.flatnonzero(ab.table == tidx)
         k = ab.kind[mine]

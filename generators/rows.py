@@ -142,6 +142,7 @@ class TableRows:
         self._initial: dict[int, tuple] = {}  # a block of rows at version 0, epoch 0 (compute)
         self._last_initial = -2
         self._last_row = -(1 << 62)
+        self._descs: tuple | None = None  # (table, its column descs): column_descs()
         self.build()
         if self.stamps:
             self.t_ins = np.full(cap, -1, dtype=np.int64)
@@ -427,6 +428,16 @@ class TableRows:
         """The columns an UPDATE's after image changes: :meth:`update_columns` and the
         ``ON UPDATE CURRENT_TIMESTAMP`` ones (generators/stamps.py)."""
         return assigned(self.stamps, self.update_columns(key, version, before))
+
+    def column_descs(self) -> tuple:
+        """The table's column descriptions (values/base.py contract) as one tuple object while
+        the table stays the same (a DDL replaces it): ``binlogwriter.values.row.row_codec``
+        caches a row codec — its bound column encoders and the encoded entries of value
+        pools — by that object, so a batch reuses what the batches before it built."""
+        d = self._descs
+        if d is None or d[0] is not self.table:
+            d = self._descs = (self.table, tuple(self.table.column_descs(self.flavor)))
+        return d[1]
 
     def column_at(self, i: int, keys: np.ndarray, versions: np.ndarray):
         """Column ``i``'s values made at exactly ``versions`` (a :class:`~generators.values.Vec`

@@ -68,7 +68,7 @@ def rows_sizes(run: Any, ab: AppliedBatch, now: int, *, faces: bool = True) -> R
     for tidx in np.unique(ab.table).tolist():
         rt = run.rows[tidx]
         t = rt.table
-        descs = tuple(t.column_descs(flavor))
+        descs = rt.column_descs()
         mine = np.flatnonzero(ab.table == tidx)
         k = ab.kind[mine]
         need_b = mine[k != 0]

@@ -134,15 +134,30 @@ def edge_twin(scalar):
         return None
     m = np.uint64(len(edges))
     edges_t = tuple(edges)  # one pool object: its encoded edges are kept between calls
+    null_edge = any(x is None for x in edges)
+    joined: dict[int, tuple[tuple, tuple]] = {}
+
+    def with_edges_pool(pool: tuple) -> tuple:
+        """``pool + edges`` as one tuple object per base pool object: the encoders and the
+        unchanged-row check keep what they derive from a pool by its object (the encoded
+        entries, their classes), so a new tuple per call would redo that work every batch."""
+        hit = joined.get(id(pool))
+        if hit is not None and hit[0] is pool:
+            return hit[1]
+        out = tuple(pool) + edges_t
+        if len(joined) >= 8:
+            joined.clear()
+        joined[id(pool)] = (pool, out)  # keeps the pool alive: its id is not reused
+        return out
 
     def f(h, j):
         kind, data, extra = base(h, j + 1)
         e = unit_array(draw_array(h, j + 1)) < p
         ei = (draw_array(h, j + 2) % m).astype(np.int64)
         if kind == "pool":
-            if any(x is None for x in edges):
+            if null_edge:
                 return None
-            return "pool", np.where(e, len(extra) + ei, data), tuple(extra) + tuple(edges)
+            return "pool", np.where(e, len(extra) + ei, data), with_edges_pool(extra)
         if kind == "int" and all(type(x) is int and -(1 << 63) <= x < 1 << 63 for x in edges):
             return "int", np.where(e, np.array(edges, dtype=np.int64)[ei], data), None
         if kind == "dec" and all(isinstance(x, Decimal) and x.as_tuple().exponent == -extra for x in edges):
