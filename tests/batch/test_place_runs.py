@@ -17,7 +17,11 @@ def _check_place_runs(size: int, dest: list[int], lens: list[int], seed: int) ->
     the same runs copied one slice at a time."""
     rng = np.random.default_rng(seed)
     src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
-    out = rng.integers(0, 256, size, dtype=np.uint8)
+    _place_like_slices(rng.integers(0, 256, size, dtype=np.uint8), dest, lens, src)
+
+
+def _place_like_slices(out: np.ndarray, dest: list[int], lens: list[int], src: np.ndarray) -> None:
+    """place_runs into ``out`` writes what copying the runs one slice at a time writes."""
     want = out.copy()
     o = 0
     for d, n in zip(dest, lens, strict=True):
@@ -98,14 +102,7 @@ def test_place_runs_long_runs_equal_slices(runs, tail, view, seed) -> None:
     big = rng.integers(0, 256, sum(lens) + 7, dtype=np.uint8)
     src = big[3:3 + sum(lens)]
     whole = rng.integers(0, 256, at + tail + 5, dtype=np.uint8)
-    out = whole[5:] if view else whole[:at + tail]
-    want = out.copy()
-    o = 0
-    for d, n in zip(dest, lens, strict=True):
-        want[d:d + n] = src[o:o + n]
-        o += n
-    place_runs(out, np.array(dest, dtype=np.int64), np.array(lens, dtype=np.int64), src)
-    assert out.tobytes() == want.tobytes()
+    _place_like_slices(whole[5:] if view else whole[:at + tail], dest, lens, src)
 
 
 @settings(max_examples=200, deadline=None)
