@@ -92,14 +92,14 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     if not k:
         return
     m = len(src)
-    if m >= LONG_PLACE * k and out.ndim == 1 and out.flags.c_contiguous and out.dtype == np.uint8 \
-            and getattr(src, "dtype", None) == np.uint8:
-        _place_slices(out, dest, lens, src)  # long runs: a slice each
-        return
     w = int(lens[0])
     if w > 1 and out.flags.c_contiguous and (lens == w).all() and not (dest % w).any():
         rows = out[:len(out) // w * w].reshape(-1, w)  # contiguous: always a view of ``out``
         rows[dest // w] = src.reshape(k, w)
+        return
+    if m >= LONG_PLACE * k and out.ndim == 1 and out.flags.c_contiguous and out.dtype == np.uint8 \
+            and getattr(src, "dtype", None) == np.uint8:
+        _place_slices(out, dest, lens, src)  # long runs: a slice each
         return
     if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
         # sparse runs (a few image groups among many): index arithmetic over the runs' own
