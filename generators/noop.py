@@ -30,15 +30,18 @@ pad the record holds), JSON documents by their MySQL text (``1`` is not ``1.0``)
 from __future__ import annotations
 
 import math
+import operator
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
 
 from binlogwriter.schema import Column
+from binlogwriter.values.json_columns import JBool, JCol, JInt, JNull, JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
 from binlogwriter.values.row import ColumnArray
 
-__all__ = ["same_value", "same_arrays", "unchanged_updates", "changed_ops"]
+__all__ = ["same_value", "same_arrays", "same_lists", "same_documents", "unchanged_updates", "changed_ops"]
 
 _UPDATE = 1  # the kind code of generators/batch.py (0 insert, 1 update, 2 delete)
 
@@ -97,7 +100,20 @@ def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
     if hit is not None and hit[0] is pool:
         return hit[1]
     first: dict = {}
-    out: np.ndarray | None = np.empty(len(pool), dtype=np.int64)
+    types = set(map(type, pool))
+    if col.type != "JSON" and len(types) == 1 and types <= {str, bytes, frozenset}:
+        # one type whose equal values are the same stored value (CHAR/BINARY: without the pad):
+        # the value is the key, by C-level maps
+        t = types.pop()
+        vals: Any = pool
+        if col.type == "CHAR" and t is str:
+            vals = map(methodcaller("rstrip", " "), pool)
+        elif col.type == "BINARY" and t is bytes:
+            vals = map(methodcaller("rstrip", b"\0"), pool)
+        out: np.ndarray | None = np.fromiter(map(first.setdefault, vals, range(len(pool))), dtype=np.int64,
+                                             count=len(pool))
+        return _remember_classes(col, pool, out)
+    out = np.empty(len(pool), dtype=np.int64)
     try:
         for i, v in enumerate(pool):
             if v is None or (isinstance(v, float) and v != v):
@@ -115,6 +131,10 @@ def _pool_classes(col: Column, pool: tuple) -> np.ndarray | None:
             out[i] = first.setdefault(k, i)
     except TypeError:
         out = None
+    return _remember_classes(col, pool, out)
+
+
+def _remember_classes(col: Column, pool: tuple, out: np.ndarray | None) -> np.ndarray | None:
     if len(_CLASSES) >= 256:
         _CLASSES.clear()
     _CLASSES[(col.type, id(pool))] = (pool, out)  # keeps the pool alive: its id is not reused
@@ -144,7 +164,12 @@ def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     if not (isinstance(a, ColumnArray) and isinstance(b, ColumnArray)) or a.kind != b.kind:
         return None
     kind = a.kind
-    if kind in _UNITS and col.type != "JSON":
+    if kind == "json":
+        # a top-level JSON null document is None in Python, as SQL NULL is: left to same_value
+        eq = None if isinstance(a.data, JNull) else same_documents(col, a.data, b.data)
+        if eq is None:
+            return None
+    elif kind in _UNITS and col.type != "JSON":
         if kind == "dec" and a.meta != b.meta:
             return None
         eq = np.asarray(a.data) == np.asarray(b.data)
@@ -166,6 +191,84 @@ def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     na = np.zeros(n, dtype=bool) if a.nulls is None else a.nulls
     nb = np.zeros(n, dtype=bool) if b.nulls is None else b.nulls
     return np.where(na | nb, na & nb, eq)
+
+
+_ONE_TYPE = (frozenset({str}), frozenset({bytes}))
+
+
+def same_lists(col: Column, a: list, b: list) -> np.ndarray | None:
+    """:func:`same_value` of two lists of values row by row when every value of both is a
+    ``str`` (or every one a ``bytes``) or None and the column is not CHAR/BINARY (whose pad
+    :func:`same_value` strips): then the stored values are the same exactly when the Python
+    values are equal (JSON text documents too: a string's JSON text is one-to-one), one C-level
+    ``==`` per row; else None (the caller compares value by value)."""
+    if col.type in ("CHAR", "BINARY") or len(a) != len(b):
+        return None
+    types = set(map(type, a))
+    types.update(map(type, b))
+    types.discard(type(None))
+    if types and (frozenset(types) not in _ONE_TYPE or (col.type == "JSON" and types != {str})):
+        return None
+    return np.fromiter(map(operator.eq, a, b), dtype=bool, count=len(a))
+
+
+def same_documents(col: Column, x: JCol, y: JCol) -> np.ndarray | None:
+    """:func:`same_value` of two columns of JSON documents given as trees of one shape
+    (binlogwriter/values/json_columns.py), row by row, without making the documents: the
+    MySQL texts of two documents are equal exactly when their objects hold the same members
+    with the same values (the text orders the keys), their integers and booleans are equal
+    and their strings are the same text (pool entries compared by the class of their text,
+    :func:`_pool_classes`). None when the trees differ in shape (node kinds, member keys, pool
+    objects): the caller compares the documents' texts."""
+    if type(x) is not type(y) or len(x) != len(y):
+        return None
+    if isinstance(x, JInt | JBool):
+        return x.data == y.data
+    if isinstance(x, JNull):
+        return np.ones(len(x), dtype=bool)
+    if isinstance(x, JStr | JStrList):
+        if x.pool is not y.pool:
+            return None
+        cls = _pool_classes(col, x.pool)
+        if cls is None:
+            return None
+        if isinstance(x, JStr):
+            return cls[x.idx] == cls[y.idx]
+        return _same_string_lists(cls, x, y)
+    if isinstance(x, JObj):
+        return _same_objects(col, x, y)
+    return None
+
+
+def _same_string_lists(cls: np.ndarray, x: JStrList, y: JStrList) -> np.ndarray:
+    """Rows of two :class:`JStrList` s holding the same count of strings, pairwise the same
+    (by class); the entries past a row's count are not read."""
+    eq = x.counts == y.counts
+    w = min(x.idx.shape[1], y.idx.shape[1]) if x.idx.ndim == 2 and y.idx.ndim == 2 else 0
+    eq &= x.counts <= w
+    if w:
+        inside = np.arange(w)[None, :] < x.counts[:, None]
+        same = cls[x.idx[:, :w]] == cls[y.idx[:, :w]]
+        eq &= (same | ~inside).all(axis=1)
+    return eq
+
+
+def _same_objects(col: Column, x: JObj, y: JObj) -> np.ndarray | None:
+    """:func:`same_documents` of two :class:`JObj` s with the same member keys in the same
+    order: per row, each member held by both or by neither, and the same where held."""
+    keys = [k for k, _, _ in x.members]
+    if keys != [k for k, _, _ in y.members] or len(set(keys)) != len(keys):
+        return None
+    n = len(x)
+    eq = np.ones(n, dtype=bool)
+    for (_, vx, px), (_, vy, py) in zip(x.members, y.members, strict=True):
+        same = same_documents(col, vx, vy)
+        if same is None:
+            return None
+        hx = np.ones(n, dtype=bool) if px is None else np.asarray(px, dtype=bool)
+        hy = np.ones(n, dtype=bool) if py is None else np.asarray(py, dtype=bool)
+        eq &= (hx == hy) & (same | ~hx)
+    return eq
 
 
 def _halves(col: Any, m: int) -> tuple[Any, Any]:
@@ -210,6 +313,8 @@ def unchanged_updates(rt: Any, keys: np.ndarray, vb: np.ndarray, va: np.ndarray,
             both = rt.column_at(i, np.concatenate([kr, kr]), np.concatenate([src[r, p], va[r]]))
             before, after = _halves(both, m)
         same = same_arrays(col, before, after)
+        if same is None and isinstance(before, list) and isinstance(after, list):
+            same = same_lists(col, before, after)
         if same is None:
             same = np.fromiter(map(same_value, [col] * len(r), _values(before), _values(after)), dtype=bool,
                                count=len(r))

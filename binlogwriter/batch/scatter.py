@@ -57,10 +57,28 @@ def run_indices(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     return np.repeat(starts - (ends - lens), lens) + np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
 
 
+LONG_RUN = 256
+"""Mean run length (bytes) from which :func:`take_runs` joins slices of the buffer instead of
+gathering through an index per byte: a slice costs about 0.5 us whatever its length, a byte
+index about 5 ns a byte (row images of 270-450 bytes: 2-7x faster by slices)."""
+LONG_PLACE = 512
+"""Mean run length from which :func:`place_runs` assigns a slice per run instead of one
+masked assignment over the runs' span (about 1.5 ns a byte)."""
+
+
 def take_runs(buf: np.ndarray, lens: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Runs ``idx`` of ``buf`` (runs back to back, ``lens[i]`` bytes each), concatenated in
-    that order: one :func:`run_indices` gather."""
-    return buf[run_indices((np.cumsum(lens) - lens)[idx], lens[idx])]
+    that order: one :func:`run_indices` gather, or — runs of :data:`LONG_RUN` bytes or more
+    on average, from a contiguous uint8 ``buf`` — one join of the runs' slices."""
+    ln = lens[idx]
+    starts = (np.cumsum(lens) - lens)[idx]
+    k = len(ln)
+    if k and buf.ndim == 1 and buf.dtype == np.uint8 and buf.flags.c_contiguous \
+            and int(ln.sum()) >= LONG_RUN * k:
+        mv = memoryview(buf)
+        return np.frombuffer(bytearray().join([mv[a:b] for a, b in zip(starts.tolist(), (starts + ln).tolist(),
+                                                                          strict=True)]), dtype=np.uint8)
+    return buf[run_indices(starts, ln)]
 
 
 def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
@@ -78,6 +96,10 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     if w > 1 and out.flags.c_contiguous and (lens == w).all() and not (dest % w).any():
         rows = out[:len(out) // w * w].reshape(-1, w)  # contiguous: always a view of ``out``
         rows[dest // w] = src.reshape(k, w)
+        return
+    if m >= LONG_PLACE * k and out.ndim == 1 and out.flags.c_contiguous and out.dtype == np.uint8 \
+            and getattr(src, "dtype", None) == np.uint8:
+        _place_slices(out, dest, lens, src)  # long runs: a slice each
         return
     if m * 8 < int(dest[-1] + lens[-1] - dest[0]):
         # sparse runs (a few image groups among many): index arithmetic over the runs' own
@@ -97,6 +119,15 @@ def place_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndar
     vals = np.zeros(2 * k + 1, dtype=bool)
     vals[1::2] = True
     out[np.repeat(vals, runs)] = src
+
+
+def _place_slices(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, src: np.ndarray) -> None:
+    """:func:`place_runs` by one slice assignment per run (long runs)."""
+    mo = memoryview(out)
+    ms = memoryview(np.ascontiguousarray(src).reshape(-1))
+    ends = np.cumsum(lens)
+    for d, e, a, b in zip(dest.tolist(), (dest + lens).tolist(), (ends - lens).tolist(), ends.tolist(), strict=True):
+        mo[d:e] = ms[a:b]
 
 
 def place_rows(out: np.ndarray, dest: np.ndarray, rows: np.ndarray) -> None:

@@ -35,7 +35,7 @@ from binlogwriter.values._strings import (
     length_prefixed,
     length_prefixed_many,
     stored_bytes_bound,
-    text_bytes_many,
+    text_joined_many,
     text_renderer,
 )
 from binlogwriter.values._text import quote_bytes
@@ -111,15 +111,14 @@ class BlobCodec(Codec):
 
         def encode_many(values: list) -> list | None:
             # ``lb``-byte length then the bytes (values.md §6); JSON-as-text values go one by one
-            fast = text_bytes_many(t, values) if t.text else None
+            fast = text_joined_many(t, values) if t.text else None
             if fast is None and not t.text and bytes_many(values) is not None:
-                fast = values, None
+                fast = b"".join(values), np.fromiter(map(len, values), dtype=np.int64, count=len(values)), None
             if fast is not None:  # the whole list at once: same bytes, same limit
-                datas = fast[0]
-                lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+                data, lengths, _ = fast
                 if len(lengths) and int(lengths.max()) > limit:
                     return None
-                return length_prefixed_many(datas, lb, lengths)
+                return length_prefixed_many(data, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
             for v in values:

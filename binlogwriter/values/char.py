@@ -37,6 +37,7 @@ from binlogwriter.values._strings import (
     sql_len,
     stored_bytes_bound,
     text_bytes_many,
+    text_joined_many,
     text_renderer,
     where,
 )
@@ -180,16 +181,15 @@ class VarcharCodec(Codec):
         def encode_many(values: list) -> list | None:
             # length (1 or 2 bytes LE) then the bytes in the column's charset (values.md §6)
             mb = t.mbmaxlen
-            fast = text_bytes_many(t, values) if t.text else None
+            fast = text_joined_many(t, values) if t.text else None
             if fast is None and not t.text and bytes_many(values) is not None:
-                fast = values, None
+                fast = b"".join(values), np.fromiter(map(len, values), dtype=np.int64, count=len(values)), None
             if fast is not None:  # the whole list at once: same bytes, same checks
-                datas, chars = fast
-                lengths = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
+                data, lengths, chars = fast
                 if len(lengths) and (int(lengths.max()) > max_bytes
                                      or (chars is not None and int(chars.max()) * mb > max_bytes)):
                     return None
-                return length_prefixed_many(datas, lb, lengths)
+                return length_prefixed_many(data, lb, lengths)
             to_bytes = t.to_bytes
             datas = []
             for v in values:

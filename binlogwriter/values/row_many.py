@@ -232,7 +232,7 @@ class ManyRowImages:
                 return None
             plen = np.fromiter(map(len, datas), dtype=np.int64, count=len(datas))
             flat_p = np.frombuffer(b"".join(datas), dtype=np.uint8)
-            if len(self._pools) >= 64:
+            if len(self._pools) >= max(64, 2 * self._n):  # every pooled column of a wide table kept
                 self._pools.clear()
             self._pools[(i, id(pool))] = (pool, plen, flat_p)  # keeps the pool alive: its id is not reused
         from binlogwriter.batch.scatter import take_runs

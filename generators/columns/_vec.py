@@ -134,21 +134,30 @@ def edge_twin(scalar):
         return None
     m = np.uint64(len(edges))
     edges_t = tuple(edges)  # one pool object: its encoded edges are kept between calls
-    joined: list = [None, None]  # the base pool and the pool of it and the edges, made once per base pool
+    null_edge = any(x is None for x in edges)
+    joined: dict[int, tuple[tuple, tuple]] = {}
+
+    def with_edges_pool(pool: tuple) -> tuple:
+        """``pool + edges`` as one tuple object per base pool object: the encoders and the
+        unchanged-row check keep what they derive from a pool by its object (the encoded
+        entries, their classes), so a new tuple per call would redo that work every batch."""
+        hit = joined.get(id(pool))
+        if hit is not None and hit[0] is pool:
+            return hit[1]
+        out = tuple(pool) + edges_t
+        if len(joined) >= 8:
+            joined.clear()
+        joined[id(pool)] = (pool, out)  # keeps the pool alive: its id is not reused
+        return out
 
     def f(h, j):
         kind, data, extra = base(h, j + 1)
         e = unit_array(draw_array(h, j + 1)) < p
         ei = (draw_array(h, j + 2) % m).astype(np.int64)
         if kind == "pool":
-            if any(x is None for x in edges):
+            if null_edge:
                 return None
-            if joined[0] is not extra:
-                # one object per base pool (the base's is one): the encoders and the no-change
-                # test keep what they derive from a pool by its identity (row_many
-                # ``_pool_pieces``, generators/noop.py ``_pool_classes``)
-                joined[:] = [extra, tuple(extra) + edges_t]
-            return "pool", np.where(e, len(extra) + ei, data), joined[1]
+            return "pool", np.where(e, len(extra) + ei, data), with_edges_pool(extra)
         if kind == "int" and all(type(x) is int and -(1 << 63) <= x < 1 << 63 for x in edges):
             return "int", np.where(e, np.array(edges, dtype=np.int64)[ei], data), None
         if kind == "dec" and all(isinstance(x, Decimal) and x.as_tuple().exponent == -extra for x in edges):
@@ -245,13 +254,13 @@ def joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[st
     if runs.long:  # rows grouped by how many entries they pick: each row's entries by one gather
         sp, ent = " ".join, runs.objects
         count = np.count_nonzero(picks >= 0, axis=1)
-        out: list = [None] * len(picks)
+        out = np.empty(len(picks), dtype=object)  # each group's texts scattered by one index
         for c in np.unique(count).tolist():
             sel = np.flatnonzero(count == c)
-            texts = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
-            for r, t in zip(sel.tolist(), texts, strict=True):
-                out[r] = t
-        return out
+            texts = np.empty(len(sel), dtype=object)
+            texts[:] = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
+            out[sel] = texts
+        return out.tolist()
     mask = picks >= 0
     safe = np.where(mask, picks, 0)
     rl = np.where(mask, runs.lens[safe], 0).sum(axis=1)

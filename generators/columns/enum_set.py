@@ -41,8 +41,9 @@ def _enum_gen(col: Column, edge: bool):
             i = min(n - 1, int(st.exp(max(1.0, n / 3))))
             return members[i]
         mean = max(1.0, n / 3)
+        pool_t = tuple(members)  # one pool object: encoders keep its encoded members by it
         gen.vec = lambda h, j: ("pool", np.minimum(n - 1, exp_ints(unit_array(draw_array(h, j + 1)), mean)),
-                                tuple(members))
+                                pool_t)
         return with_edges(gen, [members[0], members[-1], ""], edge)
 
     def sgen(st, k):

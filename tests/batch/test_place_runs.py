@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.batch.columnar import place_runs
-from binlogwriter.batch.scatter import place_rows
+from binlogwriter.batch.scatter import place_rows, take_runs
 
 
 def _check_place_runs(size: int, dest: list[int], lens: list[int], seed: int) -> None:
@@ -17,7 +17,11 @@ def _check_place_runs(size: int, dest: list[int], lens: list[int], seed: int) ->
     the same runs copied one slice at a time."""
     rng = np.random.default_rng(seed)
     src = rng.integers(0, 256, sum(lens), dtype=np.uint8)
-    out = rng.integers(0, 256, size, dtype=np.uint8)
+    _place_like_slices(rng.integers(0, 256, size, dtype=np.uint8), dest, lens, src)
+
+
+def _place_like_slices(out: np.ndarray, dest: list[int], lens: list[int], src: np.ndarray) -> None:
+    """place_runs into ``out`` writes what copying the runs one slice at a time writes."""
     want = out.copy()
     o = 0
     for d, n in zip(dest, lens, strict=True):
@@ -80,3 +84,42 @@ def test_place_rows_equals_slices(width, gaps, tail, shuffle, broadcast, seed) -
         want[d:d + width] = r
     place_rows(out, np.array(dest, dtype=np.int64), rows)
     assert out.tobytes() == want.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(runs=st.lists(st.tuples(st.integers(0, 60), st.one_of(st.integers(0, 40), st.integers(200, 2000))),
+                     min_size=1, max_size=25),
+       tail=st.integers(0, 30), view=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_place_runs_long_runs_equal_slices(runs, tail, view, seed) -> None:
+    """Runs long enough on average for the slice-per-run branch (``LONG_PLACE``), mixed with
+    short and empty ones, into a buffer or a contiguous view of one; ``src`` a view too."""
+    dest, lens, at = [], [], 0
+    for gap, n in runs:
+        dest.append(at + gap)
+        lens.append(n)
+        at += gap + n
+    rng = np.random.default_rng(seed)
+    big = rng.integers(0, 256, sum(lens) + 7, dtype=np.uint8)
+    src = big[3:3 + sum(lens)]
+    whole = rng.integers(0, 256, at + tail + 5, dtype=np.uint8)
+    _place_like_slices(whole[5:] if view else whole[:at + tail], dest, lens, src)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lens=st.lists(st.one_of(st.integers(0, 40), st.integers(200, 3000)), min_size=1, max_size=30),
+       data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_take_runs_equals_slices(lens, data, seed) -> None:
+    """``take_runs`` (an index per byte, or slices joined for long runs) gives runs ``idx`` of
+    the buffer in that order (repeats allowed), as slicing each does; the result is writable."""
+    idx = data.draw(st.lists(st.integers(0, len(lens) - 1), max_size=40), label="idx")
+    rng = np.random.default_rng(seed)
+    buf = rng.integers(0, 256, sum(lens), dtype=np.uint8)
+    starts = np.cumsum(lens) - np.array(lens)
+    want = b"".join(buf[s:s + n].tobytes() for s, n in zip(starts[idx].tolist(), np.array(lens)[idx].tolist(),
+                                                               strict=True)) if idx else b""
+    got = take_runs(buf, np.array(lens, dtype=np.int64), np.array(idx, dtype=np.int64))
+    assert got.dtype == np.uint8 and got.tobytes() == want
+    if len(got):
+        before = buf.tobytes()
+        got[0] ^= 1  # writable, and a buffer of its own
+        assert buf.tobytes() == before

@@ -120,3 +120,30 @@ def test_repeated_values_encoded_once_equal_scalar(typ, flavor, data) -> None:
     buf, lens = encode_column_images([desc], [True], [colvals], rows)
     assert lens.tolist() == [len(x) for x in scalar]
     assert buf.tobytes() == b"".join(scalar)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(charset=st.sampled_from(CHARSETS + ["cp1251", "utf16"]),
+       values=st.lists(st.text(alphabet=ALPHABET, max_size=12), max_size=30), bytes_too=st.booleans())
+def test_joined_text_equals_values_encoded_one_by_one(charset: str, values: list, bytes_too: bool) -> None:
+    """``text_joined_many`` (one encode of the joined text, byte lengths from the code points)
+    gives the bytes, byte lengths and character counts of ``text_bytes_many`` value by value,
+    and None exactly where it gives None (astral in utf8mb3, non-ASCII latin1, lone
+    surrogates, a value that is not a ``str``)."""
+    from binlogwriter.values._strings import Text, text_bytes_many, text_joined_many
+
+    table = parse_tables(f"CREATE TABLE t (c TEXT CHARACTER SET {charset} NULL)", "d", "mysql80")[0]
+    t = Text(table.column_descs("mysql80")[0])
+    if bytes_too and values:
+        values = [*values[:-1], values[-1].encode("utf-8", "surrogatepass")]
+    want = text_bytes_many(t, values)
+    got = text_joined_many(t, values)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    datas, chars = want
+    data, lengths, gchars = got
+    assert data == b"".join(datas)
+    assert lengths.tolist() == [len(d) for d in datas]
+    assert gchars.tolist() == chars.tolist()
