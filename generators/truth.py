@@ -193,11 +193,13 @@ def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list
     stable sort of all rows, wherever the runs split); every :data:`MERGE_FAN_IN` runs are
     merged into one (:func:`_merge_spilled`), so the last merge holds a bounded number. The
     lines are written column by column (:func:`generators.changes_jsonl.object_lines`); a
-    run keeps its lines and values (pickled), so the merge neither parses nor formats JSON.
-    Must be consumed to the end."""
+    run keeps its lines and values (pickled), so the merge neither parses nor formats JSON,
+    and its first and last rows' keys: runs that follow one another in key order (rows given
+    in key order already, as a leading key column gives them) are concatenated, not merged
+    row by row (:func:`_chained`). Must be consumed to the end."""
     if chunk is None:
         chunk = max(1, SORT_CELLS // max(1, len(names)))
-    runs: list[str] = []
+    runs: list[_Run] = []
     pend: list[list] = [[] for _ in names]
     n = 0
     held = 0  # estimated bytes of ``pend`` (:func:`_block_bytes`)
@@ -231,7 +233,7 @@ def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list
             pend = []
             yield from _merge_runs(runs, len(names), out)
     finally:
-        for r in runs:
+        for r, _, _ in runs:
             try:
                 os.unlink(r)
             except FileNotFoundError:
@@ -244,21 +246,54 @@ def _sorted_blocks(names: list[str], cols: list[list], n: int,
     ``size`` (default :data:`OUT_BLOCK`) rows."""
     size = OUT_BLOCK if size is None else size
     lines = object_lines(names, cols, n)
-    order = canonical_order(cols, n).tolist()
+    order = canonical_order(cols, n)
+    if n and bool((order == np.arange(n)).all()):  # in order already (a leading key column): slices
+        for s in range(0, n, size):
+            yield lines[s:s + size], [c[s:s + size] for c in cols]
+        return
+    pick_all = order.tolist()
     for s in range(0, n, size):
-        pick = order[s:s + size]
+        pick = pick_all[s:s + size]
         yield [lines[i] for i in pick], [[c[i] for i in pick] for c in cols]
     if n == 0:
         yield [], [[] for _ in cols]
 
 
-def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> str:
-    """A sorted run into a temporary file: its :func:`_sorted_blocks`, pickled one after another."""
+_Run = tuple[str, tuple, tuple]
+"""A spilled run: its file, the :func:`canonical_key` of its first row and of its last row."""
+
+
+def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> _Run:
+    """A sorted run of ``n`` >= 1 rows into a temporary file: its :func:`_sorted_blocks`,
+    pickled one after another."""
     fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
+    first: tuple | None = None
+    last: list[list] = []
     with os.fdopen(fd, "wb") as f:
         for part in _sorted_blocks(names, cols, n, max(1, RUN_BLOCK_CELLS // max(1, len(names)))):
+            if first is None:
+                first = canonical_key([c[0] for c in part[1]])
+            last = part[1]
             pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
-    return name
+    return name, first or (), canonical_key([c[-1] for c in last])
+
+
+def _chained(runs: list[_Run]) -> bool:
+    """Whether each run's last row sorts no later than the next run's first row: then the
+    stable merge of the runs is their concatenation (every row of a run sorts no earlier
+    than every row of the runs before it; equal keys keep the earlier run's rows first, as
+    ``heapq.merge`` does)."""
+    return all(a[2] <= b[1] for a, b in zip(runs, runs[1:], strict=False))
+
+
+def _run_blocks(path: str) -> Iterator[tuple[list[str], list[list]]]:
+    """The pickled (lines, columns) blocks of a spilled run, in order."""
+    with open(path, "rb") as f:
+        while True:
+            try:
+                yield pickle.load(f)
+            except EOFError:
+                return
 
 
 def _block_bytes(cols: list[list], n: int) -> int:
@@ -273,45 +308,51 @@ def _block_bytes(cols: list[list], n: int) -> int:
     return total
 
 
-def _merge_spilled(runs: list[str], ncols: int, tmpdir: Path) -> str:
-    """Spilled runs (consecutive, in input order) -> one run file holding their stable merge,
-    in pickled blocks of :data:`RUN_BLOCK_CELLS` values as :func:`_spill` writes them; the
-    runs merged are removed."""
+def _merge_spilled(runs: list[_Run], ncols: int, tmpdir: Path) -> _Run:
+    """Spilled runs (consecutive, in input order) -> one run file holding their stable merge
+    (:func:`_chained` runs: their files' bytes one after another, pickled blocks as
+    :func:`_spill` writes them; else merged row by row, in blocks of :data:`RUN_BLOCK_CELLS`
+    values); the runs merged are removed."""
     size = max(1, RUN_BLOCK_CELLS // max(1, ncols))
     fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
     try:
         with os.fdopen(fd, "wb") as f:
-            lines: list[str] = []
-            buf: list[tuple] = []
-            for _, line, vals in heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0]):
-                lines.append(line)
-                buf.append(vals)
-                if len(buf) >= size:
-                    pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
-                                protocol=pickle.HIGHEST_PROTOCOL)
-                    lines, buf = [], []
-            if buf:
-                pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
-                            protocol=pickle.HIGHEST_PROTOCOL)
+            if _chained(runs):
+                for r, _, _ in runs:
+                    with open(r, "rb") as src:
+                        while chunk := src.read(1 << 20):
+                            f.write(chunk)
+            else:
+                for lines, cols in _merged_blocks([r for r, _, _ in runs], ncols, size):
+                    pickle.dump((lines, cols), f, protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:
         os.unlink(name)
         raise
-    for r in runs:
+    for r, _, _ in runs:
         os.unlink(r)
-    return name
+    return name, min(r[1] for r in runs), max(r[2] for r in runs)
+
+
+def _merged_blocks(paths: list[str], ncols: int, size: int) -> Iterator[tuple[list[str], list[list]]]:
+    """The stable merge of sorted runs (``heapq.merge``: ties from earlier runs first) as
+    (lines, columns) blocks of ``size`` rows (the last one shorter; none when empty)."""
+    buf: list[tuple] = []
+    lines: list[str] = []
+    for _, line, vals in heapq.merge(*(_run_rows(r) for r in paths), key=lambda x: x[0]):
+        lines.append(line)
+        buf.append(vals)
+        if len(buf) >= size:
+            yield lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []
+            lines, buf = [], []
+    if buf:
+        yield lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []
 
 
 def _run_rows(path: str) -> Iterator[tuple[tuple, str, tuple]]:
     """The rows of a spilled run in order: (:func:`canonical_key`, line, values), the keys made
     column by column."""
-    with open(path, "rb") as f:
-        while True:
-            try:
-                lines, cols = pickle.load(f)
-            except EOFError:
-                return
-            if not lines:
-                continue
+    for lines, cols in _run_blocks(path):
+        if lines:
             keys = zip(*[_keyed(c) for c in cols], strict=True) if cols else [()] * len(lines)
             yield from zip(keys, lines, zip(*cols, strict=True) if cols else [()] * len(lines), strict=True)
 
@@ -326,32 +367,52 @@ def _keyed(vals: list) -> list[tuple]:
     return [(0, 0) if v is None else (1, v) if isinstance(v, int | float) else (2, v) for v in vals]
 
 
-def _merge_runs(runs: list[str], ncols: int, out: Any) -> Iterator[list[list]]:
-    """The stable merge of sorted runs (``heapq.merge``: ties from earlier runs first): lines to
-    ``out``, values yielded as blocks of columns of at most :data:`OUT_BLOCK` rows."""
-    buf: list[tuple] = []
-    lines: list[str] = []
-    merged = heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0])
-    for _, line, vals in merged:
-        lines.append(line)
-        buf.append(vals)
-        if len(buf) >= OUT_BLOCK:
+def _merge_runs(runs: list[_Run], ncols: int, out: Any) -> Iterator[list[list]]:
+    """The stable merge of sorted runs: lines to ``out``, values yielded as blocks of columns
+    of :data:`OUT_BLOCK` rows (the last one shorter). :func:`_chained` runs are read one after
+    another and cut into blocks, others merged row by row (:func:`_merged_blocks`)."""
+    paths = [r for r, _, _ in runs]
+    if not _chained(runs):
+        for lines, cols in _merged_blocks(paths, ncols, OUT_BLOCK):
             out.writelines(x + "\n" for x in lines)
-            yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
-            buf, lines = [], []
-    out.writelines(x + "\n" for x in lines)
-    if buf:
-        yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
+            yield cols
+        return
+    acc: list[list] = [[] for _ in range(ncols)]
+    held = 0
+    for p in paths:
+        for lines, cols in _run_blocks(p):
+            out.writelines(x + "\n" for x in lines)
+            for a, c in zip(acc, cols, strict=True):
+                a.extend(c)
+            held += len(lines)
+            while held >= OUT_BLOCK:
+                yield [a[:OUT_BLOCK] for a in acc]
+                acc = [a[OUT_BLOCK:] for a in acc]
+                held -= OUT_BLOCK
+    if held:
+        yield acc
 
 
 def canonical_order(cols: list[list], n: int) -> np.ndarray:
     """The stable order of ``n`` rows (given as columns of canonical values) by
     :func:`canonical_key`: per column the rank of each value in the order null < number <
-    string (numbers by value, strings by code point, equal values one rank), then one
-    ``np.lexsort`` with the row index as the last tie-break. (No canonical value is NaN:
-    MySQL stores none.)"""
-    ranks = [_ranks(c) for c in cols]
-    return np.lexsort([np.arange(n, dtype=np.int64), *ranks[::-1]]).astype(np.int64)
+    string (numbers by value, strings by code point, equal values one rank), folded column
+    by column into each row's dense rank among the rows by the columns so far (a row's
+    rank by columns ``0..j`` orders as the tuple of its ranks per column), then a stable
+    argsort, the row index breaking the ties. Once every row's rank is distinct the later
+    columns cannot change the order and are not ranked (a leading key column: one column
+    ranked, not all). (No canonical value is NaN: MySQL stores none.)"""
+    group = np.zeros(n, dtype=np.int64)
+    distinct = 1 if n else 0
+    for c in cols:
+        if distinct == n:
+            break
+        r = _ranks(c)
+        combined = group * np.int64(int(r.max()) + 1) + r if distinct > 1 else r
+        uniq, inv = np.unique(combined, return_inverse=True)
+        group = inv.reshape(-1).astype(np.int64)
+        distinct = len(uniq)
+    return np.argsort(group, kind="stable").astype(np.int64)
 
 
 def _ranks(vals: list) -> np.ndarray:
