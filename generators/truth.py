@@ -20,8 +20,10 @@ import numpy as np
 
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.families import family_of_type
+from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.json_text import jsonl_safe
 from binlogwriter.values.row import ColumnArray
+from generators.json_texts import json_texts
 
 __all__ = ["canonical_renderer", "render_column", "canonical_key", "column_blocks", "dumps_line", "render_temporal"]
 
@@ -52,14 +54,27 @@ def render_column(col: Column, flavor: str, values: Any, fn: Callable[[Any], Any
     the arrays where the family's text follows from its units alone — integers and DOUBLE as
     they are, DECIMAL digits at exactly the scale (units finer than the scale are rounded
     value by value), DATE / DATETIME / TIMESTAMP by numpy's ISO text cut to the column's fsp
-    (the truncation ``_fsp_frac`` makes); everything else value by value."""
+    (the truncation ``_fsp_frac`` makes), JSON documents that are objects or arrays given as
+    columns by :func:`generators.json_texts.json_texts` (MySQL's text, built by Arrow over
+    the whole column: the change truth's typed path); everything else value by value."""
     fn = column_renderer(col, flavor) if fn is None else fn
     if isinstance(values, ColumnArray):
-        got = _render_units(col, fn, values)
+        got = _render_json(col, values) if values.kind == "json" else _render_units(col, fn, values)
         if got is not None:
             return got
         values = values.tolist()
     return [None if v is None else fn(v) for v in values]
+
+
+def _render_json(col: Column, values: ColumnArray) -> list | None:
+    """A JSON column's documents given as columns (objects, arrays of strings) as their
+    canonical texts, or None (other documents: value by value). The text of an object or
+    array is the same for MySQL and MariaDB (only a MariaDB document that is a string
+    differs: it is never one of these)."""
+    if col.type != "JSON" or not isinstance(values.data, JObj | JStrList):
+        return None
+    got = json_texts(values.data, values.nulls)
+    return None if got is None else got.to_pylist()
 
 
 _US_MIN, _US_MAX = -62_135_596_800_000_000, 253_402_300_799_999_999  # years 1 and 9999 (microseconds)
