@@ -15,8 +15,7 @@ and where the writer placed it — never from reading the binlogs back:
   records ``aligned``: each chunk is written in the final row groups by a worker thread
   (which also builds the batch path's records, off the generating thread), so a table with
   one definition needs no merge; the rows held for unfinished row groups
-  stay within ``HOLD_BYTES`` (over it, the tables holding the most park their rows in Arrow
-  IPC files until their row groups are complete, :meth:`_Segment.spill`).
+  stay within ``HOLD_BYTES`` (over it, tables fall back to the merge).
 * :func:`merge_table` — a table's chunks (in commit order, from one process or from every
   Spark partition in partition order) into ``truth/changes/<db>.<table>.parquet`` with the
   union of its definitions' columns and row groups of :data:`ROW_GROUP` rows, so the bytes
@@ -117,11 +116,8 @@ class _Segment:
     :func:`rechunk` writes it, so a table with one definition needs no merge pass — its
     file *is* ``truth/changes/<db>.<table>.parquet``. The recorder may :meth:`spill` a
     segment when the rows held by all segments pass its memory budget; the segment then
-    parks the batches it holds in an Arrow IPC file beside it (no encoding: written at
-    memory speed) and reads them back, memory-mapped, when their row group is complete:
-    the same batches make the same row group, so the file stays final and each row group
-    is Parquet-encoded once (not once as a chunk and again by the merge). ``sink``: the
-    :class:`_Sink` that does the writing (None: this thread)."""
+    writes its batches as they come and becomes a chunk for :func:`merge_table`. ``sink``:
+    the :class:`_Sink` that does the writing (None: this thread)."""
 
     def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
                  sink: Sink | None = None, ipc: bool = False) -> None:
@@ -136,10 +132,8 @@ class _Segment:
         self.aligned = aligned
         self.sink = sink
         self.pending: list[pa.RecordBatch] = []
-        self.held = 0  # rows in ``pending`` and parked
-        self.held_bytes = 0  # bytes of ``pending`` (parked batches are on disk)
-        self.parked: Any = None  # (IPC stream writer, its path): batches held before ``pending``
-        self._parks = 0
+        self.held = 0  # rows in ``pending``
+        self.held_bytes = 0
 
     def _open(self) -> pq.ParquetWriter:
         if self.writer is None and self.ipc:
@@ -181,7 +175,7 @@ class _Segment:
         self.held_bytes += batch.nbytes
         rg = ROW_GROUP
         if self.held >= rg:
-            tab = pa.Table.from_batches(self._unpark() + self.pending, schema=self.schema)
+            tab = pa.Table.from_batches(self.pending, schema=self.schema)
             at = 0
             parts = []
             while self.held - at >= rg:
@@ -195,31 +189,13 @@ class _Segment:
         return self.held_bytes - before
 
     def spill(self) -> int:
-        """Free the memory held: the pending batches go to the park file (Arrow IPC, opened at
-        the first spill of a row group), in order after those parked before; returns the
-        bytes freed."""
+        """Stop aligning: write what is held as it is (this file becomes a chunk to merge)."""
         freed = self.held_bytes
+        self.aligned = False
         if self.pending:
-            if self.parked is None:
-                self._parks += 1
-                path = self.path.with_name(f"{self.path.stem}.park{self._parks}{IPC_SUFFIX}")
-                self.parked = (open_ipc(path, self.schema), path)
-            for b in self.pending:
-                self.parked[0].write_batch(b)
-        self.pending, self.held_bytes = [], 0
+            self._batches(self.pending)
+        self.pending, self.held, self.held_bytes = [], 0, 0
         return freed
-
-    def _unpark(self) -> list[pa.RecordBatch]:
-        """The parked batches (none when nothing is parked), the park file closed and removed:
-        its batches stay readable through the memory map while they are referenced."""
-        if self.parked is None:
-            return []
-        writer, path = self.parked
-        self.parked = None
-        writer.close()
-        batches = list(chunk_batches(str(path), ROW_GROUP))
-        os.unlink(path)
-        return batches
 
     def flush(self) -> int:
         if not self.rows:
@@ -231,9 +207,8 @@ class _Segment:
     def close(self) -> None:
         """Write what is left and close the file (through the sink: done once it is drained)."""
         self.flush()
-        parked = self._unpark()
-        if self.pending or parked:
-            self._groups([pa.Table.from_batches(parked + self.pending, schema=self.schema)])
+        if self.pending:
+            self._groups([pa.Table.from_batches(self.pending, schema=self.schema)])
             self.pending, self.held, self.held_bytes = [], 0, 0
 
         def job() -> None:
@@ -347,7 +322,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
     def close(self) -> dict[str, Any]:
         """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
         in order, ``final`` the tables whose one chunk is already their merged file
-        (``aligned`` segments: one per table definition), ``jsonl``, ``count``."""
+        (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
         self._settle()
         for seg in self.segments.values():
             seg.close()
@@ -380,8 +355,6 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         for seg in self.segments.values():
             if seg.writer is not None:
                 seg.writer.close()
-            if seg.parked is not None:
-                seg.parked[0].close()
         self._deferred = []
         if self._jsonl is not None:
             self._jsonl.close()

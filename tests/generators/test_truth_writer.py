@@ -3,7 +3,7 @@ does not change what it writes:
 
 * truth/changes written straight into final row groups (``ChangesRecorder(aligned=True)``)
   is byte for byte the file the merge pass (``merge_table``, what Spark does) makes of the
-  same changes — also when the memory budget makes tables park their rows mid-run, with several
+  same changes — also when the memory budget makes tables spill mid-run, with several
   tables and with several table definitions (``--ddl-every``);
 * the batch path's truth (typed columns from the batch arrays, changes.jsonl rendered at the
   end only when the run stays small) equals the per-transaction path's at small row groups
@@ -54,9 +54,9 @@ def test_final_row_groups_equal_the_merge(kw, tmp_path: Path, monkeypatch) -> No
     monkeypatch.setattr(ct, "ROW_GROUP", 97)  # many row groups, boundaries inside batches
     spec = Spec.from_dict(kw)
     direct = generate(spec, tmp_path / "direct").out
-    monkeypatch.setattr(ct, "HOLD_BYTES", 0)  # every table parks every batch (Arrow IPC) until its row group
+    monkeypatch.setattr(ct, "HOLD_BYTES", 0)  # every table spills at once: all merged at the end
     merged = generate(spec, tmp_path / "merged").out
-    monkeypatch.setattr(ct, "HOLD_BYTES", 40_000)  # some park mid-run, some do not
+    monkeypatch.setattr(ct, "HOLD_BYTES", 40_000)  # some spill mid-run, some do not
     mixed = generate(spec, tmp_path / "mixed").out
     a = _changes_files(direct)
     assert any(k.startswith("truth/changes/") and k.endswith(".parquet") for k in a)
