@@ -8,7 +8,9 @@ plain Python values without pyarrow importing pandas. Same arrays as ``pa.array`
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from decimal import Decimal
+from itertools import compress, repeat
 
 import numpy as np
 import pyarrow as pa
@@ -56,9 +58,9 @@ def string_array(vals: list | tuple) -> pa.Array:
         lens = np.fromiter(map(len, vals), dtype=np.int64, count=n)
         nulls, at, live = None, None, vals
     except TypeError:  # a None (len(None) raises): the values that are not None
-        nulls = np.array(vals, dtype=object) == None  # noqa: E711 - element-wise
+        nulls = np.fromiter(map(operator.is_, vals, repeat(None)), dtype=np.bool_, count=n)
         at = np.flatnonzero(~nulls)
-        live = [vals[i] for i in at.tolist()]
+        live = list(compress(vals, map(operator.is_not, vals, repeat(None))))
         lens = np.zeros(n, dtype=np.int64)
         lens[at] = np.fromiter(map(len, live), dtype=np.int64, count=len(live))
     text = "".join(live)

@@ -5,7 +5,7 @@ it to ``out`` at the very end (``manifest.json`` is written last inside it); on 
 the temporary directory is removed, so either a complete run exists under ``out`` or
 nothing does. Memory is bounded by the key space (13 bytes per key of every table) and a
 fixed-size row cache, not by the output size; ``truth/final`` is sorted by external merge
-and written in blocks (generators/truth.py ``sorted_jsonl_blocks``). The phases (the
+and written in blocks (generators/final_sort.py ``sorted_jsonl_blocks``). The phases (the
 transactions, the merge of ``truth/changes``, ``truth/final`` table by table) follow one
 another with the freed memory given back between them (generators/memory.py), so the peak
 resident set is the largest phase's, not their sum.
@@ -28,6 +28,7 @@ from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
 from binlogwriter.transaction import SessionSettings
 from binlogwriter.writer import STAGE_BYTES, BinlogWriter, FileSink
+from generators.final_sort import sorted_jsonl_blocks
 from generators.group_commit import group_commit_clock
 from generators.keys import KeyCursor
 from generators.manifest import (
@@ -48,7 +49,7 @@ from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
-from generators.truth import column_renderer, render_column, sorted_jsonl_blocks
+from generators.truth import column_renderer, render_column
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
 
@@ -215,7 +216,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         """``truth/final/<db>.<table>.jsonl`` and, from the same sorted rows,
         ``truth/final/parquet/<db>.<table>.parquet`` (docs/output.md), table by table in
         bounded pieces: rows computed ``_FINAL_BLOCK`` keys at a time, sorted in runs of
-        ``truth.SORT_CELLS`` values, the sorted rows handed on as blocks of columns, made
+        ``final_sort.SORT_CELLS`` values, the sorted rows handed on as blocks of columns, made
         typed a block at a time (``write_final_parquet_columns``)."""
         from generators.changes_truth import table_file, write_final_parquet_columns
 

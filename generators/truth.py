@@ -5,33 +5,27 @@
 exactly ``scale`` digits, FLOAT widened from float32, temporals with all fsp digits
 (TIMESTAMP in UTC), CHAR without trailing spaces, binary data and geometry as ``0x`` hex
 (BINARY(n) padded with 0x00 to n bytes as the server stores it), JSON as MySQL prints it.
-:func:`write_sorted_jsonl` writes lines sorted by all column values (null < number <
-string) with bounded memory: sorted runs spill to temporary files and are merged.
+:func:`canonical_key` is the order of ``truth/final`` (its external sort:
+generators/final_sort.py).
 :func:`generators.columns.sql_literal` writes the same values as SQL for ``snapshot.sql``.
 """
 
 from __future__ import annotations
 
-import heapq
 import json
-import os
-import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from binlogwriter.schema import Column, Table
 from binlogwriter.values.families import family_of_type
+from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.json_text import jsonl_safe
 from binlogwriter.values.row import ColumnArray
-from generators.changes_jsonl import object_lines
+from generators.json_texts import json_texts
 
-__all__ = ["canonical_renderer", "render_column", "canonical_key", "canonical_order", "write_sorted_jsonl", "sorted_jsonl_rows",
-           "sorted_jsonl_blocks", "column_blocks",
-           "dumps_line", "render_temporal"]
+__all__ = ["canonical_renderer", "render_column", "canonical_key", "column_blocks", "dumps_line", "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 _TEMPORAL_TYPES = ("DATE", "DATETIME", "TIMESTAMP", "TIME")
@@ -60,14 +54,27 @@ def render_column(col: Column, flavor: str, values: Any, fn: Callable[[Any], Any
     the arrays where the family's text follows from its units alone — integers and DOUBLE as
     they are, DECIMAL digits at exactly the scale (units finer than the scale are rounded
     value by value), DATE / DATETIME / TIMESTAMP by numpy's ISO text cut to the column's fsp
-    (the truncation ``_fsp_frac`` makes); everything else value by value."""
+    (the truncation ``_fsp_frac`` makes), JSON documents that are objects or arrays given as
+    columns by :func:`generators.json_texts.json_texts` (MySQL's text, built by Arrow over
+    the whole column: the change truth's typed path); everything else value by value."""
     fn = column_renderer(col, flavor) if fn is None else fn
     if isinstance(values, ColumnArray):
-        got = _render_units(col, fn, values)
+        got = _render_json(col, values) if values.kind == "json" else _render_units(col, fn, values)
         if got is not None:
             return got
         values = values.tolist()
     return [None if v is None else fn(v) for v in values]
+
+
+def _render_json(col: Column, values: ColumnArray) -> list | None:
+    """A JSON column's documents given as columns (objects, arrays of strings) as their
+    canonical texts, or None (other documents: value by value). The text of an object or
+    array is the same for MySQL and MariaDB (only a MariaDB document that is a string
+    differs: it is never one of these)."""
+    if col.type != "JSON" or not isinstance(values.data, JObj | JStrList):
+        return None
+    got = json_texts(values.data, values.nulls)
+    return None if got is None else got.to_pylist()
 
 
 _US_MIN, _US_MAX = -62_135_596_800_000_000, 253_402_300_799_999_999  # years 1 and 9999 (microseconds)
@@ -133,12 +140,6 @@ def dumps_line(names: list[str], values: list) -> str:
     return jsonl_safe(json.dumps(dict(zip(names, values, strict=True)), ensure_ascii=False, separators=(",", ":")))
 
 
-def write_sorted_jsonl(path: Path, names: list[str], rows: Iterable[list], *, chunk: int = 20_000) -> int:
-    """Write canonical rows to ``path`` sorted by :func:`canonical_key`; bounded memory
-    (:func:`sorted_jsonl_rows` over blocks of ``chunk`` rows)."""
-    return sum(1 for _ in sorted_jsonl_rows(path, names, column_blocks(rows, len(names), chunk), chunk=chunk))
-
-
 def column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list[list]]:
     """Rows (lists of ``ncols`` values) as blocks of at most ``size`` rows, each block a list of
     columns; at least one block (of empty columns when there are no rows)."""
@@ -152,243 +153,3 @@ def column_blocks(rows: Iterable[list], ncols: int, size: int) -> Iterator[list[
         yield [list(c) for c in zip(*buf, strict=True)]
     elif ncols:
         yield [[] for _ in range(ncols)]
-
-
-SORT_CELLS = 2_000_000
-"""Values (rows x columns) of ``truth/final`` held in memory while it is sorted
-(:func:`sorted_jsonl_blocks`): a run of that many is sorted and spilled; a narrow table
-sorts many more rows at once than a 1,000-column one."""
-SORT_BYTES = 64 << 20
-"""The other bound of a run (:func:`sorted_jsonl_blocks`): its values' estimated size
-(:func:`_block_bytes`: :data:`CELL_BYTES` a value plus the characters of its text). A
-table of long texts or JSON documents spills by this one before :data:`SORT_CELLS` (a run's
-sort holds about three times it: values, lines, ranks)."""
-CELL_BYTES = 32
-MERGE_FAN_IN = 16
-"""Spilled runs merged at once: when that many are spilled they are merged into one run
-file (consecutive runs in input order, so the merge stays stable), so the final merge, which
-holds a block of every run, holds at most this many blocks however large the table."""
-OUT_BLOCK = 4096  # rows per block of columns that :func:`sorted_jsonl_blocks` yields
-RUN_BLOCK_CELLS = 32_768
-"""Values per pickled block of a spilled run: the merge holds one block of every run, so a
-wide table's blocks have fewer rows (a 10 GB run's widest table spills about a hundred runs)."""
-
-
-def sorted_jsonl_rows(path: Path, names: list[str], blocks: Iterable[list[list]], *,
-                      chunk: int | None = None) -> Iterator[list]:
-    """:func:`sorted_jsonl_blocks`, yielding the rows one by one (each a list of values)."""
-    for cols in sorted_jsonl_blocks(path, names, blocks, chunk=chunk):
-        yield from map(list, zip(*cols, strict=True))
-
-
-def sorted_jsonl_blocks(path: Path, names: list[str], blocks: Iterable[list[list]], *,
-                        chunk: int | None = None) -> Iterator[list[list]]:
-    """Write the canonical rows given as ``blocks`` (each a list of columns, canonical values)
-    to ``path`` as JSON lines sorted by :func:`canonical_key` (ties in input order), and
-    yield the rows in that order as blocks of columns of at most :data:`OUT_BLOCK` rows (the
-    values each line holds; ``truth/final/parquet`` is written from them). Bounded memory:
-    every ``chunk`` rows (default: :data:`SORT_CELLS` values), or sooner once the values
-    held reach :data:`SORT_BYTES`, a sorted run spills to a temporary file (a stable sort of
-    each run, :func:`canonical_order`, then a stable merge of the runs in input order: the
-    stable sort of all rows, wherever the runs split); every :data:`MERGE_FAN_IN` runs are
-    merged into one (:func:`_merge_spilled`), so the last merge holds a bounded number. The
-    lines are written column by column (:func:`generators.changes_jsonl.object_lines`); a
-    run keeps its lines and values (pickled), so the merge neither parses nor formats JSON.
-    Must be consumed to the end."""
-    if chunk is None:
-        chunk = max(1, SORT_CELLS // max(1, len(names)))
-    runs: list[str] = []
-    pend: list[list] = [[] for _ in names]
-    n = 0
-    held = 0  # estimated bytes of ``pend`` (:func:`_block_bytes`)
-    tmpdir = path.parent
-    try:
-        for cols in blocks:
-            size = len(cols[0]) if cols else 0
-            at = 0
-            while at < size:  # runs of ``chunk`` rows, or fewer once SORT_BYTES are held
-                k = min(size - at, chunk - n)
-                piece = [c[at:at + k] for c in cols] if at or k < size else cols
-                for acc, c in zip(pend, piece, strict=True):
-                    acc.extend(c)
-                held += _block_bytes(piece, k)
-                at += k
-                n += k
-                if n >= chunk or held >= SORT_BYTES:
-                    runs.append(_spill(names, pend, n, tmpdir))
-                    pend = [[] for _ in names]
-                    n = held = 0
-                    if len(runs) >= MERGE_FAN_IN:
-                        runs = [_merge_spilled(runs, len(names), tmpdir)]
-        with open(path, "w", encoding="utf-8", newline="\n") as out:
-            if not runs:
-                for lines, cols in _sorted_blocks(names, pend, n):
-                    out.writelines(line + "\n" for line in lines)
-                    yield cols
-                return
-            if n:
-                runs.append(_spill(names, pend, n, tmpdir))
-            pend = []
-            yield from _merge_runs(runs, len(names), out)
-    finally:
-        for r in runs:
-            try:
-                os.unlink(r)
-            except FileNotFoundError:
-                pass
-
-
-def _sorted_blocks(names: list[str], cols: list[list], n: int,
-                   size: int | None = None) -> Iterator[tuple[list[str], list[list]]]:
-    """The ``n`` rows of ``cols`` in :func:`canonical_order` as (lines, columns) of at most
-    ``size`` (default :data:`OUT_BLOCK`) rows."""
-    size = OUT_BLOCK if size is None else size
-    lines = object_lines(names, cols, n)
-    order = canonical_order(cols, n).tolist()
-    for s in range(0, n, size):
-        pick = order[s:s + size]
-        yield [lines[i] for i in pick], [[c[i] for i in pick] for c in cols]
-    if n == 0:
-        yield [], [[] for _ in cols]
-
-
-def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> str:
-    """A sorted run into a temporary file: its :func:`_sorted_blocks`, pickled one after another."""
-    fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
-    with os.fdopen(fd, "wb") as f:
-        for part in _sorted_blocks(names, cols, n, max(1, RUN_BLOCK_CELLS // max(1, len(names)))):
-            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
-    return name
-
-
-def _block_bytes(cols: list[list], n: int) -> int:
-    """The estimated memory of ``n`` rows of canonical values: :data:`CELL_BYTES` a value plus
-    the characters of every text (a column of numbers is passed over at its first value)."""
-    total = CELL_BYTES * n * len(cols)
-    for c in cols:
-        try:
-            total += sum(map(len, c))
-        except TypeError:  # numbers or NULLs: only the texts count
-            total += sum(len(v) for v in c if isinstance(v, str))
-    return total
-
-
-def _merge_spilled(runs: list[str], ncols: int, tmpdir: Path) -> str:
-    """Spilled runs (consecutive, in input order) -> one run file holding their stable merge,
-    in pickled blocks of :data:`RUN_BLOCK_CELLS` values as :func:`_spill` writes them; the
-    runs merged are removed."""
-    size = max(1, RUN_BLOCK_CELLS // max(1, ncols))
-    fd, name = tempfile.mkstemp(prefix=".sort-", suffix=".run", dir=tmpdir)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            lines: list[str] = []
-            buf: list[tuple] = []
-            for _, line, vals in heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0]):
-                lines.append(line)
-                buf.append(vals)
-                if len(buf) >= size:
-                    pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
-                                protocol=pickle.HIGHEST_PROTOCOL)
-                    lines, buf = [], []
-            if buf:
-                pickle.dump((lines, [list(c) for c in zip(*buf, strict=True)] if ncols else []), f,
-                            protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:
-        os.unlink(name)
-        raise
-    for r in runs:
-        os.unlink(r)
-    return name
-
-
-def _run_rows(path: str) -> Iterator[tuple[tuple, str, tuple]]:
-    """The rows of a spilled run in order: (:func:`canonical_key`, line, values), the keys made
-    column by column."""
-    with open(path, "rb") as f:
-        while True:
-            try:
-                lines, cols = pickle.load(f)
-            except EOFError:
-                return
-            if not lines:
-                continue
-            keys = zip(*[_keyed(c) for c in cols], strict=True) if cols else [()] * len(lines)
-            yield from zip(keys, lines, zip(*cols, strict=True) if cols else [()] * len(lines), strict=True)
-
-
-def _keyed(vals: list) -> list[tuple]:
-    """:func:`canonical_key`'s part for each value of one column."""
-    kinds = set(map(type, vals))
-    if kinds == {str}:
-        return [(2, v) for v in vals]
-    if kinds <= {int, float, bool}:
-        return [(1, v) for v in vals]
-    return [(0, 0) if v is None else (1, v) if isinstance(v, int | float) else (2, v) for v in vals]
-
-
-def _merge_runs(runs: list[str], ncols: int, out: Any) -> Iterator[list[list]]:
-    """The stable merge of sorted runs (``heapq.merge``: ties from earlier runs first): lines to
-    ``out``, values yielded as blocks of columns of at most :data:`OUT_BLOCK` rows."""
-    buf: list[tuple] = []
-    lines: list[str] = []
-    merged = heapq.merge(*(_run_rows(r) for r in runs), key=lambda x: x[0])
-    for _, line, vals in merged:
-        lines.append(line)
-        buf.append(vals)
-        if len(buf) >= OUT_BLOCK:
-            out.writelines(x + "\n" for x in lines)
-            yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
-            buf, lines = [], []
-    out.writelines(x + "\n" for x in lines)
-    if buf:
-        yield [list(c) for c in zip(*buf, strict=True)] if ncols else []
-
-
-def canonical_order(cols: list[list], n: int) -> np.ndarray:
-    """The stable order of ``n`` rows (given as columns of canonical values) by
-    :func:`canonical_key`: per column the rank of each value in the order null < number <
-    string (numbers by value, strings by code point, equal values one rank), then one
-    ``np.lexsort`` with the row index as the last tie-break. (No canonical value is NaN:
-    MySQL stores none.)"""
-    ranks = [_ranks(c) for c in cols]
-    return np.lexsort([np.arange(n, dtype=np.int64), *ranks[::-1]]).astype(np.int64)
-
-
-def _ranks(vals: list) -> np.ndarray:
-    """Each value's rank in :func:`canonical_key`'s order of one column: equal ranks for
-    equal values (``1 == 1.0 == True``, ``0.0 == -0.0``), by numpy for a column of int64
-    integers or of floats alone, else through the distinct values sorted in Python."""
-    kinds = set(map(type, vals))
-    kinds.discard(type(None))
-    if kinds and (kinds <= {int, bool} or kinds == {float}):
-        got = _numeric_ranks(vals, float if kinds == {float} else int)
-        if got is not None:
-            return got
-    distinct = set(vals)
-    distinct.discard(None)
-    if kinds <= {int, bool, float}:
-        nums, strs = list(distinct), []
-    elif kinds == {str}:
-        nums, strs = [], list(distinct)
-    else:
-        nums = [v for v in distinct if isinstance(v, int | float)]
-        strs = [v for v in distinct if not isinstance(v, int | float)]
-    rank: dict[Any, int] = {None: 0}
-    rank.update((v, i) for i, v in enumerate(sorted(nums), 1))
-    rank.update((v, i) for i, v in enumerate(sorted(strs), len(nums) + 1))
-    return np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
-
-
-def _numeric_ranks(vals: list, kind: type) -> np.ndarray | None:
-    """:func:`_ranks` of integers within int64 (``kind`` int) or of floats: numpy's sort and
-    ``unique`` (which find ``-0.0`` equal to ``0.0``, as Python does); None past int64."""
-    nulls = np.fromiter((v is None for v in vals), dtype=np.bool_, count=len(vals))
-    try:
-        arr = np.array([0 if v is None else v for v in vals], dtype=np.float64 if kind is float else np.int64)
-    except OverflowError:
-        return None
-    _, inv = np.unique(arr[~nulls], return_inverse=True)
-    out = np.zeros(len(vals), dtype=np.int64)
-    out[~nulls] = inv.reshape(-1) + 1
-    return out
-

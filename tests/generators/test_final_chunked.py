@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generators.changes_truth as ct
-import generators.truth as truth
+import generators.final_sort as final_sort
 from generators.changes_truth import final_schema, parquet_options, table_file, typed_converter
 from generators.engine import Run
 from generators.spec import Spec
@@ -104,9 +104,9 @@ def test_chunked_final_writes_the_whole_table_reference(tmp_path_factory: Any, m
     ddl_text = SCHEMAS[schema] or wide_ddl("w", ncols, "InnoDB")
     if ncols > 1000 and schema == "wide":
         txns, initial = min(txns, 30), min(initial, 3)
-    monkeypatch.setattr(truth, "SORT_CELLS", cells)
-    monkeypatch.setattr(truth, "OUT_BLOCK", out_block)
-    monkeypatch.setattr(truth, "RUN_BLOCK_CELLS", run_cells)
+    monkeypatch.setattr(final_sort, "SORT_CELLS", cells)
+    monkeypatch.setattr(final_sort, "OUT_BLOCK", out_block)
+    monkeypatch.setattr(final_sort, "RUN_BLOCK_CELLS", run_cells)
     monkeypatch.setattr(ct, "FINAL_BLOCK", final_block)
     monkeypatch.setattr(ct, "ROW_GROUP", row_group)
     spec = Spec.from_dict(dict(workload=None, schema_sql=ddl_text, schema_file="s.sql", seed=seed,
@@ -130,7 +130,7 @@ def test_chunked_final_writes_the_whole_table_reference(tmp_path_factory: Any, m
 def test_app_schema_final_rows_are_there(tmp_path: Path, monkeypatch: Any, cells: int) -> None:
     """The drawn test's reference is not trivially empty: app.sql with 200 transactions has
     live rows in every table, several runs per table spill when ``SORT_CELLS`` is small."""
-    monkeypatch.setattr(truth, "SORT_CELLS", cells)
+    monkeypatch.setattr(final_sort, "SORT_CELLS", cells)
     spills: list[str] = []
     real = tempfile.mkstemp
 

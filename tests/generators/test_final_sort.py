@@ -1,4 +1,4 @@
-"""``truth/final`` sorted column by column (generators/truth.py ``sorted_jsonl_rows``: ranks
+"""``truth/final`` sorted column by column (generators/final_sort.py ``sorted_jsonl_rows``: ranks
 per column and one ``np.lexsort``, lines from ``object_lines``) writes the bytes of the
 row-by-row reference kept here (``canonical_key`` per row, ``json.dumps`` per line, sorted
 runs merged by ``heapq.merge``), and yields the rows the file holds in its order (what
@@ -20,9 +20,10 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators import truth
+from generators import final_sort
 from generators.changes_jsonl import read_jsonl_rows
-from generators.truth import canonical_key, dumps_line, sorted_jsonl_rows, write_sorted_jsonl
+from generators.final_sort import sorted_jsonl_rows, write_sorted_jsonl
+from generators.truth import canonical_key, dumps_line
 
 
 def _reference(path: Path, names: list[str], rows: list[list], chunk: int) -> None:
@@ -96,7 +97,7 @@ def test_sorted_columns_write_the_reference_bytes(table: tuple[list[str], list[l
     d = tmp_path_factory.mktemp("s")
     _reference(d / "want.jsonl", names, rows, chunk)
     blocks = [[[r[j] for r in rows[s:s + block]] for j in range(len(names))] for s in range(0, len(rows), block)]
-    with patch.object(truth, "MERGE_FAN_IN", fan_in), patch.object(truth, "SORT_BYTES", sort_bytes):
+    with patch.object(final_sort, "MERGE_FAN_IN", fan_in), patch.object(final_sort, "SORT_BYTES", sort_bytes):
         got_rows = list(sorted_jsonl_rows(d / "got.jsonl", names, blocks, chunk=chunk))
     want = (d / "want.jsonl").read_bytes()
     assert (d / "got.jsonl").read_bytes() == want
@@ -120,7 +121,7 @@ def test_runs_are_cut_by_bytes_and_merged_by_fan_in(tmp_path: Path) -> None:
         got = real(*a, **kw)
         live.append(sum(1 for p in tmp_path.iterdir() if p.name.endswith(".run")))
         return got
-    with patch.object(truth, "SORT_BYTES", 10_000), patch.object(truth, "MERGE_FAN_IN", 4), \
+    with patch.object(final_sort, "SORT_BYTES", 10_000), patch.object(final_sort, "MERGE_FAN_IN", 4), \
             patch.object(tempfile, "mkstemp", counting):
         blocks = [[[r[0] for r in rows[s:s + 5]], [r[1] for r in rows[s:s + 5]]] for s in range(0, len(rows), 5)]
         got = list(sorted_jsonl_rows(tmp_path / "got.jsonl", names, blocks, chunk=10**9))
@@ -128,3 +129,40 @@ def test_runs_are_cut_by_bytes_and_merged_by_fan_in(tmp_path: Path) -> None:
     assert max(live) <= 4 + 1  # run files once each is made: the fan-in's runs and the one they merge into
     assert got == sorted(rows, key=canonical_key)
     assert [p.name for p in tmp_path.iterdir()] == ["got.jsonl"]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(table=_table(), chunk=st.sampled_from([1, 2, 3, 7]), block=st.integers(1, 50),
+       fan_in=st.sampled_from([2, 3, 16]), swaps=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200)),
+                                                          max_size=3))
+def test_rows_given_in_order_write_the_reference_bytes(table: tuple[list[str], list[list]], chunk: int, block: int,
+                                                       fan_in: int, swaps: list[tuple[int, int]],
+                                                       tmp_path_factory) -> None:
+    """Rows given in key order (ties included, as a leading key column gives them), or nearly
+    (a few swapped): runs that follow one another are concatenated instead of merged row
+    by row, and the file and the rows yielded are still the reference's."""
+    names, rows = table
+    rows = sorted(rows, key=canonical_key)  # stable: equal rows keep their order
+    for i, j in swaps:
+        if rows:
+            i, j = i % len(rows), j % len(rows)
+            rows[i], rows[j] = rows[j], rows[i]
+    d = tmp_path_factory.mktemp("o")
+    _reference(d / "want.jsonl", names, rows, chunk)
+    blocks = [[[r[j] for r in rows[s:s + block]] for j in range(len(names))] for s in range(0, len(rows), block)]
+    with patch.object(final_sort, "MERGE_FAN_IN", fan_in), patch.object(final_sort, "OUT_BLOCK", 5):
+        got_rows = list(sorted_jsonl_rows(d / "got.jsonl", names, blocks, chunk=chunk))
+    assert (d / "got.jsonl").read_bytes() == (d / "want.jsonl").read_bytes()
+    assert json.dumps(got_rows) == json.dumps(list(read_jsonl_rows(d / "want.jsonl")))
+    assert sorted(os.listdir(d)) == ["got.jsonl", "want.jsonl"]
+
+
+def test_blocks_of_chained_runs_are_out_block_rows(tmp_path: Path) -> None:
+    """Runs concatenated hand on blocks of ``OUT_BLOCK`` rows, the last one shorter, as the
+    row-by-row merge does (what truth/final/parquet is typed from)."""
+    rows = [[i, f"v{i}"] for i in range(23)]
+    blocks = [[[r[0] for r in rows], [r[1] for r in rows]]]
+    with patch.object(final_sort, "OUT_BLOCK", 5):
+        got = list(final_sort.sorted_jsonl_blocks(tmp_path / "f.jsonl", ["k", "v"], blocks, chunk=4))
+    assert [len(b[0]) for b in got] == [5, 5, 5, 5, 3]
+    assert [x for b in got for x in b[0]] == list(range(23))

@@ -47,3 +47,23 @@ def test_column_rendering_equals_the_value_renderer(case: tuple[str, ColumnArray
     got = render_column(col, flavor, values)
     assert json.dumps(got) == json.dumps(want)
     assert [type(v) for v in got] == [type(v) for v in want]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
+def test_json_document_columns_render_like_the_value_renderer(data: st.DataObject, flavor: str) -> None:
+    """A JSON column of documents given as columns (objects, arrays; escapes, multibyte and
+    line-separator text, NULL rows): what ``json_texts`` builds is the truth renderer's text
+    of each Python document (as truth/final renders the column)."""
+    from tests.generators.test_json_texts import _docs
+
+    n = data.draw(st.integers(1, 10), label="rows")
+    docs = data.draw(_docs(n), label="docs")
+    nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
+    values = ColumnArray("json", docs, nulls if nulls.any() else None)
+    col = parse_tables("CREATE TABLE t (j JSON NULL)", "db", flavor)[0].columns[0]
+    fn = column_renderer(col, flavor)
+    want = [None if v is None else fn(v) for v in values.tolist()]
+    got = render_column(col, flavor, values)
+    assert got == want
+    assert [type(v) for v in got] == [type(v) for v in want]

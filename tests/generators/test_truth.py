@@ -9,7 +9,8 @@ from decimal import Decimal
 from binlogwriter.schema import parse_tables
 from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
 from generators.columns import sql_literal
-from generators.truth import canonical_key, canonical_renderer, write_sorted_jsonl
+from generators.final_sort import write_sorted_jsonl
+from generators.truth import canonical_key, canonical_renderer
 from generators.values import mysql_json_text
 
 DDL = """CREATE TABLE t (f FLOAT, d DECIMAL(10,4), d0 DECIMAL(5,0), tm TIME(2), ts TIMESTAMP(6), dt4 DATETIME(4),
