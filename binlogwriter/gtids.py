@@ -21,6 +21,7 @@ import construct as cs
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.control import PREVIOUS_GTIDS_FIELDS
+from binlogwriter.layouts.primitives import uuid_text
 
 __all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError", "mysql_gtid_text", "mariadb_gtid_text",
            "normal_uuid", "is_uuid"]
@@ -37,7 +38,10 @@ class GtidParseError(BinlogError):
 def normal_uuid(u: str) -> str:
     """A server UUID with or without dashes, in its canonical text (lower case, 8-4-4-4-12)."""
     h = u.replace("-", "").lower()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    try:
+        return uuid_text(bytes.fromhex(h))
+    except ValueError:  # not hex: a text no GTID set holds (GTID_SUBSET / filters look it up)
+        return h
 
 
 def is_uuid(text: str) -> bool:

@@ -36,6 +36,7 @@ from typing import Any
 
 from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import MEMO_MAX, TableDecoder
+from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
 from binlogwriter.values._text import BYTES_MARIADB, BYTES_MYSQL, ESCAPED_MARIADB, ESCAPED_MYSQL
 from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
@@ -353,9 +354,7 @@ def _temporal_text(col: Any, g: int, size: int, slow: list[str], env: dict) -> l
                   f"    p{g} = str(sec_ - 4294967296 if sec_ >= 2147483648 else sec_) + {frac} + T{g}"]
         return lines
     env["_MD"] = _MONTH_DAYS
-    lines += [f"  ip_ = (x_ >> {sh}) - 0x8000000000", "  ymd_ = ip_ >> 17", "  ym_ = ymd_ >> 5",
-              "  y_, mo_, d_ = ym_ // 13, ym_ % 13, ymd_ & 31", "  hms_ = ip_ & 0x1FFFF",
-              "  h_, mi_, s_ = hms_ >> 12, (hms_ >> 6) & 63, hms_ & 63",
+    lines += [f"  ip_ = (x_ >> {sh}) - {DATETIME2_BIAS}", f"  y_, mo_, d_, h_, mi_, s_ = {datetime_parts_source('ip_')}",
               f"  if ip_ < 0{bad} or not (0 < y_ <= 9999 and 0 < mo_ and 0 < d_ <= _MD[mo_] and h_ < 24"
               " and mi_ < 60 and s_ < 60):",
               *["    " + x for x in slow], "  else:",

@@ -37,7 +37,6 @@ boundary that would pass the state through arguments.
 from __future__ import annotations
 
 import os
-import struct
 import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
@@ -57,7 +56,7 @@ from binlogwriter.format import (
     flavor_family,
 )
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TIMESTAMP_AT, TYPE_AT
-from binlogwriter.layouts.primitives import read_packed
+from binlogwriter.layouts.primitives import read_packed, uuid_text
 from binlogwriter.layouts.rows import (
     COMPRESSED_TYPES,
     DELETE_TYPES,
@@ -73,7 +72,7 @@ from binlogwriter.read.framing import (
     iter_frames,
     no_events_error,
 )
-from binlogwriter.read.places import rows_places_of
+from binlogwriter.read.places import MYSQL_GTID, rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.text import (
@@ -595,7 +594,9 @@ def _mariadb_gtid_text(data: bytes, end: int, fmt: Any, sid: int) -> str | None:
             + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
 
 
-_GTID_HEAD = struct.Struct("<B16sqBqq")
+_G = MYSQL_GTID
+_TS_END = _G.ts + _G.ts_size
+"""Where the immediate commit timestamp ends (an original one, when flagged, ends as far again)."""
 _UUIDS: dict[bytes, str] = {}
 """A GTID's 16 source id bytes -> their text (few sources per file)."""
 
@@ -607,18 +608,18 @@ def mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     gno, last_committed, sequence_number, the commit timestamps and server versions with
     their "original follows" high bit, the packed transaction length in its shortest form,
     then nothing or the commit group ticket (property-tested equal to the event's text)."""
-    if end < 73:
+    if end < _TS_END + 1 + _G.sv_size:
         return None
-    g, sid, gno, _lt, lc, sn = _GTID_HEAD.unpack_from(data, HEADER_SIZE)
-    imm = int.from_bytes(data[61:68], "little")
+    g, sid, gno, _lt, lc, sn = _G.fixed.unpack_from(data, HEADER_SIZE)
+    imm = int.from_bytes(data[_G.ts:_TS_END], "little")
     orig = 0
-    p = 68
+    p = _TS_END
     if imm >> 55:
-        if end < 75:
+        if end < _TS_END + _G.ts_size:
             return None
         imm &= 0x7FFFFFFFFFFFFF
-        orig = int.from_bytes(data[68:75], "little")
-        p = 75
+        orig = int.from_bytes(data[_TS_END:_TS_END + _G.ts_size], "little")
+        p = _TS_END + _G.ts_size
     if p >= end:
         return None
     b = data[p]
@@ -652,10 +653,9 @@ def mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
     else:
         uuid = _UUIDS.get(sid)
         if uuid is None:
-            h = sid.hex()
             if len(_UUIDS) > 1024:
                 _UUIDS.clear()
-            uuid = _UUIDS[sid] = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+            uuid = _UUIDS[sid] = uuid_text(sid)
         nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
     return (f"{'GTID' if t == GTID_LOG_EVENT else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"

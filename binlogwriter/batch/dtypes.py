@@ -22,7 +22,7 @@ import numpy as np
 
 from binlogwriter.events.table import declared_fields
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import Header
+from binlogwriter.layouts.header import HEADER_SIZE, Header
 
 __all__ = ["fixed_dtype", "field_dtype", "HEADER_DTYPE", "post_header_dtype", "int_bytes"]
 
@@ -68,7 +68,7 @@ def fixed_dtype(fields: list) -> np.dtype | None:
 
 HEADER_DTYPE: np.dtype = fixed_dtype(list(Header.subcons))  # type: ignore[assignment]
 """The common event header (format.md §3), 19 bytes, from ``layouts.header.Header``."""
-assert HEADER_DTYPE is not None and HEADER_DTYPE.itemsize == 19
+assert HEADER_DTYPE is not None and HEADER_DTYPE.itemsize == HEADER_SIZE
 
 
 @lru_cache(maxsize=256)

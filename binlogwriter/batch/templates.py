@@ -28,7 +28,7 @@ from binlogwriter.events import (
 from binlogwriter.events.rows import RowsEvent
 from binlogwriter.events.table import EVENTS
 from binlogwriter.events.table_map import TableMapEvent
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 
 _MEMO_LIMIT = 4096
@@ -40,11 +40,11 @@ class _Templates:
     def __init__(self, fmt: BinlogFormat) -> None:
         self.fmt = fmt
         self.memo: dict[Any, bytes] = {}
-        self.gtid_dt = post_header_dtype(33, fmt)
-        gtid = EVENTS[33]
+        self.gtid_dt = post_header_dtype(EventType.GTID_LOG_EVENT, fmt)
+        gtid = EVENTS[EventType.GTID_LOG_EVENT]
         self.gtid_tail_fields = {f.name: f for f in gtid.fields_for(fmt)[gtid.n_post:]}
-        self.xid_dt = fixed_dtype(EVENTS[16].fields_for(fmt))
-        mfields = EVENTS[162].fields_for(fmt)
+        self.xid_dt = fixed_dtype(EVENTS[EventType.XID_EVENT].fields_for(fmt))
+        mfields = EVENTS[EventType.MARIADB_GTID_EVENT].fields_for(fmt)
         self.mgtid_seq = (mfields[0].name, fixed_dtype(mfields[:1]).itemsize)
         self.mgtid_cid = fixed_dtype(mfields[:3]).itemsize
         """Where a MariaDB GTID body's commit id starts (after seq_no, domain_id, flags2)."""
@@ -111,4 +111,5 @@ def plain_gtid(ev: Event) -> bool:
 
 def plain_rows(ev: Event) -> bool:
     return (isinstance(ev, RowsEvent) and ev.rows_raw is not None and not ev.post_header_extra
-            and not ev.unparsed and ev.TYPE < 166 and ev.TYPE != 39)
+            and not ev.unparsed and ev.TYPE < EventType.WRITE_ROWS_COMPRESSED_EVENT_V1
+            and ev.TYPE != EventType.PARTIAL_UPDATE_ROWS_EVENT)

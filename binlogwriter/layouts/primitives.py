@@ -113,12 +113,18 @@ RestBytes = cs.GreedyBytes
 """Everything up to the end of the event body (the footer is cut off before parsing)."""
 
 
+def uuid_text(raw: bytes) -> str:
+    """16 source-id bytes as a server UUID's canonical text ``xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx``
+    (lower case, RFC 4122 byte order): the one home of a GTID's source text (format.md §8)."""
+    h = raw.hex()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
 class _Uuid(cs.Adapter):
     """16 bytes shown as the canonical text form ``xxxxxxxx-xxxx-…`` (RFC 4122 byte order)."""
 
     def _decode(self, obj, context, path):
-        h = obj.hex()
-        return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+        return uuid_text(obj)
 
     def _encode(self, obj, context, path):
         raw = bytes.fromhex(str(obj).replace("-", ""))
@@ -223,6 +229,7 @@ def parse(layout: Construct, data: bytes, **ctx: Any) -> Any:
     return layout.parse(data, **ctx)
 
 
+__all__ += ["uuid_text"]
 __all__ += ["BitmapValue", "encode_bitmap", "decode_bitmap", "StreamError"]
 
 

@@ -34,6 +34,7 @@ from binlogwriter.values._strings import (
     plain_string_layout,
     string_real_type,
 )
+from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["ColumnBuilder"]
@@ -250,17 +251,14 @@ class ColumnBuilder:
     # datetime --------------------------------------------------------------------------------
     def _datetime(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
                   valid: np.ndarray) -> pa.Array:
-        """DATETIME2: 5 bytes big-endian, sign bit set, (year*13+month) << 22 | day << 17 |
-        hour << 12 | minute << 6 | second, then the fraction (values.md §4) -> microseconds."""
+        """DATETIME2: 5 bytes big-endian, ``datetime_int`` plus the sign bit (values/_temporal.py),
+        then the fraction (values.md §4) -> microseconds."""
         fsp = self.col.meta[0]
         m = _gather(buf, start, self.layout[1])  # type: ignore[index]
-        ip = _be(m, 0, 5) - 0x8000000000
+        ip = _be(m, 0, 5) - DATETIME2_BIAS
         us, fok = _fraction(m, 5, fsp)
-        ymd = ip >> 17
-        ym = ymd >> 5
-        hms = ip & 0x1FFFF
-        h, mi, sec = hms >> 12, (hms >> 6) & 63, hms & 63
-        days, ok = _civil_days(ym // 13, ym % 13, ymd & 31)
+        y, mo, d, h, mi, sec = datetime_parts(ip)
+        days, ok = _civil_days(y, mo, d)
         ok &= (ip >= 0) & fok & (h < 24) & (mi < 60) & (sec < 60)
         data = days * 86_400_000_000 + ((h * 60 + mi) * 60 + sec) * 1_000_000 + us
         return self._patch(buf, raw, start, size, valid, data, valid & ~ok, pa.int64())

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts
 from binlogwriter.values.base import ColumnDesc
 
 __all__ = ["StringRule", "string_rule", "decimal_rule"]
@@ -213,8 +214,7 @@ def timestamp_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
 
 def datetime_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     """``(size, holds)`` for a DATETIME2 column (type 18; values.md §4): 5 bytes big-endian
-    ``(((year * 13 + month) << 5 | day) << 17 | hour << 12 | minute << 6 | second) + 2^39``,
-    then the fraction. Given back exactly when the sign bit is set, the year is at most
+    ``datetime_int + 2^39`` (values/_temporal.py), then the fraction. Given back exactly when the sign bit is set, the year is at most
     9999, the hour at most 23, the minute and second at most 59 and the fraction is as for
     TIMESTAMP2; any month 0..12 and day 0..31 (zero dates, Feb 31) is kept as it is."""
     fsp = _fsp(col) if col.type_code == 18 else None
@@ -224,10 +224,11 @@ def datetime_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     size = 5 + fb
 
     def holds(b: Any) -> bool:
-        ip = int.from_bytes(b[0:5], "big") - 0x8000000000
-        if ip < 0 or ip >> 22 >= 10000 * 13:
+        ip = int.from_bytes(b[0:5], "big") - DATETIME2_BIAS
+        if ip < 0:
             return False
-        if ip >> 12 & 31 > 23 or ip >> 6 & 63 > 59 or ip & 63 > 59:
+        y, _mo, _d, h, mi, s = datetime_parts(ip)
+        if y > 9999 or h > 23 or mi > 59 or s > 59:
             return False
         if fb:
             f = int.from_bytes(b[5:size], "big")

@@ -50,6 +50,7 @@ from typing import Any
 import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
+from binlogwriter.layouts.header import TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.mariadb import FL_PREPARED_XA
 from binlogwriter.read.arrowcols import arrow_type
 from binlogwriter.read.changes import (  # the change loops' event types (changes.LOOP_EVENTS); field places
@@ -125,11 +126,11 @@ def _ready(txn: Txn | None, xid: int | None, batch_rows: int) -> Iterator[tuple[
 def _note_skipped(txn: Txn, info: TableInfo | None, data: bytes, end: int, tid_size: int) -> None:
     """A rows event of a table not exported: its rows still count in ``row`` of the
     transaction's later changes (or make it unknown when they cannot be decoded)."""
-    if info is None or info.error is not None or data[4] == PARTIAL_UPDATE_ROWS_EVENT:
+    if info is None or info.error is not None or data[TYPE_AT] == PARTIAL_UPDATE_ROWS_EVENT:
         txn.unknown = True
         return
     try:
-        plan, rows = info.rows_header(data[4], data, end, tid_size)
+        plan, rows = info.rows_header(data[TYPE_AT], data, end, tid_size)
         txn.add(None, plan, rows)
     except (DecodeError, ValueError, IndexError):
         txn.unknown = True
@@ -172,7 +173,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
             if fmt is not last_fmt:
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
                 mapped.clear()
-            t = data[4]
+            t = data[TYPE_AT]
             if t in rows_types:
                 ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
                 if ent is None or ent[1] is None or t == PARTIAL_UPDATE_ROWS_EVENT:
@@ -207,7 +208,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                         k = txn.add(buf, plan, rows)
                     except (DecodeError, ValueError, IndexError) as exc:
                         raise _rows_error(exc, info, t, name, offset) from None
-                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn, k))
+                    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"), txn, k))
                     buf.nbytes += len(rows)
             elif t == TABLE_MAP_EVENT:
                 body = data[HEADER:len(data) - footer]
@@ -233,7 +234,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 staged = [] if t == MARIADB_GTID_EVENT and data[_FLAGS2] & FL_PREPARED_XA else None
             elif t == XID_EVENT:  # XID: the transaction ends, its GTID with it (as in changes())
                 end = len(data) - footer
-                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(16)
+                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(XID_EVENT)
                        else Reader._event(name, offset, data, fmt).xid)
                 done, txn = txn, None
                 if done is not None:
@@ -295,7 +296,7 @@ def _refuse(ent: tuple | None, data: bytes, tid_size: int, name: str, offset: in
     """For a rows event whose table has no buffer: True when it is skipped (a table not
     asked for), else the located error (no Table_map, a table that cannot be read, a
     PARTIAL_UPDATE_ROWS_EVENT)."""
-    t = data[4]
+    t = data[TYPE_AT]
     if ent is None:
         table_id = int.from_bytes(data[HEADER:HEADER + tid_size], "little")
         raise DecodeError(f"rows event for table id {table_id} without a preceding Table_map",
@@ -388,7 +389,7 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
         k = txn.add(buf, plan, rows)  # counting its rows (a transaction of several tables) reads them
     except (DecodeError, ValueError, IndexError) as exc:
         raise _rows_error(exc, info, t, name, offset) from None
-    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[0:4], "little"), txn, k))
+    buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"), txn, k))
     buf.nbytes += len(rows)
 
 

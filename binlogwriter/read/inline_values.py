@@ -13,7 +13,7 @@ property test asserts the compiled decoder equals the declarative path
   significant end — the fraction tail, the 9-digit fraction groups, the 9-digit integer
   groups, the leading integer digits — each checked below its power of ten; the value is
   ``Decimal("[-]<unscaled>E-<scale>")``, the same sign, digits and exponent as the codec's.
-* DATETIME2 (values.md §4): 40-bit packed ``((year*13+month) << 5 | day) << 17 | hms``
+* DATETIME2 (values.md §4): the 40-bit ``datetime_int`` (values/_temporal.py, the layout's one home)
   offset by 2^39, then the fraction bytes; TIMESTAMP2: 32-bit seconds since the epoch,
   then the fraction bytes (a calendar day per day number from :mod:`temporal_fast`).
 """
@@ -24,6 +24,7 @@ import datetime as _dt
 from decimal import Decimal
 from typing import Any
 
+from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
 from binlogwriter.values.decimals import DIG2BYTES, decimal_size
 from binlogwriter.values.temporal_fast import DAYS, UTC, day
 
@@ -129,13 +130,11 @@ def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
     lines = [f"{ind}if len(k) != {size}:", f"{ind}  v{r}, e = _d{r}(buf, pos)", f"{ind}else:",
              f"{ind}  x_ = int.from_bytes(k, 'big')"]
     if code == 18:
-        lines += [f"{ind}  ip_ = (x_ >> {sh}) - 0x8000000000",
+        lines += [f"{ind}  ip_ = (x_ >> {sh}) - {DATETIME2_BIAS}",
                   f"{ind}  if ip_ < 0{f' or x_ & {(1 << sh) - 1} > {limit}' if fb else ''}:",
                   f"{ind}    v{r}, e = _d{r}(buf, pos)", f"{ind}  else:",
-                  f"{ind}    ymd_ = ip_ >> 17", f"{ind}    ym_ = ymd_ >> 5", f"{ind}    hms_ = ip_ & 0x1FFFF",
                   f"{ind}    try:",
-                  f"{ind}      v{r} = _dtm(ym_ // 13, ym_ % 13, ymd_ & 31, hms_ >> 12, (hms_ >> 6) & 63, "
-                  f"hms_ & 63, {us})",
+                  f"{ind}      v{r} = _dtm({datetime_parts_source('ip_')}, {us})",
                   f"{ind}    except ValueError:", f"{ind}      v{r}, e = _d{r}(buf, pos)"]
     else:
         lines += [f"{ind}  sec_ = x_ >> {sh}" if sh else f"{ind}  sec_ = x_",

@@ -31,6 +31,8 @@ from binlogwriter.events import (
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT, TYPE_AT
+from binlogwriter.layouts.primitives import uuid_text
+from binlogwriter.read.places import MARIADB_GTID, MYSQL_GTID
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve.framing import chunks
 
@@ -101,22 +103,22 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     GNO (8); mariadb.md: GTID_EVENT = seq_no (8), domain_id (4), flags2 (1), server id in the
     header); tagged GTIDs go through the codec. tests/serve/test_gtid_of.py checks both against
     :func:`~binlogwriter.events.decode_event` over the sample runs."""
-    t = data[4]
+    t = data[TYPE_AT]
     if t == EventType.GTID_LOG_EVENT and len(data) >= HEADER_SIZE + 25:
-        h = data[20:36].hex()
         return (
             "mysql",
-            f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}",
+            uuid_text(data[MYSQL_GTID.sid:MYSQL_GTID.sid + MYSQL_GTID.sid_size]),
             "",
-            int.from_bytes(data[36:44], "little"),
+            int.from_bytes(data[MYSQL_GTID.gno:MYSQL_GTID.gno + MYSQL_GTID.gno_size], "little"),
         )
     if t == EventType.MARIADB_GTID_EVENT and len(data) >= HEADER_SIZE + 13:
+        g = MARIADB_GTID
         return (
             "mariadb",
-            int.from_bytes(data[27:31], "little"),
+            int.from_bytes(data[g.domain_id:g.domain_id + g.domain_id_size], "little"),
             int.from_bytes(data[SERVER_ID_AT:LENGTH_AT], "little"),
-            int.from_bytes(data[19:27], "little"),
-            data[31],
+            int.from_bytes(data[g.seq_no:g.seq_no + g.seq_no_size], "little"),
+            data[g.flags2],
         )
     return gtid_of_codec(data, fmt)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from binlogwriter.events import decode_event
 from binlogwriter.format import EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
-from binlogwriter.layouts.header import HEADER_SIZE
+from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT
 from binlogwriter.serve.binlogs import GTID_TYPES, gtid_of
 
 __all__ = ["DumpRequest", "DumpError", "parse_dump", "parse_dump_gtid"]
@@ -108,7 +108,7 @@ class GtidFilter:
         return self.mariadb is not None and bool(self.mariadb.domains)
 
     def skip(self, data: bytes, fmt) -> bool:
-        t = data[4]
+        t = data[TYPE_AT]
         if self.skipping is None:
             if t not in GTID_TYPES:
                 return False

@@ -32,9 +32,9 @@ from typing import Any, Protocol
 
 from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import BinlogFormat
+from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
-from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT
+from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, MAGIC, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
 from binlogwriter.serve.dump_request import HEAD, TXN_TYPES
@@ -45,9 +45,6 @@ from binlogwriter.writer import BinlogWriter
 
 __all__ = ["GeneratedBinlogs", "GeneratedStreamer", "StreamRun", "StreamSource"]
 
-_MAGIC = b"\xfebin"
-_FDE = 15
-_ANNOTATE_ROWS = 160
 
 
 class StreamSink:
@@ -69,7 +66,7 @@ class StreamSink:
         self._begin(name)
 
     def write(self, data: bytes) -> None:
-        if not self._size and data == _MAGIC:
+        if not self._size and data == MAGIC:
             self._size = 4
             return
         self._size += len(data)
@@ -234,7 +231,7 @@ class GeneratedStreamer(Streamer):
         if isinstance(data, EventRun):
             if not self._carry and self._fast():
                 framed = frame_events(data.data, data.lengths, self.io.seq,
-                                      _ANNOTATE_ROWS if self.skip_annotate else None)
+                                      EventType.ANNOTATE_ROWS_EVENT if self.skip_annotate else None)
                 if framed is not None:
                     out, self.io.seq, events, sent = framed
                     if events:
@@ -268,7 +265,7 @@ class GeneratedStreamer(Streamer):
             end = off + ln
             if end > nb:
                 break
-            if skip_annotate and buf[off + TYPE_AT] == _ANNOTATE_ROWS:
+            if skip_annotate and buf[off + TYPE_AT] == EventType.ANNOTATE_ROWS_EVENT:
                 off = end
                 continue
             if ln + 1 < MAX_PAYLOAD:
@@ -313,7 +310,7 @@ class GeneratedStreamer(Streamer):
             self._offset += ln
             off = end
             t = ev[4]
-            if t == _FDE:
+            if t == EventType.FORMAT_DESCRIPTION_EVENT:
                 ev = ev[:FLAGS_AT] + (int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~1).to_bytes(2, "little") + ev[HEADER_SIZE:]
                 if self._reached and (self._name != self._start_file or self._start_pos <= 4):
                     parts.append(ev)
@@ -327,7 +324,7 @@ class GeneratedStreamer(Streamer):
                 continue
             if self.filter is not None and self.filter.active and self.filter.skip(ev, fmt):
                 continue
-            if t == _ANNOTATE_ROWS and self.skip_annotate:
+            if t == EventType.ANNOTATE_ROWS_EVENT and self.skip_annotate:
                 continue
             if t in TXN_TYPES:
                 ntx += 1

@@ -17,13 +17,10 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.scatter import place_rows, place_runs
-from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT
+from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.protocol import MAX_PAYLOAD
 
 __all__ = ["EventRun", "frame_events"]
-
-_LENGTH_AT = 9  # event_length in the common header (format.md §3)
-
 
 class EventRun:
     """Whole events back to back (``data``: bytes or a buffer) with each one's length
@@ -56,7 +53,7 @@ def frame_events(data: Any, lengths: np.ndarray, seq: int,
     if int(lengths.sum()) != len(buf) or int(lengths.min()) < HEADER_SIZE or int(lengths.max()) + 1 >= MAX_PAYLOAD:
         return None
     starts = np.cumsum(lengths) - lengths
-    field = buf[starts[:, None] + np.arange(_LENGTH_AT, _LENGTH_AT + 4)]  # (k, 4)
+    field = buf[starts[:, None] + np.arange(LENGTH_AT, LOG_POS_AT)]  # (k, 4)
     if not np.array_equal(field.view("<u4").ravel(), lengths):
         return None
     src = buf

@@ -27,57 +27,59 @@ from binlogwriter.format import (
     ROWS_QUERY_LOG_EVENT,
     TABLE_MAP_EVENT,
     XID_EVENT,
+    EventType,
 )
 from binlogwriter.gtids import mariadb_gtid_text
 from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT
+from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.reader import BinlogReader
 from binlogwriter.serve.binlogs import BinlogFile
 
 __all__ = ["binlog_events"]
 
 _NAMES = {
-    2: "Query",
-    3: "Stop",
-    4: "Rotate",
-    5: "Intvar",
-    13: "RAND",
-    14: "User var",
-    15: "Format_desc",
-    16: "Xid",
-    17: "Begin_load_query",
-    18: "Execute_load_query",
-    19: "Table_map",
-    26: "Incident",
-    27: "Heartbeat",
-    28: "Ignorable",
-    29: "Rows_query",
-    30: "Write_rows",
-    31: "Update_rows",
-    32: "Delete_rows",
-    33: "Gtid",
-    34: "Anonymous_Gtid",
-    35: "Previous_gtids",
-    38: "XA_prepare",
-    39: "Update_rows_partial",
-    40: "Transaction_payload",
-    41: "Heartbeat_v2",
-    42: "Gtid_tagged_log",
-    23: "Write_rows_v1",
-    24: "Update_rows_v1",
-    25: "Delete_rows_v1",
-    160: "Annotate_rows",
-    161: "Binlog_checkpoint",
-    162: "Gtid",
-    163: "Gtid_list",
-    164: "Start_encryption",
-    165: "Query_compressed",
-    166: "Write_rows_compressed_v1",
-    167: "Update_rows_compressed_v1",
-    168: "Delete_rows_compressed_v1",
+    EventType.QUERY_EVENT: "Query",
+    EventType.STOP_EVENT: "Stop",
+    EventType.ROTATE_EVENT: "Rotate",
+    EventType.INTVAR_EVENT: "Intvar",
+    EventType.RAND_EVENT: "RAND",
+    EventType.USER_VAR_EVENT: "User var",
+    EventType.FORMAT_DESCRIPTION_EVENT: "Format_desc",
+    EventType.XID_EVENT: "Xid",
+    EventType.BEGIN_LOAD_QUERY_EVENT: "Begin_load_query",
+    EventType.EXECUTE_LOAD_QUERY_EVENT: "Execute_load_query",
+    EventType.TABLE_MAP_EVENT: "Table_map",
+    EventType.INCIDENT_EVENT: "Incident",
+    EventType.HEARTBEAT_LOG_EVENT: "Heartbeat",
+    EventType.IGNORABLE_LOG_EVENT: "Ignorable",
+    EventType.ROWS_QUERY_LOG_EVENT: "Rows_query",
+    EventType.WRITE_ROWS_EVENT: "Write_rows",
+    EventType.UPDATE_ROWS_EVENT: "Update_rows",
+    EventType.DELETE_ROWS_EVENT: "Delete_rows",
+    EventType.GTID_LOG_EVENT: "Gtid",
+    EventType.ANONYMOUS_GTID_LOG_EVENT: "Anonymous_Gtid",
+    EventType.PREVIOUS_GTIDS_LOG_EVENT: "Previous_gtids",
+    EventType.XA_PREPARE_LOG_EVENT: "XA_prepare",
+    EventType.PARTIAL_UPDATE_ROWS_EVENT: "Update_rows_partial",
+    EventType.TRANSACTION_PAYLOAD_EVENT: "Transaction_payload",
+    EventType.HEARTBEAT_LOG_EVENT_V2: "Heartbeat_v2",
+    EventType.GTID_TAGGED_LOG_EVENT: "Gtid_tagged_log",
+    EventType.WRITE_ROWS_EVENT_V1: "Write_rows_v1",
+    EventType.UPDATE_ROWS_EVENT_V1: "Update_rows_v1",
+    EventType.DELETE_ROWS_EVENT_V1: "Delete_rows_v1",
+    EventType.ANNOTATE_ROWS_EVENT: "Annotate_rows",
+    EventType.BINLOG_CHECKPOINT_EVENT: "Binlog_checkpoint",
+    EventType.MARIADB_GTID_EVENT: "Gtid",
+    EventType.MARIADB_GTID_LIST_EVENT: "Gtid_list",
+    EventType.START_ENCRYPTION_EVENT: "Start_encryption",
+    EventType.QUERY_COMPRESSED_EVENT: "Query_compressed",
+    EventType.WRITE_ROWS_COMPRESSED_EVENT_V1: "Write_rows_compressed_v1",
+    EventType.UPDATE_ROWS_COMPRESSED_EVENT_V1: "Update_rows_compressed_v1",
+    EventType.DELETE_ROWS_COMPRESSED_EVENT_V1: "Delete_rows_compressed_v1",
 }
 
 
-_ROWS = frozenset((23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171))
+_ROWS = frozenset(ROWS_TYPES)
 
 
 def _info(ev, mariadb: bool) -> str:

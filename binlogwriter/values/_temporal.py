@@ -235,21 +235,40 @@ def temporal_text(value: Any, fsp: int = 0) -> str:
 # packed longlong forms (my_time.cc), also used by JSON opaque values (values.md §7)
 # ---------------------------------------------------------------------------------------------
 
+DATETIME2_BIAS = 1 << 39
+"""DATETIME2 stores :func:`datetime_int` plus this (its sign bit) in 5 bytes big-endian, then the
+fraction (values.md §4)."""
+
+
+def datetime_int(y: Any, m: Any, d: Any, h: Any, mi: Any, s: Any) -> Any:
+    """The one statement of the datetime bit layout (my_time.cc; values.md §4):
+    ``((year * 13 + month) << 5 | day) << 17 | hour << 12 | minute << 6 | second``. DATETIME2's
+    integer part and the packed longlong's top bits; ints or numpy int64 arrays alike."""
+    return ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | s
+
+
+def datetime_parts(ip: Any) -> tuple:
+    """Inverse of :func:`datetime_int`: (year, month, day, hour, minute, second) of ``ip``, an
+    int or a numpy int64 array; the same expressions as :func:`datetime_parts_source`."""
+    return (ip >> 22) // 13, (ip >> 22) % 13, (ip >> 17) & 31, (ip >> 12) & 31, (ip >> 6) & 63, ip & 63
+
+
+def datetime_parts_source(ip: str) -> str:
+    """:func:`datetime_parts` as source text over the variable ``ip`` (``y, mo, d, h, mi, s``
+    comma-separated), for the compiled decoders and printers (read/inline_values.py,
+    text_fused.py); tests/values/test_datetime_layout.py holds the two equal."""
+    return (f"({ip} >> 22) // 13, ({ip} >> 22) % 13, ({ip} >> 17) & 31, ({ip} >> 12) & 31, ({ip} >> 6) & 63, "
+            f"{ip} & 63")
+
+
 def datetime_packed(y: int, m: int, d: int, h: int = 0, mi: int = 0, s: int = 0, us: int = 0) -> int:
-    """``TIME_to_longlong_datetime_packed``: ``((ymd << 17 | hms) << 24) + usec``."""
-    ymd = ((y * 13 + m) << 5) | d
-    hms = (h << 12) | (mi << 6) | s
-    return (((ymd << 17) | hms) << 24) + us
+    """``TIME_to_longlong_datetime_packed``: ``datetime_int << 24 | usec``."""
+    return (datetime_int(y, m, d, h, mi, s) << 24) + us
 
 
 def datetime_from_packed(nr: int) -> tuple[int, int, int, int, int, int, int]:
     """Inverse of :func:`datetime_packed` (non-negative values): (y, m, d, h, mi, s, us)."""
-    us = nr & 0xFFFFFF
-    ip = nr >> 24
-    ymd = ip >> 17
-    hms = ip & 0x1FFFF
-    ym = ymd >> 5
-    return ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us
+    return (*datetime_parts(nr >> 24), nr & 0xFFFFFF)
 
 
 def time_packed(us: int) -> int:

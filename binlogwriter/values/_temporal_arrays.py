@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.values._common import Fixed, be_bytes
-from binlogwriter.values._temporal import POW, TIME_MAX_US, TS_MAX
+from binlogwriter.values._temporal import DATETIME2_BIAS, POW, TIME_MAX_US, TS_MAX, datetime_int
 
 _US = 1_000_000
 
@@ -65,8 +65,8 @@ def datetime2_array(fsp: int):
             return None
         sod = secs - days * 86400
         y, m, d = _ymd_arrays(days)
-        ip = ((((y * 13 + m) << 5) | d) << 17) | ((sod // 3600) << 12) | ((sod // 60 % 60) << 6) | (sod % 60)
-        return _fixed([be_bytes(ip + 0x8000000000, 5), *_frac_array(frac, fsp)])
+        ip = datetime_int(y, m, d, sod // 3600, sod // 60 % 60, sod % 60)
+        return _fixed([be_bytes(ip + DATETIME2_BIAS, 5), *_frac_array(frac, fsp)])
     return enc
 
 

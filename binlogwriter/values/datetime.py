@@ -16,11 +16,14 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
+    DATETIME2_BIAS,
     DATETIME_HIRES_BYTES,
     FSP_LAYOUT,
     POW,
     check_fsp,
     datetime_fields,
+    datetime_int,
+    datetime_parts,
     datetime_value,
     frac_decode,
     frac_encode,
@@ -47,7 +50,7 @@ TYPE_CODES = (18, 12)
 
 @register
 class DateTime2Codec(Codec):
-    """DATETIME2 (18): 5 bytes BE ``(ymd << 17 | hms) + 2^39`` + fraction bytes (values.md §4)."""
+    """DATETIME2 (18): 5 bytes BE ``datetime_int + 2^39`` (values/_temporal.py) + fraction bytes (values.md §4)."""
 
     type_codes = (18,)
     meta_layout = FSP_LAYOUT
@@ -60,21 +63,17 @@ class DateTime2Codec(Codec):
         def enc(value: Any) -> bytes:
             y, m, d, h, mi, s, us = datetime_fields(value)
             check_fsp(us, fsp)
-            ip = ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | s
-            return (ip + 0x8000000000).to_bytes(5, "big") + frac_encode(us, fsp)
+            return (datetime_int(y, m, d, h, mi, s) + DATETIME2_BIAS).to_bytes(5, "big") + frac_encode(us, fsp)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
                 raise short(col, sql, buf, pos, size)
-            ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
+            ip = int.from_bytes(buf[pos:pos + 5], "big") - DATETIME2_BIAS
             if ip < 0:
                 raise decode_error(col, f"{sql} bytes {bytes(buf[pos:end]).hex()} have the sign bit clear")
             us = frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
-            ymd = ip >> 17
-            ym = ymd >> 5
-            hms = ip & 0x1FFFF
-            return datetime_value(ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us), end
+            return datetime_value(*datetime_parts(ip), us), end
 
         return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime",
                      encode_array=datetime2_array(fsp))

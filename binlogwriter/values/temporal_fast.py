@@ -15,7 +15,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values._temporal import EPOCH
+from binlogwriter.values._temporal import DATETIME2_BIAS, EPOCH, datetime_parts
 
 __all__ = ["fast_temporal_decoder"]
 
@@ -66,15 +66,12 @@ def fast_temporal_decoder(type_code: int, fsp: int, reference: Callable) -> Call
             end = pos + size
             if end > len(buf):
                 return reference(buf, pos)
-            ip = int.from_bytes(buf[pos:pos + 5], "big") - 0x8000000000
+            ip = int.from_bytes(buf[pos:pos + 5], "big") - DATETIME2_BIAS
             us = frac(buf, pos)
             if ip < 0 or us < 0:
                 return reference(buf, pos)
-            ymd = ip >> 17
-            ym = ymd >> 5
-            hms = ip & 0x1FFFF
             try:
-                return _datetime(ym // 13, ym % 13, ymd & 31, hms >> 12, (hms >> 6) & 63, hms & 63, us), end
+                return _datetime(*datetime_parts(ip), us), end
             except ValueError:  # zero or invalid dates: a lenient MysqlDateTime
                 return reference(buf, pos)
         return datetime2
