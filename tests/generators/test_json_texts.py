@@ -29,7 +29,7 @@ from tests.batch.test_json_columns import nodes, objects
 _TEXT = st.text(alphabet="ab\"\\\n\t\x00\x1f\x7f\x85\u2028 é€中😀/", max_size=12)
 
 
-def _docs(n: int):
+def json_documents(n: int):
     return st.one_of(objects(n, 2, _TEXT), nodes(n, 1, _TEXT))
 
 
@@ -43,7 +43,7 @@ def _parquet(arr: pa.Array) -> bytes:
 @given(data=st.data())
 def test_document_columns_print_like_mysql_json_text(data) -> None:
     n = data.draw(st.integers(1, 10), label="rows")
-    docs = data.draw(_docs(n), label="docs")
+    docs = data.draw(json_documents(n), label="docs")
     nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
     got = json_texts(docs, nulls)
     assert got is not None
@@ -63,7 +63,7 @@ def test_key_order_is_mysqls_not_the_members() -> None:
 @given(data=st.data(), flavor=st.sampled_from(["mysql80", "mariadb1011"]))
 def test_json_columns_type_like_the_value_path(data, flavor: str) -> None:
     n = data.draw(st.integers(1, 10), label="rows")
-    docs = data.draw(_docs(n), label="docs")
+    docs = data.draw(json_documents(n), label="docs")
     nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
     col = parse_tables("CREATE TABLE t (j JSON NULL)", "d", flavor)[0].columns[0]
     values = ColumnArray("json", docs, nulls if nulls.any() else None)

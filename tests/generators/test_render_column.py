@@ -55,10 +55,10 @@ def test_json_document_columns_render_like_the_value_renderer(data: st.DataObjec
     """A JSON column of documents given as columns (objects, arrays; escapes, multibyte and
     line-separator text, NULL rows): what ``json_texts`` builds is the truth renderer's text
     of each Python document (as truth/final renders the column)."""
-    from tests.generators.test_json_texts import _docs
+    from tests.generators.test_json_texts import json_documents
 
     n = data.draw(st.integers(1, 10), label="rows")
-    docs = data.draw(_docs(n), label="docs")
+    docs = data.draw(json_documents(n), label="docs")
     nulls = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
     values = ColumnArray("json", docs, nulls if nulls.any() else None)
     col = parse_tables("CREATE TABLE t (j JSON NULL)", "db", flavor)[0].columns[0]
