@@ -23,7 +23,6 @@ from binlogwriter.values.families import family_of_type
 from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.json_text import jsonl_safe
 from binlogwriter.values.row import ColumnArray
-from generators.json_texts import json_texts
 
 __all__ = ["canonical_renderer", "render_column", "canonical_key", "column_blocks", "dumps_line", "render_temporal"]
 
@@ -73,6 +72,8 @@ def _render_json(col: Column, values: ColumnArray) -> list | None:
     differs: it is never one of these)."""
     if col.type != "JSON" or not isinstance(values.data, JObj | JStrList):
         return None
+    from generators.json_texts import json_texts  # imports pyarrow: spark_gen/daemon.py forks first
+
     got = json_texts(values.data, values.nulls)
     return None if got is None else got.to_pylist()
 
