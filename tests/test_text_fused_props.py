@@ -205,7 +205,8 @@ _FIXED = st.one_of(
 
 def edges(c, n: int):
     """Bytes at the edges of the text rules: TIMESTAMP2 seconds around 2^31 and 0, DATETIME2
-    fields at the ends of their ranges (month 0 and 13, day 0 and 28–31, year 0 and 9999+)."""
+    fields at the ends of their ranges (month 0 and 13, day 0 and 28–31, year 0 and 9999+); None
+    for the other types (their edges are any bytes)."""
     fb = n - (4 if c.type_code == 17 else 5)
     frac = st.integers(0, (1 << 8 * fb) - 1) if fb > 0 else st.just(0)
     if c.type_code == 17:
@@ -223,10 +224,10 @@ def edges(c, n: int):
             ip = (ip if not neg else -ip) + (1 << 39)
             return ((ip & ((1 << 40) - 1)) << 8 * fb | f).to_bytes(n, "big")
         return fields.map(pack)
-    return st.binary(min_size=n, max_size=n)
+    return None
 
 
-@settings(SETTINGS, derandomize=True)  # a FlakyStrategyDefinition in 2 of 3 full runs under xdist, never alone: fixed seed until found
+@SETTINGS
 @given(st.lists(_FIXED, min_size=1, max_size=4), st.sampled_from(("mariadb", "mysql")), st.data())
 def test_fixed_size_text_from_arbitrary_bytes(cols, family, data) -> None:
     """TIMESTAMP2, DATETIME2, DECIMAL, DATE, TIME2 from any bytes (zero and invalid dates,
@@ -239,7 +240,11 @@ def test_fixed_size_text_from_arbitrary_bytes(cols, family, data) -> None:
     # per column two values differing in their last byte only: the text memos key on all bytes
     pools = []
     for c, n in zip(cols, sizes, strict=True):
-        v = data.draw(st.binary(min_size=n, max_size=n) | edges(c, n))
+        # no one_of of two binary(n): hypothesis caches strategies process-wide and one_of drops a
+        # branch identical to another, so whether a branch index is drawn depended on that cache
+        # (the FlakyStrategyDefinition "integer vs bytes" under xdist)
+        edge = edges(c, n)
+        v = data.draw(st.binary(min_size=n, max_size=n) if edge is None else st.binary(min_size=n, max_size=n) | edge)
         pools.append((v, v[:-1] + bytes([v[-1] ^ data.draw(st.integers(1, 255))])))
     rows = []
     for _ in range(data.draw(st.integers(1, 6))):
