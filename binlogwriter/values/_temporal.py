@@ -271,13 +271,24 @@ def datetime_from_packed(nr: int) -> tuple[int, int, int, int, int, int, int]:
     return (*datetime_parts(nr >> 24), nr & 0xFFFFFF)
 
 
+TIME2_BIAS = 1 << 23
+"""TIME2 stores the packed value's integer part (``nr >> 24``) plus this in 3 bytes big-endian,
+then the fraction; with fsp 5–6 the whole packed value plus ``TIME2_BIAS << 24`` in 6 bytes
+(values.md §4)."""
+
+
+def time_hms(secs: Any) -> Any:
+    """The TIME bit layout (my_time.cc; values.md §4): ``hour << 12 | minute << 6 | second`` of
+    a non-negative second count, hours unbounded by 24; ints or numpy int64 arrays alike."""
+    return ((secs // 3600) << 12) | ((secs // 60 % 60) << 6) | (secs % 60)
+
+
 def time_packed(us: int) -> int:
     """``TIME_to_longlong_time_packed`` of a signed microsecond count: ``±((hms << 24) + usec)``."""
     neg = us < 0
     a = -us if neg else us
     secs, frac = divmod(a, 1_000_000)
-    hms = ((secs // 3600) << 12) | ((secs // 60 % 60) << 6) | (secs % 60)
-    nr = (hms << 24) + frac
+    nr = (time_hms(secs) << 24) + frac
     return -nr if neg else nr
 
 

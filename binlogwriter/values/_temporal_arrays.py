@@ -7,7 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.values._common import Fixed, be_bytes
-from binlogwriter.values._temporal import DATETIME2_BIAS, POW, TIME_MAX_US, TS_MAX, datetime_int
+from binlogwriter.values._temporal import (
+    DATETIME2_BIAS,
+    POW,
+    TIME2_BIAS,
+    TIME_MAX_US,
+    TS_MAX,
+    datetime_int,
+    time_hms,
+)
 
 _US = 1_000_000
 
@@ -95,13 +103,12 @@ def time2_array(fsp: int):
         frac = a - secs * _US
         if not _fsp_ok(frac, fsp):
             return None
-        hms = ((secs // 3600) << 12) | ((secs // 60 % 60) << 6) | (secs % 60)
-        nr = (hms << 24) + frac
+        nr = (time_hms(secs) << 24) + frac
         neg = data < 0
         nr = np.where(neg, -nr, nr)  # time_packed
         if fsp >= 5:
-            return [Fixed(be_bytes(nr + 0x800000000000, 6))]
-        ip = be_bytes((nr >> 24) + 0x800000, 3)
+            return [Fixed(be_bytes(nr + (TIME2_BIAS << 24), 6))]
+        ip = be_bytes((nr >> 24) + TIME2_BIAS, 3)
         if fsp == 0:
             return [Fixed(ip)]
         fr = np.where(neg, -((-nr) & 0xFFFFFF), nr & 0xFFFFFF)  # C remainder: sign of nr

@@ -17,6 +17,7 @@ from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
     FSP_LAYOUT,
     POW,
+    TIME2_BIAS,
     TIME_HIRES_BYTES,
     bad_frac,
     check_fsp,
@@ -63,8 +64,8 @@ class Time2Codec(Codec):
             check_fsp(us, fsp)
             nr = time_packed(us)
             if fsp >= 5:
-                return (nr + 0x800000000000).to_bytes(6, "big")
-            ip = (nr >> 24) + 0x800000
+                return (nr + (TIME2_BIAS << 24)).to_bytes(6, "big")
+            ip = (nr >> 24) + TIME2_BIAS
             if fsp == 0:
                 return ip.to_bytes(3, "big")
             fr = -((-nr) & 0xFFFFFF) if nr < 0 else nr & 0xFFFFFF  # C remainder: sign of nr
@@ -79,11 +80,11 @@ class Time2Codec(Codec):
             if end > len(buf):
                 raise short(col, sql, buf, pos, size)
             if fsp >= 5:
-                nr = int.from_bytes(buf[pos:end], "big") - 0x800000000000
+                nr = int.from_bytes(buf[pos:end], "big") - (TIME2_BIAS << 24)
                 if (-nr if nr < 0 else nr) & 0xFFFFFF > 999999:
                     raise bad_frac(col, sql, (-nr if nr < 0 else nr) & 0xFFFFFF)
             else:
-                ip = int.from_bytes(buf[pos:pos + 3], "big") - 0x800000
+                ip = int.from_bytes(buf[pos:pos + 3], "big") - TIME2_BIAS
                 if fsp == 0:
                     nr = ip << 24
                 elif fsp <= 2:
