@@ -200,7 +200,7 @@ def _generate(out: Path, spec_file: Path | None, schema: Path | None, progress: 
         else:
             result = run_generate(spec, out)
     except SpecError as e:
-        where = _where(sf, e, options, schema)
+        where = setting_place(sf, e, options, schema)
         raise _OneLineError(_one_line(f"{where}: {e}" if where else str(e))) from None
     except (SchemaError, ValueEncodeError, EngineSetupError) as e:
         raise _OneLineError(_one_line(str(e))) from None
@@ -289,7 +289,7 @@ def build_spec(sf, schema: Path | None, options: dict[str, Any]):
     return resolve(Spec.from_dict(data))
 
 
-def _where(sf, e: SpecError, options: dict[str, Any], schema: Path | None) -> str | None:
+def setting_place(sf, e: SpecError, options: dict[str, Any], schema: Path | None) -> str | None:
     """Where a bad setting came from: ``SPEC:LINE`` when the spec file gave it (and the
     command line did not override it); None when the message already says where."""
     from generators.spec import setting_of

@@ -23,6 +23,7 @@ from typing import Any
 from binlogwriter.serve.packets import EventRun
 from binlogwriter.writer import BinlogWriter
 from generators.engine import Run
+from generators.errors import SpecError
 from generators.spec_file import read_spec_file
 
 __all__ = ["SpecStream", "RunStream", "StreamingRun", "open_stream"]
@@ -110,16 +111,23 @@ class SpecStream:
     endless, or ``size`` bytes, or the spec's own ``transactions`` / ``size`` when it names one."""
 
     def __init__(self, spec_path: str | os.PathLike, size: int | None) -> None:
-        from generators.cli import build_spec
+        from generators.cli import build_spec, setting_place
 
         sf = read_spec_file(spec_path)
-        # the spec ``generate --spec SPEC [--size SIZE]`` runs (the same rule: generators/cli.py)
-        spec = build_spec(sf, None, {"size": size} if size is not None else {})
-        if size is None and "size" not in sf.data and "transactions" not in sf.data:
-            spec = replace(spec, transactions=None, size=None)  # no limit named: endless
+        options = {"size": size} if size is not None else {}
+        try:
+            # the spec ``generate --spec SPEC [--size SIZE]`` runs (the same rule: generators/cli.py)
+            spec = build_spec(sf, None, options)
+            if size is None and "size" not in sf.data and "transactions" not in sf.data:
+                spec = replace(spec, transactions=None, size=None)  # no limit named: endless
+            probe = Run(spec, Path(os.devnull))
+        except SpecError as e:  # located as ``generate`` locates it: SPEC:LINE of the setting
+            where = setting_place(sf, e, options, None)
+            if where is None:
+                raise
+            raise SpecError(f"{where}: {e}", setting=e.setting) from None
         self.limit_size = spec.size
         self.limit_transactions = spec.transactions
-        probe = Run(spec, Path(os.devnull))
         self.spec = replace(probe.spec, transactions=spec.transactions, size=spec.size)
         self.fmt = probe.fmt
         self.basename = self.spec.basename

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from binlogwriter.serve.cli import serve
@@ -95,3 +96,22 @@ def test_a_run_directory_reports_its_own_row_image_and_metadata(tmp_path: Path) 
     assert reported([run]) == ("NOBLOB", "MINIMAL")
     assert reported([run], {"row_image": "FULL"}) == ("FULL", "MINIMAL")
     assert reported([run / "binlog.000001"]) == ("FULL", "FULL")
+
+
+@pytest.mark.parametrize("bad", ["initial_rows: 0", "rows_per_txn: -2", "flavor: mysql99"])
+def test_a_bad_spec_setting_is_located_as_generate_locates_it(tmp_path: Path, bad: str) -> None:
+    """``serve --generate SPEC`` names the spec file and line of a bad setting, with the words
+    ``generate --spec SPEC`` gives for it (one rule: generators/cli.py ``setting_place``)."""
+    from generators.cli import generate as generate_command
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"workload: sysbench\nseed: 3\n{bad}\n", encoding="utf-8")
+    gen = CliRunner().invoke(generate_command, ["--spec", str(spec), "--out", str(tmp_path / "out")])
+    assert gen.exit_code != 0
+    gen_line = gen.output.strip().splitlines()[-1]
+    assert f"{spec}:3" in gen_line, gen.output
+    res = CliRunner().invoke(serve, ["--generate", str(spec), "--port", "0"])
+    assert res.exit_code == 2, res.output
+    line = res.output.strip().splitlines()[-1]
+    assert line.startswith("binlogwriter serve: error: ") and f"{spec}:3" in line, res.output
+    assert line.split(f"{spec}:3", 1)[1] == gen_line.split(f"{spec}:3", 1)[1]
