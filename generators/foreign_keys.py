@@ -34,7 +34,7 @@ from sqlglot import exp
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.hashing import hash64, hash64_array, salt
-from generators.values import key_generator, key_vector_generator
+from generators.values import key_generator, key_vector_generator, key_wraps
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
 
@@ -134,7 +134,9 @@ def _value_fn(tdef: Any, column: str, flavor: str) -> Callable[[int], Any]:
     pk = t.effective_primary_key()
     ci = t.index_of(name)
     primary = len(pk) == 1 and pk[0][0] == ci
-    return key_generator(t.columns[ci], flavor, t.name, primary)
+    fn = key_generator(t.columns[ci], flavor, t.name, primary)
+    cap = key_wraps(t, flavor, tdef.key_fns)[1].get(ci)  # as the parent's rows wrap it
+    return fn if cap is None else (lambda k: fn(k % cap))
 
 
 def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], Any] | None:
@@ -148,7 +150,9 @@ def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], An
     ci = t.index_of(name)
     primary = len(pk) == 1 and pk[0][0] == ci
     col = t.columns[ci]
-    return key_vector_generator(col, primary) or getattr(key_generator(col, flavor, t.name, primary), "vec", None)
+    vec = key_vector_generator(col, primary) or getattr(key_generator(col, flavor, t.name, primary), "vec", None)
+    cap = key_wraps(t, flavor, tdef.key_fns)[1].get(ci)  # as the parent's rows wrap it
+    return vec if vec is None or cap is None else (lambda keys: vec(keys % cap))
 
 
 def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int, flavor: str,

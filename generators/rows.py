@@ -45,9 +45,9 @@ from generators.values import (
     Vec,
     column_generator,
     column_vector_generator,
-    key_capacity,
     key_generator,
     key_vector_generator,
+    key_wraps,
 )
 from generators.workloads import TableDef
 
@@ -156,37 +156,27 @@ class TableRows:
         pk = t.effective_primary_key()
         key_cols: dict[int, Callable[[int], Any]] = {}
         vkey: dict[int, Any] = {}
-        caps: list[int] = []
-        own: dict[int, int] = {}  # key column -> the keys it can tell apart on its own
         keys = ([list(pk)] if pk else []) + [
             [(t.index_of(p.column), p.prefix or 0) for p in k.parts] for k in t.unique_keys]
         for parts in keys:
-            cap_k = 0
-            for ci, prefix in parts:
+            for ci, _prefix in parts:
                 col = t.columns[ci]
-                if col.name in self.tdef.key_fns:
-                    cap_k = 1 << 62
-                    continue
-                if ci not in key_cols:
+                if col.name not in self.tdef.key_fns and ci not in key_cols:
                     primary = len(parts) == 1 and pk and ci == pk[0][0]
                     key_cols[ci] = key_generator(col, fl, tname, bool(primary))
                     vkey[ci] = key_vector_generator(col, bool(primary)) or getattr(key_cols[ci], "vec", None)
-                cap_c = key_capacity(col, fl, prefix or None)
-                own[ci] = min(own.get(ci, cap_c), cap_c)
-                cap_k = max(cap_k, cap_c)
-            caps.append(cap_k)
         for name, fn in self.tdef.key_fns.items():
             if name in idx:
                 key_cols[idx[name]] = fn
                 vkey[idx[name]] = getattr(fn, "vec", None)  # a workload's twin: fn(keys) -> Vec | list
         self.vkey = vkey
-        self.capacity = min(caps) if caps else 1 << 62
+        self.capacity, wraps = key_wraps(t, fl, self.tdef.key_fns)
         if self.capacity < 1:
             raise SpecError(f"table {t.database}.{tname}: its keys cannot hold any generated row")
         # a composite key is unique by its widest part: a narrower part (TINYINT next to an
         # INT) wraps around its own key space instead of going out of its type's range
-        for ci, cap_c in own.items():
-            if cap_c < self.capacity and ci in key_cols:
+        for ci, cap_c in wraps.items():
+            if ci in key_cols:
                 key_cols[ci] = _wrap(key_cols[ci], cap_c)
                 if vkey.get(ci) is not None:
                     vkey[ci] = _wrap(vkey[ci], cap_c)
