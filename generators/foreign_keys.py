@@ -34,7 +34,8 @@ from sqlglot import exp
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.hashing import hash64, hash64_array, salt
-from generators.values import key_generator, key_vector_generator, key_wraps
+from generators.key_space import key_wraps
+from generators.values import key_generator, key_vector_generator
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
 

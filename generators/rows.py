@@ -38,6 +38,7 @@ from binlogwriter.batch.unique import lexsort_ints, unique_rows
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
+from generators.key_space import key_wraps
 from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
 from generators.stamps import assigned, fill, fill_row, stamp_value, stamps_of
@@ -47,7 +48,6 @@ from generators.values import (
     column_vector_generator,
     key_generator,
     key_vector_generator,
-    key_wraps,
 )
 from generators.workloads import TableDef
 

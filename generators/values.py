@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -61,7 +61,7 @@ from generators.spec import ColumnGen, SpecError
 
 # re-exported (moved to generators.columns, values.json_text): int_range, mysql_json_text, ValueFn, EDGE_P
 __all__ = ["column_generator", "column_vector_generator", "type_generator", "override_generator", "coerce",
-           "key_vector_generator", "Vec", "key_generator", "key_capacity", "key_wraps", "int_range", "mysql_json_text",
+           "key_vector_generator", "Vec", "key_generator", "key_capacity", "int_range", "mysql_json_text",
            "ValueFn", "EDGE_P"]
 
 
@@ -122,35 +122,6 @@ def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
     if fam is None or fam.key_capacity is None:
         return 1
     return fam.key_capacity(col, flavor, prefix)
-
-
-def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dict[int, int]]:
-    """``(capacity, wraps)`` of a table's generated keys: ``capacity`` is how many rows its
-    PRIMARY and UNIQUE keys tell apart (the narrowest key, each key as wide as its widest part);
-    ``wraps`` maps each key column whose own :func:`key_capacity` is below that to it: the column's
-    values are made of the keys modulo it (a SMALLINT next to a BIGINT in one key wraps around its
-    own range instead of leaving it). Columns named in ``own_fns`` (a workload's own key
-    functions, foreign-key columns) count as unbounded and never wrap. The one rule for a table's
-    rows (generators/rows.py) and for the foreign keys referring to them
-    (generators/foreign_keys.py)."""
-    pk = t.effective_primary_key()
-    keys = ([list(pk)] if pk else []) + [[(t.index_of(p.column), p.prefix or 0) for p in k.parts]
-                                          for k in t.unique_keys]
-    caps: list[int] = []
-    own: dict[int, int] = {}
-    for parts in keys:
-        cap_k = 0
-        for ci, prefix in parts:
-            col = t.columns[ci]
-            if col.name in own_fns:
-                cap_k = 1 << 62
-                continue
-            cap_c = key_capacity(col, flavor, prefix or None)
-            own[ci] = min(own.get(ci, cap_c), cap_c)
-            cap_k = max(cap_k, cap_c)
-        caps.append(cap_k)
-    capacity = min(caps) if caps else 1 << 62
-    return capacity, {ci: cap for ci, cap in own.items() if cap < capacity}
 
 
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:

@@ -183,7 +183,7 @@ CREATE TABLE child (id INT NOT NULL PRIMARY KEY, pa TINYINT, pb BIGINT,
 def test_a_reference_to_a_narrow_part_of_a_composite_key_finds_its_row(tmp_path_factory, seed, flavor,
                                                                          initial) -> None:
     """More parents than the TINYINT part of their key holds: the parent's rows wrap that part
-    around its range (generators/values.py ``key_wraps``) and the child's references must take
+    around its range (generators/key_space.py ``key_wraps``) and the child's references must take
     the same wrapped value, or they point at no row (they did: about half of them orphans)."""
     out = tmp_path_factory.mktemp("fk") / "run"
     generate(_spec(seed=seed, flavor=flavor, initial_rows=initial, schema_sql=NARROW, schema_file="narrow.sql",

@@ -1,0 +1,42 @@
+"""A table's generated key space: how many rows its PRIMARY and UNIQUE keys tell apart, and which
+narrow key columns wrap around their own range (generators/values.py ``key_capacity`` per column).
+The one rule for the rows of a table (generators/rows.py) and for the FOREIGN KEY references to
+them (generators/foreign_keys.py): a reference must take the value the parent's row has."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from binlogwriter.schema import Table
+from generators.values import key_capacity
+
+__all__ = ["key_wraps"]
+
+
+def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dict[int, int]]:
+    """``(capacity, wraps)`` of a table's generated keys: ``capacity`` is how many rows its
+    PRIMARY and UNIQUE keys tell apart (the narrowest key, each key as wide as its widest part);
+    ``wraps`` maps each key column whose own :func:`key_capacity` is below that to it: the column's
+    values are made of the keys modulo it (a SMALLINT next to a BIGINT in one key wraps around its
+    own range instead of leaving it). Columns named in ``own_fns`` (a workload's own key
+    functions, foreign-key columns) count as unbounded and never wrap. The one rule for a table's
+    rows (generators/rows.py) and for the foreign keys referring to them
+    (generators/foreign_keys.py)."""
+    pk = t.effective_primary_key()
+    keys = ([list(pk)] if pk else []) + [[(t.index_of(p.column), p.prefix or 0) for p in k.parts]
+                                          for k in t.unique_keys]
+    caps: list[int] = []
+    own: dict[int, int] = {}
+    for parts in keys:
+        cap_k = 0
+        for ci, prefix in parts:
+            col = t.columns[ci]
+            if col.name in own_fns:
+                cap_k = 1 << 62
+                continue
+            cap_c = key_capacity(col, flavor, prefix or None)
+            own[ci] = min(own.get(ci, cap_c), cap_c)
+            cap_k = max(cap_k, cap_c)
+        caps.append(cap_k)
+    capacity = min(caps) if caps else 1 << 62
+    return capacity, {ci: cap for ci, cap in own.items() if cap < capacity}
