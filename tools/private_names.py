@@ -370,6 +370,16 @@ def origin_of(p: Project, mod: str, name: str) -> tuple[str, str] | None:
     return None
 
 
+def from_imports(p: Project, m: Module):
+    """``(scope, node, module)`` of each ``from MODULE import ...`` in ``m`` whose module is one of
+    the project's (relative levels resolved)."""
+    for scope, imp in m.imports:
+        if isinstance(imp, ast.ImportFrom):
+            n = p.resolve_module(m, imp.level, imp.module)
+            if n is not None:
+                yield scope, imp, n
+
+
 def plan(p: Project) -> tuple[dict[tuple[str, str], Group], list[str], int]:
     groups: dict[tuple[str, str], Group] = {}
     unresolved: list[str] = []
@@ -383,12 +393,7 @@ def plan(p: Project) -> tuple[dict[tuple[str, str], Group], list[str], int]:
 
     for mname in sorted(p.mods):
         m = p.mods[mname]
-        for _scope, imp in m.imports:
-            if not isinstance(imp, ast.ImportFrom):
-                continue
-            n = p.resolve_module(m, imp.level, imp.module)
-            if n is None:
-                continue
+        for _scope, imp, n in from_imports(p, m):
             for a in imp.names:
                 if not PRIVATE.match(a.name) or f"{n}.{a.name}" in p.mods or n == mname:
                     continue
@@ -494,12 +499,7 @@ def collect_sites(p: Project, groups: dict[tuple[str, str], Group]) -> None:
             if g is not None:
                 rename_binding(m.top, g, m.rel)
         # imports of a group's name
-        for scope, imp in m.imports:
-            if not isinstance(imp, ast.ImportFrom):
-                continue
-            n = p.resolve_module(m, imp.level, imp.module)
-            if n is None:
-                continue
+        for scope, imp, n in from_imports(p, m):
             for a in imp.names:
                 g = by_member.get((n, a.name))
                 if g is None:
