@@ -10,7 +10,14 @@ from collections.abc import Collection
 from binlogwriter.schema import Table
 from generators.values import key_capacity
 
-__all__ = ["key_wraps"]
+__all__ = ["key_parts", "key_wraps"]
+
+
+def key_parts(t: Table) -> list[list[tuple[int, int]]]:
+    """The table's PRIMARY key then each UNIQUE key, as ``(column index, prefix length or 0)``."""
+    pk = t.effective_primary_key()
+    return ([list(pk)] if pk else []) + [[(t.index_of(p.column), p.prefix or 0) for p in k.parts]
+                                         for k in t.unique_keys]
 
 
 def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dict[int, int]]:
@@ -22,12 +29,9 @@ def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dic
     functions, foreign-key columns) count as unbounded and never wrap. The one rule for a table's
     rows (generators/rows.py) and for the foreign keys referring to them
     (generators/foreign_keys.py)."""
-    pk = t.effective_primary_key()
-    keys = ([list(pk)] if pk else []) + [[(t.index_of(p.column), p.prefix or 0) for p in k.parts]
-                                          for k in t.unique_keys]
     caps: list[int] = []
     own: dict[int, int] = {}
-    for parts in keys:
+    for parts in key_parts(t):
         cap_k = 0
         for ci, prefix in parts:
             col = t.columns[ci]

@@ -38,7 +38,7 @@ from binlogwriter.batch.unique import lexsort_ints, unique_rows
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
-from generators.key_space import key_wraps
+from generators.key_space import key_parts, key_wraps
 from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
 from generators.stamps import assigned, fill, fill_row, stamp_value, stamps_of
@@ -156,9 +156,7 @@ class TableRows:
         pk = t.effective_primary_key()
         key_cols: dict[int, Callable[[int], Any]] = {}
         vkey: dict[int, Any] = {}
-        keys = ([list(pk)] if pk else []) + [
-            [(t.index_of(p.column), p.prefix or 0) for p in k.parts] for k in t.unique_keys]
-        for parts in keys:
+        for parts in key_parts(t):
             for ci, _prefix in parts:
                 col = t.columns[ci]
                 if col.name not in self.tdef.key_fns and ci not in key_cols:

@@ -30,7 +30,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
-from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT, TYPE_AT
+from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT, TYPE_AT
 from binlogwriter.layouts.primitives import uuid_text
 from binlogwriter.read.places import MARIADB_GTID, MYSQL_GTID
 from binlogwriter.reader import iter_raw
@@ -104,14 +104,14 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     header); tagged GTIDs go through the codec. tests/serve/test_gtid_of.py checks both against
     :func:`~binlogwriter.events.decode_event` over the sample runs."""
     t = data[TYPE_AT]
-    if t == EventType.GTID_LOG_EVENT and len(data) >= HEADER_SIZE + 25:
+    if t == EventType.GTID_LOG_EVENT and len(data) >= MYSQL_GTID.gno + MYSQL_GTID.gno_size:
         return (
             "mysql",
             uuid_text(data[MYSQL_GTID.sid:MYSQL_GTID.sid + MYSQL_GTID.sid_size]),
             "",
             int.from_bytes(data[MYSQL_GTID.gno:MYSQL_GTID.gno + MYSQL_GTID.gno_size], "little"),
         )
-    if t == EventType.MARIADB_GTID_EVENT and len(data) >= HEADER_SIZE + 13:
+    if t == EventType.MARIADB_GTID_EVENT and len(data) > MARIADB_GTID.flags2:
         g = MARIADB_GTID
         return (
             "mariadb",
