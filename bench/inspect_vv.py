@@ -81,7 +81,7 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "binlogwriter")], check=False,
                    capture_output=True)
-    start_cpu, start_wall, _ = timed([sys.executable, "-c", "import binlogwriter.cli, binlogwriter.text_listing, "
+    start_cpu, start_wall, _ = timed([sys.executable, "-c", "import binlogwriter.cli, binlogwriter.text.listing, "
                                       "binlogwriter.read.fastverify"], args.repeat)  # what the two commands import
     print(f"binlogwriter start-up (interpreter + imports): {start_cpu:.2f} s CPU, {start_wall:.2f} s wall")
     print(f"{'file':26} {'MB':>6} {'mariadb-binlog -vv':>22} {'inspect -vv':>22} {'ours/theirs':>11} "

@@ -155,13 +155,13 @@ def inspect(files: tuple[str, ...], start_position: int | None, stop_position: i
 
     opts = RenderOptions(verbose=verbose, print_table_metadata=print_table_metadata)
     try:
-        # --start-datetime is applied by the listing (mysqlbinlog's latch: text_listing.py)
+        # --start-datetime is applied by the listing (mysqlbinlog's latch: text/listing.py)
         start = parse_datetime(start_datetime) if start_datetime else None
         filt = EventFilter(stop_datetime=stop_datetime, database=database, table=table,
                            include_gtids=include_gtids, exclude_gtids=exclude_gtids)
     except BinlogError as exc:
         raise click.UsageError(str(exc)) from None
-    from binlogwriter.text_listing import write_listing
+    from binlogwriter.text.listing import write_listing
 
     out = sys.stdout
     try:  # undecodable bytes of values are kept as surrogate escapes: write them back raw

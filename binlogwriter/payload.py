@@ -19,7 +19,7 @@ from binlogwriter.errors import DecodeError, LimitError
 from binlogwriter.events import Event, TransactionPayloadEvent, decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT
-from binlogwriter.text_state import ReadState
+from binlogwriter.read.state import ReadState
 
 __all__ = ["compress_transaction", "inner_events", "inner_event_bytes", "PAYLOAD_SIZE",
            "COMPRESSION_TYPE", "UNCOMPRESSED_SIZE", "ZSTD", "NONE"]

@@ -3,7 +3,7 @@
 Fixtures
     ``binlog_writer``
         factory: ``binlog_writer(flavor="mysql80", settings=None, **writer_args)`` ->
-        an open :class:`~binlogwriter.writer.BinlogWriter` in a fresh directory under the
+        an open :class:`~binlogwriter.write.writer.BinlogWriter` in a fresh directory under the
         test's ``tmp_path``; keyword arguments of :class:`SessionSettings` (``row_image=``,
         ``row_metadata=``, ``gtid=``, …) may be given directly. At teardown every writer still
         open is closed and every file written is verified (framing, CRC32s, the ``log_pos``
@@ -104,8 +104,8 @@ def binlogwriter_seed(request: pytest.FixtureRequest) -> int:
 def binlog_writer(tmp_path: Path) -> Iterator[Callable[..., Any]]:
     """Factory of open BinlogWriters in fresh directories; closed and verified at teardown."""
     from binlogwriter.format import BinlogFormat
-    from binlogwriter.transaction import SessionSettings
-    from binlogwriter.writer import BinlogWriter
+    from binlogwriter.write.transaction import SessionSettings
+    from binlogwriter.write.writer import BinlogWriter
 
     writers: list[BinlogWriter] = []
     counter = itertools.count(1)

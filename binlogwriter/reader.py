@@ -23,7 +23,7 @@ from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
 
 if TYPE_CHECKING:
     from binlogwriter.read.changes import Change
-from binlogwriter.text_state import ReadState
+from binlogwriter.read.state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
 

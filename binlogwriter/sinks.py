@@ -1,4 +1,4 @@
-"""Where a :class:`~binlogwriter.writer.BinlogWriter`'s bytes go: the :class:`Sink` protocol
+"""Where a :class:`~binlogwriter.write.writer.BinlogWriter`'s bytes go: the :class:`Sink` protocol
 and the default :class:`FileSink` (files written as ``<name>.part`` and renamed when complete,
 docs/output.md)."""
 

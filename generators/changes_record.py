@@ -137,7 +137,7 @@ class RecordingMixin:
 def _group_xid(writer: Any, events: list) -> int | None:
     """The XID that commits the group just written: its XID_EVENT's (format.md §10), or the
     writer's last XID when the group is a TRANSACTION_PAYLOAD (the XID_EVENT is inside it,
-    taken just before it was compressed, binlogwriter/transaction.py); None without either."""
+    taken just before it was compressed, binlogwriter/write/transaction.py); None without either."""
     for ev in reversed(events):
         t = ev.type_code
         if t == XID_EVENT:
@@ -349,7 +349,7 @@ class BatchRecordingMixin:
 def _txn_xids(plan: Any, placed: list, kept: int) -> np.ndarray:
     """Per transaction ``0..kept-1`` of a written batch: the XID of its XID_EVENT (or of the
     one inside its TRANSACTION_PAYLOAD), -1 when it writes none. The writer takes XIDs in
-    event order (binlogwriter/writer_ids.py ``IdAllocator.commit``) from the next one when
+    event order (binlogwriter/write/ids.py ``IdAllocator.commit``) from the next one when
     each segment starts (``placed[k][5]``)."""
     from binlogwriter.batch.columnar_encode import PAYLOAD, XID
 

@@ -6,7 +6,7 @@ and where the writer placed it — never from reading the binlogs back:
 * :class:`ChangesRecorder` — the engine calls :meth:`ChangesRecorder.record` once per
   committed transaction with the statements it gave the writer; the writer's
   ``last_group`` (file, first offset, events, event lengths) and each statement's
-  ``event_rows`` (rows per rows event, binlogwriter/transaction.py) place every row at its
+  ``event_rows`` (rows per rows event, binlogwriter/write/transaction.py) place every row at its
   rows event; :meth:`ChangesRecorder.record_batch` does the same for a whole batch of the
   batch path from its arrays (positions by prefix sums of the planned event lengths, typed
   columns straight from the batch's numpy columns). Changes go to per-table Parquet

@@ -26,8 +26,9 @@ import numpy as np
 
 from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import STAGE_BYTES, BinlogWriter, FileSink
+from binlogwriter.sinks import FileSink
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import STAGE_BYTES, BinlogWriter
 from generators.final_sort import sorted_jsonl_blocks
 from generators.group_commit import group_commit_clock
 from generators.keys import KeyCursor

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.batch.pipeline import PipelinedSink
-from binlogwriter.writer import BinlogWriter
-from binlogwriter.writer_groups import held_stop
+from binlogwriter.write.groups import held_stop
+from binlogwriter.write.writer import BinlogWriter
 from generators.batch import BATCH_BYTES, BATCH_TXNS, FIRST_TXNS, apply_batch, rows_batch
 from generators.group_commit import GroupCommits
 from generators.manifest import FileInfo

@@ -5,7 +5,7 @@ these between their transactions."""
 
 from __future__ import annotations
 
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 from generators.hashing import hash64, salt
 from generators.keys import epoch_at
 from generators.manifest import FileInfo

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from binlogwriter.schema import Table
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 from generators.columns import column_sql_literals
 from generators.rows import TableRows
 

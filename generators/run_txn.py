@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 from generators.group_commit import GroupCommits, commit_flags
 from generators.keys import Applied, resolve_ops, step
 from generators.noop import unchanged_updates

@@ -2,7 +2,7 @@
 
 The codec's server (binlogwriter/serve/generated.py) finds :func:`open_stream` through the
 ``binlogwriter.streams`` entry point (binlogwriter/plugins.py) and gives each dump's run a
-:class:`~binlogwriter.writer.BinlogWriter` whose sink sends the bytes to the client. Here a
+:class:`~binlogwriter.write.writer.BinlogWriter` whose sink sends the bytes to the client. Here a
 spec becomes that run with the steps ``generate`` takes (generators/engine.py ``Run.run``:
 the initial state, the DDL and initial rows with ``ddl_in_binlog``, then ``Run._loop``, the
 batch engine of generators/run_batched.py: ``apply_batch`` -> ``rows_batch`` ->
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.serve.packets import EventRun
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 from generators.engine import Run
 from generators.errors import SpecError
 from generators.spec_file import read_spec_file

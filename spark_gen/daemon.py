@@ -33,7 +33,7 @@ import importlib
 __all__ = ["PRELOAD", "preload"]
 
 PRELOAD = ("numpy", "numpy.ma", "pyspark.worker", "spark_gen.partition", "spark_gen.commit", "spark_gen.plan",
-           "spark_gen.writer", "spark_gen.final", "spark_gen.finish", "binlogwriter.metadata", "sqlglot.dialects.mysql",
+           "spark_gen.writer", "spark_gen.final", "spark_gen.finish", "binlogwriter.table_map.metadata", "sqlglot.dialects.mysql",
            "generators.workloads.sysbench", "generators.workloads.ecommerce", "generators.workloads.alltypes",
            "generators.workloads.custom")
 """Imported by the daemon before it forks (none of them starts a thread on import)."""

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from binlogwriter.writer_ids import GtidSource, IdAllocator
+from binlogwriter.write.ids import GtidSource, IdAllocator
 from generators.keys import KeyCursor, TableInfo
 
 __all__ = ["split", "prefix_new", "prefix_hwm", "prefix_sum", "Summary", "Position", "WalkResult", "walk",
@@ -233,7 +233,7 @@ def number_tables(uses: Iterable[list[tuple[tuple[str, str], Any]]], first_id: i
                   ) -> list[tuple[tuple[tuple[tuple[str, str], Any, int], ...], int]]:
     """Table-id state (``(key, Table, id)`` entries, next id) at each partition start: the
     uses replayed through the writer's own allocator (:meth:`IdAllocator.keyed_table_id
-    <binlogwriter.writer_ids.IdAllocator.keyed_table_id>`: a new id whenever a table is used with a
+    <binlogwriter.write.ids.IdAllocator.keyed_table_id>`: a new id whenever a table is used with a
     definition different from the one it last used)."""
     ids = IdAllocator(GtidSource(mariadb=False, server_id=0), next_table_id=first_id)  # only table ids asked
     out = []

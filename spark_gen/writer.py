@@ -2,10 +2,10 @@
 
 A partition writes transactions ``a .. b-1`` with exactly the writer the single-process
 engine uses (same group encoding, GTIDs, table ids, rotation rule), resumed
-(:meth:`BinlogWriter.resume`) from the :class:`~binlogwriter.writer.WriterState` the
+(:meth:`BinlogWriter.resume`) from the :class:`~binlogwriter.write.state.WriterState` the
 single-process writer has before transaction ``a``. The driver computes a compact
 :class:`WriterStart` (spark_gen.plan); :meth:`WriterStart.state` expands it. Only where
-bytes go differs, through the writer's public :class:`~binlogwriter.writer.Sink` hook:
+bytes go differs, through the writer's public :class:`~binlogwriter.sinks.Sink` hook:
 
 * :class:`SinkWriter` plans groups without encoding them (pass 1: the batches' group sizes
   come from ``plan_rows`` on it — the batch planner's arithmetic — and the DDL / prologue
@@ -27,9 +27,11 @@ from typing import Any
 
 from binlogwriter.appendfile import AppendFile, write_at
 from binlogwriter.format import BinlogFormat
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import STAGE_BYTES, BinlogWriter, WriterState, gtid_source
-from binlogwriter.writer_ids import IdAllocator
+from binlogwriter.write.events import gtid_source
+from binlogwriter.write.ids import IdAllocator
+from binlogwriter.write.state import WriterState
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import STAGE_BYTES, BinlogWriter
 
 __all__ = ["WriterStart", "SinkWriter", "ChunkWriter", "ChunkSink", "file_name", "header_size", "rotate_size"]
 
@@ -58,7 +60,7 @@ class WriterStart:
               ) -> WriterState:
         """The full :class:`WriterState`: its ids are the writer's own allocator's after
         ``groups`` groups (:meth:`IdAllocator.after_groups
-        <binlogwriter.writer_ids.IdAllocator.after_groups>`: one XID and one GTID each, in
+        <binlogwriter.write.ids.IdAllocator.after_groups>`: one XID and one GTID each, in
         one server's sequence, ``seq_in_file`` of them in this file); the files before
         ``file_index`` are finished. ``fresh``: no file open, ``file_index`` is opened with
         its header. ``events_in_file`` is not tracked by the driver (0; informational only)."""
@@ -76,7 +78,7 @@ class WriterStart:
 
 
 class _CountingSink:
-    """A :class:`~binlogwriter.writer.Sink` that keeps nothing: ``written`` counts the
+    """A :class:`~binlogwriter.sinks.Sink` that keeps nothing: ``written`` counts the
     bytes written to each file."""
 
     def __init__(self) -> None:
@@ -132,7 +134,7 @@ class SinkWriter(BinlogWriter):
 
 
 class ChunkSink:
-    """A :class:`~binlogwriter.writer.Sink` writing the byte range ``[offset, …)`` of each
+    """A :class:`~binlogwriter.sinks.Sink` writing the byte range ``[offset, …)`` of each
     file the writer touches as a chunk ``<directory>/<name>`` (``<name>.part`` until done).
     A chunk's bytes are final: a suspended file's chunk is done too (the next partition
     writes the rest), and the in-use flag of the FDE is cleared in the chunk that holds the

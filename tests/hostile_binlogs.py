@@ -12,9 +12,9 @@ from pathlib import Path
 from binlogwriter.events import decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import bind_column
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 from tests.fuzz.seeds import fix_event
 
 FMT = BinlogFormat.mariadb1011()

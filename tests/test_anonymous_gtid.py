@@ -16,8 +16,8 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 VECTORS = Path(__file__).parent / "data" / "vectors" / "gtid.json"
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"

@@ -17,9 +17,9 @@ import pytest
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import MysqlDate
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 UTC = dt.UTC
 

@@ -23,7 +23,7 @@ import pytest
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 SQL = ("CREATE TABLE bad (id INT PRIMARY KEY, d DECIMAL(5,2), d0 DECIMAL(65,30) UNSIGNED, "
        "ts TIMESTAMP NULL, t3 TIMESTAMP(3) NULL, i INT, y YEAR, b BIT(5))")

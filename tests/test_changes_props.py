@@ -27,9 +27,9 @@ from binlogwriter.events import (
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import BinlogReader
 from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values.base import ABSENT
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]

@@ -16,7 +16,7 @@ from binlogwriter.cli import main
 from binlogwriter.events import QueryEvent, XidEvent
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import iter_raw
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 _STATUS = [(0, 0), (1, 0), (6, "std"), (4, {"client": 33, "connection": 33, "server": 45})]
 

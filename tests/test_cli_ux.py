@@ -128,7 +128,7 @@ def _env() -> dict[str, str]:
 # each command's work stands still (a patched step prints "working" and sleeps) so the signal
 # lands inside the command, not in the interpreter's start-up
 _PATCHED = {
-    "inspect": "binlogwriter.text_listing.write_listing",
+    "inspect": "binlogwriter.text.listing.write_listing",
     "verify": "binlogwriter.read.framing.scan_file",
     "fixture": "binlogwriter.fixtures.catalogue.Entry.write",
     "export": "binlogwriter.read.export.export_parquet",

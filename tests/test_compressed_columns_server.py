@@ -15,7 +15,7 @@ from pathlib import Path
 from binlogwriter.read.export import changes_tables
 from binlogwriter.reader import BinlogReader
 from binlogwriter.text import RenderOptions
-from binlogwriter.text_listing import write_listing
+from binlogwriter.text.listing import write_listing
 
 from .conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
 

@@ -282,7 +282,7 @@ def test_bit_metadata_of_one_byte_is_a_located_error_in_inspect(tmp_path):
                        null_bits=(True, True))
     path = _file(tmp_path, fmt, [encode_event(tm, fmt)])
     (fde, ev) = _read_all(path)
-    from binlogwriter.text_metadata import render_table_metadata
+    from binlogwriter.text.metadata import render_table_metadata
 
     with pytest.raises(DecodeError, match="metadata bytes"):
         render_table_metadata(ev.view(), "mariadb1011")

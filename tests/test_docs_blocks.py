@@ -389,8 +389,8 @@ import datetime as dt
 from decimal import Decimal
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 sql = ("CREATE TABLE orders (id INT NOT NULL PRIMARY KEY, customer VARCHAR(40) CHARACTER SET latin1, "
        "total DECIMAL(10,2), placed DATETIME(3))")
 t = Table.from_sql(sql, database="shop", flavor="mariadb1011")

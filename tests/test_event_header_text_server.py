@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from binlogwriter.text import RenderOptions
-from binlogwriter.text_listing import write_listing
+from binlogwriter.text.listing import write_listing
 
 DATA = Path(__file__).parent / "data"
 SETS = {"myisam": (sorted((DATA / "event_headers").glob("mariadb-10.11-myisam.0*")),

@@ -19,8 +19,8 @@ PACKAGES = ("binlogwriter", "generators", "spark_gen")
 EVENT_NAMES = frozenset({"type_code", "etype", "event_type", "typ", "t", "ev_type", "type_byte"})
 COLUMN_MODULES = frozenset({
     "binlogwriter/read/arrowcols.py", "binlogwriter/read/arrowfamilies.py", "binlogwriter/read/canonical.py",
-    "binlogwriter/read/inline_values.py", "binlogwriter/text_columns.py", "binlogwriter/text_fused.py",
-    "binlogwriter/metadata_tlv.py", "binlogwriter/metadata_views.py",
+    "binlogwriter/read/inline_values.py", "binlogwriter/text/columns.py", "binlogwriter/text/fused.py",
+    "binlogwriter/table_map/tlv.py", "binlogwriter/table_map/views.py",
 })
 """Modules whose ``t`` / ``type_code`` is a column type (or, layouts/control.py below, a TLV type)."""
 ALLOWED = {

@@ -32,9 +32,9 @@ from binlogwriter.read.export import iter_table_batches
 from binlogwriter.read.exportbatch import TableBuffer
 from binlogwriter.strategies import codec as cs
 from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import encode_row_image, encode_value
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 FAMILIES = (cs.integers, cs.floats, cs.decimals, cs.bits, cs.years, cs.dates, cs.times, cs.datetimes,

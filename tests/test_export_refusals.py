@@ -15,8 +15,8 @@ from binlogwriter.read.changes import iter_changes
 from binlogwriter.read.export import changes_tables, export_parquet, iter_table_batches
 from binlogwriter.reader import iter_raw
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 SQL = "CREATE TABLE t (id INT PRIMARY KEY, j JSON, s VARCHAR(20))"
 

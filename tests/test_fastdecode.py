@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from binlogwriter.events import decode_event, encode_event
+from binlogwriter.read.state import ReadState
 from binlogwriter.reader import BinlogReader
-from binlogwriter.text_state import ReadState
 
 
 def generate(out: Path, *args: str) -> list[Path]:

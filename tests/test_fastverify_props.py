@@ -33,8 +33,8 @@ from binlogwriter.format import BinlogFormat  # noqa: E402
 from binlogwriter.read.fastverify import FastRoundtrip  # noqa: E402
 from binlogwriter.read.roundtrip import Roundtrip  # noqa: E402
 from binlogwriter.reader import BinlogReader, RawRecord  # noqa: E402
-from binlogwriter.transaction import SessionSettings  # noqa: E402
-from binlogwriter.writer import BinlogWriter  # noqa: E402
+from binlogwriter.write.transaction import SessionSettings  # noqa: E402
+from binlogwriter.write.writer import BinlogWriter  # noqa: E402
 
 _HEAD = struct.Struct("<IBIIIH")
 

@@ -29,7 +29,7 @@ from binlogwriter.events import (
 from binlogwriter.format import BinlogFormat, Checksum
 from binlogwriter.layouts.header import MAGIC
 from binlogwriter.reader import BinlogReader, iter_raw
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 _STATUS = [(0, 0), (1, 0), (6, "std"), (4, {"client": 33, "connection": 33, "server": 45})]

@@ -19,8 +19,8 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.read.framing import scan_file
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 from tests.fuzz import hostile, oracles
 from tests.fuzz.mutate import framed
 from tests.fuzz.seeds import real_units

@@ -27,9 +27,9 @@ from binlogwriter.read.fastverify import verify_roundtrip
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
 from binlogwriter.text import RenderOptions
-from binlogwriter.text_listing import write_listing
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.text.listing import write_listing
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 from tests.fuzz.seeds import fix_event
 from tests.fuzz.targets import transaction_ids
 

@@ -21,7 +21,7 @@ import pytest
 
 from binlogwriter.read.filters import EventFilter
 from binlogwriter.text import RenderOptions
-from binlogwriter.text_listing import write_listing
+from binlogwriter.text.listing import write_listing
 
 from .conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
 

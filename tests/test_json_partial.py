@@ -21,7 +21,6 @@ from binlogwriter.errors import DecodeError, ValueEncodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values.base import ABSENT
 from binlogwriter.values.json_diff import (
     JsonDiff,
@@ -32,7 +31,8 @@ from binlogwriter.values.json_diff import (
     remove,
     replace,
 )
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 T = Table.from_sql("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, j JSON, v VARCHAR(20), k JSON, b TEXT)",
                    database="db")

@@ -21,7 +21,7 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.fixtures._model import Statement, write_transactions
 from binlogwriter.schema import FLAVORS
 from binlogwriter.strategies import tables, transactions
-from binlogwriter.transaction import SessionSettings
+from binlogwriter.write.transaction import SessionSettings
 
 
 def _needed(change, image: str, flavor: str) -> set[int]:
@@ -54,7 +54,7 @@ class _KeyOnly(Statement):
 def _write_key_only(out: Path, flavor: str, tabs, txs, sess: SessionSettings, drop=None) -> list[Path]:
     from binlogwriter.fixtures._model import table_sql
     from binlogwriter.format import BinlogFormat
-    from binlogwriter.writer import BinlogWriter
+    from binlogwriter.write.writer import BinlogWriter
 
     with BinlogWriter(out, BinlogFormat.preset(flavor), settings=sess) as w:
         for db in dict.fromkeys(t.database for t in tabs):

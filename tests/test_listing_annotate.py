@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.text import RenderOptions
-from binlogwriter.text_listing import write_listing
+from binlogwriter.text.listing import write_listing
 from tests.test_gtid_reading import save, write
 
 STMT_END_F = 1

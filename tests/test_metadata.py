@@ -16,13 +16,9 @@ from hypothesis import strategies as st
 from binlogwriter.charsets import collation
 from binlogwriter.errors import DecodeError, EncodeError, SchemaError
 from binlogwriter.layouts.table_map import table_map_layout
-from binlogwriter.metadata import (
-    TLV_LAYOUTS,
-    TableMap,
-    build_table_map,
-    encode_table_map,
-)
 from binlogwriter.schema import Column, Key, KeyPart, Table
+from binlogwriter.table_map.metadata import TableMap, build_table_map, encode_table_map
+from binlogwriter.table_map.tlv import TLV_LAYOUTS
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 

@@ -12,8 +12,8 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.payload import inner_events
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from binlogwriter.metadata import TableMap, build_table_map
 from binlogwriter.schema import Table, parse_tables
-from binlogwriter.text_metadata import render_table_metadata
+from binlogwriter.table_map.metadata import TableMap, build_table_map
+from binlogwriter.text.metadata import render_table_metadata
 
 OUT = Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
 

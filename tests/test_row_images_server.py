@@ -14,8 +14,8 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import iter_raw
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 DATA = Path(__file__).parent / "data" / "row_images"
 SQL = (DATA / "inserts.sql").read_text()

@@ -27,12 +27,12 @@ from binlogwriter.read.rowdecode import AS_DICT, FALLBACKS, decode_rows_body, ta
 from binlogwriter.reader import BinlogReader
 from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
 from binlogwriter.strategies.codec import ALL_COLUMNS
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import ColumnDesc, decode_row_image, encode_row_image
 from binlogwriter.values.base import ABSENT
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]

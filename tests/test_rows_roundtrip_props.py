@@ -42,9 +42,9 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Column, Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import ABSENT, Geometry, encode_row_image
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 IMAGES = ("FULL", "MINIMAL", "NOBLOB")

@@ -15,8 +15,9 @@ import pytest
 
 from binlogwriter.layouts.primitives import encode_bitmap
 from binlogwriter.layouts.table_map import table_map_layout
-from binlogwriter.metadata import TLV_LAYOUTS, TableMap
 from binlogwriter.schema import Table
+from binlogwriter.table_map.metadata import TableMap
+from binlogwriter.table_map.tlv import TLV_LAYOUTS
 
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 

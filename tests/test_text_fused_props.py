@@ -1,4 +1,4 @@
-"""The ``###`` text printed straight from row bytes (binlogwriter.text_fused, the fast path of
+"""The ``###`` text printed straight from row bytes (binlogwriter.text.fused, the fast path of
 ``inspect -v/-vv``) is exactly the reference's: the declarative row codec (values/row.py)
 decodes each image, the line-by-line printer (``_ImagePrinter.lines``) prints the values.
 
@@ -31,8 +31,9 @@ from binlogwriter.strategies.codec import (
     jsons,
     varchars,
 )
-from binlogwriter.text_fused import compile_rows_text
-from binlogwriter.text_rows import ImagePrinter, field_metadata
+from binlogwriter.text.columns import field_metadata
+from binlogwriter.text.fused import compile_rows_text
+from binlogwriter.text.rows import ImagePrinter
 from binlogwriter.values import decode_row_image, encode_row_image
 from binlogwriter.values._text import quote_bytes
 

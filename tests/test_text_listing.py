@@ -1,4 +1,4 @@
-"""The fast ``inspect`` listing (binlogwriter.text_listing) prints exactly what the reference
+"""The fast ``inspect`` listing (binlogwriter.text.listing) prints exactly what the reference
 path prints: every event decoded by the reader and rendered by ``render_event``
 (docs/design.md principle 5: a fast path is done only when a property test proves it).
 
@@ -33,7 +33,7 @@ from test_fastverify_props import frame, headers, mutated, mysql_gtids  # noqa: 
 from binlogwriter.errors import BinlogError  # noqa: E402
 from binlogwriter.strategies import binlogs  # noqa: E402
 from binlogwriter.text import RenderOptions  # noqa: E402
-from binlogwriter.text_listing import write_listing  # noqa: E402
+from binlogwriter.text.listing import write_listing  # noqa: E402
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 
@@ -147,7 +147,8 @@ def printed_images(draw):
 def test_compiled_image_printer_equals_line_printer(case) -> None:
     """``_ImagePrinter.block`` (one compiled function per image, integers inline) prints the
     lines ``_ImagePrinter.lines`` prints value by value, full width and compact."""
-    from binlogwriter.text_rows import ImagePrinter, field_metadata
+    from binlogwriter.text.columns import field_metadata
+    from binlogwriter.text.rows import ImagePrinter
     from binlogwriter.values import decode_row_image, encode_row_image
 
     family, cols, present, vals, nullable, verbose = case
@@ -172,7 +173,7 @@ def test_compiled_image_printer_equals_line_printer(case) -> None:
 def test_compiled_integers_at_their_limits(code: int, width: int, unsigned: bool) -> None:
     """Integers are printed inline below the sign bit and by the codec's renderer from it on
     (``-1 (255)``): at the limits both print what ``render_value`` prints."""
-    from binlogwriter.text_rows import ImagePrinter
+    from binlogwriter.text.rows import ImagePrinter
     from binlogwriter.values import ColumnDesc
     from binlogwriter.values.render import render_value
 
@@ -189,14 +190,14 @@ def test_compiled_integers_at_their_limits(code: int, width: int, unsigned: bool
 @settings(max_examples=600, deadline=None)
 @given(st.data())
 def test_gtid_text_from_bytes_equals_the_event_text(data) -> None:
-    """GTID / ANONYMOUS_GTID text read from the bytes (text_listing._mysql_gtid_text) is the
+    """GTID / ANONYMOUS_GTID text read from the bytes (text/listing.py mysql_gtid_text) is the
     text render_tail gives the event the fast GTID reader builds, and None exactly when that
     reader refuses the bytes: hand-drawn bodies (flags over equal values, non-canonical packed
     lengths, junk, cut or changed bytes)."""
     from binlogwriter.format import BinlogFormat
     from binlogwriter.read.fastdecode import mysql_gtid
     from binlogwriter.text import render_tail
-    from binlogwriter.text_listing import mysql_gtid_text
+    from binlogwriter.text.listing import mysql_gtid_text
 
     t, body, _ = data.draw(mysql_gtids())
     h = data.draw(headers)

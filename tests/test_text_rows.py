@@ -1,4 +1,4 @@
-"""``###`` lines of rows events (text_rows) against the real mariadb-binlog output.
+"""``###`` lines of rows events (text/rows.py) against the real mariadb-binlog output.
 
 Expected lines come only from
 ``tests/data/mysqlbinlog-output/mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt``
@@ -20,17 +20,11 @@ from hypothesis import strategies as st
 
 from binlogwriter.events import decode_event
 from binlogwriter.format import BinlogFormat
+from binlogwriter.read.state import ReadState
 from binlogwriter.text import RenderOptions, render_event
-from binlogwriter.text_rows import (
-    bit_string,
-    decimal_text,
-    field_metadata,
-    format_value,
-    quote_bytes,
-    render_row_image,
-    render_rows,
-)
-from binlogwriter.text_state import ReadState
+from binlogwriter.text.columns import decimal_text, field_metadata, format_value
+from binlogwriter.text.rows import render_row_image, render_rows
+from binlogwriter.values.render import bit_string, quote_bytes
 
 OUTPUT = (Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
           / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt")

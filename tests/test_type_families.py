@@ -20,7 +20,7 @@ import pytest
 
 from binlogwriter.read.export import arrow_type as export_arrow_type
 from binlogwriter.schema import KNOWN_TYPES, parse_tables
-from binlogwriter.text_rows import type_string
+from binlogwriter.text.columns import type_string
 from binlogwriter.values import Geometry, bind_column
 from binlogwriter.values._common import REGISTRY
 from binlogwriter.values.families import FAMILIES, family_of_code, family_of_column, family_of_type

@@ -10,7 +10,7 @@ import pytest
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 T = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), b VARBINARY(10), "
                    "c CHAR(5) CHARACTER SET latin1, x TINYTEXT, u CHAR(3) CHARACTER SET utf32)", database="db")

@@ -31,7 +31,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat, Checksum
 from binlogwriter.reader import BinlogReader, iter_raw
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 # format.md §4 / mariadb.md "FDE": FDE length with the checksum field, and where the next event starts

@@ -1,4 +1,4 @@
-"""The one owner of ids (binlogwriter/writer_ids.py, issue #28 item 4): a range committed in
+"""The one owner of ids (binlogwriter/write/ids.py, issue #28 item 4): a range committed in
 one call (the batch path) leaves the allocator exactly as taking its ids one at a time (the
 per-transaction path) does — counters, executed GTID sets, last GTID — and ids given to an
 encoder cannot be committed once others were taken in between."""
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.errors import BinlogError
-from binlogwriter.writer_ids import GtidSource, IdAllocator, IdCount
+from binlogwriter.write.ids import GtidSource, IdAllocator, IdCount
 
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 SOURCES = [

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from binlogwriter.errors import BinlogError, OutputError, OutputExistsError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.writer import BinlogWriter, FileSink
+from binlogwriter.sinks import FileSink
+from binlogwriter.write.writer import BinlogWriter
 
 T = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))", database="db")
 

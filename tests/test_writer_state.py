@@ -15,8 +15,9 @@ from binlogwriter.errors import BinlogError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter, WriterState
+from binlogwriter.write.state import WriterState
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 N = 48  # transactions; about 6 files of 4 KiB

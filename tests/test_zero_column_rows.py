@@ -17,9 +17,9 @@ from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.read.rowdecode import decode_rows_body
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values.base import ABSENT
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 from .conformance.mariadb import mariadb_binlog
 

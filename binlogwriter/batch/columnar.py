@@ -13,10 +13,10 @@ split at ``row_event_max_size`` by the same rule, STMT_END_F on a statement's la
 Every event's length follows by arithmetic; a GTID's ``transaction_length`` is the same
 fixed point as :func:`binlogwriter.batch.encoder.transaction_length`. Ids (GNOs, XIDs,
 ``sequence_number``) come from the writer's one allocator
-(:class:`~binlogwriter.writer_ids.IdAllocator`) only at :meth:`RowsPlan.encode`, after
-rotation points are known: given as a :class:`~binlogwriter.writer_ids.BatchIds`, committed by
+(:class:`~binlogwriter.write.ids.IdAllocator`) only at :meth:`RowsPlan.encode`, after
+rotation points are known: given as a :class:`~binlogwriter.write.ids.BatchIds`, committed by
 the allocator (:meth:`RowsPlan.id_count`). The planner reads an
-:class:`~binlogwriter.writer_ids.IdRange` (the ids, the GTID source: source id, tag, server
+:class:`~binlogwriter.write.ids.IdRange` (the ids, the GTID source: source id, tag, server
 id, domain) and returns the table ids it gave, so planning is pure: of the writer it reads
 only its format, settings and Table_map cache (``table_map_event``).
 
@@ -111,8 +111,9 @@ from binlogwriter.format import (
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
-from binlogwriter.transaction import present_bitmap, query_status_vars
-from binlogwriter.writer_ids import GtidSource, IdRange
+from binlogwriter.write.ids import GtidSource, IdRange
+from binlogwriter.write.statement_rows import present_bitmap
+from binlogwriter.write.transaction import query_status_vars
 
 __all__ = ["RowsBatch", "RowsPlan", "DeferredImages", "plan_rows_batch", "columnar_supported", "place_runs", "KIND_CODES"]
 
@@ -218,7 +219,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> R
     (default: ``writer.ids.peek()``) and nothing of the writer changes; the table ids
     given (a table keeps its id while its definition is unchanged, mariadb.md "Table ids")
     are returned in :attr:`RowsPlan.used_tables` for the writer to take
-    (:meth:`~binlogwriter.writer_groups.GroupsMixin.plan_rows`). With MySQL
+    (:meth:`~binlogwriter.write.groups.GroupsMixin.plan_rows`). With MySQL
     ``binlog_transaction_compression`` each group is ``GTID · TRANSACTION_PAYLOAD``
     (format.md §15, :func:`_compressed`)."""
     rng = writer.ids.peek() if ids is None else ids
@@ -229,7 +230,7 @@ def plan_rows_batch(writer: Any, rb: RowsBatch, ids: IdRange | None = None) -> R
 
 def _given_table_ids(rng: IdRange, tables: list) -> list[int]:
     """Table ids of ``tables`` (in order of first use) from ``rng``, by
-    :meth:`IdAllocator.table_id <binlogwriter.writer_ids.IdAllocator.table_id>`'s rule
+    :meth:`IdAllocator.table_id <binlogwriter.write.ids.IdAllocator.table_id>`'s rule
     (a known definition keeps its id, a new or changed one gets the next)."""
     known = dict(rng.tables)
     nxt = rng.next_table_id

@@ -14,7 +14,7 @@ from binlogwriter.errors import BinlogError
 from binlogwriter.events import GtidTaggedEvent, encode_body
 from binlogwriter.layouts.header import HEADER_SIZE
 from binlogwriter.logical_clock import last_committed
-from binlogwriter.writer_ids import BatchIds, GtidSource, IdRange
+from binlogwriter.write.ids import BatchIds, GtidSource, IdRange
 
 __all__ = ["BoundRowsPlan", "TaggedGtids", "bound"]
 

@@ -3,9 +3,9 @@
 :meth:`RowsPlan.encode` is the second step of :mod:`binlogwriter.batch.columnar` (whose
 docstring gives the whole design): the plan's lengths become headers (one ``HEADER_DTYPE``
 array), its templates are broadcast into place, GNOs / XIDs / ``sequence_number`` / MariaDB
-``seq_no`` are numbered from the :class:`~binlogwriter.writer_ids.BatchIds` given (the encoder
+``seq_no`` are numbered from the :class:`~binlogwriter.write.ids.BatchIds` given (the encoder
 takes nothing: :meth:`RowsPlan.id_count` says what a range consumes and the writer's
-:class:`~binlogwriter.writer_ids.IdAllocator` commits it), the row images are placed by
+:class:`~binlogwriter.write.ids.IdAllocator` commits it), the row images are placed by
 :func:`~binlogwriter.batch.scatter.place_runs`, and each event gets its CRC32
 (:func:`~binlogwriter.batch.scatter.crc_by_difference` where events differ in a few bytes).
 """
@@ -28,7 +28,7 @@ from binlogwriter.layouts.header import FLAG_SUPPRESS_USE, HEADER_SIZE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.logical_clock import last_committed_array
-from binlogwriter.writer_ids import BatchIds, IdCount
+from binlogwriter.write.ids import BatchIds, IdCount
 
 __all__ = ["RowsPlan", "DeferredImages", "mgtid_template", "mariadb_gtid_body"]
 

@@ -1,7 +1,7 @@
 """A :class:`~binlogwriter.sinks.Sink` wrapper that builds and writes planned batches on a
 worker thread, so that the caller makes the next batch meanwhile.
 
-:meth:`GroupsMixin.write_planned <binlogwriter.writer_groups.GroupsMixin.write_planned>`
+:meth:`GroupsMixin.write_planned <binlogwriter.write.groups.GroupsMixin.write_planned>`
 hands a sink with ``write_later`` the function :meth:`RowsPlan.encode_later
 <binlogwriter.batch.columnar_encode.RowsPlan.encode_later>` returns: the ids are taken on
 the caller's thread (so the writer's GTID bookkeeping, offsets and rotations stay where

@@ -2,7 +2,7 @@
 
 The layout is :func:`binlogwriter.layouts.table_map.table_map_layout`; building one from a
 schema, choosing the optional metadata per ``binlog_row_metadata``, and the derived
-per-column views live in :mod:`binlogwriter.metadata`.
+per-column views live in :mod:`binlogwriter.table_map.metadata`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class TableMapEvent(Event):
     def from_table(cls, table: Any, table_id: int, fmt: BinlogFormat, row_metadata: str,
                    **header: Any) -> TableMapEvent:
         """The Table_map a server writes for ``table`` under ``binlog_row_metadata``."""
-        from binlogwriter.metadata import build_table_map
+        from binlogwriter.table_map.metadata import build_table_map
 
         c = build_table_map(table, table_id, fmt.flavor, row_metadata)
         ev = cls.from_layout(_Obj(c), **header)
@@ -60,8 +60,8 @@ class TableMapEvent(Event):
         return ev
 
     def view(self, flavor: str | None = None):
-        """The decoded :class:`binlogwriter.metadata.TableMap` view (columns, names, PK…)."""
-        from binlogwriter.metadata import TableMap
+        """The decoded :class:`binlogwriter.table_map.metadata.TableMap` view (columns, names, PK…)."""
+        from binlogwriter.table_map.metadata import TableMap
 
         try:
             return TableMap.decode(self.to_layout(), flavor or self.flavor)

@@ -5,7 +5,7 @@ and table names as u8 length + bytes + NUL, packed column count, one type byte p
 column, packed-length metadata block, null bitmap, optional-metadata TLVs to the end).
 The TLVs (§12.1) are kept raw and in order here — ``{"type": u8, "value": bytes}`` —
 so that a re-encode is byte-exact whatever a server wrote; their values have their
-own declarations in :mod:`binlogwriter.metadata`. The null bitmap keeps its padding
+own declarations in :mod:`binlogwriter.table_map.metadata`. The null bitmap keeps its padding
 bits (:class:`~binlogwriter.layouts.primitives.BitmapValue`).
 """
 

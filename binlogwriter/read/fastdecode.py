@@ -212,7 +212,7 @@ class EventDecoder:
                                     file=file, offset=offset, columns_for=columns_for)
                 if len(self._cache) >= self._max:
                     self._cache.clear()
-                if t == TABLE_MAP_EVENT:  # column descriptions per schema, shared by the copies (text_state.py)
+                if t == TABLE_MAP_EVENT:  # column descriptions per schema, shared by the copies (read/state.py)
                     proto._descs_cache = {}
                 hit = self._cache[key] = (proto, type(proto), dict(proto.__dict__),
                                           tuple(k for k, v in proto.__dict__.items() if type(v) is list))

@@ -1,6 +1,6 @@
 """Table definitions for a reader (:class:`SchemaSource`): the schemas a binlog's rows are
 decoded with, given as Table objects, a dict, or CREATE TABLE SQL parsed for the binlog's
-flavor (binlogwriter/read/changes.py, binlogwriter/text_state.py)."""
+flavor (binlogwriter/read/changes.py, binlogwriter/read/state.py)."""
 
 from __future__ import annotations
 

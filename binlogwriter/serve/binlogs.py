@@ -1,7 +1,7 @@
 """The served binlog files: order, names, sizes, formats and GTID state (docs/serve.md "Files").
 
 ``DIR`` serves the files its ``binlog.index`` lists (``./name`` lines, as servers and
-:class:`~binlogwriter.writer.BinlogWriter` write it), or else every ``*.NNNNNN`` file in name
+:class:`~binlogwriter.write.writer.BinlogWriter` write it), or else every ``*.NNNNNN`` file in name
 order; files given one by one are served in the order given. Each file's FORMAT_DESCRIPTION_EVENT
 (read through :func:`binlogwriter.reader.iter_raw`) gives its format, the server version and
 server id; the event after it gives the GTID state before the file (PREVIOUS_GTIDS for MySQL,

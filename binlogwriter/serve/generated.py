@@ -4,7 +4,7 @@ The run comes from a plugin (entry point ``binlogwriter.streams``, binlogwriter/
 the generators package's ``generators/serve.py``): a :class:`StreamSource` for the spec, and
 per dump a :class:`StreamRun` that generates everything into the writer given. Every dump
 runs its own generation of the spec (deterministic: every client sees the same bytes) into a
-:class:`~binlogwriter.writer.BinlogWriter` whose sink (:class:`_StreamSink`) hands each
+:class:`~binlogwriter.write.writer.BinlogWriter` whose sink (:class:`_StreamSink`) hands each
 write — a batch of transactions from the generator's batch engine, or one of the writer's own
 events — to the dump, which frames and sends the complete events at once as from files (fake
 ROTATE and FDE at each new file, the FDE with LOG_EVENT_BINLOG_IN_USE_F cleared). Nothing is
@@ -41,14 +41,14 @@ from binlogwriter.serve.dump_request import HEAD, TXN_TYPES
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["GeneratedBinlogs", "GeneratedStreamer", "StreamRun", "StreamSource"]
 
 
 
 class StreamSink:
-    """A :class:`~binlogwriter.writer.Sink` that hands every write to the dump (``feed``: bytes,
+    """A :class:`~binlogwriter.sinks.Sink` that hands every write to the dump (``feed``: bytes,
     or an :class:`~binlogwriter.serve.packets.EventRun` when the writer's caller knows the
     events' lengths) and counts the bytes of each file as it would be on disk (``closed``:
     the completed files')."""

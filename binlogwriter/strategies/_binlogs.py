@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from binlogwriter.fixtures._model import WrittenBinlogs, write_transactions
 from binlogwriter.schema import FLAVORS, Table
-from binlogwriter.transaction import SessionSettings
+from binlogwriter.write.transaction import SessionSettings
 
 from ._schema import tables
 from ._workload import ROW_IMAGES, transactions
@@ -22,7 +22,7 @@ _MYSQL_UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
 @st.composite
 def settings(draw, flavor: str, image: str | None = None, metadata: str | None = None) -> SessionSettings:
-    """:class:`~binlogwriter.transaction.SessionSettings` valid for ``flavor``: row image and
+    """:class:`~binlogwriter.write.transaction.SessionSettings` valid for ``flavor``: row image and
     metadata (MariaDB also NO_LOG), Rows_query/Annotate_rows on or off, a small
     ``row_event_max_size`` at times (statements split over several rows events), GTIDs
     (MySQL: anonymous, a server UUID, or a tagged GTID on 8.4; MariaDB: a domain id) and,

@@ -256,7 +256,7 @@ def datetime_parts(ip: Any) -> tuple:
 def datetime_parts_source(ip: str) -> str:
     """:func:`datetime_parts` as source text over the variable ``ip`` (``y, mo, d, h, mi, s``
     comma-separated), for the compiled decoders and printers (read/inline_values.py,
-    text_fused.py); tests/values/test_datetime_layout.py holds the two equal."""
+    text/fused.py); tests/values/test_datetime_layout.py holds the two equal."""
     return (f"({ip} >> 22) // 13, ({ip} >> 22) % 13, ({ip} >> 17) & 31, ({ip} >> 12) & 31, ({ip} >> 6) & 63, "
             f"{ip} & 63")
 

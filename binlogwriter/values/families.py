@@ -16,7 +16,7 @@ Every family module (``binlogwriter/values/<family>.py``) has the same faces:
   (docs/output.md "Canonical row form"; generators/truth.py dispatches here);
 * ``arrow_type(col)``: the Arrow type of its values (read/export.py dispatches here);
 * ``type_text(type_code, meta, family)``: the type named in ``-vv`` comments, or None
-  (text_columns.type_string dispatches here).
+  (text/columns.py type_string dispatches here).
 
 A binlog type code belongs to one family, except 254/253 (STRING): the char family's codec,
 which hands columns whose metadata names ENUM or SET to the enum_set family

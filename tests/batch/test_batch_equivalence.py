@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from binlogwriter import statement_rows
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
-from binlogwriter.transaction import SessionSettings, transaction_events
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings, transaction_events
+from binlogwriter.write.writer import BinlogWriter
 from tests.test_rows_roundtrip_props import DB, tables, workloads
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
@@ -150,7 +150,7 @@ def run(cls, fmt, settings_, max_size, gt, txs, batched: bool, stage: int = 0) -
     if batched:
         # many groups in one batch: ids allocated first (as the writer's commit does), then
         # one write_groups call; rotation happens inside the batch
-        from binlogwriter.transaction import Transaction
+        from binlogwriter.write.transaction import Transaction
 
         groups = []
         for stmts in txs:

@@ -12,7 +12,7 @@ import pytest
 
 from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import FLAVORS, BinlogFormat
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.writer import BinlogWriter
 
 
 @pytest.mark.parametrize("flavor", FLAVORS)
@@ -28,7 +28,7 @@ def test_every_flavor_takes_the_batch_path(tmp_path, flavor: str, checksum: bool
 @pytest.mark.parametrize("gtid,compress", [("anonymous", True), ("3e11fa47-71ca-11e1-9e33-c80aa9429562:tag_1", False),
                                            ("3e11fa47-71ca-11e1-9e33-c80aa9429562:tag_1", True)])
 def test_compression_and_tagged_gtids_take_the_batch_path(tmp_path, gtid: str, compress: bool) -> None:
-    from binlogwriter.transaction import SessionSettings
+    from binlogwriter.write.transaction import SessionSettings
 
     w = BinlogWriter(tmp_path, BinlogFormat.preset("mysql84"),
                      settings=SessionSettings(gtid=gtid, transaction_compression=compress))

@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from binlogwriter.batch.columnar import KIND_CODES, RowsBatch
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.format import BinlogFormat
-from binlogwriter.statement_rows import statement_rows
-from binlogwriter.transaction import SessionSettings, Transaction, default_statement_text
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.statement_rows import statement_rows
+from binlogwriter.write.transaction import SessionSettings, Transaction, default_statement_text
+from binlogwriter.write.writer import BinlogWriter
 from tests.batch.test_batch_equivalence import (
     FLAVORS,
     UUID,

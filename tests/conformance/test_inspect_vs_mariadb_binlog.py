@@ -39,8 +39,8 @@ import pytest
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import parse_tables
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 from .mariadb import MariaDBServer, find_binary
 

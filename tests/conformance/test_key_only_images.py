@@ -19,8 +19,8 @@ from binlogwriter import images
 from binlogwriter.format import BinlogFormat
 from binlogwriter.reader import BinlogReader, iter_raw
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 pytestmark = pytest.mark.conformance
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from binlogwriter.reader import BinlogReader
-from binlogwriter.text_listing import write_listing
+from binlogwriter.text.listing import write_listing
 from generators.engine import generate
 from generators.spec import Spec
 

@@ -102,9 +102,9 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from binlogwriter import images
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
 from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 from .binlog_serving import ServingMariaDBServer
 from .catalogue import DB, build

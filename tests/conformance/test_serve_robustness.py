@@ -21,8 +21,8 @@ from pymysqlreplication.row_event import WriteRowsEvent
 
 from binlogwriter.format import BinlogFormat
 from binlogwriter.schema import Table
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 from generators.engine import generate
 from generators.spec import Spec
 

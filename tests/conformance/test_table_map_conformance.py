@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from binlogwriter.metadata import build_table_map, encode_table_map
 from binlogwriter.reader import BinlogReader, iter_raw
 from binlogwriter.schema import Table
-from binlogwriter.text_metadata import render_table_metadata
+from binlogwriter.table_map.metadata import build_table_map, encode_table_map
+from binlogwriter.text.metadata import render_table_metadata
 
 from .mariadb import MariaDBServer, mariadb_binlog
 

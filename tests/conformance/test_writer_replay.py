@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from binlogwriter.format import BinlogFormat
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer import BinlogWriter
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
 
 from .catalogue import DB, Catalogue, build, expected_dump
 

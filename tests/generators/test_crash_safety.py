@@ -92,7 +92,7 @@ def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest
     fault, docs/generate.md), and nothing left at --out or beside it."""
     import errno
 
-    from binlogwriter import writer as writer_mod
+    from binlogwriter.sinks import FileSink
 
     calls = [0]  # bytes written
 
@@ -110,13 +110,13 @@ def test_full_disk_is_one_line_and_cleans_up(tmp_path: Path, monkeypatch: pytest
         def __getattr__(self, name: str):
             return getattr(self.fh, name)
 
-    real_open = writer_mod.FileSink.open
+    real_open = FileSink.open
 
     def open_(self, name: str, offset: int) -> None:
         real_open(self, name, offset)
         self._fh = FullFile(self._fh)
 
-    monkeypatch.setattr(writer_mod.FileSink, "open", open_)
+    monkeypatch.setattr(FileSink, "open", open_)
     out = tmp_path / "out"
     result = run_cli("--out", str(out), "--transactions", "500", "--no-progress")
     assert result.exit_code == 1, result.output

@@ -30,14 +30,14 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat
 from binlogwriter.sinks import FileSink, Sink
-from binlogwriter.transaction import SessionSettings
-from binlogwriter.writer_events import EventsMixin, gtid_source, parse_gtid_setting
-from binlogwriter.writer_files import FilesMixin
-from binlogwriter.writer_groups import GroupsMixin
-from binlogwriter.writer_state import DEFAULT_START_TIME, IdAllocator, StateMixin, WriterState
+from binlogwriter.write.events import EventsMixin, gtid_source
+from binlogwriter.write.files import FilesMixin
+from binlogwriter.write.groups import GroupsMixin
+from binlogwriter.write.ids import IdAllocator
+from binlogwriter.write.state import DEFAULT_START_TIME, StateMixin, WriterState
+from binlogwriter.write.transaction import SessionSettings
 
-__all__ = ["BinlogWriter", "WriterState", "Sink", "FileSink", "DEFAULT_START_TIME", "STAGE_BYTES",
-           "parse_gtid_setting", "gtid_source"]
+__all__ = ["BinlogWriter", "STAGE_BYTES"]
 
 STAGE_BYTES = 4 << 20
 """A good ``stage_bytes`` for bulk writers (the generators): 4 MiB of groups per buffer."""
@@ -99,7 +99,7 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         self.rows_query = fmt.is_mariadb if st.rows_query is None else st.rows_query
         self.ids = IdAllocator(gtid_source(fmt, st, server_id), next_table_id=st.first_table_id)
         """The one owner of XIDs, GNOs, sequence numbers, MariaDB seq_no, table ids and the
-        executed GTID sets (binlogwriter/writer_ids.py)."""
+        executed GTID sets (binlogwriter/write/ids.py)."""
         self._descs: dict[int, list] = {}
         self._tm_cache: dict[int, tuple[object, Event]] = {}
         self.transactions = 0

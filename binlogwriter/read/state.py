@@ -22,7 +22,7 @@ class ReadState:
         self.columns: dict[int, list] = {}
         self.schemas = schemas or {}
         self.pending_rows = 0
-        """Rows printed since the last statement end (``# Number of rows``, text_rows.RowCount)."""
+        """Rows printed since the last statement end (``# Number of rows``, text/rows.py RowCount)."""
         self.flavor: str | None = None
         """"mariadb" or "mysql" after the FDE (its server version), for rows events whose
         Table_map was not seen (a listing from --start-position)."""

@@ -1,5 +1,5 @@
-"""Rows as a caller gives them, checked (part of binlogwriter/statement_rows.py; shared with
-binlogwriter/partial_json.py): a mapping or a full-width sequence, an UPDATE's (before, after)
+"""Rows as a caller gives them, checked (part of binlogwriter/write/statement_rows.py; shared with
+binlogwriter/write/partial_json.py): a mapping or a full-width sequence, an UPDATE's (before, after)
 pair, and every column an image logs given a value (binlogwriter/images.py decides which)."""
 
 from __future__ import annotations

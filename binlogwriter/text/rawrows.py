@@ -1,6 +1,6 @@
 """Rows events whose rows the reader left as bytes, made ready for the ``###`` listing.
 
-The listing prints values, not bytes (text_rows.py); an event read without its column
+The listing prints values, not bytes (text/rows.py); an event read without its column
 definitions (rows not decoded) has its row images walked here with the columns the
 Table_map alone gives (format.md §13: the images follow the column bitmaps, a null bitmap
 and the present columns' values each; an UPDATE carries a before and an after image per

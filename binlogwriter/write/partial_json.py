@@ -25,7 +25,7 @@ def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, li
     """[(before bits, after bits, [row bytes…])] of an UPDATE whose after values may hold
     :class:`~binlogwriter.values.json_diff.JsonPartial` diffs (same grouping as
     ``transaction.statement_rows``)."""
-    from binlogwriter.row_input import as_full_row, check_present, update_pair
+    from binlogwriter.write.row_input import as_full_row, check_present, update_pair
 
     table = stmt.table
     where = f"{table.database}.{table.name}"

@@ -18,7 +18,7 @@ but takes shortcuts where the text is a function of bytes already seen:
   from their fields as :func:`~binlogwriter.text.render_tail` prints them;
 * rows events are read with the compiled row decoders (:mod:`binlogwriter.read.rowdecode`,
   proven equal to the declarative row codec) into the present columns' values, and printed
-  by the table's ``###`` printer (:mod:`binlogwriter.text_rows`) compiled once per image;
+  by the table's ``###`` printer (:mod:`binlogwriter.text.rows`) compiled once per image;
   their post-header and bitmaps are parsed once per distinct bytes (a pure function of them);
 * output goes out in large chunks, runs of ASCII lines joined apart from the others.
 
@@ -74,8 +74,9 @@ from binlogwriter.read.framing import (
 )
 from binlogwriter.read.places import MYSQL_GTID, rows_places_of
 from binlogwriter.read.rowdecode import parse_rows_header, table_decoder
+from binlogwriter.read.state import ReadState
 from binlogwriter.reader import BinlogReader, RawRecord
-from binlogwriter.text import (
+from binlogwriter.text.event import (
     ROWS_NAMES,
     RenderOptions,
     format_time,
@@ -83,9 +84,8 @@ from binlogwriter.text import (
     render_event,
     render_tail,
 )
-from binlogwriter.text_fused import compile_rows_text
-from binlogwriter.text_rows import printer, quote_ident
-from binlogwriter.text_state import ReadState
+from binlogwriter.text.fused import compile_rows_text
+from binlogwriter.text.rows import printer, quote_ident
 
 __all__ = ["write_listing"]
 
@@ -123,8 +123,8 @@ class _Table:
 
     def shape(self, t: int, present: tuple, after: tuple | None) -> tuple:
         """(``rows(buf, pre, mid) -> list[str]``, pre, mid): the ``###`` text of each row of
-        one kind of rows event and its column bitmaps (images_text in text_rows.py), read and
-        printed from the bytes by one compiled function (text_fused.py)."""
+        one kind of rows event and its column bitmaps (images_text in text/rows.py), read and
+        printed from the bytes by one compiled function (text/fused.py)."""
         target = self.target
         if after is not None:
             pre, mid = f"### UPDATE {target}\n### WHERE", "\n### SET"
@@ -263,7 +263,7 @@ class _Listing:
         """The events inside a TRANSACTION_PAYLOAD, each shown at the payload's position as
         mysqlbinlog does (they have no position of their own: log_pos 0, format.md §15)."""
         from binlogwriter.payload import inner_events
-        from binlogwriter.text_state import ReadState
+        from binlogwriter.read.state import ReadState
 
         st = ReadState()
         for _pos, _chunk, inner in inner_events(ev, rec.fmt, state=st):
@@ -560,7 +560,7 @@ def _timestamp_split(tail: str, ts: int) -> tuple[str, str] | None:
 
 def _after_unknown(buf: list[str], first: int, state: Any) -> None:
     """MariaDB, from --start-position inside a statement: the ``### Row event for unknown
-    table`` text held so far (text_rows.render_rows) starts the next ``###`` or ``# Number of
+    table`` text held so far (text/rows.py render_rows) starts the next ``###`` or ``# Number of
     rows`` line, with no newline between, as mariadb-binlog prints them. ``buf[first:]`` is
     the text of the rows event just listed, a line (or a row's lines) per item, its header
     and summary first."""

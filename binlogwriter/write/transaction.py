@@ -31,10 +31,10 @@ from binlogwriter.events.rows import rows_event_class
 from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAG_THREAD_SPECIFIC
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
-from binlogwriter.statement_rows import Statement, normalise_rows, present_bitmap, statement_rows, where
 from binlogwriter.values._common import describe
+from binlogwriter.write.statement_rows import Statement, normalise_rows, present_bitmap, statement_rows, where
 
-__all__ = ["Transaction", "SessionSettings", "normalise_rows", "query_status_vars"]
+__all__ = ["Transaction", "SessionSettings", "query_status_vars"]
 
 @dataclass(frozen=True)
 class SessionSettings:
@@ -112,7 +112,7 @@ class Transaction:
         """An UPDATE logged as MySQL does with ``binlog_row_value_options=PARTIAL_JSON``
         (PARTIAL_UPDATE_ROWS_EVENT): like :meth:`update`, and a JSON column of ``after`` may
         be a :class:`~binlogwriter.values.json_diff.JsonPartial` (replace / insert / remove
-        diffs) instead of a whole document (binlogwriter/partial_json.py)."""
+        diffs) instead of a whole document (binlogwriter/write/partial_json.py)."""
         self.update(table, pairs, sql=sql)
         self.statements[-1].kind = "partial_update"
 

@@ -1,5 +1,5 @@
 """A statement's rows, checked and encoded before anything is written (part of
-binlogwriter/transaction.py): rows given as tuples or mappings become full rows, an update's
+binlogwriter/write/transaction.py): rows given as tuples or mappings become full rows, an update's
 (before, after) pair its two images; the values present in each image (row image
 FULL/MINIMAL/NOBLOB, docs/images) are encoded column by column — vectorised for many rows —
 and a value that does not fit raises ``ValueEncodeError`` naming table.column and row."""
@@ -13,8 +13,8 @@ from typing import Any
 from binlogwriter import images
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.layouts.primitives import BitmapValue
-from binlogwriter.row_input import as_full_row, check_present, update_pair
 from binlogwriter.values._common import describe
+from binlogwriter.write.row_input import as_full_row, check_present, update_pair
 
 __all__ = ["normalise_rows", "statement_rows"]
 
@@ -87,7 +87,7 @@ def statement_rows(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | No
     (:func:`binlogwriter.values.row.encode_row_images`, same bytes); on any error it is
     encoded again row by row, which raises the error of the first bad row."""
     if stmt.kind == "partial_update":  # JSON diffs: PARTIAL_UPDATE_ROWS_EVENT
-        from binlogwriter.partial_json import partial_update_groups
+        from binlogwriter.write.partial_json import partial_update_groups
 
         return partial_update_groups(writer, stmt)
     if len(stmt.rows) < VECTOR_MIN_ROWS:

@@ -1,4 +1,4 @@
-"""Groups of events written together (part of binlogwriter/writer.py): a transaction group
+"""Groups of events written together (part of binlogwriter/write/writer.py): a transaction group
 staged and encoded with others (:meth:`write_group`), many groups at once, and the batch
 path's planned groups (ids, sizes, positions and rotations by the batch encoder's
 arithmetic, binlogwriter/batch/)."""
@@ -17,7 +17,7 @@ from binlogwriter.events import (
 
 
 class GroupsMixin:
-    """:class:`~binlogwriter.writer.BinlogWriter`'s group methods.
+    """:class:`~binlogwriter.write.writer.BinlogWriter`'s group methods.
 
     Size: every way of appending whole groups (one group, staged groups, planned batches) shares
     the staging buffer and the rotation rule, so they stay in one mixin.
@@ -130,7 +130,7 @@ class GroupsMixin:
         between groups once a file reaches max_binlog_size (``searchsorted`` over the prefix
         sums of the group sizes), as :meth:`commit` of each would. Each segment's encoder is
         given the allocator's next ids (:meth:`IdAllocator.next_ids
-        <binlogwriter.writer_ids.IdAllocator.next_ids>`) and the allocator commits what the
+        <binlogwriter.write.ids.IdAllocator.next_ids>`) and the allocator commits what the
         segment consumes (``plan.id_count``) in one call. Returns per file written to: (file
         name, groups, first GTID, last GTID)."""
         if self.closed:

@@ -3,7 +3,7 @@ definition and kind of event (column bitmaps), compiled once (issue 11, ``inspec
 
 The reference is two steps: the compiled row decoder (:mod:`binlogwriter.read.rowdecode`,
 proven equal to the declarative row codec) gives each image's values, then the table's
-``###`` printer (:class:`binlogwriter.text_rows.ImagePrinter`) prints them. Here the two are
+``###`` printer (:class:`binlogwriter.text.rows.ImagePrinter`) prints them. Here the two are
 fused into one generated loop over the rows part of the event (format.md §13: per row the null
 bitmap of the present columns, then their non-NULL values in column order):
 

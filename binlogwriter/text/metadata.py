@@ -27,12 +27,13 @@ from __future__ import annotations
 from binlogwriter.charsets import Collation, find_collation
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import flavor_family
-from binlogwriter.metadata import (
+from binlogwriter.table_map.metadata import TableMap
+from binlogwriter.table_map.tlv import (
     COLUMN_CHARSET,
     DEFAULT_CHARSET,
     ENUM_AND_SET_COLUMN_CHARSET,
     ENUM_AND_SET_DEFAULT_CHARSET,
-    TableMap,
+    META_SIZE,
 )
 
 __all__ = ["render_table_metadata", "render_columns", "render_primary_key"]
@@ -208,8 +209,6 @@ def _printer_metas(tm: TableMap) -> list:
     no bytes for the types it does not know (the compressed columns)."""
     if not any(t in _UNKNOWN_TO_MARIADB_BINLOG for t in tm.column_types):
         return list(tm.column_meta)
-    from binlogwriter.metadata import META_SIZE
-
     raw, pos, out = b"".join(tm.column_meta), 0, []
     for t, own in zip(tm.column_types, tm.column_meta, strict=True):
         n = 0 if t in _UNKNOWN_TO_MARIADB_BINLOG else META_SIZE.get(t, len(own))

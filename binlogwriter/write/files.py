@@ -1,4 +1,4 @@
-"""The file side of :class:`~binlogwriter.writer.BinlogWriter` (part of binlogwriter/writer.py):
+"""The file side of :class:`~binlogwriter.write.writer.BinlogWriter` (part of binlogwriter/write/writer.py):
 opening a file (magic, FDE with ``LOG_EVENT_BINLOG_IN_USE_F``, the flavor's second event),
 ``log_pos`` and ownership of every event written, rotation after a group once a file reaches
 ``max_binlog_size`` (ROTATE naming the next file), ``binlog.index``, STOP at the end."""
@@ -27,7 +27,7 @@ _FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, s
 
 
 class FilesMixin:
-    """:class:`~binlogwriter.writer.BinlogWriter`'s file methods."""
+    """:class:`~binlogwriter.write.writer.BinlogWriter`'s file methods."""
 
     def _open(self) -> None:
         if not self.files and self.write_index:

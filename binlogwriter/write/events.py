@@ -1,6 +1,6 @@
-"""The events a :class:`~binlogwriter.writer.BinlogWriter` makes itself (part of
-binlogwriter/writer.py): table ids and TABLE_MAP, XIDs, the next GTID event of each flavor,
-and transactions / DDL built from a session's settings (binlogwriter/transaction.py)."""
+"""The events a :class:`~binlogwriter.write.writer.BinlogWriter` makes itself (part of
+binlogwriter/write/writer.py): table ids and TABLE_MAP, XIDs, the next GTID event of each flavor,
+and transactions / DDL built from a session's settings (binlogwriter/write/transaction.py)."""
 
 from __future__ import annotations
 
@@ -20,17 +20,17 @@ from binlogwriter.format import BinlogFormat, version_tuple
 from binlogwriter.layouts.header import FLAG_SUPPRESS_USE
 from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
-from binlogwriter.transaction import SessionSettings, Transaction, ddl_events, transaction_events
-from binlogwriter.writer_ids import GtidSource
+from binlogwriter.write.ids import GtidSource
+from binlogwriter.write.transaction import SessionSettings, Transaction, ddl_events, transaction_events
 
 if TYPE_CHECKING:
-    from binlogwriter.writer import BinlogWriter
+    from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["parse_gtid_setting", "gtid_source"]
 
 
 class EventsMixin:
-    """:class:`~binlogwriter.writer.BinlogWriter`'s event-making methods."""
+    """:class:`~binlogwriter.write.writer.BinlogWriter`'s event-making methods."""
 
     # transactions ---------------------------------------------------------------------------
     def column_descs(self, table) -> list:
@@ -44,7 +44,7 @@ class EventsMixin:
     def table_id(self, table) -> int:
         """A table keeps its id while its definition is unchanged; a changed definition
         gets a new one (mariadb.md "Table ids"): :meth:`IdAllocator.table_id
-        <binlogwriter.writer_state.IdAllocator.table_id>`."""
+        <binlogwriter.write.ids.IdAllocator.table_id>`."""
         return self.ids.table_id(table)
 
     def table_map_event(self, table, table_id: int) -> Event:

@@ -1,6 +1,6 @@
 """A writer's position as a value (:class:`WriterState`: frozen, picklable) and the
 :class:`BinlogWriter` methods that take or restore it, so that a writer can stop mid-stream
-and another continue exactly where it was (part of binlogwriter/writer.py)."""
+and another continue exactly where it was (part of binlogwriter/write/writer.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import MAGIC
-from binlogwriter.writer_ids import IdAllocator, IdRange  # re-exported: their first home
+from binlogwriter.write.ids import IdAllocator
 
 if TYPE_CHECKING:
-    from binlogwriter.writer import BinlogWriter
+    from binlogwriter.write.writer import BinlogWriter
 
-__all__ = ["WriterState", "DEFAULT_START_TIME", "IdAllocator", "IdRange"]
+__all__ = ["WriterState", "DEFAULT_START_TIME"]
 
 DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless asked otherwise
 
@@ -99,7 +99,7 @@ class WriterState:
 
 
 class StateMixin:
-    """:class:`~binlogwriter.writer.BinlogWriter`'s state methods: :meth:`resume`,
+    """:class:`~binlogwriter.write.writer.BinlogWriter`'s state methods: :meth:`resume`,
     :meth:`state`, :meth:`suspend`."""
 
     @classmethod

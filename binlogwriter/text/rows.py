@@ -36,7 +36,7 @@ UNVERIFIED: the MySQL 8 details (quoting, JSON type 245 rendered through our JSO
 not compared with a real mysqlbinlog here.
 
 One column's ``-vv`` type name, ``meta=`` integer and value text are
-:mod:`binlogwriter.text_columns` (re-exported here).
+:mod:`binlogwriter.text.columns`.
 """
 
 from __future__ import annotations
@@ -48,24 +48,19 @@ from typing import Any
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT, flavor_family
 from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
-from binlogwriter.text_columns import (
+from binlogwriter.text.columns import (
     column_of,
-    decimal_text,
     field_metadata,
-    format_value,
     split_metadata,
     table_def_type,
     type_string,
 )
-from binlogwriter.text_rawrows import decode_raw, rows_bytes
+from binlogwriter.text.rawrows import decode_raw
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.render import bit_string, quote_bytes, renderer
+from binlogwriter.values.render import renderer
 from binlogwriter.values.row import decode_row_image
 
-__all__ = [
-    "field_metadata", "quote_bytes", "bit_string", "format_value", "decimal_text",
-    "render_row_image", "render_rows", "rows_lines", "rows_text", "rows_bytes", "RowCount",
-]
+__all__ = ["ImagePrinter", "render_row_image", "render_rows", "rows_lines", "rows_text", "RowCount"]
 
 
 
@@ -221,7 +216,7 @@ def quote_ident(name: str) -> str:
 
 class RowCount:
     """Rows printed since the last statement end, per reading state (``# Number of rows``):
-    kept in the state's ``pending_rows`` (text_state.ReadState), or beside a state object
+    kept in the state's ``pending_rows`` (read/state.py ReadState), or beside a state object
     that has none."""
 
     _counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

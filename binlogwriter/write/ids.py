@@ -1,4 +1,4 @@
-"""The one owner of a writer's ids and GTIDs (issue #28; part of binlogwriter/writer.py):
+"""The one owner of a writer's ids and GTIDs (issue #28; part of binlogwriter/write/writer.py):
 :class:`IdAllocator` gives XIDs, MySQL GNOs and ``sequence_number`` (format.md §8), MariaDB
 ``seq_no`` (mariadb.md "GTID") and table ids, and keeps the executed GTID sets every new
 file's header carries (PREVIOUS_GTIDS, format.md §7; GTID_LIST, mariadb.md).
@@ -137,14 +137,14 @@ class IdAllocator:
 
     @classmethod
     def from_state(cls, source: GtidSource, st: Any) -> IdAllocator:
-        """The allocator a :class:`~binlogwriter.writer_state.WriterState` ``st`` holds."""
+        """The allocator a :class:`~binlogwriter.write.state.WriterState` ``st`` holds."""
         return cls(source=source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq, seq_in_file=st.seq_in_file,
                    next_table_id=st.next_table_id, tables={key: (table, tid) for key, table, tid in st.tables},
                    mysql_gtids={(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids},
                    mariadb_gtids={d: (s, q) for d, s, q in st.mariadb_gtids}, last_gtid=st.last_gtid)
 
     def state_fields(self) -> dict[str, Any]:
-        """This allocator as the id fields of a :class:`~binlogwriter.writer_state.WriterState`
+        """This allocator as the id fields of a :class:`~binlogwriter.write.state.WriterState`
         (plain values and tuples: frozen, picklable; :meth:`from_state` reads them back)."""
         return {"seq_in_file": self.seq_in_file, "xid": self.xid, "gno": self.gno, "mariadb_seq": self.mariadb_seq,
                 "mysql_gtids": tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),

@@ -40,7 +40,7 @@ from binlogwriter.layouts.query import (
 )
 from binlogwriter.layouts.rows import ROWS_TYPES
 from binlogwriter.read.xa import xa_key
-from binlogwriter.text_rows import render_rows
+from binlogwriter.text.rows import render_rows
 
 __all__ = ["render_event", "render_tail", "format_time", "DETAIL_RENDERERS", "RenderOptions", "render_table_map"]
 
@@ -312,9 +312,9 @@ def _user_var_value(e: Any) -> str:
 
 def render_table_map(e: Any, opts: RenderOptions, state: Any = None) -> Iterator[str]:
     """With ``--print-table-metadata``: the ``# Columns(…)`` / ``# Primary Key(…)`` lines
-    (:func:`binlogwriter.text_metadata.render_table_metadata`)."""
+    (:func:`binlogwriter.text.metadata.render_table_metadata`)."""
     if opts.print_table_metadata:
-        from binlogwriter.text_metadata import render_table_metadata
+        from binlogwriter.text.metadata import render_table_metadata
 
         yield from render_table_metadata(e.view(), e.flavor)
 

@@ -1,7 +1,7 @@
 """One column of a ``###`` line (``inspect -vv``): its ``-vv`` type name and ``meta=`` integer,
 and the text of one value (mariadb-binlog ``log_event_print_value``, ``sql/log_event_client.cc``;
 MySQL 8 ``sql/log_event.cc``). The rows, images and statements around them are
-:mod:`binlogwriter.text_rows` (which re-exports these names); the values are decoded by their
+:mod:`binlogwriter.text.rows`; the values are decoded by their
 column codecs and printed by :mod:`binlogwriter.values.render`.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import BinlogError
-from binlogwriter.metadata import META_SIZE
+from binlogwriter.table_map.tlv import META_SIZE
 from binlogwriter.values.base import ColumnDesc
 from binlogwriter.values.families import family_of_code
 from binlogwriter.values.registry import bind_column

@@ -1,4 +1,4 @@
-"""The derived per-column views of a decoded TABLE_MAP (part of binlogwriter/metadata.py):
+"""The derived per-column views of a decoded TABLE_MAP (part of binlogwriter/table_map/metadata.py):
 signedness, charsets and collations, names, ENUM/SET strings, geometry types, primary key,
 visibility from the optional metadata (format.md §12.1), and a
 :class:`~binlogwriter.values.base.ColumnDesc` per column. Each view maps column index ->
@@ -11,7 +11,8 @@ from typing import Any
 
 from binlogwriter.charsets import decode_in_charset, find_collation
 from binlogwriter.errors import SchemaError
-from binlogwriter.metadata_tlv import (
+from binlogwriter.schema import Table
+from binlogwriter.table_map.tlv import (
     COLUMN_CHARSET,
     COLUMN_NAME,
     COLUMN_VISIBILITY,
@@ -28,12 +29,11 @@ from binlogwriter.metadata_tlv import (
     is_numeric_type,
     real_type,
 )
-from binlogwriter.schema import Table
 from binlogwriter.values.base import ColumnDesc
 
 
 class TableMapViews:
-    """:class:`~binlogwriter.metadata.TableMap`'s derived views (read its fields and TLVs).
+    """:class:`~binlogwriter.table_map.metadata.TableMap`'s derived views (read its fields and TLVs).
 
     Size: one short, independent cached view per optional-metadata field of the TABLE_MAP
     (format.md §12.1); all read the same TLVs.

@@ -26,7 +26,8 @@ from binlogwriter.errors import DecodeError, EncodeError
 from binlogwriter.format import FLAVORS
 from binlogwriter.layouts.primitives import BitmapValue, PackedBytes
 from binlogwriter.layouts.table_map import table_map_layout
-from binlogwriter.metadata_tlv import (
+from binlogwriter.schema import Table
+from binlogwriter.table_map.tlv import (
     COLUMN_CHARSET,
     COLUMN_NAME,
     COLUMN_VISIBILITY,
@@ -43,23 +44,11 @@ from binlogwriter.metadata_tlv import (
     SIMPLE_PRIMARY_KEY,
     TLV_LAYOUTS,
     TLV_NAMES,
-    VECTOR_DIMENSIONALITY,
-    is_character_type,
-    is_numeric_type,
     mariadb,
-    real_type,
 )
-from binlogwriter.metadata_views import TableMapViews
-from binlogwriter.schema import Table
+from binlogwriter.table_map.views import TableMapViews
 
-__all__ = [
-    "SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_CHARSET", "COLUMN_NAME", "SET_STR_VALUE",
-    "ENUM_STR_VALUE", "GEOMETRY_TYPE", "SIMPLE_PRIMARY_KEY", "PRIMARY_KEY_WITH_PREFIX",
-    "ENUM_AND_SET_DEFAULT_CHARSET", "ENUM_AND_SET_COLUMN_CHARSET", "COLUMN_VISIBILITY",
-    "VECTOR_DIMENSIONALITY", "TLV_NAMES", "TLV_LAYOUTS", "ROW_METADATA",
-    "build_table_map", "encode_table_map", "TableMap",
-    "is_numeric_type", "is_character_type", "real_type", "META_SIZE",
-]
+__all__ = ["build_table_map", "encode_table_map", "TableMap", "null_bits_value"]
 
 
 

@@ -1,5 +1,5 @@
 """The optional-metadata vocabulary of TABLE_MAP (format.md §12.1; mariadb.md "TABLE_MAP
-optional metadata"; part of binlogwriter/metadata.py): the TLV type codes, one construct
+optional metadata"; part of binlogwriter/table_map/metadata.py): the TLV type codes, one construct
 declaration per TLV value type in :data:`TLV_LAYOUTS` (used to build and to parse), and which
 real types count as numeric or character columns."""
 
