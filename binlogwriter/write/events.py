@@ -5,7 +5,6 @@ and transactions / DDL built from a session's settings (binlogwriter/write/trans
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
@@ -22,9 +21,6 @@ from binlogwriter.layouts.mariadb import FL_GROUP_COMMIT_ID
 from binlogwriter.logical_clock import last_committed
 from binlogwriter.write.ids import GtidSource
 from binlogwriter.write.transaction import SessionSettings, Transaction, ddl_events, transaction_events
-
-if TYPE_CHECKING:
-    from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["parse_gtid_setting", "gtid_source"]
 
@@ -145,7 +141,7 @@ def gtid_source(fmt: BinlogFormat, settings: SessionSettings, server_id: int) ->
 
 
 class _TxContext:
-    def __init__(self, writer: BinlogWriter) -> None:
+    def __init__(self, writer: EventsMixin) -> None:
         self.writer = writer
         self.tx = Transaction(writer)
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import MAGIC
 from binlogwriter.write.ids import IdAllocator
-
-if TYPE_CHECKING:
-    from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["WriterState", "DEFAULT_START_TIME"]
 
@@ -104,7 +101,7 @@ class StateMixin:
 
     @classmethod
     def resume(cls, directory: str | os.PathLike, fmt: BinlogFormat, state: WriterState,
-               **kwargs: Any) -> BinlogWriter:
+               **kwargs: Any) -> Self:
         """A writer that continues exactly where the one whose :meth:`state` this is was:
         same later bytes as if that writer had gone on. ``kwargs``: the constructor's, the
         same as the first writer's (``start_time`` and ``first_index`` are superseded by
