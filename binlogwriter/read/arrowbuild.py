@@ -7,7 +7,7 @@ whenever pandas is installed — for a numpy array or a plain list too. The expo
 columns, validity masks and take indices are numpy arrays and lists of strings: this module
 lays them out as Arrow does (validity bitmap LSB first, 32-bit string offsets) and hands the
 buffers to ``pa.Array.from_buffers``, which asks nobody. The arrays are equal to what
-``pa.array`` gives (``tests/test_export_no_pandas.py``).
+``pa.array`` gives (``tests/read/test_export_no_pandas.py``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ values through :func:`converter`). Here:
 
 Anything the fast path cannot vouch for raises :class:`Fallback`; the caller then decodes
 the batch through the reference, which raises the located error for malformed input.
-``tests/test_export_columnar_props.py`` asserts both give the same Arrow table.
+``tests/read/test_export_columnar_props.py`` asserts both give the same Arrow table.
 """
 
 from __future__ import annotations

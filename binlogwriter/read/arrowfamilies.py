@@ -336,7 +336,7 @@ class ColumnBuilder:
         if total >= 1 << 31:
             raise Fallback
         if total:  # the values' bytes joined (slices of the rows bytes: cheaper than a byte index, and
-            # than an Arrow view array's cast, which imports pyarrow.compute: tests/test_export_no_pandas.py)
+            # than an Arrow view array's cast, which imports pyarrow.compute: tests/read/test_export_no_pandas.py)
             rows = np.flatnonzero(size)
             joined = b"".join([raw[a:a + b] for a, b in zip(start[rows].tolist(), size[rows].tolist(),
                                                               strict=True)])

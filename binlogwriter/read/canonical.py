@@ -16,7 +16,7 @@ to its family's codec:
   an UNSIGNED column): an *exact* rule, equal to the codec's verdict on every byte string
   of the column's size.
 
-Both are property-tested against the codecs (tests/test_canonical_props.py): a rule never
+Both are property-tested against the codecs (tests/read/test_canonical_props.py): a rule never
 accepts bytes the codec does not give back, the exact rule accepts all that it gives back.
 """
 

@@ -3,7 +3,7 @@ buffered as their rows bytes, then decoded column by column, many rows at once, 
 buffers (:mod:`binlogwriter.read.arrowcols`), or through the reference path — the compiled
 row decoders' Python values (:mod:`binlogwriter.read.rowdecode`) and ``pa.array`` — when the
 columnar decoders decline; the reference also gives the located error for malformed input.
-``tests/test_export_columnar_props.py`` asserts both give the same batches.
+``tests/read/test_export_columnar_props.py`` asserts both give the same batches.
 
 Size (about 400 lines): one class, :class:`TableBuffer` — the buffered rows events of one
 table definition, and the two ways (reference, columnar) a record batch is made of them,

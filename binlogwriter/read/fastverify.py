@@ -10,7 +10,7 @@ with its CRC32 checked (the residue check, framing.py). Then:
   the CRC of the bytes, so an event's verdict is its body's;
 * XID (a u64, format.md §10) and the GTID shapes the fast decoders read
   (:mod:`binlogwriter.read.fastdecode`) re-encode to their bytes for every body of those
-  shapes (property-tested against ``encode_event`` in tests/test_fastverify_props.py);
+  shapes (property-tested against ``encode_event`` in tests/read/test_fastverify_props.py);
 * bodies that repeat (Query ``BEGIN``, Table_map, …) are checked declaratively once per
   distinct body — decoding and encoding are pure functions of (format, type, body); a
   Table_map seen again still hands its columns to the reader's state;

@@ -1,7 +1,7 @@
 """GTID verdicts of ``verify --roundtrip`` from the bytes alone (format.md §8, mariadb.md):
 whether a MySQL GTID / ANONYMOUS_GTID or a MariaDB GTID body re-encodes to itself, without
 building the event. Used by :mod:`binlogwriter.read.fastverify`; each is property-tested equal
-to the fast event readers' verdict (tests/test_fastverify_props.py).
+to the fast event readers' verdict (tests/read/test_fastverify_props.py).
 
 :func:`transaction_gtid` is the one reading of a transaction's GTID from its event's bytes
 for the readers that do not build events (``changes()``, the columnar export): the fast

@@ -6,7 +6,7 @@ takes only the common case; anything else (cut bytes, a digit group out of range
 or invalid date, a fraction of a second or more) calls the column's bound codec
 ``_d<r>(buf, pos)``, the reference, which gives the lenient value or the typed error. A
 property test asserts the compiled decoder equals the declarative path
-(tests/test_rowdecode_props.py).
+(tests/read/test_rowdecode_props.py).
 
 * DECIMAL (values.md §3, ``bin2decimal``): the bytes as one big-endian integer with the sign
   bit flipped (all bits inverted for a negative value), cut into digit groups from the least

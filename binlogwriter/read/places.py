@@ -6,7 +6,7 @@ flagged fields after them.
 Offsets and widths come from the same walk that gives the batch writer its numpy dtypes
 (:func:`binlogwriter.batch.dtypes.fixed_dtype`: each fixed-width field at the offset its
 predecessors' widths give); the readers unpack them with one :class:`struct.Struct` built from
-that dtype. ``tests/test_places.py`` checks the derivation against construct on the real and on
+that dtype. ``tests/read/test_places.py`` checks the derivation against construct on the real and on
 mutated layouts; the readers themselves are property-tested equal to the declarative path.
 """
 

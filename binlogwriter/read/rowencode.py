@@ -16,7 +16,7 @@ pair, Python source is generated once and compiled:
 An encoder takes the values of the **present** columns only (the compact shape the compiled
 decoders give) and the null-bitmap padding. On anything unusual — a NULL in a NOT NULL
 column, ABSENT, a value a codec refuses — it re-runs the declarative encoder, so the bytes
-and the typed errors are the same (property-tested in tests/test_rowencode_props.py).
+and the typed errors are the same (property-tested in tests/read/test_rowencode_props.py).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def table_encoder(cols: Sequence[ColumnDesc]) -> TableEncoder:
 
 def _json_decoder(reference: Any, lb: int):
     """A JSON column's ``decode(buf, pos)``: the fast reader (json_fast), the codec when it
-    refuses — the codec's values either way (tests/test_json_fast_props.py)."""
+    refuses — the codec's values either way (tests/values/test_json_fast_props.py)."""
     from binlogwriter.values.json_fast import decode_json_at
     from binlogwriter.values.types import JSON_NULL
 

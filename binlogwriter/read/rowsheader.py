@@ -2,7 +2,7 @@
 table id, flags, v2 extra info, column count, the columns-present bitmap(s); what
 :func:`binlogwriter.read.rowdecode.decode_rows_body` and the fast readers (changes, the
 ``-vv`` listing, fastdecode) need before the row images. Property-tested against the
-declarative layout in tests/test_rowdecode_props.py.
+declarative layout in tests/read/test_rowdecode_props.py.
 """
 
 from __future__ import annotations

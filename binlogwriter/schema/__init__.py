@@ -38,4 +38,4 @@ __all__ = [
     "KNOWN_TYPES", "SERVER_DEFAULT_CHARSET", "MAX_COLUMNS", "encode_in_charset", "decode_in_charset",
     "BINARY_COLLATION",
 ]
-_ = (parse_create_fallback, parse_with_sqlglot, table_from_spec, tokenize)  # used by tests/test_schema.py
+_ = (parse_create_fallback, parse_with_sqlglot, table_from_spec, tokenize)  # used by tests/schema/test_schema.py

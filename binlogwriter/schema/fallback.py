@@ -16,7 +16,7 @@ comes here instead when
    MIDDLEINT, BOOL, YEAR(4), DOUBLE PRECISION, LONG VARBINARY, POINT SRID n, GEOMCOLLECTION,
    NATIONAL CHAR, NVARCHAR, VARCHARACTER, CHAR … BYTE / BINARY, SERIAL, VISIBLE, INET6, UUID,
    generated columns, CHECK, FOREIGN KEY, ``… IGNORE SELECT`` (each case is a test in
-   tests/test_schema_sqlglot_gaps.py, which also checks that both paths agree, errors
+   tests/schema/test_schema_sqlglot_gaps.py, which also checks that both paths agree, errors
    included, on what both read).
 
 CREATE DATABASE / SCHEMA is always read here (:func:`_parse_create_database`: its name and

@@ -1,7 +1,7 @@
 """MySQL lexical rules, for what sqlglot's parse tree does not give us: statement splitting
 with source positions (errors name the script line), ``/*! … */`` executable comments, and the
 words after which sqlglot's MySQL dialect fails or loses meaning (:data:`_LOSSY`, each case
-shown in tests/test_schema_sqlglot_gaps.py) so the statement goes to the fallback parser.
+shown in tests/schema/test_schema_sqlglot_gaps.py) so the statement goes to the fallback parser.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ LOSSY = frozenset({"LONG", "INT8"})
 BIGINT) and ``INT8`` (MySQL: BIGINT; sqlglot: an 8-bit TINYINT). Everything else sqlglot
 cannot map (REAL, FLOAT, DOUBLE, YEAR, BOOL, geometry types, NATIONAL CHAR, SERIAL, INET6,
 generated columns, CHECK, FOREIGN KEY, …) makes :func:`_parse_with_sqlglot` return None, and
-the fallback reads the statement. tests/test_schema_sqlglot_gaps.py shows each case."""
+the fallback reads the statement. tests/schema/test_schema_sqlglot_gaps.py shows each case."""
 
 
 def sqlglot_lossy(toks: Sequence[Tok], text: str = "") -> bool:

@@ -95,7 +95,7 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     ``CREATE SEQUENCE`` as the table of its rows events, for reading binlogs.
     ``own_parser_first``: each CREATE TABLE is read by the own parser
     (:mod:`~binlogwriter.schema.fallback`) first and by sqlglot only when that one refuses
-    it — the same tables (``tests/test_schema_parser_order.py`` draws them), without
+    it — the same tables (``tests/schema/test_schema_parser_order.py`` draws them), without
     importing sqlglot (about 0.1 CPU-s) for the usual scripts: the readers' order (issue 30).
     """
     check_flavor(flavor)

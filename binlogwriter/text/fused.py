@@ -24,7 +24,7 @@ bitmap of the present columns, then their non-NULL values in column order):
 
 Anything malformed raises (a cut image, an invalid value the inline readers refuse, a
 renderer's ValueError): the caller then takes the reference path, which gives the text or
-the located error. A property test (tests/test_text_fused_props.py) holds the text equal to
+the located error. A property test (tests/text/test_text_fused_props.py) holds the text equal to
 the reference's for random schemas × every column type × flavor × image × NULLs.
 """
 

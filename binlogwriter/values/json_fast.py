@@ -8,7 +8,7 @@ reference and refuses more: on anything it does not take (a malformed document, 
 unknown node type, a deep document) it raises, and the caller re-reads the value with the
 reference, which gives the value or the located error. Opaque nodes (DECIMAL, temporal,
 other) are mapped by the reference's own ``_opaque_value``. A property test asserts both
-give equal values on generated documents (tests/test_rowdecode_props.py).
+give equal values on generated documents (tests/read/test_rowdecode_props.py).
 """
 
 from __future__ import annotations

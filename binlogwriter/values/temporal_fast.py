@@ -6,7 +6,7 @@ other than the zero value — with plain integer arithmetic and one ``datetime``
 constructor call (a TIMESTAMP's calendar day is looked up per day number instead of adding
 a ``timedelta`` to the epoch); anything else (zero dates, invalid days, sign bit clear,
 cut bytes) goes to the reference decoder, which gives the lenient value or the located
-error. A property test asserts both give equal values (tests/test_rowdecode_props.py).
+error. A property test asserts both give equal values (tests/read/test_rowdecode_props.py).
 """
 
 from __future__ import annotations

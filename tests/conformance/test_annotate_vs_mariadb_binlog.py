@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_gtid_reading import nth, save, write
-from tests.test_listing_annotate import annotate
+from tests.text.test_listing_annotate import annotate
 
 from .mariadb import find_binary
 from .test_inspect_vs_mariadb_binlog import REPO_ROOT, Sections, assert_same_listing, first_difference

@@ -3,14 +3,9 @@ event of the corpus, FULL and MINIMAL metadata / images) and re-encodes byte-ide
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from test_fastdecode import check  # noqa: E402
+from tests.read.test_fastdecode import check
 
 
 @pytest.mark.parametrize("meta,image", [("FULL", "FULL"), ("MINIMAL", "MINIMAL"), ("FULL", "NOBLOB")])

@@ -19,7 +19,7 @@ from binlogwriter.schema import Table
 from binlogwriter.table_map.metadata import TableMap
 from binlogwriter.table_map.tlv import TLV_LAYOUTS
 
-VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 
 def _is_table_map(e: dict) -> bool:

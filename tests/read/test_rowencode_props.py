@@ -12,21 +12,15 @@ compiled decoder re-encode to the declarative encoder's bytes.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_rowdecode_props import images  # noqa: E402
-
-from binlogwriter.errors import BinlogError  # noqa: E402
-from binlogwriter.read.rowdecode import table_decoder  # noqa: E402
-from binlogwriter.read.rowencode import table_encoder  # noqa: E402
-from binlogwriter.values import ABSENT, encode_row_image  # noqa: E402
+from binlogwriter.errors import BinlogError
+from binlogwriter.read.rowdecode import table_decoder
+from binlogwriter.read.rowencode import table_encoder
+from binlogwriter.values import ABSENT, encode_row_image
+from tests.read.test_rowdecode_props import images
 
 _BAD = st.sampled_from([2**70, -(2**70), 300, -1, "x" * 300, b"\xff" * 70000, 1.5, float("nan"), ABSENT,
                         None, object(), True])

@@ -20,9 +20,9 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import FLAVORS
 from binlogwriter.schema.parse import parse_tables
 from binlogwriter.strategies import table_sql, tables
-from tests.test_schema_sqlglot_gaps import SAME, SILENTLY_WRONG, UNMAPPED
+from tests.schema.test_schema_sqlglot_gaps import SAME, SILENTLY_WRONG, UNMAPPED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _both(sql: str, flavor: str) -> tuple[object, object]:

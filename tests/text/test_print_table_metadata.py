@@ -17,7 +17,7 @@ from binlogwriter.schema import Table, parse_tables
 from binlogwriter.table_map.metadata import TableMap, build_table_map
 from binlogwriter.text.metadata import render_table_metadata
 
-OUT = Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
+OUT = Path(__file__).resolve().parents[1] / "data" / "mysqlbinlog-output"
 
 
 def _sections() -> list[list[str]]:

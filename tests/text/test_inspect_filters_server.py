@@ -22,10 +22,9 @@ import pytest
 from binlogwriter.read.filters import EventFilter
 from binlogwriter.text import RenderOptions
 from binlogwriter.text.listing import write_listing
+from tests.conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
 
-from .conformance.test_inspect_vs_mariadb_binlog import Sections, first_difference
-
-DATA = Path(__file__).parent / "data" / "inspect_filters"
+DATA = Path(__file__).resolve().parents[1] / "data" / "inspect_filters"
 BINLOG = DATA / "mariadb-10.11-filters.binlog"
 
 

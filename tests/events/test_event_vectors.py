@@ -36,7 +36,7 @@ from binlogwriter.events import (
 )
 from binlogwriter.format import BinlogFormat
 
-VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 # Table_map (19) and every rows event belong to other issues.
 OTHER_ISSUES = {19, 23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171}

@@ -20,7 +20,7 @@ from binlogwriter.schema import Column, Key, KeyPart, Table
 from binlogwriter.table_map.metadata import TableMap, build_table_map, encode_table_map
 from binlogwriter.table_map.tlv import TLV_LAYOUTS
 
-VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 
 def tlv_types(d) -> list[int]:

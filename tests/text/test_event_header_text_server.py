@@ -22,7 +22,7 @@ import pytest
 from binlogwriter.text import RenderOptions
 from binlogwriter.text.listing import write_listing
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SETS = {"myisam": (sorted((DATA / "event_headers").glob("mariadb-10.11-myisam.0*")),
                    DATA / "event_headers" / "mariadb-binlog.txt"),
         "xa": (sorted((DATA / "xa").glob("mariadb-10.11-xa.0*")), DATA / "xa" / "mariadb-binlog.txt"),

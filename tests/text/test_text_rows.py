@@ -26,7 +26,7 @@ from binlogwriter.text.columns import decimal_text, field_metadata, format_value
 from binlogwriter.text.rows import render_row_image, render_rows
 from binlogwriter.values.render import bit_string, quote_bytes
 
-OUTPUT = (Path(__file__).resolve().parent / "data" / "mysqlbinlog-output"
+OUTPUT = (Path(__file__).resolve().parents[1] / "data" / "mysqlbinlog-output"
           / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt")
 FMT = BinlogFormat.preset("mariadb1011")
 

@@ -19,21 +19,17 @@ from __future__ import annotations
 
 import io
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_fastverify_props import frame, headers, mutated, mysql_gtids  # noqa: E402
-
-from binlogwriter.errors import BinlogError  # noqa: E402
-from binlogwriter.strategies import binlogs  # noqa: E402
-from binlogwriter.text import RenderOptions  # noqa: E402
-from binlogwriter.text.listing import write_listing  # noqa: E402
+from binlogwriter.errors import BinlogError
+from binlogwriter.strategies import binlogs
+from binlogwriter.text import RenderOptions
+from binlogwriter.text.listing import write_listing
+from tests.read.test_fastverify_props import frame, headers, mutated, mysql_gtids
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 
@@ -74,7 +70,7 @@ def test_fast_listing_equals_reference_on_written_binlogs(flavor: str, data: st.
 
 @pytest.mark.parametrize("name", ("mariadb-10.11-minimal-inserts.binlog", "mariadb-10.11-noblob-inserts.binlog"))
 def test_fast_listing_equals_reference_on_real_server_files(name: str) -> None:
-    f = Path(__file__).resolve().parent / "data" / "row_images" / name
+    f = Path(__file__).resolve().parents[1] / "data" / "row_images" / name
     for verbose in (1, 2):
         assert "###" in assert_same([f], RenderOptions(verbose=verbose, print_table_metadata=True))
 

@@ -1,7 +1,7 @@
 """export_model.skim_rows (rows of an event counted by skipping images by their null bitmap and
 column sizes, compiled per rows plan) gives exactly what count_rows (the compiled row decoders
 walking the images) gives: the same count for every event, and for a cut event the same
-count or the same error. Tables over every type family (tests/test_export_columnar_props.py's
+count or the same error. Tables over every type family (tests/read/test_export_columnar_props.py's
 strategies: NULLs, edge values, multibyte text, absent columns, padded null bitmaps), and wide
 tables of 60-1000 columns."""
 
@@ -14,7 +14,7 @@ from binlogwriter.read.arrowcols import column_layout
 from binlogwriter.read.changes import RowsPlan, TableInfo
 from binlogwriter.read.export_model import count_rows, row_skimmer, skim_rows
 from binlogwriter.strategies import codec as cs
-from tests.test_export_columnar_props import events, tables
+from tests.read.test_export_columnar_props import events, tables
 
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -11,7 +11,7 @@ import pytest
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from tests.test_schema_sqlglot_gaps import via_fallback, via_sqlglot
+from tests.schema.test_schema_sqlglot_gaps import via_fallback, via_sqlglot
 
 # (DEFAULT as written, the text both parsers keep: sqlglot's spelling)
 LITERALS = [

@@ -23,7 +23,7 @@ from binlogwriter.errors import BinlogError
 from binlogwriter.read.export import changes_tables, export_parquet
 from binlogwriter.reader import BinlogReader
 
-BINLOG = Path(__file__).parent / "data" / "definition_change" / "mariadb-10.11-alter.binlog"
+BINLOG = Path(__file__).resolve().parents[1] / "data" / "definition_change" / "mariadb-10.11-alter.binlog"
 RETYPED_AT = 1556
 """The GTID event of ``ALTER TABLE t MODIFY a BIGINT UNSIGNED``: before it, only ADD / DROP."""
 

@@ -15,7 +15,6 @@ when the declarative check — ``encode_event(decode_event(data)) == data`` — 
 from __future__ import annotations
 
 import struct
-import sys
 import tempfile
 import zlib
 from pathlib import Path
@@ -24,17 +23,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_rows_roundtrip_props import COMBOS, DB, tables, workloads  # noqa: E402
-
-from binlogwriter.events import decode_event, encode_event  # noqa: E402
-from binlogwriter.format import BinlogFormat  # noqa: E402
-from binlogwriter.read.fastverify import FastRoundtrip  # noqa: E402
-from binlogwriter.read.roundtrip import Roundtrip  # noqa: E402
-from binlogwriter.reader import BinlogReader, RawRecord  # noqa: E402
-from binlogwriter.write.transaction import SessionSettings  # noqa: E402
-from binlogwriter.write.writer import BinlogWriter  # noqa: E402
+from binlogwriter.events import decode_event, encode_event
+from binlogwriter.format import BinlogFormat
+from binlogwriter.read.fastverify import FastRoundtrip
+from binlogwriter.read.roundtrip import Roundtrip
+from binlogwriter.reader import BinlogReader, RawRecord
+from binlogwriter.write.transaction import SessionSettings
+from binlogwriter.write.writer import BinlogWriter
+from tests.test_rows_roundtrip_props import COMBOS, DB, tables, workloads
 
 _HEAD = struct.Struct("<IBIIIH")
 

@@ -81,12 +81,12 @@ def test_huge_values_are_refused_in_time(tmp_path: Path) -> None:
     """Every HUGE case, in a child process that must finish all of them within 30 s (the expansion
     this guards against takes minutes of CPU)."""
     code = (
-        "import sys, pathlib, tests.test_bad_values_fast as m\n"
+        "import sys, pathlib, tests.write.test_bad_values_fast as m\n"
         "for n, (c, bad, rule) in enumerate(m.HUGE):\n"
         "    exc = m._write(pathlib.Path(sys.argv[1]) / str(n), 'mysql80', [m._row(0, **{c: bad})])\n"
         "    print(type(exc).__name__, flush=True)\n")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
-                          timeout=30, cwd=Path(__file__).parent.parent)
+                          timeout=30, cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["ValueEncodeError"] * len(HUGE), proc.stdout
 

@@ -1,6 +1,6 @@
 """The columnar export decoders (binlogwriter.read.arrowcols) give exactly the Arrow batch the
 reference path gives (the compiled row decoders' Python values through ``pa.array``, which
-tests/test_rowdecode_props.py holds equal to the declarative codecs): docs/design.md
+tests/read/test_rowdecode_props.py holds equal to the declarative codecs): docs/design.md
 principle 5, a fast path is done only when a property test proves it.
 
 1. Rows events built from row images over every column type (binlogwriter.strategies.codec,

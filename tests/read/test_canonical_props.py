@@ -16,23 +16,18 @@
 
 from __future__ import annotations
 
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_rowdecode_props import images  # noqa: E402
-
-from binlogwriter.read import rowencode  # noqa: E402
-from binlogwriter.read.canonical import decimal_rule, fixed_rule, string_rule  # noqa: E402
-from binlogwriter.values import encode_row_image  # noqa: E402
-from binlogwriter.values.base import ColumnDesc  # noqa: E402
-from binlogwriter.values.registry import bind_column  # noqa: E402
+from binlogwriter.read import rowencode
+from binlogwriter.read.canonical import decimal_rule, fixed_rule, string_rule
+from binlogwriter.values import encode_row_image
+from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.registry import bind_column
+from tests.read.test_rowdecode_props import images
 
 
 def _gives_back(col: ColumnDesc, b: bytes) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from binlogwriter.read.export import changes_tables
 from binlogwriter.reader import BinlogReader
 
-DATA = Path(__file__).parent / "data" / "xa"
+DATA = Path(__file__).resolve().parents[1] / "data" / "xa"
 FILES = sorted(DATA.glob("mariadb-10.11-xa.0*"))
 
 

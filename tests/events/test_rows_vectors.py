@@ -46,7 +46,7 @@ from binlogwriter.values import (
 )
 from binlogwriter.values._strings import string_real_type
 
-VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "vectors"
 
 ROWS_TYPES = {23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171}
 UPDATE_TYPES = {24, 31, 39, 167, 170}

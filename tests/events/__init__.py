@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/events/ (typed events and their vectors)."""

@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/read/ and binlogwriter/reader.py (reading)."""

@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/schema/ (the table model and CREATE TABLE parsing)."""

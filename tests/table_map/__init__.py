@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/table_map/ (TABLE_MAP metadata)."""

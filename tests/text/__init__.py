@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/text/ (the inspect listing)."""

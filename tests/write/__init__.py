@@ -1,0 +1,1 @@
+"""Tests of binlogwriter/write/ (transactions and the writer)."""
