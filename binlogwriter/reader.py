@@ -20,10 +20,10 @@ from binlogwriter.format import BinlogFormat
 from binlogwriter.layouts.header import FLAGS_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.read.fastdecode import EventDecoder
 from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
+from binlogwriter.read.state import ReadState
 
 if TYPE_CHECKING:
     from binlogwriter.read.changes import Change
-from binlogwriter.read.state import ReadState
 
 __all__ = ["BinlogReader", "RawRecord", "iter_raw"]
 
