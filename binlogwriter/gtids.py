@@ -21,6 +21,7 @@ import construct as cs
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.control import PREVIOUS_GTIDS_FIELDS
+from binlogwriter.layouts.gtid import tsids_text
 from binlogwriter.layouts.primitives import uuid_text
 
 __all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError", "mysql_gtid_text", "mariadb_gtid_text",
@@ -142,11 +143,8 @@ class MysqlGtidSet:
         return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})
 
     def text(self) -> str:
-        by_uuid: dict[str, list[str]] = {}
-        for (uuid, tag), ivs in sorted(self.sids.items()):
-            rng = ":".join(f"{a}" if b - 1 == a else f"{a}-{b - 1}" for a, b in ivs)
-            by_uuid.setdefault(uuid, []).append((f"{tag}:" if tag else "") + rng)
-        return ",\n".join(f"{u}:" + ":".join(parts) for u, parts in by_uuid.items())
+        """``uuid:1-5:tag:7,\nuuid2:3`` (``@@gtid_executed``'s form: uuids, then tags, in order)."""
+        return tsids_text(((uuid, tag, ivs) for (uuid, tag), ivs in sorted(self.sids.items())), ",\n")
 
     def __bool__(self) -> bool:
         return bool(self.sids)

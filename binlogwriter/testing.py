@@ -19,7 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.format import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
+from binlogwriter.format import (
+    DELETE_ROWS_EVENT,
+    DELETE_ROWS_EVENT_V1,
+    PARTIAL_UPDATE_ROWS_EVENT,
+    TABLE_MAP_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    UPDATE_ROWS_EVENT,
+    UPDATE_ROWS_EVENT_V1,
+    WRITE_ROWS_EVENT,
+    WRITE_ROWS_EVENT_V1,
+)
 from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
     MODEL_FIELDS,
@@ -36,7 +46,9 @@ __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows"
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
            "table_definitions"]
 
-_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 39: "update", 25: "delete", 32: "delete"}
+_OPS = {WRITE_ROWS_EVENT_V1: "insert", WRITE_ROWS_EVENT: "insert", UPDATE_ROWS_EVENT_V1: "update",
+        UPDATE_ROWS_EVENT: "update", PARTIAL_UPDATE_ROWS_EVENT: "update", DELETE_ROWS_EVENT_V1: "delete",
+        DELETE_ROWS_EVENT: "delete"}
 
 
 @dataclass(frozen=True)

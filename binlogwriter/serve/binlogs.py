@@ -39,9 +39,11 @@ from binlogwriter.serve.framing import chunks
 __all__ = ["BinlogFile", "BinlogSet", "ServeError"]
 
 _NUMBERED = re.compile(r"^.+\.\d{6}$")
-GTID_TYPES = frozenset(
+NUMBERED_GTID_TYPES = frozenset(
     (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT)
 )
+"""The GTID events that carry a GTID (:func:`gtid_of`): :data:`binlogwriter.format.GTID_TYPES`
+without ANONYMOUS_GTID (gtid_mode OFF)."""
 
 
 class ServeError(BinlogError):
@@ -296,7 +298,7 @@ def _state_at(f: BinlogFile, end: int) -> tuple[MysqlGtidSet, MariadbState, str 
         for base, buf, bounds in chunks(fh, f.header_end, name=f.name, end=end):
             for i in range(len(bounds) - 1):
                 a = bounds[i]
-                if buf[a + TYPE_AT] in GTID_TYPES:
+                if buf[a + TYPE_AT] in NUMBERED_GTID_TYPES:
                     g = gtid_of(buf[a : bounds[i + 1]], f.fmt)
                     if g and g[0] == "mysql":
                         mysql.add(g[1], g[2], g[3])
