@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.events import PreviousGtidsEvent
-from binlogwriter.gtids import MysqlGtidSet, mariadb_gtid_text, mysql_gtid_text
+from binlogwriter.gtids import (
+    MysqlGtidSet,
+    mariadb_gtid_fields,
+    mariadb_gtid_text,
+    mysql_gtid_fields,
+    mysql_gtid_text,
+)
+from binlogwriter.read.filters import GtidSet
 
 U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 U2 = "4e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -52,3 +59,17 @@ def test_gtid_texts_by_hand() -> None:
     assert mysql_gtid_text(U1, 42) == f"{U1}:42"
     assert mysql_gtid_text(U1, 42, "load_a") == f"{U1}:load_a:42"
     assert mariadb_gtid_text(0, 1, 100) == "0-1-100"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_uuids, _tags, st.integers(1, (1 << 63) - 2), st.integers(0, (1 << 32) - 1), st.integers(0, (1 << 32) - 1),
+       st.integers(0, (1 << 64) - 1))
+def test_gtid_text_reads_back(uuid: str, tag: str, gno: int, domain: int, server: int, seq: int) -> None:
+    text = mysql_gtid_text(uuid, gno, tag)
+    assert mysql_gtid_fields(text) == (uuid, tag, gno)
+    assert mysql_gtid_fields(text.upper()) == (uuid, tag, gno)  # a set holds the canonical uuid, tags in lower case
+    assert mariadb_gtid_fields(text) is None
+    assert mariadb_gtid_fields(mariadb_gtid_text(domain, server, seq)) == (domain, server, seq)
+    assert text in GtidSet(f"{uuid}:{tag + ':' if tag else ''}{gno}")
+    assert text not in GtidSet(f"{uuid}:{tag + ':' if tag else ''}{gno + 1}")
+    assert mariadb_gtid_text(domain, server, seq) in GtidSet(f"{domain}-{server}-{max(seq - 1, 0)}-{seq}")
