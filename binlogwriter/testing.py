@@ -19,17 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from binlogwriter.format import (
-    DELETE_ROWS_EVENT,
-    DELETE_ROWS_EVENT_V1,
-    PARTIAL_UPDATE_ROWS_EVENT,
-    TABLE_MAP_EVENT,
-    TRANSACTION_PAYLOAD_EVENT,
-    UPDATE_ROWS_EVENT,
-    UPDATE_ROWS_EVENT_V1,
-    WRITE_ROWS_EVENT,
-    WRITE_ROWS_EVENT_V1,
-)
+from binlogwriter.events.rows import ROWS_CLASSES
+from binlogwriter.format import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
+from binlogwriter.layouts.rows import COMPRESSED_TYPES
 from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
     MODEL_FIELDS,
@@ -46,9 +38,8 @@ __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows"
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
            "table_definitions"]
 
-_OPS = {WRITE_ROWS_EVENT_V1: "insert", WRITE_ROWS_EVENT: "insert", UPDATE_ROWS_EVENT_V1: "update",
-        UPDATE_ROWS_EVENT: "update", PARTIAL_UPDATE_ROWS_EVENT: "update", DELETE_ROWS_EVENT_V1: "delete",
-        DELETE_ROWS_EVENT: "delete"}
+_OPS = {t: cls.KIND for t, cls in ROWS_CLASSES.items() if t not in COMPRESSED_TYPES}
+"""Rows event type -> op (the event classes' ``KIND``); MariaDB's compressed rows events are not read."""
 
 
 @dataclass(frozen=True)
