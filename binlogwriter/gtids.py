@@ -25,7 +25,7 @@ from binlogwriter.layouts.gtid import tsids_text
 from binlogwriter.layouts.primitives import uuid_text
 
 __all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError", "mysql_gtid_text", "mariadb_gtid_text",
-           "mysql_gtid_fields", "mariadb_gtid_fields", "normal_uuid", "is_uuid"]
+           "parse_mysql_gtid", "parse_mariadb_gtid", "normal_uuid", "is_uuid"]
 
 _SET_LAYOUT = cs.Struct(*PREVIOUS_GTIDS_FIELDS)
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
@@ -61,13 +61,13 @@ def mariadb_gtid_text(domain_id: int, server_id: int, seq_no: int) -> str:
     return f"{domain_id}-{server_id}-{seq_no}"
 
 
-def mariadb_gtid_fields(text: str) -> tuple[int, int, int] | None:
+def parse_mariadb_gtid(text: str) -> tuple[int, int, int] | None:
     """``(domain, server, seq_no)`` of a ``domain-server-seq_no`` text (None if it is not one)."""
     m = _MARIADB_GTID.fullmatch(text)
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
 
 
-def mysql_gtid_fields(text: str) -> tuple[str, str, int]:
+def parse_mysql_gtid(text: str) -> tuple[str, str, int]:
     """``(uuid, tag, gno)`` of a ``uuid:gno`` / ``uuid:tag:gno`` text: the uuid in its canonical
     form, the tag in lower case ("" untagged), as sets hold them (ValueError if the GNO is not
     a number)."""
@@ -175,7 +175,7 @@ class MariadbState:
     def from_text(cls, text: str) -> MariadbState:
         out = cls()
         for part in filter(None, (p.strip() for p in text.split(","))):
-            fields = mariadb_gtid_fields(part)
+            fields = parse_mariadb_gtid(part)
             if fields is None:
                 raise GtidParseError(f"bad MariaDB GTID {part!r} (expected domain-server-seq_no)")
             d, s, n = fields

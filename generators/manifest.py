@@ -13,7 +13,7 @@ from typing import Any
 
 from binlogwriter import __version__
 from binlogwriter.format import BinlogFormat
-from binlogwriter.gtids import MysqlGtidSet, mysql_gtid_fields
+from binlogwriter.gtids import MysqlGtidSet, parse_mysql_gtid
 from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 from binlogwriter.schema import Table
 from generators.pools import faker_version
@@ -43,7 +43,7 @@ def _executed(last_gtid: str) -> str:
     """GNOs 1 up to ``last_gtid``'s as ``@@gtid_executed`` shows them (``uuid:1-45``, ``uuid:1``;
     tagged ``uuid:tag:1-45``): the text of the one GTID-set type, so ``serve``'s
     ``@@gtid_executed`` of the run is this very text."""
-    uuid, tag, gno = mysql_gtid_fields(last_gtid)
+    uuid, tag, gno = parse_mysql_gtid(last_gtid)
     return MysqlGtidSet({(uuid, tag): [[1, gno + 1]]}).text()
 
 

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from binlogwriter.events import PreviousGtidsEvent
 from binlogwriter.gtids import (
     MysqlGtidSet,
-    mariadb_gtid_fields,
     mariadb_gtid_text,
-    mysql_gtid_fields,
     mysql_gtid_text,
+    parse_mariadb_gtid,
+    parse_mysql_gtid,
 )
 from binlogwriter.read.filters import GtidSet
 
@@ -66,10 +66,10 @@ def test_gtid_texts_by_hand() -> None:
        st.integers(0, (1 << 64) - 1))
 def test_gtid_text_reads_back(uuid: str, tag: str, gno: int, domain: int, server: int, seq: int) -> None:
     text = mysql_gtid_text(uuid, gno, tag)
-    assert mysql_gtid_fields(text) == (uuid, tag, gno)
-    assert mysql_gtid_fields(text.upper()) == (uuid, tag, gno)  # a set holds the canonical uuid, tags in lower case
-    assert mariadb_gtid_fields(text) is None
-    assert mariadb_gtid_fields(mariadb_gtid_text(domain, server, seq)) == (domain, server, seq)
+    assert parse_mysql_gtid(text) == (uuid, tag, gno)
+    assert parse_mysql_gtid(text.upper()) == (uuid, tag, gno)  # a set holds the canonical uuid, tags in lower case
+    assert parse_mariadb_gtid(text) is None
+    assert parse_mariadb_gtid(mariadb_gtid_text(domain, server, seq)) == (domain, server, seq)
     assert text in GtidSet(f"{uuid}:{tag + ':' if tag else ''}{gno}")
     assert text not in GtidSet(f"{uuid}:{tag + ':' if tag else ''}{gno + 1}")
     assert mariadb_gtid_text(domain, server, seq) in GtidSet(f"{domain}-{server}-{max(seq - 1, 0)}-{seq}")

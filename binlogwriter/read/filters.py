@@ -31,7 +31,7 @@ from binlogwriter.format import (
     QUERY_EVENT,
     TABLE_MAP_EVENT,
 )
-from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, mariadb_gtid_fields, mysql_gtid_fields
+from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, parse_mariadb_gtid, parse_mysql_gtid
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
 
@@ -80,10 +80,10 @@ class GtidSet:
     def __contains__(self, gtid: str | None) -> bool:
         if gtid is None:
             return False
-        m = mariadb_gtid_fields(gtid)
+        m = parse_mariadb_gtid(gtid)
         if m is not None:
             return any(lo <= m[2] <= hi for lo, hi in self.mariadb.get(m[:2], ()))
-        return self.mysql.contains(*mysql_gtid_fields(gtid))
+        return self.mysql.contains(*parse_mysql_gtid(gtid))
 
 
 _CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT")
