@@ -21,7 +21,6 @@ from typing import Any
 
 from binlogwriter.events.rows import ROWS_CLASSES
 from binlogwriter.format import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
-from binlogwriter.layouts.rows import COMPRESSED_TYPES
 from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
     MODEL_FIELDS,
@@ -38,8 +37,9 @@ __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows"
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
            "table_definitions"]
 
-_OPS = {t: cls.KIND for t, cls in ROWS_CLASSES.items() if t not in COMPRESSED_TYPES}
-"""Rows event type -> op (the event classes' ``KIND``); MariaDB's compressed rows events are not read."""
+_OPS = {t: cls.KIND for t, cls in ROWS_CLASSES.items()}
+"""Rows event type -> op (the event classes' ``KIND``), MariaDB's compressed rows events
+(``log_bin_compress``, format.md §13) included: the codec inflates their rows."""
 
 
 @dataclass(frozen=True)
