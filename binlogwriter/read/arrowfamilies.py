@@ -36,6 +36,7 @@ from binlogwriter.values._strings import (
 )
 from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.decimal_binary import SIGN_BIT, digit_groups
 
 __all__ = ["ColumnBuilder"]
 
@@ -201,36 +202,21 @@ class ColumnBuilder:
     # decimal ---------------------------------------------------------------------------------
     def _decimal(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
                  valid: np.ndarray) -> pa.Array:
-        """DECIMAL(p ≤ 18, s): ``decimal2bin`` (values.md §3) to the unscaled integer, as
-        decimal128 (low 64 bits + sign extension)."""
+        """DECIMAL(p ≤ 18, s): ``decimal2bin`` (values.md §3; values/decimal_binary.py's
+        :func:`digit_groups` and :data:`SIGN_BIT`) to the unscaled integer, as decimal128 (low
+        64 bits + sign extension)."""
         p, s = self.col.meta[0], self.col.meta[1]
-        m = _gather(buf, start, self.layout[1]).copy()  # type: ignore[index]
-        neg = (m[:, 0] & 0x80) == 0
-        m[:, 0] ^= 0x80
+        n = self.layout[1]  # type: ignore[index]
+        m = _gather(buf, start, n).copy()
+        neg = (m[:, 0] & SIGN_BIT) == 0
+        m[:, 0] ^= SIGN_BIT
         m[neg] ^= 0xFF
-        d2b = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-        intg = p - s
         bad = np.zeros(len(m), dtype=bool)
-        at = 0
-        lead = intg % 9
-        value = _be(m, 0, d2b[lead])
-        bad |= value >= 10 ** lead
-        at += d2b[lead]
-        for _ in range(intg // 9):
-            g = _be(m, at, 4)
-            bad |= g >= 1_000_000_000
-            value = value * 1_000_000_000 + g
-            at += 4
-        for _ in range(s // 9):
-            g = _be(m, at, 4)
-            bad |= g >= 1_000_000_000
-            value = value * 1_000_000_000 + g
-            at += 4
-        tail = s % 9
-        if tail:
-            g = _be(m, at, d2b[tail])
-            bad |= g >= 10 ** tail
-            value = value * 10 ** tail + g
+        value = np.zeros(len(m), dtype=np.int64)
+        for g in reversed(digit_groups(p, s)):  # most significant first
+            d = _be(m, n - g.shift // 8 - g.size, g.size)
+            bad |= d >= 10 ** g.digits
+            value = value * 10 ** g.digits + d
         if (bad & valid).any():  # the codec refuses such bytes: the reference raises, located
             raise Fallback
         value = np.where(neg, -value, value)

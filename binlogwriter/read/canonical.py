@@ -122,13 +122,12 @@ def string_rule(col: ColumnDesc) -> StringRule | None:
 
 def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     """``(size, holds)`` for a DECIMAL(p,s) column: ``holds(b)`` for ``size`` bytes ``b`` is
-    True exactly when decoding ``b`` and encoding the value gives ``b`` back (values.md §3:
-    ``decimal2bin`` — sign in the top bit, negative values complemented, then the leading
-    ``(p-s) % 9`` digits, groups of 9 digits in 4 bytes, the trailing ``s % 9`` digits).
+    True exactly when decoding ``b`` and encoding the value gives ``b`` back (values.md §3;
+    the layout is values/decimal_binary.py's :func:`digit_groups` and :func:`sign_masks`).
 
     Not given back: a digit group out of range (the decoder refuses it), a negative zero
     (it encodes as zero), a negative value in an UNSIGNED column (the encoder refuses it)."""
-    from binlogwriter.values.decimals import DIG2BYTES, decimal_size
+    from binlogwriter.values.decimal_binary import decimal_size, digit_groups, sign_masks
 
     if col.type_code != 246 or len(col.meta) != 2:
         return None
@@ -138,24 +137,10 @@ def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     size = decimal_size(p, s)
     if size == 0:
         return None
-    intg = p - s
-    # (shift, mask, limit) of every digit field, least significant first
-    fields: list[tuple[int, int, int]] = []
-    shift = 0
-    tb = DIG2BYTES[s % 9]
-    if tb:
-        fields.append((0, (1 << (8 * tb)) - 1, 10 ** (s % 9)))
-        shift = 8 * tb
-    for _ in range(s // 9 + intg // 9):
-        fields.append((shift, 0xFFFFFFFF, 1_000_000_000))
-        shift += 32
-    lb = DIG2BYTES[intg % 9]
-    if lb:
-        fields.append((shift, (1 << (8 * lb)) - 1, 10 ** (intg % 9)))
-    top = 1 << (8 * size - 1)
-    full = (1 << (8 * size)) - 1
+    # (shift, mask, limit) of every digit group
+    checks = tuple((g.shift, (1 << (8 * g.size)) - 1, 10 ** g.digits) for g in digit_groups(p, s))
+    top, full = sign_masks(size)
     unsigned = bool(col.unsigned)
-    checks = tuple(fields)
 
     def holds(b: Any) -> bool:
         x = int.from_bytes(b, "big") ^ top

@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
-from binlogwriter.values.decimals import DIG2BYTES, decimal_size
+from binlogwriter.values.decimal_binary import decimal_size, digit_groups, sign_masks
 from binlogwriter.values.temporal_fast import DAYS, UTC, day
 
 __all__ = ["miss_lines"]
@@ -75,39 +75,23 @@ def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
 def _decimal_parts(p: int, s: int, r: int, ind: str, env: dict, miss: list[str]
                    ) -> tuple[list[str], str] | None:
     """The lines reading a DECIMAL(p,s) value's digit groups from its bytes ``k`` into sign
-    ``sg_`` and groups ``g<i>_`` (values.md, DECIMAL: big-endian groups of 9 digits in 4
-    bytes, the leftover digits in DIG2BYTES bytes, the sign in the top bit), the ``miss``
+    ``sg_`` and groups ``g<i>_`` (values.md §3; the layout is values/decimal_binary.py's
+    :func:`digit_groups` and :func:`sign_masks`), the ``miss``
     lines wherever the bytes are not such a value, and the expression of the unscaled
     integer the groups make; the last line opens the ``else`` branch of a well-formed value."""
     if p == 0 or s > p:
         return None
     n = decimal_size(p, s)
-    intg = p - s
-    top = 1 << (8 * n - 1)
+    top, full = sign_masks(n)
     env["_Dec"] = Decimal
     lines = [f"{ind}if len(k) != {n}:", *[f"{ind}  {x}" for x in miss], f"{ind}else:",
              f"{ind}  x_ = int.from_bytes(k, 'big') ^ {top}",
-             f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {(1 << 8 * n) - 1}", f"{ind}    sg_ = '-'",
+             f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {full}", f"{ind}    sg_ = '-'",
              f"{ind}  else:", f"{ind}    sg_ = ''"]
     # (shift, bits, limit, weight) from the least significant end; bits 0: the rest
-    segs: list[tuple[int, int, int, int]] = []
-    shift = 0
-    tb = DIG2BYTES[s % 9]
-    if tb:
-        segs.append((shift, 8 * tb, 10 ** (s % 9), 1))
-        shift += 8 * tb
-    w = 10 ** (s % 9)
-    for _ in range(s // 9):
-        segs.append((shift, 32, 10 ** 9, w))
-        shift += 32
-        w *= 10 ** 9
-    w = 10 ** s
-    for _ in range(intg // 9):
-        segs.append((shift, 32, 10 ** 9, w))
-        shift += 32
-        w *= 10 ** 9
-    if intg % 9:
-        segs.append((shift, 0, 10 ** (intg % 9), w))
+    groups = digit_groups(p, s)
+    segs = [(g.shift, 8 * g.size if k < len(groups) - 1 else 0, 10 ** g.digits, 10 ** g.exp)
+            for k, g in enumerate(groups)]
     if not segs:
         return None
     checks, terms = [], []

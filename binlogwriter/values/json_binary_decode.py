@@ -18,7 +18,7 @@ from binlogwriter.values._temporal import (
     datetime_value,
     time_from_packed,
 )
-from binlogwriter.values.decimals import decode_decimal
+from binlogwriter.values.decimal_binary import decode_decimal
 from binlogwriter.values.json_binary_encode import (
     ALWAYS_INLINE,
     DBL,

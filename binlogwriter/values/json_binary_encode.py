@@ -21,7 +21,7 @@ from binlogwriter.values._temporal import (
     time_packed,
     time_us,
 )
-from binlogwriter.values.decimals import pack, scaled_decimal
+from binlogwriter.values.decimal_binary import pack, scaled_decimal
 from binlogwriter.values.types import (
     JsonDecimal,
     JsonOpaque,
