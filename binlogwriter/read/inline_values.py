@@ -13,7 +13,7 @@ property test asserts the compiled decoder equals the declarative path
   significant end — the fraction tail, the 9-digit fraction groups, the 9-digit integer
   groups, the leading integer digits — each checked below its power of ten; the value is
   ``Decimal("[-]<unscaled>E-<scale>")``, the same sign, digits and exponent as the codec's.
-* DATETIME2 (values.md §4): the 40-bit ``datetime_int`` (values/_temporal.py, the layout's one home)
+* DATETIME2 (values.md §4): the 40-bit ``datetime_int`` (values/temporal_layout.py, the layout's one home)
   offset by 2^39, then the fraction bytes; TIMESTAMP2: 32-bit seconds since the epoch,
   then the fraction bytes (a calendar day per day number from :mod:`temporal_fast`).
 """
@@ -24,13 +24,18 @@ import datetime as _dt
 from decimal import Decimal
 from typing import Any
 
-from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
 from binlogwriter.values.decimal_binary import decimal_size, digit_groups, sign_masks
 from binlogwriter.values.temporal_fast import DAYS, UTC, day
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    FRACTIONS,
+    datetime2_size,
+    datetime_parts_source,
+    timestamp2_size,
+)
 
 __all__ = ["miss_lines"]
 
-_FRACTION = {0: (0, 1), 1: (99, 10000), 2: (9999, 100), 3: (999999, 1)}
 """fraction bytes -> (largest valid value, multiplier to microseconds) (values.md §4)."""
 
 
@@ -105,9 +110,8 @@ def _decimal_parts(p: int, s: int, r: int, ind: str, env: dict, miss: list[str]
 
 
 def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
-    fb = (fsp + 1) // 2
-    size = (5 if code == 18 else 4) + fb
-    limit, mul = _FRACTION[fb]
+    fb, mul, limit = FRACTIONS[fsp][:3]
+    size = (datetime2_size if code == 18 else timestamp2_size)(fsp)
     env["_dtm"], env["_UTC"], env["_DAYS"], env["_day"] = _dt.datetime, UTC, DAYS, day
     sh = 8 * fb
     us = f"(x_ & {(1 << sh) - 1})" + (f" * {mul}" if mul != 1 else "") if fb else "0"
