@@ -35,7 +35,6 @@ from binlogwriter.metadata_tlv import (
     ENUM_AND_SET_DEFAULT_CHARSET,
     ENUM_STR_VALUE,
     GEOMETRY_TYPE,
-    META_SIZE,
     PRIMARY_KEY_WITH_PREFIX,
     ROW_METADATA,
     SET_STR_VALUE,
@@ -51,6 +50,7 @@ from binlogwriter.metadata_tlv import (
 )
 from binlogwriter.metadata_views import TableMapViews
 from binlogwriter.schema import Table
+from binlogwriter.values.families import META_SIZE
 
 __all__ = [
     "SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_CHARSET", "COLUMN_NAME", "SET_STR_VALUE",
