@@ -21,14 +21,16 @@ import construct as cs
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.layouts.control import PREVIOUS_GTIDS_FIELDS
+from binlogwriter.layouts.gtid import tsids_text
 from binlogwriter.layouts.primitives import uuid_text
 
 __all__ = ["MysqlGtidSet", "MariadbState", "GtidParseError", "mysql_gtid_text", "mariadb_gtid_text",
-           "normal_uuid", "is_uuid"]
+           "parse_mysql_gtid", "parse_mariadb_gtid", "normal_uuid", "is_uuid"]
 
 _SET_LAYOUT = cs.Struct(*PREVIOUS_GTIDS_FIELDS)
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 _TAG = re.compile(r"^[a-z_][a-z0-9_]{0,31}$", re.IGNORECASE)
+_MARIADB_GTID = re.compile(r"(\d+)-(\d+)-(\d+)")
 
 
 class GtidParseError(BinlogError):
@@ -57,6 +59,20 @@ def mysql_gtid_text(sid: str, gno: int, tag: str = "") -> str:
 def mariadb_gtid_text(domain_id: int, server_id: int, seq_no: int) -> str:
     """``domain-server-seq_no`` (MariaDB ``rpl_gtid`` text, as ``@@gtid_binlog_pos`` shows it)."""
     return f"{domain_id}-{server_id}-{seq_no}"
+
+
+def parse_mariadb_gtid(text: str) -> tuple[int, int, int] | None:
+    """``(domain, server, seq_no)`` of a ``domain-server-seq_no`` text (None if it is not one)."""
+    m = _MARIADB_GTID.fullmatch(text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def parse_mysql_gtid(text: str) -> tuple[str, str, int]:
+    """``(uuid, tag, gno)`` of a ``uuid:gno`` / ``uuid:tag:gno`` text: the uuid in its canonical
+    form, the tag in lower case ("" untagged), as sets hold them (ValueError if the GNO is not
+    a number)."""
+    parts = text.split(":")
+    return normal_uuid(parts[0]), parts[1].lower() if len(parts) == 3 else "", int(parts[-1])
 
 
 @dataclass
@@ -142,11 +158,8 @@ class MysqlGtidSet:
         return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})
 
     def text(self) -> str:
-        by_uuid: dict[str, list[str]] = {}
-        for (uuid, tag), ivs in sorted(self.sids.items()):
-            rng = ":".join(f"{a}" if b - 1 == a else f"{a}-{b - 1}" for a, b in ivs)
-            by_uuid.setdefault(uuid, []).append((f"{tag}:" if tag else "") + rng)
-        return ",\n".join(f"{u}:" + ":".join(parts) for u, parts in by_uuid.items())
+        """``uuid:1-5:tag:7,\nuuid2:3`` (``@@gtid_executed``'s form: uuids, then tags, in order)."""
+        return tsids_text(((uuid, tag, ivs) for (uuid, tag), ivs in sorted(self.sids.items())), ",\n")
 
     def __bool__(self) -> bool:
         return bool(self.sids)
@@ -162,10 +175,10 @@ class MariadbState:
     def from_text(cls, text: str) -> MariadbState:
         out = cls()
         for part in filter(None, (p.strip() for p in text.split(","))):
-            m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", part)
-            if not m:
+            fields = parse_mariadb_gtid(part)
+            if fields is None:
                 raise GtidParseError(f"bad MariaDB GTID {part!r} (expected domain-server-seq_no)")
-            d, s, n = map(int, m.groups())
+            d, s, n = fields
             if d in out.domains:
                 raise GtidParseError(f"MariaDB GTID position names domain {d} twice")
             out.domains[d] = (s, n)

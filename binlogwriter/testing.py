@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.events.rows import ROWS_CLASSES
 from binlogwriter.format import TABLE_MAP_EVENT, TRANSACTION_PAYLOAD_EVENT
 from binlogwriter.reader import BinlogReader
 from binlogwriter.run_truth import (  # re-exported: the truth side of the assertions below
@@ -36,7 +37,9 @@ __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows"
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
            "table_definitions"]
 
-_OPS = {23: "insert", 30: "insert", 24: "update", 31: "update", 39: "update", 25: "delete", 32: "delete"}
+_OPS = {t: cls.KIND for t, cls in ROWS_CLASSES.items()}
+"""Rows event type -> op (the event classes' ``KIND``), MariaDB's compressed rows events
+(``log_bin_compress``, format.md §13) included: the codec inflates their rows."""
 
 
 @dataclass(frozen=True)

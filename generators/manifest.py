@@ -13,6 +13,7 @@ from typing import Any
 
 from binlogwriter import __version__
 from binlogwriter.format import BinlogFormat
+from binlogwriter.gtids import MysqlGtidSet, parse_mysql_gtid
 from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 from binlogwriter.schema import Table
 from generators.pools import faker_version
@@ -38,6 +39,14 @@ def file_entry(name: str, info: dict[str, Any], fi: FileInfo) -> dict[str, Any]:
             "first_timestamp": info["first_timestamp"], "last_timestamp": info["last_timestamp"]}
 
 
+def _executed(last_gtid: str) -> str:
+    """GNOs 1 up to ``last_gtid``'s as ``@@gtid_executed`` shows them (``uuid:1-45``, ``uuid:1``;
+    tagged ``uuid:tag:1-45``): the text of the one GTID-set type, so ``serve``'s
+    ``@@gtid_executed`` of the run is this very text."""
+    uuid, tag, gno = parse_mysql_gtid(last_gtid)
+    return MysqlGtidSet({(uuid, tag): [[1, gno + 1]]}).text()
+
+
 def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], transactions: int,
                    last_gtid: str | None, planned: int, counts: dict[str, dict[str, int]],
                    tables: list[tuple[Table, int]]) -> dict[str, Any]:
@@ -55,7 +64,7 @@ def build_manifest(s: Spec, fmt: BinlogFormat, files: list[dict[str, Any]], tran
         executed = ""
     else:
         gtid_mode = f"uuid:{s.gtid.upper()}"
-        executed = f"{s.gtid}:1-{last_gtid.rsplit(':', 1)[1]}" if last_gtid else ""
+        executed = _executed(last_gtid) if last_gtid else ""
     return {
         "generator": {"name": "binlogwriter", "version": __version__, "faker": faker_version()},
         "seed": s.seed,

@@ -5,7 +5,7 @@ binlogwriter/format.py where a loop runs per event.
 
 The scan looks at comparisons whose one side is a name that holds an event type in this tree
 (:data:`EVENT_NAMES`, or the header's type byte ``data[4]``) and whose other side is an int
-literal or a tuple/list/set of them. Names that hold a *column* type in the modules of
+literal, a module name bound to one (``_GTID = 162``), or a tuple/list/set of them. Names that hold a *column* type in the modules of
 :data:`COLUMN_MODULES` (the value codecs and the text / Arrow column builders) are column
 type codes (values.md), not event types; ``col.type_code`` is a column's everywhere."""
 
@@ -29,12 +29,28 @@ ALLOWED = {
 }
 
 
-def _ints(node: ast.AST) -> bool:
+def _ints(node: ast.AST, consts: frozenset[str] = frozenset()) -> bool:
+    """An int literal, a module name bound to one (``_GTID = 162``), or a tuple/list/set of them."""
     if isinstance(node, ast.Constant):
         return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return node.id in consts
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return bool(node.elts) and all(_ints(e) for e in node.elts)
+        return bool(node.elts) and all(_ints(e, consts) for e in node.elts)
     return False
+
+
+def _int_constants(tree: ast.Module) -> frozenset[str]:
+    """The module-level names bound to an int literal (``A = 2``, ``A, B = 162, 2``)."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            pairs = zip(target.elts, value.elts, strict=False) if isinstance(target, ast.Tuple) and isinstance(
+                value, ast.Tuple) else [(target, value)]
+            out.update(t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, ast.Constant)
+                       and type(v.value) is int)
+    return frozenset(out)
 
 
 def _event_side(node: ast.AST, column_module: bool) -> bool:
@@ -57,12 +73,15 @@ def bare_comparisons(root: Path = ROOT) -> list[tuple[str, int, str]]:
         for f in sorted((root / pkg).rglob("*.py")):
             rel = f.relative_to(root).as_posix()
             column_module = rel in COLUMN_MODULES or rel.startswith("binlogwriter/values/")
-            for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            tree = ast.parse(f.read_text(encoding="utf-8"))
+            consts = _int_constants(tree)
+            for node in ast.walk(tree):
                 if not isinstance(node, ast.Compare):
                     continue
                 sides = [node.left, *node.comparators]
                 for a, b in zip(sides, sides[1:], strict=False):
-                    if (_event_side(a, column_module) and _ints(b)) or (_event_side(b, column_module) and _ints(a)):
+                    if (_event_side(a, column_module) and _ints(b, consts)) or (
+                            _event_side(b, column_module) and _ints(a, consts)):
                         text = ast.unparse(node)
                         if (rel, text) not in ALLOWED:
                             out.append((rel, node.lineno, text))
@@ -85,6 +104,9 @@ def test_the_scan_finds_bare_integers(tmp_path: Path) -> None:
                               "    c = data[4] == 15\n"
                               "    g = buf[off + 4] == 160\n"
                               "    d = col.type_code == 15\n"
-                              "    e = t == TABLE_MAP_EVENT\n")
+                              "    e = t == TABLE_MAP_EVENT\n"
+                              "    h = rec.type_code not in (_GTID, _QUERY) or rec.type_code == _GTID\n"
+                              "    i = t == TABLE_MAP_EVENT.value\n"
+                              "_GTID, _QUERY = 162, 2\n")
     found = bare_comparisons(tmp_path)
-    assert [n for _, n, _ in found] == [2, 3, 4, 5]
+    assert [n for _, n, _ in found] == [2, 3, 4, 5, 8, 8]

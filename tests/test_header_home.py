@@ -66,7 +66,20 @@ def _offenders(root: Path) -> list[str]:
                 if isinstance(s, ast.Slice) and isinstance(s.lower, ast.Constant) and isinstance(s.upper, ast.Constant) \
                         and (s.lower.value, s.upper.value) in _FIELD_SLICES and _bytes_name(node.value):
                     out.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+                at = s.right if isinstance(s, ast.BinOp) and isinstance(s.op, ast.Add) else s
+                if isinstance(at, ast.Constant) and at.value == 4 and _bytes_name(node.value) \
+                        and (rel, ast.unparse(node)) not in _NOT_HEADERS:  # the type byte: data[4], buf[off + 4]
+                    out.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Name) \
+                        and node.left.id in _EVENT_STARTS and isinstance(node.right, ast.Constant) \
+                        and node.right.value in (5, 9, 13, 17):  # a field's file offset: position + 13
+                    out.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
     return out
+
+
+_EVENT_STARTS = ("position", "offset", "event_start", "start")
+"""Names that hold where an event starts, to which a header field's offset is added."""
+_NOT_HEADERS = {("binlogwriter/layouts/mariadb.py", "head[4]")}  # an XA xid's gtrid_length, not a header
 
 
 def _bytes_name(node: ast.AST) -> bool:
@@ -83,5 +96,6 @@ def test_the_scan_finds_a_redeclared_header(tmp_path: Path) -> None:
     pkg = tmp_path / "binlogwriter"
     pkg.mkdir()
     (pkg / "m.py").write_text('import struct\nH = struct.Struct("<IBIIIH")\n'
-                              'def f(data):\n    return data[9:13], data[20:24]\n')
-    assert len(_offenders(tmp_path)) == 2
+                              'def f(data, ev, f, position, off, p):\n    return data[9:13], data[20:24], ev[4], ev[off + 4], '
+                              'f.seek(position + 13), data[5], p + 9\n')
+    assert len(_offenders(tmp_path)) == 5

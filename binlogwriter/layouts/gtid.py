@@ -59,20 +59,28 @@ class _GtidSet(cs.Construct):
         return obj
 
 
-def gtid_set_text(value) -> str:
-    """``uuid:1-4:tag:7`` text of a decoded GTID set (intervals [start, end) → start-(end-1))."""
-    parts = []
-    for uuid, tag, ivs in value["sids"]:
+def gtid_set_text(value, sep: str = ",") -> str:
+    """``uuid:1-4:tag:7`` text of a decoded GTID set (its ``sids`` in their order)."""
+    return tsids_text(value["sids"], sep)
+
+
+def tsids_text(sids, sep: str = ",") -> str:
+    """The one text form of a GTID set (``Gtid_set::to_string``): ``(uuid, tag, intervals)``
+    entries, in the order given, as ``uuid:ranges:tag:ranges`` (the entries of one uuid that
+    follow each other share it), the uuids joined by ``sep``; an interval [start, end) prints
+    as ``start`` or ``start-(end-1)``. Used by PREVIOUS_GTIDS' text and
+    :meth:`binlogwriter.gtids.MysqlGtidSet.text`."""
+    out: list[str] = []
+    last = None
+    for uuid, tag, ivs in sids:
         rng = ":".join(f"{a}" if b - 1 == a else f"{a}-{b - 1}" for a, b in ivs)
-        parts.append(f"{uuid}" + (f":{tag}" if tag else "") + (f":{rng}" if rng else ""))
-    merged: list[str] = []
-    # tags of the same uuid print as uuid:ranges:tag:ranges
-    for p in parts:
-        if merged and p.split(":", 1)[0] == merged[-1].split(":", 1)[0] and ":" in p:
-            merged[-1] += ":" + p.split(":", 1)[1]
+        piece = (f":{tag}" if tag else "") + (f":{rng}" if rng else "")
+        if out and piece and uuid == last:
+            out[-1] += piece
         else:
-            merged.append(p)
-    return ",".join(merged)
+            out.append(f"{uuid}{piece}")
+        last = uuid
+    return sep.join(out)
 
 
 PREVIOUS_GTIDS_FIELDS = ["gtid_set" / _GtidSet()]

@@ -34,8 +34,15 @@ from binlogwriter.values._strings import (
     plain_string_layout,
     string_real_type,
 )
-from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.decimal_binary import SIGN_BIT, digit_groups
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    DATETIME2_INT_BYTES,
+    FRACTIONS,
+    TIMESTAMP2_SECONDS,
+    datetime_parts,
+)
 
 __all__ = ["ColumnBuilder"]
 
@@ -201,36 +208,21 @@ class ColumnBuilder:
     # decimal ---------------------------------------------------------------------------------
     def _decimal(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
                  valid: np.ndarray) -> pa.Array:
-        """DECIMAL(p ≤ 18, s): ``decimal2bin`` (values.md §3) to the unscaled integer, as
-        decimal128 (low 64 bits + sign extension)."""
+        """DECIMAL(p ≤ 18, s): ``decimal2bin`` (values.md §3; values/decimal_binary.py's
+        :func:`digit_groups` and :data:`SIGN_BIT`) to the unscaled integer, as decimal128 (low
+        64 bits + sign extension)."""
         p, s = self.col.meta[0], self.col.meta[1]
-        m = _gather(buf, start, self.layout[1]).copy()  # type: ignore[index]
-        neg = (m[:, 0] & 0x80) == 0
-        m[:, 0] ^= 0x80
+        n = self.layout[1]  # type: ignore[index]
+        m = _gather(buf, start, n).copy()
+        neg = (m[:, 0] & SIGN_BIT) == 0
+        m[:, 0] ^= SIGN_BIT
         m[neg] ^= 0xFF
-        d2b = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-        intg = p - s
         bad = np.zeros(len(m), dtype=bool)
-        at = 0
-        lead = intg % 9
-        value = _be(m, 0, d2b[lead])
-        bad |= value >= 10 ** lead
-        at += d2b[lead]
-        for _ in range(intg // 9):
-            g = _be(m, at, 4)
-            bad |= g >= 1_000_000_000
-            value = value * 1_000_000_000 + g
-            at += 4
-        for _ in range(s // 9):
-            g = _be(m, at, 4)
-            bad |= g >= 1_000_000_000
-            value = value * 1_000_000_000 + g
-            at += 4
-        tail = s % 9
-        if tail:
-            g = _be(m, at, d2b[tail])
-            bad |= g >= 10 ** tail
-            value = value * 10 ** tail + g
+        value = np.zeros(len(m), dtype=np.int64)
+        for g in reversed(digit_groups(p, s)):  # most significant first
+            d = _be(m, n - g.shift // 8 - g.size, g.size)
+            bad |= d >= 10 ** g.digits
+            value = value * 10 ** g.digits + d
         if (bad & valid).any():  # the codec refuses such bytes: the reference raises, located
             raise Fallback
         value = np.where(neg, -value, value)
@@ -251,12 +243,12 @@ class ColumnBuilder:
     # datetime --------------------------------------------------------------------------------
     def _datetime(self, buf: np.ndarray, raw: bytes, start: np.ndarray, size: np.ndarray,
                   valid: np.ndarray) -> pa.Array:
-        """DATETIME2: 5 bytes big-endian, ``datetime_int`` plus the sign bit (values/_temporal.py),
+        """DATETIME2: 5 bytes big-endian, ``datetime_int`` plus the sign bit (values/temporal_layout.py),
         then the fraction (values.md §4) -> microseconds."""
         fsp = self.col.meta[0]
         m = _gather(buf, start, self.layout[1])  # type: ignore[index]
-        ip = _be(m, 0, 5) - DATETIME2_BIAS
-        us, fok = _fraction(m, 5, fsp)
+        ip = _be(m, 0, DATETIME2_INT_BYTES) - DATETIME2_BIAS
+        us, fok = _fraction(m, DATETIME2_INT_BYTES, fsp)
         y, mo, d, h, mi, sec = datetime_parts(ip)
         days, ok = _civil_days(y, mo, d)
         ok &= (ip >= 0) & fok & (h < 24) & (mi < 60) & (sec < 60)
@@ -270,8 +262,8 @@ class ColumnBuilder:
         (values.md §4) -> microseconds, UTC. 0 (the zero timestamp) by the reference."""
         fsp = self.col.meta[0]
         m = _gather(buf, start, self.layout[1])  # type: ignore[index]
-        secs = _be(m, 0, 4)
-        us, fok = _fraction(m, 4, fsp)
+        secs = _be(m, 0, TIMESTAMP2_SECONDS)
+        us, fok = _fraction(m, TIMESTAMP2_SECONDS, fsp)
         ok = fok & (secs != 0)
         return self._patch(buf, raw, start, size, valid, secs * 1_000_000 + us, valid & ~ok, pa.int64())
 
@@ -440,10 +432,10 @@ def _civil_days(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> tuple[n
 
 
 def _fraction(m: np.ndarray, at: int, fsp: int) -> tuple[np.ndarray, np.ndarray]:
-    """(microseconds, below one second) of the (fsp+1)/2 fraction bytes at ``at`` (values.md §4)."""
-    if fsp == 0:
+    """(microseconds, below one second) of the fraction bytes of ``fsp`` at ``at`` (values.md §4;
+    values/temporal_layout.py FRACTIONS)."""
+    n, mul, limit = FRACTIONS[fsp][:3]
+    if n == 0:
         return np.zeros(len(m), dtype=np.int64), np.ones(len(m), dtype=bool)
-    n = (fsp + 1) // 2
     v = _be(m, at, n)
-    limit, mul = ((99, 10000), (9999, 100), (999999, 1))[n - 1]
     return v * mul, v <= limit

@@ -25,8 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    DATETIME2_INT_BYTES,
+    FRACTIONS,
+    TIMESTAMP2_SECONDS,
+    TS_MAX,
+    datetime2_size,
+    datetime_parts,
+    timestamp2_size,
+)
 
 __all__ = ["StringRule", "string_rule", "decimal_rule"]
 
@@ -122,13 +131,12 @@ def string_rule(col: ColumnDesc) -> StringRule | None:
 
 def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     """``(size, holds)`` for a DECIMAL(p,s) column: ``holds(b)`` for ``size`` bytes ``b`` is
-    True exactly when decoding ``b`` and encoding the value gives ``b`` back (values.md §3:
-    ``decimal2bin`` — sign in the top bit, negative values complemented, then the leading
-    ``(p-s) % 9`` digits, groups of 9 digits in 4 bytes, the trailing ``s % 9`` digits).
+    True exactly when decoding ``b`` and encoding the value gives ``b`` back (values.md §3;
+    the layout is values/decimal_binary.py's :func:`digit_groups` and :func:`sign_masks`).
 
     Not given back: a digit group out of range (the decoder refuses it), a negative zero
     (it encodes as zero), a negative value in an UNSIGNED column (the encoder refuses it)."""
-    from binlogwriter.values.decimals import DIG2BYTES, decimal_size
+    from binlogwriter.values.decimal_binary import decimal_size, digit_groups, sign_masks
 
     if col.type_code != 246 or len(col.meta) != 2:
         return None
@@ -138,24 +146,10 @@ def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     size = decimal_size(p, s)
     if size == 0:
         return None
-    intg = p - s
-    # (shift, mask, limit) of every digit field, least significant first
-    fields: list[tuple[int, int, int]] = []
-    shift = 0
-    tb = DIG2BYTES[s % 9]
-    if tb:
-        fields.append((0, (1 << (8 * tb)) - 1, 10 ** (s % 9)))
-        shift = 8 * tb
-    for _ in range(s // 9 + intg // 9):
-        fields.append((shift, 0xFFFFFFFF, 1_000_000_000))
-        shift += 32
-    lb = DIG2BYTES[intg % 9]
-    if lb:
-        fields.append((shift, (1 << (8 * lb)) - 1, 10 ** (intg % 9)))
-    top = 1 << (8 * size - 1)
-    full = (1 << (8 * size)) - 1
+    # (shift, mask, limit) of every digit group
+    checks = tuple((g.shift, (1 << (8 * g.size)) - 1, 10 ** g.digits) for g in digit_groups(p, s))
+    top, full = sign_masks(size)
     unsigned = bool(col.unsigned)
-    checks = tuple(fields)
 
     def holds(b: Any) -> bool:
         x = int.from_bytes(b, "big") ^ top
@@ -175,13 +169,6 @@ def decimal_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
 
 # -- timestamp / datetime ---------------------------------------------------------------
 
-_FRAC = {0: (0, 0, 1), 1: (1, 99, 10), 2: (1, 99, 1), 3: (2, 9999, 10), 4: (2, 9999, 1), 5: (3, 999999, 10),
-         6: (3, 999999, 1)}
-"""fsp -> (fraction bytes, largest stored fraction, what the stored fraction must be a
-multiple of): an odd fsp stores one digit more than it keeps, and that digit must be 0
-for the encoder to write the same bytes (values.md §4)."""
-
-
 def _fsp(col: ColumnDesc) -> int | None:
     if len(col.meta) != 1 or col.meta[0] > 6:
         return None
@@ -196,15 +183,15 @@ def timestamp_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     fsp = _fsp(col) if col.type_code == 17 else None
     if fsp is None:
         return None
-    fb, top, step = _FRAC[fsp]
-    size = 4 + fb
+    fb, _unit, top, step = FRACTIONS[fsp]
+    size = timestamp2_size(fsp)
 
     def holds(b: Any) -> bool:
-        secs = int.from_bytes(b[0:4], "big")
-        if secs > 0x7FFFFFFF:
+        secs = int.from_bytes(b[0:TIMESTAMP2_SECONDS], "big")
+        if secs > TS_MAX:
             return False
         if fb:
-            f = int.from_bytes(b[4:size], "big")
+            f = int.from_bytes(b[TIMESTAMP2_SECONDS:size], "big")
             if f > top or f % step or (f and not secs):
                 return False
         return True
@@ -214,24 +201,24 @@ def timestamp_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
 
 def datetime_rule(col: ColumnDesc) -> tuple[int, Callable[[Any], bool]] | None:
     """``(size, holds)`` for a DATETIME2 column (type 18; values.md §4): 5 bytes big-endian
-    ``datetime_int + 2^39`` (values/_temporal.py), then the fraction. Given back exactly when the sign bit is set, the year is at most
+    ``datetime_int + 2^39`` (values/temporal_layout.py), then the fraction. Given back exactly when the sign bit is set, the year is at most
     9999, the hour at most 23, the minute and second at most 59 and the fraction is as for
     TIMESTAMP2; any month 0..12 and day 0..31 (zero dates, Feb 31) is kept as it is."""
     fsp = _fsp(col) if col.type_code == 18 else None
     if fsp is None:
         return None
-    fb, top, step = _FRAC[fsp]
-    size = 5 + fb
+    fb, _unit, top, step = FRACTIONS[fsp]
+    size = datetime2_size(fsp)
 
     def holds(b: Any) -> bool:
-        ip = int.from_bytes(b[0:5], "big") - DATETIME2_BIAS
+        ip = int.from_bytes(b[0:DATETIME2_INT_BYTES], "big") - DATETIME2_BIAS
         if ip < 0:
             return False
         y, _mo, _d, h, mi, s = datetime_parts(ip)
         if y > 9999 or h > 23 or mi > 59 or s > 59:
             return False
         if fb:
-            f = int.from_bytes(b[5:size], "big")
+            f = int.from_bytes(b[DATETIME2_INT_BYTES:size], "big")
             if f > top or f % step:
                 return False
         return True

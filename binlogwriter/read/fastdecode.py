@@ -47,7 +47,7 @@ from binlogwriter.format import (
 )
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TYPE_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
-from binlogwriter.layouts.primitives import read_packed
+from binlogwriter.layouts.primitives import read_packed, uuid_text
 from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
@@ -145,8 +145,7 @@ def mysql_gtid(t: int, data: bytes, end: int, fmt: BinlogFormat, ts: int, server
     if fmt.post_header_len(t) != _G_POST or end - HEADER_SIZE < _G_MIN:
         return None
     fields = dict(zip(_G_NAMES, _G_FIXED.unpack_from(data, HEADER_SIZE), strict=True))
-    sid = fields["sid"].hex()
-    fields["sid"] = f"{sid[0:8]}-{sid[8:12]}-{sid[12:16]}-{sid[16:20]}-{sid[20:32]}"
+    fields["sid"] = uuid_text(fields["sid"])
     ct = _flagged(data, _G_TS, _G_TS_SIZE, end)
     if ct is None:
         return None

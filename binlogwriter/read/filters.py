@@ -31,7 +31,7 @@ from binlogwriter.format import (
     QUERY_EVENT,
     TABLE_MAP_EVENT,
 )
-from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, normal_uuid
+from binlogwriter.gtids import GtidParseError, MysqlGtidSet, is_uuid, parse_mariadb_gtid, parse_mysql_gtid
 
 __all__ = ["EventFilter", "GtidSet", "parse_datetime"]
 
@@ -80,13 +80,10 @@ class GtidSet:
     def __contains__(self, gtid: str | None) -> bool:
         if gtid is None:
             return False
-        m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", gtid)
-        if m:
-            n = int(m.group(3))
-            return any(lo <= n <= hi for lo, hi in self.mariadb.get((int(m.group(1)), int(m.group(2))), ()))
-        parts = gtid.split(":")
-        tag = parts[1].lower() if len(parts) == 3 else ""
-        return self.mysql.contains(normal_uuid(parts[0]), tag, int(parts[-1]))
+        m = parse_mariadb_gtid(gtid)
+        if m is not None:
+            return any(lo <= m[2] <= hi for lo, hi in self.mariadb.get(m[:2], ()))
+        return self.mysql.contains(*parse_mysql_gtid(gtid))
 
 
 _CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "XA ", "SAVEPOINT")

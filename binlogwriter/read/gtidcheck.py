@@ -15,9 +15,10 @@ from typing import Any
 from binlogwriter.errors import KeptRawError
 from binlogwriter.events import RawEvent, decode_event
 from binlogwriter.format import ANONYMOUS_GTID_LOG_EVENT, GTID_LOG_EVENT, MARIADB_GTID_EVENT
+from binlogwriter.gtids import mariadb_gtid_text, mysql_gtid_text
 from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, SERVER_ID_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
-from binlogwriter.layouts.primitives import Uuid, read_packed
+from binlogwriter.layouts.primitives import read_packed, uuid_text
 from binlogwriter.read.fastdecode import mysql_gtid
 from binlogwriter.read.places import MARIADB_GTID, MARIADB_GTID_POST, MYSQL_GTID
 
@@ -116,7 +117,7 @@ _SEQ, _SEQ_END = MARIADB_GTID.seq_no, MARIADB_GTID.seq_no + MARIADB_GTID.seq_no_
 _DOM, _DOM_END = MARIADB_GTID.domain_id, MARIADB_GTID.domain_id + MARIADB_GTID.domain_id_size
 _SERVER_ID, _SERVER_ID_END = SERVER_ID_AT, LENGTH_AT
 _UUIDS: dict[bytes, str] = {}
-"""GTID source ids as text ``uuid:`` by their 16 bytes (few sources per file set)."""
+"""GTID source ids as text by their 16 bytes (few sources per file set)."""
 
 
 def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset: int) -> str | None:
@@ -145,14 +146,12 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
             if u is None:
                 if len(_UUIDS) >= 4096:
                     _UUIDS.clear()
-                u = _UUIDS[sid] = f"{Uuid.parse(sid)}:"  # the layouts' text form of a source id
-            return f"{u}{int.from_bytes(data[_GNO:_GNO_END], 'little', signed=True)}"
+                u = _UUIDS[sid] = uuid_text(sid)
+            return mysql_gtid_text(u, int.from_bytes(data[_GNO:_GNO_END], "little", signed=True))
     elif t == MARIADB_GTID_EVENT and fmt.post_header_len(MARIADB_GTID_EVENT) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end):
-        return (
-            f"{int.from_bytes(data[_DOM:_DOM_END], 'little')}-"
-            f"{int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], 'little')}-"
-            f"{int.from_bytes(data[_SEQ:_SEQ_END], 'little')}"
-        )
+        return mariadb_gtid_text(int.from_bytes(data[_DOM:_DOM_END], "little"),
+                                 int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], "little"),
+                                 int.from_bytes(data[_SEQ:_SEQ_END], "little"))
     ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
     if isinstance(ev, RawEvent):
         raise KeptRawError(

@@ -13,7 +13,7 @@ property test asserts the compiled decoder equals the declarative path
   significant end — the fraction tail, the 9-digit fraction groups, the 9-digit integer
   groups, the leading integer digits — each checked below its power of ten; the value is
   ``Decimal("[-]<unscaled>E-<scale>")``, the same sign, digits and exponent as the codec's.
-* DATETIME2 (values.md §4): the 40-bit ``datetime_int`` (values/_temporal.py, the layout's one home)
+* DATETIME2 (values.md §4): the 40-bit ``datetime_int`` (values/temporal_layout.py, the layout's one home)
   offset by 2^39, then the fraction bytes; TIMESTAMP2: 32-bit seconds since the epoch,
   then the fraction bytes (a calendar day per day number from :mod:`temporal_fast`).
 """
@@ -24,13 +24,18 @@ import datetime as _dt
 from decimal import Decimal
 from typing import Any
 
-from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
-from binlogwriter.values.decimals import DIG2BYTES, decimal_size
+from binlogwriter.values.decimal_binary import decimal_size, digit_groups, sign_masks
 from binlogwriter.values.temporal_fast import DAYS, UTC, day
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    FRACTIONS,
+    datetime2_size,
+    datetime_parts_source,
+    timestamp2_size,
+)
 
 __all__ = ["miss_lines"]
 
-_FRACTION = {0: (0, 1), 1: (99, 10000), 2: (9999, 100), 3: (999999, 1)}
 """fraction bytes -> (largest valid value, multiplier to microseconds) (values.md §4)."""
 
 
@@ -75,39 +80,23 @@ def _decimal(p: int, s: int, r: int, ind: str, env: dict) -> list[str] | None:
 def _decimal_parts(p: int, s: int, r: int, ind: str, env: dict, miss: list[str]
                    ) -> tuple[list[str], str] | None:
     """The lines reading a DECIMAL(p,s) value's digit groups from its bytes ``k`` into sign
-    ``sg_`` and groups ``g<i>_`` (values.md, DECIMAL: big-endian groups of 9 digits in 4
-    bytes, the leftover digits in DIG2BYTES bytes, the sign in the top bit), the ``miss``
+    ``sg_`` and groups ``g<i>_`` (values.md §3; the layout is values/decimal_binary.py's
+    :func:`digit_groups` and :func:`sign_masks`), the ``miss``
     lines wherever the bytes are not such a value, and the expression of the unscaled
     integer the groups make; the last line opens the ``else`` branch of a well-formed value."""
     if p == 0 or s > p:
         return None
     n = decimal_size(p, s)
-    intg = p - s
-    top = 1 << (8 * n - 1)
+    top, full = sign_masks(n)
     env["_Dec"] = Decimal
     lines = [f"{ind}if len(k) != {n}:", *[f"{ind}  {x}" for x in miss], f"{ind}else:",
              f"{ind}  x_ = int.from_bytes(k, 'big') ^ {top}",
-             f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {(1 << 8 * n) - 1}", f"{ind}    sg_ = '-'",
+             f"{ind}  if x_ & {top}:", f"{ind}    x_ ^= {full}", f"{ind}    sg_ = '-'",
              f"{ind}  else:", f"{ind}    sg_ = ''"]
     # (shift, bits, limit, weight) from the least significant end; bits 0: the rest
-    segs: list[tuple[int, int, int, int]] = []
-    shift = 0
-    tb = DIG2BYTES[s % 9]
-    if tb:
-        segs.append((shift, 8 * tb, 10 ** (s % 9), 1))
-        shift += 8 * tb
-    w = 10 ** (s % 9)
-    for _ in range(s // 9):
-        segs.append((shift, 32, 10 ** 9, w))
-        shift += 32
-        w *= 10 ** 9
-    w = 10 ** s
-    for _ in range(intg // 9):
-        segs.append((shift, 32, 10 ** 9, w))
-        shift += 32
-        w *= 10 ** 9
-    if intg % 9:
-        segs.append((shift, 0, 10 ** (intg % 9), w))
+    groups = digit_groups(p, s)
+    segs = [(g.shift, 8 * g.size if k < len(groups) - 1 else 0, 10 ** g.digits, 10 ** g.exp)
+            for k, g in enumerate(groups)]
     if not segs:
         return None
     checks, terms = [], []
@@ -121,9 +110,8 @@ def _decimal_parts(p: int, s: int, r: int, ind: str, env: dict, miss: list[str]
 
 
 def _temporal(code: int, fsp: int, r: int, ind: str, env: dict) -> list[str]:
-    fb = (fsp + 1) // 2
-    size = (5 if code == 18 else 4) + fb
-    limit, mul = _FRACTION[fb]
+    fb, mul, limit = FRACTIONS[fsp][:3]
+    size = (datetime2_size if code == 18 else timestamp2_size)(fsp)
     env["_dtm"], env["_UTC"], env["_DAYS"], env["_day"] = _dt.datetime, UTC, DAYS, day
     sh = 8 * fb
     us = f"(x_ & {(1 << sh) - 1})" + (f" * {mul}" if mul != 1 else "") if fb else "0"

@@ -28,7 +28,7 @@ from binlogwriter.events import (
     PreviousGtidsEvent,
     decode_event,
 )
-from binlogwriter.format import BinlogFormat, EventType
+from binlogwriter.format import GTID_LOG_EVENT, MARIADB_GTID_EVENT, BinlogFormat, EventType
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT, TYPE_AT
 from binlogwriter.layouts.primitives import uuid_text
@@ -39,9 +39,11 @@ from binlogwriter.serve.framing import chunks
 __all__ = ["BinlogFile", "BinlogSet", "ServeError"]
 
 _NUMBERED = re.compile(r"^.+\.\d{6}$")
-GTID_TYPES = frozenset(
+NUMBERED_GTID_TYPES = frozenset(
     (EventType.GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT, EventType.MARIADB_GTID_EVENT)
 )
+"""The GTID events that carry a GTID (:func:`gtid_of`): :data:`binlogwriter.format.GTID_TYPES`
+without ANONYMOUS_GTID (gtid_mode OFF)."""
 
 
 class ServeError(BinlogError):
@@ -100,18 +102,18 @@ def gtid_of(data: bytes, fmt: BinlogFormat) -> tuple:
     for a GTID event (MySQL anonymous GTIDs give ``()``).
 
     The two fixed layouts are read in place (format.md §8: GTID_LOG_EVENT = flags (1), SID (16),
-    GNO (8); mariadb.md: GTID_EVENT = seq_no (8), domain_id (4), flags2 (1), server id in the
+    GNO (8, signed: ``rpl_gno``, as the codec and the readers' ``transaction_gtid`` read it); mariadb.md: GTID_EVENT = seq_no (8), domain_id (4), flags2 (1), server id in the
     header); tagged GTIDs go through the codec. tests/serve/test_gtid_of.py checks both against
     :func:`~binlogwriter.events.decode_event` over the sample runs."""
     t = data[TYPE_AT]
-    if t == EventType.GTID_LOG_EVENT and len(data) >= MYSQL_GTID.gno + MYSQL_GTID.gno_size:
+    if t == GTID_LOG_EVENT and len(data) >= MYSQL_GTID.gno + MYSQL_GTID.gno_size:
         return (
             "mysql",
             uuid_text(data[MYSQL_GTID.sid:MYSQL_GTID.sid + MYSQL_GTID.sid_size]),
             "",
-            int.from_bytes(data[MYSQL_GTID.gno:MYSQL_GTID.gno + MYSQL_GTID.gno_size], "little"),
+            int.from_bytes(data[MYSQL_GTID.gno:MYSQL_GTID.gno + MYSQL_GTID.gno_size], "little", signed=True),
         )
-    if t == EventType.MARIADB_GTID_EVENT and len(data) > MARIADB_GTID.flags2:
+    if t == MARIADB_GTID_EVENT and len(data) > MARIADB_GTID.flags2:
         g = MARIADB_GTID
         return (
             "mariadb",
@@ -296,7 +298,7 @@ def _state_at(f: BinlogFile, end: int) -> tuple[MysqlGtidSet, MariadbState, str 
         for base, buf, bounds in chunks(fh, f.header_end, name=f.name, end=end):
             for i in range(len(bounds) - 1):
                 a = bounds[i]
-                if buf[a + TYPE_AT] in GTID_TYPES:
+                if buf[a + TYPE_AT] in NUMBERED_GTID_TYPES:
                     g = gtid_of(buf[a : bounds[i + 1]], f.fmt)
                     if g and g[0] == "mysql":
                         mysql.add(g[1], g[2], g[3])

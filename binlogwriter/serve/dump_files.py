@@ -8,11 +8,11 @@ import os
 
 from binlogwriter.crc import crc32
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import ANNOTATE_ROWS_EVENT
+from binlogwriter.format import ANNOTATE_ROWS_EVENT, GTID_TYPES
 from binlogwriter.layouts.header import HEADER_SIZE as HEADER
 from binlogwriter.layouts.header import HEADER_STRUCT, LENGTH_AT, LOG_POS_AT, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
-from binlogwriter.serve.dump_request import HEAD, TXN_TYPES, GtidFilter
+from binlogwriter.serve.dump_request import HEAD, GtidFilter
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
 from binlogwriter.serve.protocol import MAX_PAYLOAD, frame
 
@@ -161,7 +161,7 @@ class FileSendingMixin:
                             flt = None
                     if t == ANNOTATE_ROWS_EVENT and skip_annotate:
                         continue
-                    if t in TXN_TYPES:
+                    if t in GTID_TYPES:
                         ntx += 1
                     n = b - a + 1
                     if n < MAX_PAYLOAD:

@@ -8,10 +8,16 @@ import struct
 from dataclasses import dataclass
 
 from binlogwriter.events import decode_event
-from binlogwriter.format import EventType
+from binlogwriter.format import (
+    QUERY_COMPRESSED_EVENT,
+    QUERY_EVENT,
+    TRANSACTION_PAYLOAD_EVENT,
+    XA_PREPARE_LOG_EVENT,
+    XID_EVENT,
+)
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT
-from binlogwriter.serve.binlogs import GTID_TYPES, gtid_of
+from binlogwriter.serve.binlogs import NUMBERED_GTID_TYPES, gtid_of
 
 __all__ = ["DumpRequest", "DumpError", "parse_dump", "parse_dump_gtid"]
 
@@ -25,14 +31,6 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 FDE_CREATED_AT = HEADER_SIZE + 2 + 50
 HEAD = struct.Struct("<I")
 _MARIA_STANDALONE = 0x01
-TXN_TYPES = frozenset(
-    (
-        EventType.GTID_LOG_EVENT,
-        EventType.ANONYMOUS_GTID_LOG_EVENT,
-        EventType.GTID_TAGGED_LOG_EVENT,
-        EventType.MARIADB_GTID_EVENT,
-    )
-)
 
 
 def _query_text(data: bytes, fmt) -> str:
@@ -110,7 +108,7 @@ class GtidFilter:
     def skip(self, data: bytes, fmt) -> bool:
         t = data[TYPE_AT]
         if self.skipping is None:
-            if t not in GTID_TYPES:
+            if t not in NUMBERED_GTID_TYPES:
                 return False
             g = gtid_of(data, fmt)
             if not g:
@@ -131,22 +129,22 @@ class GtidFilter:
                 self.skipping = "one" if flags2 & _MARIA_STANDALONE else "txn"
             return skip
         if self.skipping == "pending":
-            if t == EventType.QUERY_EVENT and _query_text(data, fmt) == "BEGIN":
+            if t == QUERY_EVENT and _query_text(data, fmt) == "BEGIN":
                 self.skipping = "txn"
-            elif t in (EventType.QUERY_EVENT, EventType.TRANSACTION_PAYLOAD_EVENT):
+            elif t in (QUERY_EVENT, TRANSACTION_PAYLOAD_EVENT):
                 self.skipping = None
             else:
                 self.skipping = "txn"
             return True
         if self.skipping == "one":
-            if t in (EventType.QUERY_EVENT, EventType.QUERY_COMPRESSED_EVENT, EventType.XID_EVENT):
+            if t in (QUERY_EVENT, QUERY_COMPRESSED_EVENT, XID_EVENT):
                 self.skipping = None
             return True
         # "txn": up to and including XID or a COMMIT / ROLLBACK query
-        if t == EventType.XID_EVENT or (
-            t == EventType.QUERY_EVENT and _query_text(data, fmt) in ("COMMIT", "ROLLBACK")
+        if t == XID_EVENT or (
+            t == QUERY_EVENT and _query_text(data, fmt) in ("COMMIT", "ROLLBACK")
         ):
             self.skipping = None
-        elif t == EventType.XA_PREPARE_LOG_EVENT:
+        elif t == XA_PREPARE_LOG_EVENT:
             self.skipping = None
         return True

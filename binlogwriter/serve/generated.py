@@ -32,12 +32,12 @@ from typing import Any, Protocol
 
 from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import BinlogFormat, EventType
+from binlogwriter.format import ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_TYPES, BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, MAGIC, TYPE_AT
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
-from binlogwriter.serve.dump_request import HEAD, TXN_TYPES
+from binlogwriter.serve.dump_request import HEAD
 from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
@@ -231,7 +231,7 @@ class GeneratedStreamer(Streamer):
         if isinstance(data, EventRun):
             if not self._carry and self._fast():
                 framed = frame_events(data.data, data.lengths, self.io.seq,
-                                      EventType.ANNOTATE_ROWS_EVENT if self.skip_annotate else None)
+                                      ANNOTATE_ROWS_EVENT if self.skip_annotate else None)
                 if framed is not None:
                     out, self.io.seq, events, sent = framed
                     if events:
@@ -265,7 +265,7 @@ class GeneratedStreamer(Streamer):
             end = off + ln
             if end > nb:
                 break
-            if skip_annotate and buf[off + TYPE_AT] == EventType.ANNOTATE_ROWS_EVENT:
+            if skip_annotate and buf[off + TYPE_AT] == ANNOTATE_ROWS_EVENT:
                 off = end
                 continue
             if ln + 1 < MAX_PAYLOAD:
@@ -309,8 +309,8 @@ class GeneratedStreamer(Streamer):
             at = self._offset
             self._offset += ln
             off = end
-            t = ev[4]
-            if t == EventType.FORMAT_DESCRIPTION_EVENT:
+            t = ev[TYPE_AT]
+            if t == FORMAT_DESCRIPTION_EVENT:
                 ev = ev[:FLAGS_AT] + (int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~1).to_bytes(2, "little") + ev[HEADER_SIZE:]
                 if self._reached and (self._name != self._start_file or self._start_pos <= 4):
                     parts.append(ev)
@@ -324,9 +324,9 @@ class GeneratedStreamer(Streamer):
                 continue
             if self.filter is not None and self.filter.active and self.filter.skip(ev, fmt):
                 continue
-            if t == EventType.ANNOTATE_ROWS_EVENT and self.skip_annotate:
+            if t == ANNOTATE_ROWS_EVENT and self.skip_annotate:
                 continue
-            if t in TXN_TYPES:
+            if t in GTID_TYPES:
                 ntx += 1
             parts.append(ev)
             nbytes += ln

@@ -36,7 +36,6 @@ from binlogwriter.table_map.tlv import (
     ENUM_AND_SET_DEFAULT_CHARSET,
     ENUM_STR_VALUE,
     GEOMETRY_TYPE,
-    META_SIZE,
     PRIMARY_KEY_WITH_PREFIX,
     ROW_METADATA,
     SET_STR_VALUE,
@@ -47,6 +46,7 @@ from binlogwriter.table_map.tlv import (
     mariadb,
 )
 from binlogwriter.table_map.views import TableMapViews
+from binlogwriter.values.families import META_SIZE
 
 __all__ = ["build_table_map", "encode_table_map", "TableMap", "null_bits_value"]
 

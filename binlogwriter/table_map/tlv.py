@@ -68,11 +68,6 @@ _MARIADB_COMPRESSED = frozenset({140, 141})
 """MariaDB BLOB_COMPRESSED / VARCHAR_COMPRESSED: character columns in its charset lists (a real
 10.11 Table_map of ``INT, VARCHAR COMPRESSED, BLOB COMPRESSED, TEXT COMPRESSED`` lists the
 BLOB's binary collation as the second character column's)."""
-META_SIZE = {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 0, 7: 0, 8: 0, 9: 0, 10: 0, 11: 0, 12: 0,
-             13: 0, 14: 0, 15: 2, 16: 2, 17: 1, 18: 1, 19: 1, 140: 1, 141: 2, 242: 1, 245: 1, 246: 2,
-             247: 2, 248: 2, 249: 1, 250: 1, 251: 1, 252: 1, 253: 2, 254: 2, 255: 1}
-"""Metadata bytes per binlog type (values.md §1 "Metadata byte order reminders"; MariaDB's
-140 BLOB_COMPRESSED as BLOB, 141 VARCHAR_COMPRESSED as VARCHAR)."""
 
 
 def mariadb(flavor: str) -> bool:

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import BinlogError
-from binlogwriter.table_map.tlv import META_SIZE
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.families import family_of_code
+from binlogwriter.values.families import META_SIZE, family_of_code
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.render import quote_bytes, render_value
 
@@ -36,7 +35,7 @@ def split_metadata(types: Sequence[int], metadata: bytes) -> list[bytes]:
     """Per-column metadata slices of a Table_map (values.md §1 sizes)."""
     out, pos = [], 0
     for t in types:
-        n = META_SIZE.get(t, {140: 1, 141: 2}.get(t, 0))
+        n = META_SIZE.get(t, 0)
         out.append(bytes(metadata[pos:pos + n]))
         pos += n
     return out

@@ -36,10 +36,16 @@ from typing import Any
 
 from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import MEMO_MAX, TableDecoder
-from binlogwriter.values._temporal import DATETIME2_BIAS, datetime_parts_source
 from binlogwriter.values._text import BYTES_MARIADB, BYTES_MYSQL, ESCAPED_MARIADB, ESCAPED_MYSQL
 from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    FRACTIONS,
+    datetime2_size,
+    datetime_parts_source,
+    timestamp2_size,
+)
 
 __all__ = ["compile_rows_text"]
 
@@ -322,8 +328,6 @@ def compile_rows_text(dec: TableDecoder, pr: Any, present: tuple, after: tuple |
     return fn
 
 
-_FRACTION = {0: (0, 1), 1: (99, 10000), 2: (9999, 100), 3: (999999, 1)}
-"""fraction bytes -> (largest valid value, multiplier to microseconds) (values.md §4)."""
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -337,10 +341,9 @@ def _temporal_text(col: Any, g: int, size: int, slow: list[str], env: dict) -> l
     if code not in (17, 18) or len(meta) != 1 or not 0 <= meta[0] <= 6:
         return None
     fsp = meta[0]
-    fb = (fsp + 1) // 2
-    if size != (5 if code == 18 else 4) + fb:
+    fb, mul, limit = FRACTIONS[fsp][:3]
+    if size != (datetime2_size if code == 18 else timestamp2_size)(fsp):
         return None
-    limit, mul = _FRACTION[fb]
     sh = 8 * fb
     frac = "''"
     if fsp:  # _text._frac of the microseconds

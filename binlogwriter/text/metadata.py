@@ -33,8 +33,8 @@ from binlogwriter.table_map.tlv import (
     DEFAULT_CHARSET,
     ENUM_AND_SET_COLUMN_CHARSET,
     ENUM_AND_SET_DEFAULT_CHARSET,
-    META_SIZE,
 )
+from binlogwriter.values.families import META_SIZE
 
 __all__ = ["render_table_metadata", "render_columns", "render_primary_key"]
 
@@ -84,12 +84,13 @@ class _CharsetIter:
         return find_collation(cid, self.flavor)
 
 
-_META_BYTES = {246: 2, 16: 2, 17: 1, 18: 1, 19: 1, 252: 1, 15: 2, 253: 2, 254: 2}
-"""Metadata bytes each real type's name is built from (format.md §12)."""
+_NAMED_FROM_META = frozenset({246, 16, 17, 18, 19, 252, 15, 253, 254})
+"""Real types whose name is built from their metadata bytes (format.md §12), all
+:data:`~binlogwriter.values.families.META_SIZE` of them."""
 
 
 def _type_name(rt: int, meta: bytes, cs: Collation | None, geometry: int, family: str) -> str:
-    need = _META_BYTES.get(rt, 0)
+    need = META_SIZE[rt] if rt in _NAMED_FROM_META else 0
     if len(meta) < need:
         # a corrupt Table_map: the metadata of the column's type is shorter than the type needs
         raise DecodeError(f"column of real type {rt} has {len(meta)} metadata bytes, its type needs {need}",

@@ -38,7 +38,7 @@ from binlogwriter.values._common import Bound, Codec
 from binlogwriter.values._strings import parse_string_meta, string_real_type
 from binlogwriter.values._temporal import temporal_text
 from binlogwriter.values.base import ABSENT, ColumnDesc, ValueCodec
-from binlogwriter.values.decimals import decimal_size
+from binlogwriter.values.decimal_binary import decimal_size
 from binlogwriter.values.json_binary import decode_json, encode_json
 from binlogwriter.values.registry import bind_column, codec_for
 from binlogwriter.values.row import RowImageCodec, decode_row_image, encode_row_image, row_codec

@@ -1,6 +1,7 @@
 """Helpers shared by the date, time, datetime and timestamp families (values.md §4, §4.1);
 the codecs are in values/date.py, time.py, datetime.py, timestamp.py, the vectorised
-encoders in values/_temporal_arrays.py.
+encoders in values/_temporal_arrays.py, the bit layouts of DATETIME2, TIME2, TIMESTAMP2 and
+their fractions in values/temporal_layout.py.
 
 Type codes: DATE 10; TIME2 19, DATETIME2 18, TIMESTAMP2 17 (metadata: fsp); old TIME 11,
 DATETIME 12, TIMESTAMP 7 (no metadata; MariaDB "hires" fsp 1–6 forms when ``ColumnDesc.fsp``
@@ -38,14 +39,11 @@ import construct as cs
 from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import Codec, decode_error, describe, int_text, value_error
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.temporal_layout import FRACTIONS, TS_MAX
 from binlogwriter.values.types import MysqlDate, MysqlDateTime, MysqlTime, days_in_month
 
 __all__ = [
     "temporal_text",
-    "datetime_packed",
-    "datetime_from_packed",
-    "time_packed",
-    "time_from_packed",
     "date_value",
     "datetime_value",
     "TIME_MAX_US",
@@ -57,7 +55,6 @@ _EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
 _TD_ZERO = _dt.timedelta(0)
 TIME_MAX_US = ((838 * 60 + 59) * 60 + 59) * 1_000_000 + 999_999
 """Largest TIME magnitude accepted: 838:59:59.999999 (MariaDB's limit; MySQL clips at .000000)."""
-TS_MAX = (1 << 31) - 1
 POW = (1, 10, 100, 1000, 10000, 100000, 1000000)
 
 
@@ -231,77 +228,6 @@ def temporal_text(value: Any, fsp: int = 0) -> str:
     raise TypeError(f"not a temporal value: {value!r}")
 
 
-# ---------------------------------------------------------------------------------------------
-# packed longlong forms (my_time.cc), also used by JSON opaque values (values.md §7)
-# ---------------------------------------------------------------------------------------------
-
-DATETIME2_BIAS = 1 << 39
-"""DATETIME2 stores :func:`datetime_int` plus this (its sign bit) in 5 bytes big-endian, then the
-fraction (values.md §4)."""
-
-
-def datetime_int(y: Any, m: Any, d: Any, h: Any, mi: Any, s: Any) -> Any:
-    """The one statement of the datetime bit layout (my_time.cc; values.md §4):
-    ``((year * 13 + month) << 5 | day) << 17 | hour << 12 | minute << 6 | second``. DATETIME2's
-    integer part and the packed longlong's top bits; ints or numpy int64 arrays alike."""
-    return ((((y * 13 + m) << 5) | d) << 17) | (h << 12) | (mi << 6) | s
-
-
-def datetime_parts(ip: Any) -> tuple:
-    """Inverse of :func:`datetime_int`: (year, month, day, hour, minute, second) of ``ip``, an
-    int or a numpy int64 array; the same expressions as :func:`datetime_parts_source`."""
-    return (ip >> 22) // 13, (ip >> 22) % 13, (ip >> 17) & 31, (ip >> 12) & 31, (ip >> 6) & 63, ip & 63
-
-
-def datetime_parts_source(ip: str) -> str:
-    """:func:`datetime_parts` as source text over the variable ``ip`` (``y, mo, d, h, mi, s``
-    comma-separated), for the compiled decoders and printers (read/inline_values.py,
-    text/fused.py); tests/values/test_datetime_layout.py holds the two equal."""
-    return (f"({ip} >> 22) // 13, ({ip} >> 22) % 13, ({ip} >> 17) & 31, ({ip} >> 12) & 31, ({ip} >> 6) & 63, "
-            f"{ip} & 63")
-
-
-def datetime_packed(y: int, m: int, d: int, h: int = 0, mi: int = 0, s: int = 0, us: int = 0) -> int:
-    """``TIME_to_longlong_datetime_packed``: ``datetime_int << 24 | usec``."""
-    return (datetime_int(y, m, d, h, mi, s) << 24) + us
-
-
-def datetime_from_packed(nr: int) -> tuple[int, int, int, int, int, int, int]:
-    """Inverse of :func:`datetime_packed` (non-negative values): (y, m, d, h, mi, s, us)."""
-    return (*datetime_parts(nr >> 24), nr & 0xFFFFFF)
-
-
-TIME2_BIAS = 1 << 23
-"""TIME2 stores the packed value's integer part (``nr >> 24``) plus this in 3 bytes big-endian,
-then the fraction; with fsp 5–6 the whole packed value plus ``TIME2_BIAS << 24`` in 6 bytes
-(values.md §4)."""
-
-
-def time_hms(secs: Any) -> Any:
-    """The TIME bit layout (my_time.cc; values.md §4): ``hour << 12 | minute << 6 | second`` of
-    a non-negative second count, hours unbounded by 24; ints or numpy int64 arrays alike."""
-    return ((secs // 3600) << 12) | ((secs // 60 % 60) << 6) | (secs % 60)
-
-
-def time_packed(us: int) -> int:
-    """``TIME_to_longlong_time_packed`` of a signed microsecond count: ``±((hms << 24) + usec)``."""
-    neg = us < 0
-    a = -us if neg else us
-    secs, frac = divmod(a, 1_000_000)
-    nr = (time_hms(secs) << 24) + frac
-    return -nr if neg else nr
-
-
-def time_from_packed(nr: int) -> int:
-    """Signed microseconds of a packed TIME (fields as the server reads them)."""
-    neg = nr < 0
-    a = -nr if neg else nr
-    hms = a >> 24
-    frac = a & 0xFFFFFF
-    us = ((((hms >> 12) & 0x3FF) * 60 + ((hms >> 6) & 63)) * 60 + (hms & 63)) * 1_000_000 + frac
-    return -us if neg else us
-
-
 def td(us: int) -> _dt.timedelta:
     return _dt.timedelta(microseconds=us) if us else _TD_ZERO
 
@@ -334,33 +260,15 @@ def short(col: ColumnDesc, sql: str, buf: Any, pos: int, n: int):
     return decode_error(col, f"{sql} needs {n} bytes at {pos}, {max(0, len(buf) - pos)} left")
 
 
-def frac_encode(us: int, fsp: int) -> bytes:
-    if fsp == 0:
-        return b""
-    if fsp <= 2:
-        return bytes((us // 10000,))
-    if fsp <= 4:
-        return (us // 100).to_bytes(2, "big")
-    return us.to_bytes(3, "big")
-
-
 def frac_decode(buf: Any, pos: int, fsp: int, col: ColumnDesc | None = None, sql: str = "") -> int:
-    """Microseconds of a fraction stored in (fsp+1)/2 bytes; a stored fraction of a second or
-    more (no server writes one, and it would not encode back) is a located DecodeError."""
-    if fsp <= 2:
-        v = buf[pos]
-        if v > 99:
-            raise bad_frac(col, sql, v)
-        return v * 10000
-    if fsp <= 4:
-        v = int.from_bytes(buf[pos:pos + 2], "big")
-        if v > 9999:
-            raise bad_frac(col, sql, v)
-        return v * 100
-    v = int.from_bytes(buf[pos:pos + 3], "big")
-    if v > 999999:
+    """Microseconds of the fraction bytes of ``fsp`` at ``pos`` (:data:`FRACTIONS`); a stored
+    fraction of a second or more (no server writes one, and it would not encode back) is a
+    located DecodeError."""
+    f = FRACTIONS[fsp]
+    v = int.from_bytes(buf[pos:pos + f.size], "big")
+    if v > f.limit:
         raise bad_frac(col, sql, v)
-    return v
+    return v * f.unit
 
 
 def bad_frac(col: ColumnDesc | None, sql: str, v: int):
@@ -392,7 +300,6 @@ def old_fsp(col: ColumnDesc) -> int:
 
 TIME_HIRES_BYTES = (3, 4, 4, 5, 5, 5, 6)
 DATETIME_HIRES_BYTES = (8, 6, 6, 7, 7, 7, 8)
-TS_FRAC_BYTES = (0, 1, 1, 2, 2, 3, 3)
 
 
 def fsp_frac(us: int, fsp: int) -> str:

@@ -7,11 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from binlogwriter.values._common import Fixed, be_bytes
-from binlogwriter.values._temporal import (
+from binlogwriter.values._temporal import POW, TIME_MAX_US
+from binlogwriter.values.temporal_layout import (
     DATETIME2_BIAS,
-    POW,
+    DATETIME2_INT_BYTES,
+    FRACTIONS,
     TIME2_BIAS,
-    TIME_MAX_US,
+    TIME2_INT_BYTES,
+    TIMESTAMP2_SECONDS,
     TS_MAX,
     datetime_int,
     time_hms,
@@ -39,14 +42,12 @@ def _fsp_ok(frac: np.ndarray, fsp: int) -> bool:
 
 
 def _frac_array(frac: np.ndarray, fsp: int) -> list:
-    """:func:`_frac_encode` elementwise: (fsp+1)/2 big-endian bytes of the fraction."""
-    if fsp == 0:
+    """:func:`frac_encode` elementwise: the fraction bytes of ``fsp`` (values/temporal_layout.py
+    FRACTIONS)."""
+    f = FRACTIONS[fsp]
+    if f.size == 0:
         return []
-    if fsp <= 2:
-        return [be_bytes(frac // 10000, 1)]
-    if fsp <= 4:
-        return [be_bytes(frac // 100, 2)]
-    return [be_bytes(frac, 3)]
+    return [be_bytes(frac // f.unit if f.unit != 1 else frac, f.size)]
 
 
 def _fixed(parts: list) -> list:
@@ -74,7 +75,7 @@ def datetime2_array(fsp: int):
         sod = secs - days * 86400
         y, m, d = _ymd_arrays(days)
         ip = datetime_int(y, m, d, sod // 3600, sod // 60 % 60, sod % 60)
-        return _fixed([be_bytes(ip + DATETIME2_BIAS, 5), *_frac_array(frac, fsp)])
+        return _fixed([be_bytes(ip + DATETIME2_BIAS, DATETIME2_INT_BYTES), *_frac_array(frac, fsp)])
     return enc
 
 
@@ -88,7 +89,7 @@ def timestamp2_array(fsp: int):
         frac = data - secs * _US
         if not _fsp_ok(frac, fsp):
             return None
-        return _fixed([be_bytes(secs, 4), *_frac_array(frac, fsp)])
+        return _fixed([be_bytes(secs, TIMESTAMP2_SECONDS), *_frac_array(frac, fsp)])
     return enc
 
 
@@ -108,11 +109,11 @@ def time2_array(fsp: int):
         nr = np.where(neg, -nr, nr)  # time_packed
         if fsp >= 5:
             return [Fixed(be_bytes(nr + (TIME2_BIAS << 24), 6))]
-        ip = be_bytes((nr >> 24) + TIME2_BIAS, 3)
+        ip = be_bytes((nr >> 24) + TIME2_BIAS, TIME2_INT_BYTES)
         if fsp == 0:
             return [Fixed(ip)]
         fr = np.where(neg, -((-nr) & 0xFFFFFF), nr & 0xFFFFFF)  # C remainder: sign of nr
-        div = 10000 if fsp <= 2 else 100
-        q = np.where(fr < 0, -((-fr) // div), fr // div)  # C division: toward zero
-        return _fixed([ip, be_bytes(q, 1 if fsp <= 2 else 2)])
+        f = FRACTIONS[fsp]
+        q = np.where(fr < 0, -((-fr) // f.unit), fr // f.unit)  # C division: toward zero
+        return _fixed([ip, be_bytes(q, f.size)])
     return enc

@@ -16,17 +16,13 @@ import construct as cs
 
 from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
-    DATETIME2_BIAS,
     DATETIME_HIRES_BYTES,
     FSP_LAYOUT,
     POW,
     check_fsp,
     datetime_fields,
-    datetime_int,
-    datetime_parts,
     datetime_value,
     frac_decode,
-    frac_encode,
     fsp_frac,
     fsp_of,
     old_fsp,
@@ -36,6 +32,14 @@ from binlogwriter.values._temporal import (
 from binlogwriter.values._temporal_arrays import datetime2_array
 from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    DATETIME2_INT_BYTES,
+    datetime2_size,
+    datetime_int,
+    datetime_parts,
+    frac_encode,
+)
 
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
@@ -50,7 +54,7 @@ TYPE_CODES = (18, 12)
 
 @register
 class DateTime2Codec(Codec):
-    """DATETIME2 (18): 5 bytes BE ``datetime_int + 2^39`` (values/_temporal.py) + fraction bytes (values.md §4)."""
+    """DATETIME2 (18): 5 bytes BE ``datetime_int + 2^39`` (values/temporal_layout.py) + fraction bytes (values.md §4)."""
 
     type_codes = (18,)
     meta_layout = FSP_LAYOUT
@@ -58,12 +62,12 @@ class DateTime2Codec(Codec):
     def bind(self, col: ColumnDesc) -> Bound:
         fsp = fsp_of(self, col)
         sql = f"DATETIME({fsp})" if fsp else "DATETIME"
-        size = 5 + (fsp + 1) // 2
+        size = datetime2_size(fsp)
 
         def enc(value: Any) -> bytes:
             y, m, d, h, mi, s, us = datetime_fields(value)
             check_fsp(us, fsp)
-            return (datetime_int(y, m, d, h, mi, s) + DATETIME2_BIAS).to_bytes(5, "big") + frac_encode(us, fsp)
+            return (datetime_int(y, m, d, h, mi, s) + DATETIME2_BIAS).to_bytes(DATETIME2_INT_BYTES, "big") + frac_encode(us, fsp)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
@@ -72,7 +76,7 @@ class DateTime2Codec(Codec):
             ip = int.from_bytes(buf[pos:pos + 5], "big") - DATETIME2_BIAS
             if ip < 0:
                 raise decode_error(col, f"{sql} bytes {bytes(buf[pos:end]).hex()} have the sign bit clear")
-            us = frac_decode(buf, pos + 5, fsp, col, sql) if fsp else 0
+            us = frac_decode(buf, pos + DATETIME2_INT_BYTES, fsp, col, sql) if fsp else 0
             return datetime_value(*datetime_parts(ip), us), end
 
         return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime | MysqlDateTime",

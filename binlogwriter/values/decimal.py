@@ -1,6 +1,6 @@
-"""The decimal family: DECIMAL (values.md §3); the binary format is in values/decimals.py.
+"""The decimal family: DECIMAL (values.md §3); the binary format and its layout are in values/decimal_binary.py.
 
-Python type: ``decimal.Decimal`` (see values/decimals.py for the rules).
+Python type: ``decimal.Decimal`` (see values/decimal_binary.py for the rules).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import construct as cs
 from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import Bound, Codec, Fixed, decode_error, describe, register, value_error
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.decimals import (
+from binlogwriter.values.decimal_binary import (
     DecimalError,
     decimal_size,
     decode_decimal,

@@ -45,14 +45,25 @@ from binlogwriter.values import (
     timestamp,
     year,
 )
+from binlogwriter.values._common import REGISTRY
 from binlogwriter.values.base import ColumnDesc
 
-__all__ = ["FAMILIES", "family_of_type", "family_of_code", "family_of_column"]
+__all__ = ["FAMILIES", "META_SIZE", "family_of_type", "family_of_code", "family_of_column"]
 
 FAMILIES: dict[str, ModuleType] = {m.FAMILY: m for m in (
     integer, floating, decimal, bit, year, date, time, datetime, timestamp, char, blob, enum_set, json,
     geometry, inet_uuid)}
 """Family name -> its module, in the order of docs/adding-a-type.md."""
+
+_NO_CODEC_META = {0: 0, 249: 1, 250: 1, 251: 1}
+"""Metadata bytes of the type codes no codec reads: the old DECIMAL (0) and TINY / MEDIUM /
+LONG_BLOB (249–251, which servers log as BLOB, 252)."""
+
+META_SIZE: dict[int, int] = dict(sorted(
+    {**_NO_CODEC_META, **{code: codec.meta_layout.sizeof() for code, codec in REGISTRY.items()}}.items()))
+"""Table_map metadata bytes per binlog type code (values.md §1 "Metadata byte order reminders"):
+each codec's ``meta_layout`` size, the one table the Table_map splitter (metadata.py), the
+``-vv`` printers (text/columns.py, text/metadata.py) and the fuzzers use."""
 
 _BY_TYPE: dict[str, ModuleType] = {t: m for m in FAMILIES.values() for t in m.SQL_TYPES}
 _BY_CODE: dict[int, ModuleType] = {c: m for m in FAMILIES.values() for c in m.TYPE_CODES}

@@ -12,13 +12,8 @@ import datetime as _dt
 import struct
 from typing import Any
 
-from binlogwriter.values._temporal import (
-    date_value,
-    datetime_from_packed,
-    datetime_value,
-    time_from_packed,
-)
-from binlogwriter.values.decimals import decode_decimal
+from binlogwriter.values._temporal import date_value, datetime_value
+from binlogwriter.values.decimal_binary import decode_decimal
 from binlogwriter.values.json_binary_encode import (
     ALWAYS_INLINE,
     DBL,
@@ -48,6 +43,7 @@ from binlogwriter.values.json_binary_encode import (
     opaque,
     scalar,
 )
+from binlogwriter.values.temporal_layout import datetime_from_packed, time_from_packed
 from binlogwriter.values.types import JsonDecimal, JsonOpaque, JsonTimestamp, JsonUInt
 
 

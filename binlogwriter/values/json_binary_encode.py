@@ -14,14 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 from binlogwriter.values._common import describe
-from binlogwriter.values._temporal import (
-    Reject,
-    datetime_fields,
-    datetime_packed,
-    time_packed,
-    time_us,
-)
-from binlogwriter.values.decimals import pack, scaled_decimal
+from binlogwriter.values._temporal import Reject, datetime_fields, time_us
+from binlogwriter.values.decimal_binary import pack, scaled_decimal
+from binlogwriter.values.temporal_layout import datetime_packed, time_packed
 from binlogwriter.values.types import (
     JsonDecimal,
     JsonOpaque,

@@ -15,7 +15,16 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from binlogwriter.values._temporal import DATETIME2_BIAS, EPOCH, datetime_parts
+from binlogwriter.values._temporal import EPOCH
+from binlogwriter.values.temporal_layout import (
+    DATETIME2_BIAS,
+    DATETIME2_INT_BYTES,
+    FRACTIONS,
+    TIMESTAMP2_SECONDS,
+    datetime2_size,
+    datetime_parts,
+    timestamp2_size,
+)
 
 __all__ = ["fast_temporal_decoder"]
 
@@ -36,16 +45,16 @@ def day(days: int) -> tuple[int, int, int]:
 
 
 def _frac_reader(fsp: int, at: int) -> Callable[[Any, int], int]:
-    """Microseconds of the (fsp+1)/2 fraction bytes at ``pos + at``; -1 when a second or more."""
-    if fsp == 0:
+    """Microseconds of the fraction bytes of ``fsp`` (values/temporal_layout.py FRACTIONS) at
+    ``pos + at``; -1 when a second or more."""
+    n, mul, limit = FRACTIONS[fsp][:3]
+    if n == 0:
         return lambda buf, pos: 0
-    if fsp <= 2:
+    if n == 1:
         def f1(buf: Any, pos: int) -> int:
             v = buf[pos + at]
-            return v * 10000 if v <= 99 else -1
+            return v * mul if v <= limit else -1
         return f1
-    n = 2 if fsp <= 4 else 3
-    limit, mul = (9999, 100) if n == 2 else (999999, 1)
 
     def fn(buf: Any, pos: int) -> int:
         v = int.from_bytes(buf[pos + at:pos + at + n], "big")
@@ -59,14 +68,14 @@ def fast_temporal_decoder(type_code: int, fsp: int, reference: Callable) -> Call
     if not 0 <= fsp <= 6:
         return None
     if type_code == 18:
-        size = 5 + (fsp + 1) // 2
-        frac = _frac_reader(fsp, 5)
+        size = datetime2_size(fsp)
+        frac = _frac_reader(fsp, DATETIME2_INT_BYTES)
 
         def datetime2(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
                 return reference(buf, pos)
-            ip = int.from_bytes(buf[pos:pos + 5], "big") - DATETIME2_BIAS
+            ip = int.from_bytes(buf[pos:pos + DATETIME2_INT_BYTES], "big") - DATETIME2_BIAS
             us = frac(buf, pos)
             if ip < 0 or us < 0:
                 return reference(buf, pos)
@@ -76,14 +85,14 @@ def fast_temporal_decoder(type_code: int, fsp: int, reference: Callable) -> Call
                 return reference(buf, pos)
         return datetime2
     if type_code == 17:
-        size = 4 + (fsp + 1) // 2
-        frac = _frac_reader(fsp, 4)
+        size = timestamp2_size(fsp)
+        frac = _frac_reader(fsp, TIMESTAMP2_SECONDS)
 
         def timestamp2(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
                 return reference(buf, pos)
-            secs = int.from_bytes(buf[pos:pos + 4], "big")
+            secs = int.from_bytes(buf[pos:pos + TIMESTAMP2_SECONDS], "big")
             us = frac(buf, pos)
             if secs == 0 or us < 0:
                 return reference(buf, pos)

@@ -17,7 +17,6 @@ from binlogwriter.values._common import Bound, Codec, decode_error, register
 from binlogwriter.values._temporal import (
     FSP_LAYOUT,
     POW,
-    TIME2_BIAS,
     TIME_HIRES_BYTES,
     bad_frac,
     check_fsp,
@@ -26,14 +25,13 @@ from binlogwriter.values._temporal import (
     old_fsp,
     short,
     td,
-    time_from_packed,
-    time_packed,
     time_us,
     wrap,
 )
 from binlogwriter.values._temporal_arrays import time2_array
 from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.temporal_layout import TIME2_BIAS, time2_size, time_from_packed, time_packed
 from binlogwriter.values.types import MysqlTime
 
 if TYPE_CHECKING:
@@ -57,7 +55,7 @@ class Time2Codec(Codec):
     def bind(self, col: ColumnDesc) -> Bound:
         fsp = fsp_of(self, col)
         sql = f"TIME({fsp})" if fsp else "TIME"
-        size = 3 + (fsp + 1) // 2
+        size = time2_size(fsp)
 
         def enc(value: Any) -> bytes:
             us = time_us(value)

@@ -21,10 +21,8 @@ from binlogwriter.values._temporal import (
     EPOCH,
     FSP_LAYOUT,
     POW,
-    TS_FRAC_BYTES,
     check_fsp,
     frac_decode,
-    frac_encode,
     fsp_frac,
     fsp_of,
     old_fsp,
@@ -37,6 +35,7 @@ from binlogwriter.values._temporal import (
 from binlogwriter.values._temporal_arrays import timestamp2_array
 from binlogwriter.values._text import frac as _rfrac
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.temporal_layout import FRACTIONS, TIMESTAMP2_SECONDS, frac_encode, timestamp2_size
 from binlogwriter.values.types import MysqlDateTime
 
 if TYPE_CHECKING:
@@ -60,20 +59,20 @@ class Timestamp2Codec(Codec):
     def bind(self, col: ColumnDesc) -> Bound:
         fsp = fsp_of(self, col)
         sql = f"TIMESTAMP({fsp})" if fsp else "TIMESTAMP"
-        size = 4 + (fsp + 1) // 2
+        size = timestamp2_size(fsp)
 
         def enc(value: Any) -> bytes:
             us = timestamp_us(value)
             check_fsp(us, fsp)
             secs, frac = divmod(us, 1_000_000)
-            return secs.to_bytes(4, "big") + frac_encode(frac, fsp)
+            return secs.to_bytes(TIMESTAMP2_SECONDS, "big") + frac_encode(frac, fsp)
 
         def decode(buf: Any, pos: int) -> tuple[Any, int]:
             end = pos + size
             if end > len(buf):
                 raise short(col, sql, buf, pos, size)
-            secs = int.from_bytes(buf[pos:pos + 4], "big")
-            us = frac_decode(buf, pos + 4, fsp, col, sql) if fsp else 0
+            secs = int.from_bytes(buf[pos:pos + TIMESTAMP2_SECONDS], "big")
+            us = frac_decode(buf, pos + TIMESTAMP2_SECONDS, fsp, col, sql) if fsp else 0
             return ts_frac_value(col, sql, secs, us), end
 
         return Bound(col, sql, wrap(col, sql, enc), decode, size, "datetime (UTC) | MysqlDateTime",
@@ -91,7 +90,7 @@ class OldTimestampCodec(Codec):
         self.parse_meta(col)
         fsp = old_fsp(col)
         sql = f"TIMESTAMP({fsp}) (old format)" if fsp else "TIMESTAMP (old format)"
-        fb = TS_FRAC_BYTES[fsp]
+        fb = FRACTIONS[fsp].size  # MariaDB's hires TIMESTAMP: fsp digits in TIMESTAMP2's bytes
         size = 4 + fb
 
         def enc(value: Any) -> bytes:

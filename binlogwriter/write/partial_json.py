@@ -13,12 +13,11 @@ from typing import Any
 
 from binlogwriter import images
 from binlogwriter.errors import ValueEncodeError
+from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT
 from binlogwriter.values.json_diff import JSON_TYPE, JsonPartial, encode_partial_image
 from binlogwriter.values.row import encode_row_image
 
 __all__ = ["partial_update_groups", "PARTIAL_UPDATE_ROWS_EVENT"]
-
-PARTIAL_UPDATE_ROWS_EVENT = 39
 
 
 def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, list[bytes]]]:

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.format import MARIADB_GTID_EVENT, QUERY_EVENT
 from binlogwriter.schema import Table, parse_tables
 from binlogwriter.schema.lexer import split_statements, tokenize
 from generators.replica.classes import UnsupportedConversion
 from generators.schema_history import create_text
-
-_GTID, _QUERY = 162, 2
 
 
 @dataclass(frozen=True)
@@ -144,11 +143,11 @@ def run_ddls(run: Path, files: list[str]) -> list[Ddl]:
         reader = BinlogReader(run / name)
         gtid: tuple[int, str] = (0, "")
         for rec in reader.records():
-            if rec.type_code not in (_GTID, _QUERY):
+            if rec.type_code not in (MARIADB_GTID_EVENT, QUERY_EVENT):
                 continue
             ev: Any = reader.decode(rec)
-            if rec.type_code == _GTID:
-                gtid = (rec.offset, f"{ev.domain_id}-{ev.server_id}-{ev.seq_no}")
+            if rec.type_code == MARIADB_GTID_EVENT:
+                gtid = (rec.offset, ev.gtid)
             elif ev.query.upper().startswith(("ALTER TABLE", "CREATE TABLE")):
                 out.append(Ddl(name, gtid[0], rec.offset, gtid[1], ev.db, ev.query))
     return out

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 from binlogwriter.schema import parse_tables
 from binlogwriter.schema.tables import column_from_info
 from binlogwriter.values.json_text import jsonl_safe
@@ -78,11 +78,14 @@ def _primary_definitions(run: Path, flavor: str) -> dict[str, Definition]:
     return out
 
 
+_LOG_POS = header_struct("log_pos")
+
+
 def _end_pos(run: Path, file: str, position: int) -> int:
     """The rows event's end (its header's ``log_pos``), as error messages print it."""
     with open(run / file, "rb") as f:
-        f.seek(position + 13)
-        return struct.unpack("<I", f.read(4))[0]
+        f.seek(position)
+        return _LOG_POS.unpack(f.read(HEADER_SIZE))[0]
 
 
 def sort_key(row: list) -> tuple:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import zstandard
 
 from binlogwriter.layouts.primitives import encode_packed_int as packed_int
-from binlogwriter.table_map.tlv import META_SIZE
+from binlogwriter.values.families import META_SIZE
 
 ESCAPE_ROOT = "/tmp/binlogwriter-fuzz-escape"
 """Where the absolute-path names point: the export target checks it stays absent."""

@@ -14,6 +14,19 @@ from .conftest import tree_digest
 SMALL = ["--transactions", "60", "--initial-rows", "20", "--no-progress"]
 
 
+@pytest.mark.parametrize("gtid", ["", ":Load_A"])
+def test_one_transaction_executed_set_as_mysql_shows_it(run_cli, tmp_path: Path, gtid: str) -> None:
+    """``gtid_executed`` of a one-transaction run is ``uuid:1`` (Gtid_set::to_string, what serve's
+    ``@@gtid_executed`` gives for it), not ``uuid:1-1``."""
+    out = tmp_path / "out"
+    uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+    r = run_cli("--out", str(out), "--transactions", "1", "--initial-rows", "5", "--no-progress",
+                "--flavor", "mysql84", "--gtid", uuid + gtid)
+    assert r.exit_code == 0, r.output
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["gtid_executed"] == uuid + gtid.lower() + ":1"
+
+
 def test_defaults_alone_write_the_output_layout(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = run_cli("--out", str(out), "--no-progress")

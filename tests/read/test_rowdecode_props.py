@@ -208,7 +208,7 @@ def fixed_value_bytes(draw):
     dates, fractions of a second or more), sometimes cut."""
     from decimal import Decimal
 
-    from binlogwriter.values.decimals import decimal_size
+    from binlogwriter.values.decimal_binary import decimal_size
 
     kind = draw(st.sampled_from(("dec", "dec", 17, 18)))
     if kind == "dec":

@@ -34,7 +34,7 @@ from binlogwriter.cli import main as cli_main
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve import generated
-from binlogwriter.serve.binlogs import GTID_TYPES, BinlogSet, gtid_of
+from binlogwriter.serve.binlogs import NUMBERED_GTID_TYPES, BinlogSet, gtid_of
 from binlogwriter.serve.dump import DumpRequest, Streamer
 from binlogwriter.serve.generated import GeneratedBinlogs, GeneratedStreamer
 from binlogwriter.serve.protocol import PacketIO
@@ -223,7 +223,7 @@ def _gtids(path_list: list[Path]) -> list[str]:
     out = []
     for p in path_list:
         for rec in iter_raw(p):
-            if rec.type_code in GTID_TYPES:
+            if rec.type_code in NUMBERED_GTID_TYPES:
                 g = gtid_of(rec.data, rec.fmt)
                 out.append(f"{g[1]}-{g[2]}-{g[3]}" if g[0] == "mariadb" else f"{g[1]}:{g[3]}")
     return out

@@ -1,4 +1,4 @@
-"""The datetime bit layout's one home (values/_temporal.py, issue #30): ``datetime_parts`` inverts
+"""The datetime bit layout's one home (values/temporal_layout.py, issue #30): ``datetime_parts`` inverts
 ``datetime_int`` on every valid field tuple, the source text the compiled decoders inline computes
 exactly what ``datetime_parts`` computes on any integer (negative and oversized ones included: the
 decoders test validity after taking the parts), and numpy arrays give what ints give; the same for
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from binlogwriter.values._temporal import (
+from binlogwriter.values.temporal_layout import (
     DATETIME2_BIAS,
     datetime_from_packed,
     datetime_int,
