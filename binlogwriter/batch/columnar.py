@@ -108,7 +108,7 @@ from binlogwriter.format import (
     WRITE_ROWS_EVENT_V1,
     XID_EVENT,
 )
-from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, HEADER_SIZE
+from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_SUPPRESS_USE, FLAGS_AT, HEADER_SIZE, LOG_POS_AT
 from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.write.ids import GtidSource, IdRange
@@ -603,7 +603,7 @@ def _compressed(writer: Any, rb: RowsBatch, rng: IdRange) -> RowsPlan:
     raw = np.frombuffer(inner._bytes(0, ne, 0, rng.first_ids()), dtype=np.uint8).copy()
     ends = np.cumsum(inner.ev_len)
     starts = ends - inner.ev_len
-    for k in range(13, 17):  # log_pos 0 inside a payload (format.md §15)
+    for k in range(LOG_POS_AT, FLAGS_AT):  # log_pos 0 inside a payload (format.md §15)
         raw[starts + k] = 0
     cctx = zstandard.ZstdCompressor(level=_ZSTD_LEVEL, write_content_size=False, write_checksum=False)
     mv = memoryview(raw)

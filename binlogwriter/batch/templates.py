@@ -96,7 +96,7 @@ def memo_key(ev: Event) -> Any:
                 ev.post_header_extra, ev.unparsed)
     if t is TableMapEvent:
         nb = ev.null_bits
-        return (19, ev.table_id, ev.tm_flags, ev.schema, ev.table, tuple(ev.column_types), ev.metadata,
+        return (EventType.TABLE_MAP_EVENT, ev.table_id, ev.tm_flags, ev.schema, ev.table, tuple(ev.column_types), ev.metadata,
                 tuple(nb), getattr(nb, "pad", 0), repr(ev.optional_metadata), ev.post_header_extra, ev.unparsed)
     if t is RowsQueryEvent or t is AnnotateRowsEvent:
         return (ev.TYPE, repr(ev.to_layout()))

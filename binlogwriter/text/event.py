@@ -62,13 +62,19 @@ def format_time(ts: int) -> str:
 
 
 ROWS_NAMES = {
-    "mariadb": {23: "Write_rows", 24: "Update_rows", 25: "Delete_rows", 30: "Write_rows",
-                31: "Update_rows", 32: "Delete_rows", 166: "Write_compressed_rows",
-                167: "Update_compressed_rows", 168: "Delete_compressed_rows",
-                169: "Write_compressed_rows", 170: "Update_compressed_rows",
-                171: "Delete_compressed_rows"},
-    "mysql": {23: "Write_rows_v1", 24: "Update_rows_v1", 25: "Delete_rows_v1", 30: "Write_rows",
-              31: "Update_rows", 32: "Delete_rows", 39: "Update_rows_partial"},
+    "mariadb": {EventType.WRITE_ROWS_EVENT_V1: "Write_rows", EventType.UPDATE_ROWS_EVENT_V1: "Update_rows",
+                EventType.DELETE_ROWS_EVENT_V1: "Delete_rows", EventType.WRITE_ROWS_EVENT: "Write_rows",
+                EventType.UPDATE_ROWS_EVENT: "Update_rows", EventType.DELETE_ROWS_EVENT: "Delete_rows",
+                EventType.WRITE_ROWS_COMPRESSED_EVENT_V1: "Write_compressed_rows",
+                EventType.UPDATE_ROWS_COMPRESSED_EVENT_V1: "Update_compressed_rows",
+                EventType.DELETE_ROWS_COMPRESSED_EVENT_V1: "Delete_compressed_rows",
+                EventType.WRITE_ROWS_COMPRESSED_EVENT: "Write_compressed_rows",
+                EventType.UPDATE_ROWS_COMPRESSED_EVENT: "Update_compressed_rows",
+                EventType.DELETE_ROWS_COMPRESSED_EVENT: "Delete_compressed_rows"},
+    "mysql": {EventType.WRITE_ROWS_EVENT_V1: "Write_rows_v1", EventType.UPDATE_ROWS_EVENT_V1: "Update_rows_v1",
+              EventType.DELETE_ROWS_EVENT_V1: "Delete_rows_v1", EventType.WRITE_ROWS_EVENT: "Write_rows",
+              EventType.UPDATE_ROWS_EVENT: "Update_rows", EventType.DELETE_ROWS_EVENT: "Delete_rows",
+              EventType.PARTIAL_UPDATE_ROWS_EVENT: "Update_rows_partial"},
 }
 """Rows-event names in the header line: mariadb-binlog passes a fixed name per class
 (``Rows_log_event::print_helper``), mysqlbinlog prints ``get_type_str()``."""

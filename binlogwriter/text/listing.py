@@ -55,6 +55,7 @@ from binlogwriter.format import (
     XID_EVENT,
     flavor_family,
 )
+from binlogwriter.gtids import mariadb_gtid_text, mysql_gtid_text
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TIMESTAMP_AT, TYPE_AT
 from binlogwriter.layouts.primitives import read_packed, uuid_text
 from binlogwriter.layouts.rows import (
@@ -350,12 +351,12 @@ class _Listing:
                 self._body_text(reader, name, offset, data, rfmt, t, end, ts, head, tid_size, tables, tm_bodies)
                 continue
             elif t == MARIADB_GTID_EVENT:
-                text = _mariadb_gtid_text(data, end, fmt, sid)
+                text = _mariadb_gtid_lines(data, end, fmt, sid)
                 if text is not None:
                     buf.append(head + text)
                     continue
             elif t == GTID_LOG_EVENT or t == ANONYMOUS_GTID_LOG_EVENT:
-                text = mysql_gtid_text(t, data, end) if gtid_ok else None
+                text = mysql_gtid_lines(t, data, end) if gtid_ok else None
                 if text is not None:
                     buf.append(head + text)
                     continue
@@ -578,10 +579,10 @@ def _fast_forms(fmt: Any) -> tuple[int, int, frozenset, bool, bool]:
     return (fmt.footer_size, fmt.table_id_size,
             frozenset(t for t in _ROWS_FAST if fmt.post_header_len(t) == _POST[t]),
             fmt.post_header_len(XID_EVENT) == 0,
-            fmt.post_header_len(GTID_LOG_EVENT) == 42 and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == 42)
+            fmt.post_header_len(GTID_LOG_EVENT) == _G.post and fmt.post_header_len(ANONYMOUS_GTID_LOG_EVENT) == _G.post)
 
 
-def _mariadb_gtid_text(data: bytes, end: int, fmt: Any, sid: int) -> str | None:
+def _mariadb_gtid_lines(data: bytes, end: int, fmt: Any, sid: int) -> str | None:
     """What follows the header tab of a MariaDB GTID event in its common shapes, read as the
     reader's fast decoder reads it (format.md §8) and printed as text._summary / text._body
     print it; None for the others (XA groups): the reference path."""
@@ -589,7 +590,7 @@ def _mariadb_gtid_text(data: bytes, end: int, fmt: Any, sid: int) -> str | None:
     if g is None:
         return None
     seq, dom, f2, cid = g[0], g[1], g[2], g[3]
-    return (f"GTID {dom}-{sid}-{seq}{'' if cid is None else f' cid={cid}'}{gtid_kinds(f2)}\n"
+    return (f"GTID {mariadb_gtid_text(dom, sid, seq)}{'' if cid is None else f' cid={cid}'}{gtid_kinds(f2)}\n"
             f"/*M!100001 SET @@session.gtid_seq_no={seq}*//*!*/;"
             + ("" if f2 & 1 else "\nSTART TRANSACTION\n/*!*/;"))
 
@@ -601,7 +602,7 @@ _UUIDS: dict[bytes, str] = {}
 """A GTID's 16 source id bytes -> their text (few sources per file)."""
 
 
-def mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
+def mysql_gtid_lines(t: int, data: bytes, end: int) -> str | None:
     """What follows the header tab of a GTID / ANONYMOUS_GTID event (text._summary and
     text._body), read from its bytes in the shapes :func:`~binlogwriter.read.fastdecode.mysql_gtid`
     reads (format.md §8; the caller checks the 42-byte post-header), else None: flags, sid,
@@ -656,7 +657,7 @@ def mysql_gtid_text(t: int, data: bytes, end: int) -> str | None:
             if len(_UUIDS) > 1024:
                 _UUIDS.clear()
             uuid = _UUIDS[sid] = uuid_text(sid)
-        nxt = f"SET @@SESSION.GTID_NEXT= '{uuid}:{gno}'/*!*/;"
+        nxt = f"SET @@SESSION.GTID_NEXT= '{mysql_gtid_text(uuid, gno)}'/*!*/;"
     return (f"{'GTID' if t == GTID_LOG_EVENT else 'Anonymous_GTID'}\tlast_committed={lc}\tsequence_number={sn}"
             f"\trbr_only={'no' if g & 1 else 'yes'}\toriginal_committed_timestamp={orig or imm}"
             f"\timmediate_commit_timestamp={imm}\ttransaction_length={tlen}\n{nxt}")

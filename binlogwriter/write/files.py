@@ -20,10 +20,10 @@ from binlogwriter.events import (
     encode_event,
 )
 from binlogwriter.events.table import known_post_header
-from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, MAGIC
+from binlogwriter.layouts.header import FLAG_IGNORABLE, FLAG_IN_USE, FLAGS_AT, MAGIC
 from binlogwriter.sinks import TMP_SUFFIX
 
-_FDE_FLAGS_AT = 4 + 17  # the FDE's header flags: magic (4) + timestamp, type, server_id, length, log_pos
+_FDE_FLAGS_AT = len(MAGIC) + FLAGS_AT  # the FDE's header flags: it is the first event after the magic
 
 
 class FilesMixin:

@@ -186,19 +186,19 @@ def test_compiled_integers_at_their_limits(code: int, width: int, unsigned: bool
 @settings(max_examples=600, deadline=None)
 @given(st.data())
 def test_gtid_text_from_bytes_equals_the_event_text(data) -> None:
-    """GTID / ANONYMOUS_GTID text read from the bytes (text/listing.py mysql_gtid_text) is the
+    """GTID / ANONYMOUS_GTID text read from the bytes (text/listing.py mysql_gtid_lines) is the
     text render_tail gives the event the fast GTID reader builds, and None exactly when that
     reader refuses the bytes: hand-drawn bodies (flags over equal values, non-canonical packed
     lengths, junk, cut or changed bytes)."""
     from binlogwriter.format import BinlogFormat
     from binlogwriter.read.fastdecode import mysql_gtid
     from binlogwriter.text import render_tail
-    from binlogwriter.text.listing import mysql_gtid_text
+    from binlogwriter.text.listing import mysql_gtid_lines
 
     t, body, _ = data.draw(mysql_gtids())
     h = data.draw(headers)
     d = frame(t, mutated(data.draw, body), *h)
     end = len(d) - 4
     ev = mysql_gtid(t, d, end, BinlogFormat.preset("mysql80"), 0, 0, 0, 0)
-    got = mysql_gtid_text(t, d, end)
+    got = mysql_gtid_lines(t, d, end)
     assert got == (None if ev is None else "\n".join(render_tail(ev)))
