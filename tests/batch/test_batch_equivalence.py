@@ -25,7 +25,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from binlogwriter import statement_rows
+from binlogwriter.write import statement_rows
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.write.transaction import SessionSettings, transaction_events
