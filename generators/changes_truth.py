@@ -29,7 +29,7 @@ changes_arrow.py (Arrow types and arrays), changes_record.py (transactions and b
 records), changes_jsonl.py (``changes.jsonl``), changes_sink.py (the writer thread); here
 the tunables, the Parquet segments, the recorder's state, the merge and the final state.
 
-Size (about 520 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
+Size (about 540 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
 ``BATCH_ROWS``, ``HOLD_BYTES``, ``JSONL_MAX_CHANGES``) stays in this module.
 """
 
