@@ -85,7 +85,10 @@ def object_lines(names: list[str], cols: list[list], nrows: int) -> list[str]:
     """Per row, the JSON object of columns ``cols`` (canonical values) named ``names``: a
     ``truth/final`` line (:func:`generators.truth.dumps_line`) without its end, made column
     by column."""
-    return [jsonl_safe(t) for t in _object_texts(_object_keys(names), cols, nrows)[1]]
+    if not cols:
+        return ["{}"] * nrows
+    tmpl = "{" + ",".join(_object_keys(names)) + "}"
+    return [jsonl_safe(tmpl % r) for r in zip(*[_json_values(c) for c in cols], strict=True)]
 
 
 def _json_values(vals: list) -> list[str]:

@@ -29,7 +29,7 @@ changes_arrow.py (Arrow types and arrays), changes_record.py (transactions and b
 records), changes_jsonl.py (``changes.jsonl``), changes_sink.py (the writer thread); here
 the tunables, the Parquet segments, the recorder's state, the merge and the final state.
 
-Size (about 520 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
+Size (about 540 lines): every reader of the tunables the tests patch (``ROW_GROUP``,
 ``BATCH_ROWS``, ``HOLD_BYTES``, ``JSONL_MAX_CHANGES``) stays in this module.
 """
 
@@ -75,6 +75,9 @@ JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the r
 ROW_GROUP = 65_536  # rows per Parquet row group of the merged files
 BATCH_ROWS = 16_384  # changes per table buffered before they become a record batch
 HOLD_BYTES = 192 << 20  # Arrow bytes the single-process engine holds for full row groups, all tables together
+SPILL_COMPRESSION = "lz4"
+"""Compression of the Arrow IPC chunk a spilled segment writes (:meth:`_Segment.spill`): LZ4
+frames, a few times smaller on disk for little CPU (the merge decompresses them)."""
 PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "write_batch_size": ROW_GROUP}
 """Writer options of every truth Parquet file (one place, with :func:`parquet_options`: the
 engine, the merge and Spark write the same bytes). zstd level 1: about half the bytes of
@@ -115,9 +118,11 @@ class _Segment:
     group of :data:`ROW_GROUP` rows, written as one contiguous chunk exactly as
     :func:`rechunk` writes it, so a table with one definition needs no merge pass — its
     file *is* ``truth/changes/<db>.<table>.parquet``. The recorder may :meth:`spill` a
-    segment when the rows held by all segments pass its memory budget; the segment then
-    writes its batches as they come and becomes a chunk for :func:`merge_table`. ``sink``:
-    the :class:`_Sink` that does the writing (None: this thread)."""
+    segment when the rows held by all segments pass its memory budget; the row groups it
+    wrote stay a chunk for :func:`merge_table`, and its later batches go, as they come, to a
+    second chunk: an Arrow IPC stream (generators/changes_ipc.py), which the merge reads
+    back without undoing a Parquet encoding. :attr:`paths`: the chunks, in order.
+    ``sink``: the :class:`_Sink` that does the writing (None: this thread)."""
 
     def __init__(self, table: Table, flavor: str, path: Path, aligned: bool = False,
                  sink: Sink | None = None, ipc: bool = False) -> None:
@@ -127,6 +132,8 @@ class _Segment:
         self.struct, self.convs = table_struct(table, flavor)
         self.schema = changes_schema(self.struct, columns_metadata([table], flavor))
         self.path = path
+        self.paths = [path]
+        self.compression: str | None = None  # of an IPC chunk: SPILL_COMPRESSION once spilled
         self.writer: pq.ParquetWriter | None = None
         self.rows: list[tuple] = []
         self.aligned = aligned
@@ -137,7 +144,7 @@ class _Segment:
 
     def _open(self) -> pq.ParquetWriter:
         if self.writer is None and self.ipc:
-            self.writer = open_ipc(self.path, self.schema)
+            self.writer = open_ipc(self.path, self.schema, self.compression)
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, self.schema, write_statistics=_STATS,
                                               **parquet_options(self.schema))
@@ -189,9 +196,18 @@ class _Segment:
         return self.held_bytes - before
 
     def spill(self) -> int:
-        """Stop aligning: write what is held as it is (this file becomes a chunk to merge)."""
+        """Stop aligning: the row groups written so far are a chunk to merge, what is held
+        and what comes later goes to an Arrow IPC chunk after it (:attr:`paths`)."""
         freed = self.held_bytes
         self.aligned = False
+        ipc_path = self.path.with_suffix(IPC_SUFFIX)
+        self.paths.append(ipc_path)
+
+        def job() -> None:
+            if self.writer is not None:
+                self.writer.close()
+            self.writer, self.ipc, self.path, self.compression = None, True, ipc_path, SPILL_COMPRESSION
+        self._do(job)
         if self.pending:
             self._batches(self.pending)
         self.pending, self.held, self.held_bytes = [], 0, 0
@@ -250,8 +266,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         self.budget = HOLD_BYTES if budget is None else budget
         self.held = 0  # bytes held by aligned segments
         self.segments: dict[int, _Segment] = {}
-        self.chunks: list[tuple[int, str]] = []  # (table index, chunk path) in order
-        self._all: list[_Segment] = []
+        self.chunks: list[tuple[int, _Segment]] = []  # (table index, segment) in order
         self._n = 0
         self._renders: dict[int, tuple[Table, Callable]] = {}
         self._bits: dict[tuple, tuple] = {}
@@ -315,8 +330,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self._n += 1
             path = self.dir / f"t{tidx:05d}-{self._n:06d}{IPC_SUFFIX if self.ipc else '.parquet'}"
             seg = self.segments[tidx] = _Segment(table, self.flavor, path, self.aligned, self._sink, self.ipc)
-            self._all.append(seg)
-            self.chunks.append((tidx, str(path)))
+            self.chunks.append((tidx, seg))
         return seg
 
     def close(self) -> dict[str, Any]:
@@ -338,10 +352,11 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self._jsonl = None
             jsonl = str(self.jsonl_path)
         per: dict[int, list[_Segment]] = {}
-        for (t, _), seg in zip(self.chunks, self._all, strict=True):
+        for t, seg in self.chunks:
             per.setdefault(t, []).append(seg)
         final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
-        return {"chunks": [(t, p) for t, p in self.chunks if os.path.exists(p)], "jsonl": jsonl,
+        chunks = [(t, str(p)) for t, seg in self.chunks for p in seg.paths if os.path.exists(p)]
+        return {"chunks": chunks, "jsonl": jsonl,
                 "count": self.count, "final": final, "definitions": self.definitions}
 
     def abort(self) -> None:

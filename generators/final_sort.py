@@ -148,7 +148,7 @@ def _spill(names: list[str], cols: list[list], n: int, tmpdir: Path) -> _Run:
             if first is None:
                 first = canonical_key([c[0] for c in part[1]])
             last = part[1]
-            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+            _dump(part, f)
     return name, first or (), canonical_key([c[-1] for c in last])
 
 
@@ -158,6 +158,16 @@ def _chained(runs: list[_Run]) -> bool:
     than every row of the runs before it; equal keys keep the earlier run's rows first, as
     ``heapq.merge`` does)."""
     return all(a[2] <= b[1] for a, b in zip(runs, runs[1:], strict=False))
+
+
+def _dump(block: tuple[list[str], list[list]], f: Any) -> None:
+    """One (lines, columns) block of a run pickled to ``f`` without the pickler's memo
+    (``fast``): a block is flat lists of texts and numbers, no object refers to itself, so the
+    memo would only record every value (about half the time of a dump) for references that
+    never come; :func:`_run_blocks` loads the same values."""
+    p = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
+    p.fast = True
+    p.dump(block)
 
 
 def _run_blocks(path: str) -> Iterator[tuple[list[str], list[list]]]:
@@ -175,9 +185,9 @@ def _block_bytes(cols: list[list], n: int) -> int:
     the characters of every text (a column of numbers is passed over at its first value)."""
     total = CELL_BYTES * n * len(cols)
     for c in cols:
-        try:
-            total += sum(map(len, c))
-        except TypeError:  # numbers or NULLs: only the texts count
+        try:  # NULLs and empty texts add nothing: a column of texts and NULLs at C speed
+            total += sum(map(len, filter(None, c)))
+        except TypeError:  # numbers: only the texts count
             total += sum(len(v) for v in c if isinstance(v, str))
     return total
 
@@ -198,7 +208,7 @@ def _merge_spilled(runs: list[_Run], ncols: int, tmpdir: Path) -> _Run:
                             f.write(chunk)
             else:
                 for lines, cols in _merged_blocks([r for r, _, _ in runs], ncols, size):
-                    pickle.dump((lines, cols), f, protocol=pickle.HIGHEST_PROTOCOL)
+                    _dump((lines, cols), f)
     except BaseException:
         os.unlink(name)
         raise

@@ -118,6 +118,30 @@ def test_batch_truth_equals_per_transaction_truth_on_typed_columns(kw, tmp_path:
     assert got["batch"] == got["per-transaction"]
 
 
+def test_spilled_tables_go_on_in_ipc_chunks(tmp_path: Path, monkeypatch) -> None:
+    """A table that spills after writing final row groups keeps them as a Parquet chunk and
+    goes on in an Arrow IPC chunk (``_Segment.spill``); the merge of both is the file written
+    straight into row groups. The application schema: a 100-column table, JSON, utf8mb4 text,
+    a keyless table, DDL mid-stream."""
+    monkeypatch.setattr(ct, "ROW_GROUP", 53)
+    spec = Spec.from_dict(dict(workload=None, schema_sql=_APP_SQL, schema_file="app.sql", edge_values=0.2,
+                               ddl_every=120, transactions=500, initial_rows=20, charset_stress=0.5))
+    direct = _changes_files(generate(spec, tmp_path / "direct").out)
+    merged: list[list[str]] = []
+    real_merge = ct.merge_table
+
+    def merge(chunks, *a, **k):
+        merged.append([Path(c).name for c in chunks])
+        return real_merge(chunks, *a, **k)
+    monkeypatch.setattr(ct, "merge_table", merge)
+    monkeypatch.setattr(ct, "HOLD_BYTES", 700_000)
+    spilled = _changes_files(generate(spec, tmp_path / "spilled").out)
+    # one segment's row groups, then its IPC chunk
+    assert any(f"{Path(a).stem}.arrow" == b
+               for names in merged for a, b in zip(names, names[1:], strict=False)), merged
+    assert spilled == direct
+
+
 _ASCII = st.sampled_from([0, 32, 48, 57, 97, 45, 126])
 
 
