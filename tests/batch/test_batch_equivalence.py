@@ -25,9 +25,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from binlogwriter.write import statement_rows
 from binlogwriter.events import AnonymousGtidEvent, GtidEvent, GtidTaggedEvent, encode_event
 from binlogwriter.format import BinlogFormat
+from binlogwriter.write import statement_rows
 from binlogwriter.write.transaction import SessionSettings, transaction_events
 from binlogwriter.write.writer import BinlogWriter
 from tests.test_rows_roundtrip_props import DB, tables, workloads
