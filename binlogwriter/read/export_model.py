@@ -90,11 +90,6 @@ class Txn:
         self.total += count_rows(plan, rows) if buf is None else skim_rows(plan, rows, buf.info.cols)
         return k
 
-    def first_row(self, k: int) -> int:
-        """Row index (in the transaction) of event ``k``'s first row (counted transactions)."""
-        assert self.counts is not None
-        return self.counts[k]
-
 
 def count_rows(plan: Any, rows: bytes) -> int:
     """Rows of one rows event (its images walked by the compiled decoders, format.md §13)."""

@@ -98,9 +98,6 @@ class TableDecoder:
             self._images[key] = fn
         return fn
 
-    def present_names(self, present: Sequence[bool]) -> tuple:
-        return tuple(n for n, p in zip(self.names, present, strict=True) if p)
-
     def decode_full(self, present: Sequence[bool], buf: Any, pos: int) -> tuple[tuple, int, int]:
         """The declarative path's shape: (full-width values with ABSENT, pad, position)."""
         return self.image(present, ABSENT)(bytes(buf) if not isinstance(buf, bytes) else buf, pos)

@@ -44,14 +44,6 @@ class Session:
             return 0
 
     @property
-    def mariadb_capability(self) -> int:
-        v = self.var("mariadb_slave_capability")
-        try:
-            return int(v) if v is not None else 0
-        except (TypeError, ValueError):
-            return 0
-
-    @property
     def slave_connect_state(self) -> str | None:
         v = self.var("slave_connect_state")
         return None if v is None else str(v)
