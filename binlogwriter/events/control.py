@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from binlogwriter.events.base import ANONYMOUS_SID, Event
 from binlogwriter.format import BinlogFormat, EventType
 from binlogwriter.gtids import mysql_gtid_text
-from binlogwriter.layouts.control import gtid_set_text
+from binlogwriter.layouts.control import tsids_text
 from binlogwriter.layouts.header import HEADER_SIZE
 
 __all__ = [
@@ -202,7 +202,7 @@ class PreviousGtidsEvent(Event):
     @property
     def text(self) -> str:
         """The set as ``uuid:1-5,...`` text."""
-        return gtid_set_text(self.gtid_set)
+        return tsids_text(self.gtid_set["sids"])
 
 
 @dataclass(kw_only=True)

@@ -22,7 +22,7 @@ from binlogwriter.layouts.gtid import (
     NonCanonical,
     VarlenInt,
     VarlenUint,
-    gtid_set_text,
+    tsids_text,
 )
 from binlogwriter.layouts.primitives import (
     IfMore,
@@ -35,7 +35,7 @@ from binlogwriter.layouts.primitives import (
 )
 
 # the GTID layouts (PREVIOUS_GTIDS, GTID, tagged GTID) live in layouts/gtid.py; re-exported here
-_GTID_LAYOUTS = (GTID_FIELDS, PREVIOUS_GTIDS_FIELDS, TAGGED_GTID_FIELD_IDS, TAGGED_GTID_FIELDS, NonCanonical, VarlenInt, VarlenUint, gtid_set_text)
+_GTID_LAYOUTS = (GTID_FIELDS, PREVIOUS_GTIDS_FIELDS, TAGGED_GTID_FIELD_IDS, TAGGED_GTID_FIELDS, NonCanonical, VarlenInt, VarlenUint, tsids_text)
 
 # ---------------------------------------------------------------------------------- FDE §4
 

@@ -59,11 +59,6 @@ class _GtidSet(cs.Construct):
         return obj
 
 
-def gtid_set_text(value, sep: str = ",") -> str:
-    """``uuid:1-4:tag:7`` text of a decoded GTID set (its ``sids`` in their order)."""
-    return tsids_text(value["sids"], sep)
-
-
 def tsids_text(sids, sep: str = ",") -> str:
     """The one text form of a GTID set (``Gtid_set::to_string``): ``(uuid, tag, intervals)``
     entries, in the order given, as ``uuid:ranges:tag:ranges`` (the entries of one uuid that
