@@ -8,13 +8,16 @@ GTID (event properties, listings, SHOW BINLOG EVENTS, truth, filters) builds it 
 Sets: MySQL's ``uuid[:tag]:intervals`` (text ``uuid:1-5:tag:7,…``; binary as
 ``Gtid_set::encode``, the layout PREVIOUS_GTIDS uses, tagged or not) is :class:`MysqlGtidSet`;
 MariaDB's connect state, one ``domain-server-seq_no`` per domain (``0-1-100,1-2-7``), is
-:class:`MariadbState`. ``serve`` reads a replica's start with them, ``inspect``'s
-``--include-gtids`` / ``--exclude-gtids`` filter with them.
+:class:`MariadbState`. The writer keeps its executed GTIDs in them (binlogwriter/write/ids.py: each
+new file's PREVIOUS_GTIDS / GTID_LIST is :meth:`MysqlGtidSet.layout` / :meth:`MariadbState.layout`),
+``serve`` reads a replica's start with them, ``inspect``'s ``--include-gtids`` /
+``--exclude-gtids`` filter with them.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import construct as cs
@@ -87,11 +90,7 @@ class MysqlGtidSet:
             parsed = _SET_LAYOUT.parse(data)
         except cs.ConstructError as exc:
             raise GtidParseError(f"malformed binary GTID set ({len(data)} bytes): {exc}") from None
-        out = cls()
-        for uuid, tag, ivs in parsed.gtid_set.sids:
-            for a, b in ivs:
-                out.add_interval(str(uuid), tag, a, b)
-        return out
+        return cls.from_layout(parsed.gtid_set)
 
     @classmethod
     def from_layout(cls, value) -> MysqlGtidSet:
@@ -125,26 +124,36 @@ class MysqlGtidSet:
         return out
 
     def add_interval(self, uuid: str, tag: str, start: int, end: int) -> None:
+        """GNOs ``start .. end-1`` into the set, merged with the intervals they overlap or
+        touch (``Gtid_set::add_gno_interval``); an empty interval adds nothing. Appending
+        past the last interval, the writer's case, takes no search."""
+        if end <= start:
+            return
         ivs = self.sids.setdefault((uuid, tag), [])
-        ivs.append([start, end])
-        ivs.sort()
-        merged: list[list[int]] = []
-        for a, b in ivs:
-            if merged and a <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], b)
-            else:
-                merged.append([a, b])
-        self.sids[(uuid, tag)] = merged
+        if not ivs or start > ivs[-1][1]:
+            ivs.append([start, end])
+        elif start >= ivs[-1][0]:
+            ivs[-1][1] = max(ivs[-1][1], end)
+        else:
+            lo = bisect_left(ivs, start, key=lambda iv: iv[1])  # the first interval ending at or after start
+            hi = bisect_right(ivs, end, key=lambda iv: iv[0])  # past the last one starting at or before end
+            if lo < hi:
+                start, end = min(start, ivs[lo][0]), max(end, ivs[hi - 1][1])
+            ivs[lo:hi] = [[start, end]]
 
     def add(self, uuid: str, tag: str, gno: int) -> None:
-        ivs = self.sids.get((uuid, tag))
-        if ivs and ivs[-1][1] == gno:  # the common case: the next GNO
-            ivs[-1][1] = gno + 1
-            return
         self.add_interval(uuid, tag, gno, gno + 1)
 
+    def update(self, other: MysqlGtidSet) -> None:
+        """Every GTID of ``other`` into this set (the union, ``Gtid_set::add_gtid_set``)."""
+        for (uuid, tag), ivs in other.sids.items():
+            for a, b in ivs:
+                self.add_interval(uuid, tag, a, b)
+
     def contains(self, uuid: str, tag: str, gno: int) -> bool:
-        return any(a <= gno < b for a, b in self.sids.get((uuid, tag), ()))
+        ivs = self.sids.get((uuid, tag), ())
+        i = bisect_right(ivs, gno, key=lambda iv: iv[0])  # past the last interval starting at or before gno
+        return i > 0 and gno < ivs[i - 1][1]
 
     def issubset(self, other: MysqlGtidSet) -> bool:
         for key, ivs in self.sids.items():
@@ -157,9 +166,19 @@ class MysqlGtidSet:
     def copy(self) -> MysqlGtidSet:
         return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})
 
+    def entries(self) -> list[tuple[str, str, tuple[tuple[int, int], ...]]]:
+        """``(uuid, tag, ((start, end_exclusive), …))`` in ``Gtid_set``'s order (uuids, then
+        tags): a copy, as the text and the binary form list them."""
+        return [(uuid, tag, tuple((a, b) for a, b in ivs)) for (uuid, tag), ivs in sorted(self.sids.items())]
+
+    def layout(self) -> dict:
+        """The PREVIOUS_GTIDS ``gtid_set`` value (:meth:`from_layout` reads it back): the
+        tagged form (8.3+) only when a tag is present, as MySQL writes it (format.md §7)."""
+        return {"tagged": any(tag for _, tag in self.sids), "sids": self.entries()}
+
     def text(self) -> str:
         """``uuid:1-5:tag:7,\nuuid2:3`` (``@@gtid_executed``'s form: uuids, then tags, in order)."""
-        return tsids_text(((uuid, tag, ivs) for (uuid, tag), ivs in sorted(self.sids.items())), ",\n")
+        return tsids_text(self.entries(), ",\n")
 
     def __bool__(self) -> bool:
         return bool(self.sids)
@@ -186,6 +205,11 @@ class MariadbState:
 
     def update(self, domain: int, server: int, seq_no: int) -> None:
         self.domains[domain] = (server, seq_no)
+
+    def layout(self) -> list[dict[str, int]]:
+        """The GTID_LIST ``gtids`` value: one ``{domain_id, server_id, seq_no}`` per domain, in
+        domain order (mariadb.md "GTID_LIST")."""
+        return [{"domain_id": d, "server_id": s, "seq_no": n} for d, (s, n) in sorted(self.domains.items())]
 
     def text(self) -> str:
         return ",".join(mariadb_gtid_text(d, s, n) for d, (s, n) in sorted(self.domains.items()))

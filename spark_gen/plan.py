@@ -238,7 +238,7 @@ def number_tables(uses: Iterable[list[tuple[tuple[str, str], Any]]], first_id: i
     ids = IdAllocator(GtidSource(mariadb=False, server_id=0), next_table_id=first_id)  # only table ids asked
     out = []
     for lst in uses:
-        out.append((ids.state_fields()["tables"], ids.next_table_id))
+        out.append((ids.table_entries(), ids.next_table_id))
         for key, table in lst:
             ids.keyed_table_id(key, table)
     return out

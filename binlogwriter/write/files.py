@@ -46,17 +46,13 @@ class FilesMixin:
         self._write(fde)
         self.ids.new_file()
         if self.fmt.is_mariadb:
-            gtids = [{"domain_id": d, "server_id": s, "seq_no": q}
-                     for d, (s, q) in sorted(self.mariadb_gtids.items())]
-            self._write(MariadbGtidListEvent(server_id=self.server_id, gtids=gtids))
+            self._write(MariadbGtidListEvent(server_id=self.server_id, gtids=self.ids.mariadb_gtids.layout()))
             if self._previous is not None:
                 self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._previous))
             self._write(BinlogCheckpointEvent(server_id=self.server_id, log_file=self._name))
         else:
-            sids = [(sid, tag, list(ivs)) for (sid, tag), ivs in sorted(self.mysql_gtids.items())]
-            tagged = any(tag for _, tag, _ in sids)  # 8.3+: tagged format only when a tag exists
             self._write(PreviousGtidsEvent(server_id=self.server_id, flags=FLAG_IGNORABLE,
-                                           gtid_set={"tagged": tagged, "sids": sids}))
+                                           gtid_set=self.ids.mysql_gtids.layout()))
 
     def _attach(self) -> None:
         """Continue the current file of the state this writer was resumed from."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import ANONYMOUS_SID
-from binlogwriter.gtids import mariadb_gtid_text, mysql_gtid_text
+from binlogwriter.gtids import MariadbState, MysqlGtidSet, mariadb_gtid_text, mysql_gtid_text
 
 __all__ = ["GtidSource", "IdRange", "BatchIds", "IdCount", "IdAllocator"]
 
@@ -106,9 +106,8 @@ class IdCount:
 class IdAllocator:
     """The one owner of a writer's ids (see module docstring). Every counter holds the
     *last* id given (0: none yet), except ``next_table_id``. ``mysql_gtids``: the executed
-    set per ``(sid, tag)`` as ``[start, end_exclusive)`` intervals; ``mariadb_gtids``: per
-    domain, the last ``(server_id, seq_no)``; ``last_gtid``: text of the last GTID given
-    (None: none, or anonymous)."""
+    set (the next PREVIOUS_GTIDS); ``mariadb_gtids``: per domain, the last GTID (the next
+    GTID_LIST); ``last_gtid``: text of the last GTID given (None: none, or anonymous)."""
 
     source: GtidSource
     xid: int = 0
@@ -117,8 +116,8 @@ class IdAllocator:
     seq_in_file: int = 0
     next_table_id: int = 100
     tables: dict = field(default_factory=dict)  # (db, name) -> (Table, table_id)
-    mysql_gtids: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
-    mariadb_gtids: dict[int, tuple[int, int]] = field(default_factory=dict)
+    mysql_gtids: MysqlGtidSet = field(default_factory=MysqlGtidSet)
+    mariadb_gtids: MariadbState = field(default_factory=MariadbState)
     last_gtid: str | None = None
 
     @classmethod
@@ -140,17 +139,21 @@ class IdAllocator:
         """The allocator a :class:`~binlogwriter.write.state.WriterState` ``st`` holds."""
         return cls(source=source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq, seq_in_file=st.seq_in_file,
                    next_table_id=st.next_table_id, tables={key: (table, tid) for key, table, tid in st.tables},
-                   mysql_gtids={(sid, tag): list(ivs) for sid, tag, ivs in st.mysql_gtids},
-                   mariadb_gtids={d: (s, q) for d, s, q in st.mariadb_gtids}, last_gtid=st.last_gtid)
+                   mysql_gtids=st.mysql_gtids.copy(), mariadb_gtids=st.mariadb_gtids.copy(), last_gtid=st.last_gtid)
 
     def state_fields(self) -> dict[str, Any]:
         """This allocator as the id fields of a :class:`~binlogwriter.write.state.WriterState`
-        (plain values and tuples: frozen, picklable; :meth:`from_state` reads them back)."""
+        (plain values, tuples and copies of the GTID sets: picklable, not shared with this
+        allocator; :meth:`from_state` reads them back)."""
         return {"seq_in_file": self.seq_in_file, "xid": self.xid, "gno": self.gno, "mariadb_seq": self.mariadb_seq,
-                "mysql_gtids": tuple(sorted((sid, tag, tuple(ivs)) for (sid, tag), ivs in self.mysql_gtids.items())),
-                "mariadb_gtids": tuple(sorted((d, s, q) for d, (s, q) in self.mariadb_gtids.items())),
-                "tables": tuple((key, table, tid) for key, (table, tid) in self.tables.items()),
+                "mysql_gtids": self.mysql_gtids.copy(), "mariadb_gtids": self.mariadb_gtids.copy(),
+                "tables": self.table_entries(),
                 "next_table_id": self.next_table_id, "last_gtid": self.last_gtid}
+
+    def table_entries(self) -> tuple[tuple[tuple[str, str], Any, int], ...]:
+        """``((db, name), Table, table_id)`` for the definition each table last used (the
+        ``tables`` of a :class:`~binlogwriter.write.state.WriterState`)."""
+        return tuple((key, table, tid) for key, (table, tid) in self.tables.items())
 
     # one at a time: the per-transaction path -------------------------------------------------
     def take_xid(self) -> int:
@@ -233,14 +236,10 @@ class IdAllocator:
     def _note_mysql(self, lo: int, hi: int) -> None:
         """GNOs ``lo..hi-1`` written (the executed set, for later PREVIOUS_GTIDS events)."""
         s = self.source
-        ivs = self.mysql_gtids.setdefault((s.sid, s.tag), [])
-        if ivs and ivs[-1][1] == lo:
-            ivs[-1] = (ivs[-1][0], hi)
-        else:
-            ivs.append((lo, hi))
+        self.mysql_gtids.add_interval(s.sid, s.tag, lo, hi)
         self.last_gtid = s.text(hi - 1)
 
     def _note_mariadb(self) -> None:
         s = self.source
-        self.mariadb_gtids[s.domain_id] = (s.server_id, self.mariadb_seq)
+        self.mariadb_gtids.update(s.domain_id, s.server_id, self.mariadb_seq)
         self.last_gtid = s.text(self.mariadb_seq)

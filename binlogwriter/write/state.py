@@ -5,11 +5,12 @@ and another continue exactly where it was (part of binlogwriter/write/writer.py)
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import BinlogFormat
+from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import MAGIC
 from binlogwriter.write.ids import IdAllocator
 
@@ -22,8 +23,8 @@ DEFAULT_START_TIME = 1767225600  # 2026-01-01T00:00:00Z: deterministic unless as
 class WriterState:
     """Everything a :class:`BinlogWriter` needs to continue writing exactly where another
     one was (:meth:`BinlogWriter.state`, :meth:`BinlogWriter.resume`). Frozen and picklable
-    (plain values, tuples and the :class:`~binlogwriter.schema.Table` objects, frozen
-    dataclasses). The defaults are a fresh writer with default arguments.
+    (plain values, tuples, the :class:`~binlogwriter.schema.Table` objects, frozen
+    dataclasses, and the two GTID sets, this state's own copies: never changed after). The defaults are a fresh writer with default arguments.
 
     What is *not* here comes from the resuming writer's arguments and must be the same as
     the first writer's: format, basename, server_id, max_binlog_size, settings (GTID source
@@ -52,9 +53,9 @@ class WriterState:
 
     GTIDs
         ``gno``: the last MySQL GNO given (the next GTID is ``sid[:tag]:gno+1``);
-        ``mariadb_seq``: the last MariaDB seq_no given. ``mysql_gtids``: the executed set as
-        ``(sid, tag, ((start, end_exclusive), …))`` entries and ``mariadb_gtids`` as
-        ``(domain_id, server_id, seq_no)`` entries: what each new file's header carries,
+        ``mariadb_seq``: the last MariaDB seq_no given. ``mysql_gtids``: the executed set
+        (:class:`~binlogwriter.gtids.MysqlGtidSet`) and ``mariadb_gtids`` the last GTID of each
+        domain (:class:`~binlogwriter.gtids.MariadbState`): what each new file's header carries,
         PREVIOUS_GTIDS (format.md §7) or GTID_LIST (mariadb.md "GTID_LIST").
 
     Table ids
@@ -75,8 +76,8 @@ class WriterState:
     xid: int = 0
     gno: int = 0
     mariadb_seq: int = 0
-    mysql_gtids: tuple[tuple[str, str, tuple[tuple[int, int], ...]], ...] = ()
-    mariadb_gtids: tuple[tuple[int, int, int], ...] = ()
+    mysql_gtids: MysqlGtidSet = field(default_factory=MysqlGtidSet)
+    mariadb_gtids: MariadbState = field(default_factory=MariadbState)
     tables: tuple[tuple[tuple[str, str], Any, int], ...] = ()
     next_table_id: int = 100
     transactions: int = 0

@@ -129,21 +129,11 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         self.now += seconds
         return self.now
 
-    # GTIDs (kept by the allocator) -----------------------------------------------------------
+    # GTIDs (kept by the allocator, with the executed sets: ids.mysql_gtids / ids.mariadb_gtids)
     @property
     def last_gtid(self) -> str | None:
         """Text of the last GTID written (None: none yet, or anonymous)."""
         return self.ids.last_gtid
-
-    @property
-    def mysql_gtids(self) -> dict[tuple[str, str], list[tuple[int, int]]]:
-        """MySQL's executed set: (sid, tag) -> GNO intervals (the next PREVIOUS_GTIDS)."""
-        return self.ids.mysql_gtids
-
-    @property
-    def mariadb_gtids(self) -> dict[int, tuple[int, int]]:
-        """MariaDB: domain -> (server_id, last seq_no) (the next GTID_LIST)."""
-        return self.ids.mariadb_gtids
 
     # files ---------------------------------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.errors import BinlogError
+from binlogwriter.gtids import MysqlGtidSet
 from binlogwriter.write.ids import GtidSource, IdAllocator, IdCount
 
 SID = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -68,10 +69,10 @@ def test_ids_taken_after_they_were_given_cannot_be_committed(source: GtidSource)
 
 
 def test_the_executed_set_and_last_gtid_follow_a_range() -> None:
-    ids = IdAllocator(SOURCES[1], gno=4, mysql_gtids={(SID, "load"): [(1, 5)]})
+    ids = IdAllocator(SOURCES[1], gno=4, mysql_gtids=MysqlGtidSet({(SID, "load"): [[1, 5]]}))
     ids.commit(ids.next_ids(), IdCount(gtids=3, xids=3))
-    assert ids.mysql_gtids == {(SID, "load"): [(1, 8)]} and ids.last_gtid == f"{SID}:load:7"
+    assert ids.mysql_gtids.entries() == [(SID, "load", ((1, 8),))] and ids.last_gtid == f"{SID}:load:7"
     maria = IdAllocator(SOURCES[3], mariadb_seq=10)
     first = maria.next_ids()
     maria.commit(first, IdCount(gtids=2, xids=2))
-    assert (first.seq, first.gno) == (11, 0) and maria.mariadb_gtids == {3: (7, 12)} and maria.last_gtid == "3-7-12"
+    assert (first.seq, first.gno) == (11, 0) and maria.mariadb_gtids.domains == {3: (7, 12)} and maria.last_gtid == "3-7-12"
