@@ -144,24 +144,14 @@ class MysqlGtidSet:
     def add(self, uuid: str, tag: str, gno: int) -> None:
         self.add_interval(uuid, tag, gno, gno + 1)
 
-    def update(self, other: MysqlGtidSet) -> None:
-        """Every GTID of ``other`` into this set (the union, ``Gtid_set::add_gtid_set``)."""
-        for (uuid, tag), ivs in other.sids.items():
-            for a, b in ivs:
-                self.add_interval(uuid, tag, a, b)
-
     def contains(self, uuid: str, tag: str, gno: int) -> bool:
         ivs = self.sids.get((uuid, tag), ())
         i = bisect_right(ivs, gno, key=lambda iv: iv[0])  # past the last interval starting at or before gno
         return i > 0 and gno < ivs[i - 1][1]
 
     def issubset(self, other: MysqlGtidSet) -> bool:
-        for key, ivs in self.sids.items():
-            theirs = other.sids.get(key, [])
-            for a, b in ivs:
-                if not any(x <= a and b <= y for x, y in theirs):
-                    return False
-        return True
+        return all(any(x <= a and b <= y for x, y in other.sids.get(key, ())) for key, ivs in self.sids.items()
+                   for a, b in ivs)
 
     def copy(self) -> MysqlGtidSet:
         return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from generators.spec import Spec, SpecError, resolve
 from generators.truth import column_renderer, render_column
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
+
+if TYPE_CHECKING:
+    from generators.changes_truth import ChangesRecorder
 
 __all__ = ["generate", "Run", "RunResult", "FileInfo", "build_manifest", "file_entry", "lock_dir", "scan_file",
            "sweep_stale_tmp", "tmp_prefix", "INITIAL_ROWS_PER_TXN", "SNAPSHOT_ROWS_PER_INSERT"]
@@ -111,14 +114,15 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         self.counts: dict[str, dict[str, int]] = {
             f"{r.table.database}.{r.table.name}": {"insert": 0, "update": 0, "delete": 0} for r in self.rows}
         self.file_info: dict[str, FileInfo] = {}
-        self.changes: Any = None  # a generators.changes_truth.ChangesRecorder while truth/changes is recorded
+        self.changes: ChangesRecorder | None = None  # while truth/changes is recorded
         self.spans: dict[str, list[tuple[int, int, int, int]]] = {}
         """Per binlog file, the runs of events the batch path wrote: (first offset, end offset,
         events, offset of the last event) from the plan's arithmetic; :func:`_scan_file` steps
         over them instead of walking their headers."""
 
     # -- writer ---------------------------------------------------------------------------
-    def _settings(self) -> SessionSettings:
+    def session_settings(self) -> SessionSettings:
+        """The writer's session settings for this run (spark_gen and ``serve --generate`` use it too)."""
         s = self.spec
         mariadb = s.flavor.startswith("mariadb")
         return SessionSettings(row_metadata=s.row_metadata, row_image=s.row_image, rows_query=s.rows_query,
@@ -127,10 +131,6 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
                                row_event_max_size=s.row_event_max_size,
                                transaction_compression=s.transaction_compression,
                                group_commit_ids=mariadb and (s.parallel_groups or 0) >= 2)
-
-    def session_settings(self) -> SessionSettings:
-        """The writer's session settings for this run (public: spark_gen uses it)."""
-        return self._settings()
 
     def initial_keys(self, rt: TableRows):
         """The initial keys of a table (public: spark_gen uses it)."""
@@ -160,7 +160,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         sink = FileSink(tmp, digest=True)  # each binlog's sha256 computed while it is written
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
-                              settings=self._settings(), stage_bytes=STAGE_BYTES, sink=sink)
+                              settings=self.session_settings(), stage_bytes=STAGE_BYTES, sink=sink)
         from generators.changes_truth import ChangesRecorder, finish_local
 
         self.changes = ChangesRecorder(self, tmp / ".changes-chunks", aligned=True)
@@ -206,7 +206,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         flavor, image and metadata mode: ``columnar_supported`` holds for every writer a
         spec makes). The per-transaction loop (generators/run_txn.py) is the reference the
         property tests compare with, reached only through the test seam
-        :data:`_PER_TRANSACTION_REFERENCE`."""
+        :data:`PER_TRANSACTION_REFERENCE`."""
         if PER_TRANSACTION_REFERENCE:
             return self._loop_per_transaction(writer)
         if not columnar_supported(writer):  # a preset format always is (tests/batch/test_columnar_flavors.py)
@@ -248,7 +248,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
 _FINAL_BLOCK = 4096
 
 PER_TRANSACTION_REFERENCE = False
-"""Test seam (tests only: ``monkeypatch.setattr(generators.engine, "_PER_TRANSACTION_REFERENCE",
+"""Test seam (tests only: ``monkeypatch.setattr(generators.engine, "PER_TRANSACTION_REFERENCE",
 True)``): runs write through the per-transaction reference loop
 (:meth:`~generators.run_txn.TransactionsMixin._loop_per_transaction`) instead of the batch
 engine, for the tests that compare the two (tests/batch/test_generate_paths.py). Not a setting."""

@@ -12,12 +12,15 @@ spark_gen's job), so all write the same ``N`` transactions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from generators.batch import BATCH_TXNS, apply_batch
 from generators.spec import SpecError
+
+if TYPE_CHECKING:
+    from generators.engine import Run
 
 __all__ = ["planned_transactions", "MAX_EMPTY_FACTOR"]
 
@@ -26,7 +29,7 @@ MAX_EMPTY_FACTOR = 64
 reaching the count is refused: its transactions (nearly) never find a row to change."""
 
 
-def planned_transactions(run: Any, n: int) -> int:
+def planned_transactions(run: Run, n: int) -> int:
     """The number of transactions to plan (0, 1, 2 …) so that exactly ``n`` of them change at
     least one row (module docstring); ``run``: a fresh :class:`generators.engine.Run` of the
     spec (its key state is used up here; ``generators.api.planned_for`` makes one). A

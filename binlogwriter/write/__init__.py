@@ -5,8 +5,8 @@ positions and files them.
   stateful part of the codec, split by concept into mixins: :mod:`~binlogwriter.write.files`
   (files, ``log_pos``, rotation, ``binlog.index``), :mod:`~binlogwriter.write.groups` (groups
   staged, encoded and planned), :mod:`~binlogwriter.write.events` (GTID / XID / TABLE_MAP
-  events, transactions and DDL), :mod:`~binlogwriter.write.state` (``WriterState``: suspend
-  and resume); every id comes from :mod:`~binlogwriter.write.ids` (``IdAllocator``).
+  events, transactions and DDL); its position as a value is :mod:`~binlogwriter.write.state`
+  (``WriterState``: ``state``, ``suspend``, ``resume``); every id comes from :mod:`~binlogwriter.write.ids` (``IdAllocator``).
 * :mod:`binlogwriter.write.transaction` — :class:`~binlogwriter.write.transaction.Transaction`
   and :class:`~binlogwriter.write.transaction.SessionSettings`: statements → events (format.md
   §1, §8–§13); a statement's rows checked and encoded in :mod:`~binlogwriter.write.statement_rows`

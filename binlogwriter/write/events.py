@@ -5,6 +5,8 @@ and transactions / DDL built from a session's settings (binlogwriter/write/trans
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import (
@@ -76,11 +78,6 @@ class EventsMixin:
             return GtidTaggedEvent(sid=src.sid, tag=src.tag, gno=gno, **common)
         return GtidEvent(sid=src.sid, gno=gno, **common)
 
-    def gtid_text(self, number: int) -> str | None:
-        """The text of this writer's GTID number ``number`` (MySQL ``sid[:tag]:gno``,
-        MariaDB ``domain-server-seq_no``); None for anonymous MySQL GTIDs."""
-        return self.ids.source.text(number)
-
     def next_mariadb_gtid(self, flags2: int = 0x0C, grouped: bool = False) -> Event:
         """The next MariaDB GTID; ``grouped``: with ``FL_GROUP_COMMIT_ID`` and the commit id of
         its binlog group commit, ``seq_no - group_pos``, unless ``group_pos`` is -1 (a group of
@@ -95,10 +92,13 @@ class EventsMixin:
         return MariadbGtidEvent(seq_no=seq, domain_id=self.ids.source.domain_id, flags2=flags2, commit_id=commit_id,
                                 flags=FLAG_SUPPRESS_USE, server_id=self.server_id)
 
-    def transaction(self) -> _TxContext:
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
         """``with writer.transaction() as tx: tx.insert(t, rows); tx.update(...)`` — the
         group is encoded and written when the block ends without an exception."""
-        return _TxContext(self)
+        tx = Transaction(self)
+        yield tx
+        self.commit(tx)
 
     def commit(self, tx: Transaction) -> int | None:
         events = transaction_events(self, tx)
@@ -138,16 +138,3 @@ def gtid_source(fmt: BinlogFormat, settings: SessionSettings, server_id: int) ->
     MariaDB: ``settings.domain_id`` and ``server_id``)."""
     sid, tag = parse_gtid_setting(settings.gtid, fmt)
     return GtidSource(mariadb=fmt.is_mariadb, server_id=server_id, sid=sid, tag=tag, domain_id=settings.domain_id)
-
-
-class _TxContext:
-    def __init__(self, writer: EventsMixin) -> None:
-        self.writer = writer
-        self.tx = Transaction(writer)
-
-    def __enter__(self) -> Transaction:
-        return self.tx
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.writer.commit(self.tx)

@@ -6,14 +6,18 @@ arithmetic, binlogwriter/batch/)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from binlogwriter.batch import BatchBuilder, plan_batch
 from binlogwriter.errors import BinlogError
-from binlogwriter.events import (
-    Event,
-)
+from binlogwriter.events import Event
+
+if TYPE_CHECKING:
+    from binlogwriter.batch.columnar import RowsBatch
+    from binlogwriter.batch.columnar_encode import RowsPlan
+    from binlogwriter.batch.encoder import Batch
 
 
 class GroupsMixin:
@@ -96,7 +100,7 @@ class GroupsMixin:
             i = hi
         return firsts
 
-    def plan_rows(self, rb):
+    def plan_rows(self, rb: RowsBatch) -> RowsPlan | None:
         """Plan a :class:`~binlogwriter.batch.columnar.RowsBatch` of row-change transactions
         (their group sizes exact, by arithmetic; XIDs / GTIDs given when written). The
         planner is pure (:func:`~binlogwriter.batch.columnar.plan_rows_batch` from
@@ -114,7 +118,7 @@ class GroupsMixin:
                 raise BinlogError(f"table {table.database}.{table.name}: planned with id {tid}, the writer gives {got}")
         return plan
 
-    def prepare_planned(self, plan, lo: int) -> None:
+    def prepare_planned(self, plan: RowsPlan, lo: int) -> None:
         """Make the sizes of ``plan`` from transaction ``lo`` on exact for the file being
         written (its ``sequence_number`` so far, the next GNO, the room left before
         ``max_binlog_size``): only a plan whose lengths depend on them changes (tagged
@@ -125,7 +129,7 @@ class GroupsMixin:
             self.open()
             rebase(lo, self.ids.seq_in_file, self.ids.gno, self.max_binlog_size - self._offset)
 
-    def write_planned(self, plan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
+    def write_planned(self, plan: RowsPlan, lo: int, hi: int) -> list[tuple[str, int, str | None, str | None]]:
         """Write transactions ``lo..hi-1`` of a plan from :meth:`plan_rows`, rotating
         between groups once a file reaches max_binlog_size (``searchsorted`` over the prefix
         sums of the group sizes), as :meth:`commit` of each would. Each segment's encoder is
@@ -149,7 +153,7 @@ class GroupsMixin:
                 raise BinlogError(f"a group at offset {self._offset} passes 4 GiB: log_pos would overflow")
             groups = int(np.count_nonzero(sizes[i:stop]))
             given = self.ids.next_ids()
-            first = self.gtid_text(given.seq if self.fmt.is_mariadb else given.gno) if groups else None
+            first = given.source.text(given.seq if self.fmt.is_mariadb else given.gno) if groups else None
             name = self._name
             later = getattr(self.sink, "write_later", None)
             if self.sizes_only:
@@ -171,7 +175,7 @@ class GroupsMixin:
             i = stop
         return out
 
-    def _place(self, batch, lo: int, hi: int) -> int:
+    def _place(self, batch: Batch, lo: int, hi: int) -> int:
         """Write groups ``lo..hi`` of a planned batch at the current offset."""
         first = self._offset
         data = batch.encode(lo, hi, first)
@@ -181,7 +185,7 @@ class GroupsMixin:
         return first
 
 
-def held_stop(plan, stop: int, hi: int) -> int:
+def held_stop(plan: RowsPlan, stop: int, hi: int) -> int:
     """The end of a segment of a planned batch that would rotate after transaction
     ``stop - 1``, moved past the transactions continuing its MariaDB group commit (``plan.hold``:
     a server rotates after a whole group, sql/log.cc ``trx_group_commit_leader``), at most

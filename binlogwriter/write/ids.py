@@ -14,11 +14,15 @@ what it consumes as an :class:`IdCount`, and the allocator commits that in one c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from binlogwriter.errors import BinlogError
 from binlogwriter.events import ANONYMOUS_SID
 from binlogwriter.gtids import MariadbState, MysqlGtidSet, mariadb_gtid_text, mysql_gtid_text
+
+if TYPE_CHECKING:
+    from binlogwriter.schema import Table
+    from binlogwriter.write.state import WriterState
 
 __all__ = ["GtidSource", "IdRange", "BatchIds", "IdCount", "IdAllocator"]
 
@@ -115,7 +119,7 @@ class IdAllocator:
     mariadb_seq: int = 0
     seq_in_file: int = 0
     next_table_id: int = 100
-    tables: dict = field(default_factory=dict)  # (db, name) -> (Table, table_id)
+    tables: dict[tuple[str, str], tuple[Table, int]] = field(default_factory=dict)  # (db, name) -> (Table, table_id)
     mysql_gtids: MysqlGtidSet = field(default_factory=MysqlGtidSet)
     mariadb_gtids: MariadbState = field(default_factory=MariadbState)
     last_gtid: str | None = None
@@ -135,7 +139,7 @@ class IdAllocator:
         return ids
 
     @classmethod
-    def from_state(cls, source: GtidSource, st: Any) -> IdAllocator:
+    def from_state(cls, source: GtidSource, st: WriterState) -> IdAllocator:
         """The allocator a :class:`~binlogwriter.write.state.WriterState` ``st`` holds."""
         return cls(source=source, xid=st.xid, gno=st.gno, mariadb_seq=st.mariadb_seq, seq_in_file=st.seq_in_file,
                    next_table_id=st.next_table_id, tables={key: (table, tid) for key, table, tid in st.tables},
@@ -150,7 +154,7 @@ class IdAllocator:
                 "tables": self.table_entries(),
                 "next_table_id": self.next_table_id, "last_gtid": self.last_gtid}
 
-    def table_entries(self) -> tuple[tuple[tuple[str, str], Any, int], ...]:
+    def table_entries(self) -> tuple[tuple[tuple[str, str], Table, int], ...]:
         """``((db, name), Table, table_id)`` for the definition each table last used (the
         ``tables`` of a :class:`~binlogwriter.write.state.WriterState`)."""
         return tuple((key, table, tid) for key, (table, tid) in self.tables.items())
@@ -181,12 +185,12 @@ class IdAllocator:
         """A new file: MySQL's logical clock restarts (format.md §8)."""
         self.seq_in_file = 0
 
-    def table_id(self, table: Any) -> int:
+    def table_id(self, table: Table) -> int:
         """``table``'s id, a new one when its definition is new or changed (mariadb.md
         "Table ids")."""
         return self.keyed_table_id((table.database, table.name), table)
 
-    def keyed_table_id(self, key: tuple[str, str], table: Any) -> int:
+    def keyed_table_id(self, key: tuple[str, str], table: Table) -> int:
         """:meth:`table_id` of ``table`` known as ``key`` ``(db, name)``."""
         cur = self.tables.get(key)
         if cur is not None and (cur[0] is table or cur[0] == table):

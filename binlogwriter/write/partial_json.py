@@ -9,7 +9,7 @@ anything else is refused here, before a byte is written.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from binlogwriter import images
 from binlogwriter.errors import ValueEncodeError
@@ -17,10 +17,13 @@ from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT
 from binlogwriter.values.json_diff import JSON_TYPE, JsonPartial, encode_partial_image
 from binlogwriter.values.row import encode_row_image
 
+if TYPE_CHECKING:
+    from binlogwriter.write.writer import BinlogWriter
+
 __all__ = ["partial_update_groups", "PARTIAL_UPDATE_ROWS_EVENT"]
 
 
-def partial_update_groups(writer: Any, stmt: Any) -> list[tuple[tuple, tuple, list[bytes]]]:
+def partial_update_groups(writer: BinlogWriter, stmt: Any) -> list[tuple[tuple, tuple, list[bytes]]]:
     """[(before bits, after bits, [row bytes…])] of an UPDATE whose after values may hold
     :class:`~binlogwriter.values.json_diff.JsonPartial` diffs (same grouping as
     ``transaction.statement_rows``)."""

@@ -1,18 +1,15 @@
-"""A writer's position as a value (:class:`WriterState`: frozen, picklable) and the
-:class:`BinlogWriter` methods that take or restore it, so that a writer can stop mid-stream
-and another continue exactly where it was (part of binlogwriter/write/writer.py)."""
+"""A writer's position as a value (:class:`WriterState`: frozen, picklable), so that a writer
+can stop mid-stream and another continue exactly where it was
+(:meth:`~binlogwriter.write.writer.BinlogWriter.state`, ``suspend``, ``resume``)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 from binlogwriter.errors import BinlogError
-from binlogwriter.format import BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import MAGIC
-from binlogwriter.write.ids import IdAllocator
 
 __all__ = ["WriterState", "DEFAULT_START_TIME"]
 
@@ -94,60 +91,3 @@ class WriterState:
         """Whether the current file's header is already written (a resumed writer continues
         that file at ``offset``) rather than still to be written (it opens ``next_index``)."""
         return self.current_file is not None
-
-
-class StateMixin:
-    """:class:`~binlogwriter.write.writer.BinlogWriter`'s state methods: :meth:`resume`,
-    :meth:`state`, :meth:`suspend`."""
-
-    @classmethod
-    def resume(cls, directory: str | os.PathLike, fmt: BinlogFormat, state: WriterState,
-               **kwargs: Any) -> Self:
-        """A writer that continues exactly where the one whose :meth:`state` this is was:
-        same later bytes as if that writer had gone on. ``kwargs``: the constructor's, the
-        same as the first writer's (``start_time`` and ``first_index`` are superseded by
-        the state). With the default sink, the current file's ``<name>.part`` left by
-        :meth:`suspend` must be in ``directory``."""
-        return cls(directory, fmt, state=state, **kwargs)
-
-    # state ---------------------------------------------------------------------------------
-    def state(self) -> WriterState:
-        """Where this writer is (see :class:`WriterState`); a writer resumed from it writes
-        what this one would write next."""
-        if self.closed:
-            raise BinlogError("writer is closed: nothing continues it")
-        self.flush()
-        has_file = self._active or self._resume
-        ids = self.ids.state_fields()
-        if not has_file:
-            ids["seq_in_file"] = 0
-        return WriterState(
-            now=self.now, next_index=self._next_index,
-            current_file=self._name if has_file else None, offset=self._offset if has_file else 0,
-            events_in_file=self.events_in_file if has_file else 0,
-            files=tuple(p.name for p in self.files), previous_file=self._previous,
-            transactions=self.transactions, **ids)
-
-    def _restore(self, st: WriterState) -> None:
-        self.now = st.now
-        self._next_index = st.next_index
-        self._name = st.current_file
-        self._resume = st.current_file is not None
-        self._offset = st.offset
-        self.events_in_file = st.events_in_file
-        self.files = [self.directory / n for n in st.files]
-        self._previous = st.previous_file
-        self.ids = IdAllocator.from_state(self.ids.source, st)
-        self.transactions = st.transactions
-
-    def suspend(self) -> WriterState:
-        """Stop without ending the current file (no ROTATE / STOP, flag still in use, the
-        default sink leaves ``<name>.part``) and return the state a writer resumes from.
-        This writer is closed afterwards."""
-        st = self.state()
-        if self._active:
-            self.flush()
-            self.sink.suspend()
-            self._active = False
-        self.closed = True
-        return st

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from binlogwriter import images
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.layouts.primitives import BitmapValue
 from binlogwriter.values._common import describe
 from binlogwriter.write.row_input import as_full_row, check_present, update_pair
+
+if TYPE_CHECKING:
+    from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["normalise_rows", "statement_rows"]
 
@@ -79,7 +82,7 @@ def present_bitmap(bits: tuple[bool, ...], fmt) -> BitmapValue:
 VECTOR_MIN_ROWS = 8  # statements with this many rows encode their images column by column
 
 
-def statement_rows(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def statement_rows(writer: BinlogWriter, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     """Encode every row of a statement: [(before_bits, after_bits, [row bytes…])] grouped by
     image bitmaps (one rows event never mixes bitmaps). Raises before anything is written.
 
@@ -98,7 +101,7 @@ def statement_rows(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | No
         return _statement_rows_one_by_one(writer, stmt)
 
 
-def _statement_rows_vectorised(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def _statement_rows_vectorised(writer: BinlogWriter, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     from binlogwriter.values.row import encode_row_images
 
     table = stmt.table
@@ -152,7 +155,7 @@ def _statement_rows_vectorised(writer: Any, stmt: Statement) -> list[tuple[tuple
     return groups
 
 
-def _statement_rows_one_by_one(writer: Any, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
+def _statement_rows_one_by_one(writer: BinlogWriter, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     """:func:`statement_rows` row by row (the reference; it raises the first error in row order)."""
     from binlogwriter.values.row import encode_row_image
 

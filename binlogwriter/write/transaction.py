@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.events import (
@@ -33,6 +33,9 @@ from binlogwriter.layouts.primitives import packed_int_size
 from binlogwriter.layouts.rows import STMT_END_F
 from binlogwriter.values._common import describe
 from binlogwriter.write.statement_rows import Statement, normalise_rows, present_bitmap, statement_rows, where
+
+if TYPE_CHECKING:
+    from binlogwriter.write.writer import BinlogWriter
 
 __all__ = ["Transaction", "SessionSettings", "query_status_vars"]
 
@@ -89,7 +92,7 @@ def query_status_vars(fmt, settings: SessionSettings, *, ddl_xid: int | None = N
 class Transaction:
     """Collects statements; :meth:`events` turns them into the event group of one commit."""
 
-    def __init__(self, writer: Any) -> None:
+    def __init__(self, writer: BinlogWriter) -> None:
         self.writer = writer
         self.statements: list[Statement] = []
 
@@ -126,7 +129,7 @@ class Transaction:
         self.statements.append(Statement("query", sql=sql, db=db))
 
 
-def split_rows_events(writer: Any, stmt: Statement, table_id: int,
+def split_rows_events(writer: BinlogWriter, stmt: Statement, table_id: int,
                       groups: list[tuple[tuple, tuple | None, list[bytes]]]) -> list[Event]:
     """Rows events of one statement, split at binlog_row_event_max_size (format.md §13)."""
     fmt = writer.fmt
@@ -166,7 +169,7 @@ def split_rows_events(writer: Any, stmt: Statement, table_id: int,
     return out
 
 
-def transaction_events(writer: Any, tx: Transaction) -> list[Event]:
+def transaction_events(writer: BinlogWriter, tx: Transaction) -> list[Event]:
     """The full event group of ``tx`` (GTID event first, its transaction_length filled in by
     the writer)."""
     fmt = writer.fmt
@@ -212,7 +215,7 @@ def transaction_events(writer: Any, tx: Transaction) -> list[Event]:
     return events
 
 
-def ddl_events(writer: Any, sql: str, db: str) -> list[Event]:
+def ddl_events(writer: BinlogWriter, sql: str, db: str) -> list[Event]:
     """``GTID · QUERY(ddl)``: a DDL statement (MySQL Q_DDL_LOGGED_WITH_XID, MariaDB Q_XID)."""
     fmt = writer.fmt
     xid = writer.next_xid()

@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Self
 
 from binlogwriter.batch import BatchBuilder
 from binlogwriter.errors import BinlogError
-from binlogwriter.events import (
-    Event,
-)
+from binlogwriter.events import Event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.sinks import FileSink, Sink
 from binlogwriter.write.events import EventsMixin, gtid_source
 from binlogwriter.write.files import FilesMixin
 from binlogwriter.write.groups import GroupsMixin
 from binlogwriter.write.ids import IdAllocator
-from binlogwriter.write.state import DEFAULT_START_TIME, StateMixin, WriterState
+from binlogwriter.write.state import DEFAULT_START_TIME, WriterState
 from binlogwriter.write.transaction import SessionSettings
 
 __all__ = ["BinlogWriter", "STAGE_BYTES"]
@@ -43,7 +42,7 @@ STAGE_BYTES = 4 << 20
 """A good ``stage_bytes`` for bulk writers (the generators): 4 MiB of groups per buffer."""
 
 
-class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
+class BinlogWriter(FilesMixin, GroupsMixin, EventsMixin):
     """Write a sequence of binlog files.
 
     >>> with BinlogWriter("out", BinlogFormat.mysql80()) as w:   # doctest: +SKIP
@@ -60,6 +59,11 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
     ``sizes_only``: transaction groups are planned (ids, sizes, positions, rotation: all
     exact, by the batch encoder's arithmetic) but never encoded; the sink gets only the
     files' own events (header, ROTATE, STOP). For a size pass (spark_gen pass 1).
+
+    Size: the writer's own fields, set up once in the constructor (about 70 lines of
+    arguments checked and resolved), and the methods that read or set all of them at once:
+    open / write, and :meth:`state` / :meth:`suspend` / :meth:`resume` (a writer's position as a
+    :class:`WriterState` is these fields). Files, groups and events are in their modules.
     """
 
     def __init__(self, directory: str | os.PathLike, fmt: BinlogFormat, *, basename: str = "binlog",
@@ -171,3 +175,55 @@ class BinlogWriter(StateMixin, FilesMixin, GroupsMixin, EventsMixin):
         if event.server_id is None:
             event.server_id = self.server_id
         return self._write(event, own=False)
+
+    # state (binlogwriter/write/state.py) ---------------------------------------------------
+    @classmethod
+    def resume(cls, directory: str | os.PathLike, fmt: BinlogFormat, state: WriterState,
+               **kwargs: Any) -> Self:
+        """A writer that continues exactly where the one whose :meth:`state` this is was:
+        same later bytes as if that writer had gone on. ``kwargs``: the constructor's, the
+        same as the first writer's (``start_time`` and ``first_index`` are superseded by
+        the state). With the default sink, the current file's ``<name>.part`` left by
+        :meth:`suspend` must be in ``directory``."""
+        return cls(directory, fmt, state=state, **kwargs)
+
+    def state(self) -> WriterState:
+        """Where this writer is (see :class:`WriterState`); a writer resumed from it writes
+        what this one would write next."""
+        if self.closed:
+            raise BinlogError("writer is closed: nothing continues it")
+        self.flush()
+        has_file = self._active or self._resume
+        ids = self.ids.state_fields()
+        if not has_file:
+            ids["seq_in_file"] = 0
+        return WriterState(
+            now=self.now, next_index=self._next_index,
+            current_file=self._name if has_file else None, offset=self._offset if has_file else 0,
+            events_in_file=self.events_in_file if has_file else 0,
+            files=tuple(p.name for p in self.files), previous_file=self._previous,
+            transactions=self.transactions, **ids)
+
+    def _restore(self, st: WriterState) -> None:
+        self.now = st.now
+        self._next_index = st.next_index
+        self._name = st.current_file
+        self._resume = st.current_file is not None
+        self._offset = st.offset
+        self.events_in_file = st.events_in_file
+        self.files = [self.directory / n for n in st.files]
+        self._previous = st.previous_file
+        self.ids = IdAllocator.from_state(self.ids.source, st)
+        self.transactions = st.transactions
+
+    def suspend(self) -> WriterState:
+        """Stop without ending the current file (no ROTATE / STOP, flag still in use, the
+        default sink leaves ``<name>.part``) and return the state a writer resumes from.
+        This writer is closed afterwards."""
+        st = self.state()
+        if self._active:
+            self.flush()
+            self.sink.suspend()
+            self._active = False
+        self.closed = True
+        return st
