@@ -1,7 +1,7 @@
 """The serving fast paths frame files exactly as the declarative reader does.
 
-framing.chunks (block-wise framing) and the dump's fast path (framing and packet headers in
-one loop) against :func:`binlogwriter.reader.iter_raw` and the dump's general path, over every
+read.framing.iter_blocks (block-wise framing) and the dump's fast path (packets built with
+array operations) against :func:`binlogwriter.reader.iter_raw` and the dump's general path, over every
 sample run in samples/ (real generator output, all flavors) and block sizes Hypothesis picks
 (small blocks force events across block boundaries and events larger than a block).
 """
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from binlogwriter.read.framing import iter_blocks
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.dump import DumpRequest, Streamer
-from binlogwriter.serve.framing import chunks
 from binlogwriter.serve.pacing import Pacer
 from binlogwriter.serve.protocol import PacketIO
 from binlogwriter.serve.session import Session
@@ -37,13 +37,13 @@ def test_samples_exist() -> None:
     block=st.integers(min_value=1, max_value=1 << 16),
     skip=st.integers(min_value=0, max_value=30),
 )
-def test_chunks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
+def test_blocks_frame_like_iter_raw(path: Path, block: int, skip: int) -> None:
     want = [(r.offset, r.data) for r in iter_raw(path)]
     start_i = min(skip, len(want) - 1)
     start = want[start_i][0]
     got = []
     with open(path, "rb") as fh:
-        for base, buf, bounds in chunks(fh, start, name=path.name, block=block):
+        for base, buf, bounds in iter_blocks(fh, start, name=path.name, block=block):
             got += [(base + bounds[i], bytes(buf[bounds[i] : bounds[i + 1]])) for i in range(len(bounds) - 1)]
     assert got == want[start_i:]
 
