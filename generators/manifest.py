@@ -9,7 +9,6 @@ import os
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -156,10 +155,10 @@ def count_events(fh: BinaryIO, begin: int, size: int, spans: Iterable[tuple[int,
         for base, buf, bounds in iter_blocks(fh, p, name=name, end=stop, block=8 << 20):
             starts = bounds[:-1]
             events += len(starts)
-            stamps = [t for t in map(_TIMESTAMP.unpack_from, repeat(buf), starts) if t[0]]
-            if stamps:
-                first = stamps[0][0] if first is None else first
-                last = stamps[-1][0]
+            stamp = _TIMESTAMP.unpack_from
+            if first is None:
+                first = next((t for b in starts if (t := stamp(buf, b)[0])), None)
+            last = next((t for b in reversed(starts) if (t := stamp(buf, b)[0])), last)
             reached = base + bounds[-1]
         if reached == p:  # the event at p crosses the next run's start (walked past it), or is cut
             if stop == size:
