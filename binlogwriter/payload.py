@@ -18,7 +18,7 @@ import zstandard
 from binlogwriter.errors import DecodeError, LimitError
 from binlogwriter.events import Event, TransactionPayloadEvent, decode_event
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT
+from binlogwriter.read.framing import frame_bounds, frame_error
 from binlogwriter.read.state import ReadState
 
 __all__ = ["compress_transaction", "inner_events", "inner_event_bytes", "PAYLOAD_SIZE",
@@ -106,17 +106,15 @@ def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
     where = event.origin
     file = where and where.file
     offset = where and where.offset
-    pos = 0
-    while pos < len(data):
-        if len(data) - pos < HEADER_SIZE:
-            raise DecodeError(f"payload ends inside an event header (payload byte {pos})", file=file,
-                              offset=offset, event_type="TRANSACTION_PAYLOAD_EVENT")
-        length = int.from_bytes(data[pos + LENGTH_AT:pos + LOG_POS_AT], "little")
-        if length < HEADER_SIZE or pos + length > len(data):
-            raise DecodeError(f"inner event at payload byte {pos} has event_length {length}, "
-                              f"{len(data) - pos} bytes left", file=file, offset=offset,
-                              event_type="TRANSACTION_PAYLOAD_EVENT")
-        chunk = data[pos:pos + length]
+    try:  # the one framing rule (read/framing.py), located in the payload
+        bounds = frame_bounds(data, 0, len(data), name=file or "?")
+        if bounds[-1] != len(data):
+            raise frame_error(data, file or "?", bounds[-1], len(data))  # type: ignore[misc]
+    except DecodeError as exc:
+        raise type(exc)(exc.reason.replace("file ends", "payload ends"), file=file, offset=offset,
+                        event_type="TRANSACTION_PAYLOAD_EVENT", path=f"payload byte {exc.offset}") from None
+    for pos, end in zip(bounds, bounds[1:]):  # noqa: B905 (one shorter)
+        chunk = data[pos:end]
         try:
             ev = decode_event(chunk, fmt, footer=False, columns_for=state.columns_for, file=file,
                               offset=offset)
@@ -127,4 +125,3 @@ def inner_events(event: TransactionPayloadEvent, fmt: BinlogFormat, *,
                             path=path) from None
         state.observe(ev)
         yield pos, chunk, ev
-        pos += length

@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from binlogwriter import __version__
+from binlogwriter.errors import DecodeError
 from binlogwriter.format import BinlogFormat
 from binlogwriter.gtids import MysqlGtidSet, parse_mysql_gtid
 from binlogwriter.layouts.header import HEADER_SIZE, header_struct
+from binlogwriter.read.framing import frame_bounds, frame_error, iter_blocks
 from binlogwriter.schema import Table
 from generators.pools import faker_version
 from generators.spec import Spec
 
-__all__ = ["FileInfo", "build_manifest", "file_entry", "scan_file"]
+__all__ = ["FileInfo", "build_manifest", "file_entry", "scan_file", "count_events"]
 
 
 @dataclass
@@ -105,97 +108,74 @@ def file_sha256(path: Path) -> str:
 
 def scan_binlog_file(path: Path, fmt: BinlogFormat, spans: list[tuple[int, int, int, int]] | None = None,
                      sha256: str | None = None) -> dict[str, Any]:
-    """sha256, size, event count and first/last header timestamps of a binlog file, read
-    once in chunks (memory stays small whatever the file size); the event walk reads only
-    the 19-byte headers' lengths and timestamps. ``spans``: runs of events whose count and
-    bounds the batch path knows (:attr:`Run.spans`); the walk reads their first and last
-    headers only, and walks them header by header if those do not match. ``sha256``: the
-    file's digest when it was computed already (:func:`_sha256`)."""
-    if spans:
-        return _scan_spans(path, spans, sha256)
-    h = hashlib.sha256()
-    events = 0
-    first_ts = last_ts = None
-    unpack = header_struct("timestamp", "event_length").unpack_from
-    need = 4  # file offset of the next header
-    buf, buf_at = b"", 0  # bytes of the file from offset buf_at
-    done = False
-    with open(path, "rb") as f:
-        while True:
-            chunk = f.read(8 << 20)
-            if not chunk:
-                break
-            h.update(chunk)
-            if done:
-                continue
-            buf += chunk
-            p = need - buf_at
-            n = len(buf)
-            while p + HEADER_SIZE <= n:
-                ts, length = unpack(buf, p)
-                events += 1
-                if ts:
-                    if first_ts is None:
-                        first_ts = ts
-                    last_ts = ts
-                if length < HEADER_SIZE:
-                    done = True
-                    break
-                p += length
-            need = buf_at + p
-            if p <= n:
-                buf, buf_at = buf[p:], need
-            else:
-                buf, buf_at = b"", buf_at + n
-    return {"bytes": path.stat().st_size, "sha256": h.hexdigest(), "events": events,
-            "first_timestamp": first_ts, "last_timestamp": last_ts}
-
-
-def _scan_spans(path: Path, spans: list[tuple[int, int, int, int]], sha256: str | None = None) -> dict[str, Any]:
+    """sha256, size, event count and first/last header timestamps of a binlog file (memory
+    stays small whatever the file size): :func:`count_events` from offset 4. ``spans``: runs
+    of events whose count and bounds the batch path knows (:attr:`Run.spans`). ``sha256``:
+    the file's digest when it was computed already (:func:`file_sha256`)."""
     digest = file_sha256(path) if sha256 is None else sha256
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
-        fd = f.fileno()
-        unpack = header_struct("timestamp", "event_length").unpack
-
-        def header(at: int) -> tuple[int, int] | None:
-            b = os.pread(fd, HEADER_SIZE, at)
-            return unpack(b) if len(b) == HEADER_SIZE else None
-
-        events = 0
-        first_ts = last_ts = None
-        todo = sorted(spans)
-        k = 0
-        p = 4
-        while True:
-            while k < len(todo) and todo[k][0] < p:
-                k += 1
-            if k < len(todo) and todo[k][0] == p:
-                start, end, count, last = todo[k]
-                a, z = header(start), header(last)
-                # its events carry the run's clock: timestamps between the first's and the last's
-                if a is not None and z is not None and z[1] == end - last and end <= size and a[0] and z[0]:
-                    events += count
-                    if first_ts is None:
-                        first_ts = a[0]
-                    last_ts = z[0]
-                    p = end
-                    k += 1
-                    continue
-            got = header(p)
-            if got is None:
-                break
-            ts, length = got
-            events += 1
-            if ts:
-                if first_ts is None:
-                    first_ts = ts
-                last_ts = ts
-            if length < HEADER_SIZE:
-                break
-            p += length
+        events, first_ts, last_ts = count_events(f, 4, size, spans or (), name=str(path))
     return {"bytes": size, "sha256": digest, "events": events,
             "first_timestamp": first_ts, "last_timestamp": last_ts}
+
+
+_TIMESTAMP = header_struct("timestamp")
+
+
+def count_events(fh: BinaryIO, begin: int, size: int, spans: Iterable[tuple[int, int, int, int]] = (), *,
+                 name: str = "?") -> tuple[int, int | None, int | None]:
+    """(events, first and last non-zero header timestamp) of the events of the open file
+    ``fh`` from ``begin`` to ``size``, framed by :func:`binlogwriter.read.framing.iter_blocks`
+    (a cut or mis-framed event is its located error). ``spans``: runs of events the batch path
+    wrote (first offset, end offset, events, offset of the last event): a run whose last
+    event ends it and whose first and last headers have timestamps is counted without
+    walking its events (its events carry the run's clock: timestamps between those two); a
+    wrong count is not noticed, a wrong last event is (the run is walked)."""
+    fd = fh.fileno()
+    events = 0
+    first = last = None
+    todo = sorted(spans)
+    k = 0
+    p = begin
+    while p < size:
+        while k < len(todo) and todo[k][0] < p:
+            k += 1
+        if k < len(todo) and todo[k][0] == p:
+            s, e, c, z = todo[k]
+            k += 1
+            a, y = _TIMESTAMP.unpack(os.pread(fd, HEADER_SIZE, s).ljust(HEADER_SIZE, b"\0"))[0], _last_of(fd, z, e)
+            if a and y:
+                events += c
+                first = a if first is None else first
+                last, p = y, e
+                continue
+        stop = todo[k][0] if k < len(todo) else size
+        reached = p
+        for base, buf, bounds in iter_blocks(fh, p, name=name, end=stop, block=8 << 20):
+            starts = bounds[:-1]
+            events += len(starts)
+            stamp = _TIMESTAMP.unpack_from
+            if first is None:
+                first = next((t for b in starts if (t := stamp(buf, b)[0])), None)
+            last = next((t for b in reversed(starts) if (t := stamp(buf, b)[0])), last)
+            reached = base + bounds[-1]
+        if reached == p:  # the event at p crosses the next run's start (walked past it), or is cut
+            if stop == size:
+                raise frame_error(os.pread(fd, HEADER_SIZE, p), name, 0, size - p, p)  # type: ignore[misc]
+            k += 1
+        p = reached
+    return events, first, last
+
+
+def _last_of(fd: int, z: int, e: int) -> int:
+    """The timestamp of the event at ``z`` if it ends at ``e`` (0 if not)."""
+    data = os.pread(fd, max(0, e - z), z)
+    try:
+        whole = frame_bounds(data, 0, len(data)) == [0, e - z]
+    except DecodeError:
+        return 0
+    return _TIMESTAMP.unpack_from(data)[0] if whole and len(data) == e - z else 0
 
 
 scan_file = scan_binlog_file  # public name (spark_gen's commit step scans the files it renames)

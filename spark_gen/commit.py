@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from binlogwriter.format import BinlogFormat
-from binlogwriter.layouts.header import HEADER_SIZE, header_struct
+from generators.manifest import count_events, file_sha256
 
 __all__ = ["concat", "concat_binlog", "copy_file", "scan_chunk", "unlink_all", "merged_before"]
 
@@ -68,53 +68,20 @@ def copy_file(src: Any, out: Any) -> None:
 def scan_chunk(path: str, begin: int, spans: list[tuple[int, int, int, int]] | None = None,
                base: int = 0) -> tuple[int, int | None, int | None]:
     """(events, first and last non-zero header timestamp) of a chunk whose events start at
-    byte ``begin`` (4 after the magic of a file's first chunk, else 0): the walk of
-    generators/engine.py's manifest scan over one chunk — each 19-byte common header's
-    timestamp (offset 0) and event length (offset 9), docs/format.md — run by the task that
+    byte ``begin`` (4 after the magic of a file's first chunk, else 0): the manifest scan's
+    walk (:func:`generators.manifest.count_events`) over one chunk, run by the task that
     wrote the chunk, so the commit only hashes and copies.
 
     ``spans``: the runs of events the batch path wrote into this file (``Run.spans``: first
     offset, end offset, events, offset of the last event — file offsets; the chunk holds the
-    file from offset ``base``). As the manifest scan does (generators/manifest.py), a span
-    whose first and last headers agree with it is counted without walking its events."""
-    import mmap
-    unpack = header_struct("timestamp", "event_length").unpack_from
-    events = 0
-    first = last = None
+    file from offset ``base``): a span whose first and last headers agree with it is counted
+    without walking its events."""
     size = os.path.getsize(path)
     if size <= begin:
         return 0, None, None
-    todo = sorted((s - base, e - base, c, z - base) for s, e, c, z in (spans or ()) if s >= base)
-    k = 0
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        p = begin
-        while p + HEADER_SIZE <= size:
-            while k < len(todo) and todo[k][0] < p:
-                k += 1
-            if k < len(todo) and todo[k][0] == p:
-                s, e, c, z = todo[k]
-                if e <= size and z + HEADER_SIZE <= size:
-                    ts_a, _ = unpack(mm, s)
-                    ts_z, len_z = unpack(mm, z)
-                    # its events carry the run's clock: timestamps between the first's and the last's
-                    if len_z == e - z and ts_a and ts_z:
-                        events += c
-                        if first is None:
-                            first = ts_a
-                        last = ts_z
-                        p = e
-                        k += 1
-                        continue
-            ts, length = unpack(mm, p)
-            events += 1
-            if ts:
-                if first is None:
-                    first = ts
-                last = ts
-            if length < HEADER_SIZE:
-                break
-            p += length
-    return events, first, last
+    shifted = [(s - base, e - base, c, z - base) for s, e, c, z in (spans or ()) if s >= base]
+    with open(path, "rb") as f:
+        return count_events(f, begin, size, shifted, name=path)
 
 
 def merged_before(dest: str, chunks: list[str]) -> bool:
@@ -141,12 +108,7 @@ def _info(path: str, fmt: BinlogFormat, scans: list[tuple[int, int | None, int |
 
         return scan_file(Path(path), fmt)
     if sha256 is None:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size:
-                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    h.update(mm)
-        sha256 = h.hexdigest()
+        sha256 = file_sha256(Path(path))
     firsts = [x[1] for x in scans if x[1] is not None]
     lasts = [x[2] for x in scans if x[2] is not None]
     return {"bytes": os.path.getsize(path), "sha256": sha256, "events": sum(x[0] for x in scans),

@@ -47,10 +47,10 @@ from binlogwriter.format import (
     TRANSACTION_PAYLOAD_EVENT,
     XID_EVENT,
 )
-from binlogwriter.layouts.header import HEADER_SIZE, LENGTH_AT, LOG_POS_AT, TYPE_AT, header_struct
+from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT, header_struct
 from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
 from binlogwriter.read.fastdecode import CACHED_TYPES
-from binlogwriter.read.framing import CRC_RESIDUE, no_events_error
+from binlogwriter.read.framing import CRC_RESIDUE, no_events_error, whole_event
 from binlogwriter.read.gtidcheck import mariadb_gtid_ok, mysql_gtid_ok
 from binlogwriter.read.places import MARIADB_GTID_POST, MYSQL_GTID, rows_places_of
 from binlogwriter.read.rowencode import image_verifier
@@ -115,7 +115,7 @@ class FastRoundtrip:
             self.set_format(fmt)
         n = len(data)
         footer = self._footer
-        if n < HEADER_SIZE or int.from_bytes(data[LENGTH_AT:LOG_POS_AT], "little") != n:
+        if not whole_event(data):
             return False
         t = data[TYPE_AT]
         if t == FORMAT_DESCRIPTION_EVENT:
@@ -326,7 +326,7 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
     failures: list[str] = []
     events = 0
     rec = None
-    unpack = header_struct("type_code", "event_length", "log_pos").unpack_from
+    unpack = header_struct("type_code", "log_pos").unpack_from
     crc32 = zlib.crc32
     frames = iter_frames(name, verify_checksum=True, check_crc=False, max_event_size=reader.max_event_size)
     try:
@@ -337,7 +337,8 @@ def verify_roundtrip(path: str, kept: list[str] | None = None) -> tuple[int, lis
             state = reader.state
             xid_ok = maria_ok = mysql_ok = False
             for off, data, fmt in frames:
-                t, length, log_pos = unpack(data, 0)
+                t, log_pos = unpack(data, 0)
+                length = len(data)  # iter_frames framed it
                 end = off + length
                 if t == FDE:
                     reader.fmt = fmt

@@ -25,6 +25,7 @@ import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from binlogwriter.errors import ChecksumError, DecodeError, LimitError, TruncatedError, UnreadableFileError
 from binlogwriter.format import BinlogFormat, EventType, type_name
@@ -290,3 +291,103 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
             del mv
     finally:
         buf.close()
+
+
+# --------------------------------------------------------------------------- buffers and growing files
+__all__ += ["frame_bounds", "frame_error", "iter_blocks", "BLOCK"]
+
+_LENGTH = header_struct("event_length")
+BLOCK = 1 << 20
+"""Bytes :func:`iter_blocks` reads at a time."""
+
+
+def frame_error(buf, name: str, pos: int, n: int, base: int = 0,
+                max_event_size: int = MAX_EVENT_SIZE) -> DecodeError | None:
+    """The framing error of the event at ``buf[pos:n]`` (header cut, event_length below the
+    header or above ``max_event_size``, event cut) located at file offset ``base + pos``, or
+    None: the rule :func:`iter_frames` applies, for a buffer that holds part of a file."""
+    err = _bad_frame(buf, name, pos, n, max_event_size)
+    if err is None or not base:
+        return err
+    return type(err)(err.reason, file=name, offset=base + pos, event_type=err.event_type)
+
+
+def frame_bounds(buf, pos: int, n: int, *, name: str = "?", base: int = 0,
+                 max_event_size: int = MAX_EVENT_SIZE) -> list[int]:
+    """``[pos, end of event 1, end of event 2, …]``: the complete events of ``buf[pos:n]``,
+    each ``event_length`` giving where the next one starts (format.md §3).
+
+    An event (or header) cut at ``n`` ends the list without an error: the caller holds part
+    of a file — a block, a file still being written — and reads on from the last bound. An
+    event_length below the header or above ``max_event_size`` is the located error of
+    :func:`frame_error` (file offset ``base`` + position in ``buf``)."""
+    unpack = _LENGTH.unpack_from
+    bounds = [pos]
+    add = bounds.append
+    last = n - HEADER_SIZE
+    while pos <= last:
+        end = pos + unpack(buf, pos)[0]
+        if end - pos < HEADER_SIZE or end - pos > max_event_size:
+            raise frame_error(buf, name, pos, n, base, max_event_size)  # type: ignore[misc]
+        if end > n:
+            break
+        add(end)
+        pos = end
+    return bounds
+
+
+def iter_blocks(fh: BinaryIO, start: int, *, name: str = "?", end: int | None = None, block: int = BLOCK,
+                max_event_size: int = MAX_EVENT_SIZE) -> Iterator[tuple[int, bytes, list[int]]]:
+    """``(base, buf, bounds)`` for the events of the open file ``fh`` from the event boundary
+    ``start``, read about ``block`` bytes at a time: ``buf`` holds the file from offset ``base``
+    and event i is ``buf[bounds[i]:bounds[i+1]]`` (:func:`frame_bounds`; ``len(bounds) >= 2``).
+
+    Stops at ``end`` (an event boundary) or where the data present ends: a file still being
+    written may end inside an event, which is left unread (read it again from the last
+    ``base + bounds[-1]``). An event larger than ``block`` is read whole, never more than the
+    file holds (a length read from the file is not trusted). tests/serve/test_framing.py
+    proves the blocks frame a file as :func:`iter_frames` does."""
+    pos = start
+    fh.seek(pos)
+    carry = b""
+    while end is None or pos < end:
+        want = block if end is None else min(block, end - pos - len(carry))
+        data = fh.read(want) if want > 0 else b""
+        if not data and not carry:
+            return
+        buf = carry + data if carry else data
+        n = len(buf)
+        bounds = frame_bounds(buf, 0, n, name=name, base=pos, max_event_size=max_event_size)
+        if len(bounds) == 1:
+            if not data:  # the data present ends inside an event
+                return
+            if n < HEADER_SIZE:
+                carry = buf
+                continue
+            ln = _LENGTH.unpack_from(buf, 0)[0]  # one event larger than the block: the rest at once
+            buf += fh.read(min(ln - n, max(0, os.fstat(fh.fileno()).st_size - fh.tell())))
+            if len(buf) < ln:
+                return
+            bounds.append(ln)
+        yield pos, buf, bounds
+        pos += bounds[-1]
+        carry = buf[bounds[-1]:]
+
+
+def length_error(length: int, max_event_size: int = MAX_EVENT_SIZE) -> str | None:
+    """Why ``length`` cannot be an event_length (below the header, above ``max_event_size``),
+    or None: the reason of :func:`frame_error`, for a stream that frames its own bytes."""
+    err = _bad_frame(_LENGTH.pack(length), "", 0, max(length, HEADER_SIZE), max_event_size)
+    return None if err is None else err.reason
+
+
+__all__ += ["length_error"]
+
+
+def whole_event(data) -> bool:
+    """Whether ``data`` is one event by its own header: at least the 19-byte header, and
+    its ``event_length`` is ``len(data)`` (what :func:`iter_frames` yields always is)."""
+    return len(data) >= HEADER_SIZE and _LENGTH.unpack_from(data)[0] == len(data)
+
+
+__all__ += ["whole_event"]

@@ -115,7 +115,6 @@ _SID, _SID_END = MYSQL_GTID.sid, MYSQL_GTID.sid + MYSQL_GTID.sid_size
 _GNO, _GNO_END = MYSQL_GTID.gno, MYSQL_GTID.gno + MYSQL_GTID.gno_size
 _SEQ, _SEQ_END = MARIADB_GTID.seq_no, MARIADB_GTID.seq_no + MARIADB_GTID.seq_no_size
 _DOM, _DOM_END = MARIADB_GTID.domain_id, MARIADB_GTID.domain_id + MARIADB_GTID.domain_id_size
-_SERVER_ID, _SERVER_ID_END = SERVER_ID_AT, LENGTH_AT
 _UUIDS: dict[bytes, str] = {}
 """GTID source ids as text by their 16 bytes (few sources per file set)."""
 
@@ -150,7 +149,7 @@ def transaction_gtid(t: int, data: bytes, end: int, fmt: Any, name: str, offset:
             return mysql_gtid_text(u, int.from_bytes(data[_GNO:_GNO_END], "little", signed=True))
     elif t == MARIADB_GTID_EVENT and fmt.post_header_len(MARIADB_GTID_EVENT) == MARIADB_GTID_POST and mariadb_gtid_ok(data, end):
         return mariadb_gtid_text(int.from_bytes(data[_DOM:_DOM_END], "little"),
-                                 int.from_bytes(data[_SERVER_ID:_SERVER_ID_END], "little"),
+                                 int.from_bytes(data[SERVER_ID_AT:LENGTH_AT], "little"),
                                  int.from_bytes(data[_SEQ:_SEQ_END], "little"))
     ev = decode_event(data, fmt, file=name, offset=offset, verify_checksum=False)
     if isinstance(ev, RawEvent):

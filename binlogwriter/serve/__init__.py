@@ -7,7 +7,7 @@ and returns a :class:`Serving` with ``host``, ``port``, ``user``, ``password``, 
 
 Modules: :mod:`.protocol` (packets, result sets), :mod:`.auth` (handshake v10 and the two
 password plugins), :mod:`.binlogs` (the served file set: names, formats, GTID state),
-:mod:`.framing` (raw events of a file, fast), :mod:`.gtid` (GTID sets), :mod:`.queries`
+:mod:`.dump_files` (a file's events, framed by :mod:`binlogwriter.read.framing`), :mod:`.gtid` (GTID sets), :mod:`.queries`
 (answers to what clients ask before dumping), :mod:`.dump` (COM_BINLOG_DUMP / _GTID streams,
 heartbeats, pacing), :mod:`.server` (connections), :mod:`.api` (:func:`serving`), :mod:`.cli`
 (the command).

@@ -32,9 +32,9 @@ from binlogwriter.format import GTID_LOG_EVENT, MARIADB_GTID_EVENT, BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
 from binlogwriter.layouts.header import LENGTH_AT, SERVER_ID_AT, TYPE_AT
 from binlogwriter.layouts.primitives import uuid_text
+from binlogwriter.read.framing import iter_blocks
 from binlogwriter.read.places import MARIADB_GTID, MYSQL_GTID
 from binlogwriter.reader import iter_raw
-from binlogwriter.serve.framing import chunks
 
 __all__ = ["BinlogFile", "BinlogSet", "ServeError"]
 
@@ -295,7 +295,7 @@ def _state_at(f: BinlogFile, end: int) -> tuple[MysqlGtidSet, MariadbState, str 
     uuid = next(iter(mysql.sids), (None,))[0] if mysql else None
     reached = f.header_end
     with open(f.path, "rb") as fh:
-        for base, buf, bounds in chunks(fh, f.header_end, name=f.name, end=end):
+        for base, buf, bounds in iter_blocks(fh, f.header_end, name=f.name, end=end):
             for i in range(len(bounds) - 1):
                 a = bounds[i]
                 if buf[a + TYPE_AT] in NUMBERED_GTID_TYPES:

@@ -1,19 +1,22 @@
-"""A file's events sent to a replica (part of binlogwriter/serve/dump.py): the fast path
-that frames whole runs of events straight from the file's bytes, and the general one (GTID
-filter, skipped ANNOTATE_ROWS, pacing) event by event."""
+"""A file's events sent to a replica (part of binlogwriter/serve/dump.py), a block at a time
+framed by :func:`binlogwriter.read.framing.iter_blocks`: unfiltered and unpaced, a block's
+packets are built with array operations (:func:`~binlogwriter.serve.packets.frame_events`);
+with a GTID filter, skipped ANNOTATE_ROWS or pacing, event by event."""
 
 from __future__ import annotations
 
 import os
+import zlib
 
-from binlogwriter.crc import crc32
-from binlogwriter.errors import DecodeError
+import numpy as np
+
+from binlogwriter.errors import DecodeError, LimitError
 from binlogwriter.format import ANNOTATE_ROWS_EVENT, GTID_TYPES
-from binlogwriter.layouts.header import HEADER_SIZE as HEADER
-from binlogwriter.layouts.header import HEADER_STRUCT, LENGTH_AT, LOG_POS_AT, TYPE_AT
+from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LOG_POS_AT, TYPE_AT
+from binlogwriter.read.framing import CRC_RESIDUE, iter_blocks
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump_request import HEAD, GtidFilter
-from binlogwriter.serve.framing import MAX_EVENT_LENGTH, chunks, length_error
+from binlogwriter.serve.packets import frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, frame
 
 # Why MariaDB's binlog sender stops reading an event (sql_repl.cc, the LOG_READ_* codes of
@@ -43,28 +46,25 @@ def start_error(f: BinlogFile, pos: int, *, follow: bool) -> str | None:
     within the file (else "truncated": not refused with ``--follow``, where the writer may still
     be writing it); then, stricter than a server that does not verify checksums, its CRC32 when
     the file has them, and its ``log_pos`` (the end offset every server writes) when not zero.
-    Only the header and that one event are read."""
+    Only that one event is read (framed by :func:`~binlogwriter.read.framing.iter_blocks`)."""
     with open(f.path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if pos >= size:
-            return None
-        fh.seek(pos)
-        head = fh.read(HEADER)
-        if len(head) < HEADER:
-            return None if follow else read_error(TRUNCATED, f.name, pos, pos)
-        _ts, _type, _sid, ln, log_pos, _flags = HEADER_STRUCT.unpack(head)  # the common header (format.md §3)
-        if ln < HEADER:
-            return read_error(BOGUS, f.name, pos, pos + HEADER)
-        if ln > MAX_EVENT_LENGTH:
-            return read_error(TOO_LARGE, f.name, pos, pos + HEADER)
-        if pos + ln > size:
-            return None if follow else read_error(TRUNCATED, f.name, pos, pos + HEADER)
-        if f.fmt.footer_size == 4:
-            event = head + fh.read(ln - HEADER)
-            if crc32(event[:-4]) != int.from_bytes(event[-4:], "little"):
-                return read_error(BAD_CRC, f.name, pos, pos + ln)
-        if log_pos not in (0, (pos + ln) & 0xFFFFFFFF):
-            return read_error(BOGUS, f.name, pos, pos + HEADER)
+        try:
+            got = next(iter_blocks(fh, pos, name=f.name, block=HEADER_SIZE), None)
+        except LimitError:
+            return read_error(TOO_LARGE, f.name, pos, pos + HEADER_SIZE)
+        except DecodeError:
+            return read_error(BOGUS, f.name, pos, pos + HEADER_SIZE)
+        if got is None:  # the file ends at pos, or inside the event there
+            left = os.fstat(fh.fileno()).st_size - pos
+            if left <= 0 or follow:
+                return None
+            return read_error(TRUNCATED, f.name, pos, pos if left < HEADER_SIZE else pos + HEADER_SIZE)
+    _base, buf, bounds = got
+    end = pos + bounds[1]
+    if f.fmt.footer_size == 4 and zlib.crc32(buf[:bounds[1]]) != CRC_RESIDUE:
+        return read_error(BAD_CRC, f.name, pos, end)
+    if int.from_bytes(buf[LOG_POS_AT:FLAGS_AT], "little") not in (0, end & 0xFFFFFFFF):
+        return read_error(BOGUS, f.name, pos, pos + HEADER_SIZE)
     return None
 
 
@@ -72,119 +72,75 @@ class FileSendingMixin:
     """:class:`~binlogwriter.serve.dump.Streamer`'s file-sending methods."""
 
     def _send_file(self, f: BinlogFile, start: int) -> int:
-        """Send the complete events of ``f`` from ``start``; returns the position reached."""
+        """Send the complete events of ``f`` from ``start``; returns the position reached.
+        One ``sendall`` per block (unless the pacer waits inside it). tests/serve/test_framing.py
+        proves the array-built packets are the bytes the event-by-event path sends."""
         flt = self.filter if self.filter is not None and self.filter.active else None
-        if flt is None and self.pacer is None:
-            return self._send_file_fast(f, start)
-        return self._send_file_general(f, start, flt)
-
-    def _send_file_fast(self, f: BinlogFile, start: int) -> int:
-        """The unfiltered, unpaced path: framing (framing.py's rule) and packet headers in one
-        loop per block, one ``sendall`` per block. tests/serve/test_dump_fast_path.py proves it
-        sends the bytes the general path sends."""
-        block = self.fast_block
-        skip_annotate = self.skip_annotate
-        sendall = self.sock.sendall
-        unpack_from = HEAD.unpack_from
-        seq = self.io.seq
+        pacer = self.pacer
+        skip = ANNOTATE_ROWS_EVENT if self.skip_annotate else None
         pos = start
-        carry = b""
-        events = 0
         with open(f.path, "rb") as fh:
-            fh.seek(start)
-            while True:
-                data = fh.read(block)
-                if not data:
-                    break
-                buf = carry + data if carry else data
-                nb = len(buf)
-                off = 0
-                parts: list = []
-                ap = parts.append
-                while off + HEADER <= nb:
-                    ln = unpack_from(buf, off + LENGTH_AT)[0]
-                    if not HEADER <= ln <= MAX_EVENT_LENGTH:
-                        raise DecodeError(length_error(ln), file=f.name, offset=pos + off)
-                    end = off + ln
-                    if end > nb:
-                        break
-                    if skip_annotate and buf[off + TYPE_AT] == ANNOTATE_ROWS_EVENT:
-                        off = end
-                        continue
-                    if ln + 1 < MAX_PAYLOAD:
-                        ap(((ln + 1) | seq << 24).to_bytes(5, "little"))
-                        ap(buf[off:end])
-                        seq = (seq + 1) & 0xFF
-                    else:
-                        packets, seq = frame(b"\x00" + buf[off:end], seq)
-                        ap(packets)
-                    events += 1
-                    off = end
-                if parts:
-                    sendall(b"".join(parts))
-                pos += off
-                carry = buf[off:]
-                if off == 0 and nb >= HEADER:  # one event larger than the block: read it whole
-                    ln = int.from_bytes(buf[LENGTH_AT:LOG_POS_AT], "little")  # in range: checked above
-                    # never more than the file holds: a length read from the file is not trusted
-                    block = max(block, min(ln, os.fstat(fh.fileno()).st_size - pos))
-        self.io.seq = seq
-        self.sent_bytes += pos - start
-        self.sent_events += events
+            for base, buf, bounds in iter_blocks(fh, start, name=f.name, block=pacer.block if pacer else self.fast_block):
+                got = None
+                if flt is None and pacer is None:  # None when an event needs several packets
+                    got = frame_events(memoryview(buf)[:bounds[-1]], np.diff(bounds), self.io.seq, skip)
+                if got is not None:
+                    packets, self.io.seq, events, _n = got
+                    self.sock.sendall(packets)
+                    self.sent_events += events
+                else:
+                    flt = self._send_events(f, buf, bounds, flt)
+                self.sent_bytes += bounds[-1]
+                pos = base + bounds[-1]
+        if flt is None and self.filter is not None and not self.filter.active:
+            self.filter = None
         return pos
 
-    def _send_file_general(self, f: BinlogFile, start: int, flt: GtidFilter | None) -> int:
-        pos = start
+    def _send_events(self, f: BinlogFile, buf: bytes, bounds: list[int], flt: GtidFilter | None) -> GtidFilter | None:
+        """Send the events of one block one by one (GTID filter, pacing); returns the filter
+        still active."""
         fmt = f.fmt
         pacer = self.pacer
         skip_annotate = self.skip_annotate
         sendall = self.sock.sendall
         pack = HEAD.pack
-        with open(f.path, "rb") as fh:
-            for base, buf, bounds in chunks(
-                fh, start, name=f.name, block=pacer.block if pacer else (1 << 20)
-            ):
-                mv = memoryview(buf)
-                parts: list = []
-                seq = self.io.seq
-                nbytes = 0
-                ntx = 0
-                last = len(bounds) - 1
-                for i in range(last):
-                    a = bounds[i]
-                    b = bounds[i + 1]
-                    t = buf[a + TYPE_AT]
-                    if flt is not None:
-                        if flt.skip(buf[a:b], fmt):
-                            continue
-                        if not flt.active:
-                            flt = None
-                    if t == ANNOTATE_ROWS_EVENT and skip_annotate:
-                        continue
-                    if t in GTID_TYPES:
-                        ntx += 1
-                    n = b - a + 1
-                    if n < MAX_PAYLOAD:
-                        parts.append(pack(n | seq << 24) + b"\x00")
-                        parts.append(mv[a:b])
-                        seq = (seq + 1) & 0xFF
-                    else:
-                        data, seq = frame(b"\x00" + buf[a:b], seq)
-                        parts.append(data)
-                    nbytes += n - 1
-                    if pacer is not None and pacer.due(nbytes, ntx):
-                        sendall(b"".join(parts))
-                        parts = []
-                        pacer.wait(nbytes, ntx)
-                        nbytes = ntx = 0
-                if parts:
-                    sendall(b"".join(parts))
-                if pacer is not None and (nbytes or ntx):
-                    pacer.wait(nbytes, ntx)
-                self.io.seq = seq
-                self.sent_bytes += bounds[-1]
-                self.sent_events += last
-                pos = base + bounds[-1]
-        if flt is None and self.filter is not None and not self.filter.active:
-            self.filter = None
-        return pos
+        mv = memoryview(buf)
+        parts: list = []
+        seq = self.io.seq
+        nbytes = 0
+        ntx = 0
+        last = len(bounds) - 1
+        for i in range(last):
+            a = bounds[i]
+            b = bounds[i + 1]
+            t = buf[a + TYPE_AT]
+            if flt is not None:
+                if flt.skip(buf[a:b], fmt):
+                    continue
+                if not flt.active:
+                    flt = None
+            if t == ANNOTATE_ROWS_EVENT and skip_annotate:
+                continue
+            if t in GTID_TYPES:
+                ntx += 1
+            n = b - a + 1
+            if n < MAX_PAYLOAD:
+                parts.append(pack(n | seq << 24) + b"\x00")
+                parts.append(mv[a:b])
+                seq = (seq + 1) & 0xFF
+            else:
+                data, seq = frame(b"\x00" + buf[a:b], seq)
+                parts.append(data)
+            nbytes += n - 1
+            if pacer is not None and pacer.due(nbytes, ntx):
+                sendall(b"".join(parts))
+                parts = []
+                pacer.wait(nbytes, ntx)
+                nbytes = ntx = 0
+        if parts:
+            sendall(b"".join(parts))
+        if pacer is not None and (nbytes or ntx):
+            pacer.wait(nbytes, ntx)
+        self.io.seq = seq
+        self.sent_events += last
+        return flt

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlogwriter.errors import DecodeError
+from binlogwriter.errors import LimitError
 from binlogwriter.reader import iter_raw
 from binlogwriter.serve.binlogs import BinlogSet
 from binlogwriter.serve.dump import DumpError, DumpRequest, Streamer
@@ -82,7 +82,7 @@ def test_an_event_length_over_1_gib_is_an_error_not_an_allocation(tmp_path: Path
     data[victim + 9 : victim + 13] = (3_900_000_000).to_bytes(4, "little")  # issue #27: 3.9 GB
     (tmp_path / src.name).write_bytes(data)
     shutil.copy(src.parent / "binlog.index", tmp_path / "binlog.index")
-    with pytest.raises(DecodeError, match="over the 1073741824-byte limit") as e:
+    with pytest.raises(LimitError, match="beyond the 1073741824-byte maximum event size") as e:
         _dump(tmp_path, 4)
     assert e.value.file == src.name and e.value.offset == victim
 
