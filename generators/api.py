@@ -8,11 +8,12 @@ manifest and crash-safety helpers — under names that stay stable while the eng
 internals move. spark_gen imports from here (and from the public modules of
 ``generators`` / ``binlogwriter``), never a ``_private`` name.
 
-:func:`write_batch` is the write step of the one-process batch loop (generators/engine.py
-``Run._batch`` after its ``--size`` cut): the planned groups written segment by segment,
-each segment ending where the writer rotates (``searchsorted`` over the prefix sums of the
-group sizes, the rotation rule of ``BinlogWriter.maybe_rotate``), GTID bookkeeping per
-file, truth/changes through ``ChangesRecorder.record_batch`` and the change counts.
+:func:`write_batch` is the write step of the one-process batch loop (generators/run_batched.py
+``Run._batch`` after its ``--size`` cut): ``Run.write_segments`` writes the planned groups
+segment by segment, each segment ending where the writer rotates (``searchsorted`` over the
+prefix sums of the group sizes, the rotation rule of ``BinlogWriter.maybe_rotate``), with the
+GTID bookkeeping per file; ``Run.record_written`` records truth/changes
+(``ChangesRecorder.record_batch``, generators/changes_record.py) and the change counts.
 """
 
 from __future__ import annotations

@@ -36,9 +36,3 @@ def repo_root() -> Path:
 def data_dir() -> Path:
     """tests/data: bytes and tool output captured from real servers (see its README.md)."""
     return DATA_DIR
-
-
-@pytest.fixture(scope="session")
-def vectors_dir(data_dir: Path) -> Path:
-    """tests/data/vectors: byte vectors from real servers (see its README.md)."""
-    return data_dir / "vectors"

@@ -118,6 +118,18 @@ def _eq(a: Any, b: Any) -> bool:
     return a == b
 
 
+def write_workload(w: BinlogWriter, gt: GenTable, txs: list[list[Stmt]], db: str = DB, *,
+                   partial: bool = False) -> None:
+    """``gt``'s database and table, then ``txs``, one writer transaction each (UPDATEs as
+    PARTIAL_UPDATE_ROWS_EVENT when ``partial``)."""
+    w.ddl(f"CREATE DATABASE {db}")
+    w.ddl(gt.sql, db)
+    for stmts in txs:
+        with w.transaction() as tx:
+            for s in stmts:
+                s.write(tx, gt, partial=partial)
+
+
 def run_example(tmp: Path, flavor: str, image: str, metadata: str, gt: GenTable,
                 txs: list[list[Stmt]], max_size: int) -> None:
     fmt = BinlogFormat.preset(flavor)
@@ -130,15 +142,10 @@ def run_example(tmp: Path, flavor: str, image: str, metadata: str, gt: GenTable,
             with w.transaction() as tx:
                 for s in stmts:
                     b_cols, a_cols = image_columns(gt, flavor, image, s.kind, s.given)
-                    if s.kind == "insert":
-                        tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)} for r in s.rows])
-                        exp = [_restrict(r[1], b_cols) for r in s.rows]
-                    elif s.kind == "delete":
-                        tx.delete(gt.table, [r[0] for r in s.rows])
+                    s.write(tx, gt)
+                    if s.kind in ("insert", "delete"):
                         exp = [_restrict(r[1], b_cols) for r in s.rows]
                     else:
-                        tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)})
-                                             for b, a in s.rows])
                         exp = []
                         for b, a in s.rows:
                             merged = tuple(a[1][i] if i in s.given else b[1][i] for i in range(len(gt.specs)))

@@ -24,8 +24,6 @@ FLAG_ARTIFICIAL = 0x0020
 FLAG_RELAY_LOG = 0x0040
 FLAG_IGNORABLE = 0x0080
 
-Magic = cs.Const(MAGIC)
-
 Header = cs.Struct(
     "timestamp" / cs.Int32ul,
     "type_code" / cs.Int8ul,
@@ -35,9 +33,6 @@ Header = cs.Struct(
     "flags" / cs.Int16ul,
 )
 """The 19-byte common header; ``log_pos`` is the offset of the next event (format.md §3)."""
-
-Footer = cs.Int32ul
-"""CRC32 footer: zlib.crc32 of the event without these 4 bytes (format.md §3)."""
 
 
 _FIELDS = tuple((sc.name, sc.subcon.fmtstr[-1]) for sc in Header.subcons)  # (name, struct code), in order

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import construct as cs
-from construct import Construct, SizeofError, StreamError, stream_read, stream_write
+from construct import Construct, SizeofError, stream_read, stream_write
 
 __all__ = [
     "PackedInt",
@@ -230,7 +230,7 @@ def parse(layout: Construct, data: bytes, **ctx: Any) -> Any:
 
 
 __all__ += ["uuid_text"]
-__all__ += ["BitmapValue", "encode_bitmap", "decode_bitmap", "StreamError"]
+__all__ += ["BitmapValue", "encode_bitmap", "decode_bitmap"]
 
 
 class _IfMore(cs.Subconstruct):

@@ -287,11 +287,6 @@ class Table:
         return [(self.index_of(p.column), (p.prefix or 0) if self._is_prefix(p) else 0)
                 for p in pk.parts]
 
-    def primary_key_has_prefix(self) -> bool:
-        pk = self.effective_primary_key()
-        return any(pref for _, pref in pk) or any(
-            self._is_prefix(KeyPart(self.columns[i].name)) for i, _ in pk)
-
     def column_descs(self, flavor: str | None = None) -> list[ColumnDesc]:
         """Per-column :class:`ColumnDesc` in table order (values/base.py contract)."""
         fl = check_flavor(flavor or self.flavor)

@@ -32,6 +32,7 @@ Example — a reader against the writer, with your own image model::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -77,6 +78,18 @@ class WriterStatement:
     kind: str
     rows: list
     given: set[int]
+
+    def write(self, tx: Any, rt: RoundTripTable, *, partial: bool = False) -> None:
+        """Log this statement in writer transaction ``tx`` on ``rt``'s table: the written values
+        of the columns given; ``partial``: an UPDATE as MySQL's PARTIAL_UPDATE_ROWS_EVENT."""
+        given = sorted(self.given)
+        if self.kind == "insert":
+            tx.insert(rt.table, [{rt.specs[i].name: r[0][i] for i in given} for r in self.rows])
+        elif self.kind == "delete":
+            tx.delete(rt.table, [r[0] for r in self.rows])
+        else:
+            update = tx.partial_update if partial else tx.update
+            update(rt.table, [(b[0], {rt.specs[i].name: a[0][i] for i in given}) for b, a in self.rows])
 
 
 def _pke(table: Table) -> list[int] | None:

@@ -48,7 +48,7 @@ from binlogwriter.table_map.tlv import (
 from binlogwriter.table_map.views import TableMapViews
 from binlogwriter.values.families import META_SIZE
 
-__all__ = ["build_table_map", "encode_table_map", "TableMap", "null_bits_value"]
+__all__ = ["build_table_map", "encode_table_map", "TableMap", "null_bits_value", "split_metadata"]
 
 
 
@@ -151,20 +151,17 @@ def encode_table_map(obj: dict[str, Any], table_id_size: int = 6) -> bytes:
         raise EncodeError(f"cannot encode TABLE_MAP: {exc}") from exc
 
 
-def _split_meta(types: Sequence[int], meta: bytes) -> tuple[tuple[bytes, ...], bool]:
-    """Per-column metadata slices; second item False when an unknown type made it a guess."""
+def split_metadata(types: Sequence[int], meta: bytes) -> list[bytes]:
+    """Per-column slices of a TABLE_MAP's metadata, :data:`~binlogwriter.values.families.META_SIZE`
+    bytes each (none for a type code no table knows; short at the end when ``meta`` is cut
+    short) (format.md §12; values.md §1 sizes)."""
     out: list[bytes] = []
-    pos, known = 0, True
+    pos = 0
     for t in types:
-        n = META_SIZE.get(t)
-        if n is None:
-            known, n = False, 0
+        n = META_SIZE.get(t, 0)
         out.append(bytes(meta[pos:pos + n]))
         pos += n
-    if known and pos != len(meta):
-        raise DecodeError(f"TABLE_MAP metadata is {len(meta)} bytes, column types need {pos}",
-                          event_type="TABLE_MAP_EVENT", path="metadata")
-    return tuple(out), known
+    return out
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,11 @@ class TableMap(TableMapViews):
         if flavor not in FLAVORS:
             raise DecodeError(f"unknown flavor {flavor!r}")
         types = tuple(int(t) for t in parsed["column_types"])
-        metas, _known = _split_meta(types, parsed["metadata"])
+        meta = parsed["metadata"]
+        metas = tuple(split_metadata(types, meta))
+        if all(t in META_SIZE for t in types) and (need := sum(META_SIZE[t] for t in types)) != len(meta):
+            raise DecodeError(f"TABLE_MAP metadata is {len(meta)} bytes, column types need {need}",
+                              event_type="TABLE_MAP_EVENT", path="metadata")
         nb = parsed["null_bits"]
         nullable = tuple(bool(b) for b in nb)
         tlvs = tuple((int(f["type"]), bytes(f["value"])) for f in parsed["optional_metadata"])

@@ -12,23 +12,7 @@ from typing import Any
 from binlogwriter.charsets import decode_in_charset, find_collation
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from binlogwriter.table_map.tlv import (
-    COLUMN_CHARSET,
-    COLUMN_NAME,
-    COLUMN_VISIBILITY,
-    DEFAULT_CHARSET,
-    ENUM_AND_SET_COLUMN_CHARSET,
-    ENUM_AND_SET_DEFAULT_CHARSET,
-    ENUM_STR_VALUE,
-    GEOMETRY_TYPE,
-    PRIMARY_KEY_WITH_PREFIX,
-    SET_STR_VALUE,
-    SIGNEDNESS,
-    SIMPLE_PRIMARY_KEY,
-    is_character_type,
-    is_numeric_type,
-    real_type,
-)
+from binlogwriter.table_map import tlv
 from binlogwriter.values.base import ColumnDesc
 
 
@@ -41,18 +25,18 @@ class TableMapViews:
 
     @cached_property
     def real_types(self) -> tuple[int, ...]:
-        return tuple(real_type(t, m) for t, m in zip(self.column_types, self.column_meta, strict=True))
+        return tuple(tlv.real_type(t, m) for t, m in zip(self.column_types, self.column_meta, strict=True))
 
     def _indexes(self, pred: Any) -> list[int]:
         return [i for i, rt in enumerate(self.real_types) if pred(rt, self.column_types[i])]
 
     @cached_property
     def numeric_columns(self) -> list[int]:
-        return self._indexes(lambda rt, t: is_numeric_type(t))
+        return self._indexes(lambda rt, t: tlv.is_numeric_type(t))
 
     @cached_property
     def character_columns(self) -> list[int]:
-        return self._indexes(lambda rt, t: is_character_type(rt, self.flavor))
+        return self._indexes(lambda rt, t: tlv.is_character_type(rt, self.flavor))
 
     @cached_property
     def enum_set_columns(self) -> list[int]:
@@ -62,7 +46,7 @@ class TableMapViews:
     @cached_property
     def signedness(self) -> dict[int, bool] | None:
         """Column index -> UNSIGNED for numeric columns (SIGNEDNESS, MSB-first)."""
-        bits = self._parse_tlv(SIGNEDNESS)
+        bits = self._parse_tlv(tlv.SIGNEDNESS)
         if bits is None:
             return None
         return {c: bool(bits[k]) if k < len(bits) else False
@@ -81,17 +65,17 @@ class TableMapViews:
     @cached_property
     def charsets(self) -> dict[int, int] | None:
         """Column index -> collation id for character columns (DEFAULT/COLUMN_CHARSET)."""
-        return self._charset_map(DEFAULT_CHARSET, COLUMN_CHARSET, self.character_columns)
+        return self._charset_map(tlv.DEFAULT_CHARSET, tlv.COLUMN_CHARSET, self.character_columns)
 
     @cached_property
     def enum_set_charsets(self) -> dict[int, int] | None:
         """Column index -> collation id for ENUM/SET columns (types 10/11)."""
-        return self._charset_map(ENUM_AND_SET_DEFAULT_CHARSET, ENUM_AND_SET_COLUMN_CHARSET,
+        return self._charset_map(tlv.ENUM_AND_SET_DEFAULT_CHARSET, tlv.ENUM_AND_SET_COLUMN_CHARSET,
                                  self.enum_set_columns)
 
     @cached_property
     def column_names(self) -> list[str] | None:
-        v = self._parse_tlv(COLUMN_NAME)
+        v = self._parse_tlv(tlv.COLUMN_NAME)
         return None if v is None else list(v)
 
     def _str_values(self, t: int, rtype: int) -> dict[int, tuple[bytes, ...]] | None:
@@ -104,16 +88,16 @@ class TableMapViews:
     @cached_property
     def enum_str_values(self) -> dict[int, tuple[bytes, ...]] | None:
         """Column index -> ENUM member bytes (in the column's charset)."""
-        return self._str_values(ENUM_STR_VALUE, 247)
+        return self._str_values(tlv.ENUM_STR_VALUE, 247)
 
     @cached_property
     def set_str_values(self) -> dict[int, tuple[bytes, ...]] | None:
         """Column index -> SET member bytes (in the column's charset)."""
-        return self._str_values(SET_STR_VALUE, 248)
+        return self._str_values(tlv.SET_STR_VALUE, 248)
 
     @cached_property
     def geometry_types(self) -> dict[int, int] | None:
-        v = self._parse_tlv(GEOMETRY_TYPE)
+        v = self._parse_tlv(tlv.GEOMETRY_TYPE)
         if v is None:
             return None
         cols = [i for i, t in enumerate(self.column_types) if t == 255]
@@ -122,10 +106,10 @@ class TableMapViews:
     @cached_property
     def primary_key(self) -> list[tuple[int, int]] | None:
         """[(column index, prefix in characters, 0 = whole column)] in key order."""
-        v = self._parse_tlv(SIMPLE_PRIMARY_KEY)
+        v = self._parse_tlv(tlv.SIMPLE_PRIMARY_KEY)
         if v is not None:
             return [(int(i), 0) for i in v]
-        v = self._parse_tlv(PRIMARY_KEY_WITH_PREFIX)
+        v = self._parse_tlv(tlv.PRIMARY_KEY_WITH_PREFIX)
         if v is not None:
             return [(int(p.index), int(p.prefix)) for p in v]
         return None
@@ -133,7 +117,7 @@ class TableMapViews:
     @cached_property
     def visibility(self) -> list[bool] | None:
         """Per column, True = visible (COLUMN_VISIBILITY, MySQL 8.0.23+ FULL)."""
-        bits = self._parse_tlv(COLUMN_VISIBILITY)
+        bits = self._parse_tlv(tlv.COLUMN_VISIBILITY)
         if bits is None:
             return None
         return [bool(bits[i]) if i < len(bits) else True for i in range(self.column_count)]

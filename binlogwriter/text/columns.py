@@ -7,7 +7,6 @@ column codecs and printed by :mod:`binlogwriter.values.render`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import BinlogError
@@ -16,29 +15,21 @@ from binlogwriter.values.families import META_SIZE, family_of_code
 from binlogwriter.values.registry import bind_column
 from binlogwriter.values.render import quote_bytes, render_value
 
-
 # -- metadata --------------------------------------------------------------------------
+_BIG_ENDIAN_META = frozenset((254, 247, 248, 246))
+"""The two-byte metadata ``table_def`` reads high byte first: STRING/ENUM/SET (real type,
+then length) and NEWDECIMAL (precision, then scale); every other two-byte metadata (VARCHAR,
+VAR_STRING, BIT, MariaDB's compressed VARCHAR) is little-endian (rpl_utility.cc)."""
+
+
 def field_metadata(type_code: int, meta: bytes) -> int:
-    """The ``meta=N`` integer of ``-vv``: ``table_def``'s per-column metadata (rpl_utility.cc)."""
-    if type_code in (254, 247, 248, 246):            # STRING/ENUM/SET, NEWDECIMAL: big-endian
-        return (meta[0] << 8) | meta[1] if len(meta) >= 2 else 0
-    if type_code == 16:                               # BIT: bits + bytes * 256
-        return meta[0] + (meta[1] << 8) if len(meta) >= 2 else 0
-    if type_code in (15, 253, 141):                   # VARCHAR: little-endian
-        return int.from_bytes(meta[:2], "little")
-    if type_code in (252, 4, 5, 255, 245, 140, 17, 18, 19):
-        return meta[0] if meta else 0
-    return 0
-
-
-def split_metadata(types: Sequence[int], metadata: bytes) -> list[bytes]:
-    """Per-column metadata slices of a Table_map (values.md §1 sizes)."""
-    out, pos = [], 0
-    for t in types:
-        n = META_SIZE.get(t, 0)
-        out.append(bytes(metadata[pos:pos + n]))
-        pos += n
-    return out
+    """The ``meta=N`` integer of ``-vv``: ``table_def``'s per-column metadata (rpl_utility.cc
+    ``read_field_metadata``), the type's :data:`~binlogwriter.values.families.META_SIZE` bytes
+    as one integer (0 for a type without metadata)."""
+    n = META_SIZE.get(type_code, 0)
+    if type_code in _BIG_ENDIAN_META:
+        return int.from_bytes(meta[:2], "big") if len(meta) >= 2 else 0
+    return int.from_bytes(meta[:n], "little")
 
 
 # -- value printing ------------------------------------------------------------------
@@ -48,15 +39,8 @@ def split_metadata(types: Sequence[int], metadata: bytes) -> list[bytes]:
 
 def meta_bytes(type_code: int, meta: int) -> bytes:
     """The Table_map metadata bytes of a ``field_metadata`` integer (its inverse)."""
-    if type_code in (254, 247, 248, 246):
-        return bytes((meta >> 8, meta & 0xFF))
-    if type_code == 16:
-        return bytes((meta & 0xFF, meta >> 8))
-    if type_code in (15, 253, 141):
-        return meta.to_bytes(2, "little")
-    if type_code in (252, 4, 5, 255, 245, 140, 17, 18, 19, 242):
-        return bytes((meta & 0xFF,))
-    return b""
+    n = META_SIZE.get(type_code, 0)
+    return (meta & ((1 << (8 * n)) - 1)).to_bytes(n, "big" if type_code in _BIG_ENDIAN_META else "little")
 
 
 def column_of(type_code: int, meta: int, flavor: str = "mariadb1011") -> ColumnDesc:
@@ -68,11 +52,17 @@ def column_of(type_code: int, meta: int, flavor: str = "mariadb1011") -> ColumnD
 def decimal_text(buf: bytes | memoryview, pos: int, precision: int, scale: int) -> tuple[str, int]:
     """(text, size) of a DECIMAL value: every scale digit, no leading integer zeros."""
     col = ColumnDesc(246, bytes((precision, scale)))
+    return _render(col, buf, pos, "mariadb")
+
+
+def _render(col: ColumnDesc, buf: bytes | memoryview, pos: int, family: str) -> tuple[str, int]:
+    """(text, size) of the value of ``col`` at ``buf[pos]``: its codec decodes it (ValueError,
+    the printer's stop, for bytes it refuses), values/render.py prints it."""
     try:
         value, end = bind_column(col).decode(buf, pos)
     except BinlogError as exc:
         raise ValueError(str(exc)) from None
-    return render_value(col, value), end - pos
+    return render_value(col, value, family), end - pos
 
 
 def type_string(type_code: int, meta: int, family: str = "mariadb") -> str:
@@ -116,12 +106,8 @@ def format_value(type_code: int, meta: int, buf: bytes | memoryview | None, pos:
     if type_code in (140, 141):
         text, size = _compressed_column(type_code, meta, buf, pos, family)
         return text, typestr, size
-    col = column_of(type_code, meta)
-    try:
-        value, end = bind_column(col).decode(buf, pos)
-    except BinlogError as exc:
-        raise ValueError(str(exc)) from None
-    return render_value(col, value, family), typestr, end - pos
+    text, size = _render(column_of(type_code, meta), buf, pos, family)
+    return text, typestr, size
 
 
 # -- table_def::type ------------------------------------------------------------------

@@ -156,69 +156,70 @@ def _payload_summary(e: ev.TransactionPayloadEvent) -> str:
             f"\tuncompressed_size={fields.get(3)}")
 
 
-def _summary(e: ev.Event, state: Any = None) -> str:  # noqa: C901 - one branch per event type
-    """The text after an event's header tab (its first line), as mysqlbinlog / mariadb-binlog
-    print it: one branch per event class, in subclass-first order."""
-    if isinstance(e, TableMapEvent):
-        return _table_map_summary(e)
-    if isinstance(e, RowsEvent):
-        return _rows_summary(e, state)
-    if isinstance(e, ev.FormatDescriptionEvent):
-        return _fde_summary(e, state)
-    if isinstance(e, ev.ExecuteLoadQueryEvent):
-        return (f"Execute_load_query\tthread_id={e.thread_id}\texec_time={e.exec_time}\t"
-                f"error_code={e.error_code}\tfile_id={e.file_id}")
-    if isinstance(e, ev.QueryBase):
-        return _query_summary(e, state)
-    if isinstance(e, ev.XidEvent):
-        return f"Xid = {e.xid}"
-    if isinstance(e, ev.RotateEvent):
-        return f"Rotate to {e.next_file}  pos: {e.position}"
-    if isinstance(e, ev.StopEvent):
-        return "Stop"
-    if isinstance(e, ev.PreviousGtidsEvent):
-        return "Previous-GTIDs"
-    if isinstance(e, ev.GtidBase):
-        return _mysql_gtid_summary(e)
-    if isinstance(e, ev.GtidTaggedEvent):
-        return (f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
-                f"\ttransaction_length={e.transaction_length}")
-    if isinstance(e, ev.MariadbGtidEvent):
-        # mariadb-binlog prints the commit id before `` ddl`` / `` trans``
-        cid = "" if e.commit_id is None else f" cid={e.commit_id}"
-        return f"GTID {e.gtid}{cid}{gtid_kinds(e.flags2)}"
-    if isinstance(e, ev.MariadbGtidListEvent):
-        return "Gtid list [" + ",\n# ".join(
-            mariadb_gtid_text(g["domain_id"], g["server_id"], g["seq_no"]) for g in e.gtids) + "]"
-    if isinstance(e, ev.BinlogCheckpointEvent):
-        return f"Binlog checkpoint {e.log_file}"
-    if isinstance(e, ev.AnnotateRowsEvent):
-        return "Annotate_rows:"
-    if isinstance(e, ev.RowsQueryEvent):
-        return "Rows_query"
-    if isinstance(e, ev.IntvarEvent):
-        return "Intvar"
-    if isinstance(e, ev.RandEvent):
-        return "Rand"
-    if isinstance(e, ev.UserVarEvent):
-        return "User_var"
-    if isinstance(e, ev.IncidentEvent):
-        return f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"
-    if isinstance(e, ev.XaPrepareEvent):
-        if flavor_family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
-            return f"XID = {xa_key(e.format_id, e.gtrid, e.bqual)}"
-        return "XA PREPARE"
-    if isinstance(e, ev.BeginLoadQueryEvent):
-        return f"Begin_load_query\tfile_id={e.file_id}\tblock_len={len(e.block)}"
-    if isinstance(e, ev.AppendBlockEvent):
-        return f"Append_block\tfile_id={e.file_id}\tblock_len={len(e.block)}"
-    if isinstance(e, ev.DeleteFileEvent):
-        return f"Delete_file\tfile_id={e.file_id}"
-    if isinstance(e, ev.TransactionPayloadEvent):
-        return _payload_summary(e)
-    if isinstance(e, ev.HeartbeatEvent | ev.HeartbeatV2Event):
-        return f"Heartbeat {e.log_filename}"
-    return e.type_name
+def _mariadb_gtid_summary(e: ev.MariadbGtidEvent, state: Any) -> str:
+    """mariadb-binlog prints the commit id before `` ddl`` / `` trans``."""
+    cid = "" if e.commit_id is None else f" cid={e.commit_id}"
+    return f"GTID {e.gtid}{cid}{gtid_kinds(e.flags2)}"
+
+
+def _xa_prepare_summary(e: ev.XaPrepareEvent, state: Any) -> str:
+    if flavor_family(getattr(state, "flavor", None)) == "mariadb":  # as mariadb-binlog prints it
+        return f"XID = {xa_key(e.format_id, e.gtrid, e.bqual)}"
+    return "XA PREPARE"
+
+
+def _fixed(text: str) -> Callable[[Any, Any], str]:
+    return lambda e, state: text
+
+
+_SUMMARIES: tuple[tuple[Any, Callable[[Any, Any], str]], ...] = (
+    (TableMapEvent, lambda e, state: _table_map_summary(e)),
+    (RowsEvent, _rows_summary),
+    (ev.FormatDescriptionEvent, _fde_summary),
+    (ev.ExecuteLoadQueryEvent, lambda e, state: (
+        f"Execute_load_query\tthread_id={e.thread_id}\texec_time={e.exec_time}\t"
+        f"error_code={e.error_code}\tfile_id={e.file_id}")),
+    (ev.QueryBase, _query_summary),
+    (ev.XidEvent, lambda e, state: f"Xid = {e.xid}"),
+    (ev.RotateEvent, lambda e, state: f"Rotate to {e.next_file}  pos: {e.position}"),
+    (ev.StopEvent, _fixed("Stop")),
+    (ev.PreviousGtidsEvent, _fixed("Previous-GTIDs")),
+    (ev.GtidBase, lambda e, state: _mysql_gtid_summary(e)),
+    (ev.GtidTaggedEvent, lambda e, state: (
+        f"GTID\tlast_committed={e.last_committed}\tsequence_number={e.sequence_number}"
+        f"\ttransaction_length={e.transaction_length}")),
+    (ev.MariadbGtidEvent, _mariadb_gtid_summary),
+    (ev.MariadbGtidListEvent, lambda e, state: "Gtid list [" + ",\n# ".join(
+        mariadb_gtid_text(g["domain_id"], g["server_id"], g["seq_no"]) for g in e.gtids) + "]"),
+    (ev.BinlogCheckpointEvent, lambda e, state: f"Binlog checkpoint {e.log_file}"),
+    (ev.AnnotateRowsEvent, _fixed("Annotate_rows:")),
+    (ev.RowsQueryEvent, _fixed("Rows_query")),
+    (ev.IntvarEvent, _fixed("Intvar")),
+    (ev.RandEvent, _fixed("Rand")),
+    (ev.UserVarEvent, _fixed("User_var")),
+    (ev.IncidentEvent, lambda e, state: f"Incident: {'LOST_EVENTS' if e.incident == 1 else e.incident}"),
+    (ev.XaPrepareEvent, _xa_prepare_summary),
+    (ev.BeginLoadQueryEvent, lambda e, state: f"Begin_load_query\tfile_id={e.file_id}\tblock_len={len(e.block)}"),
+    (ev.AppendBlockEvent, lambda e, state: f"Append_block\tfile_id={e.file_id}\tblock_len={len(e.block)}"),
+    (ev.DeleteFileEvent, lambda e, state: f"Delete_file\tfile_id={e.file_id}"),
+    (ev.TransactionPayloadEvent, lambda e, state: _payload_summary(e)),
+    (ev.HeartbeatEvent | ev.HeartbeatV2Event, lambda e, state: f"Heartbeat {e.log_filename}"),
+)
+"""Event class -> the text after its header tab, as mysqlbinlog / mariadb-binlog print it;
+subclasses before their bases (the first class an event is an instance of wins)."""
+
+_SUMMARY_OF: dict[type, Callable[[Any, Any], str]] = {}
+"""Event type -> its entry of :data:`_SUMMARIES`, found once per type."""
+
+
+def _summary(e: ev.Event, state: Any = None) -> str:
+    """The text after an event's header tab (its first line): its class's entry of
+    :data:`_SUMMARIES`, else its type name."""
+    fn = _SUMMARY_OF.get(type(e))
+    if fn is None:
+        fn = next((f for cls, f in _SUMMARIES if isinstance(e, cls)), lambda e, state: e.type_name)
+        _SUMMARY_OF[type(e)] = fn
+    return fn(e, state)
 
 
 def _quote_sql_value(raw: bytes, charset: int | None) -> str:

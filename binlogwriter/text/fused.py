@@ -37,6 +37,7 @@ from typing import Any
 from binlogwriter.read.inline_values import decimal_text_lines, miss_lines
 from binlogwriter.read.rowdecode import MEMO_MAX, TableDecoder
 from binlogwriter.values._text import BYTES_MARIADB, BYTES_MYSQL, ESCAPED_MARIADB, ESCAPED_MYSQL
+from binlogwriter.values.integer import TEXT_HALF
 from binlogwriter.values.json_fast import decode_json_at
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 from binlogwriter.values.temporal_layout import (
@@ -48,10 +49,6 @@ from binlogwriter.values.temporal_layout import (
 )
 
 __all__ = ["compile_rows_text"]
-
-_INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
-"""Integer type -> the first value whose text is not ``str(value)`` (values/render.py)."""
-
 
 _COMPILED = [0]
 _MEMO_BYTES = 512
@@ -200,16 +197,7 @@ class _Source:
             return f"\\n{head}{{p{g}}}"
         env[f"F{g}"], env[f"T{g}"], env[f"N{g}"] = fn, tail, null
         a = f"v{g}"
-        half = _INT_HALF.get(pr.cols[i].type_code) if pr.types[i] == pr.cols[i].type_code else None
-        plain = getattr(fn, "plain_text", None)
-        if half is not None:
-            val = f"(f'{{{a}}}{{T{g}}}' if 0 <= {a} < {half} else F{g}({a}) + T{g})"
-        elif plain is not None:
-            env[f"S{g}"] = plain
-            val = f"(Q + {a} + Q + T{g} if type({a}) is str and S{g}({a}) is None else F{g}({a}) + T{g})"
-        else:
-            val = f"F{g}({a}) + T{g}"
-        return f"\\n{head}{{N{g} if {a} is None else {val}}}"
+        return f"\\n{head}{{N{g} if {a} is None else {pr.value_expr(i, a, g, env)}}}"
 
 
 def _int_table(dec: TableDecoder, pr: Any, i: int) -> tuple[str, ...] | None:
@@ -232,7 +220,7 @@ def _int_table(dec: TableDecoder, pr: Any, i: int) -> tuple[str, ...] | None:
             shared = None
         hit = _TINY.get(shared) if shared is not None else None
         if hit is None:
-            half = _INT_HALF[col.type_code]
+            half = TEXT_HALF[col.type_code]
             values = range(256) if dec._letters[i] == "B" else [(x ^ 128) - 128 for x in range(256)]
             try:
                 hit = tuple(str(v) + tail if 0 <= v < half else fn(v) + tail for v in values)

@@ -48,15 +48,16 @@ from typing import Any
 from binlogwriter.errors import BinlogError
 from binlogwriter.format import PARTIAL_UPDATE_ROWS_EVENT, flavor_family
 from binlogwriter.layouts.rows import DELETE_TYPES, STMT_END_F, UPDATE_TYPES
+from binlogwriter.table_map.metadata import split_metadata
 from binlogwriter.text.columns import (
     column_of,
     field_metadata,
-    split_metadata,
     table_def_type,
     type_string,
 )
 from binlogwriter.text.rawrows import decode_raw
 from binlogwriter.values.base import ColumnDesc
+from binlogwriter.values.integer import TEXT_HALF
 from binlogwriter.values.render import renderer
 from binlogwriter.values.row import decode_row_image
 
@@ -112,16 +113,7 @@ class ImagePrinter:
             a = f"a{r}"
             names.append((a, r if compact else i))
             env[f"H{r}"], env[f"F{r}"], env[f"T{r}"], env[f"N{r}"] = "\n" + head, fn, tail, null
-            half = _INT_HALF.get(self.cols[i].type_code) if self.types[i] == self.cols[i].type_code else None
-            plain = getattr(fn, "plain_text", None)
-            if half is not None:  # integers inline in the common case: non-negative below the sign bit
-                val = f"(str({a}) + T{r} if 0 <= {a} < {half} else F{r}({a}) + T{r})"
-            elif plain is not None:  # UTF-8 text without a byte to escape, inline (values/render.py)
-                env[f"S{r}"] = plain
-                val = f"(Q + {a} + Q + T{r} if type({a}) is str and S{r}({a}) is None else F{r}({a}) + T{r})"
-            else:
-                val = f"F{r}({a}) + T{r}"
-            parts.append(f"{{H{r}}}{{N{r} if {a} is None else {val}}}")
+            parts.append(f"{{H{r}}}{{N{r} if {a} is None else {self.value_expr(i, a, r, env)}}}")
         if not parts:
             return lambda values: ""
         src = ["def text(v):"]
@@ -129,6 +121,22 @@ class ImagePrinter:
         src.append('  return f"' + "".join(parts) + '"')
         exec(compile("\n".join(src), "<### printer>", "exec"), env)  # noqa: S102 - from column types only
         return env["text"]
+
+    def value_expr(self, i: int, a: str, k: int, env: dict[str, Any]) -> str:
+        """The compiled text of column ``i``'s value ``a`` (not None) and its tail, with its
+        renderer ``F{k}`` and tail ``T{k}`` in ``env`` (``Q`` the quote; the text goes in a
+        double-quoted f-string): integers inline while
+        non-negative below the sign bit (values/integer.py ``TEXT_HALF``), UTF-8 text without a
+        byte to escape inline (values/render.py ``plain_text``), else the renderer."""
+        code = self.cols[i].type_code
+        half = TEXT_HALF.get(code) if self.types[i] == code else None
+        if half is not None:
+            return f"(f'{{{a}}}{{T{k}}}' if 0 <= {a} < {half} else F{k}({a}) + T{k})"
+        plain = getattr(self._column(i)[1], "plain_text", None)
+        if plain is not None:
+            env[f"S{k}"] = plain
+            return f"(Q + {a} + Q + T{k} if type({a}) is str and S{k}({a}) is None else F{k}({a}) + T{k})"
+        return f"F{k}({a}) + T{k}"
 
     def lines(self, present: Sequence[bool], values: Sequence[Any]) -> list[str]:
         """The ``###   @N=…`` lines of one decoded image (full-width values; columns not
@@ -142,8 +150,6 @@ class ImagePrinter:
                 for i, head, fn, tail, null in image]
 
 
-_INT_HALF = {1: 1 << 7, 2: 1 << 15, 9: 1 << 23, 3: 1 << 31, 8: 1 << 63}
-"""Integer type -> the first value whose text is not ``str(value)`` (values/render.py)."""
 
 _PRINTERS: dict[tuple, tuple] = {}
 

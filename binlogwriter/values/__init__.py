@@ -2,7 +2,7 @@
 
 Public API::
 
-    codec_for(col) -> ValueCodec          # by type code; 254/253 by the real type (values.md §5)
+    codec_for(col) -> Codec               # by type code; 254/253 by the real type (values.md §5)
     encode_value(col, value) -> bytes     # ValueEncodeError naming table.column and the rule
     decode_value(col, buf, pos) -> (value, new_pos)
     bind_column(col) -> Bound             # cached closures: .encode(value), .decode(buf, pos)
@@ -37,7 +37,7 @@ from binlogwriter.errors import ValueEncodeError
 from binlogwriter.values._common import Bound, Codec
 from binlogwriter.values._strings import parse_string_meta, string_real_type
 from binlogwriter.values._temporal import temporal_text
-from binlogwriter.values.base import ABSENT, ColumnDesc, ValueCodec
+from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.decimal_binary import decimal_size
 from binlogwriter.values.json_binary import decode_json, encode_json
 from binlogwriter.values.registry import bind_column, codec_for
@@ -59,7 +59,6 @@ from binlogwriter.values.types import (
 __all__ = [
     "ABSENT",
     "ColumnDesc",
-    "ValueCodec",
     "Codec",
     "Bound",
     "codec_for",

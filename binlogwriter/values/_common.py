@@ -127,8 +127,8 @@ def int_text(value: int) -> str:
 class Codec:
     """Base of all codecs; subclasses set ``type_codes``, ``meta_layout`` and implement ``bind``.
 
-    ``encode``/``decode`` satisfy the :class:`~binlogwriter.values.base.ValueCodec` protocol;
-    they go through a cached :meth:`bind` so repeated calls for the same column are cheap.
+    ``encode(col, value)`` / ``decode(col, buf, pos)`` go through a cached :meth:`bind`, so
+    repeated calls for the same column are cheap.
     """
 
     type_codes: ClassVar[tuple[int, ...]] = ()

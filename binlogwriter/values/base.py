@@ -10,9 +10,8 @@ MariaDB's old "hires" temporals the fsp that the binlog does not carry.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
 
-__all__ = ["ColumnDesc", "ValueCodec", "ABSENT"]
+__all__ = ["ColumnDesc", "ABSENT"]
 
 
 class _Absent:
@@ -64,17 +63,3 @@ class ColumnDesc:
     json_text: bool = False
     """MariaDB JSON: a LONGTEXT utf8mb4_bin column (mariadb.md); Python JSON values (dict,
     list, numbers, bools) are accepted and stored as JSON text."""
-
-
-class ValueCodec(Protocol):
-    """What every codec in ``binlogwriter.values`` provides."""
-
-    type_codes: tuple[int, ...]
-
-    def encode(self, col: ColumnDesc, value: Any) -> bytes:
-        """Bytes of ``value`` in a row image; raises ValueEncodeError if it does not fit."""
-        ...
-
-    def decode(self, col: ColumnDesc, buf: bytes | memoryview, pos: int) -> tuple[Any, int]:
-        """(value, position after it) for the value starting at ``buf[pos]``."""
-        ...

@@ -44,7 +44,7 @@ from binlogwriter.values.base import ColumnDesc
 if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
-__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "CompressedBlobCodec", "VectorCodec", "blob_length_bytes", "binlog_type", "binlog_meta", "renderer",
+__all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "BlobCodec", "CompressedBlobCodec", "VectorCodec", "blob_length_bytes", "meta_length_bytes", "binlog_type", "binlog_meta", "renderer",
            "truth_renderer", "arrow_type", "type_text"]
 
 FAMILY = "blob"
@@ -73,11 +73,12 @@ def _json_text(col: ColumnDesc, sql: str, value: Any) -> str:
         raise value_error(col, sql, f"not a JSON value: {exc}") from None
 
 
-def _meta_length_bytes(codec: Codec, col: ColumnDesc) -> int:
-    """A BLOB's metadata: its length prefix's width, 1..4 bytes (values.md §6)."""
+def meta_length_bytes(codec: Codec, col: ColumnDesc, sql: str = "BLOB") -> int:
+    """The metadata of a length-prefixed value (BLOB, JSON, GEOMETRY, VECTOR): its length
+    prefix's width, 1..4 bytes (values.md §6); SchemaError naming the column otherwise."""
     lb = codec.parse_meta(col).length_bytes
     if not 1 <= lb <= 4:
-        raise SchemaError(f"BLOB metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
+        raise SchemaError(f"{sql} metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
     return lb
 
 
@@ -89,7 +90,7 @@ class BlobCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = _meta_length_bytes(self, col)
+        lb = meta_length_bytes(self, col)
         t = Text(col)
         sql = _BLOB_NAMES[lb] + ("TEXT" + t.label() if t.text else "BLOB")
         limit = (1 << (8 * lb)) - 1
@@ -150,7 +151,7 @@ class CompressedBlobCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = _meta_length_bytes(self, col)
+        lb = meta_length_bytes(self, col)
         return stored_bytes_bound(col, _BLOB_NAMES[lb] + "BLOB COMPRESSED", lb, (1 << (8 * lb)) - 1)
 
 
@@ -162,11 +163,8 @@ class VectorCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            raise SchemaError(f"VECTOR metadata must be 1..4 length bytes, got {lb}"
-                              f" - at {col.table}.{col.name}")
         sql = "VECTOR"
+        lb = meta_length_bytes(self, col, sql)
         read = length_prefixed(col, sql, lb)
 
         def encode(value: Any) -> bytes:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import construct as cs
 
-from binlogwriter.errors import SchemaError
 from binlogwriter.values._common import (
     Bound,
     Codec,
@@ -27,7 +26,7 @@ from binlogwriter.values._strings import (
 )
 from binlogwriter.values._text import quote_bytes
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.blob import blob_length_bytes
+from binlogwriter.values.blob import blob_length_bytes, meta_length_bytes
 from binlogwriter.values.types import Geometry
 
 if TYPE_CHECKING:
@@ -52,11 +51,8 @@ class GeometryCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            raise SchemaError(f"GEOMETRY metadata must be 1..4 length bytes, got {lb}"
-                              f" - at {col.table}.{col.name}")
         sql = "GEOMETRY"
+        lb = meta_length_bytes(self, col, sql)
         limit = (1 << (8 * lb)) - 1
         read = length_prefixed(col, sql, lb)
 

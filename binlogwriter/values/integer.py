@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from binlogwriter.schema.model import Column
 
 __all__ = ["FAMILY", "SQL_TYPES", "TYPE_CODES", "IntCodec", "binlog_type", "binlog_meta", "renderer",
-           "truth_renderer", "arrow_type", "type_text"]
+           "truth_renderer", "arrow_type", "type_text", "TEXT_HALF"]
 
 FAMILY = "integer"
 SQL_TYPES = ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
@@ -131,14 +131,17 @@ def binlog_meta(col: Column, flavor: str = "mysql80") -> bytes:
 
 # -- mysqlbinlog text (values/render.py) -------------------------------------------------
 
-_INT_WIDTH = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
+_INT_WIDTH = {code: width for code, (_, width, _) in _INTS.items()}
+TEXT_HALF: dict[int, int] = {code: 1 << (8 * width - 1) for code, width in _INT_WIDTH.items()}
+"""Integer type -> the first value whose ``###`` text (:func:`renderer`) is not ``str(value)``:
+a value in ``0 .. TEXT_HALF - 1`` prints as itself (the compiled printers inline that case)."""
 
 
 def renderer(col: ColumnDesc, family: str = "mariadb") -> Callable[[Any], str]:
     """The stored bits as signed, with the unsigned reading in parentheses when negative
     (``-1 (65535)``), as ``log_event_print_value`` prints them."""
-    w = _INT_WIDTH[col.type_code]
-    full, half = 1 << (8 * w), 1 << (8 * w - 1)
+    half = TEXT_HALF[col.type_code]
+    full = half << 1
 
     def signed_text(v: int) -> str:
         s = v - full if v >= half else v

@@ -14,7 +14,7 @@ import construct as cs
 from binlogwriter.values._common import Bound, Codec, decode_error, register, value_error
 from binlogwriter.values._text import SPECIAL_MYSQL, quote_bytes
 from binlogwriter.values.base import ColumnDesc
-from binlogwriter.values.blob import blob_length_bytes
+from binlogwriter.values.blob import blob_length_bytes, meta_length_bytes
 from binlogwriter.values.json_binary import (
     MAX_DEPTH,
     JsonEncodeError,
@@ -47,12 +47,8 @@ class JsonCodec(Codec):
     meta_layout = cs.Struct("length_bytes" / cs.Int8ul)
 
     def bind(self, col: ColumnDesc) -> Bound:
-        lb = self.parse_meta(col).length_bytes
-        if not 1 <= lb <= 4:
-            from binlogwriter.errors import SchemaError
-
-            raise SchemaError(f"JSON metadata must be 1..4 length bytes, got {lb} - at {col.table}.{col.name}")
         sql = "JSON"
+        lb = meta_length_bytes(self, col, sql)
         limit = (1 << (8 * lb)) - 1
 
         def encode(value: Any) -> bytes:

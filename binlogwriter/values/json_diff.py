@@ -31,7 +31,7 @@ from binlogwriter.layouts.primitives import encode_packed_int
 from binlogwriter.values.base import ABSENT, ColumnDesc
 from binlogwriter.values.json_binary import JsonEncodeError, decode_json, encode_json
 from binlogwriter.values.registry import bind_column
-from binlogwriter.values.row import read_null_bitmap
+from binlogwriter.values.row import null_bitmap, read_null_bitmap
 
 __all__ = ["JsonDiff", "JsonPartial", "OPERATIONS", "replace", "insert", "remove", "encode_diffs",
            "decode_diffs", "encode_partial_image", "decode_partial_image", "JSON_TYPE"]
@@ -228,12 +228,7 @@ def encode_partial_image(cols: Sequence[ColumnDesc], present: Sequence[bool], va
         else:
             parts.append(bind_column(c).encode(v))
         k += 1
-    nb = (k + 7) >> 3
-    rem = k & 7
-    if rem and null_pad:
-        mask = (0xFF << rem) & 0xFF
-        bits |= (mask if null_pad == -1 else null_pad & mask) << (8 * (nb - 1))
-    return bytes(out) + bits.to_bytes(nb, "little") + b"".join(parts)
+    return bytes(out) + null_bitmap(bits, k, null_pad) + b"".join(parts)
 
 
 def decode_partial_image(cols: Sequence[ColumnDesc], present: Sequence[bool], buf: Any,

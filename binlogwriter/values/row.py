@@ -76,12 +76,7 @@ class RowImageCodec(ManyRowImages):
             else:
                 parts.append(enc[i](v))
             k += 1
-        nb = (k + 7) >> 3
-        rem = k & 7
-        if rem and null_pad:
-            mask = (0xFF << rem) & 0xFF
-            bits |= (mask if null_pad == -1 else null_pad & mask) << (8 * (nb - 1))
-        return bits.to_bytes(nb, "little") + b"".join(parts)
+        return null_bitmap(bits, k, null_pad) + b"".join(parts)
 
     def decode(self, present: Sequence[bool], buf: bytes | memoryview, pos: int) -> tuple[tuple, int, int]:
         """(full-width values with ABSENT, raw null-bitmap padding, position after the image)."""
@@ -96,6 +91,18 @@ class RowImageCodec(ManyRowImages):
             else:
                 out[i], pos = dec[i](buf, pos)
         return tuple(out), pad, pos
+
+
+def null_bitmap(bits: int, k: int, null_pad: int = 0) -> bytes:
+    """The null bitmap of a row image of ``k`` present columns (format.md §13: one bit per
+    present column, LSB first, set for NULL): ``bits``, and in the unused high bits of the last
+    byte ``null_pad``'s (-1: all set), as :func:`read_null_bitmap` returns them."""
+    nb = (k + 7) >> 3
+    rem = k & 7
+    if rem and null_pad:
+        mask = (0xFF << rem) & 0xFF
+        bits |= (mask if null_pad == -1 else null_pad & mask) << (8 * (nb - 1))
+    return bits.to_bytes(nb, "little")
 
 
 def read_null_bitmap(present: Sequence[bool], buf: bytes | memoryview, pos: int) -> tuple[list[int], int, int, int]:

@@ -132,12 +132,7 @@ def assert_same_files(got: dict[str, bytearray], want: dict[str, bytearray]) -> 
 
 def statements(tx, gt, stmts) -> None:
     for s in stmts:
-        if s.kind == "insert":
-            tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)} for r in s.rows])
-        elif s.kind == "delete":
-            tx.delete(gt.table, [r[0] for r in s.rows])
-        else:
-            tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)}) for b, a in s.rows])
+        s.write(tx, gt)
 
 
 def run(cls, fmt, settings_, max_size, gt, txs, batched: bool, stage: int = 0) -> dict[str, bytearray]:

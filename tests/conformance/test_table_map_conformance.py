@@ -25,6 +25,7 @@ from binlogwriter.reader import BinlogReader, iter_raw
 from binlogwriter.schema import Table
 from binlogwriter.table_map.metadata import build_table_map, encode_table_map
 from binlogwriter.text.metadata import render_table_metadata
+from tests.text.test_print_table_metadata import metadata_block
 
 from .mariadb import MariaDBServer, mariadb_binlog
 
@@ -156,15 +157,8 @@ def printed_metadata(text: str) -> dict[str, list[str]]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = _TABLE_MAP_LINE.search(line)
-        if not m:
-            continue
-        block = []
-        for nxt in lines[i + 1:]:
-            if nxt.startswith(("# Columns(", "#         ", "# Primary Key(")):
-                block.append(nxt)
-            else:
-                break
-        out.setdefault(m.group("t").replace("``", "`"), block)
+        if m:
+            out.setdefault(m.group("t").replace("``", "`"), metadata_block(lines, i))
     return out
 
 

@@ -40,9 +40,6 @@ class Unit:
     events: list[bytes] = field(default_factory=list)
     crc: bool = True
 
-    def to_file(self) -> bytes:
-        return build_file(self.fde, self.events)
-
 
 def build_file(fde: bytes, events: list[bytes]) -> bytes:
     """Magic, FDE, events: the bytes of a binlog file as the mutator left them."""

@@ -30,6 +30,7 @@ from binlogwriter.strategies import roundtrip_tables, roundtrip_transactions
 from binlogwriter.values.base import ABSENT
 from binlogwriter.write.transaction import SessionSettings
 from binlogwriter.write.writer import BinlogWriter
+from tests.test_rows_roundtrip_props import write_workload
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]
@@ -96,20 +97,8 @@ def test_changes_equal_declarative(flavor: str, image: str, metadata: str, data)
     partial = flavor.startswith("mysql") and image != "FULL" and data.draw(st.booleans(), label="partial")
     with tempfile.TemporaryDirectory() as d:
         with BinlogWriter(Path(d), BinlogFormat.preset(flavor), settings=st_) as w:
-            w.ddl(f"CREATE DATABASE {DB}")
-            w.ddl(gt.sql, DB)
-            for stmts in txs:
-                with w.transaction() as tx:
-                    for s in stmts:
-                        if s.kind == "insert":
-                            tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)}
-                                                 for r in s.rows])
-                        elif s.kind == "delete":
-                            tx.delete(gt.table, [r[0] for r in s.rows])
-                        else:  # MySQL: some updates as PARTIAL_UPDATE_ROWS_EVENT (full values)
-                            upd = tx.partial_update if partial else tx.update
-                            upd(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)})
-                                           for b, a in s.rows])
+            # MySQL: some updates as PARTIAL_UPDATE_ROWS_EVENT (full values)
+            write_workload(w, gt, txs, DB, partial=partial)
         schemas = {f"{DB}.{gt.table.name}": gt.table} if metadata == "MINIMAL" else None
         want = reference(w.files, schemas)
         got = [(c.op, c.database, c.table, c.before, c.after, c.gtid, c.file, c.position, c.timestamp, c.event_row,

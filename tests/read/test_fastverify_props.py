@@ -30,7 +30,7 @@ from binlogwriter.read.roundtrip import Roundtrip
 from binlogwriter.reader import BinlogReader, RawRecord
 from binlogwriter.write.transaction import SessionSettings
 from binlogwriter.write.writer import BinlogWriter
-from tests.test_rows_roundtrip_props import COMBOS, DB, tables, workloads
+from tests.test_rows_roundtrip_props import COMBOS, DB, tables, workloads, write_workload
 
 _HEAD = struct.Struct("<IBIIIH")
 
@@ -194,20 +194,7 @@ def test_fast_verdicts_on_written_files(flavor: str, image: str, metadata: str, 
     st_ = SessionSettings(row_metadata=metadata, row_image=image)
     with tempfile.TemporaryDirectory() as d:
         with BinlogWriter(Path(d), BinlogFormat.preset(flavor), settings=st_) as w:
-            w.ddl(f"CREATE DATABASE {DB}")
-            w.ddl(gt.sql, DB)
-            for _ in range(2):  # twice: the second time every header and body is cached
-                for stmts in txs:
-                    with w.transaction() as tx:
-                        for s in stmts:
-                            if s.kind == "insert":
-                                tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)}
-                                                     for r in s.rows])
-                            elif s.kind == "delete":
-                                tx.delete(gt.table, [r[0] for r in s.rows])
-                            else:
-                                tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)})
-                                                     for b, a in s.rows])
+            write_workload(w, gt, txs * 2, DB)  # twice: the second time every header and body is cached
         mutate = data.draw(st.one_of(st.none(), st.integers(0, 10_000)), label="mutate")
         recs = _events_of(w.files, mutate)
         schemas = {f"{DB}.t": gt.table} if metadata != "FULL" else None

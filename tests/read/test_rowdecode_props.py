@@ -33,6 +33,7 @@ from binlogwriter.values.registry import bind_column
 from binlogwriter.values.temporal_fast import fast_temporal_decoder
 from binlogwriter.write.transaction import SessionSettings
 from binlogwriter.write.writer import BinlogWriter
+from tests.test_rows_roundtrip_props import write_workload
 
 FLAVORS = ("mysql80", "mysql84", "mariadb1011")
 COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]
@@ -157,19 +158,7 @@ def test_compiled_rows_events_equal_declarative(flavor: str, image: str, metadat
                           row_event_max_size=data.draw(st.sampled_from([8192, 200])))
     with tempfile.TemporaryDirectory() as d:
         with BinlogWriter(Path(d), BinlogFormat.preset(flavor), settings=st_) as w:
-            w.ddl(f"CREATE DATABASE {DB}")
-            w.ddl(gt.sql, DB)
-            for stmts in txs:
-                with w.transaction() as tx:
-                    for s in stmts:
-                        if s.kind == "insert":
-                            tx.insert(gt.table, [{gt.specs[i].name: r[0][i] for i in sorted(s.given)}
-                                                 for r in s.rows])
-                        elif s.kind == "delete":
-                            tx.delete(gt.table, [r[0] for r in s.rows])
-                        else:
-                            tx.update(gt.table, [(b[0], {gt.specs[i].name: a[0][i] for i in sorted(s.given)})
-                                                 for b, a in s.rows])
+            write_workload(w, gt, txs, DB)
         assert _check_file(w.files, gt.table) >= 1
 
 

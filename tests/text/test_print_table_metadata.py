@@ -9,6 +9,7 @@ workload. (mysqlbinlog-output/README.md; format.md §12.1.)
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from pathlib import Path
 
 import pytest
@@ -164,21 +165,17 @@ def test_every_result_section_is_covered():
 
 # -- MariaDB 10.11 --------------------------------------------------------------------
 
+def metadata_block(lines: list[str], i: int) -> list[str]:
+    """The ``--print-table-metadata`` lines (``# Columns(…)`` … ``# Primary Key(…)``) after
+    line ``i``, a Table_map's header line."""
+    return list(takewhile(lambda s: s.startswith(("# Columns(", "#         ", "# Primary Key(")), lines[i + 1:]))
+
+
 def _mariadb_blocks() -> list[tuple[str, list[str]]]:
     lines = (OUT / "mariadb-10.11-local-mysqlbinlog-vv-print-table-metadata.txt").read_text(
         "utf-8", "replace").splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        m = re.search(r"Table_map: `(\w+)`\.`(\w+)`", line)
-        if m:
-            block = []
-            for nxt in lines[i + 1:]:
-                if nxt.startswith(("# Columns(", "#         ", "# Primary Key(")):
-                    block.append(nxt)
-                else:
-                    break
-            out.append((m.group(2), block))
-    return out
+    return [(m.group(2), metadata_block(lines, i)) for i, line in enumerate(lines)
+            if (m := re.search(r"Table_map: `(\w+)`\.`(\w+)`", line))]
 
 
 MARIADB_BLOCKS = _mariadb_blocks()

@@ -87,10 +87,10 @@ def compare(cols, pr, present, after, buf: bytes) -> None:
         assert got == want
 
 
-@st.composite
-def events(draw, max_columns: int = 8):
-    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=max_columns))
-    cols = [c for c, _, _ in drawn]
+def _case(draw, cols: list, value, null_one_in: int):
+    """A case over ``cols``: the listing's family and verbosity, nullability, the column
+    bitmaps and 1–3 rows of images, column ``i`` NULL one time in ``null_one_in``, else
+    ``value(i)``."""
     n = len(cols)
     family = draw(st.sampled_from(("mariadb", "mysql")))
     verbose = draw(st.sampled_from((1, 2)))
@@ -100,9 +100,16 @@ def events(draw, max_columns: int = 8):
     rows = []
     for _ in range(draw(st.integers(1, 3))):
         for bitmap in (present, after) if after is not None else (present,):
-            vals = tuple(None if draw(st.integers(0, 3)) == 0 else v for (_, v, _) in drawn)
+            vals = tuple(None if draw(st.integers(0, null_one_in - 1)) == 0 else value(i) for i in range(n))
             rows.append(encode_row_image(cols, bitmap, vals, 0))
     return cols, printer(cols, nullable, verbose, family), present, after, b"".join(rows)
+
+
+@st.composite
+def events(draw, max_columns: int = 8):
+    drawn = draw(st.lists(ALL_COLUMNS, min_size=1, max_size=max_columns))
+    cols = [c for c, _, _ in drawn]
+    return _case(draw, cols, lambda i: drawn[i][1], 4)
 
 
 @SETTINGS
@@ -142,17 +149,7 @@ def wide_events(draw):
             c, v, _ = draw(ALL_COLUMNS)
             cols.append(c)
             values.append(st.just(v))
-    family = draw(st.sampled_from(("mariadb", "mysql")))
-    verbose = draw(st.sampled_from((1, 2)))
-    nullable = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    present = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-    after = tuple(draw(st.lists(st.booleans(), min_size=n, max_size=n))) if draw(st.booleans()) else None
-    rows = []
-    for _ in range(draw(st.integers(1, 3))):
-        for bitmap in (present, after) if after is not None else (present,):
-            vals = tuple(None if draw(st.integers(0, 4)) == 0 else draw(v) for v in values)
-            rows.append(encode_row_image(cols, bitmap, vals, 0))
-    return cols, printer(cols, nullable, verbose, family), present, after, b"".join(rows)
+    return _case(draw, cols, lambda i: draw(values[i]), 5)
 
 
 def _int_range(c) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from binlogwriter.events import decode_event
 from binlogwriter.format import BinlogFormat
 from binlogwriter.read.state import ReadState
 from binlogwriter.text import RenderOptions, render_event
-from binlogwriter.text.columns import decimal_text, field_metadata, format_value
+from binlogwriter.text.columns import decimal_text, field_metadata, format_value, meta_bytes
 from binlogwriter.text.rows import render_row_image, render_rows
 from binlogwriter.values.render import bit_string, quote_bytes
 
@@ -175,6 +175,28 @@ def _one(type_code: int, meta: bytes, value: bytes | None, column: int, nullable
 def test_value_line(type_code, meta, value, column, nullable, prefix) -> None:
     expected = _stored_line(prefix)
     assert _one(type_code, meta, value, column, nullable) == expected
+
+
+@pytest.mark.parametrize(("type_code", "meta", "number"), [
+    (254, b"\xfe\x04", 0xFE04),   # STRING: real type, then length (big-endian)
+    (246, b"\x0a\x04", 0x0A04),   # NEWDECIMAL: precision, then scale (big-endian)
+    (16, b"\x02\x01", 0x0102),    # BIT: bits + bytes * 256
+    (15, b"\x0a\x01", 0x010A),    # VARCHAR: little-endian
+    (252, b"\x04", 4), (18, b"\x06", 6), (4, b"\x04", 4),
+    (242, b"\x04", 4),             # VECTOR: its length-prefix width, as BLOB's (MySQL 9 read_field_metadata)
+    (3, b"", 0), (13, b"", 0),
+])
+def test_field_metadata_is_table_defs_integer(type_code: int, meta: bytes, number: int) -> None:
+    """``meta=N`` is what ``table_def`` reads from the Table_map (rpl_utility.cc), and
+    :func:`meta_bytes` gives the bytes back."""
+    assert field_metadata(type_code, meta) == number
+    assert meta_bytes(type_code, number) == meta
+
+
+def test_vector_has_no_printer_and_names_its_metadata() -> None:
+    """mariadb-binlog has no printer for VECTOR (242): the listing stops with its metadata."""
+    with pytest.raises(ValueError, match=r"column type: 242 meta: 4 \(0004\)"):
+        format_value(242, field_metadata(242, b"\x04"), b"\x08\x00\x00\x00" + struct.pack("<2f", 1, 2), 0)
 
 
 def test_string_quoting_keeps_quote_and_backslash_raw_on_mariadb() -> None:
