@@ -153,6 +153,26 @@ class MysqlGtidSet:
         return all(any(x <= a and b <= y for x, y in other.sids.get(key, ())) for key, ivs in self.sids.items()
                    for a, b in ivs)
 
+    def difference(self, other: MysqlGtidSet) -> MysqlGtidSet:
+        """The GTIDs of this set that are not in ``other`` (MySQL's ``GTID_SUBTRACT``): each
+        interval walks ``other``'s sorted, merged intervals of its (uuid, tag) once."""
+        out = MysqlGtidSet()
+        for key, ivs in self.sids.items():
+            theirs = other.sids.get(key, [])
+            for start, end in ivs:
+                at = start
+                for x, y in theirs:
+                    if y <= at or x >= end:
+                        continue
+                    if x > at:
+                        out.add_interval(key[0], key[1], at, x)
+                    at = max(at, y)
+                    if at >= end:
+                        break
+                if at < end:
+                    out.add_interval(key[0], key[1], at, end)
+        return out
+
     def copy(self) -> MysqlGtidSet:
         return MysqlGtidSet({k: [list(iv) for iv in v] for k, v in self.sids.items()})
 
