@@ -101,6 +101,31 @@ def statement_rows(writer: BinlogWriter, stmt: Statement) -> list[tuple[tuple, t
         return _statement_rows_one_by_one(writer, stmt)
 
 
+def _row_values(table: Any, image: Any, flavor: str, where: str, kind: str, row: Any,
+                i: int) -> tuple[tuple, tuple | None, tuple, tuple | None]:
+    """Row ``i`` of a statement as (before bits, after bits, before values, after values):
+    the columns present in each image (docs/images) and their values, an update's after image
+    merged over its before image; a value missing from an image that needs it is a
+    ValueEncodeError naming table.column and row. After bits and values are None unless
+    ``kind`` is an update."""
+    if kind == "update":
+        before, after = update_pair(row, where, i)
+        bvals, _ = as_full_row(table, before, where, i)
+        avals, agiven = as_full_row(table, after, where, i)
+        merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
+        bbits, abits = images.update_columns(table, image, agiven, flavor)
+        check_present(table, where, bvals, bbits, i, image, "update", "before")
+        check_present(table, where, merged, abits, i, image, "update", "after")
+        return bbits, abits, bvals, merged
+    vals, given = as_full_row(table, row, where, i)
+    if kind == "insert":
+        bits = images.insert_columns(table, image, given, flavor)
+    else:
+        bits = images.delete_columns(table, image, flavor)
+    check_present(table, where, vals, bits, i, image, kind)
+    return bits, None, vals, None
+
+
 def _statement_rows_vectorised(writer: BinlogWriter, stmt: Statement) -> list[tuple[tuple, tuple | None, list[bytes]]]:
     from binlogwriter.values.row import encode_row_images
 
@@ -114,23 +139,7 @@ def _statement_rows_vectorised(writer: BinlogWriter, stmt: Statement) -> list[tu
     # (before bits, after bits, before values, after values) per row, in runs of equal bits
     runs: list[tuple[tuple, tuple | None, list, list]] = []
     for i, row in enumerate(stmt.rows):
-        if stmt.kind == "update":
-            before, after = update_pair(row, where, i)
-            bvals, _ = as_full_row(table, before, where, i)
-            avals, agiven = as_full_row(table, after, where, i)
-            merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
-            bbits, abits = images.update_columns(table, image, agiven, flavor)
-            check_present(table, where, bvals, bbits, i, image, "update", "before")
-            check_present(table, where, merged, abits, i, image, "update", "after")
-            vals = bvals
-        else:
-            vals, given = as_full_row(table, row, where, i)
-            if stmt.kind == "insert":
-                bbits = images.insert_columns(table, image, given, flavor)
-            else:
-                bbits = images.delete_columns(table, image, flavor)
-            abits, merged = None, None
-            check_present(table, where, vals, bbits, i, image, stmt.kind)
+        bbits, abits, vals, merged = _row_values(table, image, flavor, where, stmt.kind, row, i)
         if runs and runs[-1][0] == bbits and runs[-1][1] == abits:
             runs[-1][2].append(vals)
             runs[-1][3].append(merged)
@@ -176,24 +185,9 @@ def _statement_rows_one_by_one(writer: BinlogWriter, stmt: Statement) -> list[tu
 
     for i, row in enumerate(stmt.rows):
         try:
-            if stmt.kind == "update":
-                before, after = update_pair(row, where, i)
-                bvals, _ = as_full_row(table, before, where, i)
-                avals, agiven = as_full_row(table, after, where, i)
-                merged = tuple(a if j in agiven else b for j, (a, b) in enumerate(zip(avals, bvals, strict=True)))
-                bbits, abits = images.update_columns(table, image, agiven, flavor)
-                check_present(table, where, bvals, bbits, i, image, "update", "before")
-                check_present(table, where, merged, abits, i, image, "update", "after")
-                data = encode_row_image(cols, bbits, bvals, pad) + encode_row_image(cols, abits, merged, pad)
-                add(bbits, abits, data)
-            else:
-                vals, given = as_full_row(table, row, where, i)
-                if stmt.kind == "insert":
-                    bits = images.insert_columns(table, image, given, flavor)
-                else:
-                    bits = images.delete_columns(table, image, flavor)
-                check_present(table, where, vals, bits, i, image, stmt.kind)
-                add(bits, None, encode_row_image(cols, bits, vals, pad))
+            bbits, abits, vals, merged = _row_values(table, image, flavor, where, stmt.kind, row, i)
+            data = encode_row_image(cols, bbits, vals, pad)
+            add(bbits, abits, data if abits is None else data + encode_row_image(cols, abits, merged, pad))
         except ValueEncodeError as exc:
             # name the place as db.table.column, row N (docs/design.md principle 6)
             raise ValueEncodeError(exc.reason, table=where, column=exc.column, row=i) from None
