@@ -135,6 +135,17 @@ def take(arr: pa.Array, idx: np.ndarray, valid: np.ndarray | None = None) -> pa.
     if pa.types.is_string(typ) or pa.types.is_binary(typ):
         bufs = arr.buffers()
         off = np.frombuffer(bufs[1], dtype=np.int32, count=arr.offset + len(arr) + 1)[arr.offset:].astype(np.int64)
+        lens = off[1:] - off[:-1]
+        w = int(lens[0]) if len(lens) else 0
+        if ok is None and w and (lens == w).all() and n * w < 1 << 31:  # values of one width (op,
+            # database, table): gathered a value at a time
+            data = np.frombuffer(bufs[2], dtype=np.uint8)[off[0]:off[0] + len(lens) * w].reshape(-1, w)
+            return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(np.arange(0, (n + 1) * w, w, dtype=np.int32)),
+                                                  pa.py_buffer(np.ascontiguousarray(data[idx]))])
+        if len(arr) * 4 <= n:  # few values taken many times (file): joined value by value
+            joined = _joined(off, bufs[2], idx, ok)
+            if joined is not None:
+                return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(joined[0]), pa.py_buffer(joined[1])])
         new_off, pos = _ranges(off, idx, ok)
         if new_off is None:
             return arr.take(indices(idx, valid))
@@ -147,6 +158,18 @@ def take(arr: pa.Array, idx: np.ndarray, valid: np.ndarray | None = None) -> pa.
         new_off, pos = _ranges(off, idx, ok)
         if new_off is None:
             return arr.take(indices(idx, valid))
+        if len(arr) * 4 <= n and arr.values.null_count == 0:  # few lists taken many times: each list's
+            # strings joined list by list, their offsets from the elements' lengths
+            child = arr.values
+            c_off = np.frombuffer(child.buffers()[1], dtype=np.int32,
+                                  count=child.offset + len(child) + 1)[child.offset:].astype(np.int64)
+            joined = _joined(c_off[off], child.buffers()[2], idx, ok)
+            if joined is not None:
+                c_new = np.zeros(len(pos) + 1, dtype=np.int64)
+                np.cumsum(c_off[pos + 1] - c_off[pos], out=c_new[1:])
+                kid = pa.Array.from_buffers(child.type, len(pos), [None, pa.py_buffer(c_new.astype(np.int32)),
+                                                                   pa.py_buffer(joined[1])])
+                return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(new_off)], children=[kid])
         return pa.Array.from_buffers(typ, n, [vbuf, pa.py_buffer(new_off)], children=[take(arr.values, pos)])
     return arr.take(indices(idx, valid))
 
@@ -168,6 +191,32 @@ def _validity(arr: pa.Array) -> np.ndarray | None:
         return np.zeros(len(arr), dtype=bool)
     bits = np.unpackbits(np.frombuffer(arr.buffers()[0], dtype=np.uint8), bitorder="little")
     return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
+def _joined(off: np.ndarray, data: pa.Buffer | None, idx: np.ndarray,
+            ok: np.ndarray | None) -> tuple[np.ndarray, bytes] | None:
+    """The int32 offsets and the bytes of the byte ranges ``off[i]:off[i + 1]`` of ``data``
+    picked by ``idx`` (empty where ``ok`` is False), the ranges joined one by one in C (few
+    ranges, many rows: no per-byte index). None when they hold less than :data:`_JOIN_BYTES`
+    on average (a gather of short values per byte is cheaper) or 2 GiB or more."""
+    lens = off[1:] - off[:-1]
+    if ok is not None:
+        lens = np.append(lens, 0)
+        idx = np.where(ok, idx, len(off) - 1)
+    new_off = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(lens[idx], out=new_off[1:])
+    if new_off[-1] >= 1 << 31 or new_off[-1] < _JOIN_BYTES * len(idx):
+        return None
+    raw = data.to_pybytes() if data is not None else b""
+    parts = [raw[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist(), strict=True)]
+    parts.append(b"")
+    return new_off.astype(np.int32), b"".join(map(parts.__getitem__, idx.tolist()))
+
+
+_JOIN_BYTES = 16
+"""Average bytes per value from which :func:`take` joins few distinct values row by row
+rather than gathering their bytes one by one (measured: 6-byte values gather 2x faster,
+30-byte ones join 30x faster)."""
 
 
 def _ranges(off: np.ndarray, idx: np.ndarray, ok: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray]:

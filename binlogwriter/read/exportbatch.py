@@ -13,7 +13,7 @@ readers its meta columns use.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -199,8 +199,9 @@ class TableBuffer:
         # row: index of the change in its transaction = the event's first row there + index in the event
         counts = np.bincount(rows_ev, minlength=n_ev).astype(np.int64) if n_ev else np.zeros(0, dtype=np.int64)
         first = np.cumsum(counts) - counts  # each event's first row in this batch
+        one_each = len(rows_ev) == n_ev and bool((counts == 1).all())  # rows_ev is 0, 1, 2, ...
         within = np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev]
-        counted = np.fromiter(map(_counted_row, txns, ks), dtype=np.int64, count=n_ev)  # -1: not counted
+        counted = np.fromiter(_counted_rows(txns, ks), dtype=np.int64, count=n_ev)  # -1: not counted
         # not counted: a transaction touching only this buffer, its events consecutive here
         # (None: an event outside a transaction, a run of its own)
         tx_ids = np.fromiter(map(id, txns), dtype=np.uint64, count=n_ev)
@@ -210,8 +211,9 @@ class TableBuffer:
             new_run |= np.fromiter((t is None for t in txns), dtype=np.bool_, count=n_ev)
         run_start = np.maximum.accumulate(np.where(new_run, np.arange(n_ev), 0)) if n_ev else np.zeros(0, np.int64)
         row0 = np.where(counted >= 0, counted, first - first[run_start])
-        seq = np.fromiter(map(_seq, txns), dtype=np.int64, count=n_ev)
-        unknown = np.fromiter(map(_unknown, txns), dtype=np.bool_, count=n_ev)
+        whole = None not in txns  # every event in a transaction: its fields read in C (attrgetter)
+        seq = np.fromiter(map(_SEQ if whole else _seq, txns), dtype=np.int64, count=n_ev)
+        unknown = np.fromiter(map(_UNKNOWN if whole else _unknown, txns), dtype=np.bool_, count=n_ev)
         info = self.info
         zero = np.zeros(len(rows_ev), dtype=np.int64)
         p_rows = p_of[rows_ev]
@@ -220,11 +222,11 @@ class TableBuffer:
                 take(strings(_OPNAMES), kind),
                 take(path_strings([info.database]), zero),
                 take(path_strings([info.table]), zero),
-                take(strings(gtids), rows_ev),
-                take(optional_uint64(list(map(_xid, txns))), rows_ev),  # None: no Xid event (COMMIT query)
-                take(path_strings(files), rows_ev),
+                strings(gtids) if one_each else take(strings(gtids), rows_ev),
+                take(optional_uint64(list(map(_XID if whole else _xid, txns))), rows_ev),  # None: no Xid event (COMMIT query)
+                _event_paths(files, rows_ev),
                 numbers(np.array(offsets, dtype=np.uint64)[rows_ev], pa.uint64()),
-                take(optional_uint64(list(map(_txpos, txns))), rows_ev),
+                take(optional_uint64(list(map(_TXPOS if whole else _txpos, txns))), rows_ev),
                 numbers(np.array(stamps, dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
                 take(string_lists(bnames), p_rows),
                 take(string_lists(anames), p_rows)], kind
@@ -389,9 +391,21 @@ def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
     return got
 
 
-def _counted_row(t: Txn | None, k: int) -> int:
-    """Event ``k`` of ``t``: its first row in the transaction once counted, else -1."""
-    return -1 if t is None or t.counts is None else t.counts[k]
+def _event_paths(files: tuple[str, ...], rows_ev: np.ndarray) -> pa.Array:
+    """The ``file`` column: each row's event's path (:func:`path_strings`), each distinct
+    path object laid out once (one per file read) and taken per row."""
+    ids = np.fromiter(map(id, files), dtype=np.uint64, count=len(files))
+    _, first, of = np.unique(ids, return_index=True, return_inverse=True)
+    return take(path_strings([files[i] for i in first.tolist()]), of.reshape(-1)[rows_ev])
+
+
+def _counted_rows(txns: tuple, ks: tuple) -> list[int]:
+    """Event ``k`` of each transaction ``t``: its first row in the transaction once counted,
+    else -1."""
+    return [-1 if t is None or t.counts is None else t.counts[k] for t, k in zip(txns, ks, strict=True)]
+
+
+_SEQ, _UNKNOWN, _XID, _TXPOS = (attrgetter(a) for a in ("seq", "unknown", "xid", "txpos"))
 
 
 def _seq(t: Txn | None) -> int:

@@ -180,3 +180,40 @@ def test_take_of_wide_multibyte_text() -> None:
     arr = pa.array(vals, type=pa.string())
     idx = np.concatenate([np.arange(999, -1, -1), np.zeros(50, dtype=np.int64) + 3])
     assert take(arr, idx).equals(arr.take(pa.array(idx)))
+
+
+_WIDE_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_take_of_few_values_equals_arrow_take(data: st.DataObject) -> None:
+    """The paths of arrowbuild.take for few distinct values taken many times — values of one
+    byte width (gathered a value at a time), long values (joined value by value), name lists
+    (joined list by list) — against pyarrow's take: multibyte text, empty strings, NULL values
+    and NULL picks, sliced sources."""
+    kind = data.draw(st.sampled_from(["width", "string", "binary", "list"]))
+    if kind == "width":
+        w = data.draw(st.integers(1, 40))
+        typ = pa.binary()
+        vals: list = data.draw(st.lists(st.none() | st.binary(min_size=w, max_size=w), min_size=1, max_size=5))
+    elif kind == "string":
+        typ, vals = pa.string(), data.draw(st.lists(st.none() | _WIDE_TEXT, min_size=1, max_size=5))
+    elif kind == "binary":
+        typ, vals = pa.binary(), data.draw(st.lists(st.none() | st.binary(max_size=80), min_size=1, max_size=5))
+    else:
+        typ = pa.list_(pa.string())
+        vals = data.draw(st.lists(st.none() | st.lists(_WIDE_TEXT, max_size=6), min_size=1, max_size=5))
+    arr = pa.array(vals, type=typ)
+    lo = data.draw(st.integers(0, len(arr) - 1))
+    arr = arr.slice(lo, data.draw(st.integers(1, len(arr) - lo)))
+    picks = data.draw(st.lists(st.tuples(st.integers(0, len(arr) - 1), st.booleans()), min_size=len(arr) * 4,
+                               max_size=200))
+    idx = np.array([i for i, _ in picks], dtype=np.int64)
+    valid = np.array([v for _, v in picks], dtype=bool)
+    got = take(arr, idx, valid)
+    got.validate(full=True)
+    assert got.equals(arr.take(pa.array([i if v else None for i, v in picks], type=pa.int64())))
+    got = take(arr, idx)
+    got.validate(full=True)
+    assert got.equals(arr.take(pa.array(idx, type=pa.int64())))
