@@ -27,8 +27,8 @@ from generators.arrow_arrays import (
     string_array,
     take_rows,
 )
-from generators.changes_arrow import canon_column, take_pool, typed_array, typed_python
-from generators.changes_jsonl import jsonl_line, jsonl_lines
+from generators.changes_arrow import take_pool, typed_array, typed_python
+from generators.changes_jsonl import JsonlBatch, jsonl_line
 from generators.truth import canonical_renderer
 
 _ROWS = frozenset(ROWS_TYPES)
@@ -127,8 +127,7 @@ class RecordingMixin:
             self._hold(seg.flush())
         if self._jsonl is not None:
             if self.count < self.jsonl_max:
-                self._render_deferred()
-                self._jsonl.write(jsonl_line(rec, seg.names) + "\n")
+                self._jsonl.write_line(jsonl_line(rec, seg.names))
             else:
                 self._drop_jsonl()
         self.count += 1
@@ -178,16 +177,7 @@ class BatchRecordingMixin:
             return
         if self._jsonl is not None and self.count + m > self.jsonl_max:
             self._drop_jsonl()
-        fills: list | None = None
-        if self._jsonl is not None:
-            fills = []
-
-            def job() -> str:
-                lines = [""] * m
-                for fill in fills:
-                    fill(lines)
-                return "".join(x + "\n" for x in lines)
-            self._deferred.append(job)
+        fills = self._jsonl.batch() if self._jsonl is not None else None  # this batch's changes.jsonl lines
         tables = {t: self.run.rows[t].table for t in unique_ints(ab.table[:m]).tolist()}
         seq = self.seq
         txn = ab.txn[:m]
@@ -196,7 +186,7 @@ class BatchRecordingMixin:
         self._later(lambda: self._record_batch(ab, rb, plan, placed, kept, m, seq, tables, fills))
 
     def _record_batch(self, ab: Any, rb: Any, plan: Any, placed: list, kept: int, m: int, seq: int,
-                      tables: dict[int, Table], fills: list | None) -> None:
+                      tables: dict[int, Table], fills: JsonlBatch | None) -> None:
         """:meth:`record_batch`'s records: the first ``m`` changes of the batch, their
         transactions numbered from ``seq``, of the table definitions ``tables`` (table index ->
         :class:`Table`). The change model's ``seq`` counts the transactions that carry changes
@@ -254,6 +244,8 @@ class BatchRecordingMixin:
                                rb.shapes, gtids.take(np_array(op_txn[mine])), op_xid[mine],
                                fnames.take(op_file.take(np_array(mine))), position[mine], op_row[mine], txpos[mine],
                                ts[mine], fills)
+        if fills is not None:
+            fills.done()
 
     def _typed(self, col: Column, values: Any, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
         """:func:`_typed_array`, with the typed form of a value pool kept while its pool lives
@@ -271,7 +263,7 @@ class BatchRecordingMixin:
     def _record_table(self, tidx: int, table: Table, seq: np.ndarray, mine: np.ndarray, values: tuple,
                       kinds: np.ndarray, shapes: np.ndarray, shape_bits: list, gtid: pa.Array, xid: np.ndarray,
                       fname: pa.Array, pos: np.ndarray, row: np.ndarray, txpos: np.ndarray, ts: np.ndarray,
-                      fills: list | None) -> None:
+                      fills: JsonlBatch | None) -> None:
         """The changes ``mine`` (batch op indices, of transactions ``seq``) of table ``tidx``
         (definition ``table``): the same record batch :class:`_Segment` makes of them, built
         column by column from the batch's arrays."""
@@ -293,10 +285,12 @@ class BatchRecordingMixin:
         typed: list[pa.Array] = []
         row_text: dict[int, list] = {}
         canons: list[Any] = []  # canonical values the typed path rendered, list or string array (JSONL reuses them)
+        col_texts: list[dict] = []
         for c, col in zip(cols, table.columns, strict=True):
             keep: list | None = [] if fills is not None else None
             arr, texts = self._typed(col, c, keep)
             canons.append(keep[0] if keep else None)
+            col_texts.append(texts)
             typed.append(arr)
             for r, t in texts.items():
                 row_text.setdefault(r, []).append((col.name, t))
@@ -333,17 +327,10 @@ class BatchRecordingMixin:
                   pick_lists([image_names(a) for _, a in images], inv),
                   text(bi, has_b), text(ai, has_a)]
         self._hold(seg.write(pa.RecordBatch.from_arrays(arrays, schema=seg.schema)))
-        if fills is not None:  # JSONL lines: rendered at close(), only if the run stays small
-            flavor = self.flavor
-
-            def fill(lines: list) -> None:
-                canon = [canon_column(col, flavor, c) if k is None else k.to_pylist() if isinstance(k, pa.Array) else k
-                         for k, c, col in zip(canons, cols, table.columns, strict=True)]
-                jsonl_lines(lines, table, names, canon, nrows, mine, seq.tolist(),
-                             [OP_NAMES[k] for k in kinds.tolist()], gtid.to_pylist(), xid_arr.to_pylist(),
-                            fname.to_pylist(), pos, row,
-                            txpos, ts, has_b, has_a, bi, ai, [images[j] for j in inv.tolist()])
-            fills.append(fill)
+        if fills is not None:  # JSONL lines: rendered from the typed columns (generators/changes_jsonl.py)
+            fills.table(table, self.flavor, list(zip(table.columns, typed, col_texts, canons, cols, strict=True)), nrows, mine,
+                        {"seq": seq, "row": row, "position": pos, "transaction_position": txpos, "timestamp": ts,
+                         "kind": kinds, "gtid": gtid, "file": fname, "xid": xid_arr}, images, inv, bi, ai)
 
 
 def _txn_xids(plan: Any, placed: list, kept: int) -> np.ndarray:

@@ -61,7 +61,7 @@ from generators.changes_arrow import (
     widen,
 )
 from generators.changes_ipc import IPC_SUFFIX, chunk_batches, chunk_schema, open_ipc
-from generators.changes_jsonl import concat_text, jsonl_line, read_jsonl_rows, table_file
+from generators.changes_jsonl import JsonlFile, concat_text, jsonl_line, read_jsonl_rows, table_file
 from generators.changes_record import BatchRecordingMixin, RecordingMixin
 from generators.changes_sink import Sink
 from generators.memory import release_memory
@@ -260,8 +260,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         self.batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
         self.jsonl_max = JSONL_MAX_CHANGES if jsonl_max is None else jsonl_max
         self.jsonl_path = self.dir / "changes.jsonl"
-        self._jsonl = open(self.jsonl_path, "w", encoding="utf-8", newline="\n") if jsonl else None  # noqa: SIM115
-        self._deferred: list[Callable[[], str]] = []  # batch-path JSONL, rendered at close()
+        self._jsonl = JsonlFile(self.jsonl_path) if jsonl else None
         self.aligned = aligned
         self.budget = HOLD_BYTES if budget is None else budget
         self.held = 0  # bytes held by aligned segments
@@ -299,16 +298,10 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self._sink.drain()
 
     def _drop_jsonl(self) -> None:
-        self._deferred = []
+        self._settle()  # the writer thread may be adding a batch's lines
         if self._jsonl is not None:
-            self._jsonl.close()
+            self._jsonl.discard()
             self._jsonl = None
-            os.unlink(self.jsonl_path)
-
-    def _render_deferred(self) -> None:
-        for job in self._deferred:
-            self._jsonl.write(job())
-        self._deferred = []
 
     def _hold(self, delta: int) -> None:
         """Account bytes held by aligned segments; over the budget, the segments holding the
@@ -347,10 +340,8 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             sink.close()
         jsonl = None
         if self._jsonl is not None:
-            self._render_deferred()
-            self._jsonl.close()
+            jsonl = self._jsonl.close()
             self._jsonl = None
-            jsonl = str(self.jsonl_path)
         per: dict[int, list[_Segment]] = {}
         for t, seg in self.chunks:
             per.setdefault(t, []).append(seg)
@@ -370,9 +361,8 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         for seg in self.segments.values():
             if seg.writer is not None:
                 seg.writer.close()
-        self._deferred = []
         if self._jsonl is not None:
-            self._jsonl.close()
+            self._jsonl.abort()
 
 
 # -- merging --------------------------------------------------------------------------------
