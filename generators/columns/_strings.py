@@ -21,6 +21,7 @@ from generators.columns._fit import (
     char_limit,
     fit_info,
     fit_text,
+    fitted_pool,
 )
 from generators.columns._stress import stress_pool, with_stress
 from generators.columns._vec import (
@@ -244,10 +245,10 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
         gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)
     one = getattr(base, "one_word", None)
     if one is not None:  # one word, cut and fitted: a pick among the fitted words by draw j + 2
-        gen.vec = _pool_vec_at(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in one), 2)
+        gen.vec = _pool_vec_at(fitted_pool(one, col, flavor, cap), 2)
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
-        gen.vec = pool_vec(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
+        gen.vec = pool_vec(fitted_pool(pl, col, flavor, cap))
     if stress > 0:
         gen = with_stress(gen, stress_pool(col, flavor), stress)
     if not edge:

@@ -28,7 +28,7 @@ from generators.columns._vec import ascii_runs, joined_runs, joined_runs_array
 from generators.hashing import draw_array, draws_matrix
 from generators.noop import same_arrays, same_value
 from generators.pools import pool
-from tests.generators.test_speed_twins import FLAVORS, _table_rows, check_rows, tables
+from tests.generators.test_speed_twins import FLAVORS, check_rows, table_rows, tables
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -44,7 +44,7 @@ def test_word_text_runs_equal_scalar(typ, null, seed, flavor, edge, stress, data
     """Word texts (VARCHAR of two words or more) as runs: the scalar row function's values,
     and the bytes its Python values encode to, among wide / keyless tables' columns."""
     ddl = data.draw(tables(typ + null), label="ddl")
-    rt = _table_rows(ddl, seed, flavor, None, edge, stress)
+    rt = table_rows(ddl, seed, flavor, None, edge, stress)
     check_rows(rt, data)
 
 
@@ -54,11 +54,11 @@ def test_word_text_is_runs() -> None:
     ddl = ("CREATE TABLE w (id INT PRIMARY KEY, t VARCHAR(40) CHARACTER SET utf8mb4 NULL, "
            "u VARCHAR(30) CHARACTER SET ucs2, c CHAR(20)) DEFAULT CHARSET=utf8mb4;")
     keys = np.arange(200, dtype=np.int64)
-    got = _table_rows(ddl, 1, "mysql80", None, None, 0.0).column_at(1, keys, keys)
+    got = table_rows(ddl, 1, "mysql80", None, None, 0.0).column_at(1, keys, keys)
     assert isinstance(got, ColumnArray) and got.kind == "runs"
-    stressed = _table_rows(ddl, 1, "mysql80", None, None, 0.3).column_at(1, keys, keys)
+    stressed = table_rows(ddl, 1, "mysql80", None, None, 0.3).column_at(1, keys, keys)
     assert stressed.kind == "edged" and stressed.meta[1].kind == "runs"
-    plain = _table_rows(ddl, 1, "mysql80", None, None, 0.0)
+    plain = table_rows(ddl, 1, "mysql80", None, None, 0.0)
     assert not (isinstance(plain.column_at(2, keys, keys), ColumnArray) and plain.column_at(2, keys, keys).kind == "runs")
     assert not (isinstance(plain.column_at(3, keys, keys), ColumnArray) and plain.column_at(3, keys, keys).kind == "runs")
 
@@ -161,3 +161,28 @@ def test_draws_matrix_is_each_draw(h, k) -> None:
     assert got.shape == (len(h), k) and got.dtype == np.uint64
     for t in range(k):
         assert got[:, t].tolist() == draw_array(arr, t + 1).tolist()
+
+
+FIT_TYPES = st.permutations(["VARCHAR(8)", "VARCHAR(8) CHARACTER SET latin1", "VARCHAR(8) CHARACTER SET ascii",
+                              "CHAR(8)", "VARCHAR(8) CHARACTER SET ucs2", "VARCHAR(8) CHARACTER SET utf8mb3",
+                              "VARCHAR(30)", "TINYTEXT", "VARCHAR(3) CHARACTER SET gbk", "CHAR(2) CHARACTER SET utf32",
+                              "VARCHAR(2) CHARACTER SET utf8mb4", "CHAR(2) CHARACTER SET latin1"])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(types=FIT_TYPES, cap=st.one_of(st.none(), st.integers(0, 12)),
+       flavor=FLAVORS, which=st.sampled_from(["word", "stress", "mixed"]))
+def test_fitted_pool_is_each_fit(types, cap, flavor, which) -> None:
+    """The memoised fitted pool of each column (columns of every other type fitted before
+    it in some order, the same entries: same lengths, other charsets) is the column's own
+    fit of every entry."""
+    from generators.columns._fit import fit_text, fitted_pool
+    from generators.columns._stress import STRESS
+
+    entries = {"word": pool("word"), "stress": STRESS,
+               "mixed": ("abc def", "Zoë ✓ 中文", "trailing  ", "\U0001f600 x", "")}[which]
+    (t,) = parse_tables("CREATE TABLE x (" + ", ".join(f"c{i} {ty}" for i, ty in enumerate(types)) + ")"
+                        " DEFAULT CHARSET=utf8mb4;")
+    for col in t.columns:
+        want = tuple(fit_text(e[:cap] if cap is not None and len(e) > cap else e, col, flavor) for e in entries)
+        assert fitted_pool(entries, col, flavor, cap) == want
