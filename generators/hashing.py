@@ -157,8 +157,11 @@ def unit_array(h: np.ndarray) -> np.ndarray:
 
 
 def draws_matrix(h: np.ndarray, k: int) -> np.ndarray:
-    """Draws ``1..k`` of ``Stream(h[i])`` for every base: an (n, k) uint64 array."""
+    """Draws ``1..k`` of ``Stream(h[i])`` for every base: an (n, k) uint64 array, element
+    ``[i, t]`` = :func:`draw_array` ``(h, t + 1)[i]`` — every draw mixed at once (one
+    :func:`mix64_into` over the matrix: the same elementwise arithmetic, a few numpy calls
+    whatever ``k``)."""
     out = np.empty((len(h), k), dtype=np.uint64)
-    for j in range(k):
-        out[:, j] = draw_array(h, j + 1)
-    return out
+    out[:] = np.asarray(h, dtype=np.uint64)[:, None]
+    out ^= np.arange(1, k + 1, dtype=np.uint64)
+    return mix64_into(out, np.empty_like(out))

@@ -157,6 +157,24 @@ def _same_ascii(col: Column, a: ColumnArray, b: ColumnArray) -> np.ndarray:
     return eq
 
 
+def _same_runs(a: ColumnArray, b: ColumnArray) -> np.ndarray:
+    """:func:`same_value` of two "runs" ColumnArrays (texts as UTF-8 byte runs; not CHAR,
+    whose pad the rule strips), NULLs aside: equal texts are equal byte runs — the same
+    length, then the same bytes (one gather of each side's runs and one comparison)."""
+    from binlogwriter.batch.scatter import run_indices
+
+    la, lb = a.data[:, 1], b.data[:, 1]
+    eq = la == lb
+    rows = np.flatnonzero(eq & (la > 0))
+    if len(rows):
+        lens = la[rows]
+        xa = np.asarray(a.meta, dtype=np.uint8)[run_indices(a.data[rows, 0], lens)]
+        xb = np.asarray(b.meta, dtype=np.uint8)[run_indices(b.data[rows, 0], lens)]
+        owner = np.repeat(np.arange(len(rows)), lens)
+        eq[rows[np.bincount(owner[xa != xb], minlength=len(rows)) > 0]] = False
+    return eq
+
+
 def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
     """:func:`same_value` of two columns of values given as :class:`ColumnArray` s of one
     kind, row by row as a bool array (NULL is the same as NULL only); None when they are
@@ -178,6 +196,8 @@ def same_arrays(col: Column, a: Any, b: Any) -> np.ndarray | None:
         eq = (x == y) & (np.signbit(x) == np.signbit(y))
     elif kind == "ascii" and col.type != "JSON" and a.data.shape == b.data.shape:
         eq = _same_ascii(col, a, b)
+    elif kind == "runs" and col.type not in ("CHAR", "JSON"):
+        eq = _same_runs(a, b)
     elif kind == "pool" and a.pool is b.pool:
         cls = _pool_classes(col, a.pool)
         if cls is None:

@@ -232,13 +232,9 @@ class CompressedVarcharCodec(Codec):
 _ASCII_SAME = frozenset({"utf8mb4", "utf8mb3", "utf8", "latin1", "ascii"})
 
 
-def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
-    """Vectorised CHAR/VARCHAR values given as ASCII text, one (n, width) uint8 row per
-    value (values.md §5, §6): the same bytes as the scalar encoders of those strings —
-    length prefix (1 byte, 2 when the column holds more than 255 bytes), the bytes (ASCII
-    is its own encoding in these charsets), CHAR without its trailing spaces. None when
-    the column is not such a text column or a value would not fit (the scalar encoder
-    then runs and raises)."""
+def _ascii_target(col: ColumnDesc) -> tuple[int, bool, Text] | None:
+    """(max bytes, whether trailing spaces are stripped — CHAR, the column's text) of a
+    CHAR/VARCHAR column whose charset writes ASCII as itself, else None."""
     if col.type_code == 15:
         try:
             max_bytes = VarcharCodec.meta_layout.parse(bytes(col.meta)).max_bytes
@@ -257,8 +253,28 @@ def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
     else:
         return None
     t = Text(col)
-    if not t.text or t.charset not in _ASCII_SAME or mat.ndim != 2:
+    if not t.text or t.charset not in _ASCII_SAME:
         return None
+    return max_bytes, strip, t
+
+
+def _too_long(t: Text, max_bytes: int, longest: int) -> bool:
+    """An ASCII value of ``longest`` bytes (as many characters) does not fit: the scalar
+    encoder's checks (bytes, and characters times the charset's widest)."""
+    return longest > max_bytes or (t.mbmaxlen > 1 and longest > max_bytes // t.mbmaxlen)
+
+
+def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
+    """Vectorised CHAR/VARCHAR values given as ASCII text, one (n, width) uint8 row per
+    value (values.md §5, §6): the same bytes as the scalar encoders of those strings —
+    length prefix (1 byte, 2 when the column holds more than 255 bytes), the bytes (ASCII
+    is its own encoding in these charsets), CHAR without its trailing spaces. None when
+    the column is not such a text column or a value would not fit (the scalar encoder
+    then runs and raises)."""
+    target = _ascii_target(col)
+    if target is None or mat.ndim != 2:
+        return None
+    max_bytes, strip, t = target
     n, w = mat.shape
     if n and w and int(mat.max()) >= 128:
         return None
@@ -267,8 +283,7 @@ def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
         nonsp = mat != 0x20
         last = w - np.argmax(nonsp[:, ::-1], axis=1)
         lengths = np.where(nonsp.any(axis=1), last, 0).astype(np.int64)
-    longest = int(lengths.max()) if n else 0
-    if longest > max_bytes or (t.mbmaxlen > 1 and longest > max_bytes // t.mbmaxlen):
+    if _too_long(t, max_bytes, int(lengths.max()) if n else 0):
         return None
     lb = 2 if max_bytes > 255 else 1
     prefix = lengths.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :lb]
@@ -276,6 +291,36 @@ def encode_ascii_many(col: ColumnDesc, mat: np.ndarray) -> list | None:
         return [Fixed(prefix), Fixed(mat)]
     flat = mat[np.arange(w)[None, :] < lengths[:, None]]
     return [Fixed(prefix), Var(flat, lengths)]
+
+
+def encode_runs_many(col: ColumnDesc, at: np.ndarray, flat: np.ndarray) -> list | None:
+    """Vectorised VARCHAR/CHAR values given as byte runs (ColumnArray "runs": value
+    ``r`` is ``flat[at[r, 0]:at[r, 0] + at[r, 1]]``): the bytes :func:`encode_ascii_many`
+    writes for the same texts — length prefix (1 or 2 bytes), the bytes (values.md §5,
+    §6). None when the column is not such a text column, a byte is not ASCII, a value does
+    not fit, or a CHAR value ends in a space (the scalar encoder strips it): the scalar
+    encoder then runs (and raises)."""
+    from binlogwriter.batch.scatter import run_indices
+
+    target = _ascii_target(col)
+    if target is None or at.ndim != 2:
+        return None
+    max_bytes, strip, t = target
+    starts, lengths = at[:, 0], at[:, 1]
+    n = len(at)
+    data = np.asarray(flat, dtype=np.uint8)[run_indices(starts, lengths)] if n else np.zeros(0, np.uint8)
+    if len(data) and int(data.max()) >= 128:
+        return None
+    if strip and n:
+        ends = np.cumsum(lengths)
+        last = ends[lengths > 0] - 1
+        if len(last) and (data[last] == 0x20).any():
+            return None
+    if _too_long(t, max_bytes, int(lengths.max()) if n else 0):
+        return None
+    lb = 2 if max_bytes > 255 else 1
+    prefix = lengths.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :lb]
+    return [Fixed(prefix), Var(data, lengths.astype(np.int64))]
 
 
 # -- schema -> binlog (values.md §1, §5, §6) ------------------------------------------------

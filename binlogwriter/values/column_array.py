@@ -19,7 +19,9 @@ class ColumnArray:
     units of ``10^-meta``: ``Decimal`` with exponent ``-meta``), "dt" (int64 microseconds
     since 1970-01-01: naive ``datetime``), "ts" (the same, as an aware UTC ``datetime``),
     "date" (int64 days since 1970-01-01: ``date``), "time" (signed int64 microseconds:
-    ``timedelta``), "float" (float64), "json" (``data`` a
+    ``timedelta``), "float" (float64), "runs" (text of any length as UTF-8 byte runs — the
+    generators make ASCII ones: ``data`` an (n, 2) int64 array of each value's start and
+    length in ``meta``, a uint8 array of the texts' bytes), "json" (``data`` a
     :class:`~binlogwriter.values.json_columns.JCol` tree: JSON documents by columns) or
     "edged" (values of another kind with a few others among them — edge values it cannot
     hold: ``meta`` is ``(edges, base)``, ``base`` a ColumnArray of every row without NULLs,
@@ -65,7 +67,7 @@ class ColumnArray:
 
 
 def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
-    """Python values of a "dec" / "dt" / "ts" / "date" / "time" array (see ColumnArray)."""
+    """Python values of a "dec" / "dt" / "ts" / "date" / "time" / "runs" / "json" array (see ColumnArray)."""
     if kind == "dec":
         from decimal import Decimal
 
@@ -81,6 +83,13 @@ def _array_values(kind: str, data: np.ndarray, meta: Any) -> list:
         return data.astype("M8[D]").tolist()
     if kind == "time":
         return data.astype("m8[us]").tolist()
+    if kind == "runs":
+        raw = np.asarray(meta, dtype=np.uint8).tobytes()
+        try:  # ASCII (what the generators make): a byte is a character, the starts are string offsets
+            text = raw.decode("ascii")
+        except UnicodeDecodeError:
+            return [raw[a:a + n].decode("utf-8") for a, n in data.tolist()]
+        return [text[a:a + n] for a, n in data.tolist()]
     if kind == "json":  # documents as columns (binlogwriter/values/json_columns.py)
         return data.values()
     raise ValueError(f"unknown ColumnArray kind {kind!r}")

@@ -103,7 +103,8 @@ class ManyRowImages:
         are read): (the images back to back as uint8, each image's length). Same bytes as
         :meth:`encode` on each row: ints through the vectorised integer encoder, ASCII text
         through :func:`~binlogwriter.values.char.encode_ascii_many`, anything else through
-        its type's vectorised encoder or its scalar one. Raises ValueEncodeError (the row
+        its type's vectorised encoder or its scalar one (ASCII runs through
+        :func:`~binlogwriter.values.char.encode_runs_many`). Raises ValueEncodeError (the row
         index is the position in this call) through :meth:`encode` when a value does not fit."""
         nullmat, pieces, k = self._column_pieces(present, columns, n, null_pad)
         return self._assemble(nullmat, pieces, k, n, null_pad)
@@ -121,7 +122,7 @@ class ManyRowImages:
         self._check_width("present flags", len(present))
         idx = [i for i in range(self._n) if present[i]]
         k = len(idx)
-        from binlogwriter.values.char import encode_ascii_many
+        from binlogwriter.values.char import encode_ascii_many, encode_runs_many
 
         nullmat = np.zeros((n, k), dtype=bool)
         pieces: list = []
@@ -148,6 +149,8 @@ class ManyRowImages:
                     got = self._pool_pieces(i, col.pool, data)
                 elif col.kind == "ascii":
                     got = encode_ascii_many(self.cols[i], data)
+                elif col.kind == "runs":
+                    got = encode_runs_many(self.cols[i], data, col.meta)
                 elif col.kind == "edged":
                     split = self._edged_pieces(i, col, rows_nn)
                     if split is not None:
@@ -204,6 +207,10 @@ class ManyRowImages:
             if base.kind == "int":
                 many = self._many[i]
                 got = many(data) if many is not None else None
+            elif base.kind == "runs":
+                from binlogwriter.values.char import encode_runs_many
+
+                got = encode_runs_many(self.cols[i], data, base.meta)
             else:
                 arr = self._arr[i]
                 got = arr(base.kind, data, base.meta) if arr is not None else None

@@ -77,3 +77,24 @@ def enc(s: str, coll) -> bytes:
         return coll.encode(s)
     except (UnicodeError, LookupError, ValueError):
         return s.encode("utf-8")
+
+
+_FITTED: dict[tuple, tuple[tuple, tuple]] = {}
+
+
+def fitted_pool(entries: tuple, col: Column, flavor: str, cap: int | None = None) -> tuple:
+    """``tuple(fit_text(e[:cap], col, flavor) for e in entries)``, memoised: the result
+    depends on the entries and on what :func:`fit_text` reads of the column (its character
+    and byte limits, collation, whether it is CHAR), so columns of one type — every
+    VARCHAR(40) of a wide table — and every run of a spec (each ``serve --generate`` dump)
+    share one fitted tuple, fitted once."""
+    nchars, nbytes, coll = fit_info(col, flavor)
+    key = (id(entries), cap, nchars, nbytes, coll, col.type == "CHAR")
+    hit = _FITTED.get(key)
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    out = tuple(fit_text(e[:cap] if cap is not None and len(e) > cap else e, col, flavor) for e in entries)
+    if len(_FITTED) >= 1024:
+        _FITTED.clear()
+    _FITTED[key] = (entries, out)  # keeps the entries alive: their id is not reused
+    return out

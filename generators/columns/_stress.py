@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from binlogwriter.schema import Column
 from generators.columns._common import with_edges
-from generators.columns._fit import fit_text
+from generators.columns._fit import fitted_pool
 from generators.hashing import hash64, salt
 
 # -- charset stress: multilingual text (issue #29 §2) ---------------------------------------
@@ -57,7 +57,7 @@ def stress_pool(col: Column, flavor: str) -> list[str]:
     byte limit in its charset, characters the charset cannot hold dropped — utf8mb3 loses the
     4-byte ones, latin1 keeps the accents, ascii only ASCII); entries that lose every
     character they were chosen for are kept as fitted (often empty or ASCII)."""
-    return [fit_text(v, col, flavor) for v in STRESS]
+    return list(fitted_pool(STRESS, col, flavor))
 
 
 def with_stress(gen, pool: list[str], share: float):

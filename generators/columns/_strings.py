@@ -21,10 +21,18 @@ from generators.columns._fit import (
     char_limit,
     fit_info,
     fit_text,
+    fitted_pool,
 )
 from generators.columns._stress import stress_pool, with_stress
-from generators.columns._vec import ascii_runs, draw_bytes, joined_runs, key_text_vec, pool_vec
-from generators.hashing import Stream, draw_array, hash64, salt, unit_array
+from generators.columns._vec import (
+    ascii_runs,
+    draw_bytes,
+    joined_runs,
+    joined_runs_array,
+    key_text_vec,
+    pool_vec,
+)
+from generators.hashing import Stream, draw_array, draws_matrix, hash64, salt, unit_array
 from generators.pools import pool
 
 
@@ -191,13 +199,23 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
                 base.one_word = words
             runs = ascii_runs(words) if len(words) == 1024 else None
             if runs is not None:
-                def words_cut(pre: np.ndarray, keys: np.ndarray, j: int, cap: int) -> list[str]:
-                    # words_many's text cut to ``cap``, as one gather of the words' bytes
+                def word_picks(pre: np.ndarray, j: int) -> np.ndarray:
+                    # words_many's picks: a row's words left-aligned, -1 after its count
                     counts = (1 + pre[:, j] % np.uint64(most)).astype(np.int64)
                     picks = (pre[:, j + 1:j + 1 + most] % np.uint64(1024)).astype(np.int64)
                     picks[np.arange(most)[None, :] >= counts[:, None]] = -1
-                    return joined_runs(runs, picks, np.full(len(picks), cap, dtype=np.int64))
+                    return picks
+
+                def words_cut(pre: np.ndarray, keys: np.ndarray, j: int, cap: int) -> list[str]:
+                    # words_many's text cut to ``cap``, as one gather of the words' bytes
+                    return joined_runs(runs, word_picks(pre, j), np.full(len(pre), cap, dtype=np.int64))
+
+                def words_runs(h: np.ndarray, j: int, cap: int) -> tuple[np.ndarray, np.ndarray]:
+                    # words_cut's texts as ASCII runs (ColumnArray "runs"), the draws made here
+                    pre = draws_matrix(h, j + 1 + most)
+                    return joined_runs_array(runs, word_picks(pre, j), np.full(len(pre), cap, dtype=np.int64))
                 base.many_cut = words_cut
+                base.runs_cut = words_runs
         else:
             def base(st, k):
                 return text_of_length(st, max(10, int(st.exp(400))))
@@ -218,15 +236,19 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
         many_cut = getattr(base, "many_cut", None)
         if many_cut is not None and fit_ascii is not None:  # ASCII text: cut by numpy, fitted as is
             gen.many = lambda pre, keys, j: fit_ascii(many_cut(pre, keys, j, cap))
+    runs_cut = getattr(base, "runs_cut", None)
+    if runs_cut is not None and fit_ascii is not None and col.type != "CHAR":
+        # ASCII words: the texts as byte runs, fitted as they are (not CHAR: nothing to strip)
+        gen.vec = lambda h, j: ("runs", *runs_cut(h, j, cap))
     vec_cut = getattr(base, "vec_cut", None)
     if vec_cut is not None and fit_ascii is not None:
         gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)
     one = getattr(base, "one_word", None)
     if one is not None:  # one word, cut and fitted: a pick among the fitted words by draw j + 2
-        gen.vec = _pool_vec_at(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in one), 2)
+        gen.vec = _pool_vec_at(fitted_pool(one, col, flavor, cap), 2)
     pl = getattr(base, "pool", None)
     if pl is not None:  # pl[below(1024)], cut and fitted: a pick among the fitted entries
-        gen.vec = pool_vec(tuple(fit_text(p[:cap] if len(p) > cap else p, col, flavor) for p in pl))
+        gen.vec = pool_vec(fitted_pool(pl, col, flavor, cap))
     if stress > 0:
         gen = with_stress(gen, stress_pool(col, flavor), stress)
     if not edge:

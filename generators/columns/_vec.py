@@ -117,7 +117,7 @@ def weighted_vec(vals: tuple, cum: list, tot: float):
     return f
 
 
-_EDGED = frozenset({"int", "float", "dec", "dt", "ts", "date", "time"})
+_EDGED = frozenset({"int", "float", "dec", "dt", "ts", "date", "time", "runs"})
 """Base kinds :func:`_edge_twin` keeps as arrays under edge values they cannot hold (a zero
 date, a DECIMAL beyond int64 units): ColumnArray kind "edged"."""
 
@@ -249,8 +249,6 @@ def joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[st
     runs (:func:`~binlogwriter.batch.scatter.take_runs`), one ASCII decode and one slice
     per row; pools of long entries (``_AsciiRuns.long``: paragraphs) by one ``str.join`` per
     row, which copies each character once instead of indexing each byte."""
-    from binlogwriter.batch.scatter import take_runs
-
     if runs.long:  # rows grouped by how many entries they pick: each row's entries by one gather
         sp, ent = " ".join, runs.objects
         count = np.count_nonzero(picks >= 0, axis=1)
@@ -261,11 +259,25 @@ def joined_runs(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> list[st
             texts[:] = [sp(row)[:k] for row, k in zip(ent[picks[sel, :c]].tolist(), cut[sel].tolist(), strict=True)]
             out[sel] = texts
         return out.tolist()
+    at, flat = joined_runs_array(runs, picks, cut)
+    text = flat.tobytes().decode("ascii")
+    return [text[a:a + n] for a, n in at.tolist()]
+
+
+def joined_runs_array(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`joined_runs`' texts as ASCII bytes, never as Python strings: ``(at, flat)``, row
+    ``r``'s text being ``flat[at[r, 0]:at[r, 0] + at[r, 1]]`` (an (n, 2) int64 array of start
+    and length; ColumnArray kind "runs"). One gather of the picked entries' runs (each entry
+    and the space after it) back to back; a row's text is its runs without the last space,
+    cut to ``cut[r]`` bytes (one byte a character: ASCII)."""
+    from binlogwriter.batch.scatter import take_runs
+
     mask = picks >= 0
     safe = np.where(mask, picks, 0)
     rl = np.where(mask, runs.lens[safe], 0).sum(axis=1)
     sel = picks[mask]
-    text = take_runs(runs.flat, runs.lens, sel).tobytes().decode("ascii") if len(sel) else ""
-    starts = np.cumsum(rl) - rl
-    ends = starts + np.minimum(np.maximum(rl - 1, 0), cut)
-    return [text[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    flat = take_runs(runs.flat, runs.lens, sel) if len(sel) else np.zeros(0, dtype=np.uint8)
+    at = np.empty((len(picks), 2), dtype=np.int64)
+    at[:, 0] = np.cumsum(rl) - rl
+    at[:, 1] = np.minimum(np.maximum(rl - 1, 0), cut)
+    return at, flat
