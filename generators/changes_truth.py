@@ -67,7 +67,8 @@ from generators.changes_sink import Sink
 from generators.memory import release_memory
 from generators.truth import column_blocks
 
-__all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "write_final_parquet_columns", "changes_schema",
+__all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "write_final_parquet_columns", "write_final_pieces",
+           "changes_schema",
            "typed_converter", "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk",
            "final_schema", "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
 
@@ -396,47 +397,64 @@ values of a block at a time, never of a whole row group of a wide table."""
 def write_final_parquet_columns(table: Table, flavor: str, blocks: Iterable[list[list]], dest: str | os.PathLike,
                                 row_group: int | None = None) -> int:
     """:func:`write_final_parquet` of rows given as blocks of columns (any number of rows
-    each). Bounded memory: each block becomes typed Arrow arrays at once (pieces of at most
-    :data:`FINAL_BLOCK` rows), and a row group is the concatenation of its pieces (one
-    contiguous array per column: the bytes of the row group built whole)."""
-    row_group = ROW_GROUP if row_group is None else row_group
+    each). Bounded memory: each block becomes typed Arrow arrays :data:`FINAL_BLOCK` rows
+    at a time, written by :func:`write_final_pieces`."""
     schema = final_schema(table, flavor)
     fields = list(schema)
     plans = [column_plan(c, flavor) for c in table.columns]
     names = [c.name for c in table.columns]
+
+    def pieces() -> Iterable[list[pa.Array]]:
+        for cols in blocks:
+            total = len(cols[0]) if cols else 0
+            for at in range(0, total, FINAL_BLOCK):
+                k = min(total - at, FINAL_BLOCK)
+                arrays, texts = typed_columns_of(plans, names, [c[at:at + k] for c in cols] if k < total else cols, k)
+                arrays.append(py_array(texts, fields[-1].type))
+                yield arrays
+    return write_final_pieces(schema, pieces(), dest, row_group)
+
+
+def write_final_pieces(schema: pa.Schema, pieces: Iterable[list[pa.Array]], dest: str | os.PathLike,
+                       row_group: int | None = None) -> int:
+    """``truth/final/parquet/<db>.<table>.parquet`` of ``schema`` from typed pieces (each a list
+    of arrays of one length, the ``_text`` column last), in order: row groups of ``row_group``
+    rows, each the concatenation of its pieces (one contiguous array per column: the bytes of
+    the row group built whole, however the rows were cut into pieces). Returns the rows
+    written; on an error the file is not left behind."""
+    row_group = ROW_GROUP if row_group is None else row_group
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".part")
     n = 0
     parts: list[list[pa.Array]] = []
     held = 0
 
-    def typed(cols: list[list], k: int) -> list[pa.Array]:
-        arrays, texts = typed_columns_of(plans, names, cols, k)
-        arrays.append(py_array(texts, fields[-1].type))
-        return arrays
-
     def group(w: pq.ParquetWriter) -> None:
         arrays = [pa.concat_arrays(list(c)) for c in zip(*parts, strict=True)]
         w.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=row_group)
 
-    with pq.ParquetWriter(tmp, schema, write_statistics=False, **parquet_options(schema)) as w:
-        for cols in blocks:
-            total = len(cols[0]) if cols else 0
-            at = 0
-            while at < total:
-                k = min(total - at, row_group - held, FINAL_BLOCK)
-                parts.append(typed([c[at:at + k] for c in cols] if (at or k < total) else cols, k))
-                at += k
-                held += k
-                if held == row_group:
-                    group(w)
-                    n += held
-                    parts, held = [], 0
-        if held:
-            group(w)
-            n += held
-        elif n == 0:
-            w.write_table(schema.empty_table())
+    try:
+        with pq.ParquetWriter(tmp, schema, write_statistics=False, **parquet_options(schema)) as w:
+            for arrays in pieces:
+                total = len(arrays[0])
+                at = 0
+                while at < total:
+                    k = min(total - at, row_group - held)
+                    parts.append([a.slice(at, k) for a in arrays] if (at or k < total) else arrays)
+                    at += k
+                    held += k
+                    if held == row_group:
+                        group(w)
+                        n += held
+                        parts, held = [], 0
+            if held:
+                group(w)
+                n += held
+            elif n == 0:
+                w.write_table(schema.empty_table())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, dest)
     return n
 

@@ -4,8 +4,9 @@
 it to ``out`` at the very end (``manifest.json`` is written last inside it); on any error
 the temporary directory is removed, so either a complete run exists under ``out`` or
 nothing does. Memory is bounded by the key space (13 bytes per key of every table) and a
-fixed-size row cache, not by the output size; ``truth/final`` is sorted by external merge
-and written in blocks (generators/final_sort.py ``sorted_jsonl_blocks``). The phases (the
+fixed-size row cache, not by the output size; ``truth/final`` is written in blocks, in key
+order when the first column orders the rows, else sorted by external merge
+(generators/final_columns.py). The phases (the
 transactions, the merge of ``truth/changes``, ``truth/final`` table by table) follow one
 another with the freed memory given back between them (generators/memory.py), so the peak
 resident set is the largest phase's, not their sum.
@@ -17,19 +18,16 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from binlogwriter.batch.columnar import columnar_supported
 from binlogwriter.format import BinlogFormat
 from binlogwriter.sinks import FileSink
 from binlogwriter.write.transaction import SessionSettings
 from binlogwriter.write.writer import STAGE_BYTES, BinlogWriter
-from generators.final_sort import sorted_jsonl_blocks
 from generators.group_commit import group_commit_clock
 from generators.keys import KeyCursor
 from generators.manifest import (
@@ -50,7 +48,6 @@ from generators.run_ddl import DdlMixin
 from generators.run_snapshot import INITIAL_ROWS_PER_TXN, SNAPSHOT_ROWS_PER_INSERT, SnapshotMixin
 from generators.run_txn import TransactionsMixin
 from generators.spec import Spec, SpecError, resolve
-from generators.truth import column_renderer, render_column
 from generators.workloads import WorkloadDef, load_workload
 from generators.writeset import writeset_clock
 
@@ -214,22 +211,16 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         return self._loop_batched(writer)
 
     def write_final(self, final_dir: Path) -> None:
-        """``truth/final/<db>.<table>.jsonl`` and, from the same sorted rows,
+        """``truth/final/<db>.<table>.jsonl`` and, from the same rows,
         ``truth/final/parquet/<db>.<table>.parquet`` (docs/output.md), table by table in
-        bounded pieces: rows computed ``_FINAL_BLOCK`` keys at a time, sorted in runs of
-        ``final_sort.SORT_CELLS`` values, the sorted rows handed on as blocks of columns, made
-        typed a block at a time (``write_final_parquet_columns``)."""
-        from generators.changes_truth import table_file, write_final_parquet_columns
+        bounded pieces (generators/final_columns.py ``write_final_table``: in key order
+        straight from the typed arrays when the first column orders the rows, else through
+        the external sort of generators/final_sort.py)."""
+        from generators.final_columns import write_final_table
 
-        fl = self.spec.flavor
-        pdir = final_dir / "parquet"
-        pdir.mkdir(parents=True, exist_ok=True)
+        (final_dir / "parquet").mkdir(parents=True, exist_ok=True)
         for rt in self.rows:
-            t = rt.table
-            fns = [column_renderer(c, fl) for c in t.columns]
-            names = [c.name for c in t.columns]
-            blocks = sorted_jsonl_blocks(final_dir / f"{t.database}.{t.name}.jsonl", names, _final_blocks(rt, fns))
-            write_final_parquet_columns(t, fl, blocks, pdir / table_file(t))
+            write_final_table(rt, self.spec.flavor, final_dir)
             release_memory()
 
     def manifest(self, writer: BinlogWriter, digests: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -245,26 +236,11 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
                               self.planned, self.counts, tables)
 
 
-_FINAL_BLOCK = 4096
-
 PER_TRANSACTION_REFERENCE = False
 """Test seam (tests only: ``monkeypatch.setattr(generators.engine, "PER_TRANSACTION_REFERENCE",
 True)``): runs write through the per-transaction reference loop
 (:meth:`~generators.run_txn.TransactionsMixin._loop_per_transaction`) instead of the batch
 engine, for the tests that compare the two (tests/batch/test_generate_paths.py). Not a setting."""
-
-
-def _final_blocks(rt: TableRows, fns: list) -> Iterator[list[list]]:
-    """The canonical rows of every live key of ``rt`` in key order (``canonical_renderer`` of
-    ``rt.row(k)``), as blocks of columns: rows computed a block of keys at a time
-    (``compute_columns``), each column rendered as a whole."""
-    live = np.flatnonzero(rt.live[:rt.next_key]).astype(np.int64)
-    for s in range(0, len(live), _FINAL_BLOCK):
-        keys = live[s:s + _FINAL_BLOCK]
-        ti, tu = rt.times(keys)
-        cols = rt.compute_columns(keys, rt.ver[keys].astype(np.int64), rt.born[keys].astype(np.int64), ti=ti, tu=tu)
-        fl = rt.spec.flavor
-        yield [render_column(col, fl, c, f) for col, f, c in zip(rt.table.columns, fns, cols, strict=True)]
 
 
 def generate(spec: Spec, out: str | os.PathLike, *,

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import generators.changes_truth as ct
+import generators.final_columns as final_columns
 import generators.final_sort as final_sort
 from generators.changes_truth import final_schema, parquet_options, table_file, typed_converter
 from generators.engine import Run
@@ -108,6 +109,7 @@ def test_chunked_final_writes_the_whole_table_reference(tmp_path_factory: Any, m
     monkeypatch.setattr(final_sort, "OUT_BLOCK", out_block)
     monkeypatch.setattr(final_sort, "RUN_BLOCK_CELLS", run_cells)
     monkeypatch.setattr(ct, "FINAL_BLOCK", final_block)
+    monkeypatch.setattr(final_columns, "BLOCK", max(1, final_block - 3))  # rows computed at once (in-order path)
     monkeypatch.setattr(ct, "ROW_GROUP", row_group)
     spec = Spec.from_dict(dict(workload=None, schema_sql=ddl_text, schema_file="s.sql", seed=seed,
                                transactions=txns, initial_rows=initial, edge_values=edge, charset_stress=stress,
