@@ -30,15 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_TYPES, BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
-from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, LENGTH_AT, LOG_POS_AT, MAGIC, TYPE_AT
+from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, MAGIC, TYPE_AT
+from binlogwriter.read.framing import frame_bounds
 from binlogwriter.serve.binlogs import BinlogFile
 from binlogwriter.serve.dump import DumpError, Streamer
-from binlogwriter.serve.dump_request import HEAD
-from binlogwriter.serve.framing import MAX_EVENT_LENGTH, length_error
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.write.writer import BinlogWriter
@@ -246,41 +247,32 @@ class GeneratedStreamer(Streamer):
         self._carry = buf[off:]
 
     def _send_fast(self, buf: bytes) -> int:
-        """Every complete event of ``buf`` in packets (``0x00`` + event; an event of 2^24-2
-        bytes or more over several, protocol.py), one ``sendall``; ANNOTATE_ROWS left out
-        unless asked for. Returns the bytes consumed."""
-        skip_annotate = self.skip_annotate
-        unpack_from = HEAD.unpack_from
-        mv = memoryview(buf)
-        seq = self.io.seq
-        nb = len(buf)
-        off = 0
-        events = sent = 0
-        parts: list = []
-        ap = parts.append
-        while off + HEADER_SIZE <= nb:
-            ln = unpack_from(buf, off + LENGTH_AT)[0]
-            if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
-                raise DecodeError(length_error(ln), file=self._name, offset=self._offset + off)
-            end = off + ln
-            if end > nb:
-                break
-            if skip_annotate and buf[off + TYPE_AT] == ANNOTATE_ROWS_EVENT:
-                off = end
-                continue
-            if ln + 1 < MAX_PAYLOAD:
-                ap(((ln + 1) | seq << 24).to_bytes(5, "little"))
-                ap(mv[off:end])
-                seq = (seq + 1) & 0xFF
-            else:
-                packets, seq = frame(b"\x00" + buf[off:end], seq)
-                ap(packets)
-            events += 1
-            sent += ln
-            off = end
-        if parts:
-            self.sock.sendall(b"".join(parts))
-        self.io.seq = seq
+        """Every complete event of ``buf`` (framed by :func:`~binlogwriter.read.framing.frame_bounds`)
+        in packets (``0x00`` + event; an event of 2^24-2 bytes or more over several,
+        protocol.py), one ``sendall``; ANNOTATE_ROWS left out unless asked for. Returns the
+        bytes consumed."""
+        bounds = frame_bounds(buf, 0, len(buf), name=self._name, base=self._offset)
+        off = bounds[-1]
+        skip = ANNOTATE_ROWS_EVENT if self.skip_annotate else None
+        framed = frame_events(memoryview(buf)[:off], np.diff(bounds), self.io.seq, skip)
+        if framed is not None:
+            out, self.io.seq, events, sent = framed
+            if events:
+                self.sock.sendall(out)
+        else:  # an event that needs several packets: event by event
+            seq = self.io.seq
+            parts: list = []
+            events = sent = 0
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+                if skip is not None and buf[a + TYPE_AT] == skip:
+                    continue
+                packets, seq = frame(b"\x00" + buf[a:b], seq)
+                parts.append(packets)
+                events += 1
+                sent += b - a
+            if parts:
+                self.sock.sendall(b"".join(parts))
+            self.io.seq = seq
         self._offset += off
         self.sent_events += events
         self.sent_bytes += sent
@@ -296,15 +288,11 @@ class GeneratedStreamer(Streamer):
         off = 0
         parts: list[bytes] = []
         nbytes = ntx = 0
-        while off + HEADER_SIZE <= nb:
+        bounds = frame_bounds(buf, 0, nb, name=self._name, base=self._offset)
+        for end in bounds[1:]:
             if self._fast():
                 break
-            ln = int.from_bytes(buf[off + LENGTH_AT : off + LOG_POS_AT], "little")
-            if not HEADER_SIZE <= ln <= MAX_EVENT_LENGTH:
-                raise DecodeError(length_error(ln), file=self._name, offset=self._offset)
-            end = off + ln
-            if end > nb:
-                break
+            ln = end - off
             ev = bytes(buf[off:end])
             at = self._offset
             self._offset += ln
