@@ -486,15 +486,8 @@ class Reader:
         try:
             plan, buf = info.rows_header(t, data, end, tid_size)
             plan.emit(buf, pending, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"))
-        except DecodeError as exc:
-            raise exc.located(file=name, offset=offset, event_type=type_name(t),
-                              path=f"{info.database}.{info.table}") from None
-        except (ValueError, IndexError) as exc:
-            raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
-                              event_type=type_name(t)) from None
-        except _NonCanonical as exc:  # BinlogReader keeps such an event raw: it has no changes
-            raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
-                              offset=offset, event_type=type_name(t)) from None
+        except (DecodeError, ValueError, IndexError, _NonCanonical) as exc:
+            raise rows_event_error(exc, info, t, name, offset) from None
 
     def _payload(self, name: str, offset: int, data: bytes, fmt: BinlogFormat,
                  gtid: str | None) -> list[Change]:
@@ -547,3 +540,15 @@ def iter_changes(paths: Iterable[str | os.PathLike], *, schemas: Any = None, ver
 
 
 from binlogwriter.layouts.control import NonCanonical as _NonCanonical  # noqa: E402
+
+
+def rows_event_error(exc: Exception, info: TableInfo, t: int, name: str, offset: int) -> DecodeError:
+    """The located error of a rows event whose post-header, bitmaps or rows cannot be read:
+    the decoder's error at file:offset and db.table; a malformed rows event; or one not in
+    the form a server writes (BinlogReader keeps such an event raw: it has no changes)."""
+    where = {"file": name, "offset": offset, "event_type": type_name(t)}
+    if isinstance(exc, DecodeError):
+        return exc.located(**where, path=f"{info.database}.{info.table}")
+    if isinstance(exc, _NonCanonical):
+        return DecodeError(f"rows event not in the form a server writes: {exc}", **where)
+    return DecodeError(f"malformed rows event: {exc}", **where)

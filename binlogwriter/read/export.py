@@ -72,6 +72,7 @@ from binlogwriter.read.changes import (  # the change loops' event types (change
     Reader,
     SchemaSource,
     TableInfo,
+    rows_event_error,
     type_name,
 )
 from binlogwriter.read.exportbatch import IMAGES, TableBuffer, Txn, arrow_schema
@@ -207,7 +208,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                     try:  # counting its rows (a transaction of several tables) reads them: located errors
                         k = txn.add(buf, plan, rows)
                     except (DecodeError, ValueError, IndexError) as exc:
-                        raise _rows_error(exc, info, t, name, offset) from None
+                        raise rows_event_error(exc, info, t, name, offset) from None
                     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"), txn, k))
                     buf.nbytes += len(rows)
             elif t == TABLE_MAP_EVENT:
@@ -388,17 +389,9 @@ def _add_rows(buf: TableBuffer, info: TableInfo, t: int, data: bytes, end: int, 
         plan, rows = info.rows_header(t, data, end, tid_size)  # any valid zlib stream (changes.py)
         k = txn.add(buf, plan, rows)  # counting its rows (a transaction of several tables) reads them
     except (DecodeError, ValueError, IndexError) as exc:
-        raise _rows_error(exc, info, t, name, offset) from None
+        raise rows_event_error(exc, info, t, name, offset) from None
     buf.events.append((plan, t, rows, gtid, name, offset, int.from_bytes(data[TIMESTAMP_AT:TYPE_AT], "little"), txn, k))
     buf.nbytes += len(rows)
-
-
-def _rows_error(exc: Exception, info: TableInfo, t: int, name: str, offset: int) -> DecodeError:
-    """The located error of a rows event whose post-header, bitmaps or rows cannot be read:
-    the decoder's error at file:offset and the table, or a malformed rows event."""
-    if isinstance(exc, DecodeError):
-        return exc.located(file=name, offset=offset, event_type=type_name(t), path=f"{info.database}.{info.table}")
-    return DecodeError(f"malformed rows event: {exc}", file=name, offset=offset, event_type=type_name(t))
 
 
 def changes_tables(paths: Iterable[str | os.PathLike] | str | os.PathLike, *, schemas: Any = None,

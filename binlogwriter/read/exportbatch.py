@@ -20,7 +20,6 @@ import numpy as np
 import pyarrow as pa
 
 from binlogwriter.errors import DecodeError
-from binlogwriter.format import type_name
 from binlogwriter.layouts.control import NonCanonical
 from binlogwriter.layouts.rows import DELETE_TYPES, no_image_columns
 from binlogwriter.read.arrowbuild import booleans, numbers, optional_uint64, string_lists, strings, take
@@ -34,7 +33,7 @@ from binlogwriter.read.arrowcols import (
     walk_image,
 )
 from binlogwriter.read.arrowfamilies import ColumnBuilder
-from binlogwriter.read.changes import TableInfo
+from binlogwriter.read.changes import TableInfo, rows_event_error
 from binlogwriter.read.export_model import (  # re-exported: the export's one import point
     IMAGES,
     META_FIELDS,
@@ -139,15 +138,8 @@ class TableBuffer:
                         v, _, pos = img(rows, pos)
                         mine.append(v)
                     other.extend([none] * (len(mine) - len(other)))
-            except DecodeError as exc:
-                raise exc.located(file=name, offset=offset, event_type=type_name(t),
-                                  path=f"{info.database}.{info.table}") from None
-            except (ValueError, IndexError) as exc:
-                raise DecodeError(f"malformed rows event: {exc}", file=name, offset=offset,
-                                  event_type=type_name(t)) from None
-            except NonCanonical as exc:  # BinlogReader keeps such an event raw: no changes to export
-                raise DecodeError(f"rows event not in the form a server writes: {exc}", file=name,
-                                  offset=offset, event_type=type_name(t)) from None
+            except (DecodeError, ValueError, IndexError, NonCanonical) as exc:
+                raise rows_event_error(exc, info, t, name, offset) from None
             kinds.append(len(befores) - start)
         counts = np.array(kinds, dtype=np.int64)
         rows_ev = np.repeat(np.arange(len(counts)), counts)
