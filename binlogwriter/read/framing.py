@@ -32,7 +32,7 @@ from binlogwriter.format import BinlogFormat, EventType, type_name
 from binlogwriter.layouts.header import HEADER_SIZE, MAGIC, TYPE_AT, header_struct
 
 __all__ = ["CRC_RESIDUE", "MAX_EVENT_SIZE", "FileScan", "scan_file", "open_binlog", "iter_frames",
-           "fde_format"]
+           "fde_format", "frame_bounds", "frame_error", "iter_blocks", "BLOCK", "whole_event"]
 
 MAX_EVENT_SIZE = 1 << 30
 """Largest event_length accepted by default: 1 GiB, the largest ``max_allowed_packet`` (and
@@ -294,7 +294,6 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
 
 
 # --------------------------------------------------------------------------- buffers and growing files
-__all__ += ["frame_bounds", "frame_error", "iter_blocks", "BLOCK"]
 
 _LENGTH = header_struct("event_length")
 BLOCK = 1 << 20
@@ -374,20 +373,8 @@ def iter_blocks(fh: BinaryIO, start: int, *, name: str = "?", end: int | None = 
         carry = buf[bounds[-1]:]
 
 
-def length_error(length: int, max_event_size: int = MAX_EVENT_SIZE) -> str | None:
-    """Why ``length`` cannot be an event_length (below the header, above ``max_event_size``),
-    or None: the reason of :func:`frame_error`, for a stream that frames its own bytes."""
-    err = _bad_frame(_LENGTH.pack(length), "", 0, max(length, HEADER_SIZE), max_event_size)
-    return None if err is None else err.reason
-
-
-__all__ += ["length_error"]
-
-
 def whole_event(data) -> bool:
     """Whether ``data`` is one event by its own header: at least the 19-byte header, and
     its ``event_length`` is ``len(data)`` (what :func:`iter_frames` yields always is)."""
     return len(data) >= HEADER_SIZE and _LENGTH.unpack_from(data)[0] == len(data)
 
-
-__all__ += ["whole_event"]

@@ -52,7 +52,7 @@ from binlogwriter.serve.pacing import Pacer
 from binlogwriter.serve.protocol import PacketIO, eof_packet, err_packet, frame
 from binlogwriter.serve.session import Session
 
-__all__ = ["DumpRequest", "DumpError", "stream", "parse_dump", "parse_dump_gtid"]
+__all__ = ["DumpRequest", "DumpError", "stream", "parse_dump", "parse_dump_gtid", "in_use_cleared"]
 
 
 def _with_crc(ev: bytearray, fmt_has_crc: bool) -> bytes:
@@ -134,9 +134,7 @@ class Streamer(FileSendingMixin):
         self._packet(encode_event(ev, self._fake_fmt(f)))
 
     def _fde(self, f: BinlogFile, start: int) -> None:
-        ev = bytearray(f.fde)
-        flags = int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~IN_USE_F
-        ev[FLAGS_AT:HEADER_SIZE] = flags.to_bytes(2, "little")
+        ev = in_use_cleared(f.fde)
         has_crc = _fde_has_crc(f, ev)
         if start > 4 or (self.filter is not None and self.filter.position_pending()):
             if start > 4:
@@ -258,6 +256,16 @@ class Streamer(FileSendingMixin):
                 if self.heartbeat:
                     self._heartbeat(f, at)
                 deadline = time.monotonic() + (self.heartbeat or 3600.0)
+
+
+def in_use_cleared(ev: bytes | bytearray) -> bytearray:
+    """The FORMAT_DESCRIPTION_EVENT ``ev`` with LOG_EVENT_BINLOG_IN_USE_F cleared in its header
+    flags, as a dump sends it (a server's stored CRC covers the FDE with the flag cleared,
+    format.md §3)."""
+    ev = bytearray(ev)
+    flags = int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~IN_USE_F
+    ev[FLAGS_AT:HEADER_SIZE] = flags.to_bytes(2, "little")
+    return ev
 
 
 def _fde_has_crc(f: BinlogFile, cleared: bytearray) -> bool:

@@ -34,10 +34,10 @@ from binlogwriter import plugins
 from binlogwriter.errors import DecodeError
 from binlogwriter.format import ANNOTATE_ROWS_EVENT, FORMAT_DESCRIPTION_EVENT, GTID_TYPES, BinlogFormat
 from binlogwriter.gtids import MariadbState, MysqlGtidSet
-from binlogwriter.layouts.header import FLAGS_AT, HEADER_SIZE, MAGIC, TYPE_AT
+from binlogwriter.layouts.header import MAGIC, TYPE_AT
 from binlogwriter.read.framing import frame_bounds
 from binlogwriter.serve.binlogs import BinlogFile
-from binlogwriter.serve.dump import DumpError, Streamer
+from binlogwriter.serve.dump import DumpError, Streamer, in_use_cleared
 from binlogwriter.serve.packets import EventRun, frame_events
 from binlogwriter.serve.protocol import MAX_PAYLOAD, eof_packet, frame
 from binlogwriter.write.writer import BinlogWriter
@@ -300,7 +300,7 @@ class GeneratedStreamer(Streamer):
             off = end
             t = ev[TYPE_AT]
             if t == FORMAT_DESCRIPTION_EVENT:
-                ev = ev[:FLAGS_AT] + (int.from_bytes(ev[FLAGS_AT:HEADER_SIZE], "little") & ~1).to_bytes(2, "little") + ev[HEADER_SIZE:]
+                ev = bytes(in_use_cleared(ev))
                 if self._reached and (self._name != self._start_file or self._start_pos <= 4):
                     parts.append(ev)
                     self.fake_crc = fmt.footer_size == 4
