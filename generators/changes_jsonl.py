@@ -213,11 +213,11 @@ def _json_column(vals: Any) -> pa.Array:
     if isinstance(vals, pa.Array):
         if pa.types.is_integer(vals.type):
             return vals.cast(pa.large_string())
-        return _json_strings(vals)
+        return json_strings(vals)
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if kinds <= {str}:
-        return _json_strings(string_array(vals))
+        return json_strings(string_array(vals))
     return string_array(_json_values(vals)).cast(pa.large_string())
 
 
@@ -230,7 +230,7 @@ def _quoted(arr: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(_lit('"'), arr.cast(pa.large_string()), _lit('"'), _lit(""))
 
 
-def _json_strings(arr: pa.Array) -> pa.Array:
+def json_strings(arr: pa.Array) -> pa.Array:
     """A string array's values as JSON string literals (null stays null): what
     ``jsonl_safe(json.encoder.encode_basestring(v))`` writes (UTF-8 as it is; the line
     separators escaped here, where the only strings of a line are). ``\\`` and ``"`` are
@@ -312,7 +312,7 @@ def _table_lines(table: Table, texts: list[pa.Array], nrows: int, f: dict[str, A
                  inv: np.ndarray, bi: np.ndarray, ai: np.ndarray) -> pa.Array:
     """The lines (each with its end) of one table's changes of a batch, in their order:
     :func:`jsonl_line` of each, joined column-wide (the keys in :data:`MODEL_FIELDS` order)."""
-    keys = _object_keys([c.name for c in table.columns], escape=False)
+    keys = object_keys([c.name for c in table.columns], escape=False)
     full = _objects(keys, texts, range(len(texts)), None, nrows)
     kind = np.asarray(f["kind"], dtype=np.int64)
     has_b, has_a = kind != 0, kind != 2
@@ -323,13 +323,13 @@ def _table_lines(table: Table, texts: list[pa.Array], nrows: int, f: dict[str, A
         _lit(',"op":"'), pick_strings(OP_NAMES, kind).cast(pa.large_string()),
         _lit(f'","database":{jsonl_safe(_ENCODE(table.database))},"table":{jsonl_safe(_ENCODE(table.name))},"before":'),
         bimg, _lit(',"after":'), aimg, _lit(',"before_row":'), brow, _lit(',"after_row":'), arow,
-        _lit(',"gtid":'), _json_strings(f["gtid"]), _lit(',"xid":'), _json_column(f["xid"]),
-        _lit(',"file":'), _json_strings(f["file"]), _lit(',"position":'), _ints(f["position"]),
+        _lit(',"gtid":'), json_strings(f["gtid"]), _lit(',"xid":'), _json_column(f["xid"]),
+        _lit(',"file":'), json_strings(f["file"]), _lit(',"position":'), _ints(f["position"]),
         _lit(',"transaction_position":'), _ints(f["transaction_position"]),
         _lit(',"timestamp":'), _ints(f["timestamp"]), _lit("}\n"), _lit(""), options=_NULL_TEXT)
 
 
-def _object_keys(names: list[str], escape: bool = True) -> list[str]:
+def object_keys(names: list[str], escape: bool = True) -> list[str]:
     """Each column's ``"name":`` (``escape``: ``%`` doubled and ``%s`` after it, for the ``%``
     formatting of :func:`object_lines`)."""
     if not escape:
@@ -343,7 +343,7 @@ def object_lines(names: list[str], cols: list[list], nrows: int) -> list[str]:
     by column."""
     if not cols:
         return ["{}"] * nrows
-    tmpl = "{" + ",".join(_object_keys(names)) + "}"
+    tmpl = "{" + ",".join(object_keys(names)) + "}"
     return [jsonl_safe(tmpl % r) for r in zip(*[_json_values(c) for c in cols], strict=True)]
 
 

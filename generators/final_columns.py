@@ -33,20 +33,17 @@ from binlogwriter.schema import Column, Table
 from binlogwriter.values.json_text import jsonl_safe
 from generators.arrow_arrays import py_array, string_array
 from generators.changes_arrow import final_schema, typed_array
+from generators.changes_jsonl import json_strings, object_keys
 from generators.final_sort import sorted_jsonl_blocks
 from generators.truth import column_renderer, render_column
 
-__all__ = ["BLOCK", "key_blocks", "write_final_table", "write_final_sorted", "json_texts", "final_lines", "object_keys",
+__all__ = ["BLOCK", "key_blocks", "write_final_table", "write_final_sorted", "json_texts", "final_lines",
            "FirstColumnOrder"]
 
 BLOCK = 4096
 """Live keys whose rows are computed at once (a block of columns)."""
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_ESCAPED = r"[\x00-\x1f\"\\\x{85}\x{2028}\x{2029}]"
-"""Characters a JSON string of ``truth/final`` does not hold as they are: what
-``json.encoder.encode_basestring`` escapes (quote, backslash, controls) and the line
-separators ``jsonl_safe`` escapes (RE2 syntax, for ``match_substring_regex``)."""
 _SEPARATORS = r"[\x{85}\x{2028}\x{2029}]"
 _MAX_PLAIN_SCALE = 6
 """DECIMAL scales whose Arrow text is the canonical one (plain digits): past 6 fraction digits
@@ -98,7 +95,7 @@ def _write_in_order(rt: Any, flavor: str, jsonl: Path, dest: Path) -> bool:
     from generators.changes_truth import write_final_pieces
 
     t = rt.table
-    keys = object_keys(t)
+    keys = object_keys([c.name for c in t.columns], escape=False)
     schema = final_schema(t, flavor)
     order = FirstColumnOrder()
 
@@ -154,11 +151,6 @@ class FirstColumnOrder:
         return ok
 
 
-def object_keys(table: Table) -> list[str]:
-    """Each column's ``"name":`` as ``json.dumps`` writes it in a truth/final line."""
-    return [jsonl_safe(_ENCODE(c.name)) + ":" for c in table.columns]
-
-
 def final_lines(keys: list[str], texts: list[pa.Array]) -> pa.Array:
     """Lines of truth/final (each ending in a newline) from each column's ``"name":`` and its
     values' JSON texts: ``json.dumps(dict(zip(names, row)), ensure_ascii=False,
@@ -208,16 +200,10 @@ def json_texts(col: Column, flavor: str, values: Any, typed: pa.Array, texts: di
 
 
 def _quoted(arr: pa.Array, plain: bool = False) -> pa.Array:
-    """JSON strings of a string array ("null" for NULL): quoted, and the values with a
-    character JSON or :func:`jsonl_safe` escapes encoded by Python's own encoder
-    (``plain``: texts that hold none, such as ISO dates)."""
-    out = pc.binary_join_element_wise('"', arr, '"', "")
-    if not plain and len(arr):
-        need = pc.match_substring_regex(arr, _ESCAPED).fill_null(False)
-        if pc.any(need).as_py():
-            esc = json.encoder.encode_basestring
-            vals = arr.filter(need).to_pylist()
-            out = pc.replace_with_mask(out, need, string_array([jsonl_safe(esc(v)) for v in vals]))
+    """JSON strings of a string array ("null" for NULL), escaped as
+    :func:`generators.changes_jsonl.json_strings` escapes them (``plain``: texts that need
+    no escape, such as ISO dates: only quoted)."""
+    out = pc.binary_join_element_wise('"', arr, '"', "") if plain else json_strings(arr)
     return out.fill_null("null")
 
 

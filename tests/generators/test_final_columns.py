@@ -24,7 +24,8 @@ from binlogwriter.schema import parse_tables
 from binlogwriter.values.row import ColumnArray
 from binlogwriter.values.types import MysqlDate
 from generators.changes_arrow import typed_array
-from generators.final_columns import FirstColumnOrder, final_lines, json_texts, object_keys
+from generators.changes_jsonl import object_keys
+from generators.final_columns import FirstColumnOrder, final_lines, json_texts
 from generators.truth import dumps_line, render_column
 
 _TEXT = st.text(st.sampled_from(list('ab"\\\x00\x1f\n\x85\u2028\u2029é€😀 %s{}')), max_size=8)
@@ -104,7 +105,7 @@ def test_lines_from_typed_arrays_are_the_reference_lines(case: tuple) -> None:
     table, cols, n, flavor = case
     names = [c.name for c in table.columns]
     typed = [typed_array(col, flavor, c) for col, c in zip(table.columns, cols, strict=True)]
-    lines = final_lines(object_keys(table), [json_texts(col, flavor, c, a, tx) for col, c, (a, tx)
+    lines = final_lines(object_keys([c.name for c in table.columns], escape=False), [json_texts(col, flavor, c, a, tx) for col, c, (a, tx)
                                               in zip(table.columns, cols, typed, strict=True)])
     canon = [render_column(col, flavor, c.tolist() if isinstance(c, ColumnArray) else c) for col, c
              in zip(table.columns, cols, strict=True)]
