@@ -150,8 +150,8 @@ class MysqlGtidSet:
         return i > 0 and gno < ivs[i - 1][1]
 
     def issubset(self, other: MysqlGtidSet) -> bool:
-        return all(any(x <= a and b <= y for x, y in other.sids.get(key, ())) for key, ivs in self.sids.items()
-                   for a, b in ivs)
+        """Whether every GTID of this set is in ``other`` (MySQL's ``GTID_SUBSET``)."""
+        return not self.difference(other)
 
     def difference(self, other: MysqlGtidSet) -> MysqlGtidSet:
         """The GTIDs of this set that are not in ``other`` (MySQL's ``GTID_SUBTRACT``): each
