@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from binlogwriter.batch.scatter import run_indices
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import string_array, validity_buffer
 
-__all__ = ["typed_units", "cast_texts"]
+__all__ = ["typed_units", "typed_runs", "cast_texts"]
 
 _US_MIN = -62_135_596_800_000_000  # 0001-01-01 00:00:00 in microseconds since 1970-01-01
 _US_MAX = 253_402_300_799_999_999  # 9999-12-31 23:59:59.999999
@@ -66,6 +67,34 @@ def typed_units(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array 
         mag = np.abs(data)
         return _from_units(typ, np.sign(data) * (mag - mag % q), nulls)
     return None
+
+
+def typed_runs(typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
+    """The string array of a "runs" column (UTF-8 byte runs, see ColumnArray) straight from
+    its bytes: what decoding each run and building the array of those ``str`` gives (the
+    UTF-8 of the texts is the runs' bytes, NULL rows hold no bytes). For a column whose
+    canonical value is its text; None (the caller goes value by value) when the type is not
+    a string, the bytes are not valid UTF-8 or the texts exceed 32-bit offsets."""
+    if values.kind != "runs" or not pa.types.is_string(typ):
+        return None
+    runs = np.asarray(values.data, dtype=np.int64).reshape(-1, 2)
+    nulls = values.nulls
+    lens = runs[:, 1] if nulls is None else np.where(np.asarray(nulls, dtype=np.bool_), 0, runs[:, 1])
+    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    if int(offsets[-1]) >= 1 << 31:
+        return None
+    buf = np.asarray(values.meta, dtype=np.uint8)
+    data = buf[run_indices(runs[:, 0], lens)]
+    validity, count = validity_buffer(nulls)
+    arr = pa.Array.from_buffers(pa.string(), len(lens), [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                         pa.py_buffer(data)], null_count=count)
+    if len(data) and int(data.max()) >= 0x80:  # not all ASCII: Arrow checks the UTF-8
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            return None
+    return arr
 
 
 def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) -> pa.Array:

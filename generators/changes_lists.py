@@ -32,9 +32,10 @@ from binlogwriter.values.row import ColumnArray
 from binlogwriter.values.types import Geometry
 from generators.arrow_arrays import np_array, string_array, var_binary
 
-__all__ = ["typed_list", "typed_floats"]
+__all__ = ["typed_list", "typed_floats", "IDENTITY_TEXT"]
 
-_IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
+IDENTITY_TEXT = frozenset(("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM"))
+"""Text types whose canonical value is the text itself (no trailing-space rule, unlike CHAR)."""
 _BYTES = frozenset(("VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"))
 _GEOMETRY = frozenset(("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING",
                        "MULTIPOLYGON", "GEOMETRYCOLLECTION"))
@@ -77,7 +78,7 @@ def typed_list(col: Column, typ: pa.DataType, vals: list, by_value: Fallback) ->
     kinds = set(map(type, vals))
     kinds.discard(type(None))
     if pa.types.is_string(typ) and kinds <= {str}:
-        if t in _IDENTITY_TEXT:
+        if t in IDENTITY_TEXT:
             return string_array(vals), {}
         if t == "CHAR":
             return pc.utf8_rtrim(string_array(vals), characters=" "), {}
