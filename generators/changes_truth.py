@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
 
@@ -510,10 +511,13 @@ def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(out, schema=schema)
 
 
-def finish_local(run: Any, out: str | os.PathLike) -> int:
+def finish_local(run: Any, out: str | os.PathLike, pool: Executor | None = None) -> list[Future]:
     """The single-process engine's end of a run: merge the recorder's chunks into
     ``truth/changes/`` (``truth/final/parquet/`` is written with ``truth/final``,
-    ``Run.write_final``). Returns the number of changes."""
+    ``Run.write_final``). The merges of the tables whose chunks are not already their file
+    run in ``pool`` (then, while the caller writes truth/final: Arrow reads and writes
+    Parquet without the GIL) and their futures are returned — the caller waits for them —
+    or here, one after the other (``pool`` None: nothing is returned)."""
     import shutil
 
     out = Path(out)
@@ -528,18 +532,27 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
         by_table.setdefault(t, []).append(p)
     fl = run.spec.flavor
     final = res.get("final", {})
+    merges: list[tuple[list[str], Path, Table]] = []
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
         got = final.get(t)
         if got is not None and is_merged(got[1], rt.table, fl):
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
-            merge_table(by_table.get(t, []), dest, rt.table, fl)
+            merges.append((by_table.get(t, []), dest, rt.table))
+
+    def merge_all() -> None:
+        for chunks, dest, table in merges:
+            merge_table(chunks, dest, table, fl)
             release_memory()
+        shutil.rmtree(chunk_dir, ignore_errors=True)
+
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
 
     write_history(out / "truth" / HISTORY_FILE, initial_definitions(run.rows), res["definitions"])
-    shutil.rmtree(chunk_dir, ignore_errors=True)
-    return res["count"]
+    if pool is not None:
+        return [pool.submit(merge_all)]
+    merge_all()
+    return []
