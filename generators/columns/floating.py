@@ -76,6 +76,8 @@ def lognormal_8g(h: np.ndarray, j: int) -> np.ndarray:
 
 
 def _float_gen(col: Column, name: str, edge: bool):
+    if col.precision is not None and col.scale is not None:
+        return _fixed_gen(col, edge)
     if col.type == "FLOAT":
         # n/16 with |n| < 2^20: exact in float32 and printed short by every server
         def gen(st: Stream, k: int) -> float:
@@ -113,6 +115,78 @@ def _float_gen(col: Column, name: str, edge: bool):
     return with_edges(dgen, edges, edge)
 
 
+def fixed_digits(col: Column) -> tuple[int, int]:
+    """FLOAT(M,D) / DOUBLE(M,D) (MySQL's deprecated, still accepted, fixed-point display
+    form; MariaDB's too): the column keeps ``D`` decimals and ``M - D`` integer digits — the
+    server rounds a value it is given in SQL to ``D`` decimals and clips it to
+    ±(10^M - 1) / 10^D. Returns (``M - D``, the decimals the generated values keep): ``D``,
+    fewer when ``M`` passes 15 digits (the values stay exact integers over a power of ten,
+    k / 10^d with k < 2^53, which the server's rounding gives back unchanged). FLOAT keeps
+    at most 4 (its values are multiples of 2^-d, exact in float32, up to 1/16)."""
+    ip = col.precision - col.scale
+    dp = min(col.scale, max(0, 15 - ip))
+    return ip, min(dp, 4) if col.type == "FLOAT" else dp
+
+
+def _fixed_gen(col: Column, edge: bool):
+    """Values of a FLOAT(M,D) / DOUBLE(M,D) column (:func:`fixed_digits`): what the column holds
+    as given, so that snapshot.sql's INSERTs (rounded by the server) and row events (applied
+    as they are) leave the same value. FLOAT: n / 2^d (d the decimals kept, |n| < 2^20 and
+    within the column's range); DOUBLE: the log-normal of 8 significant digits rounded to
+    the decimals kept, k / 10^d with k taken modulo 10^(M-D+d) when the integer digits are
+    few. The edges: 0, the largest magnitude, the smallest non-zero step, and their
+    negatives for a signed column."""
+    ip, dp = fixed_digits(col)
+    if col.type == "FLOAT":
+        den = 1 << dp
+        top = min(1 << 20, ((10 ** col.precision - 1) * den) // 10 ** col.scale + 1) if ip <= 15 else 1 << 20
+
+        def gen(st: Stream, k: int) -> float:
+            n = st.below(top)
+            if not col.unsigned and n and st.chance(0.2):
+                n = -n
+            return n / den
+
+        def fvec(h, j):
+            n = (draw_array(h, j + 1) % np.uint64(top)).astype(np.int64)
+            if not col.unsigned:
+                n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
+            return "float", n / den, None
+        gen.vec = fvec
+        big, step = (top - 1) / den, (1 / den if top > 1 else 0.0)
+        return with_edges(gen, _fixed_edges(col, big, step), edge)
+    p = float(10 ** dp)
+    mod = 10 ** (ip + dp) if ip <= 15 else None
+
+    def dgen(st: Stream, k: int) -> float:
+        v = lognormal_price(st)
+        neg = not col.unsigned and st.chance(0.2)
+        n = round(float(f"{v:.8g}") * p)
+        if mod is not None:
+            n %= mod
+        v = n / p
+        return -v if neg else v
+
+    def dvec(h, j):
+        n = np.rint(lognormal_8g(h, j) * p)
+        if mod is not None:
+            n = np.mod(n, float(mod))
+        out = n / p
+        if not col.unsigned:
+            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)
+        return "float", out, None
+    dgen.vec = dvec
+    big = (mod - 1) / p if mod is not None else 1.7976931348623157e308
+    return with_edges(dgen, _fixed_edges(col, big, 1 / p), edge)
+
+
+def _fixed_edges(col: Column, big: float, step: float) -> list[float]:
+    edges = [0.0, big, step]
+    if not col.unsigned:
+        edges += [-big, -step]
+    return [e for i, e in enumerate(edges) if e not in edges[:i]]
+
+
 def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
               start_time: int = START_TIME, charset_stress: float = 0.0) -> Callable[[Stream, int], Any]:
     """The default generator of a column from its type and name: ``fn(stream, key) -> value``."""
@@ -128,7 +202,10 @@ def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False
 
 def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
     """How many distinct keys :func:`key_generator` can give this column (exact integers)."""
-    return 1 << 24 if col.type == "FLOAT" else 1 << 53
+    cap = 1 << 24 if col.type == "FLOAT" else 1 << 53
+    if col.precision is not None and col.scale is not None and fixed_digits(col)[0] <= 15:
+        cap = min(cap, 10 ** fixed_digits(col)[0] - 1)  # key + 1 stays within the integer digits
+    return cap
 
 
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:

@@ -46,6 +46,14 @@ CLAUSES = [
         None,
     ),
     ("invisible", "mariadb1011", T + "x INT INVISIBLE, y INT)", True, None),
+    (
+        "float-double-m-d",  # the deprecated (M,D) form: the server rounds and clips what SQL gives it
+        "mariadb1011",
+        T + "f FLOAT(7,3), d DOUBLE(10,4) UNSIGNED, r REAL(5,2) NOT NULL, g FLOAT(4,0), "
+        "p DOUBLE PRECISION(3,3), w DOUBLE(30,20), k FLOAT(10,2) UNSIGNED NOT NULL)",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
