@@ -26,7 +26,8 @@ from generators.columns._fit import (
 from generators.columns._stress import stress_pool, with_stress
 from generators.columns._vec import (
     ascii_runs,
-    draw_bytes,
+    drawn_bytes,
+    fixed_bytes,
     joined_runs,
     joined_runs_array,
     key_text_vec,
@@ -267,7 +268,7 @@ def _bytes_gen(col: Column, name: str, edge: bool):
         def gen(st, k):
             return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
         gen.draws = min(64, (n + 7) // 8)
-        gen.vec = lambda h, j: ("list", [r.tobytes() for r in draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
+        gen.vec = lambda h, j: ("list", fixed_bytes(h, j, n), None)
         edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
         return with_edges(gen, edges, edge)
     limit = col.char_length() if t == "VARBINARY" else TEXT_LIMIT[t]
@@ -279,9 +280,8 @@ def _bytes_gen(col: Column, name: str, edge: bool):
     vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
 
     def vvec(h, j):
-        lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean)).tolist()
-        mat = draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
-        return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
+        lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean))
+        return "list", drawn_bytes(h, j + 1, lens), None
     vgen.vec = vvec
     edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
     return with_edges(vgen, edges, edge)
