@@ -28,7 +28,7 @@ TYPES = st.one_of(
     st.integers(1, 40).map(lambda n: f"BINARY({n})"),
     st.integers(1, 300).map(lambda n: f"VARBINARY({n})"),
     st.sampled_from(["TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"]),
-    st.sampled_from(["DECIMAL(65,30)", "DECIMAL(30,30)", "DECIMAL(40,5)", "DECIMAL(19,0)", "DECIMAL(20,2) UNSIGNED",
+    st.sampled_from(["DECIMAL(65,30)", "DECIMAL(30,30)", "DECIMAL(40,5)", "DECIMAL(19,0)", "DECIMAL(25,20)", "DECIMAL(19,19)", "DECIMAL(20,14)", "DECIMAL(13,13) UNSIGNED", "DECIMAL(20,2) UNSIGNED",
                      "DECIMAL(10,2)", "DECIMAL(18,9)"]),
     st.integers(1, 255).map(lambda n: f"CHAR({n})"),
     st.sampled_from(["CHAR(10) CHARACTER SET utf8mb4", "CHAR(30) CHARACTER SET latin1", "CHAR(5) CHARACTER SET ucs2",
