@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
+from generators.columns._strings import strip_runs
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 
@@ -33,6 +34,7 @@ TYPES = st.one_of(
     st.integers(1, 255).map(lambda n: f"CHAR({n})"),
     st.sampled_from(["CHAR(10) CHARACTER SET utf8mb4", "CHAR(30) CHARACTER SET latin1", "CHAR(5) CHARACTER SET ucs2",
                      "VARCHAR(20) CHARACTER SET utf32", "VARCHAR(40) CHARACTER SET gbk", "TEXT", "TINYTEXT",
+                     "TINYTEXT CHARACTER SET ucs2", "TINYTEXT CHARACTER SET utf32", "CHAR(40) CHARACTER SET sjis",
                      "INT", "BIGINT UNSIGNED", "DOUBLE", "DATETIME(6)", "JSON", "ENUM('a','ü','c')"]),
 )
 NAMES = ["c", "name", "code", "status", "email", "city", "note", "sku", "country_code", "title"]
@@ -62,3 +64,15 @@ def test_wide_keyless_array_twins_equal_scalar(types, edge, flavor, seed, data) 
         assert [(type(x), repr(x)) for x in got] == [(type(x), repr(x)) for x in
                                                      (one(int(k), int(v)) for k, v in zip(keys, vers, strict=True))], \
             f"column {col.name} {col.type}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(alphabet=" ab", max_size=8), max_size=30))
+def test_strip_runs_is_rstrip(texts) -> None:
+    """CHAR word runs lose their trailing spaces as ``str.rstrip(" ")`` does, however many."""
+    flat = np.frombuffer("".join(texts).encode("ascii"), dtype=np.uint8)
+    lens = np.array([len(t) for t in texts], dtype=np.int64)
+    at = np.stack([np.cumsum(lens) - lens, lens], axis=1) if texts else np.zeros((0, 2), dtype=np.int64)
+    got = strip_runs(at.copy(), flat)
+    raw = flat.tobytes().decode("ascii")
+    assert [raw[a:a + n] for a, n in got.tolist()] == [t.rstrip(" ") for t in texts]
