@@ -26,7 +26,8 @@ from generators.columns._fit import (
 from generators.columns._stress import stress_pool, with_stress
 from generators.columns._vec import (
     ascii_runs,
-    draw_bytes,
+    drawn_bytes,
+    fixed_bytes,
     joined_runs,
     joined_runs_array,
     key_text_vec,
@@ -67,22 +68,50 @@ def _fitter(col: Column, flavor: str) -> Callable[[str], str]:
     return lambda s: fit_text(s, col, flavor)
 
 
-_ASCII_ONE_BYTE = ("utf8mb4", "utf8mb3", "utf8", "latin1", "ascii")
 _RSTRIP = methodcaller("rstrip", " ")
+_ASCII = "".join(map(chr, range(128)))
+
+
+def _ascii_width(coll: Any) -> int | None:
+    """The most bytes one ASCII character takes in a collation's charset (1 for utf8mb4,
+    latin1, gbk…, 2 for ucs2/utf16, 4 for utf32), None when one of them cannot be encoded
+    (the charset lacks it) or the charset is binary."""
+    if coll is None or coll.charset == "binary":
+        return None
+    try:
+        if len(coll.encode(_ASCII)) > 128 * 4:
+            return None
+        return max(len(coll.encode(ch)) for ch in _ASCII)
+    except (UnicodeError, LookupError, ValueError):
+        return None
 
 
 def _ascii_fitter(col: Column, flavor: str) -> Callable[[list[str]], list[str]] | None:
-    """:func:`_fit_text` of many ASCII strings already cut to ``min(max characters, max
+    """:func:`_fit_text` of many ASCII strings already cut to ``cap = min(max characters, max
     bytes)``, or None when it may do more than drop a CHAR's trailing spaces. In a charset
-    where an ASCII character is one encodable byte (utf8mb4, utf8mb3, latin1, ascii) and the
-    byte limit is at least the character limit, such a string has nothing to cut or drop:
-    ``_fit_text`` gives it back, CHAR without trailing spaces."""
+    that holds every ASCII character in at most ``w`` bytes with ``w * cap`` within the byte
+    limit, such a string has nothing to cut (``cap`` characters, at most ``w * cap`` bytes)
+    nor to drop (encodable, in the BMP): ``_fit_text`` gives it back, CHAR without trailing
+    spaces."""
     nchars, nbytes, coll = fit_info(col, flavor)
-    if coll is None or coll.charset not in _ASCII_ONE_BYTE or nbytes < nchars:
+    w = _ascii_width(coll)
+    if w is None or w * min(nchars, nbytes) > nbytes:
         return None
     if col.type == "CHAR":
         return lambda vals: list(map(_RSTRIP, vals))
     return lambda vals: vals
+
+
+def strip_runs(at: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """ASCII byte runs (ColumnArray "runs": ``(at, flat)``) without their trailing spaces —
+    ``rstrip(" ")`` of each text, as a CHAR value is stored: the lengths of ``at`` shortened
+    in place while a run ends in a space, one pass per space removed. Returns ``at``."""
+    rows = np.flatnonzero(at[:, 1] > 0)
+    while len(rows):
+        rows = rows[flat[at[rows, 0] + at[rows, 1] - 1] == 0x20]
+        at[rows, 1] -= 1
+        rows = rows[at[rows, 1] > 0]
+    return at
 
 
 def _paragraphs_cut(lo: int, mean: float):
@@ -240,6 +269,12 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
     if runs_cut is not None and fit_ascii is not None and col.type != "CHAR":
         # ASCII words: the texts as byte runs, fitted as they are (not CHAR: nothing to strip)
         gen.vec = lambda h, j: ("runs", *runs_cut(h, j, cap))
+    elif runs_cut is not None and fit_ascii is not None:
+        # CHAR: the same runs without their trailing spaces (what fit_ascii's rstrip drops)
+        def char_runs(h: np.ndarray, j: int) -> tuple:
+            at, flat = runs_cut(h, j, cap)
+            return "runs", strip_runs(at, flat), flat
+        gen.vec = char_runs
     vec_cut = getattr(base, "vec_cut", None)
     if vec_cut is not None and fit_ascii is not None:
         gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)
@@ -267,7 +302,7 @@ def _bytes_gen(col: Column, name: str, edge: bool):
         def gen(st, k):
             return b"".join(st.next().to_bytes(8, "little") for _ in range((n + 7) // 8))[:n]
         gen.draws = min(64, (n + 7) // 8)
-        gen.vec = lambda h, j: ("list", [r.tobytes() for r in draw_bytes(h, j, (n + 7) // 8)[:, :n]], None)
+        gen.vec = lambda h, j: ("list", fixed_bytes(h, j, n), None)
         edges = [bytes(n), b"\xff" * n, b"a" + bytes(n - 1)]
         return with_edges(gen, edges, edge)
     limit = col.char_length() if t == "VARBINARY" else TEXT_LIMIT[t]
@@ -279,9 +314,8 @@ def _bytes_gen(col: Column, name: str, edge: bool):
     vgen.draws = 1 + (min(limit, 4 * mean) + 7) // 8
 
     def vvec(h, j):
-        lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean)).tolist()
-        mat = draw_bytes(h, j + 1, (max(lens, default=0) + 7) // 8)
-        return "list", [mat[r, :n].tobytes() for r, n in enumerate(lens)], None
+        lens = np.minimum(limit, exp_ints(unit_array(draw_array(h, j + 1)), mean))
+        return "list", drawn_bytes(h, j + 1, lens), None
     vgen.vec = vvec
     edges = [b"", b"\x00", b"\xff" * min(limit, 300)]
     return with_edges(vgen, edges, edge)

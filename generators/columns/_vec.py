@@ -183,6 +183,36 @@ def draw_bytes(h: np.ndarray, j: int, m: int) -> np.ndarray:
     return d.view(np.uint8).reshape(len(h), 8 * m)
 
 
+def drawn_bytes(h: np.ndarray, j: int, lens: np.ndarray) -> list[bytes]:
+    """Per row ``r``: the first ``lens[r]`` bytes of draws ``j+1, j+2, ...`` of stream
+    ``h[r]`` as little-endian bytes (``b"".join(st.next().to_bytes(8, "little") for _ in
+    range((n + 7) // 8))[:n]``), as ``bytes`` objects: only the ``(n + 7) // 8`` draws a row
+    reads are mixed (one ragged array of every row's draws back to back, not a matrix as wide
+    as the longest row), then each row is one slice of their bytes."""
+    lens = np.asarray(lens, dtype=np.int64)
+    words = (lens + 7) // 8
+    ends = np.cumsum(words)
+    total = int(ends[-1]) if len(ends) else 0
+    if not total:
+        return [b""] * len(lens)
+    starts = ends - words
+    z = np.repeat(np.asarray(h, dtype=np.uint64), words)
+    t = np.arange(total, dtype=np.uint64)
+    t -= np.repeat(starts.astype(np.uint64), words)  # each draw's number within its row, from 0
+    t += np.uint64(j + 1)
+    z ^= t
+    mix64_into(z, t)
+    raw = z.astype("<u8", copy=False).tobytes()
+    return [raw[a:a + n] for a, n in zip((starts * 8).tolist(), lens.tolist(), strict=True)]
+
+
+def fixed_bytes(h: np.ndarray, j: int, n: int) -> list[bytes]:
+    """:func:`drawn_bytes` with every row ``n`` bytes long: one matrix of draws, its first
+    ``n`` bytes of each row copied out at once and sliced per row."""
+    raw = np.ascontiguousarray(draw_bytes(h, j, (n + 7) // 8)[:, :n]).tobytes()
+    return [raw[a:a + n] for a in range(0, n * len(h), n)] if n else [b""] * len(h)
+
+
 def key_text_vec(fn, base: int):
     """``[fn(k) for k in keys]`` with the per-key hashes made by numpy."""
     def vec(keys: np.ndarray) -> list:

@@ -21,7 +21,7 @@ from binlogwriter.values.row import ColumnArray
 from generators.columns._common import START_TIME, with_edges
 from generators.columns._vec import between_vec, int_twin, twin_of
 from generators.columns.integer import int_range
-from generators.hashing import Stream
+from generators.hashing import Stream, draw_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal"]
@@ -38,8 +38,20 @@ def generator(col: Column, table: str, flavor: str, *, edge: bool = False,
     lo, hi = int_range(col)
     edges = [lo, hi, 1, 1 << ((col.length or 1) - 1)]
     f = lambda st, k: st.between(lo, hi)  # noqa: E731
-    f.vec = int_twin(between_vec(lo, hi))
+    f.vec = int_twin(between_vec(lo, hi)) or _wide_bits_vec(hi)
     return with_edges(f, edges, edge)
+
+
+def _wide_bits_vec(hi: int):
+    """The twin of ``st.between(0, hi)`` for a BIT wider than :func:`between_vec` takes (53
+    to 64 bits; ``hi + 1`` a power of two): ``next() % 2**n`` is the draw's low ``n`` bits —
+    an int64 array up to 63 bits, Python ints (a list) at 64, where a value may not fit."""
+    if hi & (hi + 1) or hi >= 1 << 64:
+        return None
+    if hi < 1 << 63:
+        mask = np.uint64(hi)
+        return lambda h, j: ("int", (draw_array(h, j + 1) & mask).view(np.int64), None)
+    return lambda h, j: ("list", draw_array(h, j + 1).tolist(), None)
 
 
 def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False,

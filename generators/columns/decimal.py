@@ -111,8 +111,33 @@ def _decimal_gen(col: Column, name: str, edge: bool):
                 units = np.where(neg, -units, units)
             return "dec", np.minimum(units, maxu), s
         gen.vec = dvec
+    elif not money:
+        gen.vec = _wide_units_vec(maxmag + s, s, neg_ok)
     edges = [maxv, Decimal(0), unit] + ([maxv.copy_negate(), unit.copy_negate()] if neg_ok else [])
     return with_edges(gen, [quantize(e, s) for e in edges], edge)
+
+
+def _wide_units_vec(digits: int, s: int, neg_ok: bool):
+    """The twin of the uniform DECIMAL generator beyond int64 units (``digits`` = magnitude +
+    scale > 18): ``units = next() % 10**digits`` (the draw itself from 20 digits on: a draw is
+    below 2**64), negated on draw ``j + 2`` as the scalar path does, each value then made by
+    the scalar path's own Decimal operations (a list: the units need not fit int64). No value
+    reaches the column's largest (``digits`` is at most the precision): no comparison."""
+    top = 10 ** digits
+    mod = np.uint64(top) if top < 1 << 64 else None
+
+    def dvec(h, j):
+        d = draw_array(h, j + 1)
+        units = (d % mod if mod is not None else d).tolist()
+        neg = (unit_array(draw_array(h, j + 2)) < 0.2).tolist() if neg_ok else [False] * len(units)
+        out = []
+        for u, z in zip(units, neg, strict=True):
+            v = Decimal(u).scaleb(-s)
+            if z and u:
+                v = v.copy_negate()
+            out.append(quantize(v, s))
+        return "list", out, None
+    return dvec
 
 
 def round4_units(x: np.ndarray) -> np.ndarray | None:

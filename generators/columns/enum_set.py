@@ -14,6 +14,7 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -55,12 +56,29 @@ def _enum_gen(col: Column, edge: bool):
         sets = tuple(sgen(_Bits(b), None) for b in range(1 << n))
         mask = np.uint64((1 << n) - 1)
         sgen.vec = lambda h, j: ("pool", (draw_array(h, j + 1) & mask).astype(np.int64), sets)
+    else:
+        sgen.vec = _wide_set_vec(tuple(members))
     return with_edges(sgen, [frozenset(), frozenset(members)], edge)
 
 
 _SET_POOL_BITS = 10
 """SET columns of up to this many members draw their values as a pool of every subset (2**n
 frozensets, built once per column), vectorised and encoded once per subset."""
+
+
+def _wide_set_vec(members: tuple):
+    """The twin of ``sgen`` for a SET of more than ``_SET_POOL_BITS`` members (up to 64): bit
+    ``i`` of the draw (little-endian bit order of its 8 bytes) holds member ``i``; each
+    row's set is built from its row of bits by one ``compress`` (a list of frozensets)."""
+    n = len(members)
+    if n > 64:
+        return None
+
+    def vec(h: np.ndarray, j: int):
+        d = draw_array(h, j + 1).astype("<u8", copy=False)
+        bits = np.unpackbits(d.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :n]
+        return "list", [frozenset(compress(members, r)) for r in bits.tolist()], None
+    return vec
 
 
 class _Bits:

@@ -32,9 +32,11 @@ from tests.generators.test_speed_twins import FLAVORS, check_rows, table_rows, t
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
-WORD_TEXT = st.builds(lambda n, cs: f"VARCHAR({n}){cs}", st.one_of(st.integers(12, 80), st.integers(81, 400)),
+WORD_TEXT = st.builds(lambda t, n, cs: f"{t}({min(n, 255) if t == 'CHAR' else n}){cs}", st.sampled_from(["VARCHAR", "CHAR"]),
+                      st.one_of(st.integers(12, 80), st.integers(81, 400)),
                       st.sampled_from(["", " CHARACTER SET utf8mb4", " CHARACTER SET latin1", " CHARACTER SET ascii",
-                                       " CHARACTER SET utf8mb3", " CHARACTER SET ucs2", " CHARACTER SET gbk"]))
+                                       " CHARACTER SET utf8mb3", " CHARACTER SET ucs2", " CHARACTER SET gbk",
+                                       " CHARACTER SET utf32", " CHARACTER SET utf16", " CHARACTER SET sjis"]))
 
 
 @SETTINGS
@@ -49,8 +51,10 @@ def test_word_text_runs_equal_scalar(typ, null, seed, flavor, edge, stress, data
 
 
 def test_word_text_is_runs() -> None:
-    """The path the property test checks is the one taken: an ASCII-compatible VARCHAR of
-    words gives runs (under edge and stress values: runs under an "edged" column)."""
+    """The path the property test checks is the one taken: a VARCHAR of words gives runs
+    (under edge and stress values: runs under an "edged" column), in a charset that writes
+    ASCII in more bytes too (ucs2: each word character fits) and in a CHAR (without its
+    trailing spaces)."""
     ddl = ("CREATE TABLE w (id INT PRIMARY KEY, t VARCHAR(40) CHARACTER SET utf8mb4 NULL, "
            "u VARCHAR(30) CHARACTER SET ucs2, c CHAR(20)) DEFAULT CHARSET=utf8mb4;")
     keys = np.arange(200, dtype=np.int64)
@@ -59,8 +63,10 @@ def test_word_text_is_runs() -> None:
     stressed = table_rows(ddl, 1, "mysql80", None, None, 0.3).column_at(1, keys, keys)
     assert stressed.kind == "edged" and stressed.meta[1].kind == "runs"
     plain = table_rows(ddl, 1, "mysql80", None, None, 0.0)
-    assert not (isinstance(plain.column_at(2, keys, keys), ColumnArray) and plain.column_at(2, keys, keys).kind == "runs")
-    assert not (isinstance(plain.column_at(3, keys, keys), ColumnArray) and plain.column_at(3, keys, keys).kind == "runs")
+    for i in (2, 3):
+        got = plain.column_at(i, keys, keys)
+        assert isinstance(got, ColumnArray) and got.kind == "runs"
+    assert not any(v.endswith(" ") for v in plain.column_at(3, keys, keys).tolist() if v is not None)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
