@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from binlogwriter.read.arrowbuild import bitmap, strings, take
+from binlogwriter.read.arrowbuild import bitmap, span_bytes, strings, take
 from binlogwriter.read.arrowcols import (
     Fallback,
     arrow_type,
@@ -327,12 +327,10 @@ class ColumnBuilder:
         total = int(offsets[-1])
         if total >= 1 << 31:
             raise Fallback
-        if total:  # the values' bytes joined (slices of the rows bytes: cheaper than a byte index, and
-            # than an Arrow view array's cast, which imports pyarrow.compute: tests/read/test_export_no_pandas.py)
+        if total:  # the values' bytes joined (cheaper than a byte index, and than an Arrow view
+            # array's cast, which imports pyarrow.compute: tests/read/test_export_no_pandas.py)
             rows = np.flatnonzero(size)
-            joined = b"".join([raw[a:a + b] for a, b in zip(start[rows].tolist(), size[rows].tolist(),
-                                                              strict=True)])
-            data = np.frombuffer(joined, dtype=np.uint8)
+            data = span_bytes(buf, raw, start[rows], size[rows])
         else:
             data = np.zeros(0, dtype=np.uint8)
         wide = ascii_only and total and int(data.max()) >= 0x80

@@ -161,22 +161,23 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
     staged: list | None = None  # rows events of the current group when it is an XA transaction
     next_seq = 0
     txn: Txn | None = None  # the open transaction once it has a rows event
-    mapped: dict[bytes, tuple[int, tuple[TableInfo, TableBuffer | None]]] = {}  # Table_map body -> its tmap entry
+    mapped: dict[bytes, tuple[bytes, tuple[TableInfo, TableBuffer | None]]] = {}  # Table_map body -> its tmap entry
     for path in paths:
         name = os.fspath(path)
-        tmap: dict[int, tuple[TableInfo, TableBuffer | None]] = {}  # table id -> (table, its buffer)
+        tmap: dict[bytes, tuple[TableInfo, TableBuffer | None]] = {}  # table id (its bytes) -> (table, its buffer)
         gtid: str | None = None
         txpos: int | None = None  # offset of the open transaction's first event (GTID, else BEGIN)
         last_fmt = None
-        footer, tid_size = 0, 6
+        footer, tid_size, tid_end, xid8 = 0, 6, HEADER + 6, False
         for offset, data, fmt in iter_frames(path, verify_checksum=verify_checksum, max_event_size=max_event_size,
                                              skip=_STATEMENTS):
-            if fmt is not last_fmt:
+            if fmt is not last_fmt:  # the format's sizes: table id, footer, an XID body of 8 bytes alone
                 last_fmt, footer, tid_size = fmt, fmt.footer_size, fmt.table_id_size
+                tid_end, xid8 = HEADER + tid_size, not fmt.post_header_len(XID_EVENT)
                 mapped.clear()
             t = data[TYPE_AT]
             if t in rows_types:
-                ent = tmap.get(int.from_bytes(data[HEADER:HEADER + tid_size], "little"))
+                ent = tmap.get(data[HEADER:tid_end])
                 if ent is None or ent[1] is None or t == PARTIAL_UPDATE_ROWS_EVENT:
                     if _refuse(ent, data, tid_size, name, offset, wanted):
                         if staged is None:
@@ -195,7 +196,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 # TableInfo.rows_header checks and caches them), else parsed in full
                 end = len(data) - footer
                 try:
-                    p = HEADER + tid_size + 2
+                    p = tid_end + 2
                     q = p + (data[p] | data[p + 1] << 8 if t in v2 else 0) + info._wlen + \
                         (info._nb << 1 if t in updates else info._nb)
                     plan = info._headers.get((t, data[p:q]))
@@ -227,7 +228,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                             buf = buffers[id(info)] = TableBuffer(info, columnar, images)
                     if len(mapped) >= 4096:
                         mapped.clear()
-                    hit = mapped[body] = (int.from_bytes(body[:tid_size], "little"), (info, buf))
+                    hit = mapped[body] = (body[:tid_size], (info, buf))
                 tmap[hit[0]] = hit[1]
             elif t in GTID_TYPES:  # the checked reading changes() uses (read/gtidcheck.py)
                 gtid = transaction_gtid(t, data, len(data) - footer, fmt, name, offset)
@@ -235,7 +236,7 @@ def _table_batches(paths: Iterable[str | os.PathLike], schemas: Any, verify_chec
                 staged = [] if t == MARIADB_GTID_EVENT and data[_FLAGS2] & FL_PREPARED_XA else None
             elif t == XID_EVENT:  # XID: the transaction ends, its GTID with it (as in changes())
                 end = len(data) - footer
-                xid = (int.from_bytes(data[HEADER:end], "little") if end - HEADER == 8 and not fmt.post_header_len(XID_EVENT)
+                xid = (int.from_bytes(data[HEADER:end], "little") if xid8 and end - HEADER == 8
                        else Reader._event(name, offset, data, fmt).xid)
                 done, txn = txn, None
                 if done is not None:

@@ -13,7 +13,7 @@ readers its meta columns use.
 
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -79,10 +79,10 @@ class TableBuffer:
     def fields(self) -> tuple:
         """The buffered events' fields, each a tuple over the events (the events transposed
         once per batch: the meta columns and the columnar decoders both read them)."""
-        if self._fields is None:  # one map per field (``zip(*events, strict=True)`` over thousands of
-            # tuples checks each one's end: eight times slower)
+        if self._fields is None:  # every event is a 9-tuple (add, export._add_rows): ``zip`` without
+            # ``strict`` (which checks each tuple's end: eight times slower) transposes them in one C loop
             ev = self.events
-            self._fields = tuple(tuple(map(itemgetter(i), ev)) for i in range(9))
+            self._fields = tuple(zip(*ev, strict=False)) if ev else ((),) * 9
         return self._fields
 
     def add(self, plan: Any, t: int, rows: bytes, gtid: str | None, name: str, offset: int, ts: int,
@@ -168,17 +168,16 @@ class TableBuffer:
             arrays = [*arrays[:nm], b, a]
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
-    def _meta(self, rows_ev: np.ndarray) -> tuple[list[pa.Array], np.ndarray]:
+    def _meta(self, rows_ev: np.ndarray, groups: tuple | None = None) -> tuple[list[pa.Array], np.ndarray]:
         """The :data:`META_FIELDS` columns of each row (``rows_ev``: its event's index, rows
         in event order), and each row's kind (0 insert, 1 update, 2 delete): per event in C
-        loops (``map``) and numpy, per distinct rows plan in Python, per row in numpy."""
+        loops (``map``) and numpy, per distinct rows plan in Python, per row in numpy.
+        ``groups``: the events' :func:`_identity_groups` when the caller has them."""
         ev = self.events
         n_ev = len(ev)
         plans, types, _, gtids, files, offsets, stamps, txns, ks = self.fields()
         # per distinct rows plan (a plan is made for one type code): its kind and column names
-        ids = np.fromiter(map(id, plans), dtype=np.uint64, count=n_ev)
-        _, p_first, p_of = np.unique(ids, return_index=True, return_inverse=True)
-        p_of = p_of.reshape(-1)
+        p_first, p_of = groups if groups is not None else _identity_groups(plans)
         names = self._names()
         p_kind, bnames, anames = [], [], []
         for i in p_first.tolist():
@@ -193,7 +192,8 @@ class TableBuffer:
         first = np.cumsum(counts) - counts  # each event's first row in this batch
         one_each = len(rows_ev) == n_ev and bool((counts == 1).all())  # rows_ev is 0, 1, 2, ...
         within = np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev]
-        counted = np.fromiter(_counted_rows(txns, ks), dtype=np.int64, count=n_ev)  # -1: not counted
+        whole = None not in txns  # every event in a transaction: its fields read in C (attrgetter)
+        counted = np.fromiter(_counted_rows(txns, ks, whole), dtype=np.int64, count=n_ev)  # -1: not counted
         # not counted: a transaction touching only this buffer, its events consecutive here
         # (None: an event outside a transaction, a run of its own)
         tx_ids = np.fromiter(map(id, txns), dtype=np.uint64, count=n_ev)
@@ -203,7 +203,6 @@ class TableBuffer:
             new_run |= np.fromiter((t is None for t in txns), dtype=np.bool_, count=n_ev)
         run_start = np.maximum.accumulate(np.where(new_run, np.arange(n_ev), 0)) if n_ev else np.zeros(0, np.int64)
         row0 = np.where(counted >= 0, counted, first - first[run_start])
-        whole = None not in txns  # every event in a transaction: its fields read in C (attrgetter)
         seq = np.fromiter(map(_SEQ if whole else _seq, txns), dtype=np.int64, count=n_ev)
         unknown = np.fromiter(map(_UNKNOWN if whole else _unknown, txns), dtype=np.bool_, count=n_ev)
         info = self.info
@@ -256,10 +255,9 @@ class TableBuffer:
         ends = np.cumsum(lens)
         starts = ends - lens
         # the events of each rows plan (in order), plan by plan in order of first use
-        ids = np.fromiter(map(id, plans), dtype=np.uint64, count=len(ev))
-        _, firsts, of = np.unique(ids, return_index=True, return_inverse=True)
-        order = np.argsort(of.reshape(-1), kind="stable")
-        bounds = np.cumsum(np.bincount(of.reshape(-1), minlength=len(firsts)))
+        firsts, of = groups = _identity_groups(plans)
+        order = np.argsort(of, kind="stable")
+        bounds = np.cumsum(np.bincount(of, minlength=len(firsts)))
         blocks: list[tuple] = []
         for g in np.argsort(firsts).tolist():
             idx = order[(bounds[g - 1] if g else 0):bounds[g]]
@@ -269,7 +267,7 @@ class TableBuffer:
         m_all = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
         perm = np.lexsort((m_all, ev_all))
         n = len(perm)
-        arrays, kind = self._meta(ev_all[perm])
+        arrays, kind = self._meta(ev_all[perm], groups)
         # each block's rows land at their sorted places (``dest``); absent: zeros, not valid
         dest = np.empty(n, dtype=np.int64)
         dest[perm] = np.arange(n, dtype=np.int64)
@@ -386,18 +384,28 @@ def _column_builders(cols: tuple) -> tuple[list, list[ColumnBuilder] | None]:
 def _event_paths(files: tuple[str, ...], rows_ev: np.ndarray) -> pa.Array:
     """The ``file`` column: each row's event's path (:func:`path_strings`), each distinct
     path object laid out once (one per file read) and taken per row."""
-    ids = np.fromiter(map(id, files), dtype=np.uint64, count=len(files))
-    _, first, of = np.unique(ids, return_index=True, return_inverse=True)
-    return take(path_strings([files[i] for i in first.tolist()]), of.reshape(-1)[rows_ev])
+    first, of = _identity_groups(files)
+    return take(path_strings([files[i] for i in first.tolist()]), of[rows_ev])
 
 
-def _counted_rows(txns: tuple, ks: tuple) -> list[int]:
+def _counted_rows(txns: tuple, ks: tuple, whole: bool) -> list[int]:
     """Event ``k`` of each transaction ``t``: its first row in the transaction once counted,
-    else -1."""
+    else -1 (``whole``: no event outside a transaction, the counts read in C)."""
+    if whole:
+        return [-1 if c is None else c[k] for c, k in zip(map(_COUNTS, txns), ks, strict=True)]
     return [-1 if t is None or t.counts is None else t.counts[k] for t, k in zip(txns, ks, strict=True)]
 
 
-_SEQ, _UNKNOWN, _XID, _TXPOS = (attrgetter(a) for a in ("seq", "unknown", "xid", "txpos"))
+def _identity_groups(objs: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, of)`` of a field's objects by identity (the events' rows plans, their file
+    paths): the index of each distinct object's first event (in order of their ids), and
+    each event's object among them."""
+    ids = np.fromiter(map(id, objs), dtype=np.uint64, count=len(objs))
+    _, first, of = np.unique(ids, return_index=True, return_inverse=True)
+    return first, of.reshape(-1)
+
+
+_SEQ, _UNKNOWN, _XID, _TXPOS, _COUNTS = (attrgetter(a) for a in ("seq", "unknown", "xid", "txpos", "counts"))
 
 
 def _seq(t: Txn | None) -> int:

@@ -165,6 +165,35 @@ def test_columnar_family_equals_reference(family, data) -> None:
     check_events(data, cols, values)
 
 
+@st.composite
+def one_width_text(draw, min_columns=60, max_columns=300):
+    """(columns, values): CHAR / VARCHAR / BLOB columns (text in every collation, multibyte
+    included, and binary) whose values in a column are the same characters reordered, so of
+    one byte width (sysbench's c and pad): the spans the columnar path gathers as rows of a
+    window (arrowbuild.span_bytes), with NULLs among them."""
+    flavor = draw(st.sampled_from(FLAVORS))
+    cols, values = [], []
+    for i in range(draw(st.integers(min_columns, max_columns))):
+        c, v, _ = draw(st.sampled_from((cs.chars, cs.varchars, cs.blobs)).flatmap(lambda f: f()))
+        c = dataclasses.replace(c, name=f"c{i}", table="db.t", flavor=flavor)
+        vals = [v]
+        for _ in range(draw(st.integers(0, 3))):
+            w = draw(st.permutations(list(v)))
+            vals.append(bytes(w) if isinstance(v, bytes) else "".join(w))
+        cols.append(c)
+        values.append(vals)
+    return tuple(cols), values
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.data_too_large])
+@given(st.data())
+def test_columnar_one_width_text_equals_reference(data) -> None:
+    """Wide tables (60-300 columns) of text whose values in a column share one byte width."""
+    cols, values = data.draw(one_width_text(), label="table")
+    check_events(data, cols, values)
+
+
 COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for m in ("MINIMAL", "FULL")]
 
 

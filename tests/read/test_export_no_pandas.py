@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlogwriter.read.arrowbuild import booleans, indices, numbers, string_lists, strings, take
+from binlogwriter.read.arrowbuild import booleans, indices, numbers, span_bytes, string_lists, strings, take
 
 _PROBE = """
 import sys
@@ -217,3 +217,20 @@ def test_take_of_few_values_equals_arrow_take(data: st.DataObject) -> None:
     got = take(arr, idx)
     got.validate(full=True)
     assert got.equals(arr.take(pa.array(idx, type=pa.int64())))
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=300), st.data())
+def test_span_bytes_equal_joined_slices(raw: bytes, data) -> None:
+    """arrowbuild.span_bytes: the spans' bytes joined in order, spans of one width (a window
+    gather) or of several (slices joined), ``buf`` as long as ``raw`` or longer (PAD)."""
+    n = len(raw)
+    width = data.draw(st.none() | st.integers(0, n))
+    span = (st.integers(0, n - width).map(lambda a: (a, width)) if width is not None
+            else st.integers(0, n).flatmap(lambda a: st.tuples(st.just(a), st.integers(0, n - a))))
+    spans = data.draw(st.lists(span, max_size=20))
+    starts = np.array([a for a, _ in spans], dtype=np.int64)
+    lens = np.array([b for _, b in spans], dtype=np.int64)
+    buf = np.frombuffer(raw + bytes(data.draw(st.sampled_from((0, 64)))), dtype=np.uint8)
+    got = span_bytes(buf, raw, starts, lens)
+    assert got.dtype == np.uint8 and got.tobytes() == b"".join(raw[a:a + b] for a, b in spans)
