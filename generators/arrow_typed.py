@@ -16,9 +16,9 @@ import pyarrow as pa
 from binlogwriter.batch.scatter import run_indices
 from binlogwriter.schema import Column
 from binlogwriter.values.row import ColumnArray
-from generators.arrow_arrays import string_array, validity_buffer
+from generators.arrow_arrays import np_array, string_array, validity_buffer
 
-__all__ = ["typed_units", "typed_runs", "cast_texts"]
+__all__ = ["typed_units", "typed_runs", "merge_edged", "int_array", "cast_texts"]
 
 _US_MIN = -62_135_596_800_000_000  # 0001-01-01 00:00:00 in microseconds since 1970-01-01
 _US_MAX = 253_402_300_799_999_999  # 9999-12-31 23:59:59.999999
@@ -95,6 +95,44 @@ def typed_runs(typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
         except pa.ArrowInvalid:
             return None
     return arr
+
+
+def merge_edged(typ: pa.DataType, values: ColumnArray, base: tuple[pa.Array, dict[int, str]],
+                edges: tuple[pa.Array, dict[int, str]]) -> tuple[pa.Array, dict[int, str]] | None:
+    """An "edged" column (a base array of every row, a few edge values among them; see
+    ColumnArray) from its base typed (array, {row: canonical text}) and its edges typed
+    ({edge: text}): each row taken from one of the two, the canonical texts of the rows that
+    hold theirs (none on NULL rows). What typing the rows' values one by one gives; None (the
+    caller goes value by value) when a typed array is not of type ``typ``."""
+    (b_arr, b_texts), (e_arr, e_texts) = base, edges
+    if b_arr.type != typ or e_arr.type != typ:
+        return None
+    pick = np.asarray(values.data, dtype=np.int64)
+    n = len(pick)
+    idx = np.where(pick >= 0, pick + n, np.arange(n, dtype=np.int64))
+    nulls = None if values.nulls is None else np.asarray(values.nulls, dtype=np.bool_)
+    arr = pa.concat_arrays([b_arr, e_arr]).take(np_array(idx, nulls))
+    texts: dict[int, str] = {}
+    live = pick if nulls is None else np.where(nulls, -2, pick)  # -2: NULL, no text
+    for r, t in b_texts.items():
+        if live[r] == -1:
+            texts[r] = t
+    for e, t in e_texts.items():
+        for r in np.flatnonzero(live == e).tolist():
+            texts[r] = t
+    return arr, dict(sorted(texts.items()))
+
+
+def int_array(data: np.ndarray, nulls: np.ndarray | None, typ: pa.DataType) -> pa.Array:
+    """int64 values as an integer array of type ``typ``: narrowed by numpy when every value
+    that is not NULL fits (what Arrow's checked cast gives, without a kernel call per column
+    and batch), else by Arrow's cast (which raises)."""
+    dtype = np.dtype(typ.to_pandas_dtype())
+    info = np.iinfo(dtype)
+    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
+    if not len(live) or (int(live.min()) >= info.min and int(live.max()) <= info.max):
+        return np_array(data.astype(dtype), nulls)
+    return np_array(data, nulls).cast(typ)
 
 
 def _from_units(typ: pa.DataType, data: np.ndarray, nulls: np.ndarray | None) -> pa.Array:

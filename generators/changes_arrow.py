@@ -34,7 +34,7 @@ from generators.arrow_arrays import (  # noqa: F401 - py_array re-exported (chan
     string_lists,
     validity_buffer,
 )
-from generators.arrow_typed import cast_texts, typed_runs, typed_units
+from generators.arrow_typed import cast_texts, int_array, merge_edged, typed_runs, typed_units
 from generators.changes_lists import IDENTITY_TEXT, typed_floats, typed_list
 from generators.json_texts import json_texts
 from generators.truth import column_renderer, render_column
@@ -336,7 +336,7 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
     if isinstance(values, ColumnArray):
         typ = column_arrow_type(col, flavor)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
-            return _int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
+            return int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
         if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in IDENTITY_TEXT or col.type == "CHAR"):
             return ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
@@ -348,8 +348,9 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
                 if keep is not None:  # as the array: a list only if the JSONL lines are rendered
                     keep.append(got)
                 return got, {}
-        if values.kind == "edged":
-            hit = _typed_edged(col, flavor, typ, values)
+        if values.kind == "edged":  # the base and the edges typed apart, each row taken from one
+            edges, base = values.meta
+            hit = merge_edged(typ, values, typed_array(col, flavor, base), typed_python(col, flavor, list(edges)))
             if hit is not None:
                 return hit
             got = None
@@ -361,34 +362,6 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
             return got, {}
         values = values.tolist()
     return typed_python(col, flavor, values, keep)
-
-
-def _typed_edged(col: Column, flavor: str, typ: pa.DataType,
-                 values: ColumnArray) -> tuple[pa.Array, dict[int, str]] | None:
-    """An "edged" column (a base array of every row, a few edge values among them; see
-    ColumnArray): the base typed by :func:`typed_array`, the edges by :func:`typed_python`,
-    each row taken from one of the two; the canonical texts of the rows that kept theirs. What
-    the value-by-value path gives; None (the caller goes value by value) when the two typed
-    arrays differ in type."""
-    edges, base = values.meta
-    b_arr, b_texts = typed_array(col, flavor, base)
-    e_arr, e_texts = typed_python(col, flavor, list(edges))
-    if b_arr.type != typ or e_arr.type != typ:
-        return None
-    pick = np.asarray(values.data, dtype=np.int64)
-    n = len(pick)
-    idx = np.where(pick >= 0, pick + n, np.arange(n, dtype=np.int64))
-    nulls = None if values.nulls is None else np.asarray(values.nulls, dtype=np.bool_)
-    arr = pa.concat_arrays([b_arr, e_arr]).take(np_array(idx, nulls))
-    texts: dict[int, str] = {}
-    live = pick if nulls is None else np.where(nulls, -2, pick)  # -2: NULL, no text
-    for r, t in b_texts.items():
-        if live[r] == -1:
-            texts[r] = t
-    for e, t in e_texts.items():
-        for r in np.flatnonzero(live == e).tolist():
-            texts[r] = t
-    return arr, dict(sorted(texts.items()))
 
 
 def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None) -> tuple[pa.Array, dict[int, str]]:
@@ -414,18 +387,6 @@ def typed_python(col: Column, flavor: str, vals: list, keep: list | None = None)
             keep.append(canon)
         return cast, {}
     return _typed_canon(col, flavor, canon, keep)
-
-
-def _int_array(data: np.ndarray, nulls: np.ndarray | None, typ: pa.DataType) -> pa.Array:
-    """int64 values as an integer array of type ``typ``: narrowed by numpy when every value
-    that is not NULL fits (what Arrow's checked cast gives, without a kernel call per column
-    and batch), else by Arrow's cast (which raises)."""
-    dtype = np.dtype(typ.to_pandas_dtype())
-    info = np.iinfo(dtype)
-    live = data if nulls is None else data[~np.asarray(nulls, dtype=np.bool_)]
-    if not len(live) or (int(live.min()) >= info.min and int(live.max()) <= info.max):
-        return np_array(data.astype(dtype), nulls)
-    return np_array(data, nulls).cast(typ)
 
 
 def canon_column(col: Column, flavor: str, values: Any) -> list:

@@ -175,7 +175,7 @@ _INT_TYPES = ["TINYINT", "TINYINT UNSIGNED", "SMALLINT", "SMALLINT UNSIGNED", "M
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), sql=st.sampled_from(_INT_TYPES))
 def test_int_arrays_narrow_like_arrows_cast(data, sql: str) -> None:
-    """An "int" column narrowed by numpy (``_int_array``) is Arrow's checked cast of the int64
+    """An "int" column narrowed by numpy (``arrow_typed.int_array``) is Arrow's checked cast of the int64
     values: same array and Parquet bytes when the values fit (NULL slots may hold anything),
     the same error when one does not."""
     col = _column(sql, "mysql80", 0)

@@ -1,6 +1,6 @@
 """The typed change-stream truth of text byte runs and of "edged" columns (a base array with a
 few edge values among it) built from the arrays (generators/changes_arrow.py ``typed_array``:
-``typed_runs``, ``_typed_edged``) equals the value-by-value path it stands in for
+``typed_runs``, ``merge_edged``) equals the value-by-value path it stands in for
 (``typed_values`` of the Python values): same Arrow array, same canonical texts of the values
 the type cannot hold (zero dates), same Parquet bytes.
 
