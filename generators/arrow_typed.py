@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from binlogwriter.batch.scatter import run_indices
 from binlogwriter.schema import Column
@@ -69,11 +70,12 @@ def typed_units(col: Column, typ: pa.DataType, values: ColumnArray) -> pa.Array 
     return None
 
 
-def typed_runs(typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
+def typed_runs(typ: pa.DataType, values: ColumnArray, strip_spaces: bool = False) -> pa.Array | None:
     """The string array of a "runs" column (UTF-8 byte runs, see ColumnArray) straight from
     its bytes: what decoding each run and building the array of those ``str`` gives (the
     UTF-8 of the texts is the runs' bytes, NULL rows hold no bytes). For a column whose
-    canonical value is its text; None (the caller goes value by value) when the type is not
+    canonical value is its text, or (``strip_spaces``: CHAR) the text without trailing
+    spaces (Arrow's ``utf8_rtrim`` of U+0020, as ``str.rstrip(" ")``); None (the caller goes value by value) when the type is not
     a string, the bytes are not valid UTF-8 or the texts exceed 32-bit offsets."""
     if values.kind != "runs" or not pa.types.is_string(typ):
         return None
@@ -94,7 +96,7 @@ def typed_runs(typ: pa.DataType, values: ColumnArray) -> pa.Array | None:
             arr.validate(full=True)
         except pa.ArrowInvalid:
             return None
-    return arr
+    return pc.utf8_rtrim(arr, characters=" ") if strip_spaces else arr
 
 
 def merge_edged(typ: pa.DataType, values: ColumnArray, base: tuple[pa.Array, dict[int, str]],

@@ -355,7 +355,8 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
                 return hit
             got = None
         elif values.kind == "runs":
-            got = typed_runs(typ, values) if col.type in IDENTITY_TEXT else None
+            text = col.type in IDENTITY_TEXT or col.type == "CHAR"
+            got = typed_runs(typ, values, col.type == "CHAR") if text else None
         else:
             got = typed_units(col, typ, values) if values.kind != "float" else typed_floats(col, typ, values)
         if got is not None:

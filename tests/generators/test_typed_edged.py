@@ -71,13 +71,14 @@ def test_generated_columns_type_as_their_values(target, seed, flavor, edge, stre
             _same(col, flavor, values)
 
 
-TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+TEXTS = st.one_of(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
+                  st.builds(lambda t, k: t + " " * k, st.text(max_size=4), st.integers(1, 3)))  # trailing spaces
 
 
 @SETTINGS
 @given(texts=st.lists(TEXTS, min_size=1, max_size=8), picks=st.lists(st.integers(0, 7), min_size=0, max_size=30),
        nulls=st.one_of(st.none(), st.lists(st.booleans(), min_size=30, max_size=30)),
-       target=st.sampled_from(["VARCHAR(50) CHARACTER SET utf8mb4", "TEXT", "ENUM('x')"]),
+       target=st.sampled_from(["VARCHAR(50) CHARACTER SET utf8mb4", "TEXT", "ENUM('x')", "CHAR(20) CHARACTER SET utf8mb4"]),
        edges=st.lists(st.one_of(TEXTS, st.just("")), max_size=3), data=st.data())
 def test_runs_and_edges_type_as_their_texts(texts, picks, nulls, target, edges, data) -> None:
     """Hand-made runs (multibyte, repeated, overlapping, NULL rows that still point at bytes),
