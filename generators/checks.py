@@ -36,6 +36,7 @@ import sqlglot
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Check, Column, Table
 from generators.check_domains import Domain, Unfollowable, apply, copy_domains
+from generators.partitions import PARTITIONING
 from generators.spec import ColumnGen
 
 __all__ = ["check_overrides"]
@@ -245,19 +246,22 @@ def _generator(t: Table, col: Column, d: Domain) -> dict[str, Any] | None:
 
 
 def _describe(t: Table, c: Check) -> str:
+    if c.name == PARTITIONING:  # generators/partitions.py: the rows a partition takes
+        return f"the partitioning of table {t.database}.{t.name} (rows must meet {c.sql})"
     name = f"CHECK constraint `{c.name}`" if c.name else f"CHECK ({c.sql})"
     where = f"{t.database}.{t.name}" + (f".{c.column}" if c.column else "")
     return f"{name} of table {where}"
 
 
-def check_overrides(t: Table, key_columns: dict[str, bool]) -> dict[str, ColumnGen]:
+def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, ...] = ()) -> dict[str, ColumnGen]:
     """Per-column generators that make every row of ``t`` pass its CHECK constraints
-    (module docstring), by column name. ``key_columns`` (lower-case name → whether it is
+    (module docstring) and the ``extra`` conditions (its partitioning, generators/partitions.py),
+    by column name. ``key_columns`` (lower-case name → whether it is
     the table's one-column integer PRIMARY KEY, whose values are ``key + 1``) are derived
     from the row key and may not be restricted beyond what their values already meet."""
     gens: dict[str, ColumnGen] = {}
     doms: dict[str, Domain] = {}
-    for c in t.checks:
+    for c in (*t.checks, *extra):
         try:
             tree = sqlglot.parse_one(c.sql, read="mysql")
         except sqlglot.errors.ParseError:

@@ -15,6 +15,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.checks import check_overrides
 from generators.foreign_keys import apply_foreign_keys
+from generators.partitions import partition_checks
 from generators.spec import Spec
 from generators.workloads._ddl import parsed_tables
 from generators.workloads.base import TableDef, WorkloadDef
@@ -111,8 +112,9 @@ def custom(spec: Spec) -> WorkloadDef:
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
     for d in defs:
-        if d.table.checks:
-            gens = check_overrides(d.table, _key_columns(d))
+        parts = partition_checks(d.table, d.create_sql)
+        if d.table.checks or parts:
+            gens = check_overrides(d.table, _key_columns(d), parts)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
     return WorkloadDef("custom", spec.database, defs)

@@ -87,13 +87,41 @@ CLAUSES = [
         None,
     ),
     (
-        "partition-list",
+        "partition-list-key",  # the listed column is a key column: derived from the row key, not restricted
         "mariadb1011",
         "CREATE TABLE t (id INT NOT NULL, r CHAR(2) NOT NULL, PRIMARY KEY (id, r)) "
         "PARTITION BY LIST COLUMNS (r) (PARTITION pe VALUES IN ('EU'), PARTITION pa VALUES IN ('US', 'CA'))",
         False,
+        "the partitioning of table c_partition_list_key.t",
+    ),
+    (
+        "partition-list",  # rows only with the listed values (NULL where a list holds it)
+        "mariadb1011",
+        "CREATE TABLE t (id INT, r CHAR(2) NOT NULL, v INT, w INT) "
+        "PARTITION BY LIST COLUMNS (r) (PARTITION pe VALUES IN ('EU'), PARTITION pa VALUES IN ('US', 'CA'));\n"
+        "CREATE TABLE u (a INT, b INT) PARTITION BY LIST (a) (PARTITION p0 VALUES IN (1, 2, NULL), "
+        "PARTITION p1 VALUES IN (3, 4))",
+        True,
         None,
-    ),  # the generated r values are not in the partitions' lists: the server refuses those rows
+    ),
+    (
+        "partition-range-no-maxvalue",  # rows below the last bound
+        "mariadb1011",
+        "CREATE TABLE t (id INT, created DATETIME NOT NULL, n INT) PARTITION BY RANGE COLUMNS (created) "
+        "(PARTITION p0 VALUES LESS THAN ('2024-01-01'), PARTITION p1 VALUES LESS THAN ('2026-06-01'));\n"
+        "CREATE TABLE u (id INT, k SMALLINT NOT NULL) /*!50100 PARTITION BY RANGE (k) "
+        "(PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN (500)) */",
+        True,
+        None,
+    ),
+    (
+        "partition-range-expression",
+        "mariadb1011",
+        "CREATE TABLE t (id INT, d DATE NOT NULL) PARTITION BY RANGE (YEAR(d)) "
+        "(PARTITION p0 VALUES LESS THAN (2000), PARTITION p1 VALUES LESS THAN (2030))",
+        True,
+        "the partitioning of table c_partition_range_expression.t (rows must meet YEAR",
+    ),
     ("storage-column-format", "mysql80", T + "x INT STORAGE MEMORY COLUMN_FORMAT DYNAMIC)", False, None),
     (
         "table-options",

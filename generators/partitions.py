@@ -1,0 +1,169 @@
+"""Partitioned tables of a custom schema (``--schema FILE.sql``): rows the server can place.
+
+A server refuses a row no partition takes (ERROR 1526 "Table has no partition for value …",
+MySQL 8.0 reference "Partitioning" and MariaDB "Partitioning Types", both servers alike):
+
+* ``PARTITION BY [LINEAR] HASH / KEY`` and MariaDB's ``SYSTEM_TIME`` take every row;
+* ``RANGE (expr)`` / ``RANGE COLUMNS (c, …)`` take every row below the last partition's
+  bound: all rows when that bound is ``MAXVALUE``; else the rows must stay below it;
+* ``LIST (expr)`` / ``LIST COLUMNS (c)`` take the values listed (NULL only where a list
+  holds NULL).
+
+:func:`partition_checks` turns the last two into the CHECK-like condition a row must meet,
+read by the same rules as a CHECK constraint (generators/checks.py: a column compared with
+constants, ``IN`` lists); what those rules cannot follow — an expression such as
+``YEAR(d)`` with bounds, ``LIST COLUMNS`` over several columns, a key column restricted —
+is a one-line :class:`~binlogwriter.errors.SchemaError` naming the partitioning and the
+table, as for a CHECK constraint.
+"""
+
+from __future__ import annotations
+
+from binlogwriter.errors import SchemaError
+from binlogwriter.schema import Check, Table
+from binlogwriter.schema.lexer import Tok, tokenize
+
+__all__ = ["partition_checks", "PARTITIONING"]
+
+PARTITIONING = "PARTITION BY"
+"""The name of the checks :func:`partition_checks` makes (generators/checks.py words its
+errors from it)."""
+
+
+def partition_checks(table: Table, create_sql: str) -> tuple[Check, ...]:
+    """The conditions the rows of ``table`` (its CREATE TABLE text ``create_sql``) must meet to
+    find a partition (module docstring): none, or one :class:`Check` named
+    :data:`PARTITIONING`."""
+    toks = tokenize(create_sql)
+    at = _partition_by(toks)
+    if at is None:
+        return ()
+    i = at + 2
+    if i < len(toks) and toks[i].upper == "LINEAR":
+        i += 1
+    kind = toks[i].upper if i < len(toks) else ""
+    if kind not in ("RANGE", "LIST"):
+        return ()
+    i += 1
+    columns = i < len(toks) and toks[i].upper == "COLUMNS"
+    i += columns
+    expr, i = _group(toks, i)
+    where = f"{PARTITIONING} {kind}{' COLUMNS' if columns else ''} ({_sql(expr)}) of table {table.database}.{table.name}"
+    parts = _definitions(toks, i)
+    if columns and any(t.text == "," for t in _top(expr)):
+        if kind == "RANGE" and parts and parts[-1][1] and parts[-1][1][0][0].upper == "MAXVALUE":
+            return ()
+        raise SchemaError(f"{where} cannot be followed by the generator: it partitions by several columns")
+    target = _sql(expr)
+    if kind == "RANGE":
+        last = parts[-1][1] if parts else []
+        if not last or any(t.upper == "MAXVALUE" for t in last[0]):
+            return ()
+        return (Check(PARTITIONING, f"{target} < {_sql(last[0])}"),)
+    values = [v for _, vals in parts for v in vals]
+    nulls = [v for v in values if len(v) == 1 and v[0].upper == "NULL"]
+    listed = ", ".join(_sql(v) for v in values if v not in nulls)
+    if not listed:
+        return (Check(PARTITIONING, f"{target} IS NULL"),)
+    cond = f"{target} IN ({listed})"
+    return (Check(PARTITIONING, f"{cond} OR {target} IS NULL" if nulls else f"{target} IS NOT NULL AND {cond}"),)
+
+
+def _partition_by(toks: list[Tok]) -> int | None:
+    """Index of the table's ``PARTITION BY`` (outside every parenthesis), or None."""
+    depth = 0
+    for i, t in enumerate(toks):
+        if t.text == "(" and t.kind == "punct":
+            depth += 1
+        elif t.text == ")" and t.kind == "punct":
+            depth -= 1
+        elif depth == 0 and t.upper == "PARTITION" and i + 1 < len(toks) and toks[i + 1].upper == "BY":
+            return i
+    return None
+
+
+def _group(toks: list[Tok], i: int) -> tuple[list[Tok], int]:
+    """The tokens inside the parenthesis opening at ``toks[i]``, and the index after it."""
+    if i >= len(toks) or toks[i].text != "(":
+        raise SchemaError("PARTITION BY: expected a parenthesised expression")
+    depth, j = 0, i
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth -= 1
+            if depth == 0:
+                return toks[i + 1:j], j + 1
+        j += 1
+    raise SchemaError("PARTITION BY: unbalanced parentheses")
+
+
+def _top(toks: list[Tok]) -> list[Tok]:
+    """The tokens of ``toks`` outside nested parentheses."""
+    out, depth = [], 0
+    for t in toks:
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth -= 1
+        elif depth == 0:
+            out.append(t)
+    return out
+
+
+def _split(toks: list[Tok]) -> list[list[Tok]]:
+    """``toks`` cut at its top-level commas."""
+    out: list[list[Tok]] = [[]]
+    depth = 0
+    for t in toks:
+        if t.kind == "punct" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        if depth == 0 and t.kind == "punct" and t.text == ",":
+            out.append([])
+        else:
+            out[-1].append(t)
+    return [p for p in out if p]
+
+
+def _definitions(toks: list[Tok], i: int) -> list[tuple[str, list[list[Tok]]]]:
+    """The partition definitions after the partitioning expression (past ``PARTITIONS n`` and
+    a ``SUBPARTITION BY`` clause): per partition, its name and its values — the ``LESS THAN``
+    bound (``MAXVALUE`` as a word) or the ``IN`` list, each value's tokens."""
+    while i < len(toks) and toks[i].text != "(":
+        if toks[i].upper == "SUBPARTITION":  # SUBPARTITION BY HASH|KEY (expr): skip its group
+            while i < len(toks) and toks[i].text != "(":
+                i += 1
+            _, i = _group(toks, i)
+            continue
+        i += 1
+    if i >= len(toks):
+        return []
+    body, _ = _group(toks, i)
+    out = []
+    for part in _split(body):
+        name = part[1].text if len(part) > 1 else ""
+        vals: list[list[Tok]] = []
+        for k, t in enumerate(part):
+            if t.upper == "THAN" and k + 1 < len(part):
+                nxt = part[k + 1]
+                vals = [[nxt]] if nxt.upper == "MAXVALUE" else _split(_group(part, k + 1)[0])
+                break
+            if t.upper == "IN" and k > 0 and part[k - 1].upper == "VALUES":
+                vals = _split(_group(part, k + 1)[0])
+                break
+        out.append((name, vals))
+    return out
+
+
+def _sql(toks: list[Tok]) -> str:
+    """Tokens back to SQL text (identifiers in backquotes, strings in single quotes)."""
+    out = []
+    for t in toks:
+        if t.kind == "qident":
+            out.append("`" + t.text.replace("`", "``") + "`")
+        elif t.kind == "string":
+            out.append("'" + t.text.replace("\\", "\\\\").replace("'", "''") + "'")
+        else:
+            out.append(t.text)
+    return " ".join(out)
