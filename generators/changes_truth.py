@@ -328,10 +328,12 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self.chunks.append((tidx, seg))
         return seg
 
-    def close(self) -> dict[str, Any]:
+    def close(self, jsonl_open: bool = False) -> dict[str, Any]:
         """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
         in order, ``final`` the tables whose one chunk is already their merged file
-        (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
+        (``aligned`` segments that never spilled), ``jsonl`` (its path, once written), ``count``.
+        ``jsonl_open``: the JSONL file is not finished here but given as ``jsonl_file`` (a
+        :class:`JsonlFile` whose ``close`` writes the lines still waiting) and ``jsonl`` is None."""
         self._settle()
         for seg in self.segments.values():
             seg.close()
@@ -340,16 +342,19 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         if self._sink is not None:
             sink, self._sink = self._sink, None
             sink.close()
-        jsonl = None
+        jsonl, jsonl_file = None, None
         if self._jsonl is not None:
-            jsonl = self._jsonl.close()
+            if jsonl_open:
+                jsonl_file = self._jsonl
+            else:
+                jsonl = self._jsonl.close()
             self._jsonl = None
         per: dict[int, list[_Segment]] = {}
         for t, seg in self.chunks:
             per.setdefault(t, []).append(seg)
         final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
         chunks = [(t, str(p)) for t, seg in self.chunks for p in seg.paths if os.path.exists(p)]
-        return {"chunks": chunks, "jsonl": jsonl,
+        return {"chunks": chunks, "jsonl": jsonl, "jsonl_file": jsonl_file,
                 "count": self.count, "final": final, "definitions": self.definitions}
 
     def abort(self) -> None:
@@ -515,13 +520,14 @@ def finish_local(run: Any, out: str | os.PathLike, pool: Executor | None = None)
     """The single-process engine's end of a run: merge the recorder's chunks into
     ``truth/changes/`` (``truth/final/parquet/`` is written with ``truth/final``,
     ``Run.write_final``). The merges of the tables whose chunks are not already their file
-    run in ``pool`` (then, while the caller writes truth/final: Arrow reads and writes
-    Parquet without the GIL) and their futures are returned — the caller waits for them —
-    or here, one after the other (``pool`` None: nothing is returned)."""
+    run in ``pool``, after the ``changes.jsonl`` lines still waiting (then, while the caller
+    writes truth/final: Arrow reads, renders and writes without the GIL), and their futures
+    are returned for the caller to wait for; or here, one after the other (``pool`` None:
+    nothing is returned)."""
     import shutil
 
     out = Path(out)
-    res = run.changes.close()
+    res = run.changes.close(jsonl_open=pool is not None)
     chunk_dir = run.changes.dir
     run.changes = None
     release_memory()  # the recorder's buffers: freed, and given back before the merges
@@ -542,6 +548,8 @@ def finish_local(run: Any, out: str | os.PathLike, pool: Executor | None = None)
             merges.append((by_table.get(t, []), dest, rt.table))
 
     def merge_all() -> None:
+        if res["jsonl_file"] is not None:  # the lines still waiting rendered here too
+            os.replace(res["jsonl_file"].close(), cdir / "changes.jsonl")
         for chunks, dest, table in merges:
             merge_table(chunks, dest, table, fl)
             release_memory()
