@@ -33,8 +33,10 @@ from binlogwriter.format import (
     WRITE_ROWS_EVENT_V1,
 )
 from binlogwriter.layouts.primitives import Bitmap, Int48ul, PackedInt
+from binlogwriter.schema.types import T_DATETIME, T_TIME, T_TIMESTAMP
 
-__all__ = ["RowsPayload", "rows_fields", "ROWS_TYPES", "UPDATE_TYPES", "V2_TYPES", "COMPRESSED_TYPES"]
+__all__ = ["RowsPayload", "rows_fields", "ROWS_TYPES", "UPDATE_TYPES", "V2_TYPES", "COMPRESSED_TYPES", "unsized_column",
+           "OLD_TEMPORAL_CODES"]
 
 WRITE_TYPES = (WRITE_ROWS_EVENT_V1, WRITE_ROWS_EVENT, WRITE_ROWS_COMPRESSED_EVENT_V1, WRITE_ROWS_COMPRESSED_EVENT)
 UPDATE_TYPES = (UPDATE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT, PARTIAL_UPDATE_ROWS_EVENT, UPDATE_ROWS_COMPRESSED_EVENT_V1,
@@ -85,12 +87,17 @@ class RowsPayload:
     default_pad: int = field(default=0, repr=False)
 
 
-def _unsized(col) -> bool:
+OLD_TEMPORAL_CODES = frozenset((T_TIMESTAMP, T_TIME, T_DATETIME))
+"""TIMESTAMP / TIME / DATETIME before MySQL 5.6.4: no fsp in their metadata (MariaDB's hires ones too)."""
+
+
+def unsized_column(col) -> bool:
     """Old TIME/DATETIME/TIMESTAMP (11/12/7) carry no fsp in the binlog; MariaDB's hires
     variants (fsp 1–6) have other sizes (values.md §4.1). Without the fsp from a schema the
     rows cannot be sized: they stay raw bytes (nothing lost, nothing guessed). MySQL's old
-    types have no fractional variant: always fsp 0."""
-    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
+    types have no fractional variant: always fsp 0. The one home of this rule (the readers,
+    the fast decoders and the listing ask it)."""
+    return col.type_code in OLD_TEMPORAL_CODES and col.fsp is None and col.flavor.startswith("mariadb")
 
 
 class _RowsData(cs.Construct):
@@ -106,7 +113,7 @@ class _RowsData(cs.Construct):
         if self.compressed:
             blob = mariadb_decompress(data, exact=True)
         cols = context._.get("columns") if "_" in context else None
-        if cols is None or any(_unsized(c) for c in cols):
+        if cols is None or any(unsized_column(c) for c in cols):
             return RowsPayload(raw=data)
         from binlogwriter.values.row import decode_row_image
 

@@ -61,6 +61,7 @@ from binlogwriter.layouts.rows import (
     V2_TYPES,
     WRITE_TYPES,
     no_image_columns,
+    unsized_column,
 )
 from binlogwriter.read import places as _places
 from binlogwriter.read.framing import MAX_EVENT_SIZE, iter_frames
@@ -278,9 +279,6 @@ class TableInfo:
         return names
 
 
-def _unsized(col: Any) -> bool:
-    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
-
 
 def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     """A :class:`TableInfo` for a decoded TableMapEvent (columns merged with the schema)."""
@@ -293,7 +291,7 @@ def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     if any(c.name is None for c in cols):
         err = (f"table {ev.schema}.{ev.table}: the Table_map carries no column names "
                "(binlog_row_metadata is not FULL)")
-    elif any(_unsized(c) for c in cols):
+    elif any(unsized_column(c) for c in cols):
         err = (f"table {ev.schema}.{ev.table}: MariaDB old TIME/DATETIME/TIMESTAMP columns need their "
                "fsp from a schema")
     try:

@@ -48,7 +48,7 @@ from binlogwriter.format import (
     XID_EVENT,
 )
 from binlogwriter.layouts.header import HEADER_SIZE, TYPE_AT, header_struct
-from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES
+from binlogwriter.layouts.rows import COMPRESSED_TYPES, ROWS_TYPES, UPDATE_TYPES, V2_TYPES, unsized_column
 from binlogwriter.read.fastdecode import CACHED_TYPES
 from binlogwriter.read.framing import CRC_RESIDUE, no_events_error, whole_event
 from binlogwriter.read.gtidcheck import mariadb_gtid_ok, mysql_gtid_ok
@@ -61,9 +61,6 @@ _ROWS = frozenset(ROWS_TYPES) - {PARTIAL_UPDATE_ROWS_EVENT} - frozenset(COMPRESS
 _KNOWN_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}
 _V2 = frozenset(V2_TYPES)
 
-
-def _unsized(col: Any) -> bool:
-    return col.type_code in (7, 11, 12) and col.fsp is None and col.flavor.startswith("mariadb")
 
 
 class _Plan:
@@ -183,7 +180,7 @@ class FastRoundtrip:
         key = (t, id(cols), data[p:q])
         plan = self._plans.get(key)
         if plan is None or plan.cols is not cols:
-            if rec is None or any(_unsized(c) for c in cols):
+            if rec is None or any(unsized_column(c) for c in cols):
                 return False
             ev = self._slow(rec)
             if ev is None or ev.rows is None or ev.width != len(cols):

@@ -11,6 +11,7 @@ from typing import Any
 
 from binlogwriter.charsets import decode_in_charset, find_collation
 from binlogwriter.errors import SchemaError
+from binlogwriter.layouts.rows import OLD_TEMPORAL_CODES
 from binlogwriter.schema import Table
 from binlogwriter.table_map import tlv
 from binlogwriter.values.base import ColumnDesc
@@ -176,7 +177,7 @@ class TableMapViews:
                 collation=d.collation if d.collation is not None else sc.collation,
                 enum_values=d.enum_values if d.enum_values is not None else sc.enum_values,
                 set_values=d.set_values if d.set_values is not None else sc.set_values,
-                fsp=d.fsp if d.fsp is not None else (sc.fsp if rt in (7, 11, 12) else None),
+                fsp=d.fsp if d.fsp is not None else (sc.fsp if rt in OLD_TEMPORAL_CODES else None),
                 nullable=d.nullable, name=d.name if d.name is not None else sc.name,
                 table=self.table, flavor=self.flavor, json_text=sc.json_text))
         return out

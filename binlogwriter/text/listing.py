@@ -65,6 +65,7 @@ from binlogwriter.layouts.rows import (
     STMT_END_F,
     UPDATE_TYPES,
     no_image_columns,
+    unsized_column,
 )
 from binlogwriter.read.fastdecode import mariadb_gtid_fields
 from binlogwriter.read.framing import (
@@ -114,8 +115,7 @@ class _Table:
         self.family = flavor_family(tm.flavor)
         self.names = ROWS_NAMES[self.family]
         # MariaDB old temporals without an fsp: only the declarative path decodes them
-        self.ok = not any(c.type_code in (7, 11, 12) and c.fsp is None and c.flavor.startswith("mariadb")
-                          for c in cols)
+        self.ok = not any(unsized_column(c) for c in cols)
         self.printer = printer(cols, tm, verbose, self.family)
         self.decoder = table_decoder(cols)
         self.heads: dict[tuple, str] = {}
