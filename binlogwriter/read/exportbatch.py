@@ -186,12 +186,14 @@ class TableBuffer:
             p_kind.append(kind)
             bnames.append(None if kind == 0 else names(plan.present))
             anames.append(names(plan.after) if kind == 1 else None if kind == 2 else names(plan.present))
-        kind = np.array(p_kind, dtype=np.int64)[p_of][rows_ev]
         # row: index of the change in its transaction = the event's first row there + index in the event
         counts = np.bincount(rows_ev, minlength=n_ev).astype(np.int64) if n_ev else np.zeros(0, dtype=np.int64)
         first = np.cumsum(counts) - counts  # each event's first row in this batch
         one_each = len(rows_ev) == n_ev and bool((counts == 1).all())  # rows_ev is 0, 1, 2, ...
-        within = np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev]
+        # per event -> per row: taken by rows_ev, or as they are when each event has one row (OLTP's usual)
+        at: Any = (lambda a: a) if one_each else (lambda a: a[rows_ev])
+        taken: Any = (lambda a: a) if one_each else (lambda a: take(a, rows_ev))
+        kind = at(np.array(p_kind, dtype=np.int64)[p_of])
         whole = None not in txns  # every event in a transaction: its fields read in C (attrgetter)
         counted = np.fromiter(_counted_rows(txns, ks, whole), dtype=np.int64, count=n_ev)  # -1: not counted
         # not counted: a transaction touching only this buffer, its events consecutive here
@@ -202,23 +204,25 @@ class TableBuffer:
         if None in txns:
             new_run |= np.fromiter((t is None for t in txns), dtype=np.bool_, count=n_ev)
         run_start = np.maximum.accumulate(np.where(new_run, np.arange(n_ev), 0)) if n_ev else np.zeros(0, np.int64)
-        row0 = np.where(counted >= 0, counted, first - first[run_start])
+        row = at(np.where(counted >= 0, counted, first - first[run_start]))
+        if not one_each:  # the change's index in its event
+            row = row + (np.arange(len(rows_ev), dtype=np.int64) - first[rows_ev])
         seq = np.fromiter(map(_SEQ if whole else _seq, txns), dtype=np.int64, count=n_ev)
         unknown = np.fromiter(map(_UNKNOWN if whole else _unknown, txns), dtype=np.bool_, count=n_ev)
         info = self.info
         zero = np.zeros(len(rows_ev), dtype=np.int64)
-        p_rows = p_of[rows_ev]
-        return [numbers(seq[rows_ev], pa.int64()),
-                numbers((row0[rows_ev] + within).astype(np.int32), pa.int32(), unknown[rows_ev]),
+        p_rows = at(p_of)
+        return [numbers(at(seq), pa.int64()),
+                numbers(row.astype(np.int32), pa.int32(), at(unknown)),
                 take(strings(_OPNAMES), kind),
                 take(path_strings([info.database]), zero),
                 take(path_strings([info.table]), zero),
-                strings(gtids) if one_each else take(strings(gtids), rows_ev),
-                take(optional_uint64(list(map(_XID if whole else _xid, txns))), rows_ev),  # None: no Xid event (COMMIT query)
+                taken(strings(gtids)),
+                taken(optional_uint64(list(map(_XID if whole else _xid, txns)))),  # None: no Xid event (COMMIT query)
                 _event_paths(files, rows_ev),
-                numbers(np.array(offsets, dtype=np.uint64)[rows_ev], pa.uint64()),
-                take(optional_uint64(list(map(_TXPOS if whole else _txpos, txns))), rows_ev),
-                numbers(np.array(stamps, dtype=np.int64)[rows_ev], pa.timestamp("s", tz="UTC")),
+                numbers(at(np.array(offsets, dtype=np.uint64)), pa.uint64()),
+                taken(optional_uint64(list(map(_TXPOS if whole else _txpos, txns)))),
+                numbers(at(np.array(stamps, dtype=np.int64)), pa.timestamp("s", tz="UTC")),
                 take(string_lists(bnames), p_rows),
                 take(string_lists(anames), p_rows)], kind
 

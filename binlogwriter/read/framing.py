@@ -259,16 +259,17 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
         crc32 = zlib.crc32
         residue = CRC_RESIDUE
         pos = 4
-        released = 0
+        released, release_at = 0, _RELEASE
         fmt: BinlogFormat | None = None
         crc = False
+        header, last = HEADER_SIZE, n - HEADER_SIZE  # module constants as locals: read once per event
         try:
             while pos < n:
-                if pos + HEADER_SIZE > n:
+                if pos > last:
                     raise _bad_frame(buf, name, pos, n)  # type: ignore[misc]
                 tcode, length, _ = unpack(buf, pos)
                 end = pos + length
-                if length < HEADER_SIZE or end > n or length > max_event_size:
+                if length < header or end > n or length > max_event_size:
                     raise _bad_frame(buf, name, pos, n, max_event_size)  # type: ignore[misc]
                 if tcode in skip and fmt is not None:  # checked, not yielded
                     if crc and crc32(mv[pos:end]) != residue:
@@ -285,8 +286,9 @@ def iter_frames(path: str | os.PathLike, *, verify_checksum: bool = True, check_
                         raise _crc_error(buf, name, pos, end)
                     yield pos, data, fmt
                 pos = end
-                if pos >= released + _RELEASE:
+                if pos >= release_at:
                     released = _release(buf, released, pos)
+                    release_at = released + _RELEASE
         finally:
             del mv
     finally:
