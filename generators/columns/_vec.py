@@ -164,9 +164,14 @@ def edge_twin(scalar):
             eu = np.array([int(x.scaleb(extra)) for x in edges], dtype=object)
             if all(-(1 << 63) < int(u) < 1 << 63 for u in eu):
                 return "dec", np.where(e, eu.astype(np.int64)[ei], data), extra
-        if kind in _EDGED and not any(x is None for x in edges):
+        if kind in _EDGED and not null_edge:
             # the base values as they are, the edges as a pool over them (ColumnArray "edged")
             return "edged", np.where(e, ei, -1), (edges_t, ColumnArray(kind, data, None, None, extra))
+        if kind == "edged" and not null_edge:
+            # edges over an edged column (charset-stress values over edge values): one pool of
+            # the inner edges then these, over the same base array
+            inner, arr = extra
+            return "edged", np.where(e, len(inner) + ei, data), (with_edges_pool(inner), arr)
         vals = list(data) if kind == "list" else ColumnArray(kind, data, None, None, extra).tolist()
         for r in np.flatnonzero(e).tolist():
             vals[r] = edges[int(ei[r])]
