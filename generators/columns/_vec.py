@@ -316,3 +316,15 @@ def joined_runs_array(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> t
     at[:, 0] = np.cumsum(rl) - rl
     at[:, 1] = np.minimum(np.maximum(rl - 1, 0), cut)
     return at, flat
+
+
+def strip_runs(at: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """ASCII byte runs (ColumnArray "runs": ``(at, flat)``) without their trailing spaces —
+    ``rstrip(" ")`` of each text, as a CHAR value is stored: the lengths of ``at`` shortened
+    in place while a run ends in a space, one pass per space removed. Returns ``at``."""
+    rows = np.flatnonzero(at[:, 1] > 0)
+    while len(rows):
+        rows = rows[flat[at[rows, 0] + at[rows, 1] - 1] == 0x20]
+        at[rows, 1] -= 1
+        rows = rows[at[rows, 1] > 0]
+    return at

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
-from generators.columns._strings import strip_runs
+from generators.columns._vec import strip_runs
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 
