@@ -32,6 +32,7 @@ from generators.columns._vec import (
     joined_runs_array,
     key_text_vec,
     pool_vec,
+    strip_runs,
 )
 from generators.hashing import Stream, draw_array, draws_matrix, hash64, salt, unit_array
 from generators.pools import pool
@@ -100,18 +101,6 @@ def _ascii_fitter(col: Column, flavor: str) -> Callable[[list[str]], list[str]] 
     if col.type == "CHAR":
         return lambda vals: list(map(_RSTRIP, vals))
     return lambda vals: vals
-
-
-def strip_runs(at: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """ASCII byte runs (ColumnArray "runs": ``(at, flat)``) without their trailing spaces —
-    ``rstrip(" ")`` of each text, as a CHAR value is stored: the lengths of ``at`` shortened
-    in place while a run ends in a space, one pass per space removed. Returns ``at``."""
-    rows = np.flatnonzero(at[:, 1] > 0)
-    while len(rows):
-        rows = rows[flat[at[rows, 0] + at[rows, 1] - 1] == 0x20]
-        at[rows, 1] -= 1
-        rows = rows[at[rows, 1] > 0]
-    return at
 
 
 def _paragraphs_cut(lo: int, mean: float):
@@ -206,6 +195,18 @@ def _string_by_name(col: Column, name: str, table: str) -> Callable[[Stream, int
     return None
 
 
+def _runs_vec(runs_cut: Callable, cap: int, char: bool):
+    """ASCII words (fitted as they are: ``_ascii_fitter``) as ColumnArray "runs"; a CHAR's
+    without their trailing spaces (what the fitter's ``rstrip`` drops)."""
+    if not char:
+        return lambda h, j: ("runs", *runs_cut(h, j, cap))
+
+    def char_runs(h: np.ndarray, j: int) -> tuple:
+        at, flat = runs_cut(h, j, cap)
+        return "runs", strip_runs(at, flat), flat
+    return char_runs
+
+
 def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, stress: float = 0.0):
     nchars, nbytes = char_limit(col, flavor)
     base = _string_by_name(col, name, table)
@@ -266,15 +267,8 @@ def _string_gen(col: Column, name: str, table: str, flavor: str, edge: bool, str
         if many_cut is not None and fit_ascii is not None:  # ASCII text: cut by numpy, fitted as is
             gen.many = lambda pre, keys, j: fit_ascii(many_cut(pre, keys, j, cap))
     runs_cut = getattr(base, "runs_cut", None)
-    if runs_cut is not None and fit_ascii is not None and col.type != "CHAR":
-        # ASCII words: the texts as byte runs, fitted as they are (not CHAR: nothing to strip)
-        gen.vec = lambda h, j: ("runs", *runs_cut(h, j, cap))
-    elif runs_cut is not None and fit_ascii is not None:
-        # CHAR: the same runs without their trailing spaces (what fit_ascii's rstrip drops)
-        def char_runs(h: np.ndarray, j: int) -> tuple:
-            at, flat = runs_cut(h, j, cap)
-            return "runs", strip_runs(at, flat), flat
-        gen.vec = char_runs
+    if runs_cut is not None and fit_ascii is not None:
+        gen.vec = _runs_vec(runs_cut, cap, col.type == "CHAR")
     vec_cut = getattr(base, "vec_cut", None)
     if vec_cut is not None and fit_ascii is not None:
         gen.vec = lambda h, j: ("list", fit_ascii(vec_cut(h, j, cap)), None)

@@ -164,9 +164,14 @@ def edge_twin(scalar):
             eu = np.array([int(x.scaleb(extra)) for x in edges], dtype=object)
             if all(-(1 << 63) < int(u) < 1 << 63 for u in eu):
                 return "dec", np.where(e, eu.astype(np.int64)[ei], data), extra
-        if kind in _EDGED and not any(x is None for x in edges):
+        if kind in _EDGED and not null_edge:
             # the base values as they are, the edges as a pool over them (ColumnArray "edged")
             return "edged", np.where(e, ei, -1), (edges_t, ColumnArray(kind, data, None, None, extra))
+        if kind == "edged" and not null_edge:
+            # edges over an edged column (charset-stress values over edge values): one pool of
+            # the inner edges then these, over the same base array
+            inner, arr = extra
+            return "edged", np.where(e, len(inner) + ei, data), (with_edges_pool(inner), arr)
         vals = list(data) if kind == "list" else ColumnArray(kind, data, None, None, extra).tolist()
         for r in np.flatnonzero(e).tolist():
             vals[r] = edges[int(ei[r])]
@@ -311,3 +316,15 @@ def joined_runs_array(runs: _AsciiRuns, picks: np.ndarray, cut: np.ndarray) -> t
     at[:, 0] = np.cumsum(rl) - rl
     at[:, 1] = np.minimum(np.maximum(rl - 1, 0), cut)
     return at, flat
+
+
+def strip_runs(at: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """ASCII byte runs (ColumnArray "runs": ``(at, flat)``) without their trailing spaces —
+    ``rstrip(" ")`` of each text, as a CHAR value is stored: the lengths of ``at`` shortened
+    in place while a run ends in a space, one pass per space removed. Returns ``at``."""
+    rows = np.flatnonzero(at[:, 1] > 0)
+    while len(rows):
+        rows = rows[flat[at[rows, 0] + at[rows, 1] - 1] == 0x20]
+        at[rows, 1] -= 1
+        rows = rows[at[rows, 1] > 0]
+    return at

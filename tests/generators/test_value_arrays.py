@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
-from generators.columns._strings import strip_runs
+from generators.columns._vec import strip_runs
 from generators.edge_values import ValueMode
 from generators.values import column_generator, column_vector_generator
 
@@ -53,12 +53,13 @@ def test_wide_keyless_array_twins_equal_scalar(types, edge, flavor, seed, data) 
         cols.append(f"`{NAMES[i % len(NAMES)]}{i}` {t} {'NULL' if nullable else 'NOT NULL'}")
     table = parse_tables(f"CREATE TABLE wide ({', '.join(cols)})", "d", flavor)[0]
     null_p = data.draw(st.sampled_from([None, 0.0, 0.3]), label="null_p")
+    stress = data.draw(st.sampled_from([0.0, 0.3, 1.0]), label="charset_stress")
     n = data.draw(st.integers(1, 70), label="rows")
     keys = np.array(data.draw(st.lists(st.integers(0, 2**40), min_size=n, max_size=n)), dtype=np.int64)
     vers = np.array(data.draw(st.lists(st.integers(0, 2**40), min_size=n, max_size=n)), dtype=np.int64)
     for col in table.columns:
-        vec = column_vector_generator(table, col, flavor, seed, edge=edge, null_p=null_p)
-        one = column_generator(table, col, flavor, seed, edge=edge, null_p=null_p)
+        vec = column_vector_generator(table, col, flavor, seed, edge=edge, null_p=null_p, charset_stress=stress)
+        one = column_generator(table, col, flavor, seed, edge=edge, null_p=null_p, charset_stress=stress)
         got = vec(keys, vers)
         got = got if isinstance(got, list) else got.tolist()
         assert [(type(x), repr(x)) for x in got] == [(type(x), repr(x)) for x in
