@@ -89,7 +89,9 @@ def _json_docs(pre: np.ndarray, keys: np.ndarray, j: int) -> list[dict[str, Any]
 
 
 def json_gen(col: Column, table: str, flavor: str, edge: bool):
-    as_text = flavor.startswith("mariadb")
+    """JSON documents for ``col``: Python values for a MySQL JSON column (binary JSON), their
+    text for MariaDB's JSON (a LONGTEXT) and for any text column (``CHECK (JSON_VALID(c))``)."""
+    as_text = flavor.startswith("mariadb") or col.type != "JSON"
 
     def gen(st, k):
         d = _json_doc(st, k, table)
