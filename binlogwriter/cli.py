@@ -262,6 +262,7 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     """
     import gc
 
+    gc.set_threshold(*EXPORT_GC)  # before the imports below too: ~60k long-lived objects, ~90 default collections
     from binlogwriter.errors import OutputExistsError
     from binlogwriter.read.export import UnknownTableError, export_parquet
     from binlogwriter.read.exportparquet import shown_name
@@ -280,7 +281,6 @@ def export(files: tuple[str, ...], fmt: str, out_dir: str | None, schema: str | 
     not_empty = f"{out_dir} is not empty; pass --overwrite to replace it"
     if out.is_dir() and not overwrite and any(out.iterdir()):
         raise click.UsageError(not_empty)
-    gc.set_threshold(*EXPORT_GC)
     try:
         counts = export_parquet(paths, out, schemas=schema, tables=tables or None, overwrite=overwrite,
                                 images=images)

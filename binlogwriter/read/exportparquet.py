@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -301,6 +300,8 @@ def _swap(tmp: Path, out: Path, overwrite: bool, shown: str | os.PathLike) -> No
         os.rename(aside / "old", out)
         aside.rmdir()
         raise
+    import shutil  # here: the export command's start-up does not pay for it (issue 30)
+
     shutil.rmtree(aside, ignore_errors=True)
 
 
@@ -337,6 +338,8 @@ def _make_parents(parent: Path) -> list[Path]:
 
 
 def _discard(tmp: Path, made: list[Path]) -> None:
+    import shutil  # a failed export's clean-up only
+
     shutil.rmtree(tmp, ignore_errors=True)
     _remove_made(made)
 
