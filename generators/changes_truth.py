@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
 
@@ -328,12 +327,10 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self.chunks.append((tidx, seg))
         return seg
 
-    def close(self, jsonl_open: bool = False) -> dict[str, Any]:
+    def close(self) -> dict[str, Any]:
         """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
         in order, ``final`` the tables whose one chunk is already their merged file
-        (``aligned`` segments that never spilled), ``jsonl`` (its path, once written), ``count``.
-        ``jsonl_open``: the JSONL file is not finished here but given as ``jsonl_file`` (a
-        :class:`JsonlFile` whose ``close`` writes the lines still waiting) and ``jsonl`` is None."""
+        (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
         self._settle()
         for seg in self.segments.values():
             seg.close()
@@ -342,19 +339,16 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
         if self._sink is not None:
             sink, self._sink = self._sink, None
             sink.close()
-        jsonl, jsonl_file = None, None
+        jsonl = None
         if self._jsonl is not None:
-            if jsonl_open:
-                jsonl_file = self._jsonl
-            else:
-                jsonl = self._jsonl.close()
+            jsonl = self._jsonl.close()
             self._jsonl = None
         per: dict[int, list[_Segment]] = {}
         for t, seg in self.chunks:
             per.setdefault(t, []).append(seg)
         final = {t: (str(segs[0].path), segs[0].schema) for t, segs in per.items() if len(segs) == 1 and segs[0].aligned}
         chunks = [(t, str(p)) for t, seg in self.chunks for p in seg.paths if os.path.exists(p)]
-        return {"chunks": chunks, "jsonl": jsonl, "jsonl_file": jsonl_file,
+        return {"chunks": chunks, "jsonl": jsonl,
                 "count": self.count, "final": final, "definitions": self.definitions}
 
     def abort(self) -> None:
@@ -516,18 +510,14 @@ def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(out, schema=schema)
 
 
-def finish_local(run: Any, out: str | os.PathLike, pool: Executor | None = None) -> list[Future]:
+def finish_local(run: Any, out: str | os.PathLike) -> int:
     """The single-process engine's end of a run: merge the recorder's chunks into
     ``truth/changes/`` (``truth/final/parquet/`` is written with ``truth/final``,
-    ``Run.write_final``). The merges of the tables whose chunks are not already their file
-    run in ``pool``, after the ``changes.jsonl`` lines still waiting (then, while the caller
-    writes truth/final: Arrow reads, renders and writes without the GIL), and their futures
-    are returned for the caller to wait for; or here, one after the other (``pool`` None:
-    nothing is returned)."""
+    ``Run.write_final``). Returns the number of changes."""
     import shutil
 
     out = Path(out)
-    res = run.changes.close(jsonl_open=pool is not None)
+    res = run.changes.close()
     chunk_dir = run.changes.dir
     run.changes = None
     release_memory()  # the recorder's buffers: freed, and given back before the merges
@@ -538,29 +528,18 @@ def finish_local(run: Any, out: str | os.PathLike, pool: Executor | None = None)
         by_table.setdefault(t, []).append(p)
     fl = run.spec.flavor
     final = res.get("final", {})
-    merges: list[tuple[list[str], Path, Table]] = []
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
         got = final.get(t)
         if got is not None and is_merged(got[1], rt.table, fl):
             os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
-            merges.append((by_table.get(t, []), dest, rt.table))
-
-    def merge_all() -> None:
-        if res["jsonl_file"] is not None:  # the lines still waiting rendered here too
-            os.replace(res["jsonl_file"].close(), cdir / "changes.jsonl")
-        for chunks, dest, table in merges:
-            merge_table(chunks, dest, table, fl)
+            merge_table(by_table.get(t, []), dest, rt.table, fl)
             release_memory()
-        shutil.rmtree(chunk_dir, ignore_errors=True)
-
     if res["jsonl"] is not None:
         os.replace(res["jsonl"], cdir / "changes.jsonl")
     from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
 
     write_history(out / "truth" / HISTORY_FILE, initial_definitions(run.rows), res["definitions"])
-    if pool is not None:
-        return [pool.submit(merge_all)]
-    merge_all()
-    return []
+    shutil.rmtree(chunk_dir, ignore_errors=True)
+    return res["count"]

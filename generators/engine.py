@@ -178,20 +178,15 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         # the binlogs' sha256: from the sink, else in a thread (hashlib and file reads run without the GIL)
         # while the truth is finished
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-sha256")
-        merges = ThreadPoolExecutor(max_workers=1, thread_name_prefix="truth-merge")
         try:
             digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
                        else pool.submit(file_sha256, p) for p in writer.files}
             # truth/changes first: the change batches the recorder still holds are written and
-            # freed before truth/final is computed; the tables still to merge are merged in a
-            # thread while truth/final is written
-            waiting = finish_local(self, tmp, merges)
+            # freed before truth/final is computed
+            finish_local(self, tmp)
             self.write_final(tmp / "truth" / "final")
-            for f in waiting:
-                f.result()
             manifest = self.manifest(writer, digests)
         finally:
-            merges.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
         data = json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
         (tmp / "manifest.json").write_text(data, encoding="utf-8")
