@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Check, Table
+from binlogwriter.schema.fallback import expression_sql
 from binlogwriter.schema.lexer import Tok, tokenize
 
 __all__ = ["partition_checks", "PARTITIONING"]
@@ -48,21 +49,21 @@ def partition_checks(table: Table, create_sql: str) -> tuple[Check, ...]:
     columns = i < len(toks) and toks[i].upper == "COLUMNS"
     i += columns
     expr, i = _group(toks, i)
-    where = f"{PARTITIONING} {kind}{' COLUMNS' if columns else ''} ({_sql(expr)}) of table {table.database}.{table.name}"
+    target = expression_sql(expr)
+    where = f"{PARTITIONING} {kind}{' COLUMNS' if columns else ''} ({target}) of table {table.database}.{table.name}"
     parts = _definitions(toks, i)
-    if columns and any(t.text == "," for t in _top(expr)):
-        if kind == "RANGE" and parts and parts[-1][1] and parts[-1][1][0][0].upper == "MAXVALUE":
+    last = parts[-1] if parts else []  # the last partition's values (RANGE: its bound)
+    if columns and len(_split(expr)) > 1:
+        if kind == "RANGE" and last and last[0][0].upper == "MAXVALUE":
             return ()
         raise SchemaError(f"{where} cannot be followed by the generator: it partitions by several columns")
-    target = _sql(expr)
     if kind == "RANGE":
-        last = parts[-1][1] if parts else []
         if not last or any(t.upper == "MAXVALUE" for t in last[0]):
             return ()
-        return (Check(PARTITIONING, f"{target} < {_sql(last[0])}"),)
-    values = [v for _, vals in parts for v in vals]
+        return (Check(PARTITIONING, f"{target} < {expression_sql(last[0])}"),)
+    values = [v for vals in parts for v in vals]
     nulls = [v for v in values if len(v) == 1 and v[0].upper == "NULL"]
-    listed = ", ".join(_sql(v) for v in values if v not in nulls)
+    listed = ", ".join(expression_sql(v) for v in values if v not in nulls)
     if not listed:
         return (Check(PARTITIONING, f"{target} IS NULL"),)
     cond = f"{target} IN ({listed})"
@@ -99,19 +100,6 @@ def _group(toks: list[Tok], i: int) -> tuple[list[Tok], int]:
     raise SchemaError("PARTITION BY: unbalanced parentheses")
 
 
-def _top(toks: list[Tok]) -> list[Tok]:
-    """The tokens of ``toks`` outside nested parentheses."""
-    out, depth = [], 0
-    for t in toks:
-        if t.kind == "punct" and t.text == "(":
-            depth += 1
-        elif t.kind == "punct" and t.text == ")":
-            depth -= 1
-        elif depth == 0:
-            out.append(t)
-    return out
-
-
 def _split(toks: list[Tok]) -> list[list[Tok]]:
     """``toks`` cut at its top-level commas."""
     out: list[list[Tok]] = [[]]
@@ -126,10 +114,10 @@ def _split(toks: list[Tok]) -> list[list[Tok]]:
     return [p for p in out if p]
 
 
-def _definitions(toks: list[Tok], i: int) -> list[tuple[str, list[list[Tok]]]]:
+def _definitions(toks: list[Tok], i: int) -> list[list[list[Tok]]]:
     """The partition definitions after the partitioning expression (past ``PARTITIONS n`` and
-    a ``SUBPARTITION BY`` clause): per partition, its name and its values — the ``LESS THAN``
-    bound (``MAXVALUE`` as a word) or the ``IN`` list, each value's tokens."""
+    a ``SUBPARTITION BY`` clause): per partition, its values — the ``LESS THAN`` bound
+    (``MAXVALUE`` as a word) or the ``IN`` list, each value's tokens."""
     while i < len(toks) and toks[i].text != "(":
         if toks[i].upper == "SUBPARTITION":  # SUBPARTITION BY HASH|KEY (expr): skip its group
             while i < len(toks) and toks[i].text != "(":
@@ -142,7 +130,6 @@ def _definitions(toks: list[Tok], i: int) -> list[tuple[str, list[list[Tok]]]]:
     body, _ = _group(toks, i)
     out = []
     for part in _split(body):
-        name = part[1].text if len(part) > 1 else ""
         vals: list[list[Tok]] = []
         for k, t in enumerate(part):
             if t.upper == "THAN" and k + 1 < len(part):
@@ -152,18 +139,5 @@ def _definitions(toks: list[Tok], i: int) -> list[tuple[str, list[list[Tok]]]]:
             if t.upper == "IN" and k > 0 and part[k - 1].upper == "VALUES":
                 vals = _split(_group(part, k + 1)[0])
                 break
-        out.append((name, vals))
+        out.append(vals)
     return out
-
-
-def _sql(toks: list[Tok]) -> str:
-    """Tokens back to SQL text (identifiers in backquotes, strings in single quotes)."""
-    out = []
-    for t in toks:
-        if t.kind == "qident":
-            out.append("`" + t.text.replace("`", "``") + "`")
-        elif t.kind == "string":
-            out.append("'" + t.text.replace("\\", "\\\\").replace("'", "''") + "'")
-        else:
-            out.append(t.text)
-    return " ".join(out)

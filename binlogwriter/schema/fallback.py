@@ -66,7 +66,7 @@ from binlogwriter.schema.keys import Check, Key, KeyPart
 from binlogwriter.schema.lexer import Tok
 from binlogwriter.schema.spec import ColSpec, TableSpec, sql_literal
 
-__all__ = ["parse_create_fallback", "parse_create_database"]
+__all__ = ["parse_create_fallback", "parse_create_database", "expression_sql"]
 
 
 class _P:
@@ -233,7 +233,7 @@ def _parse_default(p: _P) -> str:
 _OPERATOR_CHARS = frozenset("<>=!|&")
 
 
-def _expression_sql(toks: Sequence[Tok]) -> str:
+def expression_sql(toks: Sequence[Tok]) -> str:
     """Tokens of an expression back to SQL text sqlglot reads: names in backticks, strings
     quoted, operators of several characters (``>=``, ``<>``, ``!=``) kept together."""
     out: list[str] = []
@@ -259,7 +259,7 @@ def _parse_check(p: _P, checks: list[Check], name: str | None, column: str | Non
         raise p.err("expected '(' after CHECK")
     start = p.i
     p.skip_balanced()
-    sql = _expression_sql(p.t[start + 1:p.i - 1])
+    sql = expression_sql(p.t[start + 1:p.i - 1])
     enforced = not p.accept("NOT", "ENFORCED")
     p.accept("ENFORCED")
     if enforced:
