@@ -279,7 +279,6 @@ class TableInfo:
         return names
 
 
-
 def table_info(ev: Any, schemas: SchemaSource | None, flavor: str) -> TableInfo:
     """A :class:`TableInfo` for a decoded TableMapEvent (columns merged with the schema)."""
     schema = schemas.find(ev.schema, ev.table, flavor) if schemas else None

@@ -48,7 +48,7 @@ from binlogwriter.format import (
 from binlogwriter.layouts.header import HEADER_SIZE, HEADER_STRUCT, TYPE_AT
 from binlogwriter.layouts.mariadb import FL_COMPLETED_XA, FL_GROUP_COMMIT_ID, FL_PREPARED_XA
 from binlogwriter.layouts.primitives import read_packed, uuid_text
-from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns
+from binlogwriter.layouts.rows import ROWS_TYPES, UPDATE_TYPES, no_image_columns, unsized_column
 from binlogwriter.read.framing import CRC_RESIDUE
 from binlogwriter.read.places import (
     MARIADB_GTID,
@@ -302,8 +302,7 @@ def _has_unsized(cols: Any) -> bool:
     if hit is None or hit[0] is not cols:
         if len(_UNSIZED) > 1024:
             _UNSIZED.clear()
-        hit = _UNSIZED[id(cols)] = (cols, any(c.type_code in (7, 11, 12) and c.fsp is None
-                                              and c.flavor.startswith("mariadb") for c in cols))
+        hit = _UNSIZED[id(cols)] = (cols, any(unsized_column(c) for c in cols))
     return hit[1]
 
 

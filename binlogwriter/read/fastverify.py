@@ -62,7 +62,6 @@ _KNOWN_POST = {t: rows_places_of(t, 6).post for t in ROWS_TYPES}
 _V2 = frozenset(V2_TYPES)
 
 
-
 class _Plan:
     """A checked rows-event header: its images' compiled decoders and encoders."""
 
