@@ -75,8 +75,9 @@ def typed_runs(typ: pa.DataType, values: ColumnArray, strip_spaces: bool = False
     its bytes: what decoding each run and building the array of those ``str`` gives (the
     UTF-8 of the texts is the runs' bytes, NULL rows hold no bytes). For a column whose
     canonical value is its text, or (``strip_spaces``: CHAR) the text without trailing
-    spaces (Arrow's ``utf8_rtrim`` of U+0020, as ``str.rstrip(" ")``); None (the caller goes value by value) when the type is not
-    a string, the bytes are not valid UTF-8 or the texts exceed 32-bit offsets."""
+    spaces (Arrow's ``utf8_rtrim`` of U+0020, as ``str.rstrip(" ")``). None (the caller goes
+    value by value) when the type is not a string, the bytes are not valid UTF-8 or the
+    texts exceed 32-bit offsets."""
     if values.kind != "runs" or not pa.types.is_string(typ):
         return None
     runs = np.asarray(values.data, dtype=np.int64).reshape(-1, 2)

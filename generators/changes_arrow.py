@@ -335,9 +335,10 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
     kept as is), else through :func:`_typed_values` (which appends the canonical values to ``keep``)."""
     if isinstance(values, ColumnArray):
         typ = column_arrow_type(col, flavor)
+        text = col.type in IDENTITY_TEXT or col.type == "CHAR"  # the canonical value is the text (CHAR: cut)
         if values.kind == "int" and pa.types.is_integer(typ) and column_renderer(col, flavor) is int:
             return int_array(np.asarray(values.data, dtype=np.int64), values.nulls, typ), {}
-        if values.kind == "ascii" and pa.types.is_string(typ) and (col.type in IDENTITY_TEXT or col.type == "CHAR"):
+        if values.kind == "ascii" and pa.types.is_string(typ) and text:
             return ascii_strings(np.asarray(values.data, dtype=np.uint8), values.nulls, col.type == "CHAR"), {}
         if values.kind == "pool":
             return take_pool(*typed_python(col, flavor, list(values.pool)), values)
@@ -355,7 +356,6 @@ def typed_array(col: Column, flavor: str, values: Any, keep: list | None = None)
                 return hit
             got = None
         elif values.kind == "runs":
-            text = col.type in IDENTITY_TEXT or col.type == "CHAR"
             got = typed_runs(typ, values, col.type == "CHAR") if text else None
         else:
             got = typed_units(col, typ, values) if values.kind != "float" else typed_floats(col, typ, values)
