@@ -76,42 +76,67 @@ def lognormal_8g(h: np.ndarray, j: int) -> np.ndarray:
 
 
 def _float_gen(col: Column, name: str, edge: bool):
-    if col.precision is not None and col.scale is not None:
-        return _fixed_gen(col, edge)
+    """FLOAT: n/16 with |n| < 2^20, exact in float32 and printed short by every server; DOUBLE:
+    the log-normal of 8 significant digits. FLOAT(M,D) / DOUBLE(M,D): the same, kept to what
+    the column holds as given (:func:`fixed_digits`)."""
+    fixed = col.precision is not None and col.scale is not None
+    ip, dp = fixed_digits(col) if fixed else (0, 0)
     if col.type == "FLOAT":
-        # n/16 with |n| < 2^20: exact in float32 and printed short by every server
-        def gen(st: Stream, k: int) -> float:
-            n = st.below(1 << 20)
-            if not col.unsigned and n and st.chance(0.2):
-                n = -n
-            return n / 16
+        if not fixed:
+            edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
+            return _float32_gen(col, 16, 1 << 20, edges + ([-3.4028234663852886e38, -1.5] if not col.unsigned else []),
+                                edge)
+        den = 1 << dp  # n / 2^d: at most d decimals
+        top = min(1 << 20, ((10 ** col.precision - 1) * den) // 10 ** col.scale + 1) if ip <= 15 else 1 << 20
+        return _float32_gen(col, den, top, _fixed_edges(col, (top - 1) / den, 1 / den if top > 1 else 0.0), edge)
+    if not fixed:
+        edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
+        return _double_gen(col, None, None, edges + ([-1.7976931348623157e308, -2.5] if not col.unsigned else []),
+                           edge)
+    p = float(10 ** dp)
+    mod = 10 ** (ip + dp) if ip <= 15 else None  # k / 10^d, k below 10^(M-D+d)
+    big = (mod - 1) / p if mod is not None else 1.7976931348623157e308
+    return _double_gen(col, p, mod, _fixed_edges(col, big, 1 / p), edge)
 
-        def fvec(h, j):
-            n = (draw_array(h, j + 1) % np.uint64(1 << 20)).astype(np.int64)
-            if not col.unsigned:
-                n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
-            return "float", n / 16, None
-        gen.vec = fvec
-        edges = [0.0, 3.4028234663852886e38, 1.1754943508222875e-38, 1.0, 0.5]
+
+def _float32_gen(col: Column, den: int, top: int, edges: list[float], edge: bool):
+    """``n / den`` with ``|n| < top`` (negative on a fifth of the draws of a signed column)."""
+    def gen(st: Stream, k: int) -> float:
+        n = st.below(top)
+        if not col.unsigned and n and st.chance(0.2):
+            n = -n
+        return n / den
+
+    def fvec(h, j):
+        n = (draw_array(h, j + 1) % np.uint64(top)).astype(np.int64)
         if not col.unsigned:
-            edges += [-3.4028234663852886e38, -1.5]
-        return with_edges(gen, edges, edge)
+            n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
+        return "float", n / den, None
+    gen.vec = fvec
+    return with_edges(gen, edges, edge)
 
+
+def _double_gen(col: Column, p: float | None, mod: int | None, edges: list[float], edge: bool):
+    """The log-normal of 8 significant digits (negative on a fifth of the draws of a signed
+    column); ``p`` (10^d): rounded to d decimals, ``k / p``, ``k`` modulo ``mod`` (when given)."""
     def dgen(st: Stream, k: int) -> float:
         v = lognormal_price(st)
-        if not col.unsigned and st.chance(0.2):
-            v = -v
-        return float(f"{v:.8g}")
+        neg = not col.unsigned and st.chance(0.2)
+        v = float(f"{v:.8g}")
+        if p is not None:
+            n = round(v * p)
+            v = (n % mod if mod is not None else n) / p
+        return -v if neg else v  # the format and the rounding are sign-symmetric
 
     def dvec(h, j):
         out = lognormal_8g(h, j)
+        if p is not None:
+            n = np.rint(out * p)
+            out = (np.mod(n, float(mod)) if mod is not None else n) / p
         if not col.unsigned:
-            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)  # the format is sign-symmetric
+            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)
         return "float", out, None
     dgen.vec = dvec
-    edges = [0.0, 1.7976931348623157e308, 2.2250738585072014e-308, 0.1]
-    if not col.unsigned:
-        edges += [-1.7976931348623157e308, -2.5]
     return with_edges(dgen, edges, edge)
 
 
@@ -128,59 +153,8 @@ def fixed_digits(col: Column) -> tuple[int, int]:
     return ip, min(dp, 4) if col.type == "FLOAT" else dp
 
 
-def _fixed_gen(col: Column, edge: bool):
-    """Values of a FLOAT(M,D) / DOUBLE(M,D) column (:func:`fixed_digits`): what the column holds
-    as given, so that snapshot.sql's INSERTs (rounded by the server) and row events (applied
-    as they are) leave the same value. FLOAT: n / 2^d (d the decimals kept, |n| < 2^20 and
-    within the column's range); DOUBLE: the log-normal of 8 significant digits rounded to
-    the decimals kept, k / 10^d with k taken modulo 10^(M-D+d) when the integer digits are
-    few. The edges: 0, the largest magnitude, the smallest non-zero step, and their
-    negatives for a signed column."""
-    ip, dp = fixed_digits(col)
-    if col.type == "FLOAT":
-        den = 1 << dp
-        top = min(1 << 20, ((10 ** col.precision - 1) * den) // 10 ** col.scale + 1) if ip <= 15 else 1 << 20
-
-        def gen(st: Stream, k: int) -> float:
-            n = st.below(top)
-            if not col.unsigned and n and st.chance(0.2):
-                n = -n
-            return n / den
-
-        def fvec(h, j):
-            n = (draw_array(h, j + 1) % np.uint64(top)).astype(np.int64)
-            if not col.unsigned:
-                n = np.where((n != 0) & (unit_array(draw_array(h, j + 2)) < 0.2), -n, n)
-            return "float", n / den, None
-        gen.vec = fvec
-        big, step = (top - 1) / den, (1 / den if top > 1 else 0.0)
-        return with_edges(gen, _fixed_edges(col, big, step), edge)
-    p = float(10 ** dp)
-    mod = 10 ** (ip + dp) if ip <= 15 else None
-
-    def dgen(st: Stream, k: int) -> float:
-        v = lognormal_price(st)
-        neg = not col.unsigned and st.chance(0.2)
-        n = round(float(f"{v:.8g}") * p)
-        if mod is not None:
-            n %= mod
-        v = n / p
-        return -v if neg else v
-
-    def dvec(h, j):
-        n = np.rint(lognormal_8g(h, j) * p)
-        if mod is not None:
-            n = np.mod(n, float(mod))
-        out = n / p
-        if not col.unsigned:
-            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)
-        return "float", out, None
-    dgen.vec = dvec
-    big = (mod - 1) / p if mod is not None else 1.7976931348623157e308
-    return with_edges(dgen, _fixed_edges(col, big, 1 / p), edge)
-
-
 def _fixed_edges(col: Column, big: float, step: float) -> list[float]:
+    """0, the largest magnitude, the smallest non-zero step, and their negatives (signed)."""
     edges = [0.0, big, step]
     if not col.unsigned:
         edges += [-big, -step]
@@ -203,9 +177,8 @@ def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False
 def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
     """How many distinct keys :func:`key_generator` can give this column (exact integers)."""
     cap = 1 << 24 if col.type == "FLOAT" else 1 << 53
-    if col.precision is not None and col.scale is not None and fixed_digits(col)[0] <= 15:
-        cap = min(cap, 10 ** fixed_digits(col)[0] - 1)  # key + 1 stays within the integer digits
-    return cap
+    ip = fixed_digits(col)[0] if col.precision is not None and col.scale is not None else None
+    return min(cap, 10 ** ip - 1) if ip is not None and ip <= 15 else cap  # key + 1 within the integer digits
 
 
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
