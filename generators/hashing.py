@@ -145,9 +145,10 @@ def hash64_array(base: int, *ints: np.ndarray) -> np.ndarray:
     return z
 
 
-def draw_array(h: np.ndarray, j: int) -> np.ndarray:
-    """The ``j``-th ``Stream(h).next()`` (1-based) for every base in ``h``."""
-    z = np.bitwise_xor(h, np.uint64(j), dtype=np.uint64)
+def draw_array(h: np.ndarray, j: int | np.ndarray) -> np.ndarray:
+    """The ``j``-th ``Stream(h).next()`` (1-based) for every base in ``h`` (``j``: one draw
+    number, or one per base)."""
+    z = np.bitwise_xor(h, np.asarray(j, dtype=np.uint64), dtype=np.uint64)
     return mix64_into(z, np.empty_like(z))
 
 

@@ -80,8 +80,6 @@ def _ascii_width(coll: Any) -> int | None:
     if coll is None or coll.charset == "binary":
         return None
     try:
-        if len(coll.encode(_ASCII)) > 128 * 4:
-            return None
         return max(len(coll.encode(ch)) for ch in _ASCII)
     except (UnicodeError, LookupError, ValueError):
         return None

@@ -201,13 +201,8 @@ def drawn_bytes(h: np.ndarray, j: int, lens: np.ndarray) -> list[bytes]:
     if not total:
         return [b""] * len(lens)
     starts = ends - words
-    z = np.repeat(np.asarray(h, dtype=np.uint64), words)
-    t = np.arange(total, dtype=np.uint64)
-    t -= np.repeat(starts.astype(np.uint64), words)  # each draw's number within its row, from 0
-    t += np.uint64(j + 1)
-    z ^= t
-    mix64_into(z, t)
-    raw = z.astype("<u8", copy=False).tobytes()
+    t = np.arange(total, dtype=np.int64) - np.repeat(starts, words) + (j + 1)  # each draw's number in its row
+    raw = draw_array(np.repeat(np.asarray(h, dtype=np.uint64), words), t).astype("<u8", copy=False).tobytes()
     return [raw[a:a + n] for a, n in zip((starts * 8).tolist(), lens.tolist(), strict=True)]
 
 
