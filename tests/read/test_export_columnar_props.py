@@ -146,8 +146,10 @@ def check_events(data, cols, values) -> None:
             assert batches_equal(cut.batch(), want)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.data_too_large])
+SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=SLOW)
 @given(st.data())
 def test_columnar_batch_equals_reference(data) -> None:
     """Tables mixing every type family."""
@@ -156,8 +158,7 @@ def test_columnar_batch_equals_reference(data) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=[f.__name__ for f in FAMILIES])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+@settings(max_examples=15, deadline=None, suppress_health_check=SLOW)
 @given(data=st.data())
 def test_columnar_family_equals_reference(family, data) -> None:
     """One type family, several columns, many values per column (edge values among plain ones)."""
@@ -185,8 +186,7 @@ def one_width_text(draw, min_columns=60, max_columns=300):
     return tuple(cols), values
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+@settings(max_examples=20, deadline=None, suppress_health_check=SLOW)
 @given(st.data())
 def test_columnar_one_width_text_equals_reference(data) -> None:
     """Wide tables (60-300 columns) of text whose values in a column share one byte width."""
@@ -223,8 +223,7 @@ RAW_FAMILIES = (cs.integers, cs.floats, cs.decimals, cs.dates, cs.datetimes, cs.
 
 
 @pytest.mark.parametrize("family", RAW_FAMILIES, ids=[f.__name__ for f in RAW_FAMILIES])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+@settings(max_examples=30, deadline=None, suppress_health_check=SLOW)
 @given(data=st.data())
 def test_columnar_any_bytes_equal_reference(family, data) -> None:
     """Values of any bytes no encoder writes (zero and invalid dates, fractions of a second or
