@@ -199,7 +199,7 @@ COMBOS = [(f, i, m) for f in FLAVORS for i in ("FULL", "MINIMAL", "NOBLOB") for 
 
 @pytest.mark.parametrize("flavor,image,metadata", COMBOS, ids=["-".join(c) for c in COMBOS])
 @settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+          suppress_health_check=SLOW)
 @given(data=st.data())
 def test_columnar_files_equal_reference(flavor: str, image: str, metadata: str, data) -> None:
     gt = data.draw(roundtrip_tables(flavor, database="db"), label="table")
