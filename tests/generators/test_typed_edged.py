@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,7 @@ from binlogwriter.values import MysqlDateTime
 from binlogwriter.values.column_array import ColumnArray
 from generators.arrow_typed import typed_runs
 from generators.changes_arrow import column_arrow_type, typed_array, typed_values
-from tests.generators.test_speed_twins import FLAVORS, table_rows, tables
+from tests.generators.test_speed_twins import FILLER, FLAVORS, table_rows, tables
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -118,3 +119,15 @@ def test_runs_decline_what_is_not_utf8() -> None:
     good = ColumnArray("runs", np.array([[0, 2], [0, 0]], dtype=np.int64), None,
                        meta=np.array([0xC3, 0xA9], dtype=np.uint8))
     assert typed_runs(typ, good).to_pylist() == ["é", ""]
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_a_thousand_column_table_types_as_its_values(flavor: str) -> None:
+    """A 1,000-column keyless table of every filler type, with edge and multilingual values:
+    each column types as its Python values."""
+    cols = ",\n  ".join(f"c{i} {FILLER[i % len(FILLER)]}" for i in range(1000))
+    rt = table_rows(f"CREATE TABLE w (\n  {cols}\n) DEFAULT CHARSET=utf8mb4;\n", 11, flavor, None, 0.5, 0.5)
+    keys = np.arange(12, dtype=np.int64)
+    for col, values in zip(rt.table.columns, rt.compute_columns(keys, keys % 4, keys * 0), strict=True):
+        if isinstance(values, ColumnArray):
+            _same(col, flavor, values)
