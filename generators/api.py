@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from generators.batch import BATCH_TXNS, AppliedBatch, apply_batch, rows_batch
+from generators.batch import BATCH_BYTES, BATCH_TXNS, AppliedBatch, apply_batch, batch_txns, rows_batch
 from generators.engine import (
     FileInfo,
     Run,
@@ -41,7 +41,7 @@ from generators.plan import ddl_after
 from generators.run_count import planned_transactions
 from generators.sizes import rows_sizes
 
-__all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds",
+__all__ = ["BATCH_TXNS", "AppliedBatch", "FileInfo", "apply_batch", "Run", "RunResult", "advances", "batch_bounds", "partition_batch",
            "build_manifest", "ddl_after", "do_ddl", "epoch_at", "file_entry", "generate", "lock_dir", "make_run", "planned_for",
            "rows_batch", "rows_sizes", "scan_file", "sweep_stale_tmp", "tmp_prefix", "write_batch"]
 
@@ -71,6 +71,14 @@ def advances(spec: Any, lo: int, hi: int) -> np.ndarray:
     i = np.arange(lo, hi, dtype=np.int64)
     base = hash64_array(salt(spec.seed, "txn"), i)
     return (draw_array(base, 1) % np.uint64(4) == 0).astype(np.int64)
+
+
+def partition_batch(run: Run) -> int:
+    """Transactions per batch of a Spark partition: :data:`BATCH_TXNS`, fewer when the schema's
+    transactions are large (:func:`~generators.batch.batch_txns` over four :data:`BATCH_BYTES`:
+    a partition has no bytes written yet to size its batches from). A function of the spec,
+    so every task of a run cuts the same batches."""
+    return batch_txns(run, 4 * BATCH_BYTES)
 
 
 def batch_bounds(spec: Any, lo: int, hi: int, size: int = BATCH_TXNS) -> list[tuple[int, int]]:

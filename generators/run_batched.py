@@ -13,7 +13,15 @@ import numpy as np
 from binlogwriter.batch.pipeline import PipelinedSink
 from binlogwriter.write.groups import held_stop
 from binlogwriter.write.writer import BinlogWriter
-from generators.batch import BATCH_BYTES, BATCH_TXNS, FIRST_TXNS, apply_batch, rows_batch
+from generators.batch import (
+    BATCH_BYTES,
+    BATCH_TXNS,
+    FIRST_TXNS,
+    MIN_TXNS,
+    apply_batch,
+    batch_txns,
+    rows_batch,
+)
 from generators.group_commit import GroupCommits
 from generators.manifest import FileInfo
 from generators.plan import ddl_after
@@ -77,9 +85,9 @@ class BatchedMixin:
                 break
             if i:  # batches of about BATCH_BYTES of binlog, at most BATCH_TXNS transactions
                 per = max(1.0, self._bytes(writer, closed) / i)
-                hi = i + max(FIRST_TXNS, min(BATCH_TXNS, int(BATCH_BYTES / per)))
-            else:  # the first one measures the bytes per transaction
-                hi = FIRST_TXNS
+                hi = i + min(BATCH_TXNS, max(MIN_TXNS, int(BATCH_BYTES / per)))
+            else:  # the first one measures the bytes per transaction (fewer of a wide table's)
+                hi = batch_txns(self, BATCH_BYTES, FIRST_TXNS)
             if s.size is not None and i:  # near the end: about what is left, not a whole batch
                 hi = min(hi, i + int((s.size - self._bytes(writer, closed)) / per * 1.1) + 16)
             if total is not None:

@@ -59,6 +59,7 @@ from generators.api import (
     ddl_after,
     do_ddl,
     make_run,
+    partition_batch,
     rows_batch,
     rows_sizes,
     write_batch,
@@ -557,7 +558,7 @@ def sizes(spec: Spec, p: int, a: int, b: int, records: Iterable[Any]) -> Summary
     txns = run.row_txns  # the --ddl-in-binlog prologue's INSERT transactions
     groups: list[np.ndarray] = [np.asarray(w.sizes, dtype=np.int64)]
     per_txn: list[np.ndarray] = []
-    for lo, hi in batch_bounds(spec, a, b):
+    for lo, hi in batch_bounds(spec, a, b, partition_batch(run)):
         ab = applied_batch(spec, blk, lo, hi)
         plan = w.plan_rows(rows_sizes(run, ab, w.now))
         nz = plan.sizes > 0
@@ -594,7 +595,7 @@ def clock_states(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: li
     out = []
     for (a, b), blk in zip(ranges, blocks, strict=False):
         out.append(clock.state)
-        for lo, hi in batch_bounds(spec, a, b):
+        for lo, hi in batch_bounds(spec, a, b, partition_batch(run)):
             ab = applied_batch(spec, blk, lo, hi)
             _, state_after = clock.plan_batch(hi - lo, ab.txn, ab.table, ab.key)
             clock.commit(state_after(hi - lo))
@@ -655,7 +656,7 @@ def group_commit_plan(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], range
     states, txns, pos = [], [], []
     for (a, b), blk in zip(ranges, blocks, strict=False):
         states.append(clock.state)
-        for lo, hi in batch_bounds(spec, a, b):
+        for lo, hi in batch_bounds(spec, a, b, partition_batch(run)):
             ab = applied_batch(spec, blk, lo, hi)
             cm = clock.plan_commits(hi - lo, ab.txn, ab.table, ab.key, 0)
             txns.append(cm.txns + lo)
@@ -717,7 +718,7 @@ def write_chunks(spec: Spec, p: int, a: int, b: int, records: Iterable[Any], sta
         if p == 0 and spec.ddl_in_binlog:
             run.initial_in_binlog(w)
         if _batched(w):
-            for lo, hi in batch_bounds(spec, a, end):
+            for lo, hi in batch_bounds(spec, a, end, partition_batch(run)):
                 ab = applied_batch(spec, blk, lo, hi)
                 rb = rows_batch(run, ab, w.now)
                 after = _next_in_block(spec, blk, hi, b, group_after) if run.wsclock is not None else 0

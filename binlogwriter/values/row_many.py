@@ -48,15 +48,28 @@ def _encode_each(enc: Any, vals: list) -> list:
     return [Var(b"".join(datas), np.fromiter(map(len, datas), dtype=np.int64, count=len(datas)))]
 
 
+SCATTER_BYTES = 8 << 20
+"""Bytes of runs :func:`_scatter_runs` places per index array: its temporaries (an index per
+byte) stay a few tens of MB however many images a call assembles."""
+
+
 def _scatter_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, flat: np.ndarray) -> None:
     """``out[dest[i]:dest[i] + lens[i]]`` = run ``i`` of ``flat`` (runs back to back), every
     variable-length piece of the images at once: one index per byte, int32 when ``out`` is
-    under 2 GiB (half the index bytes to build and read)."""
+    under 2 GiB (half the index bytes to build and read), about :data:`SCATTER_BYTES` of runs
+    at a time (a run is never split)."""
     it = np.int32 if len(out) < (1 << 31) else np.int64
-    src = np.cumsum(lens) - lens
-    idx = np.repeat((dest - src).astype(it), lens)
-    idx += np.arange(len(flat), dtype=it)
-    out[idx] = flat
+    ends = np.cumsum(lens)
+    src = ends - lens
+    n = len(lens)
+    cuts = np.searchsorted(ends, np.arange(SCATTER_BYTES, int(ends[-1]) if n else 0, SCATTER_BYTES), side="left")
+    for a, b in zip([0, *(cuts + 1).tolist()], [*(cuts + 1).tolist(), n], strict=True):
+        if a >= b:
+            continue
+        lo, hi = int(src[a]), int(ends[b - 1])
+        idx = np.repeat((dest[a:b] - src[a:b] + lo).astype(it), lens[a:b])
+        idx += np.arange(hi - lo, dtype=it)
+        out[idx] = flat[lo:hi]
 
 
 class ManyRowImages:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlogwriter.errors import ValueEncodeError
-from binlogwriter.values import encode_row_image
+from binlogwriter.values import encode_row_image, row_many
 from binlogwriter.values.row import encode_row_images
 from tests.test_rows_roundtrip_props import FLAVORS, row_values, tables
 
@@ -227,14 +227,21 @@ def test_row_images_from_columns_equal_scalar(data) -> None:
             data.draw(st.sampled_from(BAD), label="bad value")
     rows = [tuple(r) for r in rows]
     columns = [as_column([r[c] for r in rows], cols[c], data.draw) for c in range(width)]
+    # the variable-length pieces placed a few bytes at a time too (row_many.SCATTER_BYTES: a
+    # call's runs in chunks, a run never split)
+    chunk = data.draw(st.sampled_from([row_many.SCATTER_BYTES, 1, 5, 64]), label="scatter chunk")
+    saved, row_many.SCATTER_BYTES = row_many.SCATTER_BYTES, chunk
     try:
-        want = scalar(cols, present, rows, pad)
-    except ValueEncodeError as exc:
-        with pytest.raises(ValueEncodeError) as got:
-            encode_column_images(cols, present, columns, n, pad)
-        assert str(got.value) == str(exc)
-        return
-    buf, lens = encode_column_images(cols, present, columns, n, pad)
+        try:
+            want = scalar(cols, present, rows, pad)
+        except ValueEncodeError as exc:
+            with pytest.raises(ValueEncodeError) as got:
+                encode_column_images(cols, present, columns, n, pad)
+            assert str(got.value) == str(exc)
+            return
+        buf, lens = encode_column_images(cols, present, columns, n, pad)
+    finally:
+        row_many.SCATTER_BYTES = saved
     assert lens.tolist() == want[1]
     assert buf.tobytes() == want[0]
 
