@@ -39,6 +39,12 @@ _DICTIONARY = ["op", "gtid", "file"]
 """Columns written with dictionary pages (few distinct values per row group); the image
 columns are written plain (trying a dictionary on each costs more than the file saves)."""
 
+COMPRESSION = "zstd"
+"""The pages' codec. Zstandard (Arrow's default level) beside Arrow's default Snappy, on a
+34.9 MB MariaDB sysbench binlog's export: files 5.4 MB instead of 13.4 MB, and 0.07 CPU-s
+to write instead of 0.10. Every Parquet reader in use (Arrow, Spark, DuckDB, Polars, Trino)
+reads it."""
+
 
 def write_parquet(
     batches: Iterable[tuple[str, str, pa.RecordBatch]], out_dir: str | os.PathLike, *, overwrite: bool = False
@@ -89,7 +95,8 @@ def _write(batches: Iterable[tuple[str, str, pa.RecordBatch]], tmp: Path, where:
                 where[:] = [rel]
                 # a native file (written without the GIL); its path as bytes: DIR may be any path
                 f = pa.OSFile(os.fsencode(tmp / rel), "wb")
-                w = pq.ParquetWriter(f, batch.schema.with_metadata(meta), use_dictionary=_DICTIONARY)
+                w = pq.ParquetWriter(f, batch.schema.with_metadata(meta), use_dictionary=_DICTIONARY,
+                                     compression=COMPRESSION)
                 cur = writers[pair] = (batch.schema, w, f, rel)
             bg.write(cur[1], batch, cur[3], where)
             counts[dirs[pair]] = counts.get(dirs[pair], 0) + batch.num_rows
