@@ -93,3 +93,21 @@ def test_wide_table_generates_and_replays(
     out = _generate(tmp_path, db, ncols, engine, flavor, image)
     rows = replay_matches_truth(server, out)[(db, f"w{ncols}")]
     assert rows and len(rows[0]) == ncols
+
+
+def test_wide_table_in_several_batches_replays(server: MariaDBServer, tmp_path: Path) -> None:
+    """A run long enough for several batches of a 2,500-column table: its batches are sized
+    from the schema's estimate (generators/batch.py ``batch_txns``: about 200 transactions
+    here, not 1,024), with MariaDB group commits across the batch ends."""
+    from generators.api import make_run
+    from generators.batch import BATCH_BYTES, FIRST_TXNS, batch_txns
+    from generators.spec import Spec, resolve
+
+    ddl = wide_ddl("w2500", 2500, "Aria")
+    first = batch_txns(make_run(resolve(Spec(workload=None, schema_sql=ddl, flavor="mariadb1011")), 0),
+                       BATCH_BYTES, FIRST_TXNS)
+    assert first < 300
+    out = generate_schema(tmp_path / "run", ddl, "wide_batches", "mariadb1011", "FULL",
+                          transactions=2 * first + 30, initial_rows=5, parallel_groups=3)
+    rows = replay_matches_truth(server, out)[("wide_batches", "w2500")]
+    assert rows and len(rows[0]) == 2500
