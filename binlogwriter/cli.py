@@ -39,15 +39,16 @@ mmapped blocks) is backed by 2 MB pages the kernel zeroes in full on first touch
 ``do_huge_pmd_anonymous_page``), about 0.05 CPU-s of 0.85."""
 
 
-def process_defaults() -> None:
+def process_defaults(own_process: bool = True) -> None:
     """:data:`PROCESS_ENV` into ``os.environ`` where unset, if numpy is not imported yet (a
-    command's own process, a Spark worker daemon before it forks: spark_gen/daemon.py), and
-    no transparent huge pages for the process (:data:`PR_SET_THP_DISABLE`, Linux; elsewhere,
-    or refused, nothing changes)."""
+    command's own process, a Spark worker daemon before it forks: spark_gen/daemon.py), and,
+    with ``own_process`` (not a command invoked in a caller's process, as click's test runner
+    does), no transparent huge pages for the process (:data:`PR_SET_THP_DISABLE`, Linux;
+    elsewhere, or refused, nothing changes)."""
     if "numpy" not in sys.modules:
         for k, v in PROCESS_ENV.items():
             os.environ.setdefault(k, v)
-    if sys.platform.startswith("linux"):
+    if own_process and sys.platform.startswith("linux"):
         import ctypes
 
         try:
@@ -115,7 +116,7 @@ class _Group(click.Group):
         return cmd
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
-        process_defaults()
+        process_defaults(own_process=args is None)  # None: the command line of this process
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:

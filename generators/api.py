@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from generators.batch import BATCH_BYTES, BATCH_TXNS, AppliedBatch, apply_batch, batch_txns, rows_batch
+from generators.batch import BATCH_BYTES, BATCH_TXNS, AppliedBatch, apply_batch, rows_batch
+from generators.batch_size import batch_txns
 from generators.engine import (
     FileInfo,
     Run,

@@ -88,17 +88,18 @@ def _text(node: JCol) -> pa.Array | None:
             return None
         if not keys:
             return pick_strings(("{}",), np.zeros(n, dtype=np.int64))
-        pieces = []
+        pieces: list = []  # ", key: " and the text of each member always there, joined by one call below
         for i in _key_order(keys):
             key, child, present = node.members[i]
             text = _text(child)
             if text is None:
                 return None
-            piece = pc.binary_join_element_wise(_lit(", " + _ESCAPE(key) + ": "), text, _lit(""))
-            if present is not None:
-                piece = pc.if_else(np_bool(present), piece, _lit(""))
-            pieces.append(piece)
-        body = pc.binary_join_element_wise(*pieces, _lit(""))  # every piece starts with ", "
+            if present is None:
+                pieces += (_lit(", " + _ESCAPE(key) + ": "), text)
+            else:
+                piece = pc.binary_join_element_wise(_lit(", " + _ESCAPE(key) + ": "), text, _lit(""))
+                pieces.append(pc.if_else(np_bool(present), piece, _lit("")))
+        body = pc.binary_join_element_wise(*pieces, _lit(""))  # every member starts with ", "
         return pc.binary_join_element_wise(_lit("{"), pc.utf8_slice_codeunits(body, 2), _lit("}"), _lit(""))
     return None
 

@@ -17,11 +17,10 @@ from generators.batch import (
     BATCH_BYTES,
     BATCH_TXNS,
     FIRST_TXNS,
-    MIN_TXNS,
     apply_batch,
-    batch_txns,
     rows_batch,
 )
+from generators.batch_size import MIN_TXNS, batch_txns
 from generators.group_commit import GroupCommits
 from generators.manifest import FileInfo
 from generators.plan import ddl_after

@@ -97,10 +97,11 @@ def test_wide_table_generates_and_replays(
 
 def test_wide_table_in_several_batches_replays(server: MariaDBServer, tmp_path: Path) -> None:
     """A run long enough for several batches of a 2,500-column table: its batches are sized
-    from the schema's estimate (generators/batch.py ``batch_txns``: about 200 transactions
+    from the schema's estimate (generators/batch_size.py ``batch_txns``: about 200 transactions
     here, not 1,024), with MariaDB group commits across the batch ends."""
     from generators.api import make_run
-    from generators.batch import BATCH_BYTES, FIRST_TXNS, batch_txns
+    from generators.batch import BATCH_BYTES, FIRST_TXNS
+    from generators.batch_size import batch_txns
     from generators.spec import Spec, resolve
 
     ddl = wide_ddl("w2500", 2500, "Aria")

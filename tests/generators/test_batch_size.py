@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import generators.batch as gbatch
+import generators.batch_size as gsize
 import generators.run_batched as grun
 from binlogwriter.cli import main as cli_main
 
@@ -31,7 +32,7 @@ _RUNS = st.sampled_from([
     ["--workload", "alltypes", "--transactions", "80", "--row-image", "noblob", "--checksum", "none"],
     ["--workload", "sysbench", "--transactions", "400", "--key-dist", "zipf:1.2", "--mix", "insert=5,update=3,delete=2"],
     # a table of 400 columns beside a narrow one: its batches are sized from the schema's estimate
-    # (generators/batch.py batch_txns), fewer transactions than FIRST_TXNS even by default
+    # (generators/batch_size.py batch_txns), fewer transactions than FIRST_TXNS even by default
     ["--schema", "WIDE", "--size", "600KB", "--initial-rows", "20", "--flavor", "mariadb1011", "--parallel-groups", "3"],
     ["--schema", "WIDE", "--transactions", "40", "--ddl-every", "15", "--edge-values", "0.3", "--row-image", "minimal"],
 ])
@@ -57,8 +58,9 @@ def test_batch_size_does_not_change_a_byte(tmp_path_factory: pytest.TempPathFact
         for mod in (gbatch, grun):
             mp.setattr(mod, "BATCH_TXNS", size)
             mp.setattr(mod, "FIRST_TXNS", min(size, 5))
-            mp.setattr(mod, "MIN_TXNS", 1)
             mp.setattr(mod, "BATCH_BYTES", size * 300)
+        for mod in (gsize, grun):
+            mp.setattr(mod, "MIN_TXNS", 1)
         run_cli(*argv, "--out", str(base / "small"))
     assert tree_digest(Path(base / "small")) == tree_digest(Path(base / "default"))
 
@@ -72,8 +74,8 @@ def test_a_wide_schema_gets_small_batches() -> None:
 
     wide = make_run(resolve(Spec(workload=None, schema_sql=WIDE_SQL)), 0)
     narrow = make_run(resolve(Spec(workload="sysbench")), 0)
-    assert gbatch.txn_bytes_estimate(wide) > 100 * gbatch.txn_bytes_estimate(narrow) / 4
-    assert gbatch.MIN_TXNS <= gbatch.batch_txns(wide, gbatch.BATCH_BYTES, gbatch.FIRST_TXNS) < gbatch.FIRST_TXNS
-    assert gbatch.batch_txns(narrow, gbatch.BATCH_BYTES, gbatch.FIRST_TXNS) == gbatch.FIRST_TXNS
+    assert gsize.txn_bytes_estimate(wide) > 100 * gsize.txn_bytes_estimate(narrow) / 4
+    assert gsize.MIN_TXNS <= gsize.batch_txns(wide, gbatch.BATCH_BYTES, gbatch.FIRST_TXNS) < gbatch.FIRST_TXNS
+    assert gsize.batch_txns(narrow, gbatch.BATCH_BYTES, gbatch.FIRST_TXNS) == gbatch.FIRST_TXNS
     assert partition_batch(narrow) == gbatch.BATCH_TXNS
-    assert gbatch.MIN_TXNS <= partition_batch(wide) < gbatch.BATCH_TXNS
+    assert gsize.MIN_TXNS <= partition_batch(wide) < gbatch.BATCH_TXNS
