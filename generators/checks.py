@@ -249,12 +249,17 @@ def _describe(t: Table, c: Check) -> str:
     return f"{name} of table {where}"
 
 
-def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, ...] = ()) -> dict[str, ColumnGen]:
+def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, ...] = (),
+                    listable: frozenset[str] = frozenset(),
+                    key_lists: dict[str, list] | None = None) -> dict[str, ColumnGen]:
     """Per-column generators that make every row of ``t`` pass its CHECK constraints
     (module docstring) and the ``extra`` conditions (its partitioning, generators/partitions.py),
     by column name. ``key_columns`` (lower-case name → whether it is
     the table's one-column integer PRIMARY KEY, whose values are ``key + 1``) are derived
-    from the row key and may not be restricted beyond what their values already meet."""
+    from the row key and may not be restricted beyond what their values already meet, except
+    the ``listable`` ones (part of keys another column keeps unique): restricted to a list of
+    values (``IN``, ``=``: a LIST partitioning), that list goes into ``key_lists`` by column
+    name (the caller makes their values from the row key, generators/workloads/custom.py)."""
     gens: dict[str, ColumnGen] = {}
     doms: dict[str, Domain] = {}
     for c in (*t.checks, *extra):
@@ -275,6 +280,7 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
                 name in key_columns
                 and d != Domain(not_null=d.not_null)
                 and not (key_columns[name] and _key_ok(d))
+                and not (name in listable and _listed(t, name, d) is not None)
             ):
                 raise SchemaError(
                     f"{_describe(t, c)} cannot be followed by the generator: it restricts "
@@ -288,6 +294,9 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
         doms = trial
     for name, d in doms.items():
         if name in key_columns:
+            listed = _listed(t, name, d) if name in listable else None
+            if listed is not None and key_lists is not None:
+                key_lists[t.column(name).name] = listed
             continue
         col = t.column(name)
         params = _generator(t, col, d) or dict(gen="default")
@@ -300,6 +309,16 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
             f"{t.name}.{col.name}", gen, tuple(sorted((k, _freeze(v)) for k, v in params.items()))
         )
     return gens
+
+
+def _listed(t: Table, name: str, d: Domain) -> list | None:
+    """The values a key column restricted to a list may take (the ``choice`` the column
+    would get outside a key), None for any other restriction (a bound, a length)."""
+    try:
+        g = _generator(t, t.column(name), replace(d, excluded=list(d.excluded)))
+    except Unfollowable:
+        return None
+    return list(g["values"]) if g is not None and g.get("gen") == "choice" else None
 
 
 def _freeze(v: Any) -> Any:

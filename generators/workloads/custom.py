@@ -10,6 +10,10 @@ first (generators/foreign_keys.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
@@ -17,6 +21,7 @@ from generators.checks import check_overrides
 from generators.foreign_keys import apply_foreign_keys
 from generators.partitions import partition_checks
 from generators.spec import Spec
+from generators.values import coerce
 from generators.workloads._ddl import parsed_tables
 from generators.workloads.base import TableDef, WorkloadDef
 
@@ -114,10 +119,41 @@ def custom(spec: Spec) -> WorkloadDef:
     for d in defs:
         parts = partition_checks(d.table, d.create_sql)
         if d.table.checks or parts:
-            gens = check_overrides(d.table, _key_columns(d), parts)
+            lists: dict[str, list] = {}
+            gens = check_overrides(d.table, _key_columns(d), parts, _listable(d), lists)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
+            for name, values in lists.items():  # e.g. a LIST-partitioned table's partition column in its key
+                col = d.table.column(name)
+                d.key_fns[col.name] = listed_key(
+                    [coerce(col, v, f"{d.table.name}.{col.name}") for v in values])
     return WorkloadDef("custom", spec.database, defs)
+
+
+def _listable(d: TableDef) -> frozenset[str]:
+    """Key columns (lower-case) that may take a short list of values: every PRIMARY / UNIQUE
+    key holding one has another column, generated from the row key, that keeps its rows apart
+    (not a FOREIGN KEY column: its values are the parent's)."""
+    keys = [[p.column.lower() for p in k.parts] for k in d.table.keys if k.kind in ("PRIMARY", "UNIQUE")]
+    fk = {n.lower() for n in d.key_fns}
+    cols = {c for k in keys for c in k} - fk
+    return frozenset(c for c in cols if all(c not in k or any(o != c and o not in fk for o in k) for k in keys))
+
+
+def listed_key(values: list) -> Callable[[int], Any]:
+    """``key -> values[key % len(values)]``, with its many-key twin (``.vec``, a list): a key
+    column restricted to a list of values (:func:`_listable`), its rows kept apart by the
+    key's other columns."""
+    n = len(values)
+
+    def fn(key: int) -> Any:
+        return values[key % n]
+
+    def vec(keys: Any) -> list:
+        return [values[k] for k in (np.asarray(keys, dtype=np.int64) % n).tolist()]
+
+    fn.vec = vec  # type: ignore[attr-defined]
+    return fn
 
 
 def _key_columns(d: TableDef) -> dict[str, bool]:

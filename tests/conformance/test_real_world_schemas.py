@@ -87,12 +87,24 @@ CLAUSES = [
         None,
     ),
     (
-        "partition-list-key",  # the listed column is a key column: derived from the row key, not restricted
+        "partition-list-key",  # the listed column is in the key: its values cycle through the lists, the
+        # key's other column keeps the rows apart (generators/workloads/custom.py listed_key)
         "mariadb1011",
-        "CREATE TABLE t (id INT NOT NULL, r CHAR(2) NOT NULL, PRIMARY KEY (id, r)) "
+        "CREATE TABLE t (id INT NOT NULL, r CHAR(2) NOT NULL, v INT, PRIMARY KEY (id, r)) "
+        "PARTITION BY LIST COLUMNS (r) (PARTITION pe VALUES IN ('EU'), PARTITION pa VALUES IN ('US', 'CA'));\n"
+        "CREATE TABLE u (id BIGINT NOT NULL AUTO_INCREMENT, kind TINYINT NOT NULL, at DATETIME NOT NULL, "
+        "UNIQUE KEY uk (kind, at, id), PRIMARY KEY (id, kind)) "
+        "PARTITION BY LIST (kind) (PARTITION a VALUES IN (1, 2, 3), PARTITION b VALUES IN (7))",
+        True,
+        None,
+    ),
+    (
+        "partition-list-whole-key",  # the listed column is a whole key: three values cannot tell rows apart
+        "mariadb1011",
+        "CREATE TABLE t (r CHAR(2) NOT NULL PRIMARY KEY, v INT) "
         "PARTITION BY LIST COLUMNS (r) (PARTITION pe VALUES IN ('EU'), PARTITION pa VALUES IN ('US', 'CA'))",
         False,
-        "the partitioning of table c_partition_list_key.t",
+        "the partitioning of table c_partition_list_whole_key.t",
     ),
     (
         "partition-list",  # rows only with the listed values (NULL where a list holds it)
