@@ -136,7 +136,7 @@ def _value_fn(tdef: Any, column: str, flavor: str) -> Callable[[int], Any]:
     ci = t.index_of(name)
     primary = len(pk) == 1 and pk[0][0] == ci
     fn = key_generator(t.columns[ci], flavor, t.name, primary)
-    cap = key_wraps(t, flavor, tdef.key_fns)[1].get(ci)  # as the parent's rows wrap it
+    cap = key_wraps(t, flavor, tdef.key_fns, tdef.key_caps)[1].get(ci)  # as the parent's rows wrap it
     return fn if cap is None else (lambda k: fn(k % cap))
 
 
@@ -152,7 +152,7 @@ def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], An
     primary = len(pk) == 1 and pk[0][0] == ci
     col = t.columns[ci]
     vec = key_vector_generator(col, primary) or getattr(key_generator(col, flavor, t.name, primary), "vec", None)
-    cap = key_wraps(t, flavor, tdef.key_fns)[1].get(ci)  # as the parent's rows wrap it
+    cap = key_wraps(t, flavor, tdef.key_fns, tdef.key_caps)[1].get(ci)  # as the parent's rows wrap it
     return vec if vec is None or cap is None else (lambda keys: vec(keys % cap))
 
 

@@ -5,7 +5,7 @@ them (generators/foreign_keys.py): a reference must take the value the parent's 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from binlogwriter.schema import Table
 from generators.values import key_capacity
@@ -20,13 +20,15 @@ def key_parts(t: Table) -> list[list[tuple[int, int]]]:
                                          for k in t.unique_keys]
 
 
-def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dict[int, int]]:
+def key_wraps(t: Table, flavor: str, own_fns: Collection[str],
+              bounded: Mapping[str, int] | None = None) -> tuple[int, dict[int, int]]:
     """``(capacity, wraps)`` of a table's generated keys: ``capacity`` is how many rows its
     PRIMARY and UNIQUE keys tell apart (the narrowest key, each key as wide as its widest part);
     ``wraps`` maps each key column whose own :func:`key_capacity` is below that to it: the column's
     values are made of the keys modulo it (a SMALLINT next to a BIGINT in one key wraps around its
     own range instead of leaving it). Columns named in ``own_fns`` (a workload's own key
-    functions, foreign-key columns) count as unbounded and never wrap. The one rule for a table's
+    functions, foreign-key columns) count as unbounded and never wrap; a column in ``bounded`` has
+    at most that capacity (values below a RANGE partitioning's bound). The one rule for a table's
     rows (generators/rows.py) and for the foreign keys referring to them
     (generators/foreign_keys.py)."""
     caps: list[int] = []
@@ -39,6 +41,8 @@ def key_wraps(t: Table, flavor: str, own_fns: Collection[str]) -> tuple[int, dic
                 cap_k = 1 << 62
                 continue
             cap_c = key_capacity(col, flavor, prefix or None)
+            if bounded and col.name in bounded:
+                cap_c = min(cap_c, bounded[col.name])
             own[ci] = min(own.get(ci, cap_c), cap_c)
             cap_k = max(cap_k, cap_c)
         caps.append(cap_k)

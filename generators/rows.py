@@ -168,7 +168,7 @@ class TableRows:
                 key_cols[idx[name]] = fn
                 vkey[idx[name]] = getattr(fn, "vec", None)  # a workload's twin: fn(keys) -> Vec | list
         self.vkey = vkey
-        self.capacity, wraps = key_wraps(t, fl, self.tdef.key_fns)
+        self.capacity, wraps = key_wraps(t, fl, self.tdef.key_fns, self.tdef.key_caps)
         if self.capacity < 1:
             raise SpecError(f"table {t.database}.{tname}: its keys cannot hold any generated row")
         # a composite key is unique by its widest part: a narrower part (TINYINT next to an

@@ -18,10 +18,11 @@ import numpy as np
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.checks import check_overrides
+from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys
 from generators.partitions import partition_checks
 from generators.spec import Spec
-from generators.values import coerce
+from generators.values import coerce, key_capacity, key_generator
 from generators.workloads._ddl import parsed_tables
 from generators.workloads.base import TableDef, WorkloadDef
 
@@ -120,13 +121,16 @@ def custom(spec: Spec) -> WorkloadDef:
         parts = partition_checks(d.table, d.create_sql)
         if d.table.checks or parts:
             lists: dict[str, list] = {}
-            gens = check_overrides(d.table, _key_columns(d), parts, _listable(d), lists)
+            below: dict[str, tuple] = {}
+            gens = check_overrides(d.table, _key_columns(d), parts, _listable(d), lists, below)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
             for name, values in lists.items():  # e.g. a LIST-partitioned table's partition column in its key
                 col = d.table.column(name)
                 d.key_fns[col.name] = listed_key(
                     [coerce(col, v, f"{d.table.name}.{col.name}") for v in values])
+            for name, (bound, included) in below.items():  # a RANGE partitioning's column in its key
+                d.key_caps[name] = _keys_below(d.table, d.table.column(name), bound, included, spec.flavor)
     return WorkloadDef("custom", spec.database, defs)
 
 
@@ -138,6 +142,31 @@ def _listable(d: TableDef) -> frozenset[str]:
     fk = {n.lower() for n in d.key_fns}
     cols = {c for k in keys for c in k} - fk
     return frozenset(c for c in cols if all(c not in k or any(o != c and o not in fk for o in k) for k in keys))
+
+
+def _keys_below(t: Table, col: Any, bound: Any, included: bool, flavor: str) -> int:
+    """How many keys give a DATE / DATETIME key column a value below ``bound`` (``included``:
+    up to it): its key generator counts up from 2000-01-01 (generators/columns/date.py,
+    datetime.py), so the first N keys do; the column wraps at N (generators/key_space.py)."""
+    where = f"{t.name}.{col.name}"
+    try:
+        limit = coerce(col, bound, where)
+    except SpecError:
+        raise SchemaError(f"the partitioning of table {t.database}.{where}: bound {bound!r} is not a "
+                          f"{col.type} value") from None
+    fn = key_generator(col, flavor, t.name, False)
+    lo, hi = 0, key_capacity(col, flavor)
+    while lo < hi:  # the first key whose value is past the bound
+        mid = (lo + hi) // 2
+        v = fn(mid)
+        if v < limit or (included and v == limit):
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < 1:
+        raise SchemaError(f"the partitioning of table {t.database}.{where} cannot be followed by the generator: "
+                          f"its key values start at {fn(0)}, past the last bound {bound!r}")
+    return lo
 
 
 def listed_key(values: list) -> Callable[[int], Any]:

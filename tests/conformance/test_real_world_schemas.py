@@ -99,6 +99,26 @@ CLAUSES = [
         None,
     ),
     (
+        "partition-range-key",  # a DATE / DATETIME partitioning column in the key, no MAXVALUE: its values stay
+        # below the last bound (the first N its key generator gives, generators/key_space.py key_wraps)
+        "mariadb1011",
+        "CREATE TABLE logs (id BIGINT NOT NULL AUTO_INCREMENT, created DATETIME NOT NULL, msg VARCHAR(40), "
+        "PRIMARY KEY (id, created)) PARTITION BY RANGE COLUMNS (created) "
+        "(PARTITION p23 VALUES LESS THAN ('2024-01-01'), PARTITION p24 VALUES LESS THAN ('2025-01-01'));\n"
+        "CREATE TABLE daily (d DATE NOT NULL, shop INT NOT NULL, total DECIMAL(12,2), PRIMARY KEY (shop, d)) "
+        "PARTITION BY RANGE COLUMNS (d) (PARTITION p0 VALUES LESS THAN ('2000-03-01'))",
+        True,
+        None,
+    ),
+    (
+        "partition-range-int-key",  # an integer key column below a bound: not followed
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL, k INT NOT NULL, PRIMARY KEY (id, k)) "
+        "PARTITION BY RANGE (k) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN (200))",
+        False,
+        "the partitioning of table c_partition_range_int_key.t",
+    ),
+    (
         "partition-list-whole-key",  # the listed column is a whole key: three values cannot tell rows apart
         "mariadb1011",
         "CREATE TABLE t (r CHAR(2) NOT NULL PRIMARY KEY, v INT) "
