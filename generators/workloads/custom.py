@@ -19,7 +19,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.checks import check_overrides
 from generators.errors import SpecError
-from generators.foreign_keys import apply_foreign_keys
+from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
 from generators.partitions import partition_checks
 from generators.spec import Spec
 from generators.values import coerce, key_capacity, key_generator
@@ -117,12 +117,16 @@ def custom(spec: Spec) -> WorkloadDef:
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               initial_rows=spec.initial_rows)
+    referenced = {(fk.parent[0].lower(), fk.parent[1].lower(), c.lower()) for d in defs
+                  for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.parent_columns}
     for d in defs:
         parts = partition_checks(d.table, d.create_sql)
         if d.table.checks or parts:
             lists: dict[str, list] = {}
             below: dict[str, tuple] = {}
-            gens = check_overrides(d.table, _key_columns(d), parts, _listable(d), lists, below)
+            db, name = d.table.database.lower(), d.table.name.lower()  # a column a FOREIGN KEY refers to
+            listable = frozenset(c for c in _listable(d) if (db, name, c) not in referenced)  # keeps its values
+            gens = check_overrides(d.table, _key_columns(d), parts, listable, lists, below)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
             for name, values in lists.items():  # e.g. a LIST-partitioned table's partition column in its key
