@@ -64,7 +64,6 @@ _KIND = {"insert": 0, "update": 1, "delete": 2}
 _NAMES = ("insert", "update", "delete")
 
 
-
 @dataclass
 class AppliedBatch:
     lo: int

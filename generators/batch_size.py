@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from binlogwriter.values.registry import bind_column
 from generators.batch import BATCH_BYTES, BATCH_TXNS
 
 __all__ = ["MIN_TXNS", "batch_txns", "txn_bytes_estimate"]
@@ -24,8 +25,6 @@ def _value_bytes(col: Any, flavor: str) -> int:
     """A guess of one value's bytes in a row image: its fixed size (values.md §2-§4), else
     up to 64 bytes of a CHAR/VARCHAR/BINARY/VARBINARY and its length prefix (§5), else
     :data:`_BLOB_GUESS` (§6)."""
-    from binlogwriter.values.registry import bind_column
-
     try:
         fixed = bind_column(col.column_desc(flavor)).fixed_size
     except Exception:  # noqa: BLE001 - a guess: a column no codec binds counts as a BLOB
@@ -41,16 +40,13 @@ def txn_bytes_estimate(run: Any) -> int:
     the most rows a transaction changes (``rows_per_txn``), each with two images (an UPDATE's)
     of the widest table's row (:func:`_value_bytes` per column, the null bitmap), plus the
     transaction's other events; the tables as the spec declares them (a DDL later in the run
-    does not change it), so every Spark partition cuts the same batches. Cached on ``run``."""
-    got = getattr(run, "_txn_bytes", None)
-    if got is None:
-        flavor = run.spec.flavor
-        tables = [rt.tdef.table for rt in run.rows]  # as the spec declares them: the same in every process
-        widest = max((sum(_value_bytes(c, flavor) for c in t.columns) + (len(t.columns) + 7) // 8 for t in tables),
-                     default=0)
-        most = (run.spec.rows_per_txn or (1, 1))[1]
-        got = run._txn_bytes = 2 * most * (widest + 16) + 256
-    return got
+    does not change it), so every Spark partition cuts the same batches."""
+    flavor = run.spec.flavor
+    tables = [rt.tdef.table for rt in run.rows]  # as the spec declares them: the same in every process
+    widest = max((sum(_value_bytes(c, flavor) for c in t.columns) + (len(t.columns) + 7) // 8 for t in tables),
+                 default=0)
+    most = (run.spec.rows_per_txn or (1, 1))[1]
+    return 2 * most * (widest + 16) + 256
 
 
 def batch_txns(run: Any, budget: int | None = None, most: int | None = None) -> int:

@@ -251,18 +251,15 @@ def _describe(t: Table, c: Check) -> str:
 
 def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, ...] = (),
                     listable: frozenset[str] = frozenset(),
-                    key_lists: dict[str, list] | None = None,
-                    key_below: dict[str, tuple[Any, bool]] | None = None) -> dict[str, ColumnGen]:
+                    key_limits: dict[str, tuple[str, Any]] | None = None) -> dict[str, ColumnGen]:
     """Per-column generators that make every row of ``t`` pass its CHECK constraints
     (module docstring) and the ``extra`` conditions (its partitioning, generators/partitions.py),
     by column name. ``key_columns`` (lower-case name → whether it is
     the table's one-column integer PRIMARY KEY, whose values are ``key + 1``) are derived
     from the row key and may not be restricted beyond what their values already meet, except
-    the ``listable`` ones (part of keys another column keeps unique): restricted to a list of
-    values (``IN``, ``=``: a LIST partitioning), that list goes into ``key_lists`` by column
-    name, and a DATE / DATETIME one held below a bound only (``<``, ``<=``: a RANGE
-    partitioning without MAXVALUE) gives ``key_below`` its (bound, included) — the caller
-    makes their values from the row key (generators/workloads/custom.py)."""
+    the ``listable`` ones (part of keys another column keeps unique) in the two ways
+    :func:`key_limit` names, which go into ``key_limits`` by column name — the caller makes
+    their values from the row key (generators/workloads/custom.py)."""
     gens: dict[str, ColumnGen] = {}
     doms: dict[str, Domain] = {}
     for c in (*t.checks, *extra):
@@ -283,7 +280,7 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
                 name in key_columns
                 and d != Domain(not_null=d.not_null)
                 and not (key_columns[name] and _key_ok(d))
-                and not (name in listable and (_listed(t, name, d) is not None or _below(t, name, d) is not None))
+                and not (name in listable and key_limit(t, name, d) is not None)
             ):
                 raise SchemaError(
                     f"{_describe(t, c)} cannot be followed by the generator: it restricts "
@@ -297,12 +294,9 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
         doms = trial
     for name, d in doms.items():
         if name in key_columns:
-            listed = _listed(t, name, d) if name in listable else None
-            if listed is not None and key_lists is not None:
-                key_lists[t.column(name).name] = listed
-            below = _below(t, name, d) if name in listable and listed is None else None
-            if below is not None and key_below is not None:
-                key_below[t.column(name).name] = below
+            limit = key_limit(t, name, d) if name in listable else None
+            if limit is not None and key_limits is not None:
+                key_limits[t.column(name).name] = limit
             continue
         col = t.column(name)
         params = _generator(t, col, d) or dict(gen="default")
@@ -317,24 +311,20 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
     return gens
 
 
-def _listed(t: Table, name: str, d: Domain) -> list | None:
-    """The values a key column restricted to a list may take (the ``choice`` the column
-    would get outside a key), None for any other restriction (a bound, a length)."""
+def key_limit(t: Table, name: str, d: Domain) -> tuple[str, Any] | None:
+    """How a key column's restriction ``d`` can be met from the row key: ``("list", values)``
+    for a list of values (``IN``, ``=``: a LIST partitioning; the ``choice`` the column would
+    get outside a key), ``("below", (bound, included))`` for a DATE / DATETIME column held
+    below a bound and nothing else (``<``, ``<=``: a RANGE partitioning without MAXVALUE);
+    None for anything else."""
+    col = t.column(name)
+    if col.type in ("DATE", "DATETIME") and d.hi is not None and d == Domain(hi=d.hi, not_null=d.not_null):
+        return "below", (d.hi[0], not d.hi[1])
     try:
-        g = _generator(t, t.column(name), replace(d, excluded=list(d.excluded)))
+        g = _generator(t, col, replace(d, excluded=list(d.excluded)))
     except Unfollowable:
         return None
-    return list(g["values"]) if g is not None and g.get("gen") == "choice" else None
-
-
-def _below(t: Table, name: str, d: Domain) -> tuple[Any, bool] | None:
-    """(bound, included) of a DATE / DATETIME key column held below a bound and nothing else,
-    else None."""
-    if t.column(name).type not in ("DATE", "DATETIME") or d.hi is None:
-        return None
-    if d != Domain(hi=d.hi, not_null=d.not_null):
-        return None
-    return d.hi[0], not d.hi[1]
+    return ("list", list(g["values"])) if g is not None and g.get("gen") == "choice" else None
 
 
 def _freeze(v: Any) -> Any:

@@ -13,13 +13,7 @@ import numpy as np
 from binlogwriter.batch.pipeline import PipelinedSink
 from binlogwriter.write.groups import held_stop
 from binlogwriter.write.writer import BinlogWriter
-from generators.batch import (
-    BATCH_BYTES,
-    BATCH_TXNS,
-    FIRST_TXNS,
-    apply_batch,
-    rows_batch,
-)
+from generators.batch import BATCH_BYTES, BATCH_TXNS, FIRST_TXNS, apply_batch, rows_batch
 from generators.batch_size import MIN_TXNS, batch_txns
 from generators.group_commit import GroupCommits
 from generators.manifest import FileInfo

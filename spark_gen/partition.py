@@ -593,9 +593,10 @@ def clock_states(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], ranges: li
         return [None] * len(ranges)
     clock.after_prologue(prologue)
     out = []
+    size = partition_batch(run)  # one batch size for every block: a function of the spec
     for (a, b), blk in zip(ranges, blocks, strict=False):
         out.append(clock.state)
-        for lo, hi in batch_bounds(spec, a, b, partition_batch(run)):
+        for lo, hi in batch_bounds(spec, a, b, size):
             ab = applied_batch(spec, blk, lo, hi)
             _, state_after = clock.plan_batch(hi - lo, ab.txn, ab.table, ab.key)
             clock.commit(state_after(hi - lo))
@@ -654,9 +655,10 @@ def group_commit_plan(spec: Spec, blocks: Iterable[dict[str, np.ndarray]], range
         return None
     clock.after_prologue(prologue)
     states, txns, pos = [], [], []
+    size = partition_batch(run)  # one batch size for every block: a function of the spec
     for (a, b), blk in zip(ranges, blocks, strict=False):
         states.append(clock.state)
-        for lo, hi in batch_bounds(spec, a, b, partition_batch(run)):
+        for lo, hi in batch_bounds(spec, a, b, size):
             ab = applied_batch(spec, blk, lo, hi)
             cm = clock.plan_commits(hi - lo, ab.txn, ab.table, ab.key, 0)
             txns.append(cm.txns + lo)

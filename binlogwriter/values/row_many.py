@@ -61,9 +61,10 @@ def _scatter_runs(out: np.ndarray, dest: np.ndarray, lens: np.ndarray, flat: np.
     it = np.int32 if len(out) < (1 << 31) else np.int64
     ends = np.cumsum(lens)
     src = ends - lens
-    n = len(lens)
-    cuts = np.searchsorted(ends, np.arange(SCATTER_BYTES, int(ends[-1]) if n else 0, SCATTER_BYTES), side="left")
-    for a, b in zip([0, *(cuts + 1).tolist()], [*(cuts + 1).tolist(), n], strict=True):
+    total = int(ends[-1]) if len(lens) else 0
+    # run boundaries: after the run that reaches each multiple of SCATTER_BYTES
+    cuts = [0, *(np.searchsorted(ends, np.arange(SCATTER_BYTES, total, SCATTER_BYTES)) + 1).tolist(), len(lens)]
+    for a, b in zip(cuts, cuts[1:]):  # noqa: B905 - cuts[1:] is one shorter by construction
         if a >= b:
             continue
         lo, hi = int(src[a]), int(ends[b - 1])

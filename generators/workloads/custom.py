@@ -20,6 +20,7 @@ from binlogwriter.schema import Table
 from generators.checks import check_overrides
 from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
+from generators.key_space import key_parts
 from generators.partitions import partition_checks
 from generators.spec import Spec
 from generators.values import coerce, key_capacity, key_generator
@@ -122,19 +123,18 @@ def custom(spec: Spec) -> WorkloadDef:
     for d in defs:
         parts = partition_checks(d.table, d.create_sql)
         if d.table.checks or parts:
-            lists: dict[str, list] = {}
-            below: dict[str, tuple] = {}
-            db, name = d.table.database.lower(), d.table.name.lower()  # a column a FOREIGN KEY refers to
-            listable = frozenset(c for c in _listable(d) if (db, name, c) not in referenced)  # keeps its values
-            gens = check_overrides(d.table, _key_columns(d), parts, listable, lists, below)
+            here = (d.table.database.lower(), d.table.name.lower())  # a column a FOREIGN KEY refers to keeps
+            listable = frozenset(c for c in _listable(d) if (*here, c) not in referenced)  # its key values
+            limits: dict[str, tuple[str, Any]] = {}
+            gens = check_overrides(d.table, _key_columns(d), parts, listable, limits)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
-            for name, values in lists.items():  # e.g. a LIST-partitioned table's partition column in its key
-                col = d.table.column(name)
-                d.key_fns[col.name] = listed_key(
-                    [coerce(col, v, f"{d.table.name}.{col.name}") for v in values])
-            for name, (bound, included) in below.items():  # a RANGE partitioning's column in its key
-                d.key_caps[name] = _keys_below(d.table, d.table.column(name), bound, included, spec.flavor)
+            for cname, (kind, arg) in limits.items():  # e.g. a partitioned table's partitioning column in its key
+                col = d.table.column(cname)
+                if kind == "list":
+                    d.key_fns[col.name] = listed_key([coerce(col, v, f"{d.table.name}.{col.name}") for v in arg])
+                else:
+                    d.key_caps[col.name] = _keys_below(d.table, col, *arg, spec.flavor)
     return WorkloadDef("custom", spec.database, defs)
 
 
@@ -142,7 +142,8 @@ def _listable(d: TableDef) -> frozenset[str]:
     """Key columns (lower-case) that may take a short list of values: every PRIMARY / UNIQUE
     key holding one has another column, generated from the row key, that keeps its rows apart
     (not a FOREIGN KEY column: its values are the parent's)."""
-    keys = [[p.column.lower() for p in k.parts] for k in d.table.keys if k.kind in ("PRIMARY", "UNIQUE")]
+    t = d.table
+    keys = [[t.columns[ci].name.lower() for ci, _ in parts] for parts in key_parts(t)]
     fk = {n.lower() for n in d.key_fns}
     cols = {c for k in keys for c in k} - fk
     return frozenset(c for c in cols if all(c not in k or any(o != c and o not in fk for o in k) for k in keys))
