@@ -31,9 +31,11 @@ _RUNS = st.sampled_from([
      "--row-metadata", "full", "--rows-query"],
     ["--workload", "alltypes", "--transactions", "80", "--row-image", "noblob", "--checksum", "none"],
     ["--workload", "sysbench", "--transactions", "400", "--key-dist", "zipf:1.2", "--mix", "insert=5,update=3,delete=2"],
-    # a table of 400 columns beside a narrow one: its batches are sized from the schema's estimate
+    # a table of 400 columns beside a narrow one and a keyless one, multilingual (4-byte) text in
+    # one run: its batches are sized from the schema's estimate
     # (generators/batch_size.py batch_txns), fewer transactions than FIRST_TXNS even by default
-    ["--schema", "WIDE", "--size", "600KB", "--initial-rows", "20", "--flavor", "mariadb1011", "--parallel-groups", "3"],
+    ["--schema", "WIDE", "--size", "600KB", "--initial-rows", "20", "--flavor", "mariadb1011", "--parallel-groups", "3",
+     "--charset-stress", "0.5"],
     ["--schema", "WIDE", "--transactions", "40", "--ddl-every", "15", "--edge-values", "0.3", "--row-image", "minimal"],
 ])
 
@@ -41,7 +43,8 @@ _TYPES = ("INT", "BIGINT UNSIGNED", "VARCHAR(30)", "DECIMAL(14,3)", "DATETIME(6)
           "ENUM('x','y')", "DOUBLE", "BIT(9)", "DATE", "TIME(2)", "VARBINARY(12)", "YEAR", "SET('p','q','r')")
 WIDE_SQL = ("CREATE TABLE wide (id INT AUTO_INCREMENT PRIMARY KEY, "
             + ", ".join(f"c{i} {_TYPES[i % len(_TYPES)]}" for i in range(399))
-            + ") DEFAULT CHARSET=utf8mb4;\nCREATE TABLE narrow (a INT PRIMARY KEY, b VARCHAR(10));\n")
+            + ") DEFAULT CHARSET=utf8mb4;\nCREATE TABLE narrow (a INT PRIMARY KEY, b VARCHAR(10));\n"
+            "CREATE TABLE nokey (v VARCHAR(20) CHARACTER SET utf8mb4, n INT, d DATETIME(3));\n")
 
 
 @settings(max_examples=14, deadline=None)
