@@ -69,7 +69,7 @@ from generators.truth import column_blocks
 
 __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "write_final_parquet_columns", "write_final_pieces",
            "changes_schema",
-           "typed_converter", "column_info", "column_from_info", "columns_metadata", "finish_local", "rechunk",
+           "typed_converter", "column_info", "column_from_info", "columns_metadata", "close_local", "merge_local", "rechunk",
            "final_schema", "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
 
 JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
@@ -327,10 +327,12 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             self.chunks.append((tidx, seg))
         return seg
 
-    def close(self) -> dict[str, Any]:
+    def close(self, jsonl_later: bool = False) -> dict[str, Any]:
         """Flush and close every chunk; what the merge needs: ``chunks`` (table index, path)
         in order, ``final`` the tables whose one chunk is already their merged file
-        (``aligned`` segments that never spilled), ``jsonl``, ``count``."""
+        (``aligned`` segments that never spilled), ``jsonl``, ``count``. ``jsonl_later``:
+        ``changes.jsonl``'s waiting lines are not rendered here; ``jsonl`` is then a callable
+        that writes them and closes the file (it returns the path)."""
         self._settle()
         for seg in self.segments.values():
             seg.close()
@@ -341,7 +343,7 @@ class ChangesRecorder(RecordingMixin, BatchRecordingMixin):
             sink.close()
         jsonl = None
         if self._jsonl is not None:
-            jsonl = self._jsonl.close()
+            jsonl = self._jsonl.close if jsonl_later else self._jsonl.close()
             self._jsonl = None
         per: dict[int, list[_Segment]] = {}
         for t, seg in self.chunks:
@@ -510,17 +512,28 @@ def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(out, schema=schema)
 
 
-def finish_local(run: Any, out: str | os.PathLike) -> int:
-    """The single-process engine's end of a run: merge the recorder's chunks into
-    ``truth/changes/`` (``truth/final/parquet/`` is written with ``truth/final``,
-    ``Run.write_final``). Returns the number of changes."""
+def close_local(run: Any) -> dict[str, Any]:
+    """The single-process engine's end of a run, first step: the recorder flushed and closed,
+    the batches it held written and freed (``run.changes`` is None after; the lines of
+    ``changes.jsonl`` that wait are rendered by :func:`merge_local`). Returns what
+    :func:`merge_local` needs."""
+    res = run.changes.close(jsonl_later=True)  # changes.jsonl's lines: rendered by merge_local
+    res["dir"] = run.changes.dir
+    run.changes = None
+    release_memory()  # the recorder's buffers: freed, and given back before the merges
+    return res
+
+
+def merge_local(run: Any, out: str | os.PathLike, res: dict[str, Any]) -> int:
+    """The single-process engine's end of a run, second step: each table's chunks merged into
+    ``truth/changes/<db>.<table>.parquet`` (or its one aligned chunk moved there; the
+    final state's ``truth/final/parquet/`` is written by ``Run.write_final``),
+    ``changes.jsonl`` and ``schema_history.jsonl``. It reads only the tables' definitions
+    of ``run``, so it may run while ``truth/final`` is written (``Run.run``). Returns the
+    number of changes."""
     import shutil
 
     out = Path(out)
-    res = run.changes.close()
-    chunk_dir = run.changes.dir
-    run.changes = None
-    release_memory()  # the recorder's buffers: freed, and given back before the merges
     cdir = out / "truth" / "changes"
     cdir.mkdir(parents=True, exist_ok=True)
     by_table: dict[int, list[str]] = {}
@@ -537,9 +550,9 @@ def finish_local(run: Any, out: str | os.PathLike) -> int:
             merge_table(by_table.get(t, []), dest, rt.table, fl)
             release_memory()
     if res["jsonl"] is not None:
-        os.replace(res["jsonl"], cdir / "changes.jsonl")
+        os.replace(res["jsonl"](), cdir / "changes.jsonl")
     from generators.schema_history import HISTORY_FILE, initial_definitions, write_history
 
     write_history(out / "truth" / HISTORY_FILE, initial_definitions(run.rows), res["definitions"])
-    shutil.rmtree(chunk_dir, ignore_errors=True)
+    shutil.rmtree(res["dir"], ignore_errors=True)
     return res["count"]

@@ -57,6 +57,17 @@ if TYPE_CHECKING:
 __all__ = ["generate", "Run", "RunResult", "FileInfo", "build_manifest", "file_entry", "lock_dir", "scan_file",
            "sweep_stale_tmp", "tmp_prefix", "INITIAL_ROWS_PER_TXN", "SNAPSHOT_ROWS_PER_INSERT"]
 
+FINAL_THREADS = 2
+"""Tables whose ``truth/final`` is written at once (``Run.write_final``): Parquet encoding,
+compression and file I/O run without the GIL, so a second table's Python work fills the
+time the first spends there."""
+
+
+def _final_cost(rt: TableRows) -> int:
+    """The order :meth:`Run.write_final` starts tables in: most values first (live rows ×
+    columns), so the last table to finish is a small one."""
+    return -int(rt.live_count) * len(rt.table.columns)
+
 
 @dataclass
 class RunResult:
@@ -158,7 +169,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
                               settings=self.session_settings(), stage_bytes=STAGE_BYTES, sink=sink)
-        from generators.changes_truth import ChangesRecorder, finish_local
+        from generators.changes_truth import ChangesRecorder, close_local, merge_local
 
         self.changes = ChangesRecorder(self, tmp / ".changes-chunks", aligned=True)
         try:
@@ -178,15 +189,20 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         # the binlogs' sha256: from the sink, else in a thread (hashlib and file reads run without the GIL)
         # while the truth is finished
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="binlog-sha256")
+        merging = ThreadPoolExecutor(max_workers=1, thread_name_prefix="truth-changes-merge")
         try:
             digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
                        else pool.submit(file_sha256, p) for p in writer.files}
-            # truth/changes first: the change batches the recorder still holds are written and
-            # freed before truth/final is computed
-            finish_local(self, tmp)
+            # the change batches the recorder still holds are written and freed first; then
+            # truth/changes is merged in a thread while truth/final is written here (two
+            # sets of files, from the tables' definitions and the rows' state, which neither
+            # changes; Parquet encoding and file I/O run without the GIL)
+            merged = merging.submit(merge_local, self, tmp, close_local(self))
             self.write_final(tmp / "truth" / "final")
+            merged.result()
             manifest = self.manifest(writer, digests)
         finally:
+            merging.shutdown(wait=True, cancel_futures=True)
             pool.shutdown(wait=True, cancel_futures=True)
         data = json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
         (tmp / "manifest.json").write_text(data, encoding="utf-8")
@@ -216,12 +232,19 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         bounded pieces (generators/final_columns.py ``write_final_table``: in key order
         straight from the typed arrays when the first column orders the rows, else through
         the external sort of generators/final_sort.py)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         from generators.final_columns import write_final_table
 
         (final_dir / "parquet").mkdir(parents=True, exist_ok=True)
-        for rt in self.rows:
+
+        def one(rt: Any) -> None:
             write_final_table(rt, self.spec.flavor, final_dir)
             release_memory()
+
+        with ThreadPoolExecutor(max_workers=FINAL_THREADS, thread_name_prefix="truth-final") as ex:
+            for f in [ex.submit(one, rt) for rt in sorted(self.rows, key=_final_cost)]:
+                f.result()
 
     def manifest(self, writer: BinlogWriter, digests: dict[str, Any] | None = None) -> dict[str, Any]:
         """``manifest.json``; ``digests``: file name -> future of its sha256 (else read here)."""
