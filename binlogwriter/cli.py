@@ -39,15 +39,34 @@ mmapped blocks) is backed by 2 MB pages the kernel zeroes in full on first touch
 ``do_huge_pmd_anonymous_page``), about 0.05 CPU-s of 0.85."""
 
 
+class _NoPandas:
+    """The import finder that keeps pandas out of a command's own process
+    (:func:`process_defaults`). No command uses pandas, but pyarrow asks whether a value is a
+    pandas object before it converts one — ``pa.array`` of a list or a numpy array,
+    ``pa.scalar``, ``Array.to_numpy``, a compute function given a Python scalar — and the
+    first time that imports pandas when it is installed: about 0.2 CPU-s, a sixth of a small
+    ``generate`` run. Here the import fails at once, pyarrow records that pandas is absent,
+    and every conversion gives the same values (tests/test_cli_no_pandas.py: the same
+    bytes either way)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r} (binlogwriter commands do not use it)", name=name)
+        return None
+
+
 def process_defaults(own_process: bool = True) -> None:
     """:data:`PROCESS_ENV` into ``os.environ`` where unset, if numpy is not imported yet (a
     command's own process, a Spark worker daemon before it forks: spark_gen/daemon.py), and,
     with ``own_process`` (not a command invoked in a caller's process, as click's test runner
     does), no transparent huge pages for the process (:data:`PR_SET_THP_DISABLE`, Linux;
-    elsewhere, or refused, nothing changes)."""
+    elsewhere, or refused, nothing changes) and no pandas (:class:`_NoPandas`, unless
+    something imported it already)."""
     if "numpy" not in sys.modules:
         for k, v in PROCESS_ENV.items():
             os.environ.setdefault(k, v)
+    if own_process and "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoPandas())
     if own_process and sys.platform.startswith("linux"):
         import ctypes
 
