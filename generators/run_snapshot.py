@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
+
+import numpy as np
 
 from binlogwriter.schema import Table
 from binlogwriter.write.writer import BinlogWriter
@@ -14,6 +17,10 @@ from generators.rows import TableRows
 
 INITIAL_ROWS_PER_TXN = 100  # --ddl-in-binlog: initial rows per INSERT transaction
 SNAPSHOT_ROWS_PER_INSERT = 100
+SNAPSHOT_VALUES = 1 << 18
+"""Values of ``snapshot.sql``'s initial rows made at once (:meth:`SnapshotMixin.snapshot_inserts`):
+whole INSERTs of :data:`SNAPSHOT_ROWS_PER_INSERT` rows, one at least, so a wide table's block
+of literals stays a few tens of MB."""
 
 
 def qi(name: str) -> str:
@@ -35,10 +42,9 @@ class SnapshotMixin:
         td = rt.tdef
         return td.initial_keys() if td.initial_keys is not None else range(td.initial_count)
 
-    def _insert_sql(self, t: Table, rows: list[tuple]) -> str:
+    def _insert_sql(self, t: Table, lits: list[list[str]]) -> str:
+        """One INSERT of the rows whose values' SQL literals are ``lits`` (column by column)."""
         cols = ", ".join(qi(c.name) for c in t.columns)
-        fl = self.spec.flavor
-        lits = [column_sql_literals(c, list(vs), fl) for c, vs in zip(t.columns, zip(*rows, strict=True), strict=True)]
         vals = ",\n".join("(" + ", ".join(r) + ")" for r in zip(*lits, strict=True))
         return f"INSERT INTO {qi(t.database)}.{qi(t.name)} ({cols}) VALUES\n{vals};\n"
 
@@ -65,15 +71,22 @@ class SnapshotMixin:
         return "" if self.spec.ddl_in_binlog else "SET SESSION foreign_key_checks = 1;\n"
 
     def snapshot_inserts(self, rt: TableRows, keys) -> Iterator[str]:
-        """INSERT statements of ``keys`` (initial rows), SNAPSHOT_ROWS_PER_INSERT per statement."""
-        batch: list[tuple] = []
-        for k in keys:
-            batch.append(rt.compute(k, 0, 0))
-            if len(batch) >= SNAPSHOT_ROWS_PER_INSERT:
-                yield self._insert_sql(rt.table, batch)
-                batch = []
-        if batch:
-            yield self._insert_sql(rt.table, batch)
+        """INSERT statements of ``keys`` (initial rows), SNAPSHOT_ROWS_PER_INSERT per statement.
+        The rows are made about :data:`SNAPSHOT_VALUES` values at a time, column by column
+        (``compute_columns`` at version 0, epoch 0: the values of ``rt.compute(k, 0, 0)``), and
+        so are their SQL literals (``column_sql_literals``: from the arrays where a family
+        can)."""
+        t, fl = rt.table, self.spec.flavor
+        per = SNAPSHOT_ROWS_PER_INSERT
+        size = max(1, SNAPSHOT_VALUES // max(1, len(t.columns)) // per) * per
+        it = iter(keys)
+        while block := list(islice(it, size)):
+            ks = np.asarray(block, dtype=np.int64)
+            zeros = np.zeros(len(ks), dtype=np.int64)
+            lits = [column_sql_literals(c, vs, fl)
+                    for c, vs in zip(t.columns, rt.compute_columns(ks, zeros, zeros), strict=True)]
+            for s in range(0, len(ks), per):
+                yield self._insert_sql(t, [col[s:s + per] for col in lits])
 
     def write_snapshot(self, path: Path, writer: BinlogWriter | None = None) -> None:
         with open(path, "w", encoding="utf-8", newline="\n") as f:

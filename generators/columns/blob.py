@@ -23,10 +23,13 @@ from generators.columns.char import (  # the string faces are char's (generators
 )
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "blob"
 SQL_TYPES = ("TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 
 
 key_vector_generator = None  # text keys have ``fn.vec`` (numpy hashes, Python strings) instead
+
+
+sql_literals = None  # value by value, as char's: one ``str.translate`` each; pooled values are quoted once per pool entry by column_sql_literals

@@ -29,7 +29,7 @@ from generators.columns._vec import twin_of
 from generators.hashing import Stream
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "char"
 SQL_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
@@ -70,3 +70,6 @@ def coerce(col: Column, v: Any, where: str) -> Any:
 def sql_literal(col: Column, v: Any, flavor: str) -> str:
     """Text quoted with MySQL's backslash escapes, binary strings as ``X'..'``."""
     return string_sql_literal(col, v, flavor)
+
+
+sql_literals = None  # value by value (one ``str.translate`` each); pooled values are quoted once per pool entry by column_sql_literals

@@ -31,10 +31,10 @@ from generators.columns._common import (
 )
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
-from generators.truth import column_renderer
+from generators.truth import column_renderer, render_column
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "decimal"
 SQL_TYPES = ("DECIMAL",)
@@ -247,3 +247,9 @@ def coerce(col: Column, v: Any, where: str) -> Any:
 def sql_literal(col: Column, v: Any, flavor: str) -> str:
     """The canonical text (exactly ``scale`` digits), which is also a valid SQL number."""
     return column_renderer(col, flavor)(v)
+
+
+def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
+    """:func:`sql_literal` of many values (None: ``NULL``): the canonical texts
+    (``render_column``: from the units where it can)."""
+    return ["NULL" if c is None else c for c in render_column(col, flavor, values)]

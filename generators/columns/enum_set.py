@@ -21,13 +21,14 @@ import numpy as np
 
 from binlogwriter.errors import ValueEncodeError
 from binlogwriter.schema import Column
+from binlogwriter.values.column_array import ColumnArray
 from generators.columns._common import START_TIME, exp_ints, quote, with_edges
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 from generators.truth import column_renderer
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "enum_set"
 SQL_TYPES = ("ENUM", "SET")
@@ -141,3 +142,13 @@ def sql_literal(col: Column, v: Any, flavor: str) -> str:
     if col.type == "SET":
         return quote(column_renderer(col, flavor)(v))
     return quote(str(v))
+
+
+def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
+    """:func:`sql_literal` of many values (None: ``NULL``), a SET's canonical form made by
+    one renderer."""
+    vals = values.tolist() if isinstance(values, ColumnArray) else values
+    if col.type == "SET":
+        fn = column_renderer(col, flavor)
+        return ["NULL" if v is None else quote(fn(v)) for v in vals]
+    return ["NULL" if v is None else quote(str(v)) for v in vals]

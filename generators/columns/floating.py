@@ -29,7 +29,7 @@ from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "floating"
 SQL_TYPES = ("FLOAT", "DOUBLE")
@@ -195,3 +195,6 @@ def coerce(col: Column, v: Any, where: str) -> Any:
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:
     return repr(float(v))
+
+
+sql_literals = None  # value by value: ``repr(float(v))`` is one cheap call per value

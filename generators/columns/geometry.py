@@ -24,7 +24,7 @@ from generators.columns._common import START_TIME
 from generators.hashing import Stream, unit_array
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "geometry"
 SQL_TYPES = ("GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION")
@@ -177,3 +177,5 @@ def sql_literal(col: Column, v: Any, flavor: str) -> str:
     g = v if isinstance(v, Geometry) else Geometry(int.from_bytes(bytes(v)[:4], "little"), bytes(v)[4:])
     return f"ST_GeomFromWKB(X'{g.wkb.hex()}', {g.srid})"
 
+
+sql_literals = None  # value by value: geometries are few and their WKB hex is one call

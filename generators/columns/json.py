@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
+from binlogwriter.values.column_array import ColumnArray
 from binlogwriter.values.json_columns import JBool, JInt, JNull, JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
 from generators.columns._common import START_TIME, quote, with_edges
@@ -25,7 +26,7 @@ from generators.hashing import Stream, unit_array
 from generators.pools import pool
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "json"
 SQL_TYPES = ("JSON",)
@@ -134,3 +135,15 @@ def coerce(col: Column, v: Any, where: str) -> Any:
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:
     return quote(v if isinstance(v, str) else mysql_json_text(v))
+
+
+def sql_literals(col: Column, values: Any, flavor: str) -> list[str] | None:
+    """:func:`sql_literal` of many values (None: ``NULL``) when they are documents given as
+    columns (objects, arrays of strings: ``generators.json_texts``, MySQL's text built by
+    Arrow over the whole column), else None (value by value)."""
+    if not isinstance(values, ColumnArray) or values.kind != "json" or not isinstance(values.data, JObj | JStrList):
+        return None
+    from generators.json_texts import json_texts  # imports pyarrow
+
+    got = json_texts(values.data, values.nulls)
+    return None if got is None else ["NULL" if t is None else quote(t) for t in got.to_pylist()]

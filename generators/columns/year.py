@@ -27,7 +27,7 @@ from generators.columns.bit import (  # keys and literals of an integer range: t
 from generators.hashing import Stream
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
-           "key_vector_generator", "coerce", "sql_literal"]
+           "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
 
 FAMILY = "year"
 SQL_TYPES = ("YEAR",)
@@ -47,3 +47,6 @@ def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False
     """The numpy twin of :func:`generator`: ``fn(h, j) -> (kind, data, extra)``, or None when
     the scalar generator has none (column_vector_generator then replays it on numpy draws)."""
     return twin_of(generator(col, table, flavor, edge=edge, start_time=start_time))
+
+
+sql_literals = None  # value by value, as bit's: ``str(int(v))`` is one cheap call per value
