@@ -69,7 +69,7 @@ from generators.truth import column_blocks
 
 __all__ = ["ChangesRecorder", "merge_table", "write_final_parquet", "write_final_parquet_columns", "write_final_pieces",
            "changes_schema",
-           "typed_converter", "column_info", "column_from_info", "columns_metadata", "close_local", "merge_local", "rechunk",
+           "typed_converter", "column_info", "column_from_info", "columns_metadata", "close_local", "merge_local", "needs_merge", "rechunk",
            "final_schema", "read_jsonl_rows", "table_file", "jsonl_line", "concat_text", "JSONL_MAX_CHANGES", "ROW_GROUP", "CHANGE_FIELDS"]
 
 JSONL_MAX_CHANGES = 100_000  # truth/changes/changes.jsonl is written when the run has at most this many changes
@@ -432,8 +432,9 @@ def write_final_pieces(schema: pa.Schema, pieces: Iterable[list[pa.Array]], dest
     held = 0
 
     def group(w: pq.ParquetWriter) -> None:
-        arrays = [pa.concat_arrays(list(c)) for c in zip(*parts, strict=True)]
-        w.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=row_group)
+        cols = [list(c) for c in zip(*parts, strict=True)]
+        parts.clear()
+        w.write_table(pa.Table.from_arrays(_joined(cols), schema=schema), row_group_size=row_group)
 
     try:
         with pq.ParquetWriter(tmp, schema, write_statistics=False, **parquet_options(schema)) as w:
@@ -501,15 +502,22 @@ def rechunk(chunks: list[str], dest: str | os.PathLike, schema: pa.Schema, row_g
 
 def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     """One row group from ``batches`` (emptied): one contiguous chunk per column, so its pages
-    do not depend on how the rows were split into batches. Column by column, each column's
-    pieces freed once it is joined: a row group is held about once, not twice."""
+    do not depend on how the rows were split into batches (:func:`_joined`)."""
+    if not batches:
+        return schema.empty_table()
     cols = [[b.column(i) for b in batches] for i in range(len(schema))]
     batches.clear()
+    return pa.Table.from_arrays(_joined(cols), schema=schema)
+
+
+def _joined(cols: list[list[pa.Array]]) -> list[pa.Array]:
+    """Each column's pieces joined into one array, column by column, each column's pieces
+    freed once it is joined (``cols`` is emptied): a row group is held about once, not twice."""
     out = []
     for i, pieces in enumerate(cols):
-        out.append(pa.concat_arrays(pieces) if pieces else pa.array([], schema.field(i).type))
+        out.append(pa.concat_arrays(pieces))
         cols[i] = []
-    return pa.Table.from_arrays(out, schema=schema)
+    return out
 
 
 def close_local(run: Any) -> dict[str, Any]:
@@ -522,6 +530,20 @@ def close_local(run: Any) -> dict[str, Any]:
     run.changes = None
     release_memory()  # the recorder's buffers: freed, and given back before the merges
     return res
+
+
+def needs_merge(run: Any, res: dict[str, Any]) -> bool:
+    """Whether :func:`merge_local` of :func:`close_local`'s ``res`` merges a table's chunks
+    (its changes are not one aligned chunk of the merged schema: a segment spilled, or a DDL
+    changed the table), rather than only moving files and writing ``changes.jsonl``."""
+    have = {t for t, _ in res["chunks"]}
+    return any(t in have and not _is_final(run, res, t, rt.table) for t, rt in enumerate(run.rows))
+
+
+def _is_final(run: Any, res: dict[str, Any], t: int, table: Table) -> bool:
+    """Whether table ``t``'s one aligned chunk is already its merged file."""
+    got = res.get("final", {}).get(t)
+    return got is not None and is_merged(got[1], table, run.spec.flavor)
 
 
 def merge_local(run: Any, out: str | os.PathLike, res: dict[str, Any]) -> int:
@@ -539,15 +561,12 @@ def merge_local(run: Any, out: str | os.PathLike, res: dict[str, Any]) -> int:
     by_table: dict[int, list[str]] = {}
     for t, p in res["chunks"]:
         by_table.setdefault(t, []).append(p)
-    fl = run.spec.flavor
-    final = res.get("final", {})
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
-        got = final.get(t)
-        if got is not None and is_merged(got[1], rt.table, fl):
-            os.replace(got[0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
+        if _is_final(run, res, t, rt.table):
+            os.replace(res["final"][t][0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
-            merge_table(by_table.get(t, []), dest, rt.table, fl)
+            merge_table(by_table.get(t, []), dest, rt.table, run.spec.flavor)
             release_memory()
     if res["jsonl"] is not None:
         os.replace(res["jsonl"](), cdir / "changes.jsonl")

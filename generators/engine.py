@@ -169,7 +169,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         writer = BinlogWriter(tmp, self.fmt, basename=s.basename, server_id=s.server_id,
                               max_binlog_size=s.max_binlog_size, start_time=s.start_time,
                               settings=self.session_settings(), stage_bytes=STAGE_BYTES, sink=sink)
-        from generators.changes_truth import ChangesRecorder, close_local, merge_local
+        from generators.changes_truth import ChangesRecorder, close_local, merge_local, needs_merge
 
         self.changes = ChangesRecorder(self, tmp / ".changes-chunks", aligned=True)
         try:
@@ -194,12 +194,19 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
             digests = {p.name: known_digest(sink.digests[p.name]) if p.name in sink.digests
                        else pool.submit(file_sha256, p) for p in writer.files}
             # the change batches the recorder still holds are written and freed first; then
-            # truth/changes is merged in a thread while truth/final is written here (two
+            # truth/changes is finished in a thread while truth/final is written here (two
             # sets of files, from the tables' definitions and the rows' state, which neither
-            # changes; Parquet encoding and file I/O run without the GIL)
-            merged = merging.submit(merge_local, self, tmp, close_local(self))
-            self.write_final(tmp / "truth" / "final")
-            merged.result()
+            # changes; Parquet encoding and file I/O run without the GIL) — unless a table's
+            # chunks need a merge: it holds a row group of changes, the final state a row
+            # group of rows, and together they would pass the run's memory bound
+            closed = close_local(self)
+            if needs_merge(self, closed):
+                merge_local(self, tmp, closed)
+                self.write_final(tmp / "truth" / "final")
+            else:
+                merged = merging.submit(merge_local, self, tmp, closed)
+                self.write_final(tmp / "truth" / "final")
+                merged.result()
             manifest = self.manifest(writer, digests)
         finally:
             merging.shutdown(wait=True, cancel_futures=True)

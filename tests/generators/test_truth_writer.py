@@ -52,10 +52,14 @@ def _changes_files(root: Path) -> dict[str, str]:
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: kw["workload"])
 def test_final_row_groups_equal_the_merge(kw, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(ct, "ROW_GROUP", 97)  # many row groups, boundaries inside batches
+    merges: list[bool] = []  # the end of each run: merged first (else while truth/final is written)
+    needs = ct.needs_merge
+    monkeypatch.setattr(ct, "needs_merge", lambda run, res: merges.append(needs(run, res)) or merges[-1])
     spec = Spec.from_dict(kw)
     direct = generate(spec, tmp_path / "direct").out
     monkeypatch.setattr(ct, "HOLD_BYTES", 0)  # every table spills at once: all merged at the end
     merged = generate(spec, tmp_path / "merged").out
+    assert merges == [bool(kw.get("ddl_every")), True]  # a DDL makes a second definition: a merge
     monkeypatch.setattr(ct, "HOLD_BYTES", 40_000)  # some spill mid-run, some do not
     mixed = generate(spec, tmp_path / "mixed").out
     a = _changes_files(direct)
