@@ -529,21 +529,19 @@ def close_local(run: Any) -> dict[str, Any]:
     res["dir"] = run.changes.dir
     run.changes = None
     release_memory()  # the recorder's buffers: freed, and given back before the merges
+    fl = run.spec.flavor
+    final = res.get("final", {})
+    # the tables whose one aligned chunk already is their merged file (moved, not merged)
+    res["moved"] = {t: final[t][0] for t, rt in enumerate(run.rows)
+                    if t in final and is_merged(final[t][1], rt.table, fl)}
     return res
 
 
-def needs_merge(run: Any, res: dict[str, Any]) -> bool:
+def needs_merge(res: dict[str, Any]) -> bool:
     """Whether :func:`merge_local` of :func:`close_local`'s ``res`` merges a table's chunks
     (its changes are not one aligned chunk of the merged schema: a segment spilled, or a DDL
     changed the table), rather than only moving files and writing ``changes.jsonl``."""
-    have = {t for t, _ in res["chunks"]}
-    return any(t in have and not _is_final(run, res, t, rt.table) for t, rt in enumerate(run.rows))
-
-
-def _is_final(run: Any, res: dict[str, Any], t: int, table: Table) -> bool:
-    """Whether table ``t``'s one aligned chunk is already its merged file."""
-    got = res.get("final", {}).get(t)
-    return got is not None and is_merged(got[1], table, run.spec.flavor)
+    return any(t not in res["moved"] for t, _ in res["chunks"])
 
 
 def merge_local(run: Any, out: str | os.PathLike, res: dict[str, Any]) -> int:
@@ -563,8 +561,8 @@ def merge_local(run: Any, out: str | os.PathLike, res: dict[str, Any]) -> int:
         by_table.setdefault(t, []).append(p)
     for t, rt in enumerate(run.rows):
         dest = cdir / table_file(rt.table)
-        if _is_final(run, res, t, rt.table):
-            os.replace(res["final"][t][0], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
+        if t in res["moved"]:
+            os.replace(res["moved"][t], dest)  # written in final row groups (ChangesRecorder aligned): the merge's bytes
         else:
             merge_table(by_table.get(t, []), dest, rt.table, run.spec.flavor)
             release_memory()

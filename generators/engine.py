@@ -200,7 +200,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
             # chunks need a merge: it holds a row group of changes, the final state a row
             # group of rows, and together they would pass the run's memory bound
             closed = close_local(self)
-            if needs_merge(self, closed):
+            if needs_merge(closed):
                 merge_local(self, tmp, closed)
                 self.write_final(tmp / "truth" / "final")
             else:

@@ -24,7 +24,8 @@ from binlogwriter.values.json_columns import JObj, JStrList
 from binlogwriter.values.json_text import jsonl_safe
 from binlogwriter.values.row import ColumnArray
 
-__all__ = ["canonical_renderer", "render_column", "canonical_key", "column_blocks", "dumps_line", "render_temporal"]
+__all__ = ["canonical_renderer", "render_column", "render_json", "canonical_key", "column_blocks", "dumps_line",
+           "render_temporal"]
 
 _BYTES_TYPES = ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB")
 _TEMPORAL_TYPES = ("DATE", "DATETIME", "TIMESTAMP", "TIME")
@@ -58,14 +59,14 @@ def render_column(col: Column, flavor: str, values: Any, fn: Callable[[Any], Any
     the whole column: the change truth's typed path); everything else value by value."""
     fn = column_renderer(col, flavor) if fn is None else fn
     if isinstance(values, ColumnArray):
-        got = _render_json(col, values) if values.kind == "json" else _render_units(col, fn, values)
+        got = render_json(col, values) if values.kind == "json" else _render_units(col, fn, values)
         if got is not None:
             return got
         values = values.tolist()
     return [None if v is None else fn(v) for v in values]
 
 
-def _render_json(col: Column, values: ColumnArray) -> list | None:
+def render_json(col: Column, values: ColumnArray) -> list | None:
     """A JSON column's documents given as columns (objects, arrays of strings) as their
     canonical texts, or None (other documents: value by value). The text of an object or
     array is the same for MySQL and MariaDB (only a MariaDB document that is a string

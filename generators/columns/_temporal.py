@@ -1,15 +1,18 @@
 """Helpers shared by the ``date``, ``time``, ``datetime`` and ``timestamp`` generator families:
 fractional seconds of ``fsp`` digits and seconds drawn back from the run's clock
-(``start_time``), scalar and vectorised.
+(``start_time``), scalar and vectorised; their SQL literals (the canonical text quoted).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import numpy as np
 
+from binlogwriter.schema import Column
 from generators.hashing import Stream, draw_array
+from generators.truth import render_column, render_temporal
 
 UTC = dt.UTC
 TS_MAX = 2**31 - 1
@@ -43,3 +46,14 @@ def secs_vector(start_time: int, span: int = SPAN):
     def secs_vec(h, j):
         return start_time - (draw_array(h, j + 1) % np.uint64(span)).astype(np.int64)
     return secs_vec
+
+
+def sql_literal(col: Column, v: Any, flavor: str) -> str:
+    """The canonical text quoted (the session time zone of snapshot.sql is '+00:00')."""
+    return "'" + render_temporal(col, v) + "'"
+
+
+def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
+    """:func:`sql_literal` of many values (None: ``NULL``): the canonical texts of the column
+    (``render_column``: from the arrays where it can), quoted."""
+    return ["NULL" if c is None else "'" + c + "'" for c in render_column(col, flavor, values)]

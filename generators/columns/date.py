@@ -20,10 +20,14 @@ import numpy as np
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDate
 from generators.columns._common import START_TIME, with_edges
-from generators.columns._temporal import ORD_1970, UTC
+from generators.columns._temporal import (  # literals: the canonical text quoted
+    ORD_1970,
+    UTC,
+    sql_literal,
+    sql_literals,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array
-from generators.truth import render_column, render_temporal
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
@@ -68,14 +72,3 @@ key_vector_generator = None  # temporal keys are rare: rows.py takes the scalar 
 
 def coerce(col: Column, v: Any, where: str) -> Any:
     return dt.date.fromisoformat(str(v))
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """The canonical text quoted (the session time zone of snapshot.sql is '+00:00')."""
-    return "'" + render_temporal(col, v) + "'"
-
-
-def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
-    """:func:`sql_literal` of many values (None: ``NULL``): the canonical texts of the column
-    (``render_column``: from the arrays where it can), quoted."""
-    return ["NULL" if c is None else "'" + c + "'" for c in render_column(col, flavor, values)]

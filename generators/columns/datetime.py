@@ -18,10 +18,18 @@ from typing import Any
 from binlogwriter.schema import Column
 from binlogwriter.values import MysqlDateTime
 from generators.columns._common import START_TIME, with_edges
-from generators.columns._temporal import SPAN, UTC, frac, frac_vector, max_frac, secs_vector
+from generators.columns._temporal import (  # literals: the canonical text quoted
+    SPAN,
+    UTC,
+    frac,
+    frac_vector,
+    max_frac,
+    secs_vector,
+    sql_literal,
+    sql_literals,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream
-from generators.truth import render_column, render_temporal
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
@@ -70,14 +78,3 @@ key_vector_generator = None  # temporal keys are rare: rows.py takes the scalar 
 
 def coerce(col: Column, v: Any, where: str) -> Any:
     return dt.datetime.fromisoformat(str(v)).replace(tzinfo=None)
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """The canonical text quoted (the session time zone of snapshot.sql is '+00:00')."""
-    return "'" + render_temporal(col, v) + "'"
-
-
-def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
-    """:func:`sql_literal` of many values (None: ``NULL``): the canonical texts of the column
-    (``render_column``: from the arrays where it can), quoted."""
-    return ["NULL" if c is None else "'" + c + "'" for c in render_column(col, flavor, values)]

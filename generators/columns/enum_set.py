@@ -144,11 +144,10 @@ def sql_literal(col: Column, v: Any, flavor: str) -> str:
     return quote(str(v))
 
 
-def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
-    """:func:`sql_literal` of many values (None: ``NULL``), a SET's canonical form made by
-    one renderer."""
-    vals = values.tolist() if isinstance(values, ColumnArray) else values
-    if col.type == "SET":
-        fn = column_renderer(col, flavor)
-        return ["NULL" if v is None else quote(fn(v)) for v in vals]
-    return ["NULL" if v is None else quote(str(v)) for v in vals]
+def sql_literals(col: Column, values: Any, flavor: str) -> list[str] | None:
+    """:func:`sql_literal` of many values (None: ``NULL``) of a SET, its canonical form made by
+    one renderer; None for an ENUM (value by value: ``quote(str(v))`` is one call)."""
+    if col.type != "SET":
+        return None
+    fn = column_renderer(col, flavor)
+    return ["NULL" if v is None else quote(fn(v)) for v in (values.tolist() if isinstance(values, ColumnArray) else values)]

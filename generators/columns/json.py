@@ -24,6 +24,7 @@ from binlogwriter.values.json_text import mysql_json_text
 from generators.columns._common import START_TIME, quote, with_edges
 from generators.hashing import Stream, unit_array
 from generators.pools import pool
+from generators.truth import render_json
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
@@ -139,11 +140,7 @@ def sql_literal(col: Column, v: Any, flavor: str) -> str:
 
 def sql_literals(col: Column, values: Any, flavor: str) -> list[str] | None:
     """:func:`sql_literal` of many values (None: ``NULL``) when they are documents given as
-    columns (objects, arrays of strings: ``generators.json_texts``, MySQL's text built by
-    Arrow over the whole column), else None (value by value)."""
-    if not isinstance(values, ColumnArray) or values.kind != "json" or not isinstance(values.data, JObj | JStrList):
-        return None
-    from generators.json_texts import json_texts  # imports pyarrow
-
-    got = json_texts(values.data, values.nulls)
-    return None if got is None else ["NULL" if t is None else quote(t) for t in got.to_pylist()]
+    columns (``generators.truth.render_json``: MySQL's text built by Arrow over the whole
+    column), else None (value by value)."""
+    got = render_json(col, values) if isinstance(values, ColumnArray) and values.kind == "json" else None
+    return None if got is None else ["NULL" if t is None else quote(t) for t in got]

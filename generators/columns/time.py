@@ -19,10 +19,15 @@ import numpy as np
 
 from binlogwriter.schema import Column
 from generators.columns._common import START_TIME, with_edges
-from generators.columns._temporal import frac, frac_vector, max_frac
+from generators.columns._temporal import (  # literals: the canonical text quoted
+    frac,
+    frac_vector,
+    max_frac,
+    sql_literal,
+    sql_literals,
+)
 from generators.columns._vec import twin_of
 from generators.hashing import Stream, draw_array, unit_array
-from generators.truth import render_column, render_temporal
 
 __all__ = ["FAMILY", "SQL_TYPES", "generator", "vector_generator", "key_generator", "key_capacity",
            "key_vector_generator", "coerce", "sql_literal", "sql_literals"]
@@ -80,14 +85,3 @@ def coerce(col: Column, v: Any, where: str) -> Any:
     hh, mm, ss = s.lstrip("-").split(":")
     us = round((int(hh) * 3600 + int(mm) * 60 + float(ss)) * 1_000_000)
     return dt.timedelta(microseconds=-us if neg else us)
-
-
-def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    """The canonical text quoted (the session time zone of snapshot.sql is '+00:00')."""
-    return "'" + render_temporal(col, v) + "'"
-
-
-def sql_literals(col: Column, values: Any, flavor: str) -> list[str]:
-    """:func:`sql_literal` of many values (None: ``NULL``): the canonical texts of the column
-    (``render_column``: from the arrays where it can), quoted."""
-    return ["NULL" if c is None else "'" + c + "'" for c in render_column(col, flavor, values)]

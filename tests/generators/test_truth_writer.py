@@ -54,7 +54,7 @@ def test_final_row_groups_equal_the_merge(kw, tmp_path: Path, monkeypatch) -> No
     monkeypatch.setattr(ct, "ROW_GROUP", 97)  # many row groups, boundaries inside batches
     merges: list[bool] = []  # the end of each run: merged first (else while truth/final is written)
     needs = ct.needs_merge
-    monkeypatch.setattr(ct, "needs_merge", lambda run, res: merges.append(needs(run, res)) or merges[-1])
+    monkeypatch.setattr(ct, "needs_merge", lambda res: merges.append(needs(res)) or merges[-1])
     spec = Spec.from_dict(kw)
     direct = generate(spec, tmp_path / "direct").out
     monkeypatch.setattr(ct, "HOLD_BYTES", 0)  # every table spills at once: all merged at the end
