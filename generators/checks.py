@@ -251,15 +251,17 @@ def _describe(t: Table, c: Check) -> str:
 
 def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, ...] = (),
                     listable: frozenset[str] = frozenset(),
-                    key_limits: dict[str, tuple[str, Any]] | None = None) -> dict[str, ColumnGen]:
+                    key_limits: dict[str, tuple[str, Any]] | None = None,
+                    cappable: frozenset[str] = frozenset()) -> dict[str, ColumnGen]:
     """Per-column generators that make every row of ``t`` pass its CHECK constraints
     (module docstring) and the ``extra`` conditions (its partitioning, generators/partitions.py),
-    by column name. ``key_columns`` (lower-case name → whether it is
-    the table's one-column integer PRIMARY KEY, whose values are ``key + 1``) are derived
+    by column name. ``key_columns`` (lower-case name → whether its values are 1 or more: an
+    integer column of the table's own key, generators/columns/integer.py) are derived
     from the row key and may not be restricted beyond what their values already meet, except
-    the ``listable`` ones (part of keys another column keeps unique) in the two ways
-    :func:`key_limit` names, which go into ``key_limits`` by column name — the caller makes
-    their values from the row key (generators/workloads/custom.py)."""
+    in the two ways :func:`key_limit` names, which go into ``key_limits`` by column name — the
+    caller makes their values from the row key (generators/workloads/custom.py): a list of
+    values for the ``listable`` ones (part of keys another column keeps unique), a bound
+    for the ``cappable`` ones (derived from this table's own key: held among its first keys)."""
     gens: dict[str, ColumnGen] = {}
     doms: dict[str, Domain] = {}
     for c in (*t.checks, *extra):
@@ -280,7 +282,7 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
                 name in key_columns
                 and d != Domain(not_null=d.not_null)
                 and not (key_columns[name] and _key_ok(d))
-                and not (name in listable and key_limit(t, name, d) is not None)
+                and _key_limit_of(t, name, d, listable, cappable) is None
             ):
                 raise SchemaError(
                     f"{_describe(t, c)} cannot be followed by the generator: it restricts "
@@ -294,7 +296,7 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
         doms = trial
     for name, d in doms.items():
         if name in key_columns:
-            limit = key_limit(t, name, d) if name in listable else None
+            limit = _key_limit_of(t, name, d, listable, cappable)
             if limit is not None and key_limits is not None:
                 key_limits[t.column(name).name] = limit
             continue
@@ -311,15 +313,27 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
     return gens
 
 
+def _key_limit_of(t: Table, name: str, d: Domain, listable: frozenset[str],
+                  cappable: frozenset[str]) -> tuple[str, Any] | None:
+    """:func:`key_limit` of a key column that may take it (:func:`check_overrides`), else None."""
+    limit = key_limit(t, name, d)
+    if limit is None or name not in (listable if limit[0] == "list" else cappable):
+        return None
+    return limit
+
+
 def key_limit(t: Table, name: str, d: Domain) -> tuple[str, Any] | None:
     """How a key column's restriction ``d`` can be met from the row key: ``("list", values)``
     for a list of values (``IN``, ``=``: a LIST partitioning; the ``choice`` the column would
-    get outside a key), ``("below", (bound, included))`` for a DATE / DATETIME column held
-    below a bound and nothing else (``<``, ``<=``: a RANGE partitioning without MAXVALUE);
-    None for anything else."""
+    get outside a key), ``("below", (bound, included))`` for a DATE / DATETIME or integer
+    column held below a bound (``<``, ``<=``: a RANGE partitioning without MAXVALUE) and
+    nothing else but, for an integer, a lower bound its counting values (from 1) meet; None
+    for anything else."""
     col = t.column(name)
-    if col.type in ("DATE", "DATETIME") and d.hi is not None and d == Domain(hi=d.hi, not_null=d.not_null):
-        return "below", (d.hi[0], not d.hi[1])
+    if d.hi is not None and (col.type in ("DATE", "DATETIME") or col.type in _INT_BITS):
+        lo = d.lo if col.type in _INT_BITS and d.lo is not None and (d.lo[0], d.lo[1]) <= (1, False) else None
+        if d == Domain(lo=lo, hi=d.hi, not_null=d.not_null):
+            return "below", (d.hi[0], not d.hi[1])
     try:
         g = _generator(t, col, replace(d, excluded=list(d.excluded)))
     except Unfollowable:
@@ -332,8 +346,8 @@ def _freeze(v: Any) -> Any:
 
 
 def _key_ok(d: Domain) -> bool:
-    """A restriction of the one-column integer PRIMARY KEY its values (``key + 1``) meet
-    anyway: a lower bound of at most 1."""
+    """A restriction an integer key column's values (1 or more) meet anyway: a lower bound of
+    at most 1."""
     return (
         d.values is None
         and not d.excluded

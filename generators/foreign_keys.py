@@ -34,7 +34,7 @@ from sqlglot import exp
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.hashing import hash64, hash64_array, salt
-from generators.key_space import key_wraps
+from generators.key_space import counts_up, key_wraps
 from generators.values import key_generator, key_vector_generator
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
@@ -132,9 +132,8 @@ def _value_fn(tdef: Any, column: str, flavor: str) -> Callable[[int], Any]:
     name = t.column(column).name
     if name in tdef.key_fns:
         return tdef.key_fns[name]
-    pk = t.effective_primary_key()
     ci = t.index_of(name)
-    primary = len(pk) == 1 and pk[0][0] == ci
+    primary = counts_up(t, ci, tdef.key_caps)
     fn = key_generator(t.columns[ci], flavor, t.name, primary)
     cap = key_wraps(t, flavor, tdef.key_fns, tdef.key_caps)[1].get(ci)  # as the parent's rows wrap it
     return fn if cap is None else (lambda k: fn(k % cap))
@@ -147,9 +146,8 @@ def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], An
     name = t.column(column).name
     if name in tdef.key_fns:
         return getattr(tdef.key_fns[name], "vec", None)
-    pk = t.effective_primary_key()
     ci = t.index_of(name)
-    primary = len(pk) == 1 and pk[0][0] == ci
+    primary = counts_up(t, ci, tdef.key_caps)
     col = t.columns[ci]
     vec = key_vector_generator(col, primary) or getattr(key_generator(col, flavor, t.name, primary), "vec", None)
     cap = key_wraps(t, flavor, tdef.key_fns, tdef.key_caps)[1].get(ci)  # as the parent's rows wrap it

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 from binlogwriter.schema import Table
 from generators.values import key_capacity
 
-__all__ = ["key_parts", "key_wraps"]
+__all__ = ["key_parts", "key_wraps", "counts_up"]
 
 
 def key_parts(t: Table) -> list[list[tuple[int, int]]]:
@@ -18,6 +18,18 @@ def key_parts(t: Table) -> list[list[tuple[int, int]]]:
     pk = t.effective_primary_key()
     return ([list(pk)] if pk else []) + [[(t.index_of(p.column), p.prefix or 0) for p in k.parts]
                                          for k in t.unique_keys]
+
+
+def counts_up(t: Table, ci: int, bounded: Collection[str] = ()) -> bool:
+    """Whether key column ``ci`` takes its family's counting key values (the ``primary`` form
+    of generators/values.py ``key_generator``: ``key + 1`` for an integer) instead of values
+    spread over its range: the one-column PRIMARY KEY, and a column held below a bound
+    (``bounded``: a RANGE partitioning without MAXVALUE, TableDef.key_caps), whose first
+    values must be the smallest. The one rule for a table's rows (generators/rows.py), the
+    foreign keys referring to them (generators/foreign_keys.py) and the bound's key count
+    (generators/workloads/custom.py)."""
+    pk = t.effective_primary_key()
+    return (len(pk) == 1 and pk[0][0] == ci) or t.columns[ci].name in bounded
 
 
 def key_wraps(t: Table, flavor: str, own_fns: Collection[str],

@@ -12,10 +12,11 @@ MySQL 8.0 reference "Partitioning" and MariaDB "Partitioning Types", both server
 :func:`partition_checks` turns the last two into the CHECK-like condition a row must meet,
 read by the same rules as a CHECK constraint (generators/checks.py: a column compared with
 constants, ``IN`` lists). A listed column that is part of a key with another column takes
-the listed values from the row key (generators/workloads/custom.py ``listed_key``), a DATE /
-DATETIME one below a bound the first key values under it (``TableDef.key_caps``); what
-those rules cannot follow — an expression such as ``YEAR(d)`` with bounds, ``LIST COLUMNS``
-over several columns, a bound on a key column, a listed column that is a whole key — is a
+the listed values from the row key (generators/workloads/custom.py ``listed_key``), an
+integer, DATE or DATETIME one below a bound the first key values under it
+(``TableDef.key_caps``, generators/key_space.py ``counts_up``); what those rules cannot
+follow — an expression such as ``YEAR(d)`` with bounds, ``LIST COLUMNS`` over several
+columns, a bound on another key column, a listed column that is a whole key — is a
 one-line :class:`~binlogwriter.errors.SchemaError` naming the partitioning and the table,
 as for a CHECK constraint.
 """

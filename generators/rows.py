@@ -38,7 +38,7 @@ from binlogwriter.batch.unique import lexsort_ints, unique_rows
 from binlogwriter.schema import Column, Table
 from binlogwriter.values import Geometry
 from generators.hashing import hash64, hash64_array, salt
-from generators.key_space import key_parts, key_wraps
+from generators.key_space import counts_up, key_parts, key_wraps
 from generators.keys import COUNT_SHIFT, NEVER, TableInfo, step
 from generators.spec import ColumnGen, Spec, SpecError, charset_stress_of
 from generators.stamps import assigned, fill, fill_row, stamp_value, stamps_of
@@ -153,16 +153,15 @@ class TableRows:
         fl = self.flavor
         tname = t.name
         idx = {c.name: i for i, c in enumerate(t.columns)}
-        pk = t.effective_primary_key()
         key_cols: dict[int, Callable[[int], Any]] = {}
         vkey: dict[int, Any] = {}
         for parts in key_parts(t):
             for ci, _prefix in parts:
                 col = t.columns[ci]
                 if col.name not in self.tdef.key_fns and ci not in key_cols:
-                    primary = len(parts) == 1 and pk and ci == pk[0][0]
-                    key_cols[ci] = key_generator(col, fl, tname, bool(primary))
-                    vkey[ci] = key_vector_generator(col, bool(primary)) or getattr(key_cols[ci], "vec", None)
+                    up = counts_up(t, ci, self.tdef.key_caps)
+                    key_cols[ci] = key_generator(col, fl, tname, up)
+                    vkey[ci] = key_vector_generator(col, up) or getattr(key_cols[ci], "vec", None)
         for name, fn in self.tdef.key_fns.items():
             if name in idx:
                 key_cols[idx[name]] = fn

@@ -22,9 +22,9 @@ class TableDef:
     create_sql: str
     key_fns: dict[str, Callable[[int], Any]] = field(default_factory=dict)
     key_caps: dict[str, int] = field(default_factory=dict)
-    """Key columns whose values must stay among the first N their key generator gives (a
-    RANGE partitioning's bound, generators/workloads/custom.py): they wrap at N
-    (generators/key_space.py)."""
+    """Key columns whose values must stay among the first N their counting key generator
+    gives (a RANGE partitioning's or a CHECK's upper bound, generators/workloads/custom.py):
+    they count up and wrap at N (generators/key_space.py ``counts_up``, ``key_wraps``)."""
     overrides: dict[str, ColumnGen] = field(default_factory=dict)
     update_groups: list[tuple[str, ...]] | None = None
     initial_keys: Callable[[], Iterable[int]] | None = None

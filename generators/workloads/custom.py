@@ -116,17 +116,14 @@ def custom(spec: Spec) -> WorkloadDef:
                               f"system-versioning row start / end) are not supported by the generator: the "
                               f"server computes their values - at {t.database}.{t.name}.{col.name}")
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
-    defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
-                              initial_rows=spec.initial_rows)
-    referenced = {(fk.parent[0].lower(), fk.parent[1].lower(), c.lower()) for d in defs
-                  for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.parent_columns}
-    for d in defs:
+    for d in defs:  # before the foreign keys: a parent's key columns are final when its children read them
         parts = partition_checks(d.table, d.create_sql)
         if d.table.checks or parts:
-            here = (d.table.database.lower(), d.table.name.lower())  # a column a FOREIGN KEY refers to keeps
-            listable = frozenset(c for c in _listable(d) if (*here, c) not in referenced)  # its key values
+            fk_cols = frozenset(c.lower() for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.columns)
+            keyed = _key_columns(d, fk_cols)
+            own = frozenset(c for c in keyed if c not in fk_cols)  # derived from this table's own key
             limits: dict[str, tuple[str, Any]] = {}
-            gens = check_overrides(d.table, _key_columns(d), parts, listable, limits)
+            gens = check_overrides(d.table, keyed, parts, _listable(d, fk_cols), limits, own)
             d.overrides.update(gens)
             d.checked = frozenset(gens)
             for cname, (kind, arg) in limits.items():  # e.g. a partitioned table's partitioning column in its key
@@ -135,31 +132,49 @@ def custom(spec: Spec) -> WorkloadDef:
                     d.key_fns[col.name] = listed_key([coerce(col, v, f"{d.table.name}.{col.name}") for v in arg])
                 else:
                     d.key_caps[col.name] = _keys_below(d.table, col, *arg, spec.flavor)
+            _listed_keys_apart(d, fk_cols)
+    defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
+                              initial_rows=spec.initial_rows)
     return WorkloadDef("custom", spec.database, defs)
 
 
-def _listable(d: TableDef) -> frozenset[str]:
+def _listable(d: TableDef, fk: frozenset[str]) -> frozenset[str]:
     """Key columns (lower-case) that may take a short list of values: every PRIMARY / UNIQUE
     key holding one has another column, generated from the row key, that keeps its rows apart
-    (not a FOREIGN KEY column: its values are the parent's)."""
+    (not one of the FOREIGN KEY columns ``fk``: their values are the parent's)."""
     t = d.table
     keys = [[t.columns[ci].name.lower() for ci, _ in parts] for parts in key_parts(t)]
-    fk = {n.lower() for n in d.key_fns}
     cols = {c for k in keys for c in k} - fk
     return frozenset(c for c in cols if all(c not in k or any(o != c and o not in fk for o in k) for k in keys))
 
 
+def _listed_keys_apart(d: TableDef, fk: frozenset[str]) -> None:
+    """SchemaError unless every PRIMARY / UNIQUE key holding a listed column (``key_fns`` set
+    by :func:`custom`) keeps its rows apart by a column that is neither listed, held below a
+    bound (``key_caps``: it repeats after N keys) nor a FOREIGN KEY column (``fk``)."""
+    t = d.table
+    listed = {n.lower() for n in d.key_fns}
+    held = listed | {n.lower() for n in d.key_caps} | fk
+    for parts in key_parts(t):
+        names = [t.columns[ci].name.lower() for ci, _ in parts]
+        if listed & set(names) and all(n in held for n in names):
+            raise SchemaError(f"the CHECK constraints and partitioning of table {t.database}.{t.name} cannot be "
+                              f"followed by the generator: they restrict every column of its key "
+                              f"({', '.join(t.columns[ci].name for ci, _ in parts)}) to a few values")
+
+
 def _keys_below(t: Table, col: Any, bound: Any, included: bool, flavor: str) -> int:
-    """How many keys give a DATE / DATETIME key column a value below ``bound`` (``included``:
-    up to it): its key generator counts up from 2000-01-01 (generators/columns/date.py,
-    datetime.py), so the first N keys do; the column wraps at N (generators/key_space.py)."""
+    """How many keys give a DATE / DATETIME or integer key column a value below ``bound``
+    (``included``: up to it): its counting key values (from 2000-01-01, or 1;
+    generators/columns/date.py, datetime.py, integer.py) grow with the key, so the first N
+    keys do; the column wraps at N (generators/key_space.py)."""
     where = f"{t.name}.{col.name}"
     try:
         limit = coerce(col, bound, where)
     except SpecError:
         raise SchemaError(f"the partitioning of table {t.database}.{where}: bound {bound!r} is not a "
                           f"{col.type} value") from None
-    fn = key_generator(col, flavor, t.name, False)
+    fn = key_generator(col, flavor, t.name, True)  # counting values (generators/key_space.py counts_up)
     lo, hi = 0, key_capacity(col, flavor)
     while lo < hi:  # the first key whose value is past the bound
         mid = (lo + hi) // 2
@@ -190,14 +205,14 @@ def listed_key(values: list) -> Callable[[int], Any]:
     return fn
 
 
-def _key_columns(d: TableDef) -> dict[str, bool]:
-    """The columns derived from the row key (PRIMARY / UNIQUE parts, FOREIGN KEY columns),
-    lower-case, each with whether it is the one-column integer PRIMARY KEY (values ``key + 1``)."""
+def _key_columns(d: TableDef, fk: frozenset[str]) -> dict[str, bool]:
+    """The columns derived from the row key (PRIMARY / UNIQUE parts, the FOREIGN KEY columns
+    ``fk``), lower-case, each with whether its values are 1 or more: an integer column of this
+    table's own key (generators/columns/integer.py ``key_generator``: ``key + 1``, or spread
+    over 1 … its maximum)."""
     t = d.table
-    pk = t.primary_key
-    sole = pk.parts[0].column.lower() if pk is not None and len(pk.parts) == 1 else None
     out = {p.column.lower(): False for k in t.keys if k.kind in ("PRIMARY", "UNIQUE") for p in k.parts}
-    out.update({n.lower(): False for n in d.key_fns})
-    if sole is not None and sole in out and t.column(sole).type in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT"):
-        out[sole] = sole not in {n.lower() for n in d.key_fns}
+    for c in out:
+        out[c] = c not in fk and t.column(c).type in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT")
+    out.update(dict.fromkeys(fk, False))
     return out

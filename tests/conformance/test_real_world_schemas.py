@@ -111,12 +111,49 @@ CLAUSES = [
         None,
     ),
     (
-        "partition-range-int-key",  # an integer key column below a bound: not followed
+        "partition-range-int-key",  # an integer key column below a bound: its values count up from 1 and
+        # wrap at the bound (generators/key_space.py counts_up); the sole key column caps the table's rows
+        # (29 here, fewer than the run inserts: the later INSERTs of a full table are skipped)
         "mariadb1011",
         "CREATE TABLE t (id INT NOT NULL, k INT NOT NULL, PRIMARY KEY (id, k)) "
-        "PARTITION BY RANGE (k) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN (200))",
+        "PARTITION BY RANGE (k) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN (200));\n"
+        "CREATE TABLE s (id INT UNSIGNED NOT NULL PRIMARY KEY, v VARCHAR(10), CHECK (id >= 1)) "
+        "PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN (30));\n"
+        "CREATE TABLE o (id BIGINT NOT NULL, region SMALLINT NOT NULL, at DATE NOT NULL, amount DECIMAL(8,2), "
+        "PRIMARY KEY (id, region), UNIQUE KEY (region, at, id)) /*!50100 PARTITION BY RANGE (region) "
+        "(PARTITION p0 VALUES LESS THAN (4) ENGINE = InnoDB, PARTITION p1 VALUES LESS THAN (8) ENGINE = InnoDB) */",
+        True,
+        None,
+    ),
+    (
+        "check-key-referenced",  # a FOREIGN KEY refers to key columns a CHECK restricts (InnoDB refuses one
+        # on a partitioned table): the children take the values the parent's rows have, listed or below a bound
+        "mariadb1011",
+        "CREATE TABLE acct (id INT NOT NULL, r CHAR(2) NOT NULL, PRIMARY KEY (id, r), "
+        "CONSTRAINT r_known CHECK (r IN ('EU', 'US', 'CA')));\n"
+        "CREATE TABLE shop (id SMALLINT NOT NULL PRIMARY KEY, name VARCHAR(20), CHECK (id BETWEEN 1 AND 49));\n"
+        "CREATE TABLE payment (id INT NOT NULL PRIMARY KEY, acct_id INT NOT NULL, acct_r CHAR(2) NOT NULL, "
+        "shop_id SMALLINT, KEY (acct_id, acct_r), FOREIGN KEY (acct_id, acct_r) REFERENCES acct (id, r), "
+        "FOREIGN KEY (shop_id) REFERENCES shop (id))",
+        True,
+        None,
+    ),
+    (
+        "partition-range-int-key-negative",  # the last bound below the first counting value
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL, k INT NOT NULL, PRIMARY KEY (id, k)) "
+        "PARTITION BY RANGE (k) (PARTITION p0 VALUES LESS THAN (-5))",
         False,
-        "the partitioning of table c_partition_range_int_key.t",
+        "the partitioning of table c_partition_range_int_key_negative.t.k cannot be followed by the generator: "
+        "its key values start at 1",
+    ),
+    (
+        "partition-list-key-capped",  # the key's other column held below a bound: the rows cannot be kept apart
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL, r CHAR(2) NOT NULL, PRIMARY KEY (id, r), CHECK (id < 10)) "
+        "PARTITION BY LIST COLUMNS (r) (PARTITION pe VALUES IN ('EU'), PARTITION pa VALUES IN ('US', 'CA'))",
+        False,
+        "the CHECK constraints and partitioning of table c_partition_list_key_capped.t",
     ),
     (
         "partition-list-whole-key",  # the listed column is a whole key: three values cannot tell rows apart

@@ -26,7 +26,8 @@ REFUSED = [
     ("d DOUBLE CHECK (d <> 0)", "CHECK (d <> 0)", "approximate type"),
     ("s VARCHAR(4) CHECK (CHAR_LENGTH(s) >= 9)", "CHECK (CHAR_LENGTH ( s ) >= 9)", "no length"),
     ("s VARCHAR(20) CHECK (JSON_VALID(s))", "CHECK (JSON_VALID ( s ))", "JSON_VALID on a VARCHAR"),
-    ("u INT NOT NULL, UNIQUE KEY (u), CONSTRAINT u_small CHECK (u < 100)", "`u_small`", "key column"),
+    ("u INT NOT NULL, UNIQUE KEY (u), CONSTRAINT u_big CHECK (u > 100)", "`u_big`", "key column"),
+    ("u INT NOT NULL, UNIQUE KEY (u), CONSTRAINT u_few CHECK (u IN (1, 2))", "`u_few`", "key column"),
     ("a INT CHECK (a IS NULL)", "CHECK (a IS NULL)", "NULL"),
     ("g POINT CHECK (g IS NOT NULL OR g = g)", None, None),
 ]

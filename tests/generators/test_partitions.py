@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from binlogwriter.schema import parse_tables
 from generators.partitions import PARTITIONING, partition_checks
@@ -57,3 +59,43 @@ def test_generated_rows_find_a_partition(flavor: str) -> None:
     cols = rt.compute_columns(keys, keys % 5, keys * 0)
     r = cols[1].tolist() if hasattr(cols[1], "tolist") else cols[1]
     assert set(r) <= {"EU", "US", "CA"} and len(set(r)) == 3
+
+
+_INT_TYPES = [("TINYINT", 127), ("TINYINT UNSIGNED", 255), ("SMALLINT", 32767), ("MEDIUMINT UNSIGNED", 16777215),
+              ("INT", 2**31 - 1), ("BIGINT", 2**63 - 1), ("BIGINT UNSIGNED", 2**64 - 1)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_an_integer_key_column_held_below_the_last_bound(data) -> None:
+    """A RANGE partitioning without MAXVALUE on an integer key column (the sole PRIMARY KEY, or
+    beside another key column; generators/key_space.py counts_up): every row's value is below
+    the bound (and at least 1 under a ``CHECK (c >= 1)``), the key's rows stay apart below the
+    table's capacity, and the many-key twin gives the scalar rule's values."""
+    typ, top = data.draw(st.sampled_from(_INT_TYPES), label="type")
+    bound = data.draw(st.one_of(st.integers(2, 60), st.integers(2, min(top, 10**7)), st.just(top)), label="bound")
+    shape = data.draw(st.sampled_from(["sole", "beside-int", "beside-date", "unique"]), label="shape")
+    check = data.draw(st.booleans(), label="check")
+    extra = ", CHECK (k >= 1)" if check else ""
+    keys_sql = {"sole": "PRIMARY KEY (k)", "beside-int": "PRIMARY KEY (id, k)",
+                "beside-date": "PRIMARY KEY (d, k)", "unique": "PRIMARY KEY (id), UNIQUE KEY (k, id)"}[shape]
+    ddl = (f"CREATE TABLE t (id BIGINT NOT NULL, d DATE NOT NULL, k {typ} NOT NULL, v VARCHAR(8), {keys_sql}{extra}) "
+           f"PARTITION BY RANGE (k) (PARTITION p0 VALUES LESS THAN ({max(1, bound // 2)}), "
+           f"PARTITION p1 VALUES LESS THAN ({bound}))")
+    flavor = data.draw(st.sampled_from(["mysql80", "mariadb1011"]), label="flavor")
+    rt = table_rows(ddl, data.draw(st.integers(0, 2**32), label="seed"), flavor)
+    n = min(rt.capacity, 2_000)
+    keys = np.concatenate([np.arange(n, dtype=np.int64),
+                           np.array(data.draw(st.lists(st.integers(0, rt.capacity - 1), max_size=20)),
+                                    dtype=np.int64)])
+    cols = rt.compute_columns(keys, keys * 0, keys * 0)
+    lists = [c if isinstance(c, list) else c.tolist() for c in cols]
+    k = lists[2]
+    assert all(1 <= x < bound for x in k)
+    if shape == "sole":
+        assert rt.capacity == bound - 1
+    key_cols = {"sole": (2,), "beside-int": (0, 2), "beside-date": (1, 2), "unique": (0,)}[shape]
+    seen = {tuple(lists[c][r] for c in key_cols) for r in range(n)}
+    assert len(seen) == n
+    for r in range(0, len(keys), max(1, len(keys) // 50)):
+        assert rt.compute_scalar(int(keys[r]), 0, 0)[2] == k[r]
