@@ -11,18 +11,29 @@ The rule keeps the generator's purity (a row is a function of its key; generator
   skipped; rows it INSERTs later may be deleted — no child references them), and its key
   columns never change, so no child is ever left dangling — under ``ON DELETE RESTRICT`` /
   ``NO ACTION`` as well as ``CASCADE`` / ``SET NULL``, which then never fire;
-* tables are created, and their initial rows inserted, parents first (a cycle between
-  different tables is a SchemaError). A self-referencing key points at an earlier initial
-  key (so initial rows insert in key order), the first row at itself.
+* a PRIMARY / UNIQUE key of the child made of FOREIGN KEY columns alone (a link table's
+  ``(film_id, actor_id)``, a 1:1 table's key) stays unique: there the child key picks the
+  parents' initial keys as the digits of one number (:func:`_key_places`), and the table
+  holds at most as many rows as those digits tell apart (its later INSERTs are skipped);
+* tables are created, and their initial rows inserted, parents first. A cycle between
+  different tables (a store's manager is staff, staff work in a store) is followed in the
+  snapshot, which loads the tables with ``foreign_key_checks = 0`` — every reference is to
+  an initial row, all loaded by then; it is a SchemaError with ``--ddl-in-binlog`` (tables
+  created and filled in the binlog one after the other), and whenever a FOREIGN KEY in it
+  refers to columns that are themselves a FOREIGN KEY. A self-referencing key points at an
+  earlier initial key (so initial rows insert in key order), the first row at itself;
+* a table has at most the initial rows its keys tell apart (a TINYINT key: 255;
+  generators/workloads/custom.py), and a child references only those.
 
 Limits (SchemaError naming table.column): the referenced columns must be the parent's
-PRIMARY KEY or a UNIQUE key of whole columns, and the child's FOREIGN KEY columns may not
-make up a whole PRIMARY/UNIQUE key of the child on their own (a 1:1 child table), since
-referencing initial parents only would then run out of distinct values.
+PRIMARY KEY or a UNIQUE key of whole columns; a key of FOREIGN KEY columns alone must hold
+all the columns of the FOREIGN KEYs it meets, none of them a self-reference, and several
+such keys must nest.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -102,21 +113,39 @@ def _key_sets(t: Table) -> list[tuple[str, ...]]:
     return out
 
 
-def _order(defs: Sequence[Any], fks: dict[tuple[str, str], list[ForeignKey]]) -> list[Any]:
-    """Parents before children (stable: schema order otherwise); SchemaError on a cycle."""
+def _order(defs: Sequence[Any], fks: dict[tuple[str, str], list[ForeignKey]],
+           in_binlog: bool) -> list[Any]:
+    """Parents before children (stable: schema order otherwise). A cycle between tables is
+    followed when no FOREIGN KEY in it refers to columns that are themselves a FOREIGN KEY of
+    the parent (its values would need the child's, made later): the snapshot loads every
+    table with ``foreign_key_checks = 0`` and the references point at initial rows, which all
+    exist by then (its tables come in the order met, a back edge left out). With ``in_binlog``
+    (``--ddl-in-binlog``: tables created and filled in the binlog one after the other) a
+    cycle is a SchemaError, and so is the other kind always."""
     by = {(d.table.database, d.table.name): d for d in defs}
     done: dict[tuple[str, str], int] = {}  # 1 = visiting, 2 = placed
     out: list[Any] = []
 
-    def visit(key: tuple[str, str], path: list[str]) -> None:
+    def derived(fk: ForeignKey) -> bool:  # the referenced columns are a FOREIGN KEY of the parent
+        own = {c.lower() for f in fks.get(fk.parent, []) for c in f.columns}
+        return any(c.lower() in own for c in fk.parent_columns)
+
+    def visit(key: tuple[str, str], path: list[tuple[str, ForeignKey]]) -> None:
         if done.get(key) == 2:
             return
         if done.get(key) == 1:
-            raise SchemaError("FOREIGN KEYs form a cycle between tables: " + " -> ".join(path + [".".join(key)]))
+            names = [n for n, _ in path]
+            ring = path[names.index(".".join(key)):]
+            if in_binlog or any(derived(fk) for _, fk in ring):
+                why = ("; with --ddl-in-binlog the tables are created and filled one after the other"
+                       if in_binlog and not any(derived(fk) for _, fk in ring) else "")
+                raise SchemaError("FOREIGN KEYs form a cycle between tables: "
+                                  + " -> ".join(names + [".".join(key)]) + why)
+            return
         done[key] = 1
         for fk in fks.get(key, []):
             if fk.parent != key:
-                visit(fk.parent, path + [".".join(key)])
+                visit(fk.parent, path + [(".".join(key), fk)])
         done[key] = 2
         out.append(by[key])
 
@@ -155,10 +184,12 @@ def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], An
 
 
 def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int, flavor: str,
-                       initial_rows: int) -> list[Any]:
-    """Give the children of ``defs`` (custom-schema TableDefs, with their CREATE TABLE texts)
-    key-derived FOREIGN KEY columns, mark referenced tables ``keep_initial`` and return the
-    TableDefs parents first (module docstring)."""
+                       in_binlog: bool = False) -> list[Any]:
+    """Give the children of ``defs`` (custom-schema TableDefs, with their CREATE TABLE texts and
+    their ``initial_count``, each at most what its keys hold) key-derived FOREIGN KEY columns,
+    mark referenced tables ``keep_initial`` and return the TableDefs parents first (module
+    docstring). A child whose FOREIGN-KEY-only keys tell fewer rows apart gets fewer initial
+    rows."""
     fks: dict[tuple[str, str], list[ForeignKey]] = {}
     for d, sql in zip(defs, create_sqls, strict=True):
         found = parse_foreign_keys(sql, d.table)
@@ -179,28 +210,117 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
                 raise SchemaError(f"{_where(child, fk.columns[0])}: FOREIGN KEY {fk.name} references "
                                   f"{_where(parent.table)} ({', '.join(pcols)}), which is not its PRIMARY KEY "
                                   f"or a UNIQUE key; the generator supports only those")
-            for ks in _key_sets(child):
-                if set(ks) <= set(fk.columns):
-                    raise SchemaError(f"{_where(child, fk.columns[0])}: the FOREIGN KEY {fk.name} columns make up "
-                                      f"a whole PRIMARY/UNIQUE key of the table; the generator cannot keep "
-                                      f"them unique (docs/generate.md, foreign keys)")
-    ordered = _order(defs, fks)
+    ordered = _order(defs, fks, in_binlog)
     for d in ordered:  # parents first: a parent's key_fns are final before its children read them
-        for fk in fks.get((d.table.database, d.table.name), []):
+        found = fks.get((d.table.database, d.table.name), [])
+        places, span = _key_places(d.table, found, {fk.name: by[fk.parent].initial_count for fk in found})
+        if places:
+            for name in {c for ks in _key_sets(d.table) if _fk_only(ks, found) for c in ks}:
+                d.key_caps[name] = span  # the child keys its FOREIGN-KEY-only keys tell apart
+            d.initial_count = min(d.initial_count, span)
+        mult = _coprime(span) if places else 1
+        for fk in found:
             parent = by[fk.parent]
             parent.keep_initial = True
             self_ref = fk.parent == fk.child
+            initial = parent.initial_count
             fns = [_value_fn(parent, c, flavor) for c in fk.parent_columns]
             vecs = [_value_vec(parent, c, flavor) for c in fk.parent_columns]
             nullable = all(d.table.column(c).nullable for c in fk.columns)
-            if initial_rows < 1 and not self_ref and not nullable:
+            if initial < 1 and not self_ref and not nullable:
                 raise SchemaError(f"{_where(d.table, fk.columns[0])}: FOREIGN KEY {fk.name} needs initial "
                                   f"rows in {'.'.join(fk.parent)} to reference (--initial-rows >= 1), "
                                   f"or nullable columns")
             h = salt(seed, d.table.name, "foreign-key", fk.name)
             for j, c in enumerate(fk.columns):
-                d.key_fns[d.table.column(c).name] = _reference(h, fns[j], initial_rows, self_ref, vecs[j])
+                if fk.name in places:
+                    ref = _place_reference(h, fns[j], initial, places[fk.name], span, mult, vecs[j])
+                else:
+                    ref = _reference(h, fns[j], initial, self_ref, vecs[j])
+                d.key_fns[d.table.column(c).name] = ref
     return ordered
+
+
+def _fk_only(ks: tuple[str, ...], found: list[ForeignKey]) -> bool:
+    return set(ks) <= {c for fk in found for c in fk.columns}
+
+
+def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int]) -> tuple[dict[str, int], int]:
+    """The child's PRIMARY / UNIQUE keys made of FOREIGN KEY columns alone — a link table's
+    ``(a_id, b_id)``, a 1:1 table's key — must stay unique, which references drawn at random
+    would not: there, child key ``k`` is scrambled to ``k'`` below ``span`` (a bijection) and
+    written in mixed radix, one digit per FOREIGN KEY in base its parent's initial row count
+    (``initial``, by FOREIGN KEY name), each digit (plus an offset) the parent's initial
+    key. Returns each such FOREIGN KEY's place value (the product of the bases before it,
+    the smallest key's FOREIGN KEYs first) and ``span``: the product of the smallest key's
+    bases, the child keys it tells apart (the table's rows are capped there). The keys must
+    nest (each one's FOREIGN KEYs include the smaller one's), and hold every column of the
+    FOREIGN KEYs they meet, none a self-reference; else a SchemaError. Nothing when a parent
+    has no initial rows (the columns are then NULL, or refused)."""
+    sets: list[list[ForeignKey]] = []
+    for ks in _key_sets(child):
+        if not _fk_only(ks, found):
+            continue
+        meets = [fk for fk in found if set(fk.columns) & set(ks)]
+        bad = next((fk for fk in meets if not set(fk.columns) <= set(ks) or fk.parent == fk.child), None)
+        if bad is not None:
+            raise SchemaError(f"{_where(child, bad.columns[0])}: the FOREIGN KEY {bad.name} columns are part of "
+                              f"a PRIMARY/UNIQUE key ({', '.join(ks)}) made of FOREIGN KEY columns only, "
+                              + ("and the FOREIGN KEY refers to the table itself" if bad.parent == bad.child
+                                 else "but not all inside it")
+                              + "; the generator cannot keep it unique (docs/generate.md, foreign keys)")
+        sets.append(meets)
+    if not sets or min(initial[fk.name] for meets in sets for fk in meets) < 1:
+        return {}, 0
+    sets.sort(key=len)
+    order: list[str] = []
+    for meets in sets:
+        names = [fk.name for fk in meets]
+        if not set(order) <= set(names):
+            raise SchemaError(f"{_where(child)}: its PRIMARY/UNIQUE keys made of FOREIGN KEY columns only do not "
+                              f"nest (each one's FOREIGN KEYs among the next one's); the generator cannot keep "
+                              f"them all unique (docs/generate.md, foreign keys)")
+        order += [n for n in names if n not in order]
+    places, place = {}, 1
+    for name in order:
+        places[name] = place
+        place = min(place * initial[name], 1 << 62)
+    span = min(math.prod(initial[fk.name] for fk in sets[0]), 1 << 62)
+    return places, span
+
+
+def _coprime(n: int) -> int:
+    """A multiplier near ``n`` times the golden ratio and prime to ``n``: ``k -> k * m mod n`` is
+    a bijection of ``0 … n - 1`` that spreads neighbouring keys."""
+    m = int(n * 0.6180339887498949) | 1
+    while math.gcd(m, n) != 1:
+        m += 2
+    return m
+
+
+def _place_reference(h: int, value: Callable[[int], Any], initial: int, place: int, span: int, mult: int,
+                     value_vec: Callable[[np.ndarray], Any] | None = None) -> Callable[[int], Any]:
+    """``child key -> referenced column value`` of a FOREIGN KEY in a FOREIGN-KEY-only key
+    (:func:`_key_places`): parent key ``((k * mult + h) mod span) // place + offset``, modulo
+    ``initial`` (the parent's initial rows). Child keys below ``span`` get distinct digit tuples, so that key stays
+    unique. ``fn.vec`` gives the values of many child keys (tests/generators/test_foreign_keys.py
+    holds it to ``fn``)."""
+    add, off = h % span, (h >> 20) % initial
+
+    def fn(k: int) -> Any:
+        return value(((k * mult + add) % span // place + off) % initial)
+
+    def vec(keys: np.ndarray) -> Any:
+        keys = np.asarray(keys, dtype=np.int64) % span
+        if span < 1 << 31:
+            scrambled = (keys * mult + add) % span
+        else:
+            scrambled = np.array([(k * mult + add) % span for k in keys.tolist()], dtype=np.int64)
+        return value_vec((scrambled // place + off) % initial)
+
+    if value_vec is not None:
+        fn.vec = vec  # type: ignore[attr-defined]
+    return fn
 
 
 def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool,

@@ -39,8 +39,10 @@ def key_wraps(t: Table, flavor: str, own_fns: Collection[str],
     ``wraps`` maps each key column whose own :func:`key_capacity` is below that to it: the column's
     values are made of the keys modulo it (a SMALLINT next to a BIGINT in one key wraps around its
     own range instead of leaving it). Columns named in ``own_fns`` (a workload's own key
-    functions, foreign-key columns) count as unbounded and never wrap; a column in ``bounded`` has
-    at most that capacity (values below a RANGE partitioning's bound). The one rule for a table's
+    functions, foreign-key columns) never wrap and count as unbounded unless ``bounded`` names
+    them (a key of FOREIGN KEY columns only, generators/foreign_keys.py ``_key_places``: the
+    key tells that many rows apart); another column in ``bounded`` has at most that capacity
+    (values below a RANGE partitioning's bound) and wraps there. The one rule for a table's
     rows (generators/rows.py) and for the foreign keys referring to them
     (generators/foreign_keys.py)."""
     caps: list[int] = []
@@ -49,8 +51,8 @@ def key_wraps(t: Table, flavor: str, own_fns: Collection[str],
         cap_k = 0
         for ci, prefix in parts:
             col = t.columns[ci]
-            if col.name in own_fns:
-                cap_k = 1 << 62
+            if col.name in own_fns:  # never wraps; a cap bounds the key (a FOREIGN-KEY-only key)
+                cap_k = max(cap_k, bounded.get(col.name, 1 << 62) if bounded else 1 << 62)
                 continue
             cap_c = key_capacity(col, flavor, prefix or None)
             if bounded and col.name in bounded:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import SchemaError
 
-__all__ = ["Tok", "tokenize", "split_statements", "LOSSY", "sqlglot_lossy"]
-
+__all__ = ["Tok", "tokenize", "split_statements", "statement_spans", "LOSSY", "sqlglot_lossy"]
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,90 @@ def tokenize(sql: str) -> list[Tok]:
     return out
 
 
+_DELIMITER_RE = re.compile(r"^[ \t]*delimiter[ \t]+\S", re.IGNORECASE | re.MULTILINE)
+
+
+def statement_spans(sql: str, comments: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of each statement of a script, as the ``mysql`` / ``mariadb`` client
+    sends them: cut at the delimiter outside quotes (``'…'``, ``"…"`` with backslash escapes and
+    doubled quotes; backquoted names) and comments (``#``, ``-- ``, ``/* */``; a ``/*! … */``
+    executable comment is SQL), the delimiter being ``;`` until a ``DELIMITER x`` line (a
+    client command, first on its line at the start of a statement; its own line is no
+    statement) sets another — so a routine or trigger body (``BEGIN … ; … END$$``) is one
+    statement, as mysqldump and Workbench write them. Spans hold no delimiter; blank ones are
+    left out. The one rule of where a statement ends (:func:`split_statements`,
+    generators/workloads/custom.py). ``comments``: gets the ``(start, end)`` of every comment
+    (a ``#`` / ``-- `` one with its line's end)."""
+    out: list[tuple[int, int]] = []
+    delim, start, i, n = ";", 0, 0, len(sql)
+
+    def cut(end: int, nxt: int) -> None:
+        nonlocal start
+        if sql[start:end].strip():
+            out.append((start, end))
+        start = nxt
+
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if sql[j] == ch:
+                    if j + 1 < n and sql[j + 1] == ch:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            i = j + 1
+            continue
+        if sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\n\r") or ch == "#":
+            j = sql.find("\n", i)
+            j = n if j < 0 else j + 1
+        elif sql.startswith("/*", i) and not sql.startswith("/*!", i) and not sql.startswith("/*M!", i):
+            j = sql.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        else:
+            j = -1
+        if j >= 0:
+            if comments is not None:
+                comments.append((i, j))
+            i = j
+            continue
+        if sql.startswith(delim, i):
+            cut(i, i + len(delim))
+            i += len(delim)
+            continue
+        if ch in "dD" and not sql[(ls := sql.rfind("\n", 0, i) + 1):i].strip() \
+                and _DELIMITER_RE.match(sql, ls) and not _code(sql, start, i):
+            eol = sql.find("\n", i)
+            eol = n if eol < 0 else eol
+            delim = sql[i:eol].split()[1]
+            cut(i, eol)
+            start = eol
+            i = eol
+            continue
+        i += 1
+    cut(n, n)
+    return out
+
+
+def _code(sql: str, start: int, i: int) -> bool:
+    """Whether ``sql[start:i]`` holds anything but blanks and comments (a statement begun)."""
+    try:
+        return bool(tokenize(sql[start:i]))
+    except SchemaError:
+        return True
+
+
 def split_statements(sql: str) -> list[tuple[str, list[Tok]]]:
+    """Each statement of a script as (its text, its tokens at their positions in ``sql``),
+    cut as :func:`statement_spans` says."""
+    if _DELIMITER_RE.search(sql):  # a client DELIMITER command: cut by the spans, each read alone
+        return [(sql[a + toks[0].pos:a + toks[-1].end], [Tok(t.kind, t.text, t.pos + a, t.end + a) for t in toks])
+                for a, b in statement_spans(sql) if (toks := tokenize(sql[a:b]))]
     toks = tokenize(sql)
     out: list[tuple[str, list[Tok]]] = []
     cur: list[Tok] = []

@@ -17,10 +17,11 @@ import numpy as np
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
+from binlogwriter.schema.lexer import statement_spans
 from generators.checks import check_overrides
 from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
-from generators.key_space import key_parts
+from generators.key_space import key_parts, key_wraps
 from generators.partitions import partition_checks
 from generators.spec import Spec
 from generators.values import coerce, key_capacity, key_generator
@@ -29,47 +30,25 @@ from generators.workloads.base import TableDef, WorkloadDef
 
 
 def split_statements(sql: str) -> list[str]:
-    """Split a script at top-level ``;`` (quotes, backticks and comments respected)."""
-    out, buf, i, n = [], [], 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch in "'\"`":
-            j = i + 1
-            while j < n:
-                if sql[j] == "\\" and ch != "`":
-                    j += 2
-                    continue
-                if sql[j] == ch:
-                    if j + 1 < n and sql[j + 1] == ch:
-                        j += 2
-                        continue
-                    break
-                j += 1
-            buf.append(sql[i:j + 1])
-            i = j + 1
-            continue
-        if sql.startswith("--", i) and (i + 2 >= n or sql[i + 2] in " \t\n\r") or ch == "#":
-            j = sql.find("\n", i)
-            i = n if j < 0 else j + 1
-            buf.append(" ")
-            continue
-        if sql.startswith("/*", i) and not sql.startswith("/*!", i):
-            j = sql.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-            buf.append(" ")
-            continue
-        if ch == ";":
-            s = "".join(buf).strip()
-            if s:
-                out.append(s)
-            buf = []
-            i += 1
-            continue
-        buf.append(ch)
-        i += 1
-    s = "".join(buf).strip()
-    if s:
-        out.append(s)
+    """The statements of a script as the client sends them (binlogwriter/schema/lexer.py
+    ``statement_spans``: quotes, comments and ``DELIMITER`` lines respected), each with its
+    comments blanked and its ends stripped."""
+    comments: list[tuple[int, int]] = []
+    spans = statement_spans(sql, comments)
+    out = []
+    c = 0
+    for a, b in spans:
+        parts, at = [], a
+        while c < len(comments) and comments[c][0] < b:
+            s, e = comments[c]
+            if s >= a:
+                parts += [sql[at:s], " "]
+                at = e
+            c += 1
+        parts.append(sql[at:b])
+        text = "".join(parts).strip()
+        if text:
+            out.append(text)
     return out
 
 
@@ -133,8 +112,11 @@ def custom(spec: Spec) -> WorkloadDef:
                 else:
                     d.key_caps[col.name] = _keys_below(d.table, col, *arg, spec.flavor)
             _listed_keys_apart(d, fk_cols)
+    for d in defs:  # no more initial rows than the table's own keys tell apart (a TINYINT key: 255)
+        fk_cols = {c for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.columns}
+        d.initial_count = min(d.initial_count, key_wraps(d.table, spec.flavor, fk_cols | set(d.key_fns), d.key_caps)[0])
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
-                              initial_rows=spec.initial_rows)
+                              in_binlog=spec.ddl_in_binlog)
     return WorkloadDef("custom", spec.database, defs)
 
 

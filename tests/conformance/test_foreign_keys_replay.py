@@ -102,3 +102,62 @@ def test_foreign_key_schema_replays_to_truth(mariadb_server_factory, tmp_path: P
             tx.delete(orders, [parent])
     with pytest.raises(MariaDBError, match="foreign key constraint fails"):
         server.replay(w.files)
+
+
+# A rental shop's schema in the shape of MySQL's sample databases: link tables whose keys are
+# FOREIGN KEY columns only, a 1:1 FOREIGN KEY (a UNIQUE manager), a cycle between two tables
+# (a store's manager is staff, staff work in a store), TINYINT keys fewer than --initial-rows.
+SHOP_DDL = """
+CREATE TABLE language (language_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name CHAR(20) NOT NULL);
+CREATE TABLE film (film_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, title VARCHAR(128) NOT NULL,
+  language_id TINYINT UNSIGNED NOT NULL, rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G',
+  CONSTRAINT fk_film_language FOREIGN KEY (language_id) REFERENCES language (language_id));
+CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, last_name VARCHAR(45) NOT NULL);
+CREATE TABLE film_actor (actor_id SMALLINT UNSIGNED NOT NULL, film_id SMALLINT UNSIGNED NOT NULL,
+  last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (actor_id, film_id),
+  CONSTRAINT fk_fa_actor FOREIGN KEY (actor_id) REFERENCES actor (actor_id) ON DELETE RESTRICT ON UPDATE CASCADE,
+  CONSTRAINT fk_fa_film FOREIGN KEY (film_id) REFERENCES film (film_id) ON DELETE RESTRICT ON UPDATE CASCADE);
+CREATE TABLE store (store_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  manager_staff_id TINYINT UNSIGNED NOT NULL, UNIQUE KEY idx_manager (manager_staff_id),
+  CONSTRAINT fk_store_staff FOREIGN KEY (manager_staff_id) REFERENCES staff (staff_id));
+CREATE TABLE staff (staff_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(45) NOT NULL,
+  store_id TINYINT UNSIGNED NOT NULL, CONSTRAINT fk_staff_store FOREIGN KEY (store_id) REFERENCES store (store_id));
+CREATE TABLE film_tag (film_id SMALLINT UNSIGNED NOT NULL, tag_film SMALLINT UNSIGNED NOT NULL,
+  PRIMARY KEY (film_id, tag_film), UNIQUE KEY (tag_film, film_id),
+  FOREIGN KEY (film_id) REFERENCES film (film_id), FOREIGN KEY (tag_film) REFERENCES film (film_id));
+"""
+
+
+@pytest.mark.parametrize("flavor", ["mariadb1011", "mysql80"])
+def test_link_tables_one_to_one_and_a_cycle_replay_to_truth(mariadb_server_factory, tmp_path: Path,
+                                                            flavor: str) -> None:
+    """Every link-table and 1:1 key stays unique and every reference live under the server's
+    own checks (foreign_key_checks=1 for the replay), the cycle loaded by the snapshot."""
+    db = f"shop_{flavor}"
+    spec = Spec.from_dict(dict(flavor=flavor, row_metadata="FULL", row_image="FULL", database=db, seed=11,
+                               transactions=400, initial_rows=300, workload=None, schema_sql=SHOP_DDL,
+                               schema_file="shop.sql", mix="insert=0.5,update=0.2,delete=0.3"))
+    out = tmp_path / "run"
+    generate(spec, out)
+    check_readers(out)
+    server = mariadb_server_factory(row_image="FULL")
+    server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
+    assert server.query("SELECT @@foreign_key_checks") == [("1",)]
+    server.replay([out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()])
+    truth = final_truth(out)
+    for (tdb, table), rows in truth.items():
+        assert server.dump_table(tdb, table) == rows, f"{tdb}.{table}"
+    assert len(truth[(db, "language")]) == 255  # a TINYINT UNSIGNED key holds 255 rows, fewer than asked
+    assert len(truth[(db, "film_actor")]) > 300  # a link table holds more rows than its parents' initial ones
+    orphans = server.query(f"SELECT COUNT(*) FROM {db}.staff s LEFT JOIN {db}.store t USING (store_id) "
+                           "WHERE t.store_id IS NULL")
+    assert orphans == [("0",)]
+
+
+def test_a_cycle_with_the_tables_in_the_binlog_is_refused() -> None:
+    from binlogwriter.errors import SchemaError
+    from generators.workloads import load_workload
+
+    spec = Spec.from_dict(dict(workload=None, schema_sql=SHOP_DDL, schema_file="shop.sql", ddl_in_binlog=True))
+    with pytest.raises(SchemaError, match=r"cycle between tables: .*store.* with --ddl-in-binlog"):
+        load_workload(spec)

@@ -37,6 +37,30 @@ REFS = {"ship": [(("so", "sn"), "line", ("o", "n"))],
         "node": [(("up",), "node", ("id",))]}
 
 
+def _replay_checking(out: Path, tables: dict, state: dict[str, dict[tuple, dict]], check) -> None:
+    """Apply OUT's binlog changes to ``state`` (table -> primary key -> row), calling ``check``
+    after every commit."""
+    def key(name: str, row: dict) -> tuple:
+        t = tables[name]
+        return tuple(row[t.columns[i].name] for i, _ in t.effective_primary_key())
+
+    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
+    last_xid = None
+    for ch in BinlogReader(files, schemas=list(tables.values())).changes():
+        if ch.xid != last_xid and last_xid is not None:
+            check()
+        last_xid = ch.xid
+        rows = state[ch.table]
+        if ch.op == "insert":
+            rows[key(ch.table, ch.after)] = dict(ch.after)
+        elif ch.op == "update":
+            k = key(ch.table, ch.before)
+            rows[k] = {**rows[k], **ch.after}
+        else:
+            rows.pop(key(ch.table, ch.before))
+    check()
+
+
 def _spec(**kw) -> Spec:
     base = dict(flavor="mariadb1011", database="fk", workload=None, schema_sql=DDL, schema_file="fk.sql",
                 seed=1, transactions=60, initial_rows=5, mix="insert=0.4,update=0.2,delete=0.4")
@@ -62,10 +86,6 @@ def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, init
     tables = {td.name: td.table for td in load_workload(spec).tables}
     state: dict[str, dict[tuple, dict]] = {n: {} for n in tables}
 
-    def key(name: str, row: dict) -> tuple:
-        t = tables[name]
-        return tuple(row[t.columns[i].name] for i, _ in t.effective_primary_key())
-
     def check() -> None:
         for child, refs in REFS.items():
             for cols, parent, pcols in refs:
@@ -74,21 +94,7 @@ def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, init
                     v = tuple(r[c] for c in cols)
                     assert None in v or v in have, f"{child}{cols}={v} references no {parent} row"
 
-    files = [out / line.strip()[2:] for line in (out / "binlog.index").read_text().splitlines()]
-    last_xid = None
-    for ch in BinlogReader(files, schemas=list(tables.values())).changes():
-        if ch.xid != last_xid and last_xid is not None:
-            check()
-        last_xid = ch.xid
-        rows = state[ch.table]
-        if ch.op == "insert":
-            rows[key(ch.table, ch.after)] = dict(ch.after)
-        elif ch.op == "update":
-            k = key(ch.table, ch.before)
-            rows[k] = {**rows[k], **ch.after}
-        else:
-            rows.pop(key(ch.table, ch.before))
-    check()
+    _replay_checking(out, tables, state, check)
     final = {p.name.split(".")[1]: len(p.read_text().splitlines()) for p in (out / "truth" / "final").glob("*.jsonl")}
     assert final == {n: len(v) for n, v in state.items()}
     assert all(json.loads(x)["id"] for x in (out / "truth" / "final" / "fk.ord.jsonl").read_text().splitlines())
@@ -99,10 +105,20 @@ def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, init
      "fk.a.b: FOREIGN KEY fk0 references fk.nowhere, which is not in the schema"),
     ("CREATE TABLE p (id INT PRIMARY KEY, v INT);\nCREATE TABLE a (id INT PRIMARY KEY, b INT, "
      "FOREIGN KEY (b) REFERENCES p (v));", "is not its PRIMARY KEY or a UNIQUE key"),
-    ("CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE a (id INT PRIMARY KEY, FOREIGN KEY (id) REFERENCES p (id));",
-     "fk.a.id: the FOREIGN KEY fk0 columns make up a whole PRIMARY/UNIQUE key"),
-    ("CREATE TABLE a (id INT PRIMARY KEY, b INT, FOREIGN KEY (b) REFERENCES c (id));\n"
-     "CREATE TABLE c (id INT PRIMARY KEY, d INT, FOREIGN KEY (d) REFERENCES a (id));", "form a cycle"),
+    ("CREATE TABLE p (id INT PRIMARY KEY, q INT);\nCREATE TABLE a (x INT, y INT, PRIMARY KEY (x, y), "
+     "FOREIGN KEY (x, y) REFERENCES p (id, q));", "is not its PRIMARY KEY"),
+    ("CREATE TABLE p (id INT PRIMARY KEY, q INT NOT NULL, UNIQUE KEY (id, q));\n"
+     "CREATE TABLE a (x INT NOT NULL, y INT NOT NULL, PRIMARY KEY (x), FOREIGN KEY (x, y) REFERENCES p (id, q));",
+     "fk.a.x: the FOREIGN KEY fk0 columns are part of a PRIMARY/UNIQUE key (x) made of FOREIGN KEY columns only, "
+     "but not all inside it"),
+    ("CREATE TABLE a (id INT PRIMARY KEY, up INT NOT NULL, UNIQUE KEY (up), FOREIGN KEY (up) REFERENCES a (id));",
+     "refers to the table itself"),
+    ("CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE q (id INT PRIMARY KEY);\n"
+     "CREATE TABLE a (x INT NOT NULL, y INT NOT NULL, UNIQUE KEY (x), UNIQUE KEY (y), "
+     "FOREIGN KEY (x) REFERENCES p (id), FOREIGN KEY (y) REFERENCES q (id));", "do not nest"),
+    ("CREATE TABLE a (id INT PRIMARY KEY, b INT, UNIQUE KEY (b), FOREIGN KEY (b) REFERENCES c (id));\n"
+     "CREATE TABLE c (id INT PRIMARY KEY, d INT, FOREIGN KEY (d) REFERENCES a (b));",
+     "form a cycle between tables: fk.a -> fk.c -> fk.a"),
     ("CREATE TABLE a (id INT PRIMARY KEY, b INT, FOREIGN KEY (b, id) REFERENCES c (id));\n"
      "CREATE TABLE c (id INT PRIMARY KEY);", "has 2 columns but references 1"),
 ])
@@ -194,3 +210,72 @@ def test_a_reference_to_a_narrow_part_of_a_composite_key_finds_its_row(tmp_path_
     assert len(parents) >= initial and len(children) >= initial - 30
     orphans = [c for c in children if c["pa"] is not None and (c["pa"], c["pb"]) not in parents]
     assert not orphans, orphans[:3]
+
+
+LINKS = """
+CREATE TABLE lang (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, name CHAR(8) NOT NULL);
+CREATE TABLE film (id SMALLINT UNSIGNED NOT NULL PRIMARY KEY, lang TINYINT UNSIGNED NOT NULL REFERENCES lang (id));
+CREATE TABLE actor (id INT NOT NULL PRIMARY KEY, code CHAR(6) NOT NULL, UNIQUE KEY (code));
+CREATE TABLE film_actor (film SMALLINT UNSIGNED NOT NULL, actor CHAR(6) NOT NULL, role VARCHAR(10),
+  PRIMARY KEY (film, actor), UNIQUE KEY (actor, film),
+  FOREIGN KEY (film) REFERENCES film (id), FOREIGN KEY (actor) REFERENCES actor (code));
+CREATE TABLE bio (actor INT NOT NULL PRIMARY KEY, text VARCHAR(20), FOREIGN KEY (actor) REFERENCES actor (id));
+CREATE TABLE store (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, manager INT NOT NULL, UNIQUE KEY (manager),
+  FOREIGN KEY (manager) REFERENCES staff (id));
+CREATE TABLE staff (id INT NOT NULL PRIMARY KEY, store TINYINT UNSIGNED NOT NULL REFERENCES store (id));
+CREATE TABLE link3 (a INT NOT NULL, b SMALLINT UNSIGNED NOT NULL, c TINYINT UNSIGNED NOT NULL,
+  PRIMARY KEY (a, b, c), FOREIGN KEY (a) REFERENCES actor (id), FOREIGN KEY (b) REFERENCES film (id),
+  FOREIGN KEY (c) REFERENCES lang (id));
+"""
+# child -> [(columns, parent, parent columns)]
+LINK_REFS = {"film": [(("lang",), "lang", ("id",))],
+             "film_actor": [(("film",), "film", ("id",)), (("actor",), "actor", ("code",))],
+             "bio": [(("actor",), "actor", ("id",))], "store": [(("manager",), "staff", ("id",))],
+             "staff": [(("store",), "store", ("id",))],
+             "link3": [(("a",), "actor", ("id",)), (("b",), "film", ("id",)), (("c",), "lang", ("id",))]}
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), flavor=st.sampled_from(["mysql80", "mariadb1011"]),
+       initial=st.sampled_from([1, 2, 3, 7, 40, 300]), image=st.sampled_from(["FULL", "MINIMAL"]),
+       mix=st.sampled_from(["insert=0.6,update=0.1,delete=0.3", "insert=0.3,update=0.3,delete=0.4"]))
+def test_keys_of_foreign_key_columns_stay_unique(tmp_path_factory, seed, flavor, initial, image, mix) -> None:
+    """Link tables (keys of two or three FOREIGN KEYs, a second UNIQUE key over the same
+    columns), a 1:1 table, a cycle (store <-> staff) and TINYINT keys with more initial rows
+    asked than they hold: from the initial rows through every commit of the binlog, every
+    PRIMARY / UNIQUE key is unique and every reference finds its parent row, and each table
+    holds no more initial rows than its keys tell apart."""
+    from pathlib import Path
+
+    from generators.engine import Run
+
+    spec = _spec(seed=seed, flavor=flavor, initial_rows=initial, schema_sql=LINKS, schema_file="links.sql",
+                 transactions=150, row_image=image, mix=mix)
+    out = tmp_path_factory.mktemp("links") / "run"
+    generate(spec, out)
+    run = Run(spec, Path("unused"))
+    tables = {rt.table.name: rt.table for rt in run.rows}
+    keysets = {n: [[t.columns[i].name for i, _ in t.effective_primary_key()]]
+               + [[p.column for p in k.parts] for k in t.unique_keys] for n, t in tables.items()}
+    state: dict[str, dict[tuple, dict]] = {}
+    for rt in run.rows:
+        rows = [dict(zip([c.name for c in rt.table.columns], rt.compute(k, 0, 0), strict=True))
+                for k in range(rt.tdef.initial_count)]
+        state[rt.table.name] = {tuple(r[c] for c in keysets[rt.table.name][0]): r for r in rows}
+        assert len(state[rt.table.name]) == rt.tdef.initial_count, rt.table.name
+    assert len(state["lang"]) == len(state["store"]) == min(initial, 255) and len(state["bio"]) == initial
+
+    def check() -> None:
+        for name, rows in state.items():
+            for ks in keysets[name]:
+                vals = [tuple(r[c] for c in ks) for r in rows.values()]
+                assert len(set(vals)) == len(vals), f"{name} {ks} repeats a key"
+        for child, refs in LINK_REFS.items():
+            for cols, parent, pcols in refs:
+                have = {tuple(r[c] for c in pcols) for r in state[parent].values()}
+                for r in state[child].values():
+                    assert tuple(r[c] for c in cols) in have, f"{child}{cols} references no {parent} row"
+
+    check()
+    _replay_checking(out, tables, state, check)
+    assert sum(len(v) for v in state.values()) > 0
