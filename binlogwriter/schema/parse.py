@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 
 from binlogwriter.errors import SchemaError
+from binlogwriter.schema.alter import fold_alters
 from binlogwriter.schema.fallback import parse_create_database, parse_create_fallback
 from binlogwriter.schema.lexer import Tok, split_statements, sqlglot_lossy
 from binlogwriter.schema.model import Table, table_from_spec, table_from_sql
@@ -86,7 +87,9 @@ def _own_spec(stmt: list[Tok]) -> TableSpec | None:
 def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
                  source: str | None = None, *, binlog_columns: bool = False,
                  own_parser_first: bool = False) -> list[Table]:
-    """Every CREATE TABLE of a script, following ``USE db`` and ``CREATE DATABASE … CHARSET``.
+    """Every CREATE TABLE of a script, following ``USE db`` and ``CREATE DATABASE … CHARSET``,
+    with the script's ALTER TABLEs that add keys, constraints and columns folded in
+    (:func:`~binlogwriter.schema.alter.fold_alters`).
 
     Other statements are skipped. Raises SchemaError for an invalid table, located at the
     line of the script (``source:line: ...`` when ``source``, the file name, is given).
@@ -101,6 +104,7 @@ def parse_tables(sql_text: str, database: str = "test", flavor: str = "mysql80",
     check_flavor(flavor)
     check_text(sql_text)
     try:
+        sql_text = fold_alters(sql_text, database)
         statements = split_statements(sql_text)
     except SchemaError as e:
         raise locate(e, sql_text, [], source, always=True) from None

@@ -17,6 +17,7 @@ import numpy as np
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
+from binlogwriter.schema.alter import fold_alters
 from binlogwriter.schema.lexer import statement_spans
 from generators.checks import check_overrides
 from generators.errors import SpecError
@@ -79,7 +80,7 @@ def custom(spec: Spec) -> WorkloadDef:
     tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
-    stmts = [s for s in split_statements(spec.schema_sql)
+    stmts = [s for s in split_statements(fold_alters(spec.schema_sql, spec.database))  # as parse_tables reads them
              if s.split(None, 1)[0].upper() == "CREATE" and " TABLE " in " " + " ".join(s.upper().split()[:4]) + " "]
     if len(stmts) != len(tables):
         raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
