@@ -26,7 +26,7 @@ from __future__ import annotations
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Check, Table
 from binlogwriter.schema.fallback import expression_sql
-from binlogwriter.schema.lexer import Tok, tokenize
+from binlogwriter.schema.lexer import Tok, split_commas, tokenize
 
 __all__ = ["partition_checks", "PARTITIONING"]
 
@@ -57,7 +57,7 @@ def partition_checks(table: Table, create_sql: str) -> tuple[Check, ...]:
     where = f"{PARTITIONING} {kind}{' COLUMNS' if columns else ''} ({target}) of table {table.database}.{table.name}"
     parts = _definitions(toks, i)
     last = parts[-1] if parts else []  # the last partition's values (RANGE: its bound)
-    if columns and len(_split(expr)) > 1:
+    if columns and len(split_commas(expr)) > 1:
         if kind == "RANGE" and last and last[0][0].upper == "MAXVALUE":
             return ()
         raise SchemaError(f"{where} cannot be followed by the generator: it partitions by several columns")
@@ -104,20 +104,6 @@ def _group(toks: list[Tok], i: int) -> tuple[list[Tok], int]:
     raise SchemaError("PARTITION BY: unbalanced parentheses")
 
 
-def _split(toks: list[Tok]) -> list[list[Tok]]:
-    """``toks`` cut at its top-level commas."""
-    out: list[list[Tok]] = [[]]
-    depth = 0
-    for t in toks:
-        if t.kind == "punct" and t.text in "()":
-            depth += 1 if t.text == "(" else -1
-        if depth == 0 and t.kind == "punct" and t.text == ",":
-            out.append([])
-        else:
-            out[-1].append(t)
-    return [p for p in out if p]
-
-
 def _definitions(toks: list[Tok], i: int) -> list[list[list[Tok]]]:
     """The partition definitions after the partitioning expression (past ``PARTITIONS n`` and
     a ``SUBPARTITION BY`` clause): per partition, its values — the ``LESS THAN`` bound
@@ -133,15 +119,15 @@ def _definitions(toks: list[Tok], i: int) -> list[list[list[Tok]]]:
         return []
     body, _ = _group(toks, i)
     out = []
-    for part in _split(body):
+    for part in split_commas(body):
         vals: list[list[Tok]] = []
         for k, t in enumerate(part):
             if t.upper == "THAN" and k + 1 < len(part):
                 nxt = part[k + 1]
-                vals = [[nxt]] if nxt.upper == "MAXVALUE" else _split(_group(part, k + 1)[0])
+                vals = [[nxt]] if nxt.upper == "MAXVALUE" else split_commas(_group(part, k + 1)[0])
                 break
             if t.upper == "IN" and k > 0 and part[k - 1].upper == "VALUES":
-                vals = _split(_group(part, k + 1)[0])
+                vals = split_commas(_group(part, k + 1)[0])
                 break
         out.append(vals)
     return out

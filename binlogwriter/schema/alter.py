@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.lexer import Tok, split_statements
+from binlogwriter.schema.lexer import Tok, split_commas, split_statements
 
 __all__ = ["fold_alters"]
 
@@ -88,20 +88,6 @@ def _name(toks: list[Tok], i: int, db: str) -> tuple[tuple[str, str], int]:
     return (db.lower(), first.lower()), i + 1
 
 
-def _split(toks: list[Tok], i: int, j: int) -> list[list[Tok]]:
-    """``toks[i:j]`` cut at its top-level commas."""
-    out: list[list[Tok]] = [[]]
-    depth = 0
-    for t in toks[i:j]:
-        if t.kind == "punct" and t.text in "()":
-            depth += 1 if t.text == "(" else -1
-        if depth == 0 and t.kind == "punct" and t.text == ",":
-            out.append([])
-        else:
-            out[-1].append(t)
-    return [p for p in out if p]
-
-
 def _create(sql: str, toks: list[Tok]) -> _Create | None:
     """The definition list of a CREATE TABLE (None for ``… LIKE`` or ``… AS SELECT`` without one)."""
     k = next((k for k, t in enumerate(toks) if t.kind == "punct" and t.text == "("), None)
@@ -117,7 +103,7 @@ def _create(sql: str, toks: list[Tok]) -> _Create | None:
                 break
     if end is None:
         return None
-    defs = _split(toks, k + 1, end)
+    defs = split_commas(toks[k + 1:end])
     if not defs or defs[0][0].upper == "LIKE":
         return None
     items, prev = [], toks[k].end
@@ -234,7 +220,7 @@ def fold_alters(sql: str, database: str = "") -> str:
             if [t.upper for t in toks[i:i + 2]] == ["IF", "EXISTS"]:
                 i += 2
             key, i = _name(toks, i, db)
-            clauses = _split(toks, i, len(toks))
+            clauses = split_commas(toks[i:])
             if not clauses:
                 continue
             c = creates.get(key)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from binlogwriter.errors import SchemaError
 
-__all__ = ["Tok", "tokenize", "split_statements", "statement_spans", "LOSSY", "sqlglot_lossy"]
+__all__ = ["Tok", "tokenize", "split_statements", "statement_spans", "split_commas", "LOSSY", "sqlglot_lossy"]
 
 
 @dataclass(frozen=True)
@@ -214,6 +214,21 @@ def split_statements(sql: str) -> list[tuple[str, list[Tok]]]:
         else:
             cur.append(t)
     return out
+
+
+def split_commas(toks: Sequence[Tok]) -> list[list[Tok]]:
+    """``toks`` cut at their top-level commas (outside parentheses), empty pieces left out: a
+    definition list, an ALTER TABLE's clauses, a partition's values."""
+    out: list[list[Tok]] = [[]]
+    depth = 0
+    for t in toks:
+        if t.kind == "punct" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        if depth == 0 and t.kind == "punct" and t.text == ",":
+            out.append([])
+        else:
+            out[-1].append(t)
+    return [p for p in out if p]
 
 
 LOSSY = frozenset({"LONG", "INT8"})
