@@ -11,10 +11,11 @@ The rule keeps the generator's purity (a row is a function of its key; generator
   skipped; rows it INSERTs later may be deleted — no child references them), and its key
   columns never change, so no child is ever left dangling — under ``ON DELETE RESTRICT`` /
   ``NO ACTION`` as well as ``CASCADE`` / ``SET NULL``, which then never fire;
-* a PRIMARY / UNIQUE key of the child made of FOREIGN KEY columns alone (a link table's
-  ``(film_id, actor_id)``, a 1:1 table's key) stays unique: there the child key picks the
-  parents' initial keys as the digits of one number (:func:`_key_places`), and the table
-  holds at most as many rows as those digits tell apart (its later INSERTs are skipped);
+* a PRIMARY / UNIQUE key of the child holding FOREIGN KEY columns (a link table's
+  ``(film_id, actor_id)``, a 1:1 table's key, ``(post_id, kind TINYINT)``) stays unique:
+  unless its other columns tell every row apart alone, the child key picks the parents'
+  initial keys as the digits of one number (:func:`_key_places`), and the table holds at
+  most as many rows as the key tells apart (its later INSERTs are skipped);
 * tables are created, and their initial rows inserted, parents first. A cycle between
   different tables (a store's manager is staff, staff work in a store) is followed in the
   snapshot, which loads the tables with ``foreign_key_checks = 0`` — every reference is to
@@ -26,9 +27,9 @@ The rule keeps the generator's purity (a row is a function of its key; generator
   generators/workloads/custom.py), and a child references only those.
 
 Limits (SchemaError naming table.column): the referenced columns must be the parent's
-PRIMARY KEY or a UNIQUE key of whole columns; a key of FOREIGN KEY columns alone must hold
-all the columns of the FOREIGN KEYs it meets, none of them a self-reference, and several
-such keys must nest.
+PRIMARY KEY or a UNIQUE key of whole columns; a key made unique by its FOREIGN KEY digits
+must hold all the columns of the FOREIGN KEYs it meets, none of them a self-reference, and
+several such keys must nest.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ from sqlglot import exp
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.hashing import hash64, hash64_array, salt
-from generators.key_space import counts_up, key_wraps
-from generators.values import key_generator, key_vector_generator
+from generators.key_space import counts_up, key_parts, key_wraps
+from generators.values import key_capacity, key_generator, key_vector_generator
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
 
@@ -213,11 +214,11 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
     ordered = _order(defs, fks, in_binlog)
     for d in ordered:  # parents first: a parent's key_fns are final before its children read them
         found = fks.get((d.table.database, d.table.name), [])
-        places, span = _key_places(d.table, found, {fk.name: by[fk.parent].initial_count for fk in found})
-        if places:
-            for name in {c for ks in _key_sets(d.table) if _fk_only(ks, found) for c in ks}:
-                d.key_caps[name] = span  # the child keys its FOREIGN-KEY-only keys tell apart
-            d.initial_count = min(d.initial_count, span)
+        places, span, caps = _key_places(d.table, found, {fk.name: by[fk.parent].initial_count for fk in found},
+                                         flavor, d.key_caps, d.key_fns)
+        d.key_caps.update(caps)  # the child keys its keys with FOREIGN KEY columns tell apart
+        if caps:
+            d.initial_count = min(d.initial_count, *caps.values())
         mult = _coprime(span) if places else 1
         for fk in found:
             parent = by[fk.parent]
@@ -241,52 +242,68 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
     return ordered
 
 
-def _fk_only(ks: tuple[str, ...], found: list[ForeignKey]) -> bool:
-    return set(ks) <= {c for fk in found for c in fk.columns}
-
-
-def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int]) -> tuple[dict[str, int], int]:
-    """The child's PRIMARY / UNIQUE keys made of FOREIGN KEY columns alone — a link table's
-    ``(a_id, b_id)``, a 1:1 table's key — must stay unique, which references drawn at random
-    would not: there, child key ``k`` is scrambled to ``k'`` below ``span`` (a bijection) and
-    written in mixed radix, one digit per FOREIGN KEY in base its parent's initial row count
-    (``initial``, by FOREIGN KEY name), each digit (plus an offset) the parent's initial
-    key. Returns each such FOREIGN KEY's place value (the product of the bases before it,
-    the smallest key's FOREIGN KEYs first) and ``span``: the product of the smallest key's
-    bases, the child keys it tells apart (the table's rows are capped there). The keys must
-    nest (each one's FOREIGN KEYs include the smaller one's), and hold every column of the
-    FOREIGN KEYs they meet, none a self-reference; else a SchemaError. Nothing when a parent
-    has no initial rows (the columns are then NULL, or refused)."""
-    sets: list[list[ForeignKey]] = []
-    for ks in _key_sets(child):
-        if not _fk_only(ks, found):
-            continue
+def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], flavor: str,
+                bounded: dict[str, int], own_fns: Any) -> tuple[dict[str, int], int, dict[str, int]]:
+    """A PRIMARY / UNIQUE key holding FOREIGN KEY columns must stay unique, which references
+    drawn at random would not keep unless the key's other columns tell every row apart alone:
+    a link table's ``(film_id, actor_id)``, a 1:1 table's key, ``(post_id, kind TINYINT)``.
+    There, the FOREIGN KEYs are digits: child key ``k`` is taken modulo ``span`` (the product
+    of the parents' initial row counts, ``initial`` by FOREIGN KEY name, over the FOREIGN KEYs
+    of the smallest such key), scrambled below it (a bijection) and written in mixed radix,
+    one digit per FOREIGN KEY, each digit (plus an offset) the parent's initial key. The
+    key's own columns take ``k`` modulo their capacity ``r`` (generators/key_space.py, the
+    widest of them; 1 when there are none), so the key tells ``lcm(r, span)`` child keys
+    apart: the table's rows are capped there (``caps``: that count for the key's FOREIGN KEY
+    columns). A key whose own columns hold every generated row (``r`` unbounded) needs none
+    of this. Returns each digit FOREIGN KEY's place value (the product of the bases before
+    it, the smallest key's first), ``span`` and ``caps``. The keys must nest (each one's
+    FOREIGN KEYs include the smaller one's) and hold every column of the FOREIGN KEYs they
+    meet, none a self-reference; else a SchemaError. Nothing when a parent has no initial
+    rows (the columns are then NULL, or refused)."""
+    fk_cols = {c for fk in found for c in fk.columns}
+    keyed: list[tuple[tuple[str, ...], list[ForeignKey], int]] = []
+    for parts in key_parts(child):
+        ks = tuple(child.columns[ci].name for ci, _ in parts)
         meets = [fk for fk in found if set(fk.columns) & set(ks)]
+        if not meets:
+            continue
+        own = [(ci, prefix) for ci, prefix in parts
+               if child.columns[ci].name not in fk_cols and child.columns[ci].name not in own_fns]
+        radix = max((min(key_capacity(child.columns[ci], flavor, prefix or None),
+                         bounded.get(child.columns[ci].name, 1 << 62)) for ci, prefix in own), default=1)
+        if radix >= 1 << 62:
+            continue
         bad = next((fk for fk in meets if not set(fk.columns) <= set(ks) or fk.parent == fk.child), None)
         if bad is not None:
             raise SchemaError(f"{_where(child, bad.columns[0])}: the FOREIGN KEY {bad.name} columns are part of "
-                              f"a PRIMARY/UNIQUE key ({', '.join(ks)}) made of FOREIGN KEY columns only, "
+                              f"a PRIMARY/UNIQUE key ({', '.join(ks)}) whose other columns cannot tell its rows "
+                              f"apart alone, "
                               + ("and the FOREIGN KEY refers to the table itself" if bad.parent == bad.child
                                  else "but not all inside it")
                               + "; the generator cannot keep it unique (docs/generate.md, foreign keys)")
-        sets.append(meets)
-    if not sets or min(initial[fk.name] for meets in sets for fk in meets) < 1:
-        return {}, 0
-    sets.sort(key=len)
+        keyed.append((ks, meets, radix))
+    if not keyed or min(initial[fk.name] for _, meets, _ in keyed for fk in meets) < 1:
+        return {}, 0, {}
+    keyed.sort(key=lambda x: len(x[1]))
     order: list[str] = []
-    for meets in sets:
+    for _, meets, _ in keyed:
         names = [fk.name for fk in meets]
         if not set(order) <= set(names):
-            raise SchemaError(f"{_where(child)}: its PRIMARY/UNIQUE keys made of FOREIGN KEY columns only do not "
-                              f"nest (each one's FOREIGN KEYs among the next one's); the generator cannot keep "
-                              f"them all unique (docs/generate.md, foreign keys)")
+            raise SchemaError(f"{_where(child)}: its PRIMARY/UNIQUE keys holding FOREIGN KEY columns do not nest "
+                              f"(each one's FOREIGN KEYs among the next one's); the generator cannot keep them all "
+                              f"unique (docs/generate.md, foreign keys)")
         order += [n for n in names if n not in order]
     places, place = {}, 1
     for name in order:
         places[name] = place
         place = min(place * initial[name], 1 << 62)
-    span = min(math.prod(initial[fk.name] for fk in sets[0]), 1 << 62)
-    return places, span
+    span = min(math.prod(initial[fk.name] for fk in keyed[0][1]), 1 << 62)
+    caps: dict[str, int] = {}
+    for _, meets, radix in keyed:
+        told = min(math.lcm(radix, span), 1 << 62)
+        for c in (c for fk in meets for c in fk.columns):
+            caps[c] = min(caps.get(c, told), told)
+    return places, span, caps
 
 
 def _coprime(n: int) -> int:

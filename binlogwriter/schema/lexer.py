@@ -129,18 +129,28 @@ def statement_spans(sql: str, comments: list[tuple[int, int]] | None = None) -> 
     executable comment is SQL), the delimiter being ``;`` until a ``DELIMITER x`` line (a
     client command, first on its line at the start of a statement; its own line is no
     statement) sets another — so a routine or trigger body (``BEGIN … ; … END$$``) is one
-    statement, as mysqldump and Workbench write them. Spans hold no delimiter; blank ones are
+    statement, as mysqldump and Workbench write them (other text holding ``;`` under another
+    delimiter is cut at each ``;``: the client sends it as one query of several statements,
+    which the server runs one by one). Spans hold no delimiter; blank ones are
     left out. The one rule of where a statement ends (:func:`split_statements`,
     generators/workloads/custom.py). ``comments``: gets the ``(start, end)`` of every comment
     (a ``#`` / ``-- `` one with its line's end)."""
     out: list[tuple[int, int]] = []
     delim, start, i, n = ";", 0, 0, len(sql)
+    semis: list[int] = []  # the top-level ";" of the statement read so far (another delimiter set)
 
     def cut(end: int, nxt: int) -> None:
         nonlocal start
         if sql[start:end].strip():
-            out.append((start, end))
+            if semis and not _compound(sql[start:end]):  # sent as one query: the server runs each
+                for at in [*semis, end]:
+                    if sql[start:at].strip():
+                        out.append((start, at))
+                    start = at + 1
+            else:
+                out.append((start, end))
         start = nxt
+        semis.clear()
 
     while i < n:
         ch = sql[i]
@@ -175,6 +185,8 @@ def statement_spans(sql: str, comments: list[tuple[int, int]] | None = None) -> 
             cut(i, i + len(delim))
             i += len(delim)
             continue
+        if ch == ";":
+            semis.append(i)
         if ch in "dD" and not sql[(ls := sql.rfind("\n", 0, i) + 1):i].strip() \
                 and _DELIMITER_RE.match(sql, ls) and not _code(sql, start, i):
             eol = sql.find("\n", i)
@@ -187,6 +199,22 @@ def statement_spans(sql: str, comments: list[tuple[int, int]] | None = None) -> 
         i += 1
     cut(n, n)
     return out
+
+
+_ROUTINES = frozenset({"PROCEDURE", "FUNCTION", "TRIGGER", "EVENT", "PACKAGE"})
+_BLOCKS = frozenset({"BEGIN", "DECLARE", "IF", "WHILE", "REPEAT", "LOOP", "CASE", "FOR"})
+
+
+def _compound(text: str) -> bool:
+    """Whether a statement read under another delimiter than ``;`` is one the server reads
+    whole, ``;`` and all: a stored routine, trigger or event (``CREATE [DEFINER = …]
+    PROCEDURE …``) or a compound block. Anything else holding ``;`` is several statements
+    sent in one query (a ``DELIMITER //`` never used again), each of which the server runs."""
+    try:
+        words = [t.upper for t in tokenize(text)[:16] if t.kind == "word"]
+    except SchemaError:
+        return True
+    return bool(words) and (words[0] in _BLOCKS or (words[0] == "CREATE" and bool(_ROUTINES & set(words[1:]))))
 
 
 def _code(sql: str, start: int, i: int) -> bool:

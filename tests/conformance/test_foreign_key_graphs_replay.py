@@ -4,7 +4,7 @@ with the constraints enforced (foreign_key_checks=1) to exactly truth/final.
 Each drawn schema has 2 to 6 tables: integer keys of every width (a TINYINT key holds fewer
 rows than ``--initial-rows`` may ask), composite keys, references to a PRIMARY or a UNIQUE
 key, nullable and NOT NULL references, link tables whose key is two or three FOREIGN KEYs,
-1:1 tables (a UNIQUE FOREIGN KEY), self-references and, sometimes, a cycle between two
+1:1 tables (a UNIQUE FOREIGN KEY), keys of a FOREIGN KEY and a narrow column, self-references and, sometimes, a cycle between two
 tables. The server's own checks are the judge: a duplicate key or a reference to no row
 stops the replay.
 """
@@ -39,6 +39,7 @@ def fk_schemas(draw) -> str:
         cols: list[str] = []
         fk_clauses: list[str] = []
         fk_cols: list[tuple[str, str]] = []
+        fk_groups: list[tuple[list[tuple[str, str]], bool]] = []  # each FOREIGN KEY's columns, NOT NULL
         self_ref = i > 0 and draw(st.booleans(), label=f"t{i} self")
         refs = draw(st.lists(st.integers(0, i - 1), max_size=3), label=f"t{i} refs") if i else []
         for j, p in enumerate(refs):
@@ -47,11 +48,16 @@ def fk_schemas(draw) -> str:
             null = "" if draw(st.booleans(), label="nullable") else " NOT NULL"
             cols += [f"{nm} {typ}{null}" for nm, (_, typ) in zip(names, target, strict=True)]
             fk_cols += list(zip(names, [t for _, t in target], strict=True))
+            fk_groups.append((list(zip(names, [t for _, t in target], strict=True)), bool(null)))
             fk_clauses.append(f"FOREIGN KEY ({', '.join(names)}) REFERENCES t{p} ({', '.join(c for c, _ in target)})")
-        shape = draw(st.sampled_from(["own", "own", "composite", "link", "one-to-one"]), label=f"t{i} key")
+        shape = draw(st.sampled_from(["own", "own", "composite", "link", "one-to-one", "fk-plus"]), label=f"t{i} key")
         not_null = all("NOT NULL" in c for c in cols)
         if (shape == "link" and len(fk_clauses) >= 2 or shape == "one-to-one" and len(fk_clauses) == 1) and not_null:
             pk = list(fk_cols)  # a link table, or a 1:1 table: a key of FOREIGN KEY columns only
+        elif shape == "fk-plus" and fk_groups and fk_groups[0][1]:  # a FOREIGN KEY and a narrow column
+            typ = draw(st.sampled_from(["TINYINT UNSIGNED", "TINYINT", "SMALLINT UNSIGNED", "INT"]), label="kind")
+            cols.append(f"kind {typ} NOT NULL")
+            pk = fk_groups[0][0] + [("kind", typ)]
         else:
             typ = draw(st.sampled_from(_KEY_TYPES), label=f"t{i} id type")
             cols.insert(0, f"id {typ} NOT NULL")

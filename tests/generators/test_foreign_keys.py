@@ -109,8 +109,8 @@ def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, init
      "FOREIGN KEY (x, y) REFERENCES p (id, q));", "is not its PRIMARY KEY"),
     ("CREATE TABLE p (id INT PRIMARY KEY, q INT NOT NULL, UNIQUE KEY (id, q));\n"
      "CREATE TABLE a (x INT NOT NULL, y INT NOT NULL, PRIMARY KEY (x), FOREIGN KEY (x, y) REFERENCES p (id, q));",
-     "fk.a.x: the FOREIGN KEY fk0 columns are part of a PRIMARY/UNIQUE key (x) made of FOREIGN KEY columns only, "
-     "but not all inside it"),
+     "fk.a.x: the FOREIGN KEY fk0 columns are part of a PRIMARY/UNIQUE key (x) whose other columns cannot tell "
+     "its rows apart alone, but not all inside it"),
     ("CREATE TABLE a (id INT PRIMARY KEY, up INT NOT NULL, UNIQUE KEY (up), FOREIGN KEY (up) REFERENCES a (id));",
      "refers to the table itself"),
     ("CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE q (id INT PRIMARY KEY);\n"

@@ -74,18 +74,35 @@ _WORDS = st.sampled_from(["SELECT", "1", "x", "BEGIN", "END", "'a;b'", "'it''s $
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([";", "$$", "//", ";;"]),
-                          st.lists(st.lists(_WORDS, min_size=1, max_size=6), min_size=1, max_size=3)),
+                          st.lists(st.tuples(st.lists(_WORDS, min_size=1, max_size=6), st.booleans()),
+                                   min_size=1, max_size=3)),
                 min_size=1, max_size=5))
 def test_spans_are_the_statements_written(blocks) -> None:
-    """Statements written under several delimiters (a ``DELIMITER`` line before each block;
-    bodies with ``;`` inside quotes, comments and, under another delimiter, bare) come back
-    one by one, each span exactly the statement's text."""
+    """Statements written under several delimiters (a ``DELIMITER`` line before each block)
+    come back one by one, each span exactly the statement's text: under another delimiter
+    than ``;``, a routine whose body holds ``;`` is one statement, and plain statements
+    sent together (``a; b //``) are each one, as the server runs them."""
     text, want = [], []
     for delim, stmts in blocks:
         text.append(f"DELIMITER {delim}\n")
-        for words in stmts:
-            body = " ".join(words) if delim == ";" else " ".join(words) + "; " + " ".join(words)
-            want.append(body)
+        for words, routine in stmts:
+            body = " ".join(words)
+            if delim == ";":
+                want.append(body)
+            elif routine:
+                body = f"CREATE DEFINER=`u`@`%` PROCEDURE p() BEGIN {body}; {body}; END"
+                want.append(body)
+            else:  # a plain statement (not one that opens a block: BEGIN, IF, … are read whole)
+                body = f"SELECT {body}; SELECT {body}"
+                want += [f"SELECT {' '.join(words)}"] * 2
             text.append(f"{body}{delim}\n")
     sql = "".join(text)
     assert [sql[a:b].strip() for a, b in statement_spans(sql)] == want
+
+
+def test_a_delimiter_never_used_again_leaves_no_table_out(tmp_path: Path) -> None:
+    """``DELIMITER //`` and then plain ``;`` statements to the end (Cacti's install file):
+    the client sends the rest as one query, the server creates every table."""
+    sql = "DELIMITER //\nSET @x = 1;\nCREATE TABLE t (id INT PRIMARY KEY);\nCREATE TABLE u (id INT PRIMARY KEY);\n"
+    assert [t.name for t in parse_tables(sql, "db", "mysql80")] == ["t", "u"]
+    assert [s.split()[2] for s in split_statements(sql) if s.startswith("CREATE")] == ["t", "u"]
