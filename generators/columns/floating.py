@@ -12,6 +12,7 @@ type) and ``sql_literal`` (the value as SQL for snapshot.sql and Rows_query text
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -95,8 +96,46 @@ def _float_gen(col: Column, name: str, edge: bool):
                            edge)
     p = float(10 ** dp)
     mod = 10 ** (ip + dp) if ip <= 15 else None  # k / 10^d, k below 10^(M-D+d)
-    big = (mod - 1) / p if mod is not None else 1.7976931348623157e308
-    return _double_gen(col, p, mod, _fixed_edges(col, big, 1 / p), edge)
+    if mod is None:
+        return _double_gen(col, p, mod, _fixed_edges(col, 1.7976931348623157e308, 1 / p), edge)
+    scale = float(10 ** col.scale)
+    edges = [stored_fixed(k, p, scale) for k in (0, mod - 1, 1) + ((1 - mod, -1) if not col.unsigned else ())]
+    return _double_gen(col, p, mod, [e for i, e in enumerate(edges) if e not in edges[:i]], edge, scale)
+
+
+_ROUNDS = 4
+"""Times :func:`stored_fixed` applies the servers' rounding: a value it moves is moved once,
+rarely twice, and then stays."""
+
+
+def stored_fixed(k: int, p: float, scale: float) -> float:
+    """The double a DOUBLE(M,D) column stores for the decimal ``k / p`` (``p`` = 10^d, the
+    decimals generated; ``scale`` = 10^D): the servers round what they are given with
+    ``floor(x) + rint((x - floor(x)) * 10^D) / 10^D`` (MySQL and MariaDB
+    ``Field_real::truncate``), which is not always the double nearest to ``k / p`` (1.703 into
+    DOUBLE(16,4) keeps one unit in the last place less). The value is that rounding applied
+    until it gives the value back, so the row events and ``snapshot.sql``'s INSERT leave the
+    same double in the table (a keyless table's UPDATE finds its row)."""
+    q = int(p)
+    x = float(k // q) + (k % q) / p
+    for _ in range(_ROUNDS):
+        whole = math.floor(x)
+        y = whole + float(np.rint((x - whole) * scale)) / scale
+        if y == x:
+            break
+        x = y
+    return x
+
+
+def _stored_fixed_many(k: np.ndarray, p: float, scale: float) -> np.ndarray:
+    """:func:`stored_fixed` of many ``k`` (whole floats): floor division and modulo are exact,
+    the quotient, the sum and each rounding round as the scalar's do (a value the rounding
+    gives back stays where it is)."""
+    x = np.floor_divide(k, p) + np.mod(k, p) / p
+    for _ in range(_ROUNDS):
+        whole = np.floor(x)
+        x = whole + np.rint((x - whole) * scale) / scale
+    return x
 
 
 def _float32_gen(col: Column, den: int, top: int, edges: list[float], edge: bool):
@@ -116,25 +155,34 @@ def _float32_gen(col: Column, den: int, top: int, edges: list[float], edge: bool
     return with_edges(gen, edges, edge)
 
 
-def _double_gen(col: Column, p: float | None, mod: int | None, edges: list[float], edge: bool):
+def _double_gen(col: Column, p: float | None, mod: int | None, edges: list[float], edge: bool,
+                scale: float = 1.0):
     """The log-normal of 8 significant digits (negative on a fifth of the draws of a signed
-    column); ``p`` (10^d): rounded to d decimals, ``k / p``, ``k`` modulo ``mod`` (when given)."""
+    column); ``p`` (10^d): rounded to d decimals, ``k / p``, ``k`` modulo ``mod`` (when given:
+    the double the column stores, :func:`stored_fixed` with ``scale`` = 10^D)."""
     def dgen(st: Stream, k: int) -> float:
         v = lognormal_price(st)
         neg = not col.unsigned and st.chance(0.2)
         v = float(f"{v:.8g}")
         if p is not None:
             n = round(v * p)
-            v = (n % mod if mod is not None else n) / p
+            if mod is not None:  # the double the column stores for n / p, with its sign
+                n = n % mod
+                return stored_fixed(-n if neg else n, p, scale)
+            v = n / p
         return -v if neg else v  # the format and the rounding are sign-symmetric
 
     def dvec(h, j):
         out = lognormal_8g(h, j)
+        neg = None if col.unsigned else unit_array(draw_array(h, j + 3)) < 0.2
         if p is not None:
             n = np.rint(out * p)
-            out = (np.mod(n, float(mod)) if mod is not None else n) / p
-        if not col.unsigned:
-            out = np.where(unit_array(draw_array(h, j + 3)) < 0.2, -out, out)
+            if mod is not None:
+                n = np.mod(n, float(mod))
+                return "float", _stored_fixed_many(n if neg is None else np.where(neg, -n, n), p, scale), None
+            out = n / p
+        if neg is not None:
+            out = np.where(neg, -out, out)
         return "float", out, None
     dgen.vec = dvec
     return with_edges(dgen, edges, edge)

@@ -381,7 +381,8 @@ class MariaDBServer:
     def dump_table(self, db: str, table: str) -> list[tuple]:
         """Every row in the canonical form of docs/output.md, in its canonical order.
 
-        Integers, YEAR and BIT (`c+0`) -> int; FLOAT (`CAST(c AS DOUBLE)`) and DOUBLE -> float;
+        Integers, YEAR and BIT (`c+0`) -> int; FLOAT and DOUBLE (`CAST(c AS DOUBLE)`: every digit of
+        a DOUBLE(M,D) value) -> float;
         DECIMAL and temporals -> str as the server prints them (TIMESTAMP in UTC); binary
         strings, BLOBs, charset-binary columns and geometry -> "0x" + lowercase hex; other
         strings (JSON included: MariaDB keeps its text) -> str; NULL -> None.
@@ -396,11 +397,8 @@ class MariaDBServer:
             if data_type in BINARY_TYPES or charset == "binary":
                 exprs.append(f"HEX({ident})")
                 kinds.append("hex")
-            elif data_type == "float":
+            elif data_type in ("float", "double"):  # DOUBLE(M,D) prints D decimals: the cast prints every digit
                 exprs.append(f"CAST({ident} AS DOUBLE)")
-                kinds.append("float")
-            elif data_type == "double":
-                exprs.append(ident)
                 kinds.append("float")
             elif data_type == "bit":
                 exprs.append(f"{ident}+0")

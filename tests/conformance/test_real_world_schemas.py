@@ -54,6 +54,22 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "float-double-m-d-keyless",  # no key: a replayed UPDATE / DELETE finds its row by every value, so
+        # each double must be the one the server stored for snapshot.sql's INSERT (zabbix's history tables)
+        "mariadb1011",
+        "CREATE TABLE h (itemid BIGINT UNSIGNED NOT NULL, d DOUBLE(16,4) NOT NULL, e DOUBLE(17,17), "
+        "g DOUBLE(30,20), f FLOAT(7,3), u DOUBLE(10,2) UNSIGNED)",
+        True,
+        None,
+    ),
+    (
+        "float-double-m-d-keyless-mysql",
+        "mysql80",
+        "CREATE TABLE h (d DOUBLE(16,4) NOT NULL, e DOUBLE(12,6), n DOUBLE(8,3) NOT NULL)",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
