@@ -264,11 +264,11 @@ def build_spec(sf, schema: Path | None, options: dict[str, Any]):
         if options.get("workload") is not None:
             raise SpecError("--workload and --schema are exclusive")
         try:
-            text = schema.read_text(encoding="utf-8")
+            from generators.spec_file import schema_text
+
+            text = schema_text(schema.read_bytes(), str(schema))
         except OSError as e:
             raise SpecError(f"--schema: cannot read {schema}: {e.strerror or e}") from None
-        except UnicodeDecodeError as e:
-            raise SpecError(f"--schema: {schema} is not UTF-8 text ({e.reason} at byte {e.start})") from None
         given["schema_sql"] = text
         given["schema_file"] = str(schema)
         data.pop("workload", None)

@@ -127,8 +127,8 @@ def read_spec_file(path: str | Path) -> SpecFile:
         if not sp.is_absolute():
             sp = p.parent / sp
         try:
-            out["schema_sql"] = sp.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
+            out["schema_sql"] = schema_text(sp.read_bytes(), str(sp))
+        except OSError as e:
             why = getattr(e, "strerror", None) or str(e)
             raise SpecError(f"{sf.where('schema_file')}: schema: cannot read {sp}: {why}",
                             setting="schema_file") from None
@@ -156,3 +156,50 @@ def load_spec_file(path: str | Path) -> dict[str, Any]:
 
 def spec_as_json(s: Spec) -> str:
     return json.dumps(s.to_dict(), sort_keys=True, ensure_ascii=False)
+
+
+_READ = ("CREATE", "ALTER", "USE", "DROP")
+"""First words of the statements a schema script is read for (tables, their keys, the
+database); bytes that are not UTF-8 elsewhere (a dump's BLOB data, an INSERT's latin1 text)
+are never read."""
+
+
+def schema_text(data: bytes, name: str) -> str:
+    """A ``--schema`` file's text: UTF-8; a statement that is not (mysqldump writes BLOB and
+    geometry values as raw bytes) has its undecodable bytes replaced by ``?`` when it is one
+    the generator does not read (INSERT, SET, …), and is a SpecError naming its line when it
+    is (``CREATE TABLE``, ``ALTER TABLE``, …). The ``mariadb`` client loads such a file; so
+    does ``generate``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        first = e
+    from binlogwriter.errors import SchemaError
+    from binlogwriter.schema.lexer import statement_spans, tokenize
+
+    text = data.decode("utf-8", errors="surrogateescape")
+    out, at = [], 0
+    for a, b in statement_spans(text):
+        piece = text[a:b]
+        if _escaped(piece):
+            try:
+                toks = tokenize(piece)
+                head = next((t.upper for t in toks if t.kind == "word"), "")
+                bad = any(_escaped(t.text) for t in toks)  # not only in a comment
+            except SchemaError:
+                head, bad = "CREATE", True  # cannot tell: as if read
+            if head in _READ and bad:
+                line = text.count("\n", 0, a + len(piece) - len(piece.lstrip())) + 1
+                raise SpecError(f"--schema: {name}:{line}: the statement is not UTF-8 text "
+                                f"({first.reason} in it)") from None
+            piece = "".join("?" if "\udc80" <= ch <= "\udcff" else ch for ch in piece)
+        out += [text[at:a], piece]
+        at = b
+    out.append(text[at:])
+    rest = "".join(out)
+    return "".join("?" if "\udc80" <= ch <= "\udcff" else ch for ch in rest)  # in comments between statements
+
+
+def _escaped(text: str) -> bool:
+    """Whether ``text`` holds a byte that was not UTF-8 (``surrogateescape``)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)

@@ -18,7 +18,7 @@ import numpy as np
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from binlogwriter.schema.alter import fold_alters
-from binlogwriter.schema.lexer import statement_spans
+from binlogwriter.schema.lexer import split_commas, statement_spans, tokenize
 from generators.checks import check_overrides
 from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
@@ -80,16 +80,8 @@ def custom(spec: Spec) -> WorkloadDef:
     tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
-    stmts = [s for s in split_statements(fold_alters(spec.schema_sql, spec.database))  # as parse_tables reads them
-             if s.split(None, 1)[0].upper() == "CREATE" and " TABLE " in " " + " ".join(s.upper().split()[:4]) + " "]
-    if len(stmts) != len(tables):
-        raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
-    seen = set()
     defs = []
-    for t, sql in zip(tables, stmts, strict=True):
-        if (t.database, t.name) in seen:
-            raise SchemaError(f"table {t.database}.{t.name} is defined twice - at {t.database}.{t.name}")
-        seen.add((t.database, t.name))
+    for t, sql in _final_tables(tables, split_statements(fold_alters(spec.schema_sql, spec.database)), spec.database):
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
@@ -119,6 +111,48 @@ def custom(spec: Spec) -> WorkloadDef:
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               in_binlog=spec.ddl_in_binlog)
     return WorkloadDef("custom", spec.database, defs)
+
+
+def _final_tables(tables: list[Table], stmts: list[str], database: str) -> list[tuple[Table, str]]:
+    """The tables a script leaves (with their CREATE TABLE texts), as a server runs it: a
+    ``CREATE TABLE IF NOT EXISTS`` of a table already made does nothing, ``CREATE OR REPLACE
+    TABLE`` (MariaDB) and a CREATE after ``DROP TABLE`` make it anew, a table dropped and not
+    made again is gone; a second plain CREATE of a table is the server's error ("Table
+    already exists"), a SchemaError. ``tables`` are the script's CREATE TABLEs in order
+    (parse_tables), ``stmts`` its statements' texts."""
+    live: dict[tuple[str, str], tuple[Table, str]] = {}
+    made = iter(tables)
+    db = database
+    for text in stmts:
+        toks = tokenize(text)
+        words = [t.upper for t in toks[:8]]
+        if words[:1] == ["USE"] and len(toks) > 1:
+            db = toks[1].text
+        elif words[:1] == ["CREATE"] and "TABLE" in words[:4]:
+            t = next(made, None)
+            if t is None:
+                raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
+            key = (t.database.lower(), t.name.lower())
+            if key in live:
+                if words[words.index("TABLE") + 1:words.index("TABLE") + 4] == ["IF", "NOT", "EXISTS"]:
+                    continue
+                if words[1:3] != ["OR", "REPLACE"]:
+                    raise SchemaError(f"table {t.database}.{t.name} is defined twice (a second CREATE TABLE "
+                                      f"without DROP TABLE, IF NOT EXISTS or OR REPLACE) - at {t.database}.{t.name}")
+                del live[key]
+            live[key] = (t, text)
+        elif words[:1] == ["DROP"] and "TABLE" in words[:3]:
+            i = words.index("TABLE") + 1
+            i += 2 if words[i:i + 2] == ["IF", "EXISTS"] else 0
+            for name in split_commas(toks[i:]):
+                parts = [x.text for x in name if x.kind in ("word", "qident")]
+                if parts and parts[-1].upper() not in ("RESTRICT", "CASCADE"):
+                    live.pop(((parts[0] if len(parts) > 1 else db).lower(), parts[-1].lower()), None)
+    if next(made, None) is not None:
+        raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
+    if not live:
+        raise SchemaError("--schema: the script drops every table it creates")
+    return list(live.values())
 
 
 def _listable(d: TableDef, fk: frozenset[str]) -> frozenset[str]:
