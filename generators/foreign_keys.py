@@ -214,8 +214,9 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
     ordered = _order(defs, fks, in_binlog)
     for d in ordered:  # parents first: a parent's key_fns are final before its children read them
         found = fks.get((d.table.database, d.table.name), [])
-        places, span, caps = _key_places(d.table, found, {fk.name: by[fk.parent].initial_count for fk in found},
-                                         flavor, d.key_caps, d.key_fns)
+        places, span, caps, nulled = _key_places(d.table, found,
+                                                 {fk.name: by[fk.parent].initial_count for fk in found},
+                                                 flavor, d.key_caps, d.key_fns)
         d.key_caps.update(caps)  # the child keys its keys with FOREIGN KEY columns tell apart
         if caps:
             d.initial_count = min(d.initial_count, *caps.values())
@@ -234,7 +235,9 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
                                   f"or nullable columns")
             h = salt(seed, d.table.name, "foreign-key", fk.name)
             for j, c in enumerate(fk.columns):
-                if fk.name in places:
+                if fk.name in nulled:
+                    ref = _reference(h, fns[j], 0, False, vecs[j])  # no parent to draw from: NULL
+                elif fk.name in places:
                     ref = _place_reference(h, fns[j], initial, places[fk.name], span, mult, vecs[j])
                 else:
                     ref = _reference(h, fns[j], initial, self_ref, vecs[j])
@@ -243,7 +246,7 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
 
 
 def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], flavor: str,
-                bounded: dict[str, int], own_fns: Any) -> tuple[dict[str, int], int, dict[str, int]]:
+                bounded: dict[str, int], own_fns: Any) -> tuple[dict[str, int], int, dict[str, int], set[str]]:
     """A PRIMARY / UNIQUE key holding FOREIGN KEY columns must stay unique, which references
     drawn at random would not keep unless the key's other columns tell every row apart alone:
     a link table's ``(film_id, actor_id)``, a 1:1 table's key, ``(post_id, kind TINYINT)``.
@@ -258,8 +261,10 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
     of this. Returns each digit FOREIGN KEY's place value (the product of the bases before
     it, the smallest key's first), ``span`` and ``caps``. The keys must nest (each one's
     FOREIGN KEYs include the smaller one's) and hold every column of the FOREIGN KEYs they
-    meet, none a self-reference; else a SchemaError. Nothing when a parent has no initial
-    rows (the columns are then NULL, or refused)."""
+    meet, none a self-reference; a key that does not nest but holds a FOREIGN KEY of nullable
+    columns keeps that FOREIGN KEY NULL (returned in ``nulled``: a UNIQUE key never repeats
+    a NULL); else a SchemaError. Nothing when a parent has no initial rows (the columns are
+    then NULL, or refused)."""
     fk_cols = {c for fk in found for c in fk.columns}
     keyed: list[tuple[tuple[str, ...], list[ForeignKey], int]] = []
     for parts in key_parts(child):
@@ -282,17 +287,25 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
                                  else "but not all inside it")
                               + "; the generator cannot keep it unique (docs/generate.md, foreign keys)")
         keyed.append((ks, meets, radix))
+    nulled: set[str] = set()
     if not keyed or min(initial[fk.name] for _, meets, _ in keyed for fk in meets) < 1:
-        return {}, 0, {}
+        return {}, 0, {}, nulled
     keyed.sort(key=lambda x: len(x[1]))
     order: list[str] = []
-    for _, meets, _ in keyed:
-        names = [fk.name for fk in meets]
+    kept = []
+    for key in keyed:
+        names = [fk.name for fk in key[1]]
         if not set(order) <= set(names):
-            raise SchemaError(f"{_where(child)}: its PRIMARY/UNIQUE keys holding FOREIGN KEY columns do not nest "
-                              f"(each one's FOREIGN KEYs among the next one's); the generator cannot keep them all "
-                              f"unique (docs/generate.md, foreign keys)")
+            spare = [fk for fk in key[1] if fk.name not in order and all(child.column(c).nullable for c in fk.columns)]
+            if not spare:
+                raise SchemaError(f"{_where(child)}: its PRIMARY/UNIQUE keys holding FOREIGN KEY columns do not "
+                                  f"nest (each one's FOREIGN KEYs among the next one's); the generator cannot keep "
+                                  f"them all unique (docs/generate.md, foreign keys)")
+            nulled.add(spare[0].name)  # NULL in every row: a UNIQUE key never repeats a NULL
+            continue
         order += [n for n in names if n not in order]
+        kept.append(key)
+    keyed = kept
     places, place = {}, 1
     for name in order:
         places[name] = place
@@ -303,7 +316,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         told = min(math.lcm(radix, span), 1 << 62)
         for c in (c for fk in meets for c in fk.columns):
             caps[c] = min(caps.get(c, told), told)
-    return places, span, caps
+    return places, span, caps, nulled
 
 
 def _coprime(n: int) -> int:

@@ -106,7 +106,8 @@ def test_foreign_key_schema_replays_to_truth(mariadb_server_factory, tmp_path: P
 
 # A rental shop's schema in the shape of MySQL's sample databases: link tables whose keys are
 # FOREIGN KEY columns only, a 1:1 FOREIGN KEY (a UNIQUE manager), a cycle between two tables
-# (a store's manager is staff, staff work in a store), TINYINT keys fewer than --initial-rows.
+# (a store's manager is staff, staff work in a store), TINYINT keys fewer than --initial-rows, a key of
+# a FOREIGN KEY and an own column, a UNIQUE nullable FOREIGN KEY that cannot nest with it (kept NULL).
 SHOP_DDL = """
 CREATE TABLE language (language_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name CHAR(20) NOT NULL);
 CREATE TABLE film (film_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, title VARCHAR(128) NOT NULL,
@@ -122,6 +123,9 @@ CREATE TABLE store (store_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KE
   CONSTRAINT fk_store_staff FOREIGN KEY (manager_staff_id) REFERENCES staff (staff_id));
 CREATE TABLE staff (staff_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(45) NOT NULL,
   store_id TINYINT UNSIGNED NOT NULL, CONSTRAINT fk_staff_store FOREIGN KEY (store_id) REFERENCES store (store_id));
+CREATE TABLE customer_film (customer SMALLINT UNSIGNED NOT NULL, film_id SMALLINT UNSIGNED NOT NULL,
+  fav_actor SMALLINT UNSIGNED NULL, PRIMARY KEY (customer, film_id), UNIQUE KEY (fav_actor),
+  FOREIGN KEY (film_id) REFERENCES film (film_id), FOREIGN KEY (fav_actor) REFERENCES actor (actor_id));
 CREATE TABLE film_tag (film_id SMALLINT UNSIGNED NOT NULL, tag_film SMALLINT UNSIGNED NOT NULL,
   PRIMARY KEY (film_id, tag_film), UNIQUE KEY (tag_film, film_id),
   FOREIGN KEY (film_id) REFERENCES film (film_id), FOREIGN KEY (tag_film) REFERENCES film (film_id));
