@@ -340,16 +340,20 @@ def _place_reference(h: int, value: Callable[[int], Any], initial: int, place: i
     def fn(k: int) -> Any:
         return value(((k * mult + add) % span // place + off) % initial)
 
-    def vec(keys: np.ndarray) -> Any:
+    def parent_keys(keys: np.ndarray) -> np.ndarray:
         keys = np.asarray(keys, dtype=np.int64) % span
         if span < 1 << 31:
             scrambled = (keys * mult + add) % span
         else:
             scrambled = np.array([(k * mult + add) % span for k in keys.tolist()], dtype=np.int64)
-        return value_vec((scrambled // place + off) % initial)
+        return (scrambled // place + off) % initial
+
+    def vec(keys: np.ndarray) -> Any:
+        return value_vec(parent_keys(keys))
 
     if value_vec is not None:
         fn.vec = vec  # type: ignore[attr-defined]
+    fn.parent_keys = parent_keys  # type: ignore[attr-defined]
     return fn
 
 
@@ -360,7 +364,9 @@ def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool
     itself when there is none (InnoDB checks a row's own key after inserting it). With the
     parent value's twin ``value_vec``, ``fn.vec(keys)`` gives the values of many child keys:
     the parent keys by ``hash64_array`` (``hash64`` elementwise), their values by the twin
-    (tests/generators/test_foreign_keys.py holds it to ``fn``)."""
+    (tests/generators/test_foreign_keys.py holds it to ``fn``); ``fn.parent_keys(keys)`` the
+    parent keys themselves (-1 for NULL; the row itself for a self-reference without an
+    earlier one), which the writeset dependencies hash (generators/writeset.py)."""
     def fn(k: int) -> Any:
         n = min(k, initial) if self_ref else initial
         if n < 1:
@@ -374,6 +380,17 @@ def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool
             return [fn(k) for k in keys.tolist()]
         return value_vec((hash64_array(h, keys) % n.astype(np.uint64)).astype(np.int64))
 
+    def parent_keys(keys: np.ndarray) -> np.ndarray:
+        keys = np.asarray(keys, dtype=np.int64)
+        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        ok = n >= 1
+        out[ok] = (hash64_array(h, keys[ok]) % n[ok].astype(np.uint64)).astype(np.int64)
+        if self_ref:
+            out[~ok] = keys[~ok]  # the row itself
+        return out
+
     if value_vec is not None:
         fn.vec = vec  # type: ignore[attr-defined]
+    fn.parent_keys = parent_keys  # type: ignore[attr-defined]
     return fn

@@ -269,31 +269,9 @@ def key_rules(spec: Any, tables: list[Any]) -> tuple[np.ndarray, np.ndarray, lis
                 kix = next((j for j, k in enumerate(ptable.keys)
                             if {part.column.lower() for part in k.parts} == cols), 0)
                 code = len(tables) + index[key] * 1024 + kix
-                references.append((i, code, _parent_keys(spec, td.table.name, fk.name, fk.parent == fk.child)))
+                references.append((i, code, td.key_fns[td.table.column(fk.columns[0]).name].parent_keys))
                 children.add(i)
     keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) and i not in children
                for i, td in enumerate(tables)]
     barrier = [(td.table.database.lower(), td.table.name.lower()) in referenced for td in tables]
     return np.array(keyless, dtype=bool), np.array(barrier, dtype=bool), references
-
-
-def _parent_keys(spec: Any, child: str, fk_name: str, self_ref: bool):
-    """The parent key each child key references (generators/foreign_keys.py ``_reference``:
-    ``hash64(salt(seed, child, "foreign-key", name), k) % n`` with ``n`` the initial rows,
-    or ``min(k, initial)`` for a self-reference; -1 for NULL), for arrays of child keys."""
-    from generators.hashing import hash64_array, salt
-
-    h = salt(spec.seed, child, "foreign-key", fk_name)
-    initial = spec.initial_rows
-
-    def fn(keys: np.ndarray) -> np.ndarray:
-        keys = np.asarray(keys, dtype=np.int64)
-        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
-        hk = hash64_array(h, keys)
-        out = np.full(len(keys), -1, dtype=np.int64)
-        ok = n >= 1
-        out[ok] = (hk[ok] % n[ok].astype(np.uint64)).astype(np.int64)
-        if self_ref:
-            out[~ok] = keys[~ok]  # the row itself
-        return out
-    return fn
