@@ -336,7 +336,7 @@ def string_key_capacity(col: Column, flavor: str, prefix: int | None = None) -> 
     n = col.char_length() or TEXT_LIMIT[t]
     if prefix:
         n = min(n, prefix)
-    return 1 << (8 * min(n, 8))
+    return (1 << (8 * min(n, 8))) - 1  # key + 1 in the first min(n, 8) bytes
 
 
 def string_key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:
@@ -369,9 +369,11 @@ def string_key_generator(col: Column, flavor: str, table: str, primary: bool) ->
         return text_key
     n = col.char_length() or 8
     w = min(n, 8)
+    # key + 1 little-endian: its first bytes are its low bytes, so a prefix key (b(4)) tells
+    # the keys apart as long as they fit in it (string_key_capacity)
     if t == "BINARY":
-        return lambda k: (k + 1).to_bytes(w, "big") + bytes(n - w)
-    return lambda k: (k + 1).to_bytes(w, "big")
+        return lambda k: (k + 1).to_bytes(w, "little") + bytes(n - w)
+    return lambda k: (k + 1).to_bytes(w, "little")
 
 
 def string_coerce(col: Column, v: Any, where: str) -> Any:

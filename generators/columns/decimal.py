@@ -228,7 +228,7 @@ def vector_generator(col: Column, table: str, flavor: str, *, edge: bool = False
 def key_capacity(col: Column, flavor: str, prefix: int | None = None) -> int:
     """How many distinct keys :func:`key_generator` can give this column."""
     p, s = col.precision or 10, col.scale or 0
-    return 10 ** min(p - s, 18) if p > s else 1
+    return 10 ** min(p - s, 18) - 1 if p > s else 1  # key + 1 within the integer digits
 
 
 def key_generator(col: Column, flavor: str, table: str, primary: bool) -> Callable[[int], Any]:

@@ -70,6 +70,19 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "narrow-and-prefix-keys",  # keys that hold fewer values than --initial-rows asks, and prefix keys:
+        # each table holds what its keys tell apart, the prefixes differ (binary keys little-endian)
+        "mariadb1011",
+        "CREATE TABLE t1 (b BINARY(1) NOT NULL, v INT, PRIMARY KEY (b));\n"
+        "CREATE TABLE t2 (id INT PRIMARY KEY, d DECIMAL(3,2) NOT NULL, UNIQUE KEY (d));\n"
+        "CREATE TABLE t3 (d DECIMAL(5,3) NOT NULL PRIMARY KEY, v INT);\n"
+        "CREATE TABLE t4 (id INT PRIMARY KEY, b VARBINARY(50) NOT NULL, UNIQUE KEY (b(1)));\n"
+        "CREATE TABLE t5 (b BLOB NOT NULL, v INT, PRIMARY KEY (b(7)));\n"
+        "CREATE TABLE t6 (c CHAR(2) NOT NULL PRIMARY KEY, e ENUM('x', 'y') NOT NULL, UNIQUE KEY (e, c))",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
