@@ -386,7 +386,7 @@ class MariaDBServer:
         DECIMAL and temporals -> str as the server prints them (TIMESTAMP in UTC); binary
         strings, BLOBs, charset-binary columns and geometry -> "0x" + lowercase hex; other
         strings (JSON included: MariaDB keeps its text) -> str; NULL -> None.
-        MariaDB-only INET4/INET6/UUID come out as the server prints them.
+        MariaDB-only INET4/INET6/UUID -> "0x" + the hex of their binary form.
         """
         cols = self.columns(db, table)
         if not cols:
@@ -396,6 +396,9 @@ class MariaDBServer:
             ident = quote_ident(name)
             if data_type in BINARY_TYPES or charset == "binary":
                 exprs.append(f"HEX({ident})")
+                kinds.append("hex")
+            elif data_type in ("uuid", "inet4", "inet6"):  # their bytes, in the order the row events carry them
+                exprs.append(f"HEX(CAST({ident} AS BINARY({4 if data_type == 'inet4' else 16})))")
                 kinds.append("hex")
             elif data_type in ("float", "double"):  # DOUBLE(M,D) prints D decimals: the cast prints every digit
                 exprs.append(f"CAST({ident} AS DOUBLE)")

@@ -326,7 +326,15 @@ CLAUSES = [
         True,
         "CHECK constraint `a_lt_b` of table c_check_two_columns.t",
     ),
-    ("uuid-type", "mariadb1011", T + "u UUID DEFAULT uuid())", True, "no value generator for type UUID"),
+    (
+        "uuid-inet-types",  # MariaDB's UUID / INET4 / INET6: drawn values, and keys (a UUID primary key)
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, u UUID DEFAULT uuid(), i INET4, j INET6 NOT NULL);\n"
+        "CREATE TABLE k (u UUID NOT NULL PRIMARY KEY, ip INET6 NOT NULL, a INET4 NOT NULL, UNIQUE KEY (ip), "
+        "UNIQUE KEY (a));\nCREATE TABLE n (u UUID, i INET4, j INET6)",
+        True,
+        None,
+    ),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
