@@ -33,9 +33,9 @@ class SnapshotMixin:
 
     def _databases(self) -> list[str]:
         dbs = [self.spec.database]
-        for r in self.rows:
-            if r.table.database not in dbs:
-                dbs.append(r.table.database)
+        for db in [db for db, _ in self.work.preamble] + [r.table.database for r in self.rows]:
+            if db not in dbs:
+                dbs.append(db)
         return dbs
 
     def _initial_keys(self, rt: TableRows):
@@ -62,6 +62,8 @@ class SnapshotMixin:
                    "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\nSET SESSION foreign_key_checks = 0;\n")
         for db in self._databases():
             out.append(f"CREATE DATABASE IF NOT EXISTS {qi(db)};\n")
+        for db, sql in self.work.preamble:
+            out.append(f"USE {qi(db)};\n{sql};\n")
         for rt in self.rows:
             create = rt.tdef.create_sql.strip().rstrip(";")
             out.append(f"USE {qi(rt.table.database)};\n{create};\n")
@@ -100,6 +102,8 @@ class SnapshotMixin:
     def _initial_in_binlog(self, writer: BinlogWriter) -> None:
         for db in self._databases():
             self._ddl(writer, f"CREATE DATABASE IF NOT EXISTS {qi(db)}", db)
+        for db, sql in self.work.preamble:
+            self._ddl(writer, sql, db)
         for rt in self.rows:
             self._ddl(writer, rt.tdef.create_sql.strip().rstrip(";"), rt.table.database)
         for tidx, rt in enumerate(self.rows):

@@ -64,7 +64,9 @@ class WorkloadDef:
     name: str
     database: str
     tables: list[TableDef]
-    preamble: list[str] = field(default_factory=list)  # statements before CREATE TABLEs
+    preamble: list[tuple[str, str]] = field(default_factory=list)
+    """(database, statement) to run before the CREATE TABLEs: a script's ``CREATE SEQUENCE``s
+    (MariaDB), which a column's ``DEFAULT nextval(s)`` needs to exist."""
 
     def table(self, name: str) -> TableDef:
         for t in self.tables:

@@ -81,7 +81,8 @@ def custom(spec: Spec) -> WorkloadDef:
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
     defs = []
-    for t, sql in _final_tables(tables, split_statements(fold_alters(spec.schema_sql, spec.database)), spec.database):
+    stmts = split_statements(fold_alters(spec.schema_sql, spec.database))
+    for t, sql in _final_tables(tables, stmts, spec.database):
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
@@ -110,7 +111,21 @@ def custom(spec: Spec) -> WorkloadDef:
         d.initial_count = min(d.initial_count, key_wraps(d.table, spec.flavor, fk_cols | set(d.key_fns), d.key_caps)[0])
     defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
                               in_binlog=spec.ddl_in_binlog)
-    return WorkloadDef("custom", spec.database, defs)
+    return WorkloadDef("custom", spec.database, defs, preamble=_sequences(stmts, spec.database))
+
+
+def _sequences(stmts: list[str], database: str) -> list[tuple[str, str]]:
+    """The script's ``CREATE SEQUENCE`` statements (MariaDB), each with the database it runs
+    in: ``snapshot.sql`` runs them before the tables, whose ``DEFAULT nextval(s)`` needs them."""
+    out, db = [], database
+    for text in stmts:
+        toks = tokenize(text)
+        words = [t.upper for t in toks[:6]]
+        if words[:1] == ["USE"] and len(toks) > 1:
+            db = toks[1].text
+        elif words[:1] == ["CREATE"] and "SEQUENCE" in words[1:4]:
+            out.append((db, text))
+    return out
 
 
 def _final_tables(tables: list[Table], stmts: list[str], database: str) -> list[tuple[Table, str]]:

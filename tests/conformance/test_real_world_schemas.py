@@ -83,6 +83,15 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "sequence-default",  # MariaDB sequences a column's DEFAULT reads: snapshot.sql makes them first
+        "mariadb1011",
+        "CREATE SEQUENCE s1;\nCREATE TABLE t (id BIGINT NOT NULL DEFAULT nextval(s1) PRIMARY KEY, v INT);\n"
+        "CREATE SEQUENCE IF NOT EXISTS s2 START WITH 100 INCREMENT BY 10;\n"
+        "CREATE TABLE u (id INT NOT NULL PRIMARY KEY, w BIGINT DEFAULT (NEXTVAL(s2)))",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
