@@ -37,6 +37,17 @@ REFS = {"ship": [(("so", "sn"), "line", ("o", "n"))],
         "node": [(("up",), "node", ("id",))]}
 
 
+def _references_live(state: dict[str, dict[tuple, dict]], refs: dict) -> None:
+    """Every child row's FOREIGN KEY values (``refs``: child -> [(columns, parent, parent
+    columns)]) are NULL or a live parent row's."""
+    for child, links in refs.items():
+        for cols, parent, pcols in links:
+            have = {tuple(r[c] for c in pcols) for r in state[parent].values()}
+            for r in state[child].values():
+                v = tuple(r[c] for c in cols)
+                assert None in v or v in have, f"{child}{cols}={v} references no {parent} row"
+
+
 def _replay_checking(out: Path, tables: dict, state: dict[str, dict[tuple, dict]], check) -> None:
     """Apply OUT's binlog changes to ``state`` (table -> primary key -> row), calling ``check``
     after every commit."""
@@ -86,15 +97,7 @@ def test_every_commit_keeps_every_reference(tmp_path_factory, seed, flavor, init
     tables = {td.name: td.table for td in load_workload(spec).tables}
     state: dict[str, dict[tuple, dict]] = {n: {} for n in tables}
 
-    def check() -> None:
-        for child, refs in REFS.items():
-            for cols, parent, pcols in refs:
-                have = {tuple(r[c] for c in pcols) for r in state[parent].values()}
-                for r in state[child].values():
-                    v = tuple(r[c] for c in cols)
-                    assert None in v or v in have, f"{child}{cols}={v} references no {parent} row"
-
-    _replay_checking(out, tables, state, check)
+    _replay_checking(out, tables, state, lambda: _references_live(state, REFS))
     final = {p.name.split(".")[1]: len(p.read_text().splitlines()) for p in (out / "truth" / "final").glob("*.jsonl")}
     assert final == {n: len(v) for n, v in state.items()}
     assert all(json.loads(x)["id"] for x in (out / "truth" / "final" / "fk.ord.jsonl").read_text().splitlines())
@@ -275,12 +278,7 @@ def test_keys_of_foreign_key_columns_stay_unique(tmp_path_factory, seed, flavor,
             for ks in keysets[name]:
                 vals = [v for v in (tuple(r[c] for c in ks) for r in rows.values()) if None not in v]
                 assert len(set(vals)) == len(vals), f"{name} {ks} repeats a key"
-        for child, refs in LINK_REFS.items():
-            for cols, parent, pcols in refs:
-                have = {tuple(r[c] for c in pcols) for r in state[parent].values()}
-                for r in state[child].values():
-                    v = tuple(r[c] for c in cols)
-                    assert None in v or v in have, f"{child}{cols} references no {parent} row"
+        _references_live(state, LINK_REFS)
 
     check()
     _replay_checking(out, tables, state, check)
