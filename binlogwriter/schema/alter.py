@@ -12,12 +12,15 @@ with is the CREATE TABLE with those clauses in its definition list, which is wha
 * ``ADD [COLUMN] name definition [FIRST | AFTER c]``: the column, where it goes;
 * ``MODIFY [COLUMN] name definition [FIRST | AFTER c]`` and ``CHANGE [COLUMN] name name
   definition …`` (the same name): the column's definition replaced (and moved);
+* ``PARTITION BY …`` (a table not partitioned by its CREATE TABLE): the clause, after the
+  table options (the employees sample partitions its tables so);
 * table options (``AUTO_INCREMENT = n``, ``ENGINE``, ``COMMENT``, …), ``ALGORITHM``, ``LOCK``,
   ``FORCE``, mysqldump's ``DISABLE KEYS`` / ``ENABLE KEYS`` and ``ALTER [COLUMN] c SET
   DEFAULT … | DROP DEFAULT`` change no column, key or generated row: left out.
 
 Anything else that changes a table (``DROP …``, ``RENAME``, a renaming ``CHANGE``,
-``CONVERT TO CHARACTER SET``, a column made invisible, partition operations) is a one-line
+``CONVERT TO CHARACTER SET``, a column made invisible, a second partitioning or other
+partition operations) is a one-line
 :class:`~binlogwriter.errors.SchemaError` naming the clause and the table, as is an ALTER of
 a table the script does not create before it. The folded text keeps every line where it was
 (added clauses go on existing lines), so errors still name the script's own lines; the ALTER
@@ -57,7 +60,10 @@ class _Create:
     end: int  # where it ends (its ")")
     tail: str  # the text between the last definition and the ")"
     lines: int  # newlines the list held
+    stmt_end: int  # where the statement's text ends (its table options, its partitioning)
+    partitioned: bool  # it has a PARTITION BY clause of its own
     changed: bool = False
+    partition: str = ""  # a PARTITION BY clause an ALTER TABLE gives it
 
     @property
     def columns(self) -> list[str]:
@@ -112,7 +118,8 @@ def _create(sql: str, toks: list[Tok]) -> _Create | None:
                       sql[d[0].pos:d[-1].end], "" if d[0].upper in _CONSTRAINT_WORDS else d[0].text.lower()])
         prev = d[-1].end
     a, b = toks[k].end, toks[end].pos
-    return _Create(items, a, b, sql[prev:b], sql.count("\n", a, b))
+    partitioned = any(t.upper == "PARTITION" for t in toks[end + 1:])
+    return _Create(items, a, b, sql[prev:b], sql.count("\n", a, b), toks[-1].end, partitioned)
 
 
 def _where(clause: list[Tok], sql: str, table: tuple[str, str]) -> str:
@@ -183,6 +190,9 @@ def _fold(c: _Create, clause: list[Tok], sql: str, table: tuple[str, str]) -> No
         return
     elif head in _HARMLESS or _default_only(words):
         return
+    elif words[:2] == ["PARTITION", "BY"] and not (c.partitioned or c.partition):
+        c.partition = _flat(sql, clause)  # after the table options, as CREATE TABLE … PARTITION BY
+        return
     raise SchemaError(f"{_where(clause, sql, table)} is not followed by the generator: a schema file may add "
                       f"columns, keys and constraints with ALTER TABLE (ADD, MODIFY, CHANGE without a new name), "
                       f"not drop or rename them; write the table as it ends up", pos=clause[0].pos)
@@ -234,5 +244,8 @@ def fold_alters(sql: str, database: str = "") -> str:
     for c in sorted((c for c in creates.values() if c.changed), key=lambda c: c.start):
         out += [sql[at:c.start], c.render()]
         at = c.end
+        if c.partition:
+            out += [sql[at:c.stmt_end], " ", c.partition]
+            at = c.stmt_end
     out.append(sql[at:])
     return "".join(out)

@@ -92,6 +92,17 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "alter-partition-by",  # the partitioning given after CREATE TABLE (the employees sample): folded,
+        # and its DATE key column held below the last bound
+        "mariadb1011",
+        "CREATE TABLE titles (emp_no INT NOT NULL, title VARCHAR(50) NOT NULL, from_date DATE NOT NULL, "
+        "PRIMARY KEY (emp_no, title, from_date));\n/*!50510 ALTER TABLE titles PARTITION BY RANGE COLUMNS "
+        "(from_date) (PARTITION p01 VALUES LESS THAN ('1985-12-31'), PARTITION p02 VALUES LESS THAN "
+        "('2000-03-01')) */",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",

@@ -110,3 +110,19 @@ def test_a_table_written_bare_then_altered_is_the_table(t, data) -> None:
         alters.append(f"ALTER TABLE {t.name} " + ", ".join(f"ADD {k}" for k in keys) + ", AUTO_INCREMENT = 3")
     script = f"{head}(\n  " + ",\n  ".join(create) + "\n);\n" + ";\n".join(alters) + ";\n"
     assert parse_tables(script, "db", "mysql80") == parse_tables(whole, "db", "mysql80"), script
+
+
+def test_a_partitioning_given_by_alter_table_is_folded() -> None:
+    """``ALTER TABLE t PARTITION BY …`` (the employees sample partitions its tables so) goes after
+    the CREATE TABLE's options, where generators/partitions.py reads it; a second partitioning
+    is refused."""
+    sql = ("CREATE TABLE t (id INT NOT NULL, d DATE NOT NULL, PRIMARY KEY (id, d)) ENGINE=InnoDB;\n"
+           "/*!50100 ALTER TABLE t PARTITION BY RANGE COLUMNS (d)\n"
+           "  (PARTITION p0 VALUES LESS THAN ('2001-01-01'), PARTITION p1 VALUES LESS THAN ('2002-01-01')) */;\n")
+    folded = fold_alters(sql, "db")
+    assert folded.splitlines()[0].endswith("ENGINE=InnoDB PARTITION BY RANGE COLUMNS (d) (PARTITION p0 VALUES LESS "
+                                           "THAN ('2001-01-01'), PARTITION p1 VALUES LESS THAN ('2002-01-01'));")
+    assert folded.count("\n") == sql.count("\n")
+    again = sql + "ALTER TABLE t PARTITION BY HASH (id) PARTITIONS 2;\n"
+    with pytest.raises(SchemaError, match="PARTITION BY HASH"):
+        parse_tables(again, "db", "mysql80")
