@@ -23,6 +23,8 @@ The rule keeps the generator's purity (a row is a function of its key; generator
   created and filled in the binlog one after the other), and whenever a FOREIGN KEY in it
   refers to columns that are themselves a FOREIGN KEY. A self-referencing key points at an
   earlier initial key (so initial rows insert in key order), the first row at itself;
+* a FOREIGN KEY to a table not in the file (a dump made with ``foreign_key_checks = 0``) of
+  nullable columns is NULL in every row (not with ``--ddl-in-binlog``);
 * a table has at most the initial rows its keys tell apart (a TINYINT key: 255;
   generators/workloads/custom.py), and a child references only those.
 
@@ -201,11 +203,17 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
     by = {(d.table.database, d.table.name): d for d in defs}
     for key, found in fks.items():
         child = by[key].table
-        for fk in found:
+        for fk in list(found):
             parent = by.get(fk.parent)
             if parent is None:
-                raise SchemaError(f"{_where(child, fk.columns[0])}: FOREIGN KEY {fk.name} references "
-                                  f"{'.'.join(fk.parent)}, which is not in the schema")
+                if in_binlog or not all(child.column(c).nullable for c in fk.columns):
+                    raise SchemaError(f"{_where(child, fk.columns[0])}: FOREIGN KEY {fk.name} references "
+                                      f"{'.'.join(fk.parent)}, which is not in the schema (one of nullable "
+                                      f"columns would be kept NULL, but not with --ddl-in-binlog)")
+                found.remove(fk)  # a dump made with foreign_key_checks=0: NULL in every row
+                for c in fk.columns:
+                    by[key].key_fns[child.column(c).name] = _reference(0, _no_value, 0, False, _no_value)
+                continue
             pcols = tuple(parent.table.column(c).name for c in fk.parent_columns)
             if not any(set(pcols) == set(ks) for ks in _key_sets(parent.table)):
                 raise SchemaError(f"{_where(child, fk.columns[0])}: FOREIGN KEY {fk.name} references "
@@ -355,6 +363,11 @@ def _place_reference(h: int, value: Callable[[int], Any], initial: int, place: i
         fn.vec = vec  # type: ignore[attr-defined]
     fn.parent_keys = parent_keys  # type: ignore[attr-defined]
     return fn
+
+
+def _no_value(_: Any) -> None:
+    """The parent value of a FOREIGN KEY whose rows are all NULL (never asked for)."""
+    return None
 
 
 def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool,

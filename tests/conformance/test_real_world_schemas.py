@@ -103,6 +103,14 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "fk-to-absent-table",  # a dump made with foreign_key_checks=0 refers to a table it does not hold
+        "mariadb1011",
+        "CREATE TABLE c (id INT PRIMARY KEY, gone_id INT NULL, v INT, KEY (gone_id), "
+        "CONSTRAINT fk_gone FOREIGN KEY (gone_id) REFERENCES gone (id))",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
