@@ -48,8 +48,8 @@ from sqlglot import exp
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from generators.hashing import hash64, hash64_array, salt
-from generators.key_space import counts_up, key_parts, key_wraps
-from generators.values import key_capacity, key_generator, key_vector_generator
+from generators.key_space import column_capacity, counts_up, key_parts, key_wraps
+from generators.values import key_generator, key_vector_generator
 
 __all__ = ["ForeignKey", "parse_foreign_keys", "apply_foreign_keys"]
 
@@ -186,16 +186,16 @@ def _value_vec(tdef: Any, column: str, flavor: str) -> Callable[[np.ndarray], An
     return vec if vec is None or cap is None else (lambda keys: vec(keys % cap))
 
 
-def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int, flavor: str,
+def apply_foreign_keys(defs: list[Any], parsed: Sequence[list[ForeignKey]], *, seed: int, flavor: str,
                        in_binlog: bool = False) -> list[Any]:
-    """Give the children of ``defs`` (custom-schema TableDefs, with their CREATE TABLE texts and
-    their ``initial_count``, each at most what its keys hold) key-derived FOREIGN KEY columns,
-    mark referenced tables ``keep_initial`` and return the TableDefs parents first (module
-    docstring). A child whose FOREIGN-KEY-only keys tell fewer rows apart gets fewer initial
-    rows."""
+    """Give the children of ``defs`` (custom-schema TableDefs with their ``initial_count``, each
+    at most what its keys hold; ``parsed``: each one's :func:`parse_foreign_keys`) key-derived
+    FOREIGN KEY columns, mark referenced tables ``keep_initial`` and return the TableDefs
+    parents first (module docstring). A child whose FOREIGN-KEY-only keys tell fewer rows
+    apart gets fewer initial rows."""
     fks: dict[tuple[str, str], list[ForeignKey]] = {}
-    for d, sql in zip(defs, create_sqls, strict=True):
-        found = parse_foreign_keys(sql, d.table)
+    for d, found in zip(defs, parsed, strict=True):
+        found = list(found)  # the caller's list stays as parsed
         if found:
             fks[(d.table.database, d.table.name)] = found
     if not fks:
@@ -212,7 +212,7 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
                                       f"columns would be kept NULL, but not with --ddl-in-binlog)")
                 found.remove(fk)  # a dump made with foreign_key_checks=0: NULL in every row
                 for c in fk.columns:
-                    by[key].key_fns[child.column(c).name] = _reference(0, _no_value, 0, False, _no_value)
+                    by[key].key_fns[child.column(c).name] = _null_reference()
                 continue
             pcols = tuple(parent.table.column(c).name for c in fk.parent_columns)
             if not any(set(pcols) == set(ks) for ks in _key_sets(parent.table)):
@@ -244,7 +244,7 @@ def apply_foreign_keys(defs: list[Any], create_sqls: Sequence[str], *, seed: int
             h = salt(seed, d.table.name, "foreign-key", fk.name)
             for j, c in enumerate(fk.columns):
                 if fk.name in nulled:
-                    ref = _reference(h, fns[j], 0, False, vecs[j])  # no parent to draw from: NULL
+                    ref = _null_reference()
                 elif fk.name in places:
                     ref = _place_reference(h, fns[j], initial, places[fk.name], span, mult, vecs[j])
                 else:
@@ -282,8 +282,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
             continue
         own = [(ci, prefix) for ci, prefix in parts
                if child.columns[ci].name not in fk_cols and child.columns[ci].name not in own_fns]
-        radix = max((min(key_capacity(child.columns[ci], flavor, prefix or None),
-                         bounded.get(child.columns[ci].name, 1 << 62)) for ci, prefix in own), default=1)
+        radix = max((column_capacity(child, ci, prefix, flavor, bounded) for ci, prefix in own), default=1)
         if radix >= 1 << 62:
             continue
         bad = next((fk for fk in meets if not set(fk.columns) <= set(ks) or fk.parent == fk.child), None)
@@ -368,6 +367,12 @@ def _place_reference(h: int, value: Callable[[int], Any], initial: int, place: i
 def _no_value(_: Any) -> None:
     """The parent value of a FOREIGN KEY whose rows are all NULL (never asked for)."""
     return None
+
+
+def _null_reference() -> Callable[[int], Any]:
+    """A FOREIGN KEY column NULL in every row (no parent row to draw from): :func:`_reference`
+    with no initial parents, its many-key twin and parent keys (-1) included."""
+    return _reference(0, _no_value, 0, False, _no_value)
 
 
 def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool,

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 from binlogwriter.schema import Table
 from generators.values import key_capacity
 
-__all__ = ["key_parts", "key_wraps", "counts_up"]
+__all__ = ["key_parts", "key_wraps", "counts_up", "column_capacity"]
 
 
 def key_parts(t: Table) -> list[list[tuple[int, int]]]:
@@ -30,6 +30,14 @@ def counts_up(t: Table, ci: int, bounded: Collection[str] = ()) -> bool:
     (generators/workloads/custom.py)."""
     pk = t.effective_primary_key()
     return (len(pk) == 1 and pk[0][0] == ci) or t.columns[ci].name in bounded
+
+
+def column_capacity(t: Table, ci: int, prefix: int, flavor: str, bounded: Mapping[str, int] | None = None) -> int:
+    """How many keys key column ``ci`` (its key part's ``prefix``, 0 for the whole column)
+    tells apart: its family's :func:`key_capacity`, at most ``bounded``'s count for it."""
+    col = t.columns[ci]
+    cap = key_capacity(col, flavor, prefix or None)
+    return min(cap, bounded[col.name]) if bounded and col.name in bounded else cap
 
 
 def key_wraps(t: Table, flavor: str, own_fns: Collection[str],
@@ -54,9 +62,7 @@ def key_wraps(t: Table, flavor: str, own_fns: Collection[str],
             if col.name in own_fns:  # never wraps; a cap bounds the key (a FOREIGN-KEY-only key)
                 cap_k = max(cap_k, bounded.get(col.name, 1 << 62) if bounded else 1 << 62)
                 continue
-            cap_c = key_capacity(col, flavor, prefix or None)
-            if bounded and col.name in bounded:
-                cap_c = min(cap_c, bounded[col.name])
+            cap_c = column_capacity(t, ci, prefix, flavor, bounded)
             own[ci] = min(own.get(ci, cap_c), cap_c)
             cap_k = max(cap_k, cap_c)
         caps.append(cap_k)

@@ -178,28 +178,26 @@ def schema_text(data: bytes, name: str) -> str:
     from binlogwriter.schema.lexer import statement_spans, tokenize
 
     text = data.decode("utf-8", errors="surrogateescape")
-    out, at = [], 0
     for a, b in statement_spans(text):
         piece = text[a:b]
-        if _escaped(piece):
-            try:
-                toks = tokenize(piece)
-                head = next((t.upper for t in toks if t.kind == "word"), "")
-                bad = any(_escaped(t.text) for t in toks)  # not only in a comment
-            except SchemaError:
-                head, bad = "CREATE", True  # cannot tell: as if read
-            if head in _READ and bad:
-                line = text.count("\n", 0, a + len(piece) - len(piece.lstrip())) + 1
-                raise SpecError(f"--schema: {name}:{line}: the statement is not UTF-8 text "
-                                f"({first.reason} in it)") from None
-            piece = "".join("?" if "\udc80" <= ch <= "\udcff" else ch for ch in piece)
-        out += [text[at:a], piece]
-        at = b
-    out.append(text[at:])
-    rest = "".join(out)
-    return "".join("?" if "\udc80" <= ch <= "\udcff" else ch for ch in rest)  # in comments between statements
+        if not _escaped(piece):
+            continue
+        try:
+            toks = tokenize(piece)
+            head = next((t.upper for t in toks if t.kind == "word"), "")
+            bad = any(_escaped(t.text) for t in toks)  # not only in a comment
+        except SchemaError:
+            head, bad = "CREATE", True  # cannot tell: as if read
+        if head in _READ and bad:
+            line = text.count("\n", 0, a + len(piece) - len(piece.lstrip())) + 1
+            raise SpecError(f"--schema: {name}:{line}: the statement is not UTF-8 text ({first.reason} in it)") from None
+    return _ESCAPED.sub("?", text)  # in statements not read, and in comments
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+"""A byte that was not UTF-8, as ``surrogateescape`` decodes it."""
 
 
 def _escaped(text: str) -> bool:
     """Whether ``text`` holds a byte that was not UTF-8 (``surrogateescape``)."""
-    return any("\udc80" <= ch <= "\udcff" for ch in text)
+    return _ESCAPED.search(text) is not None

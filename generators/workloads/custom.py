@@ -81,18 +81,20 @@ def custom(spec: Spec) -> WorkloadDef:
     if not tables:
         raise SchemaError(f"--schema {spec.schema_file or ''}: no CREATE TABLE statement found".replace("  ", " "))
     defs = []
-    stmts = split_statements(fold_alters(spec.schema_sql, spec.database))
-    for t, sql in _final_tables(tables, stmts, spec.database):
+    final, sequences = _final_tables(tables, split_statements(fold_alters(spec.schema_sql, spec.database)),
+                                     spec.database)
+    for t, sql in final:
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
                               f"system-versioning row start / end) are not supported by the generator: the "
                               f"server computes their values - at {t.database}.{t.name}.{col.name}")
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
-    for d in defs:  # before the foreign keys: a parent's key columns are final when its children read them
-        parts = partition_checks(d.table, d.create_sql)
+    parsed = [parse_foreign_keys(d.create_sql, d.table) for d in defs]
+    for d, found in zip(defs, parsed, strict=True):  # before the foreign keys: a parent's key columns are final
+        parts = partition_checks(d.table, d.create_sql)  # when its children read them
         if d.table.checks or parts:
-            fk_cols = frozenset(c.lower() for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.columns)
+            fk_cols = frozenset(c.lower() for fk in found for c in fk.columns)
             keyed = _key_columns(d, fk_cols)
             own = frozenset(c for c in keyed if c not in fk_cols)  # derived from this table's own key
             limits: dict[str, tuple[str, Any]] = {}
@@ -106,36 +108,25 @@ def custom(spec: Spec) -> WorkloadDef:
                 else:
                     d.key_caps[col.name] = _keys_below(d.table, col, *arg, spec.flavor)
             _listed_keys_apart(d, fk_cols)
-    for d in defs:  # no more initial rows than the table's own keys tell apart (a TINYINT key: 255)
-        fk_cols = {c for fk in parse_foreign_keys(d.create_sql, d.table) for c in fk.columns}
+    for d, found in zip(defs, parsed, strict=True):  # no more initial rows than the table's own keys tell
+        fk_cols = {c for fk in found for c in fk.columns}  # apart (a TINYINT key: 255)
         d.initial_count = min(d.initial_count, key_wraps(d.table, spec.flavor, fk_cols | set(d.key_fns), d.key_caps)[0])
-    defs = apply_foreign_keys(defs, [d.create_sql for d in defs], seed=spec.seed, flavor=spec.flavor,
-                              in_binlog=spec.ddl_in_binlog)
-    return WorkloadDef("custom", spec.database, defs, preamble=_sequences(stmts, spec.database))
+    defs = apply_foreign_keys(defs, parsed, seed=spec.seed, flavor=spec.flavor, in_binlog=spec.ddl_in_binlog)
+    return WorkloadDef("custom", spec.database, defs, preamble=sequences)
 
 
-def _sequences(stmts: list[str], database: str) -> list[tuple[str, str]]:
-    """The script's ``CREATE SEQUENCE`` statements (MariaDB), each with the database it runs
-    in: ``snapshot.sql`` runs them before the tables, whose ``DEFAULT nextval(s)`` needs them."""
-    out, db = [], database
-    for text in stmts:
-        toks = tokenize(text)
-        words = [t.upper for t in toks[:6]]
-        if words[:1] == ["USE"] and len(toks) > 1:
-            db = toks[1].text
-        elif words[:1] == ["CREATE"] and "SEQUENCE" in words[1:4]:
-            out.append((db, text))
-    return out
-
-
-def _final_tables(tables: list[Table], stmts: list[str], database: str) -> list[tuple[Table, str]]:
+def _final_tables(tables: list[Table], stmts: list[str],
+                  database: str) -> tuple[list[tuple[Table, str]], list[tuple[str, str]]]:
     """The tables a script leaves (with their CREATE TABLE texts), as a server runs it: a
     ``CREATE TABLE IF NOT EXISTS`` of a table already made does nothing, ``CREATE OR REPLACE
     TABLE`` (MariaDB) and a CREATE after ``DROP TABLE`` make it anew, a table dropped and not
     made again is gone; a second plain CREATE of a table is the server's error ("Table
-    already exists"), a SchemaError. ``tables`` are the script's CREATE TABLEs in order
+    already exists"), a SchemaError. And its ``CREATE SEQUENCE`` statements (MariaDB), each
+    with the database it runs in: ``snapshot.sql`` runs them before the tables, whose
+    ``DEFAULT nextval(s)`` needs them. ``tables`` are the script's CREATE TABLEs in order
     (parse_tables), ``stmts`` its statements' texts."""
     live: dict[tuple[str, str], tuple[Table, str]] = {}
+    sequences: list[tuple[str, str]] = []
     made = iter(tables)
     db = database
     for text in stmts:
@@ -143,13 +134,16 @@ def _final_tables(tables: list[Table], stmts: list[str], database: str) -> list[
         words = [t.upper for t in toks[:8]]
         if words[:1] == ["USE"] and len(toks) > 1:
             db = toks[1].text
+        elif words[:1] == ["CREATE"] and "SEQUENCE" in words[1:4]:
+            sequences.append((db, text))
         elif words[:1] == ["CREATE"] and "TABLE" in words[:4]:
             t = next(made, None)
             if t is None:
                 raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
             key = (t.database.lower(), t.name.lower())
             if key in live:
-                if words[words.index("TABLE") + 1:words.index("TABLE") + 4] == ["IF", "NOT", "EXISTS"]:
+                at = words.index("TABLE") + 1
+                if words[at:at + 3] == ["IF", "NOT", "EXISTS"]:
                     continue
                 if words[1:3] != ["OR", "REPLACE"]:
                     raise SchemaError(f"table {t.database}.{t.name} is defined twice (a second CREATE TABLE "
@@ -167,7 +161,7 @@ def _final_tables(tables: list[Table], stmts: list[str], database: str) -> list[
         raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
     if not live:
         raise SchemaError("--schema: the script drops every table it creates")
-    return list(live.values())
+    return list(live.values()), sequences
 
 
 def _listable(d: TableDef, fk: frozenset[str]) -> frozenset[str]:
