@@ -42,7 +42,7 @@ _CONSTRAINT_WORDS = frozenset({"PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "KEY", "
 _HARMLESS = frozenset({"AUTO_INCREMENT", "ENGINE", "COMMENT", "ROW_FORMAT", "KEY_BLOCK_SIZE", "STATS_PERSISTENT",
                        "STATS_AUTO_RECALC", "STATS_SAMPLE_PAGES", "PACK_KEYS", "CHECKSUM", "DELAY_KEY_WRITE",
                        "MAX_ROWS", "MIN_ROWS", "AVG_ROW_LENGTH", "ALGORITHM", "LOCK", "FORCE", "DISABLE", "ENABLE",
-                       "PAGE_CHECKSUM", "TRANSACTIONAL", "INSERT_METHOD", "DATA", "INDEX DIRECTORY", "ORDER",
+                       "PAGE_CHECKSUM", "TRANSACTIONAL", "INSERT_METHOD", "DATA", "ORDER",
                        "COMPRESSION", "ENCRYPTION", "STORAGE", "TABLESPACE", "DEFAULT", "CHARSET", "CHARACTER",
                        "COLLATE", "ENGINE_ATTRIBUTE", "SECONDARY_ENGINE_ATTRIBUTE", "AUTOEXTEND_SIZE"})
 """First words of ALTER TABLE clauses that change no column or key of the table (its options;
