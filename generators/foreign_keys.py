@@ -47,7 +47,8 @@ from sqlglot import exp
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
-from generators.hashing import hash64, hash64_array, salt
+from generators.fk_references import coprime, null_reference, place_reference, reference
+from generators.hashing import salt
 from generators.key_space import column_capacity, counts_up, key_parts, key_wraps
 from generators.values import key_generator, key_vector_generator
 
@@ -212,7 +213,7 @@ def apply_foreign_keys(defs: list[Any], parsed: Sequence[list[ForeignKey]], *, s
                                       f"columns would be kept NULL, but not with --ddl-in-binlog)")
                 found.remove(fk)  # a dump made with foreign_key_checks=0: NULL in every row
                 for c in fk.columns:
-                    by[key].key_fns[child.column(c).name] = _null_reference()
+                    by[key].key_fns[child.column(c).name] = null_reference()
                 continue
             pcols = tuple(parent.table.column(c).name for c in fk.parent_columns)
             if not any(set(pcols) == set(ks) for ks in _key_sets(parent.table)):
@@ -228,7 +229,7 @@ def apply_foreign_keys(defs: list[Any], parsed: Sequence[list[ForeignKey]], *, s
         d.key_caps.update(caps)  # the child keys its keys with FOREIGN KEY columns tell apart
         if caps:
             d.initial_count = min(d.initial_count, *caps.values())
-        mult = _coprime(span) if places else 1
+        mult = coprime(span) if places else 1
         for fk in found:
             parent = by[fk.parent]
             parent.keep_initial = True
@@ -244,11 +245,11 @@ def apply_foreign_keys(defs: list[Any], parsed: Sequence[list[ForeignKey]], *, s
             h = salt(seed, d.table.name, "foreign-key", fk.name)
             for j, c in enumerate(fk.columns):
                 if fk.name in nulled:
-                    ref = _null_reference()
+                    ref = null_reference()
                 elif fk.name in places:
-                    ref = _place_reference(h, fns[j], initial, places[fk.name], span, mult, vecs[j])
+                    ref = place_reference(h, fns[j], initial, places[fk.name], span, mult, vecs[j])
                 else:
-                    ref = _reference(h, fns[j], initial, self_ref, vecs[j])
+                    ref = reference(h, fns[j], initial, self_ref, vecs[j])
                 d.key_fns[d.table.column(c).name] = ref
     return ordered
 
@@ -324,91 +325,3 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         for c in (c for fk in meets for c in fk.columns):
             caps[c] = min(caps.get(c, told), told)
     return places, span, caps, nulled
-
-
-def _coprime(n: int) -> int:
-    """A multiplier near ``n`` times the golden ratio and prime to ``n``: ``k -> k * m mod n`` is
-    a bijection of ``0 … n - 1`` that spreads neighbouring keys."""
-    m = int(n * 0.6180339887498949) | 1
-    while math.gcd(m, n) != 1:
-        m += 2
-    return m
-
-
-def _place_reference(h: int, value: Callable[[int], Any], initial: int, place: int, span: int, mult: int,
-                     value_vec: Callable[[np.ndarray], Any] | None = None) -> Callable[[int], Any]:
-    """``child key -> referenced column value`` of a FOREIGN KEY in a FOREIGN-KEY-only key
-    (:func:`_key_places`): parent key ``((k * mult + h) mod span) // place + offset``, modulo
-    ``initial`` (the parent's initial rows). Child keys below ``span`` get distinct digit tuples, so that key stays
-    unique. ``fn.vec`` gives the values of many child keys (tests/generators/test_foreign_keys.py
-    holds it to ``fn``)."""
-    add, off = h % span, (h >> 20) % initial
-
-    def fn(k: int) -> Any:
-        return value(((k * mult + add) % span // place + off) % initial)
-
-    def parent_keys(keys: np.ndarray) -> np.ndarray:
-        keys = np.asarray(keys, dtype=np.int64) % span
-        if span < 1 << 31:
-            scrambled = (keys * mult + add) % span
-        else:
-            scrambled = np.array([(k * mult + add) % span for k in keys.tolist()], dtype=np.int64)
-        return (scrambled // place + off) % initial
-
-    def vec(keys: np.ndarray) -> Any:
-        return value_vec(parent_keys(keys))
-
-    if value_vec is not None:
-        fn.vec = vec  # type: ignore[attr-defined]
-    fn.parent_keys = parent_keys  # type: ignore[attr-defined]
-    return fn
-
-
-def _no_value(_: Any) -> None:
-    """The parent value of a FOREIGN KEY whose rows are all NULL (never asked for)."""
-    return None
-
-
-def _null_reference() -> Callable[[int], Any]:
-    """A FOREIGN KEY column NULL in every row (no parent row to draw from): :func:`_reference`
-    with no initial parents, its many-key twin and parent keys (-1) included."""
-    return _reference(0, _no_value, 0, False, _no_value)
-
-
-def _reference(h: int, value: Callable[[int], Any], initial: int, self_ref: bool,
-               value_vec: Callable[[np.ndarray], Any] | None = None) -> Callable[[int], Any]:
-    """``child key -> referenced column value`` (None = NULL, only without initial parents, the
-    columns being nullable). A self-reference points at an earlier initial key, or at the row
-    itself when there is none (InnoDB checks a row's own key after inserting it). With the
-    parent value's twin ``value_vec``, ``fn.vec(keys)`` gives the values of many child keys:
-    the parent keys by ``hash64_array`` (``hash64`` elementwise), their values by the twin
-    (tests/generators/test_foreign_keys.py holds it to ``fn``); ``fn.parent_keys(keys)`` the
-    parent keys themselves (-1 for NULL; the row itself for a self-reference without an
-    earlier one), which the writeset dependencies hash (generators/writeset.py)."""
-    def fn(k: int) -> Any:
-        n = min(k, initial) if self_ref else initial
-        if n < 1:
-            return value(k) if self_ref else None
-        return value(hash64(h, k) % n)
-
-    def vec(keys: np.ndarray) -> Any:
-        keys = np.asarray(keys, dtype=np.int64)
-        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
-        if len(n) and int(n.min()) < 1:  # a row of its own, or NULL: the scalar rule
-            return [fn(k) for k in keys.tolist()]
-        return value_vec((hash64_array(h, keys) % n.astype(np.uint64)).astype(np.int64))
-
-    def parent_keys(keys: np.ndarray) -> np.ndarray:
-        keys = np.asarray(keys, dtype=np.int64)
-        n = np.minimum(keys, initial) if self_ref else np.full(len(keys), initial, dtype=np.int64)
-        out = np.full(len(keys), -1, dtype=np.int64)
-        ok = n >= 1
-        out[ok] = (hash64_array(h, keys[ok]) % n[ok].astype(np.uint64)).astype(np.int64)
-        if self_ref:
-            out[~ok] = keys[~ok]  # the row itself
-        return out
-
-    if value_vec is not None:
-        fn.vec = vec  # type: ignore[attr-defined]
-    fn.parent_keys = parent_keys  # type: ignore[attr-defined]
-    return fn
