@@ -10,9 +10,11 @@ MariaDB 10.11 names incl. its uca1400 ids >= 2048); ``mbmaxlen`` is per charset;
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from functools import cache
 
+from binlogwriter import _charset_maps as _maps
 from binlogwriter import _collations as _data
 from binlogwriter.errors import SchemaError
 from binlogwriter.format import flavor_family
@@ -110,8 +112,7 @@ def _tables(family: str) -> tuple[dict[int, Collation], dict[str, Collation]]:
     by_id: dict[int, Collation] = {}
     by_name: dict[str, Collation] = {}
     for cid, (name, cs) in ids.items():
-        mb, codec = _data.CHARSETS[cs]
-        c = Collation(cid, name, cs, mb, codec, defaults.get(cs) == name)
+        c = Collation(cid, name, cs, _data.CHARSETS[cs][0], charset_codec(cs), defaults.get(cs) == name)
         by_id[cid] = c
         by_name.setdefault(name, c)
     return by_id, by_name
@@ -166,22 +167,66 @@ def charset_mbmaxlen(charset: str) -> int:
 
 
 def charset_codec(charset: str) -> str | None:
-    """The Python codec of ``charset`` (None: no codec, raw bytes only)."""
-    return _data.CHARSETS[_normalise(charset)][1]
+    """The Python codec of ``charset`` as the server reads it (None: binary, raw bytes only):
+    Python's own codec, or one of ours (:func:`_server_codec`) where Python has none or its
+    differs from the server (docs/charsets.md, "Characters the server holds")."""
+    cs = _normalise(charset)
+    codec = _data.CHARSETS[cs][1]
+    if cs in _maps.SINGLE_BYTE or cs in _maps.DIFFERS:
+        return _CODEC_PREFIX + cs
+    return codec
 
 
-# swe7 (7-bit Swedish): ASCII with ten code points replaced; Python has no codec for it
-_SWE7 = {"É": 0x40, "Ä": 0x5B, "Ö": 0x5C, "Å": 0x5D, "Ü": 0x5E, "é": 0x60, "ä": 0x7B, "ö": 0x7C,
-         "å": 0x7D, "ü": 0x7E}
-_SWE7_REV = {v: k for k, v in _SWE7.items()}
+_CODEC_PREFIX = "binlogwriter_"
+
+
+def _server_codec(name: str) -> codecs.CodecInfo | None:
+    """Codecs (registered with :func:`codecs.register`) for the charsets where Python's codec
+    is missing or disagrees with the server, from the server's own maps measured by
+    tools/charset_maps.py (binlogwriter/_charset_maps.py):
+
+    * a one-byte charset Python lacks (armscii8, dec8, geostd8, hp8, keybcs2, swe7) is a
+      charmap codec over the server's table (a byte the server has no character for decodes
+      as an error, and no character encodes to it);
+    * a charset whose Python codec encodes characters the server reads back as others (sjis's
+      ``¥`` is 0x5C, which the server reads as ``\\``; eucjpms's JIS X 0212 plane; euckr's
+      8-byte Hangul jamo sequences) refuses to encode those characters: stored, they would
+      not be the value written. Decoding is Python's codec's."""
+    if not name.startswith(_CODEC_PREFIX):
+        return None
+    cs = name[len(_CODEC_PREFIX):]
+    if cs in _maps.SINGLE_BYTE:
+        table = _maps.SINGLE_BYTE[cs]
+        enc_table = codecs.charmap_build(table)
+
+        def encode(text: str, errors: str = "strict") -> tuple[bytes, int]:
+            return codecs.charmap_encode(text, errors, enc_table)
+
+        def decode(data: bytes, errors: str = "strict") -> tuple[str, int]:
+            return codecs.charmap_decode(data, errors, table)
+
+        return codecs.CodecInfo(encode, decode, name=name)
+    if cs not in _maps.DIFFERS:
+        return None
+    base = codecs.lookup(_data.CHARSETS[cs][1])  # type: ignore[arg-type]
+    refused = frozenset(chr(c) for a, b in _maps.DIFFERS[cs] for c in range(a, b + 1))
+
+    def encode_checked(text: str, errors: str = "strict") -> tuple[bytes, int]:
+        if not refused.isdisjoint(text):
+            i = next(i for i, ch in enumerate(text) if ch in refused)
+            raise UnicodeEncodeError(cs, text, i, i + 1, "the server reads these bytes as another character")
+        return base.encode(text, errors)
+
+    return codecs.CodecInfo(encode_checked, base.decode, name=name)
+
+
+codecs.register(_server_codec)
 
 
 def encode_in_charset(text: str, coll: Collation | None) -> bytes:
     """Encode ENUM/SET member text in a column charset; binary keeps the client's utf8."""
     if coll is None or coll.charset == "binary":
         return text.encode("utf-8")
-    if coll.charset == "swe7":
-        return bytes(_SWE7.get(ch, ord(ch)) for ch in text)
     return coll.encode(text)
 
 
@@ -189,8 +234,6 @@ def decode_in_charset(data: bytes, coll: Collation | None) -> str:
     """Inverse of :func:`encode_in_charset` (undecodable bytes -> surrogate escapes)."""
     if coll is None or coll.charset == "binary":
         return data.decode("utf-8", "surrogateescape")
-    if coll.charset == "swe7":
-        return "".join(_SWE7_REV.get(b, chr(b)) for b in data)
     try:
         return coll.decode(data)
     except (UnicodeDecodeError, LookupError):

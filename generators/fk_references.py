@@ -29,9 +29,10 @@ def coprime(n: int) -> int:
 def place_reference(h: int, value: Callable[[int], Any], initial: int, place: int, span: int, mult: int,
                      value_vec: Callable[[np.ndarray], Any] | None = None) -> Callable[[int], Any]:
     """``child key -> referenced column value`` of a FOREIGN KEY in a FOREIGN-KEY-only key
-    (:func:`generators.foreign_keys._key_places`): parent key ``((k * mult + h) mod span) // place + offset``, modulo
-    ``initial`` (the parent's initial rows). Child keys below ``span`` get distinct digit tuples, so that key stays
-    unique. ``fn.vec`` gives the values of many child keys (tests/generators/test_foreign_keys.py
+    (the key places of generators/foreign_keys.py): parent key
+    ``((k * mult + h) mod span) // place + offset``, modulo ``initial`` (the parent's initial
+    rows). Child keys below ``span`` get distinct digit tuples, so that key stays unique.
+    ``fn.vec`` gives the values of many child keys (tests/generators/test_foreign_keys.py
     holds it to ``fn``)."""
     add, off = h % span, (h >> 20) % initial
 

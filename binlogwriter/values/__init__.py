@@ -18,7 +18,7 @@ Python types by column type (full table: ``docs/python-types.md``): integers ``i
 DOUBLE ``float``; DECIMAL ``Decimal``; BIT ``int``; YEAR ``int``; DATE ``date``/``MysqlDate``;
 DATETIME ``datetime``/``MysqlDateTime``; TIMESTAMP aware-UTC ``datetime``/zero
 ``MysqlDateTime``; TIME ``timedelta``; CHAR/VARCHAR/TEXT ``str`` (``bytes`` when the collation
-is binary, unknown or has no Python codec); BINARY/VARBINARY/BLOB ``bytes``; ENUM ``str``
+is binary or unknown); BINARY/VARBINARY/BLOB ``bytes``; ENUM ``str``
 (``int`` when members are unknown); SET ``frozenset[str]`` (``int`` when unknown); JSON
 ``dict``/``list``/scalars (see json_binary); GEOMETRY ``Geometry``. SQL NULL is ``None``;
 a column missing from a partial image is ``ABSENT``.

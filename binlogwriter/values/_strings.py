@@ -10,8 +10,9 @@ Python types (the column's collation comes from ``ColumnDesc.collation``, charse
   Bytes that do not decode in the charset decode to ``bytes`` (nothing is lost).
 * Binary columns (collation 63) → ``bytes``. Encoders take bytes-like values, or ``str``
   (stored as its UTF-8 bytes).
-* Unknown collation (None, an id no server has, or a charset without a Python codec such as
-  dec8) → ``bytes`` both ways, stored as given.
+* Unknown collation (None, an id no server has) → ``bytes`` both ways, stored as given.
+  Every charset the servers know has a codec (binlogwriter/charsets.py builds those Python
+  lacks from the server's tables).
 * CHAR: trailing pad is not logged (spaces for text charsets — the 2/4-byte space code unit
   for ucs2/utf16/utf16le/utf32 — and 0x00 for BINARY); decoding a CHAR gives the unpadded
   ``str`` (what MySQL returns), decoding a BINARY(n) gives the full ``n`` bytes re-padded with
