@@ -63,11 +63,46 @@ def _resolve_level(t: Table, col: str | None, cs: str | None, coll: str | None
 MAX_COLUMNS = 4096
 
 
-def normalise_and_validate(t: Table) -> None:
-    tcs, tcoll = _resolve_level(t, None, t.charset, t.collation)
-    dcs, dcoll = _resolve_level(t, None, t.database_charset, t.database_collation)
+_DEFAULT = "default"
+
+
+def _no_default(name: str | None) -> str | None:
+    return None if name == _DEFAULT else name
+
+
+def _table_level(t: Table, dcs: str | None, dcoll: str | None) -> tuple[str, str | None]:
+    """The table's (charset, collation or None for the charset's default).
+
+    ``CHARACTER SET DEFAULT`` / ``COLLATE DEFAULT`` (a table option; also ``DEFAULT
+    CHARSET=default``): on MySQL the clause as if absent (the database's charset and
+    collation); on MariaDB 10.11 the charset — the table's own, else the database's — with
+    *its* default collation (``COLLATE DEFAULT`` in a database of latin1_bin gives a
+    latin1_swedish_ci table; replayed: tests/conformance/test_real_world_schemas.py)."""
+    cs, coll = t.charset, t.collation
+    if _DEFAULT in (cs, coll):
+        if is_mariadb(t.flavor):
+            cs = (dcs or SERVER_DEFAULT_CHARSET) if cs in (None, _DEFAULT) else cs
+        coll, cs = _no_default(coll), _no_default(cs)
+    tcs, tcoll = _resolve_level(t, None, cs, coll)
     if tcs is None:
-        tcs, tcoll = (dcs, dcoll) if dcs is not None else (SERVER_DEFAULT_CHARSET, None)
+        return (dcs, dcoll) if dcs is not None else (SERVER_DEFAULT_CHARSET, None)
+    return tcs, tcoll
+
+
+def _column_collation(t: Table, c: Column) -> str | None:
+    """A column's COLLATE: ``COLLATE DEFAULT`` is the column's charset's default collation
+    (MariaDB 10.11; MySQL's grammar takes only a collation name there: refused). A column's
+    ``CHARACTER SET DEFAULT`` is refused by both (unknown character set)."""
+    if c.collation != _DEFAULT:
+        return c.collation
+    if not is_mariadb(t.flavor):
+        raise t.err(c.name, "COLLATE DEFAULT on a column is MariaDB syntax (MySQL refuses it)")
+    return None
+
+
+def normalise_and_validate(t: Table) -> None:
+    dcs, dcoll = _resolve_level(t, None, _no_default(t.database_charset), _no_default(t.database_collation))
+    tcs, tcoll = _table_level(t, dcs, dcoll)
     seen: set[str] = set()
     pk = t.primary_key
     pk_cols = {p.column.lower() for p in pk.parts} if pk else set()
@@ -89,11 +124,14 @@ def normalise_and_validate(t: Table) -> None:
             raise t.err(c.name, f"unknown column type {c.type!r}")
         if c.type in MARIADB_ONLY and not is_mariadb(t.flavor):
             raise t.err(c.name, f"type {c.type} exists only in MariaDB")
-        ccs, ccoll = _resolve_level(t, c.name, c.charset, c.collation)
+        named = _column_collation(t, c)
+        ccs, ccoll = _resolve_level(t, c.name, c.charset, named)
         upd: dict[str, Any] = {}
+        if named != c.collation:
+            upd["collation"] = named
         if c.type in CHAR_TYPES or c.is_enum_or_set:
             if ccs is None:
-                ccs, ccoll = tcs, tcoll
+                ccs, ccoll = (tcs, None) if named != c.collation else (tcs, tcoll)
             if ccs == "binary" and not c.is_enum_or_set:
                 upd["type"] = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB",
                                "TEXT": "BLOB", "MEDIUMTEXT": "MEDIUMBLOB",

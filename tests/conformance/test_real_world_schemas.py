@@ -111,6 +111,16 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "charset-collate-default",  # DEFAULT: the database's charset, its default collation (MariaDB)
+        "mariadb1011",
+        "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL, UNIQUE KEY (v)) CHARACTER SET default "
+        "COLLATE default;\nCREATE TABLE t2 (id INT PRIMARY KEY, v VARCHAR(20)) DEFAULT CHARSET=default;\n"
+        "CREATE TABLE t3 (id INT PRIMARY KEY, v VARCHAR(20) COLLATE default, w VARCHAR(9) CHARACTER SET latin1 "
+        "COLLATE default NOT NULL, UNIQUE KEY (w)) CHARACTER SET latin1 COLLATE latin1_bin",
+        True,
+        None,
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
