@@ -1,6 +1,6 @@
 """The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
-Size (about 420 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
+Size (about 450 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
 parts (elements, columns, DEFAULT values, CHECK expressions, table options) share the cursor.
 
 **Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
@@ -39,7 +39,8 @@ earlier table).
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
   dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
   ``[NOT] NULL``, ``DEFAULT`` (literal — string, signed number, hex or bit value, after a
-  charset introducer —, word, function call or ``(expr)``, kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
+  charset introducer —, word, function call, ``(expr)`` or ``NEXT|PREVIOUS VALUE FOR s``,
+  kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
   ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
   ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
   ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
@@ -212,11 +213,27 @@ def _token_sql(toks: Sequence[Tok]) -> str:
     return "".join(out)
 
 
+_SEQUENCE_VALUE = {("NEXT", "VALUE", "FOR"): "NEXTVAL", ("PREVIOUS", "VALUE", "FOR"): "LASTVAL"}
+"""MariaDB's SQL-standard sequence expressions and the function each is (MariaDB "NEXT VALUE
+for sequence_name": ``NEXTVAL(s)``, "PREVIOUS VALUE FOR": ``LASTVAL(s)``; SHOW CREATE TABLE
+prints a ``DEFAULT NEXT VALUE FOR s`` as ``DEFAULT nextval(`db`.`s`)``)."""
+
+
 def _parse_default(p: _P) -> str:
     """The value of a column's ``DEFAULT`` as SQL text: a literal (string, number, hex or bit
     value, signed, after a charset introducer such as ``_binary``), a word (``NULL``,
-    ``CURRENT_TIMESTAMP``), a function call (``CURRENT_TIMESTAMP(3)``) or an expression in
-    parentheses (MySQL 8.0.13+ / MariaDB 10.2+ ``DEFAULT (expr)``)."""
+    ``CURRENT_TIMESTAMP``), a function call (``CURRENT_TIMESTAMP(3)``, ``nextval(s)``), an
+    expression in parentheses (MySQL 8.0.13+ / MariaDB 10.2+ ``DEFAULT (expr)``) or ``NEXT
+    VALUE FOR [db.]s`` / ``PREVIOUS VALUE FOR [db.]s``, as the function call it is
+    (:data:`_SEQUENCE_VALUE`)."""
+    for words, function in _SEQUENCE_VALUE.items():
+        if p.accept(*words):
+            start = p.i
+            p.ident()
+            if p.is_punct("."):
+                p.next()
+                p.ident()
+            return f"{function}({_token_sql(p.t[start:p.i])})"
     start = p.i
     while p.is_punct("-") or p.is_punct("+"):
         p.next()

@@ -117,3 +117,21 @@ def test_column_character_set_default_is_refused() -> None:
     """Both servers' grammars refuse ``CHARACTER SET DEFAULT`` on a column (MariaDB 10.11: ERROR 1064)."""
     with pytest.raises(SchemaError, match=r"unknown character set 'default'.*db\.t\.v"):
         _table(T + "v VARCHAR(5) CHARACTER SET default)")
+
+
+@pytest.mark.parametrize(
+    ("standard", "function"),
+    [
+        ("NEXT VALUE FOR s1", "nextval(s1)"),
+        ("next value for db.s1", "NEXTVAL(db.s1)"),
+        ("PREVIOUS VALUE FOR s1", "lastval(s1)"),
+    ],
+)
+def test_sequence_value_default_is_the_function_it_means(standard: str, function: str) -> None:
+    """MariaDB's ``NEXT VALUE FOR s`` is ``nextval(s)``, ``PREVIOUS VALUE FOR s`` ``lastval(s)``
+    (SHOW CREATE TABLE prints the function): the same column as the function-call form."""
+    ddl = "CREATE SEQUENCE s1; CREATE TABLE t (id BIGINT NOT NULL DEFAULT {} PRIMARY KEY, v INT)"
+    t = _table(ddl.format(standard))
+    assert t.columns == _table(ddl.format(function)).columns
+    assert t.columns[0].default.startswith(function[:7].upper())
+    assert [k.kind for k in t.keys] == ["PRIMARY"]
