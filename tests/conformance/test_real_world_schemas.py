@@ -123,6 +123,20 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "geometry-prefix-key",  # a geometry value is stored as a BLOB: a plain key takes a prefix of it
+        "mariadb1011",
+        T + "p POLYGON NOT NULL, g GEOMETRY, KEY k (p(32)), KEY k2 (g(100), id))",
+        True,
+        None,
+    ),
+    (
+        "geometry-prefix-unique",
+        "mariadb1011",
+        T + "g GEOMETRY, UNIQUE KEY k (g(32)))",
+        False,
+        "column t.g: type GEOMETRY cannot be part of a generated key",
+    ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
         "collate-first",
