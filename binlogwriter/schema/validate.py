@@ -9,7 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from binlogwriter.charsets import Collation, charset_mbmaxlen, collation_by_name, default_collation
+from binlogwriter.charsets import (
+    Collation,
+    charset_mbmaxlen,
+    collation_by_name,
+    default_collation,
+    encode_in_charset,
+)
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema.types import (
     BLOB_TYPES,
@@ -200,6 +206,38 @@ def _check_fulltext_spatial(t: Table, kind: str, col: Column, prefix: int | None
         raise t.err(col.name, f"a prefix length on a {kind} index part")
 
 
+def _check_member_encodes(t: Table, c: Column, member: str, coll: Collation | None) -> None:
+    """An ENUM / SET member must be text of the column's charset: its Table_map metadata and
+    its values are the member in that charset (format.md §12.1). A server stores a character
+    the charset lacks as '?' (MariaDB 10.11: ``ENUM('ü') CHARACTER SET cp1251`` becomes
+    ``enum('?')``), not the member the file names: refused here."""
+    if coll is not None and coll.codec is None and coll.charset not in _OWN_CODEC:
+        raise t.err(c.name, f"{c.type} members in CHARACTER SET {coll.charset} are not supported (no "
+                            "codec for the charset)")
+    bad = next((ch for ch in member if not _encodes(ch, coll)), None)
+    if bad is not None:
+        raise t.err(c.name, f"{c.type} member {member!r}: {bad!r} is not a character of CHARACTER SET "
+                            f"{coll.charset if coll else 'binary'}")
+
+
+_OWN_CODEC = ("binary", "swe7")
+"""Charsets without a Python codec whose members binlogwriter/charsets.py encodes itself."""
+
+_BMP_ONLY = ("utf8mb3", "ucs2")
+"""Charsets of the Basic Multilingual Plane only (3-byte UTF-8, 2-byte UCS-2)."""
+
+
+def _encodes(ch: str, coll: Collation | None) -> bool:
+    """Whether ``ch`` is a character of ``coll``'s charset."""
+    if coll is not None and coll.charset in _BMP_ONLY and ord(ch) > 0xFFFF:
+        return False
+    try:
+        encode_in_charset(ch, coll)
+    except (UnicodeEncodeError, ValueError):
+        return False
+    return True
+
+
 def _validate_column(t: Table, c: Column) -> None:
     def bad(msg: str) -> SchemaError:
         return t.err(c.name, msg)
@@ -241,6 +279,7 @@ def _validate_column(t: Table, c: Column) -> None:
         for m in c.members:
             if ty == "SET" and "," in m:
                 raise bad(f"SET member {m!r} contains ','")
+            _check_member_encodes(t, c, m, coll)
             k = m.rstrip(" ")
             k = k.casefold() if ci else k
             if k in seen:

@@ -389,6 +389,13 @@ CLAUSES = [
         True,
         None,
     ),
+    (
+        "enum-member-not-in-charset",  # MariaDB would keep '?' for the 'ü', not the member the file names
+        "mariadb1011",
+        T + "n ENUM('я','ж','ü') CHARACTER SET cp1251)",
+        False,
+        "ENUM member 'ü': 'ü' is not a character of CHARACTER SET cp1251 - at c_enum_member_not_in_charset.t.n",
+    ),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
