@@ -161,6 +161,12 @@ def normalise_and_validate(t: Table) -> None:
     # Table_maps leave out (format.md §12); it is not a PKE candidate either
     kept = tuple(k for k in t.keys if k.parts or k.kind == "PRIMARY")
     object.__setattr__(t, "keys", kept)
+    _validate_keys(t, seen)
+
+
+def _validate_keys(t: Table, seen: set[str]) -> None:
+    """Each key's parts: known columns (``seen``, lower-case names), FULLTEXT / SPATIAL parts,
+    prefix lengths, and TEXT / BLOB / JSON parts that need one."""
     for k in t.keys:
         if not k.parts:
             raise t.err(None, f"{k.kind} key {k.name or ''} has no columns")
