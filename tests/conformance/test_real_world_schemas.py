@@ -396,6 +396,14 @@ CLAUSES = [
         False,
         "ENUM member 'ü': 'ü' is not a character of CHARACTER SET cp1251 - at c_enum_member_not_in_charset.t.n",
     ),
+    (
+        "without-overlaps",  # MariaDB application-time period key: the generator makes no such periods
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p(s, e), "
+        "PRIMARY KEY (id, p WITHOUT OVERLAPS))",
+        False,
+        "PRIMARY KEY (id, p WITHOUT OVERLAPS) of table c_without_overlaps.t cannot be followed by the generator",
+    ),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]

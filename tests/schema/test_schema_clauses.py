@@ -135,3 +135,18 @@ def test_sequence_value_default_is_the_function_it_means(standard: str, function
     assert t.columns == _table(ddl.format(function)).columns
     assert t.columns[0].default.startswith(function[:7].upper())
     assert [k.kind for k in t.keys] == ["PRIMARY"]
+
+
+@pytest.mark.parametrize("order", ["PERIOD FOR p (s, e), {key}", "{key}, PERIOD FOR p (s, e)"])
+def test_without_overlaps_key_ends_with_the_periods_end_and_start(order: str) -> None:
+    """MariaDB 10.11 SHOW INDEX of ``PRIMARY KEY (id, p WITHOUT OVERLAPS)``: id, e, s."""
+    key = "PRIMARY KEY (id, p WITHOUT OVERLAPS)"
+    t = _table("CREATE TABLE t (id INT, s DATE NOT NULL, e DATE NOT NULL, " + order.format(key=key) + ")")
+    assert [(k.kind, k.columns, k.period) for k in t.keys] == [("PRIMARY", ("id", "e", "s"), "p")]
+    assert t.checks == (Check("PERIOD FOR p", "`s` < `e`"),)
+
+
+def test_without_overlaps_of_an_unknown_period_is_refused() -> None:
+    with pytest.raises(SchemaError, match=r"q WITHOUT OVERLAPS names no PERIOD FOR of the table - at table 't'"):
+        _table("CREATE TABLE t (id INT, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p (s, e), "
+               "PRIMARY KEY (id, q WITHOUT OVERLAPS))")
