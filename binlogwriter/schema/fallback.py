@@ -1,6 +1,6 @@
 """The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
-Size (about 420 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
+Size (about 470 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
 parts (elements, columns, DEFAULT values, CHECK expressions, table options) share the cursor.
 
 **Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
@@ -31,15 +31,17 @@ earlier table).
 * elements: a column, or ``[CONSTRAINT [name]]`` ``PRIMARY KEY`` / ``UNIQUE [INDEX|KEY]`` /
   ``INDEX|KEY`` / ``FULLTEXT|SPATIAL [INDEX|KEY]`` with an optional name, ``USING …`` and key
   parts ``name[(prefix)] [ASC|DESC]`` (a functional part ``(expr)`` is a hidden column, never
-  logged, and skipped); ``FOREIGN KEY`` elements are skipped; ``[CONSTRAINT [name]] CHECK
-  (expr)`` elements are kept as :class:`~binlogwriter.schema.keys.Check` (``NOT ENFORCED``
-  ones dropped);
+  logged, and skipped), the last one maybe MariaDB's ``period WITHOUT OVERLAPS``; ``FOREIGN
+  KEY`` elements are skipped; ``[CONSTRAINT [name]] CHECK (expr)`` elements are kept as
+  :class:`~binlogwriter.schema.keys.Check` (``NOT ENFORCED`` ones dropped); ``PERIOD FOR
+  name (start, end)`` (MariaDB) as the CHECK ``start < end``;
 * a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
   ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
   dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
   ``[NOT] NULL``, ``DEFAULT`` (literal — string, signed number, hex or bit value, after a
-  charset introducer —, word, function call or ``(expr)``, kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
+  charset introducer —, word, function call, ``(expr)`` or ``NEXT|PREVIOUS VALUE FOR s``,
+  kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
   ``COMMENT``, ``COLLATE``, ``CHARACTER SET`` / ``CHARSET`` / ``CHAR SET`` and the shorthands
   ``ASCII`` (latin1), ``UNICODE`` (ucs2), ``BYTE`` (binary), ``BINARY``, ``[IN]VISIBLE``,
   ``COLUMN_FORMAT`` / ``STORAGE`` / ``SRID`` / ``[SECONDARY_]ENGINE_ATTRIBUTE`` with their
@@ -144,10 +146,17 @@ class _P:
             self.i += 1
 
 
-def _parse_key_parts(p: _P) -> list[KeyPart]:
+def _parse_key_parts(p: _P) -> tuple[list[KeyPart], str | None]:
+    """A key's parts, and the period of its last part ``period WITHOUT OVERLAPS`` (MariaDB
+    10.5+ "Application-Time Periods"), or None."""
     p.expect_punct("(")
     parts: list[KeyPart] = []
     while True:
+        if p.peek(1) is not None and p.up(1) == "WITHOUT" and p.up(2) == "OVERLAPS":
+            period = p.ident()
+            p.expect("WITHOUT", "OVERLAPS")
+            p.expect_punct(")")
+            return parts, period
         if p.is_punct("("):
             p.skip_balanced()          # functional key part: a hidden column, not logged
         else:
@@ -165,7 +174,7 @@ def _parse_key_parts(p: _P) -> list[KeyPart]:
             p.next()
             continue
         p.expect_punct(")")
-        return parts
+        return parts, None
 
 
 def _parse_key(p: _P, kind: str) -> Key:
@@ -174,9 +183,22 @@ def _parse_key(p: _P, kind: str) -> Key:
         name = p.ident()
     if p.accept("USING"):
         p.next()
-    parts = _parse_key_parts(p)
+    parts, period = _parse_key_parts(p)
     p.skip_to_element_end()
-    return Key(kind, tuple(parts), name)
+    return Key(kind, tuple(parts), name, period)
+
+
+def _period_parts(spec: TableSpec, periods: dict[str, tuple[str, str]]) -> None:
+    """A ``WITHOUT OVERLAPS`` key indexes its other parts, then the period's end and start
+    columns (MariaDB 10.11 SHOW INDEX of ``PRIMARY KEY (id, p WITHOUT OVERLAPS)``: id, e, s)."""
+    for i, k in enumerate(spec.keys):
+        if k.period is None:
+            continue
+        found = periods.get(k.period.lower())
+        if found is None:
+            raise SchemaError(f"cannot parse CREATE TABLE: {k.kind} KEY … {k.period} WITHOUT OVERLAPS names no "
+                              f"PERIOD FOR of the table - at table {spec.name!r}")
+        spec.keys[i] = Key(k.kind, (*k.parts, KeyPart(found[1]), KeyPart(found[0])), k.name, k.period)
 
 
 _TYPE_CONT = {
@@ -212,11 +234,27 @@ def _token_sql(toks: Sequence[Tok]) -> str:
     return "".join(out)
 
 
+_SEQUENCE_VALUE = {("NEXT", "VALUE", "FOR"): "NEXTVAL", ("PREVIOUS", "VALUE", "FOR"): "LASTVAL"}
+"""MariaDB's SQL-standard sequence expressions and the function each is (MariaDB "NEXT VALUE
+for sequence_name": ``NEXTVAL(s)``, "PREVIOUS VALUE FOR": ``LASTVAL(s)``; SHOW CREATE TABLE
+prints a ``DEFAULT NEXT VALUE FOR s`` as ``DEFAULT nextval(`db`.`s`)``)."""
+
+
 def _parse_default(p: _P) -> str:
     """The value of a column's ``DEFAULT`` as SQL text: a literal (string, number, hex or bit
     value, signed, after a charset introducer such as ``_binary``), a word (``NULL``,
-    ``CURRENT_TIMESTAMP``), a function call (``CURRENT_TIMESTAMP(3)``) or an expression in
-    parentheses (MySQL 8.0.13+ / MariaDB 10.2+ ``DEFAULT (expr)``)."""
+    ``CURRENT_TIMESTAMP``), a function call (``CURRENT_TIMESTAMP(3)``, ``nextval(s)``), an
+    expression in parentheses (MySQL 8.0.13+ / MariaDB 10.2+ ``DEFAULT (expr)``) or ``NEXT
+    VALUE FOR [db.]s`` / ``PREVIOUS VALUE FOR [db.]s``, as the function call it is
+    (:data:`_SEQUENCE_VALUE`)."""
+    for words, function in _SEQUENCE_VALUE.items():
+        if p.accept(*words):
+            start = p.i
+            p.ident()
+            if p.is_punct("."):
+                p.next()
+                p.ident()
+            return f"{function}({_token_sql(p.t[start:p.i])})"
     start = p.i
     while p.is_punct("-") or p.is_punct("+"):
         p.next()
@@ -266,7 +304,7 @@ def _parse_check(p: _P, checks: list[Check], name: str | None, column: str | Non
         checks.append(Check(name, sql, column))
 
 
-def _parse_period(p: _P, spec: TableSpec) -> None:
+def _parse_period(p: _P, spec: TableSpec) -> tuple[str, str, str]:
     """MariaDB ``PERIOD FOR name (start, end)``: an application-time period, whose rows must
     have start < end (MariaDB "Application-Time Periods"; kept as that CHECK), or ``PERIOD FOR
     SYSTEM_TIME (…)`` of a system-versioned table (its columns say ``GENERATED ALWAYS AS ROW``)."""
@@ -279,6 +317,7 @@ def _parse_period(p: _P, spec: TableSpec) -> None:
     p.expect_punct(")")
     if name.upper() != "SYSTEM_TIME":
         spec.checks.append(Check(f"PERIOD FOR {name}", f"`{start}` < `{end}`"))
+    return name, start, end
 
 
 def _parse_column(p: _P) -> ColSpec:
@@ -388,6 +427,7 @@ def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
         raise p.err("only CREATE TABLE with a column list is supported (not LIKE / AS SELECT)")
     p.next()
     spec = TableSpec(db, name, [], [])
+    periods: dict[str, tuple[str, str]] = {}
     while True:
         u = p.up()
         cons = None
@@ -408,7 +448,8 @@ def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
             p.accept("INDEX") or p.accept("KEY")
             spec.keys.append(_parse_key(p, u))
         elif u == "PERIOD" and p.up(1) == "FOR":
-            _parse_period(p, spec)
+            period, start, end = _parse_period(p, spec)
+            periods[period.lower()] = (start, end)
         elif u == "CHECK" and p.is_punct("(", 1):
             p.next()
             _parse_check(p, spec.checks, cons, None)
@@ -421,6 +462,7 @@ def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
             continue
         p.expect_punct(")")
         break
+    _period_parts(spec, periods)
     _parse_table_options(p, spec)
     return spec
 

@@ -30,6 +30,10 @@ class Key:
     kind: str  # "PRIMARY" | "UNIQUE" | "INDEX" | "FULLTEXT" | "SPATIAL"
     parts: tuple[KeyPart, ...]
     name: str | None = None
+    period: str | None = None
+    """MariaDB's ``period WITHOUT OVERLAPS`` last part (an application-time period's name):
+    rows equal in the other parts must have periods that do not overlap; ``parts`` end with
+    the period's end and start columns, as the server's index does."""
 
     def __post_init__(self) -> None:
         parts = tuple(p if isinstance(p, KeyPart) else

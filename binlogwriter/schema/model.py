@@ -309,6 +309,12 @@ class Table:
         return table_from_sql(sql, database, flavor, database_charset, database_collation)
 
 
+def _named_charset(*levels: str | None) -> str:
+    """The first charset of ``levels`` (column, table, database) that names one: ``CHARACTER
+    SET DEFAULT`` names none (the next level's; validate.py ``_table_level``)."""
+    return next((cs for cs in levels if cs and cs.lower() != "default"), SERVER_DEFAULT_CHARSET)
+
+
 def table_from_spec(spec: TableSpec, database: str, flavor: str, db_cs: str | None,
                     db_coll: str | None) -> Table:
     cols: list[Column] = []
@@ -328,12 +334,11 @@ def table_from_spec(spec: TableSpec, database: str, flavor: str, db_cs: str | No
         charset = cs.charset if cs.charset is not None else f.pop("charset", None)
         f.pop("charset", None)
         collation = cs.collation
+        base_cs = _named_charset(charset, spec.charset, db_cs)
         if blob_len is not None:
-            mb = charset_mbmaxlen(charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET) \
-                if f["type"] == "TEXT" else 1
+            mb = charset_mbmaxlen(base_cs) if f["type"] == "TEXT" else 1
             f["type"] = blob_type_for(f["type"], blob_len, mb)
         if cs.binary_attr and collation is None:
-            base_cs = charset or spec.charset or db_cs or SERVER_DEFAULT_CHARSET
             collation = "binary" if norm_cs(base_cs) == "binary" else f"{norm_cs(base_cs)}_bin"
             if norm_cs(base_cs) == "utf8mb4" and not is_mariadb(flavor):
                 collation = "utf8mb4_bin"

@@ -9,7 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from binlogwriter.charsets import Collation, charset_mbmaxlen, collation_by_name, default_collation
+from binlogwriter.charsets import (
+    Collation,
+    charset_mbmaxlen,
+    collation_by_name,
+    default_collation,
+    encode_in_charset,
+)
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema.types import (
     BLOB_TYPES,
@@ -63,11 +69,46 @@ def _resolve_level(t: Table, col: str | None, cs: str | None, coll: str | None
 MAX_COLUMNS = 4096
 
 
-def normalise_and_validate(t: Table) -> None:
-    tcs, tcoll = _resolve_level(t, None, t.charset, t.collation)
-    dcs, dcoll = _resolve_level(t, None, t.database_charset, t.database_collation)
+_DEFAULT = "default"
+
+
+def _no_default(name: str | None) -> str | None:
+    return None if name == _DEFAULT else name
+
+
+def _table_level(t: Table, dcs: str | None, dcoll: str | None) -> tuple[str, str | None]:
+    """The table's (charset, collation or None for the charset's default).
+
+    ``CHARACTER SET DEFAULT`` / ``COLLATE DEFAULT`` (a table option; also ``DEFAULT
+    CHARSET=default``): on MySQL the clause as if absent (the database's charset and
+    collation); on MariaDB 10.11 the charset — the table's own, else the database's — with
+    *its* default collation (``COLLATE DEFAULT`` in a database of latin1_bin gives a
+    latin1_swedish_ci table; replayed: tests/conformance/test_real_world_schemas.py)."""
+    cs, coll = t.charset, t.collation
+    if _DEFAULT in (cs, coll):
+        if is_mariadb(t.flavor):
+            cs = (dcs or SERVER_DEFAULT_CHARSET) if cs in (None, _DEFAULT) else cs
+        coll, cs = _no_default(coll), _no_default(cs)
+    tcs, tcoll = _resolve_level(t, None, cs, coll)
     if tcs is None:
-        tcs, tcoll = (dcs, dcoll) if dcs is not None else (SERVER_DEFAULT_CHARSET, None)
+        return (dcs, dcoll) if dcs is not None else (SERVER_DEFAULT_CHARSET, None)
+    return tcs, tcoll
+
+
+def _column_collation(t: Table, c: Column) -> str | None:
+    """A column's COLLATE: ``COLLATE DEFAULT`` is the column's charset's default collation
+    (MariaDB 10.11; MySQL's grammar takes only a collation name there: refused). A column's
+    ``CHARACTER SET DEFAULT`` is refused by both (unknown character set)."""
+    if c.collation != _DEFAULT:
+        return c.collation
+    if not is_mariadb(t.flavor):
+        raise t.err(c.name, "COLLATE DEFAULT on a column is MariaDB syntax (MySQL refuses it)")
+    return None
+
+
+def normalise_and_validate(t: Table) -> None:
+    dcs, dcoll = _resolve_level(t, None, _no_default(t.database_charset), _no_default(t.database_collation))
+    tcs, tcoll = _table_level(t, dcs, dcoll)
     seen: set[str] = set()
     pk = t.primary_key
     pk_cols = {p.column.lower() for p in pk.parts} if pk else set()
@@ -89,11 +130,14 @@ def normalise_and_validate(t: Table) -> None:
             raise t.err(c.name, f"unknown column type {c.type!r}")
         if c.type in MARIADB_ONLY and not is_mariadb(t.flavor):
             raise t.err(c.name, f"type {c.type} exists only in MariaDB")
-        ccs, ccoll = _resolve_level(t, c.name, c.charset, c.collation)
+        named = _column_collation(t, c)
+        ccs, ccoll = _resolve_level(t, c.name, c.charset, named)
         upd: dict[str, Any] = {}
+        if named != c.collation:
+            upd["collation"] = named
         if c.type in CHAR_TYPES or c.is_enum_or_set:
             if ccs is None:
-                ccs, ccoll = tcs, tcoll
+                ccs, ccoll = (tcs, None) if named != c.collation else (tcs, tcoll)
             if ccs == "binary" and not c.is_enum_or_set:
                 upd["type"] = {"CHAR": "BINARY", "VARCHAR": "VARBINARY", "TINYTEXT": "TINYBLOB",
                                "TEXT": "BLOB", "MEDIUMTEXT": "MEDIUMBLOB",
@@ -117,6 +161,12 @@ def normalise_and_validate(t: Table) -> None:
     # Table_maps leave out (format.md §12); it is not a PKE candidate either
     kept = tuple(k for k in t.keys if k.parts or k.kind == "PRIMARY")
     object.__setattr__(t, "keys", kept)
+    _validate_keys(t, seen)
+
+
+def _validate_keys(t: Table, seen: set[str]) -> None:
+    """Each key's parts: known columns (``seen``, lower-case names), FULLTEXT / SPATIAL parts,
+    prefix lengths, and TEXT / BLOB / JSON parts that need one."""
     for k in t.keys:
         if not k.parts:
             raise t.err(None, f"{k.kind} key {k.name or ''} has no columns")
@@ -129,7 +179,9 @@ def normalise_and_validate(t: Table) -> None:
                 _check_fulltext_spatial(t, k.kind, col, p.prefix)
                 continue
             if p.prefix is not None:
-                if not col.is_string:
+                if not col.is_string and col.geometry_type is None:
+                    # a geometry value is stored as a BLOB: MySQL and MariaDB take a prefix of
+                    # it in a non-SPATIAL key (``KEY (p(32))`` on a POLYGON), as of a BLOB
                     raise t.err(col.name, f"prefix length on non-string column of type {col.type}")
                 if p.prefix <= 0:
                     raise t.err(col.name, "prefix length must be positive")
@@ -158,6 +210,38 @@ def _check_fulltext_spatial(t: Table, kind: str, col: Column, prefix: int | None
             raise t.err(col.name, "all parts of a SPATIAL index must be NOT NULL")
     if prefix is not None:
         raise t.err(col.name, f"a prefix length on a {kind} index part")
+
+
+def _check_member_encodes(t: Table, c: Column, member: str, coll: Collation | None) -> None:
+    """An ENUM / SET member must be text of the column's charset: its Table_map metadata and
+    its values are the member in that charset (format.md §12.1). A server stores a character
+    the charset lacks as '?' (MariaDB 10.11: ``ENUM('ü') CHARACTER SET cp1251`` becomes
+    ``enum('?')``), not the member the file names: refused here."""
+    if coll is not None and coll.codec is None and coll.charset not in _OWN_CODEC:
+        raise t.err(c.name, f"{c.type} members in CHARACTER SET {coll.charset} are not supported (no "
+                            "codec for the charset)")
+    bad = next((ch for ch in member if not _encodes(ch, coll)), None)
+    if bad is not None:
+        raise t.err(c.name, f"{c.type} member {member!r}: {bad!r} is not a character of CHARACTER SET "
+                            f"{coll.charset if coll else 'binary'}")
+
+
+_OWN_CODEC = ("binary", "swe7")
+"""Charsets without a Python codec whose members binlogwriter/charsets.py encodes itself."""
+
+_BMP_ONLY = ("utf8mb3", "ucs2")
+"""Charsets of the Basic Multilingual Plane only (3-byte UTF-8, 2-byte UCS-2)."""
+
+
+def _encodes(ch: str, coll: Collation | None) -> bool:
+    """Whether ``ch`` is a character of ``coll``'s charset."""
+    if coll is not None and coll.charset in _BMP_ONLY and ord(ch) > 0xFFFF:
+        return False
+    try:
+        encode_in_charset(ch, coll)
+    except (UnicodeEncodeError, ValueError):
+        return False
+    return True
 
 
 def _validate_column(t: Table, c: Column) -> None:
@@ -201,6 +285,7 @@ def _validate_column(t: Table, c: Column) -> None:
         for m in c.members:
             if ty == "SET" and "," in m:
                 raise bad(f"SET member {m!r} contains ','")
+            _check_member_encodes(t, c, m, coll)
             k = m.rstrip(" ")
             k = k.casefold() if ci else k
             if k in seen:

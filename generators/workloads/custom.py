@@ -75,6 +75,19 @@ def column_srids(table: Table, sql: str) -> dict[str, int]:
     return out
 
 
+def _refuse_without_overlaps(t: Table) -> None:
+    """A MariaDB ``WITHOUT OVERLAPS`` key: rows equal in its other parts must have periods
+    ``[start, end)`` that do not overlap, and every row start < end (MariaDB "Application-Time
+    Periods"). The generator does not make such periods: refused, naming the clause."""
+    for k in t.keys:
+        if k.period is not None:
+            others = [p.column for p in k.parts[:-2]]
+            raise SchemaError(f"{k.kind} KEY ({', '.join([*others, k.period])} WITHOUT OVERLAPS) of table "
+                              f"{t.database}.{t.name} cannot be followed by the generator: rows with the same "
+                              f"{', '.join(others) or 'key'} would need periods that do not overlap (MariaDB "
+                              f"application-time period, PERIOD FOR {k.period})")
+
+
 def custom(spec: Spec) -> WorkloadDef:
     assert spec.schema_sql is not None
     tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
@@ -89,6 +102,7 @@ def custom(spec: Spec) -> WorkloadDef:
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
                               f"system-versioning row start / end) are not supported by the generator: the "
                               f"server computes their values - at {t.database}.{t.name}.{col.name}")
+        _refuse_without_overlaps(t)
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
     parsed = [parse_foreign_keys(d.create_sql, d.table) for d in defs]
     for d, found in zip(defs, parsed, strict=True):  # before the foreign keys: a parent's key columns are final

@@ -88,7 +88,9 @@ CLAUSES = [
         "mariadb1011",
         "CREATE SEQUENCE s1;\nCREATE TABLE t (id BIGINT NOT NULL DEFAULT nextval(s1) PRIMARY KEY, v INT);\n"
         "CREATE SEQUENCE IF NOT EXISTS s2 START WITH 100 INCREMENT BY 10;\n"
-        "CREATE TABLE u (id INT NOT NULL PRIMARY KEY, w BIGINT DEFAULT (NEXTVAL(s2)))",
+        "CREATE TABLE u (id INT NOT NULL PRIMARY KEY, w BIGINT DEFAULT (NEXTVAL(s2)));\n"
+        "CREATE TABLE n (id BIGINT NOT NULL DEFAULT NEXT VALUE FOR s2 PRIMARY KEY, "
+        "p BIGINT DEFAULT PREVIOUS VALUE FOR s1, q BIGINT DEFAULT lastval(s2))",
         True,
         None,
     ),
@@ -110,6 +112,30 @@ CLAUSES = [
         "CONSTRAINT fk_gone FOREIGN KEY (gone_id) REFERENCES gone (id))",
         True,
         None,
+    ),
+    (
+        "charset-collate-default",  # DEFAULT: the database's charset, its default collation (MariaDB)
+        "mariadb1011",
+        "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(20) NOT NULL, UNIQUE KEY (v)) CHARACTER SET default "
+        "COLLATE default;\nCREATE TABLE t2 (id INT PRIMARY KEY, v VARCHAR(20)) DEFAULT CHARSET=default;\n"
+        "CREATE TABLE t3 (id INT PRIMARY KEY, v VARCHAR(20) COLLATE default, w VARCHAR(9) CHARACTER SET latin1 "
+        "COLLATE default NOT NULL, UNIQUE KEY (w)) CHARACTER SET latin1 COLLATE latin1_bin",
+        True,
+        None,
+    ),
+    (
+        "geometry-prefix-key",  # a geometry value is stored as a BLOB: a plain key takes a prefix of it
+        "mariadb1011",
+        T + "p POLYGON NOT NULL, g GEOMETRY, KEY k (p(32)), KEY k2 (g(100), id))",
+        True,
+        None,
+    ),
+    (
+        "geometry-prefix-unique",
+        "mariadb1011",
+        T + "g GEOMETRY, UNIQUE KEY k (g(32)))",
+        False,
+        "column t.g: type GEOMETRY cannot be part of a generated key",
     ),
     ("comment", "mariadb1011", T + "x INT COMMENT 'the x' NOT NULL) COMMENT = 'a table'", True, None),
     (
@@ -362,6 +388,21 @@ CLAUSES = [
         "UNIQUE KEY (a));\nCREATE TABLE n (u UUID, i INET4, j INET6)",
         True,
         None,
+    ),
+    (
+        "enum-member-not-in-charset",  # MariaDB would keep '?' for the 'ü', not the member the file names
+        "mariadb1011",
+        T + "n ENUM('я','ж','ü') CHARACTER SET cp1251)",
+        False,
+        "ENUM member 'ü': 'ü' is not a character of CHARACTER SET cp1251 - at c_enum_member_not_in_charset.t.n",
+    ),
+    (
+        "without-overlaps",  # MariaDB application-time period key: the generator makes no such periods
+        "mariadb1011",
+        "CREATE TABLE t (id INT NOT NULL, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p(s, e), "
+        "PRIMARY KEY (id, p WITHOUT OVERLAPS))",
+        False,
+        "PRIMARY KEY (id, p WITHOUT OVERLAPS) of table c_without_overlaps.t cannot be followed by the generator",
     ),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),

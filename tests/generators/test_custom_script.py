@@ -72,3 +72,17 @@ def test_bytes_that_are_not_utf8_outside_what_is_read_are_left(tmp_path) -> None
                                        b"COMMENT 'caf\xe9');\n")
     r = CliRunner().invoke(cli_main, ["generate", "--schema", str(tmp_path / "bad.sql"), "--out", str(tmp_path / "p")])
     assert r.exit_code == 2 and "bad.sql:2: the statement is not UTF-8 text" in r.output, r.output
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_without_overlaps_key_is_refused_naming_the_clause(flavor: str) -> None:
+    """A MariaDB ``WITHOUT OVERLAPS`` key needs periods that do not overlap per key: refused
+    before the CHECK of its PERIOD FOR (a replay of unchecked rows would fail on the server)."""
+    sql = ("CREATE TABLE wo (id INT, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p(s, e), "
+           "PRIMARY KEY (id, p WITHOUT OVERLAPS));\n")
+    spec = Spec.from_dict(dict(workload=None, schema_sql=sql, schema_file="s.sql", database="db", flavor=flavor))
+    with pytest.raises(SchemaError) as ei:
+        load_workload(spec)
+    msg = str(ei.value)
+    assert "PRIMARY KEY (id, p WITHOUT OVERLAPS) of table db.wo cannot be followed by the generator" in msg
+    assert "\n" not in msg

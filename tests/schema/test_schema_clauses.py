@@ -69,3 +69,84 @@ def test_on_update_clause_is_kept() -> None:
     assert [(c.name, c.default, c.on_update) for c in t.columns] == [
         ("id", None, None), ("u", "CURRENT_TIMESTAMP(3)", "CURRENT_TIMESTAMP(3)"), ("c", "CURRENT_TIMESTAMP", None),
         ("d", "NOW()", "NOW()"), ("e", None, "CURRENT_TIMESTAMP"), ("f", None, "LOCALTIMESTAMP(6)")]
+
+
+_LATIN1_BIN_DB = "CREATE DATABASE e CHARACTER SET latin1 COLLATE latin1_bin; USE e; "
+
+
+def _collations(sql: str, flavor: str) -> list[str]:
+    """The collation of each column of the script's last table but ``id``."""
+    t = parse_tables(sql, "db", flavor)[-1]
+    return [c.collation_obj(flavor).name for c in t.columns if c.name != "id"]
+
+
+@pytest.mark.parametrize(
+    ("options", "mariadb", "mysql"),
+    [
+        # MariaDB 10.11 (SHOW CREATE TABLE in a latin1_bin database): the charset's default
+        # collation; MySQL: as if the clause were absent (the database's collation)
+        ("CHARACTER SET default COLLATE default", "latin1_swedish_ci", "latin1_bin"),
+        ("COLLATE default", "latin1_swedish_ci", "latin1_bin"),
+        ("DEFAULT CHARSET=default", "latin1_swedish_ci", "latin1_bin"),
+        ("DEFAULT CHARSET = utf8mb4 COLLATE = default", "utf8mb4_general_ci", "utf8mb4_0900_ai_ci"),
+        ("", "latin1_bin", "latin1_bin"),
+    ],
+)
+def test_table_charset_and_collation_default(options: str, mariadb: str, mysql: str) -> None:
+    sql = _LATIN1_BIN_DB + T + "v VARCHAR(5)) " + options
+    assert _collations(sql, "mariadb1011") == [mariadb]
+    assert _collations(sql, "mysql80") == [mysql]
+
+
+def test_database_charset_default_is_the_servers() -> None:
+    sql = "CREATE DATABASE f CHARACTER SET default; USE f; " + T + "v VARCHAR(5))"
+    assert _collations(sql, "mariadb1011") == ["utf8mb4_general_ci"]
+    sql = "CREATE DATABASE g CHARACTER SET latin1 COLLATE default; USE g; " + T + "v VARCHAR(5))"
+    assert _collations(sql, "mariadb1011") == ["latin1_swedish_ci"]
+
+
+def test_column_collate_default_is_its_charsets_default_on_mariadb_only() -> None:
+    sql = _LATIN1_BIN_DB + T + "v VARCHAR(5) COLLATE default, w ENUM('a') CHARACTER SET utf8mb4 COLLATE default) " \
+        "COLLATE latin1_general_cs"
+    assert _collations(sql, "mariadb1011") == ["latin1_swedish_ci", "utf8mb4_general_ci"]
+    with pytest.raises(SchemaError, match=r"COLLATE DEFAULT on a column is MariaDB syntax .* e\.t\.v"):
+        _collations(sql, "mysql80")
+
+
+def test_column_character_set_default_is_refused() -> None:
+    """Both servers' grammars refuse ``CHARACTER SET DEFAULT`` on a column (MariaDB 10.11: ERROR 1064)."""
+    with pytest.raises(SchemaError, match=r"unknown character set 'default'.*db\.t\.v"):
+        _table(T + "v VARCHAR(5) CHARACTER SET default)")
+
+
+@pytest.mark.parametrize(
+    ("standard", "function"),
+    [
+        ("NEXT VALUE FOR s1", "nextval(s1)"),
+        ("next value for db.s1", "NEXTVAL(db.s1)"),
+        ("PREVIOUS VALUE FOR s1", "lastval(s1)"),
+    ],
+)
+def test_sequence_value_default_is_the_function_it_means(standard: str, function: str) -> None:
+    """MariaDB's ``NEXT VALUE FOR s`` is ``nextval(s)``, ``PREVIOUS VALUE FOR s`` ``lastval(s)``
+    (SHOW CREATE TABLE prints the function): the same column as the function-call form."""
+    ddl = "CREATE SEQUENCE s1; CREATE TABLE t (id BIGINT NOT NULL DEFAULT {} PRIMARY KEY, v INT)"
+    t = _table(ddl.format(standard))
+    assert t.columns == _table(ddl.format(function)).columns
+    assert t.columns[0].default.startswith(function[:7].upper())
+    assert [k.kind for k in t.keys] == ["PRIMARY"]
+
+
+@pytest.mark.parametrize("order", ["PERIOD FOR p (s, e), {key}", "{key}, PERIOD FOR p (s, e)"])
+def test_without_overlaps_key_ends_with_the_periods_end_and_start(order: str) -> None:
+    """MariaDB 10.11 SHOW INDEX of ``PRIMARY KEY (id, p WITHOUT OVERLAPS)``: id, e, s."""
+    key = "PRIMARY KEY (id, p WITHOUT OVERLAPS)"
+    t = _table("CREATE TABLE t (id INT, s DATE NOT NULL, e DATE NOT NULL, " + order.format(key=key) + ")")
+    assert [(k.kind, k.columns, k.period) for k in t.keys] == [("PRIMARY", ("id", "e", "s"), "p")]
+    assert t.checks == (Check("PERIOD FOR p", "`s` < `e`"),)
+
+
+def test_without_overlaps_of_an_unknown_period_is_refused() -> None:
+    with pytest.raises(SchemaError, match=r"q WITHOUT OVERLAPS names no PERIOD FOR of the table - at table 't'"):
+        _table("CREATE TABLE t (id INT, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p (s, e), "
+               "PRIMARY KEY (id, q WITHOUT OVERLAPS))")

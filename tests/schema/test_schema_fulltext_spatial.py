@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema import Table
+from binlogwriter.schema import KeyPart, Table
 from tests.schema.test_schema_sqlglot_gaps import via_fallback, via_sqlglot
 
 ACCEPTED = [
@@ -64,3 +64,24 @@ REFUSED = [
 def test_what_the_servers_refuse_is_still_refused(sql: str, why: str) -> None:
     with pytest.raises(SchemaError, match=why):
         Table.from_sql(sql)
+
+
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+@pytest.mark.parametrize("via", [Table.from_sql, via_fallback])
+def test_prefix_of_a_geometry_column_in_a_plain_key(via, flavor: str) -> None:
+    """A geometry value is stored as a BLOB: a non-SPATIAL key takes a prefix of it (MariaDB
+    10.11 accepts ``KEY (p(32))`` on a POLYGON, ``UNIQUE (g(32))``, ``PRIMARY KEY (p(25))``).
+    sqlglot does not map POLYGON / POINT: the fallback reads these either way."""
+    t = via("CREATE TABLE t (id INT PRIMARY KEY, p POLYGON NOT NULL, g GEOMETRY, KEY k (p(32)), "
+            "UNIQUE KEY u (g(500)))", flavor=flavor)
+    assert [(k.kind, k.parts) for k in t.keys[1:]] == [
+        ("INDEX", (KeyPart("p", 32),)),
+        ("UNIQUE", (KeyPart("g", 500),)),
+    ]
+    pk = via("CREATE TABLE t (p POINT NOT NULL, PRIMARY KEY (p(25)))", flavor=flavor)
+    assert pk.effective_primary_key() == [(0, 25)]
+
+
+def test_prefix_of_a_geometry_column_in_a_spatial_key_is_refused() -> None:
+    with pytest.raises(SchemaError, match="a prefix length on a SPATIAL index part"):
+        Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, p POINT NOT NULL, SPATIAL KEY (p(5)))")
