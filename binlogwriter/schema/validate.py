@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from binlogwriter.charsets import (
+    BMP_ONLY_CHARSETS,
     Collation,
     charset_mbmaxlen,
     collation_by_name,
@@ -217,25 +218,16 @@ def _check_member_encodes(t: Table, c: Column, member: str, coll: Collation | No
     its values are the member in that charset (format.md §12.1). A server stores a character
     the charset lacks as '?' (MariaDB 10.11: ``ENUM('ü') CHARACTER SET cp1251`` becomes
     ``enum('?')``), not the member the file names: refused here."""
-    if coll is not None and coll.codec is None and coll.charset not in _OWN_CODEC:
-        raise t.err(c.name, f"{c.type} members in CHARACTER SET {coll.charset} are not supported (no "
-                            "codec for the charset)")
     bad = next((ch for ch in member if not _encodes(ch, coll)), None)
     if bad is not None:
         raise t.err(c.name, f"{c.type} member {member!r}: {bad!r} is not a character of CHARACTER SET "
                             f"{coll.charset if coll else 'binary'}")
 
 
-_OWN_CODEC = ("binary", "swe7")
-"""Charsets without a Python codec whose members binlogwriter/charsets.py encodes itself."""
-
-_BMP_ONLY = ("utf8mb3", "ucs2")
-"""Charsets of the Basic Multilingual Plane only (3-byte UTF-8, 2-byte UCS-2)."""
-
-
 def _encodes(ch: str, coll: Collation | None) -> bool:
-    """Whether ``ch`` is a character of ``coll``'s charset."""
-    if coll is not None and coll.charset in _BMP_ONLY and ord(ch) > 0xFFFF:
+    """Whether ``ch`` is a character of ``coll``'s charset, as the server reads it
+    (binlogwriter/charsets.py)."""
+    if coll is not None and coll.charset in BMP_ONLY_CHARSETS and ord(ch) > 0xFFFF:
         return False
     try:
         encode_in_charset(ch, coll)

@@ -91,7 +91,10 @@ def _every_charset_ddl(server: MariaDBServer) -> str:
     names = [cs for cs in _server_charsets(server) if cs in CHARSETS]
     cols = ", ".join(f"c_{cs} VARCHAR(24) CHARACTER SET {cs}" for cs in names)
     chars = ", ".join(f"h_{cs} CHAR(6) CHARACTER SET {cs} NOT NULL" for cs in names)
-    return (f"CREATE TABLE keyed (id INT NOT NULL PRIMARY KEY, {cols}, {chars});\n"
+    members = ("e_keybcs2 ENUM('a','č','ř') CHARACTER SET keybcs2, s_armscii8 SET('Ա','բ','x') CHARACTER SET "
+               "armscii8, e_swe7 ENUM('Åsa','Örjan') CHARACTER SET swe7 NOT NULL, e_sjis ENUM('日本','x') "
+               "CHARACTER SET sjis, e_eucjpms ENUM('ＡＢ','漢字') CHARACTER SET eucjpms")
+    return (f"CREATE TABLE keyed (id INT NOT NULL PRIMARY KEY, {cols}, {chars}, {members});\n"
             f"CREATE TABLE keyless (n INT NOT NULL, {cols});\n")
 
 
