@@ -187,7 +187,7 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
 
     * a one-byte charset Python lacks (armscii8, dec8, geostd8, hp8, keybcs2, swe7) is a
       charmap codec over the server's table (a byte the server has no character for decodes
-      as an error, and no character encodes to it);
+      as an error, and no character encodes to it; :func:`_first_bytes`);
     * a charset whose Python codec encodes characters the server reads back as others (sjis's
       ``¥`` is 0x5C, which the server reads as ``\\``; eucjpms's JIS X 0212 plane; euckr's
       8-byte Hangul jamo sequences) refuses to encode those characters: stored, they would
@@ -196,7 +196,7 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
         return None
     cs = name[len(_CODEC_PREFIX):]
     if cs in _maps.SINGLE_BYTE:
-        table = _maps.SINGLE_BYTE[cs]
+        table = _first_bytes(_maps.SINGLE_BYTE[cs])
         enc_table = codecs.charmap_build(table)
 
         def encode(text: str, errors: str = "strict") -> tuple[bytes, int]:
@@ -218,6 +218,19 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
         return base.encode(text, errors)
 
     return codecs.CodecInfo(encode_checked, base.decode, name=name)
+
+
+def _first_bytes(table: str) -> str:
+    """A server decoding table with each character kept at its first byte only: armscii8 reads
+    0xA5 as ``)`` as well as 0x29. A character encodes to that first byte, and the later
+    bytes decode as errors, so text decoded from any bytes encodes back to the same bytes (the
+    later bytes come back as ``bytes``: binlogwriter/values/_strings.py)."""
+    seen: set[str] = set()
+    out = []
+    for ch in table:
+        out.append("\ufffe" if ch in seen else ch)
+        seen.add(ch)
+    return "".join(out)
 
 
 codecs.register(_server_codec)

@@ -33,6 +33,7 @@ import json
 import struct
 from decimal import Decimal
 from functools import cache
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -42,7 +43,8 @@ from binlogwriter.values import Geometry, MysqlDate, MysqlDateTime
 __all__ = ["values", "CHARSETS", "KEY_ALPHABET"]
 
 UTC = dt.UTC
-CHARSETS = ("latin1", "utf8mb3", "utf8mb4", "gbk", "ucs2", "utf16", "utf32")
+CHARSETS = ("latin1", "utf8mb3", "utf8mb4", "gbk", "ucs2", "utf16", "utf32", "sjis", "eucjpms", "euckr",
+            "cp1251", "keybcs2", "armscii8", "swe7")
 """Character sets the strategies draw for character columns."""
 KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -78,6 +80,8 @@ def _charset_chars(charset: str, flavor: str) -> st.SearchStrategy[str]:
         base = st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))
     elif charset == "ascii":
         base = st.characters(max_codepoint=0x7F)
+    elif charset in _REPERTOIRE:  # the charset's own characters (its codec: docs/charsets.md rule 6)
+        base = st.sampled_from(_repertoire(coll))
     else:
         base = st.characters(exclude_categories=("Cs",))
 
@@ -89,6 +93,23 @@ def _charset_chars(charset: str, flavor: str) -> st.SearchStrategy[str]:
 
     # ASCII first: hypothesis shrinks towards the first alternative
     return st.one_of(st.characters(min_codepoint=0x20, max_codepoint=0x7E), base.filter(keeps))
+
+
+_REPERTOIRE = ("sjis", "eucjpms", "euckr", "cp1251", "keybcs2", "armscii8", "swe7")
+
+
+def _repertoire(coll: Any) -> list[str]:
+    """The BMP characters (not controls) a charset's codec encodes and decodes back, in order."""
+    out = []
+    for cp in range(0x20, 0x10000):
+        if 0x7F <= cp < 0xA0 or 0xD800 <= cp < 0xE000:
+            continue
+        try:
+            if coll.decode(coll.encode(chr(cp))) == chr(cp):
+                out.append(chr(cp))
+        except (UnicodeError, ValueError):
+            pass
+    return out
 
 
 def _text(column: Column, flavor: str, max_chars: int, max_bytes: int | None, key: bool,

@@ -292,3 +292,19 @@ def test_json_object_made_large_by_its_keys():
     assert decode_json(doc) == d
     # keys are stored by length then bytes; the int16 values are inlined (4-byte slots)
     assert doc[9 + 2000 * 6] == 0x05
+
+
+# collation ids: dec8, hp8, swe7, armscii8, keybcs2, geostd8 (codecs from the server's tables,
+# docs/charsets.md rule 6), sjis, euckr, eucjpms (Python's codecs less what the server reads otherwise)
+_SERVER_TABLE_COLLATIONS = (3, 6, 10, 32, 37, 92, 13, 19, 97)
+
+
+@given(st.sampled_from(_SERVER_TABLE_COLLATIONS), st.binary(max_size=60))
+def test_any_stored_bytes_decode_and_encode_back_in_every_charset(cid, data):
+    """Whatever bytes a server stored (armscii8 reads 0xA5 and 0x29 both as ')'), the value
+    decoded from them — text, or bytes where the codec cannot decode — encodes to those bytes."""
+    c = col(15, (60).to_bytes(2, "little"), collation=cid)
+    raw = bytes([len(data)]) + data
+    got, pos = decode_value(c, raw, 0)
+    assert pos == len(raw)
+    assert encode_value(c, got) == raw
