@@ -19,6 +19,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from binlogwriter.schema.alter import fold_alters
 from binlogwriter.schema.lexer import split_commas, statement_spans, tokenize
+from binlogwriter.truth_names import NAME_MAX, too_long
 from generators.checks import check_overrides
 from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
@@ -84,6 +85,10 @@ def custom(spec: Spec) -> WorkloadDef:
     final, sequences = _final_tables(tables, split_statements(fold_alters(spec.schema_sql, spec.database)),
                                      spec.database)
     for t, sql in final:
+        if too_long(t.database, t.name):
+            raise SchemaError(f"the names of table {t.database}.{t.name} are too long for its truth file name "
+                              f"(over {NAME_MAX} bytes once encoded, docs/output.md \"Truth file names\") - at "
+                              f"{t.database}.{t.name}")
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
