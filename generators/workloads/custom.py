@@ -126,7 +126,9 @@ def _final_tables(tables: list[Table], stmts: list[str],
     ``CREATE TABLE IF NOT EXISTS`` of a table already made does nothing, ``CREATE OR REPLACE
     TABLE`` (MariaDB) and a CREATE after ``DROP TABLE`` make it anew, a table dropped and not
     made again is gone; a second plain CREATE of a table is the server's error ("Table
-    already exists"), a SchemaError. And its ``CREATE SEQUENCE`` statements (MariaDB), each
+    already exists"), a SchemaError. Database and table names compare case-sensitively, as on
+    a server with ``lower_case_table_names=0`` (Linux's default): ``users`` and ``Users`` are
+    two tables. And its ``CREATE SEQUENCE`` statements (MariaDB), each
     with the database it runs in: ``snapshot.sql`` runs them before the tables, whose
     ``DEFAULT nextval(s)`` needs them. ``tables`` are the script's CREATE TABLEs in order
     (parse_tables), ``stmts`` its statements' texts."""
@@ -145,7 +147,7 @@ def _final_tables(tables: list[Table], stmts: list[str],
             t = next(made, None)
             if t is None:
                 raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
-            key = (t.database.lower(), t.name.lower())
+            key = (t.database, t.name)
             if key in live:
                 at = words.index("TABLE") + 1
                 if words[at:at + 3] == ["IF", "NOT", "EXISTS"]:
@@ -161,7 +163,7 @@ def _final_tables(tables: list[Table], stmts: list[str],
             for name in split_commas(toks[i:]):
                 parts = [x.text for x in name if x.kind in ("word", "qident")]
                 if parts and parts[-1].upper() not in ("RESTRICT", "CASCADE"):
-                    live.pop(((parts[0] if len(parts) > 1 else db).lower(), parts[-1].lower()), None)
+                    live.pop((parts[0] if len(parts) > 1 else db, parts[-1]), None)
     if next(made, None) is not None:
         raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
     if not live:
