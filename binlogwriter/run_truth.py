@@ -11,7 +11,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TRUTH_FIELDS", "MODEL_FIELDS", "truth_changes", "table_definitions", "canonical_changes"]
+from binlogwriter.truth_names import truth_table
+
+__all__ = ["TRUTH_FIELDS", "MODEL_FIELDS", "truth_changes", "table_definitions", "canonical_changes", "final_files"]
 
 
 # ------------------------------------------------------------------------------------
@@ -116,6 +118,14 @@ def table_definitions(run_dir: str | os.PathLike) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def final_files(run_dir: str | os.PathLike, sub: str = "final") -> dict[tuple[str, str], Path]:
+    """``(database, table)`` -> the table's ``truth/<sub>/<db>.<table>.jsonl`` file (its
+    final rows), for every such file of the run (``sub="replica/final"``: the replica's),
+    in file name order; the names are read back by binlogwriter/truth_names.py."""
+    d = Path(run_dir) / "truth" / sub
+    return {truth_table(p.name, ".jsonl"): p for p in sorted(d.glob("*.jsonl"))}
+
+
 def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Iterator[dict[str, Any]]:
     """A consumer's changes in the change model with values in canonical form, using the
     column types the run's truth records, ready to compare with :func:`truth_changes`.
@@ -135,7 +145,7 @@ def canonical_changes(changes: Iterable[Any], run_dir: str | os.PathLike) -> Ite
     fns: dict[str, dict[str, Any]] = {}
     for p in (run_dir / "truth" / "changes").glob("*.parquet"):
         meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
-        fns[p.name[:-len(".parquet")]] = canonical_fns(meta, flavor)
+        fns[".".join(truth_table(p.name, ".parquet"))] = canonical_fns(meta, flavor)
     for c in changes:
         if isinstance(c, Mapping):
             d = dict(c)
@@ -166,5 +176,5 @@ def truth_columns(run_dir: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for p in (run_dir / "truth" / "changes").glob("*.parquet"):
         meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
-        out[p.name[:-len(".parquet")]] = meta
+        out[".".join(truth_table(p.name, ".parquet"))] = meta
     return out

@@ -26,16 +26,18 @@ from binlogwriter.run_truth import (  # re-exported: the truth side of the asser
     MODEL_FIELDS,
     TRUTH_FIELDS,
     canonical_changes,
+    final_files,
     run_flavor,
     table_definitions,
     truth_changes,
     truth_columns,
 )
+from binlogwriter.truth_names import truth_file, truth_table  # re-exported: truth file names
 from binlogwriter.values import ABSENT
 
 __all__ = ["DecodedChange", "read_changes", "assert_changes_equal", "table_rows", "final_rows",
            "truth_changes", "canonical_changes", "assert_matches_truth", "TRUTH_FIELDS", "MODEL_FIELDS",
-           "table_definitions"]
+           "table_definitions", "final_files", "truth_file", "truth_table"]
 
 _OPS = {t: cls.KIND for t, cls in ROWS_CLASSES.items()}
 """Rows event type -> op (the event classes' ``KIND``), MariaDB's compressed rows events

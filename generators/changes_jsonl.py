@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from binlogwriter.schema import Column, Table
+from binlogwriter.truth_names import truth_file
 from binlogwriter.values.json_text import jsonl_safe
 from binlogwriter.values.row import ColumnArray
 from generators.arrow_arrays import OP_NAMES, np_array, pick_strings, string_array
@@ -403,5 +404,6 @@ def concat_text(parts: list[str], dest: str | os.PathLike) -> None:
     os.replace(tmp, dest)
 
 
-def table_file(table: Table) -> str:
-    return f"{table.database}.{table.name}.parquet"
+def table_file(table: Table, suffix: str = ".parquet") -> str:
+    """The name of ``table``'s truth file with ``suffix`` (binlogwriter/truth_names.py)."""
+    return truth_file(table.database, table.name, suffix)

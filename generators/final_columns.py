@@ -69,7 +69,7 @@ def write_final_table(rt: Any, flavor: str, final_dir: Path) -> None:
     from generators.changes_truth import table_file
 
     t = rt.table
-    jsonl = final_dir / f"{t.database}.{t.name}.jsonl"
+    jsonl = final_dir / table_file(t, ".jsonl")
     dest = final_dir / "parquet" / table_file(t)
     if rt.live[:rt.next_key].any() and _write_in_order(rt, flavor, jsonl, dest):
         return

@@ -250,7 +250,7 @@ def key_rules(spec: Any, tables: list[Any]) -> tuple[np.ndarray, np.ndarray, lis
     ``foreign_key_parents``) and the FOREIGN KEY ``references`` of :class:`WritesetClock`."""
     from generators.foreign_keys import parse_foreign_keys
 
-    index = {(td.table.database.lower(), td.table.name.lower()): i for i, td in enumerate(tables)}
+    index = {(td.table.database, td.table.name): i for i, td in enumerate(tables)}  # case-sensitive
     referenced = set()
     references = []
     children = set()
@@ -258,7 +258,7 @@ def key_rules(spec: Any, tables: list[Any]) -> tuple[np.ndarray, np.ndarray, lis
         if not _REFERENCES.search(td.create_sql or ""):
             continue
         for fk in parse_foreign_keys(td.create_sql, td.table):
-            key = (fk.parent[0].lower(), fk.parent[1].lower())
+            key = fk.parent
             referenced.add(key)
             if spec.workload is None and key in index:  # a custom schema's key-derived references
                 # the hash is of the parent's referenced key (its name, the values): one
@@ -273,5 +273,5 @@ def key_rules(spec: Any, tables: list[Any]) -> tuple[np.ndarray, np.ndarray, lis
                 children.add(i)
     keyless = [not any(k.kind in ("PRIMARY", "UNIQUE") for k in td.table.keys) and i not in children
                for i, td in enumerate(tables)]
-    barrier = [(td.table.database.lower(), td.table.name.lower()) in referenced for td in tables]
+    barrier = [(td.table.database, td.table.name) in referenced for td in tables]
     return np.array(keyless, dtype=bool), np.array(barrier, dtype=bool), references

@@ -586,15 +586,14 @@ class _Job:
         for r in got:
             if r[0] == "run":
                 per_table[r[1][0]].append(r[1][1])
-        tnames = [f"{t.database}.{t.name}" for t in tables]
+        from generators.changes_truth import table_file
+
         jdir = str(truth_dir) if sum(live) <= self.jsonl_max_rows else None
         pdir = None
         if self.parquet:
-            from generators.changes_truth import table_file
-
             (truth_dir / "parquet").mkdir(parents=True, exist_ok=True)
             pdir = str(truth_dir / "parquet")
-        return [("final", t, per_table[t], os.path.join(jdir, f"{tnames[t]}.jsonl") if jdir is not None else None,
+        return [("final", t, per_table[t], os.path.join(jdir, table_file(tables[t], ".jsonl")) if jdir is not None else None,
                  os.path.join(pdir, table_file(tables[t])) if pdir is not None else None) for t in range(nt)]
 
     def _index_and_manifest(self, files: dict[str, list[str]], scans: dict[str, Any], info: dict[str, FileInfo],

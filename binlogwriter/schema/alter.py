@@ -86,12 +86,13 @@ def _flat(sql: str, toks: list[Tok]) -> str:
 
 
 def _name(toks: list[Tok], i: int, db: str) -> tuple[tuple[str, str], int]:
-    """``(database, table)`` (lower-case) named at ``toks[i]`` (``t`` or ``db.t``), and the
-    index after it."""
+    """``(database, table)`` named at ``toks[i]`` (``t`` or ``db.t``), and the index after it.
+    As written: names compare case-sensitively, as on a server with
+    ``lower_case_table_names=0`` (``users`` and ``Users`` are two tables)."""
     first = toks[i].text
     if i + 2 < len(toks) and toks[i + 1].kind == "punct" and toks[i + 1].text == ".":
-        return (first.lower(), toks[i + 2].text.lower()), i + 3
-    return (db.lower(), first.lower()), i + 1
+        return (first, toks[i + 2].text), i + 3
+    return (db, first), i + 1
 
 
 def _create(sql: str, toks: list[Tok]) -> _Create | None:

@@ -70,7 +70,7 @@ def _split_name(qualified: str, db: str) -> tuple[str, str]:
 def _find_table(tables: list[Table], qualified: str, db: str) -> Table | None:
     dbn, name = _split_name(qualified, db)
     for t in reversed(tables):
-        if t.database.lower() == dbn.lower() and t.name.lower() == name.lower():
+        if t.database == dbn and t.name == name:  # case-sensitive (lower_case_table_names=0)
             return t
     return None
 
@@ -134,7 +134,7 @@ def _parse_statement(text: str, stmt: list[Tok], db: str, db_defaults: dict[str,
         pass
     elif head[:2] in (["CREATE", "DATABASE"], ["CREATE", "SCHEMA"]):
         name, cs, coll = parse_create_database(stmt)
-        db_defaults[name.lower()] = (cs, coll)
+        db_defaults[name] = (cs, coll)
     elif binlog_columns and head[0] == "CREATE" and "SEQUENCE" in head[:4] and flavor.startswith("mariadb"):
         out.append(_sequence_table(text, db, flavor))
     elif head[0] == "CREATE" and "TABLE" in head[:4] and (like := _LIKE_RE.match(text)):
@@ -153,5 +153,5 @@ def _parse_statement(text: str, stmt: list[Tok], db: str, db_defaults: dict[str,
         if binlog_columns:
             add_system_time_columns(spec, text, flavor)
         dbn = spec.database or db
-        cs, coll = db_defaults.get(dbn.lower(), (None, None))
+        cs, coll = db_defaults.get(dbn, (None, None))
         out.append(table_from_spec(spec, dbn, flavor, cs, coll))

@@ -54,7 +54,7 @@ class SchemaSource:
         tables = self.for_flavor(flavor)
         t = tables.get(f"{database}.{table}")
         if t is None:
-            same = [v for k, v in tables.items() if k.rsplit(".", 1)[-1] == table]
+            same = [v for v in tables.values() if v.name == table]
             if len(same) == 1:
                 t = same[0]
         return t

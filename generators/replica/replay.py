@@ -28,6 +28,7 @@ from typing import Any
 from binlogwriter.layouts.header import HEADER_SIZE, header_struct
 from binlogwriter.schema import parse_tables
 from binlogwriter.schema.tables import column_from_info
+from binlogwriter.truth_names import truth_file, truth_table
 from binlogwriter.values.json_text import jsonl_safe
 from generators.errors import SpecError
 from generators.replica.classes import Pair, UnsupportedConversion, map_columns
@@ -60,7 +61,7 @@ def _primary_columns(run: Path) -> dict[str, list]:
     out = {}
     for p in sorted((run / "truth" / "changes").glob("*.parquet")):
         meta = json.loads((pq.read_schema(p).metadata or {}).get(b"binlogwriter.columns", b"{}"))
-        out[p.name[:-len(".parquet")]] = [column_from_info(info) for info in meta.values()]
+        out[".".join(truth_table(p.name, ".parquet"))] = [column_from_info(info) for info in meta.values()]
     return out
 
 
@@ -302,10 +303,11 @@ def write_replica_truth(run: Path, settings: ReplicaSettings, out_dir: Path | No
     outcome, tables = replica_outcome(run_source(run), settings)
     out = out_dir or run / "truth" / "replica"
     (out / "final").mkdir(parents=True, exist_ok=True)
-    for name, rt in sorted(tables.items()):
+    for _, rt in sorted(tables.items()):
         names = [c.name for c in rt.table.columns]
         rows = sorted(([r[c] for c in names] for r in rt), key=sort_key)
-        with open(out / "final" / f"{name}.jsonl", "w", encoding="utf-8") as f:
+        path = out / "final" / truth_file(rt.table.database, rt.table.name, ".jsonl")
+        with open(path, "w", encoding="utf-8") as f:
             for r in rows:
                 f.write(jsonl_safe(json.dumps(dict(zip(names, r, strict=True)), ensure_ascii=False,
                                               separators=(",", ":"))) + "\n")

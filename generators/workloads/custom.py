@@ -19,6 +19,7 @@ from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Table
 from binlogwriter.schema.alter import fold_alters
 from binlogwriter.schema.lexer import split_commas, statement_spans, tokenize
+from binlogwriter.truth_names import NAME_MAX, too_long
 from generators.checks import check_overrides
 from generators.errors import SpecError
 from generators.foreign_keys import apply_foreign_keys, parse_foreign_keys
@@ -97,6 +98,10 @@ def custom(spec: Spec) -> WorkloadDef:
     final, sequences = _final_tables(tables, split_statements(fold_alters(spec.schema_sql, spec.database)),
                                      spec.database)
     for t, sql in final:
+        if too_long(t.database, t.name):
+            raise SchemaError(f"the names of table {t.database}.{t.name} are too long for its truth file name "
+                              f"(over {NAME_MAX} bytes once encoded, docs/output.md \"Truth file names\") - at "
+                              f"{t.database}.{t.name}")
         if any(c.generated for c in t.columns):
             col = next(c for c in t.columns if c.generated)
             raise SchemaError(f"generated columns (GENERATED ALWAYS AS …, AS (…) VIRTUAL / STORED, MariaDB's "
@@ -135,7 +140,9 @@ def _final_tables(tables: list[Table], stmts: list[str],
     ``CREATE TABLE IF NOT EXISTS`` of a table already made does nothing, ``CREATE OR REPLACE
     TABLE`` (MariaDB) and a CREATE after ``DROP TABLE`` make it anew, a table dropped and not
     made again is gone; a second plain CREATE of a table is the server's error ("Table
-    already exists"), a SchemaError. And its ``CREATE SEQUENCE`` statements (MariaDB), each
+    already exists"), a SchemaError. Database and table names compare case-sensitively, as on
+    a server with ``lower_case_table_names=0`` (Linux's default): ``users`` and ``Users`` are
+    two tables. And its ``CREATE SEQUENCE`` statements (MariaDB), each
     with the database it runs in: ``snapshot.sql`` runs them before the tables, whose
     ``DEFAULT nextval(s)`` needs them. ``tables`` are the script's CREATE TABLEs in order
     (parse_tables), ``stmts`` its statements' texts."""
@@ -154,7 +161,7 @@ def _final_tables(tables: list[Table], stmts: list[str],
             t = next(made, None)
             if t is None:
                 raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
-            key = (t.database.lower(), t.name.lower())
+            key = (t.database, t.name)
             if key in live:
                 at = words.index("TABLE") + 1
                 if words[at:at + 3] == ["IF", "NOT", "EXISTS"]:
@@ -170,7 +177,7 @@ def _final_tables(tables: list[Table], stmts: list[str],
             for name in split_commas(toks[i:]):
                 parts = [x.text for x in name if x.kind in ("word", "qident")]
                 if parts and parts[-1].upper() not in ("RESTRICT", "CASCADE"):
-                    live.pop(((parts[0] if len(parts) > 1 else db).lower(), parts[-1].lower()), None)
+                    live.pop((parts[0] if len(parts) > 1 else db, parts[-1]), None)
     if next(made, None) is not None:
         raise SchemaError("--schema: could not match CREATE TABLE statements to the parsed tables")
     if not live:

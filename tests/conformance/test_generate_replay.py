@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from binlogwriter.cli import main as cli_main
+from binlogwriter.testing import final_files
 from generators.engine import generate
 from generators.spec import Spec
 
@@ -101,11 +102,10 @@ def _spec(flavor: str, meta: str, image: str, workload: str, db: str, **extra) -
 
 
 def final_truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
-    res = {}
-    for p in sorted((out / "truth" / "final").glob("*.jsonl")):
-        db, table = p.name[:-len(".jsonl")].split(".", 1)
-        res[(db, table)] = [tuple(json.loads(line).values()) for line in p.read_text("utf-8").splitlines()]
-    return res
+    """``(db, table)`` -> the rows of its truth/final file (the name read back by
+    binlogwriter.truth_names: a table may be called ``a/b`` or ``Users``)."""
+    return {key: [tuple(json.loads(line).values()) for line in p.read_text("utf-8").splitlines()]
+            for key, p in final_files(out).items()}
 
 
 def run_files(out: Path) -> list[Path]:

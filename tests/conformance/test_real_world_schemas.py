@@ -404,6 +404,18 @@ CLAUSES = [
         False,
         "PRIMARY KEY (id, p WITHOUT OVERLAPS) of table c_without_overlaps.t cannot be followed by the generator",
     ),
+    # table names with '/', '\\' and '.' (their truth files are named by binlogwriter/truth_names.py) and
+    # names that differ only in case: two tables on a server with lower_case_table_names=0
+    *[
+        (f"table-names-{kind}-{fl}", fl, ddl, True, None)
+        for fl in ("mariadb1011", "mysql80")
+        for kind, ddl in (
+            ("slash", "CREATE TABLE `a/b` (id INT PRIMARY KEY, v INT);\nCREATE TABLE `a\\\\b.c` (id INT PRIMARY KEY, "
+                      "`x/y` INT)"),
+            ("case", "CREATE TABLE users (id INT PRIMARY KEY);\nCREATE TABLE Users (id INT PRIMARY KEY, "
+                     "u INT NOT NULL, FOREIGN KEY (u) REFERENCES users (id))"),
+        )
+    ],
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]

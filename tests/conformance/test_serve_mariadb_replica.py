@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from binlogwriter.testing import final_files
 from generators.engine import generate
 from generators.spec import Spec
 
@@ -29,11 +30,8 @@ TRANSACTIONS = 60
 
 
 def truth(out: Path) -> dict[tuple[str, str], list[tuple]]:
-    res = {}
-    for p in sorted((out / "truth" / "final").glob("*.jsonl")):
-        db, table = p.name[:-len(".jsonl")].split(".", 1)
-        res[(db, table)] = [tuple(json.loads(line).values()) for line in p.read_text("utf-8").splitlines()]
-    return res
+    return {key: [tuple(json.loads(line).values()) for line in p.read_text("utf-8").splitlines()]
+            for key, p in final_files(out).items()}
 
 
 def status(rep: MariaDBServer) -> dict[str, str]:

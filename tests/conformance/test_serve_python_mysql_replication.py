@@ -28,6 +28,7 @@ from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.event import GtidEvent, HeartbeatLogEvent, MariadbGtidEvent
 from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
 
+from binlogwriter.testing import final_files
 from generators.engine import generate
 from generators.spec import Spec
 
@@ -105,9 +106,9 @@ def _apply(txs: list[tuple[str, list]]) -> dict[str, dict]:
 
 def _truth(out: Path) -> dict[str, dict]:
     res = {}
-    for p in sorted((out / "truth" / "final").glob("*.jsonl")):
+    for (db, table), p in final_files(out).items():
         rows = [json.loads(line) for line in p.read_text("utf-8").splitlines()]
-        res[p.name[:-len(".jsonl")]] = {r["id"]: r for r in rows}
+        res[f"{db}.{table}"] = {r["id"]: r for r in rows}
     return res
 
 

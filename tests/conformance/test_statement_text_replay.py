@@ -19,6 +19,7 @@ import pytest
 
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import Table
+from binlogwriter.testing import final_files
 from generators.engine import generate
 from generators.spec import Spec
 from tests.generators.edge_schemas import EVERY_FAMILY_DDL, JSON_DDL
@@ -71,8 +72,7 @@ def test_annotate_rows_texts_replay_to_truth(mariadb_server_factory, tmp_path: P
     server = mariadb_server_factory()
     server.execute(_script(out))
     checked = 0
-    for p in sorted((out / "truth" / "final").glob("*.jsonl")):
-        tdb, table = p.name[:-len(".jsonl")].split(".", 1)
+    for (tdb, table), p in final_files(out).items():
         ddl = server.query(f"SHOW CREATE TABLE `{tdb}`.`{table}`")[0][1]
         if not Table.from_sql(ddl, database=tdb, flavor="mariadb1011").effective_primary_key():
             continue

@@ -22,6 +22,7 @@ from binlogwriter.events import QueryEvent, XidEvent
 from binlogwriter.read.changes import ColumnNamesError
 from binlogwriter.reader import BinlogReader
 from binlogwriter.schema import parse_tables
+from binlogwriter.testing import final_files
 from binlogwriter.values import ABSENT
 from generators.truth import canonical_renderer, dumps_line
 
@@ -75,11 +76,11 @@ def test_changes_replay_to_truth(tmp_path: Path, workload: str, flavor: str) -> 
     changes = list(BinlogReader(files).changes())
     assert changes
     state = replay(changes, tables, flavor)
-    for f in sorted((out / "truth" / "final").glob("*.jsonl")):
-        key = f.name[:-len(".jsonl")]
+    finals = {".".join(k): f for k, f in final_files(out).items()}
+    for key, f in finals.items():
         want = Counter(f.read_text(encoding="utf-8").splitlines())
         assert state.get(key, Counter()) == want, f"{key}: replayed rows differ from truth/final"
-    assert set(state) <= {f.name[:-6] for f in (out / "truth" / "final").glob("*.jsonl")} | {
+    assert set(state) <= set(finals) | {
         k for k, v in state.items() if not v}
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from binlogwriter.testing import final_files
 from generators.spec import Spec
 from spark_gen.job import generate_spark
 from tests.conformance.mariadb import MariaDBMissing, MariaDBServer, make_template
@@ -42,8 +43,7 @@ def test_spark_run_replays_to_truth_final(spark, mariadb_template: Path, tmp_pat
         server.execute((out / "truth" / "snapshot.sql").read_text("utf-8"))
         server.replay(files)
         truth = {}
-        for p in sorted((out / "truth" / "final").glob("*.jsonl")):
-            db, table = p.name[:-len(".jsonl")].split(".", 1)
+        for (db, table), p in final_files(out).items():
             truth[(db, table)] = [tuple(json.loads(line).values()) for line in p.read_text("utf-8").splitlines()]
         assert truth and any(truth.values())
         for (db, table), rows in truth.items():

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from binlogwriter.testing import final_files
+
 from .base import FLAVORS, HERE, Adapter, ServedEndpoint, discover
 
 ROOT = HERE.parents[2]
@@ -263,8 +265,8 @@ def assert_catalogue_matches(decoded: list[dict[str, Any]], case: Any) -> int:
 def _final_truth(run_dir: Path, case: Any) -> dict[str, list[dict[str, Any]]]:
     if case is None:
         out = {}
-        for p in sorted((run_dir / "truth" / "final").glob("*.jsonl")):
-            out[p.name[: -len(".jsonl")]] = [json.loads(line) for line in p.read_text("utf-8").splitlines()]
+        for (db, table), p in final_files(run_dir).items():
+            out[f"{db}.{table}"] = [json.loads(line) for line in p.read_text("utf-8").splitlines()]
         return out
     from binlogwriter.fixtures import Ddl
 
