@@ -9,26 +9,21 @@ tables. The name of a table's file is
 
     <encoded database>.<encoded table><suffix>
 
-where each name is encoded as the server encodes identifiers into its data directory's file
-names (MySQL / MariaDB's ``filename`` character set: ``a/b`` is ``a@002fb``), simplified:
-
-* ASCII letters, digits, ``_``, ``$`` and ``-`` stay as they are (the server encodes ``$``
-  and ``-`` as ``@0024`` / ``@002d``; kept here so that every name the truth had before
-  this rule keeps its bytes); case is kept (``test.users`` and ``test.Users`` are two
-  files);
-* every other character of the Basic Multilingual Plane is ``@`` + its code point as four
-  lower-case hex digits (``/`` → ``@002f``, ``.`` → ``@002e``, ``@`` → ``@0040``,
-  ``é`` → ``@00e9``; the server writes letters such as ``é`` in a shorter form, ``@0n``,
-  not used here);
-* a character above U+FFFF (no server identifier holds one: identifiers are utf8mb3) is
-  ``@@`` + six hex digits.
+where each name keeps its characters but for the few a file name cannot hold or our rule
+needs (MySQL / MariaDB's data directory encodes identifiers in a like way, ``a/b`` as
+``a@002fb``): ``/``, ``\\``, ``.``, ``@``, the control characters (U+0000 to U+001F, U+007F)
+are ``@`` + the code point as four lower-case hex digits (``/`` → ``@002f``, ``.`` →
+``@002e``, ``@`` → ``@0040``). Everything else stays as it is — letters of any script, digits,
+``_``, ``$``, ``-``, spaces (``test.café``, ``test.用户``), so every name the truth had before
+this rule keeps its bytes unless it held one of those characters; case is kept (``test.users``
+and ``test.Users`` are two files).
 
 The encoded name holds exactly one ``.`` (the separator: ``.`` in a name is ``@002e``), so
 a database whose name holds a dot stays apart from a table whose name does. Distinct pairs
 get distinct names (the encoding is injective) and :func:`truth_table` gives the pair back.
-A file name over :data:`NAME_MAX` bytes (names of many encoded characters: each is five
-bytes) cannot be created on Linux: :func:`truth_file` raises ValueError, and ``generate``
-refuses such a schema up front (:func:`too_long`).
+A file name over :data:`NAME_MAX` bytes (UTF-8; long names of escaped or non-ASCII
+characters) cannot be created on Linux: :func:`truth_file` raises ValueError, and
+``generate`` refuses such a schema up front (:func:`too_long`).
 """
 
 from __future__ import annotations
@@ -44,16 +39,15 @@ NAME_MAX = 255
 LONGEST_SUFFIX = ".parquet"
 """The longest suffix a truth file of a table has (``.jsonl`` is shorter)."""
 
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$-")
-_UNIT = re.compile(r"[A-Za-z0-9_$-]|@([0-9a-f]{4})|@@([0-9a-f]{6})")
+_ESCAPED = frozenset("/\\.@\x7f" + "".join(map(chr, range(0x20))))
+_UNIT = re.compile(r"[^/\\.@\x00-\x1f\x7f]|@([0-9a-f]{4})")
 
 
 def encode_identifier(name: str) -> str:
     """One database or table name as it appears in a truth file name (module docstring)."""
-    if all(c in _SAFE for c in name):
+    if _ESCAPED.isdisjoint(name):
         return name
-    return "".join(c if c in _SAFE else f"@{ord(c):04x}" if ord(c) <= 0xFFFF else f"@@{ord(c):06x}"
-                   for c in name)
+    return "".join(f"@{ord(c):04x}" if c in _ESCAPED else c for c in name)
 
 
 def decode_identifier(text: str) -> str:
@@ -64,7 +58,7 @@ def decode_identifier(text: str) -> str:
         m = _UNIT.match(text, at)
         if m is None:
             raise ValueError(f"{text!r} is not an encoded name (at {at})")
-        out.append(chr(int(m.group(1) or m.group(2), 16)) if m.group(1) or m.group(2) else m.group(0))
+        out.append(chr(int(m.group(1), 16)) if m.group(1) else m.group(0))
         at = m.end()
     name = "".join(out)
     if encode_identifier(name) != text:  # @0041 for "A": never written, so never read
@@ -89,7 +83,7 @@ def truth_file(database: str, table: str, suffix: str) -> str:
 
 def too_long(database: str, table: str) -> bool:
     """Whether a table's truth files cannot be named (:func:`truth_file` would refuse)."""
-    return len(truth_stem(database, table)) + len(LONGEST_SUFFIX) > NAME_MAX
+    return len(truth_stem(database, table).encode("utf-8")) + len(LONGEST_SUFFIX) > NAME_MAX
 
 
 def truth_table(file_name: str, suffix: str) -> tuple[str, str]:
