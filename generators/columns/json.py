@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from binlogwriter.schema import Column
+from binlogwriter.schema.types import is_mariadb
 from binlogwriter.values.column_array import ColumnArray
 from binlogwriter.values.json_columns import JBool, JInt, JNull, JObj, JStr, JStrList
 from binlogwriter.values.json_text import mysql_json_text
@@ -135,7 +136,11 @@ def coerce(col: Column, v: Any, where: str) -> Any:
 
 
 def sql_literal(col: Column, v: Any, flavor: str) -> str:
-    return quote(v if isinstance(v, str) else mysql_json_text(v))
+    """The SQL literal of a document: its JSON text. On MySQL a ``str`` is a JSON string
+    scalar (binlogwriter/values/json.py encodes it so), whose text is quoted (``'"a"'``; the
+    bare ``'a'`` is ERROR 3140 Invalid JSON text); on MariaDB, where JSON is LONGTEXT checked by
+    ``JSON_VALID``, a ``str`` is the document's text already."""
+    return quote(v if isinstance(v, str) and is_mariadb(flavor) else mysql_json_text(v))
 
 
 def sql_literals(col: Column, values: Any, flavor: str) -> list[str] | None:

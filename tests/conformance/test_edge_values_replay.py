@@ -73,3 +73,18 @@ def test_alltypes_at_another_edge_share_replays_to_truth(
         )
     )
     _replay_equals_truth(server, spec, tmp_path / "run")
+
+
+def test_mysql_snapshot_json_literals_are_json_text(server: MariaDBServer, tmp_path: Path) -> None:
+    """A MySQL run's binlogs hold binary JSON, which MariaDB cannot apply, but its
+    ``snapshot.sql`` is SQL: each JSON literal must be JSON text (MySQL: ERROR 3140 Invalid JSON
+    text otherwise). MariaDB's JSON columns check ``JSON_VALID``, so it judges every literal;
+    edge values include the string scalars (``"a string"``, not ``a string``)."""
+    db = "edge_json_mysql80"
+    out = tmp_path / "run"
+    generate(Spec.from_dict(dict(workload=None, schema_sql=JSON_DDL, schema_file="json.sql", database=db,
+                                 flavor="mysql80", seed=7, initial_rows=60, edge_values=0.6, transactions=5)), out)
+    server.execute((out / "truth" / "snapshot.sql").read_text(encoding="utf-8"))
+    rows = server.query(f"SELECT COUNT(*), SUM(JSON_VALID(jn)), SUM(JSON_TYPE(jn) = 'STRING') FROM `{db}`.docs")
+    count, valid, strings = (int(str(v)) for v in rows[0])
+    assert count == 60 and valid == 60 and strings >= 1
