@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from binlogwriter.schema import Column, Table
+from generators.key_space import key_parts
 
 __all__ = ["Stamps", "stamps_of", "is_now", "stamp_value", "fill", "fill_row", "op_stamps", "assigned"]
 
@@ -67,10 +68,14 @@ class Stamps:
 
 
 def stamps_of(table: Table) -> Stamps:
-    """The stamped columns of ``table`` (module docstring)."""
+    """The stamped columns of ``table`` (module docstring). A column of a PRIMARY or UNIQUE
+    key is not stamped: it keeps its key values (generators/key_space.py), as every key
+    column does. Stamped, the rows of one transaction (one second) would repeat it: a server
+    refuses such statements (ERROR 1062), and a replay of them stops."""
     upd, ins, fixed = [], [], set()
+    keyed = {ci for parts in key_parts(table) for ci, _ in parts}
     for i, c in enumerate(table.columns):
-        if c.type not in _TEMPORAL:
+        if c.type not in _TEMPORAL or i in keyed:
             continue
         if is_now(c.on_update):
             upd.append(i)

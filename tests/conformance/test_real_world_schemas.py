@@ -416,6 +416,13 @@ CLAUSES = [
                      "u INT NOT NULL, FOREIGN KEY (u) REFERENCES users (id))"),
         )
     ],
+    *[
+        (f"stamp-in-unique-key-{fl}", fl,  # stamped in one second, the key would repeat (ERROR 1062)
+         T + "a TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "
+         "b DATETIME(6) DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), v INT, "
+         "UNIQUE KEY (a), UNIQUE KEY (b, v))", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
