@@ -31,7 +31,10 @@ The rule keeps the generator's purity (a row is a function of its key; generator
 Limits (SchemaError naming table.column): the referenced columns must be the parent's
 PRIMARY KEY or a UNIQUE key of whole columns; a key made unique by its FOREIGN KEY digits
 must hold all the columns of the FOREIGN KEYs it meets, none of them a self-reference, and
-several such keys must nest.
+several such keys must nest. A key holding part of a FOREIGN KEY (or a self-reference) beside
+columns of its own (TPC-C's orders: ``(o_w_id, o_d_id, o_id)`` with a FOREIGN KEY ``(o_w_id,
+o_d_id, o_c_id)``) is kept unique by those columns: the table is capped at what they tell
+apart, the references drawn at random.
 """
 
 from __future__ import annotations
@@ -276,6 +279,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
     then NULL, or refused)."""
     fk_cols = {c for fk in found for c in fk.columns}
     keyed: list[tuple[tuple[str, ...], list[ForeignKey], int]] = []
+    told: dict[str, int] = {}  # caps of keys whose own columns keep them unique (a FOREIGN KEY not inside)
     for parts in key_parts(child):
         ks = tuple(child.columns[ci].name for ci, _ in parts)
         meets = [fk for fk in found if set(fk.columns) & set(ks)]
@@ -287,6 +291,11 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         if radix >= 1 << 62:
             continue
         bad = next((fk for fk in meets if not set(fk.columns) <= set(ks) or fk.parent == fk.child), None)
+        if bad is not None and radix > 1:  # its own columns tell ``radix`` rows apart: the table holds no more
+            for c in ks:
+                if c in fk_cols:
+                    told[c] = min(told.get(c, radix), radix)
+            continue
         if bad is not None:
             raise SchemaError(f"{_where(child, bad.columns[0])}: the FOREIGN KEY {bad.name} columns are part of "
                               f"a PRIMARY/UNIQUE key ({', '.join(ks)}) whose other columns cannot tell its rows "
@@ -297,7 +306,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         keyed.append((ks, meets, radix))
     nulled: set[str] = set()
     if not keyed or min(initial[fk.name] for _, meets, _ in keyed for fk in meets) < 1:
-        return {}, 0, {}, nulled
+        return {}, 0, told, nulled
     keyed.sort(key=lambda x: len(x[1]))
     order: list[str] = []
     kept = []
@@ -319,7 +328,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         places[name] = place
         place = min(place * initial[name], 1 << 62)
     span = min(math.prod(initial[fk.name] for fk in keyed[0][1]), 1 << 62)
-    caps: dict[str, int] = {}
+    caps = told
     for _, meets, radix in keyed:
         told = min(math.lcm(radix, span), 1 << 62)
         for c in (c for fk in meets for c in fk.columns):

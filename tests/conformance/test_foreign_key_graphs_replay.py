@@ -4,8 +4,9 @@ with the constraints enforced (foreign_key_checks=1) to exactly truth/final.
 Each drawn schema has 2 to 6 tables: integer keys of every width (a TINYINT key holds fewer
 rows than ``--initial-rows`` may ask), composite keys, references to a PRIMARY or a UNIQUE
 key, nullable and NOT NULL references, link tables whose key is two or three FOREIGN KEYs,
-1:1 tables (a UNIQUE FOREIGN KEY), keys of a FOREIGN KEY and a narrow column, self-references and, sometimes, a cycle between two
-tables. The server's own checks are the judge: a duplicate key or a reference to no row
+1:1 tables (a UNIQUE FOREIGN KEY), keys of a FOREIGN KEY and a narrow column, keys holding
+part of a FOREIGN KEY and an own column (TPC-C's orders), self-references and, sometimes, a
+cycle between two tables. The server's own checks are the judge: a duplicate key or a reference to no row
 stops the replay.
 """
 
@@ -50,7 +51,8 @@ def fk_schemas(draw) -> str:
             fk_cols += list(zip(names, [t for _, t in target], strict=True))
             fk_groups.append((list(zip(names, [t for _, t in target], strict=True)), bool(null)))
             fk_clauses.append(f"FOREIGN KEY ({', '.join(names)}) REFERENCES t{p} ({', '.join(c for c, _ in target)})")
-        shape = draw(st.sampled_from(["own", "own", "composite", "link", "one-to-one", "fk-plus"]), label=f"t{i} key")
+        shape = draw(st.sampled_from(["own", "own", "composite", "link", "one-to-one", "fk-plus", "fk-overlap"]),
+                     label=f"t{i} key")
         not_null = all("NOT NULL" in c for c in cols)
         if (shape == "link" and len(fk_clauses) >= 2 or shape == "one-to-one" and len(fk_clauses) == 1) and not_null:
             pk = list(fk_cols)  # a link table, or a 1:1 table: a key of FOREIGN KEY columns only
@@ -58,6 +60,12 @@ def fk_schemas(draw) -> str:
             typ = draw(st.sampled_from(["TINYINT UNSIGNED", "TINYINT", "SMALLINT UNSIGNED", "INT"]), label="kind")
             cols.append(f"kind {typ} NOT NULL")
             pk = fk_groups[0][0] + [("kind", typ)]
+        elif shape == "fk-overlap" and fk_groups and len(fk_groups[0][0]) >= 2 and fk_groups[0][1]:
+            # TPC-C's orders: PRIMARY KEY (o_w_id, o_d_id, o_id), FOREIGN KEY (o_w_id, o_d_id, o_c_id): the
+            # key holds part of a FOREIGN KEY and an own column, which keeps it unique
+            typ = draw(st.sampled_from(_KEY_TYPES), label="own id")
+            cols.append(f"oid {typ} NOT NULL")
+            pk = fk_groups[0][0][:-1] + [("oid", typ)]
         else:
             typ = draw(st.sampled_from(_KEY_TYPES), label=f"t{i} id type")
             cols.insert(0, f"id {typ} NOT NULL")

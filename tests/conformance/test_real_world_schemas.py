@@ -423,6 +423,32 @@ CLAUSES = [
          "UNIQUE KEY (a), UNIQUE KEY (b, v))", True, None)
         for fl in ("mariadb1011", "mysql80")
     ],
+    *[
+        (f"tpcc-shaped-{fl}", fl,  # the TPC-C schema's keys: orders' key holds part of its FOREIGN KEY to
+         # customer and its own o_id; order_line's key holds all of its FOREIGN KEY to orders
+         "CREATE TABLE warehouse (w_id SMALLINT NOT NULL PRIMARY KEY, w_name VARCHAR(10));\n"
+         "CREATE TABLE district (d_id TINYINT NOT NULL, d_w_id SMALLINT NOT NULL, d_name VARCHAR(10), "
+         "PRIMARY KEY (d_w_id, d_id), FOREIGN KEY (d_w_id) REFERENCES warehouse (w_id));\n"
+         "CREATE TABLE customer (c_id INT NOT NULL, c_d_id TINYINT NOT NULL, c_w_id SMALLINT NOT NULL, "
+         "c_last VARCHAR(16), c_balance DECIMAL(12,2), PRIMARY KEY (c_w_id, c_d_id, c_id), "
+         "FOREIGN KEY (c_w_id, c_d_id) REFERENCES district (d_w_id, d_id));\n"
+         "CREATE TABLE orders (o_id INT NOT NULL, o_d_id TINYINT NOT NULL, o_w_id SMALLINT NOT NULL, "
+         "o_c_id INT, o_entry_d DATETIME, PRIMARY KEY (o_w_id, o_d_id, o_id), "
+         "FOREIGN KEY (o_w_id, o_d_id, o_c_id) REFERENCES customer (c_w_id, c_d_id, c_id));\n"
+         "CREATE TABLE new_orders (no_o_id INT NOT NULL, no_d_id TINYINT NOT NULL, no_w_id SMALLINT NOT NULL, "
+         "PRIMARY KEY (no_w_id, no_d_id, no_o_id), "
+         "FOREIGN KEY (no_w_id, no_d_id, no_o_id) REFERENCES orders (o_w_id, o_d_id, o_id));\n"
+         "CREATE TABLE item (i_id INT NOT NULL PRIMARY KEY, i_name VARCHAR(24), i_price DECIMAL(5,2));\n"
+         "CREATE TABLE stock (s_i_id INT NOT NULL, s_w_id SMALLINT NOT NULL, s_quantity SMALLINT, "
+         "PRIMARY KEY (s_w_id, s_i_id), FOREIGN KEY (s_w_id) REFERENCES warehouse (w_id), "
+         "FOREIGN KEY (s_i_id) REFERENCES item (i_id));\n"
+         "CREATE TABLE order_line (ol_o_id INT NOT NULL, ol_d_id TINYINT NOT NULL, ol_w_id SMALLINT NOT NULL, "
+         "ol_number TINYINT NOT NULL, ol_i_id INT, ol_supply_w_id SMALLINT, ol_amount DECIMAL(6,2), "
+         "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number), "
+         "FOREIGN KEY (ol_w_id, ol_d_id, ol_o_id) REFERENCES orders (o_w_id, o_d_id, o_id), "
+         "FOREIGN KEY (ol_supply_w_id, ol_i_id) REFERENCES stock (s_w_id, s_i_id))", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
