@@ -89,6 +89,19 @@ def _refuse_without_overlaps(t: Table) -> None:
                               f"application-time period, PERIOD FOR {k.period})")
 
 
+def _refuse_fts_doc_id(t: Table) -> None:
+    """InnoDB's own ``FTS_DOC_ID`` column beside a FULLTEXT index: every UPDATE of an indexed
+    column must give the row a new, larger FTS_DOC_ID (else MariaDB ERROR 182 "Invalid InnoDB
+    FTS Doc ID", MySQL the same rule, "InnoDB Full-Text Indexes"). The generator keeps a key
+    column as it is: refused, naming the column."""
+    if any(k.kind == "FULLTEXT" for k in t.keys):
+        doc = next((c for c in t.columns if c.name.upper() == "FTS_DOC_ID"), None)
+        if doc is not None:
+            raise SchemaError(f"column {t.database}.{t.name}.{doc.name} beside a FULLTEXT index cannot be "
+                              f"followed by the generator: InnoDB needs a new, larger FTS_DOC_ID on every UPDATE "
+                              f"of the indexed columns")
+
+
 def custom(spec: Spec) -> WorkloadDef:
     assert spec.schema_sql is not None
     tables = list(parsed_tables(spec.schema_sql, spec.database, spec.flavor, source=spec.schema_file or "--schema"))
@@ -108,6 +121,7 @@ def custom(spec: Spec) -> WorkloadDef:
                               f"system-versioning row start / end) are not supported by the generator: the "
                               f"server computes their values - at {t.database}.{t.name}.{col.name}")
         _refuse_without_overlaps(t)
+        _refuse_fts_doc_id(t)
         defs.append(TableDef(t, sql, initial_count=spec.initial_rows, srids=column_srids(t, sql)))
     parsed = [parse_foreign_keys(d.create_sql, d.table) for d in defs]
     for d, found in zip(defs, parsed, strict=True):  # before the foreign keys: a parent's key columns are final
