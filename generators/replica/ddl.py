@@ -25,6 +25,7 @@ from typing import Any
 
 from binlogwriter.format import MARIADB_GTID_EVENT, QUERY_EVENT
 from binlogwriter.schema import Table, parse_tables
+from binlogwriter.schema.alter import fold_alters
 from binlogwriter.schema.lexer import split_statements, tokenize
 from generators.replica.classes import UnsupportedConversion
 from generators.schema_history import create_text
@@ -117,10 +118,12 @@ def parse_create_table(query: str) -> tuple[str, bool]:
 
 
 def definitions(schema_sql: str, database: str, flavor: str) -> dict[str, Definition]:
-    """Each table of ``schema_sql`` (by ``db.table``) with its own CREATE TABLE text."""
+    """Each table of ``schema_sql`` (by ``db.table``) with its own CREATE TABLE text, the
+    script's ``ALTER TABLE … ADD / MODIFY`` folded into it as for ``--schema``
+    (binlogwriter/schema/alter.py: a phpMyAdmin export adds its keys that way)."""
     out: dict[str, Definition] = {}
     db = database
-    for stmt, toks in split_statements(schema_sql):
+    for stmt, toks in split_statements(fold_alters(schema_sql, database)):
         words = [t.upper for t in toks[:2]]
         if words[:1] == ["USE"]:
             db = toks[1].text

@@ -99,3 +99,19 @@ def test_initial_rows_the_replica_cannot_load_are_one_line(run_cli, tmp_path: Pa
     assert ok.exit_code == 0, ok.output
     provision = (tmp_path / "y" / "truth" / "replica" / "provision.sql").read_text()
     assert REPLICA.strip() in provision and provision.count("INSERT INTO `d`.`t`") == 1
+
+
+def test_a_replica_schema_of_create_and_alter_is_read_as_its_folded_create(run_cli, tmp_path: Path) -> None:
+    """A replica schema exported as phpMyAdmin does (CREATE TABLE, then ALTER TABLE adding the
+    key and a column) is the table REPLICA declares in one statement: the same replica truth."""
+    p, r = _files(tmp_path)
+    altered = tmp_path / "altered.sql"
+    altered.write_text("CREATE TABLE t (id INT NOT NULL, a SMALLINT, c VARCHAR(20) CHARACTER SET latin1);\n"
+                       "ALTER TABLE t ADD PRIMARY KEY (id), ADD COLUMN x INT DEFAULT 7;\n")
+    one, two = tmp_path / "one", tmp_path / "two"
+    for out, schema in ((one, r), (two, altered)):
+        res = run_cli("--out", str(out), "--schema", str(p), *BASE, "--replica-schema", str(schema),
+                      "--replica-conversions", "ALL_LOSSY")
+        assert res.exit_code == 0, res.output
+    for name in ("outcome.json", "final/d.t.jsonl"):
+        assert (two / "truth" / "replica" / name).read_bytes() == (one / "truth" / "replica" / name).read_bytes()
