@@ -325,12 +325,12 @@ def _key_limit_of(t: Table, name: str, d: Domain, listable: frozenset[str],
 def key_limit(t: Table, name: str, d: Domain) -> tuple[str, Any] | None:
     """How a key column's restriction ``d`` can be met from the row key: ``("list", values)``
     for a list of values (``IN``, ``=``: a LIST partitioning; the ``choice`` the column would
-    get outside a key), ``("below", (bound, included))`` for a DATE / DATETIME or integer
-    column held below a bound (``<``, ``<=``: a RANGE partitioning without MAXVALUE) and
+    get outside a key), ``("below", (bound, included))`` for a DATE / DATETIME / TIMESTAMP or
+    integer column held below a bound (``<``, ``<=``: a RANGE partitioning without MAXVALUE) and
     nothing else but, for an integer, a lower bound its counting values (from 1) meet; None
     for anything else."""
     col = t.column(name)
-    if d.hi is not None and (col.type in ("DATE", "DATETIME") or col.type in _INT_BITS):
+    if d.hi is not None and (col.type in _TEMPORAL or col.type in _INT_BITS):
         lo = d.lo if col.type in _INT_BITS and d.lo is not None and (d.lo[0], d.lo[1]) <= (1, False) else None
         if d == Domain(lo=lo, hi=d.hi, not_null=d.not_null):
             return "below", (d.hi[0], not d.hi[1])

@@ -13,15 +13,19 @@ MySQL 8.0 reference "Partitioning" and MariaDB "Partitioning Types", both server
 read by the same rules as a CHECK constraint (generators/checks.py: a column compared with
 constants, ``IN`` lists). A listed column that is part of a key with another column takes
 the listed values from the row key (generators/workloads/custom.py ``listed_key``), an
-integer, DATE or DATETIME one below a bound the first key values under it
+integer, DATE, DATETIME or TIMESTAMP one below a bound the first key values under it
 (``TableDef.key_caps``, generators/key_space.py ``counts_up``); what those rules cannot
-follow — an expression such as ``YEAR(d)`` with bounds, ``LIST COLUMNS`` over several
+follow — an expression other than a column or ``YEAR`` / ``TO_DAYS`` / ``TO_SECONDS`` /
+``UNIX_TIMESTAMP`` of a temporal column (read as the column below the first instant the
+function reaches the bound), ``LIST COLUMNS`` over several
 columns, a bound on another key column, a listed column that is a whole key — is a
 one-line :class:`~binlogwriter.errors.SchemaError` naming the partitioning and the table,
 as for a CHECK constraint.
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 from binlogwriter.errors import SchemaError
 from binlogwriter.schema import Check, Table
@@ -64,6 +68,9 @@ def partition_checks(table: Table, create_sql: str) -> tuple[Check, ...]:
     if kind == "RANGE":
         if not last or any(t.upper == "MAXVALUE" for t in last[0]):
             return ()
+        bound = _temporal_bound(table, expr, last[0])
+        if bound is not None:
+            return bound
         return (Check(PARTITIONING, f"{target} < {expression_sql(last[0])}"),)
     values = [v for vals in parts for v in vals]
     nulls = [v for v in values if len(v) == 1 and v[0].upper == "NULL"]
@@ -72,6 +79,55 @@ def partition_checks(table: Table, create_sql: str) -> tuple[Check, ...]:
         return (Check(PARTITIONING, f"{target} IS NULL"),)
     cond = f"{target} IN ({listed})"
     return (Check(PARTITIONING, f"{cond} OR {target} IS NULL" if nulls else f"{target} IS NOT NULL AND {cond}"),)
+
+
+_TO_DAYS_EPOCH = 365
+"""``TO_DAYS(d)`` is ``d.toordinal() + 365`` (MySQL 8.0 reference: TO_DAYS('2007-10-07') is
+733321; Python's ordinal of that day is 732956)."""
+
+
+def _first_past(func: str, n: int) -> dt.datetime | None:
+    """The first instant ``x`` with ``func(x) >= n`` for a function that grows with time
+    (MySQL 8.0 reference "Date and Time Functions"): ``YEAR``, ``TO_DAYS``, ``TO_SECONDS``,
+    ``UNIX_TIMESTAMP`` (of a UTC TIMESTAMP, the generator's session time zone); None when no
+    DATETIME reaches it (every value is below)."""
+    try:
+        if func == "YEAR":
+            return dt.datetime(max(n, 1), 1, 1)
+        if func == "TO_DAYS":
+            return dt.datetime.combine(dt.date.fromordinal(max(n - _TO_DAYS_EPOCH, 1)), dt.time())
+        if func == "TO_SECONDS":
+            days, secs = divmod(n, 86400)
+            return (dt.datetime.combine(dt.date.fromordinal(max(days - _TO_DAYS_EPOCH, 1)), dt.time())
+                    + dt.timedelta(seconds=secs))
+        return dt.datetime(1970, 1, 1) + dt.timedelta(seconds=n)  # UNIX_TIMESTAMP
+    except (OverflowError, ValueError):
+        return None
+
+
+def _temporal_bound(table: Table, expr: list[Tok], bound: list[Tok]) -> tuple[Check, ...] | None:
+    """``RANGE (YEAR(d))`` / ``TO_DAYS`` / ``TO_SECONDS`` / ``UNIX_TIMESTAMP`` of a temporal
+    column below an integer bound, as the condition on the column itself: ``YEAR(d) < 2025``
+    holds exactly when ``d < '2025-01-01'`` (each function grows with time), which the CHECK
+    rules follow (a DATE takes the first day the function reaches the bound, rounded up).
+    None for any other expression."""
+    words = [t for t in expr if t.kind != "punct"]
+    if (len(words) != 2 or len(expr) != 4 or words[0].upper not in ("YEAR", "TO_DAYS", "TO_SECONDS",
+                                                                       "UNIX_TIMESTAMP")
+            or len(bound) != 1 or bound[0].kind != "number" or not bound[0].text.isdigit()):
+        return None
+    col = next((c for c in table.columns if c.name.lower() == words[1].text.lower()), None)
+    if col is None or col.type not in ("DATE", "DATETIME", "TIMESTAMP"):
+        return None
+    first = _first_past(words[0].upper, int(bound[0].text))
+    if first is None or first.year > 9999:
+        return ()
+    if col.type == "DATE":
+        day = first.date() + dt.timedelta(days=1 if first.time() != dt.time() else 0)
+        literal = day.isoformat()
+    else:
+        literal = first.strftime("%Y-%m-%d %H:%M:%S")
+    return (Check(PARTITIONING, f"`{col.name}` < '{literal}'"),)
 
 
 def _partition_by(toks: list[Tok]) -> int | None:

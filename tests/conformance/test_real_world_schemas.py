@@ -267,13 +267,28 @@ CLAUSES = [
         None,
     ),
     (
-        "partition-range-expression",
+        "partition-range-expression",  # not a column, nor a function growing with time
         "mariadb1011",
-        "CREATE TABLE t (id INT, d DATE NOT NULL) PARTITION BY RANGE (YEAR(d)) "
-        "(PARTITION p0 VALUES LESS THAN (2000), PARTITION p1 VALUES LESS THAN (2030))",
+        "CREATE TABLE t (id INT, d DATE NOT NULL) PARTITION BY RANGE (MONTH(d)) "
+        "(PARTITION p0 VALUES LESS THAN (6), PARTITION p1 VALUES LESS THAN (12))",
         True,
-        "the partitioning of table c_partition_range_expression.t (rows must meet YEAR",
+        "the partitioning of table c_partition_range_expression.t (rows must meet MONTH",
     ),
+    *[
+        (f"partition-range-time-functions-{fl}", fl,  # bounded: each is the column below an instant
+         "CREATE TABLE logs (id INT NOT NULL, created DATE NOT NULL, msg VARCHAR(20), PRIMARY KEY (id, created)) "
+         "PARTITION BY RANGE (YEAR(created)) (PARTITION p0 VALUES LESS THAN (2001), "
+         "PARTITION p1 VALUES LESS THAN (2003));\n"
+         "CREATE TABLE days (id INT NOT NULL, d DATETIME NOT NULL, PRIMARY KEY (id, d)) PARTITION BY RANGE "
+         "(TO_DAYS(d)) (PARTITION a VALUES LESS THAN (730500), PARTITION b VALUES LESS THAN (731000));\n"
+         "CREATE TABLE secs (id INT NOT NULL, d DATE NOT NULL, PRIMARY KEY (id, d)) PARTITION BY RANGE "
+         "(TO_SECONDS(d)) (PARTITION a VALUES LESS THAN (63113904000), PARTITION b VALUES LESS THAN (63145440001));\n"
+         "CREATE TABLE ts (id INT NOT NULL, t TIMESTAMP NOT NULL, PRIMARY KEY (id, t)) PARTITION BY RANGE "
+         "(UNIX_TIMESTAMP(t)) (PARTITION a VALUES LESS THAN (1000000000), PARTITION b VALUES LESS THAN (1200000000));\n"
+         "CREATE TABLE plain (id INT NOT NULL, d DATETIME(3) NOT NULL, KEY (id)) PARTITION BY RANGE (YEAR(d)) "
+         "(PARTITION a VALUES LESS THAN (2030))", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
     ("storage-column-format", "mysql80", T + "x INT STORAGE MEMORY COLUMN_FORMAT DYNAMIC)", False, None),
     (
         "table-options",
