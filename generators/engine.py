@@ -69,6 +69,24 @@ def _final_cost(rt: TableRows) -> int:
     return -int(rt.live_count) * len(rt.table.columns)
 
 
+def _split_target(target: str, names: Any) -> tuple[str, str]:
+    """``table.column`` of a spec's ``columns`` entry, cut at the dot after which the rest names
+    a column of the table before it (a table or column name may hold dots: ``a.b.c`` is table
+    ``a.b``'s column ``c`` when that is the one reading); a SpecError when two readings name
+    columns; at the first dot when none does (the caller says what is missing)."""
+    cuts = [i for i, ch in enumerate(target) if ch == "."]
+    found = []
+    for i in cuts:
+        td = names.get(target[:i])
+        if td is not None and any(c.name.lower() == target[i + 1:].lower() for c in td.table.columns):
+            found.append((target[:i], target[i + 1:]))
+    if len(found) > 1:
+        raise SpecError(f"spec columns.{target}: names both " + " and ".join(f"{t}'s column {c}" for t, c in found))
+    if found:
+        return found[0]
+    return (target[:cuts[0]], target[cuts[0] + 1:]) if cuts else (target, "")
+
+
 @dataclass
 class RunResult:
     out: Path
@@ -97,7 +115,7 @@ class Run(TransactionsMixin, DdlMixin, SnapshotMixin, BatchedMixin):
         overrides: dict[str, dict[str, Any]] = {}
         names = {td.name: td for td in self.work.tables}
         for cg in self.spec.columns:
-            tname, cname = cg.target.split(".", 1)
+            tname, cname = _split_target(cg.target, names)
             td = names.get(tname)
             if td is None:
                 raise SpecError(f"spec columns.{cg.target}: no table {tname!r} in the workload ({', '.join(names)})")

@@ -15,6 +15,7 @@ import pytest
 from binlogwriter.errors import SchemaError
 from binlogwriter.testing import final_files, truth_changes, truth_columns, truth_file
 from generators.engine import generate
+from generators.errors import SpecError
 from generators.spec import Spec
 from generators.workloads import load_workload
 
@@ -92,3 +93,18 @@ def test_a_reference_to_the_other_case_is_not_found() -> None:
 def test_names_too_long_for_a_file_name_are_refused() -> None:
     with pytest.raises(SchemaError, match="too long for its truth file name"):
         load_workload(_spec(f"CREATE TABLE `{'/' * 64}` (id INT PRIMARY KEY);\n"))
+
+
+def test_a_spec_column_entry_names_a_table_whose_name_holds_a_dot(tmp_path: Path) -> None:
+    """``columns: {"a.b.v": …}`` is table ``a.b``'s column ``v``; the values the spec asks for
+    are the values written. Where ``a.b.v`` could also be table ``a``'s column ``b.v``, the
+    entry is refused in one line."""
+    sql = "CREATE TABLE `a.b` (id INT PRIMARY KEY, v INT);\nCREATE TABLE a (id INT PRIMARY KEY, w INT);\n"
+    out = tmp_path / "run"
+    generate(_spec(sql, columns={"a.b.v": {"gen": "int", "min": 700, "max": 710}}), out)
+    rows = [json.loads(x) for x in final_files(out)[("test", "a.b")].read_text().splitlines()]
+    assert rows and all(r["v"] is None or 700 <= r["v"] <= 710 for r in rows)
+    assert any(r["v"] is not None for r in rows)
+    both = sql.replace("w INT", "`b.v` INT")
+    with pytest.raises(SpecError, match="names both a's column b.v and a.b's column v"):
+        generate(_spec(both, columns={"a.b.v": {"gen": "int", "min": 700, "max": 710}}), tmp_path / "two")
