@@ -71,8 +71,17 @@ def add_system_time_columns(spec: TableSpec, text: str, flavor: str) -> None:
         spec.columns.append(ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 
 
+_LITERAL_ESCAPES = str.maketrans({"\\": "\\\\", "'": "''", "\x00": "\\0", "\x1a": "\\Z"})
+
+
 def sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    """A string (as the lexer decoded it) back to a quoted literal that reads as the same text
+    under the servers' default sql_mode, where ``\\`` is an escape character (MySQL 8.0
+    reference, "String Literals", Table 11.1; MariaDB "String Literals"; not under
+    NO_BACKSLASH_ESCAPES), and under sqlglot's MySQL dialect: ``\\`` -> ``\\\\``, ``'`` ->
+    ``''``, NUL -> ``\\0``, Ctrl-Z -> ``\\Z``. The text ``a <> '\\\\'`` of a CHECK stays
+    ``a <> '\\\\'``, not ``a <> '\\'``, which no one reads."""
+    return "'" + text.translate(_LITERAL_ESCAPES) + "'"
 
 
 _CONVERT_MEMBER = re.compile(r"\s+$")

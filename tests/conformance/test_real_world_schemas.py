@@ -416,6 +416,26 @@ CLAUSES = [
                      "u INT NOT NULL, FOREIGN KEY (u) REFERENCES users (id))"),
         )
     ],
+    # a backslash escape in a CHECK / LIST COLUMNS value: read as the server reads it (was a sqlglot traceback)
+    *[
+        (f"backslash-check-in-{fl}", fl, T + r"a VARCHAR(5), CHECK (a IN ('\\', 'x\\y', 'it\'s')))", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
+    (
+        "backslash-partition-list",
+        "mariadb1011",
+        r"CREATE TABLE t1 (a VARCHAR(5)) PARTITION BY LIST COLUMNS(a) (PARTITION p0 VALUES IN ('\\'), "
+        r"PARTITION p1 VALUES IN ('b'))",
+        True,
+        None,
+    ),
+    (
+        "backslash-check-not-equal",  # followed only by refusing it (<> on a string column), in one line
+        "mariadb1011",
+        T + r"a VARCHAR(5), CHECK (a <> '\\'))",
+        False,
+        r"CHECK (a <> '\\') of table c_backslash_check_not_equal.t cannot be followed by the generator",
+    ),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]

@@ -66,3 +66,33 @@ def test_names_that_look_like_literals_stay_names() -> None:
     t = Table.from_sql("CREATE TABLE t (b INT, x INT, `0x1F` INT, b2 CHAR(1) DEFAULT 'b')")
     assert [c.name for c in t.columns] == ["b", "x", "0x1F", "b2"]
     assert t.columns[3].default == "'b'"
+
+
+# (the SQL as written, the text a CHECK keeps: the same escapes, so sqlglot and the server read
+# the same string; a backslash is an escape character under the default sql_mode)
+ESCAPED = [
+    (r"a <> '\\'", r"a <> '\\'"),
+    (r"a IN ('\\', 'x\\y', 'it''s', 'it\'s')", r"a IN ( '\\' , 'x\\y' , 'it''s' , 'it''s' )"),
+    (r"a <> 'tab\there'", "a <> 'tab\there'"),
+    (r"a <> '\0'", r"a <> '\0'"),
+    (r"a LIKE 'x\%'", r"a LIKE 'x\\%'"),  # \% keeps its backslash: the same two characters
+]
+
+
+@pytest.mark.parametrize(("written", "kept"), ESCAPED)
+def test_check_text_keeps_string_escapes(written: str, kept: str) -> None:
+    """A CHECK's text is what the file says, escapes and all (issue: ``CHECK (a <> '\\\\')``
+    was kept as ``a <> '\\'``, an unterminated string sqlglot could not read)."""
+    t = Table.from_sql(f"CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(9), CHECK ({written}))")
+    assert t.checks[0].sql == kept
+    import sqlglot
+
+    want = [s.this for s in sqlglot.parse_one(f"SELECT {written}", read="mysql").find_all(sqlglot.exp.Literal)]
+    got = [s.this for s in sqlglot.parse_one(f"SELECT {kept}", read="mysql").find_all(sqlglot.exp.Literal)]
+    assert got == want
+
+
+def test_string_defaults_keep_their_escapes_on_both_paths() -> None:
+    sql = r"CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(9) DEFAULT 'a\\b''c')"
+    for table in (via_sqlglot(sql), via_fallback(sql)):
+        assert table is not None and table.columns[1].default == r"'a\\b''c'"
