@@ -38,7 +38,8 @@ earlier table).
 * a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
   ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
-  dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
+  dropped, adjacent literals concatenate, a hex or bit literal is its bytes,
+  :func:`literal_bytes`), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
   ``[NOT] NULL``, ``DEFAULT`` (literal — string, signed number, hex or bit value, after a
   charset introducer —, word, function call, ``(expr)`` or ``NEXT|PREVIOUS VALUE FOR s``,
   kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
@@ -68,7 +69,7 @@ from binlogwriter.schema.keys import Check, Key, KeyPart
 from binlogwriter.schema.lexer import Tok
 from binlogwriter.schema.spec import ColSpec, TableSpec, sql_literal
 
-__all__ = ["parse_create_fallback", "parse_create_database", "expression_sql"]
+__all__ = ["parse_create_fallback", "parse_create_database", "expression_sql", "literal_bytes"]
 
 
 class _P:
@@ -320,6 +321,19 @@ def _parse_period(p: _P, spec: TableSpec) -> tuple[str, str, str]:
     return name, start, end
 
 
+def literal_bytes(text: str) -> bytes:
+    """The bytes a hexadecimal or bit-value literal spells, as the lexer spells it (``X'61'``,
+    ``B'1100001'``): MySQL 8.0 reference, "Hexadecimal Literals" (an odd number of ``0x``
+    digits has a leading 0: ``0xABC`` is ``0x0ABC``) and "Bit-Value Literals" (``b'1'`` is one
+    byte 0x01, the bits right-aligned in whole bytes; ``b''`` no byte); MariaDB the same. An
+    ENUM / SET member so written is these bytes read in the column's charset
+    (binlogwriter/schema/validate.py ``_decode_members``)."""
+    digits = text[2:-1]
+    if text[0] == "X":
+        return bytes.fromhex(digits.rjust(len(digits) + len(digits) % 2, "0"))
+    return int(digits, 2).to_bytes((len(digits) + 7) // 8, "big") if digits else b""
+
+
 def _parse_column(p: _P) -> ColSpec:
     name = p.ident()
     p.column = name
@@ -341,7 +355,7 @@ def _parse_column(p: _P) -> ColSpec:
             if t.kind == "string" and cs.args and p.peek(-2) is not None and p.peek(-2).kind == "string":
                 cs.args[-1] += t.text       # adjacent literals concatenate
                 continue
-            cs.args.append(t.text)
+            cs.args.append(literal_bytes(t.text) if t.kind == "number" and t.text[:2] in ("X'", "B'") else t.text)
         p.next()
     while not (p.is_punct(",") or p.is_punct(")")):
         u = p.up()

@@ -20,7 +20,7 @@ __all__ = ["ColSpec", "TableSpec", "sql_literal", "add_system_time_columns"]
 class ColSpec:
     name: str
     words: list[str]            # type words, upper-case, e.g. ["DOUBLE", "PRECISION"]
-    args: list[str] = field(default_factory=list)   # type arguments as text
+    args: list[str | bytes] = field(default_factory=list)   # type arguments as text; bytes: a hex / bit member
     unsigned: bool = False
     zerofill: bool = False
     charset: str | None = None
@@ -93,9 +93,10 @@ def type_from_spec(cs: ColSpec) -> dict[str, Any]:
     args = cs.args
     out: dict[str, Any] = {}
     if cs.words and cs.words[0] not in ("ENUM", "SET"):
-        bad = [a for a in args if not a.isdigit()]
+        bad = [a for a in args if isinstance(a, bytes) or not a.isdigit()]
         if bad:
-            return {"_error": f"{w}({', '.join(args)}): {bad[0]!r} is not a whole number"}
+            shown = [f"0x{a.hex().upper()}" if isinstance(a, bytes) else a for a in args]
+            return {"_error": f"{w}({', '.join(shown)}): {shown[args.index(bad[0])]!r} is not a whole number"}
 
     def num(i: int) -> int | None:
         return int(args[i]) if len(args) > i and args[i] != "" else None
@@ -137,7 +138,8 @@ def type_from_spec(cs: ColSpec) -> dict[str, Any]:
         # (ER_TOO_BIG_DISPLAYWIDTH)
         out["_error"] = f"{w}({args[0]}): display width out of range (max 255)"
     elif w in ("ENUM", "SET"):
-        out["members"] = tuple(_CONVERT_MEMBER.sub("", m) for m in args)
+        # a hex / bit member stays bytes until its charset is known (validate.py _decode_members)
+        out["members"] = tuple(m if isinstance(m, bytes) else _CONVERT_MEMBER.sub("", m) for m in args)
     out["type"] = w
     return out
 

@@ -436,6 +436,18 @@ CLAUSES = [
         False,
         r"CHECK (a <> '\\') of table c_backslash_check_not_equal.t cannot be followed by the generator",
     ),
+    # ENUM / SET members written as hex or bit literals: the bytes they spell, in the column's charset
+    *[
+        (f"enum-hex-bit-members-{fl}", fl,
+         "CREATE TABLE t1 (id INT PRIMARY KEY, c ENUM(0x61,0x62) NOT NULL, e ENUM(X'61', b'01100010', 'c'), "
+         "s SET(0x61, 0x62, X'63') NOT NULL);\nCREATE TABLE t2 (id INT PRIMARY KEY, c ENUM(0x93fa, 0x9373) "
+         "CHARACTER SET sjis NOT NULL, l ENUM(0xE4, 0x20) CHARACTER SET latin1)", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
+    # MariaDB 10.11 takes it as enum('a','?'): not the member the file names
+    ("enum-hex-not-in-charset", "mariadb1011", T + "c ENUM(0x61, 0xE4))", False,
+     "ENUM member 0xE4: not text of CHARACTER SET utf8mb4 (a server keeps it as '?') - at "
+     "c_enum_hex_not_in_charset.t.c"),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
