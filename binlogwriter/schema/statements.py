@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.fallback import parse_create_fallback
+from binlogwriter.schema.fallback import check_table_options, parse_create_fallback
 from binlogwriter.schema.lexer import Tok, sqlglot_lossy, tokenize
 from binlogwriter.schema.spec import TableSpec
 from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
@@ -34,7 +34,9 @@ def check_text(sql: Any) -> None:
 
 def check_statement(stmt: Sequence[Tok]) -> None:
     """What both parsers would accept silently but no server does: CREATE TEMPORARY TABLE
-    (never written to a row-based binlog) and empty list elements (``(a INT,)``, ``,,``)."""
+    (never written to a row-based binlog), empty list elements (``(a INT,)``, ``,,``) and
+    words after the column list that are no table option (``… ENGINE=InnoDB FOO``, a next
+    ``CREATE`` without its ``;``: :func:`~binlogwriter.schema.fallback.check_table_options`)."""
     up = [t.upper for t in stmt[:4]]
     name = "?"
     words = [t for t in stmt[:8] if t.kind in ("word", "qident")]
@@ -57,6 +59,8 @@ def check_statement(stmt: Sequence[Tok]) -> None:
         if prev is not None and prev.kind == "punct" and prev.text in "(,":
             what = "empty list element" if prev.text == "," else "',' right after '('"
             raise SchemaError(f"cannot parse CREATE TABLE: {what} - at table {name!r}", pos=t.pos)
+    if up[:1] == ["CREATE"]:
+        check_table_options(stmt)
 
 
 def locate(e: SchemaError, sql: str, stmt: Sequence[Tok], source: str | None,

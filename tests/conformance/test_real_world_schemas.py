@@ -448,6 +448,22 @@ CLAUSES = [
     ("enum-hex-not-in-charset", "mariadb1011", T + "c ENUM(0x61, 0xE4))", False,
      "ENUM member 0xE4: not text of CHARACTER SET utf8mb4 (a server keeps it as '?') - at "
      "c_enum_hex_not_in_charset.t.c"),
+    # table options: each word one of the servers' table options, else refused naming it (was skipped,
+    # and copied into snapshot.sql); a CREATE without its ';' before it was dropped
+    (
+        "table-options-each",
+        "mariadb1011",
+        T + "v INT) ENGINE=InnoDB STATS_PERSISTENT=0, STATS_AUTO_RECALC DEFAULT STATS_SAMPLE_PAGES 20 "
+        "AUTO_INCREMENT=5 COMMENT='a' ROW_FORMAT=DYNAMIC PAGE_COMPRESSED=0 CHECKSUM=1 MAX_ROWS=100 "
+        "DEFAULT CHARSET=latin1",
+        True,
+        None,
+    ),
+    ("table-options-trailing-words", "mariadb1011", T + "v INT) ENGINE=InnoDB STATS_PERSISTENT=0 FOO BAR", False,
+     "schema.sql:1: cannot parse CREATE TABLE: not a table option of MySQL 8.0 / 8.4 or MariaDB 10.11 near 'FOO'"),
+    ("table-options-no-semicolon", "mysql80", "CREATE TABLE a (x INT PRIMARY KEY) ENGINE=InnoDB\n"
+     "CREATE TABLE b (y INT PRIMARY KEY)", False,
+     "schema.sql:2: cannot parse CREATE TABLE: a ';' is missing before CREATE (another statement begins)"),
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]
