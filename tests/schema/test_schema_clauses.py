@@ -207,3 +207,25 @@ def test_table_options_are_checked_on_both_parser_paths() -> None:
             Table.from_sql(sql)
         with pytest.raises(SchemaError, match="not a table option"):
             parse_tables(sql, "db", "mysql80", own_parser_first=True)
+
+
+@pytest.mark.parametrize(("script", "line", "name"), [
+    ('CREATE TABLE "t" ("a" INT);', 1, '"t"'),
+    ("SET sql_mode='ANSI_QUOTES';\nCREATE TABLE \"t\" (\"a\" INT);", 2, '"t"'),
+    ("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  \"b\" INT);", 3, '"b"'),
+    ('CREATE TABLE IF NOT EXISTS db."t" (a INT);', 1, '"t"'),
+])
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_double_quoted_names_are_refused_naming_the_line(script: str, line: int, name: str, flavor: str) -> None:
+    """``"t"`` is a string to both servers unless sql_mode has ANSI_QUOTES (ERROR 1064), and
+    snapshot.sql sets its own sql_mode: the script was accepted, and its snapshot refused."""
+    with pytest.raises(SchemaError) as ei:
+        parse_tables(script, "db", flavor, source="q.sql")
+    msg = str(ei.value)
+    assert msg.startswith(f"q.sql:{line}: cannot parse CREATE TABLE: double-quoted identifier {name}: ") \
+        and "use backquotes" in msg and "\n" not in msg, msg
+
+
+def test_double_quoted_strings_elsewhere_stay_strings() -> None:
+    t = _table('CREATE TABLE `t` (a ENUM("x", "y") DEFAULT "x", b INT) COMMENT "c" SELECT CONCAT("p", "q") AS c')
+    assert [c.name for c in t.columns] == ["a", "b"] and t.columns[0].members == ("x", "y")
