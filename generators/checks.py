@@ -267,8 +267,9 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
     for c in (*t.checks, *extra):
         try:
             tree = sqlglot.parse_one(c.sql, read="mysql")
-        except sqlglot.errors.ParseError:
-            raise SchemaError(f"{_describe(t, c)}: cannot read its expression") from None
+        except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:  # one line, never a traceback
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SchemaError(f"{_describe(t, c)}: cannot read its expression ({first})") from None
         trial = copy_domains(doms)
         try:
             apply(tree, trial)

@@ -80,8 +80,9 @@ def parse_foreign_keys(create_sql: str, table: Table) -> list[ForeignKey]:
         return []
     try:
         tree = sqlglot.parse_one(create_sql, read="mysql")
-    except sqlglot.errors.ParseError as exc:
-        raise SchemaError(f"cannot parse the FOREIGN KEY clauses of {_where(table)}: {exc}") from None
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:  # one line, never a traceback
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SchemaError(f"cannot parse the FOREIGN KEY clauses of {_where(table)}: {first}") from None
     out: list[ForeignKey] = []
     for n, ref in enumerate(tree.find_all(exp.Reference)):
         owner = ref.parent

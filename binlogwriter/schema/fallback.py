@@ -1,6 +1,6 @@
 """The CREATE TABLE / CREATE DATABASE parser for what sqlglot cannot read: the one place.
 
-Size (about 470 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
+Size (about 590 lines): one grammar, MySQL / MariaDB CREATE TABLE, read token by token; its
 parts (elements, columns, DEFAULT values, CHECK expressions, table options) share the cursor.
 
 **Why it exists.** :func:`~binlogwriter.schema.parse.parse_tables` (and ``statements._parse_create``)
@@ -38,7 +38,8 @@ earlier table).
 * a column: its type words, multi-word ones joined (``DOUBLE PRECISION``, ``NATIONAL CHAR``,
   ``CHAR VARYING``, ``NCHAR VARCHAR``, ``LONG VARBINARY``, … :data:`_TYPE_CONT`), the
   parenthesised arguments (lengths, ENUM/SET members: a charset introducer ``_utf8mb4'x'`` is
-  dropped, adjacent literals concatenate), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
+  dropped, adjacent literals concatenate, a hex or bit literal is its bytes,
+  :func:`literal_bytes`), then attributes: ``[UN]SIGNED``, ``ZEROFILL``,
   ``[NOT] NULL``, ``DEFAULT`` (literal — string, signed number, hex or bit value, after a
   charset introducer —, word, function call, ``(expr)`` or ``NEXT|PREVIOUS VALUE FOR s``,
   kept as SQL text: :func:`_parse_default`), ``AUTO_INCREMENT``, ``SERIAL DEFAULT VALUE``, ``UNIQUE [KEY]``, ``[PRIMARY] KEY``,
@@ -50,8 +51,10 @@ earlier table).
   ``REFERENCES …``; any other word
   is an error;
 * table options: only ``[DEFAULT] CHARACTER SET|CHARSET|CHAR SET [=]`` and ``COLLATE [=]`` are
-  kept, the others skipped; reading stops at ``PARTITION``, ``AS``/``SELECT``, ``IGNORE`` and
-  ``REPLACE``.
+  kept, the others (:data:`_TABLE_OPTIONS` and a few of several words) read and skipped, any
+  other word refused; reading stops at ``PARTITION`` or a query (``AS``/``SELECT``, ``IGNORE``,
+  ``REPLACE``, …), where a word beginning another statement says a ``;`` is missing
+  (:func:`check_table_options` does the same whichever parser reads the statement).
 
 It only collects words: the result is the same :class:`~binlogwriter.schema.spec.TableSpec`
 sqlglot's path makes; the type words are resolved (aliases, :mod:`~binlogwriter.schema.types`)
@@ -68,7 +71,8 @@ from binlogwriter.schema.keys import Check, Key, KeyPart
 from binlogwriter.schema.lexer import Tok
 from binlogwriter.schema.spec import ColSpec, TableSpec, sql_literal
 
-__all__ = ["parse_create_fallback", "parse_create_database", "expression_sql"]
+__all__ = ["parse_create_fallback", "parse_create_database", "expression_sql", "literal_bytes",
+           "check_table_options"]
 
 
 class _P:
@@ -320,6 +324,19 @@ def _parse_period(p: _P, spec: TableSpec) -> tuple[str, str, str]:
     return name, start, end
 
 
+def literal_bytes(text: str) -> bytes:
+    """The bytes a hexadecimal or bit-value literal spells, as the lexer spells it (``X'61'``,
+    ``B'1100001'``): MySQL 8.0 reference, "Hexadecimal Literals" (an odd number of ``0x``
+    digits has a leading 0: ``0xABC`` is ``0x0ABC``) and "Bit-Value Literals" (``b'1'`` is one
+    byte 0x01, the bits right-aligned in whole bytes; ``b''`` no byte); MariaDB the same. An
+    ENUM / SET member so written is these bytes read in the column's charset
+    (binlogwriter/schema/validate.py ``_decode_members``)."""
+    digits = text[2:-1]
+    if text[0] == "X":
+        return bytes.fromhex(digits.rjust(len(digits) + len(digits) % 2, "0"))
+    return int(digits, 2).to_bytes((len(digits) + 7) // 8, "big") if digits else b""
+
+
 def _parse_column(p: _P) -> ColSpec:
     name = p.ident()
     p.column = name
@@ -341,7 +358,7 @@ def _parse_column(p: _P) -> ColSpec:
             if t.kind == "string" and cs.args and p.peek(-2) is not None and p.peek(-2).kind == "string":
                 cs.args[-1] += t.text       # adjacent literals concatenate
                 continue
-            cs.args.append(t.text)
+            cs.args.append(literal_bytes(t.text) if t.kind == "number" and t.text[:2] in ("X'", "B'") else t.text)
         p.next()
     while not (p.is_punct(",") or p.is_punct(")")):
         u = p.up()
@@ -395,24 +412,110 @@ def _parse_column(p: _P) -> ColSpec:
     return cs
 
 
-def _parse_table_options(p: _P, spec: TableSpec) -> None:
-    while p.peek() is not None:
-        if p.accept("DEFAULT"):
-            continue
-        if p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
-            p.maybe_eq()
-            spec.charset = p.ident()
-        elif p.accept("COLLATE"):
-            p.maybe_eq()
-            spec.collation = p.ident()
-        elif p.up() in ("PARTITION", "AS", "SELECT", "IGNORE", "REPLACE"):
-            return
-        else:
-            p.skip_balanced()
+_TABLE_OPTIONS = frozenset({
+    "ENGINE", "TYPE", "AUTO_INCREMENT", "AVG_ROW_LENGTH", "CHECKSUM", "TABLE_CHECKSUM", "COMMENT",
+    "COMPRESSION", "CONNECTION", "DELAY_KEY_WRITE", "ENCRYPTION", "ENCRYPTED", "ENCRYPTION_KEY_ID",
+    "ENGINE_ATTRIBUTE", "SECONDARY_ENGINE", "SECONDARY_ENGINE_ATTRIBUTE", "INSERT_METHOD",
+    "KEY_BLOCK_SIZE", "MAX_ROWS", "MIN_ROWS", "PACK_KEYS", "PAGE_CHECKSUM", "PAGE_COMPRESSED",
+    "PAGE_COMPRESSION_LEVEL", "PASSWORD", "ROW_FORMAT", "SEQUENCE", "STATS_AUTO_RECALC",
+    "STATS_PERSISTENT", "STATS_SAMPLE_PAGES", "TABLESPACE", "TRANSACTIONAL", "UNION",
+    "AUTOEXTEND_SIZE", "IETF_QUOTES",
+})
+"""Table options taking a value (``name [=] value``) of MySQL 8.0 / 8.4 (reference, "CREATE
+TABLE Statement", ``table_option``) and MariaDB 10.11 ("CREATE TABLE", "Table Options", and the
+options InnoDB, Aria and CSV define: ``PAGE_COMPRESSED``, ``ENCRYPTED``, ``TRANSACTIONAL``,
+``IETF_QUOTES``, …). The others, read by :func:`_table_option`: ``[DEFAULT] CHARACTER SET`` /
+``CHARSET`` / ``COLLATE``, ``{DATA|INDEX} DIRECTORY``, ``START TRANSACTION``, ``STORAGE
+{DISK|MEMORY}`` (MySQL), ``STORAGE ENGINE`` (MariaDB), ``WITH SYSTEM VERSIONING`` (MariaDB)."""
+
+_QUERY_START = frozenset({"PARTITION", "AS", "SELECT", "IGNORE", "REPLACE", "WITH", "TABLE", "VALUES"})
+"""Where the options end: the partitioning, or ``[IGNORE|REPLACE] [AS] query`` (MySQL 8.0
+``CREATE TABLE … SELECT``: ``SELECT``, ``WITH``, ``TABLE``, ``VALUES`` or ``(``)."""
+
+_STATEMENTS = frozenset({"CREATE", "ALTER", "DROP", "INSERT", "TRUNCATE", "RENAME", "GRANT", "DELIMITER"})
+"""Words that begin another statement and never a part of this one outside parentheses (an
+``INSERT(…)`` is a function): a ``;`` is missing before them."""
 
 
-def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
+def _table_option(p: _P, spec: TableSpec, strict: bool) -> bool:
+    """Read one table option (its words and value), or return False where the options end
+    (:data:`_QUERY_START`). ``strict``: any other word is an error naming it — both servers
+    refuse it (ERROR 1064; MariaDB's ``name = value`` engine options, ERROR 1911 "Unknown
+    option"), and a word left unread would be copied into snapshot.sql."""
+    if p.is_punct(","):  # table_option [[,] table_option] …
+        p.next()
+    elif p.accept("DEFAULT"):
+        pass
+    elif p.accept("CHARACTER", "SET") or p.accept("CHARSET") or p.accept("CHAR", "SET"):
+        p.maybe_eq()
+        spec.charset = p.ident()
+    elif p.accept("COLLATE"):
+        p.maybe_eq()
+        spec.collation = p.ident()
+    elif p.accept("WITH", "SYSTEM", "VERSIONING") or p.accept("START", "TRANSACTION") \
+            or p.accept("STORAGE", "DISK") or p.accept("STORAGE", "MEMORY"):
+        pass
+    elif p.is_punct("(") or p.up() in _QUERY_START and not (p.up() == "REPLACE" and p.up(1) == "INTO"):
+        return False
+    elif not strict:
+        p.skip_balanced()
+    elif p.up() in _STATEMENTS or p.up() == "REPLACE":
+        raise p.err(f"a ';' is missing before {p.up()} (another statement begins)")
+    elif p.accept("DATA", "DIRECTORY") or p.accept("INDEX", "DIRECTORY"):
+        p.maybe_eq()
+        p.next()
+    else:
+        _valued_option(p)
+    return True
+
+
+def _valued_option(p: _P) -> None:
+    """One option of :data:`_TABLE_OPTIONS`: ``[STORAGE] name [=] value``, the value a token
+    or a parenthesised list (``UNION = (t1, t2)``); ``TABLESPACE name [STORAGE {DISK|MEMORY}]``.
+    One string only: MariaDB 10.11 refuses ``COMMENT 'a' 'b'`` (ERROR 1064)."""
+    if p.up() == "STORAGE" and p.up(1) == "ENGINE":
+        p.next()  # MariaDB: [STORAGE] ENGINE
+    t = p.peek()
+    if t is None or t.kind != "word" or t.upper not in _TABLE_OPTIONS:
+        raise p.err("not a table option of MySQL 8.0 / 8.4 or MariaDB 10.11")
+    p.next()
+    p.maybe_eq()
+    p.skip_balanced()
+    if t.upper == "TABLESPACE" and not p.accept("STORAGE", "DISK"):
+        p.accept("STORAGE", "MEMORY")
+
+
+def _parse_table_options(p: _P, spec: TableSpec, strict: bool = True) -> None:
+    while p.peek() is not None and _table_option(p, spec, strict):
+        pass
+    depth, start = 0, p.i
+    for j in range(start, len(p.t) if strict else start):  # the partitioning / query
+        t = p.t[j]
+        if t.kind == "punct" and t.text in "()":
+            depth += 1 if t.text == "(" else -1
+        elif depth == 0 and t.upper in _STATEMENTS and not p.is_punct("(", j + 1 - start):
+            p.i = j
+            raise p.err(f"a ';' is missing before {t.upper} (another statement begins)")
+
+
+def check_table_options(toks: Sequence[Tok]) -> None:
+    """The table options of a ``CREATE TABLE … ( … ) options`` whichever parser reads it
+    (binlogwriter/schema/statements.py ``check_statement``): a word that is no table option
+    is an error (:func:`_table_option`), so is a following statement without its ``;``.
+    Other forms (``LIKE``, no column list, text the parsers refuse) are left to the parsers."""
     p = _P(toks)
+    try:
+        p.table = _table_head(p)[1]
+        if not p.is_punct("(") or p.up(1) == "LIKE":
+            return
+        p.skip_balanced()
+    except SchemaError:
+        return
+    _parse_table_options(p, TableSpec(None, p.table, [], []))
+
+
+def _table_head(p: _P) -> tuple[str | None, str]:
+    """``CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] [db.]name``: (db, name)."""
     p.expect("CREATE")
     p.accept("OR", "REPLACE")
     p.accept("TEMPORARY")
@@ -422,6 +525,12 @@ def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
     if p.is_punct("."):
         p.next()
         db, name = name, p.ident()
+    return db, name
+
+
+def parse_create_fallback(toks: Sequence[Tok]) -> TableSpec:
+    p = _P(toks)
+    db, name = _table_head(p)
     p.table = name
     if not p.is_punct("("):
         raise p.err("only CREATE TABLE with a column list is supported (not LIKE / AS SELECT)")
@@ -474,5 +583,5 @@ def parse_create_database(toks: Sequence[Tok]) -> tuple[str, str | None, str | N
     p.accept("IF", "NOT", "EXISTS")
     name = p.ident()
     spec = TableSpec(None, name, [], [])
-    _parse_table_options(p, spec)
+    _parse_table_options(p, spec, strict=False)
     return name, spec.charset, spec.collation

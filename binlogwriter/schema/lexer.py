@@ -21,6 +21,7 @@ class Tok:
     text: str
     pos: int
     end: int
+    quote: str = ""  # of a string: ' or " (a double-quoted "name" is a string unless ANSI_QUOTES)
 
     @property
     def upper(self) -> str:
@@ -101,7 +102,7 @@ def tokenize(sql: str) -> list[Tok]:
                     break
                 buf.append(c)
                 j += 1
-            out.append(Tok("qident" if q == "`" else "string", "".join(buf), i, j + 1))
+            out.append(Tok("qident" if q == "`" else "string", "".join(buf), i, j + 1, "" if q == "`" else q))
             i = j + 1
             continue
         m = _NUM_RE.match(sql, i) if (ch.isdigit() or ch == ".") else None
@@ -229,7 +230,7 @@ def split_statements(sql: str) -> list[tuple[str, list[Tok]]]:
     """Each statement of a script as (its text, its tokens at their positions in ``sql``),
     cut as :func:`statement_spans` says."""
     if _DELIMITER_RE.search(sql):  # a client DELIMITER command: cut by the spans, each read alone
-        return [(sql[a + toks[0].pos:a + toks[-1].end], [Tok(t.kind, t.text, t.pos + a, t.end + a) for t in toks])
+        return [(sql[a + toks[0].pos:a + toks[-1].end], [Tok(t.kind, t.text, t.pos + a, t.end + a, t.quote) for t in toks])
                 for a, b in statement_spans(sql) if (toks := tokenize(sql[a:b]))]
     toks = tokenize(sql)
     out: list[tuple[str, list[Tok]]] = []

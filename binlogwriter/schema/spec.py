@@ -20,7 +20,7 @@ __all__ = ["ColSpec", "TableSpec", "sql_literal", "add_system_time_columns"]
 class ColSpec:
     name: str
     words: list[str]            # type words, upper-case, e.g. ["DOUBLE", "PRECISION"]
-    args: list[str] = field(default_factory=list)   # type arguments as text
+    args: list[str | bytes] = field(default_factory=list)   # type arguments as text; bytes: a hex / bit member
     unsigned: bool = False
     zerofill: bool = False
     charset: str | None = None
@@ -71,8 +71,17 @@ def add_system_time_columns(spec: TableSpec, text: str, flavor: str) -> None:
         spec.columns.append(ColSpec(name, ["TIMESTAMP"], ["6"], nullable=False, invisible=True, generated=True))
 
 
+_LITERAL_ESCAPES = str.maketrans({"\\": "\\\\", "'": "''", "\x00": "\\0", "\x1a": "\\Z"})
+
+
 def sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    """A string (as the lexer decoded it) back to a quoted literal that reads as the same text
+    under the servers' default sql_mode, where ``\\`` is an escape character (MySQL 8.0
+    reference, "String Literals", Table 11.1; MariaDB "String Literals"; not under
+    NO_BACKSLASH_ESCAPES), and under sqlglot's MySQL dialect: ``\\`` -> ``\\\\``, ``'`` ->
+    ``''``, NUL -> ``\\0``, Ctrl-Z -> ``\\Z``. The text ``a <> '\\\\'`` of a CHECK stays
+    ``a <> '\\\\'``, not ``a <> '\\'``, which no one reads."""
+    return "'" + text.translate(_LITERAL_ESCAPES) + "'"
 
 
 _CONVERT_MEMBER = re.compile(r"\s+$")
@@ -84,9 +93,10 @@ def type_from_spec(cs: ColSpec) -> dict[str, Any]:
     args = cs.args
     out: dict[str, Any] = {}
     if cs.words and cs.words[0] not in ("ENUM", "SET"):
-        bad = [a for a in args if not a.isdigit()]
+        bad = [a for a in args if isinstance(a, bytes) or not a.isdigit()]
         if bad:
-            return {"_error": f"{w}({', '.join(args)}): {bad[0]!r} is not a whole number"}
+            shown = [f"0x{a.hex().upper()}" if isinstance(a, bytes) else a for a in args]
+            return {"_error": f"{w}({', '.join(shown)}): {shown[args.index(bad[0])]!r} is not a whole number"}
 
     def num(i: int) -> int | None:
         return int(args[i]) if len(args) > i and args[i] != "" else None
@@ -128,7 +138,8 @@ def type_from_spec(cs: ColSpec) -> dict[str, Any]:
         # (ER_TOO_BIG_DISPLAYWIDTH)
         out["_error"] = f"{w}({args[0]}): display width out of range (max 255)"
     elif w in ("ENUM", "SET"):
-        out["members"] = tuple(_CONVERT_MEMBER.sub("", m) for m in args)
+        # a hex / bit member stays bytes until its charset is known (validate.py _decode_members)
+        out["members"] = tuple(m if isinstance(m, bytes) else _CONVERT_MEMBER.sub("", m) for m in args)
     out["type"] = w
     return out
 

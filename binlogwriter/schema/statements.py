@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema.fallback import parse_create_fallback
+from binlogwriter.schema.fallback import check_table_options, parse_create_fallback
 from binlogwriter.schema.lexer import Tok, sqlglot_lossy, tokenize
 from binlogwriter.schema.spec import TableSpec
 from binlogwriter.schema.sqlglot_parse import parse_with_sqlglot
@@ -34,7 +34,9 @@ def check_text(sql: Any) -> None:
 
 def check_statement(stmt: Sequence[Tok]) -> None:
     """What both parsers would accept silently but no server does: CREATE TEMPORARY TABLE
-    (never written to a row-based binlog) and empty list elements (``(a INT,)``, ``,,``)."""
+    (never written to a row-based binlog), empty list elements (``(a INT,)``, ``,,``) and
+    words after the column list that are no table option (``… ENGINE=InnoDB FOO``, a next
+    ``CREATE`` without its ``;``: :func:`~binlogwriter.schema.fallback.check_table_options`)."""
     up = [t.upper for t in stmt[:4]]
     name = "?"
     words = [t for t in stmt[:8] if t.kind in ("word", "qident")]
@@ -57,6 +59,40 @@ def check_statement(stmt: Sequence[Tok]) -> None:
         if prev is not None and prev.kind == "punct" and prev.text in "(,":
             what = "empty list element" if prev.text == "," else "',' right after '('"
             raise SchemaError(f"cannot parse CREATE TABLE: {what} - at table {name!r}", pos=t.pos)
+    if up[:1] == ["CREATE"]:
+        _check_names(stmt)
+        check_table_options(stmt)
+
+
+def _check_names(stmt: Sequence[Tok]) -> None:
+    """A quoted string where the table's name or a column's begins (``CREATE TABLE "t" ("a"
+    INT)``): both servers read ``"t"`` as a string, so refuse the statement (ERROR 1064),
+    unless sql_mode has ANSI_QUOTES (MySQL 8.0 reference, "Schema Object Names"; MariaDB
+    "Identifier Names") — which snapshot.sql and the binlog's DDL do not carry, so such a
+    script is refused whatever SET sql_mode it holds. The places checked: the table's
+    ``[db.]name``, and the first word of each element of the column list."""
+    at: list[Tok] = []
+    words = [j for j, t in enumerate(stmt[:8]) if t.upper == "TABLE"]
+    if words:
+        j = words[0] + 1
+        while j < len(stmt) and stmt[j].upper in ("IF", "NOT", "EXISTS"):
+            j += 1
+        at += stmt[j:j + 1] + (stmt[j + 2:j + 3] if j + 1 < len(stmt) and stmt[j + 1].text == "." else [])
+    depth = 0
+    for j, t in enumerate(stmt):  # the column list: the first parenthesis
+        if t.kind == "punct" and t.text in "(),":
+            depth += {"(": 1, ")": -1}.get(t.text, 0)
+            if depth == 0:
+                break
+            if depth == 1 and t.text in "(," and j + 1 < len(stmt):
+                at.append(stmt[j + 1])
+    bad = next((t for t in at if t.kind == "string"), None)
+    if bad is None:
+        return
+    what = "double-quoted identifier" if bad.quote == '"' else "a string where a name belongs:"
+    raise SchemaError(f"cannot parse CREATE TABLE: {what} {bad.quote}{bad.text}{bad.quote}: the servers read it as "
+                      "a string unless sql_mode has ANSI_QUOTES (not carried into snapshot.sql or the binlog); use "
+                      "backquotes", pos=bad.pos)
 
 
 def locate(e: SchemaError, sql: str, stmt: Sequence[Tok], source: str | None,

@@ -153,6 +153,8 @@ def normalise_and_validate(t: Table) -> None:
         if low in pk_cols:
             upd["nullable"] = False
         c = replace(c, **upd) if upd else c
+        if c.is_enum_or_set and any(isinstance(m, bytes) for m in c.members):
+            c = _decode_members(t, c)
         _validate_column(t, c)
         cols.append(c)
     object.__setattr__(t, "columns", tuple(cols))
@@ -211,6 +213,28 @@ def _check_fulltext_spatial(t: Table, kind: str, col: Column, prefix: int | None
             raise t.err(col.name, "all parts of a SPATIAL index must be NOT NULL")
     if prefix is not None:
         raise t.err(col.name, f"a prefix length on a {kind} index part")
+
+
+def _decode_members(t: Table, c: Column) -> Column:
+    """A member written as a hexadecimal or bit-value literal (``ENUM(0x61, X'62', b'1100011')``)
+    is the bytes it spells read in the column's charset, trailing spaces dropped as of any
+    member (MySQL 8.0 / MariaDB 10.11: ``ENUM(0x61)`` in utf8mb4 is ``enum('a')``, ``ENUM(0x93FA)
+    CHARACTER SET sjis`` is ``enum('日')``). Bytes that are no text of the charset are refused:
+    the member would not be the one the file names (MariaDB 10.11 keeps ``ENUM(0xE4)`` in
+    utf8mb4 as ``enum('?')``, as :func:`_check_member_encodes` says of a character)."""
+    coll = c.collation_obj(t.flavor)
+    out: list[str] = []
+    for m in c.members:
+        if not isinstance(m, bytes):
+            out.append(m)
+            continue
+        try:
+            text = m.decode("utf-8") if coll is None or coll.charset == "binary" else coll.decode(m)
+        except (UnicodeDecodeError, LookupError, ValueError):
+            raise t.err(c.name, f"{c.type} member 0x{m.hex().upper()}: not text of CHARACTER SET "
+                                f"{coll.charset if coll else 'binary'} (a server keeps it as '?')") from None
+        out.append(text.rstrip(" "))
+    return replace(c, members=tuple(out))
 
 
 def _check_member_encodes(t: Table, c: Column, member: str, coll: Collation | None) -> None:

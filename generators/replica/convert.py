@@ -31,6 +31,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from binlogwriter.schema import Column
+from binlogwriter.schema.lexer import tokenize
 from generators.replica.classes import Pair, UnsupportedConversion
 from generators.replica.columns import FLAVOR, INT_BYTES, chars, family, int_range, octets
 
@@ -141,7 +142,8 @@ def default_value(table: str, col: Column) -> Any:
         return None
     if d is None:
         return None if col.nullable else implicit_default(table, col)
-    lit = d[1:-1].replace("''", "'") if len(d) >= 2 and d[0] == d[-1] == "'" else d
+    toks = tokenize(d) if d[:1] == "'" else []
+    lit = toks[0].text if len(toks) == 1 and toks[0].kind == "string" else d  # escapes read as the server does
     if f == "int":
         return int(lit)
     if f == "decimal":

@@ -472,6 +472,61 @@ CLAUSES = [
         False,
         "column c_fts_doc_id.t1.FTS_DOC_ID beside a FULLTEXT index cannot be followed by the generator",
     ),
+    # a backslash escape in a CHECK / LIST COLUMNS value: read as the server reads it (was a sqlglot traceback)
+    *[
+        (f"backslash-check-in-{fl}", fl, T + r"a VARCHAR(5), CHECK (a IN ('\\', 'x\\y', 'it\'s')))", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
+    (
+        "backslash-partition-list",
+        "mariadb1011",
+        r"CREATE TABLE t1 (a VARCHAR(5)) PARTITION BY LIST COLUMNS(a) (PARTITION p0 VALUES IN ('\\'), "
+        r"PARTITION p1 VALUES IN ('b'))",
+        True,
+        None,
+    ),
+    (
+        "backslash-check-not-equal",  # followed only by refusing it (<> on a string column), in one line
+        "mariadb1011",
+        T + r"a VARCHAR(5), CHECK (a <> '\\'))",
+        False,
+        r"CHECK (a <> '\\') of table c_backslash_check_not_equal.t cannot be followed by the generator",
+    ),
+    # ENUM / SET members written as hex or bit literals: the bytes they spell, in the column's charset
+    *[
+        (f"enum-hex-bit-members-{fl}", fl,
+         "CREATE TABLE t1 (id INT PRIMARY KEY, c ENUM(0x61,0x62) NOT NULL, e ENUM(X'61', b'01100010', 'c'), "
+         "s SET(0x61, 0x62, X'63') NOT NULL);\nCREATE TABLE t2 (id INT PRIMARY KEY, c ENUM(0x93fa, 0x9373) "
+         "CHARACTER SET sjis NOT NULL, l ENUM(0xE4, 0x20) CHARACTER SET latin1)", True, None)
+        for fl in ("mariadb1011", "mysql80")
+    ],
+    # MariaDB 10.11 takes it as enum('a','?'): not the member the file names
+    ("enum-hex-not-in-charset", "mariadb1011", T + "c ENUM(0x61, 0xE4))", False,
+     "ENUM member 0xE4: not text of CHARACTER SET utf8mb4 (a server keeps it as '?') - at "
+     "c_enum_hex_not_in_charset.t.c"),
+    # table options: each word one of the servers' table options, else refused naming it (was skipped,
+    # and copied into snapshot.sql); a CREATE without its ';' before it was dropped
+    (
+        "table-options-each",
+        "mariadb1011",
+        T + "v INT) ENGINE=InnoDB STATS_PERSISTENT=0, STATS_AUTO_RECALC DEFAULT STATS_SAMPLE_PAGES 20 "
+        "AUTO_INCREMENT=5 COMMENT='a' ROW_FORMAT=DYNAMIC PAGE_COMPRESSED=0 CHECKSUM=1 MAX_ROWS=100 "
+        "DEFAULT CHARSET=latin1",
+        True,
+        None,
+    ),
+    ("table-options-trailing-words", "mariadb1011", T + "v INT) ENGINE=InnoDB STATS_PERSISTENT=0 FOO BAR", False,
+     "schema.sql:1: cannot parse CREATE TABLE: not a table option of MySQL 8.0 / 8.4 or MariaDB 10.11 near 'FOO'"),
+    ("table-options-no-semicolon", "mysql80", "CREATE TABLE a (x INT PRIMARY KEY) ENGINE=InnoDB\n"
+     "CREATE TABLE b (y INT PRIMARY KEY)", False,
+     "schema.sql:2: cannot parse CREATE TABLE: a ';' is missing before CREATE (another statement begins)"),
+    # "t" is a string to the servers unless sql_mode has ANSI_QUOTES, which snapshot.sql does not set
+    *[
+        (f"ansi-quotes-{i}", "mariadb1011", ddl, False,
+         f"schema.sql:{i + 1}: cannot parse CREATE TABLE: double-quoted identifier \"t\": the servers read it as a "
+         "string unless sql_mode has ANSI_QUOTES")
+        for i, ddl in enumerate(('CREATE TABLE "t" ("a" INT)', "SET sql_mode='ANSI_QUOTES';\nCREATE TABLE \"t\" (a INT)"))
+    ],
     ("unique-text-mysql", "mysql80", T + "b TEXT, UNIQUE KEY (b))", False, "without a key length"),
     ("inet6-on-mysql", "mysql80", T + "ip INET6)", False, "exists only in MariaDB"),
 ]

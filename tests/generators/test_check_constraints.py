@@ -52,6 +52,21 @@ def test_unfollowable_check_is_a_one_line_schema_error(cols: str, name: str | No
     assert name in msg and "test.t" in msg and why in msg, msg
 
 
+def test_unreadable_expression_is_a_one_line_schema_error() -> None:
+    """Text sqlglot cannot tokenize (an unterminated string) is a one-line SchemaError naming
+    the table and the clause, never a traceback (sqlglot's TokenError)."""
+    from dataclasses import replace
+
+    from generators.checks import check_overrides
+
+    t = Table.from_sql("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(5))")
+    t = replace(t, checks=(Check(None, "a <> '\\"),))
+    with pytest.raises(SchemaError) as ei:
+        check_overrides(t, {})
+    msg = str(ei.value)
+    assert "\n" not in msg and "of table test.t: cannot read its expression" in msg, msg
+
+
 def test_cli_refusal_is_one_line_exit_2(tmp_path: Path) -> None:
     ddl = tmp_path / "c.sql"
     ddl.write_text("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, CONSTRAINT ab CHECK (a < b));\n")

@@ -93,6 +93,13 @@ def test_extra_columns_defaults() -> None:
     assert got == [0, "", "0000-00-00 00:00:00", "2020-01-01 00:00:00", "1.50", "q", None, 7]
 
 
+def test_extra_column_string_default_read_with_its_escapes() -> None:
+    """``DEFAULT 'a\\\\b''c'`` is the text ``a\\b'c`` (a backslash escapes under the default sql_mode)."""
+    t = parse_tables(r"CREATE TABLE t (x INT, y VARCHAR(9) DEFAULT 'a\\b''c', z CHAR(3) DEFAULT '\\');", "d",
+                     "mariadb1011")[0]
+    assert [default_value("d.t", c) for c in t.columns[1:]] == ["a\\b'c", "\\"]
+
+
 def test_unknown_pair_is_one_line_naming_the_column() -> None:
     with pytest.raises(UnsupportedConversion, match=r"^unsupported conversion: d\.t\.a: "):
         _pairs("a CHAR(5)", "a VARCHAR(5)")

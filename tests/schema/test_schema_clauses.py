@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from binlogwriter.errors import SchemaError
-from binlogwriter.schema import Check, parse_tables
+from binlogwriter.schema import Check, Table, parse_tables
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, "
 
@@ -150,3 +150,82 @@ def test_without_overlaps_of_an_unknown_period_is_refused() -> None:
     with pytest.raises(SchemaError, match=r"q WITHOUT OVERLAPS names no PERIOD FOR of the table - at table 't'"):
         _table("CREATE TABLE t (id INT, s DATE NOT NULL, e DATE NOT NULL, PERIOD FOR p (s, e), "
                "PRIMARY KEY (id, q WITHOUT OVERLAPS))")
+
+
+# table options both servers' grammars take (MySQL 8.0 / 8.4 "CREATE TABLE Statement",
+# table_option; MariaDB 10.11 "CREATE TABLE", Table Options)
+OPTIONS_ACCEPTED = [
+    "ENGINE=InnoDB STATS_PERSISTENT=0, STATS_AUTO_RECALC DEFAULT STATS_SAMPLE_PAGES 20",
+    "ENGINE InnoDB AUTO_INCREMENT=5 AVG_ROW_LENGTH=10 DEFAULT CHARSET=latin1 COLLATE latin1_bin CHECKSUM=1",
+    "COMMENT='a' ROW_FORMAT=DYNAMIC KEY_BLOCK_SIZE=8 MAX_ROWS=10 MIN_ROWS 1 PACK_KEYS=DEFAULT",
+    "DATA DIRECTORY='/tmp' INDEX DIRECTORY = '/tmp' DELAY_KEY_WRITE=1 INSERT_METHOD=LAST UNION=(a, b)",
+    "TABLESPACE ts STORAGE DISK ENCRYPTION='N' AUTOEXTEND_SIZE=4M COMPRESSION='zlib' START TRANSACTION",
+    "ENGINE_ATTRIBUTE='{}' SECONDARY_ENGINE=rapid SECONDARY_ENGINE_ATTRIBUTE='{}' STORAGE MEMORY",
+    "STORAGE ENGINE=Aria TRANSACTIONAL=1 PAGE_CHECKSUM=1 TABLE_CHECKSUM=1 CONNECTION='x' PASSWORD='p'",
+    "PAGE_COMPRESSED=1 PAGE_COMPRESSION_LEVEL=3 ENCRYPTED=YES ENCRYPTION_KEY_ID=2 SEQUENCE=0 IETF_QUOTES=YES",
+    "WITH SYSTEM VERSIONING",
+    "ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 2",
+    "CHARACTER SET 'utf8mb4' CHAR SET utf8mb4 DEFAULT COLLATE = utf8mb4_bin",
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS_ACCEPTED)
+def test_table_options_are_read(options: str) -> None:
+    t = _table(T + f"v INT) {options};\n")
+    assert [c.name for c in t.columns[:2]] == ["id", "v"]
+
+
+@pytest.mark.parametrize(("script", "line", "message"), [
+    ("CREATE TABLE a (x INT PRIMARY KEY) ENGINE=InnoDB STATS_PERSISTENT=0 FOO BAR;",
+     1, "not a table option of MySQL 8.0 / 8.4 or MariaDB 10.11 near 'FOO' - at table 'a'"),
+    ("CREATE TABLE a (x INT PRIMARY KEY) ENGINE=InnoDB FOO=1;", 1, "not a table option"),
+    ("CREATE TABLE a (x INT PRIMARY KEY)\n ENGINE=InnoDB\n\nCREATE TABLE b (y INT PRIMARY KEY);", 4,
+     "a ';' is missing before CREATE (another statement begins) near 'CREATE' - at table 'a'"),
+    ("CREATE TABLE a (x INT PRIMARY KEY) INSERT INTO a VALUES (1);", 1, "a ';' is missing before INSERT"),
+    ("CREATE TABLE a (x INT PRIMARY KEY) REPLACE INTO a VALUES (1);", 1, "a ';' is missing before REPLACE"),
+    ("CREATE TABLE a (x INT PRIMARY KEY) PARTITION BY HASH (x)\nALTER TABLE a ADD y INT;", 2,
+     "a ';' is missing before ALTER"),
+    ("CREATE TABLE a (x INT PRIMARY KEY, v INT) ENGINE=InnoDB YEAR(4);", 1, "near 'YEAR'"),
+    ("CREATE TABLE a (x INT PRIMARY KEY) COMMENT 'a' 'b';", 1, "near 'b'"),  # MariaDB 10.11: ERROR 1064
+])
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_words_after_the_options_are_refused_naming_file_line_and_table(script: str, line: int, message: str,
+                                                                        flavor: str) -> None:
+    """Both servers refuse a word that is no table option (ERROR 1064; MariaDB ``FOO=1``:
+    ERROR 1911 "Unknown option"); it was skipped, and copied into snapshot.sql. A second
+    CREATE TABLE without the ``;`` between them was dropped."""
+    with pytest.raises(SchemaError) as ei:
+        parse_tables(script, "db", flavor, source="s.sql")
+    msg = str(ei.value)
+    assert msg.startswith(f"s.sql:{line}: ") and message in msg and "\n" not in msg, msg
+
+
+def test_table_options_are_checked_on_both_parser_paths() -> None:
+    """sqlglot's path (a statement it reads) and Table.from_sql refuse the same words."""
+    for sql in ("CREATE TABLE a (x INT PRIMARY KEY) ENGINE=InnoDB FOO", "CREATE TABLE a (x INT) ROW_FORMAT=DYNAMIC X"):
+        with pytest.raises(SchemaError, match="not a table option"):
+            Table.from_sql(sql)
+        with pytest.raises(SchemaError, match="not a table option"):
+            parse_tables(sql, "db", "mysql80", own_parser_first=True)
+
+
+@pytest.mark.parametrize(("script", "line", "name"), [
+    ('CREATE TABLE "t" ("a" INT);', 1, '"t"'),
+    ("SET sql_mode='ANSI_QUOTES';\nCREATE TABLE \"t\" (\"a\" INT);", 2, '"t"'),
+    ("CREATE TABLE t (\n  id INT PRIMARY KEY,\n  \"b\" INT);", 3, '"b"'),
+    ('CREATE TABLE IF NOT EXISTS db."t" (a INT);', 1, '"t"'),
+])
+@pytest.mark.parametrize("flavor", ["mysql80", "mariadb1011"])
+def test_double_quoted_names_are_refused_naming_the_line(script: str, line: int, name: str, flavor: str) -> None:
+    """``"t"`` is a string to both servers unless sql_mode has ANSI_QUOTES (ERROR 1064), and
+    snapshot.sql sets its own sql_mode: the script was accepted, and its snapshot refused."""
+    with pytest.raises(SchemaError) as ei:
+        parse_tables(script, "db", flavor, source="q.sql")
+    msg = str(ei.value)
+    assert msg.startswith(f"q.sql:{line}: cannot parse CREATE TABLE: double-quoted identifier {name}: ") \
+        and "use backquotes" in msg and "\n" not in msg, msg
+
+
+def test_double_quoted_strings_elsewhere_stay_strings() -> None:
+    t = _table('CREATE TABLE `t` (a ENUM("x", "y") DEFAULT "x", b INT) COMMENT "c" SELECT CONCAT("p", "q") AS c')
+    assert [c.name for c in t.columns] == ["a", "b"] and t.columns[0].members == ("x", "y")
