@@ -74,6 +74,8 @@ def converter(col: ColumnDesc, typ: pa.DataType) -> Callable[[Any], Any] | None:
         return lambda v: format(v, "f") if isinstance(v, Decimal) else str(v)
     if t == 255:
         return lambda v: v.to_bytes() if hasattr(v, "to_bytes") else v
+    if pa.types.is_string(typ) and string_real_type(col) == 247:  # index 0 read as int 0 ('' a member too)
+        return lambda v: "" if v == 0 and isinstance(v, int) else v
     if pa.types.is_string(typ) and string_real_type(col) == 248:
         members = col.set_values or ()
         return lambda v: ",".join(m for m in members if m in v) if isinstance(v, frozenset) else str(v)

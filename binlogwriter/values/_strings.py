@@ -20,7 +20,8 @@ Python types (the column's collation comes from ``ColumnDesc.collation``, charse
   collation the bytes are stored and returned as given.
 * Lengths are checked in bytes against the metadata and, for text, in characters against
   ``max bytes / mbmaxlen`` ("VARCHAR(10) utf8mb4 holds 10 characters, got 11").
-* ENUM → the member ``str``; index 0 (the invalid-value entry) → ``''``; ``int`` index when the
+* ENUM → the member ``str``; index 0 (the invalid-value entry) → ``''`` (``int`` 0 when ``''`` is
+  also a member: the two must stay apart); ``int`` index when the
   members are unknown (``ColumnDesc.enum_values`` None) or the index is past the last member.
   Encoders take a member ``str`` (exact match) or an ``int`` index.
 * SET → ``frozenset`` of member ``str``; ``int`` bitmask when the members are unknown or a bit

@@ -85,6 +85,7 @@ def bind_enum(col: ColumnDesc, storage: int) -> Bound:
     sql = f"ENUM({_members_text(members)})" if members is not None else "ENUM"
     index = {m: i + 1 for i, m in enumerate(members)} if members is not None else {}
     limit = len(members) if members is not None else (1 << (8 * storage)) - 1
+    zero: Any = 0 if "" in index else ""  # index 0 read back: '' unless that names a member
 
     def encode(value: Any) -> bytes:
         if isinstance(value, str):
@@ -111,8 +112,8 @@ def bind_enum(col: ColumnDesc, storage: int) -> Bound:
         i = buf[pos] if storage == 1 else buf[pos] | buf[pos + 1] << 8
         if members is None:
             return i, end
-        if i == 0:
-            return "", end
+        if i == 0:  # the server's value for an invalid one (values.md §5); int 0 when '' is a member too
+            return zero, end
         if i <= len(members):
             return members[i - 1], end
         return i, end

@@ -308,3 +308,16 @@ def test_any_stored_bytes_decode_and_encode_back_in_every_charset(cid, data):
     got, pos = decode_value(c, raw, 0)
     assert pos == len(raw)
     assert encode_value(c, got) == raw
+
+
+@given(st.lists(st.sampled_from(["", "a", "b", "é", "x y"]), min_size=1, max_size=5, unique=True),
+       st.integers(0, 5))
+def test_enum_index_zero_and_an_empty_member_stay_apart(members, index):
+    """Index 0 (the server's value for an invalid one) reads back as ``''`` unless ``''`` is a
+    member, then as ``0``: every stored index decodes to a value that encodes to it."""
+    c = col(254, bytes([0xF7, 1]), enum_values=tuple(members))
+    raw = bytes([min(index, len(members))])
+    got, _ = decode_value(c, raw, 0)
+    assert encode_value(c, got) == raw
+    if raw == b"\x00":
+        assert got == ("" if "" not in members else 0) and type(got) is (str if "" not in members else int)

@@ -160,6 +160,14 @@ SET SESSION sql_mode = DEFAULT;
 UPDATE t_enum SET e300 = 'v256', s64 = 'f01,f62' WHERE id = 1;
 DELETE FROM t_enum WHERE id = 4;
 
+-- An ENUM whose member '' is not index 0: an invalid value (index 0) and the member '' (index 2)
+-- must stay apart when read and written back.
+CREATE TABLE t_enum_empty (id INT NOT NULL PRIMARY KEY, e ENUM('a','') ) ENGINE=InnoDB;
+SET SESSION sql_mode = '';
+INSERT INTO t_enum_empty VALUES (1, 'bogus'), (2, ''), (3, 'a');
+SET SESSION sql_mode = DEFAULT;
+UPDATE t_enum_empty SET e = 'a' WHERE id = 1;
+
 -- JSON (a LONGTEXT in MariaDB), every geometry type, MariaDB-only INET6 / UUID / INET4.
 CREATE TABLE t_misc (
   id INT NOT NULL PRIMARY KEY, j JSON,
