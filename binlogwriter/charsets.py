@@ -171,10 +171,9 @@ def charset_codec(charset: str) -> str | None:
     Python's own codec, or one of ours (:func:`_server_codec`) where Python has none or its
     differs from the server (docs/charsets.md, "Characters the server holds")."""
     cs = _normalise(charset)
-    codec = _data.CHARSETS[cs][1]
-    if cs in _maps.SINGLE_BYTE or cs in _maps.DIFFERS:
+    if cs in _maps.SINGLE_BYTE or cs in _maps.DIFFERS or cs in _maps.DECODED_OTHERWISE:
         return _CODEC_PREFIX + cs
-    return codec
+    return _maps.BASE.get(cs, _data.CHARSETS[cs][1])
 
 
 _CODEC_PREFIX = "binlogwriter_"
@@ -188,10 +187,13 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
     * a one-byte charset Python lacks (armscii8, dec8, geostd8, hp8, keybcs2, swe7) is a
       charmap codec over the server's table (a byte the server has no character for decodes
       as an error, and no character encodes to it; :func:`_first_bytes`);
-    * a charset whose Python codec encodes characters the server reads back as others (sjis's
-      ``¥`` is 0x5C, which the server reads as ``\\``; eucjpms's JIS X 0212 plane; euckr's
-      8-byte Hangul jamo sequences) refuses to encode those characters: stored, they would
-      not be the value written. Decoding is Python's codec's."""
+    * a one-byte charset whose Python codec reads some bytes otherwise (greek, hebrew, cp866,
+      koi8u, cp1256, tis620 …) is the same: every one-byte charset but latin1 and ascii;
+    * a multi-byte charset decodes with the Python codec that reads it as the server does
+      (``BASE``: MariaDB's euckr is cp949, eucjpms reads as euc_jp), refuses to encode the
+      characters the server reads back as others (sjis's ``¥`` is 0x5C, which the server reads
+      as ``\\``) — stored, they would not be the value written — and refuses to decode the
+      few codes Python reads as another character (:func:`_refuse_codes`)."""
     if not name.startswith(_CODEC_PREFIX):
         return None
     cs = name[len(_CODEC_PREFIX):]
@@ -206,10 +208,11 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
             return codecs.charmap_decode(data, errors, table)
 
         return codecs.CodecInfo(encode, decode, name=name)
-    if cs not in _maps.DIFFERS:
+    if cs not in _maps.DIFFERS and cs not in _maps.DECODED_OTHERWISE:
         return None
-    base = codecs.lookup(_data.CHARSETS[cs][1])  # type: ignore[arg-type]
-    refused = frozenset(chr(c) for a, b in _maps.DIFFERS[cs] for c in range(a, b + 1))
+    base = codecs.lookup(_maps.BASE.get(cs) or _data.CHARSETS[cs][1])  # type: ignore[arg-type]
+    refused = frozenset(chr(c) for a, b in _maps.DIFFERS.get(cs, ()) for c in range(a, b + 1))
+    other = _maps.DECODED_OTHERWISE.get(cs, ())
 
     def encode_checked(text: str, errors: str = "strict") -> tuple[bytes, int]:
         if not refused.isdisjoint(text):
@@ -217,7 +220,31 @@ def _server_codec(name: str) -> codecs.CodecInfo | None:
             raise UnicodeEncodeError(cs, text, i, i + 1, "the server reads these bytes as another character")
         return base.encode(text, errors)
 
-    return codecs.CodecInfo(encode_checked, base.decode, name=name)
+    def decode_checked(data: bytes, errors: str = "strict") -> tuple[str, int]:
+        data = bytes(data)
+        if any(code in data for code in other):
+            _refuse_codes(cs, base.name, data, other)
+        return base.decode(data, errors)
+
+    return codecs.CodecInfo(encode_checked, decode_checked, name=name)
+
+
+def _refuse_codes(charset: str, codec: str, data: bytes, codes: tuple[bytes, ...]) -> None:
+    """UnicodeDecodeError where ``data`` holds, as a character of its own, a code that Python's
+    ``codec`` reads as another character than the server (``DECODED_OTHERWISE``: sjis 0x815F
+    is ``\\`` on the server, ``＼`` in Python); such a value is read as bytes, nothing lost.
+    Codes are found character by character (a code's bytes inside two others are not it)."""
+    dec = codecs.getincrementaldecoder(codec)()
+    start = 0
+    for i in range(len(data)):
+        try:
+            done = dec.decode(data[i:i + 1])
+        except UnicodeDecodeError:
+            return  # not text of the charset: the caller's decode says so
+        if done:
+            if data[start:i + 1] in codes:
+                raise UnicodeDecodeError(charset, data, start, i + 1, "the server reads this code as another character")
+            start = i + 1
 
 
 def _first_bytes(table: str) -> str:
