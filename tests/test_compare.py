@@ -472,3 +472,10 @@ def test_decimal_tolerance_is_only_for_floats() -> None:
     assert compare_value(float(Decimal(truth)), truth, col, "exact") is not None
     assert compare_value("12345678901234567890.1234567891", truth, col, "go-mysql") is not None
     assert compare_value("12345678901234567890.123456789", truth, col, "go-mysql") is None
+
+
+def test_python_mysql_replication_reads_a_json_empty_string_as_empty_bytes() -> None:
+    """It returns a JSON string scalar as its bytes: ``""`` is ``b''`` (not JSON text)."""
+    col = Column(name="c", type="JSON", nullable=True)
+    assert compare_value(b"", '""', col, "python-mysql-replication", flavor="mysql80") is None
+    assert compare_value(b"x", '""', col, "python-mysql-replication", flavor="mysql80") is not None

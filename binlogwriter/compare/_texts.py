@@ -203,6 +203,11 @@ def n_json(v: Any, col: Column, F: frozenset[str], flavor: str) -> list[Any]:
                 out.append(JsonDoc(json_key(json_loads(b))))
             except Reject as r:
                 errors.append(r)
+        if "json_bytes" in F:  # a string scalar's bytes (python-mysql-replication: b'' for "")
+            try:
+                out.append(JsonDoc(json_key(b.decode("utf-8"))))
+            except UnicodeDecodeError:
+                pass
         if out:
             return out
         raise errors[0] if errors else wrong_type(v, col)

@@ -442,6 +442,8 @@ def _table_option(p: _P, spec: TableSpec, strict: bool) -> bool:
     (:data:`_QUERY_START`). ``strict``: any other word is an error naming it — both servers
     refuse it (ERROR 1064; MariaDB's ``name = value`` engine options, ERROR 1911 "Unknown
     option"), and a word left unread would be copied into snapshot.sql."""
+    if p.is_punct(";"):  # the statement's own end (Table.from_sql of "CREATE TABLE … ;")
+        return False
     if p.is_punct(","):  # table_option [[,] table_option] …
         p.next()
     elif p.accept("DEFAULT"):

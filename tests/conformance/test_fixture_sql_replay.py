@@ -6,7 +6,9 @@ does not binlog it), read back from the server's own binlog by our reader.
 This is what a failing property test prints (``WrittenBinlogs._repr_pretty_``) and keeps as
 ``reproduce.sql``: a reader can paste it into a server and get the failing binlog again.
 Drawn sets: MariaDB flavor (the server we have), every row image, FULL metadata (the server's
-Table_map then names the columns), any tables and transactions :func:`binlogs` draws.
+Table_map then names the columns), any tables and transactions :func:`binlogs` draws that
+InnoDB can create (a drawn wide table of long fixed-width columns passes its row size limit:
+the server's ERROR 1118 rejects that example).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 
 from binlogwriter.fixtures import Ddl
 from binlogwriter.strategies import binlogs
 from binlogwriter.testing import assert_changes_equal, read_changes
 
-from .mariadb import MariaDBServer
+from .mariadb import MariaDBError, MariaDBServer
 
 pytestmark = pytest.mark.conformance
 
@@ -37,7 +39,12 @@ def test_as_sql_replayed_binlogs_the_same_changes(mariadb_template: Path, image:
                 dbs = dict.fromkeys(t.database for t in case.tables)
                 server.execute("".join(f"DROP DATABASE IF EXISTS `{d}`;\n" for d in dbs) + "FLUSH BINARY LOGS;\n")
                 before = set(server.binlog_files())
-                server.execute(case.as_sql() + "FLUSH BINARY LOGS;\n")
+                try:
+                    server.execute(case.as_sql() + "FLUSH BINARY LOGS;\n")
+                except MariaDBError as e:  # a wide table of long fixed-width columns: InnoDB's row
+                    if "ERROR 1118" not in str(e):  # size limit (8126 bytes) refuses it; the strategies
+                        raise  # draw tables for the binlog codec, which has no such limit
+                    reject()
                 files = [f for f in server.binlog_files() if f not in before]
                 files += [max(before)]  # the file that was current when the script ran
                 files.sort()
