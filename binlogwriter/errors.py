@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 __all__ = [
     "did_you_mean",
+    "first_line",
     "Advice",
     "BinlogError",
     "DecodeError",
@@ -39,6 +40,13 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     if not close:
         return ""
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of a library's error message (sqlglot's span several, with a caret
+    drawing), or the error's type name when it has none: one-line errors quote it."""
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class Advice(NamedTuple):

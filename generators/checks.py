@@ -33,7 +33,7 @@ from typing import Any
 
 import sqlglot
 
-from binlogwriter.errors import SchemaError
+from binlogwriter.errors import SchemaError, first_line
 from binlogwriter.schema import Check, Column, Table
 from generators.check_domains import Domain, Unfollowable, apply, copy_domains
 from generators.partitions import PARTITIONING
@@ -268,8 +268,7 @@ def check_overrides(t: Table, key_columns: dict[str, bool], extra: tuple[Check, 
         try:
             tree = sqlglot.parse_one(c.sql, read="mysql")
         except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:  # one line, never a traceback
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise SchemaError(f"{_describe(t, c)}: cannot read its expression ({first})") from None
+            raise SchemaError(f"{_describe(t, c)}: cannot read its expression ({first_line(exc)})") from None
         trial = copy_domains(doms)
         try:
             apply(tree, trial)

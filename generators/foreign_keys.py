@@ -48,7 +48,7 @@ import numpy as np
 import sqlglot
 from sqlglot import exp
 
-from binlogwriter.errors import SchemaError
+from binlogwriter.errors import SchemaError, first_line
 from binlogwriter.schema import Table
 from generators.fk_references import coprime, null_reference, place_reference, reference
 from generators.hashing import salt
@@ -81,8 +81,7 @@ def parse_foreign_keys(create_sql: str, table: Table) -> list[ForeignKey]:
     try:
         tree = sqlglot.parse_one(create_sql, read="mysql")
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:  # one line, never a traceback
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise SchemaError(f"cannot parse the FOREIGN KEY clauses of {_where(table)}: {first}") from None
+        raise SchemaError(f"cannot parse the FOREIGN KEY clauses of {_where(table)}: {first_line(exc)}") from None
     out: list[ForeignKey] = []
     for n, ref in enumerate(tree.find_all(exp.Reference)):
         owner = ref.parent
@@ -280,7 +279,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
     then NULL, or refused)."""
     fk_cols = {c for fk in found for c in fk.columns}
     keyed: list[tuple[tuple[str, ...], list[ForeignKey], int]] = []
-    told: dict[str, int] = {}  # caps of keys whose own columns keep them unique (a FOREIGN KEY not inside)
+    caps: dict[str, int] = {}  # rows each FOREIGN KEY column's keys tell apart (own columns first)
     for parts in key_parts(child):
         ks = tuple(child.columns[ci].name for ci, _ in parts)
         meets = [fk for fk in found if set(fk.columns) & set(ks)]
@@ -295,7 +294,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         if bad is not None and radix > 1:  # its own columns tell ``radix`` rows apart: the table holds no more
             for c in ks:
                 if c in fk_cols:
-                    told[c] = min(told.get(c, radix), radix)
+                    caps[c] = min(caps.get(c, radix), radix)
             continue
         if bad is not None:
             raise SchemaError(f"{_where(child, bad.columns[0])}: the FOREIGN KEY {bad.name} columns are part of "
@@ -307,7 +306,7 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         keyed.append((ks, meets, radix))
     nulled: set[str] = set()
     if not keyed or min(initial[fk.name] for _, meets, _ in keyed for fk in meets) < 1:
-        return {}, 0, told, nulled
+        return {}, 0, caps, nulled
     keyed.sort(key=lambda x: len(x[1]))
     order: list[str] = []
     kept = []
@@ -329,7 +328,6 @@ def _key_places(child: Table, found: list[ForeignKey], initial: dict[str, int], 
         places[name] = place
         place = min(place * initial[name], 1 << 62)
     span = min(math.prod(initial[fk.name] for fk in keyed[0][1]), 1 << 62)
-    caps = told
     for _, meets, radix in keyed:
         told = min(math.lcm(radix, span), 1 << 62)
         for c in (c for fk in meets for c in fk.columns):
